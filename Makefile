@@ -1,0 +1,43 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Every install goes through the constraints file (torch 2.13.0 CPU, tested framework versions).
+export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# DeepSpeed's JIT-built CPU ops and other caches stay inside the repo (git-ignored).
+export TORCH_EXTENSIONS_DIR := $(CURDIR)/.cache/torch_extensions
+export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: demo test lint typecheck pytest bench venv clean
+
+$(BIN)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade "pip>=24" setuptools wheel
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[all,test]"
+	touch $@
+
+venv: $(BIN)/.installed
+
+demo: venv
+	$(BIN)/python examples/torch/train.py --fault overflow
+
+lint: venv
+	$(BIN)/ruff check .
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck pytest
+
+bench: venv
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .cache build *.egg-info

@@ -1,0 +1,94 @@
+"""User-facing configuration of a Monitor, shared by every adapter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from denpex_callbacks.catalog import CATALOG
+from denpex_callbacks.severity import Severity
+from denpex_callbacks.thresholds import Thresholds
+
+POLICIES = ("warn", "stop", "raise")
+DEFAULT_REPORT_DIR = "denpex_reports"
+
+
+@dataclass(frozen=True)
+class MonitorConfig:
+    """How a Monitor reports and what it does on a fault.
+
+    Attributes:
+        on_fault: ``"warn"`` (log and continue, the default), ``"stop"`` (ask the framework
+            to stop gracefully after the current step) or ``"raise"`` (raise
+            AmpDiagnosisError from the step where it is found).
+        fault_severity: Lowest severity the policy acts on (``"error"`` by default, or
+            ``"warning"``). Lower severities are only logged.
+        report_dir: Folder of the per-rank JSONL run reports (``rank<k>.jsonl``); None to
+            write none.
+        record_every: A step record is written every this many steps (plus every skipped
+            step, scale change and non-finite loss, up to ``max_step_records``).
+        max_step_records: Cap on unsampled step records per report (bounded files).
+        max_repeats: How often one id may be reported again after clearing.
+        disable: Diagnosis ids to switch off, e.g. ``("AMP008",)``.
+        locate: Arm hooks after a fault to find the first module producing non-finite values.
+        thresholds: Detection thresholds (see :class:`Thresholds`).
+
+    Example:
+        >>> MonitorConfig.from_dict({"on_fault": "stop", "thresholds": {"zero_loss_steps": 5}})
+        ... # doctest: +ELLIPSIS
+        MonitorConfig(on_fault='stop', ...)
+    """
+
+    on_fault: str = "warn"
+    fault_severity: str = "error"
+    report_dir: str | None = DEFAULT_REPORT_DIR
+    record_every: int = 50
+    max_step_records: int = 10_000
+    max_repeats: int = 3
+    disable: tuple[str, ...] = ()
+    locate: bool = True
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def __post_init__(self) -> None:
+        if self.on_fault not in POLICIES:
+            raise ValueError(
+                f"on_fault must be one of {', '.join(POLICIES)}, not {self.on_fault!r}"
+            )
+        if self.fault_severity not in ("warning", "error"):
+            raise ValueError(
+                f"fault_severity must be 'warning' or 'error', not {self.fault_severity!r}"
+            )
+        unknown = [code for code in self.disable if code not in CATALOG]
+        if unknown:
+            raise ValueError(f"disable lists unknown diagnosis id(s): {', '.join(unknown)}")
+        if self.record_every < 1:
+            raise ValueError("record_every must be >= 1")
+
+    @property
+    def fault_level(self) -> Severity:
+        """``fault_severity`` as a Severity."""
+        return Severity(self.fault_severity)
+
+    def with_overrides(self, **changes: Any) -> MonitorConfig:
+        """Copy with the non-None keyword arguments applied."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MonitorConfig:
+        """Build from a plain dict (a JSON config section), rejecting unknown keys.
+
+        Raises:
+            ValueError: On an unknown key or a bad value, naming it.
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown denpex option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        kwargs = dict(data)
+        if "thresholds" in kwargs:
+            kwargs["thresholds"] = Thresholds.from_dict(dict(kwargs["thresholds"] or {}))
+        if "disable" in kwargs:
+            kwargs["disable"] = tuple(kwargs["disable"] or ())
+        return cls(**kwargs)

@@ -1,0 +1,61 @@
+"""The contract every detector follows: pure, framework-free, stateful, resumable."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from typing import Any, ClassVar
+
+from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.run_state import RunState
+from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.thresholds import Thresholds
+
+
+class Detector(ABC):
+    """One condition, judged one observation at a time.
+
+    ``observe`` returns a Finding when the condition begins (or worsens) and None otherwise;
+    the detector re-arms itself when the condition clears. Subclasses list their mutable
+    attributes in ``_state`` so ``state_dict`` can save them for checkpoint resume.
+    """
+
+    code: ClassVar[str]
+    _state: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, thresholds: Thresholds | None = None) -> None:
+        self.t = thresholds or Thresholds()
+        self.setup = RunSetup()
+        self.reset()
+
+    def reset(self) -> None:
+        """Initialise the detector's mutable state (subclasses list it in ``_state``)."""
+        return None
+
+    def configure(self, setup: RunSetup) -> None:
+        """Receive the run's configuration (scaler kind, growth interval) at start."""
+        self.setup = setup
+
+    @abstractmethod
+    def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        """Judge one observation; ``run`` already includes it."""
+
+    def state_dict(self) -> dict[str, Any]:
+        """Serializable state."""
+        out: dict[str, Any] = {}
+        for name in self._state:
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, deque) else value
+        return out
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`state_dict`."""
+        for name in self._state:
+            if name not in state:
+                continue
+            current = getattr(self, name)
+            value = state[name]
+            if isinstance(current, deque):
+                value = deque(value, maxlen=current.maxlen)
+            setattr(self, name, value)

@@ -1,0 +1,137 @@
+"""AMP005: the scale never changes although it should."""
+
+from __future__ import annotations
+
+from denpex_callbacks.detectors.base import Detector
+from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.run_state import RunState
+
+
+class ScaleStuckDetector(Detector):
+    """Fires when the scale does not move where a dynamic scaler would move it.
+
+    Three patterns: every step skipped at a scale that has never changed (a static scale that
+    overflows, or update() not applied); clean steps with a GradScaler growth tracker that
+    never advances (update() not called); and no growth for many growth intervals of clean
+    steps (growth disabled).
+
+    Example:
+        >>> from denpex_callbacks.run_state import RunState
+        >>> d, run = ScaleStuckDetector(), RunState()
+        >>> hits = []
+        >>> for step in range(6):
+        ...     obs = Observation(step, scale_before=128.0, scale_after=128.0, skipped=True)
+        ...     run.update(obs)
+        ...     if (f := d.observe(obs, run)):
+        ...         hits.append((step, f.step))
+        >>> hits
+        [(3, 0)]
+    """
+
+    code = "AMP005"
+    _state = ("firing", "frozen_tracker_steps", "last_tracker", "clean_at_scale", "clean_start")
+
+    def reset(self) -> None:
+        self.firing = False
+        self.frozen_tracker_steps = 0
+        self.last_tracker: int | None = None
+        self.clean_at_scale = 0
+        self.clean_start: int | None = None
+
+    def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        skipped = obs.was_skipped
+        moved = (
+            obs.scale_before is not None
+            and obs.scale_after is not None
+            and obs.scale_after != obs.scale_before
+        )
+        if moved:
+            self.firing = False
+            self.clean_at_scale = 0
+            self.clean_start = None
+        finding = self._every_step_skipped(obs, run) or self._tracker_frozen(obs, skipped)
+        finding = finding or self._no_growth(obs, skipped, moved)
+        if finding is None or self.firing:
+            return None
+        self.firing = True
+        return finding
+
+    def _every_step_skipped(self, obs: Observation, run: RunState) -> Finding | None:
+        if run.skip_streak < self.t.stuck_skip_streak:
+            return None
+        if run.last_scale is None or run.scale_ever_changed:
+            return None
+        return Finding(
+            self.code,
+            run.skip_streak_start,
+            f"{run.skip_streak} consecutive steps skipped at a constant loss scale "
+            f"{run.last_scale}: the scale is static or update() is not applied",
+            evidence={
+                "pattern": "every-step-skipped",
+                "consecutive_skipped": run.skip_streak,
+                "scale": run.last_scale,
+                "scaler": self.setup.scaler,
+            },
+            lines=(obs.line,) if obs.line is not None else (),
+            quotes=(obs.text,) if obs.text else (),
+        )
+
+    def _tracker_frozen(self, obs: Observation, skipped: bool | None) -> Finding | None:
+        tracker = obs.growth_tracker
+        if tracker is None or skipped is not False:
+            self.frozen_tracker_steps = 0
+            self.last_tracker = tracker
+            return None
+        if tracker == self.last_tracker:
+            self.frozen_tracker_steps += 1
+        else:
+            self.frozen_tracker_steps = 0
+        self.last_tracker = tracker
+        if self.frozen_tracker_steps < self.t.tracker_frozen_steps:
+            return None
+        start = obs.step - self.frozen_tracker_steps
+        return Finding(
+            self.code,
+            start,
+            f"the GradScaler growth tracker stayed at {tracker} for "
+            f"{self.frozen_tracker_steps} clean steps: scaler.update() is not being called",
+            evidence={
+                "pattern": "update-not-called",
+                "growth_tracker": tracker,
+                "clean_steps": self.frozen_tracker_steps,
+                "scale": obs.scale,
+            },
+        )
+
+    def _no_growth(self, obs: Observation, skipped: bool | None, moved: bool) -> Finding | None:
+        if skipped is not False or moved or obs.scale is None:
+            if skipped:
+                self.clean_at_scale = 0
+                self.clean_start = None
+            return None
+        if self.setup.scaler == "static":
+            return None
+        if self.clean_at_scale == 0:
+            self.clean_start = obs.step
+        self.clean_at_scale += 1
+        interval = self.setup.growth_interval
+        limit = (
+            int(self.t.stuck_clean_factor * interval) if interval else self.t.stuck_clean_steps
+        )
+        if self.clean_at_scale < max(limit, 1):
+            return None
+        return Finding(
+            self.code,
+            self.clean_start,
+            f"loss scale stayed at {obs.scale} for {self.clean_at_scale} consecutive clean steps "
+            f"(growth interval {interval or 'unknown'}): growth is disabled or update() is "
+            "not called",
+            evidence={
+                "pattern": "no-growth",
+                "clean_steps": self.clean_at_scale,
+                "scale": obs.scale,
+                "growth_interval": interval,
+                "growth_factor": self.setup.growth_factor,
+            },
+        )

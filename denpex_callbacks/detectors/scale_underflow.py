@@ -1,0 +1,58 @@
+"""AMP004: the dynamic scale fell below 1 (warning) or to exactly 0.0 (error)."""
+
+from __future__ import annotations
+
+from denpex_callbacks.detectors.base import Detector
+from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.run_state import RunState
+from denpex_callbacks.severity import Severity
+
+
+class ScaleUnderflowDetector(Detector):
+    """Fires when the scale crosses below ``underflow_scale``, and again when it reaches 0.
+
+    Example:
+        >>> from denpex_callbacks.run_state import RunState
+        >>> d, run = ScaleUnderflowDetector(), RunState()
+        >>> [f.severity.value for s, x in enumerate([2.0, 0.5, 0.25, 0.0])
+        ...  if (f := d.observe(Observation(s, scale_after=x), run))]
+        ['warning', 'error']
+    """
+
+    code = "AMP004"
+    _state = ("level",)
+
+    def reset(self) -> None:
+        self.level = 0  # 0 healthy, 1 below the threshold, 2 at zero
+
+    def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        scale = obs.scale
+        if scale is None or self.setup.scaler == "static":
+            return None
+        if scale >= self.t.underflow_scale:
+            self.level = 0
+            return None
+        level = 2 if scale == 0.0 else 1
+        if level <= self.level:
+            return None
+        self.level = level
+        what = (
+            "exactly 0.0: every gradient is zero"
+            if level == 2
+            else f"{scale} (< {self.t.underflow_scale})"
+        )
+        return Finding(
+            self.code,
+            obs.step,
+            f"loss scale fell to {what} at step {obs.step}",
+            evidence={
+                "scale": scale,
+                "initial_scale": run.initial_scale,
+                "skipped_total": run.skipped_total,
+                "history": run.history(),
+            },
+            severity=Severity.ERROR if level == 2 else Severity.WARNING,
+            lines=(obs.line,) if obs.line is not None else (),
+            quotes=(obs.text,) if obs.text else (),
+        )

@@ -1,0 +1,66 @@
+"""AMP008: many steps skipped by overflow, without a collapse."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from denpex_callbacks.detectors.base import Detector
+from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.run_state import RunState
+
+
+class SkipRateDetector(Detector):
+    """Fires when the share of skipped steps in a sliding window passes the threshold.
+
+    Start-up back-off is not counted. The window holds the step numbers of its skips so the
+    diagnosis can say where the high rate began.
+
+    Example:
+        >>> from denpex_callbacks.run_state import RunState
+        >>> from denpex_callbacks.thresholds import Thresholds
+        >>> d = SkipRateDetector(Thresholds(skip_rate_window=10, skip_rate_threshold=0.3))
+        >>> run, hits = RunState(), []
+        >>> for step in range(30):
+        ...     obs = Observation(step, skipped=step % 3 == 1)
+        ...     run.update(obs)
+        ...     if (f := d.observe(obs, run)):
+        ...         hits.append(step)
+        >>> hits
+        [9]
+    """
+
+    code = "AMP008"
+    _state = ("window", "firing")
+
+    def reset(self) -> None:
+        self.window: deque[tuple[int, bool]] = deque(maxlen=self.t.skip_rate_window)
+        self.firing = False
+
+    def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        skipped = obs.was_skipped
+        if skipped is None or run.in_startup:
+            return None
+        self.window.append((obs.step, skipped))
+        if len(self.window) < self.t.skip_rate_window:
+            return None
+        skips = [step for step, was in self.window if was]
+        rate = len(skips) / len(self.window)
+        if rate < self.t.skip_rate_threshold / 2:
+            self.firing = False
+        if self.firing or rate < self.t.skip_rate_threshold:
+            return None
+        self.firing = True
+        return Finding(
+            self.code,
+            skips[0],
+            f"{len(skips)} of the last {len(self.window)} steps were skipped by overflow "
+            f"({rate:.0%}), the scale staying near {obs.scale}",
+            evidence={
+                "skipped_in_window": len(skips),
+                "window": len(self.window),
+                "skip_rate": round(rate, 4),
+                "scale": obs.scale,
+                "skipped_total": run.skipped_total,
+            },
+        )

@@ -1,0 +1,313 @@
+"""The Monitor: feeds observations to detectors, explains and de-duplicates what they find,
+writes the run report and applies the user's policy."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from denpex_callbacks.catalog import CONSEQUENCES, entry
+from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.detectors import Detector, default_detectors
+from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.lints import lint_setup
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.report import ReportWriter
+from denpex_callbacks.run_state import RunState
+from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.severity import Severity
+from denpex_callbacks.versions import package_versions
+
+LOGGER = logging.getLogger("denpex_callbacks")
+MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
+Sink = Callable[[Diagnosis], None]
+
+
+class Monitor:
+    """One rank's diagnosis engine. Framework-free: adapters feed it Observations.
+
+    It reports each condition once when it begins (again only when it clears and returns,
+    at most ``max_repeats`` times, or when it worsens), marks later conditions that follow
+    from an earlier one as its consequences, writes the run report and applies the policy.
+    An internal error is logged once and switches monitoring off; it never reaches training.
+
+    Args:
+        config: Reporting and policy options.
+        rank: Global rank of this process.
+        world_size: Number of ranks.
+        framework: Name used to phrase fixes (``torch``, ``hf``, ``lightning``, ``deepspeed``).
+        logger: Where diagnoses are logged (default: the ``denpex_callbacks`` logger).
+        sinks: Extra callables receiving each new diagnosis.
+        detectors: Replace the default detector set.
+
+    Example:
+        >>> m = Monitor(MonitorConfig(report_dir=None))
+        >>> _ = m.start(RunSetup(active_precision="fp16-mixed", scaler="dynamic"))
+        >>> found = [d.code for i in range(5)
+        ...          for d in m.observe(Observation(i, loss=float("nan") if i == 3 else 1.0))]
+        >>> found
+        ['AMP006']
+        >>> m.diagnoses[0].step
+        3
+    """
+
+    def __init__(
+        self,
+        config: MonitorConfig | None = None,
+        *,
+        rank: int = 0,
+        world_size: int = 1,
+        framework: str = "torch",
+        logger: logging.Logger | None = None,
+        sinks: Iterable[Sink] = (),
+        detectors: list[Detector] | None = None,
+    ) -> None:
+        self.config = config or MonitorConfig()
+        self.rank = rank
+        self.world_size = world_size
+        self.framework = framework
+        self.logger = logger or LOGGER
+        self.sinks = list(sinks)
+        self.detectors = detectors if detectors is not None else default_detectors(
+            self.config.thresholds, frozenset(self.config.disable)
+        )
+        self.run = RunState()
+        self.setup = RunSetup(framework=framework, rank=rank, world_size=world_size)
+        self.diagnoses: list[Diagnosis] = []
+        self.reported: dict[str, int] = {}  # id -> times reported
+        self.worst: dict[str, int] = {}  # id -> highest severity rank reported
+        self.stop_requested = False
+        self.disabled = False
+        self.started = False
+        self.last_observation: Observation | None = None
+        self._writer: ReportWriter | None = None
+        self._primary: Diagnosis | None = None
+        self._total = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self, setup: RunSetup | None = None) -> list[Diagnosis]:
+        """Begin the run: header record, detector configuration, start-up lints.
+
+        Returns the diagnoses the lints produced (already logged and recorded).
+        """
+        return self._guard(lambda: self._start(setup)) or []
+
+    def _start(self, setup: RunSetup | None) -> list[Diagnosis]:
+        if setup is not None:
+            setup.rank, setup.world_size = self.rank, self.world_size
+            self.setup = setup
+        self.started = True
+        for detector in self.detectors:
+            detector.configure(self.setup)
+        if self.config.report_dir and self._writer is None:
+            self._writer = ReportWriter(
+                self.config.report_dir,
+                self.rank,
+                record_every=self.config.record_every,
+                max_step_records=self.config.max_step_records,
+            )
+            self._writer.header(self.setup.to_dict(), package_versions(self.framework))
+        self.logger.info("denpex: %s", self.header_line())
+        disabled = set(self.config.disable)
+        findings = [
+            f for f in lint_setup(self.setup, self.config.thresholds) if f.code not in disabled
+        ]
+        return self._emit_all(findings, self.run.last_step or 0)
+
+    def header_line(self) -> str:
+        """One line saying what is watched and which detectors are active."""
+        s = self.setup
+        if s.has_scaler:
+            scaler = f"{s.scaler} loss scale"
+            if s.init_scale is not None:
+                scaler += f" (init {s.init_scale:g}"
+                scaler += f", growth interval {s.growth_interval})" if s.growth_interval else ")"
+            scope = "scale and loss detectors on"
+        else:
+            scaler = "no loss scaler"
+            scope = "loss detectors on, scale detectors off"
+        return (
+            f"{s.framework} rank {self.rank}/{self.world_size}: precision {s.active_precision}"
+            f" (requested {s.requested_precision or 'n/a'}), {scaler}; {scope}"
+        )
+
+    def close(self) -> None:
+        """Write the summary record and close the report. Safe to call twice."""
+        self._guard(self._close)
+
+    def _close(self) -> None:
+        if self._writer is not None:
+            self._writer.summary(self.summary())
+            self._writer.close()
+            self._writer = None
+
+    # -- per step ------------------------------------------------------------------------------
+
+    def observe(self, obs: Observation) -> list[Diagnosis]:
+        """Judge one optimizer step. Returns the diagnoses it produced (usually none).
+
+        Raises:
+            AmpDiagnosisError: Only under the ``"raise"`` policy.
+        """
+        if self.disabled:
+            return []
+        return self._guard(lambda: self._observe(obs)) or []
+
+    def _observe(self, obs: Observation) -> list[Diagnosis]:
+        if not self.started:
+            self._start(None)
+        self.last_observation = obs
+        self.run.update(obs)
+        findings = [f for d in self.detectors if (f := d.observe(obs, self.run)) is not None]
+        if self._writer is not None:
+            self._writer.step(obs)
+        if not findings:
+            return []
+        return self._emit_all(findings, obs.step)
+
+    def flag(self, finding: Finding, reported_step: int | None = None) -> list[Diagnosis]:
+        """Report a finding an adapter or parser saw itself (protocol misuse, an error line).
+
+        Raises:
+            AmpDiagnosisError: Only under the ``"raise"`` policy.
+        """
+        if self.disabled or finding.code in self.config.disable:
+            return []
+        step = reported_step if reported_step is not None else finding.step
+        return self._guard(lambda: self._emit_all([finding], step)) or []
+
+    # -- reporting -----------------------------------------------------------------------------
+
+    def _emit_all(self, findings: list[Finding], reported_step: int | None) -> list[Diagnosis]:
+        out = [d for f in findings if (d := self._emit(f, reported_step)) is not None]
+        self._apply_policy(out)
+        return out
+
+    def _emit(self, finding: Finding, reported_step: int | None) -> Diagnosis | None:
+        severity = finding.severity or entry(finding.code).severity
+        times = self.reported.get(finding.code, 0)
+        worse = severity.rank > self.worst.get(finding.code, -1)
+        if times > self.config.max_repeats and not worse:
+            return None
+        self.reported[finding.code] = times + 1
+        self.worst[finding.code] = max(severity.rank, self.worst.get(finding.code, -1))
+        diagnosis = Diagnosis.from_finding(
+            finding, rank=self.rank, reported_step=reported_step, framework=self.framework
+        )
+        if severity.rank >= Severity.WARNING.rank:
+            diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
+            if self._primary is None:
+                self._primary = diagnosis
+        self._total += 1
+        if len(self.diagnoses) < MAX_DIAGNOSES:
+            self.diagnoses.append(diagnosis)
+        if self._writer is not None:
+            self._writer.diagnosis(diagnosis)
+        self._log(diagnosis)
+        for sink in self.sinks:
+            sink(diagnosis)
+        return diagnosis
+
+    def _cause_of(self, diagnosis: Diagnosis) -> str | None:
+        for earlier in self.diagnoses:
+            if earlier.severity.rank < Severity.WARNING.rank or earlier.code == diagnosis.code:
+                continue
+            if diagnosis.code in CONSEQUENCES.get(earlier.code, ()):
+                return earlier.caused_by or earlier.code
+        return None
+
+    def _log(self, diagnosis: Diagnosis) -> None:
+        level = {
+            Severity.INFO: logging.INFO,
+            Severity.WARNING: logging.WARNING,
+            Severity.ERROR: logging.ERROR,
+        }[diagnosis.severity]
+        self.logger.log(level, "denpex: %s", diagnosis.render_text())
+
+    def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
+        policy = self.config.on_fault
+        if policy == "warn":
+            return
+        faults = [d for d in diagnoses if d.severity.rank >= self.config.fault_level.rank]
+        if not faults:
+            return
+        self.stop_requested = True
+        if policy == "raise":
+            raise AmpDiagnosisError(faults[0])
+
+    def _guard(self, action: Callable[[], Any]) -> Any:
+        """Run monitor code so that only the user's policy can reach training."""
+        if self.disabled:
+            return None
+        try:
+            return action()
+        except AmpDiagnosisError:
+            raise
+        except Exception:  # a monitor bug must never break the run it watches
+            self.disabled = True
+            self.logger.exception(
+                "denpex: internal error; monitoring is off for the rest of this run "
+                "(training continues). Please report this traceback."
+            )
+            return None
+
+    # -- queries -------------------------------------------------------------------------------
+
+    @property
+    def primary(self) -> Diagnosis | None:
+        """The first warning/error diagnosis: the one to fix first."""
+        return self._primary
+
+    def faults(self, min_severity: Severity = Severity.WARNING) -> list[Diagnosis]:
+        """Diagnoses at or above ``min_severity``."""
+        return [d for d in self.diagnoses if d.severity.rank >= min_severity.rank]
+
+    def metrics(self) -> dict[str, float]:
+        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
+        run = self.run
+        out: dict[str, float] = {
+            "amp/skipped_steps": float(run.skipped_total),
+            "amp/skip_rate": run.skipped_total / run.steps_seen if run.steps_seen else 0.0,
+            "amp/diagnoses": float(len(self.faults())),
+        }
+        if run.last_scale is not None:
+            out["amp/loss_scale"] = float(run.last_scale)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """Closing numbers for the report."""
+        return {
+            "steps": self.run.steps_seen,
+            "skipped_steps": self.run.skipped_total,
+            "last_scale": self.run.last_scale,
+            "diagnoses": self._total,
+            "primary": self._primary.code if self._primary else None,
+            "disabled": self.disabled,
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        """Detector and run history, for checkpoint resume."""
+        return {
+            "version": 1,
+            "run": self.run.state_dict(),
+            "detectors": {d.code: d.state_dict() for d in self.detectors},
+            "reported": dict(self.reported),
+            "worst": dict(self.worst),
+            "diagnoses": [d.to_dict() for d in self.diagnoses],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`state_dict` (unknown detectors are ignored)."""
+        self.run.load_state_dict(state.get("run", {}))
+        saved = state.get("detectors", {})
+        for detector in self.detectors:
+            if detector.code in saved:
+                detector.load_state_dict(saved[detector.code])
+        self.reported = dict(state.get("reported", {}))
+        self.worst = dict(state.get("worst", {}))
+        self.diagnoses = [Diagnosis.from_dict(d) for d in state.get("diagnoses", [])]
+        faults = self.faults()
+        self._primary = faults[0] if faults else None
+        self._total = len(self.diagnoses)

@@ -1,0 +1,109 @@
+"""The plain record every adapter and log parser produces: one optimizer step on one rank."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One optimizer step on one rank, in plain Python numbers.
+
+    Adapters and log parsers build these; detectors judge them. Every field but ``step`` is
+    optional because no framework exposes all of them (a log line may carry only the scale).
+
+    Attributes:
+        step: The step as the framework counts it (see each adapter's docs).
+        rank: Global rank that observed the step.
+        world_size: Number of ranks in the run.
+        scale_before: Loss scale used for this step's backward (None: no scaler).
+        scale_after: Loss scale after the scaler's update (None: unknown).
+        skipped: True when the optimizer update was skipped for non-finite gradients,
+            False when applied, None when the framework does not say (see ``was_skipped``).
+        loss: Unscaled loss of the step (None: unknown).
+        grad_norm: Gradient norm, if the framework computed one.
+        lr: Learning rate of the first parameter group.
+        growth_tracker: Consecutive clean steps counted by the scaler (torch GradScaler).
+        hysteresis: Remaining overflow tolerance (DeepSpeed ``cur_hysteresis``).
+        time: Wall-clock time (``time.time()``) when the step was observed.
+        line: Line number in a log file the observation came from.
+        text: The log line(s) the observation came from, quoted as evidence.
+
+    Example:
+        >>> obs = Observation(step=3, scale_before=1024.0, scale_after=512.0)
+        >>> obs.was_skipped
+        True
+    """
+
+    step: int
+    rank: int = 0
+    world_size: int = 1
+    scale_before: float | None = None
+    scale_after: float | None = None
+    skipped: bool | None = None
+    loss: float | None = None
+    grad_norm: float | None = None
+    lr: float | None = None
+    growth_tracker: int | None = None
+    hysteresis: int | None = None
+    time: float | None = None
+    line: int | None = None
+    text: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def was_skipped(self) -> bool | None:
+        """Whether the step was skipped, inferred from a scale decrease when not reported."""
+        if self.skipped is not None:
+            return self.skipped
+        if self.scale_before is not None and self.scale_after is not None:
+            return self.scale_after < self.scale_before
+        return None
+
+    @property
+    def scale(self) -> float | None:
+        """The scale in force after this step (falls back to the scale before it)."""
+        return self.scale_after if self.scale_after is not None else self.scale_before
+
+    @property
+    def loss_is_finite(self) -> bool | None:
+        """False for NaN/inf loss, None when the loss is unknown."""
+        return None if self.loss is None else math.isfinite(self.loss)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dict without the None fields."""
+        out: dict[str, Any] = {}
+        for key in _FIELDS:
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = _json_number(value)
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Observation:
+        """Inverse of :meth:`to_dict` (unknown keys ignored)."""
+        kwargs = {k: _from_json_number(data[k]) for k in _FIELDS if k in data}
+        return cls(**kwargs, extra=dict(data.get("extra") or {}))
+
+
+_FIELDS = (
+    "step", "rank", "world_size", "scale_before", "scale_after", "skipped", "loss",
+    "grad_norm", "lr", "growth_tracker", "hysteresis", "time", "line", "text",
+)
+
+
+def _json_number(value: Any) -> Any:
+    # JSON has no NaN/inf: keep them as strings so the report stays strict JSON.
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _from_json_number(value: Any) -> Any:
+    if value in ("nan", "inf", "-inf"):
+        return float(value)
+    return value

@@ -1,0 +1,1 @@
+"""pytest plugin (entry point ``pytest11``): fp16 health smoke tests for a user's CI."""

@@ -1,0 +1,75 @@
+"""Read small device values one step late, so monitoring adds no host-device sync.
+
+On CUDA, ``push`` packs the step's scalars into one tensor, starts a non-blocking copy into
+pinned host memory and records an event; ``ready`` hands back the steps whose copy has
+finished (by the next step it almost always has). On CPU the values are ready at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+MAX_PENDING = 64  # past this the oldest copy is waited for (it finished long ago)
+
+
+class DeferredValues:
+    """A queue of per-step scalar snapshots taken without blocking the device.
+
+    Example:
+        >>> import torch
+        >>> q = DeferredValues()
+        >>> q.push(7, {"scale": torch.tensor(1024.0), "loss": torch.tensor(0.5), "lr": 0.1})
+        >>> q.ready()
+        [(7, {'scale': 1024.0, 'loss': 0.5, 'lr': 0.1})]
+    """
+
+    def __init__(self) -> None:
+        self._pending: deque[tuple[Any, list[str], torch.Tensor, Any, dict[str, Any]]] = deque()
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def push(self, key: Any, values: Mapping[str, Any]) -> None:
+        """Snapshot ``values`` (tensors, numbers or None) for step ``key``."""
+        names: list[str] = []
+        tensors: list[torch.Tensor] = []
+        plain: dict[str, Any] = {}
+        for name, value in values.items():
+            if isinstance(value, torch.Tensor):
+                names.append(name)
+                tensors.append(value.detach().reshape(-1)[:1].to(torch.float32))
+            else:
+                plain[name] = value
+        if not tensors:
+            self._pending.append((key, [], torch.empty(0), None, plain))
+            return
+        device = tensors[0].device
+        packed = torch.cat([t.to(device, non_blocking=True) for t in tensors])
+        event = None
+        if packed.is_cuda:
+            host = torch.empty(packed.shape, dtype=packed.dtype, pin_memory=True)
+            host.copy_(packed, non_blocking=True)
+            event = torch.cuda.Event()
+            event.record()
+            packed = host
+        self._pending.append((key, names, packed, event, plain))
+        if len(self._pending) > MAX_PENDING and self._pending[0][3] is not None:
+            self._pending[0][3].synchronize()
+
+    def ready(self, *, wait: bool = False) -> list[tuple[Any, dict[str, Any]]]:
+        """Snapshots whose copy has finished, oldest first (``wait``: all of them)."""
+        out: list[tuple[Any, dict[str, Any]]] = []
+        while self._pending:
+            key, names, host, event, plain = self._pending[0]
+            if event is not None and not event.query():
+                if not wait:
+                    break
+                event.synchronize()
+            self._pending.popleft()
+            values = dict(zip(names, host.tolist(), strict=True)) if names else {}
+            out.append((key, {**values, **plain}))
+        return out

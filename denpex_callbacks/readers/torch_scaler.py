@@ -1,0 +1,98 @@
+"""Reading torch.amp.GradScaler state (also behind accelerate and Lightning) without a sync.
+
+``get_scale()`` calls ``.item()``: a host-device sync on CUDA. These helpers return the
+device tensors instead; callers snapshot them with :class:`DeferredValues`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from denpex_callbacks.setup import RunSetup
+
+
+def is_grad_scaler(obj: Any) -> bool:
+    """Duck-typed: torch's GradScaler and its subclasses (ShardedGradScaler, old cuda.amp)."""
+    return hasattr(obj, "_per_optimizer_states") and hasattr(obj, "get_growth_interval")
+
+
+def scaler_enabled(scaler: Any) -> bool:
+    """True for an enabled GradScaler; False for None or ``enabled=False``."""
+    return scaler is not None and is_grad_scaler(scaler) and bool(scaler.is_enabled())
+
+
+def scale_tensor(scaler: Any) -> torch.Tensor | None:
+    """The live scale as a device tensor (None before the first ``scale()`` call)."""
+    scale = getattr(scaler, "_scale", None)
+    return scale if isinstance(scale, torch.Tensor) else None
+
+
+def growth_tracker_tensor(scaler: Any) -> torch.Tensor | None:
+    """Consecutive clean steps counted by the scaler, as a device tensor."""
+    tracker = getattr(scaler, "_growth_tracker", None)
+    return tracker if isinstance(tracker, torch.Tensor) else None
+
+
+def found_inf_tensor(scaler: Any, optimizer: Any) -> torch.Tensor | None:
+    """Sum of found_inf for ``optimizer`` between ``unscale_()`` and ``update()``, else None.
+
+    ``update()`` replaces the per-optimizer state, so take this before the step ends.
+    """
+    states = getattr(scaler, "_per_optimizer_states", None)
+    if not states or optimizer is None:
+        return None
+    state = states.get(id(optimizer)) if isinstance(states, dict) else None
+    if not state:
+        return None
+    per_device = state.get("found_inf_per_device") or {}
+    tensors = [t for t in per_device.values() if isinstance(t, torch.Tensor)]
+    if not tensors:
+        return None
+    if len(tensors) == 1:
+        return tensors[0]
+    device = tensors[0].device
+    return torch.stack([t.to(device, non_blocking=True).reshape(()) for t in tensors]).sum()
+
+
+def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:
+    """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED`` or ``STEPPED``."""
+    states = getattr(scaler, "_per_optimizer_states", None)
+    if not isinstance(states, dict) or id(optimizer) not in states:
+        return None
+    stage = states[id(optimizer)].get("stage")
+    return getattr(stage, "name", None)
+
+
+def scaler_setup(scaler: Any, setup: RunSetup) -> RunSetup:
+    """Fill the scaler fields of ``setup`` from a GradScaler's Python-side config (no sync)."""
+    if not scaler_enabled(scaler):
+        setup.scaler = None
+        return setup
+    setup.scaler = "dynamic"
+    setup.init_scale = float(getattr(scaler, "_init_scale", 0.0)) or None
+    setup.growth_interval = int(scaler.get_growth_interval())
+    setup.growth_factor = float(scaler.get_growth_factor())
+    setup.backoff_factor = float(scaler.get_backoff_factor())
+    return setup
+
+
+def optimizer_has_fp16_params(optimizer: Any) -> bool:
+    """True when any parameter the optimizer updates is float16 (pure fp16 training)."""
+    for group in getattr(optimizer, "param_groups", ()):
+        for param in group.get("params", ()):
+            if isinstance(param, torch.Tensor) and param.dtype == torch.float16:
+                return True
+    return False
+
+
+def first_lr(optimizer: Any) -> float | None:
+    """Learning rate of the first parameter group (a Python number, no sync)."""
+    groups = getattr(optimizer, "param_groups", None)
+    if not groups:
+        return None
+    lr = groups[0].get("lr")
+    if isinstance(lr, torch.Tensor):
+        return None  # a tensor LR would need a sync to read
+    return float(lr) if lr is not None else None

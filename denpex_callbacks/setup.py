@@ -1,0 +1,87 @@
+"""What a run is configured to do, as an adapter reads it at start (precision, scaler)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Names of the effective precision, as detectors and the report header use them.
+FP16_MIXED = "fp16-mixed"  # fp16 autocast with a loss scaler
+FP16_PURE = "fp16-pure"  # fp16 compute (autocast or .half()) without a scaler
+BF16_MIXED = "bf16-mixed"
+BF16_PURE = "bf16-pure"
+FP32 = "fp32"
+UNKNOWN = "unknown"
+
+
+@dataclass
+class RunSetup:
+    """The run's configuration as read at start; feeds the header and the start-up lints.
+
+    Attributes:
+        framework: ``"torch"``, ``"hf"``, ``"lightning"``, ``"deepspeed"`` or ``"log"``.
+        framework_version: Version string of the framework.
+        requested_precision: What the user asked for, in the framework's words
+            (``"fp16"``, ``"16-mixed"``, ...), None when not stated.
+        active_precision: What really runs: one of ``fp16-mixed``, ``fp16-pure``,
+            ``bf16-mixed``, ``bf16-pure``, ``fp32``, ``unknown``.
+        scaler: ``"dynamic"``, ``"static"`` or None (no loss scaler).
+        init_scale: Initial (or static) loss scale.
+        growth_interval: Clean steps between scale growths.
+        growth_factor: Multiplier on growth.
+        backoff_factor: Multiplier on overflow.
+        min_scale: Floor of the scale (DeepSpeed min_loss_scale), None when there is none.
+        hysteresis: Overflows tolerated before a backoff (DeepSpeed).
+        fp16_parameters: True when the optimizer holds float16 parameters.
+        nan_inf_filter: HF Trainer's logging_nan_inf_filter.
+        pretrained_dtype: Dtype the checkpoint was trained in (model config), if known.
+        rank: Global rank.
+        world_size: Number of ranks.
+        extra: Anything else worth writing in the report header.
+
+    Example:
+        >>> RunSetup(framework="torch", active_precision=FP16_MIXED, scaler="dynamic").scaler
+        'dynamic'
+    """
+
+    framework: str = "torch"
+    framework_version: str | None = None
+    requested_precision: str | None = None
+    active_precision: str = UNKNOWN
+    scaler: str | None = None
+    init_scale: float | None = None
+    growth_interval: int | None = None
+    growth_factor: float | None = None
+    backoff_factor: float | None = None
+    min_scale: float | None = None
+    hysteresis: int | None = None
+    fp16_parameters: bool | None = None
+    nan_inf_filter: bool | None = None
+    pretrained_dtype: str | None = None
+    rank: int = 0
+    world_size: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_scaler(self) -> bool:
+        """True when a loss scaler is active (scale detectors apply)."""
+        return self.scaler is not None
+
+    @property
+    def fp16_requested(self) -> bool:
+        """True when the user's words ask for fp16 (``fp16``, ``16``, ``16-mixed``, ``float16``)."""
+        asked = (self.requested_precision or "").lower()
+        return asked in {"fp16", "16", "16-mixed", "float16", "half", "fp16-mixed", "16-true"}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for the report header."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSetup:
+        """Inverse of :meth:`to_dict` (unknown keys go to ``extra``)."""
+        known = set(cls.__dataclass_fields__)
+        kwargs = {k: v for k, v in data.items() if k in known}
+        extra = dict(kwargs.pop("extra", None) or {})
+        extra.update({k: v for k, v in data.items() if k not in known})
+        return cls(**kwargs, extra=extra)

@@ -1,0 +1,67 @@
+"""Every detection threshold, with its default, in one place.
+
+Detection delay is part of each threshold: a collapse starting at step k is reported at step
+``k + collapse_skip_streak - 1`` (the diagnosis still names step k as where it began).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Detection thresholds. Defaults keep healthy runs (start-up back-off, sawtooth) quiet.
+
+    Attributes:
+        collapse_skip_streak: Consecutive skipped steps, after the first clean step, that make
+            an AMP003 collapse (detection delay: this many steps minus one).
+        startup_skip_allowance: Consecutive skipped steps tolerated before the first clean
+            step (the normal start-up back-off from 2**16 or 2**32 takes up to ~30).
+        underflow_scale: AMP004 fires when the scale falls below this (exactly 0.0: error).
+        stuck_skip_streak: Consecutive skipped steps at a never-changing scale: AMP005.
+        stuck_clean_factor: AMP005 when the scale has not grown for this many growth
+            intervals of clean steps (needs a known growth interval).
+        stuck_clean_steps: Same, in steps, when the growth interval is unknown.
+        tracker_frozen_steps: Clean steps with a GradScaler growth tracker that never
+            advances (update() not called): AMP005.
+        max_growth_interval: A dynamic scaler configured with a larger growth interval (or a
+            growth factor <= 1) cannot grow in a run of practical length: AMP005 at start.
+        zero_loss_steps: Consecutive steps with a loss of exactly 0.0: AMP007.
+        skip_rate_window: Steps in the sliding window of AMP008.
+        skip_rate_threshold: Share of skipped steps in the window that makes AMP008.
+        nonfinite_clear_steps: Finite losses in a row after which AMP006 may fire again.
+
+    Example:
+        >>> Thresholds(collapse_skip_streak=4).collapse_skip_streak
+        4
+    """
+
+    collapse_skip_streak: int = 6
+    startup_skip_allowance: int = 40
+    underflow_scale: float = 1.0
+    stuck_skip_streak: int = 4
+    stuck_clean_factor: float = 3.0
+    stuck_clean_steps: int = 6000
+    tracker_frozen_steps: int = 8
+    max_growth_interval: int = 100_000
+    zero_loss_steps: int = 20
+    skip_rate_window: int = 200
+    skip_rate_threshold: float = 0.05
+    nonfinite_clear_steps: int = 10
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of the thresholds."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Thresholds:
+        """Build from a dict, rejecting unknown keys with a clear message."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown threshold(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**data)
