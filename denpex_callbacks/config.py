@@ -10,6 +10,16 @@ from denpex_callbacks.severity import Severity
 from denpex_callbacks.thresholds import Thresholds
 
 POLICIES = ("warn", "stop", "raise")
+
+
+class _Unset:
+    """Marks an adapter argument the user did not pass (None is a meaningful value)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
 DEFAULT_REPORT_DIR = "denpex_reports"
 
 
@@ -92,3 +102,20 @@ class MonitorConfig:
         if "disable" in kwargs:
             kwargs["disable"] = tuple(kwargs["disable"] or ())
         return cls(**kwargs)
+
+
+def build_config(config: MonitorConfig | None = None, **overrides: Any) -> MonitorConfig:
+    """``config`` (or the defaults) with the adapter's keyword overrides applied.
+
+    An override left at ``UNSET`` keeps the config's value, so ``report_dir=None`` can still
+    mean "write no report".
+
+    Example:
+        >>> build_config(on_fault="stop", report_dir=None, locate=UNSET).report_dir is None
+        True
+    """
+    base = config or MonitorConfig()
+    changes = {k: v for k, v in overrides.items() if v is not UNSET}
+    if "thresholds" in changes and isinstance(changes["thresholds"], dict):
+        changes["thresholds"] = Thresholds.from_dict(changes["thresholds"])
+    return replace(base, **changes)

@@ -176,7 +176,13 @@ class Monitor:
         if self.disabled or finding.code in self.config.disable:
             return []
         step = reported_step if reported_step is not None else finding.step
-        return self._guard(lambda: self._emit_all([finding], step)) or []
+
+        def emit() -> list[Diagnosis]:
+            if not self.started:
+                self._start(None)
+            return self._emit_all([finding], step)
+
+        return self._guard(emit) or []
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -211,6 +217,9 @@ class Monitor:
         return diagnosis
 
     def _cause_of(self, diagnosis: Diagnosis) -> str | None:
+        for earlier in self.diagnoses:
+            if earlier.code == diagnosis.code and earlier.severity.rank >= Severity.WARNING.rank:
+                return earlier.caused_by  # a recurrence keeps the first occurrence's cause
         for earlier in self.diagnoses:
             if earlier.severity.rank < Severity.WARNING.rank or earlier.code == diagnosis.code:
                 continue

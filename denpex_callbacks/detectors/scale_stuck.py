@@ -79,7 +79,7 @@ class ScaleStuckDetector(Detector):
 
     def _tracker_frozen(self, obs: Observation, skipped: bool | None) -> Finding | None:
         tracker = obs.growth_tracker
-        if tracker is None or skipped is not False:
+        if tracker is None or skipped is not False or self.setup.scaler == "static":
             self.frozen_tracker_steps = 0
             self.last_tracker = tracker
             return None

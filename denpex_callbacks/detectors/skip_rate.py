@@ -50,6 +50,8 @@ class SkipRateDetector(Detector):
             self.firing = False
         if self.firing or rate < self.t.skip_rate_threshold:
             return None
+        if run.skip_streak >= self.t.collapse_skip_streak:
+            return None  # a collapse in progress is AMP003, not a high skip rate
         self.firing = True
         return Finding(
             self.code,
