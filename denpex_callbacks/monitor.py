@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.catalog import CONSEQUENCES, entry
@@ -184,6 +185,79 @@ class Monitor:
 
         return self._guard(emit) or []
 
+    def amend(
+        self,
+        code: str,
+        *,
+        step: int | None = None,
+        evidence: dict[str, Any] | None = None,
+        summary: str | None = None,
+        root_cause: str | None = None,
+        fix: str | None = None,
+    ) -> Diagnosis | None:
+        """Complete a diagnosis already reported with evidence found later.
+
+        The latest diagnosis ``code`` (with that first ``step`` when given) is replaced in
+        memory, written to the run report as an amendment record (readers merge it into the
+        original) and logged once. No policy acts again and sinks are not called: the
+        condition is not new.
+
+        Args:
+            code: Id of the diagnosis to amend.
+            step: Its first step, to pick one occurrence (default: the latest).
+            evidence: Merged into its evidence.
+            summary: Replaces its one-line summary (None keeps it).
+            root_cause: Replaces its root cause (None keeps it).
+            fix: Replaces its fix (None keeps it).
+
+        Returns:
+            The amended diagnosis, or None when no such diagnosis is held.
+
+        Example:
+            >>> m = Monitor(MonitorConfig(report_dir=None))
+            >>> _ = m.observe(Observation(3, loss=float("nan")))
+            >>> d = m.amend("AMP006", evidence={"origin": "input-data"},
+            ...             root_cause="non-finite values in the input batch")
+            >>> m.diagnoses[0].root_cause, m.diagnoses[0].evidence["origin"]
+            ('non-finite values in the input batch', 'input-data')
+        """
+        amended: Diagnosis | None = self._guard(
+            lambda: self._amend(code, step, evidence, summary, root_cause, fix)
+        )
+        return amended
+
+    def _amend(
+        self,
+        code: str,
+        step: int | None,
+        evidence: dict[str, Any] | None,
+        summary: str | None,
+        root_cause: str | None,
+        fix: str | None,
+    ) -> Diagnosis | None:
+        held = [
+            i for i, d in enumerate(self.diagnoses)
+            if d.code == code and (step is None or d.step == step)
+        ]
+        if not held:
+            return None
+        index = held[-1]
+        old = self.diagnoses[index]
+        amended = replace(
+            old,
+            evidence={**old.evidence, **(evidence or {})},
+            summary=summary or old.summary,
+            root_cause=root_cause or old.root_cause,
+            fix=fix or old.fix,
+        )
+        self.diagnoses[index] = amended
+        if self._primary is old:
+            self._primary = amended
+        if self._writer is not None:
+            self._writer.amendment(amended)
+        self._log(amended, "amended ")
+        return amended
+
     # -- reporting -----------------------------------------------------------------------------
 
     def _emit_all(self, findings: list[Finding], reported_step: int | None) -> list[Diagnosis]:
@@ -227,13 +301,13 @@ class Monitor:
                 return earlier.caused_by or earlier.code
         return None
 
-    def _log(self, diagnosis: Diagnosis) -> None:
+    def _log(self, diagnosis: Diagnosis, prefix: str = "") -> None:
         level = {
             Severity.INFO: logging.INFO,
             Severity.WARNING: logging.WARNING,
             Severity.ERROR: logging.ERROR,
         }[diagnosis.severity]
-        self.logger.log(level, "denpex: %s", diagnosis.render_text())
+        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text())
 
     def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
         policy = self.config.on_fault
