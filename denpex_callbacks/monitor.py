@@ -85,6 +85,7 @@ class Monitor:
         self._writer: ReportWriter | None = None
         self._primary: Diagnosis | None = None
         self._total = 0
+        self._closed = False
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -139,6 +140,15 @@ class Monitor:
         self._guard(self._close)
 
     def _close(self) -> None:
+        if self._primary is not None and not self._closed:
+            primary = self._primary
+            others = sorted({d.code for d in self.faults()} - {primary.code})
+            self.logger.warning(
+                "denpex: run summary (rank %d): fix %s first (%s, from step %s)%s",
+                self.rank, primary.code, primary.title, primary.step,
+                f"; also reported: {', '.join(others)}" if others else "",
+            )
+        self._closed = True
         if self._writer is not None:
             self._writer.summary(self.summary())
             self._writer.close()
