@@ -96,7 +96,9 @@ def test_amend_replaces_in_memory_logs_once_and_writes_the_report(tmp_path, capl
     assert amended.evidence["origin"] == {"verdict": "x"}
     assert monitor.primary is amended and original.root_cause == catalog.entry(
         "AMP006").root_cause
-    assert [r.getMessage().startswith("denpex: amended AMP006") for r in caplog.records] == [True]
+    amended_lines = [r for r in caplog.records if "amended" in r.getMessage()]
+    assert [r.getMessage().split("\n")[0] for r in amended_lines] == [
+        "denpex: amended AMP006 non-finite-loss [error] Loss is NaN or inf (step 2, rank 0)"]
     on_disk = read_report(tmp_path / "rank0.jsonl").diagnoses
     assert [(d.code, d.step, d.root_cause) for d in on_disk] == [("AMP006", 2, "rc2")]
 
