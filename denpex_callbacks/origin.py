@@ -340,6 +340,19 @@ def _explain_forward(
             fwd.name,
             evidence,
         )
+    if not fwd.name:  # every submodule finite, the model's own output not
+        return OriginExplanation(
+            "loss-computation",
+            f"located at {at}: every submodule returned finite outputs, the output of "
+            f"{where} was {_fmt(fwd.output_absmax)}",
+            f"the forward code of {where} itself, outside its submodules, produced the "
+            "non-finite value: for a model that returns its loss, the loss computation "
+            "(log/div of 0, a reduction in fp16, a NaN label).",
+            "Compute the loss in float32 (upcast the logits before the loss), guard log/div "
+            "with an epsilon, and check the labels for NaN/inf.",
+            fwd.name,
+            evidence,
+        )
     if not fwd.input_finite:
         parent = label(parent_name(fwd.name))
         return OriginExplanation(

@@ -40,6 +40,8 @@ def call(name=WO, inputs=2.1e3, outputs=INF, params=0.8, kind="Linear"):
         (OriginReport(1, inputs_absmax=1.0, loss_absmax=INF, calls_seen=9, gradients_seen=9,
                       backward=GradientOrigin("", "Net", "output", NAN)),
          "loss-computation", "the loss computation produced the non-finite value"),
+        (OriginReport(1, forward=call("", 3.0, NAN, None, "T5Model"), inputs_absmax=3.0),
+         "loss-computation", "the forward code of <model> (T5Model) itself"),
         (OriginReport(1, inputs_absmax=1.0, loss_absmax=2.0, calls_seen=9, gradients_seen=9,
                       backward=GradientOrigin(WO, "Linear", "input", INF)),
          "backward-overflow", f"gradient overflow in the backward of {WO} (Linear)"),
