@@ -89,11 +89,17 @@ def _float_tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[
 def _absmax(tensors: list[torch.Tensor]) -> torch.Tensor:
     """max |x| over non-empty tensors, as a 0-d float32 device tensor (nan if any NaN, inf if
     any inf). ``aminmax`` is one pass with no full-size temporary and no autocast cast.
+
+    A tensor whose max |x| is exactly its dtype's largest finite value is an additive
+    attention mask (``torch.finfo(dtype).min`` where masked, as transformers builds them),
+    not an activation: it counts as 0 so it neither hides nor fakes an overflow.
     """
     values = []
     for tensor in tensors:
         low, high = torch.aminmax(tensor.detach())
-        values.append(torch.maximum(high, -low).float())
+        value = torch.maximum(high, -low)
+        mask_like = value == torch.finfo(tensor.dtype).max
+        values.append(torch.where(mask_like, torch.zeros_like(value), value).float())
     if len(values) == 1:
         return values[0]
     device = values[0].device

@@ -217,3 +217,22 @@ def test_stop_policy_ending_the_run_while_armed_leaves_no_hooks():
     assert len(result.losses) == FAULT_STEP + 1  # the loop broke out right after AMP006
     assert result.hooks_after_step[-1] > 0  # armed for a step that never came...
     assert result.hooks_after_close == 0  # ...and close() took the hooks off
+
+
+class _MaskedScores(torch.nn.Module):
+    def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return (scores + mask).softmax(-1)
+
+
+def test_an_additive_attention_mask_is_not_read_as_an_overflow():
+    model = _MaskedScores()
+    scores = torch.randn(2, 4)
+    mask = torch.zeros(2, 4)
+    mask[:, -1] = torch.finfo(torch.float32).min  # how transformers masks positions out
+    locator = NonFiniteLocator(model)
+    locator.arm()
+    model(scores, mask=mask)
+    report = locator.finish(step=0)
+    assert report.forward is None
+    assert report.inputs_absmax == scores.abs().max().item()
+    assert not report.peak.exceeded_fp16
