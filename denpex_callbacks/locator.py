@@ -221,12 +221,12 @@ class NonFiniteLocator:
         seen: set[int] = set()
         try:
             for index, (_name, module) in enumerate(self._modules):
-                own = list(module.parameters(recurse=False))
-                self._own_params.append(own)
+                own = list(module.named_parameters(recurse=False))
+                self._own_params.append([param for _pname, param in own])
                 self._handles.append(module.register_forward_hook(
                     functools.partial(self._on_forward, index), with_kwargs=True
                 ))
-                for pname, param in module.named_parameters(recurse=False):
+                for pname, param in own:
                     if id(param) in seen or not param.requires_grad:
                         continue  # a tied weight is watched once
                     seen.add(id(param))
