@@ -253,9 +253,11 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
     at = f"step {report.step}" if report.step is not None else "the armed step"
     evidence: dict[str, Any] = {
         "located_step": report.step,
+        "inputs_nonfinite": report.inputs_nonfinite,
         "inputs_absmax": report.inputs_absmax,
         "loss_finite": report.loss_finite,
         "grads_finite": report.grads_finite,
+        "backward_overflow": report.backward_overflow,
     }
     bf16 = _BF16.get(framework or "", _BF16_DEFAULT)
     fwd = report.forward

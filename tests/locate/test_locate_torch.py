@@ -87,6 +87,7 @@ def test_nan_in_the_batch_is_a_data_problem():
     origin = nan_loss.evidence["origin"]
     assert origin["verdict"] == "input-data"
     assert origin["module"] == "embed"  # the first module to receive the batch
+    assert origin["inputs_nonfinite"] is True and origin["backward_overflow"] is False
     assert origin["inputs_absmax"] != origin["inputs_absmax"]  # NaN
     assert nan_loss.root_cause.startswith("non-finite values in the input batch: a data problem")
     assert "not AMP" in nan_loss.root_cause and "isfinite(batch)" in nan_loss.fix
@@ -111,6 +112,7 @@ def test_gradient_overflow_in_backward_with_finite_loss_amends_amp003(tmp_path):
     assert origin["verdict"] == "backward-overflow"
     assert (origin["backward_module"], origin["backward_role"]) == ("blocks.2.wo", "input")
     assert origin["loss_finite"] is True and origin["grads_finite"] is False
+    assert origin["backward_overflow"] is True and origin["inputs_nonfinite"] is False
     assert "module" not in origin  # no forward origin: every activation was finite
     assert collapse.root_cause.startswith("gradient overflow in the backward of blocks.2.wo")
     # The run report holds the amended diagnosis in place of the original.
