@@ -227,6 +227,10 @@ class AmpSmoke:
         where = (f"amp_smoke trained a copy of the model for {result.steps_run} steps on "
                  f"{result.device}, init scale {result.init_scale:g}, growth interval "
                  f"{result.growth_interval}")
+        if result.error is not None:
+            where += f"; then the training raised {type(result.error).__name__}: {result.error}"
+            if not _faults(result.diagnoses, level):
+                raise result.error  # nothing explains it: the test shows torch's own traceback
         _judge(result.diagnoses, level, where, result.report_dir)
         return result.diagnoses
 

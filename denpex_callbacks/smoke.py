@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from denpex_callbacks.config import MonitorConfig, build_config
-from denpex_callbacks.diagnosis import Diagnosis
+from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.severity import Severity
 from denpex_callbacks.thresholds import Thresholds
 from denpex_callbacks.torch import AmpMonitor
@@ -49,6 +49,9 @@ class SmokeResult:
         growth_interval: The GradScaler's growth interval.
         final_scale: The loss scale after the last step.
         report_dir: Folder of the JSONL run report, or None.
+        error: What the training raised (torch's own GradScaler errors, a model bug), or None.
+            The run stops there; the diagnoses found up to it are kept (e.g. AMP012 before
+            torch's "Attempting to unscale FP16 gradients").
     """
 
     diagnoses: list[Diagnosis]
@@ -58,6 +61,7 @@ class SmokeResult:
     growth_interval: int
     final_scale: float | None = None
     report_dir: str | None = None
+    error: Exception | None = None
 
     def faults(self, min_severity: Severity = Severity.WARNING) -> list[Diagnosis]:
         """Diagnoses at or above ``min_severity``."""
@@ -145,7 +149,12 @@ def run_amp_smoke(
             restored afterwards either way.
 
     Returns:
-        A :class:`SmokeResult`; its ``diagnoses`` hold what the monitor found.
+        A :class:`SmokeResult`; its ``diagnoses`` hold what the monitor found, its ``error``
+        what the training raised.
+
+    Raises:
+        TypeError: When the model's output (or ``loss_fn``) gives no scalar loss.
+        AmpDiagnosisError: Under a ``config`` with ``on_fault="raise"``.
 
     Example:
         >>> import torch
@@ -200,6 +209,10 @@ def run_amp_smoke(
                 result.steps_run = step + 1
                 if monitor.should_stop:
                     break
+        except (TypeError, AmpDiagnosisError):
+            raise  # a misuse of this function, or the policy the caller asked for
+        except Exception as exc:  # the training's own failure: part of the result
+            result.error = exc
         finally:
             monitor.close()
         result.diagnoses = list(monitor.diagnoses)

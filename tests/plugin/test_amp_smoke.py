@@ -195,3 +195,25 @@ def test_cuda_run_finds_what_the_cpu_run_finds(amp_smoke):
                                                        ("AMP003", FAULT_STEP)]
     assert amp_smoke.results[0].device.startswith("cuda:")
     assert faults(amp_smoke(Regressor(), regression_batch, device="cuda")) == []
+
+
+def test_fp16_parameters_fail_with_amp012_and_torchs_error(amp_smoke):
+    with pytest.raises(pytest.fail.Exception) as failure:
+        amp_smoke(Regressor().half(), regression_batch)
+    text = str(failure.value)
+    assert "AMP012 fp16-master-weights [error]" in text and "(step 0, rank 0)" in text
+    assert "for 0 steps" in text
+    assert "then the training raised ValueError: Attempting to unscale FP16 gradients." in text
+    result = amp_smoke.results[-1]
+    assert isinstance(result.error, ValueError) and found(result.diagnoses) == [("AMP012", 0)]
+
+
+def test_a_crash_nothing_explains_is_raised_as_is(amp_smoke):
+    def broken_batch(step):
+        if step == 3:
+            raise KeyError("the data loader broke")
+        return regression_batch(step)
+
+    with pytest.raises(KeyError, match="the data loader broke"):
+        amp_smoke(Regressor(), broken_batch)
+    assert amp_smoke.results[-1].steps_run == 3

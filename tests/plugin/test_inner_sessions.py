@@ -99,8 +99,8 @@ def test_fail_on_error_lets_warnings_pass_with_a_pytest_warning(user_suite):
     assert "fail on error" in result.stdout.str()
 
 
-def test_ini_option_and_marker_set_the_level(pytester):
-    pytester.makeini("[pytest]\ndenpex_fail_on = error\n")
+def test_ini_options_and_marker(pytester):
+    pytester.makeini("[pytest]\ndenpex_fail_on = error\ndenpex_report = ci/amp\n")
     pytester.makepyfile(inner_models=MODELS, test_user="""
 import pytest
 from inner_models import Regressor, regression_batch
@@ -115,6 +115,10 @@ def test_marker_tightens(amp_smoke):
     result = run(pytester, "-rA")
     assert outcomes(result) == {"test_ini_relaxes": "PASSED", "test_marker_tightens": "FAILED"}
     assert "AMP005" in failure_section(result, "test_marker_tightens")
+    # denpex_report is relative to the rootdir (where the ini file is).
+    assert sorted(p.name for p in (pytester.path / "ci" / "amp").iterdir()) == [
+        "test_user.py__test_ini_relaxes", "test_user.py__test_marker_tightens",
+    ]
 
 
 def test_report_dir_gets_one_folder_per_test(user_suite, tmp_path):
@@ -238,7 +242,7 @@ def test_amp_monitor_fails_at_teardown(pytester):
     assert "AMP002 scaler-protocol-misuse" in missing and "(step 0, rank 0)" in missing
 
 
-def test_amp_monitor_marker_thresholds(pytester):
+def test_amp_monitor_marker_disables_diagnoses(pytester):
     pytester.makepyfile(inner_models=MODELS, test_loops=LOOP_TESTS.replace(
         "def test_nan_loop(amp_monitor):",
         '@pytest.mark.denpex(disable=("AMP006", "AMP003", "AMP004"))\n'
@@ -275,6 +279,8 @@ def test_help_lists_the_options(pytester):
                                  "*--denpex-report*", "*--denpex-device*"])
     markers = run(pytester, "--markers")
     markers.stdout.fnmatch_lines(["@pytest.mark.denpex(fail_on=None, thresholds=None*"])
+    switched_off = run(pytester, "-p", "no:denpex", "--help")
+    assert "--denpex-fail-on" not in switched_off.stdout.str()
 
 
 def test_report_records_what_ran(user_suite, tmp_path):
