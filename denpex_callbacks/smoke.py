@@ -27,7 +27,6 @@ import torch
 from denpex_callbacks.config import MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.severity import Severity
-from denpex_callbacks.thresholds import Thresholds
 from denpex_callbacks.torch import AmpMonitor
 
 __all__ = ["SmokeResult", "describe_device", "pick_device", "run_amp_smoke"]
@@ -121,7 +120,6 @@ def run_amp_smoke(
     init_scale: float = 2.0**16,
     growth_interval: int = 2000,
     max_grad_norm: float | None = None,
-    thresholds: Thresholds | Mapping[str, Any] | None = None,
     config: MonitorConfig | None = None,
     report_dir: str | None = None,
     device: str | torch.device | None = None,
@@ -141,8 +139,8 @@ def run_amp_smoke(
         growth_interval: GradScaler growth interval.
         max_grad_norm: Clip gradients to this norm (after ``unscale_``), as the user's loop
             would; the norm is also handed to the monitor.
-        thresholds: Detection thresholds (a :class:`Thresholds` or a dict of overrides).
-        config: Full monitor configuration (``report_dir``/``thresholds`` arguments win).
+        config: Monitor configuration: thresholds, disabled ids, policy (``report_dir``
+            is taken from the argument below).
         report_dir: Folder for the JSONL run report (None: no report).
         device: ``"auto"``/None (CUDA when present, else CPU), ``"cpu"``, ``"cuda"``...
         seed: Seeds torch's RNG for the run (None: not seeded). The caller's RNG state is
@@ -169,13 +167,7 @@ def run_amp_smoke(
     if steps < 1:
         raise ValueError("denpex smoke: steps must be >= 1")
     target = pick_device(device)
-    overrides: dict[str, Any] = {"report_dir": report_dir}
-    if thresholds is not None:
-        overrides["thresholds"] = (
-            thresholds if isinstance(thresholds, Thresholds)
-            else Thresholds.from_dict(dict(thresholds))
-        )
-    monitor_config = build_config(config, **overrides)
+    monitor_config = build_config(config, report_dir=report_dir)
     rng_devices = [target.index or 0] if target.type == "cuda" else []
     with torch.random.fork_rng(devices=rng_devices):
         if seed is not None:

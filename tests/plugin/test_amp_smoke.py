@@ -15,7 +15,7 @@ from inner_models import (
     regression_batch,
 )
 
-from denpex_callbacks import Severity, read_report
+from denpex_callbacks import MonitorConfig, Severity, read_report
 from denpex_callbacks.smoke import run_amp_smoke
 
 
@@ -217,3 +217,10 @@ def test_a_crash_nothing_explains_is_raised_as_is(amp_smoke):
     with pytest.raises(KeyError, match="the data loader broke"):
         amp_smoke(Regressor(), broken_batch)
     assert amp_smoke.results[-1].steps_run == 3
+
+
+def test_config_policy_stop_ends_the_run_at_the_fault(amp_smoke):
+    diagnoses = amp_smoke(Regressor(gain=10.0), overflowing_batch, fail_on="never",
+                          config=MonitorConfig(on_fault="stop"))
+    assert found(diagnoses) == [("AMP006", FAULT_STEP)]
+    assert amp_smoke.results[-1].steps_run == FAULT_STEP + 1
