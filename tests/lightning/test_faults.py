@@ -109,7 +109,13 @@ def test_pure_fp16_is_amp001(fit: Fit) -> None:
     assert report.header["setup"]["fp16_parameters"] is True
 
 
-def test_plain_16_mixed_on_cpu_is_amp010(fit: Fit) -> None:
+@pytest.mark.parametrize("auto", ["1", "0"])
+def test_plain_16_mixed_on_cpu_is_amp010(
+    fit: Fit, auto: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the entry-point factory records the Trainer's precision argument even when it adds
+    # no callback of its own (DENPEX_AUTO=0)
+    monkeypatch.setenv("DENPEX_AUTO", auto)
     with pytest.warns(UserWarning, match="Using `precision='bf16-mixed'` instead"):
         _, report = fit(TinyModule(), callback(), precision="16-mixed", steps=3)
     assert [(d.code, d.step) for d in report.diagnoses] == [("AMP010", 0)]

@@ -120,3 +120,28 @@ def test_monitor_error_does_not_break_training(
     assert trainer.global_step == 30
     assert cb.monitor is not None and cb.monitor.disabled
     assert sum("internal error" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_other_ranks_print_only_their_own_loss_conditions(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from denpex_callbacks import Monitor, MonitorConfig, Observation
+    from denpex_callbacks.lightning import _printed_on
+
+    logger = logging.getLogger("lightning.pytorch.callbacks.amp_diagnostic")
+    printed: dict[int, list[str]] = {}
+    for rank in (0, 1):
+        monitor = Monitor(MonitorConfig(report_dir=None), rank=rank, world_size=2,
+                          logger=logger, log_filter=_printed_on(rank))
+        caplog.clear()
+        for step in range(12):  # the loss and the (shared) scale both go bad from step 2
+            bad = step >= 2
+            monitor.observe(Observation(
+                step, rank=rank, world_size=2, scale_before=2.0 ** (16 - max(step - 2, 0)),
+                scale_after=2.0 ** (16 - max(step - 1, 0)) if bad else 2.0**16,
+                skipped=bad, loss=float("nan") if bad else 1.0,
+            ))
+        printed[rank] = [r.getMessage()[8:14] for r in caplog.records
+                         if r.levelno >= logging.WARNING]
+        assert [d.code for d in monitor.diagnoses] == ["AMP006", "AMP003"]
+    assert printed == {0: ["AMP006", "AMP003"], 1: ["AMP006"]}
