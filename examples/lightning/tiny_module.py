@@ -33,6 +33,7 @@ class TinyLogic:
         fault_rank: int | None = None,
         lr: float = 0.05,
         fused: bool = False,
+        seed: int = 0,
     ) -> None:
         super().__init__()
         if fault not in FAULTS:
@@ -40,7 +41,9 @@ class TinyLogic:
         self.fault, self.fault_step, self.fault_rank = fault, fault_step, fault_rank
         self.lr = HUGE_LR if fault == "overflow" else lr
         self.fused = fused
-        self.net = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+        with torch.random.fork_rng():  # the same weights in every run, global RNG untouched
+            torch.manual_seed(seed)
+            self.net = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
 
     def faulty_loss(self, batch: Any) -> torch.Tensor:
         x, y = batch
