@@ -40,6 +40,9 @@ class Monitor:
         logger: Where diagnoses are logged (default: the ``denpex_callbacks`` logger).
         sinks: Extra callables receiving each new diagnosis.
         detectors: Replace the default detector set.
+        log_filter: Says which diagnoses this process prints (all by default); the others
+            are still recorded, reported and acted on. Multi-rank adapters use it to print a
+            condition every rank sees alike (the shared loss scale) on rank 0 only.
 
     Example:
         >>> m = Monitor(MonitorConfig(report_dir=None))
@@ -62,6 +65,7 @@ class Monitor:
         logger: logging.Logger | None = None,
         sinks: Iterable[Sink] = (),
         detectors: list[Detector] | None = None,
+        log_filter: Callable[[Diagnosis], bool] | None = None,
     ) -> None:
         self.config = config or MonitorConfig()
         self.rank = rank
@@ -69,6 +73,7 @@ class Monitor:
         self.framework = framework
         self.logger = logger or LOGGER
         self.sinks = list(sinks)
+        self.log_filter = log_filter
         self.detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
@@ -238,6 +243,8 @@ class Monitor:
         return None
 
     def _log(self, diagnosis: Diagnosis) -> None:
+        if self.log_filter is not None and not self.log_filter(diagnosis):
+            return
         level = {
             Severity.INFO: logging.INFO,
             Severity.WARNING: logging.WARNING,
