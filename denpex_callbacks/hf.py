@@ -141,7 +141,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._deferred = DeferredValues()
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
-        self._logs_reach_sinks = False
+        self._agree_on_stop = False
 
     # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
 
@@ -161,6 +161,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         self._close()
         self._reset_run()
+        self._agree_on_stop = (
+            self.config.on_fault == "stop" and args.world_size > 1
+            and torch.distributed.is_available() and torch.distributed.is_initialized()
+        )
         model, optimizer = kwargs.get("model"), kwargs.get("optimizer")
         report_dir = self.config.report_dir
         if report_dir is not None:
@@ -180,7 +184,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         )
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward)
-        self._logs_reach_sinks = _run_before_integrations(self)
+        _run_before_integrations(self)
         self.monitor.start(read_setup(args, model, optimizer, self._deepspeed))
 
     @_guarded
@@ -275,14 +279,26 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._losses.clear()
         self._pre_scale = self._pre_found_inf = None
 
-    @_guarded
     def on_step_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         # DefaultFlowCallback (always first) has decided whether this step logs. If it does,
-        # wait for on_log so the observation carries the step's grad_norm.
-        if not control.should_log:
-            self._drain(control)
+        # wait for on_log so the observation carries the step's grad_norm, except when ranks
+        # must agree on a stop below: then judge now so that all stop after this step.
+        if not control.should_log or self._agree_on_stop:
+            self._drain_step(control)
+        if self._agree_on_stop:
+            # Every rank passes here every step, also with monitoring off (a rank leaving the
+            # collective would hang the others).
+            flag = torch.tensor([float(bool(self.monitor and self.monitor.stop_requested))],
+                                device=args.device)
+            torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+            if flag.item() > 0:  # a sync, only under on_fault="stop" with several ranks
+                control.should_training_stop = True
+
+    @_guarded
+    def _drain_step(self, control: TrainerControl) -> None:
+        self._drain(control)
 
     @_guarded
     def on_log(
@@ -317,7 +333,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             return
         for step, values in self._deferred.ready(wait=wait):
             monitor.observe(self._observation(step, values))
-        if monitor.stop_requested:
+        # With several ranks, "stop" is decided together in on_step_end: one rank stopping
+        # alone would leave the others waiting in the next gradient all-reduce.
+        if monitor.stop_requested and not self._agree_on_stop:
             control.should_training_stop = True
 
     def _observation(self, step: int, values: dict[str, Any]) -> Observation:
@@ -386,7 +404,7 @@ def read_setup(
     return setup
 
 
-def _run_before_integrations(callback: AmpDiagnosticCallback) -> bool:
+def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
     """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
 
     Why: Trainer builds ``logs`` inside ``_maybe_log_save_evaluate`` and calls ``on_log`` on
@@ -396,7 +414,7 @@ def _run_before_integrations(callback: AmpDiagnosticCallback) -> bool:
     the handler as ``self``. A checkpoint resume re-adds stateful callbacks at the end, so this
     runs at every ``on_train_begin``. Reordering the list while ``call_event`` iterates it is
     safe here: only entries before our index move, so the iteration continues with the same
-    next callback. Returns False (metrics then reach only ``log_history``) if not found.
+    next callback. If the handler is not found, the metrics reach only ``log_history``.
     """
     frame: FrameType | None = sys._getframe(1)
     for _ in range(6):
@@ -408,10 +426,9 @@ def _run_before_integrations(callback: AmpDiagnosticCallback) -> bool:
             flow = [i for i, cb in enumerate(order) if isinstance(cb, DefaultFlowCallback)]
             order.insert(flow[0] + 1 if flow else 0, callback)
             handler.callbacks[:] = order
-            return True
+            return
         frame = frame.f_back
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
-    return False
 
 
 def _checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from denpex_callbacks import Severity
+from denpex_callbacks.hf import AmpDiagnosticCallback
 
 
 @pytest.mark.parametrize("optim", ["adamw_torch", "adamw_torch_fused"])
@@ -123,3 +124,12 @@ def test_healthy_200_steps_with_sawtooth_are_quiet(hf: Any) -> None:
     scales = [2.0**16] + [spy.scale_after[s] for s in sorted(spy.scale_after)]
     decreases = sum(after < before for before, after in itertools.pairwise(scales))
     assert 0 < monitor.run.skipped_total == decreases
+
+
+def test_fp16_parameters_with_a_scaler_is_amp012_before_torch_raises(hf: Any) -> None:
+    cb = AmpDiagnosticCallback(report_dir=None)
+    trainer = hf.trainer(steps=3, fp16_scaler={}, model=hf.FaultyRegressor().half(), callback=cb)
+    with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients"):
+        trainer.train()
+    assert cb.monitor is not None
+    assert [(d.code, d.step) for d in cb.monitor.faults()] == [("AMP012", 0)]
