@@ -73,7 +73,8 @@ def _guarded(hook: _Hook) -> _Hook:
             return None
         try:
             return hook(self, *args, **kwargs)
-        except AmpDiagnosisError:
+        except AmpDiagnosisError:  # the user's "raise": on_train_end will not come
+            self._close()
             raise
         except Exception:
             self._switch_off()
@@ -179,6 +180,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         history = self._resume_state or _checkpointed_history(state, type(self).__name__)
         if history:
             self.monitor.load_state_dict(history)
+        self._resume_state = None  # loaded once; state() now reads the live monitor
         self._deepspeed = bool(getattr(args, "deepspeed", None)) or (
             getattr(args, "deepspeed_plugin", None) is not None
         )
