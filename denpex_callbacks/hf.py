@@ -372,6 +372,13 @@ def read_setup(
     accelerate, or DeepSpeed's), accelerate's autocast wrapper on the model (it keeps the
     original as ``model._original_forward``), else the parameters' dtype. So
     ``fp16=True`` on CPU, which accelerate quietly runs in fp32, reads as fp32 (AMP010).
+
+    Example:
+        >>> args = TrainingArguments("out", fp16=True, use_cpu=True, report_to=[])
+        >>> model = torch.nn.Linear(2, 1)
+        >>> setup = read_setup(args, model, torch.optim.SGD(model.parameters(), lr=0.1))
+        >>> setup.requested_precision, setup.active_precision, setup.scaler
+        ('fp16', 'fp32', None)
     """
     requested = "fp16" if args.fp16 else "bf16" if args.bf16 else "fp32"
     setup = RunSetup(
