@@ -87,6 +87,7 @@ class Monitor:
         self.started = False
         self.last_observation: Observation | None = None
         self._writer: ReportWriter | None = None
+        self._resumed = False  # history loaded from a checkpoint: append to the report
         self._primary: Diagnosis | None = None
         self._total = 0
         self._closed = False
@@ -113,6 +114,7 @@ class Monitor:
                 self.rank,
                 record_every=self.config.record_every,
                 max_step_records=self.config.max_step_records,
+                append=self._resumed,
             )
             self._writer.header(self.setup.to_dict(), package_versions(self.framework))
         self.logger.info("denpex: %s", self.header_line())
@@ -337,3 +339,4 @@ class Monitor:
         faults = self.faults()
         self._primary = faults[0] if faults else None
         self._total = len(self.diagnoses)
+        self._resumed = True
