@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from denpex_callbacks import __version__
 from denpex_callbacks.catalog import CATALOG, entry
@@ -86,8 +86,10 @@ def _explain(code: str) -> int:
 def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bool) -> int:
     results: list[Result] = []
     for path in paths:
-        result = diagnose(path, progress=_progress_bar(path) if show_progress else None)
-        _finish_progress(show_progress)
+        bar = _ProgressBar(path) if show_progress else None
+        result = diagnose(path, progress=bar)
+        if bar is not None:
+            bar.clear()
         if result.error:
             print(f"denpex: {result.error}", file=sys.stderr)
         for problem in result.problems:
@@ -123,26 +125,28 @@ def exit_code(results: list[Result]) -> int:
     return EXIT_FAULTS if any(r.faults for r in results) else EXIT_OK
 
 
-def _progress_bar(path: str) -> Callable[[int, int | None], None] | None:
-    if not sys.stderr.isatty():
-        return None
+class _ProgressBar:
+    """A one-line bar on stderr, drawn only for big files and only on a terminal."""
 
-    def show(done: int, total: int | None) -> None:
-        if total is None or total < PROGRESS_MIN_BYTES:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.drawn = False
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if total is None or total < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
             return
         share = min(done / total, 1.0)
         bar = "#" * int(share * 30)
-        sys.stderr.write(f"\rdenpex: {path} [{bar:<30}] {share:4.0%} "
+        sys.stderr.write(f"\rdenpex: {self.path} [{bar:<30}] {share:4.0%} "
                          f"({done >> 20}/{total >> 20} MiB)")
         sys.stderr.flush()
+        self.drawn = True
 
-    return show
-
-
-def _finish_progress(shown: bool) -> None:
-    if shown and sys.stderr.isatty():
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+    def clear(self) -> None:
+        """Erase the bar so that messages and results start on a clean line."""
+        if self.drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -91,6 +91,9 @@ class Assembler:
 
     on_observation: Callable[[Observation], Any]
     on_flag: Callable[[Finding], Any]
+    # Asked before a run of clean steps with nothing measured is emitted one by one: True
+    # when the consumer counts them itself (they cannot change any judgement).
+    absorb_clean: Callable[[int], bool] | None = None
     clock: int = 0
     setup: dict[str, Any] = field(default_factory=dict)
     ranks: set[int] = field(default_factory=set)
@@ -191,6 +194,10 @@ class Assembler:
         if gap > MAX_GAP:
             self.clock = step - 1
             gap = 1
+        if self.absorb_clean is not None and self.absorb_clean(gap):
+            self.clock = step
+            self._any_clean = self._clean_since_skip = True
+            return
         for _ in range(gap):
             self._emit(Observation(self.clock + 1, skipped=False, line=line))
 

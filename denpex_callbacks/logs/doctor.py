@@ -19,6 +19,7 @@ from denpex_callbacks.diagnosis import Diagnosis, Finding
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
 from denpex_callbacks.logs.reader import (
+    MAX_LINE,
     STDIN,
     InputError,
     ReadStats,
@@ -131,7 +132,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
             "replacement characters)")
     if stats.long_lines:
-        stats.problems.append(f"{stats.long_lines} line(s) longer than 1 MiB (read in pieces)")
+        stats.problems.append(f"{stats.long_lines} line(s) longer than {MAX_LINE >> 20} MiB "
+                              "(read in pieces)")
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
@@ -145,11 +147,14 @@ class _Session:
         self.result = result
         self.config = config
         self.monitor: Monitor | None = None
-        self.assembler = Assembler(self._observe, self._flag)
+        self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int]] = deque(maxlen=512)
         self.start_lines: dict[tuple[str, int | None], int] = {}
+        self.fed = 0
+        self.last_skip_fed = -1
+        self.quiet_after = config.thresholds.skip_rate_window
 
     def _ensure(self) -> Monitor:
         if self.monitor is None:
@@ -171,7 +176,30 @@ class _Session:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
+    def _idle(self, obs: Observation) -> bool:
+        """A clean step with nothing measured, a whole skip-rate window after the last skipped
+        step: every detector's state is already what it would be after it (the window is all
+        clean, no streak runs, no scale or loss to judge), so it is only counted. Healthy
+        stretches of a big log are most of its steps: this keeps the doctor near grep's speed.
+        """
+        return (obs.skipped is False and obs.scale_before is None and obs.scale_after is None
+                and obs.loss is None and obs.grad_norm is None and obs.growth_tracker is None
+                and self.monitor is not None
+                and self.fed - self.last_skip_fed > self.quiet_after)
+
+    def _absorb(self, count: int) -> bool:
+        if self.monitor is None or self.fed - self.last_skip_fed <= self.quiet_after:
+            return False
+        self.result.timeline.steps += count  # idle steps (see _idle): counted, not judged
+        return True
+
     def _observe(self, obs: Observation) -> None:
+        if self._idle(obs):
+            self.result.timeline.steps += 1
+            return
+        self.fed += 1
+        if obs.was_skipped:
+            self.last_skip_fed = self.fed
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
             self.recent_lines.append((obs.step, obs.line))
@@ -238,8 +266,7 @@ def _diagnose_reports(path: str) -> Result:
                 first[diagnosis.code] = replace(diagnosis, source=str(report.path))
         for obs in report.steps:
             result.timeline.add(obs)
-        if report.truncated:
-            result.problems.append(f"{report.path}: last record torn (the run was killed)")
+        # A torn last record (a killed run) is expected in crash reports: not a bad input.
     result.diagnoses = order(list(first.values()))
     result.initiating = initiating_rank(reports) if len(reports) > 1 else None
     return result

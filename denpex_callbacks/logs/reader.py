@@ -12,12 +12,12 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 CHUNK = 4 * 1024 * 1024
-MAX_LINE = 1024 * 1024  # a longer line is read in pieces of this size
+MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
 
@@ -100,25 +100,33 @@ def candidate_lines(
             progress(stats.bytes_read)
         if not block:
             if carry:
-                yield from _scan(carry, line_no, keywords, stats)
+                yield from _scan(carry, len(carry), line_no, keywords, stats)
             return
         buffer = carry + block if carry else block
         cut = buffer.rfind(b"\n") + 1
-        if cut == 0 and len(buffer) >= MAX_LINE:
-            stats.long_lines += 1 if not carry else 0
-            yield from _scan(buffer, line_no, keywords, stats)
+        if cut == 0:  # no newline in a whole chunk: a very long line, read in pieces
+            if len(buffer) < MAX_LINE:
+                carry = buffer
+                continue
+            stats.long_lines += 1
+            yield from _scan(buffer, len(buffer), line_no, keywords, stats)
             carry = b""
             continue
-        complete, carry = buffer[:cut], buffer[cut:]
-        yield from _scan(complete, line_no, keywords, stats)
-        newlines = complete.count(b"\n")
+        newlines = yield from _scan(buffer, cut, line_no, keywords, stats)
+        carry = buffer[cut:]
         stats.lines += newlines
         line_no += newlines
 
 
 def _read_block(stream: BinaryIO, stats: ReadStats) -> tuple[bytes, bool]:
-    """Up to ``CHUNK`` bytes, read in small pieces so that a stream that breaks (a truncated
-    .gz) still yields what came before the break. Returns (data, broken)."""
+    """Up to ``CHUNK`` bytes; a compressed stream is read in small pieces so that one that
+    breaks (a truncated .gz) still yields what came before the break. Returns (data, broken).
+    """
+    if not isinstance(stream, gzip.GzipFile):
+        try:
+            return stream.read(CHUNK), False
+        except OSError as err:
+            raise InputError(f"read error ({err.strerror or err})") from None
     pieces: list[bytes] = []
     size = 0
     read = getattr(stream, "read1", stream.read)
@@ -138,32 +146,37 @@ def _read_block(stream: BinaryIO, stats: ReadStats) -> tuple[bytes, bool]:
 
 
 def _scan(
-    buffer: bytes, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats
-) -> Iterator[tuple[int, str]]:
+    buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats
+) -> Generator[tuple[int, str], None, int]:
+    """Yield the candidate lines of ``buffer[:stop]``; return its number of newlines.
+
+    Works on offsets (no slice of the chunk is copied) and counts newlines in one pass.
+    """
     starts: set[int] = set()
     for keyword in keywords:
-        pos = buffer.find(keyword)
+        pos = buffer.find(keyword, 0, stop)
         while pos >= 0:
             start = buffer.rfind(b"\n", 0, pos) + 1
             starts.add(start)
-            end = buffer.find(b"\n", pos)
+            end = buffer.find(b"\n", pos, stop)
             if end < 0:
                 break
-            pos = buffer.find(keyword, end)
+            pos = buffer.find(keyword, end, stop)
     counted_to, number = 0, line_no
     for start in sorted(starts):
         number += buffer.count(b"\n", counted_to, start)
         counted_to = start
-        end = buffer.find(b"\n", start)
-        raw = buffer[start:end if end >= 0 else len(buffer)]
-        if len(raw) <= MAX_TEXT:
-            yield number, _decode(raw, stats)
+        end = buffer.find(b"\n", start, stop)
+        end = stop if end < 0 else end
+        if end - start <= MAX_TEXT:
+            yield number, _decode(buffer[start:end], stats)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
-        for piece in raw.split(b"\r"):
+        for piece in buffer[start:end].split(b"\r"):
             if any(keyword in piece for keyword in keywords):
                 yield number, _decode(piece[:MAX_TEXT], stats)
+    return number - line_no + buffer.count(b"\n", counted_to, stop)
 
 
 def _decode(raw: bytes, stats: ReadStats) -> str:

@@ -12,7 +12,8 @@ import re
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "system"
-KEYWORDS = (b"emory", b"imeout", b"imed out")  # the watchdog's line says "timeout"
+# The watchdog's line says "timeout"; gloo's "Timed out" comes in a "...Error: " line.
+KEYWORDS = (b"emory", b"imeout", b"Error")
 
 _OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|DefaultCPUAllocator: can't allocate memory"
                   r"|CUDA error: out of memory")

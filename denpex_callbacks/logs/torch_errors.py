@@ -14,7 +14,8 @@ import re
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "torch"
-KEYWORDS = (b"values in its", b"already been called", b"unscale", b"No inf checks")
+# Each message is raised as an exception: its line always holds "...Error: ".
+KEYWORDS = (b"Error",)
 
 _ANOMALY = re.compile(r"Function '(\w+)' returned (nan|inf) values in its (\d+)\w* output")
 _PROTOCOL = (

@@ -70,6 +70,6 @@ def test_ten_megabyte_single_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert log.stat().st_size > 10 * 1024 * 1024
     code = main(["diagnose", str(log)])
     err = capsys.readouterr().err
-    assert code == 2 and "longer than 1 MiB" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "longer than 4 MiB" in err and len(err.strip().splitlines()) == 1
     result = diagnose(str(log))
     assert result.timeline.skipped == 1

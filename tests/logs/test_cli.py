@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import shutil
@@ -132,3 +133,40 @@ def test_no_framework_is_imported() -> None:
                           check=False)
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["diagnoses"][0]["id"] == "AMP003"
+
+
+def test_initiating_rank_in_a_multi_rank_log(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    bar = "Epoch 0:  {p}0%|#         | {n}/10 [00:00<00:00, 9.1it/s, train_loss={v}]"
+    log = tmp_path / "ddp.log"
+    log.write_text("\n".join([
+        "[rank0]:" + bar.format(p=2, n=2, v="0.51"), "[rank1]:" + bar.format(p=2, n=2, v="0.48"),
+        "[rank1]:" + bar.format(p=3, n=3, v="nan"), "[rank0]:" + bar.format(p=3, n=3, v="0.47"),
+        "[rank0]:" + bar.format(p=4, n=4, v="nan"), "[rank1]:" + bar.format(p=4, n=4, v="nan"),
+    ]) + "\n")
+    assert main(["diagnose", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert "initiating rank: 1 (its loss went non-finite first, at step 3)" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_for_big_files(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import denpex_callbacks.cli as cli
+
+    assert main(["diagnose", str(HEALTHY)]) == 0
+    assert "MiB" not in capsys.readouterr().err  # not a terminal: no bar
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(cli, "PROGRESS_MIN_BYTES", 1)
+    assert main(["diagnose", str(HEALTHY)]) == 0
+    assert "[###" in terminal.getvalue() and "100%" in terminal.getvalue()
+    monkeypatch.setattr(cli, "PROGRESS_MIN_BYTES", 1 << 40)
+    terminal.seek(0)
+    terminal.truncate()
+    assert main(["diagnose", str(HEALTHY)]) == 0
+    assert "[" not in terminal.getvalue()  # a small file: no bar

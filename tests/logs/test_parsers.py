@@ -68,6 +68,7 @@ def test_grad_overflow_iteration_is_a_step() -> None:
 ])
 def test_scaler_protocol_errors(line: str) -> None:
     assert parse_line(f"RuntimeError: {line}")[0].code == "AMP002"
+    assert any(k.decode() in f"RuntimeError: {line}" for k in KEYWORDS)
 
 
 @pytest.mark.parametrize(("line", "code"), [
@@ -86,6 +87,7 @@ def test_scaler_protocol_errors(line: str) -> None:
 ])
 def test_line_level_flags(line: str, code: str) -> None:
     assert [e.code for e in parse_line(line)] == [code]
+    assert any(k.decode() in line for k in KEYWORDS)  # the prefilter lets it through
 
 
 @pytest.mark.parametrize("line", [
