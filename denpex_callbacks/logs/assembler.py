@@ -118,6 +118,10 @@ class Assembler:
             self._flush()
             self._flag(event, line, text)
             return
+        if kind == OVERFLOW and self._without_scaler(event):
+            self._flush()
+            self._skip_without_scaler(event, line, text)
+            return
         if kind == OVERFLOW:
             self.overflow_lines += 1
             if self._pending is not None and self._pending.accepts(event):
@@ -258,6 +262,24 @@ class Assembler:
         if not pattern[-1]:
             out[-1] = (None, end_scale)
         return out
+
+    def _without_scaler(self, event: LogEvent) -> bool:
+        """An overflow line with no scale in a run whose setup says it has no loss scaler."""
+        return ("scaler" in self.setup and self.setup["scaler"] is None
+                and event.scale_before is None and event.scale_after is None)
+
+    def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
+        # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of
+        # scale 1 prints "OVERFLOW!"): the values are NaN/inf, the loss scale plays no part, so
+        # the step is not fed as a loss-scale skip and the scale detectors stay silent.
+        step = event.step if event.step is not None else self.clock + 1
+        self._emit(Observation(step, rank=event.rank or 0, line=line, text=text))
+        precision = self.setup.get("active_precision") or "this run"
+        self._flag(LogEvent(
+            FLAG, event.family, step=step, rank=event.rank, code="AMP006",
+            summary=f"steps skipped for non-finite gradients in a {precision} run without a "
+                    "loss scaler: the forward/backward produces NaN/inf; not a loss-scale "
+                    "problem"), line, text)
 
     def _flag(self, event: LogEvent, line: int, text: str) -> None:
         code = event.code or ""

@@ -51,7 +51,7 @@ for key, value in CONFIG.items():
     config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
 engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=config)
 for step in range(1, STEPS + 1):
-    x = torch.randn(4, 8, dtype=torch.half)
+    x = torch.randn(4, 8, dtype=torch.half if config["fp16"]["enabled"] else torch.bfloat16)
     loss = engine(x).float().pow(2).mean()
     if FAULT == "inf" and step >= FROM:
         loss = loss * float("inf")
@@ -201,6 +201,8 @@ SCENARIOS: dict[str, Callable[[], str]] = {
         "inf", 10, 30, '{"fp16": {"min_loss_scale": 16}}'),
     "deepspeed_zero2_hysteresis_collapse": deepspeed_run(
         "inf", 12, 30, '{"fp16": {"hysteresis": 2}}'),
+    "deepspeed_zero2_bf16_nonfinite": deepspeed_run(
+        "inf", 12, 20, '{"fp16": {"enabled": False}, "bf16": {"enabled": True}}'),
     "hf_trainer_healthy": hf_run(0, 20),
     "hf_trainer_nan_loss": hf_run(9, 20),
     "hf_trainer_nan_filtered": hf_run(9, 20, filter_nan=True),
