@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.catalog import CONSEQUENCES, entry
@@ -177,7 +178,10 @@ class Monitor:
             self._start(None)
         self.last_observation = obs
         self.run.update(obs)
-        findings = [f for d in self.detectors if (f := d.observe(obs, self.run)) is not None]
+        findings = [
+            f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
+            for d in self.detectors if (f := d.observe(obs, self.run)) is not None
+        ]
         if self._writer is not None:
             self._writer.step(obs)
         if not findings:
@@ -217,7 +221,10 @@ class Monitor:
         self.reported[finding.code] = times + 1
         self.worst[finding.code] = max(severity.rank, self.worst.get(finding.code, -1))
         diagnosis = Diagnosis.from_finding(
-            finding, rank=self.rank, reported_step=reported_step, framework=self.framework
+            finding,
+            rank=self.rank if finding.rank is None else finding.rank,
+            reported_step=reported_step,
+            framework=self.framework,
         )
         if severity.rank >= Severity.WARNING.rank:
             diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
