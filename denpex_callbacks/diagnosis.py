@@ -25,6 +25,8 @@ class Finding:
         fix: Overrides the catalog's fix.
         lines: Log line numbers the finding rests on.
         quotes: Log lines (or messages) quoted as evidence.
+        rank: Rank the finding was seen on, when it differs from the Monitor's own (a log
+            holding several ranks); None: the Monitor's rank.
     """
 
     code: str
@@ -36,6 +38,7 @@ class Finding:
     fix: str | None = None
     lines: tuple[int, ...] = ()
     quotes: tuple[str, ...] = ()
+    rank: int | None = None
 
 
 @dataclass(frozen=True)

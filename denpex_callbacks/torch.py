@@ -136,6 +136,15 @@ class AmpMonitor:
         """True once a fault was found under ``on_fault="stop"``: break out of the loop."""
         return self.monitor.stop_requested
 
+    def attach(self, scaler: Any = None, optimizer: Any = None, model: Any = None) -> None:
+        """Watch these objects from now on, as if passed to the constructor.
+
+        For a monitor built before the loop's objects exist (the pytest ``amp_monitor``
+        fixture): attaching before the first iteration lets its protocol checks run too.
+        Objects already attached are kept.
+        """
+        self._guarded(self._attach, scaler, optimizer, model)
+
     def step(
         self,
         loss: Any = None,

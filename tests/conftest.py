@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 
+# pytest's own tester runs real inner sessions in tests/plugin; pytest allows pytest_plugins
+# only in the top-level conftest.
+pytest_plugins = ["pytester"]
+
 # Keep frameworks offline and their caches inside the repo's ignored folder.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
