@@ -38,6 +38,7 @@ from transformers.utils import logging as hf_logging
 from denpex_callbacks import setup as precision
 from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import AmpDiagnosisError
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers import deepspeed as ds_reader
@@ -135,6 +136,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def _reset_run(self) -> None:
         self._hook: torch.utils.hooks.RemovableHandle | None = None
+        self._locate: LocateOnFault | None = None
         self._in_step = False
         self._losses: list[torch.Tensor] = []
         self._pre_scale: torch.Tensor | float | None = None
@@ -186,6 +188,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         )
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward)
+        self._locate = LocateOnFault(self.monitor, model)
         _run_before_integrations(self)
         self.monitor.start(read_setup(args, model, optimizer, self._deepspeed))
 
@@ -200,6 +203,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
+        if self._locate is not None:
+            self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
 
@@ -276,6 +281,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 values["scale_after"] = torch_scaler.scale_tensor(scaler)
                 values["growth_tracker"] = torch_scaler.growth_tracker_tensor(scaler)
                 values["found_inf"] = self._pre_found_inf
+        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
+            self._locate.step_finished(values["loss"], state.global_step + 1)
         self._deferred.push(state.global_step + 1, values)
         self._in_step = False
         self._losses.clear()
@@ -334,7 +341,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if monitor is None:
             return
         for step, values in self._deferred.ready(wait=wait):
-            monitor.observe(self._observation(step, values))
+            found = monitor.observe(self._observation(step, values))
+            if self._locate is not None:  # hooks the model for the next step only
+                self._locate.maybe_arm(found)
         # With several ranks, "stop" is decided together in on_step_end: one rank stopping
         # alone would leave the others waiting in the next gradient all-reduce.
         if monitor.stop_requested and not self._agree_on_stop:

@@ -32,6 +32,7 @@ import torch
 
 from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
@@ -163,6 +164,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         self._world_size = 1
         self._reader = "none"  # "torch", "deepspeed" or "none"
         self._logger = _LOG
+        self._locate: LocateOnFault | None = None
 
     @property
     def state_key(self) -> str:
@@ -199,6 +201,7 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._loaded_state = None
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
+        self._locate = LocateOnFault(self.monitor, trainer.lightning_module)
         self.monitor.start(setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -254,6 +257,8 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._close_monitor()
 
     def _close_monitor(self) -> None:
+        if self._locate is not None:
+            self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
 
@@ -306,6 +311,8 @@ class AmpDiagnosticCallback(_LightningCallback):
         if step_loss is not None and not pl_module.automatic_optimization:
             # automatic optimization already divides each batch's loss by the accumulation
             step_loss = step_loss / self._loss_batches
+        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
+            self._locate.step_finished(step_loss, self._pending[-1]["step"])
         now = time.time()
         for step in self._pending:
             values = {k: v for k, v in step.items() if k != "step"}
@@ -329,7 +336,10 @@ class AmpDiagnosticCallback(_LightningCallback):
     def _observe_ready(self, *, wait: bool) -> None:
         assert self.monitor is not None
         for step, values in self._deferred.ready(wait=wait):
-            self.monitor.observe(_observation(step, values, self.monitor, self._world_size))
+            found = self.monitor.observe(
+                _observation(step, values, self.monitor, self._world_size))
+            if self._locate is not None:  # hooks the model for the next step only
+                self._locate.maybe_arm(found)
 
     def _log_metrics(self, pl_module: Any) -> None:
         assert self.monitor is not None

@@ -387,6 +387,7 @@ class NonFiniteLocator:
         first_bad = next((c for c in calls if not c.output_finite), None)
         finite = [c for c in calls if c.output_absmax is not None and c.output_finite]
         peak = max(finite, key=lambda c: c.output_absmax or 0.0, default=None)
+        entry = _entry(calls)
         bad_grad = next(
             (g for g in self._grads if not math.isfinite(values[g.value])), None
         )
@@ -397,11 +398,25 @@ class NonFiniteLocator:
             gradients_seen=len(self._grads),
             forward=first_bad,
             backward=self._gradient_origin(bad_grad, values) if bad_grad else None,
-            inputs_absmax=_combine(c.input_absmax for c in calls if c.name == ""),
+            inputs_absmax=_combine(c.input_absmax for c in calls if c.name == entry),
             loss_absmax=loss,
             peak=peak,
             truncated=self._truncated,
         )
+
+
+def _entry(calls: list[ModuleCall]) -> str | None:
+    """Name of the outermost module called first: its inputs are the model's inputs.
+
+    Usually the model itself; a LightningModule's training_step calls submodules directly.
+    """
+    called = {c.name for c in calls}
+
+    def outermost(name: str) -> bool:
+        parts = name.split(".") if name else []
+        return not any(".".join(parts[:i]) in called for i in range(len(parts)))
+
+    return next((c.name for c in calls if outermost(c.name)), None)
 
 
 class LocateOnFault:

@@ -137,7 +137,9 @@ class OriginReport:
         forward: First module (in the order outputs were produced) whose output was
             non-finite; None when every output was finite.
         backward: First non-finite gradient in backward; None when all were finite.
-        inputs_absmax: Largest |value| of the model's floating-point inputs (None: none).
+        inputs_absmax: Largest |value| of the model's floating-point inputs: those of the
+            outermost module called (the model itself, or the first submodule a
+            LightningModule's training_step calls), None when they had none.
         loss_absmax: |loss| as the adapter passed it (None: not passed).
         peak: The call with the largest finite output (the nearest to overflow).
         truncated: The record cap was reached: later calls were not recorded.
@@ -370,12 +372,17 @@ def _explain_forward(
             evidence,
         )
     if fwd.exceeded_fp16:
+        near = (
+            " Its input was already near the limit: the values grow in the modules before "
+            "it too."
+            if fwd.input_absmax is not None and fwd.input_absmax > FP16_MAX / 4 else ""
+        )
         return OriginExplanation(
             "activation-overflow",
             f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504)",
             f"activation overflow in {where}: its activations exceed the fp16 maximum 65504 "
-            f"({numbers}), so fp16 turns them into inf and the loss into NaN/inf. Typical of "
-            "models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
+            f"({numbers}), so fp16 turns them into inf and the loss into NaN/inf.{near} "
+            "Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
             f"{_keep_fp32(label(fwd.name), framework)} or train in bf16 ({bf16}).",
             fwd.name,
             evidence,
