@@ -329,24 +329,30 @@ class DeepSpeedMonitor:
     def _stop_if_requested(self) -> None:
         """The "stop" policy: every rank raises AmpDiagnosisError after the same step."""
         monitor = self.monitor
-        if monitor.config.on_fault != "stop" or monitor.disabled:
+        if monitor.config.on_fault != "stop":
             return
-        code = _fault_number(monitor.primary) if monitor.stop_requested else 0
+        fault = self._policy_fault() if monitor.stop_requested else None
+        code = _fault_number(fault)
         if monitor.world_size > 1:
-            code = self._agree(code)  # a collective every step, under "stop" only
+            # Every rank enters this collective on every step() call, a disabled monitor too:
+            # one rank skipping it would leave the others waiting.
+            code = self._agree(code)
         if not code:
             return
-        diagnosis = monitor.primary
-        if diagnosis is None or not monitor.stop_requested:
-            step = int(self.engine.global_steps)
-            diagnosis = Diagnosis.from_finding(
-                Finding(f"AMP{code:03d}", step, f"another rank reported AMP{code:03d}: "
-                        "all ranks stop together"),
+        if fault is None:
+            fault = Diagnosis.from_finding(
+                Finding(f"AMP{code:03d}", int(self.engine.global_steps),
+                        f"another rank reported AMP{code:03d}: all ranks stop together"),
                 rank=monitor.rank, framework="deepspeed",
             )
-        self.monitor.guard(lambda: self._drain(wait=True))
+        monitor.guard(lambda: self._drain(wait=True))
         monitor.close()
-        raise AmpDiagnosisError(diagnosis)
+        raise AmpDiagnosisError(fault)
+
+    def _policy_fault(self) -> Diagnosis | None:
+        """The first diagnosis severe enough for the policy to act on."""
+        level = self.monitor.config.fault_level.rank
+        return next((d for d in self.monitor.diagnoses if d.severity.rank >= level), None)
 
     def _agree(self, code: int) -> int:
         from deepspeed import comm

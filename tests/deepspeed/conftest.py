@@ -19,19 +19,33 @@ def _torch_runs_fp16_on_cpu() -> bool:
     return layer.weight.grad is not None and layer.weight.grad.dtype == torch.float16
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ds_dist() -> Iterator[None]:
-    """torch.distributed (gloo, rank 0 of 1) and DeepSpeed's comm on top of it."""
-    os.environ.update(LOCAL_RANK="0", RANK="0", WORLD_SIZE="1")
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29641")
-    if not torch.distributed.is_initialized():
+    """torch.distributed (gloo, rank 0 of 1) and DeepSpeed's comm on top of it.
+
+    Torn down after each module so that other areas' tests find no process group.
+    """
+    saved = {name: os.environ.get(name) for name in _DIST_ENV}
+    os.environ.update(LOCAL_RANK="0", RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=os.environ.get("MASTER_PORT", "29641"))
+    owned = not torch.distributed.is_initialized()
+    if owned:
         torch.distributed.init_process_group("gloo", rank=0, world_size=1)
     deepspeed.init_distributed("gloo")
     yield
+    if owned and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
-@pytest.fixture(scope="session")
+_DIST_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
+
+@pytest.fixture(scope="module")
 def fp16_cpu(ds_dist: None) -> Iterator[None]:
     """Let DeepSpeed build fp16 engines on this CPU, or skip with the reason.
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import csv
 import inspect
+import logging
 from typing import Any
 
 import pytest
 
 deepspeed = pytest.importorskip("deepspeed")
+
+from deepspeed.utils import logger as deepspeed_logger  # noqa: E402
 
 from denpex_callbacks import AmpDiagnosisError, read_report  # noqa: E402
 from denpex_callbacks.deepspeed import (  # noqa: E402
@@ -89,7 +92,16 @@ def test_static_scale_that_overflows_every_step_is_amp005(kit: Any) -> None:
     ))
     watcher = attach(engine)
     assert watcher is not None
-    kit.train(engine, 8)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    deepspeed_logger.addHandler(handler)  # DeepSpeed's logger does not propagate to caplog
+    try:
+        kit.train(engine, 8)
+    finally:
+        deepspeed_logger.removeHandler(handler)
+    ours = [r for r in records if r.getMessage().startswith("denpex: ")]
+    assert [(r.levelno, r.getMessage().split()[1]) for r in ours] == [(logging.WARNING, "AMP005")]
     assert engine.skipped_steps == 8
     found = _by_code(watcher)
     assert "AMP003" not in found  # a constant scale is stuck, not collapsing
