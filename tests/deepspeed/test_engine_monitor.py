@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 import pytest
+import torch
 
 deepspeed = pytest.importorskip("deepspeed")
 
@@ -223,3 +224,17 @@ def test_detach_restores_the_engine(kit: Any) -> None:
     assert "step" not in vars(engine) and "backward" not in vars(engine)
     kit.train(engine, 1)
     assert watcher.monitor.run.steps_seen == 0
+
+
+def test_pipeline_engine_is_refused_with_the_reason(kit: Any) -> None:
+    from deepspeed.pipe import PipelineModule
+
+    layers = [torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)]
+    model = PipelineModule(layers=layers, num_stages=1, loss_fn=torch.nn.MSELoss())
+    config = kit.config()
+    del config["zero_optimization"]
+    engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
+                                      config=config)
+    with pytest.raises(ValueError, match=r"PipelineEngine.*train_batch\(\)"):
+        attach(engine)
+    assert "step" not in vars(engine)
