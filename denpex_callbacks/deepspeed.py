@@ -404,8 +404,12 @@ def attach(
 def initialize(*args: Any, **kwargs: Any) -> Any:
     """``deepspeed.initialize`` followed by :func:`attach` on the engine it returns.
 
-    Same arguments and return value as ``deepspeed.initialize``.
+    Same arguments and return value as ``deepspeed.initialize``. A config given as a dict is
+    checked first, so a bad ``"denpex"`` section fails before the engine is built.
     """
+    given = kwargs.get("config", kwargs.get("config_params"))
+    if isinstance(given, Mapping):
+        monitor_config(given.get(SECTION))
     result = deepspeed.initialize(*args, **kwargs)
     attach(result[0])
     return result

@@ -198,6 +198,10 @@ def test_initialize_is_a_drop_in_wrapper(kit: Any) -> None:
     kit.train(engine, 2)
     assert engine.__dict__["_denpex_monitor"].monitor.run.steps_seen == 2
     assert report_path(kit.report_dir, 0).exists()
+    bad = kit.config()
+    bad["denpex"]["thresholds"] = {"collapse_streak": 3}
+    with pytest.raises(ValueError, match=r"unknown threshold\(s\) collapse_streak"):
+        initialize(model=model, model_parameters=model.parameters(), config=bad)
 
 
 def test_internal_error_turns_monitoring_off_not_training(
