@@ -345,6 +345,14 @@ class Monitor:
         if policy == "raise":
             raise AmpDiagnosisError(faults[0])
 
+    def guard(self, action: Callable[[], Any]) -> Any:
+        """Run ``action`` (adapter hook code) so that only the user's policy reaches training.
+
+        An exception other than AmpDiagnosisError is logged once and switches monitoring off;
+        None is returned then, and whenever monitoring is already off.
+        """
+        return self._guard(action)
+
     def _guard(self, action: Callable[[], Any]) -> Any:
         """Run monitor code so that only the user's policy can reach training."""
         if self.disabled:

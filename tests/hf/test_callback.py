@@ -136,9 +136,12 @@ def test_diagnoses_go_through_the_transformers_logger_once(hf: Any) -> None:
         hf.trainer(fault="inf", from_step=3, steps=12, fp16_scaler={"init_scale": 1024.0}).train()
     finally:
         root.removeHandler(handler)
-    ours = [r for r in records if r.name == "transformers.denpex"]
-    codes = [r.getMessage().split()[1] for r in ours]
+    ours = [r.getMessage() for r in records if r.name == "transformers.denpex"]
+    codes = [m.split()[1] for m in ours if not m.startswith("denpex: run summary")]
     assert codes == ["AMP006", "AMP009", "AMP003"]
+    # ...and one closing line naming what to fix first.
+    summaries = [m for m in ours if m.startswith("denpex: run summary")]
+    assert len(summaries) == 1 and "fix AMP006 first" in summaries[0]
 
 
 def test_internal_error_switches_monitoring_off_and_training_goes_on(
