@@ -13,12 +13,11 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from functools import wraps
 from types import FrameType
 from typing import Any, TypeVar, cast
@@ -36,7 +35,7 @@ from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
 from denpex_callbacks import setup as precision
-from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
@@ -53,13 +52,6 @@ DEFAULT_HF_REPORT_DIR = "{output_dir}/denpex_reports"
 MAX_GRAD_NORMS = 8  # grad norms from logs waiting for their (deferred) step
 
 _Hook = TypeVar("_Hook", bound=Callable[..., Any])
-
-
-class _Unset(enum.Enum):
-    UNSET = "unset"
-
-
-_UNSET = _Unset.UNSET
 
 
 def _guarded(hook: _Hook) -> _Hook:
@@ -108,27 +100,14 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def __init__(
         self,
-        on_fault: str | None = None,
-        report_dir: str | os.PathLike[str] | _Unset | None = _UNSET,
+        on_fault: str = UNSET,
+        report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
-        known = {f.name for f in fields(MonitorConfig)} - {"on_fault", "report_dir"}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise TypeError(f"unknown option(s) {', '.join(unknown)}; known: {sorted(known)}")
-        if isinstance(config, Mapping):
-            config = MonitorConfig.from_dict(dict(config))
-        base = config or MonitorConfig(report_dir=DEFAULT_HF_REPORT_DIR)
-        if isinstance(overrides.get("thresholds"), Mapping):
-            overrides["thresholds"] = type(base.thresholds).from_dict(dict(overrides["thresholds"]))
-        if "disable" in overrides:
-            overrides["disable"] = tuple(overrides["disable"] or ())
-        if report_dir is not _UNSET:  # None is a real value here: write no report
-            overrides["report_dir"] = os.fspath(report_dir) if report_dir is not None else None
-        if on_fault is not None:
-            overrides["on_fault"] = on_fault
-        self.config = replace(base, **overrides)
+        if config is None:
+            config = MonitorConfig(report_dir=DEFAULT_HF_REPORT_DIR)
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
         self.monitor: Monitor | None = None
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
         self._off = False
@@ -173,7 +152,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if report_dir is not None:
             report_dir = report_dir.replace("{output_dir}", str(args.output_dir or "."))
         self.monitor = Monitor(
-            self.config.with_overrides(report_dir=report_dir),
+            replace(self.config, report_dir=report_dir),
             rank=args.process_index,
             world_size=args.world_size,
             framework="hf",

@@ -25,12 +25,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
@@ -100,10 +99,6 @@ else:
     _LightningCallback = type("_LightningCallback", _callback_bases(), {})
 
 
-class _Default(Enum):
-    KEEP = "keep"
-
-
 class AmpDiagnosticCallback(_LightningCallback):
     """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer.
 
@@ -137,17 +132,13 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     def __init__(
         self,
-        on_fault: str | None = None,
-        report_dir: str | os.PathLike[str] | _Default | None = _Default.KEEP,
+        on_fault: str = UNSET,
+        report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
-        config = (config or MonitorConfig()).with_overrides(on_fault=on_fault, **overrides)
-        if report_dir is not _Default.KEEP:
-            path = None if report_dir is None else os.fspath(report_dir)
-            config = dataclasses.replace(config, report_dir=path)
-        self.config = config
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
         self.monitor: Monitor | None = None
         self.auto = False  # True when added by the entry point, not by the user
         self._requested_precision: str | None = None  # the Trainer's precision argument
@@ -187,7 +178,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         config = self.config
         if config.report_dir and not os.path.isabs(config.report_dir):
             path = os.path.join(str(trainer.default_root_dir), config.report_dir)
-            config = config.with_overrides(report_dir=path)
+            config = dataclasses.replace(config, report_dir=path)
         self.monitor = Monitor(
             config,
             rank=rank,

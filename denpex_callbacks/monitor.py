@@ -100,7 +100,7 @@ class Monitor:
 
         Returns the diagnoses the lints produced (already logged and recorded).
         """
-        return self._guard(lambda: self._start(setup)) or []
+        return self.guard(lambda: self._start(setup)) or []
 
     def _start(self, setup: RunSetup | None) -> list[Diagnosis]:
         if setup is not None:
@@ -144,7 +144,7 @@ class Monitor:
 
     def close(self) -> None:
         """Write the summary record and close the report. Safe to call twice."""
-        self._guard(self._close)
+        self.guard(self._close)
 
     def _close(self) -> None:
         if self._primary is not None and not self._closed:
@@ -171,7 +171,7 @@ class Monitor:
         """
         if self.disabled:
             return []
-        return self._guard(lambda: self._observe(obs)) or []
+        return self.guard(lambda: self._observe(obs)) or []
 
     def _observe(self, obs: Observation) -> list[Diagnosis]:
         if not self.started:
@@ -203,7 +203,7 @@ class Monitor:
                 self._start(None)
             return self._emit_all([finding], step)
 
-        return self._guard(emit) or []
+        return self.guard(emit) or []
 
     def amend(
         self,
@@ -351,10 +351,6 @@ class Monitor:
         An exception other than AmpDiagnosisError is logged once and switches monitoring off;
         None is returned then, and whenever monitoring is already off.
         """
-        return self._guard(action)
-
-    def _guard(self, action: Callable[[], Any]) -> Any:
-        """Run monitor code so that only the user's policy can reach training."""
         if self.disabled:
             return None
         try:

@@ -412,7 +412,7 @@ class AmpMonitor:
         )
 
     def _guarded(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return self.monitor._guard(lambda: action(*args, **kwargs))
+        return self.monitor.guard(lambda: action(*args, **kwargs))
 
 
 def _number(value: Any) -> float | None:
