@@ -241,7 +241,7 @@ class Monitor:
             >>> m.diagnoses[0].root_cause, m.diagnoses[0].evidence["origin"]
             ('non-finite values in the input batch', 'input-data')
         """
-        amended: Diagnosis | None = self._guard(
+        amended: Diagnosis | None = self.guard(
             lambda: self._amend(code, step, evidence, summary, root_cause, fix)
         )
         return amended
