@@ -25,6 +25,8 @@ class Finding:
         fix: Overrides the catalog's fix.
         lines: Log line numbers the finding rests on.
         quotes: Log lines (or messages) quoted as evidence.
+        rank: Rank the finding was seen on, when it differs from the Monitor's own (a log
+            holding several ranks); None: the Monitor's rank.
     """
 
     code: str
@@ -36,6 +38,7 @@ class Finding:
     fix: str | None = None
     lines: tuple[int, ...] = ()
     quotes: tuple[str, ...] = ()
+    rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,11 @@ class Diagnosis:
         if self.caused_by:
             out.append(f"  consequence of {self.caused_by}: fix that first")
         out.append(f"  observed:   {self.summary}")
-        if self.evidence:
-            out.append(f"  evidence:   {_compact(self.evidence)}")
+        shown = {k: v for k, v in self.evidence.items() if k not in _TEXT_HIDDEN}
+        if shown:
+            out.append(f"  evidence:   {_compact(shown)}")
+        if isinstance(self.evidence.get("history"), list):
+            out.append(f"  history:    {_trail(self.evidence['history'])}")
         for quote in self.quotes[:5]:
             out.append(f"    > {quote}")
         out.append(f"  root cause: {self.root_cause}")
@@ -229,6 +235,23 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return value
+
+
+# Evidence kept in JSON but left out of the text block: noise for a person reading it.
+_TEXT_HIDDEN = frozenset({"history", "time"})
+
+
+def _trail(history: list[Any]) -> str:
+    """The last steps as 'step: scale' pairs, skipped steps marked, for the text block."""
+    parts = []
+    for item in history[-8:]:
+        if not isinstance(item, dict):
+            continue
+        scale = item.get("scale")
+        mark = " skipped" if item.get("skipped") else ""
+        shown = "?" if scale is None else f"{scale:g}" if isinstance(scale, float) else scale
+        parts.append(f"{item.get('step')}: {shown}{mark}")
+    return "; ".join(parts)
 
 
 def _compact(evidence: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.catalog import CONSEQUENCES, entry
@@ -40,6 +41,9 @@ class Monitor:
         logger: Where diagnoses are logged (default: the ``denpex_callbacks`` logger).
         sinks: Extra callables receiving each new diagnosis.
         detectors: Replace the default detector set.
+        log_filter: Says which diagnoses this process prints (all by default); the others
+            are still recorded, reported and acted on. Multi-rank adapters use it to print a
+            condition every rank sees alike (the shared loss scale) on rank 0 only.
 
     Example:
         >>> m = Monitor(MonitorConfig(report_dir=None))
@@ -62,6 +66,7 @@ class Monitor:
         logger: logging.Logger | None = None,
         sinks: Iterable[Sink] = (),
         detectors: list[Detector] | None = None,
+        log_filter: Callable[[Diagnosis], bool] | None = None,
     ) -> None:
         self.config = config or MonitorConfig()
         self.rank = rank
@@ -69,6 +74,7 @@ class Monitor:
         self.framework = framework
         self.logger = logger or LOGGER
         self.sinks = list(sinks)
+        self.log_filter = log_filter
         self.detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
@@ -82,6 +88,7 @@ class Monitor:
         self.started = False
         self.last_observation: Observation | None = None
         self._writer: ReportWriter | None = None
+        self._resumed = False  # history loaded from a checkpoint: append to the report
         self._primary: Diagnosis | None = None
         self._total = 0
         self._closed = False
@@ -108,6 +115,7 @@ class Monitor:
                 self.rank,
                 record_every=self.config.record_every,
                 max_step_records=self.config.max_step_records,
+                append=self._resumed,
             )
             self._writer.header(self.setup.to_dict(), package_versions(self.framework))
         self.logger.info("denpex: %s", self.header_line())
@@ -170,7 +178,10 @@ class Monitor:
             self._start(None)
         self.last_observation = obs
         self.run.update(obs)
-        findings = [f for d in self.detectors if (f := d.observe(obs, self.run)) is not None]
+        findings = [
+            f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
+            for d in self.detectors if (f := d.observe(obs, self.run)) is not None
+        ]
         if self._writer is not None:
             self._writer.step(obs)
         if not findings:
@@ -210,7 +221,10 @@ class Monitor:
         self.reported[finding.code] = times + 1
         self.worst[finding.code] = max(severity.rank, self.worst.get(finding.code, -1))
         diagnosis = Diagnosis.from_finding(
-            finding, rank=self.rank, reported_step=reported_step, framework=self.framework
+            finding,
+            rank=self.rank if finding.rank is None else finding.rank,
+            reported_step=reported_step,
+            framework=self.framework,
         )
         if severity.rank >= Severity.WARNING.rank:
             diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
@@ -238,6 +252,8 @@ class Monitor:
         return None
 
     def _log(self, diagnosis: Diagnosis) -> None:
+        if self.log_filter is not None and not self.log_filter(diagnosis):
+            return
         level = {
             Severity.INFO: logging.INFO,
             Severity.WARNING: logging.WARNING,
@@ -255,6 +271,14 @@ class Monitor:
         self.stop_requested = True
         if policy == "raise":
             raise AmpDiagnosisError(faults[0])
+
+    def guard(self, action: Callable[[], Any]) -> Any:
+        """Run ``action`` (adapter hook code) so that only the user's policy reaches training.
+
+        An exception other than AmpDiagnosisError is logged once and switches monitoring off;
+        None is returned then, and whenever monitoring is already off.
+        """
+        return self._guard(action)
 
     def _guard(self, action: Callable[[], Any]) -> Any:
         """Run monitor code so that only the user's policy can reach training."""
@@ -330,3 +354,4 @@ class Monitor:
         faults = self.faults()
         self._primary = faults[0] if faults else None
         self._total = len(self.diagnoses)
+        self._resumed = True

@@ -39,8 +39,10 @@ class ReportWriter:
         *,
         record_every: int = 50,
         max_step_records: int = 10_000,
+        append: bool = False,
     ) -> None:
         self.path = report_path(directory, rank)
+        self.append = append  # a resumed run continues its report instead of truncating it
         self.record_every = record_every
         self.max_step_records = max_step_records
         self.event_records = 0
@@ -50,7 +52,8 @@ class ReportWriter:
     def _open(self) -> IO[str]:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+            mode = "a" if self.append else "w"
+            self._file = open(self.path, mode, encoding="utf-8")  # noqa: SIM115
         return self._file
 
     def _write(self, record: dict[str, Any], *, durable: bool = False) -> None:

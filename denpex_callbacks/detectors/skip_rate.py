@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from denpex_callbacks.detectors.base import Detector
 from denpex_callbacks.diagnosis import Finding
@@ -36,16 +37,23 @@ class SkipRateDetector(Detector):
     def reset(self) -> None:
         self.window: deque[tuple[int, bool]] = deque(maxlen=self.t.skip_rate_window)
         self.firing = False
+        self.skips_in_window = 0  # kept in step with the window: O(1) per step
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.skips_in_window = sum(1 for _step, was in self.window if was)
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         skipped = obs.was_skipped
         if skipped is None or run.in_startup:
             return None
+        if len(self.window) == self.window.maxlen and self.window[0][1]:
+            self.skips_in_window -= 1
         self.window.append((obs.step, skipped))
+        self.skips_in_window += skipped
         if len(self.window) < self.t.skip_rate_window:
             return None
-        skips = [step for step, was in self.window if was]
-        rate = len(skips) / len(self.window)
+        rate = self.skips_in_window / len(self.window)
         if rate < self.t.skip_rate_threshold / 2:
             self.firing = False
         if self.firing or rate < self.t.skip_rate_threshold:
@@ -53,6 +61,7 @@ class SkipRateDetector(Detector):
         if run.skip_streak >= self.t.collapse_skip_streak:
             return None  # a collapse in progress is AMP003, not a high skip rate
         self.firing = True
+        skips = [step for step, was in self.window if was]
         return Finding(
             self.code,
             skips[0],

@@ -1,15 +1,23 @@
 """Where DeepSpeed keeps its loss scale, across versions and optimizer kinds.
 
-DeepSpeed's scale values are Python numbers (its optimizers sync on overflow themselves), so
-reading them adds no host-device sync. ``engine.loss_scale()`` is the CONFIGURED value
+DeepSpeed's own scale values are Python numbers (its optimizers sync on overflow themselves),
+so reading them adds no host-device sync. ``engine.loss_scale()`` is the CONFIGURED value
 (0 = dynamic), never the live one, and is not used here.
 
-Layouts handled:
-- ZeRO 1/2/3: ``optimizer.loss_scaler`` (DynamicLossScaler or static LossScaler).
-- FP16_Optimizer / FP16_UnfusedOptimizer: ``optimizer.loss_scale_config`` from 0.18.6,
-  ``optimizer.cur_scale`` (and ``dynamic_loss_scale``) up to 0.18.5.
-- BF16_Optimizer: no scale, only ``overflow``.
-- ``torch_autocast`` mode: ``engine.torch_autocast_z0_gradscaler``, a torch GradScaler.
+Layouts handled, in the order they are looked for:
+- ``override_loss_scale()`` in force (``custom_loss_scaler``): ``external_loss_scale``.
+- ``torch_autocast`` mode with fp16: a torch GradScaler, ``engine.torch_autocast_z0_gradscaler``
+  (ZeRO 0) or ``optimizer.torch_autocast_gradscaler`` (ZeRO). Its scale is a device tensor:
+  read it through :mod:`denpex_callbacks.readers.torch_scaler` to avoid a sync. DeepSpeed does
+  not count its skips (``engine.skipped_steps`` stays 0, ``was_step_applied()`` stays True).
+- ZeRO 1/2/3: ``optimizer.loss_scaler`` (DynamicLossScaler with hysteresis, or LossScaler).
+- FP16_Optimizer / FP16_UnfusedOptimizer: ``optimizer.loss_scale_config`` from 0.18.6;
+  ``optimizer.cur_scale`` with ``dynamic_loss_scale``, ``min_loss_scale``, ``scale_window``
+  as attributes of the optimizer up to 0.18.5. No hysteresis.
+- BF16_Optimizer (and fp32): no scale, only ``overflow``.
+
+Recorded layouts of 0.17.6, 0.18.4, 0.18.5, 0.18.6 and 0.19.8 are checked in
+``tests/deepspeed/test_reader_layouts.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from denpex_callbacks.readers.torch_scaler import scaler_enabled, scaler_setup
 from denpex_callbacks.setup import RunSetup
+
+_UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
 
 
 @dataclass(frozen=True)
@@ -25,13 +36,15 @@ class DeepSpeedScaleState:
     """The scale state of a DeepSpeed optimizer at one moment.
 
     Attributes:
-        scale: Live loss scale, None when the optimizer has none (bf16, fp32).
-        overflow: Whether the last step overflowed (None: not exposed).
+        scale: Live loss scale as a Python number; None when there is no scaler (bf16,
+            fp32) or when it lives in a torch GradScaler (see ``grad_scaler``).
+        overflow: Whether the last step overflowed (None: not exposed, e.g. torch_autocast).
         dynamic: True for dynamic, False for static scaling, None when no scaler.
         hysteresis: Remaining overflows tolerated before a backoff (ZeRO's DynamicLossScaler).
         min_scale: Floor of the dynamic scale.
         scale_window: Clean steps between growths.
         layout: Which attribute layout was found (for the report header).
+        grad_scaler: The torch GradScaler holding the scale in ``torch_autocast`` mode.
     """
 
     scale: float | None
@@ -41,20 +54,53 @@ class DeepSpeedScaleState:
     min_scale: float | None = None
     scale_window: int | None = None
     layout: str = "none"
+    grad_scaler: Any = None
+
+
+def _has_scale_state(obj: Any) -> bool:
+    return (
+        hasattr(obj, "loss_scaler")
+        or hasattr(obj, "loss_scale_config")
+        or (hasattr(obj, "cur_scale") and hasattr(obj, "overflow"))
+    )
 
 
 def unwrap_optimizer(obj: Any) -> Any:
-    """The DeepSpeed optimizer behind an engine, an accelerate wrapper or the optimizer itself."""
-    for _ in range(4):
-        if hasattr(obj, "loss_scaler") or hasattr(obj, "loss_scale_config"):
-            return obj
-        if hasattr(obj, "cur_scale") and hasattr(obj, "overflow"):
+    """The DeepSpeed optimizer behind an engine, an accelerate wrapper or the optimizer itself.
+
+    Example:
+        >>> class Inner:
+        ...     loss_scaler, overflow = None, False
+        >>> class Wrapper:
+        ...     optimizer = Inner()
+        >>> type(unwrap_optimizer(Wrapper())).__name__
+        'Inner'
+    """
+    for _ in range(_UNWRAP_DEPTH):
+        if _has_scale_state(obj):
             return obj
         inner = getattr(obj, "optimizer", None)
         if inner is None or inner is obj:
             return obj
         obj = inner
     return obj
+
+
+def autocast_grad_scaler(obj: Any) -> Any:
+    """The enabled torch GradScaler of ``torch_autocast`` mode behind ``obj``, else None.
+
+    ``obj`` may be the engine (ZeRO 0 keeps it there), a ZeRO optimizer or a wrapper of either.
+    """
+    for _ in range(_UNWRAP_DEPTH):
+        for name in ("torch_autocast_z0_gradscaler", "torch_autocast_gradscaler"):
+            scaler = getattr(obj, name, None)
+            if scaler_enabled(scaler):
+                return scaler
+        inner = getattr(obj, "engine", None) or getattr(obj, "optimizer", None)
+        if inner is None or inner is obj:
+            return None
+        obj = inner
+    return None
 
 
 def _float(value: Any) -> float | None:
@@ -71,8 +117,16 @@ def _int(value: Any) -> int | None:
         return None
 
 
+def _own_attribute(obj: Any, name: str) -> bool:
+    """True when ``name`` is a plain attribute of ``obj`` (not a property that may raise)."""
+    return name in getattr(obj, "__dict__", {})
+
+
 def read_scale_state(obj: Any) -> DeepSpeedScaleState:
     """Read the live scale state from an engine, a wrapper or a DeepSpeed optimizer.
+
+    Pass the engine where you have it: in ``torch_autocast`` mode under ZeRO 0 the scaler is
+    an attribute of the engine, not of the optimizer.
 
     Example:
         >>> class Scaler:  # the attribute layout of ZeRO's DynamicLossScaler
@@ -84,49 +138,82 @@ def read_scale_state(obj: Any) -> DeepSpeedScaleState:
         512.0
     """
     opt = unwrap_optimizer(obj)
-    overflow = getattr(opt, "overflow", None)
-    overflow = bool(overflow) if isinstance(overflow, bool) else None
+    raw_overflow = getattr(opt, "overflow", None)
+    overflow = raw_overflow if isinstance(raw_overflow, bool) else None
+    if getattr(opt, "custom_loss_scaler", False):
+        return DeepSpeedScaleState(
+            _float(getattr(opt, "external_loss_scale", None)), overflow, False,
+            layout="external_loss_scale",
+        )
+    grad_scaler = autocast_grad_scaler(obj)
+    if grad_scaler is not None:
+        return DeepSpeedScaleState(
+            None, overflow, True, layout="torch_autocast", grad_scaler=grad_scaler,
+            scale_window=_int(grad_scaler.get_growth_interval()),
+        )
     scaler = getattr(opt, "loss_scaler", None)
     if scaler is not None and hasattr(scaler, "cur_scale"):
-        dynamic = bool(getattr(scaler, "dynamic", False))
-        return DeepSpeedScaleState(
-            scale=_float(scaler.cur_scale),
-            overflow=overflow,
-            dynamic=dynamic,
-            hysteresis=_int(getattr(scaler, "cur_hysteresis", None)) if dynamic else None,
-            min_scale=_float(getattr(scaler, "min_scale", None)) if dynamic else None,
-            scale_window=_int(getattr(scaler, "scale_window", None)) if dynamic else None,
-            layout="loss_scaler",
-        )
+        if str(getattr(opt, "dtype", "torch.float16")) != "torch.float16":
+            # ZeRO with bf16/fp32 parameters keeps a LossScaler(1.0) that scales nothing.
+            return DeepSpeedScaleState(None, overflow, None, layout="loss_scaler/no-scaling")
+        return _from_holder(scaler, overflow, "loss_scaler", getattr(scaler, "dynamic", False),
+                            min_name="min_scale", hysteresis_name="cur_hysteresis")
     config = getattr(opt, "loss_scale_config", None)
     if config is not None and hasattr(config, "cur_scale"):
         if not getattr(config, "use_grad_scaling", True):
             return DeepSpeedScaleState(None, overflow, None, layout="loss_scale_config/no-scaling")
-        dynamic = bool(getattr(config, "dynamic_loss_scale", False))
-        return DeepSpeedScaleState(
-            scale=_float(config.cur_scale),
-            overflow=overflow,
-            dynamic=dynamic,
-            min_scale=_float(getattr(config, "min_loss_scale", None)) if dynamic else None,
-            scale_window=_int(getattr(config, "scale_window", None)) if dynamic else None,
-            layout="loss_scale_config",
-        )
-    if "cur_scale" in getattr(type(opt), "__dict__", {}) or "cur_scale" in vars(opt):
-        dynamic = bool(getattr(opt, "dynamic_loss_scale", False))
-        return DeepSpeedScaleState(
-            scale=_float(getattr(opt, "cur_scale", None)),
-            overflow=overflow,
-            dynamic=dynamic,
-            min_scale=_float(getattr(opt, "min_loss_scale", None)) if dynamic else None,
-            scale_window=_int(getattr(opt, "scale_window", None)) if dynamic else None,
-            layout="cur_scale",
-        )
+        return _from_holder(config, overflow, "loss_scale_config",
+                            getattr(config, "dynamic_loss_scale", False))
+    if _own_attribute(opt, "cur_scale"):
+        # Up to 0.18.5 FP16_Optimizer also served bf16 (ZeRO 1, fp32 accumulation) with a
+        # cur_scale of 1.0 that scales nothing; its loss_scale property answers None then.
+        if not getattr(opt, "use_grad_scaling", True) or getattr(opt, "loss_scale", 0) is None:
+            return DeepSpeedScaleState(None, overflow, None, layout="cur_scale/no-scaling")
+        return _from_holder(opt, overflow, "cur_scale", getattr(opt, "dynamic_loss_scale", False))
     return DeepSpeedScaleState(None, overflow, None, layout="none")
 
 
+def _from_holder(
+    holder: Any,
+    overflow: bool | None,
+    layout: str,
+    dynamic: Any,
+    *,
+    min_name: str = "min_loss_scale",
+    hysteresis_name: str | None = None,
+) -> DeepSpeedScaleState:
+    """The state from the object holding ``cur_scale`` (a scaler, a config, the optimizer)."""
+    is_dynamic = bool(dynamic)
+
+    def dynamic_only(name: str | None) -> Any:
+        return getattr(holder, name, None) if is_dynamic and name else None
+
+    return DeepSpeedScaleState(
+        scale=_float(holder.cur_scale),
+        overflow=overflow,
+        dynamic=is_dynamic,
+        hysteresis=_int(dynamic_only(hysteresis_name)),
+        min_scale=_float(dynamic_only(min_name)),
+        scale_window=_int(dynamic_only("scale_window")),
+        layout=layout,
+    )
+
+
 def deepspeed_setup(obj: Any, setup: RunSetup) -> RunSetup:
-    """Fill the scaler fields of ``setup`` from a DeepSpeed optimizer."""
+    """Fill the scaler fields of ``setup`` from a DeepSpeed engine or optimizer.
+
+    Example:
+        >>> class Config:  # FP16_Optimizer's layout from DeepSpeed 0.18.6 on
+        ...     use_grad_scaling, dynamic_loss_scale, cur_scale = True, False, 128.0
+        >>> class FP16Optimizer:
+        ...     loss_scale_config, overflow = Config(), False
+        >>> deepspeed_setup(FP16Optimizer(), RunSetup(framework="deepspeed")).scaler
+        'static'
+    """
     state = read_scale_state(obj)
+    setup.extra["deepspeed_scale_layout"] = state.layout
+    if state.grad_scaler is not None:
+        return scaler_setup(state.grad_scaler, setup)
     if state.scale is None:
         setup.scaler = None
         return setup
@@ -135,5 +222,4 @@ def deepspeed_setup(obj: Any, setup: RunSetup) -> RunSetup:
     setup.min_scale = state.min_scale
     setup.hysteresis = state.hysteresis
     setup.growth_interval = state.scale_window
-    setup.extra["deepspeed_scale_layout"] = state.layout
     return setup

@@ -1,0 +1,98 @@
+"""Log doctor throughput and memory on a realistic 1 GB log, beside ``grep -cE``.
+
+Generates (once) a DeepSpeed-at-INFO style log in /tmp: engine timer lines, ``step=`` lines,
+HF-style loss dicts behind tqdm bars, fp16 overflow lines (start-up back-off, a sawtooth, a
+collapse at the end) and unrelated noise. Then runs ``denpex diagnose`` on it in a child
+process and ``grep -cE`` with the doctor's keyword prefilter, and prints MB/s for both and the
+doctor's peak RSS. Not a test: numbers depend on the machine.
+
+Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from denpex_callbacks.logs.parsers import KEYWORDS
+
+STAMP = "[2026-01-01 10:00:00,000]"
+NOISE = (
+    f"{STAMP} [INFO] [timer.py:264:stop] epoch=0/micro_step={{s}}/global_step={{s}}, "
+    "RunningAvgSamplesPerSec=1224.88, CurrSamplesPerSec=1224.50, MemAllocated=30.1GB, "
+    "MaxMemAllocated=31.9GB",
+    f"{STAMP} [INFO] [engine.py:2134:_take_model_step] throughput tokens/s=81234.2 "
+    "tflops=152.3 mfu=0.48 grad accumulation boundary reached",
+    f"{STAMP} [WARNING] [stage_1_and_2.py:1891:step] communication bucket flushed early "
+    "(bucket size 500000000 elements)",
+    "data_loader: worker 3 prefetched shard 00041-of-01024 (2048 samples, 7.9 MB)",
+)
+
+
+def generate(path: Path, size_mb: int) -> None:
+    """Write a log of about ``size_mb`` MB (deterministic)."""
+    rng = random.Random(0)
+    target = size_mb * 1_000_000
+    written, step, scale = 0, 0, 2.0 ** 16
+    with open(path, "w", encoding="utf-8") as out:
+        while written < target:
+            step += 1
+            block = [rng.choice(NOISE).format(s=step) for _ in range(8)]
+            overflow = step < 6 or step % 2000 == 0 or written > target * 0.995
+            if overflow:
+                block.append(f"{STAMP} [INFO] [loss_scaler.py:266:update_scale] [deepspeed] "
+                             f"OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+                             f"{int(scale)}, reducing to {int(max(scale / 2, 1))}")
+                scale = max(scale / 2, 1)
+            elif step % 1000 == 0:
+                scale *= 2
+            if step % 10 == 0:
+                block.append(f"{STAMP} [INFO] [logging.py:123:log_dist] [Rank 0] step={step}, "
+                             "skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]")
+                block.append(f" 10%|#         | {step}/1000000 [00:10<01:30, 9.1it/s]"
+                             f"{{'loss': '{2.5 + rng.random():.4f}', 'grad_norm': '0.91', "
+                             "'learning_rate': '0.0001', 'epoch': '0.01'}")
+            text = "\n".join(block) + "\n"
+            out.write(text)
+            written += len(text)
+
+
+def _timed(command: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=int, default=1024)
+    parser.add_argument("--path", default="/tmp/denpex_bench_1gb.log")
+    args = parser.parse_args()
+    path = Path(args.path)
+    if not path.exists() or path.stat().st_size < args.size_mb * 900_000:
+        print(f"generating {path} ({args.size_mb} MB)...", flush=True)
+        generate(path, args.size_mb)
+    size_mb = path.stat().st_size / 1e6
+    pattern = "|".join(re.escape(k.decode()) for k in KEYWORDS)
+    grep_s, grep_out = _timed(["grep", "-cE", pattern, str(path)])
+    doctor_s, doctor_out = _timed([sys.executable, "-m", "denpex_callbacks.cli", "diagnose",
+                                   "--format", "text", str(path)])
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # doctor: the biggest
+    print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs")
+    print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {grep_out.strip()} lines match)")
+    print(f"denpex: {size_mb / doctor_s:8.1f} MB/s  ({doctor_s:.1f} s, "
+          f"{doctor_s / grep_s:.1f}x grep's time, "
+          f"{100 * grep_s / doctor_s:.0f}% of grep's speed)")
+    print(f"denpex peak RSS: {peak_kb / 1024:.0f} MB")
+    print("denpex verdict: " + (doctor_out.splitlines() or ["(none)"])[0])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,502 @@
+"""Lightning adapter: ``AmpDiagnosticCallback`` for ``lightning.pytorch`` and ``pytorch_lightning``.
+
+One class serves both Trainers: its base derives from the ``Callback`` class of every installed
+namespace, so each Trainer's ``isinstance(cb, Callback)`` checks pass. The callback only reads
+state (the precision plugin's GradScaler, or the DeepSpeed engine's optimizer) and feeds a
+:class:`~denpex_callbacks.monitor.Monitor`; thresholds and detection live in the core.
+
+Steps are numbered as Lightning logs them: ``Observation.step`` is ``trainer.global_step``
+before the optimizer step (0-based; skipped steps count, as in Lightning).
+
+Example:
+    >>> from denpex_callbacks.lightning import AmpDiagnosticCallback
+    >>> callback = AmpDiagnosticCallback(on_fault="stop", report_dir=None)
+    >>> callback.config.on_fault, callback.state_key
+    ('stop', 'AmpDiagnosticCallback')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import inspect
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.monitor import Monitor
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
+from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.torch_scaler import (
+    first_lr,
+    found_inf_tensor,
+    growth_tracker_tensor,
+    optimizer_has_fp16_params,
+    scale_tensor,
+    scaler_enabled,
+    scaler_setup,
+)
+from denpex_callbacks.setup import (
+    BF16_MIXED,
+    BF16_PURE,
+    FP16_MIXED,
+    FP16_PURE,
+    FP32,
+    UNKNOWN,
+    RunSetup,
+)
+
+__all__ = ["AUTO_ENV", "AmpDiagnosticCallback", "auto_callbacks", "auto_enabled"]
+
+AUTO_ENV = "DENPEX_AUTO"  # "0" (or false/off/no) turns off the entry-point auto-registration
+STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
+_NAMESPACES = ("lightning.pytorch", "pytorch_lightning")
+# Each rank computes its own loss, so loss conditions are printed by the rank that sees them.
+# Gradients are all-reduced before the scaler checks them: scale conditions are the same on
+# every rank and are printed by rank 0 only (every rank still writes them to its report).
+_PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
+# Lightning's precision flags -> the core's effective-precision names.
+_ACTIVE_BY_FLAG = {
+    "16-mixed": FP16_MIXED,
+    "bf16-mixed": BF16_MIXED,
+    "16-true": FP16_PURE,
+    "bf16-true": BF16_PURE,
+    "32-true": FP32,
+    "64-true": FP32,
+}
+_LOG = logging.getLogger(__name__)
+
+
+def _callback_bases() -> tuple[type, ...]:
+    """The ``Callback`` class of every installed Lightning namespace."""
+    bases: list[type] = []
+    for namespace in _NAMESPACES:
+        if importlib.util.find_spec(namespace.split(".")[0]) is None:
+            continue
+        try:
+            bases.append(importlib.import_module(f"{namespace}.callbacks").Callback)
+        except Exception as error:  # a broken second install must not hide the first
+            _LOG.debug("denpex: %s not usable (%s)", namespace, error)
+    if not bases:
+        raise ImportError(
+            "denpex_callbacks.lightning needs `lightning` or `pytorch_lightning` installed"
+        )
+    return tuple(bases)
+
+
+if TYPE_CHECKING:
+    _LightningCallback = object
+else:
+    _LightningCallback = type("_LightningCallback", _callback_bases(), {})
+
+
+class _Default(Enum):
+    KEEP = "keep"
+
+
+class AmpDiagnosticCallback(_LightningCallback):
+    """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer.
+
+    Watches every optimizer step (not every batch: gradient accumulation and manual
+    optimization included): the GradScaler's scale before and after the step, whether the
+    step was skipped (found_inf, or a scale decrease for fused optimizers), the loss, the LR.
+    Device values are read one step late without a host-device sync.
+
+    Reports through the ``<namespace>.callbacks.amp_diagnostic`` logger (conditions the ranks
+    share are printed by rank 0, a rank's own loss conditions by that rank), metrics
+    ``amp/loss_scale``, ``amp/skipped_steps``, ``amp/skip_rate`` and ``amp/diagnoses``
+    through ``pl_module.log`` (so every configured logger gets them), and one JSONL report
+    per rank (``report_dir/rank<k>.jsonl``).
+
+    Args:
+        on_fault: ``"warn"`` (default), ``"stop"`` (``trainer.should_stop``, decided on all
+            ranks together) or ``"raise"`` (AmpDiagnosisError from the hook).
+        report_dir: Folder of the run reports; a relative path is taken from
+            ``Trainer(default_root_dir)``; None writes none. Default: the config's
+            (``denpex_reports``).
+        config: Full configuration; ``on_fault``, ``report_dir`` and ``overrides`` are
+            applied on top of it.
+        **overrides: Any other :class:`MonitorConfig` field (``thresholds``, ``disable``...).
+
+    Example:
+        >>> from denpex_callbacks.thresholds import Thresholds
+        >>> cb = AmpDiagnosticCallback(thresholds=Thresholds(zero_loss_steps=5))
+        >>> cb.config.thresholds.zero_loss_steps, cb.config.on_fault
+        (5, 'warn')
+    """
+
+    def __init__(
+        self,
+        on_fault: str | None = None,
+        report_dir: str | os.PathLike[str] | _Default | None = _Default.KEEP,
+        config: MonitorConfig | None = None,
+        **overrides: Any,
+    ) -> None:
+        super().__init__()
+        config = (config or MonitorConfig()).with_overrides(on_fault=on_fault, **overrides)
+        if report_dir is not _Default.KEEP:
+            path = None if report_dir is None else os.fspath(report_dir)
+            config = dataclasses.replace(config, report_dir=path)
+        self.config = config
+        self.monitor: Monitor | None = None
+        self.auto = False  # True when added by the entry point, not by the user
+        self._requested_precision: str | None = None  # the Trainer's precision argument
+        self._loaded_state: dict[str, Any] | None = None
+        self._reset_step_state()
+        self._broken = False
+
+    def _reset_step_state(self) -> None:
+        self._deferred = DeferredValues()
+        self._pending: list[dict[str, Any]] = []  # optimizer steps awaiting their batch end
+        self._loss_sum: torch.Tensor | None = None
+        self._loss_batches = 0
+        self._stop_announced = False
+        self._world_size = 1
+        self._reader = "none"  # "torch", "deepspeed" or "none"
+        self._logger = _LOG
+
+    @property
+    def state_key(self) -> str:
+        """One key for both namespaces and for explicit or auto-registered instances."""
+        return STATE_KEY
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def on_fit_start(self, trainer: Any, pl_module: Any) -> None:
+        """Read the run's precision and scaler, start the Monitor (start-up lints)."""
+        self._close_monitor()
+        self._reset_step_state()
+        self._broken = False
+        self._logger = logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic")
+        self._safely(lambda: self._start(trainer))
+
+    def _start(self, trainer: Any) -> None:
+        rank, world_size = int(trainer.global_rank), int(trainer.world_size)
+        self._world_size = world_size
+        config = self.config
+        if config.report_dir and not os.path.isabs(config.report_dir):
+            path = os.path.join(str(trainer.default_root_dir), config.report_dir)
+            config = config.with_overrides(report_dir=path)
+        self.monitor = Monitor(
+            config,
+            rank=rank,
+            world_size=world_size,
+            framework="lightning",
+            logger=self._logger,
+            log_filter=_printed_on(rank),
+        )
+        if self._loaded_state is not None:
+            self.monitor.load_state_dict(self._loaded_state)
+            self._loaded_state = None
+        setup = self._run_setup(trainer)
+        self._reader = str(setup.extra.get("scale_reader", "none"))
+        self.monitor.start(setup)
+
+    def _run_setup(self, trainer: Any) -> RunSetup:
+        plugin = trainer.precision_plugin
+        flag = str(getattr(plugin, "precision", "") or "")
+        setup = RunSetup(
+            framework="lightning",
+            framework_version=_framework_version(trainer),
+            requested_precision=self._requested_precision or flag or None,
+            active_precision=_ACTIVE_BY_FLAG.get(flag, UNKNOWN),
+            extra={
+                "precision_plugin": type(plugin).__name__,
+                "strategy": type(trainer.strategy).__name__,
+                "device": str(getattr(trainer.strategy, "root_device", "unknown")),
+                "precision_flag": flag,
+            },
+        )
+        scaler = getattr(plugin, "scaler", None)
+        engine = getattr(trainer.strategy, "deepspeed_engine", None)
+        optimizer = trainer.optimizers[0] if trainer.optimizers else None
+        if scaler_enabled(scaler):
+            scaler_setup(scaler, setup)
+            setup.extra["scale_reader"] = "torch"
+            setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
+        elif engine is not None:
+            deepspeed_setup(engine, setup)
+            if setup.scaler is not None:
+                setup.extra["scale_reader"] = "deepspeed"
+        else:
+            setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
+            if setup.active_precision == FP16_MIXED:
+                setup.active_precision = FP16_PURE  # 16-mixed autocast with a disabled scaler
+        return setup
+
+    def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
+        """Judge the steps still in flight, write the summary, close the report."""
+        self._finish(policy=True)
+
+    def on_exception(self, trainer: Any, pl_module: Any, exception: BaseException) -> None:
+        """Keep what was seen when training dies (the report is closed with a summary)."""
+        self._finish(policy=False)
+
+    def _finish(self, *, policy: bool) -> None:
+        if self.monitor is None:
+            return
+        try:
+            if self._active():
+                self._safely(lambda: self._observe_ready(wait=True))
+        except AmpDiagnosisError:
+            if policy:  # a fault in the last steps still raises (after the report is closed)
+                raise
+        finally:
+            self._close_monitor()
+
+    def _close_monitor(self) -> None:
+        if self.monitor is not None:
+            self.monitor.close()
+
+    # -- per optimizer step ----------------------------------------------------------------------
+
+    def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
+        """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""
+        if self._active():
+            self._safely(lambda: self._before_step(trainer, optimizer))
+
+    def _before_step(self, trainer: Any, optimizer: Any) -> None:
+        step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
+        if self._reader == "torch":
+            scaler = trainer.precision_plugin.scaler
+            scale = scale_tensor(scaler)
+            found_inf = found_inf_tensor(scaler, optimizer)
+            # update() changes the scale in place: copy it (a device op, no sync)
+            step["scale_before"] = scale.clone() if scale is not None else None
+            step["found_inf"] = found_inf.clone() if found_inf is not None else None
+        elif self._reader == "deepspeed":
+            step["scale_before"] = read_scale_state(trainer.strategy.deepspeed_engine).scale
+        self._close_previous_pending(step.get("scale_before"))
+        self._pending.append(step)
+
+    def _close_previous_pending(self, scale_now: Any) -> None:
+        # Several optimizer steps in one batch (manual optimization): the scale before this
+        # step is the scale after the previous one.
+        if self._pending and "scale_after" not in self._pending[-1]:
+            self._pending[-1]["scale_after"] = scale_now
+
+    def on_train_batch_end(
+        self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
+    ) -> None:
+        """Complete this batch's optimizer steps, judge the ready ones, log metrics, stop."""
+        if self._active():
+            self._safely(lambda: self._batch_end(trainer, pl_module, outputs))
+        if self.config.on_fault == "stop":
+            self._decide_stop(trainer)
+
+    def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
+        loss = _loss_of(outputs)
+        if loss is not None:
+            self._loss_sum = loss if self._loss_sum is None else self._loss_sum + loss
+            self._loss_batches += 1
+        if not self._pending:
+            return  # accumulating gradients: no optimizer step in this batch
+        after = self._read_after(trainer)
+        self._close_previous_pending(after.pop("scale_after", None))
+        step_loss = self._loss_sum
+        if step_loss is not None and not pl_module.automatic_optimization:
+            # automatic optimization already divides each batch's loss by the accumulation
+            step_loss = step_loss / self._loss_batches
+        now = time.time()
+        for step in self._pending:
+            values = {k: v for k, v in step.items() if k != "step"}
+            self._deferred.push(step["step"], {**values, **after, "loss": step_loss, "time": now})
+        self._pending = []
+        self._loss_sum, self._loss_batches = None, 0
+        self._observe_ready(wait=False)
+        self._log_metrics(pl_module)
+
+    def _read_after(self, trainer: Any) -> dict[str, Any]:
+        if self._reader == "torch":
+            scaler = trainer.precision_plugin.scaler
+            scale = scale_tensor(scaler)
+            return {"scale_after": scale, "growth_tracker": growth_tracker_tensor(scaler)}
+        if self._reader == "deepspeed":
+            state = read_scale_state(trainer.strategy.deepspeed_engine)
+            return {"scale_after": state.scale, "overflow": state.overflow,
+                    "hysteresis": state.hysteresis}
+        return {}
+
+    def _observe_ready(self, *, wait: bool) -> None:
+        assert self.monitor is not None
+        for step, values in self._deferred.ready(wait=wait):
+            self.monitor.observe(_observation(step, values, self.monitor, self._world_size))
+
+    def _log_metrics(self, pl_module: Any) -> None:
+        assert self.monitor is not None
+        if self.monitor.disabled or self.monitor.last_observation is None:
+            return
+        for name, value in self.monitor.metrics().items():
+            pl_module.log(name, value, on_step=True, on_epoch=False, batch_size=1)
+
+    def _decide_stop(self, trainer: Any) -> None:
+        # Every rank calls the collective at every batch end, whatever its own state, so no
+        # rank waits alone (a disabled monitor votes False).
+        wanted = bool(self.monitor is not None and self.monitor.stop_requested)
+        should_stop = trainer.strategy.reduce_boolean_decision(wanted, all=False)
+        if not should_stop:
+            return
+        trainer.should_stop = True
+        if not self._stop_announced:
+            self._stop_announced = True
+            origin = "this rank" if wanted else "another rank"
+            if trainer.global_rank == 0 or wanted:
+                self._logger.warning(
+                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
+                    trainer.global_step - 1, origin,
+                )
+
+    # -- checkpoints -------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """Detector history for the checkpoint (kept across resume)."""
+        if self.monitor is not None:
+            return {"monitor": self.monitor.state_dict()}
+        return {"monitor": self._loaded_state} if self._loaded_state is not None else {}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the history saved by :meth:`state_dict`."""
+        state = state_dict.get("monitor")
+        if state is None:
+            return
+        if self.monitor is not None and self.monitor.started:
+            self.monitor.load_state_dict(state)
+        else:
+            self._loaded_state = state
+
+    # -- guards ------------------------------------------------------------------------------------
+
+    def _active(self) -> bool:
+        return self.monitor is not None and not self.monitor.disabled and not self._broken
+
+    def _safely(self, action: Callable[[], Any]) -> None:
+        """Run adapter code so that only the user's policy can reach training."""
+        try:
+            action()
+        except AmpDiagnosisError:
+            raise
+        except Exception:  # reading framework state must never break the run
+            self._broken = True
+            self._logger.exception(
+                "denpex: internal error in the Lightning callback; monitoring is off for the "
+                "rest of this run (training continues). Please report this traceback."
+            )
+
+
+def _printed_on(rank: int) -> Callable[[Diagnosis], bool] | None:
+    if rank == 0:
+        return None
+    return lambda diagnosis: diagnosis.code in _PER_RANK_CODES
+
+
+def _namespace_of(trainer: Any) -> str:
+    module = type(trainer).__module__
+    return "pytorch_lightning" if module.startswith("pytorch_lightning") else "lightning.pytorch"
+
+
+def _framework_version(trainer: Any) -> str | None:
+    top = _namespace_of(trainer).split(".")[0]
+    try:
+        return str(importlib.import_module(top).__version__)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _loss_of(outputs: Any) -> torch.Tensor | None:
+    """The batch's loss tensor from ``training_step``'s output (detached, still on device)."""
+    loss = outputs.get("loss") if isinstance(outputs, Mapping) else outputs
+    return loss.detach().reshape(-1)[:1] if isinstance(loss, torch.Tensor) else None
+
+
+def _observation(step: int, values: dict[str, Any], monitor: Monitor, world: int) -> Observation:
+    found_inf, overflow = values.get("found_inf"), values.get("overflow")
+    skipped = bool(found_inf) if found_inf is not None else (
+        overflow if isinstance(overflow, bool) else None
+    )
+    tracker = values.get("growth_tracker")
+    hysteresis = values.get("hysteresis")
+    return Observation(
+        step=step,
+        rank=monitor.rank,
+        world_size=world,
+        scale_before=_float_or_none(values.get("scale_before")),
+        scale_after=_float_or_none(values.get("scale_after")),
+        skipped=skipped,
+        loss=_float_or_none(values.get("loss")),
+        lr=_float_or_none(values.get("lr")),
+        growth_tracker=int(tracker) if tracker is not None else None,
+        hysteresis=int(hysteresis) if hysteresis is not None else None,
+        time=_float_or_none(values.get("time")),
+    )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+# -- auto-registration (entry points) ------------------------------------------------------------
+
+
+def auto_callbacks() -> list[AmpDiagnosticCallback]:
+    """Entry-point factory: every Trainer gets one AmpDiagnosticCallback, unless turned off.
+
+    Lightning calls it from ``Trainer.__init__`` (groups ``lightning.pytorch.callbacks_factory``
+    and ``pytorch_lightning.callbacks_factory``). It also records the Trainer's ``precision``
+    argument on every AmpDiagnosticCallback of that Trainer, because Lightning keeps no trace
+    of a ``"16-mixed"`` it replaced by ``"bf16-mixed"`` on CPU (needed for AMP010). It adds no
+    callback when ``DENPEX_AUTO=0``, when the user already passed one (exactly one instance,
+    no duplicate state key), or when the Trainer under construction cannot be found.
+
+    Example:
+        >>> auto_callbacks()  # not called from a Trainer: nothing to watch
+        []
+    """
+    try:
+        found = _trainer_under_construction()
+        if found is None:
+            return []
+        trainer, precision = found
+        requested = None if precision is None else str(precision)
+        present = [cb for cb in trainer.callbacks if isinstance(cb, AmpDiagnosticCallback)]
+        for callback in present:
+            callback._requested_precision = requested
+        if present or not auto_enabled():
+            return []
+        callback = AmpDiagnosticCallback()
+        callback.auto = True
+        callback._requested_precision = requested
+        return [callback]
+    except Exception:  # a factory error would break the user's Trainer() call
+        _LOG.debug("denpex: auto-registration skipped", exc_info=True)
+        return []
+
+
+def auto_enabled() -> bool:
+    """False when the ``DENPEX_AUTO`` environment variable says ``0``/``false``/``off``/``no``."""
+    return os.environ.get(AUTO_ENV, "1").strip().lower() not in {"0", "false", "off", "no"}
+
+
+def _trainer_under_construction(max_depth: int = 12) -> tuple[Any, Any] | None:
+    """(trainer, its ``precision`` argument) from the ``Trainer.__init__`` frame calling us."""
+    frame = inspect.currentframe()
+    for _ in range(max_depth):
+        if frame is None:
+            return None
+        candidate = frame.f_locals.get("self")
+        if (
+            frame.f_code.co_name == "__init__"
+            and hasattr(candidate, "_callback_connector")
+            and hasattr(candidate, "_accelerator_connector")
+        ):
+            return candidate, frame.f_locals.get("precision")
+        frame = frame.f_back
+    return None

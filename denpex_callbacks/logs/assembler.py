@@ -1,0 +1,331 @@
+"""Turns parsed log events into the core's Observations: steps, ranks, duplicates.
+
+Log lines rarely say everything an Observation holds. The assembler:
+- numbers steps: a step printed on the line wins; otherwise each skipped step counts one,
+  and progress lines (DeepSpeed ``step=``, a tqdm counter) re-synchronise the count, the gap
+  being clean steps of unknown scale;
+- merges the lines that describe one overflow: the same overflow printed once per rank, or
+  split over several lines (``Grad overflow on iteration 5`` + ``Reducing dynamic loss scale
+  from 64 to 32``), is one skipped step;
+- spreads interval summaries (Megatron: ``number of skipped iterations: 3`` over 10
+  iterations) over single steps: skipped steps first during the start-up back-off, evenly
+  spread afterwards, so a healthy sawtooth never looks like a streak;
+- tracks which rank saw a non-finite loss first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.observation import Observation
+
+MAX_GAP = 20_000  # clean steps synthesised for one gap; a bigger jump is a restart or resume
+# A scale that grew between two overflow lines proves clean steps in between (at least one
+# growth window) even when the log prints no step counter; this many are assumed, enough to
+# keep a sawtooth under the skip-rate threshold without flooding the detectors.
+GROWTH_GAP = 32
+
+
+@dataclass
+class _Overflow:
+    """One overflow being assembled from one or more lines."""
+
+    step: int | None
+    scale_before: float | None
+    scale_after: float | None
+    hysteresis: int | None
+    ranks: set[int | None]
+    lines: list[int]
+    texts: list[str]
+
+    def accepts(self, event: LogEvent) -> bool:
+        """True when ``event`` describes this same overflow (another rank, or more detail)."""
+        for mine, theirs in ((self.step, event.step), (self.scale_before, event.scale_before),
+                             (self.scale_after, event.scale_after),
+                             (self.hysteresis, event.hysteresis)):
+            if mine is not None and theirs is not None and mine != theirs:
+                return False
+        if event.rank is not None and event.rank in self.ranks:
+            return False  # the same rank again: a new step
+        floor = self.scale_before is not None and self.scale_before == self.scale_after
+        return not (floor and event.rank is None and None in self.ranks
+                    and event.step is None and self.step is None)
+
+    def merge(self, event: LogEvent, line: int, text: str) -> None:
+        """Fill in what ``event`` adds."""
+        self.step = self.step if self.step is not None else event.step
+        self.scale_before = _first(self.scale_before, event.scale_before)
+        self.scale_after = _first(self.scale_after, event.scale_after)
+        self.hysteresis = self.hysteresis if self.hysteresis is not None else event.hysteresis
+        self.ranks.add(event.rank)
+        if len(self.lines) < 8:
+            self.lines.append(line)
+            self.texts.append(text)
+
+
+def _first(a: float | None, b: float | None) -> float | None:
+    return a if a is not None else b
+
+
+@dataclass
+class Assembler:
+    """Feeds Observations and line-level Findings to two callables, in log order.
+
+    Example:
+        >>> seen = []
+        >>> a = Assembler(seen.append, seen.append)
+        >>> from denpex_callbacks.logs.events import LogEvent
+        >>> for rank in (0, 1):  # one overflow printed by two ranks
+        ...     a.feed(LogEvent("overflow", "deepspeed", rank=rank, scale_before=8.0,
+        ...                     scale_after=4.0), line=rank + 1, text="...")
+        >>> a.feed(LogEvent("progress", "deepspeed", step=3, skipped_total=1), 3, "...")
+        >>> a.finish()
+        >>> [(o.step, o.was_skipped) for o in seen]
+        [(1, True), (2, False), (3, False)]
+    """
+
+    on_observation: Callable[[Observation], Any]
+    on_flag: Callable[[Finding], Any]
+    # Asked before a run of clean steps with nothing measured is emitted one by one: True
+    # when the consumer counts them itself (they cannot change any judgement).
+    absorb_clean: Callable[[int], bool] | None = None
+    clock: int = 0
+    setup: dict[str, Any] = field(default_factory=dict)
+    ranks: set[int] = field(default_factory=set)
+    first_nonfinite: dict[int, tuple[int, int]] = field(default_factory=dict)
+    flags: dict[str, list[int]] = field(default_factory=dict)
+    overflow_lines: int = 0
+    _pending: _Overflow | None = None
+    _any_clean: bool = False
+    _clean_since_skip: bool = True
+    _last_scale: float | None = None
+    _last_metrics: tuple[int | None, float | None] | None = None
+
+    def feed(self, event: LogEvent, line: int, text: str) -> None:
+        """Take one event read from ``line``."""
+        if event.rank is not None:
+            self.ranks.add(event.rank)
+        kind = event.kind
+        if kind == SETUP:
+            self.setup.update(event.setup)
+            return
+        if kind == FLAG:
+            self._flush()
+            self._flag(event, line, text)
+            return
+        if kind == OVERFLOW and self._without_scaler(event):
+            self._flush()
+            self._skip_without_scaler(event, line, text)
+            return
+        if kind == OVERFLOW:
+            self.overflow_lines += 1
+            if self._pending is not None and self._pending.accepts(event):
+                self._pending.merge(event, line, text)
+                return
+            self._flush()
+            self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
+                                      event.hysteresis, {event.rank}, [line], [text])
+            return
+        self._flush()
+        if kind == PROGRESS and event.step is not None:
+            self._catch_up(event.step, line)
+        elif kind == GROWTH:
+            self._emit(Observation(self.clock + 1, rank=event.rank or 0,
+                                   scale_before=event.scale_before,
+                                   scale_after=event.scale_after, skipped=False,
+                                   line=line, text=text))
+        elif kind == METRICS:
+            self._metrics(event, line, text)
+
+    def finish(self) -> None:
+        """Flush what is pending at the end of the input."""
+        self._flush()
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _emit(self, obs: Observation) -> None:
+        self.clock = max(self.clock, obs.step)
+        skipped = obs.was_skipped
+        if skipped is False:
+            self._any_clean = self._clean_since_skip = True
+        elif skipped:
+            self._clean_since_skip = False
+        if obs.scale is not None:
+            self._last_scale = obs.scale
+        if obs.loss is not None and not math.isfinite(obs.loss):
+            self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
+        self.on_observation(obs)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        if pending.step is None and not self._clean_since_skip and self._grew(pending):
+            for _ in range(GROWTH_GAP):
+                self._emit(Observation(self.clock + 1, skipped=False, line=pending.lines[0]))
+        step = pending.step if pending.step is not None else self.clock + 1
+        if pending.step is not None and step > self.clock + 1:
+            self._catch_up(step - 1, pending.lines[0])
+        ranks = sorted(r for r in pending.ranks if r is not None)
+        self._emit(Observation(
+            step, rank=ranks[0] if ranks else 0, scale_before=pending.scale_before,
+            scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
+            line=pending.lines[0], text=pending.texts[0],
+            extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
+        ))
+
+    def _grew(self, pending: _Overflow) -> bool:
+        """True when the scale before this overflow is above the last one seen."""
+        last = self._last_scale
+        if last is None:
+            return False
+        if pending.scale_before is not None:
+            return pending.scale_before > last
+        return pending.scale_after is not None and pending.scale_after >= last
+
+    def _catch_up(self, step: int, line: int) -> None:
+        """Steps up to ``step`` not seen as skipped were clean (scale unknown)."""
+        if step <= self.clock:
+            if step < self.clock - MAX_GAP:
+                self.clock = step  # the counter went back: a restarted run
+            return
+        gap = step - self.clock
+        if gap > MAX_GAP:
+            self.clock = step - 1
+            gap = 1
+        if self.absorb_clean is not None and self.absorb_clean(gap):
+            self.clock = step
+            self._any_clean = self._clean_since_skip = True
+            return
+        for _ in range(gap):
+            self._emit(Observation(self.clock + 1, skipped=False, line=line))
+
+    def _metrics(self, event: LogEvent, line: int, text: str) -> None:
+        key = (event.step, event.loss)
+        if self._last_metrics is not None and _same(self._last_metrics, key):
+            return  # the same bar/dict printed again (refresh, or another rank)
+        self._last_metrics = key
+        if event.skipped_in_interval is not None:
+            self._interval(event, line, text)
+            return
+        step = event.step if event.step is not None else self.clock + 1
+        if step > self.clock + 1:
+            self._catch_up(step - 1, line)
+        self._emit(Observation(step, rank=event.rank or 0, scale_after=event.scale_after,
+                               loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
+                               line=line, text=text))
+
+    def _interval(self, event: LogEvent, line: int, text: str) -> None:
+        end = event.step if event.step is not None else self.clock + 1
+        length = max(end - self.clock, 1)
+        skipped = min(event.skipped_in_interval or 0, length)
+        nonfinite = min(event.nan_in_interval or 0, length)
+        pattern = _spread(length, skipped, startup=not self._any_clean)
+        scales = self._interval_scales(pattern, event.scale_after)
+        first_step = end - length + 1
+        for index, was_skipped in enumerate(pattern):
+            step = first_step + index
+            last = step == end
+            loss: float | None = event.loss if last else None
+            if nonfinite and was_skipped:
+                loss, nonfinite = math.nan, nonfinite - 1
+            before, after = scales[index]
+            self._emit(Observation(
+                step, rank=event.rank or 0, scale_before=before, scale_after=after,
+                skipped=was_skipped, loss=loss, grad_norm=event.grad_norm if last else None,
+                lr=event.lr if last else None, line=line, text=text if last or was_skipped
+                else None))
+
+    def _interval_scales(self, pattern: list[bool], end_scale: float | None
+                         ) -> list[tuple[float | None, float | None]]:
+        """Scale before/after each step of an interval that only prints its final scale.
+
+        A scale equal to the previous interval's with skips in between is static; otherwise
+        each skipped step halved it (the dynamic rule), which gives the values backwards from
+        the final one. Clean steps get no scale (growth inside an interval is not printed).
+        """
+        out: list[tuple[float | None, float | None]] = [(None, None)] * len(pattern)
+        if end_scale is None:
+            return out
+        static = self._last_scale is not None and self._last_scale == end_scale
+        scale = end_scale
+        for index in range(len(pattern) - 1, -1, -1):
+            if pattern[index]:
+                before = scale if static else scale * 2
+                out[index] = (before, scale)
+                scale = before
+        if not pattern[-1]:
+            out[-1] = (None, end_scale)
+        return out
+
+    def _without_scaler(self, event: LogEvent) -> bool:
+        """An overflow line with no scale in a run whose setup says it has no loss scaler."""
+        return ("scaler" in self.setup and self.setup["scaler"] is None
+                and event.scale_before is None and event.scale_after is None)
+
+    def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
+        # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of
+        # scale 1 prints "OVERFLOW!"): the values are NaN/inf, the loss scale plays no part, so
+        # the step is not fed as a loss-scale skip and the scale detectors stay silent.
+        step = event.step if event.step is not None else self.clock + 1
+        self._emit(Observation(step, rank=event.rank or 0, line=line, text=text))
+        precision = self.setup.get("active_precision") or "this run"
+        self._flag(LogEvent(
+            FLAG, event.family, step=step, rank=event.rank, code="AMP006",
+            summary=f"steps skipped for non-finite gradients in a {precision} run without a "
+                    "loss scaler: the forward/backward produces NaN/inf; not a loss-scale "
+                    "problem"), line, text)
+
+    def _flag(self, event: LogEvent, line: int, text: str) -> None:
+        code = event.code or ""
+        if event.loss is not None and not math.isfinite(event.loss) and event.rank is not None:
+            self._note_nonfinite(event.rank, event.step or self.clock, line)
+        if code in self.flags:
+            if len(self.flags[code]) < 50:
+                self.flags[code].append(line)
+            return
+        self.flags[code] = [line]
+        step = event.step if event.step is not None else (self.clock or None)
+        self.on_flag(Finding(
+            code, step, event.summary,
+            evidence={"family": event.family}, lines=(line,), quotes=(text.strip(),),
+            rank=event.rank,
+        ))
+
+    def _note_nonfinite(self, rank: int, step: int, line: int) -> None:
+        if rank not in self.first_nonfinite:
+            self.first_nonfinite[rank] = (step, line)
+
+    def initiating_rank(self) -> tuple[int, int] | None:
+        """(rank, step) of the rank whose loss went non-finite first, when ranks are known."""
+        if len(self.ranks) < 2 or not self.first_nonfinite:
+            return None
+        rank, (step, _line) = min(self.first_nonfinite.items(), key=lambda kv: (kv[1], kv[0]))
+        return rank, step
+
+
+def _same(a: tuple[int | None, float | None], b: tuple[int | None, float | None]) -> bool:
+    if a[0] != b[0] or a[0] is None:
+        return False
+    la, lb = a[1], b[1]
+    if la is None or lb is None:
+        return la is lb
+    return la == lb or (math.isnan(la) and math.isnan(lb))
+
+
+def _spread(length: int, skipped: int, *, startup: bool) -> list[bool]:
+    """Where ``skipped`` of ``length`` steps go: first in start-up, else evenly spread.
+
+    Example:
+        >>> _spread(5, 2, startup=True), _spread(6, 2, startup=False)
+        ([True, True, False, False, False], [False, False, True, False, False, True])
+    """
+    if startup or skipped in (0, length):
+        return [i < skipped for i in range(length)]
+    marks = {((i + 1) * length) // skipped - 1 for i in range(skipped)}
+    return [i in marks for i in range(length)]

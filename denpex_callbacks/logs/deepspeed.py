@@ -1,0 +1,136 @@
+"""DeepSpeed's loss-scale lines, from the ``[deepscale]`` releases to 0.19.
+
+Families matched (wording varies by release and optimizer):
+- ``[deepspeed] OVERFLOW! Rank {r} Skipping step. Attempted loss scale: {s}, reducing to {n}``
+  (ZeRO 1/2/3, DynamicLossScaler; ``[deepscale]`` prefix up to 0.5; the rank part is
+  absent in some releases), ``... but hysteresis is {h}. Reducing hysteresis to {h-1}``.
+- ``[deepspeed] fp16 dynamic loss scale overflow! [Rank {r}] Skipping step. Attempted loss
+  scale: {s}, reducing to {n}`` (FP16 fused/unfused optimizers and ZeRO 1/2 of 0.3-0.14).
+- ``[deepspeed] OVERFLOW! Skipping step. Gradients are non-finite, weights were not updated.``
+  (static LossScaler, 0.19).
+- ``Grad overflow on iteration[:] {i}`` with ``Reducing dynamic loss scale from {a} to {b}``
+  or ``Using static loss scale of[:] {s}``; ``Increasing dynamic loss scale from {a} to {b}``.
+- ``step={step}, skipped={n}, lr={lr}, mom={mom}`` (engine progress, ``[Rank 0]`` prefix up to
+  0.14); ``Current loss scale already at minimum - cannot decrease scale anymore.``;
+  ``Creating fp16 [unfused ]optimizer with {static|dynamic} loss scale[: {s}]``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import (
+    FLAG,
+    GROWTH,
+    OVERFLOW,
+    PROGRESS,
+    SETUP,
+    LogEvent,
+    to_float,
+    to_int,
+)
+
+FAMILY = "deepspeed"
+KEYWORDS = (b"verflow", b"VERFLOW", b"loss scale", b"skipped=")
+
+_NUM = r"([-+]?\d[\d.]*(?:[eE][-+]?\d+)?|inf|nan)"
+_OVERFLOW = re.compile(
+    r"\[deep(?:speed|scale)\]\s+(?:fp16 dynamic loss scale overflow!|OVERFLOW!)"
+    r"(?:\s+Rank\s+(\d+))?\s+Skipping step\."
+    r"(?:\s+Attempted loss scale:\s*" + _NUM
+    + r"(?:,\s*reducing to\s*" + _NUM
+    + r"|,\s*but hysteresis is\s*(\d+)\.\s*Reducing hysteresis to\s*(\d+))?)?"
+)
+_GRAD_OVERFLOW = re.compile(r"Grad overflow on iteration:?\s*(\d+)")
+_REDUCING = re.compile(r"Reducing dynamic loss scale from\s*" + _NUM + r"\s*to\s*" + _NUM)
+_INCREASING = re.compile(r"Increasing dynamic loss scale from\s*" + _NUM + r"\s*to\s*" + _NUM)
+_STATIC = re.compile(r"Using static loss scale of:?\s*" + _NUM)
+_CREATING = re.compile(r"Creating fp16 (?:unfused )?optimizer with (static|dynamic) loss scale"
+                       r"(?::\s*" + _NUM + ")?")
+_STEP = re.compile(r"step=(\d+),\s*skipped=(\d+)(?:,\s*lr=(\[[^\]]*\]|[^,]+))?")
+_MINIMUM = "Current loss scale already at minimum"
+# The engine's configuration dump at INFO (0.19: ``float16_config ... enabled=True ...
+# loss_scale=0.0 initial_scale_power=8 ... hysteresis=2 ... min_loss_scale=1``; older
+# releases print ``fp16_enabled ... True`` and ``dynamic_loss_scale_args ... {...}``).
+_FP16_CONFIG = re.compile(r"float16_config\s+\.*\s*enabled=(True|False)(.*)")
+_BF16_CONFIG = re.compile(r"bfloat16_config\s+\.*\s*enabled=True")
+_CONFIG_FIELD = re.compile(r"(loss_scale|initial_scale_power|hysteresis|min_loss_scale)=([\d.]+)")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one DeepSpeed line.
+
+    Example:
+        >>> [e.scale_after for e in parse(
+        ...     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1024, "
+        ...     "reducing to 512")]
+        [512.0]
+        >>> parse("[Rank 0] step=10, skipped=2, lr=[0.001], mom=[(0.9, 0.999)]")[0].skipped_total
+        2
+    """
+    out: list[LogEvent] = []
+    if "_config " in text:
+        return _config(text)
+    if "verflow" in text or "VERFLOW" in text:
+        found = _OVERFLOW.search(text)
+        if found:
+            rank, before, after, hyst, hyst_next = found.groups()
+            scale_before = to_float(before)
+            hysteresis = to_int(hyst_next)
+            scale_after = to_float(after) if after else (scale_before if hyst else None)
+            out.append(LogEvent(OVERFLOW, FAMILY, rank=to_int(rank), scale_before=scale_before,
+                                scale_after=scale_after, hysteresis=hysteresis))
+            return out
+        found = _GRAD_OVERFLOW.search(text)
+        if found:
+            out.append(LogEvent(OVERFLOW, FAMILY, step=int(found.group(1))))
+            return out
+    if "loss scale" in text:
+        if found := _REDUCING.search(text):
+            out.append(LogEvent(OVERFLOW, FAMILY, scale_before=to_float(found.group(1)),
+                                scale_after=to_float(found.group(2))))
+        elif found := _INCREASING.search(text):
+            out.append(LogEvent(GROWTH, FAMILY, scale_before=to_float(found.group(1)),
+                                scale_after=to_float(found.group(2))))
+        elif found := _STATIC.search(text):
+            scale = to_float(found.group(1))
+            out.append(LogEvent(OVERFLOW, FAMILY, scale_before=scale, scale_after=scale))
+            out.append(LogEvent(SETUP, FAMILY, setup={"scaler": "static", "init_scale": scale}))
+        elif found := _CREATING.search(text):
+            setup: dict[str, object] = {"scaler": found.group(1),
+                                        "active_precision": "fp16-mixed"}
+            if found.group(2):
+                setup["init_scale"] = to_float(found.group(2))
+            out.append(LogEvent(SETUP, FAMILY, setup=setup))
+        elif _MINIMUM in text:
+            out.append(LogEvent(
+                FLAG, FAMILY, code="AMP003",
+                summary="DeepSpeed stopped the run: the loss scale is at its floor "
+                        "(min_loss_scale) and the gradients still overflow"))
+    if "skipped=" in text and (found := _STEP.search(text)):
+        lr = found.group(3)
+        out.append(LogEvent(PROGRESS, FAMILY, step=int(found.group(1)),
+                            skipped_total=int(found.group(2)),
+                            lr=to_float(lr) if lr else None))
+    return out
+
+
+def _config(text: str) -> list[LogEvent]:
+    if _BF16_CONFIG.search(text):
+        return [LogEvent(SETUP, FAMILY, setup={"active_precision": "bf16-mixed", "scaler": None})]
+    found = _FP16_CONFIG.search(text)
+    if found is None or found.group(1) != "True":
+        return []
+    fields = dict(_CONFIG_FIELD.findall(found.group(2)))
+    static = to_float(fields.get("loss_scale")) or 0.0
+    setup: dict[str, object] = {"active_precision": "fp16-mixed",
+                                "scaler": "static" if static else "dynamic"}
+    if static:
+        setup["init_scale"] = static
+    elif "initial_scale_power" in fields:
+        setup["init_scale"] = 2.0 ** float(fields["initial_scale_power"])
+    if "min_loss_scale" in fields:
+        setup["min_scale"] = to_float(fields["min_loss_scale"])
+    if "hysteresis" in fields:
+        setup["hysteresis"] = to_int(fields["hysteresis"])
+    return [LogEvent(SETUP, FAMILY, setup=setup)]

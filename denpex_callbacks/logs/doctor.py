@@ -1,0 +1,284 @@
+"""The log doctor: one input (a log, stdin, a .gz, a run-report folder) in, diagnoses out.
+
+Logs go through the same Monitor and detectors as live runs: the parsers' events become
+Observations (see :mod:`denpex_callbacks.logs.assembler`) and error lines become Findings
+flagged with :meth:`Monitor.flag`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.diagnosis import Diagnosis, Finding
+from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+from denpex_callbacks.logs.reader import (
+    MAX_LINE,
+    STDIN,
+    InputError,
+    ReadStats,
+    candidate_lines,
+    open_input,
+)
+from denpex_callbacks.monitor import Monitor
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.report import initiating_rank, is_report_file, read_report, read_report_dir
+from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.severity import Severity
+from denpex_callbacks.timeline import Timeline
+
+# Catalog fixes are phrased per framework; log families map onto those names.
+_FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
+                 "torch": "torch", "fairseq": "torch", "apex": "torch", "megatron": "torch"}
+_QUIET = logging.getLogger("denpex_callbacks.doctor")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+_QUIET.setLevel(logging.CRITICAL + 1)  # the doctor prints its own report
+
+
+@dataclass
+class Result:
+    """What the doctor found in one input.
+
+    Attributes:
+        path: The input as given (``-`` for stdin).
+        kind: ``"log"`` or ``"reports"``.
+        diagnoses: Most important first.
+        timeline: Reconstructed scale/loss timeline.
+        error: Why the input could not be read (then nothing else is filled).
+        problems: Notes about input that was read anyway (non-UTF-8 bytes, truncated .gz).
+        stats: Reader counts (logs only).
+        families: Log families recognised, with their line counts.
+        initiating: (rank, step) of the rank whose loss went non-finite first.
+    """
+
+    path: str
+    kind: str = "log"
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+    timeline: Timeline = field(default_factory=Timeline)
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
+    stats: ReadStats | None = None
+    families: Counter[str] = field(default_factory=Counter)
+    initiating: tuple[int, int] | None = None
+
+    @property
+    def faults(self) -> list[Diagnosis]:
+        """Diagnoses above info."""
+        return [d for d in self.diagnoses if d.severity.rank >= Severity.WARNING.rank]
+
+    @property
+    def unusable(self) -> bool:
+        """True when the input was bad (unreadable, or read with problems)."""
+        return self.error is not None or bool(self.problems)
+
+
+def diagnose(path: str, progress: Callable[[int, int | None], None] | None = None,
+             config: MonitorConfig | None = None) -> Result:
+    """Diagnose one input; never raises for bad input (see ``Result.error``).
+
+    Example:
+        >>> import tempfile, os
+        >>> lines = [f"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+        ...          f"{2.0 ** (20 - i)}, reducing to {2.0 ** (19 - i)}" for i in range(50)]
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        ...     _ = f.write("\\n".join(["[Rank 0] step=1, skipped=0, lr=[0.1], mom=[0.9]"]
+        ...                          + lines) + "\\n")
+        >>> r = diagnose(f.name)
+        >>> [(d.code, d.step, d.lines[0]) for d in r.faults][:2]
+        [('AMP003', 2, 2), ('AMP004', 22, 22)]
+        >>> os.unlink(f.name)
+    """
+    try:
+        if path != STDIN and os.path.isdir(path):
+            return _diagnose_reports(path)
+        if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
+            return _diagnose_reports(path)
+        return _diagnose_log(path, progress, config)
+    except InputError as err:
+        return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
+    except (OSError, ValueError) as err:
+        return Result(path, error=f"{path}: {err}")
+
+
+def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
+                  config: MonitorConfig | None) -> Result:
+    result = Result(path, stats=ReadStats())
+    stats = result.stats
+    assert stats is not None
+    session = _Session(result, config or MonitorConfig(report_dir=None))
+    stream = open_input(path)
+    total = os.path.getsize(path) if path != STDIN and not path.endswith(".gz") else None
+    tick = (lambda done: progress(done, total)) if progress else None
+    try:
+        for line_no, text in candidate_lines(stream, KEYWORDS, stats, tick):
+            for event in parse_line(text):
+                result.families[event.family] += 1
+                session.assembler.feed(event, line_no, text.strip())
+        session.assembler.finish()
+    finally:
+        if path != STDIN:
+            stream.close()
+    if stats.bytes_read == 0:
+        raise InputError(f"{path}: empty file")
+    if stats.undecodable_lines:
+        stats.problems.append(
+            f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
+            "replacement characters)")
+    if stats.long_lines:
+        stats.problems.append(f"{stats.long_lines} line(s) longer than {MAX_LINE >> 20} MiB "
+                              "(read in pieces)")
+    result.problems = [f"{path}: {p}" for p in stats.problems]
+    result.diagnoses = session.finish()
+    result.initiating = session.assembler.initiating_rank()
+    return result
+
+
+class _Session:
+    """One Monitor fed by one Assembler, started lazily once the setup lines are read."""
+
+    def __init__(self, result: Result, config: MonitorConfig) -> None:
+        self.result = result
+        self.config = config
+        self.monitor: Monitor | None = None
+        self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
+        # Detectors report where a condition began (a step) and the line that confirmed it;
+        # the line where it began is looked up here, in a bounded window of recent steps.
+        self.recent_lines: deque[tuple[int, int]] = deque(maxlen=512)
+        self.start_lines: dict[tuple[str, int | None], int] = {}
+        self.fed = 0
+        self.last_skip_fed = -1
+        self.quiet_after = config.thresholds.skip_rate_window
+
+    def _ensure(self) -> Monitor:
+        if self.monitor is None:
+            family = next(iter(self.result.families.most_common(1)), ("log", 0))[0]
+            self.monitor = Monitor(self.config, framework=_FRAMEWORK_OF.get(family, "log"),
+                                   logger=_QUIET, sinks=[self._note_start])
+            setup = RunSetup(framework="log")
+            for key, value in self.assembler.setup.items():
+                if hasattr(setup, key):
+                    setattr(setup, key, value)
+            self.monitor.start(setup)
+        return self.monitor
+
+    def _note_start(self, diagnosis: Diagnosis) -> None:
+        # The latest line of that step: a progress bar first repeats the previous step's
+        # value at a new count, then prints the new one.
+        for step, line in reversed(self.recent_lines):
+            if step == diagnosis.step:
+                self.start_lines[(diagnosis.code, diagnosis.step)] = line
+                return
+
+    def _idle(self, obs: Observation) -> bool:
+        """A clean step with nothing measured, a whole skip-rate window after the last skipped
+        step: every detector's state is already what it would be after it (the window is all
+        clean, no streak runs, no scale or loss to judge), so it is only counted. Healthy
+        stretches of a big log are most of its steps: this keeps the doctor near grep's speed.
+        """
+        return (obs.skipped is False and obs.scale_before is None and obs.scale_after is None
+                and obs.loss is None and obs.grad_norm is None and obs.growth_tracker is None
+                and self.monitor is not None
+                and self.fed - self.last_skip_fed > self.quiet_after)
+
+    def _absorb(self, count: int) -> bool:
+        if self.monitor is None or self.fed - self.last_skip_fed <= self.quiet_after:
+            return False
+        self.result.timeline.steps += count  # idle steps (see _idle): counted, not judged
+        return True
+
+    def _observe(self, obs: Observation) -> None:
+        if self._idle(obs):
+            self.result.timeline.steps += 1
+            return
+        self.fed += 1
+        if obs.was_skipped:
+            self.last_skip_fed = self.fed
+        if obs.line is not None and (obs.was_skipped or obs.loss is not None
+                                     or obs.scale is not None):
+            self.recent_lines.append((obs.step, obs.line))
+        self.result.timeline.add(obs)
+        self._ensure().observe(obs)
+
+    def _flag(self, finding: Finding) -> None:
+        self._ensure().flag(finding)
+
+    def finish(self) -> list[Diagnosis]:
+        if self.monitor is None:
+            return []
+        self.monitor.close()
+        if self.monitor.disabled:
+            self.result.problems.append(
+                f"{self.result.path}: internal error in the monitor; diagnoses may be "
+                "incomplete (please report)")
+        flags = self.assembler.flags
+        out: list[Diagnosis] = []
+        for diagnosis in self.monitor.diagnoses:
+            lines = flags.get(diagnosis.code, [])
+            from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
+            if from_flag and len(lines) > 1:
+                evidence = {**diagnosis.evidence, "occurrences": len(lines)}
+                diagnosis = replace(diagnosis, lines=tuple(lines), evidence=evidence)
+            start = None if from_flag else self.start_lines.get((diagnosis.code, diagnosis.step))
+            if start is not None and start not in diagnosis.lines:
+                diagnosis = replace(diagnosis, lines=(start, *diagnosis.lines))
+            same = next((d for d in out if d.code == diagnosis.code), None)
+            if from_flag and same is not None:
+                # An error line confirming a condition already diagnosed: more evidence.
+                out[out.index(same)] = replace(
+                    same, lines=tuple(dict.fromkeys((*same.lines, *diagnosis.lines))),
+                    quotes=(*same.quotes, *diagnosis.quotes),
+                    evidence={**same.evidence, "confirmed_by": diagnosis.summary})
+                continue
+            out.append(replace(diagnosis, source=self.result.path))
+        return order(out)
+
+
+def order(diagnoses: list[Diagnosis]) -> list[Diagnosis]:
+    """Most important first: root causes before consequences, errors before warnings, early
+    before late.
+
+    Example:
+        >>> from denpex_callbacks.diagnosis import Finding
+        >>> ds = [Diagnosis.from_finding(Finding(c, s, "")) for c, s in
+        ...       [("AMP008", 1), ("AMP006", 9), ("AMP003", 4)]]
+        >>> [d.code for d in order(ds)]
+        ['AMP003', 'AMP006', 'AMP008']
+    """
+    return sorted(diagnoses, key=lambda d: (d.caused_by is not None, -d.severity.rank,
+                                            d.step if d.step is not None else 0))
+
+
+def _diagnose_reports(path: str) -> Result:
+    reports = read_report_dir(path) if os.path.isdir(path) else [read_report(path)]
+    result = Result(path, kind="reports")
+    first: dict[str, Diagnosis] = {}
+    for report in reports:
+        for diagnosis in report.diagnoses:
+            known = first.get(diagnosis.code)
+            if known is None or (diagnosis.step or 0) < (known.step or 0):
+                first[diagnosis.code] = replace(diagnosis, source=str(report.path))
+        for obs in report.steps:
+            result.timeline.add(obs)
+        # A torn last record (a killed run) is expected in crash reports: not a bad input.
+    result.diagnoses = order(list(first.values()))
+    result.initiating = initiating_rank(reports) if len(reports) > 1 else None
+    return result
+
+
+def summary_counts(result: Result) -> dict[str, Any]:
+    """Numbers that say what was read, for the healthy-run message."""
+    stats = result.stats
+    return {
+        "steps": result.timeline.steps,
+        "skipped": result.timeline.skipped,
+        "lines": stats.lines if stats else None,
+        "bytes": stats.bytes_read if stats else None,
+        "families": dict(result.families),
+    }

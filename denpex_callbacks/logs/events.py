@@ -1,0 +1,91 @@
+"""What a log parser reports about one line: a plain event, before steps are assigned."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Kinds of event a parser emits.
+OVERFLOW = "overflow"  # one optimizer step skipped by a gradient overflow
+GROWTH = "growth"  # a clean step on which the dynamic scale grew
+METRICS = "metrics"  # loss / grad norm / lr / scale of a step (or of a logging interval)
+PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
+FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
+SETUP = "setup"  # a configuration fact (static scale, precision, floor)
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One fact read from one log line.
+
+    Attributes:
+        kind: One of ``overflow``, ``growth``, ``metrics``, ``progress``, ``flag``, ``setup``.
+        step: Step number printed on the line (None when the line has none).
+        rank: Rank printed on the line (None when the line has none).
+        scale_before: Loss scale before the step.
+        scale_after: Loss scale after the step.
+        hysteresis: Remaining hysteresis printed on the line.
+        loss: Loss printed on the line.
+        grad_norm: Gradient norm printed on the line.
+        lr: Learning rate printed on the line.
+        skipped_total: Cumulative skipped steps printed on the line (DeepSpeed ``skipped=``).
+        skipped_in_interval: Skipped steps in a logging interval (Megatron).
+        nan_in_interval: Non-finite-loss iterations in a logging interval (Megatron).
+        code: Catalog id for ``flag`` events.
+        summary: One line saying what the line means (``flag`` events).
+        setup: Configuration facts for ``setup`` events.
+        family: Parser family that recognised the line.
+    """
+
+    kind: str
+    family: str
+    step: int | None = None
+    rank: int | None = None
+    scale_before: float | None = None
+    scale_after: float | None = None
+    hysteresis: int | None = None
+    loss: float | None = None
+    grad_norm: float | None = None
+    lr: float | None = None
+    skipped_total: int | None = None
+    skipped_in_interval: int | None = None
+    nan_in_interval: int | None = None
+    code: str | None = None
+    summary: str = ""
+    setup: dict[str, Any] = field(default_factory=dict)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)", re.I)
+
+
+def to_float(text: str | None) -> float | None:
+    """Parse a number as frameworks print it (``nan``, ``inf``, ``'1.5'``, ``tensor(2.)``).
+
+    Example:
+        >>> to_float("'nan'"), to_float("1.5e+04"), to_float("tensor(3.)"), to_float("x")
+        (nan, 15000.0, 3.0, None)
+    """
+    if text is None:
+        return None
+    found = _NUMBER.search(text)
+    if found is None:
+        return None
+    try:
+        return float(found.group(0))
+    except ValueError:
+        return None
+
+
+def to_int(text: str | None) -> int | None:
+    """Parse an integer; None when the text holds no finite number.
+
+    Example:
+        >>> to_int(" 42 "), to_int("nan")
+        (42, None)
+    """
+    value = to_float(text)
+    if value is None or not math.isfinite(value):
+        return None
+    return int(value)

@@ -1,0 +1,60 @@
+"""fairseq's loss-scale lines and its train progress lines (simple, json and pipe formats).
+
+Verbatim sources (fairseq 0.12): ``NOTE: gradient overflow detected, ignoring gradient,
+setting loss scale to: {s}`` (trainer + DynamicLossScaler), ``AMP: overflow detected, setting
+scale to to {s}`` (AMPOptimizer), ``[AMP: ]Minimum loss scale reached ({m}). Your loss is
+probably exploding. ...``, and progress lines carrying ``num_updates`` / ``loss_scale``:
+``epoch 001:    100 / 2000 loss=9.2, ..., num_updates=100, lr=..., gnorm=1.2, loss_scale=64``
+or ``{"epoch": 1, "update": 0.05, "loss": "9.2", ..., "loss_scale": "64", ...}``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import FLAG, METRICS, OVERFLOW, LogEvent, to_float, to_int
+
+FAMILY = "fairseq"
+KEYWORDS = (b"verflow", b"loss")
+
+_NUM = r"([-+]?\d[\d.]*(?:[eE][-+]?\d+)?|inf|nan)"
+_NOTE = re.compile(r"gradient overflow detected, ignoring gradient, setting loss scale to:\s*"
+                   + _NUM)
+_AMP = re.compile(r"AMP: overflow detected, setting scale to (?:to )?" + _NUM)
+_MINIMUM = re.compile(r"Minimum loss scale reached \(" + _NUM + r"\)")
+# key=value (simple), "key": "value" (json) or | key value (pipes)
+_FIELD = re.compile(
+    r"""(?:^|[\s,{|])"?(loss|num_updates|loss_scale|gnorm|lr)"?(?:=|":\s*"?|\s+)"""
+    r"""([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"""
+)
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one fairseq line.
+
+    Example:
+        >>> parse("NOTE: gradient overflow detected, ignoring gradient, setting loss scale "
+        ...       "to: 64.0")[0].scale_after
+        64.0
+        >>> e = parse("epoch 001:     20 / 500 loss=nan, num_updates=20, lr=1e-05, gnorm=nan, "
+        ...           "loss_scale=8")[0]
+        >>> e.step, e.loss, e.scale_after
+        (20, nan, 8.0)
+    """
+    if "verflow" in text:
+        found = _NOTE.search(text) or _AMP.search(text)
+        if found:
+            return [LogEvent(OVERFLOW, FAMILY, scale_after=to_float(found.group(1)))]
+    if "Minimum loss scale reached" in text and (found := _MINIMUM.search(text)):
+        return [LogEvent(FLAG, FAMILY, code="AMP003",
+                         summary=f"fairseq stopped: minimum loss scale reached "
+                                 f"({found.group(1)}); the loss is exploding")]
+    if "num_updates" not in text or "valid on '" in text:
+        return []
+    fields = {key: value for key, value in _FIELD.findall(text)}
+    step = to_int(fields.get("num_updates"))
+    if step is None:
+        return []
+    return [LogEvent(METRICS, FAMILY, step=step, loss=to_float(fields.get("loss")),
+                     scale_after=to_float(fields.get("loss_scale")),
+                     grad_norm=to_float(fields.get("gnorm")), lr=to_float(fields.get("lr")))]

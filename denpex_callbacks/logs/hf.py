@@ -1,0 +1,53 @@
+"""Hugging Face Trainer's log dicts, and the tqdm counter printed on the same line.
+
+The Trainer prints ``{'loss': 0.69, 'grad_norm': 1.2, 'learning_rate': 5e-05, 'epoch': 0.1}``
+(transformers 5 prints the values as strings: ``{'loss': '0.6931', ...}``); ``nan`` may appear
+as ``nan`` or ``'nan'``. Evaluation (``eval_loss``) and the closing ``train_loss`` dict are not
+training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the trace of
+``logging_nan_inf_filter`` (on by default) hiding a NaN/inf loss. A tqdm bar
+(``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float
+
+FAMILY = "hf"
+KEYWORDS = (b"'loss'", b'"loss"')
+
+_VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?"""
+_KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch)['"]:""" + _VALUE)
+_DICT = re.compile(r"""\{['"]loss['"]:""")
+_TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one Trainer log line.
+
+    Example:
+        >>> e = parse("  5%|5         | 5/100 [00:01<00:20]{'loss': 'nan', 'grad_norm': 'nan', "
+        ...           "'learning_rate': '5e-05', 'epoch': '0.05'}")[0]
+        >>> e.step, e.loss, e.grad_norm
+        (5, nan, nan)
+    """
+    start = _DICT.search(text)
+    if start is None:
+        return []
+    fields = dict(_KEY.findall(text, start.start()))
+    if "loss" not in fields:
+        return []
+    counters = _TQDM.findall(text, 0, start.start())
+    step = int(counters[-1][0]) if counters else None
+    loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
+    out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
+                    lr=to_float(fields.get("learning_rate")))]
+    if loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm):
+        # logging_nan_inf_filter logs a non-finite loss as 0 (logging_steps=1); grad_norm is
+        # not filtered, so a 0 loss beside a NaN gradient norm is the filter at work.
+        out.append(LogEvent(FLAG, FAMILY, step=step, code="AMP009", summary=(
+            "the logged loss is 0 while grad_norm is non-finite: the Trainer's "
+            "logging_nan_inf_filter replaced a NaN/inf loss")))
+    return out

@@ -1,0 +1,62 @@
+"""Lightning's progress bars, its precision notices and its non-finite metric check.
+
+A TQDM bar segment: ``Epoch 1:  40%|####      | 4/10 [00:00<00:00, 9.8it/s, v_num=0,
+train_loss=nan]`` (only metrics logged with ``prog_bar=True``; the step is
+``epoch * batches + n``), or a RichProgressBar's last line per epoch: ``Epoch 1/1  ━━━ 10/10
+0:00:00 • 0:00:00 48.60it/s train_loss: nan``. ``Monitored metric {m} = {v} is not finite.
+Previous best value was {b}. Signaling Trainer to stop.`` (EarlyStopping ``check_finite``).
+``Using 16bit Automatic Mixed Precision (AMP)`` / ``Using bfloat16 Automatic Mixed Precision
+(AMP)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import FLAG, METRICS, SETUP, LogEvent, to_float
+
+FAMILY = "lightning"
+KEYWORDS = (b"loss", b"not finite", b"Automatic Mixed Precision")
+
+_BAR = re.compile(r"Epoch (\d+):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)\s*\[([^\]]*)\]")
+# RichProgressBar (the default when rich is installed) in a file: one final line per epoch,
+# ``Epoch 1/1  ━━━━ 10/10 0:00:00 • 0:00:00 48.60it/s train_loss: nan``.
+_RICH = re.compile(r"Epoch (\d+)/\d+\s+\S*\s*(\d+)/(\d+)\s(.*)")
+_VALUE = r"([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
+_RICH_LOSS = re.compile(r"(?:^|\s)(?:train_)?loss(?:_step)?: " + _VALUE)
+_LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
+_NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
+_PRECISION = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one Lightning line segment.
+
+    Example:
+        >>> e = parse("Epoch 1:  40%|####      | 4/10 [00:00<00:00, 9.8it/s, v_num=0, "
+        ...           "train_loss=nan]")[0]
+        >>> e.step, e.loss
+        (14, nan)
+    """
+    if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
+        fp16 = found.group(1) == "16bit"
+        return [LogEvent(SETUP, FAMILY, setup={
+            "active_precision": "fp16-mixed" if fp16 else "bf16-mixed",
+            "scaler": "dynamic" if fp16 else None})]
+    if "not finite" in text and (found := _NOT_FINITE.search(text)):
+        metric, value = found.groups()
+        return [LogEvent(FLAG, FAMILY, code="AMP006", loss=to_float(value),
+                         summary=f"Lightning EarlyStopping: monitored metric {metric} = {value} "
+                                 "is not finite")]
+    found = _BAR.search(text)
+    pattern = _LOSS
+    if found is None:
+        found, pattern = _RICH.search(text), _RICH_LOSS
+        if found is None:
+            return []
+    epoch, done, total, postfix = found.groups()
+    loss = pattern.search(postfix)
+    if loss is None:
+        return []
+    step = int(epoch) * int(total) + int(done)
+    return [LogEvent(METRICS, FAMILY, step=step, loss=to_float(loss.group(1)))]

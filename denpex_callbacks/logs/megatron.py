@@ -1,0 +1,64 @@
+"""Megatron-LM's iteration lines and its non-finite checks.
+
+Verbatim sources (megatron/training/training.py ``training_log``): `` iteration {:8d}/{:8d} |
+consumed samples: ... | learning rate: {:.6E} | ... | lm loss: {:.6E} | loss scale: {:.1f} |
+grad norm: {:.3f} | number of skipped iterations: {:3d} | number of nan iterations: {:3d} |``
+(one line per log interval; skipped/nan counts are for the interval). Rerun state machine:
+``Rank {r}, node {n}, device {d}, iteration {i}: Unexpected result {v} (message='found NaN in
+local forward loss calculation')``; older: ``Rank {r}: found NaN in local forward loss
+calculation. Device: ...``; ``found NaN in local grad norm for bucket #{i} ...``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float, to_int
+
+FAMILY = "megatron"
+KEYWORDS = (b"loss", b" grad norm for bucket")
+
+_ITERATION = re.compile(r"\biteration\s+(\d+)/\s*\d+\s*\|")
+_FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?):\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)\s*(?=\|)",
+                    re.I)
+_LOCAL = re.compile(r"found (NaN|Inf) in local (forward loss calculation|grad norm)")
+_RANK = re.compile(r"\bRank (\d+)")
+_ITER_AT = re.compile(r"\biteration (\d+):")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one Megatron-LM line.
+
+    Example:
+        >>> e = parse(" [2026-01-01 00:00:00] iteration       20/     100 | lm loss: 2.1E+00 |"
+        ...           " loss scale: 1024.0 | number of skipped iterations:   3 |"
+        ...           " number of nan iterations:   0 |")[0]
+        >>> e.step, e.loss, e.scale_after, e.skipped_in_interval
+        (20, 2.1, 1024.0, 3)
+    """
+    if "found " in text and (found := _LOCAL.search(text)):
+        kind, where = found.groups()
+        rank = _RANK.search(text)
+        at = _ITER_AT.search(text)
+        what = "loss" if where.startswith("forward") else "gradient norm"
+        return [LogEvent(
+            FLAG, FAMILY, code="AMP006", rank=to_int(rank.group(1)) if rank else None,
+            step=to_int(at.group(1)) if at else None,
+            loss=float(kind.lower()) if what == "loss" else None,
+            summary=f"Megatron found {kind} in the local {what}"
+                    + (f" on rank {rank.group(1)}" if rank else ""))]
+    if "iteration" not in text or ("loss scale" not in text and "lm loss" not in text):
+        return []
+    found = _ITERATION.search(text)
+    if found is None:
+        return []
+    fields = {key.strip().lower(): value for key, value in _FIELD.findall(text)}
+    loss = next((to_float(v) for k, v in fields.items()
+                 if k.endswith("loss") and k != "loss scale"), None)
+    return [LogEvent(
+        METRICS, FAMILY, step=int(found.group(1)), loss=loss,
+        scale_after=to_float(fields.get("loss scale")),
+        grad_norm=to_float(fields.get("grad norm")), lr=to_float(fields.get("learning rate")),
+        skipped_in_interval=to_int(fields.get("number of skipped iterations")) or 0,
+        nan_in_interval=to_int(fields.get("number of nan iterations")) or 0,
+    )]

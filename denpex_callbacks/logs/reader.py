@@ -1,0 +1,188 @@
+"""Streaming reader: big binary chunks, a keyword prefilter, only candidate lines decoded.
+
+Memory stays flat in the file size: one chunk (4 MiB) plus one partial line (capped) is held
+at a time. Speed comes from scanning whole chunks with ``bytes.find`` per keyword (C speed)
+and decoding only the lines that contain a keyword, instead of a Python loop over every line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+import zlib
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+CHUNK = 4 * 1024 * 1024
+MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
+MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
+STDIN = "-"
+
+
+class InputError(Exception):
+    """An input that cannot be diagnosed; the message is one line for the user."""
+
+
+@dataclass
+class ReadStats:
+    """What the reader saw in one input (for the report and the exit code).
+
+    Attributes:
+        bytes_read: Bytes read (uncompressed).
+        lines: Newlines seen (the last line may lack one).
+        candidates: Lines handed to the parsers.
+        undecodable_lines: Candidate lines holding bytes that are not UTF-8.
+        long_lines: Lines longer than ``MAX_LINE`` (read in pieces).
+        problems: One-line notes about the input (non-UTF-8 bytes, a truncated .gz...).
+    """
+
+    bytes_read: int = 0
+    lines: int = 0
+    candidates: int = 0
+    undecodable_lines: int = 0
+    long_lines: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def open_input(path: str) -> BinaryIO:
+    """Open a path (``-`` for stdin; ``.gz`` decompressed transparently) for binary reading.
+
+    Raises:
+        InputError: Missing file, a directory, permission denied.
+    """
+    if path == STDIN:
+        return sys.stdin.buffer
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory without denpex run reports (rank*.jsonl)")
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot open ({err.strerror or err})") from None
+    magic = handle.peek(2)[:2] if isinstance(handle, io.BufferedReader) else b""
+    if magic == b"\x1f\x8b" or path.endswith(".gz"):
+        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+    return handle
+
+
+def candidate_lines(
+    stream: BinaryIO,
+    keywords: tuple[bytes, ...],
+    stats: ReadStats,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line holding one of ``keywords``.
+
+    Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
+    keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
+
+    Raises:
+        InputError: Binary content, or a compressed stream that is corrupt.
+    """
+    carry = b""
+    line_no = 1  # number of the line that starts at offset 0 of ``buffer``
+    first = True
+    broken = False
+    while True:
+        block, broken = (b"", True) if broken else _read_block(stream, stats)
+        if first:
+            first = False
+            if b"\x00" in block[:8192]:
+                raise InputError("binary file (NUL bytes), not a text log")
+        stats.bytes_read += len(block)
+        if progress is not None:
+            progress(stats.bytes_read)
+        if not block:
+            if carry:
+                yield from _scan(carry, len(carry), line_no, keywords, stats)
+            return
+        buffer = carry + block if carry else block
+        cut = buffer.rfind(b"\n") + 1
+        if cut == 0:  # no newline in a whole chunk: a very long line, read in pieces
+            if len(buffer) < MAX_LINE:
+                carry = buffer
+                continue
+            stats.long_lines += 1
+            yield from _scan(buffer, len(buffer), line_no, keywords, stats)
+            carry = b""
+            continue
+        newlines = yield from _scan(buffer, cut, line_no, keywords, stats)
+        carry = buffer[cut:]
+        stats.lines += newlines
+        line_no += newlines
+
+
+def _read_block(stream: BinaryIO, stats: ReadStats) -> tuple[bytes, bool]:
+    """Up to ``CHUNK`` bytes; a compressed stream is read in small pieces so that one that
+    breaks (a truncated .gz) still yields what came before the break. Returns (data, broken).
+    """
+    if not isinstance(stream, gzip.GzipFile):
+        try:
+            return stream.read(CHUNK), False
+        except OSError as err:
+            raise InputError(f"read error ({err.strerror or err})") from None
+    pieces: list[bytes] = []
+    size = 0
+    read = getattr(stream, "read1", stream.read)
+    while size < CHUNK:
+        try:
+            piece = read(min(CHUNK - size, 1 << 16))
+        except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+            stats.problems.append(f"compressed data ends early or is corrupt ({err})")
+            return b"".join(pieces), True
+        except OSError as err:
+            raise InputError(f"read error ({err.strerror or err})") from None
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces), False
+
+
+def _scan(
+    buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats
+) -> Generator[tuple[int, str], None, int]:
+    """Yield the candidate lines of ``buffer[:stop]``; return its number of newlines.
+
+    Works on offsets (no slice of the chunk is copied) and counts newlines in one pass.
+    """
+    starts: set[int] = set()
+    for keyword in keywords:
+        pos = buffer.find(keyword, 0, stop)
+        while pos >= 0:
+            start = buffer.rfind(b"\n", 0, pos) + 1
+            starts.add(start)
+            end = buffer.find(b"\n", pos, stop)
+            if end < 0:
+                break
+            pos = buffer.find(keyword, end, stop)
+    counted_to, number = 0, line_no
+    for start in sorted(starts):
+        number += buffer.count(b"\n", counted_to, start)
+        counted_to = start
+        end = buffer.find(b"\n", start, stop)
+        end = stop if end < 0 else end
+        if end - start <= MAX_TEXT:
+            yield number, _decode(buffer[start:end], stats)
+            continue
+        # A long line is usually a progress bar rewritten with carriage returns: hand over
+        # each piece that holds a keyword, each bounded.
+        for piece in buffer[start:end].split(b"\r"):
+            if any(keyword in piece for keyword in keywords):
+                yield number, _decode(piece[:MAX_TEXT], stats)
+    return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _decode(raw: bytes, stats: ReadStats) -> str:
+    stats.candidates += 1
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        stats.undecodable_lines += 1
+        return raw.decode("utf-8", errors="replace")

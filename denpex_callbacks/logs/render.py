@@ -1,0 +1,128 @@
+"""The doctor's three output formats: text for people, JSON for machines, markdown for issues.
+
+Every string that quotes the log goes through :func:`~denpex_callbacks.logs.masking.mask`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from typing import Any
+
+from denpex_callbacks.diagnosis import Diagnosis
+from denpex_callbacks.logs.doctor import Result, order, summary_counts
+from denpex_callbacks.logs.masking import mask
+
+FORMATS = ("text", "json", "markdown")
+JSON_VERSION = 1
+
+
+def diagnosis_json(d: Diagnosis) -> dict[str, Any]:
+    """One diagnosis as the JSON output lists it (masked)."""
+    out = d.to_dict()
+    out["evidence"] = _mask_deep(out["evidence"])
+    out["quotes"] = [mask(q) for q in out["quotes"]]
+    out["summary"] = mask(out["summary"])
+    return out
+
+
+def _mask_deep(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {k: _mask_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_deep(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _masked(d: Diagnosis) -> Diagnosis:
+    return replace(d, summary=mask(d.summary), quotes=tuple(mask(q) for q in d.quotes),
+                   evidence=_mask_deep(d.evidence))
+
+
+def _verdict(result: Result) -> str:
+    counts = summary_counts(result)
+    if result.error:
+        return result.error
+    faults = result.faults
+    what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
+    if result.kind == "log":
+        families = ", ".join(sorted(counts["families"])) or "none recognised"
+        what = f"{counts['lines']} line(s); {what}; log families: {families}"
+    if not faults:
+        return f"{result.path}: no fault found ({what})"
+    return f"{result.path}: {len(faults)} fault(s) ({what})"
+
+
+def _initiating(result: Result) -> str | None:
+    if result.initiating is None:
+        return None
+    rank, step = result.initiating
+    return f"initiating rank: {rank} (its loss went non-finite first, at step {step})"
+
+
+def render_text(results: list[Result]) -> str:
+    """Plain text: a verdict per input, then each diagnosis block."""
+    out: list[str] = []
+    for result in results:
+        if result.error:
+            continue
+        out.append(mask(_verdict(result)))
+        if line := _initiating(result):
+            out.append("  " + line)
+        for d in result.diagnoses:
+            if d.severity.value == "info" and not result.faults:
+                continue
+            out.append("")
+            out.append(_masked(d).render_text())
+        out.append("")
+    return "\n".join(out).rstrip() + "\n" if out else ""
+
+
+def render_markdown(results: list[Result]) -> str:
+    """Markdown to paste into an issue."""
+    out = ["## denpex diagnose", ""]
+    for result in results:
+        if result.error:
+            out += [f"- **unreadable**: `{mask(result.error)}`", ""]
+            continue
+        out += [f"**{mask(_verdict(result))}**", ""]
+        if line := _initiating(result):
+            out += [f"- {line}", ""]
+        for d in result.diagnoses:
+            out += [_masked(d).render_markdown(), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_json(results: list[Result], exit_code: int) -> str:
+    """One JSON object: ``diagnoses`` (all inputs, most important first), ``inputs`` (per
+    input: status, counts, timeline, initiating rank), ``exit_code``."""
+    everything = order([d for r in results for d in r.diagnoses])
+    inputs = []
+    for result in results:
+        entry: dict[str, Any] = {"path": result.path, "kind": result.kind,
+                                 "status": "error" if result.error else "read"}
+        if result.error:
+            entry["error"] = mask(result.error)
+        else:
+            entry.update(summary_counts(result))
+            entry["problems"] = [mask(p) for p in result.problems]
+            entry["healthy"] = not result.faults
+            entry["initiating_rank"] = (
+                {"rank": result.initiating[0], "step": result.initiating[1]}
+                if result.initiating else None)
+            entry["timeline"] = result.timeline.to_dict()
+        inputs.append(entry)
+    document = {
+        "version": JSON_VERSION,
+        "exit_code": exit_code,
+        "healthy": not any(r.faults for r in results),
+        "diagnoses": [diagnosis_json(d) for d in everything],
+        "inputs": inputs,
+        "timeline": inputs[0].get("timeline") if len(inputs) == 1 else None,
+    }
+    return json.dumps(document, indent=2, allow_nan=False, default=str) + "\n"

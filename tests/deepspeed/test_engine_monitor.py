@@ -1,0 +1,244 @@
+"""The DeepSpeed adapter on a real DeepSpeedEngine (CPU, gloo, one process)."""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import logging
+from typing import Any
+
+import pytest
+import torch
+
+deepspeed = pytest.importorskip("deepspeed")
+
+from deepspeed.utils import logger as deepspeed_logger  # noqa: E402
+
+from denpex_callbacks import AmpDiagnosisError, read_report  # noqa: E402
+from denpex_callbacks.deepspeed import (  # noqa: E402
+    MIN_SCALE_MESSAGE,
+    DeepSpeedMonitor,
+    attach,
+    initialize,
+)
+from denpex_callbacks.report import report_path  # noqa: E402
+from denpex_callbacks.severity import Severity  # noqa: E402
+
+
+def _loud(watcher: DeepSpeedMonitor) -> list[str]:
+    return [d.code for d in watcher.monitor.faults(Severity.WARNING)]
+
+
+def _by_code(watcher: DeepSpeedMonitor) -> dict[str, Any]:
+    return {d.code: d for d in reversed(watcher.monitor.diagnoses)}
+
+
+@pytest.mark.parametrize(
+    ("stage", "accumulation"), [(1, 1), (2, 2)], ids=["zero1", "zero2-accumulation2"]
+)
+def test_healthy_fp16_run_is_quiet(kit: Any, stage: int, accumulation: int) -> None:
+    engine = kit.build(kit.config(
+        zero_optimization={"stage": stage}, gradient_accumulation_steps=accumulation,
+        train_batch_size=4 * accumulation,
+    ))
+    watcher = attach(engine)
+    assert watcher is not None
+    kit.train(engine, 8 * accumulation)
+    watcher.close()
+    assert _loud(watcher) == []
+    assert watcher.monitor.run.steps_seen == 8 == engine.global_steps  # optimizer steps only
+    assert watcher.monitor.run.skipped_total == 0
+    report = read_report(report_path(kit.report_dir, 0))
+    assert report.header["setup"]["scaler"] == "dynamic"
+    assert report.header["setup"]["hysteresis"] == 2
+    assert report.header["setup"]["extra"]["zero_stage"] == stage
+    assert report.summary is not None and report.summary["steps"] == 8
+
+
+@pytest.mark.parametrize("stage", [1, 2], ids=["zero1", "zero2"])
+def test_inf_loss_collapses_scale_until_deepspeed_exits(kit: Any, stage: int) -> None:
+    # initial scale 2**4, hysteresis 2: the first overflow only spends hysteresis, then
+    # 16 -> 8 -> 4 -> 2 -> 1, and the next overflow at the floor makes DeepSpeed raise.
+    engine = kit.build(kit.config(
+        zero_optimization={"stage": stage},
+        fp16={"enabled": True, "initial_scale_power": 4, "hysteresis": 2},
+    ))
+    watcher = attach(engine)
+    assert watcher is not None
+    with pytest.raises(Exception, match=MIN_SCALE_MESSAGE) as raised:
+        kit.train(engine, 20, inf_from=3)  # the 4th optimizer step: global step 4
+    assert type(raised.value) is Exception  # DeepSpeed's own exception, unchanged
+    found = _by_code(watcher)
+    assert found["AMP006"].step == 4 and found["AMP006"].reported_step == 4
+    assert found["AMP003"].step == 4  # where the streak of skipped steps began
+    assert found["AMP003"].reported_step == 9  # the step DeepSpeed refused to take
+    assert found["AMP003"].caused_by == "AMP006"
+    # Written, flushed and summarised before DeepSpeed's exception went on.
+    report = read_report(report_path(kit.report_dir, 0))
+    on_disk = {d.code: d for d in report.diagnoses}
+    assert on_disk["AMP003"].step == 4
+    history = on_disk["AMP003"].evidence["history"]
+    assert [h["scale"] for h in history if h["skipped"]] == [16, 8, 4, 2, 1, 1]
+    assert report.summary is not None
+    hysteresis_step = next(o for o in report.steps if o.step == 4)
+    assert hysteresis_step.skipped is True
+    assert hysteresis_step.scale_before == hysteresis_step.scale_after == 16
+    assert hysteresis_step.hysteresis == 1
+
+
+def test_static_scale_that_overflows_every_step_is_amp005(kit: Any) -> None:
+    # A static scale of 2**24 overflows fp16 in backward on every step.
+    engine = kit.build(kit.config(
+        zero_optimization={"stage": 2}, fp16={"enabled": True, "loss_scale": 2**24},
+    ))
+    watcher = attach(engine)
+    assert watcher is not None
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    deepspeed_logger.addHandler(handler)  # DeepSpeed's logger does not propagate to caplog
+    try:
+        kit.train(engine, 8)
+    finally:
+        deepspeed_logger.removeHandler(handler)
+    ours = [r for r in records if r.getMessage().startswith("denpex: ")]
+    assert [(r.levelno, r.getMessage().split()[1]) for r in ours] == [(logging.WARNING, "AMP005")]
+    assert engine.skipped_steps == 8
+    found = _by_code(watcher)
+    assert "AMP003" not in found  # a constant scale is stuck, not collapsing
+    assert found["AMP005"].step == 1 and found["AMP005"].reported_step == 4
+    assert found["AMP005"].evidence["scaler"] == "static"
+    assert watcher.monitor.setup.scaler == "static"
+
+
+def test_torch_autocast_skips_are_seen_although_deepspeed_counts_none(
+    kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepspeed.runtime import torch_autocast
+
+    # torch_autocast is process-global in DeepSpeed: once an engine turned it on, later ZeRO
+    # engines in the process get a GradScaler too. Restore it for the tests that follow.
+    for name in ("TORCH_AUTOCAST_INITIALIZED", "TORCH_AUTOCAST_DTYPE"):
+        monkeypatch.setattr(torch_autocast, name, getattr(torch_autocast, name))
+    config = kit.config(torch_autocast={"enabled": True, "dtype": "torch.float16"})
+    del config["fp16"], config["zero_optimization"]
+    engine = kit.build(config)
+    watcher = attach(engine)
+    assert watcher is not None
+    assert watcher.monitor.setup.extra["deepspeed_scale_layout"] == "torch_autocast"
+    kit.train(engine, 14, inf_from=2, autocast=True)
+    assert engine.skipped_steps == 0 and engine.was_step_applied()
+    assert watcher.monitor.run.skipped_total == 12  # seen in the GradScaler's backoffs
+    found = _by_code(watcher)
+    assert found["AMP006"].step == 3
+    assert found["AMP003"].step == 3 and found["AMP003"].reported_step == 8
+    assert watcher.monitor.run.last_scale == 65536.0 / 2**12
+
+
+def test_metrics_reach_deepspeeds_csv_monitor(kit: Any, tmp_path: Any) -> None:
+    engine = kit.build(kit.config(
+        csv_monitor={"enabled": True, "output_path": str(tmp_path / "csv"), "job_name": "run"},
+    ))
+    assert attach(engine) is not None
+    kit.train(engine, 5, inf_from=4)  # one overflow, on the 5th step (hysteresis: no backoff)
+    folder = tmp_path / "csv" / "run"
+    with open(folder / "Train_Samples_amp_skipped_steps.csv", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["step", "amp_skipped_steps"]
+    assert [(int(s), float(v)) for s, v in rows[1:]] == [
+        (4, 0.0), (8, 0.0), (12, 0.0), (16, 0.0), (20, 1.0)
+    ]
+    with open(folder / "Train_Samples_amp_loss_scale.csv", newline="") as handle:
+        assert [float(v) for _s, v in list(csv.reader(handle))[1:]] == [256.0] * 5
+
+
+@pytest.mark.parametrize("policy", ["raise", "stop"])
+def test_policies_raise_amp_diagnosis_error_at_the_step(kit: Any, policy: str) -> None:
+    config = kit.config()
+    config["denpex"]["on_fault"] = policy
+    engine = kit.build(config)
+    watcher = attach(engine)
+    assert watcher is not None
+    with pytest.raises(AmpDiagnosisError) as raised:
+        kit.train(engine, 10, inf_from=2)
+    assert raised.value.diagnosis.code == "AMP006"
+    assert raised.value.diagnosis.step == 3 == engine.global_steps  # after step 3 completed
+    assert watcher.monitor.stop_requested
+
+
+def test_config_section_is_validated(kit: Any) -> None:
+    config = kit.config()
+    config["denpex"]["on_falt"] = "warn"
+    engine = kit.build(config)  # DeepSpeed itself accepts any top-level section
+    expected = r'"denpex": unknown key\(s\) on_falt; known keys: .*enabled'
+    with pytest.raises(ValueError, match=expected):
+        attach(engine)
+    config["denpex"] = {"enabled": True, "on_fault": "explode"}
+    with pytest.raises(ValueError, match="on_fault must be one of warn, stop, raise"):
+        attach(kit.build(config))
+
+
+def test_disabled_section_attaches_nothing(kit: Any) -> None:
+    config = kit.config()
+    config["denpex"]["enabled"] = False
+    engine = kit.build(config)
+    assert attach(engine) is None
+    assert "step" not in vars(engine)  # the engine's own step, untouched
+    assert not kit.report_dir.exists()
+
+
+def test_initialize_is_a_drop_in_wrapper(kit: Any) -> None:
+    assert inspect.signature(initialize) == inspect.signature(deepspeed.initialize)
+    model = kit.model()
+    result = initialize(model=model, model_parameters=model.parameters(), config=kit.config())
+    assert isinstance(result, tuple) and len(result) == 4
+    engine, optimizer, dataloader, scheduler = result
+    assert optimizer is engine.optimizer and dataloader is None and scheduler is None
+    assert attach(engine) is engine.__dict__["_denpex_monitor"]  # attached once, reused
+    kit.train(engine, 2)
+    assert engine.__dict__["_denpex_monitor"].monitor.run.steps_seen == 2
+    assert report_path(kit.report_dir, 0).exists()
+    bad = kit.config()
+    bad["denpex"]["thresholds"] = {"collapse_streak": 3}
+    with pytest.raises(ValueError, match=r"unknown threshold\(s\) collapse_streak"):
+        initialize(model=model, model_parameters=model.parameters(), config=bad)
+
+
+def test_internal_error_turns_monitoring_off_not_training(
+    kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = kit.build(kit.config())
+    watcher = attach(engine)
+    assert watcher is not None
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("reader bug")
+
+    monkeypatch.setattr("denpex_callbacks.deepspeed.read_scale_state", broken)
+    kit.train(engine, 3)
+    assert engine.global_steps == 3
+    assert watcher.monitor.disabled
+
+
+def test_detach_restores_the_engine(kit: Any) -> None:
+    engine = kit.build(kit.config())
+    watcher = attach(engine)
+    assert watcher is not None and "step" in vars(engine)
+    watcher.detach()
+    assert "step" not in vars(engine) and "backward" not in vars(engine)
+    kit.train(engine, 1)
+    assert watcher.monitor.run.steps_seen == 0
+
+
+def test_pipeline_engine_is_refused_with_the_reason(kit: Any) -> None:
+    from deepspeed.pipe import PipelineModule
+
+    layers = [torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)]
+    model = PipelineModule(layers=layers, num_stages=1, loss_fn=torch.nn.MSELoss())
+    config = kit.config()
+    del config["zero_optimization"]
+    engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
+                                      config=config)
+    with pytest.raises(ValueError, match=r"PipelineEngine.*train_batch\(\)"):
+        attach(engine)
+    assert "step" not in vars(engine)

@@ -1,0 +1,51 @@
+"""Two real DeepSpeed ranks (two processes on gloo): per-rank reports and a joint stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from denpex_callbacks.report import initiating_rank, read_report_dir
+
+pytest.importorskip("deepspeed")
+
+SCRIPT = Path(__file__).with_name("two_ranks.py")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_stop_policy_stops_both_ranks_after_the_same_step(
+    fp16_cpu: None, tmp_path: Path
+) -> None:
+    port = str(_free_port())
+    procs = []
+    for rank in (0, 1):
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2",
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+        procs.append(subprocess.Popen(
+            [sys.executable, str(SCRIPT), str(tmp_path)], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        ))
+    for proc in procs:
+        output, _ = proc.communicate(timeout=240)
+        assert proc.returncode == 0, output[-3000:]
+    results = [json.loads((tmp_path / f"result{r}.json").read_text()) for r in (0, 1)]
+    # Rank 1's loss went non-finite at step 3; both ranks raised after step 3.
+    assert [r["global_steps"] for r in results] == [3, 3]
+    assert [r["code"] for r in results] == ["AMP006", "AMP006"]
+    assert "another rank reported AMP006" in results[0]["summary"]
+    reports = read_report_dir(tmp_path / "reports")
+    assert [r.rank for r in reports] == [0, 1]
+    assert [d.code for d in reports[0].diagnoses] == []
+    assert [(d.code, d.step) for d in reports[1].diagnoses] == [("AMP006", 3)]
+    assert initiating_rank(reports) == (1, 3)

@@ -1,0 +1,63 @@
+"""HF Trainer + DeepSpeed (ZeRO 1, fp16, CPU, gloo) with the callback, in its own process.
+
+Run by test_deepspeed.py in a subprocess: DeepSpeed's process group and accelerate's
+AcceleratorState are process-wide and would leak into the other tests.
+Usage: python deepspeed_run.py OUT_DIR FAULT_STEP STEPS
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def main(out_dir: Path, fault_step: int, steps: int) -> None:
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ.get("MASTER_PORT", "29561"),
+                      RANK="0", LOCAL_RANK="0", WORLD_SIZE="1")
+    sys.path.insert(0, str(Path(__file__).parent))
+    import torch
+    from conftest import FaultyRegressor, RandomRegression
+    from deepspeed.accelerator import get_accelerator
+    from transformers import Trainer, TrainingArguments
+
+    from denpex_callbacks.hf import AmpDiagnosticCallback
+
+    torch.set_num_threads(1)
+    accelerator = get_accelerator()
+    native_fp16 = bool(accelerator.is_fp16_supported())
+    if not native_fp16:
+        # DeepSpeed refuses fp16 on CPUs without mkldnn fp16 ("Type fp16 is not supported on
+        # your device."); torch runs fp16 on any CPU, so lift only that start-up probe.
+        accelerator.is_fp16_supported = lambda: True
+    ds_config = {
+        "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+        "gradient_clipping": 0,
+        "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 1, "min_loss_scale": 1},
+        "zero_optimization": {"stage": 1},
+        "optimizer": {"type": "Adam", "params": {"torch_adam": True, "lr": "auto"}},
+    }
+    args = TrainingArguments(
+        str(out_dir / "out"), use_cpu=True, fp16=True, deepspeed=ds_config, max_grad_norm=0.0,
+        max_steps=steps, per_device_train_batch_size=8, logging_steps=1, report_to=[],
+        save_strategy="no", disable_tqdm=True,
+    )
+    callback = AmpDiagnosticCallback(report_dir=str(out_dir / "reports"), record_every=1)
+    torch.manual_seed(0)
+    trainer = Trainer(model=FaultyRegressor("inf", fault_step), args=args,
+                      train_dataset=RandomRegression(), callbacks=[callback])
+    trainer.train()
+    assert callback.monitor is not None
+    result = {
+        "native_fp16": native_fp16,
+        "optimizer": type(trainer.optimizer).__name__,
+        "setup": callback.monitor.setup.to_dict(),
+        "diagnoses": [[d.code, d.step, d.caused_by] for d in callback.monitor.diagnoses],
+        "log_history": trainer.state.log_history,
+    }
+    (out_dir / "result.json").write_text(json.dumps(result, default=str))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

@@ -1,0 +1,34 @@
+"""Two ranks: a NaN loss on one rank under on_fault="stop" stops both (no hang)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_stop_on_one_rank_stops_every_rank_after_the_same_step(tmp_path: Path) -> None:
+    k = 4
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [torchrun, "--nproc_per_node", "2", "--master_port", str(_free_port()),
+         str(Path(__file__).with_name("ddp_run.py")), str(tmp_path), str(k), "12"],
+        env=env, capture_output=True, text=True, timeout=240, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
+    assert [r["world_size"] for r in ranks] == [2, 2]
+    assert ranks[1]["diagnoses"][0] == ["AMP006", k]  # only rank 1's loss was NaN
+    assert "AMP006" not in [code for code, _ in ranks[0]["diagnoses"]]
+    assert [r["global_step"] for r in ranks] == [k, k]

@@ -1,0 +1,26 @@
+"""examples/hf/train.py runs on CPU (with its CPU GradScaler helper) and diagnoses its fault."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from denpex_callbacks import read_report_dir
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "hf" / "train.py"
+
+
+@pytest.mark.parametrize(("fault", "expected"), [("overflow", "AMP003"), ("zero", "AMP007")])
+def test_example_reports_its_fault(tmp_path: Path, fault: str, expected: str) -> None:
+    spec = importlib.util.spec_from_file_location("hf_example_train", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "out"
+    example.main(["--fault", fault, "--fault-step", "3", "--steps", "26",
+                  "--output-dir", str(out)])
+    report = read_report_dir(out / "denpex_reports")[0]
+    faults = [(d.code, d.step) for d in report.diagnoses if d.severity.value != "info"]
+    assert faults[0] == (expected, 3)

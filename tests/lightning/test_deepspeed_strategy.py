@@ -1,0 +1,38 @@
+"""Lightning's DeepSpeedStrategy: the scale is read from the engine's optimizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from tiny_module import TinyModule
+
+from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.report import read_report
+
+CPU_REFUSAL = "The DeepSpeed strategy is only supported on CUDA GPUs"
+
+
+def test_deepspeed_strategy_fp16_nan(tmp_path: Path, new_trainer: Any) -> None:
+    pytest.importorskip("deepspeed")
+    accelerator = "cuda" if torch.cuda.is_available() else "cpu"
+    trainer = new_trainer(
+        callbacks=[AmpDiagnosticCallback(report_dir="reports")],
+        accelerator=accelerator,
+        strategy="deepspeed_stage_2",
+        precision="16-mixed",
+        steps=12,
+    )
+    try:
+        trainer.fit(TinyModule(fault="nan", fault_step=4))
+    except RuntimeError as error:
+        if CPU_REFUSAL not in str(error):
+            raise
+        pytest.skip(f"Lightning refuses DeepSpeed on CPU: {error}")
+    report = read_report(tmp_path / "reports" / "rank0.jsonl")
+    assert report.header["setup"]["extra"]["scale_reader"] == "deepspeed"
+    assert report.header["setup"]["scaler"] == "dynamic"
+    assert (report.diagnoses[0].code, report.diagnoses[0].step) == ("AMP006", 4)
+    assert report.summary is not None and report.summary["skipped_steps"] >= 1

@@ -1,0 +1,50 @@
+"""A folder of per-rank JSONL run reports, written by the core Monitor as the callbacks do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from denpex_callbacks.cli import main
+from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.monitor import Monitor
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.setup import RunSetup
+
+
+def write_run(directory: Path, first_nan: dict[int, int], steps: int = 12) -> None:
+    """Two ranks of a data-parallel run whose losses go NaN at the given steps."""
+    for rank, nan_from in first_nan.items():
+        monitor = Monitor(MonitorConfig(report_dir=str(directory)), rank=rank, world_size=2)
+        monitor.start(RunSetup(active_precision="fp16-mixed", scaler="dynamic"))
+        scale = 1024.0
+        for step in range(1, steps + 1):
+            bad = step >= nan_from
+            after = scale / 2 if step > nan_from else scale
+            monitor.observe(Observation(step, rank=rank, world_size=2, scale_before=scale,
+                                        scale_after=after, loss=float("nan") if bad else 1.0,
+                                        time=1000.0 + step))
+            scale = after
+        monitor.close()
+
+
+def test_report_folder_names_the_initiating_rank(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, {0: 5, 1: 3})
+    assert main(["diagnose", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "initiating rank: 1" in out and "at step 3" in out
+    assert main(["diagnose", "--format", "json", str(tmp_path)]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["inputs"][0]["initiating_rank"] == {"rank": 1, "step": 3}
+    first = document["diagnoses"][0]
+    assert (first["id"], first["step"], first["rank"]) == ("AMP006", 3, 1)
+
+
+def test_single_report_file_and_healthy_run(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, {0: 99, 1: 99})
+    assert main(["diagnose", str(tmp_path / "rank0.jsonl")]) == 0
+    assert "no fault found" in capsys.readouterr().out
