@@ -23,6 +23,7 @@ check passed.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import tempfile
@@ -187,6 +188,7 @@ class Check:
 
     def _timed_run(self, runner: ModuleType, variant: str) -> float:
         sizes = self.sizes
+        gc.collect()  # the previous run's garbage is not this run's cost
         with tempfile.TemporaryDirectory(prefix="denpex_gpu_") as workdir:
             spec = RunSpec(variant, sizes.overhead_workload, sizes.overhead_steps,
                            device=self.device, warmup=sizes.warmup, workdir=workdir)
