@@ -6,12 +6,17 @@ counts those warnings over a whole run, and separately while the adapter's own p
 runs (its hook methods, wrapped per instance). Warnings rather than ``"error"``: the adapters
 guard their hooks, so an error would be swallowed and turn monitoring off instead of showing.
 
+Code that records warnings itself (``warnings.catch_warnings(record=True)``) while training runs
+hides them from the counter; the GPU check's control (a naive monitor must add a sync per
+step) says when the count is blind.
+
 On CPU there is nothing to synchronise and the mode cannot be set: a disabled counter runs the
 same wrapping code and counts zero, which is what the ``--cpu`` dry run exercises.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import warnings
@@ -47,7 +52,8 @@ class SyncCounter:
         self.total = 0
         self.in_hooks = 0
         self.hook_calls = 0
-        self._hook_depth = 0
+        self.sources: collections.Counter[str] = collections.Counter()
+        self._hooks: list[str] = []  # the watched methods running now, innermost last
 
     @contextlib.contextmanager
     def counting(self) -> Iterator[SyncCounter]:
@@ -56,12 +62,18 @@ class SyncCounter:
             warnings.filterwarnings("always", message=f".*{SYNC_MESSAGE}")
             shown = warnings.showwarning
 
-            def record(message: Any, *args: Any, **kwargs: Any) -> None:
-                if SYNC_MESSAGE in str(message):
-                    self.total += 1
-                    self.in_hooks += self._hook_depth > 0
+            def record(message: Any, category: Any, filename: str, lineno: int,
+                       *args: Any, **kwargs: Any) -> None:
+                if SYNC_MESSAGE not in str(message):
+                    shown(message, category, filename, lineno, *args, **kwargs)
                     return
-                shown(message, *args, **kwargs)
+                # Where: the Python line that called the synchronising operation.
+                self.total += 1
+                where = f"{filename}:{lineno}"
+                if self._hooks:
+                    self.in_hooks += 1
+                    where = f"{where} (in {self._hooks[-1]})"
+                self.sources[where] += 1
 
             warnings.showwarning = record
             self._set_mode("warn")
@@ -84,11 +96,11 @@ class SyncCounter:
         @functools.wraps(method)
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.hook_calls += 1
-            self._hook_depth += 1
+            self._hooks.append(method.__name__)
             try:
                 return method(*args, **kwargs)
             finally:
-                self._hook_depth -= 1
+                self._hooks.pop()
 
         return counted
 
@@ -106,6 +118,7 @@ class SyncCounter:
             "syncs_per_step": round(self.total / steps, 3) if steps else None,
             "syncs_in_adapter_hooks": self.in_hooks,
             "adapter_hook_calls": self.hook_calls,
+            "top_sources": dict(self.sources.most_common(8)),
         }
 
 

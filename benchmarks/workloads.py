@@ -166,8 +166,14 @@ class Workload:
         return torch.optim.AdamW(params, lr=self.lr)
 
     def parameters(self) -> int:
-        """Parameter count of the model."""
-        return sum(p.numel() for p in self.model().parameters())
+        """Parameter count of the model (built on the meta device: no memory, no init).
+
+        Example:
+            >>> LM_100M.parameters()
+            97638912
+        """
+        with torch.device("meta"):
+            return sum(p.numel() for p in self.model().parameters())
 
 
 # The issue's CPU benchmark: 3 x 256 MLP, batch 64.

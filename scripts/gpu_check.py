@@ -13,7 +13,7 @@ framework whose runner imports (``benchmarks/frameworks``):
    naive monitor must add at least one per step, else the counting itself is not working.
 4. ``overhead``: the step-overhead comparison of ``benchmarks/step_overhead.py`` on a
    ~100M-parameter transformer, 50 steps, rounds rotated across frameworks until the time
-   budget is spent (at least one round).
+   budget is spent (none if it is spent already).
 
 Writes ``OUTDIR/gpu_check.json`` (same layout as ``benchmarks/results/*.json``: copy it there as
 ``<date>-gpu.json`` and ``benchmarks/render.py`` puts it in the README). Exit status 0 when every
@@ -127,13 +127,14 @@ class Check:
 
     def syncs(self, runner: ModuleType) -> dict[str, Any]:
         steps = self.sizes.sync_steps
-        counts: dict[str, dict[str, Any]] = {}
+        counters: dict[str, SyncCounter] = {}
         for variant in (NONE, DENPEX, NAIVE):
-            counter = SyncCounter(enabled=self.device != "cpu")
+            counters[variant] = SyncCounter(enabled=self.device != "cpu")
             with tempfile.TemporaryDirectory(prefix="denpex_gpu_") as workdir:
                 runner.run(RunSpec(variant, self.sizes.check_workload, steps, device=self.device,
-                                   warmup=self.sizes.warmup, workdir=workdir, syncs=counter))
-            counts[variant] = counter.summary(steps)
+                                   warmup=self.sizes.warmup, workdir=workdir,
+                                   syncs=counters[variant]))
+        counts = {variant: counter.summary(steps) for variant, counter in counters.items()}
         added = counts[DENPEX]["syncs_total"] - counts[NONE]["syncs_total"]
         control = counts[NAIVE]["syncs_total"] - counts[NONE]["syncs_total"]
         out: dict[str, Any] = {
@@ -142,6 +143,9 @@ class Check:
             "in_denpex_hooks": counts[DENPEX]["syncs_in_adapter_hooks"],
             "denpex_hook_calls": counts[DENPEX]["adapter_hook_calls"],
             "added_by_naive": control,
+            # Lines that synchronised more often with denpex than without: where to look.
+            "denpex_sources": dict((counters[DENPEX].sources - counters[NONE].sources)
+                                   .most_common(8)),
             "counts": counts,
         }
         if self.device == "cpu":
@@ -219,7 +223,7 @@ class Check:
 
 
 SHOWN = ("first", "expected_first", "added_by_denpex", "in_denpex_hooks", "added_by_naive",
-         "steps_run", "skipped", "seconds")
+         "denpex_sources", "steps_run", "skipped", "seconds")
 
 
 def _above_info(result: RunResult) -> list[dict[str, Any]]:
@@ -240,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--cpu", action="store_true", help="dry run on CPU with tiny sizes")
-    parser.add_argument("--budget-s", type=float, default=400.0,
-                        help="stop starting new runs after this many seconds (default 400)")
+    parser.add_argument("--budget-s", type=float, default=380.0,
+                        help="stop starting new runs after this many seconds (default 380)")
     parser.add_argument("--frameworks", default="", help="comma list (default: all)")
     args = parser.parse_args(argv)
     import torch

@@ -10,7 +10,7 @@
 # diagnoses), a host-device sync count, and the step-overhead comparison on a ~100M-parameter
 # transformer (50 steps). It writes OUTDIR/gpu_check.json (+ gpu_check.log) and exits 0 when
 # every check passed. Takes under 8 minutes (the Python part stops starting runs after
-# --budget-s, default 400 s). Options after OUTDIR go to gpu_check.py (--frameworks torch,hf).
+# --budget-s, default 380 s). Options after OUTDIR go to gpu_check.py (--frameworks torch,hf).
 #
 # --cpu is the dry run (the test suite runs it): the same code paths on CPU with tiny sizes,
 # with the repo's .venv (or $PYTHON), installing nothing.

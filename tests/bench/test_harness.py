@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,12 @@ import pytest
 from benchmarks import render, run_all
 from benchmarks.frameworks.base import RunSpec
 from benchmarks.frameworks.torch_loop import run as run_torch
+from benchmarks.syncs import SyncCounter
 from benchmarks.workloads import MLP_TINY
 
-HARNESS_MODULES = ("timing", "syncs", "machine", "log_doctor_run", "core_micro", "render")
+HARNESS_MODULES = (
+    "timing", "syncs", "machine", "log_doctor_run", "core_micro", "render", "workloads",
+)
 
 
 @pytest.mark.parametrize("name", HARNESS_MODULES)
@@ -60,3 +64,29 @@ def test_fault_runs_report_where_the_fault_began() -> None:
     first = next(d for d in result.diagnoses if d["severity"] != "info")
     assert (first["code"], first["step"]) == ("AMP006", 7)
     assert result.steps_run == 20
+
+
+def test_sync_counter_counts_sync_warnings_and_where_they_came_from(
+    recwarn: pytest.WarningsRecorder,
+) -> None:
+    # On CPU the mode cannot be set (enabled=False), but the counting of torch's warning is
+    # the same code: feed it the warning torch emits under set_sync_debug_mode("warn").
+    counter = SyncCounter(enabled=False)
+
+    class Hooks:
+        def on_step_end(self) -> None:
+            warnings.warn("called a synchronizing CUDA operation", stacklevel=1)
+
+    hooks = Hooks()
+    assert counter.watch(hooks, ["on_step_end", "absent"]) == ["on_step_end"]
+    with counter.counting():
+        for _ in range(3):
+            hooks.on_step_end()
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=1)
+        warnings.warn("an unrelated warning", stacklevel=1)
+    summary = counter.summary(steps=3)
+    assert (summary["syncs_total"], summary["syncs_in_adapter_hooks"]) == (4, 3)
+    assert summary["adapter_hook_calls"] == 3
+    assert any(k.endswith("(in on_step_end)") and v == 3 for k, v in counter.sources.items())
+    # Other warnings go where they went before (here: pytest's recorder).
+    assert [str(w.message) for w in recwarn] == ["an unrelated warning"]
