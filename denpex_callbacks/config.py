@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -79,10 +81,6 @@ class MonitorConfig:
         """``fault_severity`` as a Severity."""
         return Severity(self.fault_severity)
 
-    def with_overrides(self, **changes: Any) -> MonitorConfig:
-        """Copy with the non-None keyword arguments applied."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MonitorConfig:
         """Build from a plain dict (a JSON config section), rejecting unknown keys.
@@ -104,18 +102,41 @@ class MonitorConfig:
         return cls(**kwargs)
 
 
-def build_config(config: MonitorConfig | None = None, **overrides: Any) -> MonitorConfig:
-    """``config`` (or the defaults) with the adapter's keyword overrides applied.
+def build_config(
+    config: MonitorConfig | Mapping[str, Any] | None = None, **overrides: Any
+) -> MonitorConfig:
+    """``config`` (or the defaults) with an adapter's keyword arguments applied.
 
-    An override left at ``UNSET`` keeps the config's value, so ``report_dir=None`` can still
-    mean "write no report".
+    Every adapter takes ``on_fault``, ``report_dir``, ``config`` and any other MonitorConfig
+    key as a keyword; this is the one place that merges them. An argument left at ``UNSET``
+    keeps the config's value, so ``report_dir=None`` still means "write no report".
+    ``config`` may be a dict (as in a JSON file), ``thresholds`` a dict, ``disable`` any
+    iterable, ``report_dir`` any path-like.
+
+    Raises:
+        TypeError: On a keyword that is not a MonitorConfig key, naming the known ones.
+        ValueError: On a bad value (see :class:`MonitorConfig`).
 
     Example:
         >>> build_config(on_fault="stop", report_dir=None, locate=UNSET).report_dir is None
         True
+        >>> build_config({"on_fault": "raise"}, thresholds={"zero_loss_steps": 5}).on_fault
+        'raise'
     """
+    if isinstance(config, Mapping):
+        config = MonitorConfig.from_dict(dict(config))
     base = config or MonitorConfig()
     changes = {k: v for k, v in overrides.items() if v is not UNSET}
-    if "thresholds" in changes and isinstance(changes["thresholds"], dict):
-        changes["thresholds"] = Thresholds.from_dict(changes["thresholds"])
+    known = {f.name for f in fields(MonitorConfig)}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    if isinstance(changes.get("thresholds"), Mapping):
+        changes["thresholds"] = Thresholds.from_dict(dict(changes["thresholds"]))
+    if "disable" in changes:
+        changes["disable"] = tuple(changes["disable"] or ())
+    if changes.get("report_dir") is not None:
+        changes["report_dir"] = os.fspath(changes["report_dir"])
     return replace(base, **changes)

@@ -33,6 +33,7 @@ from deepspeed.utils import logger as deepspeed_logger
 
 from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
@@ -127,6 +128,7 @@ class DeepSpeedMonitor:
             framework="deepspeed",
             logger=logger or (deepspeed_logger if rank == 0 else RANK_LOGGER),
         )
+        self._locate = LocateOnFault(self.monitor, engine.module)
         self._pending = DeferredValues()
         self._loss_sum: torch.Tensor | None = None
         self._loss_count = 0
@@ -148,6 +150,7 @@ class DeepSpeedMonitor:
     def close(self) -> None:
         """Judge the steps still in flight and write the report's summary. Safe to call twice."""
         self.monitor.guard(lambda: self._drain(wait=True))
+        self._locate.close()
         self.monitor.close()
 
     def detach(self) -> None:
@@ -245,6 +248,7 @@ class DeepSpeedMonitor:
         if self._loss_sum is not None:
             loss = self._loss_sum / self._loss_count
         self._loss_sum, self._loss_count = None, 0
+        self._locate.step_finished(loss, step)  # a step armed after AMP006/AMP003 ends here
         values: dict[str, Any] = {
             "loss": loss,
             "grad_norm": getattr(engine, "_global_grad_norm", None),
@@ -278,7 +282,8 @@ class DeepSpeedMonitor:
                 hysteresis=values["hysteresis"],
                 time=values["time"],
             )
-            self.monitor.observe(obs)
+            found = self.monitor.observe(obs)
+            self._locate.maybe_arm(found)  # hooks the model for the next step only
             self._write_metrics(values["samples"])
 
     def _write_metrics(self, samples: int) -> None:

@@ -13,12 +13,11 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from functools import wraps
 from types import FrameType
 from typing import Any, TypeVar, cast
@@ -36,8 +35,9 @@ from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
 from denpex_callbacks import setup as precision
-from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers import deepspeed as ds_reader
@@ -52,13 +52,6 @@ DEFAULT_HF_REPORT_DIR = "{output_dir}/denpex_reports"
 MAX_GRAD_NORMS = 8  # grad norms from logs waiting for their (deferred) step
 
 _Hook = TypeVar("_Hook", bound=Callable[..., Any])
-
-
-class _Unset(enum.Enum):
-    UNSET = "unset"
-
-
-_UNSET = _Unset.UNSET
 
 
 def _guarded(hook: _Hook) -> _Hook:
@@ -107,27 +100,14 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def __init__(
         self,
-        on_fault: str | None = None,
-        report_dir: str | os.PathLike[str] | _Unset | None = _UNSET,
+        on_fault: str = UNSET,
+        report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
-        known = {f.name for f in fields(MonitorConfig)} - {"on_fault", "report_dir"}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise TypeError(f"unknown option(s) {', '.join(unknown)}; known: {sorted(known)}")
-        if isinstance(config, Mapping):
-            config = MonitorConfig.from_dict(dict(config))
-        base = config or MonitorConfig(report_dir=DEFAULT_HF_REPORT_DIR)
-        if isinstance(overrides.get("thresholds"), Mapping):
-            overrides["thresholds"] = type(base.thresholds).from_dict(dict(overrides["thresholds"]))
-        if "disable" in overrides:
-            overrides["disable"] = tuple(overrides["disable"] or ())
-        if report_dir is not _UNSET:  # None is a real value here: write no report
-            overrides["report_dir"] = os.fspath(report_dir) if report_dir is not None else None
-        if on_fault is not None:
-            overrides["on_fault"] = on_fault
-        self.config = replace(base, **overrides)
+        if config is None:
+            config = MonitorConfig(report_dir=DEFAULT_HF_REPORT_DIR)
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
         self.monitor: Monitor | None = None
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
         self._off = False
@@ -135,6 +115,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def _reset_run(self) -> None:
         self._hook: torch.utils.hooks.RemovableHandle | None = None
+        self._locate: LocateOnFault | None = None
         self._in_step = False
         self._losses: list[torch.Tensor] = []
         self._pre_scale: torch.Tensor | float | None = None
@@ -171,7 +152,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if report_dir is not None:
             report_dir = report_dir.replace("{output_dir}", str(args.output_dir or "."))
         self.monitor = Monitor(
-            self.config.with_overrides(report_dir=report_dir),
+            replace(self.config, report_dir=report_dir),
             rank=args.process_index,
             world_size=args.world_size,
             framework="hf",
@@ -186,6 +167,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         )
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward)
+        self._locate = LocateOnFault(self.monitor, model)
         _run_before_integrations(self)
         self.monitor.start(read_setup(args, model, optimizer, self._deepspeed))
 
@@ -200,6 +182,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
+        if self._locate is not None:
+            self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
 
@@ -276,6 +260,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 values["scale_after"] = torch_scaler.scale_tensor(scaler)
                 values["growth_tracker"] = torch_scaler.growth_tracker_tensor(scaler)
                 values["found_inf"] = self._pre_found_inf
+        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
+            self._locate.step_finished(values["loss"], state.global_step + 1)
         self._deferred.push(state.global_step + 1, values)
         self._in_step = False
         self._losses.clear()
@@ -334,7 +320,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if monitor is None:
             return
         for step, values in self._deferred.ready(wait=wait):
-            monitor.observe(self._observation(step, values))
+            found = monitor.observe(self._observation(step, values))
+            if self._locate is not None:  # hooks the model for the next step only
+                self._locate.maybe_arm(found)
         # With several ranks, "stop" is decided together in on_step_end: one rank stopping
         # alone would leave the others waiting in the next gradient all-reduce.
         if monitor.stop_requested and not self._agree_on_stop:

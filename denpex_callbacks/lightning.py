@@ -25,13 +25,13 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from denpex_callbacks.config import MonitorConfig
+from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
@@ -99,10 +99,6 @@ else:
     _LightningCallback = type("_LightningCallback", _callback_bases(), {})
 
 
-class _Default(Enum):
-    KEEP = "keep"
-
-
 class AmpDiagnosticCallback(_LightningCallback):
     """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer.
 
@@ -136,17 +132,13 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     def __init__(
         self,
-        on_fault: str | None = None,
-        report_dir: str | os.PathLike[str] | _Default | None = _Default.KEEP,
+        on_fault: str = UNSET,
+        report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
-        config = (config or MonitorConfig()).with_overrides(on_fault=on_fault, **overrides)
-        if report_dir is not _Default.KEEP:
-            path = None if report_dir is None else os.fspath(report_dir)
-            config = dataclasses.replace(config, report_dir=path)
-        self.config = config
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
         self.monitor: Monitor | None = None
         self.auto = False  # True when added by the entry point, not by the user
         self._requested_precision: str | None = None  # the Trainer's precision argument
@@ -163,6 +155,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         self._world_size = 1
         self._reader = "none"  # "torch", "deepspeed" or "none"
         self._logger = _LOG
+        self._locate: LocateOnFault | None = None
 
     @property
     def state_key(self) -> str:
@@ -185,7 +178,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         config = self.config
         if config.report_dir and not os.path.isabs(config.report_dir):
             path = os.path.join(str(trainer.default_root_dir), config.report_dir)
-            config = config.with_overrides(report_dir=path)
+            config = dataclasses.replace(config, report_dir=path)
         self.monitor = Monitor(
             config,
             rank=rank,
@@ -199,6 +192,7 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._loaded_state = None
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
+        self._locate = LocateOnFault(self.monitor, trainer.lightning_module)
         self.monitor.start(setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -254,6 +248,8 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._close_monitor()
 
     def _close_monitor(self) -> None:
+        if self._locate is not None:
+            self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
 
@@ -306,6 +302,8 @@ class AmpDiagnosticCallback(_LightningCallback):
         if step_loss is not None and not pl_module.automatic_optimization:
             # automatic optimization already divides each batch's loss by the accumulation
             step_loss = step_loss / self._loss_batches
+        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
+            self._locate.step_finished(step_loss, self._pending[-1]["step"])
         now = time.time()
         for step in self._pending:
             values = {k: v for k, v in step.items() if k != "step"}
@@ -329,7 +327,10 @@ class AmpDiagnosticCallback(_LightningCallback):
     def _observe_ready(self, *, wait: bool) -> None:
         assert self.monitor is not None
         for step, values in self._deferred.ready(wait=wait):
-            self.monitor.observe(_observation(step, values, self.monitor, self._world_size))
+            found = self.monitor.observe(
+                _observation(step, values, self.monitor, self._world_size))
+            if self._locate is not None:  # hooks the model for the next step only
+                self._locate.maybe_arm(found)
 
     def _log_metrics(self, pl_module: Any) -> None:
         assert self.monitor is not None

@@ -100,7 +100,7 @@ class Monitor:
 
         Returns the diagnoses the lints produced (already logged and recorded).
         """
-        return self._guard(lambda: self._start(setup)) or []
+        return self.guard(lambda: self._start(setup)) or []
 
     def _start(self, setup: RunSetup | None) -> list[Diagnosis]:
         if setup is not None:
@@ -144,7 +144,7 @@ class Monitor:
 
     def close(self) -> None:
         """Write the summary record and close the report. Safe to call twice."""
-        self._guard(self._close)
+        self.guard(self._close)
 
     def _close(self) -> None:
         if self._primary is not None and not self._closed:
@@ -171,7 +171,7 @@ class Monitor:
         """
         if self.disabled:
             return []
-        return self._guard(lambda: self._observe(obs)) or []
+        return self.guard(lambda: self._observe(obs)) or []
 
     def _observe(self, obs: Observation) -> list[Diagnosis]:
         if not self.started:
@@ -203,7 +203,80 @@ class Monitor:
                 self._start(None)
             return self._emit_all([finding], step)
 
-        return self._guard(emit) or []
+        return self.guard(emit) or []
+
+    def amend(
+        self,
+        code: str,
+        *,
+        step: int | None = None,
+        evidence: dict[str, Any] | None = None,
+        summary: str | None = None,
+        root_cause: str | None = None,
+        fix: str | None = None,
+    ) -> Diagnosis | None:
+        """Complete a diagnosis already reported with evidence found later.
+
+        The latest diagnosis ``code`` (with that first ``step`` when given) is replaced in
+        memory, written to the run report as an amendment record (readers merge it into the
+        original) and logged once. No policy acts again and sinks are not called: the
+        condition is not new.
+
+        Args:
+            code: Id of the diagnosis to amend.
+            step: Its first step, to pick one occurrence (default: the latest).
+            evidence: Merged into its evidence.
+            summary: Replaces its one-line summary (None keeps it).
+            root_cause: Replaces its root cause (None keeps it).
+            fix: Replaces its fix (None keeps it).
+
+        Returns:
+            The amended diagnosis, or None when no such diagnosis is held.
+
+        Example:
+            >>> m = Monitor(MonitorConfig(report_dir=None))
+            >>> _ = m.observe(Observation(3, loss=float("nan")))
+            >>> d = m.amend("AMP006", evidence={"origin": "input-data"},
+            ...             root_cause="non-finite values in the input batch")
+            >>> m.diagnoses[0].root_cause, m.diagnoses[0].evidence["origin"]
+            ('non-finite values in the input batch', 'input-data')
+        """
+        amended: Diagnosis | None = self.guard(
+            lambda: self._amend(code, step, evidence, summary, root_cause, fix)
+        )
+        return amended
+
+    def _amend(
+        self,
+        code: str,
+        step: int | None,
+        evidence: dict[str, Any] | None,
+        summary: str | None,
+        root_cause: str | None,
+        fix: str | None,
+    ) -> Diagnosis | None:
+        held = [
+            i for i, d in enumerate(self.diagnoses)
+            if d.code == code and (step is None or d.step == step)
+        ]
+        if not held:
+            return None
+        index = held[-1]
+        old = self.diagnoses[index]
+        amended = replace(
+            old,
+            evidence={**old.evidence, **(evidence or {})},
+            summary=summary or old.summary,
+            root_cause=root_cause or old.root_cause,
+            fix=fix or old.fix,
+        )
+        self.diagnoses[index] = amended
+        if self._primary is old:
+            self._primary = amended
+        if self._writer is not None:
+            self._writer.amendment(amended)
+        self._log(amended, "amended ")
+        return amended
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -251,7 +324,7 @@ class Monitor:
                 return earlier.caused_by or earlier.code
         return None
 
-    def _log(self, diagnosis: Diagnosis) -> None:
+    def _log(self, diagnosis: Diagnosis, prefix: str = "") -> None:
         if self.log_filter is not None and not self.log_filter(diagnosis):
             return
         level = {
@@ -259,7 +332,7 @@ class Monitor:
             Severity.WARNING: logging.WARNING,
             Severity.ERROR: logging.ERROR,
         }[diagnosis.severity]
-        self.logger.log(level, "denpex: %s", diagnosis.render_text())
+        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text())
 
     def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
         policy = self.config.on_fault
@@ -278,10 +351,6 @@ class Monitor:
         An exception other than AmpDiagnosisError is logged once and switches monitoring off;
         None is returned then, and whenever monitoring is already off.
         """
-        return self._guard(action)
-
-    def _guard(self, action: Callable[[], Any]) -> Any:
-        """Run monitor code so that only the user's policy can reach training."""
         if self.disabled:
             return None
         try:

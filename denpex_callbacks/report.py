@@ -82,6 +82,11 @@ class ReportWriter:
         self._write({"type": "diagnosis", "time": time.time(), **diagnosis.to_dict()},
                     durable=True)
 
+    def amendment(self, diagnosis: Diagnosis) -> None:
+        """A diagnosis completed with later evidence; readers replace the original with it."""
+        self._write({"type": "amendment", "time": time.time(), **diagnosis.to_dict()},
+                    durable=True)
+
     def step(self, obs: Observation) -> None:
         """A step record if the sampling rule keeps this step."""
         scale = obs.scale
@@ -167,6 +172,8 @@ def read_report(path: str | os.PathLike[str]) -> RunReport:
                 report.header = record
             elif kind == "diagnosis":
                 report.diagnoses.append(Diagnosis.from_dict(record))
+            elif kind == "amendment":
+                _merge_amendment(report.diagnoses, Diagnosis.from_dict(record))
             elif kind == "step":
                 report.steps.append(Observation.from_dict(record))
             elif kind == "summary":
@@ -174,6 +181,15 @@ def read_report(path: str | os.PathLike[str]) -> RunReport:
     if not report.header and not report.diagnoses and not report.steps:
         raise ValueError(f"{path}: not a denpex run report (no header record)")
     return report
+
+
+def _merge_amendment(diagnoses: list[Diagnosis], amended: Diagnosis) -> None:
+    # The latest record of the same id and first step is the one amended.
+    for index in range(len(diagnoses) - 1, -1, -1):
+        if (diagnoses[index].code, diagnoses[index].step) == (amended.code, amended.step):
+            diagnoses[index] = amended
+            return
+    diagnoses.append(amended)
 
 
 def is_report_file(path: str | os.PathLike[str]) -> bool:

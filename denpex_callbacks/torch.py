@@ -17,7 +17,8 @@ that a protocol break in the very first iteration is caught too)::
 The monitor never adds a host-device sync: the scale, growth tracker and loss are copied
 without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
 calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
-*before* torch's own RuntimeError ends the run.
+*before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
+non-finite loss or overflow streak (``denpex_callbacks.locator``; ``locate=False`` turns it off).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import torch
 
 from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import Diagnosis, Finding
+from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deferred import DeferredValues
@@ -58,7 +60,9 @@ class AmpMonitor:
         scaler: The ``torch.amp.GradScaler`` (None or disabled: no scaler, AMP001 applies
             if the loop computes in fp16).
         optimizer: The optimizer the scaler steps (enables protocol checks and the LR).
-        model: The model (a forward pre-hook records whether fp16 autocast is active).
+        model: The model (a forward pre-hook records whether fp16 autocast is active; after
+            AMP006 or AMP003 the non-finite locator hooks it for the next iteration only and
+            amends the diagnosis with the module where NaN/inf first appeared).
         on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``; the loop checks it) or
             ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
         report_dir: Folder of the JSONL run report (None: no report).
@@ -117,6 +121,7 @@ class AmpMonitor:
         self._hooks: list[Any] = []
         self._forward_hook: Any = None
         self._wrapped: list[str] = []
+        self._locate = LocateOnFault(self.monitor)
         self._attach(scaler, optimizer, model)
 
     # -- public --------------------------------------------------------------------------------
@@ -172,14 +177,18 @@ class AmpMonitor:
         index = self._calls if step is None else step
         self._calls += 1
         self._ensure_started(loss)
+        self._locate.step_finished(loss, index)
         found = self._flag(self._guarded(self._check_update_called, index), index)
         self._guarded(self._snapshot, index, loss, grad_norm)
-        return found + self._drain(wait=False)
+        found += self._drain(wait=False)
+        self._locate.maybe_arm(found, self.model)
+        return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
         if not self.monitor.disabled:
             self._drain(wait=True)
+        self._locate.close()
         self.monitor.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
@@ -403,7 +412,7 @@ class AmpMonitor:
         )
 
     def _guarded(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return self.monitor._guard(lambda: action(*args, **kwargs))
+        return self.monitor.guard(lambda: action(*args, **kwargs))
 
 
 def _number(value: Any) -> float | None:

@@ -137,8 +137,12 @@ def test_diagnoses_go_through_the_transformers_logger_once(hf: Any) -> None:
     finally:
         root.removeHandler(handler)
     ours = [r.getMessage() for r in records if r.name == "transformers.denpex"]
-    codes = [m.split()[1] for m in ours if not m.startswith("denpex: run summary")]
+    codes = [m.split()[1] for m in ours if not m.startswith(("denpex: run summary",
+                                                              "denpex: amended"))]
     assert codes == ["AMP006", "AMP009", "AMP003"]
+    # The non-finite locator completes AMP006 and AMP003 once each (the step after each).
+    amended = [m.split()[2] for m in ours if m.startswith("denpex: amended")]
+    assert amended == ["AMP006", "AMP003"]
     # ...and one closing line naming what to fix first.
     summaries = [m for m in ours if m.startswith("denpex: run summary")]
     assert len(summaries) == 1 and "fix AMP006 first" in summaries[0]

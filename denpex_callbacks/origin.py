@@ -1,0 +1,449 @@
+"""Where a non-finite value was born, and what that changes in a diagnosis.
+
+The locator (``denpex_callbacks.locator``, torch) watches one armed step and fills an
+:class:`OriginReport`; :func:`explain_origin` turns the report into the new root cause and fix
+of the diagnosis that armed it. This module is framework-free: plain numbers in, text out.
+
+Values are largest absolute values (``max |x|``) as the locator read them: ``nan`` when the
+tensor held a NaN, ``inf`` when it held an infinity (and no NaN), else the finite maximum.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FP16_MAX = 65504.0
+MODEL_LABEL = "<model>"  # how the model itself (qualified name "") is named in the text
+
+
+def _finite(value: float | None) -> bool:
+    return value is None or math.isfinite(value)
+
+
+def _beyond_fp16(value: float | None) -> bool:
+    # inf counts (the fp16 result overflowed); NaN does not say how large anything was.
+    return value is not None and not math.isnan(value) and abs(value) > FP16_MAX
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+def label(name: str) -> str:
+    """How a module's qualified name is shown (the model itself is ``<model>``).
+
+    Example:
+        >>> label(""), label("encoder.block.3")
+        ('<model>', 'encoder.block.3')
+    """
+    return name or MODEL_LABEL
+
+
+def parent_name(name: str) -> str:
+    """Qualified name of the module that owns ``name`` ("" for a top-level child).
+
+    Example:
+        >>> parent_name("encoder.block.3.layer.1"), parent_name("head")
+        ('encoder.block.3.layer', '')
+    """
+    return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """One forward call of one module during the armed step.
+
+    Attributes:
+        name: Qualified name in the model (``""``: the model itself).
+        type: Class name of the module.
+        input_absmax: Largest |value| over its floating-point inputs (None: it had none).
+        output_absmax: Largest |value| over its floating-point outputs (None: none).
+        param_absmax: Largest |value| over its own (not its children's) parameters.
+        output_dtype: dtype of its first floating-point output, e.g. ``"torch.float16"``.
+    """
+
+    name: str
+    type: str
+    input_absmax: float | None = None
+    output_absmax: float | None = None
+    param_absmax: float | None = None
+    output_dtype: str | None = None
+
+    @property
+    def input_finite(self) -> bool:
+        """True when every floating-point input was finite."""
+        return _finite(self.input_absmax)
+
+    @property
+    def output_finite(self) -> bool:
+        """True when every floating-point output was finite."""
+        return _finite(self.output_absmax)
+
+    @property
+    def params_finite(self) -> bool:
+        """True when the module's own parameters were finite."""
+        return _finite(self.param_absmax)
+
+    @property
+    def exceeded_fp16(self) -> bool:
+        """True when an input, output or weight went past the fp16 maximum (65504), inf
+        included (weights beyond it turn into inf when autocast casts them to fp16).
+
+        Example:
+            >>> ModuleCall("wo", "Linear", 3.1e2, float("inf")).exceeded_fp16
+            True
+            >>> ModuleCall("wo", "Linear", 3.1e2, float("nan")).exceeded_fp16
+            False
+        """
+        return any(_beyond_fp16(v) for v in (self.input_absmax, self.output_absmax,
+                                             self.param_absmax))
+
+
+@dataclass(frozen=True)
+class GradientOrigin:
+    """The first non-finite gradient seen in the armed step's backward pass.
+
+    Attributes:
+        name: Qualified name of the module it is attributed to.
+        type: Class name of that module.
+        role: ``"input"``: the module's backward turned finite gradients into a non-finite
+            gradient for its input; ``"weight"``: for one of its parameters (``parameter``);
+            ``"output"``: the gradient reaching the module's output was already non-finite,
+            so the code consuming that output outside any submodule produced it (for the
+            model itself: the loss).
+        absmax: Largest |value| of that gradient (nan or inf). Gradients carry the loss
+            scale.
+        parameter: Parameter name for the ``"weight"`` role.
+    """
+
+    name: str
+    type: str
+    role: str
+    absmax: float
+    parameter: str | None = None
+
+
+@dataclass(frozen=True)
+class OriginReport:
+    """What the locator saw in one armed step.
+
+    Attributes:
+        step: The armed step (as the adapter counts steps), if known.
+        modules_watched: Modules that had a forward hook.
+        calls_seen: Module forward calls recorded.
+        gradients_seen: Gradients recorded in backward (0: no backward ran while armed).
+        forward: First module (in the order outputs were produced) whose output was
+            non-finite; None when every output was finite.
+        backward: First non-finite gradient in backward; None when all were finite.
+        inputs_absmax: Largest |value| of the model's floating-point inputs: those of the
+            outermost module called (the model itself, or the first submodule a
+            LightningModule's training_step calls), None when they had none.
+        loss_absmax: |loss| as the adapter passed it (None: not passed).
+        peak: The call with the largest finite output (the nearest to overflow).
+        truncated: The record cap was reached: later calls were not recorded.
+
+    Example:
+        >>> r = OriginReport(step=5, inputs_absmax=float("nan"))
+        >>> r.inputs_nonfinite, r.backward_overflow
+        (True, False)
+    """
+
+    step: int | None = None
+    modules_watched: int = 0
+    calls_seen: int = 0
+    gradients_seen: int = 0
+    forward: ModuleCall | None = None
+    backward: GradientOrigin | None = None
+    inputs_absmax: float | None = None
+    loss_absmax: float | None = None
+    peak: ModuleCall | None = None
+    truncated: bool = False
+
+    @property
+    def inputs_nonfinite(self) -> bool:
+        """The model's inputs were already NaN/inf: a data problem."""
+        return not _finite(self.inputs_absmax)
+
+    @property
+    def loss_finite(self) -> bool | None:
+        """Whether the loss was finite (None: the adapter did not pass it)."""
+        return None if self.loss_absmax is None else math.isfinite(self.loss_absmax)
+
+    @property
+    def grads_finite(self) -> bool | None:
+        """Whether every recorded gradient was finite (None: no backward ran while armed)."""
+        return None if self.gradients_seen == 0 else self.backward is None
+
+    @property
+    def backward_overflow(self) -> bool:
+        """Forward and loss finite, gradients not: the overflow happened in backward."""
+        return self.forward is None and self.loss_finite is not False and (
+            self.grads_finite is False
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (nested dataclasses as dicts), for the run report."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class OriginExplanation:
+    """What a located origin means for the diagnosis it amends.
+
+    Attributes:
+        verdict: Short stable tag: ``input-data``, ``nonfinite-weights``,
+            ``activation-overflow``, ``invalid-operation``, ``between-modules``,
+            ``loss-computation``, ``backward-overflow``, ``not-reproduced``, ``not-observed``.
+        summary: One line saying what was found, with the numbers.
+        root_cause: The new root cause (None: keep the catalog's).
+        fix: The new fix (None: keep the catalog's).
+        module: Qualified name of the module it points at (None: none).
+        evidence: Small flat dict to attach to the diagnosis.
+    """
+
+    verdict: str
+    summary: str
+    root_cause: str | None
+    fix: str | None
+    module: str | None
+    evidence: dict[str, Any]
+
+
+# How each framework says "train in bf16" and "keep this module in fp32".
+_BF16 = {
+    "hf": "TrainingArguments(bf16=True)",
+    "lightning": "Trainer(precision=\"bf16-mixed\")",
+    "deepspeed": "\"bf16\": {\"enabled\": true} instead of \"fp16\"",
+}
+_BF16_DEFAULT = "torch.autocast(device_type, dtype=torch.bfloat16) without a GradScaler"
+
+
+def _keep_fp32(name: str, framework: str | None) -> str:
+    if framework == "hf":
+        last = name.rsplit(".", 1)[-1]
+        return (f"Keep {name} in fp32 (add \"{last}\" to the model's _keep_in_fp32_modules, "
+                "as T5 does for \"wo\")")
+    return (f"Keep {name} in fp32 (run its forward under torch.autocast(device_type, "
+            "enabled=False) on float32 inputs)")
+
+
+def explain_origin(report: OriginReport, framework: str | None = None) -> OriginExplanation:
+    """Turn a located origin into the root cause and fix of the diagnosis it amends.
+
+    Args:
+        report: What the locator saw in the armed step.
+        framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``, to phrase the fix.
+
+    Returns:
+        The verdict, a one-line summary, and the new root cause and fix (None where the
+        evidence does not change the catalog's).
+
+    Example:
+        >>> wo = ModuleCall("encoder.block.3.layer.1.DenseReluDense.wo", "Linear",
+        ...                 input_absmax=2.1e3, output_absmax=float("inf"),
+        ...                 param_absmax=0.9, output_dtype="torch.float16")
+        >>> e = explain_origin(OriginReport(step=9, forward=wo, inputs_absmax=1.0), "hf")
+        >>> e.verdict
+        'activation-overflow'
+        >>> print(e.root_cause.split(":")[0])
+        activation overflow in encoder.block.3.layer.1.DenseReluDense.wo (Linear)
+        >>> explain_origin(OriginReport(step=9, inputs_absmax=float("nan"))).verdict
+        'input-data'
+    """
+    at = f"step {report.step}" if report.step is not None else "the armed step"
+    evidence: dict[str, Any] = {
+        "located_step": report.step,
+        "inputs_nonfinite": report.inputs_nonfinite,
+        "inputs_absmax": report.inputs_absmax,
+        "loss_finite": report.loss_finite,
+        "grads_finite": report.grads_finite,
+        "backward_overflow": report.backward_overflow,
+    }
+    bf16 = _BF16.get(framework or "", _BF16_DEFAULT)
+    fwd = report.forward
+    if fwd is not None:
+        evidence.update(
+            module=label(fwd.name), module_type=fwd.type, input_absmax=fwd.input_absmax,
+            output_absmax=fwd.output_absmax, exceeded_fp16=fwd.exceeded_fp16,
+        )
+    if report.inputs_nonfinite:
+        first = f"; first module to receive them: {label(fwd.name)}" if fwd else ""
+        return OriginExplanation(
+            "input-data",
+            f"located at {at}: the model's inputs were already non-finite "
+            f"(max |x| = {_fmt(report.inputs_absmax)}){first}",
+            "non-finite values in the input batch: a data problem, not AMP. The model received "
+            "NaN/inf before any of its modules ran.",
+            "Find and drop or repair the bad samples: assert torch.isfinite(batch).all() in "
+            "the data pipeline (the failing step's batch holds them); mixed precision is not "
+            "the cause.",
+            fwd.name if fwd else None,
+            evidence,
+        )
+    if fwd is not None:
+        return _explain_forward(fwd, at, framework, bf16, evidence)
+    if report.loss_finite is False:
+        peak = report.peak
+        return OriginExplanation(
+            "loss-computation",
+            f"located at {at}: every module output was finite but the loss was "
+            f"{_fmt(report.loss_absmax)}",
+            "the loss computation produced the non-finite value: every module of the model "
+            "returned finite outputs, so it happened in the loss code after the model "
+            "(log/div of 0, a reduction in fp16, a NaN target)"
+            + (f"; the largest model output was {_fmt(peak.output_absmax)}" if peak else ""),
+            "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
+            "guard log/div with an epsilon, and check the targets for NaN/inf.",
+            None,
+            evidence,
+        )
+    back = report.backward
+    if back is not None:
+        return _explain_backward(back, report, at, framework, bf16, evidence)
+    if report.calls_seen == 0:
+        return OriginExplanation(
+            "not-observed", f"locator armed for {at} but the model ran no forward pass",
+            None, None, None, evidence,
+        )
+    peak = report.peak
+    largest = (
+        f"; largest activation {_fmt(peak.output_absmax)} in {label(peak.name)} ({peak.type})"
+        if peak is not None else ""
+    )
+    if peak is not None:
+        evidence.update(peak_module=label(peak.name), peak_absmax=peak.output_absmax)
+    return OriginExplanation(
+        "not-reproduced",
+        f"located at {at}: every input, activation, loss and gradient was finite, the fault "
+        f"did not recur{largest} (a one-off points to the failing step's batch or a "
+        "transient spike)",
+        None, None, None, evidence,
+    )
+
+
+def _explain_forward(
+    fwd: ModuleCall, at: str, framework: str | None, bf16: str, evidence: dict[str, Any]
+) -> OriginExplanation:
+    where = f"{label(fwd.name)} ({fwd.type})"
+    numbers = f"max |input| = {_fmt(fwd.input_absmax)}, max |output| = {_fmt(fwd.output_absmax)}"
+    if fwd.param_absmax is not None:
+        numbers += f", max |weight| = {_fmt(fwd.param_absmax)}"
+    if not fwd.params_finite:
+        return OriginExplanation(
+            "nonfinite-weights",
+            f"located at {at}: the parameters of {where} are already non-finite "
+            f"(max |w| = {_fmt(fwd.param_absmax)})",
+            f"the weights of {where} are already NaN/inf: an earlier update wrote non-finite "
+            "values into them (a step that should have been skipped was applied, or the "
+            "checkpoint was already corrupt), so every forward pass is non-finite from there.",
+            "Restore the last good checkpoint; make sure every update goes through "
+            "scaler.step() (it skips non-finite steps) and find the first step whose loss or "
+            "gradients went non-finite.",
+            fwd.name,
+            evidence,
+        )
+    if not fwd.name:  # every submodule finite, the model's own output not
+        return OriginExplanation(
+            "loss-computation",
+            f"located at {at}: every submodule returned finite outputs, the output of "
+            f"{where} was {_fmt(fwd.output_absmax)}",
+            f"the forward code of {where} itself, outside its submodules, produced the "
+            "non-finite value: for a model that returns its loss, the loss computation "
+            "(log/div of 0, a reduction in fp16, a NaN label).",
+            "Compute the loss in float32 (upcast the logits before the loss), guard log/div "
+            "with an epsilon, and check the labels for NaN/inf.",
+            fwd.name,
+            evidence,
+        )
+    if not fwd.input_finite:
+        parent = label(parent_name(fwd.name))
+        return OriginExplanation(
+            "between-modules",
+            f"located at {at}: the input of {where} was already non-finite, though every "
+            f"submodule that ran before it returned finite outputs ({numbers})",
+            f"the non-finite value was produced by code in the forward of {parent} outside its "
+            f"submodules, just before it calls {label(fwd.name)} (an operation between "
+            "modules, or a parameter used directly).",
+            f"Inspect the tensor operations in {parent}.forward before {label(fwd.name)}: "
+            f"compute them in float32, clamp or add an epsilon; or train in bf16 ({bf16}).",
+            fwd.name,
+            evidence,
+        )
+    if fwd.exceeded_fp16:
+        near = (
+            " Its input was already near the limit: the values grow in the modules before "
+            "it too."
+            if fwd.input_absmax is not None and fwd.input_absmax > FP16_MAX / 4 else ""
+        )
+        return OriginExplanation(
+            "activation-overflow",
+            f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504)",
+            f"activation overflow in {where}: its activations exceed the fp16 maximum 65504 "
+            f"({numbers}), so fp16 turns them into inf and the loss into NaN/inf.{near} "
+            "Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
+            f"{_keep_fp32(label(fwd.name), framework)} or train in bf16 ({bf16}).",
+            fwd.name,
+            evidence,
+        )
+    return OriginExplanation(
+        "invalid-operation",
+        f"located at {at}: {where} produced {_fmt(fwd.output_absmax)} from finite inputs "
+        f"below the fp16 maximum ({numbers})",
+        f"an invalid operation in the forward of {where}: it turned finite inputs into "
+        f"{_fmt(fwd.output_absmax)} without exceeding the fp16 range (0/0, inf-inf, log or "
+        "sqrt of a negative number or of 0, division by a value that underflowed to 0).",
+        f"Guard the operation in {label(fwd.name)} with an epsilon or a clamp, and compute it "
+        f"in float32 (autocast disabled around it).",
+        fwd.name,
+        evidence,
+    )
+
+
+def _explain_backward(
+    back: GradientOrigin,
+    report: OriginReport,
+    at: str,
+    framework: str | None,
+    bf16: str,
+    evidence: dict[str, Any],
+) -> OriginExplanation:
+    where = f"{label(back.name)} ({back.type})"
+    evidence.update(backward_module=label(back.name), backward_role=back.role,
+                    grad_absmax=back.absmax)
+    peak = report.peak
+    activations = (
+        f"; forward and loss finite, largest activation {_fmt(peak.output_absmax)} "
+        f"in {label(peak.name)}" if peak is not None else "; forward and loss finite"
+    )
+    if back.role == "output" and not back.name:
+        what = "the gradient of the loss w.r.t. the model output"
+        cause = ("gradient overflow in the loss backward: the gradient of the loss w.r.t. the "
+                 "model output is already non-finite at the current loss scale")
+        fix = ("Compute the loss in float32 outside autocast; if it persists, the loss scale "
+               f"is too high for it: lower init_scale, or train in bf16 ({bf16}).")
+    elif back.role == "output":
+        parent = label(parent_name(back.name))
+        what = f"the gradient reaching the output of {where}"
+        cause = (f"gradient overflow in backward in the code of {parent}.forward that consumes "
+                 f"the output of {label(back.name)} (outside its submodules)")
+        fix = (f"Compute that code in float32, or train in bf16 ({bf16}); clip gradients "
+               "only after unscaling.")
+    else:
+        of = (f"{label(back.name)}.{back.parameter}" if back.role == "weight"
+              else f"the input of {label(back.name)}")
+        what = f"the gradient w.r.t. {of}"
+        cause = (f"gradient overflow in the backward of {where}: its forward and the loss were "
+                 f"finite, but the gradient w.r.t. {of} exceeds the fp16 range at the current "
+                 "loss scale")
+        fix = (f"{_keep_fp32(label(back.name), framework)}, lower the learning rate or the "
+               f"initial loss scale, or train in bf16 ({bf16}).")
+    return OriginExplanation(
+        "backward-overflow",
+        f"located at {at}: {what} is {_fmt(back.absmax)}{activations}",
+        cause + ".",
+        fix,
+        back.name,
+        evidence,
+    )

@@ -1,0 +1,112 @@
+"""A tiny T5-like model and a real fp16 autocast + GradScaler loop on CPU, with faults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from denpex_callbacks.torch import AmpMonitor
+
+WIDTH, HIDDEN, FEATURES = 16, 32, 8
+
+
+class FeedForward(torch.nn.Module):
+    """T5's DenseReluDense shape: wi -> ReLU -> wo, added to the residual stream."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wi = torch.nn.Linear(WIDTH, HIDDEN)
+        self.act = torch.nn.ReLU()
+        self.wo = torch.nn.Linear(HIDDEN, WIDTH)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return hidden + self.wo(self.act(self.wi(hidden)))
+
+
+class TinyT5(torch.nn.Module):
+    """embed -> blocks.0..3 -> head; blocks.2 is "the 3rd layer"."""
+
+    def __init__(self, depth: int = 4, seed: int = 0) -> None:
+        super().__init__()
+        torch.manual_seed(seed)
+        self.embed = torch.nn.Linear(FEATURES, WIDTH)
+        self.blocks = torch.nn.ModuleList(FeedForward() for _ in range(depth))
+        self.head = torch.nn.Linear(WIDTH, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.embed(x)
+        for block in self.blocks:
+            hidden = block(hidden)
+        return self.head(hidden)
+
+
+def hooks_on(model: torch.nn.Module) -> int:
+    """Every hook registered on the model's modules and parameters."""
+    count = 0
+    for module in model.modules():
+        for hooks in (module._forward_hooks, module._forward_pre_hooks, module._backward_hooks,
+                      module._backward_pre_hooks):
+            count += len(hooks)
+    for param in model.parameters():
+        count += len(param._backward_hooks or {}) + len(
+            getattr(param, "_post_accumulate_grad_hooks", None) or {})
+    return count
+
+
+@dataclass
+class Run:
+    monitor: AmpMonitor
+    model: TinyT5
+    losses: list[float] = field(default_factory=list)
+    hooks_mid_step: list[int] = field(default_factory=list)  # after forward, before backward
+    hooks_after_step: list[int] = field(default_factory=list)
+    hooks_after_close: int = 0
+
+
+def run(
+    steps: int,
+    *,
+    fault: Callable[[TinyT5, int, torch.Tensor], torch.Tensor] | None = None,
+    scaler_kwargs: dict[str, Any] | None = None,
+    monitor_kwargs: dict[str, Any] | None = None,
+    around_step: Callable[[int], AbstractContextManager[Any]] | None = None,
+    stop_on_request: bool = False,
+) -> Run:
+    """Train TinyT5 on a regression task; ``fault(model, step, batch)`` may alter both."""
+    model = TinyT5()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu", **(scaler_kwargs or {}))
+    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model,
+                         **{"report_dir": None, **(monitor_kwargs or {})})
+    result = Run(monitor, model)
+    gen = torch.Generator().manual_seed(1)
+    for step, x in zip(range(steps), _batches(gen), strict=False):
+        with (around_step(step) if around_step else nullcontext()):
+            y = x[:, :1] * 2.0 + 0.5
+            if fault is not None:
+                x = fault(model, step, x)
+            with torch.autocast("cpu", dtype=torch.float16):
+                out = model(x)
+            loss = torch.nn.functional.mse_loss(out.float(), y)
+            result.hooks_mid_step.append(hooks_on(model))
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            monitor.step(loss)
+        result.losses.append(loss.item())
+        result.hooks_after_step.append(hooks_on(model))
+        if stop_on_request and monitor.should_stop:
+            break
+    monitor.close()
+    result.hooks_after_close = hooks_on(model)
+    return result
+
+
+def _batches(gen: torch.Generator) -> Iterator[torch.Tensor]:
+    while True:
+        yield torch.randn(32, FEATURES, generator=gen)

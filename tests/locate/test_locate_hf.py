@@ -1,0 +1,99 @@
+"""The locator inside a real Hugging Face Trainer (CPU, real fp16 GradScaler) on a real T5."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from denpex_callbacks.hf import AmpDiagnosticCallback  # noqa: E402
+
+FAULT_STEP = 3  # HF's 1-based global_step of the first overflowing step
+WO = "encoder.block.1.layer.1.DenseReluDense.wo"
+
+
+class CPUScalerTrainer(transformers.Trainer):  # type: ignore[misc]
+    """HF ignores fp16 on CPU: give its accelerator a real CPU GradScaler and autocast."""
+
+    def create_accelerator_and_postprocess(self) -> None:
+        super().create_accelerator_and_postprocess()
+        self.accelerator.scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10)
+        self.accelerator.native_amp = True
+
+
+class OverflowBlock1(transformers.TrainerCallback):  # type: ignore[misc]
+    """Scales the second encoder block's feed-forward up before step FAULT_STEP runs."""
+
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if state.global_step + 1 == FAULT_STEP:
+            ff = kwargs["model"].encoder.block[1].layer[1].DenseReluDense
+            with torch.no_grad():
+                ff.wi.weight.mul_(100.0)
+                ff.wo.weight.mul_(1000.0)
+
+
+class Tokens(torch.utils.data.Dataset):  # type: ignore[misc]
+    def __init__(self) -> None:
+        self.ids = torch.randint(1, 32, (64, 8), generator=torch.Generator().manual_seed(0))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        return {"input_ids": self.ids[i], "labels": self.ids[i]}
+
+
+def t5() -> Any:
+    torch.manual_seed(0)
+    return transformers.T5ForConditionalGeneration(transformers.T5Config(
+        vocab_size=32, d_model=16, d_kv=8, d_ff=32, num_layers=2, num_decoder_layers=1,
+        num_heads=2, decoder_start_token_id=0, pad_token_id=0,
+    ))
+
+
+def train(tmp_path: Any, steps: int, *callbacks: Any) -> tuple[AmpDiagnosticCallback, Any]:
+    callback = AmpDiagnosticCallback(report_dir=None)
+    model = t5()
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path / "out"), use_cpu=True, fp16=True, max_steps=steps,
+        per_device_train_batch_size=4, logging_steps=1, report_to=[], save_strategy="no",
+        disable_tqdm=True, dataloader_num_workers=0, seed=0, logging_nan_inf_filter=False,
+    )
+    CPUScalerTrainer(model=model, args=args, train_dataset=Tokens(),
+                     callbacks=[callback, *callbacks]).train()
+    return callback, model
+
+
+def hooks_on(model: Any) -> int:
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules()) + sum(
+        len(p._backward_hooks or {}) for p in model.parameters())
+
+
+def test_hf_trainer_t5_wo_overflow_is_located(tmp_path):
+    callback, model = train(tmp_path, FAULT_STEP + 2, OverflowBlock1())
+    assert callback.monitor is not None
+    (nan_loss,) = [d for d in callback.monitor.diagnoses if d.code == "AMP006"]
+    assert nan_loss.step == FAULT_STEP
+    origin = nan_loss.evidence["origin"]
+    assert (origin["verdict"], origin["module"], origin["located_step"]) == (
+        "activation-overflow", WO, FAULT_STEP + 1)
+    assert nan_loss.root_cause.startswith(f"activation overflow in {WO} (Linear)")
+    assert '"wo" to the model\'s _keep_in_fp32_modules' in nan_loss.fix
+    assert "bf16=True" in nan_loss.fix
+    assert hooks_on(model) == 0
+
+
+def test_hf_trainer_healthy_run_leaves_no_hooks(tmp_path):
+    seen: list[int] = []
+
+    class CountHooks(transformers.TrainerCallback):  # type: ignore[misc]
+        def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            seen.append(hooks_on(kwargs["model"]))
+
+    callback, model = train(tmp_path, 6, CountHooks())
+    assert callback.monitor is not None and callback.monitor.faults() == []
+    # Only the adapter's own loss hook on the model while training; nothing after.
+    assert seen == [1] * 6 and hooks_on(model) == 0
