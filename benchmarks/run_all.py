@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> Path:
     results["notes"] = sorted(set(notes))
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = results["date"][:16].replace(":", "").replace("T", "-")
-    path = args.out / f"{stamp}-{'quick' if conf['quick'] else 'cpu'}.json"
+    path: Path = args.out / f"{stamp}-{'quick' if conf['quick'] else 'cpu'}.json"
     path.write_text(json.dumps(results, indent=1) + "\n")
     print(f"results: {path}")
     for note in results["notes"]:

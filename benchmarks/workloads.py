@@ -18,7 +18,7 @@ from torch import nn
 FAULT_FACTORS = {"inf": math.inf, "nan": math.nan, "zero": 0.0}
 
 
-class FaultyLoss(nn.Module):
+class FaultyLoss(nn.Module):  # type: ignore[misc]
     """Base of the workload models: multiplies the training loss by ``fault`` from a step on.
 
     Training forward calls are counted (one per optimizer step: the benchmarks use no gradient
@@ -85,7 +85,7 @@ class TinyLM(FaultyLoss):
         return {"loss": self.faulty(loss), "logits": logits}
 
 
-class CycledBatches(torch.utils.data.Dataset):  # type: ignore[type-arg]
+class CycledBatches(torch.utils.data.Dataset):  # type: ignore[misc]
     """``length`` samples drawn cyclically from a small fixed pool (cheap, deterministic)."""
 
     def __init__(self, pool: dict[str, torch.Tensor], length: int) -> None:

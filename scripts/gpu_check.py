@@ -23,6 +23,7 @@ check passed.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import sys
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.outdir / "gpu_check.json"
     for part in ("fault", "healthy", "syncs"):
         for name, runner in runners.items():
-            check.record(part, name, lambda part=part, runner=runner: getattr(check, part)(runner))
+            check.record(part, name, functools.partial(getattr(check, part), runner))
             out.write_text(json.dumps(check.summary({}), indent=1) + "\n")
     step_overhead = check.overhead(runners)
     summary = check.summary(step_overhead)

@@ -15,11 +15,11 @@ from typing import Any
 
 import lightning.pytorch as L
 import torch
-from denpex_callbacks.lightning import AmpDiagnosticCallback
 from torch.utils.data import DataLoader
 
 from benchmarks.frameworks.base import HEAVY, RunResult, RunSpec, finish, with_callbacks
 from benchmarks.workloads import FaultyLoss, Workload
+from denpex_callbacks.lightning import AmpDiagnosticCallback
 
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "Trainer(detect_anomaly=True)"
@@ -29,7 +29,7 @@ for _name in ("lightning.pytorch", "lightning.fabric"):
     logging.getLogger(_name).setLevel(logging.ERROR)
 
 
-class _Module(L.LightningModule):
+class _Module(L.LightningModule):  # type: ignore[misc]
     def __init__(self, model: FaultyLoss, workload: Workload, steps: int) -> None:
         super().__init__()
         self.model, self.workload, self.steps = model, workload, steps
@@ -45,7 +45,7 @@ class _Module(L.LightningModule):
         return DataLoader(self.workload.dataset(self.steps), batch_size=self.workload.batch_size)
 
 
-class _Clock(L.Callback):
+class _Clock(L.Callback):  # type: ignore[misc]
     def __init__(self, spec: RunSpec) -> None:
         self.clock = spec.clock
 
@@ -53,7 +53,7 @@ class _Clock(L.Callback):
         self.clock.tick()
 
 
-class _NaiveMonitor(L.Callback):
+class _NaiveMonitor(L.Callback):  # type: ignore[misc]
     """Reads the scale and the loss as Python floats every step (a host-device sync each)."""
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any,
