@@ -28,12 +28,12 @@ def step_table(step: dict[str, Any]) -> list[str]:
     """Markdown rows: per framework, ms/step and the ratio to (a) of each variant."""
     lines = [
         "| framework | (a) no callback | (b) denpex, default | (c) naive get_scale()+float(loss)"
-        " | (d) framework's heavy option |",
-        "|---|---|---|---|---|",
+        " | (d) framework's heavy option | inside denpex's hooks |",
+        "|---|---|---|---|---|---|",
     ]
     for name, result in step.items():
         if "variants" not in result:
-            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | |")
+            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | | |")
             continue
         cells = []
         for column in COLUMNS:
@@ -46,6 +46,8 @@ def step_table(step: dict[str, Any]) -> list[str]:
                 cells.append(f"{_ms(row)} (**{row['ratio']:.3f}x**)")
         if "d" in result["variants"]:
             cells[-1] += f"<br>`{result['heavy_option']}`"
+        hook_s = result.get("denpex_hook_s_per_step")
+        cells.append("n/a" if hook_s is None else f"{hook_s * 1e6:.0f} µs/step")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 

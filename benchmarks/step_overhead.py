@@ -7,12 +7,13 @@ variant a (no callback). Usage: ``.venv/bin/python benchmarks/run_all.py --only 
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 from types import ModuleType
 from typing import Any
 
 from benchmarks.frameworks import available
-from benchmarks.frameworks.base import NONE, VARIANT_NAMES, RunSpec
+from benchmarks.frameworks.base import DENPEX, NONE, VARIANT_NAMES, RunResult, RunSpec
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 
@@ -23,31 +24,36 @@ def measure(
 ) -> dict[str, Any]:
     """Rotated rounds of the runner's variants; medians and ratios to variant a."""
 
-    def run_one(variant: str) -> float:
+    def run_one(variant: str) -> RunResult:
         with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir:
             spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
                            workdir=workdir)
-            return float(runner.run(spec).per_step_s)
+            result: RunResult = runner.run(spec)
+            return result
 
-    samples = rotated_rounds(runner.VARIANTS, rounds, run_one)
-    return summarize(runner, workload, samples, steps=steps, warmup=warmup, device=device)
+    runs = rotated_rounds(runner.VARIANTS, rounds, run_one)
+    return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 
 
 def summarize(
-    runner: ModuleType, workload: Workload, samples: dict[str, list[float]], *, steps: int,
+    runner: ModuleType, workload: Workload, runs: dict[str, list[RunResult]], *, steps: int,
     warmup: int, device: str,
 ) -> dict[str, Any]:
-    """One framework's entry of the results: settings, medians and ratios to variant a."""
-    table = compare(samples, NONE)
+    """One framework's entry of the results: settings, medians and ratios to variant a, and
+    the median time spent inside denpex's own hook methods per step (where they are watched)."""
+    table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
+    hooks = [r.hook_s_per_step for r in runs.get(DENPEX, []) if r.hook_s_per_step is not None]
     return {
         "workload": workload.name,
         "parameters": workload.parameters(),
         "device": device,
         "steps": steps,
         "warmup": warmup,
-        "rounds": min(len(v) for v in samples.values()),
+        "rounds": min(len(v) for v in runs.values()),
         "heavy_option": runner.HEAVY_OPTION,
-        "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in samples},
+        "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in runs},
+        "denpex_hook_s_per_step": statistics.median(hooks) if hooks else None,
+        "denpex_hooks": runner.WATCHED_HOOKS,
     }
 
 
@@ -83,4 +89,7 @@ def format_table(results: dict[str, Any]) -> str:
             label = row["name"] if variant != "d" else result["heavy_option"]
             lines.append(f"  {name:10} ({variant}) {label:48.48} "
                          f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x")
+        if result.get("denpex_hook_s_per_step") is not None:
+            lines.append(f"  {name:10}     time inside {result['denpex_hooks']}: "
+                         f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step")
     return "\n".join(lines)

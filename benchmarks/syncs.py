@@ -1,4 +1,4 @@
-"""Counting host-device synchronisations with torch's sync debug mode.
+"""Counting host-device synchronisations with torch's sync debug mode, and hook time.
 
 ``torch.cuda.set_sync_debug_mode("warn")`` makes every synchronising CUDA operation (``.item()``,
 ``float(tensor)``, a blocking device-to-host copy...) emit a warning. :class:`SyncCounter`
@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -28,6 +29,9 @@ SYNC_MESSAGE = "synchroniz"  # "called a synchronizing CUDA operation"
 
 class SyncCounter:
     """Counts synchronising CUDA operations during a run and inside wrapped methods.
+
+    The wrapped methods (the adapter's per-step hooks) are also timed: ``hook_seconds`` is the
+    wall time spent inside them, the adapter's own cost without the noise of whole steps.
 
     Args:
         enabled: Set the sync debug mode (CUDA only); False counts nothing.
@@ -52,6 +56,7 @@ class SyncCounter:
         self.total = 0
         self.in_hooks = 0
         self.hook_calls = 0
+        self.hook_seconds = 0.0
         self.sources: collections.Counter[str] = collections.Counter()
         self._hooks: list[str] = []  # the watched methods running now, innermost last
 
@@ -97,9 +102,11 @@ class SyncCounter:
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.hook_calls += 1
             self._hooks.append(method.__name__)
+            start = time.perf_counter()
             try:
                 return method(*args, **kwargs)
             finally:
+                self.hook_seconds += time.perf_counter() - start
                 self._hooks.pop()
 
         return counted

@@ -62,6 +62,8 @@ class StepClock:
             scaler's initial back-off).
         sync: Called before reading the clock on the window's edges (``torch.cuda.synchronize``
             on CUDA, None on CPU).
+        counter: A running total read at each tick (seconds spent in some part of the step):
+            :meth:`counted_per_step` gives its median growth per timed step.
 
     Example:
         >>> clock = StepClock(steps=4, warmup=1)
@@ -71,12 +73,17 @@ class StepClock:
         3
     """
 
-    def __init__(self, steps: int, warmup: int, sync: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, steps: int, warmup: int, sync: Callable[[], Any] | None = None,
+        counter: Callable[[], float] | None = None,
+    ) -> None:
         self.steps = steps
         # Step i lasts from tick i - 1 to tick i: timing starts at the warm-up's last tick.
         self.warmup = max(1, min(warmup, steps - 2))
         self.sync = sync
+        self.counter = counter
         self.ticks: list[float] = []
+        self.counts: list[float] = []
 
     def tick(self) -> None:
         """Record the end of one step."""
@@ -84,11 +91,20 @@ class StepClock:
         if self.sync is not None and index in (self.warmup - 1, self.steps - 1):
             self.sync()
         self.ticks.append(time.perf_counter())
+        if self.counter is not None:
+            self.counts.append(self.counter())
 
     def intervals(self) -> list[float]:
         """Seconds of each timed step (``steps - warmup`` of them)."""
         timed = self.ticks[self.warmup - 1 :]
         return [b - a for a, b in itertools.pairwise(timed)]
+
+    def counted_per_step(self) -> float:
+        """Median growth of ``counter`` per timed step (NaN without a counter)."""
+        timed = self.counts[self.warmup - 1 :]
+        if len(timed) < 2:
+            return float("nan")
+        return statistics.median(b - a for a, b in itertools.pairwise(timed))
 
     def per_step(self) -> float:
         """Seconds per step: median interval on CPU, the synchronised window's mean on CUDA."""

@@ -165,7 +165,7 @@ class Check:
         A framework whose run fails is recorded as a failed check and left out of later rounds.
         """
         sizes = self.sizes
-        samples: dict[str, dict[str, list[float]]] = {
+        runs: dict[str, dict[str, list[RunResult]]] = {
             name: {v: [] for v in runner.VARIANTS} for name, runner in runners.items()
         }
         running = dict(runners)
@@ -178,26 +178,27 @@ class Check:
             for name, runner in list(running.items()):
                 try:
                     for variant in rotated(runner.VARIANTS, index):
-                        samples[name][variant].append(self._timed_run(runner, variant))
+                        runs[name][variant].append(self._timed_run(runner, variant))
                 except Exception:
                     del running[name]
                     self.checks.append({"check": "overhead", "framework": name, "ok": False,
                                         "error": traceback.format_exc().splitlines()[-12:]})
             longest = max(longest, time.monotonic() - start)
         return {
-            name: summarize(runners[name], sizes.overhead_workload, samples[name],
+            name: summarize(runners[name], sizes.overhead_workload, runs[name],
                             steps=sizes.overhead_steps, warmup=sizes.warmup, device=self.device)
             for name in running
-            if all(samples[name].values())
+            if all(runs[name].values())
         }
 
-    def _timed_run(self, runner: ModuleType, variant: str) -> float:
+    def _timed_run(self, runner: ModuleType, variant: str) -> RunResult:
         sizes = self.sizes
         gc.collect()  # the previous run's garbage is not this run's cost
         with tempfile.TemporaryDirectory(prefix="denpex_gpu_") as workdir:
             spec = RunSpec(variant, sizes.overhead_workload, sizes.overhead_steps,
                            device=self.device, warmup=sizes.warmup, workdir=workdir)
-            return float(runner.run(spec).per_step_s)
+            result: RunResult = runner.run(spec)
+            return result
 
     def summary(self, step_overhead: dict[str, Any]) -> dict[str, Any]:
         """The JSON summary (also written after each check, so a killed run leaves one)."""

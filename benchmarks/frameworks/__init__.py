@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-# name -> runner module. Each defines VARIANTS, HEAVY_OPTION, FIRST_STEP and run(spec).
+# name -> runner module. Each defines VARIANTS, HEAVY_OPTION, FIRST_STEP, WATCHED_HOOKS (what
+# of the adapter is timed on its own, or None) and run(spec).
 FRAMEWORKS = {
     "torch": "benchmarks.frameworks.torch_loop",
     "hf": "benchmarks.frameworks.hf_trainer",

@@ -3,7 +3,8 @@
 A runner is one function ``run(spec) -> RunResult`` that trains ``spec.workload`` for
 ``spec.steps`` fp16 steps with one of the variants below, ticking ``spec.clock`` at the end of
 each optimizer step. Adding a framework to the benchmarks and the GPU check is one module with
-that function plus a line in :data:`benchmarks.frameworks.FRAMEWORKS`.
+that function (and the constants listed in :data:`benchmarks.frameworks.FRAMEWORKS`) plus a line
+there.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ class RunSpec:
         init_scale: Initial loss scale of the GradScaler (where the framework lets us set it).
         workdir: Folder for the framework's output and the run reports (a temporary one if
             None).
-        syncs: Counts synchronising CUDA operations during the run (None: not counted).
+        syncs: Counts synchronising CUDA operations during the run and times the adapter's
+            hooks (default: a counter that counts no syncs but still times the hooks).
     """
 
     variant: str
@@ -54,7 +56,7 @@ class RunSpec:
     fault_step: int = 0
     init_scale: float = 2.0**16
     workdir: str | None = None
-    syncs: SyncCounter | None = None
+    syncs: SyncCounter = field(default_factory=lambda: SyncCounter(enabled=False))
     clock: StepClock = field(init=False)
 
     def __post_init__(self) -> None:
@@ -63,7 +65,8 @@ class RunSpec:
             import torch
 
             sync = torch.cuda.synchronize
-        self.clock = StepClock(self.steps, self.warmup, sync)
+        self.clock = StepClock(self.steps, self.warmup, sync,
+                               counter=lambda: self.syncs.hook_seconds)
         if self.workdir is None:
             self.workdir = tempfile.mkdtemp(prefix="denpex_bench_")
 
@@ -71,10 +74,6 @@ class RunSpec:
     def report_dir(self) -> str:
         """Where the denpex run reports go."""
         return f"{self.workdir}/denpex_reports"
-
-    def counter(self) -> SyncCounter:
-        """The sync counter, or a disabled one."""
-        return self.syncs if self.syncs is not None else SyncCounter(enabled=False)
 
 
 @dataclass
@@ -87,12 +86,15 @@ class RunResult:
         diagnoses: ``{"code", "step", "reported_step", "severity"}`` per diagnosis (variant b).
         first_step: The number the framework gives its first optimizer step (0 or 1):
             fault step ``k`` is reported as step ``k + first_step``.
+        hook_s_per_step: Median seconds per timed step spent inside the adapter's watched hook
+            methods (None when none were watched).
     """
 
     per_step_s: float
     steps_run: int
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     first_step: int = 0
+    hook_s_per_step: float | None = None
 
 
 def with_callbacks(
@@ -107,7 +109,7 @@ def with_callbacks(
     callback = None
     if spec.variant == DENPEX:
         callback = denpex()
-        spec.counter().watch(callback, hook_names(callback))
+        spec.syncs.watch(callback, hook_names(callback))
         callbacks.append(callback)
     elif spec.variant == NAIVE:
         callbacks.append(naive())
@@ -125,4 +127,5 @@ def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) ->
             for d in diagnoses
         ],
         first_step=first_step,
+        hook_s_per_step=spec.clock.counted_per_step() if spec.syncs.hook_calls else None,
     )

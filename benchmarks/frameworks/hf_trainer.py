@@ -22,6 +22,7 @@ from denpex_callbacks.hf import AmpDiagnosticCallback
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = 'TrainingArguments(debug="underflow_overflow")'
 FIRST_STEP = 1  # HF's global_step of the first optimizer step
+WATCHED_HOOKS = "the callback's per-step on_* methods (not its loss forward hook)"
 
 transformers.logging.set_verbosity_error()
 
@@ -84,7 +85,7 @@ def run(spec: RunSpec) -> RunResult:
         optimizers=(spec.workload.optimizer(model.parameters()), None), callbacks=callbacks,
     )
     logging.getLogger("transformers").setLevel(logging.ERROR)
-    with spec.counter().counting():
+    with spec.syncs.counting():
         trainer.train()
     if callback is None or callback.monitor is None:
         return finish(spec)

@@ -24,6 +24,7 @@ from denpex_callbacks.lightning import AmpDiagnosticCallback
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "Trainer(detect_anomaly=True)"
 FIRST_STEP = 0  # Lightning's global_step before the first optimizer step
+WATCHED_HOOKS = "the callback's per-step hooks"
 
 for _name in ("lightning.pytorch", "lightning.fabric"):
     logging.getLogger(_name).setLevel(logging.ERROR)
@@ -91,7 +92,7 @@ def run(spec: RunSpec) -> RunResult:
             os.environ.pop("DENPEX_AUTO")
         else:
             os.environ["DENPEX_AUTO"] = auto
-    with spec.counter().counting():
+    with spec.syncs.counting():
         trainer.fit(_Module(model, spec.workload, spec.steps))
     if callback is None or callback.monitor is None:
         return finish(spec)

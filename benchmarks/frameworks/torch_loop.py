@@ -14,6 +14,7 @@ from denpex_callbacks.torch import AmpMonitor
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "torch.autograd.set_detect_anomaly(True)"
 FIRST_STEP = 0  # AmpMonitor counts its calls from 0
+WATCHED_HOOKS = "AmpMonitor.step (not its GradScaler call checks)"
 
 
 def run(spec: RunSpec) -> RunResult:
@@ -24,13 +25,12 @@ def run(spec: RunSpec) -> RunResult:
     optimizer = spec.workload.optimizer(model.parameters())
     scaler = torch.amp.GradScaler(device, init_scale=spec.init_scale)
     batches = spec.workload.batches(spec.steps, device)
-    counter = spec.counter()
     monitor = None
     if spec.variant == DENPEX:
         monitor = AmpMonitor(scaler=scaler, optimizer=optimizer, model=model,
                              report_dir=spec.report_dir)
-        counter.watch(monitor, ["step"])
-    with counter.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
+        spec.syncs.watch(monitor, ["step"])
+    with spec.syncs.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
         for batch in batches:
             with torch.autocast(device, dtype=torch.float16):
                 loss = model(**batch)["loss"]
