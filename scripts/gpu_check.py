@@ -12,8 +12,11 @@ framework whose runner imports (``benchmarks/frameworks``):
    denpex may add at most ``SYNC_SLACK`` over the run (none per step) and none in its hooks; the
    naive monitor must add at least one per step, else the counting itself is not working.
 4. ``overhead``: the step-overhead comparison of ``benchmarks/step_overhead.py`` on a
-   ~100M-parameter transformer, 50 steps, rounds rotated across frameworks until the time
-   budget is spent (none if it is spent already).
+   ~100M-parameter transformer, 50 steps, rotated rounds while the framework's share of the
+   time budget lasts (one at least, while any budget is left).
+
+Frameworks run one after the other (DeepSpeed last), each within an equal share of what is
+left of the budget.
 
 Writes ``OUTDIR/gpu_check.json`` (same layout as ``benchmarks/results/*.json``: copy it there as
 ``<date>-gpu.json`` and ``benchmarks/render.py`` puts it in the README). Exit status 0 when every
@@ -74,6 +77,7 @@ class Check:
         self.device, self.sizes = device, sizes
         self.deadline = time.monotonic() + budget_s
         self.checks: list[dict[str, Any]] = []
+        self.step_overhead: dict[str, Any] = {}
 
     def left_s(self) -> float:
         return self.deadline - time.monotonic()
@@ -159,37 +163,42 @@ class Check:
         out["ok"] = added <= SYNC_SLACK and out["in_denpex_hooks"] == 0
         return out
 
-    def overhead(self, runners: dict[str, ModuleType]) -> dict[str, Any]:
-        """Rounds rotated across frameworks and variants, while the budget lasts.
+    def framework(self, name: str, runner: ModuleType, frameworks_left: int) -> None:
+        """One framework's checks, then its overhead rounds, within its share of the budget.
 
-        A framework whose run fails is recorded as a failed check and left out of later rounds.
+        Frameworks run one after the other, not interleaved: DeepSpeed (last) leaves its
+        process group and distributed environment behind, which would turn the next HF
+        Trainer into a one-rank distributed run.
         """
-        sizes = self.sizes
-        runs: dict[str, dict[str, list[RunResult]]] = {
-            name: {v: [] for v in runner.VARIANTS} for name, runner in runners.items()
-        }
-        running = dict(runners)
+        until = time.monotonic() + self.left_s() / frameworks_left
+        for part in ("fault", "healthy", "syncs"):
+            self.record(part, name, functools.partial(getattr(self, part), runner))
+        result = self.overhead(name, runner, until)
+        if result is not None:
+            self.step_overhead[name] = result
+
+    def overhead(self, name: str, runner: ModuleType, until: float) -> dict[str, Any] | None:
+        """Rotated rounds of the variants while they fit before ``until`` (one at least, while
+        any budget is left); a failing run is recorded as a failed check."""
+        runs: dict[str, list[RunResult]] = {v: [] for v in runner.VARIANTS}
         longest = 0.0
-        for index in range(sizes.max_rounds):
-            # Start a round only if one as long as the longest so far still fits.
-            if self.left_s() <= longest or not running:
-                break
+        for index in range(self.sizes.max_rounds):
             start = time.monotonic()
-            for name, runner in list(running.items()):
-                try:
-                    for variant in rotated(runner.VARIANTS, index):
-                        runs[name][variant].append(self._timed_run(runner, variant))
-                except Exception:
-                    del running[name]
-                    self.checks.append({"check": "overhead", "framework": name, "ok": False,
-                                        "error": traceback.format_exc().splitlines()[-12:]})
+            if self.left_s() <= 0 or (index and start + longest > until):
+                break
+            try:
+                for variant in rotated(runner.VARIANTS, index):
+                    runs[variant].append(self._timed_run(runner, variant))
+            except Exception:
+                self.checks.append({"check": "overhead", "framework": name, "ok": False,
+                                    "error": traceback.format_exc().splitlines()[-12:]})
+                break
             longest = max(longest, time.monotonic() - start)
-        return {
-            name: summarize(runners[name], sizes.overhead_workload, runs[name],
-                            steps=sizes.overhead_steps, warmup=sizes.warmup, device=self.device)
-            for name in running
-            if all(runs[name].values())
-        }
+        if not all(runs.values()):
+            return None
+        sizes = self.sizes
+        return summarize(runner, sizes.overhead_workload, runs, steps=sizes.overhead_steps,
+                         warmup=sizes.warmup, device=self.device)
 
     def _timed_run(self, runner: ModuleType, variant: str) -> RunResult:
         sizes = self.sizes
@@ -200,9 +209,9 @@ class Check:
             result: RunResult = runner.run(spec)
             return result
 
-    def summary(self, step_overhead: dict[str, Any]) -> dict[str, Any]:
-        """The JSON summary (also written after each check, so a killed run leaves one)."""
-        sizes = self.sizes
+    def summary(self) -> dict[str, Any]:
+        """The JSON summary (also written after each framework, so a killed run leaves one)."""
+        sizes, step_overhead = self.sizes, self.step_overhead
         failed = [f"{c['framework']}:{c['check']}" for c in self.checks if c.get("ok") is False]
         return {
             "date": now(),
@@ -276,14 +285,12 @@ def main(argv: list[str] | None = None) -> int:
             runners[name] = runner
     args.outdir.mkdir(parents=True, exist_ok=True)
     out = args.outdir / "gpu_check.json"
-    for part in ("fault", "healthy", "syncs"):
-        for name, runner in runners.items():
-            check.record(part, name, functools.partial(getattr(check, part), runner))
-            out.write_text(json.dumps(check.summary({}), indent=1) + "\n")
-    step_overhead = check.overhead(runners)
-    summary = check.summary(step_overhead)
+    for index, (name, runner) in enumerate(runners.items()):
+        check.framework(name, runner, len(runners) - index)
+        out.write_text(json.dumps(check.summary(), indent=1) + "\n")
+    summary = check.summary()
     out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(format_table(step_overhead))
+    print(format_table(check.step_overhead))
     failed = summary["failed"]
     print(f"gpu check: {'ok' if not failed else 'FAILED: ' + ', '.join(failed)}; summary in {out}")
     return 0 if not failed else 1
