@@ -38,7 +38,7 @@ from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
 from denpex_callbacks.readers.deferred import DeferredValues
-from denpex_callbacks.readers.torch_scaler import growth_tracker_tensor, scale_tensor
+from denpex_callbacks.readers.torch_scaler import first_lr, growth_tracker_tensor, scale_tensor
 from denpex_callbacks.setup import BF16_MIXED, FP16_MIXED, FP16_PURE, FP32, RunSetup
 
 SECTION = "denpex"
@@ -256,7 +256,7 @@ class DeepSpeedMonitor:
             "scale_after": state.scale,
             "hysteresis": state.hysteresis,
             "skipped": skipped,
-            "lr": _first_lr(engine),
+            "lr": first_lr(engine.optimizer),
             "samples": getattr(engine, "global_samples", step),
             "time": time.time(),
         }
@@ -436,12 +436,6 @@ def _rank_and_world(engine: Any) -> tuple[int, int]:
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         return torch.distributed.get_rank(), torch.distributed.get_world_size()
     return int(getattr(engine, "global_rank", 0)), int(getattr(engine, "world_size", 1))
-
-
-def _first_lr(engine: Any) -> float | None:
-    groups = getattr(engine.optimizer, "param_groups", None)
-    lr = groups[0].get("lr") if groups else None
-    return float(lr) if isinstance(lr, (int, float)) else None  # a tensor LR would need a sync
 
 
 def _number(value: Any) -> float | None:

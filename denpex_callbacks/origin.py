@@ -229,6 +229,11 @@ def _keep_fp32(name: str, framework: str | None) -> str:
             "enabled=False) on float32 inputs)")
 
 
+# Trained weights rarely exceed a few hundred in absolute value; far above that the optimizer
+# has diverged, and an fp16 overflow downstream is a symptom rather than a precision problem.
+DIVERGED_WEIGHT = 1000.0
+
+
 def explain_origin(report: OriginReport, framework: str | None = None) -> OriginExplanation:
     """Turn a located origin into the root cause and fix of the diagnosis it amends.
 
@@ -368,6 +373,20 @@ def _explain_forward(
             "modules, or a parameter used directly).",
             f"Inspect the tensor operations in {parent}.forward before {label(fwd.name)}: "
             f"compute them in float32, clamp or add an epsilon; or train in bf16 ({bf16}).",
+            fwd.name,
+            evidence,
+        )
+    if fwd.exceeded_fp16 and (fwd.param_absmax or 0.0) > DIVERGED_WEIGHT:
+        return OriginExplanation(
+            "diverged-weights",
+            f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504) because its "
+            "weights have grown huge",
+            f"the weights of {where} have grown to |w| = {_fmt(fwd.param_absmax)}: the "
+            "optimizer diverged (learning rate too high, no warm-up, no gradient clipping), and "
+            "the fp16 overflow in this module is its symptom.",
+            "Lower the learning rate or add warm-up, clip gradients (scaler.unscale_(opt); "
+            "torch.nn.utils.clip_grad_norm_(params, 1.0)), and restart from a checkpoint taken "
+            f"before the divergence; keeping {label(fwd.name)} in fp32 would only hide it.",
             fwd.name,
             evidence,
         )

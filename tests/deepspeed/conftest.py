@@ -35,6 +35,11 @@ def ds_dist() -> Iterator[None]:
     yield
     if owned and torch.distributed.is_initialized():
         torch.distributed.destroy_process_group()
+    # DeepSpeed caches groups of the destroyed process group; a later engine would fail with
+    # "Group ... is not registered".
+    from deepspeed.utils import groups
+
+    groups._WORLD_GROUP = groups.mpu = None
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)

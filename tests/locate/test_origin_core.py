@@ -110,3 +110,17 @@ def test_amend_of_an_unknown_diagnosis_is_a_no_op():
     monitor.observe(Observation(0, loss=1.0))
     assert monitor.amend("AMP006", root_cause="x") is None
     assert monitor.diagnoses == []
+
+
+def test_overflow_from_huge_weights_blames_the_optimizer_not_precision():
+    from denpex_callbacks.origin import ModuleCall, OriginReport, explain_origin
+
+    diverged = ModuleCall("0", "Linear", input_absmax=3.9, output_absmax=float("inf"),
+                          param_absmax=7127.0, output_dtype="torch.float16")
+    e = explain_origin(OriginReport(step=62, forward=diverged, inputs_absmax=3.9), "torch")
+    assert e.verdict == "diverged-weights"
+    assert "optimizer diverged" in e.root_cause and "Lower the learning rate" in e.fix
+    healthy_weights = ModuleCall("0", "Linear", input_absmax=3.9e3, output_absmax=float("inf"),
+                                 param_absmax=20.0, output_dtype="torch.float16")
+    e = explain_origin(OriginReport(step=62, forward=healthy_weights, inputs_absmax=3.9), "torch")
+    assert e.verdict == "activation-overflow"
