@@ -11,25 +11,36 @@ Imports neither torch nor any framework.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 from denpex_callbacks import __version__
 from denpex_callbacks.catalog import CATALOG, entry
 from denpex_callbacks.logs.doctor import Result, diagnose
 from denpex_callbacks.logs.render import FORMATS, render_json, render_markdown, render_text
+from denpex_callbacks.report import REPORT_GLOB
 from denpex_callbacks.timeline import PlotUnavailable, plot_timeline
 
 EXIT_OK, EXIT_FAULTS, EXIT_BAD_INPUT = 0, 1, 2
 PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors on one line (exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and the tests)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="denpex", description="Diagnose fp16 mixed-precision failures in training logs.")
     parser.add_argument("--version", action="version", version=f"denpex {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser(
         "diagnose", help="diagnose logs or run-report folders",
         description="Exit codes: 0 no fault, 1 faults found, 2 unusable input.")
@@ -85,7 +96,7 @@ def _explain(code: str) -> int:
 
 def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bool) -> int:
     results: list[Result] = []
-    for path in paths:
+    for path in expand_report_dirs(paths):
         bar = _ProgressBar(path) if show_progress else None
         result = diagnose(path, progress=bar)
         if bar is not None:
@@ -116,6 +127,22 @@ def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bo
             print(f"denpex: --plot {plot}: {err.strerror or err}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return code
+
+
+def expand_report_dirs(paths: list[str]) -> list[str]:
+    """Each folder without reports of its own stands for the report folders below it.
+
+    ``denpex_reports/`` of several runs (one folder each), or ``--denpex-report`` of a test
+    session (one folder per test), is diagnosed run by run.
+    """
+    out: list[str] = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path) or any(Path(path).glob(REPORT_GLOB)):
+            out.append(path)
+            continue
+        runs = sorted({str(p.parent) for p in Path(path).rglob(REPORT_GLOB)})
+        out.extend(runs or [path])
+    return out
 
 
 def exit_code(results: list[Result]) -> int:

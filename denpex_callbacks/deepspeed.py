@@ -23,6 +23,7 @@ import contextlib
 import functools
 import logging
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -35,10 +36,15 @@ from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
+from denpex_callbacks.readers.deepspeed import deepspeed_setup
 from denpex_callbacks.readers.deferred import DeferredValues
-from denpex_callbacks.readers.torch_scaler import first_lr, growth_tracker_tensor, scale_tensor
+from denpex_callbacks.readers.step_values import (
+    LossAccumulator,
+    observation_from_values,
+    values_after_step,
+    values_before_step,
+)
+from denpex_callbacks.readers.torch_scaler import first_lr
 from denpex_callbacks.setup import BF16_MIXED, FP16_MIXED, FP16_PURE, FP32, RunSetup
 
 SECTION = "denpex"
@@ -99,12 +105,10 @@ def engine_config_section(engine: Any) -> Any:
 
 @dataclass(frozen=True)
 class _Before:
-    """What is read just before ``engine.step`` runs (Python numbers, no sync)."""
+    """What is read just before ``engine.step`` runs (no sync: numbers or device copies)."""
 
     global_steps: int
-    scale: float | None
-    hysteresis: int | None
-    scale_tensor: torch.Tensor | None  # torch_autocast mode: a copy of the GradScaler's scale
+    values: dict[str, Any]  # values_before_step: the scale the step's backward used
 
 
 class DeepSpeedMonitor:
@@ -130,8 +134,7 @@ class DeepSpeedMonitor:
         )
         self._locate = LocateOnFault(self.monitor, engine.module)
         self._pending = DeferredValues()
-        self._loss_sum: torch.Tensor | None = None
-        self._loss_count = 0
+        self._losses = LossAccumulator()
         self._originals: dict[str, Callable[..., Any]] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -144,7 +147,7 @@ class DeepSpeedMonitor:
             self._originals[name] = original
             setattr(self.engine, name, functools.wraps(original)(wrapper(original)))
         self.engine.__dict__[_ATTACHED] = self
-        atexit.register(self.close)
+        _LIVE.add(self)  # closed at exit if the user does not; held weakly
         return self
 
     def close(self) -> None:
@@ -160,7 +163,7 @@ class DeepSpeedMonitor:
             self.engine.__dict__.pop(name, None)
         self._originals.clear()
         self.engine.__dict__.pop(_ATTACHED, None)
-        atexit.unregister(self.close)
+        _LIVE.discard(self)
 
     def _read_setup(self) -> RunSetup:
         engine = self.engine
@@ -201,6 +204,8 @@ class DeepSpeedMonitor:
 
     def _wrap_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
         def step(*args: Any, **kwargs: Any) -> Any:
+            if not _at_boundary(self.engine):
+                return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
             before = self.monitor.guard(self._read_before)
             try:
                 result = original(*args, **kwargs)
@@ -210,27 +215,16 @@ class DeepSpeedMonitor:
                 raise  # DeepSpeed's own exception, unchanged
             if before is not None:
                 self.monitor.guard(lambda: self._after_step(before))
-            self._stop_if_requested()
+            self._stop_if_requested()  # every rank, at every boundary: a collective under "stop"
             return result
 
         return step
 
     def _add_loss(self, loss: Any) -> None:
-        if not isinstance(loss, torch.Tensor):
-            return
-        value = loss.detach().float().reshape(-1)[:1]  # a device op, no sync
-        self._loss_sum = value if self._loss_sum is None else self._loss_sum + value
-        self._loss_count += 1
+        self._losses.add(loss)  # a device op, no sync
 
     def _read_before(self) -> _Before:
-        state = read_scale_state(self.engine)
-        scale = scale_tensor(state.grad_scaler) if state.grad_scaler is not None else None
-        return _Before(
-            global_steps=int(self.engine.global_steps),
-            scale=state.scale,
-            hysteresis=state.hysteresis,
-            scale_tensor=scale.detach().clone() if scale is not None else None,
-        )
+        return _Before(int(self.engine.global_steps), values_before_step(self.engine))
 
     def _after_step(self, before: _Before) -> None:
         if int(self.engine.global_steps) == before.global_steps:
@@ -241,48 +235,26 @@ class DeepSpeedMonitor:
     def _push(self, step: int, before: _Before, *, skipped: bool | None) -> None:
         """Snapshot this step's values; tensors are read when their copy has landed."""
         engine = self.engine
-        state = read_scale_state(engine)
-        if skipped is None and state.grad_scaler is None:
-            skipped = state.overflow  # torch_autocast: inferred from the scale instead
-        loss = None
-        if self._loss_sum is not None:
-            loss = self._loss_sum / self._loss_count
-        self._loss_sum, self._loss_count = None, 0
+        loss = self._losses.take()
         self._locate.step_finished(loss, step)  # a step armed after AMP006/AMP003 ends here
         values: dict[str, Any] = {
+            **before.values,
+            **values_after_step(engine),
             "loss": loss,
             "grad_norm": getattr(engine, "_global_grad_norm", None),
-            "scale_before": before.scale if before.scale_tensor is None else before.scale_tensor,
-            "scale_after": state.scale,
-            "hysteresis": state.hysteresis,
-            "skipped": skipped,
             "lr": first_lr(engine.optimizer),
             "samples": getattr(engine, "global_samples", step),
             "time": time.time(),
         }
-        if state.grad_scaler is not None:
-            values["scale_after"] = scale_tensor(state.grad_scaler)
-            values["growth_tracker"] = growth_tracker_tensor(state.grad_scaler)
+        if skipped is not None:
+            values["skipped"] = skipped
         self._pending.push(step, values)
 
     def _drain(self, *, wait: bool = False) -> None:
+        monitor = self.monitor
         for step, values in self._pending.ready(wait=wait):
-            tracker = values.get("growth_tracker")
-            obs = Observation(
-                step,
-                rank=self.monitor.rank,
-                world_size=self.monitor.world_size,
-                scale_before=_number(values["scale_before"]),
-                scale_after=_number(values["scale_after"]),
-                skipped=values["skipped"],
-                loss=_number(values["loss"]),
-                grad_norm=_number(values["grad_norm"]),
-                lr=values["lr"],
-                growth_tracker=int(tracker) if tracker is not None else None,
-                hysteresis=values["hysteresis"],
-                time=values["time"],
-            )
-            found = self.monitor.observe(obs)
+            found = monitor.observe(observation_from_values(
+                step, values, rank=monitor.rank, world_size=monitor.world_size))
             self._locate.maybe_arm(found)  # hooks the model for the next step only
             self._write_metrics(values["samples"])
 
@@ -356,8 +328,7 @@ class DeepSpeedMonitor:
 
     def _policy_fault(self) -> Diagnosis | None:
         """The first diagnosis severe enough for the policy to act on."""
-        level = self.monitor.config.fault_level.rank
-        return next((d for d in self.monitor.diagnoses if d.severity.rank >= level), None)
+        return next(iter(self.monitor.faults(self.monitor.config.fault_level)), None)
 
     def _agree(self, code: int) -> int:
         from deepspeed import comm
@@ -438,12 +409,25 @@ def _rank_and_world(engine: Any) -> tuple[int, int]:
     return int(getattr(engine, "global_rank", 0)), int(getattr(engine, "world_size", 1))
 
 
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
 def _fault_number(diagnosis: Diagnosis | None) -> int:
     """``AMP003`` -> 3: the id as a number a collective can carry."""
     if diagnosis is None or not diagnosis.code.startswith("AMP"):
         return 0
     return int(diagnosis.code[3:])
+
+
+def _at_boundary(engine: Any) -> bool:
+    """True when this ``engine.step()`` call takes an optimizer step (not a micro-step)."""
+    boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
+    return bool(boundary()) if callable(boundary) else True
+
+
+# Monitors still open at interpreter exit get their report summary written then; held weakly
+# so that a finished engine (and its model) can be freed before.
+_LIVE: weakref.WeakSet[DeepSpeedMonitor] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_monitors() -> None:
+    for monitor in list(_LIVE):
+        monitor.close()

@@ -127,12 +127,19 @@ class Diagnosis:
             parts.append(self.source)
         return ", ".join(parts)
 
-    def render_text(self) -> str:
-        """Multi-line block for people: headline, evidence, cause, fix."""
+    def render_text(self, *, brief: bool = False) -> str:
+        """Multi-line block for people: headline, evidence, cause, fix.
+
+        ``brief`` leaves out the evidence, quotes and checklist (for an amendment, whose
+        evidence was shown with the first report).
+        """
         out = [f"{self.code} {self.slug} [{self.severity.value}] {self.title} ({self.where()})"]
         if self.caused_by:
             out.append(f"  consequence of {self.caused_by}: fix that first")
         out.append(f"  observed:   {self.summary}")
+        if brief:
+            out += [f"  root cause: {self.root_cause}", f"  fix:        {self.fix}"]
+            return "\n".join(out)
         shown = {k: v for k, v in self.evidence.items() if k not in _TEXT_HIDDEN}
         if shown:
             out.append(f"  evidence:   {_compact(shown)}")
@@ -154,8 +161,11 @@ class Diagnosis:
         if self.caused_by:
             out.append(f"- **consequence of**: {self.caused_by}")
         out.append(f"- **observed**: {self.summary}")
-        if self.evidence:
-            out.append(f"- **evidence**: `{_compact(self.evidence)}`")
+        shown = {k: v for k, v in self.evidence.items() if k not in _TEXT_HIDDEN}
+        if shown:
+            out.append(f"- **evidence**: `{_compact(shown)}`")
+        if isinstance(self.evidence.get("history"), list):
+            out.append(f"- **history**: {_trail(self.evidence['history'])}")
         out.append(f"- **root cause**: {self.root_cause}")
         out.append(f"- **fix**: {self.fix}")
         if self.quotes:

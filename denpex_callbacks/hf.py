@@ -43,6 +43,12 @@ from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers import deepspeed as ds_reader
 from denpex_callbacks.readers import torch_scaler
 from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.step_values import (
+    LossAccumulator,
+    observation_from_values,
+    values_after_step,
+    values_before_step,
+)
 from denpex_callbacks.setup import RunSetup
 from denpex_callbacks.versions import package_versions
 
@@ -117,9 +123,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._hook: torch.utils.hooks.RemovableHandle | None = None
         self._locate: LocateOnFault | None = None
         self._in_step = False
-        self._losses: list[torch.Tensor] = []
-        self._pre_scale: torch.Tensor | float | None = None
-        self._pre_found_inf: torch.Tensor | None = None
+        self._losses = LossAccumulator()
+        self._before: dict[str, Any] = {}
         self._deferred = DeferredValues()
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
@@ -206,19 +211,19 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         self._drain(control)
         self._in_step = True
-        self._losses.clear()
+        self._losses.take()
         if self._deepspeed:
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
-            self._pre_scale = ds_reader.read_scale_state(kwargs.get("optimizer")).scale
+            self._before = values_before_step(kwargs.get("optimizer"))
 
     def _on_forward(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
         if self._off or not self._in_step or not module.training:
             return
         try:
             loss = output.get("loss") if isinstance(output, Mapping) else None
-            if isinstance(loss, torch.Tensor) and loss.numel() > 0:
+            if isinstance(loss, torch.Tensor):
                 # Kept on the device, averaged at the optimizer step: no sync per micro-batch.
-                self._losses.append(loss.detach().float().mean())
+                self._losses.add(loss)
         except Exception:
             self._switch_off()
 
@@ -230,13 +235,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             return
         optimizer = kwargs.get("optimizer")
         scaler = getattr(optimizer, "scaler", None)
-        if not torch_scaler.scaler_enabled(scaler):
-            return
-        # update() changes _scale in place and drops found_inf: copy both now (device ops).
-        scale = torch_scaler.scale_tensor(scaler)
-        found_inf = torch_scaler.found_inf_tensor(scaler, getattr(optimizer, "optimizer", None))
-        self._pre_scale = scale.detach().clone() if scale is not None else None
-        self._pre_found_inf = found_inf.detach().clone() if found_inf is not None else None
+        if torch_scaler.scaler_enabled(scaler):
+            self._before = values_before_step(scaler, getattr(optimizer, "optimizer", None))
 
     @_guarded
     def on_optimizer_step(
@@ -244,28 +244,21 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         optimizer = kwargs.get("optimizer")
         raw = getattr(optimizer, "optimizer", optimizer)
+        # found_inf (read before the step) is right for fused optimizers too, where accelerate's
+        # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
+        source = optimizer if self._deepspeed else getattr(optimizer, "scaler", None)
         values: dict[str, Any] = {
-            "loss": torch.stack(self._losses).mean() if self._losses else None,
+            "loss": self._losses.take(),
             "lr": torch_scaler.first_lr(raw),
             "time": time.time(),
-            "scale_before": self._pre_scale,
+            **self._before,
+            **(values_after_step(source) if source is not None else {}),
         }
-        if self._deepspeed:
-            scale_state = ds_reader.read_scale_state(optimizer)
-            values.update(scale_after=scale_state.scale, overflow=scale_state.overflow)
-            values["hysteresis"] = scale_state.hysteresis
-        else:
-            scaler = getattr(optimizer, "scaler", None)
-            if torch_scaler.scaler_enabled(scaler):
-                values["scale_after"] = torch_scaler.scale_tensor(scaler)
-                values["growth_tracker"] = torch_scaler.growth_tracker_tensor(scaler)
-                values["found_inf"] = self._pre_found_inf
         if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
             self._locate.step_finished(values["loss"], state.global_step + 1)
         self._deferred.push(state.global_step + 1, values)
         self._in_step = False
-        self._losses.clear()
-        self._pre_scale = self._pre_found_inf = None
+        self._before = {}
 
     def on_step_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
@@ -330,24 +323,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def _observation(self, step: int, values: dict[str, Any]) -> Observation:
         monitor = cast(Monitor, self.monitor)
-        found_inf, tracker = values.get("found_inf"), values.get("growth_tracker")
-        # found_inf (read before the step) is right for fused optimizers too, where accelerate's
-        # step_was_skipped is not; without it (no clipping), Observation infers the skip from
-        # the scale decrease across the step.
-        skipped = found_inf > 0 if found_inf is not None else values.get("overflow")
-        return Observation(
-            step,
-            rank=monitor.rank,
-            world_size=monitor.world_size,
-            scale_before=values.get("scale_before"),
-            scale_after=values.get("scale_after"),
-            skipped=skipped,
-            loss=values.get("loss"),
-            grad_norm=self._grad_norms.pop(step, None),
-            lr=values.get("lr"),
-            growth_tracker=int(tracker) if tracker is not None else None,
-            hysteresis=values.get("hysteresis"),
-            time=values.get("time"),
+        values["grad_norm"] = self._grad_norms.pop(step, None)
+        return observation_from_values(
+            step, values, rank=monitor.rank, world_size=monitor.world_size
         )
 
 

@@ -33,15 +33,17 @@ from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
+from denpex_callbacks.readers.deepspeed import deepspeed_setup
 from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.step_values import (
+    LossAccumulator,
+    observation_from_values,
+    values_after_step,
+    values_before_step,
+)
 from denpex_callbacks.readers.torch_scaler import (
     first_lr,
-    found_inf_tensor,
-    growth_tracker_tensor,
     optimizer_has_fp16_params,
-    scale_tensor,
     scaler_enabled,
     scaler_setup,
 )
@@ -149,10 +151,8 @@ class AmpDiagnosticCallback(_LightningCallback):
     def _reset_step_state(self) -> None:
         self._deferred = DeferredValues()
         self._pending: list[dict[str, Any]] = []  # optimizer steps awaiting their batch end
-        self._loss_sum: torch.Tensor | None = None
-        self._loss_batches = 0
+        self._losses = LossAccumulator()
         self._stop_announced = False
-        self._world_size = 1
         self._reader = "none"  # "torch", "deepspeed" or "none"
         self._logger = _LOG
         self._locate: LocateOnFault | None = None
@@ -174,7 +174,6 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     def _start(self, trainer: Any) -> None:
         rank, world_size = int(trainer.global_rank), int(trainer.world_size)
-        self._world_size = world_size
         config = self.config
         if config.report_dir and not os.path.isabs(config.report_dir):
             path = os.path.join(str(trainer.default_root_dir), config.report_dir)
@@ -262,17 +261,19 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     def _before_step(self, trainer: Any, optimizer: Any) -> None:
         step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
-        if self._reader == "torch":
-            scaler = trainer.precision_plugin.scaler
-            scale = scale_tensor(scaler)
-            found_inf = found_inf_tensor(scaler, optimizer)
-            # update() changes the scale in place: copy it (a device op, no sync)
-            step["scale_before"] = scale.clone() if scale is not None else None
-            step["found_inf"] = found_inf.clone() if found_inf is not None else None
-        elif self._reader == "deepspeed":
-            step["scale_before"] = read_scale_state(trainer.strategy.deepspeed_engine).scale
+        source = self._scale_source(trainer)
+        if source is not None:
+            step.update(values_before_step(source, optimizer))
         self._close_previous_pending(step.get("scale_before"))
         self._pending.append(step)
+
+    def _scale_source(self, trainer: Any) -> Any:
+        """What keeps the scale: the precision plugin's GradScaler or the DeepSpeed engine."""
+        if self._reader == "torch":
+            return trainer.precision_plugin.scaler
+        if self._reader == "deepspeed":
+            return trainer.strategy.deepspeed_engine
+        return None
 
     def _close_previous_pending(self, scale_now: Any) -> None:
         # Several optimizer steps in one batch (manual optimization): the scale before this
@@ -290,18 +291,14 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._decide_stop(trainer)
 
     def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
-        loss = _loss_of(outputs)
-        if loss is not None:
-            self._loss_sum = loss if self._loss_sum is None else self._loss_sum + loss
-            self._loss_batches += 1
+        self._losses.add(_loss_of(outputs))
         if not self._pending:
             return  # accumulating gradients: no optimizer step in this batch
-        after = self._read_after(trainer)
+        source = self._scale_source(trainer)
+        after = values_after_step(source) if source is not None else {}
         self._close_previous_pending(after.pop("scale_after", None))
-        step_loss = self._loss_sum
-        if step_loss is not None and not pl_module.automatic_optimization:
-            # automatic optimization already divides each batch's loss by the accumulation
-            step_loss = step_loss / self._loss_batches
+        # Automatic optimization already divides each batch's loss by the accumulation.
+        step_loss = self._losses.take(mean=not pl_module.automatic_optimization)
         if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
             self._locate.step_finished(step_loss, self._pending[-1]["step"])
         now = time.time()
@@ -309,26 +306,14 @@ class AmpDiagnosticCallback(_LightningCallback):
             values = {k: v for k, v in step.items() if k != "step"}
             self._deferred.push(step["step"], {**values, **after, "loss": step_loss, "time": now})
         self._pending = []
-        self._loss_sum, self._loss_batches = None, 0
         self._observe_ready(wait=False)
         self._log_metrics(pl_module)
-
-    def _read_after(self, trainer: Any) -> dict[str, Any]:
-        if self._reader == "torch":
-            scaler = trainer.precision_plugin.scaler
-            scale = scale_tensor(scaler)
-            return {"scale_after": scale, "growth_tracker": growth_tracker_tensor(scaler)}
-        if self._reader == "deepspeed":
-            state = read_scale_state(trainer.strategy.deepspeed_engine)
-            return {"scale_after": state.scale, "overflow": state.overflow,
-                    "hysteresis": state.hysteresis}
-        return {}
 
     def _observe_ready(self, *, wait: bool) -> None:
         assert self.monitor is not None
         for step, values in self._deferred.ready(wait=wait):
-            found = self.monitor.observe(
-                _observation(step, values, self.monitor, self._world_size))
+            found = self.monitor.observe(observation_from_values(
+                step, values, rank=self.monitor.rank, world_size=self.monitor.world_size))
             if self._locate is not None:  # hooks the model for the next step only
                 self._locate.maybe_arm(found)
 
@@ -337,7 +322,9 @@ class AmpDiagnosticCallback(_LightningCallback):
         if self.monitor.disabled or self.monitor.last_observation is None:
             return
         for name, value in self.monitor.metrics().items():
-            pl_module.log(name, value, on_step=True, on_epoch=False, batch_size=1)
+            # A host tensor: Lightning keeps a logged tensor on its device, whereas a float
+            # becomes torch.tensor(value, device=module.device), a blocking copy per step.
+            pl_module.log(name, torch.tensor(value), on_step=True, on_epoch=False, batch_size=1)
 
     def _decide_stop(self, trainer: Any) -> None:
         # Every rank calls the collective at every batch end, whatever its own state, so no
@@ -415,33 +402,7 @@ def _framework_version(trainer: Any) -> str | None:
 def _loss_of(outputs: Any) -> torch.Tensor | None:
     """The batch's loss tensor from ``training_step``'s output (detached, still on device)."""
     loss = outputs.get("loss") if isinstance(outputs, Mapping) else outputs
-    return loss.detach().reshape(-1)[:1] if isinstance(loss, torch.Tensor) else None
-
-
-def _observation(step: int, values: dict[str, Any], monitor: Monitor, world: int) -> Observation:
-    found_inf, overflow = values.get("found_inf"), values.get("overflow")
-    skipped = bool(found_inf) if found_inf is not None else (
-        overflow if isinstance(overflow, bool) else None
-    )
-    tracker = values.get("growth_tracker")
-    hysteresis = values.get("hysteresis")
-    return Observation(
-        step=step,
-        rank=monitor.rank,
-        world_size=world,
-        scale_before=_float_or_none(values.get("scale_before")),
-        scale_after=_float_or_none(values.get("scale_after")),
-        skipped=skipped,
-        loss=_float_or_none(values.get("loss")),
-        lr=_float_or_none(values.get("lr")),
-        growth_tracker=int(tracker) if tracker is not None else None,
-        hysteresis=int(hysteresis) if hysteresis is not None else None,
-        time=_float_or_none(values.get("time")),
-    )
-
-
-def _float_or_none(value: Any) -> float | None:
-    return None if value is None else float(value)
+    return loss.detach() if isinstance(loss, torch.Tensor) else None
 
 
 # -- auto-registration (entry points) ------------------------------------------------------------

@@ -275,7 +275,7 @@ class Monitor:
             self._primary = amended
         if self._writer is not None:
             self._writer.amendment(amended)
-        self._log(amended, "amended ")
+        self._log(amended, "amended ", brief=True)
         return amended
 
     # -- reporting -----------------------------------------------------------------------------
@@ -324,7 +324,7 @@ class Monitor:
                 return earlier.caused_by or earlier.code
         return None
 
-    def _log(self, diagnosis: Diagnosis, prefix: str = "") -> None:
+    def _log(self, diagnosis: Diagnosis, prefix: str = "", *, brief: bool = False) -> None:
         if self.log_filter is not None and not self.log_filter(diagnosis):
             return
         level = {
@@ -332,7 +332,7 @@ class Monitor:
             Severity.WARNING: logging.WARNING,
             Severity.ERROR: logging.ERROR,
         }[diagnosis.severity]
-        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text())
+        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text(brief=brief))
 
     def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
         policy = self.config.on_fault

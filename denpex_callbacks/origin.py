@@ -34,11 +34,16 @@ def _fmt(value: float | None) -> str:
 def label(name: str) -> str:
     """How a module's qualified name is shown (the model itself is ``<model>``).
 
+    A name that starts with an index (a child of an ``nn.Sequential`` model) is shown under
+    ``<model>`` so that it reads as a module, not a number.
+
     Example:
-        >>> label(""), label("encoder.block.3")
-        ('<model>', 'encoder.block.3')
+        >>> label(""), label("encoder.block.3"), label("0")
+        ('<model>', 'encoder.block.3', '<model>.0')
     """
-    return name or MODEL_LABEL
+    if not name:
+        return MODEL_LABEL
+    return f"{MODEL_LABEL}.{name}" if name[0].isdigit() else name
 
 
 def parent_name(name: str) -> str:

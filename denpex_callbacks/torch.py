@@ -120,6 +120,7 @@ class AmpMonitor:
         self._in_scaler_step = False
         self._hooks: list[Any] = []
         self._forward_hook: Any = None
+        self._fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
         self._wrapped: list[str] = []
         self._locate = LocateOnFault(self.monitor)
         self._attach(scaler, optimizer, model)
@@ -274,7 +275,7 @@ class AmpMonitor:
         if stage == "STEPPED":
             return self._protocol("unscale_() called after step() and before update()",
                                   {"stage": stage})
-        if _has_fp16_grads(optimizer):
+        if self._fp16_params.setdefault(id(optimizer), optimizer_has_fp16_params(optimizer)):
             return Finding(
                 "AMP012", self._calls,
                 "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
@@ -418,15 +419,6 @@ class AmpMonitor:
 def _number(value: Any) -> float | None:
     # DeferredValues has already turned tensors into Python floats.
     return None if value is None else float(value)
-
-
-def _has_fp16_grads(optimizer: Any) -> bool:
-    for group in getattr(optimizer, "param_groups", ()):
-        for param in group.get("params", ()):
-            grad = getattr(param, "grad", None)
-            if grad is not None and grad.dtype == torch.float16:
-                return True
-    return False
 
 
 def _dist_rank() -> tuple[int, int]:

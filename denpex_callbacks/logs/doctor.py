@@ -127,6 +127,11 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             stream.close()
     if stats.bytes_read == 0:
         raise InputError(f"{path}: empty file")
+    if not result.families:
+        # "no fault found" would claim a healthy run that was never seen.
+        raise InputError(f"{path}: no line of a training-log family denpex knows "
+                         "(DeepSpeed, HF Trainer, Lightning, fairseq, apex, Megatron, torch, "
+                         "denpex): nothing to diagnose")
     if stats.undecodable_lines:
         stats.problems.append(
             f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
@@ -258,12 +263,15 @@ def order(diagnoses: list[Diagnosis]) -> list[Diagnosis]:
 def _diagnose_reports(path: str) -> Result:
     reports = read_report_dir(path) if os.path.isdir(path) else [read_report(path)]
     result = Result(path, kind="reports")
-    first: dict[str, Diagnosis] = {}
+    # The first of each id across ranks, per severity: an escalation (AMP009 info at start,
+    # warning once a NaN is hidden; AMP004 below 1, then at 0) is kept beside it.
+    first: dict[tuple[str, str], Diagnosis] = {}
     for report in reports:
         for diagnosis in report.diagnoses:
-            known = first.get(diagnosis.code)
+            key = (diagnosis.code, diagnosis.severity.value)
+            known = first.get(key)
             if known is None or (diagnosis.step or 0) < (known.step or 0):
-                first[diagnosis.code] = replace(diagnosis, source=str(report.path))
+                first[key] = replace(diagnosis, source=str(report.path))
         for obs in report.steps:
             result.timeline.add(obs)
         # A torn last record (a killed run) is expected in crash reports: not a bad input.

@@ -21,7 +21,7 @@ KEYWORDS = (b"loss", b"not finite", b"Automatic Mixed Precision")
 _BAR = re.compile(r"Epoch (\d+):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)\s*\[([^\]]*)\]")
 # RichProgressBar (the default when rich is installed) in a file: one final line per epoch,
 # ``Epoch 1/1  ━━━━ 10/10 0:00:00 • 0:00:00 48.60it/s train_loss: nan``.
-_RICH = re.compile(r"Epoch (\d+)/\d+\s+\S*\s*(\d+)/(\d+)\s(.*)")
+_RICH = re.compile(r"Epoch (\d+)/-?\d+\s+\S*\s*(\d+)/(\d+)\s(.*)")  # max_epochs=-1 prints /-2
 _VALUE = r"([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
 _RICH_LOSS = re.compile(r"(?:^|\s)(?:train_)?loss(?:_step)?: " + _VALUE)
 _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)

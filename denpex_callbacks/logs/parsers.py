@@ -9,6 +9,7 @@ from types import ModuleType
 from denpex_callbacks.logs import (
     apex,
     deepspeed,
+    denpex_lines,
     fairseq,
     hf,
     lightning,
@@ -20,7 +21,7 @@ from denpex_callbacks.logs.events import LogEvent
 
 # Order matters only when two families could claim one segment: errors first.
 FAMILIES: tuple[ModuleType, ...] = (
-    system, torch_errors, deepspeed, apex, fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, deepspeed, apex, fairseq, megatron, hf, lightning,
 )
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:

@@ -214,7 +214,7 @@ def test_internal_error_turns_monitoring_off_not_training(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr("denpex_callbacks.deepspeed.read_scale_state", broken)
+    monkeypatch.setattr("denpex_callbacks.readers.step_values.read_scale_state", broken)
     kit.train(engine, 3)
     assert engine.global_steps == 3
     assert watcher.monitor.disabled

@@ -11,7 +11,7 @@ import pytest
 
 from denpex_callbacks import AmpDiagnosisError, read_report_dir
 from denpex_callbacks.hf import AmpDiagnosticCallback
-from denpex_callbacks.readers import torch_scaler
+from denpex_callbacks.readers import step_values
 
 
 @pytest.mark.parametrize("max_grad_norm", [1.0, 0.0], ids=["found_inf", "scale_decrease"])
@@ -154,7 +154,7 @@ def test_internal_error_switches_monitoring_off_and_training_goes_on(
     def broken(scaler: Any, optimizer: Any) -> Any:
         raise RuntimeError("reader broke")
 
-    monkeypatch.setattr(torch_scaler, "found_inf_tensor", broken)
+    monkeypatch.setattr(step_values, "found_inf_tensor", broken)
     records: list[logging.LogRecord] = []
     handler = logging.Handler(level=logging.ERROR)
     handler.emit = records.append  # type: ignore[method-assign]

@@ -98,7 +98,7 @@ def test_reader_error_does_not_break_training(
     def broken(*args: Any) -> None:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr("denpex_callbacks.lightning.found_inf_tensor", broken)
+    monkeypatch.setattr("denpex_callbacks.readers.step_values.found_inf_tensor", broken)
     cb = callback()
     with caplog.at_level(logging.ERROR):
         trainer, report = fit(TinyModule(fault="nan", fault_step=FAULT_STEP), cb)

@@ -1,0 +1,168 @@
+"""What every adapter takes around one optimizer step, whatever keeps the scale.
+
+The adapters differ in *when* their framework lets them look (hooks, wrappers); what they take
+is the same: the scale before the step and found_inf (copied, since ``update()`` changes the
+scale in place and drops found_inf), the scale and growth tracker after it, and the mean loss of
+the step's micro-batches. Values stay on the device; :class:`DeferredValues` reads them late,
+and :func:`observation_from_values` turns what it hands back into an Observation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from denpex_callbacks.observation import Observation
+from denpex_callbacks.readers.deepspeed import read_scale_state
+from denpex_callbacks.readers.torch_scaler import (
+    found_inf_tensor,
+    growth_tracker_tensor,
+    is_grad_scaler,
+    scale_tensor,
+    scaler_enabled,
+)
+
+
+class LossAccumulator:
+    """The mean loss of one optimizer step's micro-batches, kept on the device.
+
+    Losses are summed in float32 (an fp16 sum of fp16 losses can overflow to inf by itself).
+
+    Example:
+        >>> import torch
+        >>> acc = LossAccumulator()
+        >>> acc.add(torch.tensor(1.0, dtype=torch.float16)); acc.add(torch.tensor(3.0))
+        >>> float(acc.take()), acc.take()
+        (2.0, None)
+    """
+
+    def __init__(self) -> None:
+        self._sum: torch.Tensor | None = None
+        self._count = 0
+
+    def add(self, loss: Any) -> None:
+        """Add one micro-batch's loss (a tensor, any shape: its mean is taken; or a number)."""
+        if isinstance(loss, torch.Tensor):
+            if loss.numel() == 0:
+                return
+            value = loss.detach().float().mean()
+        elif isinstance(loss, (int, float)):
+            value = torch.tensor(float(loss))
+        else:
+            return
+        self._sum = value if self._sum is None else self._sum + value.to(self._sum.device)
+        self._count += 1
+
+    def take(self, *, mean: bool = True) -> torch.Tensor | None:
+        """The mean (or, with ``mean=False``, the sum) so far, and start the next step.
+
+        The sum serves frameworks that already divide each micro-batch's loss by the number
+        of accumulation steps (Lightning's automatic optimization). None when nothing was added.
+        """
+        if self._sum is None:
+            return None
+        total = self._sum / self._count if mean else self._sum
+        self._sum, self._count = None, 0
+        return total
+
+
+def _grad_scaler_of(source: Any) -> Any:
+    """The torch GradScaler behind ``source``: itself, or DeepSpeed's torch_autocast one."""
+    if is_grad_scaler(source):
+        return source if scaler_enabled(source) else None
+    return read_scale_state(source).grad_scaler
+
+
+def values_before_step(source: Any, optimizer: Any = None) -> dict[str, Any]:
+    """The scale the step's backward used, and found_inf for ``optimizer`` when known.
+
+    Args:
+        source: A torch GradScaler (also accelerate's or Lightning's), or any DeepSpeed
+            engine, optimizer or wrapper.
+        optimizer: The raw optimizer the GradScaler steps (for found_inf).
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> values_before_step(scaler)["scale_before"]
+        tensor(256.)
+    """
+    scaler = _grad_scaler_of(source)
+    if scaler is None:
+        if is_grad_scaler(source):
+            return {}  # a disabled GradScaler: nothing to read
+        return {"scale_before": read_scale_state(source).scale}
+    scale = scale_tensor(scaler)
+    found_inf = found_inf_tensor(scaler, optimizer)
+    return {  # clones are device ops: no sync
+        "scale_before": scale.detach().clone() if scale is not None else None,
+        "found_inf": found_inf.detach().clone() if found_inf is not None else None,
+    }
+
+
+def values_after_step(source: Any) -> dict[str, Any]:
+    """The scale after the scaler's update, the growth tracker or hysteresis, and overflow.
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> sorted(values_after_step(scaler))
+        ['growth_tracker', 'scale_after']
+    """
+    scaler = _grad_scaler_of(source)
+    if scaler is not None:
+        tracker = growth_tracker_tensor(scaler)
+        return {"scale_after": scale_tensor(scaler), "growth_tracker": tracker}
+    if is_grad_scaler(source):
+        return {}
+    state = read_scale_state(source)
+    return {"scale_after": state.scale, "overflow": state.overflow, "hysteresis": state.hysteresis}
+
+
+def observation_from_values(
+    step: int, values: dict[str, Any], *, rank: int = 0, world_size: int = 1
+) -> Observation:
+    """Turn the values one step's snapshots handed back (plain numbers) into an Observation.
+
+    Whether the step was skipped: an explicit ``skipped``, else found_inf > 0, else DeepSpeed's
+    ``overflow``, else None (the Observation then infers it from a scale decrease).
+
+    Example:
+        >>> obs = observation_from_values(3, {"scale_before": 8.0, "scale_after": 4.0,
+        ...                                   "found_inf": 1.0, "loss": float("nan")})
+        >>> obs.skipped, math.isnan(obs.loss)
+        (True, True)
+    """
+    skipped = values.get("skipped")
+    if skipped is None and values.get("found_inf") is not None:
+        skipped = float(values["found_inf"]) > 0
+    if skipped is None and isinstance(values.get("overflow"), bool):
+        skipped = values["overflow"]
+    return Observation(
+        step=step,
+        rank=rank,
+        world_size=world_size,
+        scale_before=_number(values.get("scale_before")),
+        scale_after=_number(values.get("scale_after")),
+        skipped=skipped,
+        loss=_number(values.get("loss")),
+        grad_norm=_number(values.get("grad_norm")),
+        lr=_number(values.get("lr")),
+        growth_tracker=_integer(values.get("growth_tracker")),
+        hysteresis=_integer(values.get("hysteresis")),
+        time=_number(values.get("time")),
+    )
+
+
+def _number(value: Any) -> float | None:
+    # DeferredValues has turned device tensors into Python floats by now.
+    return None if value is None else float(value)
+
+
+def _integer(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None or not math.isfinite(number) else int(number)
