@@ -9,8 +9,10 @@ there.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +97,21 @@ class RunResult:
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     first_step: int = 0
     hook_s_per_step: float | None = None
+
+
+@contextlib.contextmanager
+def quiet(*logger_names: str) -> Iterator[None]:
+    """The frameworks' banners and tips at ERROR only while a run lasts (levels restored:
+    nothing changes for code running after the benchmarks, such as other tests)."""
+    loggers = [logging.getLogger(name) for name in logger_names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def with_callbacks(

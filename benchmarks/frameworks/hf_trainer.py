@@ -9,22 +9,18 @@ is HF's own path.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import torch
-import transformers
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
-from benchmarks.frameworks.base import HEAVY, RunResult, RunSpec, finish, with_callbacks
+from benchmarks.frameworks.base import HEAVY, RunResult, RunSpec, finish, quiet, with_callbacks
 from denpex_callbacks.hf import AmpDiagnosticCallback
 
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = 'TrainingArguments(debug="underflow_overflow")'
 FIRST_STEP = 1  # HF's global_step of the first optimizer step
 WATCHED_HOOKS = "the callback's per-step on_* methods (not its loss forward hook)"
-
-transformers.logging.set_verbosity_error()
 
 
 class _CPUScalerTrainer(Trainer):  # type: ignore[misc]
@@ -80,13 +76,13 @@ def run(spec: RunSpec) -> RunResult:
     callbacks, callback = with_callbacks(spec, _Clock(spec), AmpDiagnosticCallback,
                                          _NaiveMonitor)
     trainer_type = type("BenchTrainer", (_CPUScalerTrainer,), {"init_scale": spec.init_scale})
-    trainer = (trainer_type if on_cpu else Trainer)(
-        model=model, args=args, train_dataset=spec.workload.dataset(spec.steps),
-        optimizers=(spec.workload.optimizer(model.parameters()), None), callbacks=callbacks,
-    )
-    logging.getLogger("transformers").setLevel(logging.ERROR)
-    with spec.syncs.counting():
-        trainer.train()
+    with quiet("transformers"):
+        trainer = (trainer_type if on_cpu else Trainer)(
+            model=model, args=args, train_dataset=spec.workload.dataset(spec.steps),
+            optimizers=(spec.workload.optimizer(model.parameters()), None), callbacks=callbacks,
+        )
+        with spec.syncs.counting():
+            trainer.train()
     if callback is None or callback.monitor is None:
         return finish(spec)
     return finish(spec, callback.monitor.diagnoses, FIRST_STEP)

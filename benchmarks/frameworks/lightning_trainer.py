@@ -9,15 +9,15 @@ variant b carries the callback.
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
+from unittest import mock
 
 import lightning.pytorch as L
 import torch
 from torch.utils.data import DataLoader
 
-from benchmarks.frameworks.base import HEAVY, RunResult, RunSpec, finish, with_callbacks
+from benchmarks.frameworks.base import HEAVY, RunResult, RunSpec, finish, quiet, with_callbacks
 from benchmarks.workloads import FaultyLoss, Workload
 from denpex_callbacks.lightning import AmpDiagnosticCallback
 
@@ -25,9 +25,7 @@ VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "Trainer(detect_anomaly=True)"
 FIRST_STEP = 0  # Lightning's global_step before the first optimizer step
 WATCHED_HOOKS = "the callback's per-step hooks"
-
-for _name in ("lightning.pytorch", "lightning.fabric"):
-    logging.getLogger(_name).setLevel(logging.ERROR)
+AUTO_OFF = {"DENPEX_AUTO": "0"}  # only variant b carries the callback
 
 
 class _Module(L.LightningModule):  # type: ignore[misc]
@@ -77,9 +75,7 @@ def run(spec: RunSpec) -> RunResult:
         options["plugins"] = [L.plugins.MixedPrecision("16-mixed", "cpu", scaler=scaler)]
     else:
         options["precision"] = "16-mixed"
-    auto = os.environ.get("DENPEX_AUTO")
-    os.environ["DENPEX_AUTO"] = "0"
-    try:
+    with quiet("lightning.pytorch", "lightning.fabric"), mock.patch.dict(os.environ, AUTO_OFF):
         trainer = L.Trainer(
             accelerator="cpu" if spec.device == "cpu" else "gpu", devices=1,
             max_steps=spec.steps, logger=False, enable_checkpointing=False,
@@ -87,13 +83,8 @@ def run(spec: RunSpec) -> RunResult:
             default_root_dir=spec.workdir, detect_anomaly=spec.variant == HEAVY,
             callbacks=callbacks, **options,
         )
-    finally:
-        if auto is None:
-            os.environ.pop("DENPEX_AUTO")
-        else:
-            os.environ["DENPEX_AUTO"] = auto
-    with spec.syncs.counting():
-        trainer.fit(_Module(model, spec.workload, spec.steps))
+        with spec.syncs.counting():
+            trainer.fit(_Module(model, spec.workload, spec.steps))
     if callback is None or callback.monitor is None:
         return finish(spec)
     return finish(spec, callback.monitor.diagnoses, FIRST_STEP)
