@@ -1,0 +1,148 @@
+"""What every framework runner takes and returns.
+
+A runner is one function ``run(spec) -> RunResult`` that trains ``spec.workload`` for
+``spec.steps`` fp16 steps with one of the variants below, ticking ``spec.clock`` at the end of
+each optimizer step. Adding a framework to the benchmarks and the GPU check is one module with
+that function (and the constants listed in :data:`benchmarks.frameworks.FRAMEWORKS`) plus a line
+there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.syncs import SyncCounter, hook_names
+from benchmarks.timing import StepClock
+from benchmarks.workloads import Workload
+
+NONE, DENPEX, NAIVE, HEAVY = "a", "b", "c", "d"
+VARIANT_NAMES = {
+    NONE: "no callback",
+    DENPEX: "denpex, default mode",
+    NAIVE: "naive: get_scale() + float(loss) every step",
+    HEAVY: "the framework's own heavy check",
+}
+
+
+@dataclass
+class RunSpec:
+    """One training run.
+
+    Attributes:
+        variant: ``a`` (no callback), ``b`` (denpex, default mode), ``c`` (naive monitor
+            syncing every step) or ``d`` (the framework's heavy option).
+        workload: Model and data.
+        steps: Optimizer steps.
+        device: ``"cpu"`` or ``"cuda"``.
+        warmup: Steps left out of the timing.
+        fault: Break the loss (``"inf"``, ``"nan"``, ``"zero"``) from ``fault_step`` on.
+        fault_step: 0-based optimizer step where the fault begins.
+        init_scale: Initial loss scale of the GradScaler (where the framework lets us set it).
+        workdir: Folder for the framework's output and the run reports (a temporary one if
+            None).
+        syncs: Counts synchronising CUDA operations during the run and times the adapter's
+            hooks (default: a counter that counts no syncs but still times the hooks).
+    """
+
+    variant: str
+    workload: Workload
+    steps: int
+    device: str = "cpu"
+    warmup: int = 10
+    fault: str | None = None
+    fault_step: int = 0
+    init_scale: float = 2.0**16
+    workdir: str | None = None
+    syncs: SyncCounter = field(default_factory=lambda: SyncCounter(enabled=False))
+    clock: StepClock = field(init=False)
+
+    def __post_init__(self) -> None:
+        sync = None
+        if self.device.startswith("cuda"):
+            import torch
+
+            sync = torch.cuda.synchronize
+        self.clock = StepClock(self.steps, self.warmup, sync,
+                               counter=lambda: self.syncs.hook_seconds)
+        if self.workdir is None:
+            self.workdir = tempfile.mkdtemp(prefix="denpex_bench_")
+
+    @property
+    def report_dir(self) -> str:
+        """Where the denpex run reports go."""
+        return f"{self.workdir}/denpex_reports"
+
+
+@dataclass
+class RunResult:
+    """What one run measured and found.
+
+    Attributes:
+        per_step_s: Seconds per optimizer step (see :meth:`StepClock.per_step`).
+        steps_run: Steps the clock saw.
+        diagnoses: ``{"code", "step", "reported_step", "severity"}`` per diagnosis (variant b).
+        first_step: The number the framework gives its first optimizer step (0 or 1):
+            fault step ``k`` is reported as step ``k + first_step``.
+        hook_s_per_step: Median seconds per timed step spent inside the adapter's watched hook
+            methods (None when none were watched).
+    """
+
+    per_step_s: float
+    steps_run: int
+    diagnoses: list[dict[str, Any]] = field(default_factory=list)
+    first_step: int = 0
+    hook_s_per_step: float | None = None
+
+
+@contextlib.contextmanager
+def quiet(*logger_names: str) -> Iterator[None]:
+    """The frameworks' banners and tips at ERROR only while a run lasts (levels restored:
+    nothing changes for code running after the benchmarks, such as other tests)."""
+    loggers = [logging.getLogger(name) for name in logger_names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def with_callbacks(
+    spec: RunSpec, clock: Any, denpex: Callable[[], Any], naive: Callable[[], Any]
+) -> tuple[list[Any], Any]:
+    """A callback framework's callbacks for ``spec.variant`` and the denpex one (or None).
+
+    ``clock`` ticks ``spec.clock`` each step and is always there; variant b adds ``denpex()``,
+    its per-step hooks watched by the sync counter; variant c adds ``naive()``.
+    """
+    callbacks = [clock]
+    callback = None
+    if spec.variant == DENPEX:
+        callback = denpex()
+        spec.syncs.watch(callback, hook_names(callback))
+        callbacks.append(callback)
+    elif spec.variant == NAIVE:
+        callbacks.append(naive())
+    return callbacks, callback
+
+
+def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) -> RunResult:
+    """The RunResult of a finished run."""
+    return RunResult(
+        per_step_s=spec.clock.per_step(),
+        steps_run=len(spec.clock.ticks),
+        diagnoses=[
+            {"code": d.code, "step": d.step, "reported_step": d.reported_step,
+             "severity": d.severity.value}
+            for d in diagnoses
+        ],
+        first_step=first_step,
+        hook_s_per_step=spec.clock.counted_per_step() if spec.syncs.hook_calls else None,
+    )

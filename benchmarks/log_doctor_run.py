@@ -1,0 +1,52 @@
+"""Runs ``benchmarks/log_doctor.py`` (when present) and reads its printed figures."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SCRIPT = Path(__file__).with_name("log_doctor.py")
+FIGURES = {
+    "grep_mb_s": r"^grep:\s+([\d.]+) MB/s",
+    "denpex_mb_s": r"^denpex:\s+([\d.]+) MB/s",
+    "denpex_peak_rss_mb": r"^denpex peak RSS:\s+([\d.]+) MB",
+    "file_mb": r"^file:\s+([\d.]+) MB",
+}
+
+
+def parse(output: str) -> dict[str, float]:
+    """The figures found in the script's output.
+
+    Example:
+        >>> parse("file:   1024 MB, 2 CPUs\\ngrep:     1500.0 MB/s  (0.7 s)\\n")
+        {'grep_mb_s': 1500.0, 'file_mb': 1024.0}
+    """
+    out = {}
+    for key, pattern in FIGURES.items():
+        found = re.search(pattern, output, re.MULTILINE)
+        if found:
+            out[key] = float(found.group(1))
+    return out
+
+
+def run(size_mb: int) -> dict[str, Any]:
+    """Run the log doctor benchmark on a generated log of ``size_mb`` MB."""
+    if not SCRIPT.exists():
+        return {"skipped": f"{SCRIPT.name} not present"}
+    print(f"log doctor: {size_mb} MB log (generated once under /tmp)...", flush=True)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--size-mb", str(size_mb),
+         "--path", f"/tmp/denpex_bench_{size_mb}mb.log"],
+        capture_output=True, text=True, check=False,
+    )
+    print(done.stdout, end="", flush=True)
+    result: dict[str, Any] = {"size_mb": size_mb, **parse(done.stdout),
+                              "output": done.stdout.strip().splitlines()}
+    if done.returncode != 0:
+        result["error"] = done.stderr.strip().splitlines()[-5:]
+    if "grep_mb_s" in result and "denpex_mb_s" in result:
+        result["share_of_grep"] = round(result["denpex_mb_s"] / result["grep_mb_s"], 3)
+    return result

@@ -1,0 +1,126 @@
+"""Render benchmark results JSON as Markdown and refresh the table in docs/readme/bench.md.
+
+Usage::
+
+    .venv/bin/python benchmarks/render.py                      # latest CPU (and GPU) results
+    .venv/bin/python benchmarks/render.py benchmarks/results/X.json --print
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+README = Path(__file__).resolve().parents[1] / "docs" / "readme" / "bench.md"
+BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
+COLUMNS = ("a", "b", "c", "d")
+
+
+def _ms(row: dict[str, Any]) -> str:
+    return f"{row['median_s'] * 1e3:.3f} ms"
+
+
+def step_table(step: dict[str, Any]) -> list[str]:
+    """Markdown rows: per framework, ms/step and the ratio to (a) of each variant."""
+    lines = [
+        "| framework | (a) no callback | (b) denpex, default | (c) naive get_scale()+float(loss)"
+        " | (d) framework's heavy option | inside denpex's hooks |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, result in step.items():
+        if "variants" not in result:
+            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | | |")
+            continue
+        cells = []
+        for column in COLUMNS:
+            row = result["variants"].get(column)
+            if row is None:
+                cells.append("n/a")
+            elif column == "a":
+                cells.append(_ms(row))
+            else:
+                cells.append(f"{_ms(row)} (**{row['ratio']:.3f}x**)")
+        if "d" in result["variants"]:
+            cells[-1] += f"<br>`{result['heavy_option']}`"
+        hook_s = result.get("denpex_hook_s_per_step")
+        cells.append("n/a" if hook_s is None else f"{hook_s * 1e6:.0f} µs/step")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _versions(results: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in results["versions"].items())
+
+
+def render(results: dict[str, Any], title: str) -> str:
+    """One results file as Markdown."""
+    conf, host = results["settings"], results["machine"]
+    out = [f"#### {title}", "",
+           f"Measured {results['date']} on {host['cpu']} ({host['cpus']} CPUs"
+           + (f", {host['gpu']}" if host.get("gpu") else "")
+           + f"), load average {host['load_average'][0]}; {_versions(results)}.", ""]
+    if "step_overhead" in results:
+        out += [f"Step overhead: {conf['workload']}, {conf['steps']} fp16 steps per run "
+                f"({conf['warmup']} warm-up steps not timed), median per-step time of "
+                f"{conf['rounds']} rotated rounds, ratio to (a):", ""]
+        out += [*step_table(results["step_overhead"]), ""]
+    if "core" in results:
+        cost = results["core"]["us_per_observation"]
+        out += [f"Monitor cost per observation, all detectors on "
+                f"({results['core']['steps']} observations, median of "
+                f"{results['core']['rounds']}): "
+                + ", ".join(f"{k} **{v:.1f} µs**" for k, v in cost.items()) + ".", ""]
+    logs = results.get("log_doctor", {})
+    if "denpex_mb_s" in logs:
+        out += [f"Log doctor on a generated {logs.get('file_mb', logs['size_mb']):.0f} MB log: "
+                f"**{logs['denpex_mb_s']:.0f} MB/s** "
+                f"({100 * logs.get('share_of_grep', 0):.0f}% of `grep -cE` on the same "
+                f"patterns, {logs.get('grep_mb_s', 0):.0f} MB/s), peak RSS "
+                f"{logs.get('denpex_peak_rss_mb', 0):.0f} MB.", ""]
+    elif logs:
+        out += [f"Log doctor: {logs.get('skipped') or logs.get('error')}", ""]
+    out += [f"Note: {note}" for note in results.get("notes", [])]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def latest(kind: str, folder: Path = RESULTS) -> Path | None:
+    """The newest results file of ``kind`` (``cpu`` or ``gpu``) by its date."""
+    found = sorted(folder.glob(f"*-{kind}.json"))
+    return found[-1] if found else None
+
+
+def update_readme(cpu: Path | None = None, readme: Path = README) -> Path:
+    """Replace the table between the markers in ``readme`` with the latest results."""
+    blocks = []
+    for kind, path in (("cpu", cpu or latest("cpu")), ("gpu", latest("gpu"))):
+        if path is not None:
+            title = "CPU (`make bench`)" if kind == "cpu" else "GPU (`scripts/gpu_check.sh`)"
+            blocks.append(render(json.loads(path.read_text()), title)
+                          + f"\nSource: `benchmarks/results/{path.name}`.\n")
+    text = readme.read_text()
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    readme.write_text(f"{head}{BEGIN}\n" + "\n".join(blocks) + f"{END}{tail}")
+    return readme
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="?", type=Path, help="a results JSON (default: latest)")
+    parser.add_argument("--print", action="store_true", help="print instead of updating")
+    args = parser.parse_args(argv)
+    if args.print:
+        path = args.results or latest("cpu")
+        if path is None:
+            sys.exit("no results yet: run benchmarks/run_all.py")
+        print(render(json.loads(path.read_text()), path.name), end="")
+        return
+    print(update_readme(args.results))
+
+
+if __name__ == "__main__":
+    main()

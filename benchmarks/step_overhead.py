@@ -1,0 +1,95 @@
+"""Step overhead per framework: no callback / denpex / a naive monitor / the heavy option.
+
+Each framework's variants run alternately in rotated order (``rounds`` rounds, one run of each
+variant per round); the result is the median seconds per step of each variant and its ratio to
+variant a (no callback). Usage: ``.venv/bin/python benchmarks/run_all.py --only step``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from types import ModuleType
+from typing import Any
+
+from benchmarks.frameworks import available
+from benchmarks.frameworks.base import DENPEX, NONE, VARIANT_NAMES, RunResult, RunSpec
+from benchmarks.timing import compare, rotated_rounds
+from benchmarks.workloads import Workload
+
+
+def measure(
+    runner: ModuleType, workload: Workload, *, steps: int, rounds: int, device: str = "cpu",
+    warmup: int = 10,
+) -> dict[str, Any]:
+    """Rotated rounds of the runner's variants; medians and ratios to variant a."""
+
+    def run_one(variant: str) -> RunResult:
+        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir:
+            spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
+                           workdir=workdir)
+            result: RunResult = runner.run(spec)
+            return result
+
+    runs = rotated_rounds(runner.VARIANTS, rounds, run_one)
+    return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
+
+
+def summarize(
+    runner: ModuleType, workload: Workload, runs: dict[str, list[RunResult]], *, steps: int,
+    warmup: int, device: str,
+) -> dict[str, Any]:
+    """One framework's entry of the results: settings, medians and ratios to variant a, and
+    the median time spent inside denpex's own hook methods per step (where they are watched)."""
+    table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
+    hooks = [r.hook_s_per_step for r in runs.get(DENPEX, []) if r.hook_s_per_step is not None]
+    return {
+        "workload": workload.name,
+        "parameters": workload.parameters(),
+        "device": device,
+        "steps": steps,
+        "warmup": warmup,
+        "rounds": min(len(v) for v in runs.values()),
+        "heavy_option": runner.HEAVY_OPTION,
+        "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in runs},
+        "denpex_hook_s_per_step": statistics.median(hooks) if hooks else None,
+        "denpex_hooks": runner.WATCHED_HOOKS,
+    }
+
+
+def run(
+    workload: Workload, *, steps: int, rounds: int, device: str = "cpu", warmup: int = 10,
+    only: list[str] | None = None,
+) -> dict[str, Any]:
+    """Every available framework (or those in ``only``); unavailable ones say why."""
+    out: dict[str, Any] = {}
+    for name, runner in available().items():
+        if only and name not in only:
+            continue
+        if isinstance(runner, ImportError):
+            out[name] = {"skipped": f"not available: {runner}"}
+            print(f"step overhead: {name}: not available: {runner}", flush=True)
+            continue
+        print(f"step overhead: {name} ({rounds} rounds x {len(runner.VARIANTS)} variants x "
+              f"{steps} steps)...", flush=True)
+        out[name] = measure(runner, workload, steps=steps, rounds=rounds, device=device,
+                            warmup=warmup)
+        print(format_table({name: out[name]}), flush=True)
+    return out
+
+
+def format_table(results: dict[str, Any]) -> str:
+    """Plain-text table of :func:`run`'s results."""
+    lines = []
+    for name, result in results.items():
+        if "variants" not in result:
+            lines.append(f"  {name:10} {result.get('skipped', '')}")
+            continue
+        for variant, row in result["variants"].items():
+            label = row["name"] if variant != "d" else result["heavy_option"]
+            lines.append(f"  {name:10} ({variant}) {label:48.48} "
+                         f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x")
+        if result.get("denpex_hook_s_per_step") is not None:
+            lines.append(f"  {name:10}     time inside {result['denpex_hooks']}: "
+                         f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step")
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""Side-by-side timing: rotated rounds of variants, per-step clocks, medians and ratios.
+
+On a shared, noisy machine a single timing means little; what holds is the ratio of medians of
+variants run alternately in the same minutes. Each round runs every variant once, the order
+rotated by one each round, so no variant always runs first (cold caches) or last.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def rotated(items: Sequence[T], round_index: int) -> list[T]:
+    """``items`` rotated left by ``round_index``.
+
+    Example:
+        >>> rotated(["a", "b", "c"], 1)
+        ['b', 'c', 'a']
+    """
+    if not items:
+        return []
+    shift = round_index % len(items)
+    return [*items[shift:], *items[:shift]]
+
+
+def rotated_rounds(
+    variants: Sequence[str], rounds: int, run_one: Callable[[str], T]
+) -> dict[str, list[T]]:
+    """Run every variant once per round, in rotated order; results grouped by variant.
+
+    Example:
+        >>> seen = []
+        >>> out = rotated_rounds(["a", "b"], 2, lambda v: seen.append(v) or len(seen))
+        >>> seen, out
+        (['a', 'b', 'b', 'a'], {'a': [1, 4], 'b': [2, 3]})
+    """
+    results: dict[str, list[T]] = {v: [] for v in variants}
+    for index in range(rounds):
+        for variant in rotated(variants, index):
+            gc.collect()  # garbage of the previous run is not this run's cost
+            results[variant].append(run_one(variant))
+    return results
+
+
+class StepClock:
+    """Timestamps at the end of each step; per-step time after a warm-up.
+
+    On CUDA the host runs ahead of the device, so the first timed step and the last one
+    synchronise the device (``sync``): the window between them is device time. The steps in
+    between are not synchronised, so the clock adds no sync of its own to what it measures.
+
+    Args:
+        steps: How many steps the run will take (the last one synchronises).
+        warmup: Steps excluded from timing, at least 1 (start-up, first-touch allocation, the
+            scaler's initial back-off).
+        sync: Called before reading the clock on the window's edges (``torch.cuda.synchronize``
+            on CUDA, None on CPU).
+        counter: A running total read at each tick (seconds spent in some part of the step):
+            :meth:`counted_per_step` gives its median growth per timed step.
+
+    Example:
+        >>> clock = StepClock(steps=4, warmup=1)
+        >>> for _ in range(4):
+        ...     clock.tick()
+        >>> len(clock.intervals())
+        3
+    """
+
+    def __init__(
+        self, steps: int, warmup: int, sync: Callable[[], Any] | None = None,
+        counter: Callable[[], float] | None = None,
+    ) -> None:
+        self.steps = steps
+        # Step i lasts from tick i - 1 to tick i: timing starts at the warm-up's last tick.
+        self.warmup = max(1, min(warmup, steps - 2))
+        self.sync = sync
+        self.counter = counter
+        self.ticks: list[float] = []
+        self.counts: list[float] = []
+
+    def tick(self) -> None:
+        """Record the end of one step."""
+        index = len(self.ticks)
+        if self.sync is not None and index in (self.warmup - 1, self.steps - 1):
+            self.sync()
+        self.ticks.append(time.perf_counter())
+        if self.counter is not None:
+            self.counts.append(self.counter())
+
+    def intervals(self) -> list[float]:
+        """Seconds of each timed step (``steps - warmup`` of them)."""
+        timed = self.ticks[self.warmup - 1 :]
+        return [b - a for a, b in itertools.pairwise(timed)]
+
+    def counted_per_step(self) -> float:
+        """Median growth of ``counter`` per timed step (NaN without a counter)."""
+        timed = self.counts[self.warmup - 1 :]
+        if len(timed) < 2:
+            return float("nan")
+        return statistics.median(b - a for a, b in itertools.pairwise(timed))
+
+    def per_step(self) -> float:
+        """Seconds per step: median interval on CPU, the synchronised window's mean on CUDA."""
+        intervals = self.intervals()
+        if not intervals:
+            return float("nan")
+        if self.sync is not None:
+            return sum(intervals) / len(intervals)
+        return statistics.median(intervals)
+
+
+def compare(samples: dict[str, list[float]], baseline: str) -> dict[str, dict[str, Any]]:
+    """Median per variant and its ratio to the baseline's median.
+
+    Example:
+        >>> compare({"a": [1.0, 3.0, 2.0], "b": [2.0, 2.2, 2.4]}, "a")["b"]["ratio"]
+        1.1
+    """
+    base = statistics.median(samples[baseline])
+    out: dict[str, dict[str, Any]] = {}
+    for variant, values in samples.items():
+        mid = statistics.median(values)
+        out[variant] = {
+            "median_s": mid,
+            "ratio": round(mid / base, 4) if base > 0 else None,
+            "samples_s": list(values),
+        }
+    return out

@@ -1,0 +1,94 @@
+"""A fast smoke of the benchmark harness (tiny sizes: it checks the plumbing, times nothing)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from benchmarks import render, run_all
+from benchmarks.frameworks.base import RunSpec
+from benchmarks.frameworks.torch_loop import run as run_torch
+from benchmarks.syncs import SyncCounter
+from benchmarks.workloads import MLP_TINY
+
+HARNESS_MODULES = (
+    "timing", "syncs", "machine", "log_doctor_run", "core_micro", "render", "workloads",
+)
+
+
+@pytest.mark.parametrize("name", HARNESS_MODULES)
+def test_docstring_examples(name: str) -> None:
+    # benchmarks/ is not in pytest's testpaths: run its examples here.
+    module = importlib.import_module(f"benchmarks.{name}")
+    assert doctest.testmod(module).failed == 0
+
+
+def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:
+    path = run_all.main(["--quick", "--frameworks", "torch", "--out", str(tmp_path)])
+    results = json.loads(path.read_text())
+    assert path.name.endswith("-quick.json")
+    assert {"date", "machine", "versions", "settings", "core", "step_overhead", "log_doctor",
+            "notes"} <= set(results)
+    assert results["versions"]["torch"]
+    assert set(results["core"]["us_per_observation"]) == {
+        "healthy", "faulty", "healthy+report", "faulty+report"}
+    assert all(v > 0 for v in results["core"]["us_per_observation"].values())
+    torch_row = results["step_overhead"]["torch"]
+    assert list(torch_row["variants"]) == ["a", "b", "c", "d"]
+    assert torch_row["variants"]["a"]["ratio"] == 1.0
+    assert all(len(v["samples_s"]) == 1 and v["median_s"] > 0
+               for v in torch_row["variants"].values())
+    # AmpMonitor.step was timed on its own, and takes less than a whole step
+    assert 0 < torch_row["denpex_hook_s_per_step"] < torch_row["variants"]["b"]["median_s"]
+    logs = results["log_doctor"]
+    assert "skipped" in logs or logs["denpex_mb_s"] > 0
+    markdown = render.render(results, "quick")
+    assert "| torch | " in markdown and "µs" in markdown
+
+
+def test_update_readme_replaces_only_the_marked_table(tmp_path: Path) -> None:
+    path = run_all.main(["--quick", "--only", "core", "--out", str(tmp_path)])
+    readme = tmp_path / "bench.md"
+    readme.write_text(f"intro\n{render.BEGIN}\nold table\n{render.END}\noutro\n")
+    render.update_readme(path, readme)
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n")
+    assert "old table" not in text and "µs" in text
+
+
+def test_fault_runs_report_where_the_fault_began() -> None:
+    result = run_torch(RunSpec("b", MLP_TINY, 20, warmup=2, fault="nan", fault_step=7))
+    first = next(d for d in result.diagnoses if d["severity"] != "info")
+    assert (first["code"], first["step"]) == ("AMP006", 7)
+    assert result.steps_run == 20
+
+
+def test_sync_counter_counts_sync_warnings_and_where_they_came_from(
+    recwarn: pytest.WarningsRecorder,
+) -> None:
+    # On CPU the mode cannot be set (enabled=False), but the counting of torch's warning is
+    # the same code: feed it the warning torch emits under set_sync_debug_mode("warn").
+    counter = SyncCounter(enabled=False)
+
+    class Hooks:
+        def on_step_end(self) -> None:
+            warnings.warn("called a synchronizing CUDA operation", stacklevel=1)
+
+    hooks = Hooks()
+    assert counter.watch(hooks, ["on_step_end", "absent"]) == ["on_step_end"]
+    with counter.counting():
+        for _ in range(3):
+            hooks.on_step_end()
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=1)
+        warnings.warn("an unrelated warning", stacklevel=1)
+    summary = counter.summary(steps=3)
+    assert (summary["syncs_total"], summary["syncs_in_adapter_hooks"]) == (4, 3)
+    assert summary["adapter_hook_calls"] == 3
+    assert any(k.endswith("(in on_step_end)") and v == 3 for k, v in counter.sources.items())
+    # Other warnings go where they went before (here: pytest's recorder).
+    assert [str(w.message) for w in recwarn] == ["an unrelated warning"]
