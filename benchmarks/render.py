@@ -1,4 +1,4 @@
-"""Render benchmark results JSON as Markdown and refresh the table in docs/readme/bench.md.
+"""Render benchmark results JSON as Markdown and refresh the table in README.md.
 
 Usage::
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-README = Path(__file__).resolve().parents[1] / "docs" / "readme" / "bench.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 COLUMNS = ("a", "b", "c", "d")
 

@@ -43,7 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results JSON")
     parser.add_argument("--no-readme", action="store_true",
-                        help="do not refresh docs/readme/bench.md")
+                        help="do not refresh README.md")
     return parser.parse_args(argv)
 
 
