@@ -54,7 +54,6 @@ from denpex_callbacks.versions import package_versions
 
 # A child of the ``transformers`` logger: the user's transformers verbosity applies to it.
 LOGGER = hf_logging.get_logger("transformers.denpex")
-DEFAULT_HF_REPORT_DIR = "{output_dir}/denpex_reports"
 MAX_GRAD_NORMS = 8  # grad norms from logs waiting for their (deferred) step
 
 _Hook = TypeVar("_Hook", bound=Callable[..., Any])
@@ -89,8 +88,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         on_fault: ``"warn"`` (log, the default), ``"stop"`` (set
             ``control.should_training_stop``: the run ends after the current step) or
             ``"raise"`` (raise AmpDiagnosisError out of ``trainer.train()``).
-        report_dir: Folder of the JSONL run reports; ``"{output_dir}"`` is replaced by
-            ``args.output_dir``; None writes none. Default: ``{output_dir}/denpex_reports``.
+        report_dir: Folder of the JSONL run reports. A relative path is taken inside
+            ``args.output_dir`` (as Lightning takes it inside ``default_root_dir``), and
+            ``"{output_dir}"`` in it is replaced by ``args.output_dir``; None writes none.
+            Default: ``denpex_reports``, i.e. ``{output_dir}/denpex_reports``.
         config: A full MonitorConfig (or its dict form); the keyword arguments override it.
         **overrides: Any other MonitorConfig field (``disable``, ``thresholds``,
             ``fault_severity``, ``record_every``, ``max_step_records``, ``max_repeats``).
@@ -101,7 +102,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         >>> cb.config.on_fault, cb.config.thresholds.zero_loss_steps
         ('stop', 5)
         >>> cb.config.report_dir
-        '{output_dir}/denpex_reports'
+        'denpex_reports'
     """
 
     def __init__(
@@ -111,8 +112,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         config: MonitorConfig | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
-        if config is None:
-            config = MonitorConfig(report_dir=DEFAULT_HF_REPORT_DIR)
         self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
         self.monitor: Monitor | None = None
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
@@ -155,7 +154,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         model, optimizer = kwargs.get("model"), kwargs.get("optimizer")
         report_dir = self.config.report_dir
         if report_dir is not None:
-            report_dir = report_dir.replace("{output_dir}", str(args.output_dir or "."))
+            output_dir = str(args.output_dir or ".")
+            if "{output_dir}" in report_dir:
+                report_dir = report_dir.replace("{output_dir}", output_dir)
+            elif not os.path.isabs(report_dir):
+                report_dir = os.path.join(output_dir, report_dir)
         self.monitor = Monitor(
             replace(self.config, report_dir=report_dir),
             rank=args.process_index,
@@ -443,4 +446,4 @@ def _config_dict(config: MonitorConfig) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DEFAULT_HF_REPORT_DIR", "AmpDiagnosticCallback", "read_setup"]
+__all__ = ["AmpDiagnosticCallback", "read_setup"]
