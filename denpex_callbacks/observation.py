@@ -67,18 +67,13 @@ class Observation:
         """The scale in force after this step (falls back to the scale before it)."""
         return self.scale_after if self.scale_after is not None else self.scale_before
 
-    @property
-    def loss_is_finite(self) -> bool | None:
-        """False for NaN/inf loss, None when the loss is unknown."""
-        return None if self.loss is None else math.isfinite(self.loss)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict without the None fields."""
         out: dict[str, Any] = {}
         for key in _FIELDS:
             value = getattr(self, key)
             if value is not None:
-                out[key] = _json_number(value)
+                out[key] = json_number(value)
         if self.extra:
             out["extra"] = self.extra
         return out
@@ -86,7 +81,7 @@ class Observation:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Observation:
         """Inverse of :meth:`to_dict` (unknown keys ignored)."""
-        kwargs = {k: _from_json_number(data[k]) for k in _FIELDS if k in data}
+        kwargs = {k: _fromjson_number(data[k]) for k in _FIELDS if k in data}
         return cls(**kwargs, extra=dict(data.get("extra") or {}))
 
 
@@ -96,14 +91,19 @@ _FIELDS = (
 )
 
 
-def _json_number(value: Any) -> Any:
-    # JSON has no NaN/inf: keep them as strings so the report stays strict JSON.
+def json_number(value: Any) -> Any:
+    """A number as strict JSON holds it: NaN/inf become the strings ``"nan"``/``"inf"``.
+
+    Example:
+        >>> json_number(float("inf")), json_number(2.5)
+        ('inf', 2.5)
+    """
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return value
 
 
-def _from_json_number(value: Any) -> Any:
+def _fromjson_number(value: Any) -> Any:
     if value in ("nan", "inf", "-inf"):
         return float(value)
     return value

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from denpex_callbacks.observation import Observation
+from denpex_callbacks.observation import Observation, json_number
 
 MAX_POINTS = 4000
 
@@ -72,15 +72,9 @@ class Timeline:
             "step": [p[0] for p in self.points],
             "scale": [p[1] for p in self.points],
             "skipped": [p[2] for p in self.points],
-            "loss": [_json_float(p[3]) for p in self.points],
+            "loss": [json_number(p[3]) for p in self.points],
             "rank": [p[4] for p in self.points],
         }
-
-
-def _json_float(value: float | None) -> float | str | None:
-    if value is not None and not math.isfinite(value):
-        return str(value)
-    return value
 
 
 class PlotUnavailable(RuntimeError):
