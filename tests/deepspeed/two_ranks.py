@@ -52,6 +52,9 @@ def main() -> None:
     result["global_steps"] = engine.global_steps
     with open(os.path.join(out_dir, f"result{rank}.json"), "w", encoding="utf-8") as handle:
         json.dump(result, handle)
+    # Leave together: a gloo group torn down by interpreter exit can abort a rank now and then.
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
