@@ -37,12 +37,11 @@ from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
 from denpex_callbacks.observation import Observation
 from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.step_values import observation_from_values, values_after_step
 from denpex_callbacks.readers.torch_scaler import (
     first_lr,
-    growth_tracker_tensor,
     optimizer_has_fp16_params,
     optimizer_stage,
-    scale_tensor,
     scaler_enabled,
     scaler_setup,
 )
@@ -114,7 +113,6 @@ class AmpMonitor:
         self.model: Any = None
         self._values = DeferredValues()
         self._calls = 0
-        self._last_scale: float | None = None
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
         self._in_scaler_step = False
@@ -380,8 +378,7 @@ class AmpMonitor:
         if self.optimizer is not None:
             values["lr"] = first_lr(self.optimizer)
         if scaler_enabled(self.scaler):
-            values["scale"] = scale_tensor(self.scaler)
-            values["tracker"] = growth_tracker_tensor(self.scaler)
+            values.update(values_after_step(self.scaler))
         self._values.push(step, values)
 
     def _drain(self, *, wait: bool) -> list[Diagnosis]:
@@ -392,33 +389,17 @@ class AmpMonitor:
         return found
 
     def _observation(self, step: int, values: dict[str, Any]) -> Observation:
-        scale = _number(values.get("scale"))
-        before = self._last_scale
-        if before is None and scale is not None:
-            before = self.monitor.setup.init_scale
-        if scale is not None:
-            self._last_scale = scale
-        tracker = values.get("tracker")
-        return Observation(
-            step=step,
-            rank=self.monitor.rank,
-            world_size=self.monitor.world_size,
-            scale_before=before,
-            scale_after=scale,
-            loss=_number(values.get("loss")),
-            grad_norm=_number(values.get("grad_norm")),
-            lr=_number(values.get("lr")),
-            growth_tracker=int(tracker) if tracker is not None else None,
-            time=values.get("time"),
+        # The scale this step used is the one the previous step left (the run's last scale);
+        # the first step used the scaler's initial scale.
+        if values.get("scale_after") is not None:
+            last = self.monitor.run.last_scale
+            values["scale_before"] = self.monitor.setup.init_scale if last is None else last
+        return observation_from_values(
+            step, values, rank=self.monitor.rank, world_size=self.monitor.world_size
         )
 
     def _guarded(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return self.monitor.guard(lambda: action(*args, **kwargs))
-
-
-def _number(value: Any) -> float | None:
-    # DeferredValues has already turned tensors into Python floats.
-    return None if value is None else float(value)
 
 
 def _dist_rank() -> tuple[int, int]:
