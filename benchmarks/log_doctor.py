@@ -2,9 +2,12 @@
 
 Generates (once) a DeepSpeed-at-INFO style log in /tmp: engine timer lines, ``step=`` lines,
 HF-style loss dicts behind tqdm bars, fp16 overflow lines (start-up back-off, a sawtooth, a
-collapse at the end) and unrelated noise. Then runs ``denpex diagnose`` on it in a child
-process and ``grep -cE`` with the doctor's keyword prefilter, and prints MB/s for both and the
-doctor's peak RSS. Not a test: numbers depend on the machine.
+collapse at the end) and unrelated noise. Then runs, on the same file in the same run:
+``grep -cE`` with the doctor's keyword prefilter; a plain Python loop that matches those
+keywords with one regex per line (the baseline a hand-written log scanner starts from);
+``denpex diagnose`` in a child process, as it runs by default (keyword scan in worker
+processes, one per CPU) and with ``--workers 0`` (one process). Prints MB/s for each and
+the doctor's peak RSS. Not a test: numbers depend on the machine.
 
 Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]``
 """
@@ -70,6 +73,18 @@ def _timed(command: list[str]) -> tuple[float, str]:
     return time.perf_counter() - start, done.stdout
 
 
+def python_loop_seconds(path: Path, pattern: str) -> tuple[float, int]:
+    """Seconds a per-line ``re.search`` loop takes over the file, and its matching lines."""
+    regex = re.compile(pattern)
+    start = time.perf_counter()
+    matches = 0
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if regex.search(line):
+                matches += 1
+    return time.perf_counter() - start, matches
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024)
@@ -82,14 +97,20 @@ def main() -> None:
     size_mb = path.stat().st_size / 1e6
     pattern = "|".join(re.escape(k.decode()) for k in KEYWORDS)
     grep_s, grep_out = _timed(["grep", "-cE", pattern, str(path)])
-    doctor_s, doctor_out = _timed([sys.executable, "-m", "denpex_callbacks.cli", "diagnose",
-                                   "--format", "text", str(path)])
+    loop_s, loop_matches = python_loop_seconds(path, pattern)
+    doctor = [sys.executable, "-m", "denpex_callbacks.cli", "diagnose", "--format", "text"]
+    one_s, _ = _timed([*doctor, "--workers", "0", str(path)])
+    doctor_s, doctor_out = _timed([*doctor, str(path)])
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # doctor: the biggest
     print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs")
     print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {grep_out.strip()} lines match)")
+    print(f"python: {size_mb / loop_s:8.1f} MB/s  ({loop_s:.1f} s, per-line regex loop, "
+          f"{loop_matches} lines match)")
+    print(f"denpex --workers 0: {size_mb / one_s:8.1f} MB/s  ({one_s:.1f} s, one process)")
     print(f"denpex: {size_mb / doctor_s:8.1f} MB/s  ({doctor_s:.1f} s, "
           f"{doctor_s / grep_s:.1f}x grep's time, "
-          f"{100 * grep_s / doctor_s:.0f}% of grep's speed)")
+          f"{100 * grep_s / doctor_s:.0f}% of grep's speed, "
+          f"{loop_s / doctor_s:.1f}x the Python loop's)")
     print(f"denpex peak RSS: {peak_kb / 1024:.0f} MB")
     print("denpex verdict: " + (doctor_out.splitlines() or ["(none)"])[0])
 

@@ -12,6 +12,8 @@ SCRIPT = Path(__file__).with_name("log_doctor.py")
 FIGURES = {
     "grep_mb_s": r"^grep:\s+([\d.]+) MB/s",
     "denpex_mb_s": r"^denpex:\s+([\d.]+) MB/s",
+    "denpex_one_process_mb_s": r"^denpex --workers 0:\s+([\d.]+) MB/s",
+    "python_loop_mb_s": r"^python:\s+([\d.]+) MB/s",
     "denpex_peak_rss_mb": r"^denpex peak RSS:\s+([\d.]+) MB",
     "file_mb": r"^file:\s+([\d.]+) MB",
 }
@@ -49,4 +51,6 @@ def run(size_mb: int) -> dict[str, Any]:
         result["error"] = done.stderr.strip().splitlines()[-5:]
     if "grep_mb_s" in result and "denpex_mb_s" in result:
         result["share_of_grep"] = round(result["denpex_mb_s"] / result["grep_mb_s"], 3)
+    if "python_loop_mb_s" in result and "denpex_mb_s" in result:
+        result["times_python_loop"] = round(result["denpex_mb_s"] / result["python_loop_mb_s"], 2)
     return result

@@ -79,8 +79,12 @@ def render(results: dict[str, Any], title: str) -> str:
         out += [f"Log doctor on a generated {logs.get('file_mb', logs['size_mb']):.0f} MB log: "
                 f"**{logs['denpex_mb_s']:.0f} MB/s** "
                 f"({100 * logs.get('share_of_grep', 0):.0f}% of `grep -cE` on the same "
-                f"patterns, {logs.get('grep_mb_s', 0):.0f} MB/s), peak RSS "
-                f"{logs.get('denpex_peak_rss_mb', 0):.0f} MB.", ""]
+                f"patterns, {logs.get('grep_mb_s', 0):.0f} MB/s"
+                + (f"; {logs['times_python_loop']:.1f}x a Python per-line regex loop, "
+                   f"{logs['python_loop_mb_s']:.0f} MB/s" if "times_python_loop" in logs else "")
+                + (f"; {logs['denpex_one_process_mb_s']:.0f} MB/s with `--workers 0`"
+                   if "denpex_one_process_mb_s" in logs else "")
+                + f"), peak RSS {logs.get('denpex_peak_rss_mb', 0):.0f} MB.", ""]
     elif logs:
         out += [f"Log doctor: {logs.get('skipped') or logs.get('error')}", ""]
     out += [f"Note: {note}" for note in results.get("notes", [])]

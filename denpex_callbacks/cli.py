@@ -49,11 +49,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=FORMATS, default="text", help="output format")
     run.add_argument("--plot", metavar="FILE.png",
                      help="draw the scale timeline of the first input (needs matplotlib)")
+    run.add_argument("--workers", type=_count, metavar="N",
+                     help="processes that scan a log file over 64 MiB while this one parses "
+                          "(default: one per CPU, at most 8; 0: scan here)")
     run.add_argument("--no-progress", action="store_true",
                      help="no progress bar (it only shows for big files on a terminal)")
     explain = commands.add_parser("explain", help="print a catalog entry")
     explain.add_argument("id", help="diagnosis id, e.g. AMP003 (or 'all')")
     return parser
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(done.code or 0)
     if args.command == "explain":
         return _explain(args.id)
-    return _diagnose(args.paths, args.format, args.plot, show_progress=not args.no_progress)
+    return _diagnose(args.paths, args.format, args.plot, show_progress=not args.no_progress,
+                     workers=args.workers)
 
 
 def _explain(code: str) -> int:
@@ -94,11 +108,12 @@ def _explain(code: str) -> int:
     return EXIT_OK
 
 
-def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bool) -> int:
+def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bool,
+              workers: int | None = None) -> int:
     results: list[Result] = []
     for path in expand_report_dirs(paths):
         bar = _ProgressBar(path) if show_progress else None
-        result = diagnose(path, progress=bar)
+        result = diagnose(path, progress=bar, workers=workers)
         if bar is not None:
             bar.clear()
         if result.error:

@@ -30,6 +30,8 @@ def parse(text: str) -> list[LogEvent]:
         ...     "persistent overflow (step 61, rank 0)")]
         [('AMP003', 61, 0)]
     """
+    if "denpex: " not in text:  # literal checks first: most lines are another family's
+        return []
     found = _HEADLINE.search(text)
     if found is None or "[info]" in text or found.group(1) not in CATALOG:
         return []

@@ -17,13 +17,13 @@ from typing import Any
 from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import Diagnosis, Finding
 from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
     InputError,
     ReadStats,
-    candidate_lines,
     open_input,
 )
 from denpex_callbacks.monitor import Monitor
@@ -80,8 +80,13 @@ class Result:
 
 
 def diagnose(path: str, progress: Callable[[int, int | None], None] | None = None,
-             config: MonitorConfig | None = None) -> Result:
+             config: MonitorConfig | None = None, *, workers: int | None = 0) -> Result:
     """Diagnose one input; never raises for bad input (see ``Result.error``).
+
+    ``workers``: processes that scan a log file over 64 MiB for candidate lines while this one
+    parses them; the result is the same either way. 0 (the default here): none. None: one per
+    CPU, as the ``denpex`` command does; they are started with multiprocessing's ``spawn``, so
+    a script calling this needs the usual ``if __name__ == "__main__":`` guard.
 
     Example:
         >>> import tempfile, os
@@ -100,7 +105,7 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
             return _diagnose_reports(path)
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
-        return _diagnose_log(path, progress, config)
+        return _diagnose_log(path, progress, config, workers)
     except InputError as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
     except (OSError, ValueError) as err:
@@ -108,7 +113,7 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
-                  config: MonitorConfig | None) -> Result:
+                  config: MonitorConfig | None, workers: int | None) -> Result:
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
@@ -117,7 +122,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     total = os.path.getsize(path) if path != STDIN and not path.endswith(".gz") else None
     tick = (lambda done: progress(done, total)) if progress else None
     try:
-        for line_no, text in candidate_lines(stream, KEYWORDS, stats, tick):
+        for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
+                                             workers=workers):
             for event in parse_line(text):
                 result.families[event.family] += 1
                 session.assembler.feed(event, line_no, text.strip())

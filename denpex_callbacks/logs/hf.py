@@ -33,7 +33,7 @@ def parse(text: str) -> list[LogEvent]:
         >>> e.step, e.loss, e.grad_norm
         (5, nan, nan)
     """
-    start = _DICT.search(text)
+    start = _DICT.search(text) if "loss" in text else None
     if start is None:
         return []
     fields = dict(_KEY.findall(text, start.start()))

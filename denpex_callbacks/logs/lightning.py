@@ -48,6 +48,8 @@ def parse(text: str) -> list[LogEvent]:
         return [LogEvent(FLAG, FAMILY, code="AMP006", loss=to_float(value),
                          summary=f"Lightning EarlyStopping: monitored metric {metric} = {value} "
                                  "is not finite")]
+    if "Epoch " not in text:  # both bar patterns start with it
+        return []
     found = _BAR.search(text)
     pattern = _LOSS
     if found is None:

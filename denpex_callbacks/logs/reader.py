@@ -14,12 +14,20 @@ import sys
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
+
+
+class Readable(Protocol):
+    """What the scanner reads from: a binary stream's ``read``."""
+
+    def read(self, size: int = -1, /) -> bytes:
+        """Up to ``size`` bytes; ``b""`` at the end."""
+        ...
 
 
 class InputError(Exception):
@@ -72,15 +80,19 @@ def open_input(path: str) -> BinaryIO:
 
 
 def candidate_lines(
-    stream: BinaryIO,
+    stream: Readable,
     keywords: tuple[bytes, ...],
     stats: ReadStats,
     progress: Callable[[int], None] | None = None,
+    *,
+    check_binary: bool = True,
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line holding one of ``keywords``.
 
     Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
     keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
+    ``check_binary``: refuse a stream whose first block holds NUL bytes (off for a piece from
+    the middle of a file that was checked already).
 
     Raises:
         InputError: Binary content, or a compressed stream that is corrupt.
@@ -93,7 +105,7 @@ def candidate_lines(
         block, broken = (b"", True) if broken else _read_block(stream, stats)
         if first:
             first = False
-            if b"\x00" in block[:8192]:
+            if check_binary and looks_binary(block):
                 raise InputError("binary file (NUL bytes), not a text log")
         stats.bytes_read += len(block)
         if progress is not None:
@@ -118,7 +130,12 @@ def candidate_lines(
         line_no += newlines
 
 
-def _read_block(stream: BinaryIO, stats: ReadStats) -> tuple[bytes, bool]:
+def looks_binary(head: bytes) -> bool:
+    """Whether the start of an input is binary data rather than text (a NUL byte early on)."""
+    return b"\x00" in head[:8192]
+
+
+def _read_block(stream: Readable, stats: ReadStats) -> tuple[bytes, bool]:
     """Up to ``CHUNK`` bytes; a compressed stream is read in small pieces so that one that
     breaks (a truncated .gz) still yields what came before the break. Returns (data, broken).
     """

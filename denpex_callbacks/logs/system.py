@@ -28,6 +28,8 @@ def parse(text: str) -> list[LogEvent]:
         >>> parse("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")[0].code
         'SYS001'
     """
+    if "emory" not in text and "imeout" not in text and "Timed out" not in text:
+        return []  # a literal check per line instead of two regex searches
     if _OOM.search(text):
         return [LogEvent(FLAG, FAMILY, code="SYS001",
                          summary="the device ran out of memory (not a loss-scale fault)")]

@@ -47,7 +47,11 @@ class LossAccumulator:
         if isinstance(loss, torch.Tensor):
             if loss.numel() == 0:
                 return
-            value = loss.detach().float().mean()
+            value = loss.detach()
+            if value.dtype != torch.float32:
+                value = value.float()
+            if value.numel() != 1:
+                value = value.mean()  # each tensor op costs microseconds: only those needed
         elif isinstance(loss, (int, float)):
             value = torch.tensor(float(loss))
         else:
@@ -63,7 +67,7 @@ class LossAccumulator:
         """
         if self._sum is None:
             return None
-        total = self._sum / self._count if mean else self._sum
+        total = self._sum / self._count if mean and self._count > 1 else self._sum
         self._sum, self._count = None, 0
         return total
 

@@ -1,0 +1,166 @@
+"""The scan spread over worker processes finds exactly what the one-process scan finds.
+
+Spans are made tiny (a few hundred bytes, so that most lines straddle a span boundary) and the
+size threshold zero, so that small files take the worker path. The span logic is checked with
+threads standing in for processes (fast, same code), then once with real worker processes and
+the full doctor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from denpex_callbacks.cli import main
+from denpex_callbacks.logs import parallel_scan
+from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.parallel_scan import scan_input, scan_workers
+from denpex_callbacks.logs.parsers import KEYWORDS
+from denpex_callbacks.logs.reader import InputError, ReadStats, candidate_lines, open_input
+
+CORPUS = Path(__file__).parent / "corpus"
+LOGS = sorted(CORPUS.glob("*.log"))
+
+
+def _serial(path: Path) -> tuple[list[tuple[int, str]], ReadStats]:
+    stats = ReadStats()
+    with open_input(str(path)) as stream:
+        return list(candidate_lines(stream, KEYWORDS, stats)), stats
+
+
+def _parallel(path: Path, span: int, workers: int = 3) -> tuple[list[tuple[int, str]], ReadStats]:
+    stats = ReadStats()
+    done: list[int] = []
+    with open_input(str(path)) as stream:
+        found = list(scan_input(str(path), stream, KEYWORDS, stats, done.append,
+                                workers=workers,
+                                min_bytes=0, span=span))
+    assert done == sorted(done) and done[-1] == path.stat().st_size
+    return found, stats
+
+
+def _threads(workers: int) -> Executor:
+    return ThreadPoolExecutor(workers)
+
+
+@pytest.fixture
+def threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel_scan, "_make_pool", _threads)
+
+
+@pytest.mark.usefixtures("threads")
+@pytest.mark.parametrize("span", [1, 97, 4096])
+def test_whole_corpus_same_lines_same_numbers(tmp_path: Path, span: int) -> None:
+    joined = tmp_path / "corpus.log"
+    joined.write_bytes(b"".join(log.read_bytes() for log in LOGS))
+    serial, serial_stats = _serial(joined)
+    parallel, parallel_stats = _parallel(joined, span)
+    assert len(serial) > 500
+    assert parallel == serial
+    assert parallel_stats == serial_stats
+
+
+_LINE = st.one_of(
+    st.sampled_from([
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 8, reducing to 4",
+        "{'loss': 0.25, 'grad_norm': 1.0, 'learning_rate': 1e-05, 'epoch': 0.1}",
+        "[Rank 1] step=10, skipped=2, lr=[0.1], mom=[0.9]",
+        "plain noise", "", "tqdm\r 10%|# | 1/10 {'loss': 'nan'}\rmore",
+    ]),
+    st.text(alphabet="aelossVERFLOW \t\r=", max_size=40),
+)
+
+
+@pytest.mark.usefixtures("threads")
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINE, max_size=40), end=st.sampled_from(["", "\n", "\r\n"]),
+       span=st.integers(1, 300))
+def test_any_text_any_span(tmp_path: Path, lines: list[str], end: str, span: int) -> None:
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(lines) + end, encoding="utf-8")
+    if log.stat().st_size == 0:
+        return
+    assert _parallel(log, span) == _serial(log)
+
+
+@pytest.mark.usefixtures("threads")
+def test_binary_file_is_refused_before_any_worker_starts(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_bytes(b"loss\x00\x01" * 100)
+    with pytest.raises(InputError, match="binary file"):
+        _parallel(log, 64)
+
+
+class _DiesAfter(ThreadPoolExecutor):
+    """A pool whose worker "dies" after ``tasks`` tasks, as a killed process would."""
+
+    def __init__(self, workers: int, tasks: int) -> None:
+        super().__init__(workers)
+        self.left = tasks
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.left -= 1
+        if self.left >= 0:
+            return super().submit(fn, *args, **kwargs)
+        broken: Future[Any] = Future()
+        broken.set_exception(BrokenProcessPool("a worker died"))
+        return broken
+
+
+@pytest.mark.parametrize("tasks", [0, 1, 5])
+def test_a_dying_worker_leaves_the_rest_to_this_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tasks: int
+) -> None:
+    monkeypatch.setattr(parallel_scan, "_make_pool", lambda n: _DiesAfter(n, tasks))
+    joined = tmp_path / "corpus.log"
+    joined.write_bytes(b"".join(log.read_bytes() for log in LOGS[:6]))
+    assert _parallel(joined, 211) == _serial(joined)
+
+
+def test_worker_count() -> None:
+    assert scan_workers(0) == 0
+    assert scan_workers(4) == 4
+    assert scan_workers(100) == parallel_scan.MAX_WORKERS
+    assert scan_workers() != 1  # one worker per CPU, or none on a single CPU
+
+
+def test_worker_processes_give_the_same_diagnoses(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real spawned processes, in the doctor and through the CLI."""
+    log = CORPUS / "deepspeed_zero2_min_scale_exit.log"
+    serial = diagnose(str(log), workers=0)
+    monkeypatch.setattr(parallel_scan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel_scan, "SPAN", 512)
+    pools: list[Executor] = []
+    real_pool = parallel_scan._make_pool
+
+    def spy(workers: int) -> Executor:
+        pools.append(real_pool(workers))
+        return pools[-1]
+
+    monkeypatch.setattr(parallel_scan, "_make_pool", spy)
+    parallel = diagnose(str(log), workers=2)
+    assert len(pools) == 1 and type(pools[0]).__name__ == "ProcessPoolExecutor"
+    assert serial.faults and not serial.error
+    assert [(d.code, d.step, d.rank, d.lines) for d in parallel.faults] == \
+        [(d.code, d.step, d.rank, d.lines) for d in serial.faults]
+    assert parallel.stats == serial.stats and parallel.families == serial.families
+    assert main(["diagnose", "--workers", "2", "--format", "json", str(log)]) == 1
+    assert '"AMP' in capsys.readouterr().out
+    assert len(pools) == 2
+
+
+def test_workers_must_be_a_count(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("-1", "two"):
+        assert main(["diagnose", "--workers", bad, "x.log"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--workers" in err
