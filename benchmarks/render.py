@@ -43,7 +43,9 @@ def step_table(step: dict[str, Any]) -> list[str]:
             elif column == "a":
                 cells.append(_ms(row))
             else:
-                cells.append(f"{_ms(row)} (**{row['ratio']:.3f}x**)")
+                paired = row.get("paired_ratio")
+                cells.append(f"{_ms(row)} (**{row['ratio']:.3f}x**"
+                             + (f", paired {paired:.3f}x" if paired is not None else "") + ")")
         if "d" in result["variants"]:
             cells[-1] += f"<br>`{result['heavy_option']}`"
         hook_s = result.get("denpex_hook_s_per_step")
@@ -66,7 +68,8 @@ def render(results: dict[str, Any], title: str) -> str:
     if "step_overhead" in results:
         out += [f"Step overhead: {conf['workload']}, {conf['steps']} fp16 steps per run "
                 f"({conf['warmup']} warm-up steps not timed), median per-step time of "
-                f"{conf['rounds']} rotated rounds, ratio to (a):", ""]
+                f"{conf['rounds']} rotated rounds, ratio to (a) (ratio of medians; paired: median "
+                f"of the per-round ratios):", ""]
         out += [*step_table(results["step_overhead"]), ""]
     if "core" in results:
         cost = results["core"]["us_per_observation"]

@@ -37,7 +37,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--only", default=",".join(PARTS), help=f"comma list of {PARTS}")
     parser.add_argument("--frameworks", default="", help="comma list (default: all available)")
     parser.add_argument("--steps", type=int, help="optimizer steps per run (default 300)")
-    parser.add_argument("--rounds", type=int, help="rotated rounds (default 5)")
+    parser.add_argument("--rounds", type=int, help="rotated rounds (default 7)")
     parser.add_argument("--observations", type=int, help="core stream length (default 100000)")
     parser.add_argument("--log-size-mb", type=int, help="log doctor file size (default 1024)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
@@ -55,7 +55,7 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "workload": (MLP_TINY if quick else MLP_CPU).name,
         "steps": args.steps or (12 if quick else 300),
         "warmup": 3 if quick else 10,
-        "rounds": args.rounds or (1 if quick else 5),
+        "rounds": args.rounds or (1 if quick else 7),
         "observations": args.observations or (2_000 if quick else 100_000),
         "core_rounds": 1 if quick else 5,
         "log_size_mb": args.log_size_mb or (1 if quick else 1024),

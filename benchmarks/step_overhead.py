@@ -87,8 +87,10 @@ def format_table(results: dict[str, Any]) -> str:
             continue
         for variant, row in result["variants"].items():
             label = row["name"] if variant != "d" else result["heavy_option"]
+            paired = row.get("paired_ratio")
             lines.append(f"  {name:10} ({variant}) {label:48.48} "
-                         f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x")
+                         f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x"
+                         + (f"  (paired {paired:.3f}x)" if paired is not None else ""))
         if result.get("denpex_hook_s_per_step") is not None:
             lines.append(f"  {name:10}     time inside {result['denpex_hooks']}: "
                          f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step")

@@ -117,19 +117,27 @@ class StepClock:
 
 
 def compare(samples: dict[str, list[float]], baseline: str) -> dict[str, dict[str, Any]]:
-    """Median per variant and its ratio to the baseline's median.
+    """Median per variant, its ratio to the baseline's median, and the paired ratio.
+
+    The samples of every variant are in round order (as :func:`rotated_rounds` gives them).
+    The paired ratio is the median over rounds of the variant's time over the baseline's in
+    the same round: a load that drifts from round to round (another job on a shared machine)
+    moves both sides of each pair, so it cancels there and not in the ratio of medians.
 
     Example:
-        >>> compare({"a": [1.0, 3.0, 2.0], "b": [2.0, 2.2, 2.4]}, "a")["b"]["ratio"]
-        1.1
+        >>> out = compare({"a": [1.0, 3.0, 2.0], "b": [1.1, 3.3, 2.2]}, "a")["b"]
+        >>> out["ratio"], out["paired_ratio"]
+        (1.1, 1.1)
     """
     base = statistics.median(samples[baseline])
     out: dict[str, dict[str, Any]] = {}
     for variant, values in samples.items():
         mid = statistics.median(values)
+        pairs = [v / b for v, b in zip(values, samples[baseline], strict=False) if b > 0]
         out[variant] = {
             "median_s": mid,
             "ratio": round(mid / base, 4) if base > 0 else None,
+            "paired_ratio": round(statistics.median(pairs), 4) if pairs else None,
             "samples_s": list(values),
         }
     return out

@@ -45,7 +45,7 @@ from denpex_callbacks.readers.step_values import (
     values_before_step,
 )
 from denpex_callbacks.readers.torch_scaler import first_lr
-from denpex_callbacks.setup import BF16_MIXED, FP16_MIXED, FP16_PURE, FP32, RunSetup
+from denpex_callbacks.setup import RunSetup, active_precision
 
 SECTION = "denpex"
 ENABLED_KEY = "enabled"
@@ -169,27 +169,27 @@ class DeepSpeedMonitor:
         engine = self.engine
         autocast = bool(getattr(engine, "torch_autocast_enabled", lambda: False)())
         if engine.fp16_enabled():
-            requested, active = "fp16", FP16_MIXED
+            requested, compute = "fp16", "float16"
         elif engine.bfloat16_enabled():
-            requested, active = "bf16", BF16_MIXED
+            requested, compute = "bf16", "bfloat16"
         elif autocast:
-            dtype = str(engine.torch_autocast_dtype()).replace("torch.", "")
-            requested = f"torch_autocast {dtype}"
-            active = FP16_MIXED if dtype == "float16" else BF16_MIXED
+            compute = str(engine.torch_autocast_dtype()).replace("torch.", "")
+            requested = f"torch_autocast {compute}"
         else:
-            requested, active = None, FP32
+            requested, compute = None, "float32"
         setup = RunSetup(
             framework="deepspeed",
             framework_version=deepspeed.__version__,
             requested_precision=requested,
-            active_precision=active,
         )
         setup.extra["zero_stage"] = engine.zero_optimization_stage()
         setup.extra["gradient_accumulation_steps"] = engine.gradient_accumulation_steps()
         setup.extra["optimizer"] = type(engine.optimizer).__name__
         deepspeed_setup(engine, setup)
-        if autocast and active == FP16_MIXED and not setup.has_scaler:
-            setup.active_precision = FP16_PURE  # DeepSpeed before 0.18 had no GradScaler here
+        # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
+        # GradScaler before 0.18 (pure fp16 then).
+        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
+                                                  autocast=True)
         return setup
 
     # -- hooks -------------------------------------------------------------------------------

@@ -371,14 +371,12 @@ def read_setup(
         raw = getattr(optimizer, "optimizer", optimizer)
         setup.fp16_parameters = torch_scaler.optimizer_has_fp16_params(raw)
     autocast = model is not None and hasattr(model, "_original_forward")
-    if setup.has_scaler:
-        setup.active_precision = precision.FP16_MIXED
-    elif autocast:
-        setup.active_precision = precision.BF16_MIXED if args.bf16 else precision.FP16_PURE
-    else:
-        setup.active_precision = {
-            torch.float16: precision.FP16_PURE, torch.bfloat16: precision.BF16_PURE,
-        }.get(params, precision.FP32)
+    if autocast:
+        compute = "bfloat16" if args.bf16 else "float16"
+    else:  # no autocast wrapper: the parameters' dtype is what runs
+        compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
+    setup.active_precision = precision.active_precision(
+        compute, has_scaler=setup.has_scaler, autocast=autocast)
     return setup
 
 

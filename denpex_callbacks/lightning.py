@@ -47,15 +47,7 @@ from denpex_callbacks.readers.torch_scaler import (
     scaler_enabled,
     scaler_setup,
 )
-from denpex_callbacks.setup import (
-    BF16_MIXED,
-    BF16_PURE,
-    FP16_MIXED,
-    FP16_PURE,
-    FP32,
-    UNKNOWN,
-    RunSetup,
-)
+from denpex_callbacks.setup import RunSetup, active_precision
 
 __all__ = ["AUTO_ENV", "AmpDiagnosticCallback", "auto_callbacks", "auto_enabled"]
 
@@ -66,14 +58,14 @@ _NAMESPACES = ("lightning.pytorch", "pytorch_lightning")
 # Gradients are all-reduced before the scaler checks them: scale conditions are the same on
 # every rank and are printed by rank 0 only (every rank still writes them to its report).
 _PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
-# Lightning's precision flags -> the core's effective-precision names.
-_ACTIVE_BY_FLAG = {
-    "16-mixed": FP16_MIXED,
-    "bf16-mixed": BF16_MIXED,
-    "16-true": FP16_PURE,
-    "bf16-true": BF16_PURE,
-    "32-true": FP32,
-    "64-true": FP32,
+# Lightning's precision flags -> (the dtype the math runs in, whether it is mixed).
+_COMPUTE_BY_FLAG = {
+    "16-mixed": ("float16", True),
+    "bf16-mixed": ("bfloat16", True),
+    "16-true": ("float16", False),
+    "bf16-true": ("bfloat16", False),
+    "32-true": ("float32", False),
+    "64-true": ("float64", False),
 }
 _LOG = logging.getLogger(__name__)
 
@@ -201,7 +193,6 @@ class AmpDiagnosticCallback(_LightningCallback):
             framework="lightning",
             framework_version=_framework_version(trainer),
             requested_precision=self._requested_precision or flag or None,
-            active_precision=_ACTIVE_BY_FLAG.get(flag, UNKNOWN),
             extra={
                 "precision_plugin": type(plugin).__name__,
                 "strategy": type(trainer.strategy).__name__,
@@ -222,8 +213,10 @@ class AmpDiagnosticCallback(_LightningCallback):
                 setup.extra["scale_reader"] = "deepspeed"
         else:
             setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
-            if setup.active_precision == FP16_MIXED:
-                setup.active_precision = FP16_PURE  # 16-mixed autocast with a disabled scaler
+        # 16-mixed with a disabled scaler is fp16 autocast without one: pure fp16.
+        compute, mixed = _COMPUTE_BY_FLAG.get(flag, (None, False))
+        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
+                                                  autocast=mixed)
         return setup
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:

@@ -14,6 +14,34 @@ FP32 = "fp32"
 UNKNOWN = "unknown"
 
 
+def active_precision(compute: str | None, *, has_scaler: bool, autocast: bool) -> str:
+    """What really runs, from the facts each adapter reads in its framework's own way.
+
+    Args:
+        compute: Name of the dtype the low-precision math runs in (``"float16"``,
+            ``"bfloat16"``, ``"float32"``...); None when nothing says.
+        has_scaler: An enabled loss scaler steps the optimizer (it implies fp16 compute when
+            nothing else says).
+        autocast: The low precision comes from autocast or a master-weight optimizer (mixed),
+            not from low-precision parameters alone (pure).
+
+    Example:
+        >>> active_precision("float16", has_scaler=False, autocast=True)  # no scaler
+        'fp16-pure'
+        >>> active_precision(None, has_scaler=True, autocast=True)
+        'fp16-mixed'
+    """
+    if compute in (None, "float16") and has_scaler:
+        return FP16_MIXED
+    if compute == "float16":
+        return FP16_PURE  # fp16 math without a scaler: small gradients flush to zero
+    if compute == "bfloat16":
+        return BF16_MIXED if autocast else BF16_PURE
+    if compute in ("float32", "float64"):
+        return FP32
+    return UNKNOWN
+
+
 @dataclass
 class RunSetup:
     """The run's configuration as read at start; feeds the header and the start-up lints.

@@ -45,7 +45,7 @@ from denpex_callbacks.readers.torch_scaler import (
     scaler_enabled,
     scaler_setup,
 )
-from denpex_callbacks.setup import BF16_MIXED, FP16_MIXED, FP16_PURE, FP32, UNKNOWN, RunSetup
+from denpex_callbacks.setup import RunSetup, active_precision
 
 __all__ = ["AmpMonitor"]
 
@@ -359,17 +359,14 @@ class AmpMonitor:
         dtype = self._autocast_dtype
         if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
             dtype = torch.float16
-        fp16 = dtype == torch.float16 or bool(fp16_params)
-        if setup.has_scaler:
-            setup.active_precision = FP16_MIXED
-        elif fp16:
-            setup.active_precision = FP16_PURE
+        if dtype == torch.float16 or fp16_params:
+            compute: str | None = "float16"
         elif dtype == torch.bfloat16:
-            setup.active_precision = BF16_MIXED
-        elif self.model is not None:
-            setup.active_precision = FP32
-        else:
-            setup.active_precision = UNKNOWN
+            compute = "bfloat16"
+        else:  # no autocast seen: fp32 if the model was watched, else nothing says
+            compute = "float32" if self.model is not None else None
+        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
+                                                  autocast=True)
         setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
         return setup
 

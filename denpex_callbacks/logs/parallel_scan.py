@@ -20,7 +20,6 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import BinaryIO
 
 from denpex_callbacks.logs.reader import (
@@ -119,7 +118,7 @@ def _scan_in_workers(
     done = 0  # bytes of the file already handed on
     try:
         pool = _make_pool(workers)
-    except (OSError, NotImplementedError):  # no semaphores or processes here: scan here
+    except (OSError, ImportError, NotImplementedError):  # no working semaphores: scan here
         pool = None
     pending: deque[tuple[Future[tuple[Found, ReadStats]], int]] = deque()
     try:
@@ -130,9 +129,11 @@ def _scan_in_workers(
             future, end = pending.popleft()
             try:
                 found, part = future.result()
-            except BrokenProcessPool:
-                # A worker died (killed, or a __main__ without the spawn guard): scan the rest
-                # here; what was handed on stays right.
+            except (InputError, OSError):
+                raise  # the input itself is unreadable: the caller reports it
+            except Exception:  # whatever broke the workers, the scan goes on
+                # A worker died (BrokenProcessPool: killed, or a __main__ without the spawn
+                # guard) or failed: scan the rest here; what was handed on stays right.
                 break
             for number, text in found:
                 yield lines_before + number, text
