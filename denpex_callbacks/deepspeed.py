@@ -429,5 +429,12 @@ _LIVE: weakref.WeakSet[DeepSpeedMonitor] = weakref.WeakSet()
 
 @atexit.register
 def _close_live_monitors() -> None:
-    for monitor in list(_LIVE):
-        monitor.close()
+    # At exit a log handler's stream may be closed already (pytest's capture is): the report
+    # file still gets its summary; the log line is dropped quietly instead of logging's
+    # "--- Logging error ---" dump.
+    quiet, logging.raiseExceptions = logging.raiseExceptions, False
+    try:
+        for monitor in list(_LIVE):
+            monitor.close()
+    finally:
+        logging.raiseExceptions = quiet

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from denpex_callbacks.observation import Observation
-from denpex_callbacks.readers.deepspeed import read_scale_state
+from denpex_callbacks.readers.deepspeed import DeepSpeedScaleState, read_scale_state
 from denpex_callbacks.readers.torch_scaler import (
     found_inf_tensor,
     growth_tracker_tensor,
@@ -72,11 +72,14 @@ class LossAccumulator:
         return total
 
 
-def _grad_scaler_of(source: Any) -> Any:
-    """The torch GradScaler behind ``source``: itself, or DeepSpeed's torch_autocast one."""
+def _scaler_or_state(source: Any) -> tuple[Any, DeepSpeedScaleState | None]:
+    """The enabled torch GradScaler behind ``source`` (itself, or DeepSpeed's torch_autocast
+    one), else None and, for a DeepSpeed source, its scale state (read once: it is called on
+    every step)."""
     if is_grad_scaler(source):
-        return source if scaler_enabled(source) else None
-    return read_scale_state(source).grad_scaler
+        return (source if scaler_enabled(source) else None), None
+    state = read_scale_state(source)
+    return (state.grad_scaler, None) if state.grad_scaler is not None else (None, state)
 
 
 def values_before_step(source: Any, optimizer: Any = None) -> dict[str, Any]:
@@ -94,11 +97,9 @@ def values_before_step(source: Any, optimizer: Any = None) -> dict[str, Any]:
         >>> values_before_step(scaler)["scale_before"]
         tensor(256.)
     """
-    scaler = _grad_scaler_of(source)
-    if scaler is None:
-        if is_grad_scaler(source):
-            return {}  # a disabled GradScaler: nothing to read
-        return {"scale_before": read_scale_state(source).scale}
+    scaler, state = _scaler_or_state(source)
+    if scaler is None:  # DeepSpeed's own scaler, or a disabled GradScaler (nothing to read)
+        return {"scale_before": state.scale} if state is not None else {}
     scale = scale_tensor(scaler)
     found_inf = found_inf_tensor(scaler, optimizer)
     return {  # clones are device ops: no sync
@@ -117,13 +118,12 @@ def values_after_step(source: Any) -> dict[str, Any]:
         >>> sorted(values_after_step(scaler))
         ['growth_tracker', 'scale_after']
     """
-    scaler = _grad_scaler_of(source)
+    scaler, state = _scaler_or_state(source)
     if scaler is not None:
         tracker = growth_tracker_tensor(scaler)
         return {"scale_after": scale_tensor(scaler), "growth_tracker": tracker}
-    if is_grad_scaler(source):
-        return {}
-    state = read_scale_state(source)
+    if state is None:
+        return {}  # a disabled GradScaler
     return {"scale_after": state.scale, "overflow": state.overflow, "hysteresis": state.hysteresis}
 
 
