@@ -44,7 +44,7 @@ class DeferredValues:
             if not isinstance(value, torch.Tensor):
                 plain[name] = value
             elif value.device.type == "cpu":
-                plain[name] = _first_number(value)
+                plain[name] = first_number(value)
             else:
                 names.append(name)
                 tensors.append(value.detach().reshape(-1)[:1].to(torch.float32))
@@ -79,8 +79,14 @@ class DeferredValues:
         return out
 
 
-def _first_number(tensor: torch.Tensor) -> float | None:
-    """The (first) value of a CPU tensor as a float; None for an empty one."""
+def first_number(tensor: torch.Tensor) -> float | None:
+    """The (first) value of a tensor as a float; None for an empty one. On a CPU tensor this
+    waits for nothing; on a device tensor it is a sync (callers use it on CPU ones only).
+
+    Example:
+        >>> first_number(torch.tensor([3, 4])), first_number(torch.tensor([]))
+        (3.0, None)
+    """
     if tensor.numel() == 1:
         return float(tensor.item())
     return float(tensor.reshape(-1)[0].item()) if tensor.numel() else None
