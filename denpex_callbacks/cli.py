@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--plot", metavar="FILE.png",
                      help="draw the scale timeline of the first input (needs matplotlib)")
     run.add_argument("--workers", type=_count, metavar="N",
-                     help="processes that scan a log file over 64 MiB while this one parses "
+                     help="processes that scan a log file of 64 MiB or more while this one parses "
                           "(default: one per CPU, at most 8; 0: scan here)")
     run.add_argument("--no-progress", action="store_true",
                      help="no progress bar (it only shows for big files on a terminal)")

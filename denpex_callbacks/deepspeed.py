@@ -188,8 +188,9 @@ class DeepSpeedMonitor:
         deepspeed_setup(engine, setup)
         # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
         # GradScaler before 0.18 (pure fp16 then).
-        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
-                                                  autocast=True)
+        # DeepSpeed's fp16 always steps through a loss scaler, even one the reader missed.
+        setup.active_precision = active_precision(
+            compute, has_scaler=setup.has_scaler or engine.fp16_enabled(), autocast=True)
         return setup
 
     # -- hooks -------------------------------------------------------------------------------

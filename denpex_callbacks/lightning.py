@@ -214,9 +214,10 @@ class AmpDiagnosticCallback(_LightningCallback):
         else:
             setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
         # 16-mixed with a disabled scaler is fp16 autocast without one: pure fp16.
+        # DeepSpeed's fp16 always steps through a loss scaler, even one the reader missed.
         compute, mixed = _COMPUTE_BY_FLAG.get(flag, (None, False))
-        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
-                                                  autocast=mixed)
+        scaled = setup.has_scaler or (engine is not None and compute == "float16")
+        setup.active_precision = active_precision(compute, has_scaler=scaled, autocast=mixed)
         return setup
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:

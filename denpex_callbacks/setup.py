@@ -20,8 +20,8 @@ def active_precision(compute: str | None, *, has_scaler: bool, autocast: bool) -
     Args:
         compute: Name of the dtype the low-precision math runs in (``"float16"``,
             ``"bfloat16"``, ``"float32"``...); None when nothing says.
-        has_scaler: An enabled loss scaler steps the optimizer (it implies fp16 compute when
-            nothing else says).
+        has_scaler: An enabled loss scaler steps the optimizer: fp16 mixed precision, unless
+            bf16 autocast is what runs (a scaler there is merely unneeded).
         autocast: The low precision comes from autocast or a master-weight optimizer (mixed),
             not from low-precision parameters alone (pure).
 
@@ -30,9 +30,11 @@ def active_precision(compute: str | None, *, has_scaler: bool, autocast: bool) -
         'fp16-pure'
         >>> active_precision(None, has_scaler=True, autocast=True)
         'fp16-mixed'
+        >>> active_precision("bfloat16", has_scaler=True, autocast=True)
+        'bf16-mixed'
     """
-    if compute in (None, "float16") and has_scaler:
-        return FP16_MIXED
+    if has_scaler and not (compute == "bfloat16" and autocast):
+        return FP16_MIXED  # a scaler outweighs an fp32 reading (a forward seen outside autocast)
     if compute == "float16":
         return FP16_PURE  # fp16 math without a scaler: small gradients flush to zero
     if compute == "bfloat16":

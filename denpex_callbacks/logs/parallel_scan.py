@@ -6,7 +6,8 @@ do not help: worker processes each scan one span of the file (the lines that *st
 hand back the candidate lines with span-relative numbers, and this process renumbers them and
 parses them in order, scanning and parsing at the same time. Results are the same as the
 one-process scan of :func:`~denpex_callbacks.logs.reader.candidate_lines` (the tests compare
-them), except that a line longer than ``MAX_LINE`` may be cut into different pieces.
+them), except that a line of ``MAX_LINE`` (4 MiB) or more may be cut into different pieces
+(and counted as a long line or not) depending on where its scan's chunks begin.
 
 Only plain files of at least ``PARALLEL_MIN_BYTES`` on a machine with more than one CPU take
 this path; stdin, ``.gz`` and small files are scanned in this process.
@@ -17,6 +18,8 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import signal
+import stat
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -76,65 +79,73 @@ def scan_input(
         path: The input's path (``-`` for stdin).
         stream: ``open_input(path)``; read here when the scan stays in this process.
         keywords: The prefilter keywords.
-        stats: Filled as the scan goes (the same totals either way).
+        stats: Complete when the scan has ended (the same totals either way); on the worker
+            path it grows span by span, after each span's lines.
         progress: Called with the bytes done so far.
         workers: Scanning processes (0: scan here); None: see :func:`scan_workers`.
         min_bytes: Smallest file scanned in workers (default ``PARALLEL_MIN_BYTES``).
         span: Bytes per worker task (default ``SPAN``).
     """
     workers = scan_workers(workers)
-    size = _plain_file_size(path, stream)
     smallest = PARALLEL_MIN_BYTES if min_bytes is None else min_bytes
-    if workers == 0 or size is None or size < max(smallest, 1):
+    file = _reopenable_file(path, stream) if workers else None
+    if file is None or file[1] < max(smallest, 1):
         yield from candidate_lines(stream, keywords, stats, progress)
         return
-    if looks_binary(_head(path)):
+    real_path, size = file
+    if looks_binary(_head(stream)):
         raise InputError("binary file (NUL bytes), not a text log")
-    yield from _scan_in_workers(path, size, keywords, stats, progress, workers,
+    yield from _scan_in_workers(real_path, stream, size, keywords, stats, progress, workers,
                                 SPAN if span is None else span)
 
 
-def _plain_file_size(path: str, stream: BinaryIO) -> int | None:
-    """The size of a plain, uncompressed file; None for stdin, .gz and other streams."""
+def _reopenable_file(path: str, stream: BinaryIO) -> tuple[str, int] | None:
+    """(real path, size) of a plain, uncompressed file that a worker process opening that
+    path finds identical to ``stream``; None for stdin, .gz, /dev/fd/N, /proc/..., pipes, and a
+    path that names another file by now (a log rotated since it was opened).
+    """
     if path == STDIN or not isinstance(stream, io.BufferedReader):
         return None
     try:
-        return os.path.getsize(path) if os.path.isfile(path) else None
-    except OSError:
+        real = os.path.realpath(path)
+        if real.startswith(("/dev/", "/proc/")):
+            return None
+        opened, named = os.fstat(stream.fileno()), os.stat(real)
+    except (OSError, ValueError):
         return None
+    if not stat.S_ISREG(opened.st_mode) or not os.path.samestat(opened, named):
+        return None
+    return real, opened.st_size
 
 
-def _head(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read(8192)
+def _head(stream: BinaryIO) -> bytes:
+    head = stream.read(8192)
+    stream.seek(0)
+    return head
 
 
 def _scan_in_workers(
-    path: str, size: int, keywords: tuple[bytes, ...], stats: ReadStats,
+    path: str, stream: BinaryIO, size: int, keywords: tuple[bytes, ...], stats: ReadStats,
     progress: Callable[[int], None] | None, workers: int, span: int,
 ) -> Iterator[tuple[int, str]]:
     spans = deque((start, min(start + span, size)) for start in range(0, size, span))
     lines_before = 0  # newlines in the spans already handed on
     done = 0  # bytes of the file already handed on
+    pool: Executor | None = None
+    pending: deque[tuple[Future[tuple[Found, ReadStats]], int]] = deque()
+    unreadable: Exception | None = None
     try:
         pool = _make_pool(workers)
-    except (OSError, ImportError, NotImplementedError):  # no working semaphores: scan here
-        pool = None
-    pending: deque[tuple[Future[tuple[Found, ReadStats]], int]] = deque()
-    try:
-        while pool is not None and (spans or pending):
+        while spans or pending:
             while spans and len(pending) < 2 * workers:  # keep every worker busy, bounded
                 start, end = spans.popleft()
                 pending.append((pool.submit(scan_span, path, start, end, keywords), end))
             future, end = pending.popleft()
             try:
                 found, part = future.result()
-            except (InputError, OSError):
-                raise  # the input itself is unreadable: the caller reports it
-            except Exception:  # whatever broke the workers, the scan goes on
-                # A worker died (BrokenProcessPool: killed, or a __main__ without the spawn
-                # guard) or failed: scan the rest here; what was handed on stays right.
-                break
+            except (InputError, OSError) as err:
+                unreadable = err
+                raise
             for number, text in found:
                 yield lines_before + number, text
             lines_before += part.lines
@@ -142,33 +153,42 @@ def _scan_in_workers(
             done = end
             if progress is not None:
                 progress(end)
+    except Exception as err:
+        if err is unreadable:
+            raise  # the file itself failed to read in a worker: the caller reports it
+        # Whatever else broke the workers (BrokenProcessPool from result() or submit(): one
+        # was killed, or a __main__ without the spawn guard; no semaphores; a failed spawn):
+        # what was handed on stays right, and the rest is scanned below, in this process.
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     if done < size:
-        yield from _scan_here(path, done, lines_before, keywords, stats, progress)
+        yield from _scan_here(stream, done, lines_before, keywords, stats, progress)
 
 
 def _scan_here(
-    path: str, offset: int, lines_before: int, keywords: tuple[bytes, ...], stats: ReadStats,
-    progress: Callable[[int], None] | None,
+    stream: BinaryIO, offset: int, lines_before: int, keywords: tuple[bytes, ...],
+    stats: ReadStats, progress: Callable[[int], None] | None,
 ) -> Iterator[tuple[int, str]]:
-    """The lines that start at or after ``offset`` (a span boundary), scanned here."""
-    with open(path, "rb") as handle:
-        first = _line_start_from(handle, offset)
-        handle.seek(first)
-        size = os.fstat(handle.fileno()).st_size
-        part = ReadStats()
-        tick = (lambda n: progress(first + n)) if progress is not None else None
-        for number, text in candidate_lines(_Window(handle, size - first), keywords, part,
-                                            tick, check_binary=False):
-            yield lines_before + number, text
-        _merge(stats, part)
+    """The lines that start at or after ``offset`` (a span boundary), scanned here from the
+    stream the caller opened."""
+    first = _line_start_from(stream, offset)
+    stream.seek(first)
+    size = os.fstat(stream.fileno()).st_size
+    part = ReadStats()
+    tick = (lambda n: progress(first + n)) if progress is not None else None
+    for number, text in candidate_lines(_Window(stream, size - first), keywords, part,
+                                        tick, check_binary=False):
+        yield lines_before + number, text
+    _merge(stats, part)
 
 
 def _make_pool(workers: int) -> Executor:
     # spawn, not fork: the caller may hold threads or locks that a forked child would copy.
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    # Workers ignore Ctrl-C: the main process stops them (each would print a traceback).
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=signal.signal,
+                               initargs=(signal.SIGINT, signal.SIG_IGN))
 
 
 def _merge(total: ReadStats, part: ReadStats) -> None:

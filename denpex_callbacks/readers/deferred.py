@@ -43,11 +43,12 @@ class DeferredValues:
         for name, value in values.items():
             if not isinstance(value, torch.Tensor):
                 plain[name] = value
-            elif value.device.type == "cpu":
+            elif value.device.type == "cpu" or value.numel() == 0:
                 plain[name] = first_number(value)
             else:
                 names.append(name)
-                tensors.append(value.detach().reshape(-1)[:1].to(torch.float32))
+                # float64 holds what a CPU item() gives: an int64 tracker, a float64 value
+                tensors.append(value.detach().reshape(-1)[:1].to(torch.float64))
         if not tensors:
             self._pending.append((key, [], torch.empty(0), None, plain))
             return

@@ -36,6 +36,9 @@ class LossAccumulator:
         >>> acc.add(torch.tensor(1.0, dtype=torch.float16)); acc.add(torch.tensor(3.0))
         >>> float(acc.take()), acc.take()
         (2.0, None)
+        >>> loss = torch.tensor(0.5); acc.add(loss); loss *= 4  # in place, after it was added
+        >>> float(acc.take())
+        0.5
     """
 
     def __init__(self) -> None:
@@ -47,11 +50,16 @@ class LossAccumulator:
         if isinstance(loss, torch.Tensor):
             if loss.numel() == 0:
                 return
+            # Each tensor op costs microseconds: only those needed, but always one, so that
+            # the sum never shares memory with the caller's loss (HF's compute_loss scales
+            # the loss in place after the forward this was taken from).
             value = loss.detach()
-            if value.dtype != torch.float32:
-                value = value.float()
             if value.numel() != 1:
-                value = value.mean()  # each tensor op costs microseconds: only those needed
+                value = value.float().mean()
+            elif value.dtype != torch.float32:
+                value = value.float()
+            else:
+                value = value.clone()
         elif isinstance(loss, (int, float)):
             value = torch.tensor(float(loss))
         else:

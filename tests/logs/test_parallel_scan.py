@@ -8,6 +8,9 @@ the full doctor.
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -100,29 +103,76 @@ def test_binary_file_is_refused_before_any_worker_starts(tmp_path: Path) -> None
 
 
 class _DiesAfter(ThreadPoolExecutor):
-    """A pool whose worker "dies" after ``tasks`` tasks, as a killed process would."""
+    """A pool whose worker "dies" after ``tasks`` tasks, as a killed process would: the
+    pending task fails, and (``refuse``) so does every later submit."""
 
-    def __init__(self, workers: int, tasks: int) -> None:
+    def __init__(self, workers: int, tasks: int, refuse: bool) -> None:
         super().__init__(workers)
-        self.left = tasks
+        self.left, self.refuse = tasks, refuse
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         self.left -= 1
         if self.left >= 0:
             return super().submit(fn, *args, **kwargs)
+        if self.refuse and self.left < -1:
+            raise BrokenProcessPool("a worker died")
         broken: Future[Any] = Future()
         broken.set_exception(BrokenProcessPool("a worker died"))
         return broken
 
 
+@pytest.mark.parametrize("refuse", [False, True])
 @pytest.mark.parametrize("tasks", [0, 1, 5])
 def test_a_dying_worker_leaves_the_rest_to_this_process(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tasks: int
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tasks: int, refuse: bool
 ) -> None:
-    monkeypatch.setattr(parallel_scan, "_make_pool", lambda n: _DiesAfter(n, tasks))
+    monkeypatch.setattr(parallel_scan, "_make_pool", lambda n: _DiesAfter(n, tasks, refuse))
     joined = tmp_path / "corpus.log"
     joined.write_bytes(b"".join(log.read_bytes() for log in LOGS[:6]))
     assert _parallel(joined, 211) == _serial(joined)
+
+
+def test_a_killed_worker_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """SIGKILL to a real worker while this process is busy with earlier lines."""
+    log = tmp_path / "x.log"
+    log.write_bytes(b"".join(b"step %d loss 0.5\n" % i for i in range(20000)))
+    pools: list[Any] = []
+    real_pool = parallel_scan._make_pool
+    monkeypatch.setattr(parallel_scan, "_make_pool",
+                        lambda n: pools.append(real_pool(n)) or pools[-1])
+    stats = ReadStats()
+    found = []
+    with open_input(str(log)) as stream:
+        for item in scan_input(str(log), stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                               span=4096):
+            found.append(item)
+            if len(found) == 5:
+                os.kill(next(iter(pools[0]._processes)), signal.SIGKILL)
+                time.sleep(1.0)  # the pool notices the death before the next submit
+    assert (found, stats) == _serial(log)
+
+
+def test_workers_open_the_file_this_process_opened(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    log = CORPUS / "deepspeed_zero2_collapse.log"
+    monkeypatch.setattr(parallel_scan, "_make_pool", _threads)
+    with open(log, "rb") as handle:  # /dev/fd/N means nothing in a worker: its real path does
+        fd_path = f"/dev/fd/{handle.fileno()}"
+        with open_input(fd_path) as stream:
+            stats = ReadStats()
+            found = list(scan_input(fd_path, stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                                    span=999))
+    assert (found, stats) == _serial(log)
+    monkeypatch.setattr(parallel_scan, "_make_pool", lambda n: pytest.fail("no pool wanted"))
+    renamed = tmp_path / "rotated.log"
+    renamed.write_bytes(log.read_bytes())
+    with open_input(str(renamed)) as stream:
+        renamed.rename(tmp_path / "rotated.log.1")  # logrotate, after the doctor opened it
+        renamed.write_bytes(b"another file\n")
+        stats = ReadStats()
+        found = list(scan_input(str(renamed), stream, KEYWORDS, stats, workers=2, min_bytes=0))
+    assert (found, stats) == _serial(log)
 
 
 def test_worker_count() -> None:

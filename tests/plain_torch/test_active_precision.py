@@ -42,6 +42,7 @@ def _precision(autocast: torch.dtype | None, *, scaler: bool, half: bool = False
     (torch.bfloat16, False, False, "bf16-mixed"),
     (torch.bfloat16, True, False, "bf16-mixed"),  # a needless scaler does not make it fp16
     (None, False, False, "fp32"),
+    (None, True, False, "fp16-mixed"),  # forwards outside autocast: the scaler still says fp16
     (None, False, True, "fp16-pure"),  # .half() parameters, no autocast, no scaler
 ])
 def test_active_precision(autocast: torch.dtype | None, scaler: bool, half: bool,
