@@ -25,6 +25,7 @@ from denpex_callbacks.report import REPORT_GLOB
 from denpex_callbacks.timeline import PlotUnavailable, plot_timeline
 
 EXIT_OK, EXIT_FAULTS, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 
 
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draw the scale timeline of the first input (needs matplotlib)")
     run.add_argument("--workers", type=_count, metavar="N",
                      help="processes that scan a log file of 64 MiB or more while this one parses "
-                          "(default: one per CPU, at most 8; 0: scan here)")
+                          "(default: one per CPU; 0: scan here; at most 8)")
     run.add_argument("--no-progress", action="store_true",
                      help="no progress bar (it only shows for big files on a terminal)")
     explain = commands.add_parser("explain", help="print a catalog entry")
@@ -84,8 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(done.code or 0)
     if args.command == "explain":
         return _explain(args.id)
-    return _diagnose(args.paths, args.format, args.plot, show_progress=not args.no_progress,
-                     workers=args.workers)
+    try:
+        return _diagnose(args.paths, args.format, args.plot, show_progress=not args.no_progress,
+                         workers=args.workers)
+    except KeyboardInterrupt:  # Ctrl-C on a big log: one line, the shell's usual status
+        print("\ndenpex: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _explain(code: str) -> int:

@@ -66,7 +66,8 @@ class SkipRateDetector(Detector):
             self.code,
             skips[0],
             f"{len(skips)} of the last {len(self.window)} steps were skipped by overflow "
-            f"({rate:.0%}), the scale staying near {obs.scale}",
+            f"({rate:.0%})"
+            + (f", the scale staying near {obs.scale:g}" if obs.scale is not None else ""),
             evidence={
                 "skipped_in_window": len(skips),
                 "window": len(self.window),

@@ -109,7 +109,7 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
     except InputError as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
     except (OSError, ValueError) as err:
-        return Result(path, error=f"{path}: {err}")
+        return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
@@ -132,9 +132,12 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         if path != STDIN:
             stream.close()
     if stats.bytes_read == 0:
-        raise InputError(f"{path}: empty file")
+        # A .gz that breaks before its first byte is corrupt, not empty.
+        raise InputError(f"{path}: {stats.problems[0] if stats.problems else 'empty file'}")
     if not result.families:
         # "no fault found" would claim a healthy run that was never seen.
+        if stats.problems:  # a broken .gz: what broke, not what was missing
+            raise InputError(f"{path}: {stats.problems[0]}")
         raise InputError(f"{path}: no line of a training-log family denpex knows "
                          "(DeepSpeed, HF Trainer, Lightning, fairseq, apex, Megatron, torch, "
                          "denpex): nothing to diagnose")

@@ -162,7 +162,9 @@ def _scan_in_workers(
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    if done < size:
+    # The rest: what the workers did not get to, and what was appended to a log still being
+    # written since the scan began (the one-process scan reads to the end as well).
+    if done < os.fstat(stream.fileno()).st_size:
         yield from _scan_here(stream, done, lines_before, keywords, stats, progress)
 
 

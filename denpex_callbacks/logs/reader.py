@@ -56,13 +56,14 @@ class ReadStats:
 
 
 def open_input(path: str) -> BinaryIO:
-    """Open a path (``-`` for stdin; ``.gz`` decompressed transparently) for binary reading.
+    """Open a path (``-`` for stdin) for binary reading; gzip data (told by its magic bytes,
+    not by the name, so also on stdin) is decompressed transparently.
 
     Raises:
         InputError: Missing file, a directory, permission denied.
     """
     if path == STDIN:
-        return sys.stdin.buffer
+        return _gunzipped_if_gzip(sys.stdin.buffer)
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory without denpex run reports (rank*.jsonl)")
     try:
@@ -73,8 +74,12 @@ def open_input(path: str) -> BinaryIO:
         raise InputError(f"{path}: permission denied") from None
     except OSError as err:
         raise InputError(f"{path}: cannot open ({err.strerror or err})") from None
+    return _gunzipped_if_gzip(handle)
+
+
+def _gunzipped_if_gzip(handle: BinaryIO) -> BinaryIO:
     magic = handle.peek(2)[:2] if isinstance(handle, io.BufferedReader) else b""
-    if magic == b"\x1f\x8b" or path.endswith(".gz"):
+    if magic == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
     return handle
 

@@ -120,7 +120,9 @@ def render_json(results: list[Result], exit_code: int) -> str:
     document = {
         "version": JSON_VERSION,
         "exit_code": exit_code,
-        "healthy": not any(r.faults for r in results),
+        # Healthy only when every input was read and none has a fault: an unreadable input
+        # proves nothing about its run.
+        "healthy": not any(r.faults or r.error for r in results),
         "diagnoses": [diagnosis_json(d) for d in everything],
         "inputs": inputs,
         "timeline": inputs[0].get("timeline") if len(inputs) == 1 else None,

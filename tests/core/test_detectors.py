@@ -186,3 +186,14 @@ def test_every_detector_round_trips_its_state():
 
 def test_severity_ordering():
     assert Severity.ERROR.rank > Severity.WARNING.rank > Severity.INFO.rank
+
+
+def test_high_skip_rate_from_a_log_without_scales_says_no_scale():
+    # A DeepSpeed ZeRO log: skipped steps are known, the scale of clean steps is not.
+    stream = [Observation(step=s, skipped=s % 10 == 0 and s > 0) for s in range(300)]
+    monitor = Monitor(MonitorConfig(report_dir=None))
+    found = [d for obs in stream for d in monitor.observe(obs)]
+    assert [d.code for d in found] == ["AMP008"]
+    assert "were skipped by overflow" in found[0].summary
+    assert "None" not in found[0].summary and "scale staying near" not in found[0].summary
+    monitor.close()

@@ -25,13 +25,15 @@ def bad_inputs(tmp: Path) -> dict[str, Path]:
     (tmp / "noreports").mkdir()
     packed = gzip.compress(COLLAPSE.read_bytes())
     (tmp / "truncated.log.gz").write_bytes(packed[: len(packed) // 2])
+    (tmp / "header-only.gz").write_bytes(packed[:12])  # breaks before its first byte
     return {"missing": tmp / "missing.log", "empty": tmp / "empty.log",
             "binary": tmp / "binary.bin", "non-utf8": tmp / "latin1.log",
-            "directory": tmp / "noreports", "truncated-gz": tmp / "truncated.log.gz"}
+            "directory": tmp / "noreports", "truncated-gz": tmp / "truncated.log.gz",
+            "header-only-gz": tmp / "header-only.gz"}
 
 
 @pytest.mark.parametrize("kind", ["missing", "empty", "binary", "non-utf8", "directory",
-                                  "truncated-gz"])
+                                  "truncated-gz", "header-only-gz"])
 def test_bad_input_is_one_line_and_exit_2(kind: str, tmp_path: Path) -> None:
     path = bad_inputs(tmp_path)[kind]
     done = subprocess.run([sys.executable, "-m", "denpex_callbacks.cli", "diagnose", str(path),
@@ -40,6 +42,7 @@ def test_bad_input_is_one_line_and_exit_2(kind: str, tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     messages = done.stderr.strip().splitlines()
     assert len(messages) == 1 and messages[0].startswith(f"denpex: {path}")
+    assert messages[0].count(str(path)) == 1
     assert "AMP003" in done.stdout  # the good file in the same call is still diagnosed
 
 
@@ -49,6 +52,42 @@ def test_non_utf8_and_truncated_gz_are_still_read(tmp_path: Path) -> None:
         result = diagnose(str(paths[kind]))
         assert result.error is None and result.problems
     assert [d.code for d in diagnose(str(paths["non-utf8"])).faults] == ["AMP003"]
+
+
+def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:
+    assert "corrupt" in str(diagnose(str(bad_inputs(tmp_path)["header-only-gz"])).error)
+    misnamed = tmp_path / "plain.gz"
+    misnamed.write_bytes(COLLAPSE.read_bytes())
+    assert [d.code for d in diagnose(str(misnamed)).faults] == ["AMP003"]
+    piped = subprocess.run([sys.executable, "-m", "denpex_callbacks.cli", "diagnose", "-"],
+                           input=gzip.compress(COLLAPSE.read_bytes()), capture_output=True,
+                           check=False)
+    assert piped.returncode == 1 and b"AMP003" in piped.stdout
+
+
+def test_json_is_not_healthy_when_an_input_was_unreadable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    healthy = CORPUS / "hf_trainer_healthy.log"
+    assert main(["diagnose", "--format", "json", str(healthy)]) == 0
+    assert '"healthy": true' in capsys.readouterr().out
+    assert main(["diagnose", "--format", "json", str(tmp_path / "missing.log"),
+                 str(healthy)]) == 2
+    assert '"healthy": false' in capsys.readouterr().out
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    big = tmp_path / "big.log"
+    big.write_bytes(COLLAPSE.read_bytes() * 8000)  # ~200 MB: seconds of reading
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys, threading, os, signal\n"
+         "from denpex_callbacks.cli import main\n"
+         "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+         f"sys.exit(main(['diagnose', '--workers', '0', {str(big)!r}]))"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert err.strip() == "denpex: interrupted"
 
 
 def test_permission_denied(tmp_path: Path) -> None:

@@ -214,3 +214,22 @@ def test_workers_must_be_a_count(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["diagnose", "--workers", bad, "x.log"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "--workers" in err
+
+
+@pytest.mark.usefixtures("threads")
+def test_a_log_still_being_written_is_read_to_its_end(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    first = b"".join(b"step %d loss 0.5\n" % i for i in range(300))
+    log.write_bytes(first)
+    stats = ReadStats()
+    found = []
+    with open_input(str(log)) as stream:
+        for item in scan_input(str(log), stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                               span=1000):
+            found.append(item)
+            if len(found) == 1:  # training goes on while the doctor reads
+                with open(log, "ab") as more:
+                    more.write(b"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss "
+                               b"scale: 8, reducing to 4\n")
+    assert (found, stats) == _serial(log)
+    assert "OVERFLOW" in found[-1][1] and found[-1][0] == 301
