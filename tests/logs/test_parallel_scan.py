@@ -49,6 +49,25 @@ def _parallel(path: Path, span: int, workers: int = 3) -> tuple[list[tuple[int, 
     return found, stats
 
 
+def _step_lines(count: int) -> bytes:
+    return b"".join(b"step %d loss 0.5\n" % i for i in range(count))
+
+
+def _parallel_with(
+    path: Path, span: int, after: int, action: Callable[[], Any]
+) -> tuple[list[tuple[int, str]], ReadStats]:
+    """The worker scan, running ``action`` once ``after`` lines have been handed on."""
+    stats = ReadStats()
+    found: list[tuple[int, str]] = []
+    with open_input(str(path)) as stream:
+        for item in scan_input(str(path), stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                               span=span):
+            found.append(item)
+            if len(found) == after:
+                action()
+    return found, stats
+
+
 def _threads(workers: int) -> Executor:
     return ThreadPoolExecutor(workers)
 
@@ -135,21 +154,17 @@ def test_a_dying_worker_leaves_the_rest_to_this_process(
 def test_a_killed_worker_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """SIGKILL to a real worker while this process is busy with earlier lines."""
     log = tmp_path / "x.log"
-    log.write_bytes(b"".join(b"step %d loss 0.5\n" % i for i in range(20000)))
+    log.write_bytes(_step_lines(20000))
     pools: list[Any] = []
     real_pool = parallel_scan._make_pool
     monkeypatch.setattr(parallel_scan, "_make_pool",
                         lambda n: pools.append(real_pool(n)) or pools[-1])
-    stats = ReadStats()
-    found = []
-    with open_input(str(log)) as stream:
-        for item in scan_input(str(log), stream, KEYWORDS, stats, workers=2, min_bytes=0,
-                               span=4096):
-            found.append(item)
-            if len(found) == 5:
-                os.kill(next(iter(pools[0]._processes)), signal.SIGKILL)
-                time.sleep(1.0)  # the pool notices the death before the next submit
-    assert (found, stats) == _serial(log)
+
+    def kill_a_worker() -> None:
+        os.kill(next(iter(pools[0]._processes)), signal.SIGKILL)
+        time.sleep(1.0)  # the pool notices the death before the next submit
+
+    assert _parallel_with(log, 4096, 5, kill_a_worker) == _serial(log)
 
 
 def test_workers_open_the_file_this_process_opened(
@@ -219,17 +234,13 @@ def test_workers_must_be_a_count(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.usefixtures("threads")
 def test_a_log_still_being_written_is_read_to_its_end(tmp_path: Path) -> None:
     log = tmp_path / "live.log"
-    first = b"".join(b"step %d loss 0.5\n" % i for i in range(300))
-    log.write_bytes(first)
-    stats = ReadStats()
-    found = []
-    with open_input(str(log)) as stream:
-        for item in scan_input(str(log), stream, KEYWORDS, stats, workers=2, min_bytes=0,
-                               span=1000):
-            found.append(item)
-            if len(found) == 1:  # training goes on while the doctor reads
-                with open(log, "ab") as more:
-                    more.write(b"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss "
-                               b"scale: 8, reducing to 4\n")
+    log.write_bytes(_step_lines(300))
+
+    def training_goes_on() -> None:
+        with open(log, "ab") as more:
+            more.write(b"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss "
+                       b"scale: 8, reducing to 4\n")
+
+    found, stats = _parallel_with(log, 1000, 1, training_goes_on)
     assert (found, stats) == _serial(log)
     assert "OVERFLOW" in found[-1][1] and found[-1][0] == 301
