@@ -36,7 +36,7 @@ from denpex_callbacks.config import MonitorConfig
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.readers.deepspeed import deepspeed_setup
+from denpex_callbacks.readers.deepspeed import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
@@ -188,9 +188,8 @@ class DeepSpeedMonitor:
         deepspeed_setup(engine, setup)
         # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
         # GradScaler before 0.18 (pure fp16 then).
-        # DeepSpeed's fp16 always steps through a loss scaler, even one the reader missed.
         setup.active_precision = active_precision(
-            compute, has_scaler=setup.has_scaler or engine.fp16_enabled(), autocast=True)
+            compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=True)
         return setup
 
     # -- hooks -------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from denpex_callbacks.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.locator import LocateOnFault
 from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.readers.deepspeed import deepspeed_setup
+from denpex_callbacks.readers.deepspeed import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
@@ -214,10 +214,9 @@ class AmpDiagnosticCallback(_LightningCallback):
         else:
             setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
         # 16-mixed with a disabled scaler is fp16 autocast without one: pure fp16.
-        # DeepSpeed's fp16 always steps through a loss scaler, even one the reader missed.
         compute, mixed = _COMPUTE_BY_FLAG.get(flag, (None, False))
-        scaled = setup.has_scaler or (engine is not None and compute == "float16")
-        setup.active_precision = active_precision(compute, has_scaler=scaled, autocast=mixed)
+        setup.active_precision = active_precision(
+            compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=mixed)
         return setup
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:

@@ -7,6 +7,7 @@ flagged with :meth:`Monitor.flag`.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from collections import Counter, deque
@@ -106,9 +107,7 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
         return _diagnose_log(path, progress, config, workers)
-    except InputError as err:
-        return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
-    except (OSError, ValueError) as err:
+    except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
 
 
@@ -119,7 +118,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     assert stats is not None
     session = _Session(result, config or MonitorConfig(report_dir=None))
     stream = open_input(path)
-    total = os.path.getsize(path) if path != STDIN and not path.endswith(".gz") else None
+    # A bar only where bytes read can be set against the file size (not gzip: told by content).
+    plain = path != STDIN and isinstance(stream, io.BufferedReader)
+    total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
@@ -131,13 +132,13 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     finally:
         if path != STDIN:
             stream.close()
+    if stats.problems and (stats.bytes_read == 0 or not result.families):
+        # A .gz that broke before any log line: what broke, not "empty" or "nothing known".
+        raise InputError(f"{path}: {stats.problems[0]}")
     if stats.bytes_read == 0:
-        # A .gz that breaks before its first byte is corrupt, not empty.
-        raise InputError(f"{path}: {stats.problems[0] if stats.problems else 'empty file'}")
+        raise InputError(f"{path}: empty file")
     if not result.families:
         # "no fault found" would claim a healthy run that was never seen.
-        if stats.problems:  # a broken .gz: what broke, not what was missing
-            raise InputError(f"{path}: {stats.problems[0]}")
         raise InputError(f"{path}: no line of a training-log family denpex knows "
                          "(DeepSpeed, HF Trainer, Lightning, fairseq, apex, Megatron, torch, "
                          "denpex): nothing to diagnose")

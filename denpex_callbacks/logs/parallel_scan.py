@@ -175,12 +175,10 @@ def _scan_here(
     """The lines that start at or after ``offset`` (a span boundary), scanned here from the
     stream the caller opened."""
     first = _line_start_from(stream, offset)
-    stream.seek(first)
-    size = os.fstat(stream.fileno()).st_size
     part = ReadStats()
     tick = (lambda n: progress(first + n)) if progress is not None else None
-    for number, text in candidate_lines(_Window(stream, size - first), keywords, part,
-                                        tick, check_binary=False):
+    stop = os.fstat(stream.fileno()).st_size
+    for number, text in _lines_between(stream, first, stop, keywords, part, tick):
         yield lines_before + number, text
     _merge(stats, part)
 
@@ -220,14 +218,21 @@ def scan_span(
     """
     stats = ReadStats()
     with open(path, "rb") as handle:
-        first = _line_start_from(handle, start)
-        stop = _line_start_from(handle, end)
-        if first >= stop:  # a line that began in an earlier span covers this one
-            return [], stats
-        handle.seek(first)
-        found = list(candidate_lines(_Window(handle, stop - first), keywords, stats,
-                                     check_binary=False))
+        # first >= stop: a line that began in an earlier span covers this one (nothing read)
+        first, stop = _line_start_from(handle, start), _line_start_from(handle, end)
+        found = list(_lines_between(handle, first, stop, keywords, stats))
     return found, stats
+
+
+def _lines_between(
+    handle: BinaryIO, first: int, stop: int, keywords: tuple[bytes, ...], stats: ReadStats,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, str]]:
+    """Candidate lines of the file's bytes ``[first, stop)`` (both line starts), numbered from
+    1 there; the file's start was checked for binary content already."""
+    handle.seek(first)
+    yield from candidate_lines(_Window(handle, stop - first), keywords, stats, progress,
+                               check_binary=False)
 
 
 def _line_start_from(handle: BinaryIO, offset: int) -> int:

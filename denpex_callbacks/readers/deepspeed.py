@@ -199,6 +199,18 @@ def _from_holder(
     )
 
 
+def scales_fp16(engine: Any) -> bool:
+    """Whether a DeepSpeed engine runs fp16, which always steps through a loss scaler (even
+    one this reader does not find in an unknown layout).
+
+    Example:
+        >>> scales_fp16(object())
+        False
+    """
+    enabled = getattr(engine, "fp16_enabled", None)
+    return bool(enabled()) if callable(enabled) else False
+
+
 def deepspeed_setup(obj: Any, setup: RunSetup) -> RunSetup:
     """Fill the scaler fields of ``setup`` from a DeepSpeed engine or optimizer.
 
