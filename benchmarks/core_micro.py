@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup
-from denpex_callbacks.detectors import default_detectors
+from denpex_callbacks.core.detectors import default_detectors
 
 GROWTH_INTERVAL = 200
 STARTUP_BACKOFF = 5

@@ -10,15 +10,15 @@ Example:
     ['AMP006']
 """
 
-from denpex_callbacks.catalog import CATALOG, CatalogEntry, entry
-from denpex_callbacks.config import MonitorConfig
-from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
-from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.report import RunReport, read_report, read_report_dir
-from denpex_callbacks.setup import RunSetup
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.catalog import CATALOG, CatalogEntry, entry
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.report import RunReport, read_report, read_report_dir
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.thresholds import Thresholds
 
 __version__ = "0.1.0"
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from denpex_callbacks import __version__
-from denpex_callbacks.catalog import CATALOG, entry
+from denpex_callbacks.core.catalog import CATALOG, entry
+from denpex_callbacks.core.report import REPORT_GLOB
+from denpex_callbacks.core.timeline import PlotUnavailable, plot_timeline
 from denpex_callbacks.logs.doctor import Result, diagnose
 from denpex_callbacks.logs.render import FORMATS, render_json, render_markdown, render_text
-from denpex_callbacks.report import REPORT_GLOB
-from denpex_callbacks.timeline import PlotUnavailable, plot_timeline
 
 EXIT_OK, EXIT_FAULTS, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C

@@ -18,9 +18,9 @@ PUBLIC_MODULES = [
     "denpex_callbacks.hf",
     "denpex_callbacks.lightning",
     "denpex_callbacks.deepspeed",
-    "denpex_callbacks.pytest_plugin",
-    "denpex_callbacks.smoke",
-    "denpex_callbacks.locator",
+    "denpex_callbacks.testing.pytest_plugin",
+    "denpex_callbacks.testing.smoke",
+    "denpex_callbacks.locate.locator",
 ]
 
 

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from denpex_callbacks.diagnosis import Finding
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
-from denpex_callbacks.observation import Observation
 
 MAX_GAP = 20_000  # clean steps synthesised for one gap; a bigger jump is a restart or resume
 # A scale that grew between two overflow lines proves clean steps in between (at least one

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from denpex_callbacks.catalog import CATALOG
+from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "denpex"

@@ -15,8 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from denpex_callbacks.config import MonitorConfig
-from denpex_callbacks.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.report import (
+    initiating_rank,
+    is_report_file,
+    read_report,
+    read_report_dir,
+)
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.timeline import Timeline
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
@@ -27,12 +38,6 @@ from denpex_callbacks.logs.reader import (
     ReadStats,
     open_input,
 )
-from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.report import initiating_rank, is_report_file, read_report, read_report_dir
-from denpex_callbacks.setup import RunSetup
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.timeline import Timeline
 
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
@@ -260,7 +265,7 @@ def order(diagnoses: list[Diagnosis]) -> list[Diagnosis]:
     before late.
 
     Example:
-        >>> from denpex_callbacks.diagnosis import Finding
+        >>> from denpex_callbacks.core.diagnosis import Finding
         >>> ds = [Diagnosis.from_finding(Finding(c, s, "")) for c, s in
         ...       [("AMP008", 1), ("AMP006", 9), ("AMP003", 4)]]
         >>> [d.code for d in order(ds)]

@@ -10,7 +10,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from denpex_callbacks.diagnosis import Diagnosis
+from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.logs.doctor import Result, order, summary_counts
 from denpex_callbacks.logs.masking import mask
 

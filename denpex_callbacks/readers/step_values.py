@@ -14,9 +14,9 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.readers.deepspeed import DeepSpeedScaleState, read_scale_state
-from denpex_callbacks.readers.torch_scaler import (
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedScaleState, read_scale_state
+from denpex_callbacks.readers.grad_scaler import (
     found_inf_tensor,
     growth_tracker_tensor,
     is_grad_scaler,

@@ -22,8 +22,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tiny_module import FAULTS, TinyModule, fp16_plugin
 
+from denpex_callbacks.core.report import initiating_rank, read_report_dir
 from denpex_callbacks.lightning import AmpDiagnosticCallback
-from denpex_callbacks.report import initiating_rank, read_report_dir
 
 
 def main(argv: list[str] | None = None) -> int:

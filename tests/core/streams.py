@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 
-from denpex_callbacks.observation import Observation
+from denpex_callbacks.core.observation import Observation
 
 
 def scaler_stream(

@@ -6,8 +6,8 @@ import pytest
 from streams import scaler_stream
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup, Severity, Thresholds
-from denpex_callbacks.detectors import default_detectors
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors import default_detectors
+from denpex_callbacks.core.run_state import RunState
 
 
 def run(observations, setup=None, thresholds=None):

@@ -20,7 +20,7 @@ from denpex_callbacks import (
     RunSetup,
     Thresholds,
 )
-from denpex_callbacks.config import build_config
+from denpex_callbacks.core.config import build_config
 
 FP16 = RunSetup(active_precision="fp16-mixed", scaler="dynamic")
 
@@ -169,7 +169,7 @@ def test_diagnosis_json_round_trip_and_renderings():
 
 def test_core_imports_no_torch_or_framework():
     code = (
-        "import sys, denpex_callbacks, denpex_callbacks.monitor, denpex_callbacks.report;"
+        "import sys, denpex_callbacks, denpex_callbacks.core.monitor, denpex_callbacks.core.report;"
         "bad = [m for m in ('torch', 'transformers', 'lightning', 'deepspeed', 'accelerate')"
         " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )

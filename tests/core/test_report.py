@@ -12,7 +12,7 @@ from dataclasses import replace
 from streams import scaler_stream
 
 from denpex_callbacks import Monitor, MonitorConfig, RunSetup, read_report
-from denpex_callbacks.report import initiating_rank, is_report_file, read_report_dir
+from denpex_callbacks.core.report import initiating_rank, is_report_file, read_report_dir
 
 
 def write_run(directory, rank, nan_from=None, steps=30):

@@ -15,14 +15,14 @@ deepspeed = pytest.importorskip("deepspeed")
 from deepspeed.utils import logger as deepspeed_logger  # noqa: E402
 
 from denpex_callbacks import AmpDiagnosisError, read_report  # noqa: E402
-from denpex_callbacks.deepspeed import (  # noqa: E402
+from denpex_callbacks.core.report import report_path  # noqa: E402
+from denpex_callbacks.core.severity import Severity  # noqa: E402
+from denpex_callbacks.integrations.deepspeed_engine import (  # noqa: E402
     MIN_SCALE_MESSAGE,
     DeepSpeedMonitor,
     attach,
     initialize,
 )
-from denpex_callbacks.report import report_path  # noqa: E402
-from denpex_callbacks.severity import Severity  # noqa: E402
 
 
 def _loud(watcher: DeepSpeedMonitor) -> list[str]:

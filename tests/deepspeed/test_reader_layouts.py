@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import torch
 
-from denpex_callbacks.readers.deepspeed import deepspeed_setup, read_scale_state
-from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, read_scale_state
 
 LAYOUTS = Path(__file__).with_name("layouts")
 RAISES = "<raises AttributeError>"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex_callbacks.report import initiating_rank, read_report_dir
+from denpex_callbacks.core.report import initiating_rank, read_report_dir
 
 pytest.importorskip("deepspeed")
 

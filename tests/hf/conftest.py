@@ -21,8 +21,8 @@ transformers = pytest.importorskip("transformers")
 from torch import nn  # noqa: E402
 from transformers import Trainer, TrainerCallback, TrainingArguments  # noqa: E402
 
+from denpex_callbacks.core.monitor import Monitor  # noqa: E402
 from denpex_callbacks.hf import AmpDiagnosticCallback  # noqa: E402
-from denpex_callbacks.monitor import Monitor  # noqa: E402
 
 
 class FaultyRegressor(nn.Module):

@@ -18,7 +18,7 @@ sys.path.insert(0, str(EXAMPLE_DIR))
 
 import lightning.pytorch as L  # noqa: E402
 
-from denpex_callbacks.report import RunReport, read_report  # noqa: E402
+from denpex_callbacks.core.report import RunReport, read_report  # noqa: E402
 
 
 def make_trainer(root: Path, *, namespace: Any = L, fp16: str | None = "none",

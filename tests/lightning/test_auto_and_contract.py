@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from tiny_module import TinyModule
 
+from denpex_callbacks.core.report import read_report
 from denpex_callbacks.lightning import AmpDiagnosticCallback, auto_callbacks
-from denpex_callbacks.report import read_report
 
 GROUPS = ("lightning.pytorch.callbacks_factory", "pytorch_lightning.callbacks_factory")
 

@@ -9,8 +9,8 @@ import pytest
 import torch
 from tiny_module import TinyModule
 
+from denpex_callbacks.core.report import read_report
 from denpex_callbacks.lightning import AmpDiagnosticCallback
-from denpex_callbacks.report import read_report
 
 CPU_REFUSAL = "The DeepSpeed strategy is only supported on CUDA GPUs"
 

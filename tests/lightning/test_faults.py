@@ -10,8 +10,8 @@ import torch
 from tiny_module import ManualTinyModule, TinyModule
 
 from denpex_callbacks import MonitorConfig, Severity
+from denpex_callbacks.core.report import RunReport
 from denpex_callbacks.lightning import AmpDiagnosticCallback
-from denpex_callbacks.report import RunReport
 
 Fit = Callable[..., tuple[Any, RunReport]]
 FAULT_STEP = 5

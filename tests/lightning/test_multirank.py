@@ -10,8 +10,8 @@ from typing import Any
 from lightning.pytorch.strategies import DDPStrategy
 from tiny_module import TinyModule
 
+from denpex_callbacks.core.report import initiating_rank, read_report_dir
 from denpex_callbacks.lightning import AmpDiagnosticCallback
-from denpex_callbacks.report import initiating_rank, read_report_dir
 
 FAULT_STEP = 3
 

@@ -13,9 +13,9 @@ from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 from tiny_module import TinyModule
 
 from denpex_callbacks import AmpDiagnosisError
-from denpex_callbacks.detectors.nonfinite_loss import NonFiniteLossDetector
+from denpex_callbacks.core.detectors.nonfinite_loss import NonFiniteLossDetector
+from denpex_callbacks.core.report import RunReport, read_report
 from denpex_callbacks.lightning import AmpDiagnosticCallback
-from denpex_callbacks.report import RunReport, read_report
 
 Fit = Callable[..., tuple[Any, RunReport]]
 FAULT_STEP = 5
@@ -126,7 +126,7 @@ def test_other_ranks_print_only_their_own_loss_conditions(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from denpex_callbacks import Monitor, MonitorConfig, Observation
-    from denpex_callbacks.lightning import _printed_on
+    from denpex_callbacks.integrations.lightning_callback import _printed_on
 
     logger = logging.getLogger("lightning.pytorch.callbacks.amp_diagnostic")
     printed: dict[int, list[str]] = {}

@@ -11,8 +11,9 @@ import torch
 from locate_models import TinyT5, hooks_on, run
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from denpex_callbacks import MonitorConfig, Severity, catalog, read_report
-from denpex_callbacks.locator import NonFiniteLocator
+from denpex_callbacks import MonitorConfig, Severity, read_report
+from denpex_callbacks.core import catalog
+from denpex_callbacks.locate.locator import NonFiniteLocator
 
 FAULT_STEP = 5
 
@@ -196,7 +197,7 @@ def test_inplace_relu_and_tied_weights_are_located_without_breaking_the_step():
 
 
 def test_a_failing_hook_is_logged_once_and_training_goes_on(caplog, monkeypatch):
-    import denpex_callbacks.locator as locator_module
+    import denpex_callbacks.locate.locator as locator_module
 
     def broken(tensors):
         raise RuntimeError("boom")

@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from denpex_callbacks import Monitor, MonitorConfig, Observation, catalog, read_report
-from denpex_callbacks.origin import (
+from denpex_callbacks import Monitor, MonitorConfig, Observation, read_report
+from denpex_callbacks.core import catalog
+from denpex_callbacks.locate.origin import (
     GradientOrigin,
     ModuleCall,
     OriginReport,
@@ -113,7 +114,7 @@ def test_amend_of_an_unknown_diagnosis_is_a_no_op():
 
 
 def test_overflow_from_huge_weights_blames_the_optimizer_not_precision():
-    from denpex_callbacks.origin import ModuleCall, OriginReport, explain_origin
+    from denpex_callbacks.locate.origin import ModuleCall, OriginReport, explain_origin
 
     diverged = ModuleCall("0", "Linear", input_absmax=3.9, output_absmax=float("inf"),
                           param_absmax=7127.0, output_dtype="torch.float16")

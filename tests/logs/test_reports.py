@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from denpex_callbacks.cli import main
-from denpex_callbacks.config import MonitorConfig
-from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_setup import RunSetup
 
 
 def write_run(directory: Path, first_nan: dict[int, int], steps: int = 12) -> None:

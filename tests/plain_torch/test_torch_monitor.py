@@ -133,7 +133,7 @@ def test_warning_does_not_trigger_stop_by_default():
 
 
 def test_internal_error_is_logged_once_and_training_continues(caplog, monkeypatch):
-    from denpex_callbacks.detectors.nonfinite_loss import NonFiniteLossDetector
+    from denpex_callbacks.core.detectors.nonfinite_loss import NonFiniteLossDetector
 
     def broken(self, obs, run):
         raise ZeroDivisionError("detector bug")

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from inner_models import Regressor, regression_batch
 
-from denpex_callbacks.smoke import run_amp_smoke
+from denpex_callbacks.testing.smoke import run_amp_smoke
 
 
 @pytest.fixture(scope="session", autouse=True)

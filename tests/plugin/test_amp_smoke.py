@@ -16,7 +16,7 @@ from inner_models import (
 )
 
 from denpex_callbacks import MonitorConfig, Severity, read_report
-from denpex_callbacks.smoke import run_amp_smoke
+from denpex_callbacks.testing.smoke import run_amp_smoke
 
 
 def found(diagnoses):

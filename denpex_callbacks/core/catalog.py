@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from denpex_callbacks.severity import Severity
+from denpex_callbacks.core.severity import Severity
 
 TORCH_AMP_DOCS = "https://pytorch.org/docs/stable/amp.html#gradient-scaling"
 TORCH_AMP_EXAMPLES = "https://pytorch.org/docs/stable/notes/amp_examples.html"

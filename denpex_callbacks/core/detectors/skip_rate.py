@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
 
 
 class SkipRateDetector(Detector):
@@ -18,8 +18,8 @@ class SkipRateDetector(Detector):
     diagnosis can say where the high rate began.
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
-        >>> from denpex_callbacks.thresholds import Thresholds
+        >>> from denpex_callbacks.core.run_state import RunState
+        >>> from denpex_callbacks.core.thresholds import Thresholds
         >>> d = SkipRateDetector(Thresholds(skip_rate_window=10, skip_rate_threshold=0.3))
         >>> run, hits = RunState(), []
         >>> for step in range(30):

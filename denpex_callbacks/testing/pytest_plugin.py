@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from denpex_callbacks.config import MonitorConfig, build_config
-from denpex_callbacks.diagnosis import Diagnosis
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.config import MonitorConfig, build_config
+from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.thresholds import Thresholds
 
 if TYPE_CHECKING:  # torch is imported only when a fixture is used
     import torch
 
-    from denpex_callbacks.smoke import MakeBatch, SmokeResult
+    from denpex_callbacks.testing.smoke import MakeBatch, SmokeResult
     from denpex_callbacks.torch import AmpMonitor
 
 __all__ = ["AmpSmoke", "AmpSmokeWarning", "amp_monitor", "amp_smoke"]
@@ -166,10 +166,10 @@ class AmpSmoke:
     Call it as ``amp_smoke(model, make_batch, steps=50, **options)``: it trains a deep copy of
     ``model`` under fp16 autocast and a dynamic GradScaler (CUDA when present, else CPU) and
     fails the test when a diagnosis at or above the ``fail_on`` level fires. See
-    :func:`denpex_callbacks.smoke.run_amp_smoke` for the batch and loss contracts.
+    :func:`denpex_callbacks.testing.smoke.run_amp_smoke` for the batch and loss contracts.
 
     Attributes:
-        results: One :class:`~denpex_callbacks.smoke.SmokeResult` per call, in order.
+        results: One :class:`~denpex_callbacks.testing.smoke.SmokeResult` per call, in order.
     """
 
     def __init__(self, item: pytest.Item) -> None:
@@ -203,7 +203,7 @@ class AmpSmoke:
                 default: the marker's).
             config: A full :class:`MonitorConfig`.
             **options: The training options of
-                :func:`~denpex_callbacks.smoke.run_amp_smoke`: ``optimizer`` (called as
+                :func:`~denpex_callbacks.testing.smoke.run_amp_smoke`: ``optimizer`` (called as
                 ``optimizer(parameters, lr=lr)``, default AdamW), ``lr`` (1e-3), ``loss_fn``
                 (``loss_fn(output, batch)``; default the model's own loss), ``init_scale``
                 (2**16), ``growth_interval`` (2000), ``max_grad_norm`` (None), ``seed`` (0).
@@ -211,7 +211,7 @@ class AmpSmoke:
         Returns:
             All diagnoses (info included) when none reaches ``fail_on``.
         """
-        smoke = _import_torch_side("denpex_callbacks.smoke")
+        smoke = _import_torch_side("denpex_callbacks.testing.smoke")
         settings = _settings(self._item.config)
         marker = _marker_options(self._item)
         level = fail_on or marker.get("fail_on") or settings.fail_on
@@ -320,7 +320,7 @@ def _check_fail_on(value: Any, choices: tuple[str, ...], name: str) -> None:
 def _header_line(config: pytest.Config) -> str:
     settings = _settings(config)
     try:
-        from denpex_callbacks import smoke
+        from denpex_callbacks.testing import smoke
     except ImportError:
         return "denpex: torch is not installed: amp_smoke/amp_monitor tests will fail"
     try:

@@ -9,7 +9,7 @@ adapter makes) arms a :class:`NonFiniteLocator` for the next step only:
   parameter, records the largest |gradient| in backward;
 - every number stays on the device as a 0-d tensor until the step ends, then all of them
   come back in one transfer per device (one sync), the hooks are removed, and the result
-  (:class:`~denpex_callbacks.origin.OriginReport`) amends the diagnosis that armed it.
+  (:class:`~denpex_callbacks.locate.origin.OriginReport`) amends the diagnosis that armed it.
 
 Cost of the armed step: one reduction (``aminmax``) per tensor seen, a few scalar ops per
 module call, one Python hook per module and per parameter, and at most ``max_values``
@@ -28,9 +28,9 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.diagnosis import Diagnosis
-from denpex_callbacks.monitor import Monitor
-from denpex_callbacks.origin import (
+from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.locate.origin import (
     GradientOrigin,
     ModuleCall,
     OriginExplanation,

@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from denpex_callbacks.catalog import entry
-from denpex_callbacks.severity import Severity
+from denpex_callbacks.core.catalog import entry
+from denpex_callbacks.core.severity import Severity
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from denpex_callbacks.observation import Observation
+from denpex_callbacks.core.observation import Observation
 
 RECENT_STEPS = 16  # observations kept for evidence ("the scale history before it fell")
 

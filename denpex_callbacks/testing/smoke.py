@@ -24,9 +24,9 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.config import MonitorConfig, build_config
-from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis
-from denpex_callbacks.severity import Severity
+from denpex_callbacks.core.config import MonitorConfig, build_config
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.torch import AmpMonitor
 
 __all__ = ["SmokeResult", "describe_device", "pick_device", "run_amp_smoke"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.core.run_setup import RunSetup
 
 
 def is_grad_scaler(obj: Any) -> bool:

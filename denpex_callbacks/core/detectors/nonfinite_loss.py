@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import math
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
 
 
 class NonFiniteLossDetector(Detector):
     """Fires on the first non-finite loss; re-arms after a run of finite losses.
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
+        >>> from denpex_callbacks.core.run_state import RunState
         >>> d, run = NonFiniteLossDetector(), RunState()
         >>> [d.observe(Observation(step=i, loss=x), run) is not None
         ...  for i, x in enumerate([1.0, float("nan"), float("nan")])]

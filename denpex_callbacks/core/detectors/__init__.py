@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.detectors.hidden_nonfinite import HiddenNonFiniteDetector
-from denpex_callbacks.detectors.loss_zero import LossZeroDetector
-from denpex_callbacks.detectors.nonfinite_loss import NonFiniteLossDetector
-from denpex_callbacks.detectors.scale_collapse import ScaleCollapseDetector
-from denpex_callbacks.detectors.scale_stuck import ScaleStuckDetector
-from denpex_callbacks.detectors.scale_underflow import ScaleUnderflowDetector
-from denpex_callbacks.detectors.skip_rate import SkipRateDetector
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.hidden_nonfinite import HiddenNonFiniteDetector
+from denpex_callbacks.core.detectors.loss_zero import LossZeroDetector
+from denpex_callbacks.core.detectors.nonfinite_loss import NonFiniteLossDetector
+from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
+from denpex_callbacks.core.detectors.scale_stuck import ScaleStuckDetector
+from denpex_callbacks.core.detectors.scale_underflow import ScaleUnderflowDetector
+from denpex_callbacks.core.detectors.skip_rate import SkipRateDetector
+from denpex_callbacks.core.thresholds import Thresholds
 
 DETECTOR_TYPES: tuple[type[Detector], ...] = (
     NonFiniteLossDetector,

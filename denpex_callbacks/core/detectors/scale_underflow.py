@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
-from denpex_callbacks.severity import Severity
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
+from denpex_callbacks.core.severity import Severity
 
 
 class ScaleUnderflowDetector(Detector):
     """Fires when the scale crosses below ``underflow_scale``, and again when it reaches 0.
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
+        >>> from denpex_callbacks.core.run_state import RunState
         >>> d, run = ScaleUnderflowDetector(), RunState()
         >>> [f.severity.value for s, x in enumerate([2.0, 0.5, 0.25, 0.0])
         ...  if (f := d.observe(Observation(s, scale_after=x), run))]

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.setup import BF16_MIXED, BF16_PURE, FP16_MIXED, FP16_PURE, FP32, RunSetup
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.run_setup import (
+    BF16_MIXED,
+    BF16_PURE,
+    FP16_MIXED,
+    FP16_PURE,
+    FP32,
+    RunSetup,
+)
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.thresholds import Thresholds
 
 _FP16_ACTIVE = (FP16_MIXED, FP16_PURE)
 

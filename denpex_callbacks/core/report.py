@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from denpex_callbacks.diagnosis import Diagnosis
-from denpex_callbacks.observation import Observation
+from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.observation import Observation
 
 REPORT_GLOB = "rank*.jsonl"
 

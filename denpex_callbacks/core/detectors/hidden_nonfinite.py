@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
-from denpex_callbacks.severity import Severity
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
+from denpex_callbacks.core.severity import Severity
 
 
 class HiddenNonFiniteDetector(Detector):

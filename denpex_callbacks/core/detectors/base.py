@@ -6,11 +6,11 @@ from abc import ABC, abstractmethod
 from collections import deque
 from typing import Any, ClassVar
 
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
-from denpex_callbacks.setup import RunSetup
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.run_state import RunState
+from denpex_callbacks.core.thresholds import Thresholds
 
 
 class Detector(ABC):

@@ -8,17 +8,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from denpex_callbacks.catalog import CONSEQUENCES, entry
-from denpex_callbacks.config import MonitorConfig
-from denpex_callbacks.detectors import Detector, default_detectors
-from denpex_callbacks.diagnosis import AmpDiagnosisError, Diagnosis, Finding
-from denpex_callbacks.lints import lint_setup
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.report import ReportWriter
-from denpex_callbacks.run_state import RunState
-from denpex_callbacks.setup import RunSetup
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.versions import package_versions
+from denpex_callbacks.core.catalog import CONSEQUENCES, entry
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.detectors import Detector, default_detectors
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.core.lints import lint_setup
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.report import ReportWriter
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.run_state import RunState
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.versions import package_versions
 
 LOGGER = logging.getLogger("denpex_callbacks")
 MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
 
 
 class LossZeroDetector(Detector):
     """Fires after ``zero_loss_steps`` consecutive losses of exactly 0.0.
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
-        >>> from denpex_callbacks.thresholds import Thresholds
+        >>> from denpex_callbacks.core.run_state import RunState
+        >>> from denpex_callbacks.core.thresholds import Thresholds
         >>> d, run = LossZeroDetector(Thresholds(zero_loss_steps=3)), RunState()
         >>> [s for s in range(6) if d.observe(Observation(s, loss=0.0 if s else 1.0), run)]
         [3]

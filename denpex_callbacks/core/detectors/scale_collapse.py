@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
 
 
 class ScaleCollapseDetector(Detector):
@@ -15,7 +15,7 @@ class ScaleCollapseDetector(Detector):
     a scale that has never changed is a stuck scale (AMP005), not a collapse.
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
+        >>> from denpex_callbacks.core.run_state import RunState
         >>> d, run = ScaleCollapseDetector(), RunState()
         >>> scale, fired = 1024.0, []
         >>> for step in range(12):

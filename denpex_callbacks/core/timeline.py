@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from denpex_callbacks.observation import Observation, json_number
+from denpex_callbacks.core.observation import Observation, json_number
 
 MAX_POINTS = 4000
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.detectors.base import Detector
-from denpex_callbacks.diagnosis import Finding
-from denpex_callbacks.observation import Observation
-from denpex_callbacks.run_state import RunState
+from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_state import RunState
 
 
 class ScaleStuckDetector(Detector):
@@ -17,7 +17,7 @@ class ScaleStuckDetector(Detector):
     steps (growth disabled).
 
     Example:
-        >>> from denpex_callbacks.run_state import RunState
+        >>> from denpex_callbacks.core.run_state import RunState
         >>> d, run = ScaleStuckDetector(), RunState()
         >>> hits = []
         >>> for step in range(6):

@@ -1,6 +1,6 @@
 """Where a non-finite value was born, and what that changes in a diagnosis.
 
-The locator (``denpex_callbacks.locator``, torch) watches one armed step and fills an
+The locator (``denpex_callbacks.locate.locator``, torch) watches one armed step and fills an
 :class:`OriginReport`; :func:`explain_origin` turns the report into the new root cause and fix
 of the diagnosis that armed it. This module is framework-free: plain numbers in, text out.
 

@@ -8,7 +8,7 @@ Layouts handled, in the order they are looked for:
 - ``override_loss_scale()`` in force (``custom_loss_scaler``): ``external_loss_scale``.
 - ``torch_autocast`` mode with fp16: a torch GradScaler, ``engine.torch_autocast_z0_gradscaler``
   (ZeRO 0) or ``optimizer.torch_autocast_gradscaler`` (ZeRO). Its scale is a device tensor:
-  read it through :mod:`denpex_callbacks.readers.torch_scaler` to avoid a sync. DeepSpeed does
+  read it through :mod:`denpex_callbacks.readers.grad_scaler` to avoid a sync. DeepSpeed does
   not count its skips (``engine.skipped_steps`` stays 0, ``was_step_applied()`` stays True).
 - ZeRO 1/2/3: ``optimizer.loss_scaler`` (DynamicLossScaler with hysteresis, or LossScaler).
 - FP16_Optimizer / FP16_UnfusedOptimizer: ``optimizer.loss_scale_config`` from 0.18.6;
@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from denpex_callbacks.readers.torch_scaler import scaler_enabled, scaler_setup
-from denpex_callbacks.setup import RunSetup
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.readers.grad_scaler import scaler_enabled, scaler_setup
 
 _UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from denpex_callbacks.catalog import CATALOG
-from denpex_callbacks.severity import Severity
-from denpex_callbacks.thresholds import Thresholds
+from denpex_callbacks.core.catalog import CATALOG
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.thresholds import Thresholds
 
 POLICIES = ("warn", "stop", "raise")
 

@@ -1,0 +1,1 @@
+"""Framework-free engine: observations, run state, detectors, diagnoses, the monitor."""

@@ -1,0 +1,1 @@
+"""One module per framework that wires its hooks to the shared pipeline."""

@@ -1,0 +1,441 @@
+"""DeepSpeed adapter: a ``"denpex"`` section in the ds_config, one call after initialize.
+
+DeepSpeed has no callback API, so :func:`attach` wraps ``engine.backward`` and ``engine.step``
+as instance attributes (this also holds behind accelerate, which calls the same engine). Each
+call of ``step`` that advances ``engine.global_steps`` is one real optimizer step (gradient
+accumulation micro-steps do not advance it) and becomes one Observation: the scale before and
+after (from :mod:`denpex_callbacks.readers.deepspeed_optimizer`), whether the optimizer
+skipped it, the mean of the losses given to ``engine.backward`` since the previous step, the
+gradient norm
+and the learning rate. ``Observation.step`` is ``engine.global_steps`` after the step: the
+1-based step number DeepSpeed prints in ``step=N`` lines; skipped steps count, as in DeepSpeed.
+
+Example (a config section, validated without building an engine):
+    >>> monitor_config({"enabled": True, "on_fault": "stop"}).on_fault
+    'stop'
+    >>> monitor_config({"enabled": False}) is None
+    True
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import logging
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import deepspeed
+import torch
+from deepspeed.utils import logger as deepspeed_logger
+
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
+from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.grad_scaler import first_lr
+from denpex_callbacks.readers.step_values import (
+    LossAccumulator,
+    observation_from_values,
+    values_after_step,
+    values_before_step,
+)
+
+SECTION = "denpex"
+ENABLED_KEY = "enabled"
+MIN_SCALE_MESSAGE = "Current loss scale already at minimum"
+METRIC_PREFIX = "Train/Samples/"
+_ATTACHED = "_denpex_monitor"  # the engine attribute holding its DeepSpeedMonitor
+# Ranks other than 0 write their reports but stay off the console (DeepSpeed's convention:
+# rank 0 speaks); a handler added to this logger shows them.
+RANK_LOGGER = logging.getLogger("denpex_callbacks.deepspeed")
+RANK_LOGGER.addHandler(logging.NullHandler())
+RANK_LOGGER.propagate = False
+
+def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
+    """The MonitorConfig a ``"denpex"`` config section asks for; None when it disables it.
+
+    A missing section means the defaults. Keys: ``enabled`` (default true) and every
+    :class:`~denpex_callbacks.core.config.MonitorConfig` field.
+
+    Raises:
+        ValueError: On an unknown key or a bad value, naming the section and the key.
+
+    Example:
+        >>> monitor_config({"on_falt": "warn"})
+        Traceback (most recent call last):
+        ...
+        ValueError: DeepSpeed config section "denpex": unknown key(s) on_falt; known keys: ...
+    """
+    if section is None:
+        return MonitorConfig()
+    where = f'DeepSpeed config section "{SECTION}"'
+    if not isinstance(section, Mapping):
+        raise ValueError(f"{where} must be a JSON object, not {type(section).__name__}")
+    known = sorted({f.name for f in fields(MonitorConfig)} | {ENABLED_KEY})
+    unknown = sorted(str(key) for key in section if key not in known)
+    if unknown:
+        raise ValueError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(known)}"
+        )
+    options = dict(section)
+    enabled = options.pop(ENABLED_KEY, True)
+    if not isinstance(enabled, bool):
+        raise ValueError(f'{where}: "{ENABLED_KEY}" must be true or false, not {enabled!r}')
+    try:
+        config = MonitorConfig.from_dict(options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+    return config if enabled else None
+
+
+def engine_config_section(engine: Any) -> Any:
+    """The raw ``"denpex"`` section of the engine's config (None when absent)."""
+    config = getattr(engine, "config", None)
+    if not isinstance(config, Mapping):  # older engines: the parsed config keeps the dict
+        config = getattr(getattr(engine, "_config", None), "_param_dict", None) or {}
+    return config.get(SECTION)
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What is read just before ``engine.step`` runs (no sync: numbers or device copies)."""
+
+    global_steps: int
+    values: dict[str, Any]  # values_before_step: the scale the step's backward used
+
+
+class DeepSpeedMonitor:
+    """Watches one DeepSpeed engine: wraps its ``backward`` and ``step``, feeds a Monitor.
+
+    Build it with :func:`attach` (or :func:`initialize`) rather than directly.
+
+    Attributes:
+        engine: The watched engine.
+        monitor: The rank's :class:`~denpex_callbacks.core.monitor.Monitor` (diagnoses, metrics).
+    """
+
+    def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
+        _refuse_pipeline(engine)
+        self.engine = engine
+        rank, world_size = _rank_and_world(engine)
+        self.monitor = Monitor(
+            config,
+            rank=rank,
+            world_size=world_size,
+            framework="deepspeed",
+            logger=logger or (deepspeed_logger if rank == 0 else RANK_LOGGER),
+        )
+        self._locate = LocateOnFault(self.monitor, engine.module)
+        self._pending = DeferredValues()
+        self._losses = LossAccumulator()
+        self._originals: dict[str, Callable[..., Any]] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> DeepSpeedMonitor:
+        """Read the run's setup, run the start-up lints and wrap the engine's methods."""
+        self.monitor.start(self.monitor.guard(self._read_setup))
+        for name, wrapper in (("backward", self._wrap_backward), ("step", self._wrap_step)):
+            original = getattr(self.engine, name)
+            self._originals[name] = original
+            setattr(self.engine, name, functools.wraps(original)(wrapper(original)))
+        self.engine.__dict__[_ATTACHED] = self
+        _LIVE.add(self)  # closed at exit if the user does not; held weakly
+        return self
+
+    def close(self) -> None:
+        """Judge the steps still in flight and write the report's summary. Safe to call twice."""
+        self.monitor.guard(lambda: self._drain(wait=True))
+        self._locate.close()
+        self.monitor.close()
+
+    def detach(self) -> None:
+        """Close, and give the engine back its own ``backward`` and ``step``."""
+        self.close()
+        for name in self._originals:
+            self.engine.__dict__.pop(name, None)
+        self._originals.clear()
+        self.engine.__dict__.pop(_ATTACHED, None)
+        _LIVE.discard(self)
+
+    def _read_setup(self) -> RunSetup:
+        engine = self.engine
+        autocast = bool(getattr(engine, "torch_autocast_enabled", lambda: False)())
+        if engine.fp16_enabled():
+            requested, compute = "fp16", "float16"
+        elif engine.bfloat16_enabled():
+            requested, compute = "bf16", "bfloat16"
+        elif autocast:
+            compute = str(engine.torch_autocast_dtype()).replace("torch.", "")
+            requested = f"torch_autocast {compute}"
+        else:
+            requested, compute = None, "float32"
+        setup = RunSetup(
+            framework="deepspeed",
+            framework_version=deepspeed.__version__,
+            requested_precision=requested,
+        )
+        setup.extra["zero_stage"] = engine.zero_optimization_stage()
+        setup.extra["gradient_accumulation_steps"] = engine.gradient_accumulation_steps()
+        setup.extra["optimizer"] = type(engine.optimizer).__name__
+        deepspeed_setup(engine, setup)
+        # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
+        # GradScaler before 0.18 (pure fp16 then).
+        setup.active_precision = active_precision(
+            compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=True)
+        return setup
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(loss, *args, **kwargs)
+            self.monitor.guard(lambda: self._add_loss(loss))
+            return result
+
+        return backward
+
+    def _wrap_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def step(*args: Any, **kwargs: Any) -> Any:
+            if not _at_boundary(self.engine):
+                return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
+            before = self.monitor.guard(self._read_before)
+            try:
+                result = original(*args, **kwargs)
+            except Exception as exc:
+                if before is not None and MIN_SCALE_MESSAGE in str(exc):
+                    self.monitor.guard(functools.partial(self._record_min_scale_exit, before, exc))
+                raise  # DeepSpeed's own exception, unchanged
+            if before is not None:
+                self.monitor.guard(lambda: self._after_step(before))
+            self._stop_if_requested()  # every rank, at every boundary: a collective under "stop"
+            return result
+
+        return step
+
+    def _add_loss(self, loss: Any) -> None:
+        self._losses.add(loss)  # a device op, no sync
+
+    def _read_before(self) -> _Before:
+        return _Before(int(self.engine.global_steps), values_before_step(self.engine))
+
+    def _after_step(self, before: _Before) -> None:
+        if int(self.engine.global_steps) == before.global_steps:
+            return  # a gradient accumulation micro-step: no optimizer step was taken
+        self._push(int(self.engine.global_steps), before, skipped=None)
+        self._drain()
+
+    def _push(self, step: int, before: _Before, *, skipped: bool | None) -> None:
+        """Snapshot this step's values; tensors are read when their copy has landed."""
+        engine = self.engine
+        loss = self._losses.take()
+        self._locate.step_finished(loss, step)  # a step armed after AMP006/AMP003 ends here
+        values: dict[str, Any] = {
+            **before.values,
+            **values_after_step(engine),
+            "loss": loss,
+            "grad_norm": getattr(engine, "_global_grad_norm", None),
+            "lr": first_lr(engine.optimizer),
+            "samples": getattr(engine, "global_samples", step),
+            "time": time.time(),
+        }
+        if skipped is not None:
+            values["skipped"] = skipped
+        self._pending.push(step, values)
+
+    def _drain(self, *, wait: bool = False) -> None:
+        monitor = self.monitor
+        for step, values in self._pending.ready(wait=wait):
+            found = monitor.observe(observation_from_values(
+                step, values, rank=monitor.rank, world_size=monitor.world_size))
+            self._locate.maybe_arm(found)  # hooks the model for the next step only
+            self._write_metrics(values["samples"])
+
+    def _write_metrics(self, samples: int) -> None:
+        """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0."""
+        sink = getattr(self.engine, "monitor", None)
+        if sink is None or self.monitor.rank != 0 or not getattr(sink, "enabled", False):
+            return
+        events = [
+            (METRIC_PREFIX + name.replace("/", "_"), value, samples)
+            for name, value in self.monitor.metrics().items()
+        ]
+        sink.write_events(events)
+
+    # -- DeepSpeed's min-scale exit and the stop policy --------------------------------------
+
+    def _record_min_scale_exit(self, before: _Before, exc: Exception) -> None:
+        """DeepSpeed is about to end the run: judge this step and have AMP003 on disk first."""
+        # Under the "raise" policy too, DeepSpeed's own exception is the one that goes on.
+        with contextlib.suppress(AmpDiagnosisError):
+            self._push(before.global_steps + 1, before, skipped=True)
+            self._drain(wait=True)
+        run = self.monitor.run
+        start = run.skip_streak_start
+        reported = any(
+            d.code == "AMP003" and start is not None and d.step is not None and d.step >= start
+            for d in self.monitor.diagnoses
+        )
+        if not reported:
+            finding = Finding(
+                "AMP003",
+                start if start is not None else before.global_steps + 1,
+                f"DeepSpeed stopped the run: {run.skip_streak} consecutive skipped steps drove "
+                f"the loss scale from {run.skip_streak_start_scale} to its minimum "
+                f"{run.last_scale}",
+                evidence={
+                    "consecutive_skipped": run.skip_streak,
+                    "scale_at_start": run.skip_streak_start_scale,
+                    "scale_now": run.last_scale,
+                    "skipped_total": run.skipped_total,
+                    "history": run.history(),
+                },
+                quotes=(str(exc),),
+            )
+            with contextlib.suppress(AmpDiagnosisError):
+                self.monitor.flag(finding, reported_step=before.global_steps + 1)
+        self.monitor.close()
+
+    def _stop_if_requested(self) -> None:
+        """The "stop" policy: every rank raises AmpDiagnosisError after the same step."""
+        monitor = self.monitor
+        if monitor.config.on_fault != "stop":
+            return
+        fault = self._policy_fault() if monitor.stop_requested else None
+        code = _fault_number(fault)
+        if monitor.world_size > 1:
+            # Every rank enters this collective on every step() call, a disabled monitor too:
+            # one rank skipping it would leave the others waiting.
+            code = self._agree(code)
+        if not code:
+            return
+        if fault is None:
+            fault = Diagnosis.from_finding(
+                Finding(f"AMP{code:03d}", int(self.engine.global_steps),
+                        f"another rank reported AMP{code:03d}: all ranks stop together"),
+                rank=monitor.rank, framework="deepspeed",
+            )
+        monitor.guard(lambda: self._drain(wait=True))
+        monitor.close()
+        raise AmpDiagnosisError(fault)
+
+    def _policy_fault(self) -> Diagnosis | None:
+        """The first diagnosis severe enough for the policy to act on."""
+        return next(iter(self.monitor.faults(self.monitor.config.fault_level)), None)
+
+    def _agree(self, code: int) -> int:
+        from deepspeed import comm
+        from deepspeed.accelerator import get_accelerator
+
+        flag = torch.tensor([code], device=get_accelerator().current_device_name())
+        comm.all_reduce(flag, op=comm.ReduceOp.MAX)
+        return int(flag.item())
+
+
+def attach(
+    engine: Any,
+    config: MonitorConfig | None = None,
+    *,
+    logger: logging.Logger | None = None,
+) -> DeepSpeedMonitor | None:
+    """Watch a DeepSpeed engine; configured by the ``"denpex"`` section of its config.
+
+    Call it once after ``deepspeed.initialize``. Attaching twice returns the first monitor.
+
+    Args:
+        engine: The ``DeepSpeedEngine`` returned by ``deepspeed.initialize``.
+        config: Overrides the config section when given.
+        logger: Where rank 0 logs (default: DeepSpeed's own logger).
+
+    Returns:
+        The monitor, or None when the section says ``"enabled": false``.
+
+    Raises:
+        ValueError: On an invalid ``"denpex"`` section, or a PipelineEngine.
+
+    Example (needs a real engine, so not a doctest)::
+
+        engine, optimizer, _, _ = deepspeed.initialize(model=model, config="ds_config.json")
+        watcher = attach(engine)  # None when the section says "enabled": false
+        ...
+        print(watcher.monitor.metrics())
+    """
+    chosen = config if config is not None else monitor_config(engine_config_section(engine))
+    if chosen is None:
+        return None
+    existing: DeepSpeedMonitor | None = engine.__dict__.get(_ATTACHED)
+    if existing is not None:
+        return existing
+    return DeepSpeedMonitor(engine, chosen, logger=logger).start()
+
+
+@functools.wraps(deepspeed.initialize)
+def initialize(*args: Any, **kwargs: Any) -> Any:
+    """``deepspeed.initialize`` followed by :func:`attach` on the engine it returns.
+
+    Same arguments and return value as ``deepspeed.initialize``. A config given as a dict is
+    checked first, so a bad ``"denpex"`` section fails before the engine is built.
+    """
+    given = kwargs.get("config", kwargs.get("config_params"))
+    if isinstance(given, Mapping):
+        monitor_config(given.get(SECTION))
+    result = deepspeed.initialize(*args, **kwargs)
+    attach(result[0])
+    return result
+
+
+def _refuse_pipeline(engine: Any) -> None:
+    from deepspeed.runtime.pipe.engine import PipelineEngine
+
+    if isinstance(engine, PipelineEngine):
+        raise ValueError(
+            "denpex_callbacks.deepspeed does not watch a PipelineEngine yet: train_batch() "
+            "runs its optimizer step without engine.step(). Remove the \"denpex\" section "
+            "(or set \"enabled\": false) for pipeline-parallel runs, and use "
+            "`denpex diagnose` on the training log instead."
+        )
+
+
+def _rank_and_world(engine: Any) -> tuple[int, int]:
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return torch.distributed.get_rank(), torch.distributed.get_world_size()
+    return int(getattr(engine, "global_rank", 0)), int(getattr(engine, "world_size", 1))
+
+
+def _fault_number(diagnosis: Diagnosis | None) -> int:
+    """``AMP003`` -> 3: the id as a number a collective can carry."""
+    if diagnosis is None or not diagnosis.code.startswith("AMP"):
+        return 0
+    return int(diagnosis.code[3:])
+
+
+def _at_boundary(engine: Any) -> bool:
+    """True when this ``engine.step()`` call takes an optimizer step (not a micro-step)."""
+    boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
+    return bool(boundary()) if callable(boundary) else True
+
+
+# Monitors still open at interpreter exit get their report summary written then; held weakly
+# so that a finished engine (and its model) can be freed before.
+_LIVE: weakref.WeakSet[DeepSpeedMonitor] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_monitors() -> None:
+    # At exit a log handler's stream may be closed already (pytest's capture is): the report
+    # file still gets its summary; the log line is dropped quietly instead of logging's
+    # "--- Logging error ---" dump.
+    quiet, logging.raiseExceptions = logging.raiseExceptions, False
+    try:
+        for monitor in list(_LIVE):
+            monitor.close()
+    finally:
+        logging.raiseExceptions = quiet

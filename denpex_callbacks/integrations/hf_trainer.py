@@ -1,0 +1,447 @@
+"""Hugging Face Trainer adapter: ``Trainer(..., callbacks=[AmpDiagnosticCallback()])``.
+
+The callback only reads: the GradScaler behind ``kwargs["optimizer"].scaler`` (accelerate) or
+the DeepSpeed optimizer behind accelerate's wrapper, the loss the model returns (a forward hook)
+and ``grad_norm`` from the logs. It builds one :class:`~denpex_callbacks.Observation` per
+optimizer step and feeds the framework-free :class:`~denpex_callbacks.Monitor`.
+
+Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-based
+``state.global_step`` after the optimizer step, the number users see in logs, in
+``log_history`` and in checkpoint names. Start-up lints report step 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
+from functools import wraps
+from types import FrameType
+from typing import Any, TypeVar, cast
+
+import torch
+from transformers import TrainerCallback
+from transformers.trainer_callback import (
+    CallbackHandler,
+    DefaultFlowCallback,
+    ExportableState,
+    TrainerControl,
+    TrainerState,
+)
+from transformers.training_args import TrainingArguments
+from transformers.utils import logging as hf_logging
+
+from denpex_callbacks.core import run_setup as precision
+from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.versions import package_versions
+from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
+from denpex_callbacks.readers import grad_scaler as torch_scaler
+from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.step_values import (
+    LossAccumulator,
+    observation_from_values,
+    values_after_step,
+    values_before_step,
+)
+
+# A child of the ``transformers`` logger: the user's transformers verbosity applies to it.
+LOGGER = hf_logging.get_logger("transformers.denpex")
+MAX_GRAD_NORMS = 8  # grad norms from logs waiting for their (deferred) step
+
+_Hook = TypeVar("_Hook", bound=Callable[..., Any])
+
+
+def _guarded(hook: _Hook) -> _Hook:
+    """Run a hook so that an internal error switches monitoring off instead of failing the run.
+
+    Only the user's policy (AmpDiagnosisError under ``"raise"``) passes through.
+    """
+
+    @wraps(hook)
+    def wrapper(self: AmpDiagnosticCallback, *args: Any, **kwargs: Any) -> Any:
+        if self._off:
+            return None
+        try:
+            return hook(self, *args, **kwargs)
+        except AmpDiagnosisError:  # the user's "raise": on_train_end will not come
+            self._close()
+            raise
+        except Exception:
+            self._switch_off()
+            return None
+
+    return cast(_Hook, wrapper)
+
+
+class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[misc]
+    """Diagnoses fp16 mixed-precision failures inside a Hugging Face ``Trainer``.
+
+    Args:
+        on_fault: ``"warn"`` (log, the default), ``"stop"`` (set
+            ``control.should_training_stop``: the run ends after the current step) or
+            ``"raise"`` (raise AmpDiagnosisError out of ``trainer.train()``).
+        report_dir: Folder of the JSONL run reports. A relative path is taken inside
+            ``args.output_dir`` (as Lightning takes it inside ``default_root_dir``), and
+            ``"{output_dir}"`` in it is replaced by ``args.output_dir``; None writes none.
+            Default: ``denpex_reports``, i.e. ``{output_dir}/denpex_reports``.
+        config: A full MonitorConfig (or its dict form); the keyword arguments override it.
+        **overrides: Any other MonitorConfig field (``disable``, ``thresholds``,
+            ``fault_severity``, ``record_every``, ``max_step_records``, ``max_repeats``).
+
+    Example:
+        >>> cb = AmpDiagnosticCallback(on_fault="stop", disable=("AMP008",),
+        ...                            thresholds={"zero_loss_steps": 5})
+        >>> cb.config.on_fault, cb.config.thresholds.zero_loss_steps
+        ('stop', 5)
+        >>> cb.config.report_dir
+        'denpex_reports'
+    """
+
+    def __init__(
+        self,
+        on_fault: str = UNSET,
+        report_dir: str | os.PathLike[str] | None = UNSET,
+        config: MonitorConfig | Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
+        self.monitor: Monitor | None = None
+        self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
+        self._off = False
+        self._reset_run()
+
+    def _reset_run(self) -> None:
+        self._hook: torch.utils.hooks.RemovableHandle | None = None
+        self._locate: LocateOnFault | None = None
+        self._in_step = False
+        self._losses = LossAccumulator()
+        self._before: dict[str, Any] = {}
+        self._deferred = DeferredValues()
+        self._grad_norms: dict[int, float] = {}
+        self._deepspeed = False
+        self._agree_on_stop = False
+
+    # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
+
+    def state(self) -> dict[str, Any]:
+        """Constructor arguments and detector history, for ``trainer_state.json``."""
+        history = self.monitor.state_dict() if self.monitor is not None else self._resume_state
+        return {
+            "args": {"config": _config_dict(self.config)},
+            "attributes": {"_resume_state": history},
+        }
+
+    # -- run lifecycle ---------------------------------------------------------------------------
+
+    @_guarded
+    def on_train_begin(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        self._close()
+        self._reset_run()
+        self._agree_on_stop = (
+            self.config.on_fault == "stop" and args.world_size > 1
+            and torch.distributed.is_available() and torch.distributed.is_initialized()
+        )
+        model, optimizer = kwargs.get("model"), kwargs.get("optimizer")
+        report_dir = self.config.report_dir
+        if report_dir is not None:
+            output_dir = str(args.output_dir or ".")
+            if "{output_dir}" in report_dir:
+                report_dir = report_dir.replace("{output_dir}", output_dir)
+            elif not os.path.isabs(report_dir):
+                report_dir = os.path.join(output_dir, report_dir)
+        self.monitor = Monitor(
+            replace(self.config, report_dir=report_dir),
+            rank=args.process_index,
+            world_size=args.world_size,
+            framework="hf",
+            logger=LOGGER,
+        )
+        history = self._resume_state or _checkpointed_history(state, type(self).__name__)
+        if history:
+            self.monitor.load_state_dict(history)
+        self._resume_state = None  # loaded once; state() now reads the live monitor
+        self._deepspeed = bool(getattr(args, "deepspeed", None)) or (
+            getattr(args, "deepspeed_plugin", None) is not None
+        )
+        if model is not None:
+            self._hook = model.register_forward_hook(self._on_forward)
+        self._locate = LocateOnFault(self.monitor, model)
+        _run_before_integrations(self)
+        self.monitor.start(read_setup(args, model, optimizer, self._deepspeed))
+
+    @_guarded
+    def on_train_end(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        self._drain(control, wait=True)
+        self._close()
+
+    def _close(self) -> None:
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
+        if self._locate is not None:
+            self._locate.close()
+        if self.monitor is not None:
+            self.monitor.close()
+
+    def _switch_off(self) -> None:
+        self._off = True
+        if self.monitor is not None:
+            self.monitor.disabled = True
+        LOGGER.exception(
+            "denpex: internal error in AmpDiagnosticCallback; monitoring is off for the rest of "
+            "this run (training continues). Please report this traceback."
+        )
+        with contextlib.suppress(Exception):  # best effort: something is already broken
+            self._close()
+
+    # -- per optimizer step ----------------------------------------------------------------------
+
+    @_guarded
+    def on_step_begin(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        self._drain(control)
+        self._in_step = True
+        self._losses.take()
+        if self._deepspeed:
+            # DeepSpeed steps inside accelerator.backward: read the old scale before it.
+            self._before = values_before_step(kwargs.get("optimizer"))
+
+    def _on_forward(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+        if self._off or not self._in_step or not module.training:
+            return
+        try:
+            loss = output.get("loss") if isinstance(output, Mapping) else None
+            if isinstance(loss, torch.Tensor):
+                # Kept on the device, averaged at the optimizer step: no sync per micro-batch.
+                self._losses.add(loss)
+        except Exception:
+            self._switch_off()
+
+    @_guarded
+    def on_pre_optimizer_step(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        if self._deepspeed:
+            return
+        optimizer = kwargs.get("optimizer")
+        scaler = getattr(optimizer, "scaler", None)
+        if torch_scaler.scaler_enabled(scaler):
+            self._before = values_before_step(scaler, getattr(optimizer, "optimizer", None))
+
+    @_guarded
+    def on_optimizer_step(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        optimizer = kwargs.get("optimizer")
+        raw = getattr(optimizer, "optimizer", optimizer)
+        # found_inf (read before the step) is right for fused optimizers too, where accelerate's
+        # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
+        source = optimizer if self._deepspeed else getattr(optimizer, "scaler", None)
+        values: dict[str, Any] = {
+            "loss": self._losses.take(),
+            "lr": torch_scaler.first_lr(raw),
+            "time": time.time(),
+            **self._before,
+            **(values_after_step(source) if source is not None else {}),
+        }
+        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
+            self._locate.step_finished(values["loss"], state.global_step + 1)
+        self._deferred.push(state.global_step + 1, values)
+        self._in_step = False
+        self._before = {}
+
+    def on_step_end(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        # DefaultFlowCallback (always first) has decided whether this step logs. If it does,
+        # wait for on_log so the observation carries the step's grad_norm, except when ranks
+        # must agree on a stop below: then judge now so that all stop after this step.
+        if not control.should_log or self._agree_on_stop:
+            self._drain_step(control)
+        if self._agree_on_stop:
+            # Every rank passes here every step, also with monitoring off (a rank leaving the
+            # collective would hang the others).
+            flag = torch.tensor([float(bool(self.monitor and self.monitor.stop_requested))],
+                                device=args.device)
+            torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+            if flag.item() > 0:  # a sync, only under on_fault="stop" with several ranks
+                control.should_training_stop = True
+
+    @_guarded
+    def _drain_step(self, control: TrainerControl) -> None:
+        self._drain(control)
+
+    @_guarded
+    def on_log(
+        self,
+        args: TrainingArguments,
+        state: TrainerState,
+        control: TrainerControl,
+        logs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if logs is None or "loss" not in logs or self.monitor is None:
+            return  # evaluation and end-of-training summaries carry no step metrics
+        grad_norm = logs.get("grad_norm")
+        if isinstance(grad_norm, (int, float)):
+            self._grad_norms[state.global_step] = float(grad_norm)
+            for old in sorted(self._grad_norms)[:-MAX_GRAD_NORMS]:
+                del self._grad_norms[old]
+        self._drain(control)
+        metrics = self.monitor.metrics()
+        # Our on_log runs before the report_to integrations (see _run_before_integrations), so
+        # keys added to ``logs`` here reach TensorBoard/W&B/...; log_history already holds a
+        # copy of logs (Trainer.log copies before on_log), so update that entry as well.
+        logs.update(metrics)
+        history = state.log_history
+        if history and history[-1].get("step") == state.global_step and "loss" in history[-1]:
+            history[-1].update(metrics)
+
+    def _drain(self, control: TrainerControl, *, wait: bool = False) -> None:
+        """Judge the steps whose snapshots are readable (all of them with ``wait``)."""
+        monitor = self.monitor
+        if monitor is None:
+            return
+        for step, values in self._deferred.ready(wait=wait):
+            found = monitor.observe(self._observation(step, values))
+            if self._locate is not None:  # hooks the model for the next step only
+                self._locate.maybe_arm(found)
+        # With several ranks, "stop" is decided together in on_step_end: one rank stopping
+        # alone would leave the others waiting in the next gradient all-reduce.
+        if monitor.stop_requested and not self._agree_on_stop:
+            control.should_training_stop = True
+
+    def _observation(self, step: int, values: dict[str, Any]) -> Observation:
+        monitor = cast(Monitor, self.monitor)
+        values["grad_norm"] = self._grad_norms.pop(step, None)
+        return observation_from_values(
+            step, values, rank=monitor.rank, world_size=monitor.world_size
+        )
+
+
+def read_setup(
+    args: TrainingArguments, model: Any, optimizer: Any, deepspeed: bool = False
+) -> RunSetup:
+    """What the run asked for and what really runs, read at ``on_train_begin`` (no sync).
+
+    Active precision comes from what is really there: a live loss scaler (GradScaler behind
+    accelerate, or DeepSpeed's), accelerate's autocast wrapper on the model (it keeps the
+    original as ``model._original_forward``), else the parameters' dtype. So
+    ``fp16=True`` on CPU, which accelerate quietly runs in fp32, reads as fp32 (AMP010).
+
+    Example:
+        >>> args = TrainingArguments("out", fp16=True, use_cpu=True, report_to=[])
+        >>> model = torch.nn.Linear(2, 1)
+        >>> setup = read_setup(args, model, torch.optim.SGD(model.parameters(), lr=0.1))
+        >>> setup.requested_precision, setup.active_precision, setup.scaler
+        ('fp16', 'fp32', None)
+    """
+    requested = "fp16" if args.fp16 else "bf16" if args.bf16 else "fp32"
+    setup = RunSetup(
+        framework="hf",
+        framework_version=package_versions("hf").get("transformers"),
+        requested_precision=requested,
+        nan_inf_filter=bool(args.logging_nan_inf_filter),
+        pretrained_dtype=_config_dtype(model),
+        rank=args.process_index,
+        world_size=args.world_size,
+        extra={"device": str(args.device), "optim": str(args.optim),
+               "max_grad_norm": args.max_grad_norm,
+               "gradient_accumulation_steps": args.gradient_accumulation_steps},
+    )
+    params = _param_dtype(model)
+    if deepspeed:
+        ds_reader.deepspeed_setup(optimizer, setup)
+        setup.extra["deepspeed"] = True
+    else:
+        torch_scaler.scaler_setup(getattr(optimizer, "scaler", None), setup)
+        raw = getattr(optimizer, "optimizer", optimizer)
+        setup.fp16_parameters = torch_scaler.optimizer_has_fp16_params(raw)
+    autocast = model is not None and hasattr(model, "_original_forward")
+    if autocast:
+        compute = "bfloat16" if args.bf16 else "float16"
+    else:  # no autocast wrapper: the parameters' dtype is what runs
+        compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
+    setup.active_precision = precision.active_precision(
+        compute, has_scaler=setup.has_scaler, autocast=autocast)
+    return setup
+
+
+def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
+    """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
+
+    Why: Trainer builds ``logs`` inside ``_maybe_log_save_evaluate`` and calls ``on_log`` on
+    DefaultFlowCallback, then the report_to integrations, then user callbacks; no earlier event
+    sees that dict, so metrics added by a callback placed last never reach TensorBoard/W&B.
+    Callbacks are not given the Trainer, but ``CallbackHandler.call_event`` (our caller) holds
+    the handler as ``self``. A checkpoint resume re-adds stateful callbacks at the end, so this
+    runs at every ``on_train_begin``. Reordering the list while ``call_event`` iterates it is
+    safe here: only entries before our index move, so the iteration continues with the same
+    next callback. If the handler is not found, the metrics reach only ``log_history``.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    for _ in range(6):
+        if frame is None:
+            break
+        handler = frame.f_locals.get("self")
+        if isinstance(handler, CallbackHandler) and callback in handler.callbacks:
+            order = [cb for cb in handler.callbacks if cb is not callback]
+            flow = [i for i, cb in enumerate(order) if isinstance(cb, DefaultFlowCallback)]
+            order.insert(flow[0] + 1 if flow else 0, callback)
+            handler.callbacks[:] = order
+            return
+        frame = frame.f_back
+    LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
+
+
+def _checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:
+    """The detector history saved in the checkpoint being resumed, if any.
+
+    HF re-creates stateful callbacks from a checkpoint only with
+    ``restore_callback_states_from_checkpoint=True`` (default False), but a resumed
+    ``state.stateful_callbacks`` always holds what ``state()`` saved: read it from there.
+    A fresh run (global_step 0) holds only the state of callbacks not yet started.
+    """
+    if not state.global_step:
+        return None
+    saved = (state.stateful_callbacks or {}).get(name)
+    if isinstance(saved, list):
+        saved = saved[0] if saved else None
+    history = (saved or {}).get("attributes", {}).get("_resume_state")
+    return history if isinstance(history, dict) else None
+
+
+def _config_dtype(model: Any) -> str | None:
+    config = getattr(model, "config", None)
+    dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    return str(dtype).replace("torch.", "") if dtype is not None else None
+
+
+def _param_dtype(model: Any) -> torch.dtype | None:
+    parameters = getattr(model, "parameters", None)
+    if parameters is None:
+        return None
+    first = next(iter(parameters()), None)
+    return first.dtype if first is not None else None
+
+
+def _config_dict(config: MonitorConfig) -> dict[str, Any]:
+    out = asdict(config)
+    out["disable"] = list(config.disable)
+    return out
+
+
+__all__ = ["AmpDiagnosticCallback", "read_setup"]

@@ -1,0 +1,407 @@
+"""Plain PyTorch loops: one monitor call per iteration beside the GradScaler.
+
+Usage, one line in the loop (pass the scaler, optimizer and model once, before the loop, so
+that a protocol break in the very first iteration is caught too)::
+
+    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model)
+    for batch in data:
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = model(batch)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+        monitor.step(loss)          # <- the one line
+    monitor.close()
+
+The monitor never adds a host-device sync: the scale, growth tracker and loss are copied
+without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
+calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
+*before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
+non-finite loss or overflow streak (``denpex_callbacks.locate.locator``; ``locate=False``
+turns it off).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
+from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.grad_scaler import (
+    first_lr,
+    optimizer_has_fp16_params,
+    optimizer_stage,
+    scaler_enabled,
+    scaler_setup,
+)
+from denpex_callbacks.readers.step_values import observation_from_values, values_after_step
+
+__all__ = ["AmpMonitor"]
+
+_SCALER_METHODS = ("scale", "unscale_", "step", "update")
+
+
+class AmpMonitor:
+    """Watches a hand-written AMP training loop.
+
+    Args:
+        scaler: The ``torch.amp.GradScaler`` (None or disabled: no scaler, AMP001 applies
+            if the loop computes in fp16).
+        optimizer: The optimizer the scaler steps (enables protocol checks and the LR).
+        model: The model (a forward pre-hook records whether fp16 autocast is active; after
+            AMP006 or AMP003 the non-finite locator hooks it for the next iteration only and
+            amends the diagnosis with the module where NaN/inf first appeared).
+        on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``; the loop checks it) or
+            ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
+        report_dir: Folder of the JSONL run report (None: no report).
+        config: Full configuration; ``on_fault``/``report_dir`` override it when given.
+        logger: Where diagnoses are logged (default ``denpex_callbacks``).
+
+    Example:
+        >>> import torch
+        >>> model = torch.nn.Linear(4, 1)
+        >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10)
+        >>> monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, report_dir=None)
+        >>> for i in range(4):
+        ...     with torch.autocast("cpu", dtype=torch.float16):
+        ...         loss = model(torch.randn(8, 4)).float().pow(2).mean()
+        ...     if i == 2:
+        ...         loss = loss * float("nan")
+        ...     scaler.scale(loss).backward()
+        ...     scaler.step(opt)
+        ...     scaler.update()
+        ...     opt.zero_grad()
+        ...     _ = monitor.step(loss)
+        >>> monitor.close()
+        >>> [(d.code, d.step) for d in monitor.diagnoses]
+        [('AMP006', 2)]
+    """
+
+    def __init__(
+        self,
+        scaler: Any = None,
+        optimizer: Any = None,
+        model: Any = None,
+        *,
+        on_fault: str = UNSET,
+        report_dir: str | None = UNSET,
+        config: MonitorConfig | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        rank, world_size = _dist_rank()
+        self.monitor = Monitor(
+            build_config(config, on_fault=on_fault, report_dir=report_dir),
+            rank=rank,
+            world_size=world_size,
+            framework="torch",
+            logger=logger,
+        )
+        self.scaler: Any = None
+        self.optimizer: Any = None
+        self.model: Any = None
+        self._values = DeferredValues()
+        self._calls = 0
+        self._autocast_dtype: torch.dtype | None = None
+        self._scaled_since_update = False
+        self._in_scaler_step = False
+        self._hooks: list[Any] = []
+        self._forward_hook: Any = None
+        self._fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
+        self._wrapped: list[str] = []
+        self._locate = LocateOnFault(self.monitor)
+        self._attach(scaler, optimizer, model)
+
+    # -- public --------------------------------------------------------------------------------
+
+    @property
+    def diagnoses(self) -> list[Diagnosis]:
+        """Diagnoses so far (on CUDA, the last step's may still be in flight)."""
+        return self.monitor.diagnoses
+
+    @property
+    def should_stop(self) -> bool:
+        """True once a fault was found under ``on_fault="stop"``: break out of the loop."""
+        return self.monitor.stop_requested
+
+    def attach(self, scaler: Any = None, optimizer: Any = None, model: Any = None) -> None:
+        """Watch these objects from now on, as if passed to the constructor.
+
+        For a monitor built before the loop's objects exist (the pytest ``amp_monitor``
+        fixture): attaching before the first iteration lets its protocol checks run too.
+        Objects already attached are kept.
+        """
+        self._guarded(self._attach, scaler, optimizer, model)
+
+    def step(
+        self,
+        loss: Any = None,
+        *,
+        scaler: Any = None,
+        optimizer: Any = None,
+        model: Any = None,
+        step: int | None = None,
+        grad_norm: Any = None,
+    ) -> list[Diagnosis]:
+        """Record one iteration; call it after ``scaler.update()``.
+
+        Args:
+            loss: The iteration's loss tensor (or a float). Not synchronised.
+            scaler: The GradScaler, if not given at construction.
+            optimizer: The optimizer, if not given at construction.
+            model: The model, if not given at construction.
+            step: The step number (default: counts calls from 0).
+            grad_norm: The gradient norm if the loop computes one (tensor or float).
+
+        Returns:
+            Diagnoses that became known with this call (on CUDA usually the previous step's).
+
+        Raises:
+            AmpDiagnosisError: Under ``on_fault="raise"``.
+        """
+        if self.monitor.disabled:
+            return []
+        self._attach(scaler, optimizer, model)
+        index = self._calls if step is None else step
+        self._calls += 1
+        self._ensure_started(loss)
+        self._locate.step_finished(loss, index)
+        found = self._flag(self._guarded(self._check_update_called, index), index)
+        self._guarded(self._snapshot, index, loss, grad_norm)
+        found += self._drain(wait=False)
+        self._locate.maybe_arm(found, self.model)
+        return found
+
+    def close(self) -> None:
+        """Examine the last steps, write the report summary, remove hooks and wrappers."""
+        if not self.monitor.disabled:
+            self._drain(wait=True)
+        self._locate.close()
+        self.monitor.close()
+        for hook in [*self._hooks, self._forward_hook]:
+            if hook is not None:
+                hook.remove()
+        self._hooks.clear()
+        self._forward_hook = None
+        for name in self._wrapped:
+            self.scaler.__dict__.pop(name, None)
+        self._wrapped.clear()
+
+    def __enter__(self) -> AmpMonitor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Monitor history, to save beside the scaler's state in a checkpoint."""
+        return {"monitor": self.monitor.state_dict(), "calls": self._calls}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`state_dict`."""
+        self.monitor.load_state_dict(state.get("monitor", {}))
+        self._calls = int(state.get("calls", 0))
+
+    # -- attaching -----------------------------------------------------------------------------
+
+    def _attach(self, scaler: Any, optimizer: Any, model: Any) -> None:
+        if scaler is not None and self.scaler is None:
+            self.scaler = scaler
+            if scaler_enabled(scaler):
+                self._wrap_scaler(scaler)
+        if optimizer is not None and self.optimizer is None:
+            self.optimizer = optimizer
+            if hasattr(optimizer, "register_step_pre_hook"):
+                self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
+        if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
+            self.model = model
+            self._forward_hook = model.register_forward_pre_hook(self._on_forward)
+
+    def _wrap_scaler(self, scaler: Any) -> None:
+        checks: dict[str, Callable[..., Finding | None]] = {
+            "scale": self._before_scale,
+            "unscale_": self._before_unscale,
+            "step": self._before_step,
+            "update": self._before_update,
+        }
+        for name in _SCALER_METHODS:
+            original = getattr(scaler, name)
+            scaler.__dict__[name] = self._watch(name, original, checks[name])
+            self._wrapped.append(name)
+
+    def _watch(
+        self, name: str, original: Callable[..., Any], check: Callable[..., Finding | None]
+    ) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            self._flag(self._guarded(check, *args), self._calls)
+            if name != "step":
+                return original(*args, **kwargs)
+            self._in_scaler_step = True
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self._in_scaler_step = False
+
+        return watched
+
+    # -- protocol checks (run before torch's own, so the diagnosis lands first) -----------------
+
+    def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
+        return Finding("AMP002", self._calls, what, evidence={"call": what, **evidence})
+
+    def _before_scale(self, *args: Any) -> Finding | None:
+        self._scaled_since_update = True
+        return None
+
+    def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
+        stage = optimizer_stage(self.scaler, optimizer)
+        if stage == "UNSCALED":
+            return self._protocol("unscale_() called twice for this optimizer before update()",
+                                  {"stage": stage})
+        if stage == "STEPPED":
+            return self._protocol("unscale_() called after step() and before update()",
+                                  {"stage": stage})
+        if self._fp16_params.setdefault(id(optimizer), optimizer_has_fp16_params(optimizer)):
+            return Finding(
+                "AMP012", self._calls,
+                "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
+                "'Attempting to unscale FP16 gradients.'",
+                evidence={"fp16_parameters": True},
+            )
+        return None
+
+    def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
+        if optimizer_stage(self.scaler, optimizer) == "STEPPED":
+            return self._protocol("scaler.step() called twice without scaler.update() between",
+                                  {"stage": "STEPPED"})
+        return None
+
+    def _before_update(self, *args: Any) -> Finding | None:
+        self._scaled_since_update = False
+        states = getattr(self.scaler, "_per_optimizer_states", {})
+        recorded = any(s.get("found_inf_per_device") for s in states.values())
+        if not recorded:
+            return self._protocol(
+                "scaler.update() called without scaler.step()/unscale_() in this iteration "
+                "(torch: 'No inf checks were recorded prior to update.')",
+                {"optimizers_seen": len(states)},
+            )
+        return None
+
+    def _check_update_called(self, step: int) -> Finding | None:
+        if not scaler_enabled(self.scaler) or self.optimizer is None:
+            return None
+        if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
+            return Finding(
+                "AMP002", step,
+                "scaler.step() ran but scaler.update() was not called before monitor.step(): "
+                "the scale never adapts and the next scaler.step() raises",
+                evidence={"call": "update() missing", "stage": "STEPPED"},
+            )
+        return None
+
+    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if self._in_scaler_step or not self._scaled_since_update:
+            return
+        if not scaler_enabled(self.scaler):
+            return
+        if optimizer_stage(self.scaler, optimizer) == "UNSCALED":
+            what = ("optimizer.step() called directly after unscale_() (not through "
+                    "scaler.step()): steps with inf/NaN gradients are applied instead of skipped")
+        else:
+            what = ("optimizer.step() called directly on scaled gradients (not through "
+                    "scaler.step()): every update is multiplied by the loss scale")
+        finding = self._protocol(what, {"stage": optimizer_stage(self.scaler, optimizer)})
+        self._flag(finding, self._calls)
+
+    def _on_forward(self, module: Any, args: Any) -> None:
+        # The first forward tells which autocast dtype the loop uses; then the hook goes.
+        for device in ("cuda", "cpu"):
+            if torch.is_autocast_enabled(device):
+                self._autocast_dtype = torch.get_autocast_dtype(device)
+                break
+        if self._forward_hook is not None:
+            self._forward_hook.remove()
+            self._forward_hook = None
+
+    def _ensure_started(self, loss: Any = None) -> None:
+        if not self.monitor.started:
+            self.monitor.start(self._build_setup(loss))
+
+    def _flag(self, finding: Finding | None, step: int) -> list[Diagnosis]:
+        if finding is None:
+            return []
+        self._ensure_started()
+        # One protocol break is enough: the calls after it fail for the same reason.
+        if finding.code in self.monitor.reported:
+            return []
+        return self.monitor.flag(finding, reported_step=step)
+
+    # -- observations --------------------------------------------------------------------------
+
+    def _build_setup(self, loss: Any) -> RunSetup:
+        setup = RunSetup(framework="torch", framework_version=torch.__version__)
+        scaler_setup(self.scaler, setup)
+        fp16_params = optimizer_has_fp16_params(self.optimizer) if self.optimizer else None
+        setup.fp16_parameters = fp16_params
+        dtype = self._autocast_dtype
+        if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
+            dtype = torch.float16
+        if dtype == torch.float16 or fp16_params:
+            compute: str | None = "float16"
+        elif dtype == torch.bfloat16:
+            compute = "bfloat16"
+        else:  # no autocast seen: fp32 if the model was watched, else nothing says
+            compute = "float32" if self.model is not None else None
+        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
+                                                  autocast=True)
+        setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
+        return setup
+
+    def _snapshot(self, step: int, loss: Any, grad_norm: Any) -> None:
+        values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
+        if self.optimizer is not None:
+            values["lr"] = first_lr(self.optimizer)
+        if scaler_enabled(self.scaler):
+            values.update(values_after_step(self.scaler))
+        self._values.push(step, values)
+
+    def _drain(self, *, wait: bool) -> list[Diagnosis]:
+        ready = self._guarded(self._values.ready, wait=wait) or []
+        found: list[Diagnosis] = []
+        for step, values in ready:
+            found += self.monitor.observe(self._observation(step, values))
+        return found
+
+    def _observation(self, step: int, values: dict[str, Any]) -> Observation:
+        # The scale this step used is the one the previous step left (the run's last scale);
+        # the first step used the scaler's initial scale.
+        if values.get("scale_after") is not None:
+            last = self.monitor.run.last_scale
+            values["scale_before"] = self.monitor.setup.init_scale if last is None else last
+        return observation_from_values(
+            step, values, rank=self.monitor.rank, world_size=self.monitor.world_size
+        )
+
+    def _guarded(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return self.monitor.guard(lambda: action(*args, **kwargs))
+
+
+def _dist_rank() -> tuple[int, int]:
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1

@@ -1,0 +1,1 @@
+"""Where a non-finite value first appeared: the locator and its explanations."""
