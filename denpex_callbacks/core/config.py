@@ -43,6 +43,10 @@ class MonitorConfig:
         max_repeats: How often one id may be reported again after clearing.
         disable: Diagnosis ids to switch off, e.g. ``("AMP008",)``.
         locate: Arm hooks after a fault to find the first module producing non-finite values.
+        rerun: Re-run a failing step (non-finite loss, first overflow of a collapse) once with
+            the same inputs, parameters and RNG state to tell a reproducible fault from a
+            transient one (hardware or software?). Costs a reference to the last inputs and
+            a copy of the RNG state per step; needs ``locate``.
         thresholds: Detection thresholds (see :class:`Thresholds`).
 
     Example:
@@ -59,6 +63,7 @@ class MonitorConfig:
     max_repeats: int = 3
     disable: tuple[str, ...] = ()
     locate: bool = True
+    rerun: bool = True
     thresholds: Thresholds = field(default_factory=Thresholds)
 
     def __post_init__(self) -> None:

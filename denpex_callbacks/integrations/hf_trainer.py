@@ -41,7 +41,7 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.versions import package_versions
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
 from denpex_callbacks.readers.deferred import DeferredValues

@@ -33,7 +33,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.grad_scaler import (

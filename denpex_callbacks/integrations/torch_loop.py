@@ -18,8 +18,9 @@ The monitor never adds a host-device sync: the scale, growth tracker and loss ar
 without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
 calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
 *before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
-non-finite loss or overflow streak (``denpex_callbacks.locate.locator``; ``locate=False``
-turns it off).
+non-finite loss or overflow streak, and re-runs the failing iteration once with the same
+inputs, parameters and RNG state to tell a reproducible fault from a transient one
+(``denpex_callbacks.locate``; ``locate=False`` / ``rerun=False`` turn them off).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
@@ -154,6 +155,7 @@ class AmpMonitor:
         model: Any = None,
         step: int | None = None,
         grad_norm: Any = None,
+        rerun: Callable[[], Any] | None = None,
     ) -> list[Diagnosis]:
         """Record one iteration; call it after ``scaler.update()``.
 
@@ -164,6 +166,11 @@ class AmpMonitor:
             model: The model, if not given at construction.
             step: The step number (default: counts calls from 0).
             grad_norm: The gradient norm if the loop computes one (tensor or float).
+            rerun: Recomputes this iteration's loss from its inputs (e.g.
+                ``lambda: loss_fn(model(x), y)``), called at most once and only if this step
+                fails, to re-run it with the same inputs, parameters and RNG state (without it
+                the model alone is re-run on the inputs of its last forward, which cannot
+                re-run a loss computed outside the model). Not called on healthy steps.
 
         Returns:
             Diagnoses that became known with this call (on CUDA usually the previous step's).
@@ -177,7 +184,7 @@ class AmpMonitor:
         index = self._calls if step is None else step
         self._calls += 1
         self._ensure_started(loss)
-        self._locate.step_finished(loss, index)
+        self._locate.step_finished(loss, index, rerun=rerun)
         found = self._flag(self._guarded(self._check_update_called, index), index)
         self._guarded(self._snapshot, index, loss, grad_norm)
         found += self._drain(wait=False)
@@ -228,6 +235,7 @@ class AmpMonitor:
         if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
             self.model = model
             self._forward_hook = model.register_forward_pre_hook(self._on_forward)
+            self._locate.watch(model)
 
     def _wrap_scaler(self, scaler: Any) -> None:
         checks: dict[str, Callable[..., Finding | None]] = {
