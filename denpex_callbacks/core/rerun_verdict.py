@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import platform
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,3 +235,80 @@ def judge(
         ", same loss bit for bit" if outcome.loss == failing.loss
         else f", and the loss differs ({_fmt(outcome.loss)} vs {_fmt(failing.loss)})")
     return verdict(NOT_REPRODUCED, f"the re-run of {at} gave finite gradients at {scale}{same}")
+
+
+@dataclass(frozen=True)
+class RankVerdict:
+    """One rank's re-run verdict as its run report holds it (for the log doctor).
+
+    Attributes:
+        rank: The rank.
+        host: The host it ran on.
+        code: The diagnosis re-run (``AMP006`` or ``AMP003``).
+        step: The failing step.
+        verdict: ``reproduced``, ``not-reproduced`` or ``not-rerunnable``.
+        reason: Why, in one line.
+    """
+
+    rank: int
+    host: str
+    code: str
+    step: int | None
+    verdict: str
+    reason: str
+
+    def line(self) -> str:
+        """``rank 1 (host node-17): AMP006 at step 5 reproduced: <reason>``."""
+        return (f"rank {self.rank} (host {self.host}): {self.code} at step {self.step} "
+                f"{self.verdict}: {self.reason}")
+
+
+def rank_verdicts(reports: Iterable[Any]) -> list[RankVerdict]:
+    """Every re-run verdict in the run reports (``RunReport``), by rank then step.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+        >>> d = Diagnosis.from_finding(Finding("AMP006", 5, "loss nan", evidence={
+        ...     "rerun": "reproduced", "rerun_reason": "the re-run's loss is nan again",
+        ...     "rerun_detail": {"host": "node-3"}}), rank=1)
+        >>> [v.line() for v in rank_verdicts([SimpleNamespace(rank=1, diagnoses=[d], header={})])]
+        ["rank 1 (host node-3): AMP006 at step 5 reproduced: the re-run's loss is nan again"]
+    """
+    found = []
+    for report in reports:
+        for diagnosis in report.diagnoses:
+            verdict = diagnosis.evidence.get("rerun")
+            if verdict not in VERDICTS:
+                continue
+            detail = diagnosis.evidence.get("rerun_detail") or {}
+            host = detail.get("host") or (report.header or {}).get("host") or "unknown"
+            found.append(RankVerdict(report.rank, str(host), diagnosis.code, diagnosis.step,
+                                     str(verdict), str(diagnosis.evidence.get("rerun_reason"))))
+    return sorted(found, key=lambda v: (v.rank, v.step if v.step is not None else -1, v.code))
+
+
+def across_ranks(verdicts: list[RankVerdict], ranks: Iterable[int]) -> str | None:
+    """One line over several ranks: which reproduced, which did not, which could not re-run,
+    which had nothing to re-run (None for a single rank or no verdict at all).
+
+    Example:
+        >>> v = [RankVerdict(0, "a", "AMP003", 4, NOT_RERUNNABLE, "..."),
+        ...      RankVerdict(1, "b", "AMP006", 4, REPRODUCED, "...")]
+        >>> across_ranks(v, [0, 1, 2])
+        'reproduced on rank 1; not re-runnable on rank 0; no re-run on rank 2'
+    """
+    ranks = sorted(set(ranks))
+    if not verdicts or len(ranks) < 2:
+        return None
+    by_kind: dict[str, set[int]] = {kind: set() for kind in VERDICTS}
+    for v in verdicts:
+        by_kind[v.verdict].add(v.rank)
+    words = {REPRODUCED: "reproduced", NOT_REPRODUCED: "NOT reproduced",
+             NOT_RERUNNABLE: "not re-runnable"}
+    parts = [f"{words[kind]} on rank {', '.join(map(str, sorted(by_kind[kind])))}"
+             for kind in VERDICTS if by_kind[kind]]
+    silent = [r for r in ranks if r not in {v.rank for v in verdicts}]
+    if silent:
+        parts.append(f"no re-run on rank {', '.join(map(str, silent))}")
+    return "; ".join(parts)

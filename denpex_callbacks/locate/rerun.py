@@ -178,7 +178,7 @@ class FailingStepRerun:
         blocker: Callable[[], str | None] | None = None,
     ) -> None:
         self.monitor = monitor
-        self.model = model
+        self.wrapper, self.model = _unwrapped(model)
         self.no_backward = no_backward
         self.blocker = blocker
         self.failed = False
@@ -188,8 +188,8 @@ class FailingStepRerun:
         self._rerunning = False
         self._rerun_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._last_finished: int | None = None
-        self._params = [p for p in model.parameters() if p.requires_grad]
-        self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
+        self._params = [p for p in self.model.parameters() if p.requires_grad]
+        self._hook = self.model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
             hook) else None
 
     # -- capturing (every training forward) ------------------------------------------------------
@@ -371,15 +371,8 @@ class FailingStepRerun:
                     "rank, which one rank cannot do alone")
         return None
 
-    def _target(self) -> torch.nn.Module:
-        inner = getattr(self.model, "module", None)
-        if type(self.model).__name__ == "DistributedDataParallel" and isinstance(
-                inner, torch.nn.Module):
-            return inner  # DDP's own forward broadcasts buffers: call what it wraps
-        return self.model
-
     def _run(self, capture: _Capture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
-        model = self._target()
+        model = self.model
         locator = NonFiniteLocator(model, on_error=self._fail)
         with self._restored(model, capture):
             locator.arm()
@@ -450,7 +443,7 @@ class FailingStepRerun:
         return ""
 
     def _backward(self, loss: torch.Tensor, scale: float | None) -> None:
-        params = [p for p in self._target().parameters() if p.requires_grad]
+        params = [p for p in self.model.parameters() if p.requires_grad]
         scaled = loss * scale if scale is not None else loss
         # Throwaway gradients: .grad is not written and accumulation hooks do not run.
         grads = torch.autograd.grad(scaled, params, allow_unused=True)
@@ -465,8 +458,11 @@ class FailingStepRerun:
             cuda_rng = (capture.cuda_rng[0], torch.cuda.get_rng_state(capture.cuda_rng[0]))
         buffers = [(b, b._version, b.clone()) for b in model.buffers()]
         modes = [(m, m.training) for m in model.modules()]
+        wrapper = self.wrapper
         self._rerunning = True
         try:
+            if wrapper is not None:  # a closure calling DDP reaches the module it wraps
+                wrapper.forward = model.__call__
             torch.set_rng_state(capture.cpu_rng)
             if capture.cuda_rng is not None:
                 torch.cuda.set_rng_state(capture.cuda_rng[1], capture.cuda_rng[0])
@@ -475,6 +471,8 @@ class FailingStepRerun:
             yield
         finally:
             self._rerunning = False
+            if wrapper is not None:
+                wrapper.__dict__.pop("forward", None)
             torch.set_rng_state(cpu_rng)
             if cuda_rng is not None:
                 torch.cuda.set_rng_state(cuda_rng[1], cuda_rng[0])
@@ -524,6 +522,19 @@ def _number(value: Any) -> float | None:
         with contextlib.suppress(ValueError):
             return float(value)
     return None
+
+
+def _unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
+    """(the DistributedDataParallel wrapper or None, the module that computes).
+
+    DDP's own forward may enter collectives (bucket rebuilds, buffer broadcasts) and prepares
+    its reducer for a backward: a re-run on one rank goes around it, to the module it wraps,
+    whose inputs (already moved to the device) are the ones captured.
+    """
+    inner = getattr(model, "module", None)
+    if type(model).__name__ == "DistributedDataParallel" and isinstance(inner, torch.nn.Module):
+        return model, inner
+    return None, model
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
