@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import tempfile
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -62,19 +63,34 @@ def run(
     only: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every available framework (or those in ``only``); unavailable ones say why."""
+    return over_frameworks(
+        lambda name, runner: measure(runner, workload, steps=steps, rounds=rounds,
+                                     device=device, warmup=warmup),
+        lambda name, runner: (f"step overhead: {name} ({rounds} rounds x "
+                              f"{len(runner.VARIANTS)} variants x {steps} steps)..."),
+        format_table, only,
+    )
+
+
+def over_frameworks(
+    measure_one: Callable[[str, ModuleType], dict[str, Any]],
+    describe: Callable[[str, ModuleType], str],
+    table: Callable[[dict[str, Any]], str],
+    only: list[str] | None = None,
+) -> dict[str, Any]:
+    """``measure_one(name, runner)`` for every available framework (or those in ``only``),
+    printing ``describe`` before and ``table`` after each; unavailable ones say why."""
     out: dict[str, Any] = {}
     for name, runner in available().items():
         if only and name not in only:
             continue
         if isinstance(runner, ImportError):
             out[name] = {"skipped": f"not available: {runner}"}
-            print(f"step overhead: {name}: not available: {runner}", flush=True)
+            print(f"{name}: not available: {runner}", flush=True)
             continue
-        print(f"step overhead: {name} ({rounds} rounds x {len(runner.VARIANTS)} variants x "
-              f"{steps} steps)...", flush=True)
-        out[name] = measure(runner, workload, steps=steps, rounds=rounds, device=device,
-                            warmup=warmup)
-        print(format_table({name: out[name]}), flush=True)
+        print(describe(name, runner), flush=True)
+        out[name] = measure_one(name, runner)
+        print(table({name: out[name]}), flush=True)
     return out
 
 

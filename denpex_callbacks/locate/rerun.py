@@ -71,7 +71,7 @@ _COLLECTIVE_MODULES = ("SyncBatchNorm",)  # forward enters a collective under se
 _SHARDED_WRAPPERS = ("FullyShardedDataParallel", "FSDPModule")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Capture:
     """What re-running one step needs (references, not copies)."""
 
@@ -189,6 +189,7 @@ class FailingStepRerun:
         self._rerun_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._last_finished: int | None = None
         self._params = [p for p in self.model.parameters() if p.requires_grad]
+        self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
         self._hook = self.model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
             hook) else None
 
@@ -229,7 +230,7 @@ class FailingStepRerun:
                  call: Callable[[], Any] | None = None, returns_loss: bool = False) -> None:
         previous = self._open
         cuda = None
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
+        if self._cuda and torch.cuda.is_initialized():
             device = torch.cuda.current_device()
             cuda = (device, torch.cuda.get_rng_state(device))
         self._open = _Capture(
