@@ -370,6 +370,9 @@ class FailingStepRerun:
         if names & set(_SHARDED_WRAPPERS):
             return ("the model is sharded (FSDP): its forward gathers parameters from every "
                     "rank, which one rank cannot do alone")
+        if any(hasattr(p, "ds_status") for p in self._params[:1]):
+            return ("DeepSpeed ZeRO stage 3 partitions the parameters: the forward gathers "
+                    "them from every rank, which one rank cannot do alone")
         return None
 
     def _run(self, capture: _Capture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,41 +11,22 @@ import torch
 pytest.importorskip("deepspeed")
 
 import deepspeed
+import ds_kit
 from locate_models import FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.deepspeed import attach
 
-# The DeepSpeed tests' process-group and CPU-fp16 fixtures, loaded by path (importlib mode).
-_spec = importlib.util.spec_from_file_location(
-    "_deepspeed_kit", Path(__file__).parents[1] / "deepspeed" / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-_kit = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_kit)
-ds_dist, fp16_cpu = _kit.ds_dist, _kit.fp16_cpu
+# The DeepSpeed tests' process-group and CPU-fp16 fixtures (see ds_kit).
+ds_dist, fp16_cpu, fresh_groups = ds_kit.ds_dist, ds_kit.fp16_cpu, ds_kit.fresh_groups
+BASE_CONFIG = ds_kit.BASE_CONFIG
 
 FAULT_STEP = 4  # DeepSpeed's 1-based global_steps of the first overflowing step
 
 
-@pytest.fixture(scope="module")
-def _fresh_groups() -> Iterator[None]:
-    """Forget DeepSpeed's cached groups around this module's process group.
-
-    ds_dist destroys its process group at module end, but deepspeed.utils.groups keeps groups
-    of it (``_WORLD_GROUP``, and ``mpu`` once a PipelineModule was built): the next module
-    building an engine in this process fails ("Group ... is not registered"). Set up before
-    ds_dist, so torn down after it.
-    """
-    from deepspeed.utils import groups
-
-    groups._WORLD_GROUP = groups.mpu = None
-    yield
-    groups._WORLD_GROUP = groups.mpu = None
-
-
 def test_deepspeed_fp16_activation_overflow_is_located(
-    _fresh_groups: None, fp16_cpu: None, tmp_path: Any
+    fresh_groups: None, fp16_cpu: None, tmp_path: Any
 ) -> None:
-    config = copy.deepcopy(_kit.BASE_CONFIG)
+    config = copy.deepcopy(BASE_CONFIG)
     config["fp16"]["initial_scale_power"] = 10
     config["denpex"] = {"enabled": True, "report_dir": None, "rerun": False}  # next step
     model = TinyT5()
