@@ -33,6 +33,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.integrations.lightning_rerun import capture_batch, watch_training_steps
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.deferred import DeferredValues
@@ -183,7 +184,8 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._loaded_state = None
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
-        self._locate = LocateOnFault(self.monitor, trainer.lightning_module)
+        self._locate = LocateOnFault(self.monitor)
+        watch_training_steps(self._locate, trainer)  # re-runs training_step on its batch
         self.monitor.start(setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -246,6 +248,13 @@ class AmpDiagnosticCallback(_LightningCallback):
             self.monitor.close()
 
     # -- per optimizer step ----------------------------------------------------------------------
+
+    def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int
+                             ) -> None:
+        """Keep a reference to the batch and the RNG state, to re-run a failing step."""
+        locate = self._locate
+        if self._active() and locate is not None:
+            self._safely(lambda: capture_batch(locate, trainer, pl_module, batch, batch_idx))
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""

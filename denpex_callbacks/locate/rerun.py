@@ -87,6 +87,7 @@ class _Capture:
     call: Callable[[], Any] | None = None
     call_returns_loss: bool = False
     step: int | None = None
+    early: bool = False  # captured before the step's forward: input versions read at its end
 
 
 @dataclass
@@ -211,7 +212,9 @@ class FailingStepRerun:
         self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
         call: Callable[[], Any] | None = None, returns_loss: bool = False,
     ) -> None:
-        """Capture a step's inputs and RNG state now, before its forward.
+        """Capture a step's inputs and RNG state now, before its forward (whatever changes
+        the inputs in place before the step ends is part of the step: their version counters
+        are read when it ends).
 
         Args:
             args: Positional inputs (references are kept, not copies).
@@ -223,6 +226,8 @@ class FailingStepRerun:
             return
         try:
             self._capture(args, dict(kwargs or {}), call, returns_loss)
+            if self._open is not None:
+                self._open.early = True
         except Exception as exc:
             self._fail(exc)
 
@@ -263,6 +268,8 @@ class FailingStepRerun:
             return
         capture.step = step
         self._last_finished = step
+        if capture.early:  # what the step's own hooks did to the batch before its forward counts
+            capture.inputs = [(t, t._version) for t, _v in capture.inputs]
         if call is not None:
             capture.call, capture.call_returns_loss = call, True
         held = self._held.captures

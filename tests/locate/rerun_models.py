@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import math
+import platform
 from typing import Any
 
 import torch
@@ -98,3 +100,28 @@ def _same(a: Any, b: Any, where: str) -> None:
             _same(x, y, f"{where}[{i}]")
     else:
         assert a == b or (a != a and b != b), where
+
+
+def assert_reproduced_here(diagnosis: Any, *, data: bool) -> None:
+    """Reproduced, located in the failing step itself; ``data``: a bad batch (else the model:
+    the inputs were finite)."""
+    origin = diagnosis.evidence["origin"]
+    assert diagnosis.evidence["rerun"] == "reproduced"
+    assert origin["located_step"] == diagnosis.step
+    assert origin["inputs_nonfinite"] is data
+
+
+def assert_transient(diagnosis: Any, step: int) -> None:
+    """Not reproduced at ``step``, the rank's host named, the node suspected."""
+    assert diagnosis.step == step and diagnosis.evidence["rerun"] == "not-reproduced"
+    assert f"host {platform.node()}" in diagnosis.summary
+    assert diagnosis.root_cause.startswith("not reproducible") and "another node" in diagnosis.fix
+
+
+def first_nonfinite_then_finite(monitor: Any) -> int:
+    """The first step with a non-finite loss in the monitor's recent history, checked to be
+    followed by a finite one (with the same batch, only the dropout mask differs)."""
+    losses = {step: loss for step, _scale, _skipped, loss in monitor.run.recent}
+    bad = [step for step, loss in sorted(losses.items()) if not math.isfinite(loss)]
+    assert bad and bad[0] < max(losses) and math.isfinite(losses[bad[0] + 1])
+    return bad[0]

@@ -8,8 +8,6 @@ computes its loss inside, as HF models do.
 from __future__ import annotations
 
 import copy
-import math
-import platform
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ pytest.importorskip("deepspeed")
 
 import deepspeed
 import ds_kit
+import rerun_models as check
 from locate_models import FEATURES, TinyT5
 from rerun_models import DropoutLogLoss, FlipOnce, assert_identical
 
@@ -103,10 +102,7 @@ def test_deepspeed_nan_batch_reproduces_and_the_run_is_unchanged(engine_kit: Non
 
 def test_deepspeed_learning_rate_far_too_high_reproduces(engine_kit: None) -> None:
     watcher, _ = ds_train(LossNet(), lr=30.0, steps=10)
-    nan_loss = first(watcher, "AMP006")
-    assert nan_loss.evidence["rerun"] == "reproduced"
-    assert nan_loss.evidence["origin"]["located_step"] == nan_loss.step
-    assert nan_loss.evidence["origin"]["inputs_nonfinite"] is False
+    check.assert_reproduced_here(first(watcher, "AMP006"), data=False)
 
 
 def test_deepspeed_activation_flipped_once_is_not_reproduced(engine_kit: None) -> None:
@@ -114,19 +110,15 @@ def test_deepspeed_activation_flipped_once_is_not_reproduced(engine_kit: None) -
     flip = FlipOnce(at_forward=FAULT_STEP - 1)
     model.net.blocks[1].register_forward_hook(flip)
     watcher, _ = ds_train(model)
-    nan_loss = first(watcher, "AMP006")
-    assert flip.fired == 1 and nan_loss.step == FAULT_STEP
-    assert nan_loss.evidence["rerun"] == "not-reproduced"
-    assert f"host {platform.node()}" in nan_loss.summary
+    assert flip.fired == 1
+    check.assert_transient(first(watcher, "AMP006"), FAULT_STEP)
 
 
 def test_deepspeed_dropout_failure_reproduces(engine_kit: None) -> None:
     watcher, _ = ds_train(LossNet(DropoutLogLoss(features=4)), same=True, steps=16)
-    losses = {step: loss for step, _s, _k, loss in watcher.monitor.run.recent}
-    bad = [step for step, loss in sorted(losses.items()) if not math.isfinite(loss)]
-    assert bad and bad[0] < max(losses) and math.isfinite(losses[bad[0] + 1])
+    failing = check.first_nonfinite_then_finite(watcher.monitor)
     nan_loss = first(watcher, "AMP006")
-    assert nan_loss.step == bad[0] and nan_loss.evidence["rerun"] == "reproduced"
+    assert nan_loss.step == failing and nan_loss.evidence["rerun"] == "reproduced"
 
 
 def test_deepspeed_zero3_is_not_rerunnable_and_says_why(engine_kit: None) -> None:

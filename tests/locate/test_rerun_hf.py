@@ -7,8 +7,6 @@ with kwargs) and returns the loss itself, as HF models do.
 from __future__ import annotations
 
 import copy
-import math
-import platform
 from typing import Any
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+import rerun_models as check  # noqa: E402
 from locate_models import FEATURES, TinyT5  # noqa: E402
 from rerun_models import DropoutLogLoss, FlipOnce, assert_identical  # noqa: E402
 
@@ -116,10 +115,7 @@ def test_hf_nan_in_one_batch_reproduces_in_the_failing_batch(tmp_path):
 
 def test_hf_learning_rate_far_too_high_reproduces(tmp_path):
     callback, _ = train(tmp_path, Regressor(), Samples(), steps=8, lr=0.5)
-    nan_loss = first(callback, "AMP006")
-    assert nan_loss.evidence["rerun"] == "reproduced"
-    assert nan_loss.evidence["origin"]["located_step"] == nan_loss.step
-    assert nan_loss.evidence["origin"]["inputs_nonfinite"] is False
+    check.assert_reproduced_here(first(callback, "AMP006"), data=False)
 
 
 def test_hf_activation_flipped_once_is_not_reproduced(tmp_path):
@@ -127,23 +123,17 @@ def test_hf_activation_flipped_once_is_not_reproduced(tmp_path):
     flip = FlipOnce(at_forward=FAULT_STEP - 1)
     model.net.blocks[1].register_forward_hook(flip)
     callback, _ = train(tmp_path, model, Samples())
-    nan_loss = first(callback, "AMP006")
-    assert flip.fired == 1 and nan_loss.step == FAULT_STEP
-    assert nan_loss.evidence["rerun"] == "not-reproduced"
-    assert f"host {platform.node()}" in nan_loss.summary
-    assert nan_loss.root_cause.startswith("not reproducible")
+    assert flip.fired == 1
+    check.assert_transient(first(callback, "AMP006"), FAULT_STEP)
 
 
 def test_hf_dropout_failure_reproduces_with_the_rng_state_restored(tmp_path):
     callback, _ = train(tmp_path, Regressor(DropoutLogLoss(features=4)), Samples(same=True),
                         steps=12)
-    assert callback.monitor is not None  # (HF's logged loss stays NaN after one inf: not used)
-    losses = {step: loss for step, _scale, _skipped, loss in callback.monitor.run.recent}
-    bad = [step for step, loss in sorted(losses.items()) if not math.isfinite(loss)]
-    # the same batch is finite the step after: only the dropout mask decided
-    assert bad and bad[0] < max(losses) and math.isfinite(losses[bad[0] + 1])
+    # (HF's logged loss stays NaN once an inf entered its running sum: the monitor's is used)
+    failing = check.first_nonfinite_then_finite(callback.monitor)
     nan_loss = first(callback, "AMP006")
-    assert nan_loss.step == bad[0] and nan_loss.evidence["rerun"] == "reproduced"
+    assert nan_loss.step == failing and nan_loss.evidence["rerun"] == "reproduced"
 
 
 def test_hf_healthy_run_never_reruns(tmp_path):
