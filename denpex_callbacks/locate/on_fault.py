@@ -28,6 +28,7 @@ __all__ = ["TRIGGERS", "LocateOnFault"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
 TRIGGERS = frozenset({"AMP006", "AMP003"})  # non-finite loss, overflow-driven skip streak
+_VERDICTS_KEPT = 8  # recent steps' verdicts, for a second trigger on the same step
 
 
 class LocateOnFault:
@@ -78,6 +79,8 @@ class LocateOnFault:
         self.rerun: FailingStepRerun | None = None
         self._locator: NonFiniteLocator | None = None
         self._target: Diagnosis | None = None
+        # A step is re-run once: AMP003 on the step AMP006 already re-ran reuses the verdict.
+        self._verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]] = {}
         if model is not None:
             self.watch(model)
 
@@ -120,9 +123,8 @@ class LocateOnFault:
         rerun = self.rerun
         handled = False
         if rerun is not None and triggers and self.enabled:
-            verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]] = {}
             for trigger in triggers:
-                handled |= self._rerun_and_amend(rerun, trigger, verdicts)
+                handled |= self._rerun_and_amend(rerun, trigger)
         if rerun is not None and not rerun.failed:
             rerun.release()
         target = triggers[0] if triggers else None
@@ -141,16 +143,14 @@ class LocateOnFault:
         self._locator, self._target = locator, target
         return True
 
-    def _rerun_and_amend(
-        self,
-        rerun: FailingStepRerun,
-        target: Diagnosis,
-        verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]],
-    ) -> bool:
+    def _rerun_and_amend(self, rerun: FailingStepRerun, target: Diagnosis) -> bool:
         """Re-run ``target``'s step (once per step) and amend it. True when it was re-run."""
+        verdicts = self._verdicts
         try:
             if target.step not in verdicts:
                 verdicts[target.step] = rerun.rerun(target)
+                for old in list(verdicts)[:-_VERDICTS_KEPT]:
+                    del verdicts[old]
             verdict, report = verdicts[target.step]
             explanation = None
             if report is not None and verdict.verdict != NOT_RERUNNABLE:

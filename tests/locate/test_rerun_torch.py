@@ -151,6 +151,10 @@ def test_learning_rate_far_too_high_reproduces_as_divergence():
     assert origin["verdict"] in ("diverged-weights", "activation-overflow")
     assert nan_loss.root_cause != catalog.entry("AMP006").root_cause
     assert_untouched(loop, first)
+    # The collapse that follows starts at the same step: re-run once, the verdict reused.
+    collapse = loop.diagnosis("AMP003")
+    assert collapse.step == first and collapse.evidence["rerun"] == "reproduced"
+    assert loop.rerun_calls == 1
 
 
 def test_an_activation_flipped_once_is_not_reproduced_and_names_the_node():
