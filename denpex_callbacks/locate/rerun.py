@@ -5,15 +5,8 @@ step of a loss-scale collapse (AMP003), is computed again right after it is diag
 non-finite locator's hooks armed, and compared with what the step showed
 (:mod:`denpex_callbacks.core.rerun_verdict` says what each outcome means).
 
-What healthy steps pay (``MonitorConfig.rerun``, on by default): a forward pre-hook on the model
-keeps, before each training forward, a reference to its inputs (no copy), the torch RNG state
-(CPU, and the current CUDA device's when CUDA is in use: dropout draws from them; Python's and
-NumPy's generators are not kept, the model does not draw from them), the autocast state, and the
-sum of the parameters' and the inputs' version counters (every in-place write bumps them, so a
-changed sum proves an update or an edit happened since). Memory: a step's capture is released as
-soon as its step is judged healthy, so the only batch kept alive that the loop would have freed is
-the first step of a run of skipped steps (a collapse may be under way), or, where device values are
-read one step late, the previous step's: at most one extra batch, as references.
+What healthy steps pay (``MonitorConfig.rerun``, on by default) and the memory it keeps:
+see :mod:`denpex_callbacks.locate.capture`.
 
 The re-run itself:
 
@@ -42,7 +35,6 @@ import contextlib
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -59,58 +51,15 @@ from denpex_callbacks.core.rerun_verdict import (
     not_rerunnable,
     this_host,
 )
+from denpex_callbacks.locate.capture import StepCapture, StepCaptures, input_tensors, unwrapped
 from denpex_callbacks.locate.locator import NonFiniteLocator
 from denpex_callbacks.locate.origin import OriginReport
 
 __all__ = ["FailingStepRerun"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
-MAX_HELD = 2  # captures kept past their forward: the current step's and one more
-_MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
 _COLLECTIVE_MODULES = ("SyncBatchNorm",)  # forward enters a collective under several ranks
 _SHARDED_WRAPPERS = ("FullyShardedDataParallel", "FSDPModule")
-
-
-@dataclass(slots=True)
-class _Capture:
-    """What re-running one step needs (references, not copies)."""
-
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    cpu_rng: torch.Tensor
-    cuda_rng: tuple[int, torch.Tensor] | None
-    autocast: list[tuple[str, torch.dtype]]
-    training: bool
-    param_version: int
-    inputs: list[tuple[torch.Tensor, int]]
-    forwards: int = 1
-    call: Callable[[], Any] | None = None
-    call_returns_loss: bool = False
-    step: int | None = None
-    early: bool = False  # captured before the step's forward: input versions read at its end
-
-
-@dataclass
-class _Held:
-    captures: dict[int, _Capture] = field(default_factory=dict)
-    released_upto: int | None = None  # steps at or before this were judged and let go
-
-
-def _autocast_state() -> list[tuple[str, torch.dtype]]:
-    return [(device, torch.get_autocast_dtype(device)) for device in ("cuda", "cpu")
-            if torch.is_autocast_enabled(device)]
-
-
-def _input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
-    """Tensors among the inputs, one level into containers (a dict batch, a tuple)."""
-    found: list[torch.Tensor] = []
-    for value in (*args, *kwargs.values()):
-        items = value.values() if isinstance(value, Mapping) else (
-            value if isinstance(value, (tuple, list)) else (value,))
-        for item in items:
-            if isinstance(item, torch.Tensor) and len(found) < _MAX_INPUT_TENSORS:
-                found.append(item)
-    return found
 
 
 def loss_of(output: Any) -> torch.Tensor | None:
@@ -179,126 +128,33 @@ class FailingStepRerun:
         blocker: Callable[[], str | None] | None = None,
     ) -> None:
         self.monitor = monitor
-        self.wrapper, self.model = _unwrapped(model)
+        self.wrapper, self.model = unwrapped(model)
         self.no_backward = no_backward
         self.blocker = blocker
         self.failed = False
         self.reruns = 0
-        self._held = _Held()
-        self._open: _Capture | None = None
-        self._rerunning = False
-        self._rerun_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
-        self._last_finished: int | None = None
-        self._params = [p for p in self.model.parameters() if p.requires_grad]
-        self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
-        self._hook = self.model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
-            hook) else None
-
-    # -- capturing (every training forward) ------------------------------------------------------
-
-    def _on_forward(self, module: torch.nn.Module, args: Any, kwargs: Any) -> None:
-        if self._rerunning:  # what a re-run closure feeds the model, to compare with the capture
-            if self._rerun_inputs is None:
-                self._rerun_inputs = (tuple(args), dict(kwargs))
-            return
-        if self.failed or not module.training or not torch.is_grad_enabled():
-            return
-        try:
-            self._capture(tuple(args), dict(kwargs))
-        except Exception as exc:
-            self._fail(exc)
+        self.captures = StepCaptures(monitor, self.model, hook=hook, on_error=self._fail)
 
     def capture(
         self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
         call: Callable[[], Any] | None = None, returns_loss: bool = False,
     ) -> None:
-        """Capture a step's inputs and RNG state now, before its forward (whatever changes
-        the inputs in place before the step ends is part of the step: their version counters
-        are read when it ends).
-
-        Args:
-            args: Positional inputs (references are kept, not copies).
-            kwargs: Keyword inputs.
-            call: Re-runs the step's computation (default: the model on the inputs).
-            returns_loss: ``call`` returns the loss that was backpropagated.
-        """
-        if self._rerunning or self.failed:
-            return
-        try:
-            self._capture(args, dict(kwargs or {}), call, returns_loss)
-            if self._open is not None:
-                self._open.early = True
-        except Exception as exc:
-            self._fail(exc)
-
-    def _capture(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 call: Callable[[], Any] | None = None, returns_loss: bool = False) -> None:
-        previous = self._open
-        cuda = None
-        if self._cuda and torch.cuda.is_initialized():
-            device = torch.cuda.current_device()
-            cuda = (device, torch.cuda.get_rng_state(device))
-        self._open = _Capture(
-            args=args,
-            kwargs=kwargs,
-            cpu_rng=torch.get_rng_state(),
-            cuda_rng=cuda,
-            autocast=_autocast_state(),
-            training=self.model.training,
-            param_version=self._param_version(),
-            inputs=[(t, t._version) for t in _input_tensors(args, kwargs)],
-            forwards=previous.forwards + 1 if previous is not None else 1,
-            call=call,
-            call_returns_loss=returns_loss,
-        )
-
-    def _param_version(self) -> int:
-        return sum(p._version for p in self._params)
+        """Capture a step's inputs and RNG state now (see :meth:`StepCaptures.capture`)."""
+        self.captures.capture(args, kwargs, call=call, returns_loss=returns_loss)
 
     def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
-        """The forwards since the last call belong to optimizer step ``step``.
-
-        Args:
-            step: The step, as the adapter numbers observations.
-            call: Re-runs this step's computation and returns its loss (a plain loop's
-                ``rerun=`` closure); it replaces the model call.
-        """
-        capture, self._open = self._open, None
-        if capture is None or self.failed:
-            return
-        capture.step = step
-        self._last_finished = step
-        if capture.early:  # what the step's own hooks did to the batch before its forward counts
-            capture.inputs = [(t, t._version) for t, _v in capture.inputs]
-        if call is not None:
-            capture.call, capture.call_returns_loss = call, True
-        held = self._held.captures
-        held.pop(step, None)
-        held[step] = capture
-        pinned = self._pinned()
-        for old in [s for s in held if s != step and s != pinned][: max(0, len(held) - MAX_HELD)]:
-            del held[old]
-
-    def _pinned(self) -> int | None:
-        run = self.monitor.run
-        return run.skip_streak_start if run.skip_streak else None
+        """The forwards since the last call belong to step ``step`` (``call``: a closure
+        re-computing its loss)."""
+        self.captures.step_finished(step, call=call)
 
     def release(self) -> None:
-        """Let go of the captures of steps the monitor has judged, except the first step of
-        the current run of skipped steps (its re-run may still be asked for by AMP003)."""
-        judged = self.monitor.run.last_step
-        if judged is None:
-            return
-        pinned = self._pinned()
-        held = self._held.captures
-        for step in [s for s in held if s <= judged and s != pinned]:
-            del held[step]
-        self._held.released_upto = judged
+        """Let go of the captures of the steps the monitor has judged."""
+        self.captures.release()
 
     @property
     def held_steps(self) -> list[int]:
         """Steps whose captures are kept now."""
-        return list(self._held.captures)
+        return self.captures.held_steps
 
     # -- re-running (on a fault only) -----------------------------------------------------------
 
@@ -310,7 +166,7 @@ class FailingStepRerun:
         """
         failing = self._failing(diagnosis)
         rank, host = self.monitor.rank, this_host()
-        capture = self._held.captures.get(failing.step) if failing.step is not None else None
+        capture = self.captures.held.get(failing.step) if failing.step is not None else None
         why = self._why_not(failing, capture)
         if why is not None or capture is None:
             return not_rerunnable(failing, why or "", rank=rank, host=host), None
@@ -338,18 +194,18 @@ class FailingStepRerun:
         return FailingStep(diagnosis.code, step, _number(loss), _number(scale),
                            self.monitor.world_size)
 
-    def _why_not(self, failing: FailingStep, capture: _Capture | None) -> str | None:
+    def _why_not(self, failing: FailingStep, capture: StepCapture | None) -> str | None:
         step = failing.step
         if self.failed:
             return "the re-run machinery failed earlier in this run"
         if capture is None:
-            upto = self._held.released_upto
+            upto = self.captures.released_upto
             if step is not None and upto is not None and step <= upto:
                 return (f"the inputs of step {step} are no longer kept (a step's inputs are "
                         "released once it is judged healthy)")
             return (f"the inputs of step {step} were not captured (no training forward of "
                     "the watched model was seen in that step)")
-        if self._param_version() != capture.param_version and not self._skipped(step):
+        if self.captures.param_version() != capture.param_version and not self._skipped(step):
             return (f"the parameters changed after step {step}'s forward (its update was "
                     "applied: no loss scaler skipped it, or a later step or an in-place edit "
                     "changed them): a re-run would not use the same parameters")
@@ -363,8 +219,9 @@ class FailingStepRerun:
         # bumped the version counters writing them in place; every step since, all of them
         # judged already, must have been skipped.
         run = self.monitor.run
+        finished = self.captures.last_finished
         if step is None or run.last_step is None or (
-                self._last_finished is not None and run.last_step < self._last_finished):
+                finished is not None and run.last_step < finished):
             return False
         recent = [r for r in run.recent if r[0] >= step]
         return bool(recent) and recent[0][0] == step and all(r[2] is True for r in recent)
@@ -377,12 +234,12 @@ class FailingStepRerun:
         if names & set(_SHARDED_WRAPPERS):
             return ("the model is sharded (FSDP): its forward gathers parameters from every "
                     "rank, which one rank cannot do alone")
-        if any(hasattr(p, "ds_status") for p in self._params[:1]):
+        if any(hasattr(p, "ds_status") for p in self.model.parameters()):
             return ("DeepSpeed ZeRO stage 3 partitions the parameters: the forward gathers "
                     "them from every rank, which one rank cannot do alone")
         return None
 
-    def _run(self, capture: _Capture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
+    def _run(self, capture: StepCapture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
         model = self.model
         locator = NonFiniteLocator(model, on_error=self._fail)
         with self._restored(model, capture):
@@ -392,12 +249,12 @@ class FailingStepRerun:
                     for device, dtype in capture.autocast:
                         stack.enter_context(torch.autocast(device, dtype=dtype))
                     stack.enter_context(torch.enable_grad())
-                    self._rerun_inputs = None
+                    self.captures.rerun_inputs = None
                     if capture.call is not None:
                         output = capture.call()
                     else:
                         output = model(*capture.args, **capture.kwargs)
-                if capture.call is not None and self._hook is not None:
+                if capture.call is not None and self.captures.hooked:
                     self._check_same_inputs(capture)
                 loss = output if capture.call_returns_loss else loss_of(output)
                 if not isinstance(loss, torch.Tensor):
@@ -429,15 +286,15 @@ class FailingStepRerun:
                      "this step was kept and re-run") if capture.forwards > 1 else "",
         ), report
 
-    def _check_same_inputs(self, capture: _Capture) -> None:
+    def _check_same_inputs(self, capture: StepCapture) -> None:
         """A closure must feed the model the failing step's inputs; one that reads loop
         variables late (``lambda: loss_fn(model(x), y)`` re-run a step later) feeds the next
         batch's: that re-run proves nothing."""
-        seen = self._rerun_inputs
-        self._rerun_inputs = None
+        seen = self.captures.rerun_inputs
+        self.captures.rerun_inputs = None
         if seen is None:
             raise _NotRerunnable("the re-run closure did not call the watched model")
-        now, then = _input_tensors(*seen), [t for t, _v in capture.inputs]
+        now, then = input_tensors(*seen), [t for t, _v in capture.inputs]
         if len(now) != len(then) or not all(_same(a, b) for a, b in zip(now, then, strict=True)):
             raise _NotRerunnable(
                 "the re-run closure fed the model other inputs than the failing step's (a "
@@ -461,7 +318,7 @@ class FailingStepRerun:
         del grads
 
     @contextlib.contextmanager
-    def _restored(self, model: torch.nn.Module, capture: _Capture) -> Iterator[None]:
+    def _restored(self, model: torch.nn.Module, capture: StepCapture) -> Iterator[None]:
         """Run with the capture's RNG state and train mode; put back RNG, buffers, modes."""
         cpu_rng = torch.get_rng_state()
         cuda_rng = None
@@ -470,7 +327,7 @@ class FailingStepRerun:
         buffers = [(b, b._version, b.clone()) for b in model.buffers()]
         modes = [(m, m.training) for m in model.modules()]
         wrapper = self.wrapper
-        self._rerunning = True
+        self.captures.rerunning = True
         try:
             if wrapper is not None:  # a closure calling DDP reaches the module it wraps
                 wrapper.forward = model.__call__
@@ -481,7 +338,7 @@ class FailingStepRerun:
                 model.train(capture.training)
             yield
         finally:
-            self._rerunning = False
+            self.captures.rerunning = False
             if wrapper is not None:
                 wrapper.__dict__.pop("forward", None)
             torch.set_rng_state(cpu_rng)
@@ -498,11 +355,7 @@ class FailingStepRerun:
 
     def close(self) -> None:
         """Remove the hook and drop every capture. Safe to call twice."""
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None
-        self._open = None
-        self._held.captures.clear()
+        self.captures.close()
 
     def _fail(self, exc: BaseException) -> None:
         if self.failed:
@@ -533,19 +386,6 @@ def _number(value: Any) -> float | None:
         with contextlib.suppress(ValueError):
             return float(value)
     return None
-
-
-def _unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
-    """(the DistributedDataParallel wrapper or None, the module that computes).
-
-    DDP's own forward may enter collectives (bucket rebuilds, buffer broadcasts) and prepares
-    its reducer for a backward: a re-run on one rank goes around it, to the module it wraps,
-    whose inputs (already moved to the device) are the ones captured.
-    """
-    inner = getattr(model, "module", None)
-    if type(model).__name__ == "DistributedDataParallel" and isinstance(inner, torch.nn.Module):
-        return model, inner
-    return None, model
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
