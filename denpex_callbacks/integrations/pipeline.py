@@ -241,6 +241,7 @@ class StepPipeline:
         *,
         wait: bool = False,
         complete: Callable[[int, dict[str, Any]], None] | None = None,
+        judged: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> list[Diagnosis]:
         """Judge the snapshots that are readable (all of them with ``wait``).
 
@@ -248,6 +249,7 @@ class StepPipeline:
             wait: Wait for copies still in flight (end of training).
             complete: Adds values only the adapter knows once a step is readable (HF: the
                 grad norm from its logs; plain loops: the scale before the step).
+            judged: Called after each step is judged (DeepSpeed mirrors metrics then).
         """
         found: list[Diagnosis] = []
         for step, values in self._values.ready(wait=wait):
@@ -257,6 +259,8 @@ class StepPipeline:
             if new:
                 found += new
                 self.locate.maybe_arm(new)  # hooks the model for the next step only
+            if judged is not None:
+                judged(step, values)
         return found
 
     def observation(self, step: int, values: dict[str, Any]) -> Observation:
