@@ -1,9 +1,13 @@
-"""Lightning adapter: ``AmpDiagnosticCallback`` for ``lightning.pytorch`` and ``pytorch_lightning``.
+"""Lightning adapter: the callback's hooks, for either Lightning namespace.
 
-One class serves both Trainers: its base derives from the ``Callback`` class of every installed
-namespace, so each Trainer's ``isinstance(cb, Callback)`` checks pass. The callback only reads
-state (the precision plugin's GradScaler, or the DeepSpeed engine's optimizer) and feeds a
-:class:`~denpex_callbacks.core.monitor.Monitor`; thresholds and detection live in the core.
+:class:`AmpDiagnosticHooks` holds the hooks and imports no Lightning namespace; each namespace
+gets its own small entry module that mixes it into that namespace's ``Callback``
+(:mod:`~denpex_callbacks.integrations.lightning_entry` for ``lightning.pytorch``,
+:mod:`~denpex_callbacks.integrations.pytorch_lightning_entry` for ``pytorch_lightning``), so
+importing one never imports the other (the two share a rank-zero logger that the second import
+would rebind). The callback only reads state (the precision plugin's GradScaler, or the
+DeepSpeed engine's optimizer) and feeds the shared
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`.
 
 Steps are numbered as Lightning logs them: ``Observation.step`` is ``trainer.global_step``
 before the optimizer step (0-based; skipped steps count, as in Lightning).
@@ -23,8 +27,8 @@ import inspect
 import logging
 import os
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import torch
 
@@ -46,11 +50,11 @@ from denpex_callbacks.readers.step_values import (
     values_before_step,
 )
 
-__all__ = ["AUTO_ENV", "AmpDiagnosticCallback", "auto_callbacks", "auto_enabled"]
+__all__ = ["AUTO_ENV", "AmpDiagnosticHooks", "auto_callbacks_for", "auto_enabled",
+           "callback_class"]
 
 AUTO_ENV = "DENPEX_AUTO"  # "0" (or false/off/no) turns off the entry-point auto-registration
 STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
-_NAMESPACES = ("lightning.pytorch", "pytorch_lightning")
 # Lightning's precision flags -> (the dtype the math runs in, whether it is mixed).
 _COMPUTE_BY_FLAG = {
     "16-mixed": ("float16", True),
@@ -63,31 +67,11 @@ _COMPUTE_BY_FLAG = {
 _LOG = logging.getLogger(__name__)
 
 
-def _callback_bases() -> tuple[type, ...]:
-    """The ``Callback`` class of every installed Lightning namespace."""
-    bases: list[type] = []
-    for namespace in _NAMESPACES:
-        if importlib.util.find_spec(namespace.split(".")[0]) is None:
-            continue
-        try:
-            bases.append(importlib.import_module(f"{namespace}.callbacks").Callback)
-        except Exception as error:  # a broken second install must not hide the first
-            _LOG.debug("denpex: %s not usable (%s)", namespace, error)
-    if not bases:
-        raise ImportError(
-            "denpex_callbacks.lightning needs `lightning` or `pytorch_lightning` installed"
-        )
-    return tuple(bases)
+class AmpDiagnosticHooks:
+    """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer (the hooks).
 
-
-if TYPE_CHECKING:
-    _LightningCallback = object
-else:
-    _LightningCallback = type("_LightningCallback", _callback_bases(), {})
-
-
-class AmpDiagnosticCallback(_LightningCallback):
-    """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer.
+    Use it as ``AmpDiagnosticCallback`` from ``denpex_callbacks.lightning`` (or
+    ``denpex_callbacks.pytorch_lightning``), which mixes it into that namespace's Callback.
 
     Watches every optimizer step (not every batch: gradient accumulation and manual
     optimization included): the GradScaler's scale before and after the step, whether the
@@ -112,7 +96,7 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     Example:
         >>> from denpex_callbacks.core.thresholds import Thresholds
-        >>> cb = AmpDiagnosticCallback(thresholds=Thresholds(zero_loss_steps=5))
+        >>> cb = AmpDiagnosticHooks(thresholds=Thresholds(zero_loss_steps=5))
         >>> cb.config.thresholds.zero_loss_steps, cb.config.on_fault
         (5, 'warn')
     """
@@ -352,8 +336,26 @@ def _loss_of(outputs: Any) -> torch.Tensor | None:
 # -- auto-registration (entry points) ------------------------------------------------------------
 
 
-def auto_callbacks() -> list[AmpDiagnosticCallback]:
-    """Entry-point factory: every Trainer gets one AmpDiagnosticCallback, unless turned off.
+def callback_class(base: type, namespace: str) -> type[AmpDiagnosticHooks]:
+    """``AmpDiagnosticCallback`` for one Lightning namespace: the hooks on its ``Callback``.
+
+    Example:
+        >>> from lightning.pytorch.callbacks import Callback
+        >>> cls = callback_class(Callback, "lightning.pytorch")
+        >>> cls.__name__, issubclass(cls, Callback), cls.__module__
+        ('AmpDiagnosticCallback', True, 'denpex_callbacks.lightning')
+    """
+    door = "denpex_callbacks." + ("lightning" if namespace == "lightning.pytorch" else namespace)
+    doc = (f"Diagnoses fp16 mixed-precision failures inside a ``{namespace}`` Trainer.\n\n"
+           f"    See :class:`{__name__}.AmpDiagnosticHooks`.")
+    return type("AmpDiagnosticCallback", (AmpDiagnosticHooks, base),
+                {"__doc__": doc, "__module__": door})
+
+
+def auto_callbacks_for(
+    callback_type: type[AmpDiagnosticHooks],
+) -> Callable[[], list[AmpDiagnosticHooks]]:
+    """The entry-point factory of one namespace: every Trainer gets one callback of its type.
 
     Lightning calls it from ``Trainer.__init__`` (groups ``lightning.pytorch.callbacks_factory``
     and ``pytorch_lightning.callbacks_factory``). It also records the Trainer's ``precision``
@@ -361,29 +363,29 @@ def auto_callbacks() -> list[AmpDiagnosticCallback]:
     of a ``"16-mixed"`` it replaced by ``"bf16-mixed"`` on CPU (needed for AMP010). It adds no
     callback when ``DENPEX_AUTO=0``, when the user already passed one (exactly one instance,
     no duplicate state key), or when the Trainer under construction cannot be found.
-
-    Example:
-        >>> auto_callbacks()  # not called from a Trainer: nothing to watch
-        []
     """
-    try:
-        found = _trainer_under_construction()
-        if found is None:
-            return []
-        trainer, precision = found
-        requested = None if precision is None else str(precision)
-        present = [cb for cb in trainer.callbacks if isinstance(cb, AmpDiagnosticCallback)]
-        for callback in present:
+
+    def auto_callbacks() -> list[AmpDiagnosticHooks]:
+        try:
+            found = _trainer_under_construction()
+            if found is None:
+                return []
+            trainer, precision = found
+            requested = None if precision is None else str(precision)
+            present = [cb for cb in trainer.callbacks if isinstance(cb, AmpDiagnosticHooks)]
+            for callback in present:
+                callback._requested_precision = requested
+            if present or not auto_enabled():
+                return []
+            callback = callback_type()
+            callback.auto = True
             callback._requested_precision = requested
-        if present or not auto_enabled():
+            return [callback]
+        except Exception:  # a factory error would break the user's Trainer() call
+            _LOG.debug("denpex: auto-registration skipped", exc_info=True)
             return []
-        callback = AmpDiagnosticCallback()
-        callback.auto = True
-        callback._requested_precision = requested
-        return [callback]
-    except Exception:  # a factory error would break the user's Trainer() call
-        _LOG.debug("denpex: auto-registration skipped", exc_info=True)
-        return []
+
+    return auto_callbacks
 
 
 def auto_enabled() -> bool:
@@ -392,7 +394,13 @@ def auto_enabled() -> bool:
 
 
 def _trainer_under_construction(max_depth: int = 12) -> tuple[Any, Any] | None:
-    """(trainer, its ``precision`` argument) from the ``Trainer.__init__`` frame calling us."""
+    """(trainer, its ``precision`` argument) from the ``Trainer.__init__`` frame calling us.
+
+    Why frames (no public way; checked on lightning 2.6.6): the callbacks factory is called
+    with no arguments from inside ``Trainer.__init__``, and no public attribute keeps the
+    ``precision`` the user asked for once Lightning has swapped it (16-mixed -> bf16-mixed on
+    CPU). This is the package's only frame walk in Lightning.
+    """
     frame = inspect.currentframe()
     for _ in range(max_depth):
         if frame is None:
