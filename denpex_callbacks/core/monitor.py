@@ -185,7 +185,8 @@ class Monitor:
         self.run.update(obs)
         findings = [
             f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
-            for d in self.detectors if (f := d.observe(obs, self.run)) is not None
+            for d in self.detectors
+            if (f := d.observe(obs, self.run)) is not None and f.code not in self.config.disable
         ]
         if self._report is not None:
             self._report.step(obs)

@@ -17,6 +17,7 @@ pytest.importorskip("deepspeed")
 SCRIPT = Path(__file__).with_name("two_ranks.py")
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_stop_policy_stops_both_ranks_after_the_same_step(
     fp16_cpu: None, tmp_path: Path
 ) -> None:

@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_stop_on_one_rank_stops_every_rank_after_the_same_step(tmp_path: Path) -> None:
     k = 4
     torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"

@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lightning.pytorch.strategies import DDPStrategy
 from tiny_module import TinyModule
 
@@ -15,6 +16,7 @@ from denpex_callbacks.lightning import AmpDiagnosticCallback
 FAULT_STEP = 3
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_nan_on_rank_1_stops_both_ranks_at_the_same_step(
     tmp_path: Path, new_trainer: Any
 ) -> None:
