@@ -116,6 +116,7 @@ class AmpMonitor:
         self.optimizer: Any = None
         self.model: Any = None
         self._calls = 0
+        self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
         self._in_scaler_step = False
@@ -181,9 +182,7 @@ class AmpMonitor:
                 self._attach(scaler, optimizer, model)
             if not self.monitor.started:
                 self._ensure_started(loss)
-            found = self._flag(pipeline.guard(self._check_update_called, index), index)
-            pipeline.guard(self._snapshot, index, loss, grad_norm)
-            found += pipeline.guard(lambda: pipeline.drain(complete=self._complete)) or []
+            found = pipeline.guard(self._step, index, loss, grad_norm) or []
         if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
             self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
@@ -220,7 +219,8 @@ class AmpMonitor:
     def _attach(self, scaler: Any, optimizer: Any, model: Any) -> None:
         if scaler is not None and self.scaler is None:
             self.scaler = scaler
-            if scaler_enabled(scaler):
+            self._scaler_on = scaler_enabled(scaler)  # fixed at construction in torch
+            if self._scaler_on:
                 self._wrap_scaler(scaler)
         if optimizer is not None and self.optimizer is None:
             self.optimizer = optimizer
@@ -307,7 +307,7 @@ class AmpMonitor:
         return None
 
     def _check_update_called(self, step: int) -> Finding | None:
-        if not scaler_enabled(self.scaler) or self.optimizer is None:
+        if not self._scaler_on or self.optimizer is None:
             return None
         if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
             return Finding(
@@ -377,9 +377,14 @@ class AmpMonitor:
         values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
         if self.optimizer is not None:
             values["lr"] = first_lr(self.optimizer)
-        if scaler_enabled(self.scaler):
+        if self._scaler_on:
             values.update(values_after_step(self.scaler))
         self.pipeline.record(step, values)
+
+    def _step(self, index: int, loss: Any, grad_norm: Any) -> list[Diagnosis]:
+        found = self._flag(self._check_update_called(index), index)
+        self._snapshot(index, loss, grad_norm)
+        return found + self.pipeline.drain(complete=self._complete)
 
     def _complete(self, step: int, values: dict[str, Any]) -> None:
         # The scale this step used is the one the previous step left (the run's last scale);
