@@ -4,7 +4,7 @@
 The public door; the code lives in :mod:`denpex_callbacks.integrations.lightning_callback`.
 """
 
-from denpex_callbacks.integrations.lightning_callback import AUTO_ENV, auto_enabled
+from denpex_callbacks.integrations.lightning_auto import AUTO_ENV, auto_enabled
 from denpex_callbacks.integrations.pytorch_lightning_entry import (
     AmpDiagnosticCallback,
     auto_callbacks,

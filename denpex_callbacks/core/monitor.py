@@ -22,7 +22,14 @@ from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
-from denpex_callbacks.core.sinks import LogFilter, LogSink, ReportSink, Sink, run_metrics
+from denpex_callbacks.core.sinks import (
+    LogFilter,
+    LogSink,
+    ReportSink,
+    Sink,
+    header_line,
+    run_metrics,
+)
 from denpex_callbacks.core.versions import package_versions
 
 LOGGER = logging.getLogger("denpex_callbacks")
@@ -138,20 +145,7 @@ class Monitor:
 
     def header_line(self) -> str:
         """One line saying what is watched and which detectors are active."""
-        s = self.setup
-        if s.has_scaler:
-            scaler = f"{s.scaler} loss scale"
-            if s.init_scale is not None:
-                scaler += f" (init {s.init_scale:g}"
-                scaler += f", growth interval {s.growth_interval})" if s.growth_interval else ")"
-            scope = "scale and loss detectors on"
-        else:
-            scaler = "no loss scaler"
-            scope = "loss detectors on, scale detectors off"
-        return (
-            f"{s.framework} rank {self.rank}/{self.world_size}: precision {s.active_precision}"
-            f" (requested {s.requested_precision or 'n/a'}), {scaler}; {scope}"
-        )
+        return header_line(self.setup, self.rank, self.world_size)
 
     def close(self) -> None:
         """Write the summary record and close the report. Safe to call twice."""

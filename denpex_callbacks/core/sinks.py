@@ -15,6 +15,7 @@ from typing import Any
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.report import ReportWriter
+from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 
@@ -118,3 +119,27 @@ def run_metrics(run: RunState, faults: int) -> dict[str, float]:
     if run.last_scale is not None:
         out["amp/loss_scale"] = float(run.last_scale)
     return out
+
+
+def header_line(setup: RunSetup, rank: int, world_size: int) -> str:
+    """The run's first log line: what is watched and which detectors are active.
+
+    Example:
+        >>> header_line(RunSetup(framework="torch", active_precision="bf16-mixed"), 0, 1)
+        ... # doctest: +ELLIPSIS
+        'torch rank 0/1: precision bf16-mixed (requested n/a), no loss scaler; ...'
+    """
+    if setup.has_scaler:
+        scaler = f"{setup.scaler} loss scale"
+        if setup.init_scale is not None:
+            scaler += f" (init {setup.init_scale:g}"
+            interval = setup.growth_interval
+            scaler += f", growth interval {interval})" if interval else ")"
+        scope = "scale and loss detectors on"
+    else:
+        scaler = "no loss scaler"
+        scope = "loss detectors on, scale detectors off"
+    return (
+        f"{setup.framework} rank {rank}/{world_size}: precision {setup.active_precision}"
+        f" (requested {setup.requested_precision or 'n/a'}), {scaler}; {scope}"
+    )

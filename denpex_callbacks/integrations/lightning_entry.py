@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lightning.pytorch.callbacks import Callback
 
-from denpex_callbacks.integrations.lightning_callback import auto_callbacks_for, callback_class
+from denpex_callbacks.integrations.lightning_auto import auto_callbacks_for, callback_class
 
 __all__ = ["AmpDiagnosticCallback", "auto_callbacks"]
 
