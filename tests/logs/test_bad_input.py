@@ -85,6 +85,8 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
         [sys.executable, "-c", "import sys, os, signal\n"
          "from denpex_callbacks.cli import main\n"
          "from denpex_callbacks.logs import reader\n"
+         # Python's own handler, even if this test process ignores SIGINT (children inherit that)
+         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
          "decode = reader._decode\n"
          "def interrupted(*args):\n"
          "    os.kill(os.getpid(), signal.SIGINT)\n"
