@@ -36,7 +36,7 @@ from typing import Any
 import deepspeed
 from deepspeed.utils import logger as deepspeed_logger
 
-from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.config import MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
@@ -86,8 +86,8 @@ def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
     enabled = options.pop(ENABLED_KEY, True)
     if not isinstance(enabled, bool):
         raise ValueError(f'{where}: "{ENABLED_KEY}" must be true or false, not {enabled!r}')
-    try:
-        config = MonitorConfig.from_dict(options)
+    try:  # the one resolver every adapter's options go through
+        config = build_config(options)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from exc
     return config if enabled else None

@@ -33,11 +33,10 @@ from transformers.trainer_callback import (
 from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
-from denpex_callbacks.core import run_setup as precision
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.integrations.pipeline import StepPipeline, StopVote, all_reduce_vote
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
@@ -333,7 +332,7 @@ def read_setup(
         compute = "bfloat16" if args.bf16 else "float16"
     else:  # no autocast wrapper: the parameters' dtype is what runs
         compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
-    setup.active_precision = precision.active_precision(
+    setup.active_precision = active_precision(
         compute, has_scaler=setup.has_scaler, autocast=autocast)
     return setup
 
