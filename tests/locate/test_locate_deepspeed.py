@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,24 +11,44 @@ import torch
 pytest.importorskip("deepspeed")
 
 import deepspeed
-import ds_kit
 from locate_models import FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.deepspeed import attach
 
-# The DeepSpeed tests' process-group and CPU-fp16 fixtures (see ds_kit).
-ds_dist, fp16_cpu, fresh_groups = ds_kit.ds_dist, ds_kit.fp16_cpu, ds_kit.fresh_groups
-BASE_CONFIG = ds_kit.BASE_CONFIG
+# ds_dist and fp16_cpu (a process group, DeepSpeed fp16 on CPU) come from tests/conftest.py.
 
 FAULT_STEP = 4  # DeepSpeed's 1-based global_steps of the first overflowing step
 
 
+@pytest.fixture(scope="module")
+def _fresh_groups() -> Iterator[None]:
+    """Forget DeepSpeed's cached groups around this module's process group.
+
+    ds_dist destroys its process group at module end, but deepspeed.utils.groups keeps groups
+    of it (``_WORLD_GROUP``, and ``mpu`` once a PipelineModule was built): the next module
+    building an engine in this process fails ("Group ... is not registered"). Set up before
+    ds_dist, so torn down after it.
+    """
+    from deepspeed.utils import groups
+
+    groups._WORLD_GROUP = groups.mpu = None
+    yield
+    groups._WORLD_GROUP = groups.mpu = None
+
+
 def test_deepspeed_fp16_activation_overflow_is_located(
-    fresh_groups: None, fp16_cpu: None, tmp_path: Any
+    _fresh_groups: None, fp16_cpu: None, tmp_path: Any
 ) -> None:
-    config = copy.deepcopy(BASE_CONFIG)
-    config["fp16"]["initial_scale_power"] = 10
-    config["denpex"] = {"enabled": True, "report_dir": None, "rerun": False}  # next step
+    config = {
+        "train_micro_batch_size_per_gpu": 4,
+        "gradient_clipping": 0,
+        "steps_per_print": 10_000,
+        "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
+        "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
+        "zero_optimization": {"stage": 1},
+        # The locator armed for the step after the fault: the failing-step re-run is off here.
+        "denpex": {"enabled": True, "report_dir": None, "rerun": False},
+    }
     model = TinyT5()
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=config)

@@ -16,23 +16,23 @@ import torch
 pytest.importorskip("deepspeed")
 
 import deepspeed
-import ds_kit
 import rerun_models as check
 from locate_models import FEATURES, TinyT5
 from rerun_models import DropoutLogLoss, FlipOnce, assert_identical
 
 from denpex_callbacks.deepspeed import attach
 
-# The DeepSpeed tests' process-group and CPU-fp16 fixtures (see ds_kit).
-ds_dist, fp16_cpu, fresh_groups = ds_kit.ds_dist, ds_kit.fp16_cpu, ds_kit.fresh_groups
-BASE_CONFIG = ds_kit.BASE_CONFIG
+# ds_dist and fp16_cpu (a process group, DeepSpeed fp16 on CPU) come from tests/conftest.py.
+BASE_CONFIG: dict[str, Any] = {
+    "train_micro_batch_size_per_gpu": 4,
+    "gradient_clipping": 0,
+    "steps_per_print": 10_000,
+    "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
+    "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
+    "zero_optimization": {"stage": 1},
+}
 
 FAULT_STEP = 4  # DeepSpeed's 1-based global_steps
-
-
-@pytest.fixture
-def engine_kit(fresh_groups: None, fp16_cpu: None) -> None:
-    return None
 
 
 class LossNet(torch.nn.Module):
@@ -53,7 +53,6 @@ def ds_train(model: torch.nn.Module, *, steps: int = 7, lr: float = 1e-3,
              nan_at: int | None = None, same: bool = False, stage: int = 1,
              rerun: bool = True) -> tuple[Any, Any]:
     config = copy.deepcopy(BASE_CONFIG)
-    config["fp16"]["initial_scale_power"] = 10
     config["optimizer"]["params"]["lr"] = lr
     config["zero_optimization"]["stage"] = stage
     config["denpex"] = {"enabled": True, "report_dir": None, "rerun": rerun}
@@ -89,7 +88,7 @@ def engine_state(engine: Any) -> dict[str, Any]:
     }
 
 
-def test_deepspeed_nan_batch_reproduces_and_the_run_is_unchanged(engine_kit: None) -> None:
+def test_deepspeed_nan_batch_reproduces_and_the_run_is_unchanged(fp16_cpu: None) -> None:
     watcher, engine = ds_train(LossNet(), nan_at=FAULT_STEP)
     nan_loss = first(watcher, "AMP006")
     assert nan_loss.step == FAULT_STEP and nan_loss.evidence["rerun"] == "reproduced"
@@ -100,12 +99,12 @@ def test_deepspeed_nan_batch_reproduces_and_the_run_is_unchanged(engine_kit: Non
     assert_identical(engine_state(engine), engine_state(off))
 
 
-def test_deepspeed_learning_rate_far_too_high_reproduces(engine_kit: None) -> None:
+def test_deepspeed_learning_rate_far_too_high_reproduces(fp16_cpu: None) -> None:
     watcher, _ = ds_train(LossNet(), lr=30.0, steps=10)
     check.assert_reproduced_here(first(watcher, "AMP006"), data=False)
 
 
-def test_deepspeed_activation_flipped_once_is_not_reproduced(engine_kit: None) -> None:
+def test_deepspeed_activation_flipped_once_is_not_reproduced(fp16_cpu: None) -> None:
     model = LossNet()
     flip = FlipOnce(at_forward=FAULT_STEP - 1)
     model.net.blocks[1].register_forward_hook(flip)
@@ -114,14 +113,14 @@ def test_deepspeed_activation_flipped_once_is_not_reproduced(engine_kit: None) -
     check.assert_transient(first(watcher, "AMP006"), FAULT_STEP)
 
 
-def test_deepspeed_dropout_failure_reproduces(engine_kit: None) -> None:
+def test_deepspeed_dropout_failure_reproduces(fp16_cpu: None) -> None:
     watcher, _ = ds_train(LossNet(DropoutLogLoss(features=4)), same=True, steps=16)
     failing = check.first_nonfinite_then_finite(watcher.monitor)
     nan_loss = first(watcher, "AMP006")
     assert nan_loss.step == failing and nan_loss.evidence["rerun"] == "reproduced"
 
 
-def test_deepspeed_zero3_is_not_rerunnable_and_says_why(engine_kit: None) -> None:
+def test_deepspeed_zero3_is_not_rerunnable_and_says_why(fp16_cpu: None) -> None:
     watcher, _ = ds_train(LossNet(), nan_at=FAULT_STEP, stage=3)
     nan_loss = first(watcher, "AMP006")
     assert nan_loss.evidence["rerun"] == "not-rerunnable"
