@@ -110,7 +110,7 @@ def test_healthy_run_hooks_the_model_only_to_capture_its_inputs():
     # One forward pre-hook keeps the inputs and RNG state for a re-run; nothing else.
     assert set(result.hooks_mid_step) == {1} and set(result.hooks_after_step) == {1}
     assert result.hooks_after_close == 0
-    assert result.monitor._locate.rerun.held_steps == []  # released once judged healthy
+    assert result.monitor.pipeline.locate.rerun.held_steps == []  # released once judged healthy
     off = run(40, scaler_kwargs={"growth_interval": 10}, monitor_kwargs=NEXT_STEP)
     assert set(off.hooks_mid_step) == {0} and set(off.hooks_after_step) == {0}
 

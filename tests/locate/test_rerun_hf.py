@@ -139,5 +139,6 @@ def test_hf_dropout_failure_reproduces_with_the_rng_state_restored(tmp_path):
 def test_hf_healthy_run_never_reruns(tmp_path):
     callback, _ = train(tmp_path, Regressor(), Samples(), steps=8)
     assert callback.monitor is not None and callback.monitor.faults() == []
-    assert callback._locate is None or callback._locate.rerun is None or (
-        callback._locate.rerun.reruns == 0)
+    assert callback.pipeline is not None
+    rerun = callback.pipeline.locate.rerun
+    assert rerun is not None and rerun.reruns == 0 and rerun.held_steps == []

@@ -147,6 +147,7 @@ def test_lightning_healthy_run_hooks_nothing_and_never_reruns(tmp_path):
     module = Regression()
     callback, _ = fit(tmp_path, module)
     assert callback.monitor is not None and callback.monitor.faults() == []
-    locate = callback._locate
-    assert locate is not None and locate.rerun is not None and locate.rerun.reruns == 0
+    assert callback.pipeline is not None
+    locate = callback.pipeline.locate
+    assert locate.rerun is not None and locate.rerun.reruns == 0
     assert hooks_on(module) == 0 and locate.rerun.held_steps == []

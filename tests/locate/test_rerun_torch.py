@@ -213,7 +213,7 @@ def test_gradient_overflow_reruns_forward_and_backward_at_the_streak_start():
     assert (origin["backward_module"], origin["backward_role"]) == ("blocks.2.wo", "input")
     assert loop.rerun_calls == 1
     assert_untouched(loop, *range(13))  # gradients in place before and after, too
-    assert loop.monitor._locate.rerun is not None
+    assert loop.monitor.pipeline.locate.rerun is not None
 
 
 def test_without_a_loss_a_gradient_overflow_is_not_rerunnable_and_says_why():
@@ -270,5 +270,5 @@ def test_batchnorm_statistics_are_left_as_they_were():
 def test_healthy_run_never_reruns_and_keeps_no_batch(closure):
     loop = train(30, closure=closure, growth_interval=5)
     assert [d.code for d in loop.monitor.diagnoses if d.severity.rank >= 1] == []
-    assert loop.rerun_calls == 0 and loop.monitor._locate.rerun.reruns == 0
-    assert loop.monitor._locate.rerun.held_steps == []
+    assert loop.rerun_calls == 0 and loop.monitor.pipeline.locate.rerun.reruns == 0
+    assert loop.monitor.pipeline.locate.rerun.held_steps == []
