@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from denpex_callbacks.core.catalog import CATALOG
+from denpex_callbacks.core.log_line import LOG_FORMATS
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 
@@ -43,6 +44,8 @@ class MonitorConfig:
         max_repeats: How often one id may be reported again after clearing.
         disable: Diagnosis ids to switch off, e.g. ``("AMP008",)``.
         locate: Arm hooks after a fault to find the first module producing non-finite values.
+        log_format: ``"line"`` (the default: one log line per diagnosis, the detail in the
+            run report) or ``"full"`` (the multi-line block: evidence, root cause, fix).
         thresholds: Detection thresholds (see :class:`Thresholds`).
 
     Example:
@@ -59,6 +62,7 @@ class MonitorConfig:
     max_repeats: int = 3
     disable: tuple[str, ...] = ()
     locate: bool = True
+    log_format: str = "line"
     thresholds: Thresholds = field(default_factory=Thresholds)
 
     def __post_init__(self) -> None:
@@ -73,6 +77,10 @@ class MonitorConfig:
         unknown = [code for code in self.disable if code not in CATALOG]
         if unknown:
             raise ValueError(f"disable lists unknown diagnosis id(s): {', '.join(unknown)}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(
+                f"log_format must be one of {', '.join(LOG_FORMATS)}, not {self.log_format!r}"
+            )
         if self.record_every < 1:
             raise ValueError("record_every must be >= 1")
 

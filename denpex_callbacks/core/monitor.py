@@ -13,6 +13,7 @@ from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
+from denpex_callbacks.core.log_line import render_amendment, render_line
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
@@ -20,7 +21,15 @@ from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.versions import package_versions
 
-LOGGER = logging.getLogger("denpex_callbacks")
+LOGGER_NAME = "denpex_callbacks"
+LOGGER = logging.getLogger(LOGGER_NAME)
+# Log records of diagnoses carry this attribute (the id), so a handler can tell them apart.
+DIAGNOSIS_RECORD = "denpex_diagnosis"
+_LEVELS = {
+    Severity.INFO: logging.INFO,
+    Severity.WARNING: logging.WARNING,
+    Severity.ERROR: logging.ERROR,
+}
 MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
 Sink = Callable[[Diagnosis], None]
 
@@ -154,6 +163,7 @@ class Monitor:
                 "denpex: run summary (rank %d): fix %s first (%s, from step %s)%s",
                 self.rank, primary.code, primary.title, primary.step,
                 f"; also reported: {', '.join(others)}" if others else "",
+                extra={DIAGNOSIS_RECORD: "summary"},
             )
         self._closed = True
         if self._writer is not None:
@@ -275,7 +285,7 @@ class Monitor:
             self._primary = amended
         if self._writer is not None:
             self._writer.amendment(amended)
-        self._log(amended, "amended ", brief=True)
+        self._log_amendment(old, amended)
         return amended
 
     # -- reporting -----------------------------------------------------------------------------
@@ -324,15 +334,30 @@ class Monitor:
                 return earlier.caused_by or earlier.code
         return None
 
-    def _log(self, diagnosis: Diagnosis, prefix: str = "", *, brief: bool = False) -> None:
+    def _log(self, diagnosis: Diagnosis) -> None:
         if self.log_filter is not None and not self.log_filter(diagnosis):
             return
-        level = {
-            Severity.INFO: logging.INFO,
-            Severity.WARNING: logging.WARNING,
-            Severity.ERROR: logging.ERROR,
-        }[diagnosis.severity]
-        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text(brief=brief))
+        if self.config.log_format == "full":
+            text = diagnosis.render_text()
+        else:
+            text = render_line(diagnosis, report=self._report_path())
+        self.logger.log(_LEVELS[diagnosis.severity], "denpex: %s", text,
+                        extra={DIAGNOSIS_RECORD: diagnosis.code})
+
+    def _log_amendment(self, old: Diagnosis, new: Diagnosis) -> None:
+        if self.log_filter is not None and not self.log_filter(new):
+            return
+        if self.config.log_format == "full":
+            text = "amended " + new.render_text(brief=True)
+        else:
+            text = render_amendment(old, new, report=self._report_path())
+        # A consequence's amendment repeats its cause's (same module, same fix): the report
+        # keeps it, the log shows it only at debug level.
+        level = logging.DEBUG if new.caused_by else _LEVELS[new.severity]
+        self.logger.log(level, "denpex: %s", text, extra={DIAGNOSIS_RECORD: new.code})
+
+    def _report_path(self) -> str | None:
+        return str(self._writer.path) if self._writer is not None else None
 
     def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
         policy = self.config.on_fault

@@ -1,8 +1,10 @@
 """denpex's own diagnosis lines, as the live callbacks log them.
 
-A run watched by a denpex callback prints ``denpex: AMP006 non-finite-loss [error] Loss is NaN
-or inf (step 61, rank 0)``; a log that holds them is read back as what they say, so
-``denpex diagnose`` on a watched run's output agrees with what the run reported.
+A run watched by a denpex callback prints ``denpex: AMP006 non-finite-loss [error] step 61,
+rank 0: loss is nan ...`` (with ``log_format="full"``: a block whose headline is ``denpex:
+AMP006 non-finite-loss [error] Loss is NaN or inf (step 61, rank 0)``). A log that holds them
+is read back as what they say, so ``denpex diagnose`` on a watched run's output agrees with
+what the run reported.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from denpex_callbacks.logs.events import FLAG, LogEvent
 FAMILY = "denpex"
 KEYWORDS = (b"denpex: ",)
 
+# The one-line form: "denpex: AMP006 non-finite-loss [error] step 61, rank 0: <summary> ...".
+_LINE = re.compile(
+    r"denpex: ((?:AMP|SYS)\d{3}) [\w-]+ \[(?:warning|error)\] (?:step (\d+), )?rank (\d+)"
+    r"(?:, line \d+)?(?:, [^:]*?)?(?:, amended)?: (.*?)(?: Fix: | Fix now: | Details: |$)"
+)
+# The multi-line form's headline (log_format="full", and denpex before 0.2).
 _HEADLINE = re.compile(
     r"denpex: (?:amended )?((?:AMP|SYS)\d{3}) [\w-]+ \[(?:info|warning|error)\] (.*?) "
     r"\((?:step (\d+), )?rank (\d+)"
@@ -22,9 +30,13 @@ _HEADLINE = re.compile(
 
 
 def parse(text: str) -> list[LogEvent]:
-    """The diagnosis a denpex headline line reports (info lines are left out).
+    """The diagnosis a denpex line reports, in either form (info lines are left out).
 
     Example:
+        >>> [(e.code, e.step, e.rank) for e in parse(
+        ...     "denpex: AMP003 loss-scale-collapse [error] step 61, rank 1: consequence of "
+        ...     "AMP006, fix that first: loss scale 32768 -> 512. Details: r/rank1.jsonl")]
+        [('AMP003', 61, 1)]
         >>> [(e.code, e.step, e.rank) for e in parse(
         ...     "denpex: AMP003 loss-scale-collapse [error] Loss scale collapsing under "
         ...     "persistent overflow (step 61, rank 0)")]
@@ -32,6 +44,11 @@ def parse(text: str) -> list[LogEvent]:
     """
     if "denpex: " not in text:  # literal checks first: most lines are another family's
         return []
+    line = _LINE.search(text)
+    if line is not None and line.group(1) in CATALOG:
+        code, step, rank, said = line.groups()
+        return [LogEvent(FLAG, FAMILY, step=int(step) if step else None, rank=int(rank),
+                         code=code, summary=f"reported by denpex during the run: {said}")]
     found = _HEADLINE.search(text)
     if found is None or "[info]" in text or found.group(1) not in CATALOG:
         return []
