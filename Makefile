@@ -10,8 +10,9 @@ export TORCH_EXTENSIONS_DIR := $(CURDIR)/.cache/torch_extensions
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test lint typecheck pytest bench venv clean
+.PHONY: demo test lint typecheck docs pytest bench venv clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,10 +32,14 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The manual (docs/, mkdocs + material); --strict: a broken link or reference fails the build.
+docs: venv
+	$(BIN)/mkdocs build --strict --quiet
+
 pytest: venv
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck pytest
+test: lint typecheck docs pytest
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py
