@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex_callbacks.core.catalog import CATALOG
-from denpex_callbacks.logs.events import FLAG, LogEvent
+from denpex_callbacks.logs.events import FLAG, SETUP, LogEvent
 
 FAMILY = "denpex"
 KEYWORDS = (b"denpex: ",)
@@ -21,6 +21,12 @@ KEYWORDS = (b"denpex: ",)
 _LINE = re.compile(
     r"denpex: ((?:AMP|SYS)\d{3}) [\w-]+ \[(?:warning|error)\] (?:step (\d+), )?rank (\d+)"
     r"(?:, line \d+)?(?:, [^:]*?)?(?:, amended)?: (.*?)(?: Fix: | Fix now: | Details: |$)"
+)
+# The header a watched run prints first: "denpex: hf rank 0/2: precision fp16-mixed (requested
+# fp16), dynamic loss scale (init 65536, growth interval 2000); scale and loss detectors on".
+_HEADER = re.compile(
+    r"denpex: (\w+) rank (\d+)/(\d+): precision ([\w-]+) \(requested [^)]*\), "
+    r"(?:(dynamic|static) loss scale|no loss scaler)"
 )
 # The multi-line form's headline (log_format="full", and denpex before 0.2).
 _HEADLINE = re.compile(
@@ -44,6 +50,9 @@ def parse(text: str) -> list[LogEvent]:
     """
     if "denpex: " not in text:  # literal checks first: most lines are another family's
         return []
+    header = _HEADER.search(text)
+    if header is not None:
+        return [_watched(header)]
     line = _LINE.search(text)
     if line is not None and line.group(1) in CATALOG:
         code, step, rank, said = line.groups()
@@ -55,3 +64,17 @@ def parse(text: str) -> list[LogEvent]:
     code, title, step, rank = found.groups()
     return [LogEvent(FLAG, FAMILY, step=int(step) if step else None, rank=int(rank), code=code,
                      summary=f"reported by denpex during the run: {title}")]
+
+
+def _watched(header: re.Match[str]) -> LogEvent:
+    """The run was watched by denpex: what it saw at start (a healthy run prints only this).
+
+    Example:
+        >>> e = parse("denpex: hf rank 1/2: precision fp16-mixed (requested fp16), dynamic loss "
+        ...           "scale (init 65536, growth interval 2000); scale and loss detectors on")[0]
+        >>> e.kind, e.rank, e.setup
+        ('setup', 1, {'active_precision': 'fp16-mixed', 'scaler': 'dynamic'})
+    """
+    _, rank, _, precision, scaler = header.groups()
+    return LogEvent(SETUP, FAMILY, rank=int(rank),
+                    setup={"active_precision": precision, "scaler": scaler})
