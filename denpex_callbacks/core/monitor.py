@@ -357,7 +357,7 @@ class Monitor:
         self.logger.log(level, "denpex: %s", text, extra={DIAGNOSIS_RECORD: new.code})
 
     def _report_path(self) -> str | None:
-        return str(self._writer.path) if self._writer is not None else None
+        return self._writer.location if self._writer is not None else None
 
     def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
         policy = self.config.on_fault
