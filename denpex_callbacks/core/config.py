@@ -34,6 +34,11 @@ class MonitorConfig:
         on_fault: ``"warn"`` (log and continue, the default), ``"stop"`` (ask the framework
             to stop gracefully after the current step) or ``"raise"`` (raise
             AmpDiagnosisError from the step where it is found).
+        checkpoint_on_stop: Under ``"stop"``, HF Trainer and Lightning save a checkpoint
+            through their own mechanism before stopping (HF: ``control.should_save``, into
+            ``output_dir/checkpoint-<step>``; Lightning: ``trainer.save_checkpoint``, beside
+            the ModelCheckpoint's files). False stops without one. Plain loops and DeepSpeed
+            leave it to the loop that reads ``should_stop``.
         fault_severity: Lowest severity the policy acts on (``"error"`` by default, or
             ``"warning"``). Lower severities are only logged.
         report_dir: Folder of the per-rank JSONL run reports (``rank<k>.jsonl``); None to
@@ -55,6 +60,7 @@ class MonitorConfig:
     """
 
     on_fault: str = "warn"
+    checkpoint_on_stop: bool = True
     fault_severity: str = "error"
     report_dir: str | None = DEFAULT_REPORT_DIR
     record_every: int = 50
