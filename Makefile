@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test lint typecheck docs pytest bench venv clean
+.PHONY: demo test test-slow lint typecheck docs pytest bench venv clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,10 +36,16 @@ typecheck: venv
 docs: venv
 	$(BIN)/mkdocs build --strict --quiet
 
+# Long checks are marked `slow` and skipped here; `make test-slow` runs them, with the checks
+# of the examples and of the benchmark harness (the GPU check's --cpu dry run among them).
 pytest: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
 
 test: lint typecheck docs pytest
+
+test-slow: venv
+	$(BIN)/python -m pytest -q -m slow tests denpex_callbacks
+	$(BIN)/python -m pytest -q examples/tests benchmarks/tests
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

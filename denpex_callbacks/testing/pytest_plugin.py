@@ -40,7 +40,8 @@ import pytest
 from denpex_callbacks.core.config import MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.log_line import render_line
-from denpex_callbacks.core.monitor import DIAGNOSIS_RECORD, LOGGER_NAME
+from denpex_callbacks.core.monitor import LOGGER_NAME
+from denpex_callbacks.core.sinks import DIAGNOSIS_RECORD
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 
