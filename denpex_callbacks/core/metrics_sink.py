@@ -61,10 +61,15 @@ class MetricsSink:
     """
 
     def __init__(self, target: MetricsTarget, every: int = 50) -> None:
+        self._send: Callable[[dict[str, float], int], None]
         if hasattr(target, "add_scalar"):
             writer = target
-            self._send: Callable[[dict[str, float], int], None] = lambda values, step: [
-                writer.add_scalar(name, value, step) for name, value in values.items()]
+
+            def send(values: dict[str, float], step: int) -> None:
+                for name, value in values.items():
+                    writer.add_scalar(name, value, step)
+
+            self._send = send
         elif callable(target):
             self._send = target
         else:

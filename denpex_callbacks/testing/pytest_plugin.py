@@ -41,8 +41,8 @@ from denpex_callbacks.core.config import MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.log_line import render_line
 from denpex_callbacks.core.monitor import LOGGER_NAME
-from denpex_callbacks.core.sinks import DIAGNOSIS_RECORD
 from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.sinks import DIAGNOSIS_RECORD
 from denpex_callbacks.core.thresholds import Thresholds
 
 if TYPE_CHECKING:  # torch is imported only when a fixture is used
