@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from torch_loops import run_loop
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup
 from denpex_callbacks.cli import main
@@ -112,3 +113,32 @@ def test_log_format_full_keeps_the_multi_line_block(
 def test_an_unknown_log_format_is_refused() -> None:
     with pytest.raises(ValueError, match="log_format must be one of line, full"):
         MonitorConfig(log_format="json")
+
+
+def test_the_output_of_a_healthy_watched_run_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "train.log"
+    handler = logging.FileHandler(log)
+    logger = logging.getLogger("denpex_callbacks")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)  # the header is an INFO line
+    try:
+        run_loop(10)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
+    assert log.read_text().startswith("denpex: torch rank 0/1: precision fp16-mixed")
+    assert main(["diagnose", "--format", "json", str(log)]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnoses"] == []
+
+
+def test_an_unwatched_log_without_any_known_line_is_still_unusable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("epoch 1 done\nall good\n")
+    assert main(["diagnose", str(log)]) == 2
+    assert "nothing to diagnose" in capsys.readouterr().err
