@@ -370,6 +370,15 @@ class Monitor:
     # -- queries -------------------------------------------------------------------------------
 
     @property
+    def report_path(self) -> str | None:
+        """Where this rank's run report is written (None: no report, or not started yet).
+
+        A new run into a folder that holds an earlier run's report writes ``run-<n>/`` beside
+        it, so this is the path to quote, not ``report_dir/rank<k>.jsonl``.
+        """
+        return self.log.report
+
+    @property
     def primary(self) -> Diagnosis | None:
         """The first warning/error diagnosis: the one to fix first."""
         return self._primary

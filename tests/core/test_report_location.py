@@ -31,9 +31,11 @@ def records(path: Path | str) -> list[dict]:
 def test_a_second_run_in_the_same_folder_writes_beside_the_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run(str(tmp_path), nan_at=2)
+    first = run(str(tmp_path), nan_at=2)
+    second = run(str(tmp_path))
     run(str(tmp_path))
-    run(str(tmp_path))
+    assert first.report_path == f"{tmp_path}/rank0.jsonl"
+    assert second.report_path == f"{tmp_path}/run-2/rank0.jsonl"  # the path to quote
     first = records(tmp_path / "rank0.jsonl")
     assert [r["id"] for r in first if r["type"] == "diagnosis"] == ["AMP006"]  # kept
     assert (tmp_path / "run-2" / "rank0.jsonl").exists()
