@@ -15,10 +15,10 @@ import pytest
 
 pytest.importorskip("deepspeed")
 
-from deepspeed.utils import logger as deepspeed_logger  # noqa: E402
+from deepspeed.utils import logger as deepspeed_logger
 
-from denpex_callbacks.cli import main  # noqa: E402
-from denpex_callbacks.integrations.deepspeed_engine import attach  # noqa: E402
+from denpex_callbacks.cli import main
+from denpex_callbacks.integrations.deepspeed_engine import attach
 
 
 def test_the_info_output_of_a_healthy_run_exits_0(kit: Any, tmp_path: Path) -> None:
