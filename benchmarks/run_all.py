@@ -1,4 +1,4 @@
-"""Run every benchmark, write ``benchmarks/results/<date>-cpu.json`` and refresh the README table.
+"""Run every benchmark, write ``benchmarks/results/<date>-cpu.json``, refresh docs/benchmarks.md.
 
 Usage (``make bench`` runs the first)::
 
@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results JSON")
     parser.add_argument("--no-readme", action="store_true",
-                        help="do not refresh README.md")
+                        help="do not refresh the table in docs/benchmarks.md")
     return parser.parse_args(argv)
 
 

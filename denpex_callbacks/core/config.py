@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from denpex_callbacks.core.catalog import CATALOG
+from denpex_callbacks.core.log_line import LOG_FORMATS
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 
@@ -33,6 +34,11 @@ class MonitorConfig:
         on_fault: ``"warn"`` (log and continue, the default), ``"stop"`` (ask the framework
             to stop gracefully after the current step) or ``"raise"`` (raise
             AmpDiagnosisError from the step where it is found).
+        checkpoint_on_stop: Under ``"stop"``, HF Trainer and Lightning save a checkpoint
+            through their own mechanism before stopping (HF: ``control.should_save``, into
+            ``output_dir/checkpoint-<step>``; Lightning: ``trainer.save_checkpoint``, beside
+            the ModelCheckpoint's files). False stops without one. Plain loops and DeepSpeed
+            leave it to the loop that reads ``should_stop``.
         fault_severity: Lowest severity the policy acts on (``"error"`` by default, or
             ``"warning"``). Lower severities are only logged.
         report_dir: Folder of the per-rank JSONL run reports (``rank<k>.jsonl``); None to
@@ -47,6 +53,8 @@ class MonitorConfig:
             the same inputs, parameters and RNG state to tell a reproducible fault from a
             transient one (hardware or software?). Costs a reference to the last inputs and
             a copy of the RNG state per step; needs ``locate``.
+        log_format: ``"line"`` (the default: one log line per diagnosis, the detail in the
+            run report) or ``"full"`` (the multi-line block: evidence, root cause, fix).
         thresholds: Detection thresholds (see :class:`Thresholds`).
 
     Example:
@@ -56,6 +64,7 @@ class MonitorConfig:
     """
 
     on_fault: str = "warn"
+    checkpoint_on_stop: bool = True
     fault_severity: str = "error"
     report_dir: str | None = DEFAULT_REPORT_DIR
     record_every: int = 50
@@ -64,6 +73,7 @@ class MonitorConfig:
     disable: tuple[str, ...] = ()
     locate: bool = True
     rerun: bool = True
+    log_format: str = "line"
     thresholds: Thresholds = field(default_factory=Thresholds)
 
     def __post_init__(self) -> None:
@@ -78,6 +88,10 @@ class MonitorConfig:
         unknown = [code for code in self.disable if code not in CATALOG]
         if unknown:
             raise ValueError(f"disable lists unknown diagnosis id(s): {', '.join(unknown)}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(
+                f"log_format must be one of {', '.join(LOG_FORMATS)}, not {self.log_format!r}"
+            )
         if self.record_every < 1:
             raise ValueError("record_every must be >= 1")
 

@@ -32,7 +32,8 @@ from denpex_callbacks.core.sinks import (
 )
 from denpex_callbacks.core.versions import package_versions
 
-LOGGER = logging.getLogger("denpex_callbacks")
+LOGGER_NAME = "denpex_callbacks"
+LOGGER = logging.getLogger(LOGGER_NAME)
 MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
 # Conditions of the run's setup rather than events: they explain a consequence at any distance
 # (a missing scaler still causes the NaN 50,000 steps later). Events cause only within the
@@ -90,7 +91,7 @@ class Monitor:
         self.world_size = world_size
         self.framework = framework
         self.logger = logger or LOGGER
-        self.log = LogSink(self.logger, log_filter)
+        self.log = LogSink(self.logger, log_filter, self.config.log_format)
         self.sinks = list(sinks)
         self.policy = Policy(self.config.on_fault, self.config.fault_level)
         self.detectors = detectors if detectors is not None else default_detectors(
@@ -136,10 +137,14 @@ class Monitor:
             )
             writer.header(self.setup.to_dict(), package_versions(self.framework))
             self._report = ReportSink(writer)
+            self.log.report = writer.location
         self.logger.info("denpex: %s", self.header_line())
         disabled = set(self.config.disable)
+        # A resumed run already reported its start-up findings before the checkpoint.
+        done = set(self.reported) if self._resumed else set()
         findings = [
-            f for f in lint_setup(self.setup, self.config.thresholds) if f.code not in disabled
+            f for f in lint_setup(self.setup, self.config.thresholds)
+            if f.code not in disabled and f.code not in done
         ]
         return self._emit_all(findings, self.run.last_step or 0)
 
@@ -275,7 +280,7 @@ class Monitor:
             self._primary = amended
         if self._report is not None:
             self._report.amended(amended)
-        self.log.amended(amended)
+        self.log.amended(old, amended)
         return amended
 
     # -- reporting -----------------------------------------------------------------------------
@@ -363,6 +368,15 @@ class Monitor:
             return None
 
     # -- queries -------------------------------------------------------------------------------
+
+    @property
+    def report_path(self) -> str | None:
+        """Where this rank's run report is written (None: no report, or not started yet).
+
+        A new run into a folder that holds an earlier run's report writes ``run-<n>/`` beside
+        it, so this is the path to quote, not ``report_dir/rank<k>.jsonl``.
+        """
+        return self.log.report
 
     @property
     def primary(self) -> Diagnosis | None:

@@ -127,15 +127,14 @@ class RerunVerdict:
         }
 
     def summary_clause(self) -> str:
-        """A clause appended to the diagnosis's one-line summary."""
+        """A clause appended to the diagnosis's one-line summary (the reason is in
+        ``evidence()``)."""
+        same = f"re-run of step {self.step} (same inputs, parameters, RNG state)"
         if self.verdict == REPRODUCED:
-            return (f"re-run of step {self.step} with the same inputs, parameters and RNG "
-                    f"state: reproduced ({self.reason}): a software, data or configuration "
-                    "fault, not the hardware")
+            return f"{same} reproduced it: not the hardware"
         if self.verdict == NOT_REPRODUCED:
-            return (f"re-run of step {self.step} with the same inputs, parameters and RNG "
-                    f"state: NOT reproduced ({self.reason}) on rank {self.rank}, host "
-                    f"{self.host}: suspect a transient hardware fault or nondeterminism")
+            return (f"{same} did NOT reproduce it on rank {self.rank}, host {self.host}: "
+                    "suspect the node")
         return f"re-run of step {self.step} not possible: {self.reason}"
 
     def root_cause(self) -> str | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
@@ -105,6 +105,7 @@ class Assembler:
     _clean_since_skip: bool = True
     _last_scale: float | None = None
     _last_metrics: tuple[int | None, float | None] | None = None
+    _skipped_total: int = 0
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -210,6 +211,8 @@ class Assembler:
         if self._last_metrics is not None and _same(self._last_metrics, key):
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
+        if event.skipped_total is not None and event.skipped_in_interval is None:
+            event = self._skips_since_last_row(event)
         if event.skipped_in_interval is not None:
             self._interval(event, line, text)
             return
@@ -219,6 +222,15 @@ class Assembler:
         self._emit(Observation(step, rank=event.rank or 0, scale_after=event.scale_after,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text))
+
+    def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
+        """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF
+        log row) as the skips of the interval since the previous row. A row without a step
+        counter spans at least its own skips and its logged step."""
+        skipped = max(0, event.skipped_total - self._skipped_total) if event.skipped_total else 0
+        self._skipped_total = max(self._skipped_total, event.skipped_total or 0)
+        step = event.step if event.step is not None else self.clock + skipped + 1
+        return replace(event, step=step, skipped_in_interval=skipped)
 
     def _interval(self, event: LogEvent, line: int, text: str) -> None:
         end = event.step if event.step is not None else self.clock + 1

@@ -66,7 +66,7 @@ def test_only_a_step_that_did_not_reproduce_changes_cause_and_fix():
     quiet = judge(LOSS, RerunOutcome(loss=0.5), rank=3, host="node-9")
     assert "rank 3 (host node-9)" in (quiet.root_cause() or "")
     assert "exclude host node-9" in (quiet.fix() or "")
-    assert "NOT reproduced" in quiet.summary_clause()
+    assert "did NOT reproduce it on rank 3, host node-9" in quiet.summary_clause()
     loud = judge(LOSS, RerunOutcome(loss=NAN), host="node-9")
     assert loud.root_cause() is None and loud.fix() is None
     assert "not the hardware" in loud.summary_clause()
