@@ -30,7 +30,7 @@ from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.parallel_scan import scan_input
-from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -42,6 +42,7 @@ from denpex_callbacks.logs.reader import (
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
                  "torch": "torch", "fairseq": "torch", "apex": "torch", "megatron": "torch"}
+_LOSS_CODES = frozenset({"AMP006", "AMP007", "AMP009"})
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
@@ -127,10 +128,11 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
+    parser = LineParser()
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
                                              workers=workers):
-            for event in parse_line(text):
+            for event in parser.parse(text, line_no):
                 result.families[event.family] += 1
                 session.assembler.feed(event, line_no, text.strip())
         session.assembler.finish()
@@ -170,7 +172,7 @@ class _Session:
         self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
-        self.recent_lines: deque[tuple[int, int]] = deque(maxlen=512)
+        self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
         self.start_lines: dict[tuple[str, int | None], int] = {}
         self.fed = 0
         self.last_skip_fed = -1
@@ -191,8 +193,11 @@ class _Session:
     def _note_start(self, diagnosis: Diagnosis) -> None:
         # The latest line of that step: a progress bar first repeats the previous step's
         # value at a new count, then prints the new one.
-        for step, line in reversed(self.recent_lines):
-            if step == diagnosis.step:
+        # A loss condition starts on a line that shows the loss, a scale condition on one
+        # that shows the scale or the skip (a script may print its loss after the overflow).
+        about_loss = diagnosis.code in _LOSS_CODES
+        for step, line, shows_loss in reversed(self.recent_lines):
+            if step == diagnosis.step and shows_loss == about_loss:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
@@ -222,7 +227,8 @@ class _Session:
             self.last_skip_fed = self.fed
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
-            self.recent_lines.append((obs.step, obs.line))
+            self.recent_lines.append((obs.step, obs.line, obs.loss is not None
+                                      and not obs.was_skipped and obs.scale is None))
         self.result.timeline.add(obs)
         self._ensure().observe(obs)
 
@@ -239,6 +245,7 @@ class _Session:
                 "incomplete (please report)")
         flags = self.assembler.flags
         out: list[Diagnosis] = []
+        flagged: set[str] = set()  # codes in ``out`` that an error line reported
         for diagnosis in self.monitor.diagnoses:
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
@@ -249,13 +256,16 @@ class _Session:
             if start is not None and start not in diagnosis.lines:
                 diagnosis = replace(diagnosis, lines=(start, *diagnosis.lines))
             same = next((d for d in out if d.code == diagnosis.code), None)
-            if from_flag and same is not None:
-                # An error line confirming a condition already diagnosed: more evidence.
+            if same is not None and (from_flag or same.code in flagged):
+                # An error line and a detector naming one condition: one diagnosis, the
+                # other is more evidence.
                 out[out.index(same)] = replace(
                     same, lines=tuple(dict.fromkeys((*same.lines, *diagnosis.lines))),
                     quotes=(*same.quotes, *diagnosis.quotes),
                     evidence={**same.evidence, "confirmed_by": diagnosis.summary})
                 continue
+            if from_flag:
+                flagged.add(diagnosis.code)
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
 
