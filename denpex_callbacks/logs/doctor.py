@@ -29,8 +29,10 @@ from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
 from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
+from denpex_callbacks.logs.reading import Reading
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -63,6 +65,7 @@ class Result:
         stats: Reader counts (logs only).
         families: Log families recognised, with their line counts.
         initiating: (rank, step) of the rank whose loss went non-finite first.
+        reading: What was read, by which part (logs and run files).
     """
 
     path: str
@@ -74,6 +77,7 @@ class Result:
     stats: ReadStats | None = None
     families: Counter[str] = field(default_factory=Counter)
     initiating: tuple[int, int] | None = None
+    reading: Reading = field(default_factory=Reading)
 
     @property
     def faults(self) -> list[Diagnosis]:
@@ -132,13 +136,21 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
                                              workers=workers):
-            for event in parser.parse(text, line_no):
+            events = parser.parse(text, line_no)
+            for event in events:
                 result.families[event.family] += 1
+                session.judge.event(event, line_no, text.strip())
                 session.assembler.feed(event, line_no, text.strip())
+            if events:
+                result.reading.add_line({(e.family, e.kind) for e in events})
         session.assembler.finish()
     finally:
         if path != STDIN:
             stream.close()
+    result.reading.lines = stats.lines
+    if parser.generic is not None:
+        result.reading.keys = parser.generic.keys_seen
+        result.reading.notations = parser.generic.notations
     if stats.problems and (stats.bytes_read == 0 or not result.families):
         # A .gz that broke before any log line: what broke, not "empty" or "nothing known".
         raise InputError(f"{path}: {stats.problems[0]}")
@@ -146,9 +158,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         raise InputError(f"{path}: empty file")
     if not result.families:
         # "no fault found" would claim a healthy run that was never seen.
-        raise InputError(f"{path}: no line of a training-log family denpex knows "
-                         "(DeepSpeed, HF Trainer, Lightning, fairseq, apex, Megatron, torch, "
-                         "denpex): nothing to diagnose")
+        raise InputError(f"{path}: read {stats.lines} line(s), none with a training metric "
+                         "(loss, loss scale, grad norm, skipped steps) or a known event line: "
+                         "nothing to diagnose")
     if stats.undecodable_lines:
         stats.problems.append(
             f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
@@ -170,6 +182,7 @@ class _Session:
         self.config = config
         self.monitor: Monitor | None = None
         self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
+        self.judge = ExcerptJudge(config.thresholds)
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
@@ -219,6 +232,7 @@ class _Session:
         return True
 
     def _observe(self, obs: Observation) -> None:
+        self.judge.observation(obs)
         if self._idle(obs):
             self.result.timeline.steps += 1
             return
@@ -236,17 +250,24 @@ class _Session:
         self._ensure().flag(finding)
 
     def finish(self) -> list[Diagnosis]:
-        if self.monitor is None:
+        known = {d.code for d in self.monitor.faults()} if self.monitor else set()
+        # What the detectors did not see on their own, the excerpt may still prove.
+        findings = self.judge.findings(
+            known, scaled=self.assembler.setup.get("scaler", "unknown") is not None)
+        if self.monitor is None and not findings:
             return []
-        self.monitor.close()
-        if self.monitor.disabled:
+        monitor = self._ensure()
+        for finding in findings:
+            monitor.flag(finding)
+        monitor.close()
+        if monitor.disabled:
             self.result.problems.append(
                 f"{self.result.path}: internal error in the monitor; diagnoses may be "
                 "incomplete (please report)")
         flags = self.assembler.flags
         out: list[Diagnosis] = []
         flagged: set[str] = set()  # codes in ``out`` that an error line reported
-        for diagnosis in self.monitor.diagnoses:
+        for diagnosis in monitor.diagnoses:
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
             if from_flag and len(lines) > 1:

@@ -66,6 +66,7 @@ class MetricLine:
     values: dict[str, float] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     components: list[tuple[str, float]] = field(default_factory=list)
+    first_prefix: str | None = None  # the text before the first value claimed
 
 
 def classify(prefix: str) -> tuple[str, str] | None:
@@ -75,6 +76,32 @@ def classify(prefix: str) -> tuple[str, str] | None:
         >>> classify("iter 120: time 3ms, Train Loss "), classify("reducing to ")
         (('loss', 'Train Loss'), None)
     """
+    found = _claim(prefix)
+    return None if found is None else (found[0], found[1])
+
+
+def notation(prefix: str, line: str) -> str:
+    """How a line writes its pairs, from the separator before one value.
+
+    Example:
+        >>> notation("{'loss': ", "{'loss': nan}"), notation("| Loss ", "| Loss nan |")
+        ("'key': value", '| key value | cells')
+    """
+    found = _claim(prefix)
+    separator = found[2] if found else ""
+    if "'" in separator or '"' in separator:
+        return "'key': value"
+    if "|" in line:
+        return "| key value | cells"
+    if "=" in separator:
+        return "key=value"
+    if ":" in separator:
+        return "key: value"
+    return "key value"
+
+
+def _claim(prefix: str) -> tuple[str, str, str] | None:
+    """(role, key, separator) ending ``prefix``."""
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
@@ -90,7 +117,7 @@ def classify(prefix: str) -> tuple[str, str] | None:
         kind = lexicon.role(key)
         if kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
-        return kind, key
+        return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 
 
@@ -112,6 +139,8 @@ def read_pairs(text: str) -> MetricLine:
         if claimed is None:
             continue
         kind, key = claimed
+        if out.first_prefix is None:
+            out.first_prefix = text[max(start - 80, 0):start]
         value = to_value(found.group(0))
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
@@ -168,18 +197,17 @@ class MetricReader:
         if _EVAL_CONTEXT.search(text) or any(marker in text for marker in _SUMMARY):
             return []
         metrics = read_pairs(text)
-        notation = "key/value"
-        if not metrics.values and not metrics.components:
-            header = self._header_row(text, line)
-            if header:
-                return []
-            row = self._value_row(text, line)
-            if row is None:
-                return []
-            metrics, notation = row, "header row over value rows"
-        return self._events(text, metrics, notation, counters=notation == "key/value")
+        if metrics.values or metrics.components:
+            written = notation(metrics.first_prefix or "", text)
+            return self._events(text, metrics, written, counters=True)
+        if self._header_row(text, line):
+            return []
+        row = self._value_row(text, line)
+        if row is None:
+            return []
+        return self._events(text, row, "header row over value rows", counters=False)
 
-    def _events(self, text: str, metrics: MetricLine, notation: str, *,
+    def _events(self, text: str, metrics: MetricLine, written: str, *,
                 counters: bool) -> list[MetricEvent]:
         values = metrics.values
         loss = values.get(lexicon.LOSS)
@@ -212,7 +240,7 @@ class MetricReader:
             return []
         keys = tuple(metrics.keys[k] for k in metrics.keys if k != "epoch_text") + tuple(
             k for k, _v in metrics.components)
-        self.notations[notation] = self.notations.get(notation, 0) + 1
+        self.notations[written] = self.notations.get(written, 0) + 1
         for key in keys:
             self.keys_seen[key] = self.keys_seen.get(key, 0) + 1
         out: list[MetricEvent] = []
