@@ -32,7 +32,6 @@ from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
-from denpex_callbacks.logs.reading import Reading
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -40,6 +39,7 @@ from denpex_callbacks.logs.reader import (
     ReadStats,
     open_input,
 )
+from denpex_callbacks.logs.reading import Reading
 
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
