@@ -62,9 +62,10 @@ def describe(reading: Reading, unit: str = "lines") -> str:
         ...             keys={"loss": 380, "grad_norm": 380}, notations={"key=value": 380})
         >>> describe(r).split(": ", 1)[0]
         'read 412 lines'
-        >>> describe(r).split(": ", 1)[1].split(", ")
-        ['380 as metrics (loss', 'grad_norm) in an unrecognised key=value format',
-         '32 DeepSpeed overflow lines']
+        >>> for part in describe(r).split(": ", 1)[1].split(", 3"):
+        ...     print(part)
+        380 as metrics (loss, grad_norm) in an unrecognised key=value format
+        2 DeepSpeed overflow lines
     """
     pieces: list[str] = []
     for (family, kind), count in reading.parts.most_common():
