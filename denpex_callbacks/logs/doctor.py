@@ -28,7 +28,9 @@ from denpex_callbacks.core.report import (
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
+from denpex_callbacks.logs import run_files
 from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.events import LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
@@ -57,7 +59,8 @@ class Result:
 
     Attributes:
         path: The input as given (``-`` for stdin).
-        kind: ``"log"`` or ``"reports"``.
+        kind: ``"log"``, ``"reports"``, or a run file: ``"trainer_state"``, ``"csv"``,
+            ``"tfevents"``.
         diagnoses: Most important first.
         timeline: Reconstructed scale/loss timeline.
         error: Why the input could not be read (then nothing else is filled).
@@ -116,9 +119,28 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
             return _diagnose_reports(path)
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
+        if path != STDIN and (kind := run_files.kind_of(path)) is not None:
+            return _diagnose_run_file(path, kind, config)
         return _diagnose_log(path, progress, config, workers)
     except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
+
+
+def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Result:
+    """A run file (trainer_state.json, metrics.csv, tfevents): records instead of lines."""
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    result = Result(path, kind=kind)
+    session = _Session(result, config or MonitorConfig(report_dir=None))
+    count = 0
+    for count, text, events in run_files.records(path, kind):
+        session.feed(count, text, events)
+    session.assembler.finish()
+    result.reading.lines = count
+    if not result.families:
+        raise InputError(f"{path}: no training record with a loss, loss scale or grad norm")
+    result.diagnoses = session.finish()
+    return result
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
@@ -136,13 +158,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
                                              workers=workers):
-            events = parser.parse(text, line_no)
-            for event in events:
-                result.families[event.family] += 1
-                session.judge.event(event, line_no, text.strip())
-                session.assembler.feed(event, line_no, text.strip())
-            if events:
-                result.reading.add_line({(e.family, e.kind) for e in events})
+            session.feed(line_no, text.strip(), parser.parse(text, line_no))
         session.assembler.finish()
     finally:
         if path != STDIN:
@@ -190,6 +206,15 @@ class _Session:
         self.fed = 0
         self.last_skip_fed = -1
         self.quiet_after = config.thresholds.skip_rate_window
+
+    def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
+        """The events read from one line (or record)."""
+        for event in events:
+            self.result.families[event.family] += 1
+            self.judge.event(event, line, text)
+            self.assembler.feed(event, line, text)
+        if events:
+            self.result.reading.add_line({(e.family, e.kind) for e in events})
 
     def _ensure(self) -> Monitor:
         if self.monitor is None:

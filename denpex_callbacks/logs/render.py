@@ -52,11 +52,15 @@ def _verdict(result: Result) -> str:
         return result.error
     faults = result.faults
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
-    if result.kind == "log":
-        what = f"{describe(result.reading)}; {what}"
+    if result.kind != "reports":
+        what = f"{describe(result.reading, _unit(result))}; {what}"
     if not faults:
         return f"{result.path}: no fault found ({what})"
     return f"{result.path}: {len(faults)} fault(s) ({what})"
+
+
+def _unit(result: Result) -> str:
+    return "lines" if result.kind == "log" else "records"
 
 
 def _initiating(result: Result) -> str | None:
@@ -111,8 +115,8 @@ def render_json(results: list[Result], exit_code: int) -> str:
             entry["error"] = mask(result.error)
         else:
             entry.update(summary_counts(result))
-            if result.kind == "log":
-                entry["read"] = reading_json(result.reading)
+            if result.kind != "reports":
+                entry["read"] = reading_json(result.reading, _unit(result))
             entry["problems"] = [mask(p) for p in result.problems]
             entry["healthy"] = not result.faults
             entry["initiating_rank"] = (
