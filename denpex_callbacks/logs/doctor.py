@@ -197,15 +197,12 @@ class _Session:
         self.result = result
         self.config = config
         self.monitor: Monitor | None = None
-        self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
+        self.assembler = Assembler(self._observe, self._flag, self._gap)
         self.judge = ExcerptJudge(config.thresholds)
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
         self.start_lines: dict[tuple[str, int | None], int] = {}
-        self.fed = 0
-        self.last_skip_fed = -1
-        self.quiet_after = config.thresholds.skip_rate_window
 
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
         """The events read from one line (or record)."""
@@ -239,31 +236,14 @@ class _Session:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
-    def _idle(self, obs: Observation) -> bool:
-        """A clean step with nothing measured, a whole skip-rate window after the last skipped
-        step: every detector's state is already what it would be after it (the window is all
-        clean, no streak runs, no scale or loss to judge), so it is only counted. Healthy
-        stretches of a big log are most of its steps: this keeps the doctor near grep's speed.
-        """
-        return (obs.skipped is False and obs.scale_before is None and obs.scale_after is None
-                and obs.loss is None and obs.grad_norm is None and obs.growth_tracker is None
-                and self.monitor is not None
-                and self.fed - self.last_skip_fed > self.quiet_after)
-
-    def _absorb(self, count: int) -> bool:
-        if self.monitor is None or self.fed - self.last_skip_fed <= self.quiet_after:
-            return False
-        self.result.timeline.steps += count  # idle steps (see _idle): counted, not judged
-        return True
+    def _gap(self, steps: int) -> None:
+        """Applied steps the log did not show one by one: counted, never made up."""
+        self.result.timeline.steps += steps
+        self.judge.gap()
+        self._ensure().advance(steps)
 
     def _observe(self, obs: Observation) -> None:
         self.judge.observation(obs)
-        if self._idle(obs):
-            self.result.timeline.steps += 1
-            return
-        self.fed += 1
-        if obs.was_skipped:
-            self.last_skip_fed = self.fed
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
@@ -293,6 +273,8 @@ class _Session:
         out: list[Diagnosis] = []
         flagged: set[str] = set()  # codes in ``out`` that an error line reported
         for diagnosis in monitor.diagnoses:
+            if diagnosis.code in self.judge.superseded:
+                continue
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
             if from_flag and len(lines) > 1:

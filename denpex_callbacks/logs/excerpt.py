@@ -74,6 +74,7 @@ class ExcerptJudge:
     stuck_first: _Point | None = None
     stuck_scale: float | None = None
     missing_loss: _Point | None = None
+    superseded: set[str] = field(default_factory=set)  # codes a finding here replaces
 
     def event(self, event: LogEvent, line: int, text: str) -> None:
         """Take one parsed event (counters and Megatron intervals are read here)."""
@@ -100,6 +101,10 @@ class ExcerptJudge:
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = obs.loss, 0
+
+    def gap(self) -> None:
+        """Applied steps the log did not show: an overflow streak ends."""
+        self.streak = 0
 
     def _overflow(self, obs: Observation, point: _Point) -> None:
         if self.streak == 0:
@@ -140,8 +145,14 @@ class ExcerptJudge:
         explain, each with its confidence. ``scaled=False``: the run has no loss scaler
         (skipped steps there are not a loss-scale matter)."""
         out: list[Finding] = []
-        if scaled and not known & SCALE_CODES:
-            scale = (self._counter(), self._collapse(), self._floor(), self._stuck())
+        scale_known = known & SCALE_CODES
+        floor = self._floor()
+        if scaled and floor is not None and scale_known == {"AMP005"}:
+            # A constant scale at the floor is not stuck: it cannot go lower.
+            self.superseded.add("AMP005")
+            out.append(floor)
+        elif scaled and not scale_known:
+            scale = (self._counter(), self._collapse(), floor, self._stuck())
             out.extend(next(([f] for f in scale if f is not None), []))
         for finding in (self._zero_loss(), self._missing_loss()):
             if finding is not None and not known & _EXPLAINED_BY[finding.code]:

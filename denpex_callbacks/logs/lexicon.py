@@ -45,7 +45,7 @@ for _role, _phrases in {
             "current scale", "cur scale", "amp scale", "scaler scale", "scaler",
             "dynamic loss scale", "current loss scale", "cur loss scale", "loss scale value",
             "gradscaler scale", "loss scaling", "loss scale factor", "grad scaler",
-            "gradient scale", "loss scaling factor", "scale loss"),
+            "gradient scale", "loss scaling factor", "dynamic scale"),
     GRAD_NORM: ("grad norm", "gradnorm", "gnorm", "grad", "grads norm", "gradient norm",
                 "grad l2 norm", "total norm", "total grad norm", "global grad norm",
                 "global norm", "grad norm total", "gradients norm", "grad total norm",
