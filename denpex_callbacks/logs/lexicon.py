@@ -89,6 +89,17 @@ def words(key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def is_evaluation(key: str) -> bool:
+    """Whether a key names an evaluation metric (``val_loss``, ``eval/loss``, ``Test Loss``).
+
+    Example:
+        >>> is_evaluation("val_lm loss"), is_evaluation("train_loss")
+        (True, False)
+    """
+    parts = words(key)
+    return bool(parts) and parts[0] in _EVAL
+
+
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None.
 

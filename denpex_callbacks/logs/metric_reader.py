@@ -42,6 +42,9 @@ _TENSOR = re.compile(r"tensor\($")
 _MODE = re.compile(r"\((?:train|training)\)$")
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``.
 _EPOCH_ITER = re.compile(r"Epoch(?:\(train\))?\s*\[(\d+)\]\s*\[\s*(\d+)\s*/\s*(\d+)\]")
+# A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
+# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
+_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
@@ -56,6 +59,7 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step.
 _SUMMARY = ("_runtime", "train_samples_per_second")
+_COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 HEADER_REACH = 200  # value rows are read this many lines after their header row
 
 
@@ -115,6 +119,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
         kind = lexicon.role(key)
+        if kind is None and lexicon.is_evaluation(key):
+            return None  # "val_lm loss": its last word is no training loss either
         if kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
@@ -144,6 +150,8 @@ def read_pairs(text: str) -> MetricLine:
         value = to_value(found.group(0))
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
+        elif kind in _COUNTERS and _as_step(value) is None:
+            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
             out.values[kind] = value
             out.keys[kind] = key
@@ -151,7 +159,10 @@ def read_pairs(text: str) -> MetricLine:
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:
-    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line."""
+    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line;
+    any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its end)."""
+    if kind == lexicon.STEP:
+        return lexicon.words(held) == ("update",)
     return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \
         and lexicon.words(held) != ("loss",)
 
@@ -219,9 +230,13 @@ class MetricReader:
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = _as_step(values.get(lexicon.STEP))
         epoch_text = None
-        if step is None and "Epoch" in text and (found := _EPOCH_ITER.search(text)):
-            epoch, done, total = (int(g) for g in found.groups())
-            step = (epoch - 1) * total + done if epoch >= 1 else done
+        if step is None and "Epoch" in text:
+            if found := _EPOCH_ITER.search(text):
+                epoch, done, total = (int(g) for g in found.groups())
+                step = (epoch - 1) * total + done if epoch >= 1 else done
+            elif counters and (found := _EPOCH_BAR.search(text)):
+                epoch, done, total = (int(g) for g in found.groups())
+                step = epoch * total + done
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
