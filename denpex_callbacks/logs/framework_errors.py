@@ -17,7 +17,8 @@ import re
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "errors"
-KEYWORDS = (b"infinite or NaN", b"requires a GPU", b"Disabling autocast")
+# accelerate's message comes in a "ValueError: " line.
+KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast")
 
 _DETECTRON = re.compile(r"Loss became infinite or NaN at iteration=(\d+)")
 _MMCV = "loss become infinite or NaN"
