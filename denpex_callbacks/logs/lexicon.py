@@ -10,6 +10,7 @@ component (``loss_cls``, ``d_loss``, ``box_loss``). Keys that start with an eval
 
 from __future__ import annotations
 
+import functools
 import re
 
 LOSS = "loss"  # the total training loss
@@ -100,6 +101,7 @@ def is_evaluation(key: str) -> bool:
     return bool(parts) and parts[0] in _EVAL
 
 
+@functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None.
 
