@@ -119,6 +119,10 @@ class Assembler:
             return
         if kind == FLAG:
             self._flush()
+            if event.step is not None and event.step > self.clock + 1:
+                # "at iteration 42": the steps before it were applied; what the next lines
+                # print without a step belongs to it
+                self._catch_up(event.step - 1, line)
             self._flag(event, line, text)
             return
         if kind == OVERFLOW and self._without_scaler(event):

@@ -191,12 +191,13 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
 
 
 class _Session:
-    """One Monitor fed by one Assembler, started lazily once the setup lines are read."""
+    """One Assembler feeding one Monitor per rank (each rank's run state apart, as in a live
+    run), each started lazily once the setup lines are read."""
 
     def __init__(self, result: Result, config: MonitorConfig) -> None:
         self.result = result
         self.config = config
-        self.monitor: Monitor | None = None
+        self.monitors: dict[int, Monitor] = {}
         self.assembler = Assembler(self._observe, self._flag, self._gap)
         self.judge = ExcerptJudge(config.thresholds)
         # Detectors report where a condition began (a step) and the line that confirmed it;
@@ -213,17 +214,19 @@ class _Session:
         if events:
             self.result.reading.add_line({(e.family, e.kind) for e in events})
 
-    def _ensure(self) -> Monitor:
-        if self.monitor is None:
+    def _ensure(self, rank: int = 0) -> Monitor:
+        monitor = self.monitors.get(rank)
+        if monitor is None:
             family = next(iter(self.result.families.most_common(1)), ("log", 0))[0]
-            self.monitor = Monitor(self.config, framework=_FRAMEWORK_OF.get(family, "log"),
-                                   logger=_QUIET, sinks=[self._note_start])
-            setup = RunSetup(framework="log")
+            monitor = Monitor(self.config, rank=rank, framework=_FRAMEWORK_OF.get(family, "log"),
+                              logger=_QUIET, sinks=[self._note_start])
+            setup = RunSetup(framework="log", rank=rank)
             for key, value in self.assembler.setup.items():
                 if hasattr(setup, key):
                     setattr(setup, key, value)
-            self.monitor.start(setup)
-        return self.monitor
+            monitor.start(setup)
+            self.monitors[rank] = monitor
+        return monitor
 
     def _note_start(self, diagnosis: Diagnosis) -> None:
         # The latest line of that step: a progress bar first repeats the previous step's
@@ -240,7 +243,8 @@ class _Session:
         """Applied steps the log did not show one by one: counted, never made up."""
         self.result.timeline.steps += steps
         self.judge.gap()
-        self._ensure().advance(steps)
+        for monitor in list(self.monitors.values()) or [self._ensure()]:
+            monitor.advance(steps)
 
     def _observe(self, obs: Observation) -> None:
         self.judge.observation(obs)
@@ -249,30 +253,39 @@ class _Session:
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
                                       and not obs.was_skipped and obs.scale is None))
         self.result.timeline.add(obs)
-        self._ensure().observe(obs)
+        # One overflow printed by several ranks was merged into one step: each rank saw it.
+        ranks = obs.extra.get("ranks") if obs.extra else None
+        for rank in ranks or [obs.rank]:
+            self._ensure(rank).observe(obs if rank == obs.rank else replace(obs, rank=rank))
 
     def _flag(self, finding: Finding) -> None:
-        self._ensure().flag(finding)
+        self._ensure(finding.rank or 0).flag(finding)
 
     def finish(self) -> list[Diagnosis]:
-        known = {d.code for d in self.monitor.faults()} if self.monitor else set()
+        known = {d.code for m in self.monitors.values() for d in m.faults()}
         # What the detectors did not see on their own, the excerpt may still prove.
         findings = self.judge.findings(
             known, scaled=self.assembler.setup.get("scaler", "unknown") is not None)
-        if self.monitor is None and not findings:
+        if not self.monitors and not findings:
             return []
-        monitor = self._ensure()
+        first = self._ensure(min(self.monitors, default=0))
         for finding in findings:
-            monitor.flag(finding)
-        monitor.close()
-        if monitor.disabled:
+            first.flag(finding)
+        for monitor in self.monitors.values():
+            monitor.close()
+        if any(m.disabled for m in self.monitors.values()):
             self.result.problems.append(
                 f"{self.result.path}: internal error in the monitor; diagnoses may be "
                 "incomplete (please report)")
         flags = self.assembler.flags
         out: list[Diagnosis] = []
         flagged: set[str] = set()  # codes in ``out`` that an error line reported
-        for diagnosis in monitor.diagnoses:
+        # Every rank's diagnoses, earliest first: each condition is reported once, where it
+        # began first (the other ranks' reports of it are more evidence).
+        everything = [d for m in self.monitors.values() for d in m.diagnoses]
+        if len(self.monitors) > 1:  # one rank: the order they were found in
+            everything.sort(key=lambda d: (d.step if d.step is not None else -1, d.rank))
+        for diagnosis in everything:
             if diagnosis.code in self.judge.superseded:
                 continue
             lines = flags.get(diagnosis.code, [])
@@ -284,6 +297,11 @@ class _Session:
             if start is not None and start not in diagnosis.lines:
                 diagnosis = replace(diagnosis, lines=(start, *diagnosis.lines))
             same = next((d for d in out if d.code == diagnosis.code), None)
+            if same is not None and same.rank != diagnosis.rank:
+                ranks = sorted({*same.evidence.get("also_on_ranks", []), diagnosis.rank})
+                out[out.index(same)] = replace(
+                    same, evidence={**same.evidence, "also_on_ranks": ranks})
+                continue
             if same is not None and (from_flag or same.code in flagged):
                 # An error line and a detector naming one condition: one diagnosis, the
                 # other is more evidence.

@@ -308,3 +308,14 @@ NEGATIVES = {
 @pytest.mark.parametrize("name", NEGATIVES)
 def test_hard_negatives_stay_quiet(tmp_path: Path, name: str) -> None:
     assert _faults(tmp_path, NEGATIVES[name]) == [], name
+
+
+def test_each_rank_is_judged_on_its_own_steps(tmp_path: Path) -> None:
+    # torchrun --tee prefixes; rank 0's loss is 0 from step 3 on, rank 1's is normal: in one
+    # shared run state rank 1's lines would break rank 0's streak of zeros
+    lines = []
+    for step in range(1, 31):
+        lines.append(f"[rank0]:iter {step}: loss {'0.6931' if step < 3 else '0.0000'}")
+        lines.append(f"[rank1]:iter {step}: loss {0.7 - step * 0.001:.4f}")
+    result = _diagnose(tmp_path, lines)
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP007", 3, 0)]
