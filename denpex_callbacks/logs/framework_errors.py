@@ -3,8 +3,10 @@
 Verbatim sources:
 - detectron2 ``detectron2/engine/train_loop.py`` (``SimpleTrainer._write_metrics``):
   ``FloatingPointError: Loss became infinite or NaN at iteration={iter}!`` (AMP006).
-- accelerate ``accelerate/state.py`` / ``accelerator.py``: ``ValueError: fp16 mixed precision
-  requires a GPU (not {device!r}).`` (AMP010: fp16 asked for, not possible here).
+- accelerate ``accelerate/accelerator.py`` (``Accelerator.__init__`` of earlier releases):
+  ``ValueError: fp16 mixed precision requires a GPU (not {self.device.type!r}).`` (AMP010:
+  fp16 asked for, not possible here). accelerate 1.15 no longer raises it: it runs such a
+  run in fp32 silently (FRAMEWORKS.md), which only a live callback sees.
 - torch ``torch/amp/autocast_mode.py``: ``CUDA is not available or torch_xla is imported.
   Disabling autocast.`` (AMP010: autocast asked for, silently off).
 - mmcv / mmdet ``CheckInvalidLossHook``: ``loss become infinite or NaN!`` (AMP006).

@@ -198,7 +198,8 @@ ERRORS = {
     # detectron2/engine/train_loop.py SimpleTrainer._write_metrics
     "detectron2": (["FloatingPointError: Loss became infinite or NaN at iteration=42!",
                     "loss_dict = {'loss_cls': nan, 'loss_box_reg': 0.5}"], ("AMP006", 42)),
-    # accelerate/state.py: f"fp16 mixed precision requires a GPU (not {device.type!r})."
+    # accelerate/accelerator.py (earlier releases): f"fp16 mixed precision requires a GPU
+    # (not {self.device.type!r})."
     "accelerate": (["ValueError: fp16 mixed precision requires a GPU (not 'cpu')."],
                    ("AMP010", None)),
     # torch/amp/autocast_mode.py
