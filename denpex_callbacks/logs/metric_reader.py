@@ -246,6 +246,10 @@ class MetricReader:
         scale = values.get(lexicon.SCALE)
         grad_norm = values.get(lexicon.GRAD_NORM)
         skipped = _as_step(values.get(lexicon.SKIPPED))
+        # A bare "skipped" may count batches, images or files a loop skipped: it still
+        # numbers the step, but it is no count of skipped optimizer steps.
+        counted = skipped if lexicon.words(metrics.keys.get(lexicon.SKIPPED, "")) != (
+            "skipped",) else None
         if "epoch_text" in metrics.keys:
             epoch_text = metrics.keys["epoch_text"]
         measured = loss is not None or grad_norm is not None
@@ -267,7 +271,7 @@ class MetricReader:
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    keys=keys, epoch_text=epoch_text))
         if skipped is not None and step is not None:
-            out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=skipped,
+            out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
         return out
 

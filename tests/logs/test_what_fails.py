@@ -299,6 +299,9 @@ NEGATIVES = {
     "zero component losses beside a non-zero total": [
         f"Epoch(train)  [1][{i * 10}/500]  lr: 1.0000e-04  loss: {2.0 - i * 0.1:.4f}  "
         "loss_rpn_cls: 0.0000  loss_rpn_bbox: 0.0000  loss_cls: 0.5000" for i in range(1, 9)],
+    "skipped batches are not skipped steps": [
+        f"step {i * 100}: skipped {i * 90} corrupted images, loss {2.0 - i * 0.1:.3f}"
+        for i in range(1, 8)],
     "routine gradient clipping warnings": [
         *HEALTHY_HF[:4],
         "Gradient norm 12.3 exceeds max_norm 1.0; clipping gradients",
