@@ -86,6 +86,8 @@ def main(argv: list[str] | None = None) -> Path:
         )
     if "logs" in parts:
         results["log_doctor"] = log_doctor_run.run(conf["log_size_mb"])
+        # the second log: 30% of the lines are metric lines only the generic reader knows
+        results["log_doctor_generic"] = log_doctor_run.run(conf["log_size_mb"], generic=0.3)
     results["load_average_after"] = machine()["load_average"]
     notes = [n for n in (load_note(results["machine"]["load_average"], results["machine"]["cpus"]),
                          load_note(results["load_average_after"], results["machine"]["cpus"]))

@@ -193,6 +193,22 @@ class Monitor:
             return []
         return self._emit_all(findings, obs.step)
 
+    def advance(self, steps: int) -> None:
+        """``steps`` optimizer steps known to be applied but not observed one by one (a log
+        whose step counter moved on): the run state and the detectors move on without
+        invented observations."""
+        if self.disabled or steps <= 0:
+            return
+
+        def move_on() -> None:
+            if not self.started:
+                self._start(None)
+            self.run.advance(steps)
+            for detector in self.detectors:
+                detector.advance(steps, self.run)
+
+        self.guard(move_on)
+
     def flag(self, finding: Finding, reported_step: int | None = None) -> list[Diagnosis]:
         """Report a finding an adapter or parser saw itself (protocol misuse, an error line).
 
