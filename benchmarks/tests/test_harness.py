@@ -92,3 +92,13 @@ def test_sync_counter_counts_sync_warnings_and_where_they_came_from(
     assert any(k.endswith("(in on_step_end)") and v == 3 for k, v in counter.sources.items())
     # Other warnings go where they went before (here: pytest's recorder).
     assert [str(w.message) for w in recwarn] == ["an unrelated warning"]
+
+
+def test_the_docs_benchmark_table_matches_the_latest_results(tmp_path: Path) -> None:
+    # Lives here, not in tests/: no test of the package imports benchmark code.
+    root = Path(__file__).resolve().parents[2]
+    page = tmp_path / "benchmarks.md"
+    page.write_text((root / "docs" / "benchmarks.md").read_text())
+    render.update_readme(readme=page)
+    assert page.read_text() == (root / "docs" / "benchmarks.md").read_text(), (
+        "docs/benchmarks.md is stale: run .venv/bin/python benchmarks/render.py")
