@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.catalog import CONSEQUENCES, entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
@@ -377,7 +378,8 @@ class Monitor:
         return [d for d in self.diagnoses if d.severity.rank >= min_severity.rank]
 
     def metrics(self) -> dict[str, float]:
-        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
+        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
+        the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
         run = self.run
         out: dict[str, float] = {
             "amp/skipped_steps": float(run.skipped_total),
@@ -386,6 +388,7 @@ class Monitor:
         }
         if run.last_scale is not None:
             out["amp/loss_scale"] = float(run.last_scale)
+        out.update(fingerprint_metrics(self.worst, self.config.disable))
         return out
 
     def summary(self) -> dict[str, Any]:
