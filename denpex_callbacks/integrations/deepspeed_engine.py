@@ -33,6 +33,7 @@ import deepspeed
 import torch
 from deepspeed.utils import logger as deepspeed_logger
 
+from denpex_callbacks.core.alerts.sink import attach_alerts
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
@@ -134,6 +135,7 @@ class DeepSpeedMonitor:
             logger=logger or (deepspeed_logger if rank == 0 else RANK_LOGGER),
         )
         self._locate = LocateOnFault(self.monitor, engine.module)
+        self._alerts = self.monitor.guard(lambda: attach_alerts(self.monitor))
         self._pending = DeferredValues()
         self._losses = LossAccumulator()
         self._originals: dict[str, Callable[..., Any]] = {}
@@ -156,6 +158,9 @@ class DeepSpeedMonitor:
         self.monitor.guard(lambda: self._drain(wait=True))
         self._locate.close()
         self.monitor.close()
+        if self._alerts is not None:
+            self._alerts.close()
+            self._alerts = None
 
     def detach(self) -> None:
         """Close, and give the engine back its own ``backward`` and ``step``."""

@@ -35,6 +35,7 @@ from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
 from denpex_callbacks.core import run_setup as precision
+from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
@@ -121,6 +122,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def _reset_run(self) -> None:
         self._hook: torch.utils.hooks.RemovableHandle | None = None
         self._locate: LocateOnFault | None = None
+        self._alerts: AlertSink | None = None
         self._in_step = False
         self._losses = LossAccumulator()
         self._before: dict[str, Any] = {}
@@ -166,6 +168,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             framework="hf",
             logger=LOGGER,
         )
+        self._alerts = attach_alerts(self.monitor, run_name=args.run_name)
         history = self._resume_state or _checkpointed_history(state, type(self).__name__)
         if history:
             self.monitor.load_state_dict(history)
@@ -194,6 +197,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
+        if self._alerts is not None:
+            self._alerts.close()
+            self._alerts = None
 
     def _switch_off(self) -> None:
         self._off = True
@@ -441,6 +447,7 @@ def _param_dtype(model: Any) -> torch.dtype | None:
 def _config_dict(config: MonitorConfig) -> dict[str, Any]:
     out = asdict(config)
     out["disable"] = list(config.disable)
+    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
     return out
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.core.monitor import Monitor
@@ -148,6 +149,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         self._reader = "none"  # "torch", "deepspeed" or "none"
         self._logger = _LOG
         self._locate: LocateOnFault | None = None
+        self._alerts: AlertSink | None = None
 
     @property
     def state_key(self) -> str:
@@ -184,6 +186,7 @@ class AmpDiagnosticCallback(_LightningCallback):
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
         self._locate = LocateOnFault(self.monitor, trainer.lightning_module)
+        self._alerts = attach_alerts(self.monitor)
         self.monitor.start(setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -244,6 +247,9 @@ class AmpDiagnosticCallback(_LightningCallback):
             self._locate.close()
         if self.monitor is not None:
             self.monitor.close()
+        if self._alerts is not None:
+            self._alerts.close()
+            self._alerts = None
 
     # -- per optimizer step ----------------------------------------------------------------------
 

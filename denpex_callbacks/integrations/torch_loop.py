@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 
+from denpex_callbacks.core.alerts.sink import attach_alerts
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
@@ -109,6 +110,7 @@ class AmpMonitor:
             framework="torch",
             logger=logger,
         )
+        self._alerts = self.monitor.guard(lambda: attach_alerts(self.monitor))
         self.scaler: Any = None
         self.optimizer: Any = None
         self.model: Any = None
@@ -190,6 +192,8 @@ class AmpMonitor:
             self._drain(wait=True)
         self._locate.close()
         self.monitor.close()
+        if self._alerts is not None:
+            self._alerts.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
                 hook.remove()

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 import pytest
-from endpoints import SECRET_PATH, Endpoint
+from alert_endpoints import SECRET_PATH, Endpoint
 
 from denpex_callbacks.core.alerts.payload import AlertContext
 from denpex_callbacks.core.alerts.settings import AlertSettings, alert_settings
@@ -90,17 +90,29 @@ def test_one_alert_per_id_and_rank_per_episode(receiver: Endpoint, tmp_path: Any
     assert sink is not None
     # AMP006: NaN, NaN (same episode), 10 finite losses clear it, NaN again (a new episode).
     run_losses(monitor, [1.0, NAN, NAN, *[1.0] * 10, NAN])
-    # AMP004 worsens within one episode: warning below 1, error at 0: alerted once.
-    for step, scale in enumerate([0.5, 0.25, 0.0], start=20):
-        monitor.observe(Observation(step, loss=1.0, scale_before=1.0, scale_after=scale))
     # The same id on another rank (a log holding two ranks) is its own alert.
     monitor.flag(Finding("AMP006", 30, "loss is nan at step 30", rank=1))
     assert sink.close(DONE) == 0
-    sent = [(p["id"], p["rank"], p["step"], p["severity"]) for p in receiver.payloads]
-    assert sent == [("AMP006", 0, 1, "error"), ("AMP006", 0, 13, "error"),
-                    ("AMP004", 0, 20, "warning"), ("AMP006", 1, 30, "error")]
-    assert [d.severity for d in monitor.diagnoses if d.code == "AMP004"] == [
-        Severity.WARNING, Severity.ERROR]
+    sent = [(p["id"], p["rank"], p["step"]) for p in receiver.payloads]
+    assert sent == [("AMP006", 0, 1), ("AMP006", 0, 13), ("AMP006", 1, 30)]
+
+
+def test_a_worsening_or_a_consequence_is_not_a_new_page(
+    receiver: Endpoint, tmp_path: Any
+) -> None:
+    monitor = monitor_for(receiver.url, tmp_path, alert_level="warning")
+    sink = attach_alerts(monitor)
+    assert sink is not None
+    # AMP004 worsens within one episode: a warning below 1, an error at 0.
+    for step, scale in enumerate([0.5, 0.25, 0.0]):
+        monitor.observe(Observation(step, loss=1.0, scale_before=1.0, scale_after=scale))
+    # AMP007 (zero loss) follows from the underflow: the catalog makes it a consequence.
+    run_losses(monitor, [0.0] * 25)
+    assert sink.close(DONE) == 0
+    assert [(d.code, d.severity, d.caused_by) for d in monitor.faults()] == [
+        ("AMP004", Severity.WARNING, None), ("AMP004", Severity.ERROR, None),
+        ("AMP007", Severity.WARNING, "AMP004")]
+    assert [(p["id"], p["severity"]) for p in receiver.payloads] == [("AMP004", "warning")]
 
 
 @pytest.mark.parametrize("where", ["failing", "hanging", "unreachable"])

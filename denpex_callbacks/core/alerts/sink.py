@@ -40,9 +40,11 @@ class AlertSink:
     webhook (timeout ``settings.timeout_s``, 3 tries, backoff a tenth of the timeout,
     doubled) and raises ``wandb.alert`` on the run that was active. It never raises: the
     first failure of each channel (webhook, wandb) is logged once as a warning, without the
-    URL. At most one alert per id and rank per episode: the engine reports a condition
-    again only once it cleared and came back, or when it worsens; a worsening of a condition
-    already alerted is not alerted again.
+    URL. One page per incident: at most one alert per id and rank per episode (the engine
+    reports a condition again only once it cleared and came back, or when it worsens; a
+    worsening of a condition already alerted is not alerted again), and a consequence of a
+    diagnosis this sink alerted (``caused_by``: AMP003 after AMP006) is not alerted either:
+    its fix is the first alert's fix. The run report and the log still have them all.
 
     Args:
         settings: Where to send and from which severity on.
@@ -90,6 +92,8 @@ class AlertSink:
         alerted = self._alerted.get(key)
         if alerted is not None and diagnosis.severity.rank > alerted.rank:
             return  # the same episode, worse: its first alert already paged someone
+        if diagnosis.caused_by and (diagnosis.caused_by, diagnosis.rank) in self._alerted:
+            return  # a consequence: the cause's alert says what to fix
         run = active_wandb_run() if self.settings.wandb else None
         if self.settings.webhook is None and run is None:
             return
@@ -167,7 +171,8 @@ def attach_alerts(
     Args:
         monitor: A :class:`~denpex_callbacks.core.monitor.Monitor` (config, rank, framework).
         run_name: The framework's run name (None: see :func:`.payload.run_name`).
-        alert_filter: Which diagnoses this process alerts (see :class:`AlertSink`).
+        alert_filter: Which diagnoses this process alerts (see :class:`AlertSink`); None:
+            the ones it prints (``monitor.log_filter``).
         environ: The environment (default ``os.environ``).
 
     Returns:
@@ -194,6 +199,8 @@ def attach_alerts(
         report_path=os.path.abspath(report_path(report_dir, monitor.rank)) if report_dir else None,
         host=platform.node(),
     )
+    if alert_filter is None:
+        alert_filter = getattr(monitor, "log_filter", None)
     sink = AlertSink(settings, context, alert_filter=alert_filter, logger=monitor.logger)
     monitor.sinks.append(sink)
     return sink

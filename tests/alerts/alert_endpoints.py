@@ -1,4 +1,7 @@
-"""HTTP endpoints on 127.0.0.1 (ports from the OS) that the alert sink posts to."""
+"""Real local endpoints for the alert tests (a pytest plugin of the suite, see
+tests/conftest.py): a receiving server, one answering 500, one that hangs (a listening socket
+that never accepts) and the address of a server of ours that was shut (refused), all on
+127.0.0.1 with ports from the OS."""
 
 from __future__ import annotations
 
@@ -11,6 +14,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
+
+ALERT_VARS = ("DENPEX_ALERT_WEBHOOK", "DENPEX_ALERT_LEVEL", "DENPEX_ALERT_WANDB",
+              "DENPEX_ALERT_TIMEOUT", "DENPEX_RUN_NAME")
+PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY")
 SECRET_PATH = "/services/T0SECRET/B0SECRET/xoxb-not-a-real-token"
 
 
@@ -76,3 +84,40 @@ def closed_port_url() -> str:
     with http_endpoint(200) as endpoint:
         url = endpoint.url
     return url
+
+
+@pytest.fixture(autouse=True)
+def _no_alert_settings_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite never posts to a webhook a developer's shell configured."""
+    for name in ALERT_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def local_http(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy from the environment would not reach 127.0.0.1."""
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def receiver(local_http: None) -> Iterator[Endpoint]:
+    with http_endpoint(200) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def failing(local_http: None) -> Iterator[Endpoint]:
+    with http_endpoint(500) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def hanging(local_http: None) -> Iterator[str]:
+    with hanging_endpoint() as url:
+        yield url
+
+
+@pytest.fixture
+def unreachable(local_http: None) -> str:
+    return closed_port_url()
