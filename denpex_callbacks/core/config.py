@@ -54,6 +54,8 @@ class MonitorConfig:
             environment's ``DENPEX_ALERT_WANDB`` (``0`` turns it off), else on.
         alert_timeout_s: Seconds one webhook request may take; None: the environment's
             ``DENPEX_ALERT_TIMEOUT``, else 5. See :mod:`denpex_callbacks.core.alerts`.
+        run_name: The run's name in alerts; None: the framework's (HF ``run_name``), else
+            ``DENPEX_RUN_NAME``, the active wandb run's, the Slurm job's.
 
     Example:
         >>> MonitorConfig.from_dict({"on_fault": "stop", "thresholds": {"zero_loss_steps": 5}})
@@ -74,6 +76,7 @@ class MonitorConfig:
     alert_level: str | None = None
     alert_wandb: bool | None = None
     alert_timeout_s: float | None = None
+    run_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.on_fault not in POLICIES:

@@ -170,7 +170,8 @@ def attach_alerts(
 
     Args:
         monitor: A :class:`~denpex_callbacks.core.monitor.Monitor` (config, rank, framework).
-        run_name: The framework's run name (None: see :func:`.payload.run_name`).
+        run_name: The framework's run name; the config's ``run_name`` wins over it (None
+            for both: see :func:`~denpex_callbacks.core.alerts.payload.run_name`).
         alert_filter: Which diagnoses this process alerts (see :class:`AlertSink`); None:
             the ones it prints (``monitor.log_filter``).
         environ: The environment (default ``os.environ``).
@@ -195,7 +196,7 @@ def attach_alerts(
     context = AlertContext(
         framework=monitor.framework,
         world_size=monitor.world_size,
-        run_name=run_name,
+        run_name=monitor.config.run_name or run_name,
         report_path=os.path.abspath(report_path(report_dir, monitor.rank)) if report_dir else None,
         host=platform.node(),
     )
