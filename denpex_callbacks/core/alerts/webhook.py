@@ -77,7 +77,7 @@ def send_with_retries(
         The number of tries it took.
 
     Raises:
-        DeliveryError: The last failure, its reason suffixed with the number of tries.
+        DeliveryError: The last failure, its reason followed by the number of tries.
 
     Example:
         >>> answers = iter([DeliveryError("HTTP 503", retry=True), None])
@@ -93,9 +93,8 @@ def send_with_retries(
             return attempt
         except DeliveryError as exc:
             if not exc.retry or attempt == tries:
-                plural = "y" if attempt == 1 else "ies"
-                raise DeliveryError(f"{exc.reason} after {attempt} tr{plural}",
-                                    retry=False) from None
+                tries_made = "1 try" if attempt == 1 else f"{attempt} tries"
+                raise DeliveryError(f"{exc.reason} ({tries_made})", retry=False) from None
             sleep(backoff_s * 2 ** (attempt - 1))
     raise AssertionError("unreachable: tries >= 1")
 

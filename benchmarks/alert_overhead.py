@@ -1,0 +1,114 @@
+"""Step time with alerts on: denpex (variant b) alone against denpex alerting to a webhook
+that hangs.
+
+Per framework, both variants train the same workload with the same fault (a NaN loss from
+``fault_step``), alternately in rotated order. In the alerting variant ``DENPEX_ALERT_WEBHOOK``
+points at a local socket that listens and never answers, so the alert made at the fault step
+hangs in the background for the rest of the run (``DENPEX_ALERT_TIMEOUT`` seconds per try,
+3 tries: longer than the run). Result: the median seconds per step of each and the paired
+ratio (the alerting run over the plain one of the same round). Usage:
+``.venv/bin/python benchmarks/run_all.py --only alerts``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import tempfile
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+from benchmarks.frameworks import available
+from benchmarks.frameworks.base import DENPEX, RunResult, RunSpec
+from benchmarks.timing import compare, rotated_rounds
+from benchmarks.workloads import Workload
+
+PLAIN, ALERTING = "denpex", "denpex + alerts to a hanging webhook"
+ALERT_TIMEOUT_S = "2"  # per try; 3 tries outlast a run, and close() then waits 2 x 2 s
+
+
+@contextlib.contextmanager
+def hanging_webhook() -> Iterator[str]:
+    """A URL whose socket accepts connections into its backlog and never answers."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
+    finally:
+        sock.close()
+
+
+@contextlib.contextmanager
+def alert_environment(url: str | None) -> Iterator[None]:
+    """``DENPEX_ALERT_WEBHOOK`` set to ``url`` (None: unset) while a run lasts."""
+    names = ("DENPEX_ALERT_WEBHOOK", "DENPEX_ALERT_TIMEOUT")
+    saved = {name: os.environ.pop(name, None) for name in names}
+    if url is not None:
+        os.environ.update(DENPEX_ALERT_WEBHOOK=url, DENPEX_ALERT_TIMEOUT=ALERT_TIMEOUT_S)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            os.environ.pop(name, None)
+            if value is not None:
+                os.environ[name] = value
+
+
+def measure(
+    runner: ModuleType, workload: Workload, url: str, *, steps: int, rounds: int,
+    warmup: int, fault_step: int,
+) -> dict[str, Any]:
+    """Rotated rounds of the two variants on one framework."""
+
+    def run_one(variant: str) -> RunResult:
+        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, \
+                alert_environment(url if variant == ALERTING else None):
+            spec = RunSpec(DENPEX, workload, steps, warmup=warmup, fault="nan",
+                           fault_step=fault_step, workdir=workdir)
+            result: RunResult = runner.run(spec)
+            return result
+
+    runs = rotated_rounds([PLAIN, ALERTING], rounds, run_one)
+    table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, PLAIN)
+    codes = {v: sorted({d["code"] for r in results for d in r.diagnoses})
+             for v, results in runs.items()}
+    return {"workload": workload.name, "steps": steps, "warmup": warmup, "rounds": rounds,
+            "fault": f"nan from step {fault_step}", "variants": table, "diagnoses": codes}
+
+
+def run(
+    workload: Workload, *, steps: int, rounds: int, warmup: int = 10,
+    only: list[str] | None = None,
+) -> dict[str, Any]:
+    """Every available framework (or those in ``only``)."""
+    out: dict[str, Any] = {}
+    fault_step = warmup + (steps - warmup) // 4  # inside the timed steps
+    with hanging_webhook() as url:
+        for name, runner in available().items():
+            if only and name not in only:
+                continue
+            if isinstance(runner, ImportError):
+                out[name] = {"skipped": f"not available: {runner}"}
+                continue
+            print(f"alert overhead: {name} ({rounds} rounds x 2 variants x {steps} steps)...",
+                  flush=True)
+            out[name] = measure(runner, workload, url, steps=steps, rounds=rounds,
+                                warmup=warmup, fault_step=fault_step)
+            print(format_table({name: out[name]}), flush=True)
+    return out
+
+
+def format_table(results: dict[str, Any]) -> str:
+    """Plain-text table of :func:`run`'s results."""
+    lines = []
+    for name, result in results.items():
+        if "variants" not in result:
+            lines.append(f"  {name:10} {result.get('skipped', '')}")
+            continue
+        for variant, row in result["variants"].items():
+            lines.append(f"  {name:10} {variant:40} {row['median_s'] * 1e3:9.3f} ms/step  "
+                         f"{row['ratio']:6.3f}x  (paired {row['paired_ratio']:.3f}x)")
+    return "\n".join(lines)
