@@ -7,38 +7,28 @@ points at a local socket that listens and never answers, so the alert made at th
 hangs in the background for the rest of the run (``DENPEX_ALERT_TIMEOUT`` seconds per try,
 3 tries: longer than the run). Result: the median seconds per step of each and the paired
 ratio (the alerting run over the plain one of the same round). Usage:
-``.venv/bin/python benchmarks/run_all.py --only alerts``.
+``.venv/bin/python benchmarks/run_all.py --only alerts`` (tables as
+:func:`benchmarks.step_overhead.format_table` prints them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import tempfile
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-from benchmarks.frameworks import available
 from benchmarks.frameworks.base import DENPEX, RunResult, RunSpec
+from benchmarks.hanging_webhook import hanging_webhook
+from benchmarks.step_overhead import each_framework
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 
-PLAIN, ALERTING = "denpex", "denpex + alerts to a hanging webhook"
+PLAIN, ALERTING = "b", "b+alerts"
+NAMES = {PLAIN: "denpex, default mode", ALERTING: "denpex + alerts to a hanging webhook"}
 ALERT_TIMEOUT_S = "2"  # per try; 3 tries outlast a run, and close() then waits 2 x 2 s
-
-
-@contextlib.contextmanager
-def hanging_webhook() -> Iterator[str]:
-    """A URL whose socket accepts connections into its backlog and never answers."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
-    finally:
-        sock.close()
 
 
 @contextlib.contextmanager
@@ -76,7 +66,8 @@ def measure(
     codes = {v: sorted({d["code"] for r in results for d in r.diagnoses})
              for v, results in runs.items()}
     return {"workload": workload.name, "steps": steps, "warmup": warmup, "rounds": rounds,
-            "fault": f"nan from step {fault_step}", "variants": table, "diagnoses": codes}
+            "fault": f"nan from step {fault_step}", "diagnoses": codes,
+            "variants": {v: {"name": NAMES[v], **row} for v, row in table.items()}}
 
 
 def run(
@@ -84,31 +75,10 @@ def run(
     only: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every available framework (or those in ``only``)."""
-    out: dict[str, Any] = {}
     fault_step = warmup + (steps - warmup) // 4  # inside the timed steps
     with hanging_webhook() as url:
-        for name, runner in available().items():
-            if only and name not in only:
-                continue
-            if isinstance(runner, ImportError):
-                out[name] = {"skipped": f"not available: {runner}"}
-                continue
-            print(f"alert overhead: {name} ({rounds} rounds x 2 variants x {steps} steps)...",
-                  flush=True)
-            out[name] = measure(runner, workload, url, steps=steps, rounds=rounds,
-                                warmup=warmup, fault_step=fault_step)
-            print(format_table({name: out[name]}), flush=True)
-    return out
-
-
-def format_table(results: dict[str, Any]) -> str:
-    """Plain-text table of :func:`run`'s results."""
-    lines = []
-    for name, result in results.items():
-        if "variants" not in result:
-            lines.append(f"  {name:10} {result.get('skipped', '')}")
-            continue
-        for variant, row in result["variants"].items():
-            lines.append(f"  {name:10} {variant:40} {row['median_s'] * 1e3:9.3f} ms/step  "
-                         f"{row['ratio']:6.3f}x  (paired {row['paired_ratio']:.3f}x)")
-    return "\n".join(lines)
+        return each_framework(
+            f"alert overhead ({rounds} rounds x 2 variants x {steps} steps)", only,
+            lambda runner: measure(runner, workload, url, steps=steps, rounds=rounds,
+                                   warmup=warmup, fault_step=fault_step),
+        )
