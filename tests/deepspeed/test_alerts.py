@@ -11,7 +11,7 @@ from alert_endpoints import SECRET_PATH, Endpoint
 
 pytest.importorskip("deepspeed")
 
-from denpex_callbacks.integrations.deepspeed_engine import attach
+from denpex_callbacks.integrations.deepspeed_engine import attach, initialize
 
 
 def test_an_inf_loss_reaches_the_webhook(
@@ -44,12 +44,13 @@ def test_a_healthy_run_sends_nothing(
 
 @pytest.mark.parametrize("where", ["failing", "hanging", "unreachable"])
 def test_a_broken_webhook_leaves_training_complete_with_one_warning(
-    kit: Any, where: str, request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture,
+    kit: Any, where: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     endpoint = request.getfixturevalue(where)
+    monkeypatch.setenv("DENPEX_ALERT_WEBHOOK", getattr(endpoint, "url", endpoint))
     config = kit.config()
-    config["denpex"].update(alert_webhook=getattr(endpoint, "url", endpoint),
-                            alert_timeout_s=0.2)
+    config["denpex"].update(alert_timeout_s=0.2)  # the section's own alert options
     engine = kit.build(config)
     watcher = attach(engine)
     assert watcher is not None
@@ -62,6 +63,16 @@ def test_a_broken_webhook_leaves_training_complete_with_one_warning(
                       if r.levelno == logging.WARNING and "alert" in r.getMessage()]
     assert len(alert_warnings) == 1, alert_warnings
     assert SECRET_PATH not in caplog.text and "127.0.0.1" not in caplog.text
+
+
+def test_a_webhook_in_the_config_section_is_refused_before_deepspeed_prints_it(
+    kit: Any, receiver: Endpoint
+) -> None:
+    config = kit.config()
+    config["denpex"]["alert_webhook"] = receiver.url
+    with pytest.raises(ValueError, match="DENPEX_ALERT_WEBHOOK") as refused:
+        initialize(model=kit.model(), config=config)
+    assert SECRET_PATH not in str(refused.value)
 
 
 def test_the_fingerprint_metric_reaches_deepspeeds_monitor(kit: Any, tmp_path: Any) -> None:
