@@ -1,27 +1,41 @@
-"""A webhook URL that never answers (standard library only): the alert benchmark's and the
-alert tests' worst case of a webhook."""
+"""A webhook that takes each request and never answers (standard library only): the alert
+benchmark's worst case of a webhook."""
 
 from __future__ import annotations
 
 import contextlib
-import socket
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextlib.contextmanager
-def hanging_webhook(path: str = "/hook") -> Iterator[str]:
-    """A URL on 127.0.0.1 whose socket listens and never accepts: connecting and sending
-    work (the kernel's backlog), no answer ever comes.
+def hanging_webhook() -> Iterator[str]:
+    """A URL on 127.0.0.1 whose server reads each POST and then holds it without an answer
+    until the context ends.
 
     Example:
-        >>> with hanging_webhook("/x") as url:
-        ...     url.startswith("http://127.0.0.1:") and url.endswith("/x")
+        >>> with hanging_webhook() as url:
+        ...     url.startswith("http://127.0.0.1:")
         True
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
+    release = threading.Event()
+
+    class Hold(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            release.wait()  # the client times out first
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hold)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook"
     finally:
-        sock.close()
+        release.set()
+        server.shutdown()
+        server.server_close()

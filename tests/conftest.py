@@ -6,10 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-# The alert tests' endpoints (tests/alerts/alert_endpoints.py) serve every adapter's folder;
-# they share the hanging webhook of the benchmarks (the repo root makes `benchmarks` importable).
+# The alert tests' endpoints (tests/alerts/alert_endpoints.py) serve every adapter's folder.
 sys.path.insert(0, str(Path(__file__).parent / "alerts"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # pytest's own tester runs real inner sessions in tests/plugin; pytest allows pytest_plugins
 # only in the top-level conftest.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,8 +15,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
-from benchmarks.hanging_webhook import hanging_webhook
 
 ALERT_VARS = ("DENPEX_ALERT_WEBHOOK", "DENPEX_ALERT_LEVEL", "DENPEX_ALERT_WANDB",
               "DENPEX_ALERT_TIMEOUT", "DENPEX_RUN_NAME")
@@ -68,6 +67,18 @@ def http_endpoint(status: int) -> Iterator[Endpoint]:
         server.server_close()
 
 
+@contextlib.contextmanager
+def hanging_endpoint() -> Iterator[str]:
+    """A socket that listens and never accepts: connecting works, no answer ever comes."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}{SECRET_PATH}"
+    finally:
+        sock.close()
+
+
 def closed_port_url() -> str:
     """The address of a server of ours that has been shut: connections are refused."""
     with http_endpoint(200) as endpoint:
@@ -103,7 +114,7 @@ def failing(local_http: None) -> Iterator[Endpoint]:
 
 @pytest.fixture
 def hanging(local_http: None) -> Iterator[str]:
-    with hanging_webhook(SECRET_PATH) as url:
+    with hanging_endpoint() as url:
         yield url
 
 
