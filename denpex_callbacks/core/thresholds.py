@@ -32,6 +32,8 @@ class Thresholds:
         skip_rate_window: Steps in the sliding window of AMP008.
         skip_rate_threshold: Share of skipped steps in the window that makes AMP008.
         nonfinite_clear_steps: Finite losses in a row after which AMP006 may fire again.
+        cause_window_steps: A condition is reported as the consequence of an earlier event
+            (a NaN loss, a collapse) only when it begins within this many steps of it.
 
     Example:
         >>> Thresholds(collapse_skip_streak=4).collapse_skip_streak
@@ -50,6 +52,7 @@ class Thresholds:
     skip_rate_window: int = 200
     skip_rate_threshold: float = 0.05
     nonfinite_clear_steps: int = 10
+    cause_window_steps: int = 1000
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the thresholds."""
