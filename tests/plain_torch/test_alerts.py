@@ -27,6 +27,10 @@ def test_a_nan_loss_reaches_the_webhook(
     assert (payload["id"], payload["step"], payload["rank"]) == ("AMP006", 20, 0)
     assert payload["framework"] == "torch" and payload["severity"] == "error"
     assert payload["text"].startswith("denpex AMP006 non-finite-loss [error]")
+    # The fingerprints, for the loop's own metrics logger; a consequence sets its own.
+    metrics = result.monitor.monitor.metrics()
+    assert metrics["amp/fault/AMP006"] == metrics["amp/fault/AMP003"] == 1.0
+    assert metrics["amp/fault/AMP001"] == 0.0
 
 
 def test_a_healthy_loop_sends_nothing(
