@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from wandb_records import alerts
+from wandb_records import alerts, finish, offline_environment
 
 from denpex_callbacks.core.alerts.sink import attach_alerts
 from denpex_callbacks.core.config import MonitorConfig
@@ -18,22 +18,10 @@ wandb = pytest.importorskip("wandb", reason="wandb is in the test extra")
 
 @pytest.fixture
 def offline_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    for name, value in {"WANDB_MODE": "offline", "WANDB_SILENT": "true",
-                        "WANDB_DIR": str(tmp_path), "WANDB_CACHE_DIR": str(tmp_path / "c"),
-                        "WANDB_CONFIG_DIR": str(tmp_path / "cfg"),
-                        "WANDB_DATA_DIR": str(tmp_path / "d")}.items():
-        monkeypatch.setenv(name, value)
+    offline_environment(tmp_path, monkeypatch)
     run = wandb.init(project="denpex-alerts", dir=str(tmp_path))
     yield run
     finish()
-
-
-def finish() -> None:
-    """End the run and wandb's service: its transaction log is flushed only when the service
-    ends (after ``wandb.finish()`` alone it may still hold nothing but its header)."""
-    if wandb.run is not None:
-        wandb.finish()
-    wandb.teardown()
 
 
 def nan_run(environ: dict[str, str]) -> Monitor:

@@ -8,9 +8,12 @@ left the package; each assembled record is a ``wandb_internal_pb2.Record``.
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 BLOCK = 32 * 1024
 HEADER = 7
@@ -48,3 +51,35 @@ def alerts(run_dir: Path) -> list[Any]:
     """The AlertRecords of the one offline run under ``run_dir``."""
     (log,) = run_dir.glob("wandb/offline-run-*/run-*.wandb")
     return [r.alert for r in records(log) if r.WhichOneof("record_type") == "alert"]
+
+
+def history(run_dir: Path, key: str) -> list[float]:
+    """The values logged under ``key``, in order, by the one offline run under ``run_dir``."""
+    (log,) = run_dir.glob("wandb/offline-run-*/run-*.wandb")
+    out = []
+    for record in records(log):
+        if record.WhichOneof("record_type") == "history":
+            for item in record.history.item:
+                name = item.key or "/".join(item.nested_key)
+                if name == key:
+                    out.append(float(json.loads(item.value_json)))
+    return out
+
+
+def offline_environment(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """wandb offline, silent, all its files under ``folder``."""
+    for name, value in {"WANDB_MODE": "offline", "WANDB_SILENT": "true",
+                        "WANDB_DIR": str(folder), "WANDB_CACHE_DIR": str(folder / "c"),
+                        "WANDB_CONFIG_DIR": str(folder / "cfg"),
+                        "WANDB_DATA_DIR": str(folder / "d")}.items():
+        monkeypatch.setenv(name, value)
+
+
+def finish() -> None:
+    """End the run and wandb's service: its transaction log is flushed only when the service
+    ends (after ``wandb.finish()`` alone it may still hold nothing but its header)."""
+    import wandb
+
+    if wandb.run is not None:
+        wandb.finish()
+    wandb.teardown()

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from alert_endpoints import SECRET_PATH, Endpoint
+from wandb_records import alerts, finish, history, offline_environment
 
 from denpex_callbacks.hf import AmpDiagnosticCallback
 
@@ -72,3 +73,18 @@ def test_the_fingerprint_metric_reaches_tensorboard(hf: Any) -> None:
     # Every watched id is there from the first step, at 0 unless reported.
     collapse = [e.value for e in accumulator.Scalars("train/amp/fault/AMP001")]
     assert collapse == [0.0] * 7
+
+
+def test_report_to_wandb_gets_the_alert_and_the_fingerprint(
+    hf: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("wandb", reason="wandb is in the test extra")
+    offline_environment(tmp_path, monkeypatch)
+    trainer = hf.trainer(fault="nan", from_step=3, steps=5, fp16_scaler={"init_scale": 256.0},
+                         report_to=["wandb"], run_name="hf-wandb")
+    trainer.train()
+    finish()
+    (alert,) = alerts(tmp_path)  # raised on the run HF's WandbCallback started
+    assert (alert.title, alert.level) == ("denpex AMP006 non-finite-loss (rank 0)", "ERROR")
+    assert "run hf-wandb" in alert.text and "step 3" in alert.text
+    assert history(tmp_path, "train/amp/fault/AMP006") == [0.0, 0.0, 1.0, 1.0, 1.0]

@@ -11,6 +11,7 @@ import pytest
 from alert_endpoints import SECRET_PATH, Endpoint
 from lightning.pytorch.loggers import TensorBoardLogger
 from tiny_module import TinyModule
+from wandb_records import alerts, finish, history, offline_environment
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
 
@@ -76,3 +77,22 @@ def test_the_fingerprint_metric_reaches_tensorboard(tmp_path: Path, new_trainer:
     fault = [(e.step, e.value) for e in events.Scalars("amp/fault/AMP006")]
     assert fault == [(s, 0.0 if s < FAULT_STEP else 1.0) for s in range(10)]
     assert [e.value for e in events.Scalars("amp/fault/AMP012")] == [0.0] * 10
+
+
+def test_wandb_logger_gets_the_alert_and_the_fingerprint(
+    tmp_path: Path, new_trainer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("wandb", reason="wandb is in the test extra")
+    from lightning.pytorch.loggers import WandbLogger
+
+    offline_environment(tmp_path, monkeypatch)
+    logger = WandbLogger(project="denpex-alerts", save_dir=str(tmp_path), offline=True)
+    trainer = new_trainer(callbacks=[AmpDiagnosticCallback(report_dir=None)], logger=logger,
+                          steps=8, log_every_n_steps=1)
+    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    finish()
+    (alert,) = alerts(tmp_path)
+    assert (alert.title, alert.level) == ("denpex AMP006 non-finite-loss (rank 0)", "ERROR")
+    assert f"step {FAULT_STEP}" in alert.text and "(lightning)" in alert.text
+    fault = history(tmp_path, "amp/fault/AMP006")
+    assert fault == [0.0] * FAULT_STEP + [1.0] * (8 - FAULT_STEP)
