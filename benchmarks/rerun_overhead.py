@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.frameworks.base import DENPEX, NONE, RunResult, RunSpec
-from benchmarks.step_overhead import over_frameworks
+from benchmarks.step_overhead import each_framework
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 from denpex_callbacks.core.config import MonitorConfig
@@ -37,6 +37,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     DENPEX: (DENPEX, {}),
     CAPTURE_OFF: (DENPEX, {"rerun": False}),
 }
+NAMES = {NONE: "no callback", DENPEX: "denpex (re-run capture on)",
+         CAPTURE_OFF: "denpex, rerun=False"}
 TARGET = 1.02
 
 
@@ -60,6 +62,8 @@ def measure(
     capture = compare(per_step, CAPTURE_OFF)[DENPEX]
     cost = capture_cost(workload)
     step_s = versus_none[NONE]["median_s"]
+    print(f"  capture alone: b / b-off paired {capture['paired_ratio']:.4f}x; timed alone "
+          f"{cost * 1e6:.1f} µs/step, {1.0 + cost / step_s:.4f}x of a step", flush=True)
     return {
         "workload": workload.name,
         "capture_us_per_step": round(cost * 1e6, 2),
@@ -68,8 +72,8 @@ def measure(
         "steps": steps,
         "warmup": warmup,
         "rounds": rounds,
-        "variants": {name: {"median_s": row["median_s"], "ratio": row["ratio"],
-                            "paired_ratio": row["paired_ratio"]}
+        "variants": {name: {"name": NAMES[name], "median_s": row["median_s"],
+                            "ratio": row["ratio"], "paired_ratio": row["paired_ratio"]}
                      for name, row in versus_none.items()},
         "capture_paired_ratio": capture["paired_ratio"],
         "within_target": (versus_none[DENPEX]["paired_ratio"] or 0.0) <= TARGET,
@@ -101,29 +105,9 @@ def run(
     only: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every available framework (or those in ``only``); unavailable ones say why."""
-
-    def one(name: str, runner: ModuleType) -> dict[str, Any]:
-        return measure(runner, workload, steps=steps, rounds=rounds, device=device,
-                       warmup=warmup)
-
-    title = f"({rounds} rounds x {len(VARIANTS)} variants x {steps} steps)"
-    return over_frameworks(one, lambda name, _runner: f"re-run capture: {name} {title}...",
-                           format_table, only)
-
-
-def format_table(results: dict[str, Any]) -> str:
-    """Plain-text table of :func:`run`'s results."""
-    lines = []
-    for name, result in results.items():
-        if "variants" not in result:
-            lines.append(f"  {name:10} {result.get('skipped', '')}")
-            continue
-        for variant, row in result["variants"].items():
-            lines.append(f"  {name:10} ({variant:5}) {row['median_s'] * 1e3:9.3f} ms/step  "
-                         f"paired vs a {row['paired_ratio']:.4f}x")
-        lines.append(f"  {name:10} capture alone (b / b-off, paired): "
-                     f"{result['capture_paired_ratio']:.4f}x; within {TARGET}: "
-                     f"{result['within_target']}; timed alone: "
-                     f"{result['capture_us_per_step']:.1f} µs/step, estimate "
-                     f"{result['capture_estimate']:.4f}x")
-    return "\n".join(lines)
+    return each_framework(
+        f"re-run capture overhead ({rounds} rounds x {len(VARIANTS)} variants x {steps} steps)",
+        only,
+        lambda runner: measure(runner, workload, steps=steps, rounds=rounds, device=device,
+                               warmup=warmup),
+    )

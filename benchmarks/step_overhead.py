@@ -63,34 +63,29 @@ def run(
     only: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every available framework (or those in ``only``); unavailable ones say why."""
-    return over_frameworks(
-        lambda name, runner: measure(runner, workload, steps=steps, rounds=rounds,
-                                     device=device, warmup=warmup),
-        lambda name, runner: (f"step overhead: {name} ({rounds} rounds x "
-                              f"{len(runner.VARIANTS)} variants x {steps} steps)..."),
-        format_table, only,
+    return each_framework(
+        f"step overhead ({rounds} rounds x {steps} steps per variant)", only,
+        lambda runner: measure(runner, workload, steps=steps, rounds=rounds, device=device,
+                               warmup=warmup),
     )
 
 
-def over_frameworks(
-    measure_one: Callable[[str, ModuleType], dict[str, Any]],
-    describe: Callable[[str, ModuleType], str],
-    table: Callable[[dict[str, Any]], str],
-    only: list[str] | None = None,
+def each_framework(
+    title: str, only: list[str] | None, measure_one: Callable[[ModuleType], dict[str, Any]]
 ) -> dict[str, Any]:
-    """``measure_one(name, runner)`` for every available framework (or those in ``only``),
-    printing ``describe`` before and ``table`` after each; unavailable ones say why."""
+    """``measure_one(runner)`` for every available framework (or those in ``only``), each
+    table printed as it is done; unavailable ones say why."""
     out: dict[str, Any] = {}
     for name, runner in available().items():
         if only and name not in only:
             continue
         if isinstance(runner, ImportError):
             out[name] = {"skipped": f"not available: {runner}"}
-            print(f"{name}: not available: {runner}", flush=True)
+            print(f"{title}: {name}: not available: {runner}", flush=True)
             continue
-        print(describe(name, runner), flush=True)
-        out[name] = measure_one(name, runner)
-        print(table({name: out[name]}), flush=True)
+        print(f"{title}: {name}...", flush=True)
+        out[name] = measure_one(runner)
+        print(format_table({name: out[name]}), flush=True)
     return out
 
 

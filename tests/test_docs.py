@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import fields
@@ -149,19 +148,6 @@ def test_the_cli_page_has_every_command_and_option() -> None:
     assert "## `denpex diagnose`" in generated and "## `denpex explain`" in generated
     for option in (*options, "--format", "--workers", "--plot", "--no-progress"):
         assert option in generated
-
-
-def test_the_benchmark_table_matches_the_latest_results(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks import render
-    finally:
-        sys.path.remove(str(ROOT))
-    page = tmp_path / "benchmarks.md"
-    shutil.copy(ROOT / "docs" / "benchmarks.md", page)
-    render.update_readme(readme=page)
-    assert page.read_text() == (ROOT / "docs" / "benchmarks.md").read_text(), (
-        "docs/benchmarks.md is stale: run .venv/bin/python benchmarks/render.py")
 
 
 def test_an_unknown_marker_is_refused() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.catalog import CONSEQUENCES, entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
@@ -192,6 +193,22 @@ class Monitor:
         if not findings:
             return []
         return self._emit_all(findings, obs.step)
+
+    def advance(self, steps: int) -> None:
+        """``steps`` optimizer steps known to be applied but not observed one by one (a log
+        whose step counter moved on): the run state and the detectors move on without
+        invented observations."""
+        if self.disabled or steps <= 0:
+            return
+
+        def move_on() -> None:
+            if not self.started:
+                self._start(None)
+            self.run.advance(steps)
+            for detector in self.detectors:
+                detector.advance(steps, self.run)
+
+        self.guard(move_on)
 
     def flag(self, finding: Finding, reported_step: int | None = None) -> list[Diagnosis]:
         """Report a finding an adapter or parser saw itself (protocol misuse, an error line).
@@ -388,8 +405,10 @@ class Monitor:
         return [d for d in self.diagnoses if d.severity.rank >= min_severity.rank]
 
     def metrics(self) -> dict[str, float]:
-        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
-        return run_metrics(self.run, len(self.faults()))
+        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
+        the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
+        return {**run_metrics(self.run, len(self.faults())),
+                **fingerprint_metrics(self.worst, self.config.disable)}
 
     def summary(self) -> dict[str, Any]:
         """Closing numbers for the report."""
