@@ -17,6 +17,7 @@ from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
+from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.policy import Policy
 from denpex_callbacks.core.report import ReportWriter
@@ -29,7 +30,6 @@ from denpex_callbacks.core.sinks import (
     ReportSink,
     Sink,
     header_line,
-    run_metrics,
 )
 from denpex_callbacks.core.versions import package_versions
 
@@ -407,7 +407,7 @@ class Monitor:
     def metrics(self) -> dict[str, float]:
         """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
         the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
-        return {**run_metrics(self.run, len(self.faults())),
+        return {**informative_metrics(self.run, len(self.faults())),
                 **fingerprint_metrics(self.worst, self.config.disable)}
 
     def summary(self) -> dict[str, Any]:
