@@ -150,8 +150,8 @@ _ENTRIES = (
         "The loss itself is non-finite. Loss scaling cannot cause this; the value was already "
         "NaN/inf in the forward pass: bad input data, a diverging model (learning rate too "
         "high), log/div of zero, or an fp16 activation overflow (values above 65504).",
-        "Look at the evidence: check the batch for NaN/inf, lower the learning rate, guard "
-        "log/div with an epsilon, and keep overflowing modules in fp32 (or use bf16).",
+        "Check the batch for NaN/inf, lower the learning rate, guard log/div with an epsilon, "
+        "or keep overflowing modules in fp32 (or use bf16): the evidence says which.",
         ("Assert torch.isfinite(batch).all() on the failing step's inputs.",
          "Re-run the failing batch with torch.autograd.set_detect_anomaly(True)."),
         "Validate inputs, warm up the learning rate, and run the denpex amp_smoke test in CI.",
