@@ -176,7 +176,13 @@ class Monitor:
         """
         if self.disabled:
             return []
-        return self.guard(lambda: self._observe(obs)) or []
+        try:  # guard() inlined: this runs on every step
+            return self._observe(obs)
+        except AmpDiagnosisError:
+            raise
+        except Exception:
+            self.switch_off()
+            return []
 
     def _observe(self, obs: Observation) -> list[Diagnosis]:
         if not self.started:
@@ -377,12 +383,20 @@ class Monitor:
         except AmpDiagnosisError:
             raise
         except Exception:  # a monitor bug must never break the run it watches
-            self.disabled = True
-            self.logger.exception(
-                "denpex: internal error; monitoring is off for the rest of this run "
-                "(training continues). Please report this traceback."
-            )
+            self.switch_off()
             return None
+
+    def switch_off(self) -> None:
+        """Log the exception being handled (once) and turn monitoring off for the run.
+
+        For per-step callers that catch exceptions themselves instead of wrapping their code
+        in a closure for :meth:`guard` (a closure per step costs time on the hot path).
+        """
+        self.disabled = True
+        self.logger.exception(
+            "denpex: internal error; monitoring is off for the rest of this run "
+            "(training continues). Please report this traceback."
+        )
 
     # -- queries -------------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ def _guarded(hook: _Hook) -> _Hook:
         if pipeline is None or not pipeline.active:
             return None
         try:
-            result = pipeline.guard(lambda: hook(self, *args, **kwargs))
+            result = pipeline.guard(hook, self, *args, **kwargs)
         except AmpDiagnosisError:
             self._close(wait=False)
             raise
