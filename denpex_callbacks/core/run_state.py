@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,12 @@ from typing import Any
 from denpex_callbacks.core.observation import Observation
 
 RECENT_STEPS = 16  # observations kept for evidence ("the scale history before it fell")
+EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
+TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
+
+# A scale that jumps up by more than one growth (x2) between two steps was not grown by the
+# scaler: a restart or a resume with a fresh scaler put it back to its initial value.
+RESET_JUMP = 2.0
 
 
 @dataclass
@@ -17,6 +24,17 @@ class RunState:
 
     Updated by the Monitor before the detectors look at an observation, so each detector
     reads the same derived facts instead of re-deriving them.
+
+    A start-up phase (the scaler backing off from its initial scale) lasts until the first
+    clean step; it begins again after a resume (:meth:`load_state_dict`) and after a restart
+    that put the scale back up (a jump of more than one growth).
+
+    Example:
+        >>> run = RunState()
+        >>> for step, (before, after) in enumerate([(8.0, 4.0), (4.0, 4.0), (65536.0, 32768.0)]):
+        ...     run.update(Observation(step, scale_before=before, scale_after=after))
+        >>> run.in_startup, run.startup_reason
+        (True, 'after the scale was reset to 65536')
     """
 
     steps_seen: int = 0
@@ -31,18 +49,43 @@ class RunState:
     skip_streak_start: int | None = None
     skip_streak_start_scale: float | None = None
     last_step: int | None = None
+    restart_reason: str | None = None  # set on a resume or a scale reset, until a clean step
+    restart_step: int | None = None
     recent: deque[tuple[int, float | None, bool | None, float | None]] = field(
         default_factory=lambda: deque(maxlen=RECENT_STEPS)
+    )
+    early: list[tuple[int, float | None, bool | None, float | None]] = field(
+        default_factory=list
+    )
+    trail: deque[tuple[int, float | None, float | None, float | None]] = field(
+        default_factory=lambda: deque(maxlen=TRAIL_STEPS)
     )
 
     @property
     def in_startup(self) -> bool:
-        """True until the first clean (applied) step: the start-up back-off phase."""
-        return self.first_clean_step is None
+        """True until the first clean step of the run, or of a resume or restart.
+
+        A skip streak already running when the run was resumed is not a new start-up: the
+        scaler's state came back with the checkpoint and the streak goes on.
+        """
+        if self.first_clean_step is None:
+            return True
+        if self.restart_reason is None:
+            return False
+        start, since = self.skip_streak_start, self.restart_step
+        return start is None or since is None or start >= since
+
+    @property
+    def startup_reason(self) -> str:
+        """Why the run is in a start-up phase, in words (``""`` when it is not)."""
+        if self.restart_reason is not None:
+            return self.restart_reason
+        return "before any clean step" if self.first_clean_step is None else ""
 
     def update(self, obs: Observation) -> None:
         """Fold one observation into the summary."""
-        skipped = obs.was_skipped
+        reset = self._scale_reset(obs)
+        skipped = None if reset and obs.skipped is None else obs.was_skipped
         self.steps_seen += 1
         self.last_step = obs.step
         for scale in (obs.scale_before, obs.scale_after):
@@ -56,6 +99,9 @@ class RunState:
             self.min_scale_seen = scale if self.min_scale_seen is None else min(
                 self.min_scale_seen, scale
             )
+        if reset is not None:
+            self.restart_reason, self.restart_step = reset, obs.step
+            self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
         if skipped:
             self.skipped_total += 1
             if self.skip_streak == 0:
@@ -66,10 +112,31 @@ class RunState:
             self.clean_steps_seen += 1
             if self.first_clean_step is None:
                 self.first_clean_step = obs.step
+            self.restart_reason = None
             self.skip_streak = 0
             self.skip_streak_start = None
             self.skip_streak_start_scale = None
         self.recent.append((obs.step, obs.scale, skipped, obs.loss))
+        if len(self.early) < EARLY_STEPS:
+            self.early.append((obs.step, obs.loss, skipped, obs.grad_norm))
+        ratio = obs.extra.get("update_ratio") if obs.extra else None
+        self.trail.append((obs.step, obs.loss, obs.grad_norm,
+                           float(ratio) if isinstance(ratio, (int, float)) else None))
+
+    def _scale_reset(self, obs: Observation) -> str | None:
+        last = self.last_scale
+        seen = [s for s in (obs.scale_before, obs.scale_after) if s is not None]
+        if last is None or not seen or not all(math.isfinite(s) for s in seen):
+            return None
+        new = max(seen)
+        if new > 0 and (last == 0.0 or new > last * RESET_JUMP):
+            return f"after the scale was reset to {new:g}"
+        return None
+
+    def mark_resumed(self) -> None:
+        """History was loaded from a checkpoint: the scaler may back off again."""
+        self.restart_reason = "after the resume"
+        self.restart_step = None if self.last_step is None else self.last_step + 1
 
     def history(self) -> list[dict[str, Any]]:
         """The last few steps, for evidence."""
@@ -79,14 +146,23 @@ class RunState:
 
     def state_dict(self) -> dict[str, Any]:
         """Serializable state (for checkpoint resume)."""
-        state = {k: v for k, v in vars(self).items() if k != "recent"}
-        state["recent"] = [list(item) for item in self.recent]
+        state = {k: v for k, v in vars(self).items() if k not in _SEQUENCES}
+        for name in _SEQUENCES:
+            state[name] = [list(item) for item in getattr(self, name)]
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore from :meth:`state_dict`."""
+        """Restore from :meth:`state_dict`; the run then counts as resumed."""
         for key, value in state.items():
             if key == "recent":
                 self.recent = deque((tuple(v) for v in value), maxlen=RECENT_STEPS)
+            elif key == "trail":
+                self.trail = deque((tuple(v) for v in value), maxlen=TRAIL_STEPS)
+            elif key == "early":
+                self.early = [tuple(v) for v in value]  # type: ignore[misc]
             elif hasattr(self, key):
                 setattr(self, key, value)
+        self.mark_resumed()
+
+
+_SEQUENCES = ("recent", "early", "trail")

@@ -22,12 +22,14 @@ import functools
 import logging
 import math
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
+from denpex_callbacks.core.causes import BAD_DATA, DIVERGENCE, UNDETERMINED, Cause, gather, judge
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.locate.origin import (
@@ -36,6 +38,7 @@ from denpex_callbacks.locate.origin import (
     OriginExplanation,
     OriginReport,
     explain_origin,
+    origin_facts,
 )
 
 __all__ = ["TRIGGERS", "LocateOnFault", "NonFiniteLocator"]
@@ -419,6 +422,20 @@ def _entry(calls: list[ModuleCall]) -> str | None:
     return next((c.name for c in calls if outermost(c.name)), None)
 
 
+def amended_text(explanation: OriginExplanation, cause: Cause) -> tuple[str | None, str | None]:
+    """Root cause and fix of an amended diagnosis: the run's evidence outweighs a module name.
+
+    Divergence (and a one-off that did not recur: the failing batch) is told by the run, not
+    by the module where the first inf appeared; otherwise the located origin's own words,
+    which name the module and its numbers, with the cause's text where it has none.
+    """
+    if cause.kind == DIVERGENCE or (
+        cause.kind == BAD_DATA and explanation.verdict != "input-data"
+    ):
+        return cause.root_cause, cause.fix
+    return (explanation.root_cause or cause.root_cause, explanation.fix or cause.fix)
+
+
 class LocateOnFault:
     """What an adapter needs to locate the origin of a non-finite loss or overflow streak.
 
@@ -462,6 +479,8 @@ class LocateOnFault:
         self.last_explanation: OriginExplanation | None = None
         self._locator: NonFiniteLocator | None = None
         self._target: Diagnosis | None = None
+        # Recent (id, step) located: an escalation follows within its episode (bounded).
+        self._located: deque[tuple[str, int | None]] = deque(maxlen=16)
 
     @property
     def armed(self) -> bool:
@@ -481,7 +500,8 @@ class LocateOnFault:
         """
         if model is not None:
             self.model = model
-        target = next((d for d in diagnoses if d.code in TRIGGERS), None)
+        target = next((d for d in diagnoses
+                       if d.code in TRIGGERS and (d.code, d.step) not in self._located), None)
         if target is None or self._locator is not None or not self.enabled:
             return False
         if not isinstance(self.model, torch.nn.Module):
@@ -495,6 +515,7 @@ class LocateOnFault:
         if not locator.armed:
             return False
         self._locator, self._target = locator, target
+        self._located.append((target.code, target.step))  # an escalation of it is not re-located
         return True
 
     def step_finished(self, loss: Any = None, step: int | None = None) -> Diagnosis | None:
@@ -525,13 +546,17 @@ class LocateOnFault:
             (d for d in reversed(self.monitor.diagnoses)
              if (d.code, d.step) == (target.code, target.step)), target,
         )
+        cause = judge(gather(target.code, target.step, self.monitor.run, self.monitor.setup,
+                             origin=origin_facts(report, explanation)))
+        root_cause, fix = amended_text(explanation, cause)
         return self.monitor.amend(
             target.code,
             step=target.step,
-            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence}},
+            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence},
+                      **(cause.evidence() if cause.kind != UNDETERMINED else {})},
             summary=f"{current.summary}; {explanation.summary}",
-            root_cause=explanation.root_cause,
-            fix=explanation.fix,
+            root_cause=root_cause,
+            fix=fix,
         )
 
     def close(self) -> None:
