@@ -357,7 +357,9 @@ class Monitor:
             located = old.summary.partition("; located at ")[2]
             new = replace(new, root_cause=old.root_cause, fix=old.fix,
                           summary=new.summary + (f"; located at {located}" if located else ""))
-        new = replace(new, evidence={**old.evidence, **new.evidence}, caused_by=old.caused_by)
+        new = replace(new, evidence={**old.evidence, **new.evidence, "escalated_step":
+                                     reported_step}, caused_by=old.caused_by,
+                      reported_step=old.reported_step)
         self.diagnoses[index] = new
         self.worst[new.code] = max(new.severity.rank, self.worst.get(new.code, -1))
         if self._primary is old:

@@ -13,8 +13,8 @@ RECENT_STEPS = 16  # observations kept for evidence ("the scale history before i
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
 TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
 
-# A scale that jumps up by more than one growth (x2) between two steps was not grown by the
-# scaler: a restart or a resume with a fresh scaler put it back to its initial value.
+# A scale that jumps up by more than one growth (x2) between two steps, back to the run's
+# initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
 RESET_JUMP = 2.0
 
 
@@ -30,9 +30,14 @@ class RunState:
     that put the scale back up (a jump of more than one growth).
 
     Example:
-        >>> run = RunState()
-        >>> for step, (before, after) in enumerate([(8.0, 4.0), (4.0, 4.0), (65536.0, 32768.0)]):
-        ...     run.update(Observation(step, scale_before=before, scale_after=after))
+        >>> run, scale = RunState(), 65536.0
+        >>> for step in range(8):  # the back-off to 256, then a clean step
+        ...     run.update(Observation(step, scale_before=scale, scale_after=scale / 2))
+        ...     scale /= 2
+        >>> run.update(Observation(8, scale_before=256.0, scale_after=256.0))
+        >>> run.in_startup
+        False
+        >>> run.update(Observation(9, scale_before=65536.0, scale_after=32768.0))  # restarted
         >>> run.in_startup, run.startup_reason
         (True, 'after the scale was reset to 65536')
     """
@@ -128,8 +133,13 @@ class RunState:
         seen = [s for s in (obs.scale_before, obs.scale_after) if s is not None]
         if last is None or not seen or not all(math.isfinite(s) for s in seen):
             return None
-        new = max(seen)
-        if new > 0 and (last == 0.0 or new > last * RESET_JUMP):
+        new, init = max(seen), self.initial_scale
+        # Back to the run's initial scale (or one backoff below it, when the first step after
+        # the reset already backed off): a scale rebuilt from a log's interval summary can
+        # jump too, but not to there.
+        if init is None or not init / 2 <= new <= init:
+            return None
+        if last == 0.0 or new > last * RESET_JUMP:
             return f"after the scale was reset to {new:g}"
         return None
 

@@ -228,7 +228,7 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
     """The plain numbers the root-cause engine weighs, from what the locator saw.
 
     Example:
-        >>> r = OriginReport(step=4, inputs_absmax=1.0, loss_absmax=float("inf"),
+        >>> r = OriginReport(step=4, calls_seen=3, inputs_absmax=1.0, loss_absmax=float("inf"),
         ...                  peak=ModuleCall("head", "Linear", 1.0, 3.0e7))
         >>> f = origin_facts(r, explain_origin(r))
         >>> f.verdict, f.peak_activation, f.inputs_finite

@@ -219,7 +219,8 @@ def test_a_persistent_nan_is_an_error_at_its_first_step():
     with pytest.raises(AmpDiagnosisError) as caught:
         feed(m, absorbed_nan_at(300, set(range(150, 300))))
     assert (caught.value.diagnosis.code, caught.value.diagnosis.step) == ("AMP006", 150)
-    assert caught.value.diagnosis.reported_step == 151
+    assert caught.value.diagnosis.reported_step == 150  # first reported (as a warning) there
+    assert caught.value.diagnosis.evidence["escalated_step"] == 151
     # One diagnosis, escalated in place: not a warning and an error beside it.
     assert [(d.code, d.step, d.severity.value) for d in m.diagnoses] == [
         ("AMP006", 150, "error")]
