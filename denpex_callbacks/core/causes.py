@@ -43,7 +43,8 @@ FP16_MAX = 65504.0
 # model was finite before, and nothing but an update changed it. (Later than that, a rising
 # loss or gradient norm has to say so.)
 FIRST_UPDATES = 2
-RISING_FACTOR = 2.0  # last loss before the fault against the lowest of the trail
+RISING_FACTOR = 5.0  # the loss's recent peak against its usual level (minibatch noise: ~2x)
+RECENT_LOSSES = 5
 GRAD_NORM_GROWTH = 10.0  # last grad norm against the median of the earlier ones
 UPDATE_RATIO_HIGH = 0.1  # |update| / |weight|; healthy training sits near 1e-3
 DIVERGED_WEIGHT = 1000.0  # trained weights rarely exceed a few hundred in absolute value
@@ -97,6 +98,8 @@ class RunEvidence:
         updates_before: Updates applied (clean steps) before the fault began.
         losses_before: Finite losses of the steps before the fault, oldest first.
         first_loss: The run's first finite loss (None: none seen).
+        early_losses: The run's first finite losses (its usual level at the start).
+        nonfinite_before: A non-finite loss came before the fault (the trouble is older).
         grad_norms_before: Finite gradient norms before the fault, oldest first.
         update_ratios: |update| / |weight| ratios the adapter provided, oldest first.
         persistent: The fault went on after its first step (another non-finite loss or
@@ -110,6 +113,8 @@ class RunEvidence:
     updates_before: int | None = None
     losses_before: tuple[float, ...] = ()
     first_loss: float | None = None
+    early_losses: tuple[float, ...] = ()
+    nonfinite_before: bool = False
     grad_norms_before: tuple[float, ...] = ()
     update_ratios: tuple[float, ...] = ()
     persistent: bool = False
@@ -158,7 +163,8 @@ def gather(
         >>> ev.updates_before, ev.losses_before, ev.first_loss
         (1, (22.0,), 22.0)
     """
-    before = [t for t in run.trail if fault_step is None or t[0] < fault_step]
+    # The fault step's own loss counts (a skipped step's forward ran; a NaN is left out).
+    before = [t for t in run.trail if fault_step is None or t[0] <= fault_step]
     after = [t for t in run.trail if fault_step is not None and t[0] > fault_step]
     return _evidence(code, fault_step, run, setup, before, after, origin, persistent)
 
@@ -189,14 +195,17 @@ def _evidence(
         persistent = run.skip_streak > 1 or any(
             t[1] is not None and not math.isfinite(t[1]) for t in after
         )
-    first = next((loss for _s, loss, _k, _g in run.early
-                  if loss is not None and math.isfinite(loss)), None)
+    early = [loss for _s, loss, _k, _g in run.early if loss is not None and math.isfinite(loss)]
+    earlier = [loss for step, loss, *_rest in (*run.early, *run.trail)
+               if fault_step is not None and step < fault_step and loss is not None]
     return RunEvidence(
         code=code,
         fault_step=fault_step,
         updates_before=_updates_before(run, fault_step),
         losses_before=tuple(t[1] for t in before if t[1] is not None and math.isfinite(t[1])),
-        first_loss=first,
+        first_loss=early[0] if early else None,
+        early_losses=tuple(early),
+        nonfinite_before=any(not math.isfinite(loss) for loss in earlier),
         grad_norms_before=tuple(t[2] for t in before if t[2] is not None and math.isfinite(t[2])),
         update_ratios=tuple(t[3] for t in before if t[3] is not None and math.isfinite(t[3])),
         persistent=persistent or (origin is not None and origin.reproduced),
@@ -219,14 +228,15 @@ def divergence_reasons(ev: RunEvidence) -> list[str]:
         return reasons  # nothing was applied yet: the optimizer cannot have done it
     losses = ev.losses_before
     last = losses[-1] if losses else None
-    if ev.updates_before is not None and ev.updates_before <= FIRST_UPDATES and ev.persistent:
+    if (ev.updates_before is not None and ev.updates_before <= FIRST_UPDATES
+            and ev.persistent and not ev.nonfinite_before):
         was = f" (loss {last:.3g} before)" if last is not None else ""
         reasons.append(f"non-finite right after the first {ev.updates_before} applied "
                        f"update(s), and it persists{was}")
-    if len(losses) >= 3 and last is not None:
-        low = min(losses)
-        if low > 0 and last > RISING_FACTOR * low and last >= max(losses[-3:]):
-            reasons.append(f"the loss rose from {low:.3g} to {last:.3g} before the fault")
+    rise = _loss_rise(ev)
+    if rise is not None:
+        reasons.append(f"the loss rose from about {rise[0]:.3g} to {rise[1]:.3g} before the "
+                       "fault")
     norms = ev.grad_norms_before
     if len(norms) >= 4:
         earlier = statistics.median(norms[:-1])
@@ -246,6 +256,24 @@ def divergence_reasons(ev: RunEvidence) -> list[str]:
     ) and ev.updates_before:
         reasons.append(f"the model's outputs reached {origin.peak_activation:.3g}")
     return reasons
+
+
+def _loss_rise(ev: RunEvidence) -> tuple[float, float] | None:
+    """(usual level, recent peak) when the loss rose well above its usual level just before
+    the fault; the usual level is the lower of the run's first losses and the trail before
+    the last few steps (losses fall as training goes on)."""
+    losses = ev.losses_before
+    if len(losses) < 2:
+        return None
+    recent = losses[-RECENT_LOSSES:]
+    levels = [statistics.median(ev.early_losses[:3])] if ev.early_losses else []
+    earlier = losses[:-RECENT_LOSSES]
+    if len(earlier) >= 3:
+        levels.append(statistics.median(earlier))
+    if not levels:
+        return None
+    level, peak = min(levels), max(recent)
+    return (level, peak) if level > 0 and peak > RISING_FACTOR * level else None
 
 
 def judge(ev: RunEvidence) -> Cause:

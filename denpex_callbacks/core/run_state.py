@@ -13,6 +13,10 @@ RECENT_STEPS = 16  # observations kept for evidence ("the scale history before i
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
 TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
 
+# Skips separated by at most this many clean steps belong to one episode of overflow: a
+# collapse "began" at its first skip, not at the start of its longest streak.
+CLUSTER_GAP = 3
+
 # A scale that jumps up by more than one growth (x2) between two steps, back to the run's
 # initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
 RESET_JUMP = 2.0
@@ -54,6 +58,9 @@ class RunState:
     skip_streak_start: int | None = None
     skip_streak_start_scale: float | None = None
     last_step: int | None = None
+    cluster_start: int | None = None  # first skip of the current episode of overflow
+    cluster_start_scale: float | None = None
+    last_skip_step: int | None = None
     restart_reason: str | None = None  # set on a resume or a scale reset, until a clean step
     restart_step: int | None = None
     recent: deque[tuple[int, float | None, bool | None, float | None]] = field(
@@ -109,6 +116,7 @@ class RunState:
             self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
         if skipped:
             self.skipped_total += 1
+            self._cluster(obs)
             if self.skip_streak == 0:
                 self.skip_streak_start = obs.step
                 self.skip_streak_start_scale = obs.scale_before
@@ -127,6 +135,16 @@ class RunState:
         ratio = obs.extra.get("update_ratio") if obs.extra else None
         self.trail.append((obs.step, obs.loss, obs.grad_norm,
                            float(ratio) if isinstance(ratio, (int, float)) else None))
+
+    def _cluster(self, obs: Observation) -> None:
+        """Chain this skip to the episode of overflow it belongs to (after the start-up)."""
+        if self.first_clean_step is None or self.restart_reason is not None:
+            self.cluster_start = self.cluster_start_scale = None
+        elif self.cluster_start is None or self.last_skip_step is None or (
+            obs.step - self.last_skip_step - 1 > CLUSTER_GAP
+        ):
+            self.cluster_start, self.cluster_start_scale = obs.step, obs.scale_before
+        self.last_skip_step = obs.step
 
     def _scale_reset(self, obs: Observation) -> str | None:
         last = self.last_scale

@@ -74,16 +74,20 @@ class ScaleCollapseDetector(Detector):
             return trend
         self.firing = True
         self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
-        start = run.skip_streak_start
+        start, scale = run.skip_streak_start, run.skip_streak_start_scale
+        if not run.in_startup and run.cluster_start is not None and start is not None:
+            # The overflow began with the first skip of its episode, before this streak.
+            start, scale = min(start, run.cluster_start), run.cluster_start_scale
+        began = "" if start == run.skip_streak_start else f" (the first skip at step {start})"
         return Finding(
             self.code,
             start,
-            f"{run.skip_streak} consecutive skipped steps from step {start} ({_phase(run)}); "
-            f"loss scale {run.skip_streak_start_scale} -> {obs.scale}",
+            f"{run.skip_streak} consecutive skipped steps from step {run.skip_streak_start}"
+            f"{began} ({_phase(run)}); loss scale {scale} -> {obs.scale}",
             evidence={
                 "pattern": "skip-streak",
                 "consecutive_skipped": run.skip_streak,
-                "scale_at_start": run.skip_streak_start_scale,
+                "scale_at_start": scale,
                 "scale_now": obs.scale,
                 "skipped_total": run.skipped_total,
                 "steps_seen": run.steps_seen,
