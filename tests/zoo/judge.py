@@ -44,14 +44,16 @@ def judge(s: Scenario, adapter: str, outcome: Outcome, step_offset: int = 0) -> 
         code, step = outcome.record.first_fault()
     expected_step = None if step is None else step + step_offset
     hit = next((d for d in outcome.diagnoses if d.code == code), None)
-    first = loud[0] if loud else None
-    got = hit or first
+    # Another fault found earlier in training (start-up lints about the configuration, at
+    # step 0 before a 1-based adapter's first step, are not "earlier").
+    earlier = [d for d in loud if hit is not None and d.step is not None and hit.step is not None
+               and step_offset <= d.step < hit.step]
+    got = hit or (loud[0] if loud else None)
     cause = None if got is None else got.evidence.get("cause")
     return Verdict(
         s.name, adapter, (code, expected_step, s.truth.cause),
         (None, None, None) if got is None else (got.code, got.step, cause),
-        id_ok=hit is not None and first is not None and first.step is not None
-        and hit.step is not None and first.step >= hit.step,
+        id_ok=hit is not None and not earlier,
         step_ok=hit is not None and hit.step == expected_step,
         cause_ok=None if s.truth.cause is None else cause == s.truth.cause,
         loud=tuple(f"{d.code}@{d.step}" for d in loud),
