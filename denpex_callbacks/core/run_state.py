@@ -13,9 +13,11 @@ RECENT_STEPS = 16  # observations kept for evidence ("the scale history before i
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
 TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
 
-# Skips separated by at most this many clean steps belong to one episode of overflow: a
-# collapse "began" at its first skip, not at the start of its longest streak.
+# Skips belong to one episode of overflow while the scale has not grown back to where the
+# episode began, within this many steps of the previous skip (or always within CLUSTER_GAP):
+# a collapse "began" at its episode's first skip, not at the start of its longest streak.
 CLUSTER_GAP = 3
+CLUSTER_WINDOW = 50
 
 # A scale that jumps up by more than one growth (x2) between two steps, back to the run's
 # initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
@@ -140,8 +142,11 @@ class RunState:
         """Chain this skip to the episode of overflow it belongs to (after the start-up)."""
         if self.first_clean_step is None or self.restart_reason is not None:
             self.cluster_start = self.cluster_start_scale = None
-        elif self.cluster_start is None or self.last_skip_step is None or (
-            obs.step - self.last_skip_step - 1 > CLUSTER_GAP
+        elif self.cluster_start is None or self.last_skip_step is None or not (
+            obs.step - self.last_skip_step - 1 <= CLUSTER_GAP
+            or (obs.step - self.last_skip_step <= CLUSTER_WINDOW
+                and None not in (obs.scale_before, self.cluster_start_scale)
+                and obs.scale_before < self.cluster_start_scale)  # type: ignore[operator]
         ):
             self.cluster_start, self.cluster_start_scale = obs.step, obs.scale_before
         self.last_skip_step = obs.step
