@@ -18,9 +18,29 @@ from denpex_callbacks.core.observation import Observation
 REPORT_GLOB = "rank*.jsonl"
 
 
-def report_path(directory: str | os.PathLike[str], rank: int) -> Path:
-    """Where rank ``rank`` writes its report."""
-    return Path(directory) / f"rank{rank}.jsonl"
+def report_path(directory: str | os.PathLike[str], rank: int, index: int = 0) -> Path:
+    """Where rank ``rank`` writes its report (``index``: the n-th monitor of that rank in one
+    process, e.g. two plain-loop monitors for two scalers).
+
+    Example:
+        >>> report_path("r", 0).name, report_path("r", 0, 1).name
+        ('rank0.jsonl', 'rank0.1.jsonl')
+    """
+    name = f"rank{rank}.jsonl" if index == 0 else f"rank{rank}.{index}.jsonl"
+    return Path(directory) / name
+
+
+# Report files this process writes now: a second monitor of the same rank and folder gets
+# its own file instead of truncating the first one's ("w" mode).
+_HELD: set[Path] = set()
+
+
+def _claim(directory: str | os.PathLike[str], rank: int) -> Path:
+    index = 0
+    while (path := report_path(directory, rank, index)).resolve() in _HELD:
+        index += 1
+    _HELD.add(path.resolve())
+    return path
 
 
 class ReportWriter:
@@ -41,7 +61,7 @@ class ReportWriter:
         max_step_records: int = 10_000,
         append: bool = False,
     ) -> None:
-        self.path = report_path(directory, rank)
+        self.path = _claim(directory, rank)
         self.append = append  # a resumed run continues its report instead of truncating it
         self.record_every = record_every
         self.max_step_records = max_step_records
@@ -105,11 +125,12 @@ class ReportWriter:
         self._write({"type": "summary", "time": time.time(), **summary}, durable=True)
 
     def close(self) -> None:
-        """Flush and close the file."""
+        """Flush and close the file, and let another monitor of this process have its name."""
         if self._file is not None:
             self._file.flush()
             self._file.close()
             self._file = None
+        _HELD.discard(self.path.resolve())
 
 
 @dataclass
