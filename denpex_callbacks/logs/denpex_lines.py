@@ -16,7 +16,7 @@ FAMILY = "denpex"
 KEYWORDS = (b"denpex: ",)
 
 _HEADLINE = re.compile(
-    r"denpex: (?:amended )?((?:AMP|SYS)\d{3}) [\w-]+ \[(?:info|warning|error)\] (.*?) "
+    r"denpex: (?:amended |escalated )?((?:AMP|SYS)\d{3}) [\w-]+ \[(?:info|warning|error)\] (.*?) "
     r"\((?:step (\d+), )?rank (\d+)"
 )
 
