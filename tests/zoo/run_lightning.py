@@ -14,7 +14,7 @@ from typing import Any
 import lightning.pytorch as L
 import torch
 from lightning.pytorch.plugins import MixedPrecision
-from scenarios import Scenario
+from scenarios import FAULT_STEP, Scenario
 from workload import Data, Outcome, Record, build_model, loss_fn, warmup_lambda
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
@@ -52,14 +52,19 @@ class ZooModule(L.LightningModule):
 
     def training_step(self, batch: Any, batch_idx: int) -> Any:
         x, y = batch
-        loss = self.compute(self.net(x), y)
-        self.micro_losses.append(float(loss.detach()))
         if self.automatic_optimization:
+            loss = self.compute(self.net(x), y)
+            self.micro_losses.append(float(loss.detach()))
             return loss
-        for opt in self.optimizers():
+        # Manual optimisation, one loss and one step per optimizer (a GAN's D, then G); the
+        # step returns nothing, as GAN examples do.
+        for index, opt in enumerate(self.optimizers()):
+            loss = self.compute(self.net(x), y)
+            if index == 0 and self.s.batch_fault == "d-nan" and batch_idx >= FAULT_STEP:
+                loss = loss * float("nan")
+            self.micro_losses.append(float(loss.detach()))
             opt.zero_grad()
-        self.manual_backward(loss)
-        for opt in self.optimizers():
+            self.manual_backward(loss)
             opt.step()
         return None
 

@@ -56,7 +56,9 @@ class Scenario:
         lr: Learning rate (SGD, momentum 0.9).
         warmup: Linear warm-up steps (0: none).
         clip: Max gradient norm (None: no clipping).
-        batch_fault: ``"nan"`` or ``"inf"`` in one sample of the batch of ``FAULT_STEP``.
+        batch_fault: ``"nan"`` or ``"inf"`` in one sample of the batch of ``FAULT_STEP``;
+            ``"d-nan"``: the first optimizer's loss is NaN from ``FAULT_STEP`` on (a GAN's
+            discriminator).
         loss: ``"mse"``, or ``"bce-log0"``: a hand-written BCE whose fp16 sigmoid saturates
             to exactly 1.0, so log(1 - p) is log(0) = -inf.
         model: ``"mlp"`` or ``"ffn-large"`` (pretrained-like weights whose activations
@@ -128,6 +130,11 @@ SCENARIOS: tuple[Scenario, ...] = (
              protocol="direct-step", steps=30, adapters=("torch",)),
     Scenario("fp16-weights", Truth("AMP012", 0, FP16_WEIGHTS), precision="fp16-weights",
              steps=5, adapters=("torch",)),
+    # -- a GAN in Lightning's manual optimisation: the discriminator's loss goes NaN, the
+    # generator's does not; each optimizer step updates the shared scaler, so the skips
+    # alternate and no streak forms (step: 2 optimizer steps per batch, the D step first).
+    Scenario("gan-d-loss-nan", Truth("AMP003", 2 * FAULT_STEP, None), optimizers=2,
+             batch_fault="d-nan", steps=80, adapters=("lightning",)),
     # -- healthy controls: silent above info ----------------------------------------------------
     # Starts low: the scale grows on every step for a dozen steps, then saws with period 2.
     Scenario("healthy-growth-interval-1", None, scaler={"init_scale": 4.0,

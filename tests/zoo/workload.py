@@ -84,7 +84,7 @@ class Data:
         x, y = self.x[idx].clone(), self.y[idx].clone()
         if s.loss == "bce-log0":
             y = (y > 0.5).float()
-        if s.batch_fault and step == FAULT_STEP and micro == 0:
+        if s.batch_fault in ("nan", "inf") and step == FAULT_STEP and micro == 0:
             x[3, 1] = {"nan": math.nan, "inf": math.inf}[s.batch_fault]
         return x, y
 
