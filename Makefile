@@ -11,7 +11,7 @@ export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test lint typecheck pytest bench venv clean
+.PHONY: demo test test-slow lint typecheck pytest bench venv clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,10 +31,16 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# Long checks are marked `slow` and skipped here; `make test-slow` runs them, with the checks
+# of the examples and of the benchmark harness (the GPU check's --cpu dry run among them).
 pytest: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
 
 test: lint typecheck pytest
+
+test-slow: venv
+	$(BIN)/python -m pytest -q -m slow tests denpex_callbacks
+	$(BIN)/python -m pytest -q examples/tests benchmarks/tests
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

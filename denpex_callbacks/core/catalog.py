@@ -134,7 +134,8 @@ _ENTRIES = (
         Severity.WARNING,
         "The scale does not move: every step is skipped at a constant scale (a static scale "
         "that overflows, or update() not applied), or it never grows after many clean steps "
-        "(growth disabled by a huge growth_interval or growth_factor 1, or update() not called).",
+        "(growth disabled by a huge growth_interval or growth_factor 1). A growth tracker that "
+        "never advances because update() is not called is AMP002.",
         "Use a dynamic loss scale with the default growth: torch.amp.GradScaler() "
         "(growth_interval=2000, growth_factor=2.0) and call scaler.update() every iteration.",
         ("print(scaler.get_scale(), scaler._growth_tracker) each step: "

@@ -1,5 +1,8 @@
-"""The Monitor: feeds observations to detectors, explains and de-duplicates what they find,
-writes the run report and applies the user's policy."""
+"""The engine: observations -> findings -> diagnoses (de-duplicated, with causes and a primary).
+
+What happens to a diagnosis afterwards lives elsewhere: the log line, run report and metrics
+in :mod:`denpex_callbacks.core.sinks`, the user's policy in :mod:`denpex_callbacks.core.policy`.
+"""
 
 from __future__ import annotations
 
@@ -15,24 +18,38 @@ from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.policy import Policy
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.sinks import (
+    LogFilter,
+    LogSink,
+    ReportSink,
+    Sink,
+    header_line,
+    run_metrics,
+)
 from denpex_callbacks.core.versions import package_versions
 
 LOGGER = logging.getLogger("denpex_callbacks")
 MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
-Sink = Callable[[Diagnosis], None]
+# Conditions of the run's setup rather than events: they explain a consequence at any distance
+# (a missing scaler still causes the NaN 50,000 steps later). Events cause only within the
+# configured window (Thresholds.cause_window_steps).
+SETUP_CAUSES = frozenset({"AMP001", "AMP002", "AMP011", "AMP012"})
 
 
 class Monitor:
     """One rank's diagnosis engine. Framework-free: adapters feed it Observations.
 
     It reports each condition once when it begins (again only when it clears and returns,
-    at most ``max_repeats`` times, or when it worsens), marks later conditions that follow
-    from an earlier one as its consequences, writes the run report and applies the policy.
-    An internal error is logged once and switches monitoring off; it never reaches training.
+    at most ``max_repeats`` times, or when it worsens) and marks later conditions that follow
+    from an earlier one, within ``thresholds.cause_window_steps``, as its consequences. Each
+    new diagnosis goes to the sinks (log line, run report, the ``sinks`` given) and then to
+    the policy. An internal error is logged once and switches monitoring off; it never
+    reaches training.
 
     Args:
         config: Reporting and policy options.
@@ -67,15 +84,16 @@ class Monitor:
         logger: logging.Logger | None = None,
         sinks: Iterable[Sink] = (),
         detectors: list[Detector] | None = None,
-        log_filter: Callable[[Diagnosis], bool] | None = None,
+        log_filter: LogFilter | None = None,
     ) -> None:
         self.config = config or MonitorConfig()
         self.rank = rank
         self.world_size = world_size
         self.framework = framework
         self.logger = logger or LOGGER
+        self.log = LogSink(self.logger, log_filter)
         self.sinks = list(sinks)
-        self.log_filter = log_filter
+        self.policy = Policy(self.config.on_fault, self.config.fault_level)
         self.detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
@@ -84,11 +102,10 @@ class Monitor:
         self.diagnoses: list[Diagnosis] = []
         self.reported: dict[str, int] = {}  # id -> times reported
         self.worst: dict[str, int] = {}  # id -> highest severity rank reported
-        self.stop_requested = False
         self.disabled = False
         self.started = False
         self.last_observation: Observation | None = None
-        self._writer: ReportWriter | None = None
+        self._report: ReportSink | None = None
         self._resumed = False  # history loaded from a checkpoint: append to the report
         self._primary: Diagnosis | None = None
         self._last_reported: dict[str, int] = {}  # id -> first step of its latest report
@@ -111,15 +128,16 @@ class Monitor:
         self.started = True
         for detector in self.detectors:
             detector.configure(self.setup)
-        if self.config.report_dir and self._writer is None:
-            self._writer = ReportWriter(
+        if self.config.report_dir and self._report is None:
+            writer = ReportWriter(
                 self.config.report_dir,
                 self.rank,
                 record_every=self.config.record_every,
                 max_step_records=self.config.max_step_records,
                 append=self._resumed,
             )
-            self._writer.header(self.setup.to_dict(), package_versions(self.framework))
+            writer.header(self.setup.to_dict(), package_versions(self.framework))
+            self._report = ReportSink(writer)
         self.logger.info("denpex: %s", self.header_line())
         disabled = set(self.config.disable)
         findings = [
@@ -129,20 +147,7 @@ class Monitor:
 
     def header_line(self) -> str:
         """One line saying what is watched and which detectors are active."""
-        s = self.setup
-        if s.has_scaler:
-            scaler = f"{s.scaler} loss scale"
-            if s.init_scale is not None:
-                scaler += f" (init {s.init_scale:g}"
-                scaler += f", growth interval {s.growth_interval})" if s.growth_interval else ")"
-            scope = "scale and loss detectors on"
-        else:
-            scaler = "no loss scaler"
-            scope = "loss detectors on, scale detectors off"
-        return (
-            f"{s.framework} rank {self.rank}/{self.world_size}: precision {s.active_precision}"
-            f" (requested {s.requested_precision or 'n/a'}), {scaler}; {scope}"
-        )
+        return header_line(self.setup, self.rank, self.world_size)
 
     def close(self) -> None:
         """Write the summary record and close the report. Safe to call twice."""
@@ -150,18 +155,12 @@ class Monitor:
 
     def _close(self) -> None:
         if self._primary is not None and not self._closed:
-            primary = self._primary
-            others = sorted({d.code for d in self.faults()} - {primary.code})
-            self.logger.warning(
-                "denpex: run summary (rank %d): fix %s first (%s, from step %s)%s",
-                self.rank, primary.code, primary.title, primary.step,
-                f"; also reported: {', '.join(others)}" if others else "",
-            )
+            others = sorted({d.code for d in self.faults()} - {self._primary.code})
+            self.log.summary(self.rank, self._primary, others)
         self._closed = True
-        if self._writer is not None:
-            self._writer.summary(self.summary())
-            self._writer.close()
-            self._writer = None
+        if self._report is not None:
+            self._report.close(self.summary())
+            self._report = None
 
     # -- per step ------------------------------------------------------------------------------
 
@@ -182,10 +181,11 @@ class Monitor:
         self.run.update(obs)
         findings = [
             f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
-            for d in self.detectors if (f := d.observe(obs, self.run)) is not None
+            for d in self.detectors
+            if (f := d.observe(obs, self.run)) is not None and f.code not in self.config.disable
         ]
-        if self._writer is not None:
-            self._writer.step(obs)
+        if self._report is not None:
+            self._report.step(obs)
         if not findings:
             return []
         return self._emit_all(findings, obs.step)
@@ -275,16 +275,16 @@ class Monitor:
         self.diagnoses[index] = amended
         if self._primary is old:
             self._primary = amended
-        if self._writer is not None:
-            self._writer.amendment(amended)
-        self._log(amended, "amended ", brief=True)
+        if self._report is not None:
+            self._report.amended(amended)
+        self.log.amended(amended)
         return amended
 
     # -- reporting -----------------------------------------------------------------------------
 
     def _emit_all(self, findings: list[Finding], reported_step: int | None) -> list[Diagnosis]:
         out = [d for f in findings if (d := self._emit(f, reported_step)) is not None]
-        self._apply_policy(out)
+        self.policy.apply(out)
         return out
 
     def _emit(self, finding: Finding, reported_step: int | None) -> Diagnosis | None:
@@ -308,9 +308,9 @@ class Monitor:
         self._total += 1
         if len(self.diagnoses) < MAX_DIAGNOSES:
             self.diagnoses.append(diagnosis)
-        if self._writer is not None:
-            self._writer.diagnosis(diagnosis)
-        self._log(diagnosis)
+        if self._report is not None:
+            self._report(diagnosis)
+        self.log(diagnosis)
         for sink in self.sinks:
             sink(diagnosis)
         return diagnosis
@@ -364,9 +364,9 @@ class Monitor:
         self.worst[new.code] = max(new.severity.rank, self.worst.get(new.code, -1))
         if self._primary is old:
             self._primary = new
-        if self._writer is not None:
-            self._writer.amendment(new)
-        self._log(new, "escalated ")
+        if self._report is not None:
+            self._report.amended(new)
+        self.log.line(new, "escalated ")
         for sink in self.sinks:
             sink(new)
         return new
@@ -378,30 +378,27 @@ class Monitor:
         for earlier in self.diagnoses:
             if earlier.severity.rank < Severity.WARNING.rank or earlier.code == diagnosis.code:
                 continue
-            if diagnosis.code in CONSEQUENCES.get(earlier.code, ()):
+            if diagnosis.code in CONSEQUENCES.get(earlier.code, ()) and self._within_window(
+                earlier, diagnosis
+            ):
                 return earlier.caused_by or earlier.code
         return None
 
-    def _log(self, diagnosis: Diagnosis, prefix: str = "", *, brief: bool = False) -> None:
-        if self.log_filter is not None and not self.log_filter(diagnosis):
-            return
-        level = {
-            Severity.INFO: logging.INFO,
-            Severity.WARNING: logging.WARNING,
-            Severity.ERROR: logging.ERROR,
-        }[diagnosis.severity]
-        self.logger.log(level, "denpex: %s%s", prefix, diagnosis.render_text(brief=brief))
+    def _within_window(self, cause: Diagnosis, consequence: Diagnosis) -> bool:
+        """An event explains a consequence that begins within the window after it began."""
+        if cause.code in SETUP_CAUSES or cause.step is None or consequence.step is None:
+            return True
+        return consequence.step - cause.step <= self.config.thresholds.cause_window_steps
 
-    def _apply_policy(self, diagnoses: list[Diagnosis]) -> None:
-        policy = self.config.on_fault
-        if policy == "warn":
-            return
-        faults = [d for d in diagnoses if d.severity.rank >= self.config.fault_level.rank]
-        if not faults:
-            return
-        self.stop_requested = True
-        if policy == "raise":
-            raise AmpDiagnosisError(faults[0])
+    @property
+    def stop_requested(self) -> bool:
+        """True once the ``"stop"`` (or ``"raise"``) policy acted on a fault."""
+        return self.policy.stop_requested
+
+    @property
+    def log_filter(self) -> LogFilter | None:
+        """Which diagnoses this process prints (None: all)."""
+        return self.log.log_filter
 
     def guard(self, action: Callable[[], Any]) -> Any:
         """Run ``action`` (adapter hook code) so that only the user's policy reaches training.
@@ -436,15 +433,7 @@ class Monitor:
 
     def metrics(self) -> dict[str, float]:
         """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
-        run = self.run
-        out: dict[str, float] = {
-            "amp/skipped_steps": float(run.skipped_total),
-            "amp/skip_rate": run.skipped_total / run.steps_seen if run.steps_seen else 0.0,
-            "amp/diagnoses": float(len(self.faults())),
-        }
-        if run.last_scale is not None:
-            out["amp/loss_scale"] = float(run.last_scale)
-        return out
+        return run_metrics(self.run, len(self.faults()))
 
     def summary(self) -> dict[str, Any]:
         """Closing numbers for the report."""

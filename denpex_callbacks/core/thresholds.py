@@ -42,6 +42,8 @@ class Thresholds:
             report begins a new episode: ``max_repeats`` counts afresh.
         nonfinite_persist_losses: Non-finite losses within one episode that make AMP006 a
             persistent fault (an error); fewer, on steps the scaler skipped, are a warning.
+        cause_window_steps: A condition is reported as the consequence of an earlier event
+            (a NaN loss, a collapse) only when it begins within this many steps of it.
 
     Example:
         >>> Thresholds(collapse_skip_streak=4).collapse_skip_streak
@@ -65,6 +67,7 @@ class Thresholds:
     nonfinite_clear_steps: int = 10
     nonfinite_persist_losses: int = 2
     repeat_rearm_steps: int = 1000
+    cause_window_steps: int = 1000
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the thresholds."""

@@ -10,6 +10,10 @@ gradient norm
 and the learning rate. ``Observation.step`` is ``engine.global_steps`` after the step: the
 1-based step number DeepSpeed prints in ``step=N`` lines; skipped steps count, as in DeepSpeed.
 
+``"on_fault": "stop"`` sets ``watcher.should_stop`` after the faulty step, on every rank at
+the same step (an all_reduce under several ranks); DeepSpeed has no stop flag of its own, so
+the training loop checks it and breaks. Nothing is raised (``"raise"`` raises).
+
 Example (a config section, validated without building an engine):
     >>> monitor_config({"enabled": True, "on_fault": "stop"}).on_fault
     'stop'
@@ -30,20 +34,17 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import deepspeed
-import torch
 from deepspeed.utils import logger as deepspeed_logger
 
-from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.core.config import MonitorConfig, build_config
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
-from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.grad_scaler import first_lr
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    observation_from_values,
     values_after_step,
     values_before_step,
 )
@@ -53,11 +54,7 @@ ENABLED_KEY = "enabled"
 MIN_SCALE_MESSAGE = "Current loss scale already at minimum"
 METRIC_PREFIX = "Train/Samples/"
 _ATTACHED = "_denpex_monitor"  # the engine attribute holding its DeepSpeedMonitor
-# Ranks other than 0 write their reports but stay off the console (DeepSpeed's convention:
-# rank 0 speaks); a handler added to this logger shows them.
-RANK_LOGGER = logging.getLogger("denpex_callbacks.deepspeed")
-RANK_LOGGER.addHandler(logging.NullHandler())
-RANK_LOGGER.propagate = False
+
 
 def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
     """The MonitorConfig a ``"denpex"`` config section asks for; None when it disables it.
@@ -89,8 +86,8 @@ def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
     enabled = options.pop(ENABLED_KEY, True)
     if not isinstance(enabled, bool):
         raise ValueError(f'{where}: "{ENABLED_KEY}" must be true or false, not {enabled!r}')
-    try:
-        config = MonitorConfig.from_dict(options)
+    try:  # the one resolver every adapter's options go through
+        config = build_config(options)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from exc
     return config if enabled else None
@@ -120,21 +117,17 @@ class DeepSpeedMonitor:
     Attributes:
         engine: The watched engine.
         monitor: The rank's :class:`~denpex_callbacks.core.monitor.Monitor` (diagnoses, metrics).
+        should_stop: True after the step where ``"on_fault": "stop"`` acted (on any rank):
+            the training loop breaks out.
     """
 
     def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
         _refuse_pipeline(engine)
         self.engine = engine
-        rank, world_size = _rank_and_world(engine)
-        self.monitor = Monitor(
-            config,
-            rank=rank,
-            world_size=world_size,
-            framework="deepspeed",
-            logger=logger or (deepspeed_logger if rank == 0 else RANK_LOGGER),
-        )
-        self._locate = LocateOnFault(self.monitor, engine.module)
-        self._pending = DeferredValues()
+        self.pipeline = StepPipeline(config, framework="deepspeed",
+                                     logger=logger or deepspeed_logger, model=engine.module)
+        self.monitor: Monitor = self.pipeline.monitor
+        self.should_stop = False
         self._losses = LossAccumulator()
         self._originals: dict[str, Callable[..., Any]] = {}
 
@@ -142,7 +135,7 @@ class DeepSpeedMonitor:
 
     def start(self) -> DeepSpeedMonitor:
         """Read the run's setup, run the start-up lints and wrap the engine's methods."""
-        self.monitor.start(self.monitor.guard(self._read_setup))
+        self.pipeline.start(self._read_setup)
         for name, wrapper in (("backward", self._wrap_backward), ("step", self._wrap_step)):
             original = getattr(self.engine, name)
             self._originals[name] = original
@@ -153,9 +146,7 @@ class DeepSpeedMonitor:
 
     def close(self) -> None:
         """Judge the steps still in flight and write the report's summary. Safe to call twice."""
-        self.monitor.guard(lambda: self._drain(wait=True))
-        self._locate.close()
-        self.monitor.close()
+        self.pipeline.close()
 
     def detach(self) -> None:
         """Close, and give the engine back its own ``backward`` and ``step``."""
@@ -198,7 +189,7 @@ class DeepSpeedMonitor:
     def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
         def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
             result = original(loss, *args, **kwargs)
-            self.monitor.guard(lambda: self._add_loss(loss))
+            self.pipeline.guard(self._losses.add, loss)  # a device op, no sync
             return result
 
         return backward
@@ -207,22 +198,21 @@ class DeepSpeedMonitor:
         def step(*args: Any, **kwargs: Any) -> Any:
             if not _at_boundary(self.engine):
                 return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
-            before = self.monitor.guard(self._read_before)
+            before = self.pipeline.guard(self._read_before)
             try:
                 result = original(*args, **kwargs)
             except Exception as exc:
                 if before is not None and MIN_SCALE_MESSAGE in str(exc):
-                    self.monitor.guard(functools.partial(self._record_min_scale_exit, before, exc))
+                    self.pipeline.guard(self._record_min_scale_exit, before, exc)
                 raise  # DeepSpeed's own exception, unchanged
             if before is not None:
-                self.monitor.guard(lambda: self._after_step(before))
-            self._stop_if_requested()  # every rank, at every boundary: a collective under "stop"
+                self.pipeline.guard(self._after_step, before)
+            if self.monitor.config.on_fault == "stop":  # every rank, every boundary: a collective
+                self.should_stop = self.pipeline.decide_stop(
+                    self._vote, int(self.engine.global_steps)) or self.should_stop
             return result
 
         return step
-
-    def _add_loss(self, loss: Any) -> None:
-        self._losses.add(loss)  # a device op, no sync
 
     def _read_before(self) -> _Before:
         return _Before(int(self.engine.global_steps), values_before_step(self.engine))
@@ -237,7 +227,6 @@ class DeepSpeedMonitor:
         """Snapshot this step's values; tensors are read when their copy has landed."""
         engine = self.engine
         loss = self._losses.take()
-        self._locate.step_finished(loss, step)  # a step armed after AMP006/AMP003 ends here
         values: dict[str, Any] = {
             **before.values,
             **values_after_step(engine),
@@ -249,18 +238,16 @@ class DeepSpeedMonitor:
         }
         if skipped is not None:
             values["skipped"] = skipped
-        self._pending.push(step, values)
+        self.pipeline.record(step, values)
 
     def _drain(self, *, wait: bool = False) -> None:
-        monitor = self.monitor
-        for step, values in self._pending.ready(wait=wait):
-            found = monitor.observe(observation_from_values(
-                step, values, rank=monitor.rank, world_size=monitor.world_size))
-            self._locate.maybe_arm(found)  # hooks the model for the next step only
-            self._write_metrics(values["samples"])
+        self.pipeline.drain(wait=wait, judged=self._write_metrics)
 
-    def _write_metrics(self, samples: int) -> None:
-        """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0."""
+    def _write_metrics(self, step: int, values: dict[str, Any]) -> None:
+        """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0.
+        Called once each step is judged.
+        """
+        samples = values["samples"]
         sink = getattr(self.engine, "monitor", None)
         if sink is None or self.monitor.rank != 0 or not getattr(sink, "enabled", False):
             return
@@ -304,40 +291,10 @@ class DeepSpeedMonitor:
                 self.monitor.flag(finding, reported_step=before.global_steps + 1)
         self.monitor.close()
 
-    def _stop_if_requested(self) -> None:
-        """The "stop" policy: every rank raises AmpDiagnosisError after the same step."""
-        monitor = self.monitor
-        if monitor.config.on_fault != "stop":
-            return
-        fault = self._policy_fault() if monitor.stop_requested else None
-        code = _fault_number(fault)
-        if monitor.world_size > 1:
-            # Every rank enters this collective on every step() call, a disabled monitor too:
-            # one rank skipping it would leave the others waiting.
-            code = self._agree(code)
-        if not code:
-            return
-        if fault is None:
-            fault = Diagnosis.from_finding(
-                Finding(f"AMP{code:03d}", int(self.engine.global_steps),
-                        f"another rank reported AMP{code:03d}: all ranks stop together"),
-                rank=monitor.rank, framework="deepspeed",
-            )
-        monitor.guard(lambda: self._drain(wait=True))
-        monitor.close()
-        raise AmpDiagnosisError(fault)
-
-    def _policy_fault(self) -> Diagnosis | None:
-        """The first diagnosis severe enough for the policy to act on."""
-        return next(iter(self.monitor.faults(self.monitor.config.fault_level)), None)
-
-    def _agree(self, code: int) -> int:
-        from deepspeed import comm
+    def _vote(self, wanted: bool) -> bool:
         from deepspeed.accelerator import get_accelerator
 
-        flag = torch.tensor([code], device=get_accelerator().current_device_name())
-        comm.all_reduce(flag, op=comm.ReduceOp.MAX)
-        return int(flag.item())
+        return all_reduce_vote(get_accelerator().current_device_name())(wanted)
 
 
 def attach(
@@ -402,19 +359,6 @@ def _refuse_pipeline(engine: Any) -> None:
             "(or set \"enabled\": false) for pipeline-parallel runs, and use "
             "`denpex diagnose` on the training log instead."
         )
-
-
-def _rank_and_world(engine: Any) -> tuple[int, int]:
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        return torch.distributed.get_rank(), torch.distributed.get_world_size()
-    return int(getattr(engine, "global_rank", 0)), int(getattr(engine, "world_size", 1))
-
-
-def _fault_number(diagnosis: Diagnosis | None) -> int:
-    """``AMP003`` -> 3: the id as a number a collective can carry."""
-    if diagnosis is None or not diagnosis.code.startswith("AMP"):
-        return 0
-    return int(diagnosis.code[3:])
 
 
 def _at_boundary(engine: Any) -> bool:

@@ -12,12 +12,11 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from functools import wraps
 from types import FrameType
 from typing import Any, TypeVar, cast
@@ -34,20 +33,16 @@ from transformers.trainer_callback import (
 from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
-from denpex_callbacks.core import run_setup as precision
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.integrations.pipeline import StepPipeline, StopVote, all_reduce_vote
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
-from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    observation_from_values,
     values_after_step,
     values_before_step,
 )
@@ -60,23 +55,25 @@ _Hook = TypeVar("_Hook", bound=Callable[..., Any])
 
 
 def _guarded(hook: _Hook) -> _Hook:
-    """Run a hook so that an internal error switches monitoring off instead of failing the run.
+    """Run a hook under the pipeline's guard (an internal error turns monitoring off).
 
-    Only the user's policy (AmpDiagnosisError under ``"raise"``) passes through.
+    Only the user's policy (AmpDiagnosisError under ``"raise"``) passes through; the report is
+    closed first, because ``on_train_end`` will not come.
     """
 
     @wraps(hook)
     def wrapper(self: AmpDiagnosticCallback, *args: Any, **kwargs: Any) -> Any:
-        if self._off:
+        pipeline = self.pipeline
+        if pipeline is None or not pipeline.active:
             return None
         try:
-            return hook(self, *args, **kwargs)
-        except AmpDiagnosisError:  # the user's "raise": on_train_end will not come
-            self._close()
+            result = pipeline.guard(lambda: hook(self, *args, **kwargs))
+        except AmpDiagnosisError:
+            self._close(wait=False)
             raise
-        except Exception:
-            self._switch_off()
-            return None
+        if not pipeline.active:  # it failed just now: leave nothing hooked
+            self._close(wait=False)
+        return result
 
     return cast(_Hook, wrapper)
 
@@ -93,8 +90,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             ``"{output_dir}"`` in it is replaced by ``args.output_dir``; None writes none.
             Default: ``denpex_reports``, i.e. ``{output_dir}/denpex_reports``.
         config: A full MonitorConfig (or its dict form); the keyword arguments override it.
-        **overrides: Any other MonitorConfig field (``disable``, ``thresholds``,
-            ``fault_severity``, ``record_every``, ``max_step_records``, ``max_repeats``).
+        **options: Any other MonitorConfig field (``disable``, ``thresholds``,
+            ``fault_severity``, ``record_every``, ``max_step_records``, ``max_repeats``,
+            ``locate``), as for every adapter.
 
     Example:
         >>> cb = AmpDiagnosticCallback(on_fault="stop", disable=("AMP008",),
@@ -110,24 +108,26 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         on_fault: str = UNSET,
         report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
-        **overrides: Any,
+        **options: Any,
     ) -> None:
-        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
-        self.monitor: Monitor | None = None
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **options)
+        self.pipeline: StepPipeline | None = None
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
-        self._off = False
         self._reset_run()
+
+    @property
+    def monitor(self) -> Monitor | None:
+        """The run's Monitor (diagnoses, metrics); None before training begins."""
+        return self.pipeline.monitor if self.pipeline is not None else None
 
     def _reset_run(self) -> None:
         self._hook: torch.utils.hooks.RemovableHandle | None = None
-        self._locate: LocateOnFault | None = None
         self._in_step = False
         self._losses = LossAccumulator()
         self._before: dict[str, Any] = {}
-        self._deferred = DeferredValues()
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
-        self._agree_on_stop = False
+        self._vote: StopVote | None = None
 
     # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
 
@@ -141,70 +141,47 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     # -- run lifecycle ---------------------------------------------------------------------------
 
-    @_guarded
     def on_train_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         self._close()
         self._reset_run()
-        self._agree_on_stop = (
-            self.config.on_fault == "stop" and args.world_size > 1
-            and torch.distributed.is_available() and torch.distributed.is_initialized()
+        model = kwargs.get("model")
+        self.pipeline = StepPipeline(
+            self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
+            model=model,
         )
-        model, optimizer = kwargs.get("model"), kwargs.get("optimizer")
-        report_dir = self.config.report_dir
-        if report_dir is not None:
-            output_dir = str(args.output_dir or ".")
-            if "{output_dir}" in report_dir:
-                report_dir = report_dir.replace("{output_dir}", output_dir)
-            elif not os.path.isabs(report_dir):
-                report_dir = os.path.join(output_dir, report_dir)
-        self.monitor = Monitor(
-            replace(self.config, report_dir=report_dir),
-            rank=args.process_index,
-            world_size=args.world_size,
-            framework="hf",
-            logger=LOGGER,
-        )
+        _run_before_integrations(self)  # called here: it looks for its caller's frame
+        self._begin(args, state, model, kwargs.get("optimizer"))
+
+    @_guarded
+    def _begin(self, args: TrainingArguments, state: TrainerState, model: Any,
+               optimizer: Any) -> None:
+        assert self.pipeline is not None
+        if self.pipeline.monitor.world_size > 1:
+            self._vote = all_reduce_vote(args.device)
         history = self._resume_state or _checkpointed_history(state, type(self).__name__)
         if history:
-            self.monitor.load_state_dict(history)
+            self.pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
         self._deepspeed = bool(getattr(args, "deepspeed", None)) or (
             getattr(args, "deepspeed_plugin", None) is not None
         )
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward)
-        self._locate = LocateOnFault(self.monitor, model)
-        _run_before_integrations(self)
-        self.monitor.start(read_setup(args, model, optimizer, self._deepspeed))
+        self.pipeline.start(lambda: read_setup(args, model, optimizer, self._deepspeed))
 
-    @_guarded
     def on_train_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        self._drain(control, wait=True)
         self._close()
 
-    def _close(self) -> None:
+    def _close(self, *, wait: bool = True) -> None:
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
-        if self._locate is not None:
-            self._locate.close()
-        if self.monitor is not None:
-            self.monitor.close()
-
-    def _switch_off(self) -> None:
-        self._off = True
-        if self.monitor is not None:
-            self.monitor.disabled = True
-        LOGGER.exception(
-            "denpex: internal error in AmpDiagnosticCallback; monitoring is off for the rest of "
-            "this run (training continues). Please report this traceback."
-        )
-        with contextlib.suppress(Exception):  # best effort: something is already broken
-            self._close()
+        if self.pipeline is not None:
+            self.pipeline.close(wait=wait)
 
     # -- per optimizer step ----------------------------------------------------------------------
 
@@ -220,15 +197,12 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             self._before = values_before_step(kwargs.get("optimizer"))
 
     def _on_forward(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        if self._off or not self._in_step or not module.training:
+        if not self._in_step or not module.training or not isinstance(output, Mapping):
             return
-        try:
-            loss = output.get("loss") if isinstance(output, Mapping) else None
-            if isinstance(loss, torch.Tensor):
-                # Kept on the device, averaged at the optimizer step: no sync per micro-batch.
-                self._losses.add(loss)
-        except Exception:
-            self._switch_off()
+        loss = output.get("loss")
+        if isinstance(loss, torch.Tensor) and self.pipeline is not None:
+            # Kept on the device, averaged at the optimizer step: no sync per micro-batch.
+            self.pipeline.guard(self._losses.add, loss)
 
     @_guarded
     def on_pre_optimizer_step(
@@ -257,28 +231,25 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             **self._before,
             **(values_after_step(source) if source is not None else {}),
         }
-        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
-            self._locate.step_finished(values["loss"], state.global_step + 1)
-        self._deferred.push(state.global_step + 1, values)
+        cast(StepPipeline, self.pipeline).record(state.global_step + 1, values)
         self._in_step = False
         self._before = {}
 
-    def on_step_end(
+    def on_step_end(  # not guarded: every rank must reach the stop vote
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         # DefaultFlowCallback (always first) has decided whether this step logs. If it does,
-        # wait for on_log so the observation carries the step's grad_norm, except when ranks
-        # must agree on a stop below: then judge now so that all stop after this step.
-        if not control.should_log or self._agree_on_stop:
+        # wait for on_log so the observation carries the step's grad_norm, except under
+        # "stop": then judge now so that every rank decides after this very step.
+        stopping = self.config.on_fault == "stop"
+        if not control.should_log or stopping:
             self._drain_step(control)
-        if self._agree_on_stop:
-            # Every rank passes here every step, also with monitoring off (a rank leaving the
-            # collective would hang the others).
-            flag = torch.tensor([float(bool(self.monitor and self.monitor.stop_requested))],
-                                device=args.device)
-            torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
-            if flag.item() > 0:  # a sync, only under on_fault="stop" with several ranks
-                control.should_training_stop = True
+        # Every rank votes every step, also with monitoring off (a rank leaving the collective
+        # would hang the others).
+        if stopping and self.pipeline is not None and self.pipeline.decide_stop(
+            self._vote, state.global_step
+        ):
+            control.should_training_stop = True
 
     @_guarded
     def _drain_step(self, control: TrainerControl) -> None:
@@ -310,26 +281,12 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if history and history[-1].get("step") == state.global_step and "loss" in history[-1]:
             history[-1].update(metrics)
 
-    def _drain(self, control: TrainerControl, *, wait: bool = False) -> None:
-        """Judge the steps whose snapshots are readable (all of them with ``wait``)."""
-        monitor = self.monitor
-        if monitor is None:
-            return
-        for step, values in self._deferred.ready(wait=wait):
-            found = monitor.observe(self._observation(step, values))
-            if self._locate is not None:  # hooks the model for the next step only
-                self._locate.maybe_arm(found)
-        # With several ranks, "stop" is decided together in on_step_end: one rank stopping
-        # alone would leave the others waiting in the next gradient all-reduce.
-        if monitor.stop_requested and not self._agree_on_stop:
-            control.should_training_stop = True
+    def _drain(self, control: TrainerControl) -> None:
+        """Judge the steps whose snapshots are readable ("stop" is decided in on_step_end)."""
+        cast(StepPipeline, self.pipeline).drain(complete=self._add_grad_norm)
 
-    def _observation(self, step: int, values: dict[str, Any]) -> Observation:
-        monitor = cast(Monitor, self.monitor)
+    def _add_grad_norm(self, step: int, values: dict[str, Any]) -> None:
         values["grad_norm"] = self._grad_norms.pop(step, None)
-        return observation_from_values(
-            step, values, rank=monitor.rank, world_size=monitor.world_size
-        )
 
 
 def read_setup(
@@ -375,7 +332,7 @@ def read_setup(
         compute = "bfloat16" if args.bf16 else "float16"
     else:  # no autocast wrapper: the parameters' dtype is what runs
         compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
-    setup.active_precision = precision.active_precision(
+    setup.active_precision = active_precision(
         compute, has_scaler=setup.has_scaler, autocast=autocast)
     return setup
 
@@ -383,7 +340,8 @@ def read_setup(
 def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
     """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
 
-    Why: Trainer builds ``logs`` inside ``_maybe_log_save_evaluate`` and calls ``on_log`` on
+    Why (no public way; checked on transformers 5.24): Trainer builds ``logs`` inside
+    ``_maybe_log_save_evaluate`` and calls ``on_log`` on
     DefaultFlowCallback, then the report_to integrations, then user callbacks; no earlier event
     sees that dict, so metrics added by a callback placed last never reach TensorBoard/W&B.
     Callbacks are not given the Trainer, but ``CallbackHandler.call_event`` (our caller) holds

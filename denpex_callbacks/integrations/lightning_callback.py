@@ -1,9 +1,13 @@
-"""Lightning adapter: ``AmpDiagnosticCallback`` for ``lightning.pytorch`` and ``pytorch_lightning``.
+"""Lightning adapter: the callback's hooks, for either Lightning namespace.
 
-One class serves both Trainers: its base derives from the ``Callback`` class of every installed
-namespace, so each Trainer's ``isinstance(cb, Callback)`` checks pass. The callback only reads
-state (the precision plugin's GradScaler, or the DeepSpeed engine's optimizer) and feeds a
-:class:`~denpex_callbacks.core.monitor.Monitor`; thresholds and detection live in the core.
+:class:`AmpDiagnosticHooks` holds the hooks and imports no Lightning namespace; each namespace
+gets its own small entry module that mixes it into that namespace's ``Callback``
+(:mod:`~denpex_callbacks.integrations.lightning_entry` for ``lightning.pytorch``,
+:mod:`~denpex_callbacks.integrations.pytorch_lightning_entry` for ``pytorch_lightning``), so
+importing one never imports the other (the two share a rank-zero logger that the second import
+would rebind). The callback only reads state (the precision plugin's GradScaler, or the
+DeepSpeed engine's optimizer) and feeds the shared
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`.
 
 Steps are numbered as Lightning logs them: ``Observation.step`` is ``trainer.global_step``
 before the optimizer step (0-based; skipped steps count, as in Lightning).
@@ -17,25 +21,22 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import importlib.util
-import inspect
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
-from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
-from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
     optimizer_has_fp16_params,
@@ -44,20 +45,13 @@ from denpex_callbacks.readers.grad_scaler import (
 )
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    observation_from_values,
     values_after_step,
     values_before_step,
 )
 
-__all__ = ["AUTO_ENV", "AmpDiagnosticCallback", "auto_callbacks", "auto_enabled"]
+__all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
 
-AUTO_ENV = "DENPEX_AUTO"  # "0" (or false/off/no) turns off the entry-point auto-registration
 STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
-_NAMESPACES = ("lightning.pytorch", "pytorch_lightning")
-# Each rank computes its own loss, so loss conditions are printed by the rank that sees them.
-# Gradients are all-reduced before the scaler checks them: scale conditions are the same on
-# every rank and are printed by rank 0 only (every rank still writes them to its report).
-_PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
 # Lightning's precision flags -> (the dtype the math runs in, whether it is mixed).
 _COMPUTE_BY_FLAG = {
     "16-mixed": ("float16", True),
@@ -70,31 +64,11 @@ _COMPUTE_BY_FLAG = {
 _LOG = logging.getLogger(__name__)
 
 
-def _callback_bases() -> tuple[type, ...]:
-    """The ``Callback`` class of every installed Lightning namespace."""
-    bases: list[type] = []
-    for namespace in _NAMESPACES:
-        if importlib.util.find_spec(namespace.split(".")[0]) is None:
-            continue
-        try:
-            bases.append(importlib.import_module(f"{namespace}.callbacks").Callback)
-        except Exception as error:  # a broken second install must not hide the first
-            _LOG.debug("denpex: %s not usable (%s)", namespace, error)
-    if not bases:
-        raise ImportError(
-            "denpex_callbacks.lightning needs `lightning` or `pytorch_lightning` installed"
-        )
-    return tuple(bases)
+class AmpDiagnosticHooks:
+    """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer (the hooks).
 
-
-if TYPE_CHECKING:
-    _LightningCallback = object
-else:
-    _LightningCallback = type("_LightningCallback", _callback_bases(), {})
-
-
-class AmpDiagnosticCallback(_LightningCallback):
-    """Diagnoses fp16 mixed-precision failures inside a Lightning Trainer.
+    Use it as ``AmpDiagnosticCallback`` from ``denpex_callbacks.lightning`` (or
+    ``denpex_callbacks.pytorch_lightning``), which mixes it into that namespace's Callback.
 
     Watches every optimizer step (not every batch: gradient accumulation and manual
     optimization included): the GradScaler's scale before and after the step, whether the
@@ -119,7 +93,7 @@ class AmpDiagnosticCallback(_LightningCallback):
 
     Example:
         >>> from denpex_callbacks.core.thresholds import Thresholds
-        >>> cb = AmpDiagnosticCallback(thresholds=Thresholds(zero_loss_steps=5))
+        >>> cb = AmpDiagnosticHooks(thresholds=Thresholds(zero_loss_steps=5))
         >>> cb.config.thresholds.zero_loss_steps, cb.config.on_fault
         (5, 'warn')
     """
@@ -128,26 +102,22 @@ class AmpDiagnosticCallback(_LightningCallback):
         self,
         on_fault: str = UNSET,
         report_dir: str | os.PathLike[str] | None = UNSET,
-        config: MonitorConfig | None = None,
-        **overrides: Any,
+        config: MonitorConfig | Mapping[str, Any] | None = None,
+        **options: Any,
     ) -> None:
         super().__init__()
-        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **overrides)
-        self.monitor: Monitor | None = None
+        self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **options)
+        self.pipeline: StepPipeline | None = None
+        self.monitor: Monitor | None = None  # the run's (diagnoses, metrics), from on_fit_start
         self.auto = False  # True when added by the entry point, not by the user
         self._requested_precision: str | None = None  # the Trainer's precision argument
         self._loaded_state: dict[str, Any] | None = None
         self._reset_step_state()
-        self._broken = False
 
     def _reset_step_state(self) -> None:
-        self._deferred = DeferredValues()
         self._pending: list[dict[str, Any]] = []  # optimizer steps awaiting their batch end
         self._losses = LossAccumulator()
-        self._stop_announced = False
         self._reader = "none"  # "torch", "deepspeed" or "none"
-        self._logger = _LOG
-        self._locate: LocateOnFault | None = None
 
     @property
     def state_key(self) -> str:
@@ -160,31 +130,22 @@ class AmpDiagnosticCallback(_LightningCallback):
         """Read the run's precision and scaler, start the Monitor (start-up lints)."""
         self._close_monitor()
         self._reset_step_state()
-        self._broken = False
-        self._logger = logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic")
-        self._safely(lambda: self._start(trainer))
+        self.pipeline = StepPipeline(
+            self.config, framework="lightning",
+            logger=logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic"),
+            output_dir=str(trainer.default_root_dir), model=trainer.lightning_module,
+        )
+        self.monitor = self.pipeline.monitor
+        self.pipeline.guard(self._start, trainer)
 
     def _start(self, trainer: Any) -> None:
-        rank, world_size = int(trainer.global_rank), int(trainer.world_size)
-        config = self.config
-        if config.report_dir and not os.path.isabs(config.report_dir):
-            path = os.path.join(str(trainer.default_root_dir), config.report_dir)
-            config = dataclasses.replace(config, report_dir=path)
-        self.monitor = Monitor(
-            config,
-            rank=rank,
-            world_size=world_size,
-            framework="lightning",
-            logger=self._logger,
-            log_filter=_printed_on(rank),
-        )
+        assert self.pipeline is not None
         if self._loaded_state is not None:
-            self.monitor.load_state_dict(self._loaded_state)
+            self.pipeline.monitor.load_state_dict(self._loaded_state)
             self._loaded_state = None
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
-        self._locate = LocateOnFault(self.monitor, trainer.lightning_module)
-        self.monitor.start(setup)
+        self.pipeline.start(lambda: setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
         plugin = trainer.precision_plugin
@@ -228,29 +189,24 @@ class AmpDiagnosticCallback(_LightningCallback):
         self._finish(policy=False)
 
     def _finish(self, *, policy: bool) -> None:
-        if self.monitor is None:
+        if self.pipeline is None:
             return
         try:
-            if self._active():
-                self._safely(lambda: self._observe_ready(wait=True))
+            self.pipeline.close()
         except AmpDiagnosisError:
             if policy:  # a fault in the last steps still raises (after the report is closed)
                 raise
-        finally:
-            self._close_monitor()
 
     def _close_monitor(self) -> None:
-        if self._locate is not None:
-            self._locate.close()
-        if self.monitor is not None:
-            self.monitor.close()
+        if self.pipeline is not None:
+            self.pipeline.close(wait=False)
 
     # -- per optimizer step ----------------------------------------------------------------------
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""
-        if self._active():
-            self._safely(lambda: self._before_step(trainer, optimizer))
+        if self.pipeline is not None:
+            self.pipeline.guard(self._before_step, trainer, optimizer)
 
     def _before_step(self, trainer: Any, optimizer: Any) -> None:
         step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
@@ -278,8 +234,8 @@ class AmpDiagnosticCallback(_LightningCallback):
         self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
     ) -> None:
         """Complete this batch's optimizer steps, judge the ready ones, log metrics, stop."""
-        if self._active():
-            self._safely(lambda: self._batch_end(trainer, pl_module, outputs))
+        if self.pipeline is not None:
+            self.pipeline.guard(self._batch_end, trainer, pl_module, outputs)
         if self.config.on_fault == "stop":
             self._decide_stop(trainer)
 
@@ -292,27 +248,19 @@ class AmpDiagnosticCallback(_LightningCallback):
         self._close_previous_pending(after.pop("scale_after", None))
         # Automatic optimization already divides each batch's loss by the accumulation.
         step_loss = self._losses.take(mean=not pl_module.automatic_optimization)
-        if self._locate is not None:  # a step armed after AMP006/AMP003 ends here
-            self._locate.step_finished(step_loss, self._pending[-1]["step"])
         now = time.time()
+        pipeline = self.pipeline
+        assert pipeline is not None
         for step in self._pending:
             values = {k: v for k, v in step.items() if k != "step"}
-            self._deferred.push(step["step"], {**values, **after, "loss": step_loss, "time": now})
+            pipeline.record(step["step"], {**values, **after, "loss": step_loss, "time": now})
         self._pending = []
-        self._observe_ready(wait=False)
+        pipeline.drain()
         self._log_metrics(trainer, pl_module)
-
-    def _observe_ready(self, *, wait: bool) -> None:
-        assert self.monitor is not None
-        for step, values in self._deferred.ready(wait=wait):
-            found = self.monitor.observe(observation_from_values(
-                step, values, rank=self.monitor.rank, world_size=self.monitor.world_size))
-            if self._locate is not None:  # hooks the model for the next step only
-                self._locate.maybe_arm(found)
 
     def _log_metrics(self, trainer: Any, pl_module: Any) -> None:
         assert self.monitor is not None
-        if self.monitor.disabled or self.monitor.last_observation is None:
+        if self.monitor.last_observation is None:
             return
         if not _logs_this_step(trainer):
             return  # each self.log call costs ~0.4 ms: only on the steps a row is written
@@ -324,19 +272,11 @@ class AmpDiagnosticCallback(_LightningCallback):
     def _decide_stop(self, trainer: Any) -> None:
         # Every rank calls the collective at every batch end, whatever its own state, so no
         # rank waits alone (a disabled monitor votes False).
-        wanted = bool(self.monitor is not None and self.monitor.stop_requested)
-        should_stop = trainer.strategy.reduce_boolean_decision(wanted, all=False)
-        if not should_stop:
-            return
-        trainer.should_stop = True
-        if not self._stop_announced:
-            self._stop_announced = True
-            origin = "this rank" if wanted else "another rank"
-            if trainer.global_rank == 0 or wanted:
-                self._logger.warning(
-                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
-                    trainer.global_step - 1, origin,
-                )
+        def vote(wanted: bool) -> bool:
+            return bool(trainer.strategy.reduce_boolean_decision(wanted, all=False))
+
+        if self.pipeline is not None and self.pipeline.decide_stop(vote, trainer.global_step - 1):
+            trainer.should_stop = True
 
     # -- checkpoints -------------------------------------------------------------------------------
 
@@ -356,30 +296,6 @@ class AmpDiagnosticCallback(_LightningCallback):
         else:
             self._loaded_state = state
 
-    # -- guards ------------------------------------------------------------------------------------
-
-    def _active(self) -> bool:
-        return self.monitor is not None and not self.monitor.disabled and not self._broken
-
-    def _safely(self, action: Callable[[], Any]) -> None:
-        """Run adapter code so that only the user's policy can reach training."""
-        try:
-            action()
-        except AmpDiagnosisError:
-            raise
-        except Exception:  # reading framework state must never break the run
-            self._broken = True
-            self._logger.exception(
-                "denpex: internal error in the Lightning callback; monitoring is off for the "
-                "rest of this run (training continues). Please report this traceback."
-            )
-
-
-def _printed_on(rank: int) -> Callable[[Diagnosis], bool] | None:
-    if rank == 0:
-        return None
-    return lambda diagnosis: diagnosis.code in _PER_RANK_CODES
-
 
 def _namespace_of(trainer: Any) -> str:
     module = type(trainer).__module__
@@ -397,74 +313,18 @@ def _framework_version(trainer: Any) -> str | None:
 def _logs_this_step(trainer: Any) -> bool:
     """Whether Lightning writes a logger row after this batch (every ``log_every_n_steps``).
 
-    Read at ``on_train_batch_end``, before the loop counts the batch: the same decision the
-    logger connector takes right after the hook. Unknown (another Lightning): log every step.
+    From public attributes: at ``on_train_batch_end`` of a batch that stepped, the optimizer
+    steps so far (``global_step``) are the batches that stepped, counting this one, which is
+    what Lightning's logger connector tests right after the hook.
     """
-    connector = getattr(trainer, "_logger_connector", None)
-    decision = getattr(connector, "should_update_logs", True)
-    return bool(decision) or bool(getattr(trainer, "fast_dev_run", False))
+    every = int(getattr(trainer, "log_every_n_steps", 1) or 0)
+    if every <= 0:
+        return False
+    return trainer.global_step % every == 0 or bool(trainer.should_stop) or bool(
+        trainer.fast_dev_run)
 
 
 def _loss_of(outputs: Any) -> torch.Tensor | None:
     """The batch's loss tensor from ``training_step``'s output (detached, still on device)."""
     loss = outputs.get("loss") if isinstance(outputs, Mapping) else outputs
     return loss.detach() if isinstance(loss, torch.Tensor) else None
-
-
-# -- auto-registration (entry points) ------------------------------------------------------------
-
-
-def auto_callbacks() -> list[AmpDiagnosticCallback]:
-    """Entry-point factory: every Trainer gets one AmpDiagnosticCallback, unless turned off.
-
-    Lightning calls it from ``Trainer.__init__`` (groups ``lightning.pytorch.callbacks_factory``
-    and ``pytorch_lightning.callbacks_factory``). It also records the Trainer's ``precision``
-    argument on every AmpDiagnosticCallback of that Trainer, because Lightning keeps no trace
-    of a ``"16-mixed"`` it replaced by ``"bf16-mixed"`` on CPU (needed for AMP010). It adds no
-    callback when ``DENPEX_AUTO=0``, when the user already passed one (exactly one instance,
-    no duplicate state key), or when the Trainer under construction cannot be found.
-
-    Example:
-        >>> auto_callbacks()  # not called from a Trainer: nothing to watch
-        []
-    """
-    try:
-        found = _trainer_under_construction()
-        if found is None:
-            return []
-        trainer, precision = found
-        requested = None if precision is None else str(precision)
-        present = [cb for cb in trainer.callbacks if isinstance(cb, AmpDiagnosticCallback)]
-        for callback in present:
-            callback._requested_precision = requested
-        if present or not auto_enabled():
-            return []
-        callback = AmpDiagnosticCallback()
-        callback.auto = True
-        callback._requested_precision = requested
-        return [callback]
-    except Exception:  # a factory error would break the user's Trainer() call
-        _LOG.debug("denpex: auto-registration skipped", exc_info=True)
-        return []
-
-
-def auto_enabled() -> bool:
-    """False when the ``DENPEX_AUTO`` environment variable says ``0``/``false``/``off``/``no``."""
-    return os.environ.get(AUTO_ENV, "1").strip().lower() not in {"0", "false", "off", "no"}
-
-
-def _trainer_under_construction(max_depth: int = 12) -> tuple[Any, Any] | None:
-    """(trainer, its ``precision`` argument) from the ``Trainer.__init__`` frame calling us."""
-    frame = inspect.currentframe()
-    for _ in range(max_depth):
-        if frame is None:
-            return None
-        candidate = frame.f_locals.get("self")
-        if (
-            frame.f_code.co_name == "__init__"
-            and hasattr(candidate, "_callback_connector")
-            and hasattr(candidate, "_accelerator_connector")
-        ):
-            return candidate, frame.f_locals.get("precision")
-        frame = frame.f_back
-    return None

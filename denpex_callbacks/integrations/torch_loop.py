@@ -19,26 +19,25 @@ without blocking and examined one step late on CUDA (at once on CPU). It watches
 calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
 *before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
 non-finite loss or overflow streak (``denpex_callbacks.locate.locator``; ``locate=False``
-turns it off).
+turns it off). The flow after the snapshot is the shared
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
-from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.locate.locator import LocateOnFault
-from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
     optimizer_has_fp16_params,
@@ -46,9 +45,10 @@ from denpex_callbacks.readers.grad_scaler import (
     scaler_enabled,
     scaler_setup,
 )
-from denpex_callbacks.readers.step_values import observation_from_values, values_after_step
+from denpex_callbacks.readers.step_values import values_after_step
 
 __all__ = ["AmpMonitor"]
+LOGGER = logging.getLogger("denpex_callbacks")
 
 _SCALER_METHODS = ("scale", "unscale_", "step", "update")
 
@@ -63,11 +63,14 @@ class AmpMonitor:
         model: The model (a forward pre-hook records whether fp16 autocast is active; after
             AMP006 or AMP003 the non-finite locator hooks it for the next iteration only and
             amends the diagnosis with the module where NaN/inf first appeared).
-        on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``; the loop checks it) or
-            ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
-        report_dir: Folder of the JSONL run report (None: no report).
-        config: Full configuration; ``on_fault``/``report_dir`` override it when given.
+        on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``, agreed over ranks; the loop
+            checks it and breaks) or ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
+        report_dir: Folder of the JSONL run reports; a relative path is taken from the
+            working directory (None: no report).
+        config: Full configuration (a MonitorConfig or its dict form).
         logger: Where diagnoses are logged (default ``denpex_callbacks``).
+        **options: Any other MonitorConfig field (``disable``, ``thresholds``, ``locate``...),
+            as for every adapter.
 
     Example:
         >>> import torch
@@ -97,23 +100,23 @@ class AmpMonitor:
         model: Any = None,
         *,
         on_fault: str = UNSET,
-        report_dir: str | None = UNSET,
-        config: MonitorConfig | None = None,
+        report_dir: str | os.PathLike[str] | None = UNSET,
+        config: MonitorConfig | Mapping[str, Any] | None = None,
         logger: logging.Logger | None = None,
+        **options: Any,
     ) -> None:
-        rank, world_size = _dist_rank()
-        self.monitor = Monitor(
-            build_config(config, on_fault=on_fault, report_dir=report_dir),
-            rank=rank,
-            world_size=world_size,
+        self.pipeline = StepPipeline(
+            build_config(config, on_fault=on_fault, report_dir=report_dir, **options),
             framework="torch",
-            logger=logger,
+            logger=logger or LOGGER,
         )
+        self.monitor = self.pipeline.monitor
+        self._stop = False
         self.scaler: Any = None
         self.optimizer: Any = None
         self.model: Any = None
-        self._values = DeferredValues()
         self._calls = 0
+        self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
         self._in_scaler_step = False
@@ -121,7 +124,6 @@ class AmpMonitor:
         self._forward_hook: Any = None
         self._fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
         self._wrapped: list[str] = []
-        self._locate = LocateOnFault(self.monitor)
         self._attach(scaler, optimizer, model)
 
     # -- public --------------------------------------------------------------------------------
@@ -133,8 +135,8 @@ class AmpMonitor:
 
     @property
     def should_stop(self) -> bool:
-        """True once a fault was found under ``on_fault="stop"``: break out of the loop."""
-        return self.monitor.stop_requested
+        """True once a fault was found under ``on_fault="stop"`` (on any rank): break out."""
+        return self._stop
 
     def attach(self, scaler: Any = None, optimizer: Any = None, model: Any = None) -> None:
         """Watch these objects from now on, as if passed to the constructor.
@@ -171,31 +173,29 @@ class AmpMonitor:
         Raises:
             AmpDiagnosisError: Under ``on_fault="raise"``.
         """
-        if self.monitor.disabled:
-            return []
-        self._attach(scaler, optimizer, model)
+        pipeline = self.pipeline
         index = self._calls if step is None else step
         self._calls += 1
-        self._ensure_started(loss)
-        self._locate.step_finished(loss, index)
-        found = self._flag(self._guarded(self._check_update_called, index), index)
-        self._guarded(self._snapshot, index, loss, grad_norm)
-        found += self._drain(wait=False)
-        self._locate.maybe_arm(found, self.model)
+        found: list[Diagnosis] = []
+        if pipeline.active:
+            if scaler is not None or optimizer is not None or model is not None:
+                self._attach(scaler, optimizer, model)
+            if not self.monitor.started:
+                self._ensure_started(loss)
+            found = pipeline.guard(self._step, index, loss, grad_norm) or []
+        if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
+            self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
-        if not self.monitor.disabled:
-            self._drain(wait=True)
-        self._locate.close()
-        self.monitor.close()
+        self.pipeline.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
                 hook.remove()
         self._hooks.clear()
         self._forward_hook = None
-        for name in self._wrapped:
+        for name in self._wrapped:  # the instance-level wrappers of _wrap_scaler
             self.scaler.__dict__.pop(name, None)
         self._wrapped.clear()
 
@@ -219,7 +219,8 @@ class AmpMonitor:
     def _attach(self, scaler: Any, optimizer: Any, model: Any) -> None:
         if scaler is not None and self.scaler is None:
             self.scaler = scaler
-            if scaler_enabled(scaler):
+            self._scaler_on = scaler_enabled(scaler)  # fixed at construction in torch
+            if self._scaler_on:
                 self._wrap_scaler(scaler)
         if optimizer is not None and self.optimizer is None:
             self.optimizer = optimizer
@@ -227,9 +228,13 @@ class AmpMonitor:
                 self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
         if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
             self.model = model
+            self.pipeline.locate.model = model
             self._forward_hook = model.register_forward_pre_hook(self._on_forward)
 
     def _wrap_scaler(self, scaler: Any) -> None:
+        # GradScaler has no hooks of its own (torch 2.13): the protocol checks must run before
+        # its methods do, so each is wrapped in an instance attribute (the class is untouched
+        # and close() removes them). The optimizer's public step pre-hook covers the rest.
         checks: dict[str, Callable[..., Finding | None]] = {
             "scale": self._before_scale,
             "unscale_": self._before_unscale,
@@ -302,7 +307,7 @@ class AmpMonitor:
         return None
 
     def _check_update_called(self, step: int) -> Finding | None:
-        if not scaler_enabled(self.scaler) or self.optimizer is None:
+        if not self._scaler_on or self.optimizer is None:
             return None
         if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
             return Finding(
@@ -345,10 +350,7 @@ class AmpMonitor:
         if finding is None:
             return []
         self._ensure_started()
-        # One protocol break is enough: the calls after it fail for the same reason.
-        if finding.code in self.monitor.reported:
-            return []
-        return self.monitor.flag(finding, reported_step=step)
+        return self.pipeline.flag(finding, step)
 
     # -- observations --------------------------------------------------------------------------
 
@@ -375,33 +377,21 @@ class AmpMonitor:
         values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
         if self.optimizer is not None:
             values["lr"] = first_lr(self.optimizer)
-        if scaler_enabled(self.scaler):
+        if self._scaler_on:
             values.update(values_after_step(self.scaler))
-        self._values.push(step, values)
+        self.pipeline.record(step, values)
 
-    def _drain(self, *, wait: bool) -> list[Diagnosis]:
-        ready = self._guarded(self._values.ready, wait=wait) or []
-        found: list[Diagnosis] = []
-        for step, values in ready:
-            found += self.monitor.observe(self._observation(step, values))
-        return found
+    def _step(self, index: int, loss: Any, grad_norm: Any) -> list[Diagnosis]:
+        found = self._flag(self._check_update_called(index), index)
+        self._snapshot(index, loss, grad_norm)
+        return found + self.pipeline.drain(complete=self._complete)
 
-    def _observation(self, step: int, values: dict[str, Any]) -> Observation:
+    def _complete(self, step: int, values: dict[str, Any]) -> None:
         # The scale this step used is the one the previous step left (the run's last scale);
         # the first step used the scaler's initial scale.
         if values.get("scale_after") is not None:
             last = self.monitor.run.last_scale
             values["scale_before"] = self.monitor.setup.init_scale if last is None else last
-        return observation_from_values(
-            step, values, rank=self.monitor.rank, world_size=self.monitor.world_size
-        )
 
-    def _guarded(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return self.monitor.guard(lambda: action(*args, **kwargs))
-
-
-def _dist_rank() -> tuple[int, int]:
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
+    def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
+        return self.pipeline.guard(action, *args)

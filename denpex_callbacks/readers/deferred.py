@@ -30,7 +30,9 @@ class DeferredValues:
     """
 
     def __init__(self) -> None:
-        self._pending: deque[tuple[Any, list[str], torch.Tensor, Any, dict[str, Any]]] = deque()
+        self._pending: deque[
+            tuple[Any, list[str], torch.Tensor | None, Any, dict[str, Any]]
+        ] = deque()
 
     def __len__(self) -> int:
         return len(self._pending)
@@ -49,8 +51,8 @@ class DeferredValues:
                 names.append(name)
                 # float64 holds what a CPU item() gives: an int64 tracker, a float64 value
                 tensors.append(value.detach().reshape(-1)[:1].to(torch.float64))
-        if not tensors:
-            self._pending.append((key, [], torch.empty(0), None, plain))
+        if not tensors:  # everything on the CPU: read already, nothing to copy
+            self._pending.append((key, names, None, None, plain))
             return
         device = tensors[0].device
         packed = torch.cat([t.to(device, non_blocking=True) for t in tensors])
@@ -75,7 +77,10 @@ class DeferredValues:
                     break
                 event.synchronize()
             self._pending.popleft()
-            values = dict(zip(names, host.tolist(), strict=True)) if names else {}
+            if host is None:
+                out.append((key, plain))
+                continue
+            values = dict(zip(names, host.tolist(), strict=True))
             out.append((key, {**values, **plain}))
         return out
 

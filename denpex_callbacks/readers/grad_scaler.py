@@ -12,10 +12,24 @@ import torch
 
 from denpex_callbacks.core.run_setup import RunSetup
 
+_SCALER_TYPES: dict[type, bool] = {}  # type -> has the GradScaler methods (asked every step)
+
 
 def is_grad_scaler(obj: Any) -> bool:
-    """Duck-typed: torch's GradScaler and its subclasses (ShardedGradScaler, old cuda.amp)."""
-    return hasattr(obj, "_per_optimizer_states") and hasattr(obj, "get_growth_interval")
+    """Duck-typed: torch's GradScaler and its subclasses (ShardedGradScaler, old cuda.amp).
+
+    Example:
+        >>> is_grad_scaler(torch.amp.GradScaler("cpu")), is_grad_scaler(None)
+        (True, False)
+    """
+    kind = type(obj)
+    known = _SCALER_TYPES.get(kind)
+    if known is None:
+        known = _SCALER_TYPES[kind] = all(
+            callable(getattr(kind, name, None))
+            for name in ("get_growth_interval", "unscale_", "is_enabled")
+        )
+    return known
 
 
 def scaler_enabled(scaler: Any) -> bool:

@@ -1,4 +1,5 @@
-"""A tiny LightningModule on random data that can inject an fp16 fault (example and tests).
+"""A tiny LightningModule on random data that can inject an fp16 fault (for the example;
+the tests keep their own in tests/lightning, so that no test imports example code).
 
 ``TinyLogic`` holds the model and the faults; ``TinyModule`` / ``ManualTinyModule`` bind it to
 ``lightning.pytorch``. For ``pytorch_lightning``, mix ``TinyLogic`` into its LightningModule.
@@ -74,22 +75,6 @@ class TinyModule(TinyLogic, L.LightningModule):
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         return self.faulty_loss(batch)
-
-
-class ManualTinyModule(TinyLogic, L.LightningModule):
-    """Manual optimization: ``manual_backward`` and ``optimizer.step()`` by hand."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.automatic_optimization = False
-
-    def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
-        optimizer = self.optimizers()
-        loss = self.faulty_loss(batch)
-        self.manual_backward(loss)
-        optimizer.step()
-        optimizer.zero_grad()
-        return loss.detach()
 
 
 def fp16_plugin(device: str, fault: str = "none", namespace: Any = L) -> Any:

@@ -94,7 +94,7 @@ def test_frozen_growth_tracker_means_update_not_called():
     stream = [Observation(s, scale_before=1024.0, scale_after=1024.0, skipped=False,
                           growth_tracker=0, loss=1.0) for s in range(30)]
     found = run(stream)
-    assert [f[:3] for f in found] == [("AMP005", 0, 8)]
+    assert [f[:3] for f in found] == [("AMP002", 0, 8)]  # protocol misuse, not AMP005
 
 
 def test_growth_disabled_config_is_reported_at_start():

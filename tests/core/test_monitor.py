@@ -175,3 +175,31 @@ def test_core_imports_no_torch_or_framework():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _nan_then_collapse(
+    collapse_from: int, **config: object
+) -> list[tuple[str, int | None, str | None]]:
+    """A NaN loss at step 100, healthy steps, then a persistent-overflow collapse."""
+    m = monitor(**config)
+    scale = 2.0**16
+    steps = [(s, 1.0, False) for s in range(90, 110)]
+    steps[10] = (100, float("nan"), True)  # one inf/NaN loss, skipped, at step 100
+    steps += [(s, 1.0, False) for s in range(collapse_from - 20, collapse_from)]
+    steps += [(s, 1.0, True) for s in range(collapse_from, collapse_from + 10)]
+    for step, loss, skipped in steps:
+        after = scale / 2 if skipped else scale
+        m.observe(Observation(step, scale_before=scale, scale_after=after, skipped=skipped,
+                              loss=loss))
+        scale = after
+    return [(d.code, d.step, d.caused_by) for d in m.faults()]
+
+
+def test_a_consequence_must_begin_within_the_cause_window():
+    # Default window (1000 steps): a collapse at 90,000 is not the NaN at 100's consequence.
+    assert _nan_then_collapse(90_000) == [("AMP006", 100, None), ("AMP003", 90_000, None)]
+    # Within the window it is.
+    assert _nan_then_collapse(500) == [("AMP006", 100, None), ("AMP003", 500, "AMP006")]
+    # The window is a threshold.
+    wide = Thresholds(cause_window_steps=100_000)
+    assert _nan_then_collapse(90_000, thresholds=wide)[1] == ("AMP003", 90_000, "AMP006")

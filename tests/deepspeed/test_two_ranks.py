@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,34 +17,26 @@ pytest.importorskip("deepspeed")
 SCRIPT = Path(__file__).with_name("two_ranks.py")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_stop_policy_stops_both_ranks_after_the_same_step(
     fp16_cpu: None, tmp_path: Path
 ) -> None:
-    port = str(_free_port())
     procs = []
-    for rank in (0, 1):
-        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2",
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+    for rank in (0, 1):  # the ranks meet through a file in tmp_path (no port to pick)
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2")
         procs.append(subprocess.Popen(
             [sys.executable, str(SCRIPT), str(tmp_path)], env=env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         ))
     outputs = [proc.communicate(timeout=240)[0] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], "\n".join(o[-1500:] for o in outputs)
     paths = [tmp_path / f"result{r}.json" for r in (0, 1)]
-    # Each rank wrote what happened (a hang ends in the timeout above); the exit code is not the
-    # criterion, since a gloo group can still abort a rank at interpreter exit afterwards.
-    assert all(p.exists() for p in paths), "\n".join(o[-1500:] for o in outputs)
     results = [json.loads(p.read_text()) for p in paths]
-    # Rank 1's loss went non-finite at step 3; both ranks raised after step 3.
+    # Rank 1's loss went non-finite at step 3; both ranks stopped after step 3.
     assert [r["global_steps"] for r in results] == [3, 3]
-    assert [r["code"] for r in results] == ["AMP006", "AMP006"]
-    assert "another rank reported AMP006" in results[0]["summary"]
+    assert [r["codes"] for r in results] == [[], ["AMP006"]]
+    assert "stopping training after step 3 (on_fault='stop', diagnosis on another rank)" in (
+        outputs[0])
     reports = read_report_dir(tmp_path / "reports")
     assert [r.rank for r in reports] == [0, 1]
     assert [d.code for d in reports[0].diagnoses] == []

@@ -14,7 +14,6 @@ import deepspeed
 import torch
 from deepspeed.accelerator import get_accelerator
 
-from denpex_callbacks import AmpDiagnosisError
 from denpex_callbacks.deepspeed import attach
 
 
@@ -23,7 +22,9 @@ def main() -> None:
     out_dir = sys.argv[1]
     rank = int(os.environ["RANK"])
     torch.set_num_threads(1)
-    deepspeed.init_distributed("gloo")
+    rendezvous = os.path.join(out_dir, "rendezvous")
+    deepspeed.init_distributed("gloo", init_method=f"file://{rendezvous}", rank=rank,
+                               world_size=2, auto_mpi_discovery=False)
     if not get_accelerator().is_fp16_supported():  # see conftest.fp16_cpu
         type(get_accelerator()).is_fp16_supported = lambda self: True
     torch.manual_seed(0)
@@ -38,21 +39,24 @@ def main() -> None:
     }
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=config)
-    attach(engine)
+    watcher = attach(engine)
+    assert watcher is not None
     result: dict[str, object] = {"rank": rank}
-    try:
-        for step in range(10):
-            loss = engine(torch.randn(4, 8).half()).float().pow(2).mean()
-            if rank == 1 and step >= 2:
-                loss = loss * float("inf")
-            engine.backward(loss)
-            engine.step()
-    except AmpDiagnosisError as exc:
-        result.update(code=exc.diagnosis.code, summary=exc.diagnosis.summary)
+    for step in range(10):
+        loss = engine(torch.randn(4, 8).half()).float().pow(2).mean()
+        if rank == 1 and step >= 2:
+            loss = loss * float("inf")
+        engine.backward(loss)
+        engine.step()
+        if watcher.should_stop:  # "stop": every rank sees it after the same step
+            break
+    watcher.detach()
+    result["codes"] = [d.code for d in watcher.monitor.diagnoses]
     result["global_steps"] = engine.global_steps
     with open(os.path.join(out_dir, f"result{rank}.json"), "w", encoding="utf-8") as handle:
         json.dump(result, handle)
-    # Leave together: a gloo group torn down by interpreter exit can abort a rank now and then.
+    # Leave in order: every rank has finished its collectives (barrier), then the group is
+    # destroyed explicitly, before interpreter exit tears down gloo's threads in any order.
     torch.distributed.barrier()
     torch.distributed.destroy_process_group()
 

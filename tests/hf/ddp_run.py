@@ -37,8 +37,8 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
         "diagnoses": [[d.code, d.step] for d in callback.monitor.diagnoses],
     }
     (out_dir / f"rank{args.process_index}.json").write_text(json.dumps(result))
-    # Leave together: a gloo process group torn down by interpreter exit while the other rank
-    # is still connected can abort (SIGABRT) one rank now and then.
+    # Leave in order: all collectives done (barrier), then the group destroyed explicitly, not
+    # by interpreter exit while the other rank is still connected (gloo aborts then).
     if torch.distributed.is_initialized():
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()

@@ -168,7 +168,7 @@ def test_internal_error_switches_monitoring_off_and_training_goes_on(
     monitor = hf.monitor_of(trainer)
     assert monitor.disabled
     assert [r.getMessage().split(";")[0] for r in records] == [
-        "denpex: internal error in AmpDiagnosticCallback"
+        "denpex: internal error"
     ]
 
 

@@ -15,6 +15,7 @@ from denpex_callbacks import read_report_dir
 pytest.importorskip("deepspeed")
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_hf_deepspeed_zero1_fp16_inf_loss(tmp_path: Path) -> None:
     k, steps = 4, 10
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("lightning")
 
-EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "lightning"
+HERE = Path(__file__).resolve().parent
 # On sys.path (also in ddp_spawn children, which inherit it) so the modules pickle by name.
-sys.path.insert(0, str(EXAMPLE_DIR))
+sys.path.insert(0, str(HERE))
 
 import lightning.pytorch as L  # noqa: E402
 

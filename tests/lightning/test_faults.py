@@ -139,7 +139,9 @@ def test_pytorch_lightning_namespace(fit: Fit, tmp_path: Any) -> None:
         def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
             return self.faulty_loss(batch)
 
-    cb = callback()
+    from denpex_callbacks.pytorch_lightning import AmpDiagnosticCallback as PLCallback
+
+    cb = PLCallback(report_dir="reports")
     assert isinstance(cb, pl.Callback)
     trainer, report = fit(PLTinyModule(fault="nan", fault_step=FAULT_STEP), cb, namespace=pl)
     assert type(trainer).__module__.startswith("pytorch_lightning")

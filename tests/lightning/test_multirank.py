@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lightning.pytorch.strategies import DDPStrategy
 from tiny_module import TinyModule
 
@@ -16,6 +16,7 @@ from denpex_callbacks.lightning import AmpDiagnosticCallback
 FAULT_STEP = 3
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_nan_on_rank_1_stops_both_ranks_at_the_same_step(
     tmp_path: Path, new_trainer: Any
 ) -> None:
@@ -27,9 +28,8 @@ def test_nan_on_rank_1_stops_both_ranks_at_the_same_step(
         strategy=DDPStrategy(start_method="spawn", timeout=timedelta(seconds=120)),
         steps=20,
     )
-    started = time.monotonic()
+    # A rank left waiting fails at the collective timeout above: no wall-clock assert needed.
     trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP, fault_rank=1))
-    assert time.monotonic() - started < 240
 
     reports = read_report_dir(tmp_path / "reports")
     assert [r.rank for r in reports] == [0, 1]

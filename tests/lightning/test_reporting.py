@@ -126,13 +126,13 @@ def test_other_ranks_print_only_their_own_loss_conditions(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from denpex_callbacks import Monitor, MonitorConfig, Observation
-    from denpex_callbacks.integrations.lightning_callback import _printed_on
+    from denpex_callbacks.integrations.pipeline import printed_on_rank
 
     logger = logging.getLogger("lightning.pytorch.callbacks.amp_diagnostic")
     printed: dict[int, list[str]] = {}
     for rank in (0, 1):
         monitor = Monitor(MonitorConfig(report_dir=None), rank=rank, world_size=2,
-                          logger=logger, log_filter=_printed_on(rank))
+                          logger=logger, log_filter=printed_on_rank(rank))
         caplog.clear()
         for step in range(12):  # the loss and the (shared) scale both go bad from step 2
             bad = step >= 2

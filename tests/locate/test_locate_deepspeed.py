@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-import importlib.util
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,13 +15,7 @@ from locate_models import FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.deepspeed import attach
 
-# The DeepSpeed tests' process-group and CPU-fp16 fixtures, loaded by path (importlib mode).
-_spec = importlib.util.spec_from_file_location(
-    "_deepspeed_kit", Path(__file__).parents[1] / "deepspeed" / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-_kit = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_kit)
-ds_dist, fp16_cpu = _kit.ds_dist, _kit.fp16_cpu
+# ds_dist and fp16_cpu (a process group, DeepSpeed fp16 on CPU) come from tests/conftest.py.
 
 FAULT_STEP = 4  # DeepSpeed's 1-based global_steps of the first overflowing step
 
@@ -48,9 +39,15 @@ def _fresh_groups() -> Iterator[None]:
 def test_deepspeed_fp16_activation_overflow_is_located(
     _fresh_groups: None, fp16_cpu: None, tmp_path: Any
 ) -> None:
-    config = copy.deepcopy(_kit.BASE_CONFIG)
-    config["fp16"]["initial_scale_power"] = 10
-    config["denpex"] = {"enabled": True, "report_dir": None}
+    config = {
+        "train_micro_batch_size_per_gpu": 4,
+        "gradient_clipping": 0,
+        "steps_per_print": 10_000,
+        "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
+        "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
+        "zero_optimization": {"stage": 1},
+        "denpex": {"enabled": True, "report_dir": None},
+    }
     model = TinyT5()
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=config)

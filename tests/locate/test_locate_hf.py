@@ -72,6 +72,7 @@ def hooks_on(model: Any) -> int:
         len(p._backward_hooks or {}) for p in model.parameters())
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_hf_trainer_t5_wo_overflow_is_located(tmp_path):
     callback, model = train(tmp_path, FAULT_STEP + 2, OverflowBlock1())
     assert callback.monitor is not None

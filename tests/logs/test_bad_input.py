@@ -77,13 +77,22 @@ def test_json_is_not_healthy_when_an_input_was_unreadable(
 
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
-    big = tmp_path / "big.log"
-    big.write_bytes(COLLAPSE.read_bytes() * 8000)  # ~200 MB: seconds of reading
+    log = tmp_path / "run.log"
+    log.write_bytes(COLLAPSE.read_bytes() * 4)
+    # A real SIGINT, sent by the child to itself while it decodes its first block: mid-read,
+    # with no timer to race.
     child = subprocess.Popen(
-        [sys.executable, "-c", "import sys, threading, os, signal\n"
+        [sys.executable, "-c", "import sys, os, signal\n"
          "from denpex_callbacks.cli import main\n"
-         "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
-         f"sys.exit(main(['diagnose', '--workers', '0', {str(big)!r}]))"],
+         "from denpex_callbacks.logs import reader\n"
+         # Python's own handler, even if this test process ignores SIGINT (children inherit that)
+         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+         "decode = reader._decode\n"
+         "def interrupted(*args):\n"
+         "    os.kill(os.getpid(), signal.SIGINT)\n"
+         "    return decode(*args)\n"
+         "reader._decode = interrupted\n"
+         f"sys.exit(main(['diagnose', '--workers', '0', {str(log)!r}]))"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, err = child.communicate(timeout=120)
     assert child.returncode == 130, err

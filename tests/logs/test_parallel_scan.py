@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -161,8 +160,9 @@ def test_a_killed_worker_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
                         lambda n: pools.append(real_pool(n)) or pools[-1])
 
     def kill_a_worker() -> None:
-        os.kill(next(iter(pools[0]._processes)), signal.SIGKILL)
-        time.sleep(1.0)  # the pool notices the death before the next submit
+        worker = next(iter(pools[0]._processes.values()))
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.join(timeout=60)  # dead for sure before the scan goes on (no sleep to guess)
 
     assert _parallel_with(log, 4096, 5, kill_a_worker) == _serial(log)
 

@@ -66,6 +66,7 @@ def failure_section(result, test):
     return text[start:] if end < 0 else text[start:end]
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_default_fails_on_warnings_and_errors_with_readable_text(user_suite):
     result = run(user_suite, "-rA")
     assert outcomes(result) == {

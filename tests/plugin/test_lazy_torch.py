@@ -58,6 +58,7 @@ def test_without_torch_plain_tests_pass_and_fixtures_fail_clearly(torch_missing)
     assert "During handling" not in result.stdout.str()
 
 
+@pytest.mark.slow  # over 10 s on two cores: `make test-slow`
 def test_header_names_the_device_once_a_test_uses_a_fixture(pytester):
     # The test file imports torch only at collection, after the session header: the device
     # line then follows the collection line.

@@ -11,10 +11,10 @@ from denpex_callbacks.core.run_state import RunState
 class ScaleStuckDetector(Detector):
     """Fires when the scale does not move where a dynamic scaler would move it.
 
-    Three patterns: every step skipped at a scale that has never changed (a static scale that
-    overflows, or update() not applied); clean steps with a GradScaler growth tracker that
-    never advances (update() not called); and no growth for many growth intervals of clean
-    steps (growth disabled).
+    Two patterns: every step skipped at a scale that has never changed (a static scale that
+    overflows, or update() not applied) and no growth for many growth intervals of clean
+    steps (growth disabled). It also sees clean steps with a GradScaler growth tracker that
+    never advances: update() is not called, which it reports as AMP002 (protocol misuse).
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
@@ -97,7 +97,7 @@ class ScaleStuckDetector(Detector):
             return None
         start = obs.step - self.frozen_tracker_steps
         return Finding(
-            self.code,
+            "AMP002",  # the scale is stuck because the protocol is broken: report the cause
             start,
             f"the GradScaler growth tracker stayed at {tracker} for "
             f"{self.frozen_tracker_steps} clean steps: scaler.update() is not being called",

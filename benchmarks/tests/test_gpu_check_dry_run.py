@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.frameworks import FRAMEWORKS, available
 
 ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # run by `make test-slow`, not `make test`
 
 
 def test_dry_run_passes_every_check_of_every_framework(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from denpex_callbacks import read_report_dir
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "hf" / "train.py"
 
+pytestmark = pytest.mark.slow  # run by `make test-slow`, not `make test`
+
 
 @pytest.mark.parametrize(("fault", "expected"), [("overflow", "AMP003"), ("zero", "AMP007")])
 def test_example_reports_its_fault(tmp_path: Path, fault: str, expected: str) -> None:

@@ -1,0 +1,317 @@
+"""The one pipeline under every framework adapter.
+
+An adapter wires its framework's hooks and reads what only it can read (where the scale is,
+the loss, the step number); everything after that is :class:`StepPipeline`'s:
+
+    snapshot -> deferred read -> Observation -> Monitor (engine) -> sinks -> locate -> guard
+    -> policy -> close
+
+and the rules every adapter shares live here, once each:
+
+- **report folder** (:func:`resolve_report_dir`): a relative ``report_dir`` is taken inside the
+  framework's output folder (HF ``args.output_dir``, Lightning ``default_root_dir``); the plain
+  loop and DeepSpeed have none, so theirs is taken from the working directory.
+  ``"{output_dir}"`` in the path is replaced by that folder.
+- **rank** (:func:`rank_and_world`): ``torch.distributed`` when initialised, else rank 0 of 1.
+- **printing per rank** (:func:`printed_on_rank`): a rank's own loss conditions (AMP006,
+  AMP007) are printed by the rank that found them (the line names it); conditions every rank
+  sees alike (the shared loss scale, the setup) are printed by rank 0 only. Every rank writes
+  all of them to its own report.
+- **stopping** (:meth:`StepPipeline.decide_stop`): with several ranks every rank votes at
+  every optimizer step (a rank that skipped the collective would hang the others) through its
+  framework's reduce (:data:`StopVote`); the run stops after the same step everywhere.
+- **configuration**: every adapter takes the same keyword options, merged by
+  :func:`denpex_callbacks.core.config.build_config` (bad values: ValueError, unknown names:
+  TypeError).
+- **guard**: an internal error is logged once, monitoring switches off, training continues;
+  only the user's policy (AmpDiagnosisError under ``"raise"``) reaches training.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.readers.deferred import DeferredValues
+from denpex_callbacks.readers.step_values import observation_from_values
+
+__all__ = [
+    "PER_RANK_CODES",
+    "StepPipeline",
+    "StopVote",
+    "all_reduce_vote",
+    "printed_on_rank",
+    "rank_and_world",
+    "resolve_report_dir",
+]
+
+# Each rank computes its own loss: these are printed by the rank that sees them. Gradients are
+# all-reduced before the scaler checks them, so scale conditions are alike on every rank.
+PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
+OUTPUT_DIR_FIELD = "{output_dir}"
+
+StopVote = Callable[[bool], bool]
+"""One rank's wish to stop in, the ranks' joint decision (any rank wants it) out."""
+
+
+def resolve_report_dir(report_dir: str | None, output_dir: str | None = None) -> str | None:
+    """Where the run reports go: ``report_dir`` taken inside ``output_dir`` when relative.
+
+    Args:
+        report_dir: The configured folder (None: no report).
+        output_dir: The framework's output folder (None: the working directory).
+
+    Example:
+        >>> resolve_report_dir("denpex_reports", "out")
+        'out/denpex_reports'
+        >>> resolve_report_dir("{output_dir}/r", "out"), resolve_report_dir("/abs", "out")
+        ('out/r', '/abs')
+        >>> resolve_report_dir("denpex_reports") is None, resolve_report_dir(None, "out")
+        (False, None)
+    """
+    if report_dir is None:
+        return None
+    root = output_dir or "."
+    if OUTPUT_DIR_FIELD in report_dir:
+        return report_dir.replace(OUTPUT_DIR_FIELD, root)
+    if os.path.isabs(report_dir) or output_dir is None:
+        return report_dir
+    return os.path.join(root, report_dir)
+
+
+def rank_and_world() -> tuple[int, int]:
+    """This process's global rank and the number of ranks (0 and 1 without a process group).
+
+    Example:
+        >>> rank_and_world()
+        (0, 1)
+    """
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def printed_on_rank(rank: int) -> Callable[[Diagnosis], bool] | None:
+    """Which diagnoses rank ``rank`` prints (None: all of them, on rank 0).
+
+    Example:
+        >>> from denpex_callbacks.core.diagnosis import Finding
+        >>> on_1 = printed_on_rank(1)
+        >>> [on_1(Diagnosis.from_finding(Finding(c, 1, ""))) for c in ("AMP006", "AMP003")]
+        [True, False]
+    """
+    if rank == 0:
+        return None
+    return lambda diagnosis: diagnosis.code in PER_RANK_CODES
+
+
+def all_reduce_vote(device: Any = None) -> StopVote:
+    """The stop vote over ``torch.distributed`` (plain loops, HF, DeepSpeed).
+
+    A one-element all_reduce(MAX) and its ``item()``: a sync, made only under
+    ``on_fault="stop"`` with several ranks. ``device`` defaults to the current CUDA device
+    under NCCL and to the CPU otherwise (gloo).
+    """
+
+    def vote(wanted: bool) -> bool:
+        where = device
+        if where is None:
+            nccl = torch.distributed.get_backend() == "nccl"
+            where = torch.device("cuda", torch.cuda.current_device()) if nccl else "cpu"
+        flag = torch.tensor([1.0 if wanted else 0.0], device=where)
+        torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+        return bool(flag.item() > 0)
+
+    return vote
+
+
+class StepPipeline:
+    """One rank's path from a framework's optimizer step to diagnoses, reports and the policy.
+
+    Args:
+        config: The merged configuration (``report_dir`` as the user gave it).
+        framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``.
+        logger: The framework's logger for diagnosis lines.
+        output_dir: The framework's output folder (see :func:`resolve_report_dir`).
+        rank: Global rank (default: :func:`rank_and_world`).
+        world_size: Number of ranks (default: :func:`rank_and_world`).
+        model: The model the locator hooks after AMP006/AMP003.
+
+    Example:
+        >>> import torch
+        >>> from denpex_callbacks.core.config import MonitorConfig
+        >>> p = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
+        ...                  logger=logging.getLogger("x"))
+        >>> p.start(lambda: RunSetup(framework="torch"))
+        >>> for step in range(4):
+        ...     p.record(step, {"loss": torch.tensor(float("nan") if step == 2 else 1.0)})
+        ...     _ = p.drain()
+        >>> p.close()
+        []
+        >>> [(d.code, d.step) for d in p.monitor.diagnoses]
+        [('AMP006', 2)]
+    """
+
+    def __init__(
+        self,
+        config: MonitorConfig,
+        *,
+        framework: str,
+        logger: logging.Logger,
+        output_dir: str | None = None,
+        rank: int | None = None,
+        world_size: int | None = None,
+        model: Any = None,
+    ) -> None:
+        found_rank, found_world = rank_and_world()
+        rank = found_rank if rank is None else rank
+        world_size = found_world if world_size is None else world_size
+        if config.report_dir is not None:
+            config = replace(config, report_dir=resolve_report_dir(config.report_dir, output_dir))
+        self.monitor = Monitor(config, rank=rank, world_size=world_size, framework=framework,
+                               logger=logger, log_filter=printed_on_rank(rank))
+        self.logger = logger
+        self.locate = LocateOnFault(self.monitor, model)
+        self._values = DeferredValues()
+        self._stop_announced = False
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        """Monitoring is on (no internal error so far)."""
+        return not self.monitor.disabled
+
+    @property
+    def wants_stop(self) -> bool:
+        """This rank's policy asked to stop (``"stop"``, after a fault)."""
+        return self.monitor.stop_requested
+
+    @property
+    def rank(self) -> int:
+        """This process's global rank."""
+        return self.monitor.rank
+
+    # -- flow ------------------------------------------------------------------------------------
+
+    def guard(self, action: Callable[..., Any], *args: Any) -> Any:
+        """Run adapter code: an internal error is logged once and turns monitoring off.
+
+        Returns the action's result, or None when it failed or monitoring is off.
+
+        Raises:
+            AmpDiagnosisError: Only the user's ``"raise"`` policy passes through.
+        """
+        if self.monitor.disabled:
+            return None
+        result = self.monitor.guard(lambda: action(*args))
+        if self.monitor.disabled:  # it failed just now: remove any hooks it left armed
+            self.locate.close()
+        return result
+
+    def start(self, read_setup: Callable[[], RunSetup | None]) -> None:
+        """Read the run's setup (guarded) and start the engine: header line, start-up lints."""
+        setup = self.guard(read_setup)
+        if self.active:
+            self.monitor.start(setup)
+
+    def record(self, step: int, values: dict[str, Any]) -> None:
+        """Snapshot one optimizer step's values (device tensors are read a step late).
+
+        A step the locator armed for ends here (its one sync happens only then).
+        """
+        if self.locate.armed:
+            self.locate.step_finished(values.get("loss"), step)
+        self._values.push(step, values)
+
+    def drain(
+        self,
+        *,
+        wait: bool = False,
+        complete: Callable[[int, dict[str, Any]], None] | None = None,
+        judged: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> list[Diagnosis]:
+        """Judge the snapshots that are readable (all of them with ``wait``).
+
+        Args:
+            wait: Wait for copies still in flight (end of training).
+            complete: Adds values only the adapter knows once a step is readable (HF: the
+                grad norm from its logs; plain loops: the scale before the step).
+            judged: Called after each step is judged (DeepSpeed mirrors metrics then).
+        """
+        found: list[Diagnosis] = []
+        for step, values in self._values.ready(wait=wait):
+            if complete is not None:
+                complete(step, values)
+            new = self.monitor.observe(self.observation(step, values))
+            if new:
+                found += new
+                self.locate.maybe_arm(new)  # hooks the model for the next step only
+            if judged is not None:
+                judged(step, values)
+        return found
+
+    def observation(self, step: int, values: dict[str, Any]) -> Observation:
+        """The Observation of one read snapshot."""
+        return observation_from_values(
+            step, values, rank=self.monitor.rank, world_size=self.monitor.world_size
+        )
+
+    def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
+        """Report what the adapter saw itself (protocol misuse); once per id."""
+        if finding.code in self.monitor.reported:
+            return []  # one protocol break is enough: the calls after it fail for the same reason
+        return self.monitor.flag(finding, reported_step=step)
+
+    def decide_stop(self, vote: StopVote | None, step: int | None = None) -> bool:
+        """Whether to stop after this step: this rank's wish, agreed over ranks by ``vote``.
+
+        Under ``on_fault="stop"`` with several ranks, every rank must call this at every
+        optimizer step, with monitoring off too (it then votes False).
+
+        Args:
+            vote: The framework's reduce (:data:`StopVote`); None for a single rank.
+            step: The step named in the announcement.
+        """
+        wanted = self.wants_stop
+        if self.monitor.config.on_fault != "stop":
+            return False
+        decided = vote(wanted) if vote is not None and self.monitor.world_size > 1 else wanted
+        if decided and not self._stop_announced:
+            self._stop_announced = True
+            if wanted or self.rank == 0:
+                self.logger.warning(
+                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
+                    step, f"rank {self.rank}" if wanted else "another rank",
+                )
+        return decided
+
+    def close(self, *, wait: bool = True) -> list[Diagnosis]:
+        """Judge the steps in flight, remove the locator's hooks, write the report summary.
+
+        Safe to call twice. Returns the diagnoses the last steps produced.
+
+        Raises:
+            AmpDiagnosisError: A fault in the last steps under ``"raise"`` (after the report
+                is closed).
+        """
+        found: list[Diagnosis] = []
+        try:
+            if wait:
+                found = self.guard(lambda: self.drain(wait=True)) or []
+        finally:
+            self.locate.close()
+            self.monitor.close()
+        return found
