@@ -37,6 +37,7 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
@@ -119,6 +120,7 @@ class AmpMonitor:
         self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
+        self._monitored_before_update: int | None = None  # monitor.step() before update()
         self._in_scaler_step = False
         self._hooks: list[Any] = []
         self._forward_hook: Any = None
@@ -289,13 +291,23 @@ class AmpMonitor:
         return None
 
     def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        if optimizer_stage(self.scaler, optimizer) == "STEPPED":
-            return self._protocol("scaler.step() called twice without scaler.update() between",
-                                  {"stage": "STEPPED"})
-        return None
+        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
+            return None
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is not None:  # the iteration monitor.step() closed never reached update()
+            return Finding(
+                "AMP002", missed,
+                "scaler.step() ran but scaler.update() was not called in that iteration: the "
+                "scale never adapts and the next scaler.step() raises",
+                evidence={"call": "update() missing", "stage": "STEPPED"},
+            )
+        return self._protocol("scaler.step() called twice without scaler.update() between",
+                              {"stage": "STEPPED"})
 
     def _before_update(self, *args: Any) -> Finding | None:
         self._scaled_since_update = False
+        if (misuse := self._monitor_misuse()) is not None:
+            return misuse
         states = getattr(self.scaler, "_per_optimizer_states", {})
         recorded = any(s.get("found_inf_per_device") for s in states.values())
         if not recorded:
@@ -307,16 +319,29 @@ class AmpMonitor:
         return None
 
     def _check_update_called(self, step: int) -> Finding | None:
-        if not self._scaler_on or self.optimizer is None:
-            return None
-        if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
-            return Finding(
-                "AMP002", step,
-                "scaler.step() ran but scaler.update() was not called before monitor.step(): "
-                "the scale never adapts and the next scaler.step() raises",
-                evidence={"call": "update() missing", "stage": "STEPPED"},
-            )
+        # scaler.step() ran and update() has not: either the loop forgot update() (the next
+        # scaler.step() says so, as an error) or it calls update() after monitor.step(): a
+        # misuse of the monitor, not of the scaler, told when update() comes (a warning).
+        if self._scaler_on and self.optimizer is not None and (
+            optimizer_stage(self.scaler, self.optimizer) == "STEPPED"
+        ):
+            self._monitored_before_update = step
         return None
+
+    def _monitor_misuse(self) -> Finding | None:
+        step, self._monitored_before_update = self._monitored_before_update, None
+        if step is None:
+            return None
+        return Finding(
+            "AMP002", step,
+            "monitor.step() was called before scaler.update(): the loop itself is correct, "
+            "the monitor is called too early (it reads the scale before the update)",
+            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
+            severity=Severity.WARNING,
+            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
+                       "runs between scaler.step() and scaler.update().",
+            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
+        )
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._in_scaler_step or not self._scaled_since_update:
