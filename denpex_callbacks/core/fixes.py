@@ -97,9 +97,10 @@ def for_device(text: str, setup: RunSetup) -> str:
         "with torch.autocast('cpu', dtype=torch.float16)"
     """
     device = setup.extra.get("device")
-    if not isinstance(device, str) or device in ("", "cuda"):
+    kind = device.split(":")[0] if isinstance(device, str) else ""  # "cuda:0" -> "cuda"
+    if kind in ("", "cuda", "unknown"):
         return text
-    return text.replace("'cuda'", f"'{device}'")
+    return text.replace("'cuda'", f"'{kind}'")
 
 
 def overflow_remedies(setup: RunSetup) -> str:

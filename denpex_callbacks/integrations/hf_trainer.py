@@ -12,6 +12,7 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -328,6 +329,15 @@ def model_loss(output: Any) -> torch.Tensor | None:
     return loss if isinstance(loss, torch.Tensor) and loss.is_floating_point() else None
 
 
+def _warmup_steps(args: TrainingArguments) -> int | None:
+    """Configured warm-up steps (``warmup_steps``, or ``warmup_ratio`` of ``max_steps``)."""
+    steps = getattr(args, "warmup_steps", 0) or 0
+    ratio = getattr(args, "warmup_ratio", 0) or 0
+    if not steps and ratio and args.max_steps and args.max_steps > 0:
+        steps = math.ceil(ratio * args.max_steps)
+    return int(steps) or None
+
+
 def read_setup(
     args: TrainingArguments, model: Any, optimizer: Any, deepspeed: bool = False
 ) -> RunSetup:
@@ -356,6 +366,9 @@ def read_setup(
         world_size=args.world_size,
         extra={"device": str(args.device), "optim": str(args.optim),
                "max_grad_norm": args.max_grad_norm,
+               # What the fix texts must not ask for again (core/fixes.py).
+               "gradient_clipping": args.max_grad_norm or None,
+               "warmup_steps": _warmup_steps(args),
                "gradient_accumulation_steps": args.gradient_accumulation_steps},
     )
     params = _param_dtype(model)

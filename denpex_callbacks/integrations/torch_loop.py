@@ -396,6 +396,7 @@ class AmpMonitor:
         setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
                                                   autocast=True)
         setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
+        setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
     def _snapshot(self, step: int, loss: Any, grad_norm: Any) -> None:
@@ -420,3 +421,13 @@ class AmpMonitor:
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
         return self.pipeline.guard(action, *args)
+
+
+def _device(scaler: Any, model: Any) -> str | None:
+    """Where the loop computes: the scaler's device, else the model's parameters'."""
+    device = getattr(scaler, "_device", None)
+    if isinstance(device, str):
+        return device
+    params = getattr(model, "parameters", None)
+    first = next(iter(params()), None) if callable(params) else None
+    return first.device.type if isinstance(first, torch.Tensor) else None

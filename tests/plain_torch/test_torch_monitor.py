@@ -220,3 +220,10 @@ def test_a_loop_that_never_calls_update_is_still_a_protocol_error():
     result = run_loop(30, fault="no-update", fault_step=10)
     (error,) = [d for d in result.monitor.diagnoses if d.code == "AMP002"]
     assert (error.step, error.severity.value) == (10, "error")
+
+
+def test_fix_texts_on_a_cpu_run_speak_of_the_cpu():
+    # Was: AMP001 told a CPU loop to use torch.amp.GradScaler('cuda') / autocast('cuda').
+    result = run_loop(5, use_scaler=False)
+    (missing,) = [d for d in result.monitor.diagnoses if d.code == "AMP001"]
+    assert "'cuda'" not in missing.fix and "GradScaler('cpu')" in missing.fix

@@ -30,10 +30,18 @@ def test_zoo(adapter: str, scenario: Scenario) -> None:
     if adapter in FRAMEWORK:
         pytest.importorskip(FRAMEWORK[adapter])
     runner = importlib.import_module(f"run_{adapter}")
-    verdict = judge(scenario, adapter, runner.run(scenario), runner.STEP_OFFSET)
+    outcome = runner.run(scenario)
+    verdict = judge(scenario, adapter, outcome, runner.STEP_OFFSET)
     if scenario.healthy:
         assert verdict.loud == ()
         return
     assert verdict.got[:2] == verdict.expected[:2]  # id and first step
     assert verdict.cause_ok is not False, f"cause {verdict.got[2]}, not {verdict.expected[2]}"
     assert verdict.id_ok, f"another fault reported first: {verdict.loud}"
+    hit = next(d for d in outcome.diagnoses if d.code == verdict.got[0])
+    if verdict.got[2] == "divergence":  # the fix follows the cause and the run
+        assert "lower the learning rate" in hit.fix.lower()
+        if scenario.clip is not None and adapter != "torch":  # a plain loop's clipping is
+            assert "clipping is already on" in hit.fix  # its own code: nothing says it is on
+    if "'cuda'" in hit.fix:
+        pytest.fail(f"a CPU run told to use CUDA: {hit.fix}")
