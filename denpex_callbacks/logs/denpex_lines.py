@@ -13,6 +13,7 @@ from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "denpex"
+BY_THE_RUN = "reported by denpex during the run"  # how a diagnosis read back here begins
 KEYWORDS = (b"denpex: ",)
 
 _HEADLINE = re.compile(
@@ -37,4 +38,4 @@ def parse(text: str) -> list[LogEvent]:
         return []
     code, title, step, rank = found.groups()
     return [LogEvent(FLAG, FAMILY, step=int(step) if step else None, rank=int(rank), code=code,
-                     summary=f"reported by denpex during the run: {title}")]
+                     summary=f"{BY_THE_RUN}: {title}")]

@@ -29,6 +29,7 @@ from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
 from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.denpex_lines import BY_THE_RUN
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
 from denpex_callbacks.logs.reader import (
@@ -249,8 +250,10 @@ class _Session:
             if start is not None and start not in diagnosis.lines:
                 diagnosis = replace(diagnosis, lines=(start, *diagnosis.lines))
             same = next((d for d in out if d.code == diagnosis.code), None)
-            if from_flag and same is not None:
-                # An error line confirming a condition already diagnosed: more evidence.
+            if same is not None and (from_flag or same.summary.startswith(BY_THE_RUN)):
+                # An error line confirming a condition already diagnosed: more evidence. Also
+                # the log's own reading of a condition the run's denpex already reported: the
+                # run counted optimizer steps, a progress bar may count batches (accumulation).
                 out[out.index(same)] = replace(
                     same, lines=tuple(dict.fromkeys((*same.lines, *diagnosis.lines))),
                     quotes=(*same.quotes, *diagnosis.quotes),
