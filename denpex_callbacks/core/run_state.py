@@ -13,11 +13,11 @@ RECENT_STEPS = 16  # observations kept for evidence ("the scale history before i
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
 TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
 
-# Skips belong to one episode of overflow while the scale has not grown back to where the
-# episode began, within this many steps of the previous skip (or always within CLUSTER_GAP):
-# a collapse "began" at its episode's first skip, not at the start of its longest streak.
-CLUSTER_GAP = 3
-CLUSTER_WINDOW = 50
+# An episode of overflow begins at a skip whose loss is far above its usual level (or not
+# finite) and lasts, through clean steps, while the scale has not recovered, up to this many
+# steps after its last skip: a collapse "began" there, not where its longest streak did.
+EPISODE_WINDOW = 50
+ELEVATED_LOSS = 5.0  # times the run's usual (first) losses
 
 # A scale that jumps up by more than one growth (x2) between two steps, back to the run's
 # initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
@@ -60,8 +60,8 @@ class RunState:
     skip_streak_start: int | None = None
     skip_streak_start_scale: float | None = None
     last_step: int | None = None
-    cluster_start: int | None = None  # first skip of the current episode of overflow
-    cluster_start_scale: float | None = None
+    episode_start: int | None = None  # first skip of the current episode of overflow
+    episode_scale: float | None = None
     last_skip_step: int | None = None
     restart_reason: str | None = None  # set on a resume or a scale reset, until a clean step
     restart_step: int | None = None
@@ -118,7 +118,7 @@ class RunState:
             self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
         if skipped:
             self.skipped_total += 1
-            self._cluster(obs)
+            self._episode(obs)
             if self.skip_streak == 0:
                 self.skip_streak_start = obs.step
                 self.skip_streak_start_scale = obs.scale_before
@@ -138,18 +138,28 @@ class RunState:
         self.trail.append((obs.step, obs.loss, obs.grad_norm,
                            float(ratio) if isinstance(ratio, (int, float)) else None))
 
-    def _cluster(self, obs: Observation) -> None:
-        """Chain this skip to the episode of overflow it belongs to (after the start-up)."""
+    def _episode(self, obs: Observation) -> None:
+        """Begin or continue the episode of overflow this skip belongs to (after start-up)."""
         if self.first_clean_step is None or self.restart_reason is not None:
-            self.cluster_start = self.cluster_start_scale = None
-        elif self.cluster_start is None or self.last_skip_step is None or not (
-            obs.step - self.last_skip_step - 1 <= CLUSTER_GAP
-            or (obs.step - self.last_skip_step <= CLUSTER_WINDOW
-                and None not in (obs.scale_before, self.cluster_start_scale)
-                and obs.scale_before < self.cluster_start_scale)  # type: ignore[operator]
+            self.episode_start = self.episode_scale = None
+        elif self.episode_start is not None and (
+            self.last_skip_step is None or obs.step - self.last_skip_step > EPISODE_WINDOW
+            or None in (obs.scale_before, self.episode_scale)
+            or obs.scale_before >= self.episode_scale  # type: ignore[operator]
         ):
-            self.cluster_start, self.cluster_start_scale = obs.step, obs.scale_before
+            self.episode_start = self.episode_scale = None  # over: the scale recovered
+        if self.episode_start is None and self._elevated(obs.loss):
+            self.episode_start, self.episode_scale = obs.step, obs.scale_before
         self.last_skip_step = obs.step
+
+    def _elevated(self, loss: float | None) -> bool:
+        if loss is None:
+            return False
+        if not math.isfinite(loss):
+            return True
+        usual = sorted(x for _s, x, _k, _g in self.early[:3] if x is not None
+                       and math.isfinite(x))
+        return bool(usual) and loss > ELEVATED_LOSS * usual[len(usual) // 2]
 
     def _scale_reset(self, obs: Observation) -> str | None:
         last = self.last_scale

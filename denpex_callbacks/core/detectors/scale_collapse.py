@@ -75,9 +75,10 @@ class ScaleCollapseDetector(Detector):
         self.firing = True
         self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
         start, scale = run.skip_streak_start, run.skip_streak_start_scale
-        if not run.in_startup and run.cluster_start is not None and start is not None:
-            # The overflow began with the first skip of its episode, before this streak.
-            start, scale = min(start, run.cluster_start), run.cluster_start_scale
+        if not run.in_startup and run.episode_start is not None and start is not None and (
+            run.episode_start < start
+        ):  # the overflow began with the first skip of its episode (a loss spike), earlier
+            start, scale = run.episode_start, run.episode_scale
         began = "" if start == run.skip_streak_start else f" (the first skip at step {start})"
         return Finding(
             self.code,
