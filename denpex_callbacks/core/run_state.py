@@ -159,7 +159,8 @@ class RunState:
             return True
         usual = sorted(x for _s, x, _k, _g in self.early[:3] if x is not None
                        and math.isfinite(x))
-        return bool(usual) and loss > ELEVATED_LOSS * usual[len(usual) // 2]
+        # Three first losses at least: fewer say nothing of the run's usual level.
+        return len(usual) == 3 and loss > ELEVATED_LOSS * usual[1]
 
     def _scale_reset(self, obs: Observation) -> str | None:
         last = self.last_scale

@@ -54,7 +54,9 @@ def test_stop_policy_ends_training_after_the_faulty_step(hf: Any) -> None:
     trainer = hf.trainer(fault="inf", from_step=k, steps=20, fp16_scaler={},
                          callback=AmpDiagnosticCallback(on_fault="stop", report_dir=None))
     trainer.train()
-    assert trainer.state.global_step == k
+    # The scaler absorbs the first inf (a warning); the second makes the fault persistent
+    # (an error) and training stops after that step.
+    assert trainer.state.global_step == k + 1
     assert hf.first(hf.monitor_of(trainer), "AMP006").step == k
 
 
@@ -66,7 +68,7 @@ def test_raise_policy_raises_out_of_train(hf: Any) -> None:
     with pytest.raises(AmpDiagnosisError) as caught:
         trainer.train()
     assert (caught.value.diagnosis.code, caught.value.diagnosis.step) == ("AMP006", k)
-    assert trainer.state.global_step == k
+    assert trainer.state.global_step == k + 1  # raised once the NaN recurred (persistent)
     report = read_report_dir(hf.tmp_path / "r")[0]
     assert report.summary is not None  # closed on the way out: on_train_end never ran
     assert [(d.code, d.step) for d in report.diagnoses if d.code == "AMP006"] == [("AMP006", k)]
@@ -138,8 +140,11 @@ def test_diagnoses_go_through_the_transformers_logger_once(hf: Any) -> None:
         root.removeHandler(handler)
     ours = [r.getMessage() for r in records if r.name == "transformers.denpex"]
     codes = [m.split()[1] for m in ours if not m.startswith(("denpex: run summary",
-                                                              "denpex: amended"))]
+                                                              "denpex: amended",
+                                                              "denpex: escalated"))]
     assert codes == ["AMP006", "AMP009", "AMP003"]
+    # The absorbed first inf was a warning; its recurrence escalates it, once.
+    assert sum(m.startswith("denpex: escalated AMP006") for m in ours) == 1
     # The non-finite locator completes AMP006 and AMP003 once each (the step after each).
     amended = [m.split()[2] for m in ours if m.startswith("denpex: amended")]
     assert amended == ["AMP006", "AMP003"]
