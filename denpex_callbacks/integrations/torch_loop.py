@@ -191,6 +191,7 @@ class AmpMonitor:
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
+        self._flag(self._guarded(self._update_never_came), self._calls)
         self.pipeline.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
@@ -327,6 +328,19 @@ class AmpMonitor:
         ):
             self._monitored_before_update = step
         return None
+
+    def _update_never_came(self) -> Finding | None:
+        # The last iteration's monitor.step() saw scaler.step() without update(), and the
+        # loop ended before any update(): it was missing, not merely later.
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
+            return None
+        return Finding(
+            "AMP002", missed,
+            "scaler.step() ran but scaler.update() was never called after it: the scale never "
+            "adapts (and a next scaler.step() would raise)",
+            evidence={"call": "update() missing", "stage": "STEPPED"},
+        )
 
     def _monitor_misuse(self) -> Finding | None:
         step, self._monitored_before_update = self._monitored_before_update, None
