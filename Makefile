@@ -10,8 +10,9 @@ export TORCH_EXTENSIONS_DIR := $(CURDIR)/.cache/torch_extensions
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test test-slow lint typecheck pytest bench venv clean
+.PHONY: demo test test-slow lint typecheck docs pytest bench venv clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,12 +32,16 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The manual (docs/, mkdocs + material); --strict: a broken link or reference fails the build.
+docs: venv
+	$(BIN)/mkdocs build --strict --quiet
+
 # Long checks are marked `slow` and skipped here; `make test-slow` runs them, with the checks
 # of the examples and of the benchmark harness (the GPU check's --cpu dry run among them).
 pytest: venv
 	$(BIN)/python -m pytest -q -m "not slow"
 
-test: lint typecheck pytest
+test: lint typecheck docs pytest
 
 test-slow: venv
 	$(BIN)/python -m pytest -q -m slow tests denpex_callbacks

@@ -11,7 +11,12 @@ hand-written log scanner starts) and ``denpex diagnose --workers 0`` (one proces
 MB/s for each and the peak RSS of the doctor's largest process. Not a test: numbers depend on
 the machine.
 
-Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]``
+``--generic 0.3``: the second benchmark log, where that share of the lines are metric lines
+in formats no family parser knows (nanoGPT, mmengine, key=value, Keras bars...), read by the
+generic metric reader.
+
+Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]
+[--generic 0.3]``
 """
 
 from __future__ import annotations
@@ -43,15 +48,30 @@ NOISE = (
 )
 
 
-def generate(path: Path, size_mb: int) -> None:
-    """Write a log of about ``size_mb`` MB (deterministic)."""
+# Metric lines of tools without a family parser, as their format strings print them.
+GENERIC = (
+    "iter {s}: loss {v:.4f}, time 35.21ms, mfu 12.34%",
+    "2026/01/01 10:00:00 - mmengine - INFO - Epoch(train)  [1][{s}/999999]  lr: 1.0000e-04  "
+    "eta: 0:10:00  time: 0.5000  data_time: 0.0100  memory: 1000  grad_norm: 1.2000  "
+    "loss: {v:.4f}  loss_cls: 0.5000",
+    "step={s} train_loss={v:.4f} lr=0.0001 grad_norm=0.91",
+    "32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - accuracy: 0.5000 - loss: {v:.4f}",
+    "| step {s} | Train Loss {v:.4f} | Loss Scale 65536 |",
+)
+
+
+def generate(path: Path, size_mb: int, generic: float = 0.0) -> None:
+    """Write a log of about ``size_mb`` MB (deterministic); ``generic``: the share of lines
+    that are metric lines in formats only the generic reader knows."""
     rng = random.Random(0)
     target = size_mb * 1_000_000
     written, step, scale = 0, 0, 2.0 ** 16
     with open(path, "w", encoding="utf-8") as out:
         while written < target:
             step += 1
-            block = [rng.choice(NOISE).format(s=step) for _ in range(8)]
+            block = [rng.choice(GENERIC).format(s=step, v=2.5 + rng.random())
+                     if rng.random() < generic else rng.choice(NOISE).format(s=step)
+                     for _ in range(8)]
             overflow = step < 6 or step % 2000 == 0 or written > target * 0.995
             if overflow:
                 block.append(f"{STAMP} [INFO] [loss_scaler.py:266:update_scale] [deepspeed] "
@@ -99,11 +119,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024)
     parser.add_argument("--path", default="/tmp/denpex_bench_1gb.log")
+    parser.add_argument("--generic", type=float, default=0.0,
+                        help="share of metric lines in formats without a family parser")
     args = parser.parse_args()
     path = Path(args.path)
     if not path.exists() or path.stat().st_size < args.size_mb * 900_000:
         print(f"generating {path} ({args.size_mb} MB)...", flush=True)
-        generate(path, args.size_mb)
+        generate(path, args.size_mb, args.generic)
     size_mb = path.stat().st_size / 1e6
     pattern = "|".join(re.escape(k.decode()) for k in KEYWORDS)
     _warm_page_cache(path)  # every reader below then reads from memory, the first one too
@@ -119,7 +141,8 @@ def main() -> None:
     loop_s, loop_matches = python_loop_seconds(path, pattern)
     one_s, _ = _timed([*doctor, "--workers", "0", str(path)])
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the biggest process
-    print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs")
+    print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs, generic metric lines: "
+          f"{args.generic:.0%}")
     print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {grep_out.strip()} lines match)")
     print(f"python: {size_mb / loop_s:8.1f} MB/s  ({loop_s:.1f} s, per-line regex loop, "
           f"{loop_matches} lines match)")

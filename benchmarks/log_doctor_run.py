@@ -34,18 +34,20 @@ def parse(output: str) -> dict[str, float]:
     return out
 
 
-def run(size_mb: int) -> dict[str, Any]:
-    """Run the log doctor benchmark on a generated log of ``size_mb`` MB."""
+def run(size_mb: int, generic: float = 0.0) -> dict[str, Any]:
+    """Run the log doctor benchmark on a generated log of ``size_mb`` MB; ``generic``: the
+    share of metric lines in formats no family parser knows."""
     if not SCRIPT.exists():
         return {"skipped": f"{SCRIPT.name} not present"}
-    print(f"log doctor: {size_mb} MB log (generated once under /tmp)...", flush=True)
+    kind = f"_generic{round(generic * 100)}" if generic else ""
+    print(f"log doctor: {size_mb} MB log{kind} (generated once under /tmp)...", flush=True)
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--size-mb", str(size_mb),
-         "--path", f"/tmp/denpex_bench_{size_mb}mb.log"],
+         "--path", f"/tmp/denpex_bench_{size_mb}mb{kind}.log", "--generic", str(generic)],
         capture_output=True, text=True, check=False,
     )
     print(done.stdout, end="", flush=True)
-    result: dict[str, Any] = {"size_mb": size_mb, **parse(done.stdout),
+    result: dict[str, Any] = {"size_mb": size_mb, "generic_share": generic, **parse(done.stdout),
                               "output": done.stdout.strip().splitlines()}
     if done.returncode != 0:
         result["error"] = done.stderr.strip().splitlines()[-5:]

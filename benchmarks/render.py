@@ -1,4 +1,4 @@
-"""Render benchmark results JSON as Markdown and refresh the table in README.md.
+"""Render benchmark results JSON as Markdown and refresh the table in docs/benchmarks.md.
 
 Usage::
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"  # the page with the table
 BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 COLUMNS = ("a", "b", "c", "d")
 
@@ -61,7 +61,7 @@ def _versions(results: dict[str, Any]) -> str:
 def render(results: dict[str, Any], title: str) -> str:
     """One results file as Markdown."""
     conf, host = results["settings"], results["machine"]
-    out = [f"#### {title}", "",
+    out = [f"### {title}", "",
            f"Measured {results['date']} on {host['cpu']} ({host['cpus']} CPUs"
            + (f", {host['gpu']}" if host.get("gpu") else "")
            + f"), load average {host['load_average'][0]}; {_versions(results)}.", ""]

@@ -1,4 +1,4 @@
-"""Run every benchmark, write ``benchmarks/results/<date>-cpu.json`` and refresh the README table.
+"""Run every benchmark, write ``benchmarks/results/<date>-cpu.json``, refresh docs/benchmarks.md.
 
 Usage (``make bench`` runs the first)::
 
@@ -21,20 +21,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` as a package
 
-from benchmarks import core_micro, log_doctor_run, render, step_overhead
+from benchmarks import alert_overhead, core_micro, log_doctor_run, render, step_overhead
 from benchmarks.machine import load_note, machine, now, versions
 from benchmarks.workloads import MLP_CPU, MLP_TINY
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PARTS = ("core", "step", "logs")
+EXTRA_PARTS = ("alerts",)  # on request: step time with alerts to a hanging webhook
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (a smoke run of the harness; numbers mean nothing)")
-    parser.add_argument("--only", default=",".join(PARTS), help=f"comma list of {PARTS}")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma list of {PARTS + EXTRA_PARTS}")
     parser.add_argument("--frameworks", default="", help="comma list (default: all available)")
     parser.add_argument("--steps", type=int, help="optimizer steps per run (default 300)")
     parser.add_argument("--rounds", type=int, help="rotated rounds (default 7)")
@@ -43,7 +45,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results JSON")
     parser.add_argument("--no-readme", action="store_true",
-                        help="do not refresh README.md")
+                        help="do not refresh the table in docs/benchmarks.md")
     return parser.parse_args(argv)
 
 
@@ -84,8 +86,16 @@ def main(argv: list[str] | None = None) -> Path:
             workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
             only=[f for f in args.frameworks.split(",") if f] or None,
         )
+    if "alerts" in parts:
+        workload = MLP_TINY if conf["quick"] else MLP_CPU
+        results["alert_overhead"] = alert_overhead.run(
+            workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
+            only=[f for f in args.frameworks.split(",") if f] or None,
+        )
     if "logs" in parts:
         results["log_doctor"] = log_doctor_run.run(conf["log_size_mb"])
+        # the second log: 30% of the lines are metric lines only the generic reader knows
+        results["log_doctor_generic"] = log_doctor_run.run(conf["log_size_mb"], generic=0.3)
     results["load_average_after"] = machine()["load_average"]
     notes = [n for n in (load_note(results["machine"]["load_average"], results["machine"]["cpus"]),
                          load_note(results["load_average_after"], results["machine"]["cpus"]))

@@ -152,13 +152,19 @@ def _diagnose(paths: list[str], fmt: str, plot: str | None, *, show_progress: bo
 def expand_report_dirs(paths: list[str]) -> list[str]:
     """Each folder without reports of its own stands for the report folders below it.
 
-    ``denpex_reports/`` of several runs (one folder each), or ``--denpex-report`` of a test
-    session (one folder per test), is diagnosed run by run.
+    ``denpex_reports/`` of several runs (one folder each, or the first run's reports beside
+    ``run-<n>/`` folders of the later ones), or ``--denpex-report`` of a test session (one
+    folder per test), is diagnosed run by run.
     """
     out: list[str] = []
     for path in paths:
-        if path == "-" or not os.path.isdir(path) or any(Path(path).glob(REPORT_GLOB)):
+        if path == "-" or not os.path.isdir(path):
             out.append(path)
+            continue
+        if any(Path(path).glob(REPORT_GLOB)):
+            # Later runs into the same folder wrote run-<n>/ beside the first run's reports.
+            later = sorted(Path(path).glob("run-*/" + REPORT_GLOB))
+            out += [path, *sorted({str(p.parent) for p in later})]
             continue
         runs = sorted({str(p.parent) for p in Path(path).rglob(REPORT_GLOB)})
         out.extend(runs or [path])

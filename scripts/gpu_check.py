@@ -19,8 +19,8 @@ Frameworks run one after the other (DeepSpeed last), each within an equal share 
 left of the budget.
 
 Writes ``OUTDIR/gpu_check.json`` (same layout as ``benchmarks/results/*.json``: copy it there as
-``<date>-gpu.json`` and ``benchmarks/render.py`` puts it in the README). Exit status 0 when every
-check passed.
+``<date>-gpu.json`` and ``benchmarks/render.py`` puts it in docs/benchmarks.md). Exit status 0
+when every check passed.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@
 # psutil, py-cpuinfo, tqdm, nvidia-ml-py) are in the device image. About 5 MB in all.
 # Then, with the device tool:  run(command="scripts/gpu_check.sh $OUT", carry=[".whl"],
 # timeout_s=540); copy $OUT/gpu_check.json to benchmarks/results/<YYYY-MM-DD-HHMM>-gpu.json
-# and run benchmarks/render.py to put its table into README.md.
+# and run benchmarks/render.py to put its table into docs/benchmarks.md.
 set -euo pipefail
 
 if [[ $# -lt 1 || $1 == -* ]]; then

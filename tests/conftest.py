@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+# The alert tests' endpoints (tests/alerts/alert_endpoints.py) serve every adapter's folder.
+sys.path.insert(0, str(Path(__file__).parent / "alerts"))
+
 # pytest's own tester runs real inner sessions in tests/plugin; pytest allows pytest_plugins
 # only in the top-level conftest.
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "alert_endpoints"]
 
 # Keep frameworks offline and their caches inside the repo's ignored folder.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -28,14 +33,6 @@ except ImportError:  # pragma: no cover
 
 
 # -- a real single-process DeepSpeed on CPU --------------------------------------------------
-
-
-def _torch_runs_fp16_on_cpu() -> bool:
-    import torch
-
-    layer = torch.nn.Linear(4, 4).half()
-    layer(torch.randn(2, 4, dtype=torch.float16)).float().sum().backward()
-    return layer.weight.grad is not None and layer.weight.grad.dtype == torch.float16
 
 
 @pytest.fixture(scope="module")
@@ -77,22 +74,15 @@ _DIST_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 def fp16_cpu(ds_dist: None) -> Iterator[None]:
     """Let DeepSpeed build fp16 engines on this CPU, or skip with the reason.
 
-    DeepSpeed's CPU accelerator answers is_fp16_supported() from oneDNN's fp16 support
-    (torch.ops.mkldnn._is_mkldnn_fp16_supported()), which many x86 CPUs lack although torch's
-    own CPU fp16 kernels run this tiny model correctly. Only that capability answer is
-    replaced; the engine, its optimizers and its loss scaler are DeepSpeed's own.
+    The public helper (:func:`denpex_callbacks.testing.cpu_fp16.deepspeed_fp16_on_cpu`)
+    replaces only DeepSpeed's capability answer; the engine, its optimizers and its loss scaler
+    are DeepSpeed's own.
     """
     pytest.importorskip("deepspeed")
-    from deepspeed.accelerator import get_accelerator
+    from denpex_callbacks.testing.cpu_fp16 import deepspeed_fp16_on_cpu, torch_runs_fp16_on_cpu
 
-    accelerator = type(get_accelerator())
-    original = accelerator.is_fp16_supported
-    if not get_accelerator().is_fp16_supported():
-        if not _torch_runs_fp16_on_cpu():
-            pytest.skip(
-                "DeepSpeed: get_accelerator().is_fp16_supported() is false on this CPU and "
-                "torch cannot run fp16 matmul/backward on it"
-            )
-        accelerator.is_fp16_supported = lambda self: True
-    yield
-    accelerator.is_fp16_supported = original
+    if not torch_runs_fp16_on_cpu():
+        pytest.skip("DeepSpeed: get_accelerator().is_fp16_supported() is false on this CPU and "
+                    "torch cannot run fp16 matmul/backward on it")
+    with deepspeed_fp16_on_cpu():
+        yield

@@ -17,7 +17,7 @@ TORCH_AMP_EXAMPLES = "https://pytorch.org/docs/stable/notes/amp_examples.html"
 HF_TRAINING_ARGS = "https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments"
 LIGHTNING_PRECISION = "https://lightning.ai/docs/pytorch/stable/common/precision_basic.html"
 DEEPSPEED_FP16 = "https://www.deepspeed.ai/docs/config-json/#fp16-training-options"
-CPU_RECIPE = "README.md#fp16-on-cpu-tests-the-example"
+CPU_RECIPE = "docs/frameworks/lightning.md, docs/frameworks/hf.md: 'fp16 on CPU'"
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,8 @@ _ENTRIES = (
         "The loss itself is non-finite. Loss scaling cannot cause this; the value was already "
         "NaN/inf in the forward pass: bad input data, a diverging model (learning rate too "
         "high), log/div of zero, or an fp16 activation overflow (values above 65504).",
-        "Look at the evidence: check the batch for NaN/inf, lower the learning rate, guard "
-        "log/div with an epsilon, and keep overflowing modules in fp32 (or use bf16).",
+        "Check the batch for NaN/inf, lower the learning rate, guard log/div with an epsilon, "
+        "or keep overflowing modules in fp32 (or use bf16): the evidence says which.",
         ("Assert torch.isfinite(batch).all() on the failing step's inputs.",
          "Re-run the failing batch with torch.autograd.set_detect_anomaly(True)."),
         "Validate inputs, warm up the learning rate, and run the denpex amp_smoke test in CI.",
@@ -206,13 +206,13 @@ _ENTRIES = (
         (HF_TRAINING_ARGS, LIGHTNING_PRECISION, CPU_RECIPE),
         {"lightning": "On CPU, '16-mixed' runs as bf16: for real fp16 with a loss scaler pass "
                       "plugins=[MixedPrecision('16-mixed', 'cpu', "
-                      "scaler=torch.amp.GradScaler('cpu'))] and no precision= (the README's "
-                      "'fp16 on CPU' recipe); or ask for precision='bf16-mixed', which is what "
+                      "scaler=torch.amp.GradScaler('cpu'))] and no precision= (the "
+                      "docs' 'fp16 on CPU' recipe, frameworks/lightning); or ask for precision='bf16-mixed', which is what "
                       "runs now.",
          "hf": "The Trainer ignores fp16=True on CPU: run on a CUDA device, or ask for what runs "
                "(bf16=True, or fp32). For fp16 with a loss scaler on CPU (tests), give the "
-               "Trainer a torch.amp.GradScaler('cpu') yourself (the README's 'fp16 on CPU' "
-               "recipe)."},
+               "Trainer a torch.amp.GradScaler('cpu') yourself (the docs' 'fp16 on CPU' "
+               "recipe, frameworks/hf)."},
     ),
     CatalogEntry(
         "AMP011", "bf16-checkpoint-in-fp16", "bf16-pretrained model trained in fp16",

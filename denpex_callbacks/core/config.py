@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.settings import check_alert_options
 from denpex_callbacks.core.catalog import CATALOG
+from denpex_callbacks.core.log_line import LOG_FORMATS
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 
@@ -33,6 +35,11 @@ class MonitorConfig:
         on_fault: ``"warn"`` (log and continue, the default), ``"stop"`` (ask the framework
             to stop gracefully after the current step) or ``"raise"`` (raise
             AmpDiagnosisError from the step where it is found).
+        checkpoint_on_stop: Under ``"stop"``, HF Trainer and Lightning save a checkpoint
+            through their own mechanism before stopping (HF: ``control.should_save``, into
+            ``output_dir/checkpoint-<step>``; Lightning: ``trainer.save_checkpoint``, beside
+            the ModelCheckpoint's files). False stops without one. Plain loops and DeepSpeed
+            leave it to the loop that reads ``should_stop``.
         fault_severity: Lowest severity the policy acts on (``"error"`` by default, or
             ``"warning"``). Lower severities are only logged.
         report_dir: Folder of the per-rank JSONL run reports (``rank<k>.jsonl``); None to
@@ -43,7 +50,20 @@ class MonitorConfig:
         max_repeats: How often one id may be reported again after clearing.
         disable: Diagnosis ids to switch off, e.g. ``("AMP008",)``.
         locate: Arm hooks after a fault to find the first module producing non-finite values.
+        log_format: ``"line"`` (the default: one log line per diagnosis, the detail in the
+            run report) or ``"full"`` (the multi-line block: evidence, root cause, fix).
         thresholds: Detection thresholds (see :class:`Thresholds`).
+        alert_webhook: URL to POST an alert to on a diagnosis at or above ``alert_level``
+            (Slack/Mattermost incoming webhooks show it as is); None: the environment's
+            ``DENPEX_ALERT_WEBHOOK``, else no webhook. Never printed (not in this repr).
+        alert_level: Lowest severity alerted, ``"warning"`` or ``"error"``; None: the
+            environment's ``DENPEX_ALERT_LEVEL``, else ``"error"``.
+        alert_wandb: Also raise ``wandb.alert`` when a wandb run is active; None: the
+            environment's ``DENPEX_ALERT_WANDB`` (``0`` turns it off), else on.
+        alert_timeout_s: Seconds one webhook request may take; None: the environment's
+            ``DENPEX_ALERT_TIMEOUT``, else 5. See :mod:`denpex_callbacks.core.alerts`.
+        run_name: The run's name in alerts; None: the framework's (HF ``run_name``), else
+            ``DENPEX_RUN_NAME``, the active wandb run's, the Slurm job's.
 
     Example:
         >>> MonitorConfig.from_dict({"on_fault": "stop", "thresholds": {"zero_loss_steps": 5}})
@@ -52,6 +72,7 @@ class MonitorConfig:
     """
 
     on_fault: str = "warn"
+    checkpoint_on_stop: bool = True
     fault_severity: str = "error"
     report_dir: str | None = DEFAULT_REPORT_DIR
     record_every: int = 50
@@ -59,7 +80,13 @@ class MonitorConfig:
     max_repeats: int = 3
     disable: tuple[str, ...] = ()
     locate: bool = True
+    log_format: str = "line"
     thresholds: Thresholds = field(default_factory=Thresholds)
+    alert_webhook: str | None = field(default=None, repr=False)
+    alert_level: str | None = None
+    alert_wandb: bool | None = None
+    alert_timeout_s: float | None = None
+    run_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.on_fault not in POLICIES:
@@ -73,8 +100,13 @@ class MonitorConfig:
         unknown = [code for code in self.disable if code not in CATALOG]
         if unknown:
             raise ValueError(f"disable lists unknown diagnosis id(s): {', '.join(unknown)}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(
+                f"log_format must be one of {', '.join(LOG_FORMATS)}, not {self.log_format!r}"
+            )
         if self.record_every < 1:
             raise ValueError("record_every must be >= 1")
+        check_alert_options(self.alert_webhook, self.alert_level, self.alert_timeout_s)
 
     @property
     def fault_level(self) -> Severity:

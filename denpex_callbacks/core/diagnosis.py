@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core.catalog import entry
+from denpex_callbacks.core.numbers import format_evidence, format_value, round_numbers
 from denpex_callbacks.core.severity import Severity
 
 
@@ -136,13 +136,13 @@ class Diagnosis:
         out = [f"{self.code} {self.slug} [{self.severity.value}] {self.title} ({self.where()})"]
         if self.caused_by:
             out.append(f"  consequence of {self.caused_by}: fix that first")
-        out.append(f"  observed:   {self.summary}")
+        out.append(f"  observed:   {round_numbers(self.summary)}")
         if brief:
             out += [f"  root cause: {self.root_cause}", f"  fix:        {self.fix}"]
             return "\n".join(out)
         shown = {k: v for k, v in self.evidence.items() if k not in _TEXT_HIDDEN}
         if shown:
-            out.append(f"  evidence:   {_compact(shown)}")
+            out.append(f"  evidence:   {format_evidence(shown)}")
         if isinstance(self.evidence.get("history"), list):
             out.append(f"  history:    {_trail(self.evidence['history'])}")
         for quote in self.quotes[:5]:
@@ -160,10 +160,10 @@ class Diagnosis:
         out.append(f"- **where**: {self.where()}")
         if self.caused_by:
             out.append(f"- **consequence of**: {self.caused_by}")
-        out.append(f"- **observed**: {self.summary}")
+        out.append(f"- **observed**: {round_numbers(self.summary)}")
         shown = {k: v for k, v in self.evidence.items() if k not in _TEXT_HIDDEN}
         if shown:
-            out.append(f"- **evidence**: `{_compact(shown)}`")
+            out.append(f"- **evidence**: `{format_evidence(shown)}`")
         if isinstance(self.evidence.get("history"), list):
             out.append(f"- **history**: {_trail(self.evidence['history'])}")
         out.append(f"- **root cause**: {self.root_cause}")
@@ -259,13 +259,7 @@ def _trail(history: list[Any]) -> str:
             continue
         scale = item.get("scale")
         mark = " skipped" if item.get("skipped") else ""
-        shown = "?" if scale is None else f"{scale:g}" if isinstance(scale, float) else scale
+        shown = "?" if scale is None else format_value(scale)
         parts.append(f"{item.get('step')}: {shown}{mark}")
     return "; ".join(parts)
 
-
-def _compact(evidence: dict[str, Any]) -> str:
-    text = ", ".join(
-        f"{key}={json.dumps(_jsonable(value), default=str)}" for key, value in evidence.items()
-    )
-    return text if len(text) <= 400 else text[:397] + "..."

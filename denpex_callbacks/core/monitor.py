@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.catalog import CONSEQUENCES, entry
 from denpex_callbacks.core.causes import explain
 from denpex_callbacks.core.config import MonitorConfig
@@ -33,7 +34,8 @@ from denpex_callbacks.core.sinks import (
 )
 from denpex_callbacks.core.versions import package_versions
 
-LOGGER = logging.getLogger("denpex_callbacks")
+LOGGER_NAME = "denpex_callbacks"
+LOGGER = logging.getLogger(LOGGER_NAME)
 MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
 # Conditions of the run's setup rather than events: they explain a consequence at any distance
 # (a missing scaler still causes the NaN 50,000 steps later). Events cause only within the
@@ -91,7 +93,7 @@ class Monitor:
         self.world_size = world_size
         self.framework = framework
         self.logger = logger or LOGGER
-        self.log = LogSink(self.logger, log_filter)
+        self.log = LogSink(self.logger, log_filter, self.config.log_format)
         self.sinks = list(sinks)
         self.policy = Policy(self.config.on_fault, self.config.fault_level)
         self.detectors = detectors if detectors is not None else default_detectors(
@@ -138,10 +140,14 @@ class Monitor:
             )
             writer.header(self.setup.to_dict(), package_versions(self.framework))
             self._report = ReportSink(writer)
+            self.log.report = writer.location
         self.logger.info("denpex: %s", self.header_line())
         disabled = set(self.config.disable)
+        # A resumed run already reported its start-up findings before the checkpoint.
+        done = set(self.reported) if self._resumed else set()
         findings = [
-            f for f in lint_setup(self.setup, self.config.thresholds) if f.code not in disabled
+            f for f in lint_setup(self.setup, self.config.thresholds)
+            if f.code not in disabled and f.code not in done
         ]
         return self._emit_all(findings, self.run.last_step or 0)
 
@@ -189,6 +195,22 @@ class Monitor:
         if not findings:
             return []
         return self._emit_all(findings, obs.step)
+
+    def advance(self, steps: int) -> None:
+        """``steps`` optimizer steps known to be applied but not observed one by one (a log
+        whose step counter moved on): the run state and the detectors move on without
+        invented observations."""
+        if self.disabled or steps <= 0:
+            return
+
+        def move_on() -> None:
+            if not self.started:
+                self._start(None)
+            self.run.advance(steps)
+            for detector in self.detectors:
+                detector.advance(steps, self.run)
+
+        self.guard(move_on)
 
     def flag(self, finding: Finding, reported_step: int | None = None) -> list[Diagnosis]:
         """Report a finding an adapter or parser saw itself (protocol misuse, an error line).
@@ -277,7 +299,7 @@ class Monitor:
             self._primary = amended
         if self._report is not None:
             self._report.amended(amended)
-        self.log.amended(amended)
+        self.log.amended(old, amended)
         return amended
 
     # -- reporting -----------------------------------------------------------------------------
@@ -366,7 +388,7 @@ class Monitor:
             self._primary = new
         if self._report is not None:
             self._report.amended(new)
-        self.log.line(new, "escalated ")
+        self.log.line(new)  # the same id and step, now at its worse severity
         for sink in self.sinks:
             sink(new)
         return new
@@ -423,6 +445,15 @@ class Monitor:
     # -- queries -------------------------------------------------------------------------------
 
     @property
+    def report_path(self) -> str | None:
+        """Where this rank's run report is written (None: no report, or not started yet).
+
+        A new run into a folder that holds an earlier run's report writes ``run-<n>/`` beside
+        it, so this is the path to quote, not ``report_dir/rank<k>.jsonl``.
+        """
+        return self.log.report
+
+    @property
     def primary(self) -> Diagnosis | None:
         """The first warning/error diagnosis: the one to fix first."""
         return self._primary
@@ -432,8 +463,10 @@ class Monitor:
         return [d for d in self.diagnoses if d.severity.rank >= min_severity.rank]
 
     def metrics(self) -> dict[str, float]:
-        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
-        return run_metrics(self.run, len(self.faults()))
+        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
+        the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
+        return {**run_metrics(self.run, len(self.faults())),
+                **fingerprint_metrics(self.worst, self.config.disable)}
 
     def summary(self) -> dict[str, Any]:
         """Closing numbers for the report."""

@@ -18,29 +18,54 @@ from denpex_callbacks.core.observation import Observation
 REPORT_GLOB = "rank*.jsonl"
 
 
-def report_path(directory: str | os.PathLike[str], rank: int, index: int = 0) -> Path:
-    """Where rank ``rank`` writes its report (``index``: the n-th monitor of that rank in one
-    process, e.g. two plain-loop monitors for two scalers).
+def report_path(directory: str | os.PathLike[str], rank: int) -> Path:
+    """Where rank ``rank`` writes its report."""
+    return Path(directory) / f"rank{rank}.jsonl"
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    """True for a remote or in-memory location (``s3://bucket/run``, ``memory://x``).
 
     Example:
-        >>> report_path("r", 0).name, report_path("r", 0, 1).name
-        ('rank0.jsonl', 'rank0.1.jsonl')
+        >>> is_url("s3://bucket/run"), is_url("memory://x"), is_url("out/denpex_reports")
+        (True, True, False)
     """
-    name = f"rank{rank}.jsonl" if index == 0 else f"rank{rank}.{index}.jsonl"
-    return Path(directory) / name
+    return "://" in os.fspath(path)
 
 
-# Report files this process writes now: a second monitor of the same rank and folder gets
-# its own file instead of truncating the first one's ("w" mode).
-_HELD: set[Path] = set()
+def new_report_location(directory: str | os.PathLike[str], rank: int) -> str:
+    """Where a new run writes rank ``rank``'s report without overwriting an earlier run's.
+
+    ``directory/rank<k>.jsonl`` when free, else ``directory/run-<n>/rank<k>.jsonl`` with the
+    first free ``n`` from 2. Every rank asks for its own file, so ranks of one run agree
+    whenever the earlier runs had as many ranks. A URL (``s3://``, ``memory://``) is looked up
+    through fsspec.
+
+    Example:
+        >>> import tempfile
+        >>> root = tempfile.mkdtemp()
+        >>> first = new_report_location(root, 0)
+        >>> _ = open(first, "w").write("{}")
+        >>> os.path.relpath(new_report_location(root, 0), root)
+        'run-2/rank0.jsonl'
+    """
+    base = os.fspath(directory).rstrip("/")
+    exists = _exists_function(base)
+    candidate = f"{base}/rank{rank}.jsonl"
+    run = 2
+    while exists(candidate):
+        candidate = f"{base}/run-{run}/rank{rank}.jsonl"
+        run += 1
+    return candidate
 
 
-def _claim(directory: str | os.PathLike[str], rank: int) -> Path:
-    index = 0
-    while (path := report_path(directory, rank, index)).resolve() in _HELD:
-        index += 1
-    _HELD.add(path.resolve())
-    return path
+def _exists_function(base: str) -> Any:
+    if not is_url(base):
+        return os.path.exists
+    import fsspec  # only for URLs: installed with Lightning, optional otherwise
+
+    filesystem, _ = fsspec.core.url_to_fs(base)
+    return filesystem.exists
 
 
 class ReportWriter:
@@ -61,8 +86,11 @@ class ReportWriter:
         max_step_records: int = 10_000,
         append: bool = False,
     ) -> None:
-        self.path = _claim(directory, rank)
-        self.append = append  # a resumed run continues its report instead of truncating it
+        # A resumed run continues its report; a new run never overwrites an earlier one's.
+        base = os.fspath(directory).rstrip("/") or "."
+        self.location = f"{base}/rank{rank}.jsonl" if append else new_report_location(base, rank)
+        self.path = Path(self.location)
+        self.append = append
         self.record_every = record_every
         self.max_step_records = max_step_records
         self.event_records = 0
@@ -71,9 +99,14 @@ class ReportWriter:
 
     def _open(self) -> IO[str]:
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             mode = "a" if self.append else "w"
-            self._file = open(self.path, mode, encoding="utf-8")  # noqa: SIM115
+            if is_url(self.location):
+                import fsspec  # a remote report folder (Lightning's default_root_dir)
+
+                self._file = fsspec.open(self.location, mode, encoding="utf-8").open()
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, mode, encoding="utf-8")  # noqa: SIM115
         return self._file
 
     def _write(self, record: dict[str, Any], *, durable: bool = False) -> None:
@@ -81,7 +114,8 @@ class ReportWriter:
         handle.write(json.dumps(record, default=str, allow_nan=False) + "\n")
         if durable:
             handle.flush()
-            os.fsync(handle.fileno())
+            if not is_url(self.location):  # remote files are durable once closed
+                os.fsync(handle.fileno())
 
     def header(self, setup: dict[str, Any], versions: dict[str, str]) -> None:
         """The first record: what ran, where, with which versions."""
@@ -125,12 +159,11 @@ class ReportWriter:
         self._write({"type": "summary", "time": time.time(), **summary}, durable=True)
 
     def close(self) -> None:
-        """Flush and close the file, and let another monitor of this process have its name."""
+        """Flush and close the file."""
         if self._file is not None:
             self._file.flush()
             self._file.close()
             self._file = None
-        _HELD.discard(self.path.resolve())
 
 
 @dataclass

@@ -182,6 +182,30 @@ class RunState:
         self.restart_reason = "after the resume"
         self.restart_step = None if self.last_step is None else self.last_step + 1
 
+    def advance(self, steps: int) -> None:
+        """Fold in ``steps`` applied (not skipped) steps that were not observed one by one:
+        a gap in a log whose step counter moved on with no skip. Nothing is invented about
+        them (no scale, no loss); they end a skip streak and the start-up phase.
+
+        Example:
+            >>> run = RunState()
+            >>> run.update(Observation(1, skipped=True))
+            >>> run.advance(9)
+            >>> run.last_step, run.steps_seen, run.skip_streak, run.in_startup
+            (10, 10, 0, False)
+        """
+        if steps <= 0:
+            return
+        first = (self.last_step or 0) + 1
+        self.steps_seen += steps
+        self.clean_steps_seen += steps
+        self.last_step = first + steps - 1
+        if self.first_clean_step is None:
+            self.first_clean_step = first
+        self.skip_streak = 0
+        self.skip_streak_start = None
+        self.skip_streak_start_scale = None
+
     def history(self) -> list[dict[str, Any]]:
         """The last few steps, for evidence."""
         return [

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.log_line import render_amendment, render_line
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
@@ -20,6 +21,8 @@ from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 
 Sink = Callable[[Diagnosis], None]
+# Log records of diagnoses carry this attribute (the id), so a handler can tell them apart.
+DIAGNOSIS_RECORD = "denpex_diagnosis"
 LogFilter = Callable[[Diagnosis], bool]
 
 _LEVELS = {
@@ -32,10 +35,15 @@ _LEVELS = {
 class LogSink:
     """One line per diagnosis in the training log (the framework's own logger).
 
+    Lines are rendered by :mod:`denpex_callbacks.core.log_line` (``log_format="line"``, the
+    default) or as the multi-line block (``"full"``). Each record carries the attribute
+    ``denpex_diagnosis`` (the id, or ``"summary"``) so a logging filter can tell them apart.
+
     Args:
         logger: Where lines go.
         log_filter: Says which diagnoses this process prints (all when None); see
             :func:`denpex_callbacks.integrations.pipeline.printed_on_rank`.
+        log_format: ``"line"`` or ``"full"``.
 
     Example:
         >>> import logging
@@ -45,9 +53,12 @@ class LogSink:
         False
     """
 
-    def __init__(self, logger: logging.Logger, log_filter: LogFilter | None = None) -> None:
+    def __init__(self, logger: logging.Logger, log_filter: LogFilter | None = None,
+                 log_format: str = "line") -> None:
         self.logger = logger
         self.log_filter = log_filter
+        self.log_format = log_format
+        self.report: str | None = None  # the run report's path, named on each line
 
     def prints(self, diagnosis: Diagnosis) -> bool:
         """Whether this process prints ``diagnosis``."""
@@ -56,15 +67,27 @@ class LogSink:
     def __call__(self, diagnosis: Diagnosis) -> None:
         self.line(diagnosis)
 
-    def line(self, diagnosis: Diagnosis, prefix: str = "", *, brief: bool = False) -> None:
+    def line(self, diagnosis: Diagnosis) -> None:
         """Log ``diagnosis`` at its severity's level (unless filtered out)."""
-        if self.prints(diagnosis):
-            self.logger.log(_LEVELS[diagnosis.severity], "denpex: %s%s", prefix,
-                            diagnosis.render_text(brief=brief))
+        if not self.prints(diagnosis):
+            return
+        text = (diagnosis.render_text() if self.log_format == "full"
+                else render_line(diagnosis, report=self.report))
+        self.logger.log(_LEVELS[diagnosis.severity], "denpex: %s", text,
+                        extra={DIAGNOSIS_RECORD: diagnosis.code})
 
-    def amended(self, diagnosis: Diagnosis) -> None:
-        """A diagnosis completed with later evidence: one brief line."""
-        self.line(diagnosis, "amended ", brief=True)
+    def amended(self, old: Diagnosis, new: Diagnosis) -> None:
+        """A diagnosis completed with later evidence: one line saying what changed.
+
+        A consequence's amendment repeats its cause's (the same module, the same fix): the
+        report keeps it, the log shows it at debug level only.
+        """
+        if not self.prints(new):
+            return
+        text = ("amended " + new.render_text(brief=True) if self.log_format == "full"
+                else render_amendment(old, new, report=self.report))
+        level = logging.DEBUG if new.caused_by else _LEVELS[new.severity]
+        self.logger.log(level, "denpex: %s", text, extra={DIAGNOSIS_RECORD: new.code})
 
     def summary(self, rank: int, primary: Diagnosis, others: list[str]) -> None:
         """The closing line: which diagnosis to fix first."""
@@ -74,6 +97,7 @@ class LogSink:
             "denpex: run summary (rank %d): fix %s first (%s, from step %s)%s",
             rank, primary.code, primary.title, primary.step,
             f"; also reported: {', '.join(others)}" if others else "",
+            extra={DIAGNOSIS_RECORD: "summary"},
         )
 
 

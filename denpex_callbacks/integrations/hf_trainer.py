@@ -16,6 +16,7 @@ import math
 import os
 import sys
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from functools import wraps
@@ -36,6 +37,7 @@ from transformers.utils import logging as hf_logging
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
+from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
@@ -94,6 +96,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         **options: Any other MonitorConfig field (``disable``, ``thresholds``,
             ``fault_severity``, ``record_every``, ``max_step_records``, ``max_repeats``,
             ``locate``), as for every adapter.
+        restored_from_checkpoint: Set by HF when it rebuilds the callback from a checkpoint
+            (``restore_callback_states_from_checkpoint=True``). The user's own instance of
+            the resumed Trainer is then used as it is (its settings win, the object the user
+            holds is the one that runs) and the saved history is loaded into it; the saved
+            settings are used only when there is no such instance.
 
     Example:
         >>> cb = AmpDiagnosticCallback(on_fault="stop", disable=("AMP008",),
@@ -104,17 +111,34 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         'denpex_reports'
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> AmpDiagnosticCallback:
+        # HF rebuilds a stateful callback from its saved arguments on
+        # restore_callback_states_from_checkpoint=True and drops the user's instance; we hand
+        # it the user's own instance instead, so the settings given now and the object the
+        # user holds are the ones that run (see _UserInstances).
+        if kwargs.get("restored_from_checkpoint"):
+            live = _USER_INSTANCES.latest_unstarted(cls)
+            if live is not None:
+                return live
+        return cast(AmpDiagnosticCallback, super().__new__(cls))
+
     def __init__(
         self,
         on_fault: str = UNSET,
         report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
+        *,
+        restored_from_checkpoint: bool = False,
         **options: Any,
     ) -> None:
+        if restored_from_checkpoint and getattr(self, "config", None) is not None:
+            return  # the user's instance, handed back by __new__: its settings stay
         self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **options)
         self.pipeline: StepPipeline | None = None
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
         self._reset_run()
+        if not restored_from_checkpoint:
+            _USER_INSTANCES.add(self)
 
     @property
     def monitor(self) -> Monitor | None:
@@ -138,7 +162,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         """Constructor arguments and detector history, for ``trainer_state.json``."""
         history = self.monitor.state_dict() if self.monitor is not None else self._resume_state
         return {
-            "args": {"config": _config_dict(self.config)},
+            # Every setting: HF rebuilds the callback from these when the user's own instance
+            # is not there to take them back (see __new__).
+            "args": {"config": _config_dict(self.config), "restored_from_checkpoint": True},
             "attributes": {"_resume_state": history},
         }
 
@@ -149,10 +175,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         self._close()
         self._reset_run()
+        _USER_INSTANCES.started(self)
         model = kwargs.get("model")
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
-            model=model,
+            model=model, run_name=args.run_name,
         )
         _run_before_integrations(self)  # called here: it looks for its caller's frame
         self._begin(args, state, model, kwargs.get("optimizer"))
@@ -267,6 +294,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             self._vote, state.global_step
         ):
             control.should_training_stop = True
+            # A checkpoint through the Trainer's own path (output_dir/checkpoint-<step>),
+            # written after this step, before the run ends; every rank takes part.
+            control.should_save = control.should_save or self.config.checkpoint_on_stop
 
     @_guarded
     def _drain_step(self, control: TrainerControl) -> None:
@@ -289,7 +319,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             for old in sorted(self._grad_norms)[:-MAX_GRAD_NORMS]:
                 del self._grad_norms[old]
         self._drain(control)
-        metrics = self.monitor.metrics()
+        metrics = informative_metrics(self.monitor.run, len(self.monitor.faults()))
         # Our on_log runs before the report_to integrations (see _run_before_integrations), so
         # keys added to ``logs`` here reach TensorBoard/W&B/...; log_history already holds a
         # copy of logs (Trainer.log copies before on_log), so update that entry as well.
@@ -417,6 +447,31 @@ def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
 
 
+class _UserInstances:
+    """The callbacks users built, in order, and whether each has trained yet (weakly held)."""
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref[AmpDiagnosticCallback]] = []
+        self._started: weakref.WeakSet[AmpDiagnosticCallback] = weakref.WeakSet()
+
+    def add(self, callback: AmpDiagnosticCallback) -> None:
+        self._refs = [ref for ref in self._refs if ref() is not None] + [weakref.ref(callback)]
+
+    def started(self, callback: AmpDiagnosticCallback) -> None:
+        self._started.add(callback)
+
+    def latest_unstarted(self, cls: type) -> AmpDiagnosticCallback | None:
+        """The newest user instance of ``cls`` that has not trained: the one HF replaces."""
+        for ref in reversed(self._refs):
+            callback = ref()
+            if type(callback) is cls and callback not in self._started:
+                return callback
+        return None
+
+
+_USER_INSTANCES = _UserInstances()
+
+
 def _checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:
     """The detector history saved in the checkpoint being resumed, if any.
 
@@ -451,6 +506,7 @@ def _param_dtype(model: Any) -> torch.dtype | None:
 def _config_dict(config: MonitorConfig) -> dict[str, Any]:
     out = asdict(config)
     out["disable"] = list(config.disable)
+    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
     return out
 
 

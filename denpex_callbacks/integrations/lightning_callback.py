@@ -33,6 +33,7 @@ import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
+from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -127,9 +128,16 @@ class AmpDiagnosticHooks:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def on_fit_start(self, trainer: Any, pl_module: Any) -> None:
-        """Read the run's precision and scaler, start the Monitor (start-up lints)."""
+        """Read the run's precision and scaler, start the Monitor (start-up lints).
+
+        Auto-registered (installed, not asked for), the callback stays dormant on a run that
+        does not compute in fp16 (bf16, fp32): no report, no log line, no metric.
+        """
         self._close_monitor()
         self._reset_step_state()
+        self.pipeline = self.monitor = None
+        if self.auto and not self._computes_in_fp16(trainer):
+            return
         self.pipeline = StepPipeline(
             self.config, framework="lightning",
             logger=logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic"),
@@ -180,6 +188,14 @@ class AmpDiagnosticHooks:
         setup.active_precision = active_precision(
             compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=mixed)
         return setup
+
+    def _computes_in_fp16(self, trainer: Any) -> bool:
+        """Whether the run computes in fp16 (mixed, or pure: then AMP001 applies)."""
+        try:
+            precision = self._run_setup(trainer).active_precision
+        except Exception:  # unreadable: watch it; the guarded start reports what breaks
+            return True
+        return precision.startswith("fp16")
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
         """Judge the steps still in flight, write the summary, close the report."""
@@ -263,9 +279,12 @@ class AmpDiagnosticHooks:
         assert self.monitor is not None
         if self.monitor.last_observation is None:
             return
-        if not _logs_this_step(trainer):
-            return  # each self.log call costs ~0.4 ms: only on the steps a row is written
-        for name, value in self.monitor.metrics().items():
+        if not _logs_this_step(trainer) or not _user_logs(trainer):
+            # Each self.log call costs ~0.4 ms: only on the steps a row is written, and only
+            # beside the user's own step metrics (never a logger row of our own).
+            return
+        metrics = informative_metrics(self.monitor.run, len(self.monitor.faults()))
+        for name, value in metrics.items():
             # A host tensor: Lightning keeps a logged tensor on its device, whereas a float
             # becomes torch.tensor(value, device=module.device), a blocking copy per step.
             pl_module.log(name, torch.tensor(value), on_step=True, on_epoch=False, batch_size=1)
@@ -278,6 +297,10 @@ class AmpDiagnosticHooks:
 
         if self.pipeline is not None and self.pipeline.decide_stop(vote, trainer.global_step - 1):
             trainer.should_stop = True
+            if self.config.checkpoint_on_stop:
+                # Every rank reaches this (the decision was reduced): save_checkpoint is
+                # collective. Guarded: a failed save is logged, never raised into training.
+                self.pipeline.guard(_save_stop_checkpoint, trainer)
 
     # -- checkpoints -------------------------------------------------------------------------------
 
@@ -296,6 +319,22 @@ class AmpDiagnosticHooks:
             self.monitor.load_state_dict(state)
         else:
             self._loaded_state = state
+
+
+def _user_logs(trainer: Any) -> bool:
+    """Whether the user's module logs step metrics (seen in the last row sent to loggers)."""
+    return any(not str(name).startswith("amp/") and name != "epoch"
+               for name in trainer.logged_metrics)
+
+
+def _save_stop_checkpoint(trainer: Any) -> None:
+    """Save through Lightning (``trainer.save_checkpoint``) beside the ModelCheckpoint's
+    files, or in ``default_root_dir/checkpoints``; any fsspec URL works."""
+    keeper = trainer.checkpoint_callback
+    folder = getattr(keeper, "dirpath", None) or os.path.join(
+        str(trainer.default_root_dir), "checkpoints")
+    name = f"denpex-stop-step={trainer.global_step}.ckpt"
+    trainer.save_checkpoint(os.path.join(str(folder), name))
 
 
 def _namespace_of(trainer: Any) -> str:

@@ -36,6 +36,7 @@ import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
@@ -70,6 +71,11 @@ class AmpMonitor:
             working directory (None: no report).
         config: Full configuration (a MonitorConfig or its dict form).
         logger: Where diagnoses are logged (default ``denpex_callbacks``).
+        metrics: Where to send ``amp/loss_scale``, ``amp/skipped_steps`` (and
+            ``amp/diagnoses`` once there is one): a TensorBoard ``SummaryWriter`` (its
+            ``add_scalar``) or a callable ``metrics(values, step)``. Sent on the first step,
+            when the scale changes or a step is skipped, and every ``record_every`` steps
+            (see :class:`~denpex_callbacks.core.metrics_sink.MetricsSink`).
         **options: Any other MonitorConfig field (``disable``, ``thresholds``, ``locate``...),
             as for every adapter.
 
@@ -104,6 +110,7 @@ class AmpMonitor:
         report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
         logger: logging.Logger | None = None,
+        metrics: MetricsTarget = None,
         **options: Any,
     ) -> None:
         self.pipeline = StepPipeline(
@@ -112,6 +119,8 @@ class AmpMonitor:
             logger=logger or LOGGER,
         )
         self.monitor = self.pipeline.monitor
+        self._metrics = (MetricsSink(metrics, self.monitor.config.record_every)
+                         if metrics is not None else None)
         self._stop = False
         self.scaler: Any = None
         self.optimizer: Any = None
@@ -424,7 +433,13 @@ class AmpMonitor:
     def _step(self, index: int, loss: Any, grad_norm: Any) -> list[Diagnosis]:
         found = self._flag(self._check_update_called(index), index)
         self._snapshot(index, loss, grad_norm)
-        return found + self.pipeline.drain(complete=self._complete)
+        judged = self._send_metrics if self._metrics is not None else None
+        return found + self.pipeline.drain(complete=self._complete, judged=judged)
+
+    def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
+        obs = self.monitor.last_observation
+        if self._metrics is not None and obs is not None:
+            self._metrics.step(obs, self.monitor.run, len(self.monitor.faults()))
 
     def _complete(self, step: int, values: dict[str, Any]) -> None:
         # The scale this step used is the one the previous step left (the run's last scale);

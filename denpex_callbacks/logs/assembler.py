@@ -2,14 +2,17 @@
 
 Log lines rarely say everything an Observation holds. The assembler:
 - numbers steps: a step printed on the line wins; otherwise each skipped step counts one,
-  and progress lines (DeepSpeed ``step=``, a tqdm counter) re-synchronise the count, the gap
-  being clean steps of unknown scale;
+  and progress lines (DeepSpeed ``step=``, a tqdm counter) re-synchronise the count; the
+  steps in between are a gap, handed on as a count (``on_gap``), never as made-up
+  observations;
 - merges the lines that describe one overflow: the same overflow printed once per rank, or
   split over several lines (``Grad overflow on iteration 5`` + ``Reducing dynamic loss scale
   from 64 to 32``), is one skipped step;
-- spreads interval summaries (Megatron: ``number of skipped iterations: 3`` over 10
-  iterations) over single steps: skipped steps first during the start-up back-off, evenly
-  spread afterwards, so a healthy sawtooth never looks like a streak;
+- places interval summaries (Megatron: ``number of skipped iterations: 3`` over 10
+  iterations) on single steps: skipped steps first during the start-up back-off, evenly
+  spread afterwards, so a healthy sawtooth never looks like a streak; the count is the log's,
+  the places are a convention, and no scale is made up for them (only the interval's final
+  scale is known);
 - tracks which rank saw a non-finite loss first.
 """
 
@@ -17,17 +20,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 
-MAX_GAP = 20_000  # clean steps synthesised for one gap; a bigger jump is a restart or resume
-# A scale that grew between two overflow lines proves clean steps in between (at least one
-# growth window) even when the log prints no step counter; this many are assumed, enough to
-# keep a sawtooth under the skip-rate threshold without flooding the detectors.
+MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
+# A scale that grew between two overflow lines proves applied steps in between (at least one
+# growth window) even when the log prints no step counter. How many is not printed: this many
+# are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
+# threshold.
 GROWTH_GAP = 32
 
 
@@ -77,23 +81,22 @@ class Assembler:
     """Feeds Observations and line-level Findings to two callables, in log order.
 
     Example:
-        >>> seen = []
-        >>> a = Assembler(seen.append, seen.append)
+        >>> seen, gaps = [], []
+        >>> a = Assembler(seen.append, seen.append, gaps.append)
         >>> from denpex_callbacks.logs.events import LogEvent
         >>> for rank in (0, 1):  # one overflow printed by two ranks
         ...     a.feed(LogEvent("overflow", "deepspeed", rank=rank, scale_before=8.0,
         ...                     scale_after=4.0), line=rank + 1, text="...")
         >>> a.feed(LogEvent("progress", "deepspeed", step=3, skipped_total=1), 3, "...")
         >>> a.finish()
-        >>> [(o.step, o.was_skipped) for o in seen]
-        [(1, True), (2, False), (3, False)]
+        >>> [(o.step, o.was_skipped) for o in seen], gaps  # steps 2-3: applied, not seen
+        ([(1, True)], [2])
     """
 
     on_observation: Callable[[Observation], Any]
     on_flag: Callable[[Finding], Any]
-    # Asked before a run of clean steps with nothing measured is emitted one by one: True
-    # when the consumer counts them itself (they cannot change any judgement).
-    absorb_clean: Callable[[int], bool] | None = None
+    # Told of applied steps that were not observed one by one (how many).
+    on_gap: Callable[[int], Any]
     clock: int = 0
     setup: dict[str, Any] = field(default_factory=dict)
     ranks: set[int] = field(default_factory=set)
@@ -105,6 +108,7 @@ class Assembler:
     _clean_since_skip: bool = True
     _last_scale: float | None = None
     _last_metrics: tuple[int | None, float | None] | None = None
+    _skipped_total: int = 0
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -116,6 +120,10 @@ class Assembler:
             return
         if kind == FLAG:
             self._flush()
+            if event.step is not None and event.step > self.clock + 1:
+                # "at iteration 42": the steps before it were applied; what the next lines
+                # print without a step belongs to it
+                self._catch_up(event.step - 1, line)
             self._flag(event, line, text)
             return
         if kind == OVERFLOW and self._without_scaler(event):
@@ -166,8 +174,7 @@ class Assembler:
         if pending is None:
             return
         if pending.step is None and not self._clean_since_skip and self._grew(pending):
-            for _ in range(GROWTH_GAP):
-                self._emit(Observation(self.clock + 1, skipped=False, line=pending.lines[0]))
+            self._gap(GROWTH_GAP)
         step = pending.step if pending.step is not None else self.clock + 1
         if pending.step is not None and step > self.clock + 1:
             self._catch_up(step - 1, pending.lines[0])
@@ -198,18 +205,20 @@ class Assembler:
         if gap > MAX_GAP:
             self.clock = step - 1
             gap = 1
-        if self.absorb_clean is not None and self.absorb_clean(gap):
-            self.clock = step
-            self._any_clean = self._clean_since_skip = True
-            return
-        for _ in range(gap):
-            self._emit(Observation(self.clock + 1, skipped=False, line=line))
+        self._gap(gap)
+
+    def _gap(self, steps: int) -> None:
+        self.clock += steps
+        self._any_clean = self._clean_since_skip = True
+        self.on_gap(steps)
 
     def _metrics(self, event: LogEvent, line: int, text: str) -> None:
         key = (event.step, event.loss)
         if self._last_metrics is not None and _same(self._last_metrics, key):
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
+        if event.skipped_total is not None and event.skipped_in_interval is None:
+            event = self._skips_since_last_row(event)
         if event.skipped_in_interval is not None:
             self._interval(event, line, text)
             return
@@ -220,48 +229,45 @@ class Assembler:
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text))
 
+    def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
+        """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF
+        log row) as the skips of the interval since the previous row. A row without a step
+        counter spans at least its own skips and its logged step."""
+        skipped = max(0, event.skipped_total - self._skipped_total) if event.skipped_total else 0
+        self._skipped_total = max(self._skipped_total, event.skipped_total or 0)
+        step = event.step if event.step is not None else self.clock + skipped + 1
+        return replace(event, step=step, skipped_in_interval=skipped)
+
     def _interval(self, event: LogEvent, line: int, text: str) -> None:
         end = event.step if event.step is not None else self.clock + 1
         length = max(end - self.clock, 1)
         skipped = min(event.skipped_in_interval or 0, length)
         nonfinite = min(event.nan_in_interval or 0, length)
         pattern = _spread(length, skipped, startup=not self._any_clean)
-        scales = self._interval_scales(pattern, event.scale_after)
         first_step = end - length + 1
+        clean_run = 0
+        first_skip = True
         for index, was_skipped in enumerate(pattern):
-            step = first_step + index
-            last = step == end
+            last = index == len(pattern) - 1
+            if not was_skipped and not last:
+                clean_run += 1
+                continue
+            if clean_run:
+                self._gap(clean_run)
+                clean_run = 0
             loss: float | None = event.loss if last else None
             if nonfinite and was_skipped:
                 loss, nonfinite = math.nan, nonfinite - 1
-            before, after = scales[index]
+            # The scale before the interval's first skip is the last one printed; the one
+            # after its last step is printed; what lies between is not.
+            before = self._last_scale if was_skipped and first_skip else None
+            first_skip = first_skip and not was_skipped
             self._emit(Observation(
-                step, rank=event.rank or 0, scale_before=before, scale_after=after,
-                skipped=was_skipped, loss=loss, grad_norm=event.grad_norm if last else None,
-                lr=event.lr if last else None, line=line, text=text if last or was_skipped
-                else None))
-
-    def _interval_scales(self, pattern: list[bool], end_scale: float | None
-                         ) -> list[tuple[float | None, float | None]]:
-        """Scale before/after each step of an interval that only prints its final scale.
-
-        A scale equal to the previous interval's with skips in between is static; otherwise
-        each skipped step halved it (the dynamic rule), which gives the values backwards from
-        the final one. Clean steps get no scale (growth inside an interval is not printed).
-        """
-        out: list[tuple[float | None, float | None]] = [(None, None)] * len(pattern)
-        if end_scale is None:
-            return out
-        static = self._last_scale is not None and self._last_scale == end_scale
-        scale = end_scale
-        for index in range(len(pattern) - 1, -1, -1):
-            if pattern[index]:
-                before = scale if static else scale * 2
-                out[index] = (before, scale)
-                scale = before
-        if not pattern[-1]:
-            out[-1] = (None, end_scale)
-        return out
+                first_step + index, rank=event.rank or 0, scale_before=before,
+                scale_after=event.scale_after if last else None, skipped=was_skipped,
+                loss=loss, grad_norm=event.grad_norm if last else None,
+                lr=event.lr if last else None, line=line,
+                text=text if last or was_skipped else None))
 
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler."""

@@ -10,6 +10,11 @@ Families matched (wording varies by release and optimizer):
   (static LossScaler, 0.19).
 - ``Grad overflow on iteration[:] {i}`` with ``Reducing dynamic loss scale from {a} to {b}``
   or ``Using static loss scale of[:] {s}``; ``Increasing dynamic loss scale from {a} to {b}``.
+  The fused optimizer's ``logger.info(f"\\nGrad overflow on iteration {i}")`` puts the
+  logging prefix and the message on two lines; the first releases (0.3, ``print``) follow it
+  with ``Using dynamic loss scale of {s}`` (the scale before it is halved).
+- ``Overflow detected. Skipping step. Attempted loss scale: {s}, reducing to {n}`` (fused and
+  unfused FP16 optimizers' ``log_dist``, ranks=[0], 0.10-0.14).
 - ``step={step}, skipped={n}, lr={lr}, mom={mom}`` (engine progress, ``[Rank 0]`` prefix up to
   0.14); ``Current loss scale already at minimum - cannot decrease scale anymore.``;
   ``Creating fp16 [unfused ]optimizer with {static|dynamic} loss scale[: {s}]``.
@@ -33,9 +38,11 @@ from denpex_callbacks.logs.events import (
 FAMILY = "deepspeed"
 KEYWORDS = (b"verflow", b"VERFLOW", b"loss scale", b"skipped=")
 
+
 _NUM = r"([-+]?\d[\d.]*(?:[eE][-+]?\d+)?|inf|nan)"
 _OVERFLOW = re.compile(
-    r"\[deep(?:speed|scale)\]\s+(?:fp16 dynamic loss scale overflow!|OVERFLOW!)"
+    r"(?:\[deep(?:speed|scale)\]\s+(?:fp16 dynamic loss scale overflow!|OVERFLOW!)"
+    r"|Overflow detected\.)"
     r"(?:\s+Rank\s+(\d+))?\s+Skipping step\."
     r"(?:\s+Attempted loss scale:\s*" + _NUM
     + r"(?:,\s*reducing to\s*" + _NUM
@@ -44,6 +51,7 @@ _OVERFLOW = re.compile(
 _GRAD_OVERFLOW = re.compile(r"Grad overflow on iteration:?\s*(\d+)")
 _REDUCING = re.compile(r"Reducing dynamic loss scale from\s*" + _NUM + r"\s*to\s*" + _NUM)
 _INCREASING = re.compile(r"Increasing dynamic loss scale from\s*" + _NUM + r"\s*to\s*" + _NUM)
+_DYNAMIC_OF = re.compile(r"Using dynamic loss scale of:?\s*" + _NUM)
 _STATIC = re.compile(r"Using static loss scale of:?\s*" + _NUM)
 _CREATING = re.compile(r"Creating fp16 (?:unfused )?optimizer with (static|dynamic) loss scale"
                        r"(?::\s*" + _NUM + ")?")
@@ -92,6 +100,10 @@ def parse(text: str) -> list[LogEvent]:
         elif found := _INCREASING.search(text):
             out.append(LogEvent(GROWTH, FAMILY, scale_before=to_float(found.group(1)),
                                 scale_after=to_float(found.group(2))))
+        elif found := _DYNAMIC_OF.search(text):
+            scale = to_float(found.group(1))
+            out.append(LogEvent(OVERFLOW, FAMILY, scale_before=scale,
+                                scale_after=max(scale / 2, 1.0) if scale is not None else None))
         elif found := _STATIC.search(text):
             scale = to_float(found.group(1))
             out.append(LogEvent(OVERFLOW, FAMILY, scale_before=scale, scale_after=scale))

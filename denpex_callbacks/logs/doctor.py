@@ -28,10 +28,12 @@ from denpex_callbacks.core.report import (
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
+from denpex_callbacks.logs import run_files
 from denpex_callbacks.logs.assembler import Assembler
-from denpex_callbacks.logs.denpex_lines import BY_THE_RUN
+from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
-from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -39,10 +41,12 @@ from denpex_callbacks.logs.reader import (
     ReadStats,
     open_input,
 )
+from denpex_callbacks.logs.reading import Reading
 
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
                  "torch": "torch", "fairseq": "torch", "apex": "torch", "megatron": "torch"}
+_LOSS_CODES = frozenset({"AMP006", "AMP007", "AMP009"})
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
@@ -55,7 +59,8 @@ class Result:
 
     Attributes:
         path: The input as given (``-`` for stdin).
-        kind: ``"log"`` or ``"reports"``.
+        kind: ``"log"``, ``"reports"``, or a run file: ``"trainer_state"``, ``"csv"``,
+            ``"tfevents"``.
         diagnoses: Most important first.
         timeline: Reconstructed scale/loss timeline.
         error: Why the input could not be read (then nothing else is filled).
@@ -63,6 +68,7 @@ class Result:
         stats: Reader counts (logs only).
         families: Log families recognised, with their line counts.
         initiating: (rank, step) of the rank whose loss went non-finite first.
+        reading: What was read, by which part (logs and run files).
     """
 
     path: str
@@ -74,6 +80,7 @@ class Result:
     stats: ReadStats | None = None
     families: Counter[str] = field(default_factory=Counter)
     initiating: tuple[int, int] | None = None
+    reading: Reading = field(default_factory=Reading)
 
     @property
     def faults(self) -> list[Diagnosis]:
@@ -112,9 +119,28 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
             return _diagnose_reports(path)
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
+        if path != STDIN and (kind := run_files.kind_of(path)) is not None:
+            return _diagnose_run_file(path, kind, config)
         return _diagnose_log(path, progress, config, workers)
     except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
+
+
+def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Result:
+    """A run file (trainer_state.json, metrics.csv, tfevents): records instead of lines."""
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    result = Result(path, kind=kind)
+    session = _Session(result, config or MonitorConfig(report_dir=None))
+    count = 0
+    for count, text, events in run_files.records(path, kind):
+        session.feed(count, text, events)
+    session.assembler.finish()
+    result.reading.lines = count
+    if not result.families:
+        raise InputError(f"{path}: no training record with a loss, loss scale or grad norm")
+    result.diagnoses = session.finish()
+    return result
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
@@ -128,16 +154,19 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
+    parser = LineParser()
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
                                              workers=workers):
-            for event in parse_line(text):
-                result.families[event.family] += 1
-                session.assembler.feed(event, line_no, text.strip())
+            session.feed(line_no, text.strip(), parser.parse(text, line_no))
         session.assembler.finish()
     finally:
         if path != STDIN:
             stream.close()
+    result.reading.lines = stats.lines
+    if parser.generic is not None:
+        result.reading.keys = parser.generic.keys_seen
+        result.reading.notations = parser.generic.notations
     if stats.problems and (stats.bytes_read == 0 or not result.families):
         # A .gz that broke before any log line: what broke, not "empty" or "nothing known".
         raise InputError(f"{path}: {stats.problems[0]}")
@@ -145,9 +174,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         raise InputError(f"{path}: empty file")
     if not result.families:
         # "no fault found" would claim a healthy run that was never seen.
-        raise InputError(f"{path}: no line of a training-log family denpex knows "
-                         "(DeepSpeed, HF Trainer, Lightning, fairseq, apex, Megatron, torch, "
-                         "denpex): nothing to diagnose")
+        raise InputError(f"{path}: read {stats.lines} line(s), none with a training metric "
+                         "(loss, loss scale, grad norm, skipped steps) or a known event line: "
+                         "nothing to diagnose")
     if stats.undecodable_lines:
         stats.problems.append(
             f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
@@ -162,85 +191,103 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
 
 
 class _Session:
-    """One Monitor fed by one Assembler, started lazily once the setup lines are read."""
+    """One Assembler feeding one Monitor per rank (each rank's run state apart, as in a live
+    run), each started lazily once the setup lines are read."""
 
     def __init__(self, result: Result, config: MonitorConfig) -> None:
         self.result = result
         self.config = config
-        self.monitor: Monitor | None = None
-        self.assembler = Assembler(self._observe, self._flag, absorb_clean=self._absorb)
+        self.monitors: dict[int, Monitor] = {}
+        self.assembler = Assembler(self._observe, self._flag, self._gap)
+        self.judge = ExcerptJudge(config.thresholds)
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
-        self.recent_lines: deque[tuple[int, int]] = deque(maxlen=512)
+        self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
         self.start_lines: dict[tuple[str, int | None], int] = {}
-        self.fed = 0
-        self.last_skip_fed = -1
-        self.quiet_after = config.thresholds.skip_rate_window
 
-    def _ensure(self) -> Monitor:
-        if self.monitor is None:
+    def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
+        """The events read from one line (or record)."""
+        for event in events:
+            self.result.families[event.family] += 1
+            self.judge.event(event, line, text)
+            self.assembler.feed(event, line, text)
+        if events:
+            self.result.reading.add_line({(e.family, e.kind) for e in events})
+
+    def _ensure(self, rank: int = 0) -> Monitor:
+        monitor = self.monitors.get(rank)
+        if monitor is None:
             family = next(iter(self.result.families.most_common(1)), ("log", 0))[0]
-            self.monitor = Monitor(self.config, framework=_FRAMEWORK_OF.get(family, "log"),
-                                   logger=_QUIET, sinks=[self._note_start])
-            setup = RunSetup(framework="log")
+            monitor = Monitor(self.config, rank=rank, framework=_FRAMEWORK_OF.get(family, "log"),
+                              logger=_QUIET, sinks=[self._note_start])
+            setup = RunSetup(framework="log", rank=rank)
             for key, value in self.assembler.setup.items():
                 if hasattr(setup, key):
                     setattr(setup, key, value)
-            self.monitor.start(setup)
-        return self.monitor
+            monitor.start(setup)
+            self.monitors[rank] = monitor
+        return monitor
 
     def _note_start(self, diagnosis: Diagnosis) -> None:
         # The latest line of that step: a progress bar first repeats the previous step's
         # value at a new count, then prints the new one.
-        for step, line in reversed(self.recent_lines):
-            if step == diagnosis.step:
+        # A loss condition starts on a line that shows the loss, a scale condition on one
+        # that shows the scale or the skip (a script may print its loss after the overflow).
+        about_loss = diagnosis.code in _LOSS_CODES
+        for step, line, shows_loss in reversed(self.recent_lines):
+            if step == diagnosis.step and shows_loss == about_loss:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
-    def _idle(self, obs: Observation) -> bool:
-        """A clean step with nothing measured, a whole skip-rate window after the last skipped
-        step: every detector's state is already what it would be after it (the window is all
-        clean, no streak runs, no scale or loss to judge), so it is only counted. Healthy
-        stretches of a big log are most of its steps: this keeps the doctor near grep's speed.
-        """
-        return (obs.skipped is False and obs.scale_before is None and obs.scale_after is None
-                and obs.loss is None and obs.grad_norm is None and obs.growth_tracker is None
-                and self.monitor is not None
-                and self.fed - self.last_skip_fed > self.quiet_after)
-
-    def _absorb(self, count: int) -> bool:
-        if self.monitor is None or self.fed - self.last_skip_fed <= self.quiet_after:
-            return False
-        self.result.timeline.steps += count  # idle steps (see _idle): counted, not judged
-        return True
+    def _gap(self, steps: int) -> None:
+        """Applied steps the log did not show one by one: counted, never made up."""
+        self.result.timeline.steps += steps
+        self.judge.gap()
+        for monitor in list(self.monitors.values()) or [self._ensure()]:
+            monitor.advance(steps)
 
     def _observe(self, obs: Observation) -> None:
-        if self._idle(obs):
-            self.result.timeline.steps += 1
-            return
-        self.fed += 1
-        if obs.was_skipped:
-            self.last_skip_fed = self.fed
+        self.judge.observation(obs)
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
-            self.recent_lines.append((obs.step, obs.line))
+            self.recent_lines.append((obs.step, obs.line, obs.loss is not None
+                                      and not obs.was_skipped and obs.scale is None))
         self.result.timeline.add(obs)
-        self._ensure().observe(obs)
+        # One overflow printed by several ranks was merged into one step: each rank saw it.
+        ranks = obs.extra.get("ranks") if obs.extra else None
+        for rank in ranks or [obs.rank]:
+            self._ensure(rank).observe(obs if rank == obs.rank else replace(obs, rank=rank))
 
     def _flag(self, finding: Finding) -> None:
-        self._ensure().flag(finding)
+        self._ensure(finding.rank or 0).flag(finding)
 
     def finish(self) -> list[Diagnosis]:
-        if self.monitor is None:
+        known = {d.code for m in self.monitors.values() for d in m.faults()}
+        # What the detectors did not see on their own, the excerpt may still prove.
+        findings = self.judge.findings(
+            known, scaled=self.assembler.setup.get("scaler", "unknown") is not None)
+        if not self.monitors and not findings:
             return []
-        self.monitor.close()
-        if self.monitor.disabled:
+        first = self._ensure(min(self.monitors, default=0))
+        for finding in findings:
+            first.flag(finding)
+        for monitor in self.monitors.values():
+            monitor.close()
+        if any(m.disabled for m in self.monitors.values()):
             self.result.problems.append(
                 f"{self.result.path}: internal error in the monitor; diagnoses may be "
                 "incomplete (please report)")
         flags = self.assembler.flags
         out: list[Diagnosis] = []
-        for diagnosis in self.monitor.diagnoses:
+        flagged: set[str] = set()  # codes in ``out`` that an error line reported
+        # Every rank's diagnoses, earliest first: each condition is reported once, where it
+        # began first (the other ranks' reports of it are more evidence).
+        everything = [d for m in self.monitors.values() for d in m.diagnoses]
+        if len(self.monitors) > 1:  # one rank: the order they were found in
+            everything.sort(key=lambda d: (d.step if d.step is not None else -1, d.rank))
+        for diagnosis in everything:
+            if diagnosis.code in self.judge.superseded:
+                continue
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
             if from_flag and len(lines) > 1:
@@ -250,15 +297,21 @@ class _Session:
             if start is not None and start not in diagnosis.lines:
                 diagnosis = replace(diagnosis, lines=(start, *diagnosis.lines))
             same = next((d for d in out if d.code == diagnosis.code), None)
-            if same is not None and (from_flag or same.summary.startswith(BY_THE_RUN)):
-                # An error line confirming a condition already diagnosed: more evidence. Also
-                # the log's own reading of a condition the run's denpex already reported: the
-                # run counted optimizer steps, a progress bar may count batches (accumulation).
+            if same is not None and same.rank != diagnosis.rank:
+                ranks = sorted({*same.evidence.get("also_on_ranks", []), diagnosis.rank})
+                out[out.index(same)] = replace(
+                    same, evidence={**same.evidence, "also_on_ranks": ranks})
+                continue
+            if same is not None and (from_flag or same.code in flagged):
+                # An error line and a detector naming one condition: one diagnosis, the
+                # other is more evidence.
                 out[out.index(same)] = replace(
                     same, lines=tuple(dict.fromkeys((*same.lines, *diagnosis.lines))),
                     quotes=(*same.quotes, *diagnosis.quotes),
                     evidence={**same.evidence, "confirmed_by": diagnosis.summary})
                 continue
+            if from_flag:
+                flagged.add(diagnosis.code)
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
 

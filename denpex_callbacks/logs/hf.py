@@ -4,7 +4,9 @@ The Trainer prints ``{'loss': 0.69, 'grad_norm': 1.2, 'learning_rate': 5e-05, 'e
 (transformers 5 prints the values as strings: ``{'loss': '0.6931', ...}``); ``nan`` may appear
 as ``nan`` or ``'nan'``. Evaluation (``eval_loss``) and the closing ``train_loss`` dict are not
 training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the trace of
-``logging_nan_inf_filter`` (on by default) hiding a NaN/inf loss. A tqdm bar
+``logging_nan_inf_filter`` (on by default) hiding a NaN/inf loss. A run watched by denpex adds
+``'amp/loss_scale'`` (the scale at the row's step) and ``'amp/skipped_steps'`` (skipped steps so
+far) to the same dict; they are read as the scale and the cumulative skip count. A tqdm bar
 (``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step.
 """
 
@@ -21,6 +23,7 @@ KEYWORDS = (b"'loss'", b'"loss"')
 _VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?"""
 _KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch)['"]:""" + _VALUE)
 _DICT = re.compile(r"""\{['"]loss['"]:""")
+_AMP = re.compile(r"""['"](?:train/)?amp/(loss_scale|skipped_steps)['"]:""" + _VALUE)
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 
 
@@ -32,6 +35,9 @@ def parse(text: str) -> list[LogEvent]:
         ...           "'learning_rate': '5e-05', 'epoch': '0.05'}")[0]
         >>> e.step, e.loss, e.grad_norm
         (5, nan, nan)
+        >>> e = parse("{'loss': '0.69', 'amp/skipped_steps': '140', 'amp/loss_scale': '0.5'}")[0]
+        >>> e.scale_after, e.skipped_total
+        (0.5, 140)
     """
     start = _DICT.search(text) if "loss" in text else None
     if start is None:
@@ -42,8 +48,12 @@ def parse(text: str) -> list[LogEvent]:
     counters = _TQDM.findall(text, 0, start.start())
     step = int(counters[-1][0]) if counters else None
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
+    amp = dict(_AMP.findall(text, start.start())) if "amp/" in text else {}
+    skipped = to_float(amp.get("skipped_steps"))
     out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
-                    lr=to_float(fields.get("learning_rate")))]
+                    lr=to_float(fields.get("learning_rate")),
+                    scale_after=to_float(amp.get("loss_scale")),
+                    skipped_total=int(skipped) if skipped is not None else None)]
     if loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm):
         # logging_nan_inf_filter logs a non-finite loss as 0 (logging_steps=1); grad_norm is
         # not filtered, so a 0 loss beside a NaN gradient norm is the filter at work.

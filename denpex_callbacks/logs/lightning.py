@@ -16,7 +16,8 @@ import re
 from denpex_callbacks.logs.events import FLAG, METRICS, SETUP, LogEvent, to_float
 
 FAMILY = "lightning"
-KEYWORDS = (b"loss", b"not finite", b"Automatic Mixed Precision")
+# check_finite's line names the value (nan, inf): the generic keywords find it.
+KEYWORDS = (b"loss", b"nan", b"inf", b"Automatic Mixed Precision")
 
 _BAR = re.compile(r"Epoch (\d+):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)\s*\[([^\]]*)\]")
 # RichProgressBar (the default when rich is installed) in a file: one final line per epoch,

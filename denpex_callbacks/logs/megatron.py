@@ -19,8 +19,10 @@ FAMILY = "megatron"
 KEYWORDS = (b"loss", b" grad norm for bucket")
 
 _ITERATION = re.compile(r"\biteration\s+(\d+)/\s*\d+\s*\|")
-_FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?):\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)\s*(?=\|)",
-                    re.I)
+# ``| key: value |``; releases before the ``training_log`` rewrite print ``| lm loss NAN |``
+# (no colon).
+_FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?)(?::\s*|\s+)([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
+                    r"\s*(?=\|)", re.I)
 _LOCAL = re.compile(r"found (NaN|Inf) in local (forward loss calculation|grad norm)")
 _RANK = re.compile(r"\bRank (\d+)")
 _ITER_AT = re.compile(r"\biteration (\d+):")

@@ -1,8 +1,15 @@
-"""All log families in one place: the keyword prefilter and the line dispatcher."""
+"""All log families in one place: the keyword prefilter and the line dispatcher.
+
+Each segment of a line (tqdm's carriage returns split one line into several) goes to the
+family parsers first; the first family that claims it wins. A segment no family claims goes
+to the generic metric reader (:mod:`~denpex_callbacks.logs.metric_reader`). Paste artefacts
+(markdown ``> `` quoting, tmux borders, numbered lines) are stripped first.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from types import ModuleType
 
 from denpex_callbacks.logs import (
@@ -10,18 +17,29 @@ from denpex_callbacks.logs import (
     deepspeed,
     denpex_lines,
     fairseq,
+    framework_errors,
     hf,
     lightning,
     megatron,
+    other_scalers,
     system,
     torch_errors,
 )
-from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.events import FLAG, LogEvent
+from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
+from denpex_callbacks.logs.paste import strip_paste
 
 # Order matters only when two families could claim one segment: errors first.
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, deepspeed, apex, fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, framework_errors, deepspeed, apex, other_scalers,
+    fairseq, megatron, hf, lightning,
 )
+# What a metric line of an unknown format holds: a loss (loss, Loss), a scale, a non-finite
+# value (nan, NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
+# Each keyword is one more pass over every byte, and a short one is the slowest: all-capital
+# spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
+# them and none of these is rare: "Loss Scale" holds "oss").
+GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast")
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
     """Drop every keyword that contains another: a line holding it is found anyway."""
@@ -29,13 +47,15 @@ def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
 
 
 # The prefilter: a line is parsed only if it holds one of these (each scanned at C speed).
-KEYWORDS: tuple[bytes, ...] = _minimal({kw for family in FAMILIES for kw in family.KEYWORDS})
+KEYWORDS: tuple[bytes, ...] = _minimal(
+    {kw for family in FAMILIES for kw in family.KEYWORDS} | set(GENERIC_KEYWORDS))
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Launcher prefixes: torchrun --tee/--log-dir ``[rank1]:``, mpirun ``[1,0]<stdout>:``,
 # srun -l ``0: ``; DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
 _LAUNCHER_RANK = re.compile(r"^\s*(?:\[rank(\d+)\]:|\[\d+,(\d+)\]<std(?:out|err)>:|(\d{1,5}): )")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
+# A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
+_SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
 
 def line_rank(text: str) -> int | None:
@@ -52,30 +72,81 @@ def line_rank(text: str) -> int | None:
     return int(tag.group(1)) if tag else None
 
 
+class LineParser:
+    """Turns one input's candidate lines into events, in order.
+
+    Holds what reading needs across lines: the generic reader's header row, a key that a
+    terminal wrapped onto the next line, and whether a traceback ran through a GradScaler.
+    ``generic=False`` switches the generic reader off; ``families`` picks the family parsers
+    (both for tests that measure what each part reads alone).
+
+    Example:
+        >>> p = LineParser()
+        >>> [(e.family, e.loss) for e in p.parse("step 3 | Train Loss NAN |", 1)]
+        [('generic', nan)]
+    """
+
+    def __init__(self, *, generic: bool = True,
+                 families: tuple[ModuleType, ...] = FAMILIES) -> None:
+        self.generic = MetricReader() if generic else None
+        self.families = families
+        self._wrapped: tuple[int, str] | None = None
+        self._scaled_backward = False
+
+    def parse(self, text: str, line: int = 0) -> list[LogEvent]:
+        """Every event on one physical line (``line``: its number, for wrapped lines)."""
+        text = strip_paste(text)
+        if self._wrapped is not None:
+            wrapped_line, head = self._wrapped
+            self._wrapped = None
+            if wrapped_line == line - 1 and starts_with_value(text):
+                text = head.rstrip() + " " + text.lstrip()
+        rank = line_rank(text)
+        out: list[LogEvent] = []
+        segments = text.split("\r") if "\r" in text else [text]
+        for segment in segments:
+            if not segment.strip():
+                continue
+            events = self._segment(segment, line)
+            if rank is not None:
+                events = [_with_rank(e, rank) for e in events]
+            out.extend(events)
+        if not out and self.generic is not None and dangling_key(segments[-1]):
+            self._wrapped = (line, segments[-1])
+        return out
+
+    def _segment(self, segment: str, line: int) -> list[LogEvent]:
+        for family in self.families:
+            events: list[LogEvent] = family.parse(segment)
+            if events:
+                if self._scaled_backward and family is torch_errors:
+                    events = [_under_amp(e) for e in events]
+                return events
+        if "backward(" in segment and _SCALED_BACKWARD.search(segment):
+            self._scaled_backward = True
+            return []
+        if self.generic is not None:
+            return list(self.generic.read(segment, line))
+        return []
+
+
 def parse_line(text: str) -> list[LogEvent]:
-    """Every event on one physical line: tqdm's carriage returns split it into segments.
+    """Every event on one physical line, read on its own (no state from other lines).
 
     Example:
         >>> [e.kind for e in parse_line("a\\r[deepspeed] OVERFLOW! Rank 1 Skipping step. "
         ...                              "Attempted loss scale: 8, reducing to 4")]
         ['overflow']
     """
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    rank = line_rank(text)
-    out: list[LogEvent] = []
-    segments = text.split("\r") if "\r" in text else [text]
-    for segment in segments:
-        if not segment.strip():
-            continue
-        for family in FAMILIES:
-            events = family.parse(segment)
-            if events:
-                if rank is not None:
-                    events = [_with_rank(e, rank) for e in events]
-                out.extend(events)
-                break
-    return out
+    return LineParser().parse(text)
+
+
+def _under_amp(event: LogEvent) -> LogEvent:
+    if event.kind != FLAG or event.code != "AMP006":
+        return event
+    return replace(event, summary=event.summary + "; the traceback runs through "
+                   "scaler.scale(loss).backward(): the non-finite value came from an fp16 "
+                   "backward under AMP")
 
 
 def _with_rank(event: LogEvent, rank: int) -> LogEvent:

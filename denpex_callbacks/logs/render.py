@@ -1,6 +1,6 @@
 """The doctor's three output formats: text for people, JSON for machines, markdown for issues.
 
-Every string that quotes the log goes through :func:`~denpex_callbacks.logs.masking.mask`.
+Every string that quotes the log goes through :func:`~denpex_callbacks.core.masking.mask`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.masking import mask
 from denpex_callbacks.logs.doctor import Result, order, summary_counts
-from denpex_callbacks.logs.masking import mask
+from denpex_callbacks.logs.reading import describe
+from denpex_callbacks.logs.reading import to_json as reading_json
 
 FORMATS = ("text", "json", "markdown")
 JSON_VERSION = 1
@@ -50,12 +52,15 @@ def _verdict(result: Result) -> str:
         return result.error
     faults = result.faults
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
-    if result.kind == "log":
-        families = ", ".join(sorted(counts["families"])) or "none recognised"
-        what = f"{counts['lines']} line(s); {what}; log families: {families}"
+    if result.kind != "reports":
+        what = f"{describe(result.reading, _unit(result))}; {what}"
     if not faults:
         return f"{result.path}: no fault found ({what})"
     return f"{result.path}: {len(faults)} fault(s) ({what})"
+
+
+def _unit(result: Result) -> str:
+    return "lines" if result.kind == "log" else "records"
 
 
 def _initiating(result: Result) -> str | None:
@@ -110,6 +115,8 @@ def render_json(results: list[Result], exit_code: int) -> str:
             entry["error"] = mask(result.error)
         else:
             entry.update(summary_counts(result))
+            if result.kind != "reports":
+                entry["read"] = reading_json(result.reading, _unit(result))
             entry["problems"] = [mask(p) for p in result.problems]
             entry["healthy"] = not result.faults
             entry["initiating_rank"] = (

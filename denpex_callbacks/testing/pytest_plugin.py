@@ -23,8 +23,10 @@ so installing denpex-callbacks without torch never breaks a pytest run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
+import logging
 import re
 import sys
 import warnings
@@ -37,7 +39,10 @@ import pytest
 
 from denpex_callbacks.core.config import MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.log_line import render_line
+from denpex_callbacks.core.monitor import LOGGER_NAME
 from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.sinks import DIAGNOSIS_RECORD
 from denpex_callbacks.core.thresholds import Thresholds
 
 if TYPE_CHECKING:  # torch is imported only when a fixture is used
@@ -216,13 +221,14 @@ class AmpSmoke:
         marker = _marker_options(self._item)
         level = fail_on or marker.get("fail_on") or settings.fail_on
         _check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
-        result: SmokeResult = smoke.run_amp_smoke(
-            model, make_batch, steps,
-            config=_monitor_config(config, marker, thresholds),
-            report_dir=_claim_report_dir(self._item),
-            device=device or settings.device,
-            **options,
-        )
+        with _lines_left_to_the_plugin():
+            result: SmokeResult = smoke.run_amp_smoke(
+                model, make_batch, steps,
+                config=_monitor_config(config, marker, self._item.nodeid, thresholds),
+                report_dir=_claim_report_dir(self._item),
+                device=device or settings.device,
+                **options,
+            )
         self.results.append(result)
         where = (f"amp_smoke trained a copy of the model for {result.steps_run} steps on "
                  f"{result.device}, init scale {result.init_scale:g}, growth interval "
@@ -262,10 +268,12 @@ def amp_monitor(request: pytest.FixtureRequest) -> Iterator[AmpMonitor]:
     marker = _marker_options(item)
     level = marker.get("fail_on") or settings.fail_on
     _check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
-    config = build_config(_monitor_config(None, marker), report_dir=_claim_report_dir(item))
+    config = build_config(_monitor_config(None, marker, item.nodeid),
+                          report_dir=_claim_report_dir(item))
     monitor: AmpMonitor = adapter.AmpMonitor(config=config)
-    yield monitor
-    monitor.close()
+    with _lines_left_to_the_plugin():
+        yield monitor
+        monitor.close()
     where = f"amp_monitor watched the test's own loop for {monitor.monitor.run.steps_seen} steps"
     if item.stash.get(_call_failed_key, False):
         # The test already failed: show the diagnoses beside its failure, not as a second one.
@@ -278,6 +286,29 @@ def amp_monitor(request: pytest.FixtureRequest) -> Iterator[AmpMonitor]:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+class _DropDiagnosisLines(logging.Filter):
+    """Drops the monitor's diagnosis lines: the plugin's own report shows each one once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not hasattr(record, DIAGNOSIS_RECORD)
+
+
+@contextlib.contextmanager
+def _lines_left_to_the_plugin() -> Iterator[None]:
+    """While a fixture trains, keep diagnosis lines out of pytest's captured log.
+
+    pytest would show each diagnosis again under "Captured log"; the failure text (or the
+    warning) already holds all of them. Other denpex records (an internal error) still show.
+    """
+    drop = _DropDiagnosisLines()
+    logger = logging.getLogger(LOGGER_NAME)
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
 
 
 def _import_torch_side(module: str) -> Any:
@@ -347,10 +378,16 @@ def _marker_options(item: pytest.Item) -> dict[str, Any]:
 def _monitor_config(
     config: MonitorConfig | None,
     marker: Mapping[str, Any],
+    test_id: str,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
 ) -> MonitorConfig:
-    """The monitor's configuration: ``config``, then the marker's, then the call's settings."""
+    """The monitor's configuration: ``config``, then the marker's, then the call's settings.
+
+    Alerts (``DENPEX_ALERT_WEBHOOK`` in the CI job) name the test as the run.
+    """
     changes: dict[str, Any] = {}
+    if config is None or config.run_name is None:
+        changes["run_name"] = test_id
     if marker.get("disable"):
         changes["disable"] = tuple(marker["disable"])
     chosen = thresholds if thresholds is not None else marker.get("thresholds")
@@ -416,7 +453,9 @@ def _failure_text(
     verdict = f"at or above {level}" if failing else f"below fail-on level {level}"
     lines = [f"denpex: {len(diagnoses)} fp16 diagnosis(es) {verdict} ({where})", ""]
     for diagnosis in diagnoses:
-        lines += [diagnosis.render_text(), ""]
+        # A consequence is one line naming its cause; the cause has the full block.
+        shown = render_line(diagnosis) if diagnosis.caused_by else diagnosis.render_text()
+        lines += [shown, ""]
     if report_dir:
         lines.append(f"run report: {report_dir}")
     elif failing:

@@ -7,7 +7,8 @@ Faults (from step --fault-step on): ``nan`` NaN loss; ``overflow`` a huge but fi
 whose fp16 gradients overflow every step (scale collapse, then underflow); ``stuck`` a
 GradScaler that can never grow; ``zero`` loss forced to 0; ``none`` a healthy run.
 On CUDA it runs as is (fp16 with accelerate's own GradScaler). On CPU, HF ignores fp16, so
-the script gives the Trainer a real ``torch.amp.GradScaler("cpu")`` (example code only).
+the script gives the Trainer a real ``torch.amp.GradScaler("cpu")`` with the public helper
+``denpex_callbacks.testing.cpu_fp16.hf_fp16_on_cpu``.
 Random data, no downloads; the JSONL report lands in OUTPUT_DIR/denpex_reports.
 """
 
@@ -22,6 +23,7 @@ from torch import nn
 from transformers import Trainer, TrainingArguments
 
 from denpex_callbacks.hf import AmpDiagnosticCallback
+from denpex_callbacks.testing.cpu_fp16 import hf_fp16_on_cpu
 
 LOSS_FAULTS = {"nan": math.nan, "overflow": 1e8, "zero": 0.0}
 
@@ -59,20 +61,13 @@ class RandomRegression(torch.utils.data.Dataset):  # type: ignore[misc]
         return {"x": self.x[i], "labels": self.y[i]}
 
 
-def trainer_class(fault: str) -> type[Trainer]:
-    """Trainer, or one whose GradScaler is replaced: on CPU (HF builds none) or for ``stuck``."""
-    on_cpu = not torch.cuda.is_available()
-    if not on_cpu and fault != "stuck":
-        return Trainer
-
-    class ScalerTrainer(Trainer):  # type: ignore[misc]
-        def create_accelerator_and_postprocess(self) -> None:
-            super().create_accelerator_and_postprocess()
-            kwargs: dict[str, Any] = {"growth_interval": 10**9} if fault == "stuck" else {}
-            self.accelerator.scaler = torch.amp.GradScaler("cpu" if on_cpu else "cuda", **kwargs)
-            self.accelerator.native_amp = True
-
-    return ScalerTrainer
+def give_scaler(trainer: Trainer, fault: str) -> None:
+    """On CPU (HF builds no scaler there) or for ``stuck``: a real GradScaler for the Trainer."""
+    kwargs: dict[str, Any] = {"growth_interval": 10**9} if fault == "stuck" else {}
+    if not torch.cuda.is_available():
+        hf_fp16_on_cpu(trainer, **kwargs)  # the public CPU recipe
+    elif fault == "stuck":
+        trainer.accelerator.scaler = torch.amp.GradScaler("cuda", **kwargs)
 
 
 def main(argv: list[str] | None = None) -> Trainer:
@@ -90,12 +85,13 @@ def main(argv: list[str] | None = None) -> Trainer:
         gradient_accumulation_steps=opts.accumulation, learning_rate=1e-3, logging_steps=10,
         report_to=[], save_strategy="no", disable_tqdm=True, use_cpu=not torch.cuda.is_available(),
     )
-    trainer = trainer_class(opts.fault)(
+    trainer = Trainer(
         model=TinyRegressor(opts.fault, opts.fault_step, opts.accumulation),
         args=args,
         train_dataset=RandomRegression(),
         callbacks=[AmpDiagnosticCallback(on_fault=opts.on_fault)],
     )
+    give_scaler(trainer, opts.fault)
     trainer.train()
     return trainer
 

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         monitor.close()
     faults = [d for d in monitor.diagnoses if d.severity.value != "info"]
-    print(f"\n{len(faults)} diagnosis(es); report: {args.report_dir}/rank0.jsonl")
+    print(f"\n{len(faults)} diagnosis(es); report: {monitor.monitor.report_path}")
     return 0
 
 

@@ -28,22 +28,28 @@ def callback(**kwargs: Any) -> AmpDiagnosticCallback:
 def test_metrics_reach_csv_and_tensorboard(tmp_path: Path, new_trainer: Any) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+    class LoggingModule(TinyModule):  # the amp/ metrics ride on the module's own rows
+        def training_step(self, batch: Any, batch_idx: int) -> Any:
+            loss = super().training_step(batch, batch_idx)
+            self.log("train_loss", loss.detach().float())
+            return loss
+
     loggers = [CSVLogger(tmp_path, name="csv"), TensorBoardLogger(tmp_path, name="tb")]
     trainer = new_trainer(callbacks=[callback()], logger=loggers, steps=12,
                            log_every_n_steps=1)
-    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    trainer.fit(LoggingModule(fault="nan", fault_step=FAULT_STEP))
 
     with open(Path(loggers[0].log_dir) / "metrics.csv", encoding="utf-8") as handle:
         rows = [r for r in csv.DictReader(handle) if r.get("amp/loss_scale")]
     assert len(rows) == 12
     assert float(rows[0]["amp/loss_scale"]) == 2.0**16
     assert float(rows[-1]["amp/skipped_steps"]) == 12 - FAULT_STEP
-    assert float(rows[-1]["amp/skip_rate"]) == pytest.approx((12 - FAULT_STEP) / 12)
+    assert "amp/skip_rate" not in rows[-1]  # derivable: not logged
     assert float(rows[-1]["amp/diagnoses"]) == 2  # AMP006, then AMP003
 
     events = EventAccumulator(loggers[1].log_dir)
     events.Reload()
-    assert {"amp/loss_scale", "amp/skipped_steps", "amp/skip_rate", "amp/diagnoses"} <= set(
+    assert {"amp/loss_scale", "amp/skipped_steps", "amp/diagnoses"} <= set(
         events.Tags()["scalars"]
     )
     scales = [e.value for e in events.Scalars("amp/loss_scale")]
@@ -55,8 +61,10 @@ def test_each_condition_is_logged_once(fit: Fit, caplog: pytest.LogCaptureFixtur
         fit(TinyModule(fault="nan", fault_step=FAULT_STEP), callback())
     lines = [r.getMessage() for r in caplog.records
              if r.name == "lightning.pytorch.callbacks.amp_diagnostic"]
-    assert sum(line.startswith("denpex: AMP006") for line in lines) == 1  # 25 NaN steps
-    assert sum(line.startswith("denpex: AMP003") for line in lines) == 1
+    first = [line for line in lines if ", amended: " not in line]
+    assert sum(line.startswith("denpex: AMP006") for line in first) == 1  # 25 NaN steps
+    assert sum(line.startswith("denpex: AMP003") for line in first) == 1
+    assert all("\n" not in line for line in lines)  # one line per record
     assert "fp16-mixed" in lines[0]  # the header says what is watched
 
 

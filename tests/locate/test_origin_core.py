@@ -100,8 +100,9 @@ def test_amend_replaces_in_memory_logs_once_and_writes_the_report(tmp_path, capl
     assert monitor.primary is amended and original.root_cause == catalog.entry(
         "AMP006").root_cause
     amended_lines = [r for r in caplog.records if "amended" in r.getMessage()]
-    assert [r.getMessage().split("\n")[0] for r in amended_lines] == [
-        "denpex: amended AMP006 non-finite-loss [error] Loss is NaN or inf (step 2, rank 0)"]
+    assert [r.getMessage() for r in amended_lines] == [
+        "denpex: AMP006 non-finite-loss [error] step 2, rank 0, amended: s2. Fix now: fx2 "
+        f"(before: Check the batch for NaN/inf). Details: {tmp_path / 'rank0.jsonl'}"]
     on_disk = read_report(tmp_path / "rank0.jsonl").diagnoses
     assert [(d.code, d.step, d.root_cause) for d in on_disk] == [("AMP006", 2, "rc2")]
 

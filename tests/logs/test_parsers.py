@@ -125,14 +125,22 @@ def test_launcher_rank_prefixes() -> None:
     assert parse_line(line)[0].rank == 1
 
 
-def _assemble(events: list[LogEvent]) -> tuple[list[Observation], list[Finding]]:
+def _assemble(events: list[LogEvent]) -> tuple[list[Observation], list[Finding], str]:
+    """Observations, flags, and the step pattern: ``s`` skipped, ``c`` clean (observed or in a
+    gap)."""
     observations: list[Observation] = []
     flags: list[Finding] = []
-    assembler = Assembler(observations.append, flags.append)
+    pattern: list[str] = []
+
+    def observe(obs: Observation) -> None:
+        observations.append(obs)
+        pattern.append("s" if obs.was_skipped else "c")
+
+    assembler = Assembler(observe, flags.append, lambda steps: pattern.append("c" * steps))
     for number, event in enumerate(events, start=1):
         assembler.feed(event, number, "")
     assembler.finish()
-    return observations, flags
+    return observations, flags, "".join(pattern)
 
 
 def test_one_overflow_split_over_lines_and_ranks_is_one_step() -> None:
@@ -142,23 +150,23 @@ def test_one_overflow_split_over_lines_and_ranks_is_one_step() -> None:
               LogEvent("overflow", "deepspeed", scale_before=64.0, scale_after=32.0),
               LogEvent("overflow", "deepspeed", step=6),
               LogEvent("overflow", "deepspeed", scale_before=32.0, scale_after=16.0)]
-    observations, _ = _assemble(events)
+    observations, _, _ = _assemble(events)
     skipped = [(o.step, o.scale_before, o.scale_after) for o in observations if o.was_skipped]
     assert skipped == [(5, 64.0, 32.0), (6, 32.0, 16.0)]
 
 
 def test_the_same_rank_twice_is_two_steps() -> None:
     events = [LogEvent("overflow", "deepspeed", rank=0, scale_before=1.0, scale_after=1.0)] * 2
-    observations, _ = _assemble(events)
+    observations, _, _ = _assemble(events)
     assert [o.step for o in observations] == [1, 2]
 
 
 def test_scale_growth_between_overflows_implies_clean_steps() -> None:
     events = [LogEvent("overflow", "apex", scale_after=512.0, rank=0)] * 6
-    observations, _ = _assemble(events)
+    observations, _, pattern = _assemble(events)
     assert sum(bool(o.was_skipped) for o in observations) == 6
-    streaks = "".join("s" if o.was_skipped else "c" for o in observations)
-    assert "ss" not in streaks  # every overflow followed a regrowth: never consecutive
+    assert "ss" not in pattern  # every overflow followed a regrowth: never consecutive
+    assert all(o.was_skipped for o in observations)  # the steps between: a gap, not made up
 
 
 def test_interval_skips_first_during_startup_then_spread() -> None:
@@ -168,7 +176,9 @@ def test_interval_skips_first_during_startup_then_spread() -> None:
                        skipped_in_interval=6, nan_in_interval=0),
               LogEvent("metrics", "megatron", step=30, scale_after=2.0 ** 15, loss=8.0,
                        skipped_in_interval=2, nan_in_interval=0)]
-    observations, _ = _assemble(events)
-    pattern = "".join("s" if o.was_skipped else "c" for o in observations)
+    observations, _, pattern = _assemble(events)
     assert pattern == "s" * 16 + "c" * 4 + "cccc" + "s" + "cccc" + "s"
-    assert observations[0].scale_before == 2.0 ** 32  # the back-off reconstructed
+    # no scale is made up: the first interval's start is unknown, the next starts at its end
+    assert observations[0].scale_before is None
+    assert [(o.step, o.scale_before, o.scale_after) for o in observations[9:11]] == [
+        (10, None, 2.0 ** 22), (11, 2.0 ** 22, None)]

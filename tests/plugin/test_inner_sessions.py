@@ -77,11 +77,15 @@ def test_default_fails_on_warnings_and_errors_with_readable_text(user_suite):
     }
     result.stdout.fnmatch_lines([f"denpex: amp_smoke trains on {DEVICE}* with fp16 autocast*"])
     overflow = failure_section(result, "test_activation_overflow")
-    # Every diagnosis: id, where it began, evidence, fix; the primary one first.
+    # The primary diagnosis first, in full (where it began, evidence, fix); its consequence
+    # one line naming it; each shown once (no second copy under "Captured log").
     assert overflow.index("AMP006 non-finite-loss [error]") < overflow.index("AMP003")
     assert "(step 20, rank 0)" in overflow
-    assert "consequence of AMP006" in overflow
-    assert overflow.count("evidence:") >= 2 and overflow.count("fix:") >= 2
+    assert "AMP003 loss-scale-collapse [error] step 20, rank 0: consequence of AMP006" in overflow
+    assert overflow.count("evidence:") == 1 and overflow.count("fix:") == 1
+    assert overflow.count("AMP006 non-finite-loss") == 1
+    assert overflow.count("AMP003 loss-scale-collapse") == 1
+    assert "Captured log" not in overflow
     assert f"50 steps on {DEVICE}" in overflow
     assert "Traceback" not in overflow  # pytrace=False: the message is the failure
     gradient = failure_section(result, "test_gradient_overflow")

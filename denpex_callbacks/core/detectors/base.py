@@ -41,6 +41,11 @@ class Detector(ABC):
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         """Judge one observation; ``run`` already includes it."""
 
+    def advance(self, steps: int, run: RunState) -> None:
+        """``steps`` applied steps that were not observed one by one (``run`` already
+        includes them). Only a detector that counts clean steps needs to know."""
+        return None
+
     def state_dict(self) -> dict[str, Any]:
         """Serializable state."""
         out: dict[str, Any] = {}

@@ -60,8 +60,9 @@ class ScaleStuckDetector(Detector):
     def _every_step_skipped(self, obs: Observation, run: RunState) -> Finding | None:
         if run.skip_streak < self.t.stuck_skip_streak:
             return None
-        if run.last_scale is None or run.scale_ever_changed:
-            return None
+        if (run.last_scale is None or run.scale_ever_changed or obs.scale is None
+                or run.skip_streak_start_scale is None):
+            return None  # constant only if seen where the streak began and now (logs may not)
         return Finding(
             self.code,
             run.skip_streak_start,

@@ -113,3 +113,14 @@ class SkipRateDetector(Detector):
                 "skipped_total": run.skipped_total,
             },
         )
+
+    def advance(self, steps: int, run: RunState) -> None:
+        """Unseen applied steps enter the window as clean ones (at most a window's worth)."""
+        kept = min(steps, self.t.skip_rate_window)
+        last = run.last_step or 0
+        for step in range(last - kept + 1, last + 1):
+            if len(self.window) == self.window.maxlen and self.window[0][1]:
+                self.skips_in_window -= 1
+            self.window.append((step, False))
+        if self.skips_in_window / max(len(self.window), 1) < self.t.skip_rate_threshold / 2:
+            self.firing = False

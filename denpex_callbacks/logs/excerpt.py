@@ -1,0 +1,251 @@
+"""Judgement from an excerpt: what a few pasted lines prove on their own.
+
+The detectors are calibrated on whole runs (a collapse is six skipped steps after training
+was stable; a zero loss is twenty steps long). A pasted excerpt rarely holds that much, yet
+it often shows enough: a cumulative counter (``step=2000, skipped=1995``), absolute scale
+levels (halved to 2, or pinned at the floor of 1 while overflows go on), every interval of a
+Megatron excerpt skipped at one constant scale, a loss of exactly 0 on every line after a
+normal first value, or an iteration line whose loss is missing beside a NaN gradient norm.
+
+Each rule says how sure it is (``confidence``: high, medium or low, from how much the
+excerpt shows) and stays quiet on what healthy runs print: the start-up back-off (allowed
+``startup_skip_allowance`` skips), one overflow in a long run, a constant scale of 1 with no
+skips (bf16), a loss that decays gradually to a printed 0.0000.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.core.thresholds import Thresholds
+from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+
+HALVINGS = 4  # consecutive overflows that prove a collapse once the scale is this low...
+LOW_SCALE = 8.0  # ...: no healthy fp16 run overflows all the way down to 8
+FLOOR = 1.0
+FLOOR_OVERFLOWS = 3  # overflows at the floor that prove the scale cannot absorb them
+ZERO_LINES = 3  # consecutive losses of exactly 0 after a normal value
+NORMAL_LOSS = 0.01  # the value before the zeros: above it the drop is abrupt, not decay
+MIN_COUNTER_STEPS = 20  # a cumulative counter below this says too little
+COLLAPSE_SHARE = 0.5  # share of steps skipped (start-up back-off deducted): AMP003
+HIGH_SHARE = 0.25  # ...: AMP008 (a healthy sawtooth with a short growth interval skips ~1 in 9)
+SCALE_CODES = frozenset({"AMP003", "AMP004", "AMP005", "AMP008"})
+# What already explains a condition: no second diagnosis for it.
+_EXPLAINED_BY = {"AMP007": frozenset({"AMP007", "AMP009"}), "AMP006": frozenset({"AMP006"})}
+
+
+@dataclass
+class _Point:
+    step: int | None
+    line: int | None
+    text: str | None
+
+
+@dataclass
+class ExcerptJudge:
+    """Collects what the excerpt shows, in bounded memory; :meth:`findings` at the end.
+
+    Example:
+        >>> judge = ExcerptJudge()
+        >>> judge.event(LogEvent("progress", "deepspeed", step=2000, skipped_total=1995), 1, "")
+        >>> [(f.code, f.evidence["confidence"]) for f in judge.findings()]
+        [('AMP003', 'high')]
+    """
+
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    first_counter: tuple[int, int, int] | None = None  # (step, skipped, line)
+    last_counter: tuple[int, int, int] | None = None
+    streak: int = 0
+    streak_start: _Point | None = None
+    streak_start_scale: float | None = None
+    collapse: tuple[_Point, int, float | None, float] | None = None
+    last_overflow_scale: float | None = None
+    floor_overflows: int = 0
+    floor_first: _Point | None = None
+    last_nonzero_loss: float | None = None
+    zeros: int = 0
+    zero_start: _Point | None = None
+    megatron_last: tuple[int, float | None] | None = None
+    stuck_intervals: int = 0
+    stuck_first: _Point | None = None
+    stuck_scale: float | None = None
+    missing_loss: _Point | None = None
+    superseded: set[str] = field(default_factory=set)  # codes a finding here replaces
+
+    def event(self, event: LogEvent, line: int, text: str) -> None:
+        """Take one parsed event (counters and Megatron intervals are read here)."""
+        if event.kind == PROGRESS and event.step is not None and event.skipped_total is not None:
+            counter = (event.step, event.skipped_total, line)
+            if self.first_counter is None:
+                self.first_counter = counter
+            self.last_counter = counter
+        elif event.kind == METRICS and event.skipped_in_interval is not None:
+            self._megatron(event, _Point(event.step, line, text))
+
+    def observation(self, obs: Observation) -> None:
+        """Take one assembled step."""
+        point = _Point(obs.step, obs.line, obs.text)
+        skipped = obs.was_skipped
+        if skipped:
+            self._overflow(obs, point)
+        elif skipped is False:
+            self.streak = 0
+        if obs.loss is not None and math.isfinite(obs.loss):
+            if obs.loss == 0.0:
+                if self.zeros == 0:
+                    self.zero_start = point
+                self.zeros += 1
+            else:
+                self.last_nonzero_loss, self.zeros = obs.loss, 0
+
+    def gap(self) -> None:
+        """Applied steps the log did not show: an overflow streak ends."""
+        self.streak = 0
+
+    def _overflow(self, obs: Observation, point: _Point) -> None:
+        if self.streak == 0:
+            self.streak_start, self.streak_start_scale = point, obs.scale_before
+        self.streak += 1
+        after = obs.scale_after
+        if (self.collapse is None and self.streak >= HALVINGS and after is not None
+                and after <= LOW_SCALE and obs.scale_before is not None
+                and obs.scale_before > after and self.streak_start is not None):
+            self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
+        # Pinned: the scale did not fall (lines printing only the new scale repeat it).
+        before = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
+        if before is not None and after is not None and before <= FLOOR and after == before:
+            if self.floor_overflows == 0:
+                self.floor_first = point
+            self.floor_overflows += 1
+        self.last_overflow_scale = after
+
+    def _megatron(self, event: LogEvent, point: _Point) -> None:
+        if event.loss is None and event.grad_norm is not None \
+                and not math.isfinite(event.grad_norm) and self.missing_loss is None:
+            self.missing_loss = point
+        previous, self.megatron_last = self.megatron_last, (event.step or 0, event.scale_after)
+        if previous is None or event.step is None or event.scale_after is None:
+            return
+        interval = event.step - previous[0]
+        if interval > 0 and event.skipped_in_interval == interval \
+                and event.scale_after == previous[1]:
+            if self.stuck_intervals == 0:
+                self.stuck_first, self.stuck_scale = point, event.scale_after
+            self.stuck_intervals += 1
+
+    # -- verdicts -------------------------------------------------------------------------------
+
+    def findings(self, known: set[str] | frozenset[str] = frozenset(), *,
+                 scaled: bool = True) -> list[Finding]:
+        """What the excerpt proves that ``known`` (the codes already diagnosed) does not
+        explain, each with its confidence. ``scaled=False``: the run has no loss scaler
+        (skipped steps there are not a loss-scale matter)."""
+        out: list[Finding] = []
+        scale_known = known & SCALE_CODES
+        floor = self._floor()
+        if scaled and floor is not None and scale_known == {"AMP005"}:
+            # A constant scale at the floor is not stuck: it cannot go lower.
+            self.superseded.add("AMP005")
+            out.append(floor)
+        elif scaled and not scale_known:
+            scale = (self._counter(), self._collapse(), floor, self._stuck())
+            out.extend(next(([f] for f in scale if f is not None), []))
+        for finding in (self._zero_loss(), self._missing_loss()):
+            if finding is not None and not known & _EXPLAINED_BY[finding.code]:
+                out.append(finding)
+        return out
+
+    def _counter(self) -> Finding | None:
+        if self.last_counter is None or self.first_counter is None:
+            return None
+        step, skipped, line = self.last_counter
+        first_step, first_skipped, _ = self.first_counter
+        span, skips = step - first_step, skipped - first_skipped
+        if span >= MIN_COUNTER_STEPS:  # the excerpt's own window
+            basis = f"{skips} of the {span} steps between two counters were skipped"
+        else:  # the run so far, the start-up back-off deducted
+            span = step
+            skips = skipped - min(skipped, self.thresholds.startup_skip_allowance)
+            basis = f"the counter says {skipped} of {step} steps were skipped"
+        if span < MIN_COUNTER_STEPS:
+            return None
+        share = skips / span
+        if share < HIGH_SHARE:
+            return None
+        code = "AMP003" if share >= COLLAPSE_SHARE else "AMP008"
+        return _finding(code, step, line, None,
+                        f"{basis} ({share:.0%}): "
+                        + ("the optimizer hardly updates the weights" if code == "AMP003"
+                           else "many updates are wasted"),
+                        "high" if span >= 200 else "medium",
+                        {"skipped": skips, "steps": span, "skip_share": round(share, 4)})
+
+    def _collapse(self) -> Finding | None:
+        if self.collapse is None:
+            return None
+        start, count, first_scale, last_scale = self.collapse
+        return _finding("AMP003", start.step, start.line, start.text,
+                        f"{count} consecutive overflows took the loss scale from "
+                        f"{_fmt(first_scale)} to {_fmt(last_scale)}: no healthy run overflows "
+                        "down to such a scale", "medium" if count < 6 else "high",
+                        {"consecutive_skipped": count, "scale_at_start": first_scale,
+                         "scale_now": last_scale})
+
+    def _floor(self) -> Finding | None:
+        if self.floor_overflows < FLOOR_OVERFLOWS or self.floor_first is None:
+            return None
+        first = self.floor_first
+        return _finding("AMP003", first.step, first.line, first.text,
+                        f"{self.floor_overflows} overflows with the loss scale pinned at its "
+                        "floor: it cannot go lower and the gradients still overflow",
+                        "high" if self.floor_overflows >= 6 else "medium",
+                        {"overflows_at_floor": self.floor_overflows})
+
+    def _stuck(self) -> Finding | None:
+        if self.stuck_intervals == 0 or self.stuck_first is None:
+            return None
+        first = self.stuck_first
+        return _finding("AMP005", first.step, first.line, first.text,
+                        f"every iteration of {self.stuck_intervals} logging interval(s) was "
+                        f"skipped at a constant loss scale of {_fmt(self.stuck_scale)}: the "
+                        "scale never backs off", "medium" if self.stuck_intervals < 3 else "high",
+                        {"intervals_all_skipped": self.stuck_intervals,
+                         "scale": self.stuck_scale})
+
+    def _zero_loss(self) -> Finding | None:
+        normal = self.last_nonzero_loss
+        if self.zeros < ZERO_LINES or normal is None or abs(normal) < NORMAL_LOSS \
+                or self.zero_start is None:
+            return None
+        start = self.zero_start
+        return _finding("AMP007", start.step, start.line, start.text,
+                        f"the loss is exactly 0.0 on the last {self.zeros} lines, after "
+                        f"{normal:g}: an abrupt drop to 0, not convergence",
+                        "medium" if self.zeros < self.thresholds.zero_loss_steps else "high",
+                        {"zero_lines": self.zeros, "loss_before": normal})
+
+    def _missing_loss(self) -> Finding | None:
+        point = self.missing_loss
+        if point is None:
+            return None
+        return _finding("AMP006", point.step, point.line, point.text,
+                        "the gradient norm is NaN/inf and the iteration line has no loss: "
+                        "Megatron leaves the loss out when every iteration of the interval was "
+                        "skipped or non-finite", "medium", {})
+
+
+def _finding(code: str, step: int | None, line: int | None, text: str | None, summary: str,
+             confidence: str, evidence: dict[str, object]) -> Finding:
+    return Finding(
+        code, step, f"{summary} (judged from the excerpt; confidence: {confidence})",
+        evidence={**evidence, "basis": "excerpt", "confidence": confidence},
+        severity=Severity.WARNING if confidence == "low" else None,
+        lines=(line,) if line is not None else (), quotes=(text,) if text else ())
+
+
+def _fmt(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"

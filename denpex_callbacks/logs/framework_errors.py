@@ -1,0 +1,61 @@
+"""Errors and warnings of other tools that name an AMP fault.
+
+Verbatim sources:
+- detectron2 ``detectron2/engine/train_loop.py`` (``SimpleTrainer._write_metrics``):
+  ``FloatingPointError: Loss became infinite or NaN at iteration={iter}!`` (AMP006).
+- accelerate ``accelerate/accelerator.py`` (``Accelerator.__init__`` of earlier releases):
+  ``ValueError: fp16 mixed precision requires a GPU (not {self.device.type!r}).`` (AMP010:
+  fp16 asked for, not possible here). accelerate 1.15 no longer raises it: it runs such a
+  run in fp32 silently (FRAMEWORKS.md), which only a live callback sees.
+- torch ``torch/amp/autocast_mode.py``: ``CUDA is not available or torch_xla is imported.
+  Disabling autocast.`` (AMP010: autocast asked for, silently off).
+- mmcv / mmdet ``CheckInvalidLossHook``: ``loss become infinite or NaN!`` (AMP006).
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import FLAG, LogEvent
+
+FAMILY = "errors"
+# accelerate's message comes in a "ValueError: " line.
+KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast")
+
+_DETECTRON = re.compile(r"Loss became infinite or NaN at iteration=(\d+)")
+_MMCV = "loss become infinite or NaN"
+_ACCELERATE = re.compile(r"fp16 mixed precision requires a GPU(?: \(not '?(\w+)'?\))?")
+_AUTOCAST = "CUDA is not available or torch_xla is imported. Disabling autocast"
+
+
+def parse(text: str) -> list[LogEvent]:
+    """Events on one line of another tool's error or warning.
+
+    Example:
+        >>> [(e.code, e.step) for e in parse(
+        ...     "FloatingPointError: Loss became infinite or NaN at iteration=42!")]
+        [('AMP006', 42)]
+        >>> parse("ValueError: fp16 mixed precision requires a GPU (not 'cpu').")[0].code
+        'AMP010'
+    """
+    if "infinite or NaN" in text:
+        if found := _DETECTRON.search(text):
+            return [LogEvent(FLAG, FAMILY, code="AMP006", step=int(found.group(1)),
+                             loss=float("nan"),
+                             summary="detectron2 stopped: the loss became infinite or NaN "
+                                     f"at iteration {found.group(1)}")]
+        if _MMCV in text:
+            return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                             summary="mmcv's CheckInvalidLossHook: the loss became infinite "
+                                     "or NaN")]
+    if "requires a GPU" in text and (found := _ACCELERATE.search(text)):
+        device = found.group(1) or "this device"
+        return [LogEvent(FLAG, FAMILY, code="AMP010",
+                         summary=f"accelerate refused fp16 mixed precision on {device}: fp16 "
+                                 "was asked for and cannot run here (use bf16 or fp32, or a "
+                                 "GPU)")]
+    if _AUTOCAST in text:
+        return [LogEvent(FLAG, FAMILY, code="AMP010",
+                         summary="torch disabled CUDA autocast (CUDA is not available): the "
+                                 "run asked for mixed precision and trains in fp32")]
+    return []

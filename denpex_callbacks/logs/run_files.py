@@ -1,0 +1,196 @@
+"""The files a failed run leaves beside its stdout: read as the same events as log lines.
+
+- HF ``trainer_state.json``: ``log_history`` records (training records carry ``loss``;
+  ``eval_*`` records and the closing ``train_runtime`` summary are not training steps). Each
+  record goes through the HF family parser, so a 0 loss beside a NaN ``grad_norm`` is AMP009
+  here too.
+- Lightning CSVLogger ``metrics.csv``: one row per logging call, ``step`` the global step;
+  columns are mapped through the lexicon (``train_loss_step`` wins over ``train_loss_epoch``).
+- TensorBoard ``events.out.tfevents.*``: scalar summaries grouped by step, tags mapped through
+  the lexicon (``train/loss``, ``Loss/train``); read with the ``tensorboard`` package (the
+  ``tensorboard`` extra), imported only here.
+
+W&B offline runs are not read: wandb's public API (``wandb.Api``) reads runs from a server;
+an offline ``run-*.wandb`` file is only readable through ``wandb.sdk.internal.datastore``,
+which is internal (no stability promise). ``wandb sync`` and then a log export is the way.
+
+Each reader yields ``(record_number, text, events)`` for every record (events empty for one
+that is not a training step); bad files raise :class:`InputError`
+with one line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from denpex_callbacks.logs import hf, lexicon
+from denpex_callbacks.logs.events import METRICS, LogEvent
+from denpex_callbacks.logs.reader import InputError
+
+TRAINER_STATE, CSV, TFEVENTS = "trainer_state", "csv", "tfevents"
+Record = tuple[int, str, list[LogEvent]]
+_ROLES = (lexicon.LOSS, lexicon.SCALE, lexicon.GRAD_NORM)
+
+
+def kind_of(path: str) -> str | None:
+    """Which run file a path names (by its name), or None for a log.
+
+    Example:
+        >>> kind_of("out/checkpoint-9/trainer_state.json"), kind_of("v0/metrics.csv")
+        ('trainer_state', 'csv')
+        >>> kind_of("events.out.tfevents.1700000000.host.1.0"), kind_of("train.log")
+        ('tfevents', None)
+    """
+    name = os.path.basename(path)
+    if name == "trainer_state.json" or (name.endswith(".json") and _mentions(path, b"log_history")):
+        return TRAINER_STATE
+    if name.endswith(".csv"):
+        return CSV
+    if "tfevents" in name:
+        return TFEVENTS
+    return None
+
+
+def _mentions(path: str, word: bytes) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return word in handle.read(1 << 16)
+    except OSError:
+        return False
+
+
+def records(path: str, kind: str) -> Iterator[Record]:
+    """The events of a run file, record by record."""
+    reader = {TRAINER_STATE: _trainer_state, CSV: _metrics_csv, TFEVENTS: _tfevents}[kind]
+    return reader(path)
+
+
+def _trainer_state(path: str) -> Iterator[Record]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            state = json.load(handle)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
+    history = state.get("log_history") if isinstance(state, dict) else None
+    if not isinstance(history, list):
+        raise InputError(f"{path}: no 'log_history' list: not an HF trainer_state.json")
+    for number, entry in enumerate(history, 1):
+        text = json.dumps(entry)
+        if not isinstance(entry, dict) or "loss" not in entry:
+            yield number, text, []  # evaluation records, the closing summary
+            continue
+        line = "{" + ", ".join(f"'{key}': {_plain(entry.get(key))}" for key in
+                               ("loss", "grad_norm", "learning_rate") if key in entry) + "}"
+        step = entry.get("step")
+        events = [_renamed(e, TRAINER_STATE, step if isinstance(step, int) else None)
+                  for e in hf.parse(line)]
+        yield number, text, events
+
+
+def _metrics_csv(path: str) -> Iterator[Record]:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = csv.DictReader(handle)
+            columns = _csv_columns(path, rows.fieldnames or [])
+            for number, row in enumerate(rows, 2):
+                values = {role: _number(row.get(column)) for role, column in columns.items()}
+                text = ",".join(f"{k}={v}" for k, v in row.items() if v)
+                if all(values.get(role) is None for role in _ROLES):
+                    yield number, text, []  # validation or epoch-only rows
+                    continue
+                step = _number(row.get("step"))
+                yield number, text, [LogEvent(
+                    METRICS, CSV, step=int(step) if step is not None and math.isfinite(step)
+                    else None, loss=values.get(lexicon.LOSS),
+                    scale_after=values.get(lexicon.SCALE),
+                    grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR))]
+    except csv.Error as err:
+        raise InputError(f"{path}: not a readable CSV ({err})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
+
+
+def _csv_columns(path: str, names: list[str] | Any) -> dict[str, str]:
+    """The column read for each role: the step-level loss before an epoch average."""
+    chosen: dict[str, str] = {}
+    for name in sorted(names or [], key=lambda n: ("epoch" in n.lower(), n)):
+        kind = lexicon.role(name)
+        if kind is not None and kind not in chosen:
+            chosen[kind] = name
+    if not any(role in chosen for role in _ROLES):
+        shown = ", ".join(list(names or [])[:8]) or "none"
+        raise InputError(f"{path}: a CSV without a loss, loss-scale or grad-norm column "
+                         f"(columns: {shown})")
+    return chosen
+
+
+def _tfevents(path: str) -> Iterator[Record]:
+    try:
+        from tensorboard.backend.event_processing.event_file_loader import (
+            EventFileLoader,
+        )
+    except ImportError:
+        raise InputError(f"{path}: reading TensorBoard event files needs the tensorboard "
+                         "package (pip install 'denpex-callbacks[tensorboard]')") from None
+    steps: dict[int, dict[str, float]] = {}
+    read = 0
+    try:
+        for event in EventFileLoader(path).Load():
+            read += 1
+            for value in event.summary.value:
+                kind = lexicon.role(value.tag)
+                if kind in _ROLES or kind == lexicon.LR:
+                    number = _scalar(value)
+                    if number is not None:
+                        steps.setdefault(int(event.step), {}).setdefault(kind, number)
+    except Exception as err:
+        raise InputError(f"{path}: corrupt TensorBoard event file ({err})") from None
+    if read == 0:  # every writer starts with a file_version record
+        raise InputError(f"{path}: not a TensorBoard event file (no readable record)")
+    if not steps:
+        raise InputError(f"{path}: no scalar with a loss, loss-scale or grad-norm tag in this "
+                         "TensorBoard event file")
+    for step in sorted(steps):
+        values = steps[step]
+        yield step, f"step {step}: " + ", ".join(f"{k}={v}" for k, v in values.items()), [
+            LogEvent(METRICS, TFEVENTS, step=step, loss=values.get(lexicon.LOSS),
+                     scale_after=values.get(lexicon.SCALE),
+                     grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR))]
+
+
+def _scalar(value: Any) -> float | None:
+    if value.HasField("simple_value"):
+        return float(value.simple_value)
+    tensor = value.tensor
+    if tensor.float_val:
+        return float(tensor.float_val[0])
+    if tensor.double_val:
+        return float(tensor.double_val[0])
+    return None
+
+
+def _number(text: Any) -> float | None:
+    if text is None or text == "":
+        return None
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _plain(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _renamed(event: LogEvent, family: str, step: int | None) -> LogEvent:
+    object.__setattr__(event, "family", family)  # built just now by the parser, held by none
+    if step is not None:
+        object.__setattr__(event, "step", step)
+    return event

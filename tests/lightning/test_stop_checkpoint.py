@@ -1,0 +1,41 @@
+"""Lightning: under on_fault="stop" a checkpoint is saved through the Trainer before stopping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from tiny_module import TinyModule
+
+from denpex_callbacks.lightning import AmpDiagnosticCallback
+
+FAULT_STEP = 3
+
+
+@pytest.mark.parametrize("checkpoint", [True, False])
+def test_stop_saves_a_checkpoint_first(tmp_path: Path, new_trainer: Any,
+                                       checkpoint: bool) -> None:
+    callback = AmpDiagnosticCallback(on_fault="stop", report_dir=None,
+                                     checkpoint_on_stop=checkpoint)
+    trainer = new_trainer(callbacks=[callback], steps=20)  # enable_checkpointing=False
+    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    assert trainer.global_step == FAULT_STEP + 1
+    saved = sorted(p.name for p in (tmp_path / "checkpoints").glob("*.ckpt"))
+    assert saved == ([f"denpex-stop-step={FAULT_STEP + 1}.ckpt"] if checkpoint else [])
+    if checkpoint:  # Lightning's own format: weights, optimizer, loops, callback state
+        state = torch.load(tmp_path / "checkpoints" / saved[0], weights_only=False)
+        assert state["global_step"] == FAULT_STEP + 1
+        assert "AmpDiagnosticCallback" in state["callbacks"]
+
+
+def test_the_checkpoint_goes_beside_the_model_checkpoints(tmp_path: Path,
+                                                         new_trainer: Any) -> None:
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    keeper = ModelCheckpoint(dirpath=str(tmp_path / "mine"))
+    trainer = new_trainer(callbacks=[AmpDiagnosticCallback(on_fault="stop", report_dir=None),
+                                     keeper], steps=20, enable_checkpointing=True)
+    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    assert (tmp_path / "mine" / f"denpex-stop-step={FAULT_STEP + 1}.ckpt").exists()
