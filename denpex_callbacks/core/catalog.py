@@ -207,8 +207,8 @@ _ENTRIES = (
         {"lightning": "On CPU, '16-mixed' runs as bf16: for real fp16 with a loss scaler pass "
                       "plugins=[MixedPrecision('16-mixed', 'cpu', "
                       "scaler=torch.amp.GradScaler('cpu'))] and no precision= (the "
-                      "docs' 'fp16 on CPU' recipe, frameworks/lightning); or ask for precision='bf16-mixed', which is what "
-                      "runs now.",
+                      "docs' 'fp16 on CPU' recipe, frameworks/lightning); or ask for "
+                      "precision='bf16-mixed', which is what runs now.",
          "hf": "The Trainer ignores fp16=True on CPU: run on a CUDA device, or ask for what runs "
                "(bf16=True, or fp32). For fp16 with a loss scaler on CPU (tests), give the "
                "Trainer a torch.amp.GradScaler('cpu') yourself (the docs' 'fp16 on CPU' "
