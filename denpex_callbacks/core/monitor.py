@@ -371,7 +371,7 @@ class Monitor:
         self, index: int, finding: Finding, reported_step: int | None
     ) -> Diagnosis:
         """The condition got worse (a one-off turned persistent): replace the held diagnosis,
-        keeping what was located since, and report it again so the policy can act."""
+        keeping what was located since, so that the policy can act on it."""
         old = self.diagnoses[index]
         new = Diagnosis.from_finding(finding, rank=old.rank, reported_step=reported_step,
                                      framework=self.framework)
@@ -387,10 +387,9 @@ class Monitor:
         if self._primary is old:
             self._primary = new
         if self._report is not None:
-            self._report.amended(new)
-        self.log.line(new)  # the same id and step, now at its worse severity
-        for sink in self.sinks:
-            sink(new)
+            self._report.amended(new)  # readers see the one diagnosis at its worse severity
+        # Not logged or alerted again: one line per condition. The policy acts on it; under
+        # "stop" the stop announcement, under "raise" the exception, carry it.
         return new
 
     def _cause_of(self, diagnosis: Diagnosis) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup
+from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup, Thresholds
 from denpex_callbacks.core import causes
 from denpex_callbacks.core.causes import OriginFacts, RunEvidence, judge
 from denpex_callbacks.core.lints import lint_setup
@@ -15,7 +15,8 @@ INF, NAN = float("inf"), float("nan")
 
 def observe(setup: RunSetup, rows) -> Monitor:
     """rows: (loss, skipped, grad_norm) per step from 0."""
-    m = Monitor(MonitorConfig(report_dir=None))
+    # One absorbed NaN tolerated: the second makes it persistent and is judged then.
+    m = Monitor(MonitorConfig(report_dir=None, thresholds=Thresholds(nonfinite_persist_losses=2)))
     m.start(setup)
     scale = 2.0**16
     for step, (loss, skipped, norm) in enumerate(rows):

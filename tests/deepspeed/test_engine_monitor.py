@@ -161,9 +161,7 @@ def test_raise_policy_raises_amp_diagnosis_error_at_the_step(kit: Any) -> None:
     with pytest.raises(AmpDiagnosisError) as raised:
         kit.train(engine, 10, inf_from=2)
     assert raised.value.diagnosis.code == "AMP006"
-    # The first inf is absorbed (a warning); the second makes it persistent: raised after
-    # step 4, naming step 3 where it began.
-    assert (raised.value.diagnosis.step, engine.global_steps) == (3, 4)
+    assert raised.value.diagnosis.step == 3 == engine.global_steps  # after step 3 completed
     assert watcher.monitor.stop_requested
 
 
@@ -177,7 +175,7 @@ def test_stop_policy_sets_should_stop_after_the_step(kit: Any) -> None:
         kit.train(engine, 1, inf_from=0 if step >= 2 else None)
         if watcher.should_stop:
             break
-    assert engine.global_steps == 4  # stopped after step 4, once the fault persisted
+    assert engine.global_steps == 3  # stopped after step 3, the faulty one
     assert [(d.code, d.step) for d in watcher.monitor.diagnoses] == [("AMP006", 3)]
 
 

@@ -117,13 +117,15 @@ def test_attach_late_still_watches():
 def test_stop_policy_sets_should_stop_at_the_fault():
     result = run_loop(60, fault="nan", fault_step=12, monitor_kwargs={"on_fault": "stop"})
     assert result.monitor.should_stop
-    # The scaler absorbs the first NaN (a warning); the second makes it a persistent fault,
-    # an error, and the policy stops right after that step.
-    assert result.steps_run == 14
+    assert result.steps_run == 13  # stopped right after the faulty step
 
 
 def test_one_absorbed_nan_never_stops_the_run():
-    result = run_loop(60, fault="nan-once", fault_step=12, monitor_kwargs={"on_fault": "stop"})
+    from denpex_callbacks import MonitorConfig, Thresholds
+
+    config = MonitorConfig(report_dir=None, on_fault="stop",
+                           thresholds=Thresholds(nonfinite_persist_losses=2))
+    result = run_loop(60, fault="nan-once", fault_step=12, monitor_kwargs={"config": config})
     assert not result.monitor.should_stop and result.steps_run == 60
     assert [(d.code, d.step, d.severity.value) for d in result.monitor.diagnoses] == [
         ("AMP006", 12, "warning")]

@@ -33,7 +33,8 @@ class NonFiniteLossDetector(Detector):
         >>> [d.observe(Observation(step=i, loss=x), run) is not None
         ...  for i, x in enumerate([1.0, float("nan"), float("nan")])]
         [False, True, False]
-        >>> d, nan = NonFiniteLossDetector(), float("nan")
+        >>> from denpex_callbacks.core.thresholds import Thresholds
+        >>> d, nan = NonFiniteLossDetector(Thresholds(nonfinite_persist_losses=2)), float("nan")
         >>> absorbed = Observation(5, loss=nan, scale_before=8.0, scale_after=4.0)
         >>> d.observe(absorbed, run).severity.value
         'warning'
@@ -66,7 +67,8 @@ class NonFiniteLossDetector(Detector):
             return None
         self.finite_run = 0
         self.nonfinite_count += 1
-        absorbed = obs.was_skipped is True  # the scaler skipped it: nothing was applied
+        # The scaler skipped it (nothing was applied) and one-offs may be tolerated.
+        absorbed = obs.was_skipped is True and self.t.nonfinite_persist_losses > 1
         if self.firing:
             self.episode_losses += 1
             repeats = self.episode_losses < self.t.nonfinite_persist_losses
