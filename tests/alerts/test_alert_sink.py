@@ -60,7 +60,7 @@ def test_a_nan_loss_posts_one_payload_with_every_field(
     assert payload["step"] == 3 and payload["rank"] == 0 and payload["world_size"] == 1
     assert payload["run"] == "bert-fp16" and payload["host"] and payload["framework"] == "torch"
     assert "loss is nan at step 3" in payload["summary"]
-    assert payload["fix"].startswith("Look at the evidence")
+    assert payload["fix"].startswith("Check the batch for NaN/inf")
     assert payload["report"] == str(tmp_path / "reports" / "rank0.jsonl")
     text = payload["text"]
     assert text.splitlines()[0] == "denpex AMP006 non-finite-loss [error]: Loss is NaN or inf"
