@@ -170,6 +170,7 @@ class AmpDiagnosticHooks:
                 "strategy": type(trainer.strategy).__name__,
                 "device": str(getattr(trainer.strategy, "root_device", "unknown")),
                 "precision_flag": flag,
+                "gradient_clipping": getattr(trainer, "gradient_clip_val", None) or None,
             },
         )
         scaler = getattr(plugin, "scaler", None)

@@ -42,6 +42,7 @@ from typing import Any
 import torch
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
+from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
@@ -288,8 +289,10 @@ class StepPipeline:
         )
 
     def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
-        """Report what the adapter saw itself (protocol misuse); once per id."""
-        if finding.code in self.monitor.reported:
+        """Report what the adapter saw itself (protocol misuse); once per id and severity
+        (a warning about the monitor's own use does not hide a later protocol error)."""
+        severity = (finding.severity or entry(finding.code).severity).rank
+        if self.monitor.worst.get(finding.code, -1) >= severity:
             return []  # one protocol break is enough: the calls after it fail for the same reason
         return self.monitor.flag(finding, reported_step=step)
 

@@ -40,6 +40,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
@@ -130,6 +131,7 @@ class AmpMonitor:
         self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
+        self._monitored_before_update: int | None = None  # monitor.step() before update()
         self._in_scaler_step = False
         self._hooks: list[Any] = []
         self._forward_hook: Any = None
@@ -206,6 +208,7 @@ class AmpMonitor:
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
+        self._flag(self._guarded(self._update_never_came), self._calls)
         self.pipeline.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
@@ -306,13 +309,23 @@ class AmpMonitor:
         return None
 
     def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        if optimizer_stage(self.scaler, optimizer) == "STEPPED":
-            return self._protocol("scaler.step() called twice without scaler.update() between",
-                                  {"stage": "STEPPED"})
-        return None
+        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
+            return None
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is not None:  # the iteration monitor.step() closed never reached update()
+            return Finding(
+                "AMP002", missed,
+                "scaler.step() ran but scaler.update() was not called in that iteration: the "
+                "scale never adapts and the next scaler.step() raises",
+                evidence={"call": "update() missing", "stage": "STEPPED"},
+            )
+        return self._protocol("scaler.step() called twice without scaler.update() between",
+                              {"stage": "STEPPED"})
 
     def _before_update(self, *args: Any) -> Finding | None:
         self._scaled_since_update = False
+        if (misuse := self._monitor_misuse()) is not None:
+            return misuse
         states = getattr(self.scaler, "_per_optimizer_states", {})
         recorded = any(s.get("found_inf_per_device") for s in states.values())
         if not recorded:
@@ -324,16 +337,42 @@ class AmpMonitor:
         return None
 
     def _check_update_called(self, step: int) -> Finding | None:
-        if not self._scaler_on or self.optimizer is None:
-            return None
-        if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
-            return Finding(
-                "AMP002", step,
-                "scaler.step() ran but scaler.update() was not called before monitor.step(): "
-                "the scale never adapts and the next scaler.step() raises",
-                evidence={"call": "update() missing", "stage": "STEPPED"},
-            )
+        # scaler.step() ran and update() has not: either the loop forgot update() (the next
+        # scaler.step() says so, as an error) or it calls update() after monitor.step(): a
+        # misuse of the monitor, not of the scaler, told when update() comes (a warning).
+        if self._scaler_on and self.optimizer is not None and (
+            optimizer_stage(self.scaler, self.optimizer) == "STEPPED"
+        ):
+            self._monitored_before_update = step
         return None
+
+    def _update_never_came(self) -> Finding | None:
+        # The last iteration's monitor.step() saw scaler.step() without update(), and the
+        # loop ended before any update(): it was missing, not merely later.
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
+            return None
+        return Finding(
+            "AMP002", missed,
+            "scaler.step() ran but scaler.update() was never called after it: the scale never "
+            "adapts (and a next scaler.step() would raise)",
+            evidence={"call": "update() missing", "stage": "STEPPED"},
+        )
+
+    def _monitor_misuse(self) -> Finding | None:
+        step, self._monitored_before_update = self._monitored_before_update, None
+        if step is None:
+            return None
+        return Finding(
+            "AMP002", step,
+            "monitor.step() was called before scaler.update(): the loop itself is correct, "
+            "the monitor is called too early (it reads the scale before the update)",
+            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
+            severity=Severity.WARNING,
+            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
+                       "runs between scaler.step() and scaler.update().",
+            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
+        )
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._in_scaler_step or not self._scaled_since_update:
@@ -388,6 +427,7 @@ class AmpMonitor:
         setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
                                                   autocast=True)
         setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
+        setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
     def _snapshot(self, step: int, loss: Any, grad_norm: Any,
@@ -422,3 +462,13 @@ class AmpMonitor:
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
         return self.pipeline.guard(action, *args)
+
+
+def _device(scaler: Any, model: Any) -> str | None:
+    """Where the loop computes: the scaler's device, else the model's parameters'."""
+    device = getattr(scaler, "_device", None)
+    if isinstance(device, str):
+        return device
+    params = getattr(model, "parameters", None)
+    first = next(iter(params()), None) if callable(params) else None
+    return first.device.type if isinstance(first, torch.Tensor) else None

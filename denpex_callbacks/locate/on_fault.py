@@ -12,23 +12,44 @@ for the next step instead, and the diagnosis says why the re-run was not possibl
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
 
+from denpex_callbacks.core.causes import BAD_DATA, DIVERGENCE, UNDETERMINED, Cause, gather, judge
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.rerun_verdict import NOT_RERUNNABLE, REPRODUCED, RerunVerdict
 from denpex_callbacks.locate.locator import NonFiniteLocator
-from denpex_callbacks.locate.origin import OriginExplanation, OriginReport, explain_origin
+from denpex_callbacks.locate.origin import (
+    OriginExplanation,
+    OriginReport,
+    explain_origin,
+    origin_facts,
+)
 from denpex_callbacks.locate.rerun import FailingStepRerun
 
-__all__ = ["TRIGGERS", "LocateOnFault"]
+__all__ = ["TRIGGERS", "LocateOnFault", "amended_text"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
 TRIGGERS = frozenset({"AMP006", "AMP003"})  # non-finite loss, overflow-driven skip streak
 _VERDICTS_KEPT = 8  # recent steps' verdicts, for a second trigger on the same step
+
+
+def amended_text(explanation: OriginExplanation, cause: Cause) -> tuple[str | None, str | None]:
+    """Root cause and fix of an amended diagnosis: the run's evidence outweighs a module name.
+
+    Divergence (and a one-off that did not recur: the failing batch) is told by the run, not
+    by the module where the first inf appeared; otherwise the located origin's own words,
+    which name the module and its numbers, with the cause's text where it has none.
+    """
+    if cause.kind == DIVERGENCE or (
+        cause.kind == BAD_DATA and explanation.verdict != "input-data"
+    ):
+        return cause.root_cause, cause.fix
+    return (explanation.root_cause or cause.root_cause, explanation.fix or cause.fix)
 
 
 class LocateOnFault:
@@ -81,6 +102,8 @@ class LocateOnFault:
         self._target: Diagnosis | None = None
         # A step is re-run once: AMP003 on the step AMP006 already re-ran reuses the verdict.
         self._verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]] = {}
+        # Recent (id, step) handled: an escalation of the same diagnosis is not handled again.
+        self._located: deque[tuple[str, int | None]] = deque(maxlen=16)
         if model is not None:
             self.watch(model)
 
@@ -119,7 +142,9 @@ class LocateOnFault:
         """
         if model is not None:
             self.model = model
-        triggers = [d for d in diagnoses if d.code in TRIGGERS]
+        triggers = [d for d in diagnoses
+                    if d.code in TRIGGERS and (d.code, d.step) not in self._located]
+        self._located.extend((d.code, d.step) for d in triggers)
         rerun = self.rerun
         handled = False
         if rerun is not None and triggers and self.enabled:
@@ -163,12 +188,15 @@ class LocateOnFault:
         summary = f"{current.summary}; {verdict.summary_clause()}"
         evidence = verdict.evidence()
         root_cause, fix = verdict.root_cause(), verdict.fix()
-        if explanation is not None:
+        if explanation is not None and report is not None:
             self.last_report, self.last_explanation = report, explanation
             evidence["origin"] = {"verdict": explanation.verdict, **explanation.evidence}
             if verdict.verdict == REPRODUCED:
                 summary += f"; {explanation.summary}"
-                root_cause, fix = explanation.root_cause, explanation.fix
+                cause = self._cause(target, report, explanation)
+                root_cause, fix = amended_text(explanation, cause)
+                if cause.kind != UNDETERMINED:
+                    evidence.update(cause.evidence())
         self.monitor.amend(target.code, step=target.step, evidence=evidence, summary=summary,
                            root_cause=root_cause, fix=fix)
         return verdict.verdict != NOT_RERUNNABLE
@@ -210,14 +238,24 @@ class LocateOnFault:
             return None
         self.last_report, self.last_explanation = report, explanation
         current = self._current(target)
+        cause = self._cause(target, report, explanation)
+        root_cause, fix = amended_text(explanation, cause)
         return self.monitor.amend(
             target.code,
             step=target.step,
-            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence}},
+            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence},
+                      **(cause.evidence() if cause.kind != UNDETERMINED else {})},
             summary=f"{current.summary}; {explanation.summary}",
-            root_cause=explanation.root_cause,
-            fix=explanation.fix,
+            root_cause=root_cause,
+            fix=fix,
         )
+
+    def _cause(
+        self, target: Diagnosis, report: OriginReport, explanation: OriginExplanation
+    ) -> Cause:
+        """The root cause the run's evidence supports, the located origin among it."""
+        return judge(gather(target.code, target.step, self.monitor.run, self.monitor.setup,
+                            origin=origin_facts(report, explanation)))
 
     def close(self) -> None:
         """Remove any hooks (an armed step that never finished, the capture hook)."""
