@@ -80,14 +80,14 @@ def first_fix(fix: str) -> str:
     return (text[:cut] if cut >= 0 else text).rstrip(" .")
 
 
-def _headline(diagnosis: Diagnosis, amended: bool = False) -> str:
+def _headline(diagnosis: Diagnosis, tag: str = "") -> str:
     where = f"step {diagnosis.step}, " if diagnosis.step is not None else ""
     where += f"rank {diagnosis.rank}"
     if diagnosis.lines:
         where += f", line {diagnosis.lines[0]}"
     if diagnosis.source:
         where += f", {diagnosis.source}"
-    tag = ", amended" if amended else ""
+    tag = f", {tag}" if tag else ""
     return f"{diagnosis.code} {diagnosis.slug} [{diagnosis.severity.value}] {where}{tag}"
 
 
@@ -148,4 +148,24 @@ def render_amendment(old: Diagnosis, new: Diagnosis, *, report: str | None = Non
     new_fix, old_fix = first_fix(new.fix), first_fix(old.fix)
     change = (f"Fix now: {new_fix} (before: {old_fix})." if new_fix != old_fix
               else "Fix unchanged.")
-    return f"{_headline(new, amended=True)}: {_sentence(found)} {change}{_details(report)}"
+    return f"{_headline(new, 'amended')}: {_sentence(found)} {change}{_details(report)}"
+
+
+def render_escalation(diagnosis: Diagnosis, *, report: str | None = None) -> str:
+    """One line saying that a diagnosis already reported got worse (a one-off persisted).
+
+    The headline keeps the first step and shows the new severity; the summary says where the
+    condition was seen again.
+
+    Example:
+        >>> from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+        >>> from denpex_callbacks.core.severity import Severity
+        >>> d = Diagnosis.from_finding(Finding("AMP006", 5, "loss is nan again at step 6; "
+        ...                                    "the fault persists", severity=Severity.ERROR))
+        >>> render_escalation(d).split(" Fix:")[0]
+        'AMP006 non-finite-loss [error] step 5, rank 0, escalated: loss is nan again at step 6; the fault persists.'
+    """
+    # What was located is on the amendment's line already: not repeated.
+    seen = diagnosis.summary.partition("; located at ")[0]
+    return (f"{_headline(diagnosis, 'escalated')}: {_sentence(seen)} "
+            f"Fix: {first_fix(diagnosis.fix)}.{_details(report)}")

@@ -394,8 +394,11 @@ class Monitor:
             self._primary = new
         if self._report is not None:
             self._report.amended(new)  # readers see the one diagnosis at its worse severity
-        # Not logged or alerted again: one line per condition. The policy acts on it; under
-        # "stop" the stop announcement, under "raise" the exception, carry it.
+        # One "escalated" line; the sinks see it once more (an alert sink pages at its level
+        # once per episode), then the policy acts on it.
+        self.log.escalated(new)
+        for sink in self.sinks:
+            sink(new)
         return new
 
     def _cause_of(self, diagnosis: Diagnosis) -> str | None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
-from denpex_callbacks.core.log_line import render_amendment, render_line
+from denpex_callbacks.core.log_line import render_amendment, render_escalation, render_line
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
@@ -87,6 +87,15 @@ class LogSink:
                 else render_amendment(old, new, report=self.report))
         level = logging.DEBUG if new.caused_by else _LEVELS[new.severity]
         self.logger.log(level, "denpex: %s", text, extra={DIAGNOSIS_RECORD: new.code})
+
+    def escalated(self, diagnosis: Diagnosis) -> None:
+        """A diagnosis that got worse in place (a one-off turned persistent): one line."""
+        if not self.prints(diagnosis):
+            return
+        text = ("escalated " + diagnosis.render_text(brief=True) if self.log_format == "full"
+                else render_escalation(diagnosis, report=self.report))
+        self.logger.log(_LEVELS[diagnosis.severity], "denpex: %s", text,
+                        extra={DIAGNOSIS_RECORD: diagnosis.code})
 
     def summary(self, rank: int, primary: Diagnosis, others: list[str]) -> None:
         """The closing line: which diagnosis to fix first."""

@@ -42,8 +42,8 @@ class Thresholds:
             report begins a new episode: ``max_repeats`` counts afresh.
         nonfinite_persist_losses: Non-finite losses within one episode that make AMP006 a
             persistent fault (an error); fewer, on steps the scaler skipped, are a warning.
-            1 (the default): every non-finite loss is an error at once; 2: one NaN the
-            scaler absorbed is a warning and never ends a run under stop/raise.
+            2 (the default): one NaN the scaler absorbed is a warning and never ends a run
+            under stop/raise; 1: every non-finite loss is an error at once.
         cause_window_steps: A condition is reported as the consequence of an earlier event
             (a NaN loss, a collapse) only when it begins within this many steps of it.
 
@@ -67,7 +67,7 @@ class Thresholds:
     skip_rate_threshold: float = 0.05
     skip_rate_sawtooth_factor: float = 2.0
     nonfinite_clear_steps: int = 10
-    nonfinite_persist_losses: int = 1
+    nonfinite_persist_losses: int = 2
     repeat_rearm_steps: int = 1000
     cause_window_steps: int = 1000
 

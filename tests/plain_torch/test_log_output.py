@@ -34,14 +34,22 @@ def demo_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 def test_the_demo_prints_one_line_per_diagnosis(demo_output: tuple[str, Path]) -> None:
     text, report = demo_output
     lines = [line for line in text.splitlines() if line.startswith("denpex: ")]
-    assert [line.split()[1] for line in lines] == ["AMP006", "AMP006", "AMP003", "AMP004", "run"]
-    first, amended, collapse, underflow, summary = lines
-    assert first.startswith("denpex: AMP006 non-finite-loss [error] step 61, rank 0: loss is nan")
+    assert [line.split()[1] for line in lines] == [
+        "AMP006", "AMP006", "AMP006", "AMP003", "AMP004", "run"]
+    first, amended, escalated, collapse, underflow, summary = lines
+    # The scaler absorbed step 61 (a warning); the NaN at step 62 makes it persistent: the
+    # same diagnosis escalated to an error on one line, without repeating what was located.
+    assert first.startswith(
+        "denpex: AMP006 non-finite-loss [warning] step 61, rank 0: loss is nan")
+    assert escalated.startswith(
+        "denpex: AMP006 non-finite-loss [error] step 61, rank 0, escalated: loss is nan again "
+        "at step 62: 2 non-finite losses since step 61")
+    assert "located" not in escalated and "Fix: Lower the learning rate" in escalated
     assert "Fix: Check the batch for NaN/inf." in first
     # The amendment says what was found and how the fix changed, without repeating the rest.
     # The failing step re-run: it reproduces (a diverged model) and is located in itself.
     assert amended.startswith(
-        "denpex: AMP006 non-finite-loss [error] step 61, rank 0, amended: re-run of step 61 (same "
+        "denpex: AMP006 non-finite-loss [warning] step 61, rank 0, amended: re-run of step 61 (same "
         "inputs, parameters, RNG state) reproduced it: not the hardware; located at step 61: "
         "<model>.2 (Linear) overflowed fp16")
     assert "Fix now: Lower the learning rate (by 10x to start) (before: Check the batch" in amended
@@ -50,12 +58,12 @@ def test_the_demo_prints_one_line_per_diagnosis(demo_output: tuple[str, Path]) -
     assert ": consequence of AMP006, fix that first: 6 consecutive skipped steps" in collapse
     assert "step 76, rank 0: consequence of AMP006" in underflow
     assert all("Fix" not in line for line in (collapse, underflow))
-    assert all(line.endswith(f"Details: {report}") for line in lines[:4])
+    assert all(line.endswith(f"Details: {report}") for line in lines[:5])
     assert summary.startswith("denpex: run summary (rank 0): fix AMP006 first")
     assert "last finite loss: 0.04714" in first and "32768 -> 512" in collapse
     assert not [line for line in lines if RAW_REPR.search(line)]
     # Every line of the output is short enough to read; nothing spans several lines.
-    assert len(text.splitlines()) <= 8 and len(text.encode()) < 1600
+    assert len(text.splitlines()) <= 9 and len(text.encode()) < 2000
 
 
 def test_the_doctor_reads_the_demo_output_as_the_run_reported(
@@ -94,21 +102,29 @@ def test_each_record_is_one_line_and_a_consequences_amendment_stays_in_the_repor
     shown = [r for r in records if r.levelno >= logging.INFO]
     assert all("\n" not in r.getMessage() for r in records)
     codes = [r.getMessage().split()[1] for r in shown]
-    assert codes == ["torch", "AMP006", "AMP003", "AMP006", "run"]  # header first
-    assert "step 4, rank 1: loss is nan" in shown[1].getMessage()
+    # header first; the NaN at step 4 (absorbed: a warning) persists at step 5: escalated.
+    assert codes == ["torch", "AMP006", "AMP006", "AMP003", "AMP006", "run"]
+    assert "[warning] step 4, rank 1: loss is nan" in shown[1].getMessage()
+    assert "[error] step 4, rank 1, escalated: loss is nan again at step 5" in (
+        shown[2].getMessage())
     debug = [r.getMessage() for r in records if r.levelno == logging.DEBUG]
     assert len(debug) == 1 and debug[0].startswith("denpex: AMP003 loss-scale-collapse")
     report = [json.loads(line) for line in (tmp_path / "rank1.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in report if r["type"] == "amendment"] == ["AMP006", "AMP003"]
+    amendments = [r for r in report if r["type"] == "amendment"]
+    # The escalation (the warning made an error in place), then the two located amendments.
+    assert [(r["id"], r["severity"]) for r in amendments] == [
+        ("AMP006", "error"), ("AMP006", "error"), ("AMP003", "error")]
 
 
 def test_log_format_full_keeps_the_multi_line_block(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     records = nan_run(MonitorConfig(report_dir=None, log_format="full"), caplog)
-    first = next(r.getMessage() for r in records if "AMP006" in r.getMessage())
+    first, escalated = [r.getMessage() for r in records if "AMP006" in r.getMessage()][:2]
     assert first.splitlines()[0] == (
-        "denpex: AMP006 non-finite-loss [error] Loss is NaN or inf (step 4, rank 1)")
+        "denpex: AMP006 non-finite-loss [warning] Loss is NaN or inf (step 4, rank 1)")
+    assert escalated.splitlines()[0].startswith(
+        "denpex: escalated AMP006 non-finite-loss [error] Loss is NaN or inf")
     assert "  root cause: " in first and "  evidence:   loss=nan" in first
     assert "0.3333" in first and "0.33333" not in first
 

@@ -117,14 +117,18 @@ def test_attach_late_still_watches():
 def test_stop_policy_sets_should_stop_at_the_fault():
     result = run_loop(60, fault="nan", fault_step=12, monitor_kwargs={"on_fault": "stop"})
     assert result.monitor.should_stop
-    assert result.steps_run == 13  # stopped right after the faulty step
+    # NaN from step 12 on: the scaler absorbs step 12 (a warning); step 13 shows the fault
+    # persists (escalated to an error on the same diagnosis) and the run stops right after it.
+    assert result.steps_run == 14
+    [diagnosis] = result.monitor.diagnoses
+    assert (diagnosis.code, diagnosis.step, diagnosis.severity.value) == ("AMP006", 12, "error")
+    assert diagnosis.evidence["escalated_step"] == 13
 
 
 def test_one_absorbed_nan_never_stops_the_run():
-    from denpex_callbacks import MonitorConfig, Thresholds
+    from denpex_callbacks import MonitorConfig
 
-    config = MonitorConfig(report_dir=None, on_fault="stop",
-                           thresholds=Thresholds(nonfinite_persist_losses=2))
+    config = MonitorConfig(report_dir=None, on_fault="stop")  # default: persist_losses=2
     result = run_loop(60, fault="nan-once", fault_step=12, monitor_kwargs={"config": config})
     assert not result.monitor.should_stop and result.steps_run == 60
     assert [(d.code, d.step, d.severity.value) for d in result.monitor.diagnoses] == [
