@@ -213,8 +213,15 @@ def test_a_nan_loss_is_amp006_at_its_step(adapter: str, tmp_path: Path,
     report, printed = _train(adapter, "nan", tmp_path, monkeypatch, caplog)
     faults = [(d.code, d.step) for d in report.diagnoses if d.severity.value != "info"]
     assert faults[0] == ("AMP006", FAULT_STEP)
-    assert sum(line.startswith("denpex: AMP006") for line in printed) == 1  # printed once
-    assert "rank 0" in printed[0]
+    # The NaN persists from FAULT_STEP on: the absorbed first one is a warning, the next one
+    # escalates that diagnosis to an error. One line each, never more.
+    amp006 = [line for line in printed if line.startswith("denpex: AMP006")]
+    assert len(amp006) == 2
+    assert amp006[0].startswith(f"denpex: AMP006 non-finite-loss [warning] step {FAULT_STEP}, "
+                                "rank 0: ")
+    assert amp006[1].startswith(f"denpex: AMP006 non-finite-loss [error] step {FAULT_STEP}, "
+                                f"rank 0, escalated: loss is nan again at step {FAULT_STEP + 1}")
+    assert [d.severity.value for d in report.diagnoses if d.code == "AMP006"] == ["error"]
 
 
 def test_persistent_overflow_is_amp003(adapter: str, tmp_path: Path,
