@@ -161,7 +161,10 @@ def test_raise_policy_raises_amp_diagnosis_error_at_the_step(kit: Any) -> None:
     with pytest.raises(AmpDiagnosisError) as raised:
         kit.train(engine, 10, inf_from=2)
     assert raised.value.diagnosis.code == "AMP006"
-    assert raised.value.diagnosis.step == 3 == engine.global_steps  # after step 3 completed
+    # inf from step 3 on: step 3 is absorbed (a warning), step 4 makes it persistent (an
+    # error on the same diagnosis, first step 3), raised after step 4 completed.
+    assert raised.value.diagnosis.step == 3 and engine.global_steps == 4
+    assert raised.value.diagnosis.severity.value == "error"
     assert watcher.monitor.stop_requested
 
 
@@ -175,8 +178,10 @@ def test_stop_policy_sets_should_stop_after_the_step(kit: Any) -> None:
         kit.train(engine, 1, inf_from=0 if step >= 2 else None)
         if watcher.should_stop:
             break
-    assert engine.global_steps == 3  # stopped after step 3, the faulty one
-    assert [(d.code, d.step) for d in watcher.monitor.diagnoses] == [("AMP006", 3)]
+    # Stopped after step 4: the second non-finite loss shows the fault persists.
+    assert engine.global_steps == 4
+    assert [(d.code, d.step, d.severity.value) for d in watcher.monitor.diagnoses] == [
+        ("AMP006", 3, "error")]
 
 
 def test_config_section_is_validated(kit: Any) -> None:

@@ -54,7 +54,8 @@ def test_stop_policy_ends_training_after_the_faulty_step(hf: Any) -> None:
     trainer = hf.trainer(fault="inf", from_step=k, steps=20, fp16_scaler={},
                          callback=AmpDiagnosticCallback(on_fault="stop", report_dir=None))
     trainer.train()
-    assert trainer.state.global_step == k
+    # inf from step k on: k is absorbed (a warning), k + 1 makes it persistent: stop there.
+    assert trainer.state.global_step == k + 1
     assert hf.first(hf.monitor_of(trainer), "AMP006").step == k
 
 
@@ -66,7 +67,7 @@ def test_raise_policy_raises_out_of_train(hf: Any) -> None:
     with pytest.raises(AmpDiagnosisError) as caught:
         trainer.train()
     assert (caught.value.diagnosis.code, caught.value.diagnosis.step) == ("AMP006", k)
-    assert trainer.state.global_step == k
+    assert trainer.state.global_step == k + 1  # the NaN persisted at k + 1
     report = read_report_dir(hf.tmp_path / "r")[0]
     assert report.summary is not None  # closed on the way out: on_train_end never ran
     assert [(d.code, d.step) for d in report.diagnoses if d.code == "AMP006"] == [("AMP006", k)]
@@ -139,8 +140,11 @@ def test_diagnoses_go_through_the_transformers_logger_once(hf: Any) -> None:
         root.removeHandler(handler)
     ours = [r.getMessage() for r in records if r.name == "transformers.denpex"]
     codes = [m.split()[1] for m in ours
-             if not m.startswith("denpex: run summary") and ", amended: " not in m]
+             if not m.startswith("denpex: run summary") and ", amended: " not in m
+             and ", escalated: " not in m]
     assert codes == ["AMP006", "AMP009", "AMP003"]
+    # The inf at step 3 was absorbed (a warning); at step 4 it persists: one escalated line.
+    assert [m.split()[1] for m in ours if ", escalated: " in m] == ["AMP006"]
     # The non-finite locator completes AMP006 and AMP003 (the step after each); AMP003 is a
     # consequence of AMP006, so only AMP006's amendment is a line of its own at this level.
     amended = [m.split()[1] for m in ours if ", amended: " in m]

@@ -20,13 +20,13 @@ def test_stop_saves_a_checkpoint_through_the_trainer_first(hf: Any, checkpoint: 
     trainer = hf.trainer(fault="nan", from_step=4, steps=12, callback=callback,
                          fp16_scaler={"init_scale": 1024.0})  # save_strategy="no"
     trainer.train()
-    assert trainer.state.global_step == 4
+    assert trainer.state.global_step == 5  # NaN from step 4: persistent at step 5, stop
     saved = sorted(p.name for p in (hf.tmp_path / "out").glob("checkpoint-*"))
-    assert saved == (["checkpoint-4"] if checkpoint else [])
+    assert saved == (["checkpoint-5"] if checkpoint else [])
     if checkpoint:  # a real HF checkpoint: weights, optimizer, trainer state with our history
-        state = json.loads((hf.tmp_path / "out" / "checkpoint-4" / "trainer_state.json")
+        state = json.loads((hf.tmp_path / "out" / "checkpoint-5" / "trainer_state.json")
                            .read_text())
-        assert state["global_step"] == 4
+        assert state["global_step"] == 5
         assert "AmpDiagnosticCallback" in state["stateful_callbacks"]
 
 
