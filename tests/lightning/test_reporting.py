@@ -61,8 +61,12 @@ def test_each_condition_is_logged_once(fit: Fit, caplog: pytest.LogCaptureFixtur
         fit(TinyModule(fault="nan", fault_step=FAULT_STEP), callback())
     lines = [r.getMessage() for r in caplog.records
              if r.name == "lightning.pytorch.callbacks.amp_diagnostic"]
-    first = [line for line in lines if ", amended: " not in line]
+    first = [line for line in lines if ", amended: " not in line and ", escalated: " not in line]
     assert sum(line.startswith("denpex: AMP006") for line in first) == 1  # 25 NaN steps
+    # The absorbed first NaN is a warning; the second makes it persistent: one more line.
+    escalated = [line for line in lines if ", escalated: " in line]
+    assert len(escalated) == 1 and escalated[0].startswith(
+        f"denpex: AMP006 non-finite-loss [error] step {FAULT_STEP}, rank 0, escalated: ")
     assert sum(line.startswith("denpex: AMP003") for line in first) == 1
     assert all("\n" not in line for line in lines)  # one line per record
     assert "fp16-mixed" in lines[0]  # the header says what is watched
@@ -70,8 +74,9 @@ def test_each_condition_is_logged_once(fit: Fit, caplog: pytest.LogCaptureFixtur
 
 def test_stop_policy_stops_after_the_faulty_step(fit: Fit) -> None:
     trainer, report = fit(TinyModule(fault="nan", fault_step=FAULT_STEP), callback(on_fault="stop"))
-    assert trainer.global_step == FAULT_STEP + 1
-    assert report.summary is not None and report.summary["steps"] == FAULT_STEP + 1
+    # NaN from FAULT_STEP on: absorbed there (a warning), persistent one step later: stop.
+    assert trainer.global_step == FAULT_STEP + 2
+    assert report.summary is not None and report.summary["steps"] == FAULT_STEP + 2
 
 
 def test_raise_policy_raises_at_the_faulty_step(fit: Fit) -> None:
@@ -152,4 +157,5 @@ def test_other_ranks_print_only_their_own_loss_conditions(
         printed[rank] = [r.getMessage()[8:14] for r in caplog.records
                          if r.levelno >= logging.WARNING]
         assert [d.code for d in monitor.diagnoses] == ["AMP006", "AMP003"]
-    assert printed == {0: ["AMP006", "AMP003"], 1: ["AMP006"]}
+    # AMP006 twice: the absorbed NaN (a warning), then its escalation once it persists.
+    assert printed == {0: ["AMP006", "AMP006", "AMP003"], 1: ["AMP006", "AMP006"]}
