@@ -162,8 +162,10 @@ def render_escalation(diagnosis: Diagnosis, *, report: str | None = None) -> str
         >>> from denpex_callbacks.core.severity import Severity
         >>> d = Diagnosis.from_finding(Finding("AMP006", 5, "loss is nan again at step 6; "
         ...                                    "the fault persists", severity=Severity.ERROR))
-        >>> render_escalation(d).split(" Fix:")[0]
-        'AMP006 non-finite-loss [error] step 5, rank 0, escalated: loss is nan again at step 6; the fault persists.'
+        >>> for part in render_escalation(d).split(": ", 1)[:2]:
+        ...     print(part.split(" Fix:")[0])
+        AMP006 non-finite-loss [error] step 5, rank 0, escalated
+        loss is nan again at step 6; the fault persists.
     """
     # What was located is on the amendment's line already: not repeated.
     seen = diagnosis.summary.partition("; located at ")[0]

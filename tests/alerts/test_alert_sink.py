@@ -227,3 +227,46 @@ def test_fingerprint_metrics_are_zero_until_the_diagnosis_and_one_from_its_step(
     resumed = Monitor(MonitorConfig(report_dir=None))
     resumed.load_state_dict(monitor.state_dict())
     assert resumed.metrics()["amp/fault/AMP006"] == 1.0
+
+
+def alerting(receiver: Endpoint, tmp_path: Any, **options: Any) -> tuple[Monitor, AlertSink]:
+    monitor = monitor_for(receiver.url, tmp_path, **options)
+    sink = attach_alerts(monitor)
+    assert sink is not None
+    return monitor, sink
+
+
+def absorbed_nans(monitor: Monitor, nan_steps: set[int], steps: int = 40) -> None:
+    """NaN losses on steps a GradScaler skipped (the scale halves): absorbed, nothing applied."""
+    scale = 1024.0
+    for step in range(steps):
+        nan = step in nan_steps
+        monitor.observe(Observation(step, loss=NAN if nan else 1.0, scale_before=scale,
+                                    scale_after=scale / 2 if nan else scale))
+        scale = scale / 2 if nan else scale
+
+
+def test_an_absorbed_nan_pages_nobody_and_its_escalation_pages_once(
+    receiver: Endpoint, tmp_path: Any
+) -> None:
+    monitor, sink = alerting(receiver, tmp_path)  # alert level: error
+    absorbed_nans(monitor, {5})  # a one-off: a warning, below the alert level
+    assert sink.close(DONE) == 0 and receiver.requests == []
+    monitor, sink = alerting(receiver, tmp_path / "persistent")
+    absorbed_nans(monitor, set(range(5, 9)))  # persists: escalated to an error at step 6
+    assert sink.close(DONE) == 0
+    [request] = receiver.requests
+    payload = request["json"]
+    assert (payload["id"], payload["severity"], payload["step"]) == ("AMP006", "error", 5)
+    assert "loss is nan again at step 6" in payload["summary"]
+
+
+def test_an_escalation_already_paged_as_a_warning_is_not_paged_again(
+    receiver: Endpoint, tmp_path: Any
+) -> None:
+    monitor, sink = alerting(receiver, tmp_path, alert_level="warning")
+    absorbed_nans(monitor, set(range(5, 9)))
+    assert sink.close(DONE) == 0
+    [request] = receiver.requests
+    assert (request["json"]["severity"], request["json"]["step"]) == ("warning", 5)
+    assert [d.severity.value for d in monitor.diagnoses if d.code == "AMP006"] == ["error"]

@@ -264,7 +264,7 @@ def test_escalation_survives_a_resume_in_the_middle_of_an_episode():
 
 
 def test_persist_threshold_is_configurable():
-    m = monitor(thresholds=Thresholds(nonfinite_persist_losses=3))  # (default: 1, an error)
+    m = monitor(thresholds=Thresholds(nonfinite_persist_losses=3))  # (default: 2)
     found = feed(m, absorbed_nan_at(300, {150, 151}))
     assert [(f[0], f[3]) for f in found if f[0] == "AMP006"] == [("AMP006", "warning")]
     assert math.isnan(m.diagnoses[0].evidence["loss"])

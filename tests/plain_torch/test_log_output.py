@@ -49,8 +49,8 @@ def test_the_demo_prints_one_line_per_diagnosis(demo_output: tuple[str, Path]) -
     # The amendment says what was found and how the fix changed, without repeating the rest.
     # The failing step re-run: it reproduces (a diverged model) and is located in itself.
     assert amended.startswith(
-        "denpex: AMP006 non-finite-loss [warning] step 61, rank 0, amended: re-run of step 61 (same "
-        "inputs, parameters, RNG state) reproduced it: not the hardware; located at step 61: "
+        "denpex: AMP006 non-finite-loss [warning] step 61, rank 0, amended: re-run of step 61 "
+        "(same inputs, parameters, RNG state) reproduced it: not the hardware; located at step 61: "
         "<model>.2 (Linear) overflowed fp16")
     assert "Fix now: Lower the learning rate (by 10x to start) (before: Check the batch" in amended
     assert "loss is nan" not in amended
