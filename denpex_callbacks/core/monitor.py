@@ -17,6 +17,7 @@ from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.ordering import before, primary
 from denpex_callbacks.core.policy import Policy
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
@@ -322,7 +323,7 @@ class Monitor:
         )
         if severity.rank >= Severity.WARNING.rank:
             diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
-            if self._primary is None:
+            if before(diagnosis, self._primary):  # the doctor's order too
                 self._primary = diagnosis
         self._total += 1
         if len(self.diagnoses) < MAX_DIAGNOSES:
@@ -396,7 +397,8 @@ class Monitor:
 
     @property
     def primary(self) -> Diagnosis | None:
-        """The first warning/error diagnosis: the one to fix first."""
+        """The warning/error to fix first: the first fault in :func:`~denpex_callbacks.core.
+        ordering.order` (root causes, then errors, then the earliest)."""
         return self._primary
 
     def faults(self, min_severity: Severity = Severity.WARNING) -> list[Diagnosis]:
@@ -439,7 +441,6 @@ class Monitor:
         self.reported = dict(state.get("reported", {}))
         self.worst = dict(state.get("worst", {}))
         self.diagnoses = [Diagnosis.from_dict(d) for d in state.get("diagnoses", [])]
-        faults = self.faults()
-        self._primary = faults[0] if faults else None
+        self._primary = primary(self.diagnoses)
         self._total = len(self.diagnoses)
         self._resumed = True

@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
-from denpex_callbacks.logs.doctor import Result, order, summary_counts
+from denpex_callbacks.core.ordering import order
+from denpex_callbacks.logs.doctor import Result, summary_counts
 from denpex_callbacks.logs.masking import mask
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
