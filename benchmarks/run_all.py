@@ -21,20 +21,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` as a package
 
-from benchmarks import core_micro, log_doctor_run, render, step_overhead
+from benchmarks import alert_overhead, core_micro, log_doctor_run, render, step_overhead
 from benchmarks.machine import load_note, machine, now, versions
 from benchmarks.workloads import MLP_CPU, MLP_TINY
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PARTS = ("core", "step", "logs")
+EXTRA_PARTS = ("alerts",)  # on request: step time with alerts to a hanging webhook
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (a smoke run of the harness; numbers mean nothing)")
-    parser.add_argument("--only", default=",".join(PARTS), help=f"comma list of {PARTS}")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma list of {PARTS + EXTRA_PARTS}")
     parser.add_argument("--frameworks", default="", help="comma list (default: all available)")
     parser.add_argument("--steps", type=int, help="optimizer steps per run (default 300)")
     parser.add_argument("--rounds", type=int, help="rotated rounds (default 7)")
@@ -81,6 +83,12 @@ def main(argv: list[str] | None = None) -> Path:
     if "step" in parts:
         workload = MLP_TINY if conf["quick"] else MLP_CPU
         results["step_overhead"] = step_overhead.run(
+            workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
+            only=[f for f in args.frameworks.split(",") if f] or None,
+        )
+    if "alerts" in parts:
+        workload = MLP_TINY if conf["quick"] else MLP_CPU
+        results["alert_overhead"] = alert_overhead.run(
             workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
             only=[f for f in args.frameworks.split(",") if f] or None,
         )

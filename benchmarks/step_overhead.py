@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import tempfile
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -62,18 +63,28 @@ def run(
     only: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every available framework (or those in ``only``); unavailable ones say why."""
+    return each_framework(
+        f"step overhead ({rounds} rounds x {steps} steps per variant)", only,
+        lambda runner: measure(runner, workload, steps=steps, rounds=rounds, device=device,
+                               warmup=warmup),
+    )
+
+
+def each_framework(
+    title: str, only: list[str] | None, measure_one: Callable[[ModuleType], dict[str, Any]]
+) -> dict[str, Any]:
+    """``measure_one(runner)`` for every available framework (or those in ``only``), each
+    table printed as it is done; unavailable ones say why."""
     out: dict[str, Any] = {}
     for name, runner in available().items():
         if only and name not in only:
             continue
         if isinstance(runner, ImportError):
             out[name] = {"skipped": f"not available: {runner}"}
-            print(f"step overhead: {name}: not available: {runner}", flush=True)
+            print(f"{title}: {name}: not available: {runner}", flush=True)
             continue
-        print(f"step overhead: {name} ({rounds} rounds x {len(runner.VARIANTS)} variants x "
-              f"{steps} steps)...", flush=True)
-        out[name] = measure(runner, workload, steps=steps, rounds=rounds, device=device,
-                            warmup=warmup)
+        print(f"{title}: {name}...", flush=True)
+        out[name] = measure_one(runner)
         print(format_table({name: out[name]}), flush=True)
     return out
 

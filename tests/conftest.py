@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+# The alert tests' endpoints (tests/alerts/alert_endpoints.py) serve every adapter's folder.
+sys.path.insert(0, str(Path(__file__).parent / "alerts"))
+
 # pytest's own tester runs real inner sessions in tests/plugin; pytest allows pytest_plugins
 # only in the top-level conftest.
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "alert_endpoints"]
 
 # Keep frameworks offline and their caches inside the repo's ignored folder.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

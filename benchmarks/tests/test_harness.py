@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import render, run_all
+from benchmarks import alert_overhead, render, run_all
 from benchmarks.frameworks.base import RunSpec
 from benchmarks.frameworks.torch_loop import run as run_torch
 from benchmarks.syncs import SyncCounter
@@ -18,6 +18,7 @@ from benchmarks.workloads import MLP_TINY
 
 HARNESS_MODULES = (
     "timing", "syncs", "machine", "log_doctor_run", "core_micro", "render", "workloads",
+    "hanging_webhook",
 )
 
 
@@ -26,6 +27,17 @@ def test_docstring_examples(name: str) -> None:
     # benchmarks/ is not in pytest's testpaths: run its examples here.
     module = importlib.import_module(f"benchmarks.{name}")
     assert doctest.testmod(module).failed == 0
+
+
+def test_quick_alert_overhead_runs_both_variants_on_the_same_fault(tmp_path: Path) -> None:
+    path = run_all.main(["--quick", "--only", "alerts", "--frameworks", "torch", "--steps",
+                         "30", "--out", str(tmp_path)])  # AMP007 needs 20 zero-loss steps
+    row = json.loads(path.read_text())["alert_overhead"]["torch"]
+    assert list(row["variants"]) == [alert_overhead.PLAIN, alert_overhead.ALERTING]
+    assert row["variants"][alert_overhead.PLAIN]["paired_ratio"] == 1.0
+    assert all(v["median_s"] > 0 for v in row["variants"].values())
+    assert "AMP007" in row["diagnoses"][alert_overhead.ALERTING]
+    assert row["diagnoses"][alert_overhead.PLAIN] == row["diagnoses"][alert_overhead.ALERTING]
 
 
 def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:

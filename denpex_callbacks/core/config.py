@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.settings import check_alert_options
 from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.core.log_line import LOG_FORMATS
 from denpex_callbacks.core.severity import Severity
@@ -52,6 +53,17 @@ class MonitorConfig:
         log_format: ``"line"`` (the default: one log line per diagnosis, the detail in the
             run report) or ``"full"`` (the multi-line block: evidence, root cause, fix).
         thresholds: Detection thresholds (see :class:`Thresholds`).
+        alert_webhook: URL to POST an alert to on a diagnosis at or above ``alert_level``
+            (Slack/Mattermost incoming webhooks show it as is); None: the environment's
+            ``DENPEX_ALERT_WEBHOOK``, else no webhook. Never printed (not in this repr).
+        alert_level: Lowest severity alerted, ``"warning"`` or ``"error"``; None: the
+            environment's ``DENPEX_ALERT_LEVEL``, else ``"error"``.
+        alert_wandb: Also raise ``wandb.alert`` when a wandb run is active; None: the
+            environment's ``DENPEX_ALERT_WANDB`` (``0`` turns it off), else on.
+        alert_timeout_s: Seconds one webhook request may take; None: the environment's
+            ``DENPEX_ALERT_TIMEOUT``, else 5. See :mod:`denpex_callbacks.core.alerts`.
+        run_name: The run's name in alerts; None: the framework's (HF ``run_name``), else
+            ``DENPEX_RUN_NAME``, the active wandb run's, the Slurm job's.
 
     Example:
         >>> MonitorConfig.from_dict({"on_fault": "stop", "thresholds": {"zero_loss_steps": 5}})
@@ -70,6 +82,11 @@ class MonitorConfig:
     locate: bool = True
     log_format: str = "line"
     thresholds: Thresholds = field(default_factory=Thresholds)
+    alert_webhook: str | None = field(default=None, repr=False)
+    alert_level: str | None = None
+    alert_wandb: bool | None = None
+    alert_timeout_s: float | None = None
+    run_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.on_fault not in POLICIES:
@@ -89,6 +106,7 @@ class MonitorConfig:
             )
         if self.record_every < 1:
             raise ValueError("record_every must be >= 1")
+        check_alert_options(self.alert_webhook, self.alert_level, self.alert_timeout_s)
 
     @property
     def fault_level(self) -> Severity:

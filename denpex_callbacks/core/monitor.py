@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.catalog import CONSEQUENCES, entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
@@ -406,8 +407,10 @@ class Monitor:
         return [d for d in self.diagnoses if d.severity.rank >= min_severity.rank]
 
     def metrics(self) -> dict[str, float]:
-        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses."""
-        return run_metrics(self.run, len(self.faults()))
+        """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
+        the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
+        return {**run_metrics(self.run, len(self.faults())),
+                **fingerprint_metrics(self.worst, self.config.disable)}
 
     def summary(self) -> dict[str, Any]:
         """Closing numbers for the report."""

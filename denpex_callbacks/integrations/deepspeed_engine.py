@@ -82,6 +82,12 @@ def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
         raise ValueError(
             f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(known)}"
         )
+    if section.get("alert_webhook") is not None:
+        # DeepSpeed logs its whole config (json = {...}) at start-up on rank 0.
+        raise ValueError(
+            f'{where}: "alert_webhook" would be printed with the config by DeepSpeed at '
+            "start-up; set DENPEX_ALERT_WEBHOOK in the environment instead"
+        )
     options = dict(section)
     enabled = options.pop(ENABLED_KEY, True)
     if not isinstance(enabled, bool):

@@ -176,7 +176,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         model = kwargs.get("model")
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
-            model=model,
+            model=model, run_name=args.run_name,
         )
         _run_before_integrations(self)  # called here: it looks for its caller's frame
         self._begin(args, state, model, kwargs.get("optimizer"))
@@ -454,6 +454,7 @@ def _param_dtype(model: Any) -> torch.dtype | None:
 def _config_dict(config: MonitorConfig) -> dict[str, Any]:
     out = asdict(config)
     out["disable"] = list(config.disable)
+    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
     return out
 
 

@@ -25,6 +25,10 @@ and the rules every adapter shares live here, once each:
   TypeError).
 - **guard**: an internal error is logged once, monitoring switches off, training continues;
   only the user's policy (AmpDiagnosisError under ``"raise"``) reaches training.
+- **alerts** (:func:`denpex_callbacks.core.alerts.sink.attach_alerts`): the ``alert_*`` options
+  or the environment (``DENPEX_ALERT_WEBHOOK``...) add the alert sink, which alerts what this
+  rank prints (the printing rule above); :meth:`StepPipeline.close` waits a bounded time for
+  alerts still queued.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 
 import torch
 
+from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
@@ -148,6 +153,7 @@ class StepPipeline:
         rank: Global rank (default: :func:`rank_and_world`).
         world_size: Number of ranks (default: :func:`rank_and_world`).
         model: The model the locator hooks after AMP006/AMP003.
+        run_name: The framework's name of the run, for alerts (HF ``args.run_name``).
 
     Example:
         >>> import torch
@@ -174,6 +180,7 @@ class StepPipeline:
         rank: int | None = None,
         world_size: int | None = None,
         model: Any = None,
+        run_name: str | None = None,
     ) -> None:
         found_rank, found_world = rank_and_world()
         rank = found_rank if rank is None else rank
@@ -184,6 +191,8 @@ class StepPipeline:
                                logger=logger, log_filter=printed_on_rank(rank))
         self.logger = logger
         self.locate = LocateOnFault(self.monitor, model)
+        self.alerts: AlertSink | None = self.guard(
+            lambda: attach_alerts(self.monitor, run_name=run_name))
         self._values = DeferredValues()
         self._stop_announced = False
 
@@ -314,4 +323,6 @@ class StepPipeline:
         finally:
             self.locate.close()
             self.monitor.close()
+            if self.alerts is not None:
+                self.alerts.close()
         return found

@@ -1,6 +1,6 @@
 """The doctor's three output formats: text for people, JSON for machines, markdown for issues.
 
-Every string that quotes the log goes through :func:`~denpex_callbacks.logs.masking.mask`.
+Every string that quotes the log goes through :func:`~denpex_callbacks.core.masking.mask`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.masking import mask
 from denpex_callbacks.core.ordering import order
 from denpex_callbacks.logs.doctor import Result, summary_counts
-from denpex_callbacks.logs.masking import mask
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
 

@@ -224,7 +224,7 @@ class AmpSmoke:
         with _lines_left_to_the_plugin():
             result: SmokeResult = smoke.run_amp_smoke(
                 model, make_batch, steps,
-                config=_monitor_config(config, marker, thresholds),
+                config=_monitor_config(config, marker, self._item.nodeid, thresholds),
                 report_dir=_claim_report_dir(self._item),
                 device=device or settings.device,
                 **options,
@@ -268,7 +268,8 @@ def amp_monitor(request: pytest.FixtureRequest) -> Iterator[AmpMonitor]:
     marker = _marker_options(item)
     level = marker.get("fail_on") or settings.fail_on
     _check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
-    config = build_config(_monitor_config(None, marker), report_dir=_claim_report_dir(item))
+    config = build_config(_monitor_config(None, marker, item.nodeid),
+                          report_dir=_claim_report_dir(item))
     monitor: AmpMonitor = adapter.AmpMonitor(config=config)
     with _lines_left_to_the_plugin():
         yield monitor
@@ -377,10 +378,16 @@ def _marker_options(item: pytest.Item) -> dict[str, Any]:
 def _monitor_config(
     config: MonitorConfig | None,
     marker: Mapping[str, Any],
+    test_id: str,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
 ) -> MonitorConfig:
-    """The monitor's configuration: ``config``, then the marker's, then the call's settings."""
+    """The monitor's configuration: ``config``, then the marker's, then the call's settings.
+
+    Alerts (``DENPEX_ALERT_WEBHOOK`` in the CI job) name the test as the run.
+    """
     changes: dict[str, Any] = {}
+    if config is None or config.run_name is None:
+        changes["run_name"] = test_id
     if marker.get("disable"):
         changes["disable"] = tuple(marker["disable"])
     chosen = thresholds if thresholds is not None else marker.get("thresholds")

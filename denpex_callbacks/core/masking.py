@@ -1,4 +1,4 @@
-"""Masks credentials that training logs often carry before any of it is printed."""
+"""Masks credentials (tokens, keys, URL passwords) before text is printed or sent anywhere."""
 
 from __future__ import annotations
 

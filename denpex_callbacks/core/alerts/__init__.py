@@ -1,0 +1,7 @@
+"""Alerts: a webhook POST and ``wandb.alert`` per new diagnosis, and fingerprint metrics.
+
+Framework-free and standard-library only. Adapters add the sink with
+:func:`~denpex_callbacks.core.alerts.sink.attach_alerts`; the environment
+(``DENPEX_ALERT_WEBHOOK``...) or the ``alert_*`` config options turn it on
+(:mod:`denpex_callbacks.core.alerts.settings`).
+"""
