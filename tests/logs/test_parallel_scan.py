@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from denpex_callbacks.cli import main
 from denpex_callbacks.logs import parallel_scan
 from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.keyword_scan import HAS_RE2
 from denpex_callbacks.logs.parallel_scan import scan_input, scan_workers
 from denpex_callbacks.logs.parsers import KEYWORDS
 from denpex_callbacks.logs.reader import InputError, ReadStats, candidate_lines, open_input
@@ -196,6 +197,8 @@ def test_worker_count() -> None:
     assert scan_workers(4) == 4
     assert scan_workers(100) == parallel_scan.MAX_WORKERS
     assert scan_workers() != 1  # one worker per CPU, or none on a single CPU
+    if HAS_RE2:  # the one-pass scan leaves parsing as the bottleneck: no workers by default
+        assert scan_workers() == 0
 
 
 def test_worker_processes_give_the_same_diagnoses(
