@@ -80,12 +80,18 @@ class MetricsSink:
         self._last_faults = 0
         self._sent_any = False
 
-    def step(self, obs: Observation, run: RunState, faults: int) -> None:
-        """Send the metrics of step ``obs.step`` when they changed or the heartbeat is due."""
+    def step(
+        self, obs: Observation, run: RunState, faults: int,
+        fingerprints: dict[str, float] | None = None,
+    ) -> None:
+        """Send the metrics of step ``obs.step`` when they changed or the heartbeat is due.
+
+        ``fingerprints`` (the ``amp/fault/<id>`` values) are sent beside them.
+        """
         scale = obs.scale
         news = (not self._sent_any or bool(obs.was_skipped) or scale != self._last_scale
                 or faults != self._last_faults or obs.step % self.every == 0)
         self._last_scale, self._last_faults = scale, faults
         if news:
             self._sent_any = True
-            self._send(informative_metrics(run, faults), obs.step)
+            self._send({**informative_metrics(run, faults), **(fingerprints or {})}, obs.step)

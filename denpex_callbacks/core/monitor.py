@@ -17,6 +17,7 @@ from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
+from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import before, primary
 from denpex_callbacks.core.policy import Policy
@@ -30,7 +31,6 @@ from denpex_callbacks.core.sinks import (
     ReportSink,
     Sink,
     header_line,
-    run_metrics,
 )
 from denpex_callbacks.core.versions import package_versions
 
@@ -177,7 +177,13 @@ class Monitor:
         """
         if self.disabled:
             return []
-        return self.guard(lambda: self._observe(obs)) or []
+        try:  # guard() inlined: this runs on every step
+            return self._observe(obs)
+        except AmpDiagnosisError:
+            raise
+        except Exception:
+            self.switch_off()
+            return []
 
     def _observe(self, obs: Observation) -> list[Diagnosis]:
         if not self.started:
@@ -378,12 +384,20 @@ class Monitor:
         except AmpDiagnosisError:
             raise
         except Exception:  # a monitor bug must never break the run it watches
-            self.disabled = True
-            self.logger.exception(
-                "denpex: internal error; monitoring is off for the rest of this run "
-                "(training continues). Please report this traceback."
-            )
+            self.switch_off()
             return None
+
+    def switch_off(self) -> None:
+        """Log the exception being handled (once) and turn monitoring off for the run.
+
+        For per-step callers that catch exceptions themselves instead of wrapping their code
+        in a closure for :meth:`guard` (a closure per step costs time on the hot path).
+        """
+        self.disabled = True
+        self.logger.exception(
+            "denpex: internal error; monitoring is off for the rest of this run "
+            "(training continues). Please report this traceback."
+        )
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -409,7 +423,7 @@ class Monitor:
     def metrics(self) -> dict[str, float]:
         """Numbers for the framework's logger: scale, skipped steps, skip rate, diagnoses, and
         the fingerprints ``amp/fault/<id>`` (:mod:`denpex_callbacks.core.alerts.fingerprint`)."""
-        return {**run_metrics(self.run, len(self.faults())),
+        return {**informative_metrics(self.run, len(self.faults())),
                 **fingerprint_metrics(self.worst, self.config.disable)}
 
     def summary(self) -> dict[str, Any]:

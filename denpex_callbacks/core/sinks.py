@@ -17,7 +17,6 @@ from denpex_callbacks.core.log_line import render_amendment, render_line
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 
 Sink = Callable[[Diagnosis], None]
@@ -126,23 +125,6 @@ class ReportSink:
         """The summary record; the file is closed."""
         self.writer.summary(summary)
         self.writer.close()
-
-
-def run_metrics(run: RunState, faults: int) -> dict[str, float]:
-    """Numbers for a framework's metric logger: scale, skipped steps, skip rate, diagnoses.
-
-    Example:
-        >>> sorted(run_metrics(RunState(), 0))
-        ['amp/diagnoses', 'amp/skip_rate', 'amp/skipped_steps']
-    """
-    out: dict[str, float] = {
-        "amp/skipped_steps": float(run.skipped_total),
-        "amp/skip_rate": run.skipped_total / run.steps_seen if run.steps_seen else 0.0,
-        "amp/diagnoses": float(faults),
-    }
-    if run.last_scale is not None:
-        out["amp/loss_scale"] = float(run.last_scale)
-    return out
 
 
 def header_line(setup: RunSetup, rank: int, world_size: int) -> str:

@@ -36,7 +36,6 @@ from transformers.utils import logging as hf_logging
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
-from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
@@ -69,7 +68,7 @@ def _guarded(hook: _Hook) -> _Hook:
         if pipeline is None or not pipeline.active:
             return None
         try:
-            result = pipeline.guard(lambda: hook(self, *args, **kwargs))
+            result = pipeline.guard(hook, self, *args, **kwargs)
         except AmpDiagnosisError:
             self._close(wait=False)
             raise
@@ -302,7 +301,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             for old in sorted(self._grad_norms)[:-MAX_GRAD_NORMS]:
                 del self._grad_norms[old]
         self._drain(control)
-        metrics = informative_metrics(self.monitor.run, len(self.monitor.faults()))
+        metrics = self.monitor.metrics()
         # Our on_log runs before the report_to integrations (see _run_before_integrations), so
         # keys added to ``logs`` here reach TensorBoard/W&B/...; log_history already holds a
         # copy of logs (Trainer.log copies before on_log), so update that entry as well.

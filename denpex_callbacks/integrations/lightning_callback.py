@@ -33,7 +33,6 @@ import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
-from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -282,7 +281,7 @@ class AmpDiagnosticHooks:
             # Each self.log call costs ~0.4 ms: only on the steps a row is written, and only
             # beside the user's own step metrics (never a logger row of our own).
             return
-        metrics = informative_metrics(self.monitor.run, len(self.monitor.faults()))
+        metrics = self.monitor.metrics()
         for name, value in metrics.items():
             # A host tensor: Lightning keeps a logged tensor on its device, whereas a float
             # becomes torch.tensor(value, device=module.device), a blocking copy per step.

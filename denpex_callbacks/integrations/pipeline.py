@@ -43,7 +43,7 @@ import torch
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
@@ -215,7 +215,7 @@ class StepPipeline:
 
     # -- flow ------------------------------------------------------------------------------------
 
-    def guard(self, action: Callable[..., Any], *args: Any) -> Any:
+    def guard(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run adapter code: an internal error is logged once and turns monitoring off.
 
         Returns the action's result, or None when it failed or monitoring is off.
@@ -223,10 +223,17 @@ class StepPipeline:
         Raises:
             AmpDiagnosisError: Only the user's ``"raise"`` policy passes through.
         """
-        if self.monitor.disabled:
+        monitor = self.monitor
+        if monitor.disabled:
             return None
-        result = self.monitor.guard(lambda: action(*args))
-        if self.monitor.disabled:  # it failed just now: remove any hooks it left armed
+        try:  # Monitor.guard without its closure: this runs several times per step
+            result = action(*args, **kwargs)
+        except AmpDiagnosisError:
+            raise
+        except Exception:
+            monitor.switch_off()
+            result = None
+        if monitor.disabled:  # it failed (here or in the engine): remove hooks left armed
             self.locate.close()
         return result
 

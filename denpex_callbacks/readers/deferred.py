@@ -45,7 +45,7 @@ class DeferredValues:
         for name, value in values.items():
             if not isinstance(value, torch.Tensor):
                 plain[name] = value
-            elif value.device.type == "cpu" or value.numel() == 0:
+            elif value.is_cpu or value.numel() == 0:
                 plain[name] = first_number(value)
             else:
                 names.append(name)

@@ -28,7 +28,8 @@ from denpex_callbacks.readers.grad_scaler import (
 class LossAccumulator:
     """The mean loss of one optimizer step's micro-batches, kept on the device.
 
-    Losses are summed in float32 (an fp16 sum of fp16 losses can overflow to inf by itself).
+    Device losses are summed in float32 (an fp16 sum of fp16 losses can overflow to inf by
+    itself); CPU losses are read at once and summed as Python floats (no sync to avoid there).
 
     Example:
         >>> import torch
@@ -42,32 +43,46 @@ class LossAccumulator:
     """
 
     def __init__(self) -> None:
-        self._sum: torch.Tensor | None = None
+        self._sum: torch.Tensor | float | None = None
         self._count = 0
 
     def add(self, loss: Any) -> None:
         """Add one micro-batch's loss (a tensor, any shape: its mean is taken; or a number)."""
+        value: torch.Tensor | float
         if isinstance(loss, torch.Tensor):
-            if loss.numel() == 0:
+            numel = loss.numel()
+            if numel == 0:
                 return
-            # Each tensor op costs microseconds: only those needed, but always one, so that
-            # the sum never shares memory with the caller's loss (HF's compute_loss scales
-            # the loss in place after the forward this was taken from).
-            value = loss.detach()
-            if value.numel() != 1:
-                value = value.float().mean()
-            elif value.dtype != torch.float32:
-                value = value.float()
+            if numel == 1 and loss.is_cpu:
+                # A CPU value is read at once: item() waits for nothing and costs a fraction of
+                # the tensor ops below (each several µs of dispatch inside a training loop).
+                value = loss.item()
             else:
-                value = value.clone()
+                # Each tensor op costs microseconds: only those needed, but always one, so that
+                # the sum never shares memory with the caller's loss (HF's compute_loss scales
+                # the loss in place after the forward this was taken from).
+                tensor = loss.detach()
+                if numel != 1:
+                    tensor = tensor.float().mean()
+                elif tensor.dtype != torch.float32:
+                    tensor = tensor.float()
+                else:
+                    tensor = tensor.clone()
+                value = tensor
         elif isinstance(loss, (int, float)):
-            value = torch.tensor(float(loss))
+            value = float(loss)
         else:
             return
-        self._sum = value if self._sum is None else self._sum + value.to(self._sum.device)
+        total = self._sum
+        if total is None:
+            self._sum = value
+        elif isinstance(total, torch.Tensor) and isinstance(value, torch.Tensor):
+            self._sum = total + value.to(total.device)
+        else:  # a Python float on either side: no device to move to
+            self._sum = total + value
         self._count += 1
 
-    def take(self, *, mean: bool = True) -> torch.Tensor | None:
+    def take(self, *, mean: bool = True) -> torch.Tensor | float | None:
         """The mean (or, with ``mean=False``, the sum) so far, and start the next step.
 
         The sum serves frameworks that already divide each micro-batch's loss by the number
@@ -102,18 +117,27 @@ def values_before_step(source: Any, optimizer: Any = None) -> dict[str, Any]:
         >>> import torch
         >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
         >>> _ = scaler.scale(torch.tensor(1.0))
-        >>> values_before_step(scaler)["scale_before"]
-        tensor(256.)
+        >>> values_before_step(scaler)["scale_before"]  # a number on the CPU, a copy on a device
+        256.0
     """
     scaler, state = _scaler_or_state(source)
     if scaler is None:  # DeepSpeed's own scaler, or a disabled GradScaler (nothing to read)
         return {"scale_before": state.scale} if state is not None else {}
-    scale = scale_tensor(scaler)
-    found_inf = found_inf_tensor(scaler, optimizer)
-    return {  # clones are device ops: no sync
-        "scale_before": scale.detach().clone() if scale is not None else None,
-        "found_inf": found_inf.detach().clone() if found_inf is not None else None,
+    return {
+        "scale_before": _kept(scale_tensor(scaler)),
+        "found_inf": _kept(found_inf_tensor(scaler, optimizer)),
     }
+
+
+def _kept(tensor: torch.Tensor | None) -> torch.Tensor | float | None:
+    """``tensor``'s value as it is now: ``update()`` changes the scale in place.
+
+    On a device a clone (a device op, no sync); on the CPU the number itself (``item()``
+    waits for nothing there and costs less than a clone).
+    """
+    if tensor is None:
+        return None
+    return tensor.item() if tensor.is_cpu else tensor.detach().clone()
 
 
 def values_after_step(source: Any) -> dict[str, Any]:
@@ -149,32 +173,36 @@ def observation_from_values(
         >>> obs.skipped, math.isnan(obs.loss)
         (True, True)
     """
-    skipped = values.get("skipped")
-    if skipped is None and values.get("found_inf") is not None:
-        skipped = float(values["found_inf"]) > 0
-    if skipped is None and isinstance(values.get("overflow"), bool):
-        skipped = values["overflow"]
+    get = values.get  # called on every step: one lookup, no helper call per field
+    skipped = get("skipped")
+    found_inf = get("found_inf")
+    if skipped is None and found_inf is not None:
+        skipped = float(found_inf) > 0
+    if skipped is None:
+        overflow = get("overflow")
+        if isinstance(overflow, bool):
+            skipped = overflow
+    scale_before, scale_after, loss = get("scale_before"), get("scale_after"), get("loss")
+    grad_norm, lr, when = get("grad_norm"), get("lr"), get("time")
     return Observation(
         step=step,
         rank=rank,
         world_size=world_size,
-        scale_before=_number(values.get("scale_before")),
-        scale_after=_number(values.get("scale_after")),
+        scale_before=None if scale_before is None else float(scale_before),
+        scale_after=None if scale_after is None else float(scale_after),
         skipped=skipped,
-        loss=_number(values.get("loss")),
-        grad_norm=_number(values.get("grad_norm")),
-        lr=_number(values.get("lr")),
-        growth_tracker=_integer(values.get("growth_tracker")),
-        hysteresis=_integer(values.get("hysteresis")),
-        time=_number(values.get("time")),
+        loss=None if loss is None else float(loss),
+        grad_norm=None if grad_norm is None else float(grad_norm),
+        lr=None if lr is None else float(lr),
+        growth_tracker=_integer(get("growth_tracker")),
+        hysteresis=_integer(get("hysteresis")),
+        time=None if when is None else float(when),
     )
 
 
-def _number(value: Any) -> float | None:
-    # DeferredValues has turned device tensors into Python floats by now.
-    return None if value is None else float(value)
-
-
 def _integer(value: Any) -> int | None:
-    number = _number(value)
-    return None if number is None or not math.isfinite(number) else int(number)
+    # DeferredValues has turned device tensors into Python floats by now.
+    if value is None:
+        return None
+    number = float(value)
+    return int(number) if math.isfinite(number) else None

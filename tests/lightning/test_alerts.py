@@ -15,6 +15,16 @@ from wandb_records import alerts, finish, history, offline_environment
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
 
+
+class LoggingTinyModule(TinyModule):
+    """Logs its own loss every step, as a run with a dashboard does: denpex's amp/ metrics
+    ride along in the user's rows and never add rows of their own."""
+
+    def training_step(self, batch: Any, batch_idx: int) -> Any:
+        loss = super().training_step(batch, batch_idx)
+        self.log("train_loss", loss.detach(), on_step=True, on_epoch=False)
+        return loss
+
 FAULT_STEP = 5
 
 
@@ -71,7 +81,7 @@ def test_the_fingerprint_metric_reaches_tensorboard(tmp_path: Path, new_trainer:
     logger = TensorBoardLogger(tmp_path, name="tb")
     callback = AmpDiagnosticCallback(report_dir=None)
     trainer = new_trainer(callbacks=[callback], logger=logger, steps=10, log_every_n_steps=1)
-    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    trainer.fit(LoggingTinyModule(fault="nan", fault_step=FAULT_STEP))
     events = EventAccumulator(logger.log_dir)
     events.Reload()
     fault = [(e.step, e.value) for e in events.Scalars("amp/fault/AMP006")]
@@ -89,7 +99,7 @@ def test_wandb_logger_gets_the_alert_and_the_fingerprint(
     logger = WandbLogger(project="denpex-alerts", save_dir=str(tmp_path), offline=True)
     trainer = new_trainer(callbacks=[AmpDiagnosticCallback(report_dir=None)], logger=logger,
                           steps=8, log_every_n_steps=1)
-    trainer.fit(TinyModule(fault="nan", fault_step=FAULT_STEP))
+    trainer.fit(LoggingTinyModule(fault="nan", fault_step=FAULT_STEP))
     finish()
     (alert,) = alerts(tmp_path)
     assert (alert.title, alert.level) == ("denpex AMP006 non-finite-loss (rank 0)", "ERROR")
