@@ -125,9 +125,10 @@ def update_readme(cpu: Path | None = None, readme: Path = README) -> Path:
     """Replace the table between the markers in ``readme`` with the latest results of each
     part (``cpu``: a results file just written; its folder is searched)."""
     folder = cpu.parent if cpu is not None else RESULTS
+    cpu_kind = cpu.stem.rsplit("-", 1)[-1] if cpu is not None else "cpu"  # "quick" too
     blocks = []
-    for kind in ("cpu", "gpu"):
-        title = "CPU (`make bench`)" if kind == "cpu" else "GPU (`scripts/gpu_check.sh`)"
+    for kind in (cpu_kind, "gpu"):
+        title = "GPU (`scripts/gpu_check.sh`)" if kind == "gpu" else "CPU (`make bench`)"
         for path, results in latest_per_part(kind, folder):
             blocks.append(render(results, title)
                           + f"\nSource: `benchmarks/results/{path.name}`.\n")
