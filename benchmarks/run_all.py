@@ -5,6 +5,7 @@ Usage (``make bench`` runs the first)::
     .venv/bin/python benchmarks/run_all.py                   # full settings (~15 minutes)
     .venv/bin/python benchmarks/run_all.py --quick --out /tmp/b   # seconds: a smoke run
     .venv/bin/python benchmarks/run_all.py --only step --frameworks torch,hf
+    .venv/bin/python benchmarks/run_all.py --only rerun    # the re-run capture's own cost
 
 Full settings: step overhead of a 3 x 256 MLP, batch 64, 300 fp16 steps on CPU, 5 rotated
 rounds; Monitor cost over 100 000 observations, 5 rounds; the log doctor on a 1 GB log.
@@ -21,13 +22,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` as a package
 
-from benchmarks import alert_overhead, core_micro, log_doctor_run, render, step_overhead
+from benchmarks import (
+    alert_overhead,
+    core_micro,
+    log_doctor_run,
+    render,
+    rerun_overhead,
+    step_overhead,
+)
 from benchmarks.machine import load_note, machine, now, versions
 from benchmarks.workloads import MLP_CPU, MLP_TINY
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
-PARTS = ("core", "step", "logs")
+PARTS = ("core", "step", "rerun", "logs")
 EXTRA_PARTS = ("alerts",)  # on request: step time with alerts to a hanging webhook
 
 
@@ -83,6 +91,12 @@ def main(argv: list[str] | None = None) -> Path:
     if "step" in parts:
         workload = MLP_TINY if conf["quick"] else MLP_CPU
         results["step_overhead"] = step_overhead.run(
+            workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
+            only=[f for f in args.frameworks.split(",") if f] or None,
+        )
+    if "rerun" in parts:
+        workload = MLP_TINY if conf["quick"] else MLP_CPU
+        results["rerun_capture"] = rerun_overhead.run(
             workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
             only=[f for f in args.frameworks.split(",") if f] or None,
         )

@@ -47,6 +47,8 @@ class RunSpec:
             None).
         syncs: Counts synchronising CUDA operations during the run and times the adapter's
             hooks (default: a counter that counts no syncs but still times the hooks).
+        denpex_options: MonitorConfig keys given to the denpex adapter of variant b (e.g.
+            ``{"rerun": False}``).
     """
 
     variant: str
@@ -59,6 +61,7 @@ class RunSpec:
     init_scale: float = 2.0**16
     workdir: str | None = None
     syncs: SyncCounter = field(default_factory=lambda: SyncCounter(enabled=False))
+    denpex_options: dict[str, Any] = field(default_factory=dict)
     clock: StepClock = field(init=False)
 
     def __post_init__(self) -> None:
@@ -115,7 +118,7 @@ def quiet(*logger_names: str) -> Iterator[None]:
 
 
 def with_callbacks(
-    spec: RunSpec, clock: Any, denpex: Callable[[], Any], naive: Callable[[], Any]
+    spec: RunSpec, clock: Any, denpex: Callable[..., Any], naive: Callable[[], Any]
 ) -> tuple[list[Any], Any]:
     """A callback framework's callbacks for ``spec.variant`` and the denpex one (or None).
 
@@ -125,7 +128,7 @@ def with_callbacks(
     callbacks = [clock]
     callback = None
     if spec.variant == DENPEX:
-        callback = denpex()
+        callback = denpex(**spec.denpex_options)
         spec.syncs.watch(callback, hook_names(callback))
         callbacks.append(callback)
     elif spec.variant == NAIVE:

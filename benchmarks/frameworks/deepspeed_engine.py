@@ -59,7 +59,7 @@ def _config(spec: RunSpec) -> dict[str, Any]:
         "zero_optimization": {"stage": 2},
     }
     if spec.variant == DENPEX:
-        config["denpex"] = {"report_dir": spec.report_dir}
+        config["denpex"] = {"report_dir": spec.report_dir, **spec.denpex_options}
     return config
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from benchmarks.frameworks.base import DENPEX, HEAVY, NAIVE, RunResult, RunSpec, finish
+from denpex_callbacks.core.config import build_config
 from denpex_callbacks.torch import AmpMonitor
 
 VARIANTS = ("a", "b", "c", "d")
@@ -27,8 +28,8 @@ def run(spec: RunSpec) -> RunResult:
     batches = spec.workload.batches(spec.steps, device)
     monitor = None
     if spec.variant == DENPEX:
-        monitor = AmpMonitor(scaler=scaler, optimizer=optimizer, model=model,
-                             report_dir=spec.report_dir)
+        config = build_config(report_dir=spec.report_dir, **spec.denpex_options)
+        monitor = AmpMonitor(scaler=scaler, optimizer=optimizer, model=model, config=config)
         spec.syncs.watch(monitor, ["step"])
     with spec.syncs.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
         for batch in batches:

@@ -44,8 +44,10 @@ def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:
     path = run_all.main(["--quick", "--frameworks", "torch", "--out", str(tmp_path)])
     results = json.loads(path.read_text())
     assert path.name.endswith("-quick.json")
-    assert {"date", "machine", "versions", "settings", "core", "step_overhead", "log_doctor",
-            "notes"} <= set(results)
+    assert {"date", "machine", "versions", "settings", "core", "step_overhead", "rerun_capture",
+            "log_doctor", "notes"} <= set(results)
+    capture = results["rerun_capture"]["torch"]
+    assert set(capture["variants"]) == {"a", "b", "b-off"} and capture["capture_us_per_step"] > 0
     assert results["versions"]["torch"]
     assert set(results["core"]["us_per_observation"]) == {
         "healthy", "faulty", "healthy+report", "faulty+report"}

@@ -17,6 +17,7 @@ TORCH_AMP_EXAMPLES = "https://pytorch.org/docs/stable/notes/amp_examples.html"
 HF_TRAINING_ARGS = "https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments"
 LIGHTNING_PRECISION = "https://lightning.ai/docs/pytorch/stable/common/precision_basic.html"
 DEEPSPEED_FP16 = "https://www.deepspeed.ai/docs/config-json/#fp16-training-options"
+CPU_RECIPE = "docs/frameworks/lightning.md, docs/frameworks/hf.md: 'fp16 on CPU'"
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,16 @@ _ENTRIES = (
         "Run on a device with fp16 support, or ask for what runs (bf16 / fp32) explicitly.",
         ("Check the effective precision in the run header.",),
         "Log the effective precision at start-up (denpex does).",
-        (HF_TRAINING_ARGS, LIGHTNING_PRECISION),
+        (HF_TRAINING_ARGS, LIGHTNING_PRECISION, CPU_RECIPE),
+        {"lightning": "On CPU, '16-mixed' runs as bf16: for real fp16 with a loss scaler pass "
+                      "plugins=[MixedPrecision('16-mixed', 'cpu', "
+                      "scaler=torch.amp.GradScaler('cpu'))] and no precision= (the "
+                      "docs' 'fp16 on CPU' recipe, frameworks/lightning); or ask for "
+                      "precision='bf16-mixed', which is what runs now.",
+         "hf": "The Trainer ignores fp16=True on CPU: run on a CUDA device, or ask for what runs "
+               "(bf16=True, or fp32). For fp16 with a loss scaler on CPU (tests), give the "
+               "Trainer a torch.amp.GradScaler('cpu') yourself (the docs' 'fp16 on CPU' "
+               "recipe, frameworks/hf)."},
     ),
     CatalogEntry(
         "AMP011", "bf16-checkpoint-in-fp16", "bf16-pretrained model trained in fp16",

@@ -50,6 +50,10 @@ class MonitorConfig:
         max_repeats: How often one id may be reported again after clearing.
         disable: Diagnosis ids to switch off, e.g. ``("AMP008",)``.
         locate: Arm hooks after a fault to find the first module producing non-finite values.
+        rerun: Re-run a failing step (non-finite loss, first overflow of a collapse) once with
+            the same inputs, parameters and RNG state to tell a reproducible fault from a
+            transient one (hardware or software?). Costs a reference to the last inputs and
+            a copy of the RNG state per step; needs ``locate``.
         log_format: ``"line"`` (the default: one log line per diagnosis, the detail in the
             run report) or ``"full"`` (the multi-line block: evidence, root cause, fix).
         thresholds: Detection thresholds (see :class:`Thresholds`).
@@ -80,6 +84,7 @@ class MonitorConfig:
     max_repeats: int = 3
     disable: tuple[str, ...] = ()
     locate: bool = True
+    rerun: bool = True
     log_format: str = "line"
     thresholds: Thresholds = field(default_factory=Thresholds)
     alert_webhook: str | None = field(default=None, repr=False)

@@ -248,7 +248,7 @@ def _jsonable(value: Any) -> Any:
 
 
 # Evidence kept in JSON but left out of the text block: noise for a person reading it.
-_TEXT_HIDDEN = frozenset({"history", "time", "origin"})
+_TEXT_HIDDEN = frozenset({"history", "time", "origin", "rerun_detail"})
 
 
 def _trail(history: list[Any]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.catalog import CONSEQUENCES, entry
+from denpex_callbacks.core.causes import explain
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
@@ -110,6 +111,7 @@ class Monitor:
         self._report: ReportSink | None = None
         self._resumed = False  # history loaded from a checkpoint: append to the report
         self._primary: Diagnosis | None = None
+        self._last_reported: dict[str, int] = {}  # id -> first step of its latest report
         self._total = 0
         self._closed = False
 
@@ -315,13 +317,13 @@ class Monitor:
         return out
 
     def _emit(self, finding: Finding, reported_step: int | None) -> Diagnosis | None:
+        finding = explain(finding, self.run, self.setup)
         severity = finding.severity or entry(finding.code).severity
-        times = self.reported.get(finding.code, 0)
-        worse = severity.rank > self.worst.get(finding.code, -1)
-        if times > self.config.max_repeats and not worse:
+        held = self._escalated(finding, severity)
+        if held is not None:
+            return self._escalate(held, finding, reported_step)
+        if not self._admit(finding, severity):
             return None
-        self.reported[finding.code] = times + 1
-        self.worst[finding.code] = max(severity.rank, self.worst.get(finding.code, -1))
         diagnosis = Diagnosis.from_finding(
             finding,
             rank=self.rank if finding.rank is None else finding.rank,
@@ -341,6 +343,61 @@ class Monitor:
         for sink in self.sinks:
             sink(diagnosis)
         return diagnosis
+
+    def _admit(self, finding: Finding, severity: Severity) -> bool:
+        """Rate-limit one id per episode: at most ``max_repeats`` reports again, unless it
+        worsens; a condition quiet for ``repeat_rearm_steps`` begins a new count."""
+        code = finding.code
+        times = self.reported.get(code, 0)
+        last = self._last_reported.get(code)
+        if last is not None and finding.step is not None and (
+            finding.step - last >= self.config.thresholds.repeat_rearm_steps
+        ):
+            times = 0
+            self.worst.pop(code, None)
+        worse = severity.rank > self.worst.get(code, -1)
+        if times > self.config.max_repeats and not worse:
+            return False
+        self.reported[code] = times + 1
+        self.worst[code] = max(severity.rank, self.worst.get(code, -1))
+        if finding.step is not None:
+            self._last_reported[code] = finding.step
+        return True
+
+    def _escalated(self, finding: Finding, severity: Severity) -> int | None:
+        """Index of the held diagnosis this finding makes worse (same id, same first step)."""
+        if finding.step is None:
+            return None
+        for index in range(len(self.diagnoses) - 1, -1, -1):
+            held = self.diagnoses[index]
+            if (held.code, held.step) == (finding.code, finding.step):
+                return index if severity.rank > held.severity.rank else None
+        return None
+
+    def _escalate(
+        self, index: int, finding: Finding, reported_step: int | None
+    ) -> Diagnosis:
+        """The condition got worse (a one-off turned persistent): replace the held diagnosis,
+        keeping what was located since, so that the policy can act on it."""
+        old = self.diagnoses[index]
+        new = Diagnosis.from_finding(finding, rank=old.rank, reported_step=reported_step,
+                                     framework=self.framework)
+        if "origin" in old.evidence:
+            located = old.summary.partition("; located at ")[2]
+            new = replace(new, root_cause=old.root_cause, fix=old.fix,
+                          summary=new.summary + (f"; located at {located}" if located else ""))
+        new = replace(new, evidence={**old.evidence, **new.evidence, "escalated_step":
+                                     reported_step}, caused_by=old.caused_by,
+                      reported_step=old.reported_step)
+        self.diagnoses[index] = new
+        self.worst[new.code] = max(new.severity.rank, self.worst.get(new.code, -1))
+        if self._primary is old:
+            self._primary = new
+        if self._report is not None:
+            self._report.amended(new)  # readers see the one diagnosis at its worse severity
+        # Not logged or alerted again: one line per condition. The policy acts on it; under
+        # "stop" the stop announcement, under "raise" the exception, carry it.
+        return new
 
     def _cause_of(self, diagnosis: Diagnosis) -> str | None:
         for earlier in self.diagnoses:
@@ -445,6 +502,7 @@ class Monitor:
             "detectors": {d.code: d.state_dict() for d in self.detectors},
             "reported": dict(self.reported),
             "worst": dict(self.worst),
+            "last_reported": dict(self._last_reported),
             "diagnoses": [d.to_dict() for d in self.diagnoses],
         }
 
@@ -457,6 +515,7 @@ class Monitor:
                 detector.load_state_dict(saved[detector.code])
         self.reported = dict(state.get("reported", {}))
         self.worst = dict(state.get("worst", {}))
+        self._last_reported = dict(state.get("last_reported", {}))
         self.diagnoses = [Diagnosis.from_dict(d) for d in state.get("diagnoses", [])]
         self._primary = primary(self.diagnoses)
         self._total = len(self.diagnoses)

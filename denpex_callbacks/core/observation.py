@@ -55,10 +55,20 @@ class Observation:
 
     @property
     def was_skipped(self) -> bool | None:
-        """Whether the step was skipped, inferred from a scale decrease when not reported."""
+        """Whether the step was skipped, inferred from a scale decrease when not reported.
+
+        A scale of exactly 0.0 halves to 0.0: a skip there shows no decrease, so nothing can
+        be inferred (None).
+
+        Example:
+            >>> Observation(9, scale_before=0.0, scale_after=0.0).was_skipped is None
+            True
+        """
         if self.skipped is not None:
             return self.skipped
         if self.scale_before is not None and self.scale_after is not None:
+            if self.scale_before == 0.0:
+                return None
             return self.scale_after < self.scale_before
         return None
 

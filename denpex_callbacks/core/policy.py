@@ -44,7 +44,9 @@ class Policy:
         """
         if self.on_fault == "warn":
             return
-        faults = [d for d in diagnoses if d.severity.rank >= self.fault_level.rank]
+        # A misuse of the monitor itself (its call order) is said, never acted on.
+        faults = [d for d in diagnoses if d.severity.rank >= self.fault_level.rank
+                  and not d.evidence.get("monitor_misuse")]
         if not faults:
             return
         self.stop_requested = True

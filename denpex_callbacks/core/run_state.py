@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,18 @@ from typing import Any
 from denpex_callbacks.core.observation import Observation
 
 RECENT_STEPS = 16  # observations kept for evidence ("the scale history before it fell")
+EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
+TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
+
+# An episode of overflow begins at a skip whose loss is far above its usual level (or not
+# finite) and lasts, through clean steps, while the scale has not recovered, up to this many
+# steps after its last skip: a collapse "began" there, not where its longest streak did.
+EPISODE_WINDOW = 50
+ELEVATED_LOSS = 5.0  # times the run's usual (first) losses
+
+# A scale that jumps up by more than one growth (x2) between two steps, back to the run's
+# initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
+RESET_JUMP = 2.0
 
 
 @dataclass
@@ -17,6 +30,22 @@ class RunState:
 
     Updated by the Monitor before the detectors look at an observation, so each detector
     reads the same derived facts instead of re-deriving them.
+
+    A start-up phase (the scaler backing off from its initial scale) lasts until the first
+    clean step; it begins again after a resume (:meth:`load_state_dict`) and after a restart
+    that put the scale back up (a jump of more than one growth).
+
+    Example:
+        >>> run, scale = RunState(), 65536.0
+        >>> for step in range(8):  # the back-off to 256, then a clean step
+        ...     run.update(Observation(step, scale_before=scale, scale_after=scale / 2))
+        ...     scale /= 2
+        >>> run.update(Observation(8, scale_before=256.0, scale_after=256.0))
+        >>> run.in_startup
+        False
+        >>> run.update(Observation(9, scale_before=65536.0, scale_after=32768.0))  # restarted
+        >>> run.in_startup, run.startup_reason
+        (True, 'after the scale was reset to 65536')
     """
 
     steps_seen: int = 0
@@ -31,18 +60,46 @@ class RunState:
     skip_streak_start: int | None = None
     skip_streak_start_scale: float | None = None
     last_step: int | None = None
+    episode_start: int | None = None  # first skip of the current episode of overflow
+    episode_scale: float | None = None
+    last_skip_step: int | None = None
+    restart_reason: str | None = None  # set on a resume or a scale reset, until a clean step
+    restart_step: int | None = None
     recent: deque[tuple[int, float | None, bool | None, float | None]] = field(
         default_factory=lambda: deque(maxlen=RECENT_STEPS)
+    )
+    early: list[tuple[int, float | None, bool | None, float | None]] = field(
+        default_factory=list
+    )
+    trail: deque[tuple[int, float | None, float | None, float | None]] = field(
+        default_factory=lambda: deque(maxlen=TRAIL_STEPS)
     )
 
     @property
     def in_startup(self) -> bool:
-        """True until the first clean (applied) step: the start-up back-off phase."""
-        return self.first_clean_step is None
+        """True until the first clean step of the run, or of a resume or restart.
+
+        A skip streak already running when the run was resumed is not a new start-up: the
+        scaler's state came back with the checkpoint and the streak goes on.
+        """
+        if self.first_clean_step is None:
+            return True
+        if self.restart_reason is None:
+            return False
+        start, since = self.skip_streak_start, self.restart_step
+        return start is None or since is None or start >= since
+
+    @property
+    def startup_reason(self) -> str:
+        """Why the run is in a start-up phase, in words (``""`` when it is not)."""
+        if self.restart_reason is not None:
+            return self.restart_reason
+        return "before any clean step" if self.first_clean_step is None else ""
 
     def update(self, obs: Observation) -> None:
         """Fold one observation into the summary."""
-        skipped = obs.was_skipped
+        reset = self._scale_reset(obs)
+        skipped = None if reset and obs.skipped is None else obs.was_skipped
         self.steps_seen += 1
         self.last_step = obs.step
         for scale in (obs.scale_before, obs.scale_after):
@@ -56,8 +113,12 @@ class RunState:
             self.min_scale_seen = scale if self.min_scale_seen is None else min(
                 self.min_scale_seen, scale
             )
+        if reset is not None:
+            self.restart_reason, self.restart_step = reset, obs.step
+            self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
         if skipped:
             self.skipped_total += 1
+            self._episode(obs)
             if self.skip_streak == 0:
                 self.skip_streak_start = obs.step
                 self.skip_streak_start_scale = obs.scale_before
@@ -66,10 +127,60 @@ class RunState:
             self.clean_steps_seen += 1
             if self.first_clean_step is None:
                 self.first_clean_step = obs.step
+            self.restart_reason = None
             self.skip_streak = 0
             self.skip_streak_start = None
             self.skip_streak_start_scale = None
         self.recent.append((obs.step, obs.scale, skipped, obs.loss))
+        if len(self.early) < EARLY_STEPS:
+            self.early.append((obs.step, obs.loss, skipped, obs.grad_norm))
+        ratio = obs.extra.get("update_ratio") if obs.extra else None
+        self.trail.append((obs.step, obs.loss, obs.grad_norm,
+                           float(ratio) if isinstance(ratio, (int, float)) else None))
+
+    def _episode(self, obs: Observation) -> None:
+        """Begin or continue the episode of overflow this skip belongs to (after start-up)."""
+        if self.first_clean_step is None or self.restart_reason is not None:
+            self.episode_start = self.episode_scale = None
+        elif self.episode_start is not None and (
+            self.last_skip_step is None or obs.step - self.last_skip_step > EPISODE_WINDOW
+            or None in (obs.scale_before, self.episode_scale)
+            or obs.scale_before >= self.episode_scale  # type: ignore[operator]
+        ):
+            self.episode_start = self.episode_scale = None  # over: the scale recovered
+        if self.episode_start is None and self._elevated(obs.loss):
+            self.episode_start, self.episode_scale = obs.step, obs.scale_before
+        self.last_skip_step = obs.step
+
+    def _elevated(self, loss: float | None) -> bool:
+        if loss is None:
+            return False
+        if not math.isfinite(loss):
+            return True
+        usual = sorted(x for _s, x, _k, _g in self.early[:3] if x is not None
+                       and math.isfinite(x))
+        # Three first losses at least: fewer say nothing of the run's usual level.
+        return len(usual) == 3 and loss > ELEVATED_LOSS * usual[1]
+
+    def _scale_reset(self, obs: Observation) -> str | None:
+        last = self.last_scale
+        seen = [s for s in (obs.scale_before, obs.scale_after) if s is not None]
+        if last is None or not seen or not all(math.isfinite(s) for s in seen):
+            return None
+        new, init = max(seen), self.initial_scale
+        # Back to the run's initial scale (or one backoff below it, when the first step after
+        # the reset already backed off): a scale rebuilt from a log's interval summary can
+        # jump too, but not to there.
+        if init is None or not init / 2 <= new <= init:
+            return None
+        if last == 0.0 or new > last * RESET_JUMP:
+            return f"after the scale was reset to {new:g}"
+        return None
+
+    def mark_resumed(self) -> None:
+        """History was loaded from a checkpoint: the scaler may back off again."""
+        self.restart_reason = "after the resume"
+        self.restart_step = None if self.last_step is None else self.last_step + 1
 
     def advance(self, steps: int) -> None:
         """Fold in ``steps`` applied (not skipped) steps that were not observed one by one:
@@ -103,14 +214,23 @@ class RunState:
 
     def state_dict(self) -> dict[str, Any]:
         """Serializable state (for checkpoint resume)."""
-        state = {k: v for k, v in vars(self).items() if k != "recent"}
-        state["recent"] = [list(item) for item in self.recent]
+        state = {k: v for k, v in vars(self).items() if k not in _SEQUENCES}
+        for name in _SEQUENCES:
+            state[name] = [list(item) for item in getattr(self, name)]
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore from :meth:`state_dict`."""
+        """Restore from :meth:`state_dict`; the run then counts as resumed."""
         for key, value in state.items():
             if key == "recent":
                 self.recent = deque((tuple(v) for v in value), maxlen=RECENT_STEPS)
+            elif key == "trail":
+                self.trail = deque((tuple(v) for v in value), maxlen=TRAIL_STEPS)
+            elif key == "early":
+                self.early = [tuple(v) for v in value]  # type: ignore[misc]
             elif hasattr(self, key):
                 setattr(self, key, value)
+        self.mark_resumed()
+
+
+_SEQUENCES = ("recent", "early", "trail")

@@ -28,10 +28,22 @@ class Thresholds:
             advances (update() not called): AMP005.
         max_growth_interval: A dynamic scaler configured with a larger growth interval (or a
             growth factor <= 1) cannot grow in a run of practical length: AMP005 at start.
+        collapse_net_halvings: AMP003 also fires when the scale fell this many times (net)
+            within ``collapse_trend_window`` steps, clean steps between the skips or not.
+        collapse_trend_window: Steps over which the scale's trajectory is judged.
         zero_loss_steps: Consecutive steps with a loss of exactly 0.0: AMP007.
         skip_rate_window: Steps in the sliding window of AMP008.
         skip_rate_threshold: Share of skipped steps in the window that makes AMP008.
-        nonfinite_clear_steps: Finite losses in a row after which AMP006 may fire again.
+        skip_rate_sawtooth_factor: AMP008 needs this many times the skip rate the scaler's
+            growth interval implies (a scaler with growth_interval=10 skips 1 step in 11).
+        nonfinite_clear_steps: Finite losses in a row after which AMP006 may fire again (the
+            end of an episode).
+        repeat_rearm_steps: A condition reported again this many steps after its last
+            report begins a new episode: ``max_repeats`` counts afresh.
+        nonfinite_persist_losses: Non-finite losses within one episode that make AMP006 a
+            persistent fault (an error); fewer, on steps the scaler skipped, are a warning.
+            1 (the default): every non-finite loss is an error at once; 2: one NaN the
+            scaler absorbed is a warning and never ends a run under stop/raise.
         cause_window_steps: A condition is reported as the consequence of an earlier event
             (a NaN loss, a collapse) only when it begins within this many steps of it.
 
@@ -41,6 +53,8 @@ class Thresholds:
     """
 
     collapse_skip_streak: int = 6
+    collapse_net_halvings: int = 8
+    collapse_trend_window: int = 200
     startup_skip_allowance: int = 40
     underflow_scale: float = 1.0
     stuck_skip_streak: int = 4
@@ -51,7 +65,10 @@ class Thresholds:
     zero_loss_steps: int = 20
     skip_rate_window: int = 200
     skip_rate_threshold: float = 0.05
+    skip_rate_sawtooth_factor: float = 2.0
     nonfinite_clear_steps: int = 10
+    nonfinite_persist_losses: int = 1
+    repeat_rearm_steps: int = 1000
     cause_window_steps: int = 1000
 
     def to_dict(self) -> dict[str, Any]:

@@ -183,6 +183,8 @@ class DeepSpeedMonitor:
         setup.extra["zero_stage"] = engine.zero_optimization_stage()
         setup.extra["gradient_accumulation_steps"] = engine.gradient_accumulation_steps()
         setup.extra["optimizer"] = type(engine.optimizer).__name__
+        setup.extra["device"] = str(getattr(engine, "device", "unknown"))
+        setup.extra["gradient_clipping"] = float(engine.gradient_clipping() or 0) or None
         deepspeed_setup(engine, setup)
         # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
         # GradScaler before 0.18 (pure fp16 then).

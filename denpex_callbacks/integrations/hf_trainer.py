@@ -12,6 +12,7 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -147,6 +148,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._hook: torch.utils.hooks.RemovableHandle | None = None
         self._in_step = False
         self._losses = LossAccumulator()
+        self._loss_shares = False  # micro-batch losses are shares of the step's (summed)
+        self._blind_said = False  # "the loss detectors cannot see the loss", said once
         self._before: dict[str, Any] = {}
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
@@ -194,7 +197,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             getattr(args, "deepspeed_plugin", None) is not None
         )
         if model is not None:
-            self._hook = model.register_forward_hook(self._on_forward)
+            self._hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
         self.pipeline.start(lambda: read_setup(args, model, optimizer, self._deepspeed))
 
     def on_train_end(
@@ -222,12 +225,18 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
             self._before = values_before_step(kwargs.get("optimizer"))
 
-    def _on_forward(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        if not self._in_step or not module.training or not isinstance(output, Mapping):
+    def _on_forward(
+        self, module: torch.nn.Module, inputs: Any, kwargs: Mapping[str, Any], output: Any
+    ) -> None:
+        if not self._in_step or not module.training:
             return
-        loss = output.get("loss")
-        if isinstance(loss, torch.Tensor) and self.pipeline is not None:
-            # Kept on the device, averaged at the optimizer step: no sync per micro-batch.
+        loss = model_loss(output)
+        if loss is not None and self.pipeline is not None:
+            # Given num_items_in_batch, the model normalised its loss by the whole accumulated
+            # batch's token count: each micro-batch loss is a share of the step's loss (summed
+            # at the step); otherwise the Trainer divides by the accumulation itself (averaged).
+            self._loss_shares = kwargs.get("num_items_in_batch") is not None
+            # Kept on the device until the optimizer step: no sync per micro-batch.
             self.pipeline.guard(self._losses.add, loss)
 
     @_guarded
@@ -250,8 +259,16 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # found_inf (read before the step) is right for fused optimizers too, where accelerate's
         # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
         source = optimizer if self._deepspeed else getattr(optimizer, "scaler", None)
+        loss = self._losses.take(mean=not self._loss_shares)
+        if loss is None and not self._blind_said:
+            self._blind_said = True
+            LOGGER.info(
+                "denpex: the model's forward returned no loss (a custom compute_loss, or no "
+                "labels in the batch): the loss detectors (AMP006 non-finite loss, AMP007 loss "
+                "at zero) cannot see it; the loss-scale detectors still run. Return the loss "
+                "from the model's forward (first in a tuple, or as \"loss\") to watch it.")
         values: dict[str, Any] = {
-            "loss": self._losses.take(),
+            "loss": loss,
             "lr": torch_scaler.first_lr(raw),
             "time": time.time(),
             **self._before,
@@ -318,6 +335,38 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         values["grad_norm"] = self._grad_norms.pop(step, None)
 
 
+def model_loss(output: Any) -> torch.Tensor | None:
+    """The loss a model's forward returned: ``output["loss"]`` (a ModelOutput or dict), or
+    the first element of a tuple (``return_dict=False`` with labels) when it is a scalar.
+
+    Example:
+        >>> import torch
+        >>> loss = torch.tensor(2.0)
+        >>> model_loss({"loss": loss}) is loss, model_loss((loss, torch.ones(4, 3))) is loss
+        (True, True)
+        >>> model_loss((torch.ones(4, 3),)) is None
+        True
+    """
+    if isinstance(output, Mapping):
+        loss = output.get("loss")
+    elif isinstance(output, (tuple, list)) and output:
+        loss = output[0]
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            return None
+    else:
+        return None
+    return loss if isinstance(loss, torch.Tensor) and loss.is_floating_point() else None
+
+
+def _warmup_steps(args: TrainingArguments) -> int | None:
+    """Configured warm-up steps (``warmup_steps``, or ``warmup_ratio`` of ``max_steps``)."""
+    steps = getattr(args, "warmup_steps", 0) or 0
+    ratio = getattr(args, "warmup_ratio", 0) or 0
+    if not steps and ratio and args.max_steps and args.max_steps > 0:
+        steps = math.ceil(ratio * args.max_steps)
+    return int(steps) or None
+
+
 def read_setup(
     args: TrainingArguments, model: Any, optimizer: Any, deepspeed: bool = False
 ) -> RunSetup:
@@ -346,6 +395,9 @@ def read_setup(
         world_size=args.world_size,
         extra={"device": str(args.device), "optim": str(args.optim),
                "max_grad_norm": args.max_grad_norm,
+               # What the fix texts must not ask for again (core/fixes.py).
+               "gradient_clipping": args.max_grad_norm or None,
+               "warmup_steps": _warmup_steps(args),
                "gradient_accumulation_steps": args.gradient_accumulation_steps},
     )
     params = _param_dtype(model)

@@ -35,6 +35,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.integrations.lightning_rerun import capture_batch, watch_training_steps
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.grad_scaler import (
@@ -140,8 +141,11 @@ class AmpDiagnosticHooks:
         self.pipeline = StepPipeline(
             self.config, framework="lightning",
             logger=logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic"),
-            output_dir=str(trainer.default_root_dir), model=trainer.lightning_module,
+            output_dir=str(trainer.default_root_dir),
         )
+        # Lightning never calls the module's forward for a step: the batch is captured in
+        # on_train_batch_start and training_step itself is re-run (integrations.lightning_rerun).
+        watch_training_steps(self.pipeline.locate, trainer)
         self.monitor = self.pipeline.monitor
         self.pipeline.guard(self._start, trainer)
 
@@ -166,6 +170,7 @@ class AmpDiagnosticHooks:
                 "strategy": type(trainer.strategy).__name__,
                 "device": str(getattr(trainer.strategy, "root_device", "unknown")),
                 "precision_flag": flag,
+                "gradient_clipping": getattr(trainer, "gradient_clip_val", None) or None,
             },
         )
         scaler = getattr(plugin, "scaler", None)
@@ -217,6 +222,13 @@ class AmpDiagnosticHooks:
             self.pipeline.close(wait=False)
 
     # -- per optimizer step ----------------------------------------------------------------------
+
+    def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int
+                             ) -> None:
+        """Keep a reference to the batch and the RNG state, to re-run a failing step."""
+        if self.pipeline is not None:
+            self.pipeline.guard(capture_batch, self.pipeline.locate, trainer, pl_module, batch,
+                                batch_idx)
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""

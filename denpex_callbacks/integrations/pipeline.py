@@ -42,12 +42,13 @@ from typing import Any
 import torch
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
+from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.locate.locator import LocateOnFault
+from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deferred import DeferredValues
 from denpex_callbacks.readers.step_values import observation_from_values
 
@@ -243,13 +244,14 @@ class StepPipeline:
         if self.active:
             self.monitor.start(setup)
 
-    def record(self, step: int, values: dict[str, Any]) -> None:
+    def record(self, step: int, values: dict[str, Any], *,
+               rerun: Callable[[], Any] | None = None) -> None:
         """Snapshot one optimizer step's values (device tensors are read a step late).
 
-        A step the locator armed for ends here (its one sync happens only then).
+        The step's capture for a re-run is labelled here (``rerun``: a closure re-computing
+        its loss), and a step the locator armed for ends here (its one sync happens only then).
         """
-        if self.locate.armed:
-            self.locate.step_finished(values.get("loss"), step)
+        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
         self._values.push(step, values)
 
     def drain(
@@ -272,9 +274,10 @@ class StepPipeline:
             if complete is not None:
                 complete(step, values)
             new = self.monitor.observe(self.observation(step, values))
-            if new:
-                found += new
-                self.locate.maybe_arm(new)  # hooks the model for the next step only
+            found += new
+            # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
+            # healthy lets its captured inputs go.
+            self.locate.maybe_arm(new)
             if judged is not None:
                 judged(step, values)
         return found
@@ -286,8 +289,10 @@ class StepPipeline:
         )
 
     def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
-        """Report what the adapter saw itself (protocol misuse); once per id."""
-        if finding.code in self.monitor.reported:
+        """Report what the adapter saw itself (protocol misuse); once per id and severity
+        (a warning about the monitor's own use does not hide a later protocol error)."""
+        severity = (finding.severity or entry(finding.code).severity).rank
+        if self.monitor.worst.get(finding.code, -1) >= severity:
             return []  # one protocol break is enough: the calls after it fail for the same reason
         return self.monitor.flag(finding, reported_step=step)
 

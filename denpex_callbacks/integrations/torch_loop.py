@@ -18,9 +18,10 @@ The monitor never adds a host-device sync: the scale, growth tracker and loss ar
 without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
 calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
 *before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
-non-finite loss or overflow streak (``denpex_callbacks.locate.locator``; ``locate=False``
-turns it off). The flow after the snapshot is the shared
-:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
+non-finite loss or overflow streak, and re-runs the failing iteration once with the same
+inputs, parameters and RNG state to tell a reproducible fault from a transient one
+(``denpex_callbacks.locate``; ``locate=False`` / ``rerun=False`` turn them off). The flow
+after the snapshot is the shared :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
@@ -129,6 +131,7 @@ class AmpMonitor:
         self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
         self._scaled_since_update = False
+        self._monitored_before_update: int | None = None  # monitor.step() before update()
         self._in_scaler_step = False
         self._hooks: list[Any] = []
         self._forward_hook: Any = None
@@ -166,6 +169,7 @@ class AmpMonitor:
         model: Any = None,
         step: int | None = None,
         grad_norm: Any = None,
+        rerun: Callable[[], Any] | None = None,
     ) -> list[Diagnosis]:
         """Record one iteration; call it after ``scaler.update()``.
 
@@ -176,6 +180,11 @@ class AmpMonitor:
             model: The model, if not given at construction.
             step: The step number (default: counts calls from 0).
             grad_norm: The gradient norm if the loop computes one (tensor or float).
+            rerun: Recomputes this iteration's loss from its inputs, the batch bound (e.g.
+                ``functools.partial(compute_loss, model, x, y)``), without backward or step;
+                called at most once and only if this step fails, to re-run it with the same
+                inputs, parameters and RNG state (without it the model alone is re-run on the
+                inputs of its last forward, which cannot re-run a loss computed outside it).
 
         Returns:
             Diagnoses that became known with this call (on CUDA usually the previous step's).
@@ -192,13 +201,14 @@ class AmpMonitor:
                 self._attach(scaler, optimizer, model)
             if not self.monitor.started:
                 self._ensure_started(loss)
-            found = pipeline.guard(self._step, index, loss, grad_norm) or []
+            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or []
         if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
             self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
+        self._flag(self._guarded(self._update_never_came), self._calls)
         self.pipeline.close()
         for hook in [*self._hooks, self._forward_hook]:
             if hook is not None:
@@ -238,7 +248,7 @@ class AmpMonitor:
                 self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
         if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
             self.model = model
-            self.pipeline.locate.model = model
+            self.pipeline.locate.watch(model)  # captures each step's inputs for a re-run
             self._forward_hook = model.register_forward_pre_hook(self._on_forward)
 
     def _wrap_scaler(self, scaler: Any) -> None:
@@ -299,13 +309,23 @@ class AmpMonitor:
         return None
 
     def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        if optimizer_stage(self.scaler, optimizer) == "STEPPED":
-            return self._protocol("scaler.step() called twice without scaler.update() between",
-                                  {"stage": "STEPPED"})
-        return None
+        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
+            return None
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is not None:  # the iteration monitor.step() closed never reached update()
+            return Finding(
+                "AMP002", missed,
+                "scaler.step() ran but scaler.update() was not called in that iteration: the "
+                "scale never adapts and the next scaler.step() raises",
+                evidence={"call": "update() missing", "stage": "STEPPED"},
+            )
+        return self._protocol("scaler.step() called twice without scaler.update() between",
+                              {"stage": "STEPPED"})
 
     def _before_update(self, *args: Any) -> Finding | None:
         self._scaled_since_update = False
+        if (misuse := self._monitor_misuse()) is not None:
+            return misuse
         states = getattr(self.scaler, "_per_optimizer_states", {})
         recorded = any(s.get("found_inf_per_device") for s in states.values())
         if not recorded:
@@ -317,16 +337,42 @@ class AmpMonitor:
         return None
 
     def _check_update_called(self, step: int) -> Finding | None:
-        if not self._scaler_on or self.optimizer is None:
-            return None
-        if optimizer_stage(self.scaler, self.optimizer) == "STEPPED":
-            return Finding(
-                "AMP002", step,
-                "scaler.step() ran but scaler.update() was not called before monitor.step(): "
-                "the scale never adapts and the next scaler.step() raises",
-                evidence={"call": "update() missing", "stage": "STEPPED"},
-            )
+        # scaler.step() ran and update() has not: either the loop forgot update() (the next
+        # scaler.step() says so, as an error) or it calls update() after monitor.step(): a
+        # misuse of the monitor, not of the scaler, told when update() comes (a warning).
+        if self._scaler_on and self.optimizer is not None and (
+            optimizer_stage(self.scaler, self.optimizer) == "STEPPED"
+        ):
+            self._monitored_before_update = step
         return None
+
+    def _update_never_came(self) -> Finding | None:
+        # The last iteration's monitor.step() saw scaler.step() without update(), and the
+        # loop ended before any update(): it was missing, not merely later.
+        missed, self._monitored_before_update = self._monitored_before_update, None
+        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
+            return None
+        return Finding(
+            "AMP002", missed,
+            "scaler.step() ran but scaler.update() was never called after it: the scale never "
+            "adapts (and a next scaler.step() would raise)",
+            evidence={"call": "update() missing", "stage": "STEPPED"},
+        )
+
+    def _monitor_misuse(self) -> Finding | None:
+        step, self._monitored_before_update = self._monitored_before_update, None
+        if step is None:
+            return None
+        return Finding(
+            "AMP002", step,
+            "monitor.step() was called before scaler.update(): the loop itself is correct, "
+            "the monitor is called too early (it reads the scale before the update)",
+            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
+            severity=Severity.WARNING,
+            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
+                       "runs between scaler.step() and scaler.update().",
+            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
+        )
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._in_scaler_step or not self._scaled_since_update:
@@ -381,19 +427,22 @@ class AmpMonitor:
         setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
                                                   autocast=True)
         setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
+        setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
-    def _snapshot(self, step: int, loss: Any, grad_norm: Any) -> None:
+    def _snapshot(self, step: int, loss: Any, grad_norm: Any,
+                  rerun: Callable[[], Any] | None = None) -> None:
         values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
         if self.optimizer is not None:
             values["lr"] = first_lr(self.optimizer)
         if self._scaler_on:
             values.update(values_after_step(self.scaler))
-        self.pipeline.record(step, values)
+        self.pipeline.record(step, values, rerun=rerun)
 
-    def _step(self, index: int, loss: Any, grad_norm: Any) -> list[Diagnosis]:
+    def _step(self, index: int, loss: Any, grad_norm: Any,
+              rerun: Callable[[], Any] | None) -> list[Diagnosis]:
         found = self._flag(self._check_update_called(index), index)
-        self._snapshot(index, loss, grad_norm)
+        self._snapshot(index, loss, grad_norm, rerun)
         judged = self._send_metrics if self._metrics is not None else None
         return found + self.pipeline.drain(complete=self._complete, judged=judged)
 
@@ -413,3 +462,13 @@ class AmpMonitor:
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
         return self.pipeline.guard(action, *args)
+
+
+def _device(scaler: Any, model: Any) -> str | None:
+    """Where the loop computes: the scaler's device, else the model's parameters'."""
+    device = getattr(scaler, "_device", None)
+    if isinstance(device, str):
+        return device
+    params = getattr(model, "parameters", None)
+    first = next(iter(params()), None) if callable(params) else None
+    return first.device.type if isinstance(first, torch.Tensor) else None

@@ -1,7 +1,8 @@
 """Find the module where the first non-finite value is born, in one armed step.
 
-Nothing is hooked until a fault is diagnosed. Then :class:`LocateOnFault` (the three calls an
-adapter makes) arms a :class:`NonFiniteLocator` for the next step only:
+Nothing is hooked until a fault is diagnosed. Then
+:class:`~denpex_callbacks.locate.on_fault.LocateOnFault` (the calls an adapter makes) arms a
+:class:`NonFiniteLocator` for a re-run of the failing step, or for the next step:
 
 - a forward hook on every module records the largest |value| of its floating-point inputs,
   outputs and own parameters;
@@ -28,20 +29,15 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.core.diagnosis import Diagnosis
-from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.locate.origin import (
     GradientOrigin,
     ModuleCall,
-    OriginExplanation,
     OriginReport,
-    explain_origin,
 )
 
-__all__ = ["TRIGGERS", "LocateOnFault", "NonFiniteLocator"]
+__all__ = ["NonFiniteLocator"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
-TRIGGERS = frozenset({"AMP006", "AMP003"})  # non-finite loss, overflow-driven skip streak
 MAX_VALUES = 200_000  # scalars recorded in one armed step (about 800 KB of device memory)
 MAX_TENSORS_PER_SIDE = 32  # tensors examined among one call's inputs, or its outputs
 _NESTING = 4  # how deep tuples, lists and dicts are searched for tensors
@@ -417,135 +413,3 @@ def _entry(calls: list[ModuleCall]) -> str | None:
         return not any(".".join(parts[:i]) in called for i in range(len(parts)))
 
     return next((c.name for c in calls if outermost(c.name)), None)
-
-
-class LocateOnFault:
-    """What an adapter needs to locate the origin of a non-finite loss or overflow streak.
-
-    Three calls per step, in this order, at the end of each optimizer step::
-
-        locate.step_finished(loss, step)      # finishes the armed step, amends the diagnosis
-        found = monitor.observe(...)          # (the adapter's own monitoring)
-        locate.maybe_arm(found, model)        # arms for the next step after AMP006 / AMP003
-
-    plus ``close()`` at the end of training. Off when ``MonitorConfig.locate`` is False. A
-    failure inside is logged once and switches locating off; training and monitoring go on.
-
-    Args:
-        monitor: The Monitor whose diagnoses are amended.
-        model: The model to hook (may also be passed to ``maybe_arm``).
-
-    Example:
-        >>> import torch
-        >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
-        >>> model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 1))
-        >>> monitor = Monitor(MonitorConfig(report_dir=None))
-        >>> locate = LocateOnFault(monitor, model)
-        >>> for step in range(3):
-        ...     x = torch.ones(2, 4) * (float("nan") if step >= 1 else 1.0)
-        ...     loss = model(x).mean()
-        ...     loss.backward()
-        ...     _ = locate.step_finished(loss, step)
-        ...     found = monitor.observe(Observation(step, loss=loss.item()))
-        ...     _ = locate.maybe_arm(found)
-        >>> monitor.diagnoses[0].root_cause.split(":")[0]
-        'non-finite values in the input batch'
-        >>> locate.armed
-        False
-    """
-
-    def __init__(self, monitor: Monitor, model: Any = None) -> None:
-        self.monitor = monitor
-        self.model = model
-        self.failed = False
-        self.last_report: OriginReport | None = None
-        self.last_explanation: OriginExplanation | None = None
-        self._locator: NonFiniteLocator | None = None
-        self._target: Diagnosis | None = None
-
-    @property
-    def armed(self) -> bool:
-        """True between ``maybe_arm`` arming and the next ``step_finished``."""
-        return self._locator is not None and self._locator.armed
-
-    @property
-    def enabled(self) -> bool:
-        """Locating is on: configured, monitoring alive, no internal failure so far."""
-        return self.monitor.config.locate and not self.monitor.disabled and not self.failed
-
-    def maybe_arm(self, diagnoses: Iterable[Diagnosis], model: Any = None) -> bool:
-        """Arm the hooks for the next step if ``diagnoses`` hold AMP006 or AMP003.
-
-        Returns:
-            True when armed by this call.
-        """
-        if model is not None:
-            self.model = model
-        target = next((d for d in diagnoses if d.code in TRIGGERS), None)
-        if target is None or self._locator is not None or not self.enabled:
-            return False
-        if not isinstance(self.model, torch.nn.Module):
-            return False
-        try:
-            locator = NonFiniteLocator(self.model, on_error=self._on_error)
-            locator.arm()
-        except Exception as exc:
-            self._on_error(exc)
-            return False
-        if not locator.armed:
-            return False
-        self._locator, self._target = locator, target
-        return True
-
-    def step_finished(self, loss: Any = None, step: int | None = None) -> Diagnosis | None:
-        """End the armed step (if any): read its values, disarm, amend the diagnosis.
-
-        Args:
-            loss: The step's loss (tensor or number).
-            step: The armed step's number, as the adapter counts steps.
-
-        Returns:
-            The amended diagnosis, or None when nothing was armed.
-        """
-        locator, target = self._locator, self._target
-        if locator is None or target is None:
-            return None
-        self._locator = self._target = None
-        try:
-            report = locator.finish(loss, step)
-            if locator.failed:
-                return None
-            explanation = explain_origin(report, self.monitor.framework)
-        except Exception as exc:
-            locator.disarm()
-            self._on_error(exc)
-            return None
-        self.last_report, self.last_explanation = report, explanation
-        current = next(
-            (d for d in reversed(self.monitor.diagnoses)
-             if (d.code, d.step) == (target.code, target.step)), target,
-        )
-        return self.monitor.amend(
-            target.code,
-            step=target.step,
-            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence}},
-            summary=f"{current.summary}; {explanation.summary}",
-            root_cause=explanation.root_cause,
-            fix=explanation.fix,
-        )
-
-    def close(self) -> None:
-        """Remove any hooks still armed (training ended before the armed step finished)."""
-        if self._locator is not None:
-            self._locator.disarm()
-        self._locator = self._target = None
-
-    def _on_error(self, exc: BaseException) -> None:
-        if self.failed:
-            return
-        self.failed = True
-        self.monitor.logger.error(
-            "denpex: internal error in the non-finite locator; locating is off for the rest "
-            "of this run (training and monitoring continue). Please report this traceback.",
-            exc_info=exc,
-        )

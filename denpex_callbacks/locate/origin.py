@@ -14,6 +14,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from denpex_callbacks.core.causes import OriginFacts
+from denpex_callbacks.core.fixes import bf16_switch, keep_fp32
+
 FP16_MAX = 65504.0
 MODEL_LABEL = "<model>"  # how the model itself (qualified name "") is named in the text
 
@@ -216,27 +219,33 @@ class OriginExplanation:
     evidence: dict[str, Any]
 
 
-# How each framework says "train in bf16" and "keep this module in fp32".
-_BF16 = {
-    "hf": "TrainingArguments(bf16=True)",
-    "lightning": "Trainer(precision=\"bf16-mixed\")",
-    "deepspeed": "\"bf16\": {\"enabled\": true} instead of \"fp16\"",
-}
-_BF16_DEFAULT = "torch.autocast(device_type, dtype=torch.bfloat16) without a GradScaler"
-
-
-def _keep_fp32(name: str, framework: str | None) -> str:
-    if framework == "hf":
-        last = name.rsplit(".", 1)[-1]
-        return (f"Keep {name} in fp32 (add \"{last}\" to the model's _keep_in_fp32_modules, "
-                "as T5 does for \"wo\")")
-    return (f"Keep {name} in fp32 (run its forward under torch.autocast(device_type, "
-            "enabled=False) on float32 inputs)")
-
-
 # Trained weights rarely exceed a few hundred in absolute value; far above that the optimizer
 # has diverged, and an fp16 overflow downstream is a symptom rather than a precision problem.
 DIVERGED_WEIGHT = 1000.0
+
+
+def origin_facts(report: OriginReport, explanation: OriginExplanation) -> OriginFacts:
+    """The plain numbers the root-cause engine weighs, from what the locator saw.
+
+    Example:
+        >>> r = OriginReport(step=4, calls_seen=3, inputs_absmax=1.0, loss_absmax=float("inf"),
+        ...                  peak=ModuleCall("head", "Linear", 1.0, 3.0e7))
+        >>> f = origin_facts(r, explain_origin(r))
+        >>> f.verdict, f.peak_activation, f.inputs_finite
+        ('loss-computation', 30000000.0, True)
+    """
+    fwd = report.forward
+    return OriginFacts(
+        verdict=explanation.verdict,
+        module=label(explanation.module) if explanation.module is not None else None,
+        inputs_finite=None if report.calls_seen == 0 else not report.inputs_nonfinite,
+        loss_finite=report.loss_finite,
+        peak_activation=report.peak.output_absmax if report.peak is not None else None,
+        module_output=fwd.output_absmax if fwd is not None else None,
+        module_weight=fwd.param_absmax if fwd is not None else None,
+        exceeded_fp16=bool(fwd is not None and fwd.exceeded_fp16),
+        located_step=report.step,
+    )
 
 
 def explain_origin(report: OriginReport, framework: str | None = None) -> OriginExplanation:
@@ -271,7 +280,7 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
         "grads_finite": report.grads_finite,
         "backward_overflow": report.backward_overflow,
     }
-    bf16 = _BF16.get(framework or "", _BF16_DEFAULT)
+    bf16 = bf16_switch(framework)
     fwd = report.forward
     if fwd is not None:
         evidence.update(
@@ -407,7 +416,7 @@ def _explain_forward(
             f"activation overflow in {where}: its activations exceed the fp16 maximum 65504 "
             f"({numbers}), so fp16 turns them into inf and the loss into NaN/inf.{near} "
             "Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
-            f"{_keep_fp32(label(fwd.name), framework)} or train in bf16 ({bf16}).",
+            f"{keep_fp32(label(fwd.name), framework)} or train in bf16 ({bf16}).",
             fwd.name,
             evidence,
         )
@@ -461,7 +470,7 @@ def _explain_backward(
         cause = (f"gradient overflow in the backward of {where}: its forward and the loss were "
                  f"finite, but the gradient w.r.t. {of} exceeds the fp16 range at the current "
                  "loss scale")
-        fix = (f"{_keep_fp32(label(back.name), framework)}, lower the learning rate or the "
+        fix = (f"{keep_fp32(label(back.name), framework)}, lower the learning rate or the "
                f"initial loss scale, or train in bf16 ({bf16}).")
     return OriginExplanation(
         "backward-overflow",

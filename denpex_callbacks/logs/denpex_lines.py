@@ -15,6 +15,7 @@ from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.logs.events import FLAG, SETUP, LogEvent
 
 FAMILY = "denpex"
+BY_THE_RUN = "reported by denpex during the run"  # how a diagnosis read back here begins
 KEYWORDS = (b"denpex: ",)
 
 # The one-line form: "denpex: AMP006 non-finite-loss [error] step 61, rank 0: <summary> ...".
@@ -30,7 +31,7 @@ _HEADER = re.compile(
 )
 # The multi-line form's headline (log_format="full", and denpex before 0.2).
 _HEADLINE = re.compile(
-    r"denpex: (?:amended )?((?:AMP|SYS)\d{3}) [\w-]+ \[(?:info|warning|error)\] (.*?) "
+    r"denpex: (?:amended |escalated )?((?:AMP|SYS)\d{3}) [\w-]+ \[(?:info|warning|error)\] (.*?) "
     r"\((?:step (\d+), )?rank (\d+)"
 )
 
@@ -57,13 +58,13 @@ def parse(text: str) -> list[LogEvent]:
     if line is not None and line.group(1) in CATALOG:
         code, step, rank, said = line.groups()
         return [LogEvent(FLAG, FAMILY, step=int(step) if step else None, rank=int(rank),
-                         code=code, summary=f"reported by denpex during the run: {said}")]
+                         code=code, summary=f"{BY_THE_RUN}: {said}")]
     found = _HEADLINE.search(text)
     if found is None or "[info]" in text or found.group(1) not in CATALOG:
         return []
     code, title, step, rank = found.groups()
     return [LogEvent(FLAG, FAMILY, step=int(step) if step else None, rank=int(rank), code=code,
-                     summary=f"reported by denpex during the run: {title}")]
+                     summary=f"{BY_THE_RUN}: {title}")]
 
 
 def _watched(header: re.Match[str]) -> LogEvent:

@@ -26,6 +26,7 @@ from denpex_callbacks.core.report import (
     read_report,
     read_report_dir,
 )
+from denpex_callbacks.core.rerun_verdict import RankVerdict, rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.timeline import Timeline
@@ -69,6 +70,8 @@ class Result:
         stats: Reader counts (logs only).
         families: Log families recognised, with their line counts.
         initiating: (rank, step) of the rank whose loss went non-finite first.
+        reruns: Each rank's failing-step re-run verdict (run reports only).
+        ranks: The ranks whose reports were read (run reports only).
         reading: What was read, by which part (logs and run files).
     """
 
@@ -81,6 +84,8 @@ class Result:
     stats: ReadStats | None = None
     families: Counter[str] = field(default_factory=Counter)
     initiating: tuple[int, int] | None = None
+    reruns: list[RankVerdict] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
     reading: Reading = field(default_factory=Reading)
 
     @property
@@ -334,6 +339,8 @@ def _diagnose_reports(path: str) -> Result:
         # A torn last record (a killed run) is expected in crash reports: not a bad input.
     result.diagnoses = order(list(first.values()))
     result.initiating = initiating_rank(reports) if len(reports) > 1 else None
+    result.reruns = rank_verdicts(reports)
+    result.ranks = [report.rank for report in reports]
     return result
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.masking import mask
 from denpex_callbacks.core.ordering import order
+from denpex_callbacks.core.rerun_verdict import across_ranks
 from denpex_callbacks.logs.doctor import Result, summary_counts
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
@@ -71,6 +72,17 @@ def _initiating(result: Result) -> str | None:
     return f"initiating rank: {rank} (its loss went non-finite first, at step {step})"
 
 
+def _reruns(result: Result) -> list[str]:
+    """Each rank's failing-step re-run verdict, and one line across ranks."""
+    if not result.reruns:
+        return []
+    lines = ["re-run of the failing step (hardware or software?), per rank:"]
+    lines += [f"  {verdict.line()}" for verdict in result.reruns]
+    if across := across_ranks(result.reruns, result.ranks):
+        lines.append(f"  across ranks: {across}")
+    return lines
+
+
 def render_text(results: list[Result]) -> str:
     """Plain text: a verdict per input, then each diagnosis block."""
     out: list[str] = []
@@ -80,6 +92,7 @@ def render_text(results: list[Result]) -> str:
         out.append(mask(_verdict(result)))
         if line := _initiating(result):
             out.append("  " + line)
+        out += ["  " + mask(line) for line in _reruns(result)]
         for d in result.diagnoses:
             if d.severity.value == "info" and not result.faults:
                 continue
@@ -99,6 +112,8 @@ def render_markdown(results: list[Result]) -> str:
         out += [f"**{mask(_verdict(result))}**", ""]
         if line := _initiating(result):
             out += [f"- {line}", ""]
+        if reruns := _reruns(result):
+            out += [f"- {mask(reruns[0])}", *(f"  - {mask(r.strip())}" for r in reruns[1:]), ""]
         for d in result.diagnoses:
             out += [_masked(d).render_markdown(), ""]
     return "\n".join(out).rstrip() + "\n"
@@ -123,6 +138,8 @@ def render_json(results: list[Result], exit_code: int) -> str:
             entry["initiating_rank"] = (
                 {"rank": result.initiating[0], "step": result.initiating[1]}
                 if result.initiating else None)
+            entry["reruns"] = [dict(asdict(v), host=mask(v.host), reason=mask(v.reason))
+                               for v in result.reruns]
             entry["timeline"] = result.timeline.to_dict()
         inputs.append(entry)
     document = {

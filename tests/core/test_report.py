@@ -80,3 +80,21 @@ def test_torn_last_line_is_tolerated(tmp_path):
     path.write_text(path.read_text() + '{"type": "step", "ste')
     report = read_report(path)
     assert report.truncated and report.diagnoses[0].code == "AMP006"
+
+
+def test_two_monitors_of_one_rank_in_one_process_write_two_reports(tmp_path):
+    # Two scalers, two AmpMonitors, one report folder: the second must not truncate the first.
+    from denpex_callbacks import Monitor, MonitorConfig, Observation, RunSetup
+    from denpex_callbacks.core.report import read_report
+
+    monitors = [Monitor(MonitorConfig(report_dir=str(tmp_path))) for _ in range(2)]
+    for index, monitor in enumerate(monitors):
+        monitor.start(RunSetup(active_precision="fp16-mixed", scaler="dynamic"))
+        monitor.observe(Observation(3, loss=float("nan") if index else 1.0))
+    for monitor in monitors:
+        monitor.close()
+    paths = sorted(tmp_path.rglob("rank0.jsonl"))
+    assert len(paths) == 2
+    reports = [read_report(p) for p in paths]
+    assert sorted(len(r.diagnoses) for r in reports) == [0, 1]
+    assert all(r.summary for r in reports)

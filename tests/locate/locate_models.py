@@ -12,6 +12,7 @@ import torch
 from denpex_callbacks.torch import AmpMonitor
 
 WIDTH, HIDDEN, FEATURES = 16, 32, 8
+FAULT_STEP = 5  # where the fault helpers below strike
 
 
 class FeedForward(torch.nn.Module):
@@ -110,3 +111,31 @@ def run(
 def _batches(gen: torch.Generator) -> Iterator[torch.Tensor]:
     while True:
         yield torch.randn(32, FEATURES, generator=gen)
+
+
+def nan_in_batches(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
+    """From FAULT_STEP every batch carries one NaN feature (a corrupt data shard)."""
+    if step >= FAULT_STEP:
+        x = x.clone()
+        x[3, 1] = float("nan")
+    return x
+
+
+def nan_in_one_batch(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
+    return nan_in_batches(model, step, x) if step == FAULT_STEP else x
+
+
+def backward_only_overflow(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
+    """Same forward values, gradients 2**14 times larger through blocks.2.wo.
+
+    relu(z / c) * c == relu(z) for c > 0, so dividing wi by c and multiplying wo by c keeps
+    every forward value (powers of two are exact), while the gradient wo sends back to its
+    input grows by c: the loss stays finite, the scaled backward overflows fp16.
+    """
+    if step == FAULT_STEP:
+        block, c = model.blocks[2], 2.0**14
+        with torch.no_grad():
+            block.wi.weight.div_(c)
+            block.wi.bias.div_(c)
+            block.wo.weight.mul_(c)
+    return x

@@ -8,14 +8,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
-from locate_models import TinyT5, hooks_on, run
+from locate_models import (
+    FAULT_STEP,
+    TinyT5,
+    backward_only_overflow,
+    hooks_on,
+    nan_in_batches,
+    nan_in_one_batch,
+    run,
+)
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from denpex_callbacks import MonitorConfig, Severity, read_report
 from denpex_callbacks.core import catalog
 from denpex_callbacks.locate.locator import NonFiniteLocator
 
-FAULT_STEP = 5
+# These tests watch the locator armed for the step after a fault: the failing-step re-run
+# (tests/locate/test_rerun_torch.py) is switched off so that the next step is what is located.
+NEXT_STEP = {"config": MonitorConfig(report_dir=None, rerun=False)}
 
 
 def scale_up_block2(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
@@ -28,40 +38,13 @@ def scale_up_block2(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
     return x
 
 
-def nan_in_batches(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
-    """From FAULT_STEP every batch carries one NaN feature (a corrupt data shard)."""
-    if step >= FAULT_STEP:
-        x = x.clone()
-        x[3, 1] = float("nan")
-    return x
-
-
-def nan_in_one_batch(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
-    return nan_in_batches(model, step, x) if step == FAULT_STEP else x
-
-
-def backward_only_overflow(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
-    """Same forward values, gradients 2**14 times larger through blocks.2.wo.
-
-    relu(z / c) * c == relu(z) for c > 0, so dividing wi by c and multiplying wo by c keeps
-    every forward value (powers of two are exact), while the gradient wo sends back to its
-    input grows by c: the loss stays finite, the scaled backward overflows fp16.
-    """
-    if step == FAULT_STEP:
-        block, c = model.blocks[2], 2.0**14
-        with torch.no_grad():
-            block.wi.weight.div_(c)
-            block.wi.bias.div_(c)
-            block.wo.weight.mul_(c)
-    return x
-
-
 def diagnosis(result, code):
     return next(d for d in result.monitor.diagnoses if d.code == code)
 
 
 def test_activation_overflow_in_third_block_amends_amp006():
-    result = run(10, fault=scale_up_block2, scaler_kwargs={"init_scale": 2.0**10})
+    result = run(10, fault=scale_up_block2, scaler_kwargs={"init_scale": 2.0**10},
+                 monitor_kwargs=NEXT_STEP)
     nan_loss = diagnosis(result, "AMP006")
     assert (nan_loss.step, nan_loss.reported_step) == (FAULT_STEP, FAULT_STEP)
     origin = nan_loss.evidence["origin"]
@@ -94,12 +77,16 @@ def test_nan_in_the_batch_is_a_data_problem():
     assert "not AMP" in nan_loss.root_cause and "isfinite(batch)" in nan_loss.fix
 
 
-def test_one_bad_batch_that_does_not_recur_keeps_the_catalog_cause():
-    result = run(9, fault=nan_in_one_batch)
+def test_one_bad_batch_that_does_not_recur_points_to_that_batch():
+    # Was: the catalog's cause kept. The next step ran finite at the same weights (the scaler
+    # skipped the bad one): nothing but that step's batch can have held the NaN.
+    result = run(9, fault=nan_in_one_batch, monitor_kwargs=NEXT_STEP)
     nan_loss = diagnosis(result, "AMP006")
     origin = nan_loss.evidence["origin"]
     assert (origin["verdict"], origin["located_step"]) == ("not-reproduced", FAULT_STEP + 1)
-    assert nan_loss.root_cause == catalog.entry("AMP006").root_cause
+    assert nan_loss.evidence["cause"] == "bad-data"
+    assert nan_loss.root_cause.startswith("bad input data, not AMP")
+    assert f"the batch of step {FAULT_STEP}" in nan_loss.fix
     assert "did not recur" in nan_loss.summary and origin["loss_finite"] is True
 
 
@@ -121,10 +108,15 @@ def test_gradient_overflow_in_backward_with_finite_loss_amends_amp003(tmp_path):
     assert len(on_disk) == 1 and on_disk[0].root_cause == collapse.root_cause
 
 
-def test_healthy_run_never_hooks_the_model():
+def test_healthy_run_hooks_the_model_only_to_capture_its_inputs():
     result = run(40, scaler_kwargs={"growth_interval": 10})
     assert [d for d in result.monitor.diagnoses if d.severity.rank >= Severity.WARNING.rank] == []
-    assert set(result.hooks_mid_step) == {0} and set(result.hooks_after_step) == {0}
+    # One forward pre-hook keeps the inputs and RNG state for a re-run; nothing else.
+    assert set(result.hooks_mid_step) == {1} and set(result.hooks_after_step) == {1}
+    assert result.hooks_after_close == 0
+    assert result.monitor.pipeline.locate.rerun.held_steps == []  # released once judged healthy
+    off = run(40, scaler_kwargs={"growth_interval": 10}, monitor_kwargs=NEXT_STEP)
+    assert set(off.hooks_mid_step) == {0} and set(off.hooks_after_step) == {0}
 
 
 def test_locate_false_never_arms():
@@ -163,7 +155,7 @@ def test_armed_step_adds_one_host_read_and_no_item(monkeypatch):
         syncs[step] = Counter(current)
 
     result = run(9, fault=scale_up_block2, scaler_kwargs={"init_scale": 2.0**10},
-                 around_step=count)
+                 around_step=count, monitor_kwargs=NEXT_STEP)
     armed, plain = FAULT_STEP + 1, FAULT_STEP + 2  # both overflow; only the first is armed
     assert result.hooks_mid_step[armed] > 0 and result.hooks_mid_step[plain] == 0
     item = "aten._local_scalar_dense.default"
@@ -215,8 +207,12 @@ def test_a_failing_hook_is_logged_once_and_training_goes_on(caplog, monkeypatch)
 
 
 def test_stop_policy_ending_the_run_while_armed_leaves_no_hooks():
+    # fault_severity="warning": stop at the first report, while the locator is armed (an
+    # error comes a step later, once the overflow has recurred).
     result = run(10, fault=scale_up_block2, scaler_kwargs={"init_scale": 2.0**10},
-                 monitor_kwargs={"on_fault": "stop"}, stop_on_request=True)
+                 monitor_kwargs={"config": MonitorConfig(report_dir=None, on_fault="stop",
+                                                         fault_severity="warning")},
+                 stop_on_request=True)
     assert len(result.losses) == FAULT_STEP + 1  # the loop broke out right after AMP006
     assert result.hooks_after_step[-1] > 0  # armed for a step that never came...
     assert result.hooks_after_close == 0  # ...and close() took the hooks off

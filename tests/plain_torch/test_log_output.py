@@ -39,9 +39,12 @@ def test_the_demo_prints_one_line_per_diagnosis(demo_output: tuple[str, Path]) -
     assert first.startswith("denpex: AMP006 non-finite-loss [error] step 61, rank 0: loss is nan")
     assert "Fix: Check the batch for NaN/inf." in first
     # The amendment says what was found and how the fix changed, without repeating the rest.
-    assert amended.startswith("denpex: AMP006 non-finite-loss [error] step 61, rank 0, amended: "
-                              "located at step 62: <model>.0 (Linear) overflowed fp16")
-    assert "Fix now: Lower the learning rate or add warm-up (before: Check the batch" in amended
+    # The failing step re-run: it reproduces (a diverged model) and is located in itself.
+    assert amended.startswith(
+        "denpex: AMP006 non-finite-loss [error] step 61, rank 0, amended: re-run of step 61 (same "
+        "inputs, parameters, RNG state) reproduced it: not the hardware; located at step 61: "
+        "<model>.2 (Linear) overflowed fp16")
+    assert "Fix now: Lower the learning rate (by 10x to start) (before: Check the batch" in amended
     assert "loss is nan" not in amended
     # Consequences name their cause and carry no fix of their own.
     assert ": consequence of AMP006, fix that first: 6 consecutive skipped steps" in collapse

@@ -120,6 +120,17 @@ def test_stop_policy_sets_should_stop_at_the_fault():
     assert result.steps_run == 13  # stopped right after the faulty step
 
 
+def test_one_absorbed_nan_never_stops_the_run():
+    from denpex_callbacks import MonitorConfig, Thresholds
+
+    config = MonitorConfig(report_dir=None, on_fault="stop",
+                           thresholds=Thresholds(nonfinite_persist_losses=2))
+    result = run_loop(60, fault="nan-once", fault_step=12, monitor_kwargs={"config": config})
+    assert not result.monitor.should_stop and result.steps_run == 60
+    assert [(d.code, d.step, d.severity.value) for d in result.monitor.diagnoses] == [
+        ("AMP006", 12, "warning")]
+
+
 def test_raise_policy_raises_amp_diagnosis_error():
     result = run_loop(60, fault="nan", fault_step=7, monitor_kwargs={"on_fault": "raise"})
     assert isinstance(result.error, AmpDiagnosisError)
@@ -165,3 +176,56 @@ def test_state_dict_round_trip_keeps_history():
     resumed.load_state_dict(state)
     assert [(d.code, d.step) for d in resumed.diagnoses] == codes(first)
     assert resumed.monitor.run.steps_seen == 40
+
+
+def _loop_with_monitor_before_update(steps: int, monitor_kwargs):
+    import torch
+
+    from denpex_callbacks.torch import AmpMonitor
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10)
+    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, report_dir=None,
+                         **monitor_kwargs)
+    for _ in range(steps):
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = model(torch.randn(4, 8)).float().pow(2).mean()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        monitor.step(loss)  # too early: the loop is right, the monitor call is misplaced
+        scaler.update()
+        opt.zero_grad()
+    monitor.close()
+    return monitor
+
+
+def test_monitor_step_before_update_is_a_monitor_misuse_warning_not_a_protocol_error():
+    # Was: AMP002 [error] "update() was not called", ending a correct loop under "raise".
+    monitor = _loop_with_monitor_before_update(6, {"on_fault": "raise"})
+    found = [(d.code, d.step, d.severity.value) for d in monitor.diagnoses]
+    assert found == [("AMP002", 0, "warning")]
+    assert "monitor.step() was called before scaler.update()" in monitor.diagnoses[0].summary
+    assert monitor.diagnoses[0].fix.startswith("Call monitor.step(loss) after scaler.update()")
+
+
+def test_monitor_misuse_never_acts_even_when_warnings_are_faults():
+    from denpex_callbacks import MonitorConfig
+
+    config = MonitorConfig(report_dir=None, on_fault="raise", fault_severity="warning")
+    monitor = _loop_with_monitor_before_update(4, {"config": config})
+    assert [d.code for d in monitor.diagnoses] == ["AMP002"] and not monitor.should_stop
+
+
+def test_a_loop_that_never_calls_update_is_still_a_protocol_error():
+    result = run_loop(30, fault="no-update", fault_step=10)
+    (error,) = [d for d in result.monitor.diagnoses if d.code == "AMP002"]
+    assert (error.step, error.severity.value) == (10, "error")
+
+
+def test_fix_texts_on_a_cpu_run_speak_of_the_cpu():
+    # Was: AMP001 told a CPU loop to use torch.amp.GradScaler('cuda') / autocast('cuda').
+    result = run_loop(5, use_scaler=False)
+    (missing,) = [d for d in result.monitor.diagnoses if d.code == "AMP001"]
+    assert "'cuda'" not in missing.fix and "GradScaler('cpu')" in missing.fix

@@ -40,9 +40,9 @@ def run_loop(
 ) -> LoopResult:
     """Train a tiny regression model; ``fault`` picks what goes wrong from ``fault_step``.
 
-    Faults: "inf" (loss * inf), "nan" (loss * nan), "zero" (loss * 0), "no-update" (the loop
-    never calls scaler.update()), "double-step", "direct-step" (optimizer.step() on scaled
-    gradients).
+    Faults: "inf" (loss * inf), "nan" (loss * nan), "nan-once" (at ``fault_step`` only),
+    "zero" (loss * 0), "no-update" (the loop never calls scaler.update()), "double-step",
+    "direct-step" (optimizer.step() on scaled gradients).
     """
     model = tiny_model()
     if half_model:
@@ -67,7 +67,7 @@ def run_loop(
             faulty = fault is not None and step >= fault_step
             if faulty and fault == "inf":
                 loss = loss * float("inf")
-            elif faulty and fault == "nan":
+            elif (faulty and fault == "nan") or (fault == "nan-once" and step == fault_step):
                 loss = loss * float("nan")
             elif fault == "zero":
                 loss = loss * 0.0

@@ -1,18 +1,29 @@
-"""AMP003: consecutive skipped steps drive the dynamic scale toward its floor."""
+"""AMP003: overflow persists and drives the dynamic scale toward its floor."""
 
 from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any
 
 from denpex_callbacks.core.detectors.base import Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
 
+# Below this many applied updates a run has not been "stable" yet, whatever its streak.
+STABLE_AFTER_UPDATES = 50
+
 
 class ScaleCollapseDetector(Detector):
-    """Fires when overflow persists: a streak of skipped steps longer than a healthy backoff.
+    """Fires when overflow persists, seen in either of two ways.
 
-    Before the first clean step, the start-up back-off is allowed a longer streak. A streak at
-    a scale that has never changed is a stuck scale (AMP005), not a collapse.
+    - A streak of consecutive skipped steps longer than a healthy backoff. Before the first
+      clean step of the run, or of a resume or restart, the start-up back-off is allowed a
+      longer streak. A streak at a scale that has never changed is a stuck scale (AMP005).
+    - The scale's trajectory: it fell ``collapse_net_halvings`` times net within
+      ``collapse_trend_window`` steps although clean steps came between the skips (several
+      optimizers sharing one scaler, a GAN's generator and discriminator, break every streak).
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
@@ -31,39 +42,119 @@ class ScaleCollapseDetector(Detector):
     """
 
     code = "AMP003"
-    _state = ("firing",)
+    _state = ("firing", "trend_floor", "window")
 
     def reset(self) -> None:
         self.firing = False
+        self.trend_floor: float | None = None  # scale the trend fired at, until it recovers
+        self.window: deque[tuple[int, float]] = deque(maxlen=self.t.collapse_trend_window)
+        self._peaks: deque[tuple[int, float]] = deque()  # decreasing: the window's maximum
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.window = deque(((int(step), float(scale)) for step, scale in self.window),
+                            maxlen=self.window.maxlen)
+        self._peaks = deque()
+        for item in self.window:
+            self._push_peak(item)
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        trend = self._trend(obs, run)
         if run.skip_streak == 0:
             self.firing = False
-            return None
+            return trend
         if self.firing:
-            return None
+            return trend
         if run.last_scale is not None and not run.scale_ever_changed:
             return None  # constant scale: AMP005's case
         limit = (
             self.t.startup_skip_allowance if run.in_startup else self.t.collapse_skip_streak
         )
         if run.skip_streak < limit:
-            return None
+            return trend
         self.firing = True
-        start = run.skip_streak_start
-        phase = "before any clean step" if run.in_startup else "after training was stable"
+        self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
+        start, scale = run.skip_streak_start, run.skip_streak_start_scale
+        if not run.in_startup and run.episode_start is not None and start is not None and (
+            run.episode_start < start
+        ):  # the overflow began with the first skip of its episode (a loss spike), earlier
+            start, scale = run.episode_start, run.episode_scale
+        began = "" if start == run.skip_streak_start else f" (the first skip at step {start})"
         return Finding(
             self.code,
             start,
-            f"{run.skip_streak} consecutive skipped steps from step {start} ({phase}); "
-            f"loss scale {run.skip_streak_start_scale} -> {obs.scale}",
+            f"{run.skip_streak} consecutive skipped steps from step {run.skip_streak_start}"
+            f"{began} ({_phase(run)}); loss scale {scale} -> {obs.scale}",
             evidence={
+                "pattern": "skip-streak",
                 "consecutive_skipped": run.skip_streak,
-                "scale_at_start": run.skip_streak_start_scale,
+                "scale_at_start": scale,
                 "scale_now": obs.scale,
                 "skipped_total": run.skipped_total,
+                "steps_seen": run.steps_seen,
+                "applied_updates": run.clean_steps_seen,
                 "history": run.history(),
             },
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
         )
+
+    # -- the trajectory ------------------------------------------------------------------------
+
+    def _push_peak(self, item: tuple[int, float]) -> None:
+        while self._peaks and self._peaks[-1][1] <= item[1]:
+            self._peaks.pop()
+        self._peaks.append(item)
+
+    def _trend(self, obs: Observation, run: RunState) -> Finding | None:
+        scale = obs.scale
+        if scale is None or not math.isfinite(scale) or run.in_startup:
+            self.window.clear()
+            self._peaks.clear()
+            return None
+        if len(self.window) == self.window.maxlen and self._peaks[0] == self.window[0]:
+            self._peaks.popleft()
+        self.window.append((obs.step, scale))
+        self._push_peak((obs.step, scale))
+        peak_step, peak = self._peaks[0]
+        if self.trend_floor is not None and scale >= self.trend_floor * 16:
+            self.trend_floor = None  # recovered: the trend may fire again
+        if self.trend_floor is not None or self.firing or not obs.was_skipped:
+            return None
+        if peak <= 0 or scale > peak / 2.0 ** self.t.collapse_net_halvings:
+            return None
+        self.trend_floor = scale
+        after = [(s, sc) for s, sc in self.window if s > peak_step]
+        start = after[0][0] if after else obs.step
+        span = obs.step - start + 1
+        halvings = math.log2(peak / scale) if scale > 0 else math.inf
+        return Finding(
+            self.code,
+            start,
+            f"loss scale fell from {peak:g} to {scale:g} ({halvings:.0f} halvings) in {span} "
+            f"steps from step {start}, with clean steps between the skips "
+            f"({run.skipped_total} of {run.steps_seen} steps skipped so far)",
+            evidence={
+                "pattern": "scale-trajectory",
+                "scale_peak": peak,
+                "scale_now": scale,
+                "halvings": round(halvings, 1),
+                "steps": span,
+                "skipped_total": run.skipped_total,
+                "steps_seen": run.steps_seen,
+                "applied_updates": run.clean_steps_seen,
+                "history": run.history(),
+            },
+            lines=(obs.line,) if obs.line is not None else (),
+            quotes=(obs.text,) if obs.text else (),
+        )
+
+
+def _phase(run: RunState) -> str:
+    """Where in the run the streak began, in words (never 'stable' when it was not)."""
+    if run.in_startup:
+        return run.startup_reason
+    if run.clean_steps_seen < STABLE_AFTER_UPDATES:
+        return (f"early in training: {run.skipped_total} of the first {run.steps_seen} steps "
+                "skipped")
+    return "after training was stable"

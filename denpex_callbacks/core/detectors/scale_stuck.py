@@ -50,7 +50,7 @@ class ScaleStuckDetector(Detector):
             self.firing = False
             self.clean_at_scale = 0
             self.clean_start = None
-        finding = self._every_step_skipped(obs, run) or self._tracker_frozen(obs, skipped)
+        finding = self._every_step_skipped(obs, run) or self._tracker_frozen(obs, skipped, moved)
         finding = finding or self._no_growth(obs, skipped, moved)
         if finding is None or self.firing:
             return None
@@ -78,9 +78,14 @@ class ScaleStuckDetector(Detector):
             quotes=(obs.text,) if obs.text else (),
         )
 
-    def _tracker_frozen(self, obs: Observation, skipped: bool | None) -> Finding | None:
+    def _tracker_frozen(
+        self, obs: Observation, skipped: bool | None, moved: bool
+    ) -> Finding | None:
         tracker = obs.growth_tracker
-        if tracker is None or skipped is not False or self.setup.scaler == "static":
+        # A growth resets the tracker to 0 (every step with growth_interval=1), and at a scale
+        # of 0.0 a skip resets it without a visible backoff: neither is a frozen tracker.
+        if (tracker is None or skipped is not False or moved or obs.scale == 0.0
+                or self.setup.scaler == "static"):
             self.frozen_tracker_steps = 0
             self.last_tracker = tracker
             return None

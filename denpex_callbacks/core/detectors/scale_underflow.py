@@ -12,6 +12,9 @@ from denpex_callbacks.core.severity import Severity
 class ScaleUnderflowDetector(Detector):
     """Fires when the scale crosses below ``underflow_scale``, and again when it reaches 0.
 
+    A static scale below ``underflow_scale`` is reported once: small fp16 gradients flush to
+    zero under it for the whole run.
+
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
         >>> d, run = ScaleUnderflowDetector(), RunState()
@@ -28,8 +31,10 @@ class ScaleUnderflowDetector(Detector):
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         scale = obs.scale
-        if scale is None or self.setup.scaler == "static":
+        if scale is None:
             return None
+        if self.setup.scaler == "static" and (self.level or scale >= self.t.underflow_scale):
+            return None  # a static scale below 1 is said once: it never moves
         if scale >= self.t.underflow_scale:
             self.level = 0
             return None

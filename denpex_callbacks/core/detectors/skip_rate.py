@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Any
 
@@ -14,8 +15,9 @@ from denpex_callbacks.core.run_state import RunState
 class SkipRateDetector(Detector):
     """Fires when the share of skipped steps in a sliding window passes the threshold.
 
-    Start-up back-off is not counted. The window holds the step numbers of its skips so the
-    diagnosis can say where the high rate began.
+    The rate is judged against what the scaler's own growth interval implies (one skip per
+    growth interval is its sawtooth, by design). Start-up back-off is not counted. The window
+    holds the step numbers of its skips so the diagnosis can say where the high rate began.
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
@@ -43,6 +45,37 @@ class SkipRateDetector(Detector):
         super().load_state_dict(state)
         self.skips_in_window = sum(1 for _step, was in self.window if was)
 
+    def sawtooth_rate(self) -> float | None:
+        """Share of skipped steps a healthy dynamic scaler shows by design (None: unknown).
+
+        At equilibrium the scale grows once every ``growth_interval`` clean steps and backs off
+        once per overflow; with growth factor g and backoff b it takes ln(g)/ln(1/b) backoffs
+        to undo one growth, so k = ln(g)/ln(1/b) skips per growth_interval + k steps.
+
+        Example:
+            >>> from denpex_callbacks.core.run_setup import RunSetup
+            >>> d = SkipRateDetector()
+            >>> d.configure(RunSetup(scaler="dynamic", growth_interval=10))
+            >>> round(d.sawtooth_rate(), 3)
+            0.091
+        """
+        interval = self.setup.growth_interval
+        if self.setup.scaler != "dynamic" or not interval or interval <= 0:
+            return None
+        growth, backoff = self.setup.growth_factor or 2.0, self.setup.backoff_factor or 0.5
+        if growth <= 1.0 or not 0.0 < backoff < 1.0:
+            return None
+        per_growth = math.log(growth) / math.log(1.0 / backoff)
+        return per_growth / (interval + per_growth)
+
+    def limit(self) -> float:
+        """The skip rate that fires: the threshold, or the sawtooth's own rate times
+        ``skip_rate_sawtooth_factor`` when that is higher (small growth intervals)."""
+        sawtooth = self.sawtooth_rate()
+        if sawtooth is None:
+            return self.t.skip_rate_threshold
+        return max(self.t.skip_rate_threshold, sawtooth * self.t.skip_rate_sawtooth_factor)
+
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         skipped = obs.was_skipped
         if skipped is None or run.in_startup:
@@ -54,12 +87,15 @@ class SkipRateDetector(Detector):
         if len(self.window) < self.t.skip_rate_window:
             return None
         rate = self.skips_in_window / len(self.window)
-        if rate < self.t.skip_rate_threshold / 2:
+        limit = self.limit()
+        if rate < limit / 2:
             self.firing = False
-        if self.firing or rate < self.t.skip_rate_threshold:
+        if self.firing or rate < limit:
             return None
         if run.skip_streak >= self.t.collapse_skip_streak:
             return None  # a collapse in progress is AMP003, not a high skip rate
+        if obs.scale is not None and obs.scale < self.t.underflow_scale:
+            return None  # the scale did collapse: AMP003 / AMP004 tell that story
         self.firing = True
         skips = [step for step, was in self.window if was]
         return Finding(
@@ -72,6 +108,7 @@ class SkipRateDetector(Detector):
                 "skipped_in_window": len(skips),
                 "window": len(self.window),
                 "skip_rate": round(rate, 4),
+                "skip_rate_limit": round(limit, 4),
                 "scale": obs.scale,
                 "skipped_total": run.skipped_total,
             },

@@ -1,0 +1,273 @@
+"""What re-running a step needs, kept on every healthy step: references and RNG state.
+
+Per training forward, a forward pre-hook (or the adapter, through :meth:`StepCaptures.capture`)
+keeps a :class:`StepCapture`: a reference to the inputs (no copy), the torch RNG state (CPU, and
+the current CUDA device's when CUDA is in use: dropout draws from them), the autocast state, and
+the sums of the parameters' and the inputs' version counters (every in-place write bumps them,
+so a changed sum proves an update or an edit happened since). No device work, no sync.
+
+Memory: a step's capture is released as soon as the monitor judged the step, except the first
+step of a run of skipped steps (a collapse may be under way: AMP003 re-runs that step); where
+device values are read one step late, the previous step's is kept until then. At most
+:data:`MAX_HELD` captures are kept past their step: at most one batch beyond the one the training
+loop holds anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from denpex_callbacks.core.monitor import Monitor
+
+__all__ = ["MAX_HELD", "StepCapture", "StepCaptures", "input_tensors", "unwrapped"]
+
+MAX_HELD = 2  # captures kept past their forward: the current step's and one more
+_MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
+
+
+@dataclass(slots=True)
+class StepCapture:
+    """What re-running one step needs (references, not copies).
+
+    Attributes:
+        args: Positional inputs of the step's forward (or of ``call``).
+        kwargs: Keyword inputs.
+        cpu_rng: ``torch.get_rng_state()`` before the forward.
+        cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use.
+        autocast: The (device type, dtype) pairs autocast was enabled for.
+        training: The model's train mode.
+        param_version: Sum of the trainable parameters' version counters.
+        inputs: The input tensors and their version counters.
+        forwards: Training forwards seen in the step (more than one: accumulation).
+        call: Re-runs the step's computation (None: the model on ``args``/``kwargs``).
+        call_returns_loss: ``call`` returns the loss that was backpropagated.
+        step: The optimizer step, once it finished.
+        early: Captured before the forward (by the adapter): input versions read at step end.
+    """
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    cpu_rng: torch.Tensor
+    cuda_rng: tuple[int, torch.Tensor] | None
+    autocast: list[tuple[str, torch.dtype]]
+    training: bool
+    param_version: int
+    inputs: list[tuple[torch.Tensor, int]]
+    forwards: int = 1
+    call: Callable[[], Any] | None = None
+    call_returns_loss: bool = False
+    step: int | None = None
+    early: bool = False
+
+
+def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
+    """Tensors among the inputs, one level into containers (a dict batch, a tuple).
+
+    Example:
+        >>> len(input_tensors((torch.ones(2), {"labels": torch.zeros(2)}), {"n": 3}))
+        2
+    """
+    found: list[torch.Tensor] = []
+    for value in (*args, *kwargs.values()):
+        items = value.values() if isinstance(value, Mapping) else (
+            value if isinstance(value, (tuple, list)) else (value,))
+        for item in items:
+            if isinstance(item, torch.Tensor) and len(found) < _MAX_INPUT_TENSORS:
+                found.append(item)
+    return found
+
+
+def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
+    """(the DistributedDataParallel wrapper or None, the module that computes).
+
+    DDP's own forward may enter collectives (bucket rebuilds, buffer broadcasts) and prepares
+    its reducer for a backward: a re-run on one rank goes around it, to the module it wraps,
+    whose inputs (already moved to the device) are the ones captured.
+
+    Example:
+        >>> layer = torch.nn.Linear(2, 2)
+        >>> unwrapped(layer) == (None, layer)
+        True
+    """
+    inner = getattr(model, "module", None)
+    if type(model).__name__ == "DistributedDataParallel" and isinstance(inner, torch.nn.Module):
+        return model, inner
+    return None, model
+
+
+def _autocast_state() -> list[tuple[str, torch.dtype]]:
+    return [(device, torch.get_autocast_dtype(device)) for device in ("cuda", "cpu")
+            if torch.is_autocast_enabled(device)]
+
+
+class StepCaptures:
+    """The captures of the steps not judged yet (and of a skip streak's first step).
+
+    Args:
+        monitor: The rank's Monitor (its run state says which steps were judged, skipped).
+        model: The module that computes (already unwrapped).
+        hook: Capture each training forward with a forward pre-hook (False: the adapter
+            calls :meth:`capture`).
+        on_error: Called with an exception raised while capturing (capturing then stops).
+
+    Example:
+        >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
+        >>> model = torch.nn.Linear(4, 1)
+        >>> monitor = Monitor(MonitorConfig(report_dir=None))
+        >>> captures = StepCaptures(monitor, model)
+        >>> _ = model(torch.ones(2, 4))
+        >>> captures.step_finished(0)
+        >>> captures.held_steps
+        [0]
+        >>> _ = monitor.observe(Observation(0, loss=1.0, skipped=False))
+        >>> captures.release()
+        >>> captures.held_steps
+        []
+        >>> captures.close()
+    """
+
+    def __init__(self, monitor: Monitor, model: torch.nn.Module, *, hook: bool = True,
+                 on_error: Callable[[BaseException], None] | None = None) -> None:
+        self.monitor = monitor
+        self.model = model
+        self.on_error = on_error
+        self.failed = False
+        self.rerunning = False  # while set, forwards are recorded in rerun_inputs instead
+        self.rerun_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.released_upto: int | None = None  # steps at or before this were let go
+        self.last_finished: int | None = None
+        self.held: dict[int, StepCapture] = {}
+        self._open: StepCapture | None = None
+        self._params = [p for p in model.parameters() if p.requires_grad]
+        self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
+        self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
+            hook) else None
+
+    @property
+    def hooked(self) -> bool:
+        """The forward pre-hook is in place (captures come from the model's forward)."""
+        return self._hook is not None
+
+    @property
+    def held_steps(self) -> list[int]:
+        """Steps whose captures are kept now."""
+        return list(self.held)
+
+    def param_version(self) -> int:
+        """Sum of the trainable parameters' version counters now."""
+        return sum(p._version for p in self._params)
+
+    # -- capturing (every training forward) ------------------------------------------------------
+
+    def _on_forward(self, module: torch.nn.Module, args: Any, kwargs: Any) -> None:
+        if self.rerunning:  # what a re-run closure feeds the model, to compare with the capture
+            if self.rerun_inputs is None:
+                self.rerun_inputs = (tuple(args), dict(kwargs))
+            return
+        if self.failed or not module.training or not torch.is_grad_enabled():
+            return
+        try:
+            self._capture(tuple(args), dict(kwargs))
+        except Exception as exc:
+            self._fail(exc)
+
+    def capture(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+        call: Callable[[], Any] | None = None, returns_loss: bool = False,
+    ) -> None:
+        """Capture a step's inputs and RNG state now, before its forward (whatever changes
+        the inputs in place before the step ends is part of the step: their version counters
+        are read when it ends).
+
+        Args:
+            args: Positional inputs (references are kept, not copies).
+            kwargs: Keyword inputs.
+            call: Re-runs the step's computation (default: the model on the inputs).
+            returns_loss: ``call`` returns the loss that was backpropagated.
+        """
+        if self.rerunning or self.failed:
+            return
+        try:
+            self._capture(args, dict(kwargs or {}), call, returns_loss)
+            if self._open is not None:
+                self._open.early = True
+        except Exception as exc:
+            self._fail(exc)
+
+    def _capture(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 call: Callable[[], Any] | None = None, returns_loss: bool = False) -> None:
+        previous = self._open
+        cuda = None
+        if self._cuda and torch.cuda.is_initialized():
+            device = torch.cuda.current_device()
+            cuda = (device, torch.cuda.get_rng_state(device))
+        self._open = StepCapture(
+            args=args,
+            kwargs=kwargs,
+            cpu_rng=torch.get_rng_state(),
+            cuda_rng=cuda,
+            autocast=_autocast_state(),
+            training=self.model.training,
+            param_version=self.param_version(),
+            inputs=[(t, t._version) for t in input_tensors(args, kwargs)],
+            forwards=previous.forwards + 1 if previous is not None else 1,
+            call=call,
+            call_returns_loss=returns_loss,
+        )
+
+    def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
+        """The forwards since the last call belong to optimizer step ``step``.
+
+        Args:
+            step: The step, as the adapter numbers observations.
+            call: Re-runs this step's computation and returns its loss (a plain loop's
+                ``rerun=`` closure); it replaces the model call.
+        """
+        capture, self._open = self._open, None
+        if capture is None or self.failed:
+            return
+        capture.step = step
+        self.last_finished = step
+        if capture.early:  # what the step's own hooks did to the batch before its forward counts
+            capture.inputs = [(t, t._version) for t, _v in capture.inputs]
+        if call is not None:
+            capture.call, capture.call_returns_loss = call, True
+        held = self.held
+        held.pop(step, None)
+        held[step] = capture
+        pinned = self._pinned()
+        for old in [s for s in held if s != step and s != pinned][: max(0, len(held) - MAX_HELD)]:
+            del held[old]
+
+    def _pinned(self) -> int | None:
+        run = self.monitor.run
+        return run.skip_streak_start if run.skip_streak else None
+
+    def release(self) -> None:
+        """Let go of the captures of steps the monitor has judged, except the first step of
+        the current run of skipped steps (its re-run may still be asked for by AMP003)."""
+        judged = self.monitor.run.last_step
+        if judged is None:
+            return
+        pinned = self._pinned()
+        for step in [s for s in self.held if s <= judged and s != pinned]:
+            del self.held[step]
+        self.released_upto = judged
+
+    def close(self) -> None:
+        """Remove the hook and drop every capture. Safe to call twice."""
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
+        self._open = None
+        self.held.clear()
+
+    def _fail(self, exc: BaseException) -> None:
+        self.failed = True
+        self.close()
+        if self.on_error is not None:
+            self.on_error(exc)

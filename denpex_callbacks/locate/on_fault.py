@@ -1,0 +1,278 @@
+"""What an adapter calls to locate a fault and to re-run the step it happened in.
+
+After a non-finite loss (AMP006) or the first overflow of a collapse (AMP003), the failing
+step is re-run once with the same inputs, parameters and RNG state
+(:mod:`denpex_callbacks.locate.rerun`), with a
+:class:`~denpex_callbacks.locate.locator.NonFiniteLocator` armed: the diagnosis is amended with
+the verdict (reproduced, not reproduced, not re-runnable) and with where the first non-finite
+value appeared in the failing batch itself. When the step cannot be re-run, the locator is armed
+for the next step instead, and the diagnosis says why the re-run was not possible.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+from denpex_callbacks.core.causes import BAD_DATA, DIVERGENCE, UNDETERMINED, Cause, gather, judge
+from denpex_callbacks.core.diagnosis import Diagnosis
+from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.rerun_verdict import NOT_RERUNNABLE, REPRODUCED, RerunVerdict
+from denpex_callbacks.locate.locator import NonFiniteLocator
+from denpex_callbacks.locate.origin import (
+    OriginExplanation,
+    OriginReport,
+    explain_origin,
+    origin_facts,
+)
+from denpex_callbacks.locate.rerun import FailingStepRerun
+
+__all__ = ["TRIGGERS", "LocateOnFault", "amended_text"]
+
+LOGGER = logging.getLogger("denpex_callbacks")
+TRIGGERS = frozenset({"AMP006", "AMP003"})  # non-finite loss, overflow-driven skip streak
+_VERDICTS_KEPT = 8  # recent steps' verdicts, for a second trigger on the same step
+
+
+def amended_text(explanation: OriginExplanation, cause: Cause) -> tuple[str | None, str | None]:
+    """Root cause and fix of an amended diagnosis: the run's evidence outweighs a module name.
+
+    Divergence (and a one-off that did not recur: the failing batch) is told by the run, not
+    by the module where the first inf appeared; otherwise the located origin's own words,
+    which name the module and its numbers, with the cause's text where it has none.
+    """
+    if cause.kind == DIVERGENCE or (
+        cause.kind == BAD_DATA and explanation.verdict != "input-data"
+    ):
+        return cause.root_cause, cause.fix
+    return (explanation.root_cause or cause.root_cause, explanation.fix or cause.fix)
+
+
+class LocateOnFault:
+    """What an adapter needs to locate the origin of a non-finite loss or overflow streak.
+
+    Three calls per step, in this order, at the end of each optimizer step::
+
+        locate.step_finished(loss, step)      # labels the step's capture; ends an armed step
+        found = monitor.observe(...)          # (the adapter's own monitoring)
+        locate.maybe_arm(found, model)        # AMP006 / AMP003: re-run the failing step, or
+                                              # arm the locator for the next step
+
+    plus ``close()`` at the end of training. Locating is off when ``MonitorConfig.locate`` is
+    False, re-running when ``MonitorConfig.rerun`` is. A failure inside is logged once and
+    switches locating off; training and monitoring go on.
+
+    Args:
+        monitor: The Monitor whose diagnoses are amended.
+        model: The model to hook and re-run (may also be given to ``watch`` or ``maybe_arm``).
+
+    Example:
+        >>> import torch
+        >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
+        >>> model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 1))
+        >>> monitor = Monitor(MonitorConfig(report_dir=None))
+        >>> locate = LocateOnFault(monitor, model)
+        >>> for step in range(3):
+        ...     x = torch.ones(2, 4) * (float("nan") if step == 1 else 1.0)
+        ...     loss = model(x).mean()
+        ...     _ = locate.step_finished(loss, step)
+        ...     found = monitor.observe(Observation(step, loss=loss.item(), skipped=step == 1))
+        ...     _ = locate.maybe_arm(found)
+        >>> d = monitor.diagnoses[0]
+        >>> d.evidence["rerun"], d.evidence["origin"]["located_step"]
+        ('reproduced', 1)
+        >>> d.root_cause.split(":")[0]
+        'non-finite values in the input batch'
+        >>> locate.close()
+    """
+
+    def __init__(self, monitor: Monitor, model: Any = None) -> None:
+        self.monitor = monitor
+        self.model = model
+        self.failed = False
+        self.last_report: OriginReport | None = None
+        self.last_explanation: OriginExplanation | None = None
+        self.last_verdict: RerunVerdict | None = None
+        self.rerun: FailingStepRerun | None = None
+        self._locator: NonFiniteLocator | None = None
+        self._target: Diagnosis | None = None
+        # A step is re-run once: AMP003 on the step AMP006 already re-ran reuses the verdict.
+        self._verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]] = {}
+        # Recent (id, step) handled: an escalation of the same diagnosis is not handled again.
+        self._located: deque[tuple[str, int | None]] = deque(maxlen=16)
+        if model is not None:
+            self.watch(model)
+
+    @property
+    def armed(self) -> bool:
+        """True between ``maybe_arm`` arming and the next ``step_finished``."""
+        return self._locator is not None and self._locator.armed
+
+    @property
+    def enabled(self) -> bool:
+        """Locating is on: configured, monitoring alive, no internal failure so far."""
+        return self.monitor.config.locate and not self.monitor.disabled and not self.failed
+
+    def watch(self, model: Any, **options: Any) -> None:
+        """Capture each training step of ``model`` so a failing one can be re-run.
+
+        Nothing happens when re-running is off or a model is already watched. ``options``
+        go to :class:`~denpex_callbacks.locate.rerun.FailingStepRerun` (an adapter's
+        ``hook``, ``no_backward``, ``blocker``).
+        """
+        self.model = self.model if self.model is not None else model
+        if self.rerun is not None or not self.enabled or not self.monitor.config.rerun:
+            return
+        if isinstance(model, torch.nn.Module):
+            try:
+                self.rerun = FailingStepRerun(self.monitor, model, **options)
+            except Exception as exc:
+                self._on_error(exc)
+
+    def maybe_arm(self, diagnoses: Iterable[Diagnosis], model: Any = None) -> bool:
+        """After AMP006 or AMP003 in ``diagnoses``: re-run the failing step and amend the
+        diagnosis; when it cannot be re-run, arm the hooks for the next step instead.
+
+        Returns:
+            True when the locator was armed for the next step by this call.
+        """
+        if model is not None:
+            self.model = model
+        triggers = [d for d in diagnoses
+                    if d.code in TRIGGERS and (d.code, d.step) not in self._located]
+        self._located.extend((d.code, d.step) for d in triggers)
+        rerun = self.rerun
+        handled = False
+        if rerun is not None and triggers and self.enabled:
+            for trigger in triggers:
+                handled |= self._rerun_and_amend(rerun, trigger)
+        if rerun is not None and not rerun.failed:
+            rerun.release()
+        target = triggers[0] if triggers else None
+        if handled or target is None or self._locator is not None or not self.enabled:
+            return False
+        if not isinstance(self.model, torch.nn.Module):
+            return False
+        try:
+            locator = NonFiniteLocator(self.model, on_error=self._on_error)
+            locator.arm()
+        except Exception as exc:
+            self._on_error(exc)
+            return False
+        if not locator.armed:
+            return False
+        self._locator, self._target = locator, target
+        return True
+
+    def _rerun_and_amend(self, rerun: FailingStepRerun, target: Diagnosis) -> bool:
+        """Re-run ``target``'s step (once per step) and amend it. True when it was re-run."""
+        verdicts = self._verdicts
+        try:
+            if target.step not in verdicts:
+                verdicts[target.step] = rerun.rerun(target)
+                for old in list(verdicts)[:-_VERDICTS_KEPT]:
+                    del verdicts[old]
+            verdict, report = verdicts[target.step]
+            explanation = None
+            if report is not None and verdict.verdict != NOT_RERUNNABLE:
+                explanation = explain_origin(report, self.monitor.framework)
+        except Exception as exc:
+            self._on_error(exc)
+            return False
+        self.last_verdict = verdict
+        current = self._current(target)
+        summary = f"{current.summary}; {verdict.summary_clause()}"
+        evidence = verdict.evidence()
+        root_cause, fix = verdict.root_cause(), verdict.fix()
+        if explanation is not None and report is not None:
+            self.last_report, self.last_explanation = report, explanation
+            evidence["origin"] = {"verdict": explanation.verdict, **explanation.evidence}
+            if verdict.verdict == REPRODUCED:
+                summary += f"; {explanation.summary}"
+                cause = self._cause(target, report, explanation)
+                root_cause, fix = amended_text(explanation, cause)
+                if cause.kind != UNDETERMINED:
+                    evidence.update(cause.evidence())
+        self.monitor.amend(target.code, step=target.step, evidence=evidence, summary=summary,
+                           root_cause=root_cause, fix=fix)
+        return verdict.verdict != NOT_RERUNNABLE
+
+    def _current(self, target: Diagnosis) -> Diagnosis:
+        return next(
+            (d for d in reversed(self.monitor.diagnoses)
+             if (d.code, d.step) == (target.code, target.step)), target,
+        )
+
+    def step_finished(
+        self, loss: Any = None, step: int | None = None, *, rerun: Callable[[], Any] | None = None,
+    ) -> Diagnosis | None:
+        """End optimizer step ``step``: label its capture for a re-run, and end the armed step
+        (if any): read its values, disarm, amend the diagnosis.
+
+        Args:
+            loss: The step's loss (tensor or number).
+            step: The step's number, as the adapter counts steps.
+            rerun: Re-computes this step's loss (a plain loop's closure), for a re-run.
+
+        Returns:
+            The amended diagnosis, or None when nothing was armed.
+        """
+        if self.rerun is not None and step is not None and self.enabled:
+            self.rerun.step_finished(step, call=rerun)
+        locator, target = self._locator, self._target
+        if locator is None or target is None:
+            return None
+        self._locator = self._target = None
+        try:
+            report = locator.finish(loss, step)
+            if locator.failed:
+                return None
+            explanation = explain_origin(report, self.monitor.framework)
+        except Exception as exc:
+            locator.disarm()
+            self._on_error(exc)
+            return None
+        self.last_report, self.last_explanation = report, explanation
+        current = self._current(target)
+        cause = self._cause(target, report, explanation)
+        root_cause, fix = amended_text(explanation, cause)
+        return self.monitor.amend(
+            target.code,
+            step=target.step,
+            evidence={"origin": {"verdict": explanation.verdict, **explanation.evidence},
+                      **(cause.evidence() if cause.kind != UNDETERMINED else {})},
+            summary=f"{current.summary}; {explanation.summary}",
+            root_cause=root_cause,
+            fix=fix,
+        )
+
+    def _cause(
+        self, target: Diagnosis, report: OriginReport, explanation: OriginExplanation
+    ) -> Cause:
+        """The root cause the run's evidence supports, the located origin among it."""
+        return judge(gather(target.code, target.step, self.monitor.run, self.monitor.setup,
+                            origin=origin_facts(report, explanation)))
+
+    def close(self) -> None:
+        """Remove any hooks (an armed step that never finished, the capture hook)."""
+        if self._locator is not None:
+            self._locator.disarm()
+        self._locator = self._target = None
+        if self.rerun is not None:
+            self.rerun.close()
+
+    def _on_error(self, exc: BaseException) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        if self.rerun is not None:
+            self.rerun.close()
+        self.monitor.logger.error(
+            "denpex: internal error in the non-finite locator; locating is off for the rest "
+            "of this run (training and monitoring continue). Please report this traceback.",
+            exc_info=exc,
+        )
