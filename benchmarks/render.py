@@ -18,6 +18,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 README = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"  # the page with the table
 BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 COLUMNS = ("a", "b", "c", "d")
+PARTS = ("step_overhead", "core", "log_doctor", "log_doctor_generic")  # results' keys
 
 
 def _ms(row: dict[str, Any]) -> str:
@@ -77,21 +78,26 @@ def render(results: dict[str, Any], title: str) -> str:
                 f"({results['core']['steps']} observations, median of "
                 f"{results['core']['rounds']}): "
                 + ", ".join(f"{k} **{v:.1f} µs**" for k, v in cost.items()) + ".", ""]
-    logs = results.get("log_doctor", {})
-    if "denpex_mb_s" in logs:
-        out += [f"Log doctor on a generated {logs.get('file_mb', logs['size_mb']):.0f} MB log: "
-                f"**{logs['denpex_mb_s']:.0f} MB/s** "
-                f"({100 * logs.get('share_of_grep', 0):.0f}% of `grep -cE` on the same "
-                f"patterns, {logs.get('grep_mb_s', 0):.0f} MB/s"
-                + (f"; {logs['times_python_loop']:.1f}x a Python per-line regex loop, "
-                   f"{logs['python_loop_mb_s']:.0f} MB/s" if "times_python_loop" in logs else "")
-                + (f"; {logs['denpex_one_process_mb_s']:.0f} MB/s with `--workers 0`"
-                   if "denpex_one_process_mb_s" in logs else "")
-                + f"), peak RSS {logs.get('denpex_peak_rss_mb', 0):.0f} MB.", ""]
-    elif logs:
-        out += [f"Log doctor: {logs.get('skipped') or logs.get('error')}", ""]
+    for key, what in (("log_doctor", "log"),
+                      ("log_doctor_generic", "log where 30% of lines are generic metric lines")):
+        if key in results:
+            out += [_log_line(results[key], what), ""]
     out += [f"Note: {note}" for note in results.get("notes", [])]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _log_line(logs: dict[str, Any], what: str) -> str:
+    if "denpex_mb_s" not in logs:
+        return f"Log doctor ({what}): {logs.get('skipped') or logs.get('error')}"
+    return (f"Log doctor on a generated {logs.get('file_mb', logs['size_mb']):.0f} MB {what}: "
+            f"**{logs['denpex_mb_s']:.0f} MB/s** "
+            f"({100 * logs.get('share_of_grep', 0):.0f}% of `grep -cE` on the same "
+            f"patterns, {logs.get('grep_mb_s', 0):.0f} MB/s"
+            + (f"; {logs['times_python_loop']:.1f}x a Python per-line regex loop, "
+               f"{logs['python_loop_mb_s']:.0f} MB/s" if "times_python_loop" in logs else "")
+            + (f"; {logs['denpex_one_process_mb_s']:.0f} MB/s with `--workers 0`"
+               if "denpex_one_process_mb_s" in logs else "")
+            + f"), peak RSS {logs.get('denpex_peak_rss_mb', 0):.0f} MB.")
 
 
 def latest(kind: str, folder: Path = RESULTS) -> Path | None:
@@ -100,13 +106,31 @@ def latest(kind: str, folder: Path = RESULTS) -> Path | None:
     return found[-1] if found else None
 
 
+def latest_per_part(kind: str, folder: Path = RESULTS) -> list[tuple[Path, dict[str, Any]]]:
+    """For each part (step overhead, core, each log), the newest ``kind`` results file that
+    holds it: a run of one part (``--only logs``) does not hide the others' latest numbers.
+    Returns (file, its results cut to the parts it is the newest for), oldest file first."""
+    loaded = [(path, json.loads(path.read_text()))
+              for path in sorted(folder.glob(f"*-{kind}.json"), reverse=True)]
+    chosen: dict[Path, dict[str, Any]] = {}
+    for part in PARTS:
+        path, results = next(((p, r) for p, r in loaded if part in r), (None, None))
+        if path is not None and results is not None:
+            base = {k: v for k, v in results.items() if k not in PARTS}
+            chosen.setdefault(path, base)[part] = results[part]
+    return sorted(chosen.items())
+
+
 def update_readme(cpu: Path | None = None, readme: Path = README) -> Path:
-    """Replace the table between the markers in ``readme`` with the latest results."""
+    """Replace the table between the markers in ``readme`` with the latest results of each
+    part (``cpu``: a results file just written; its folder is searched)."""
+    folder = cpu.parent if cpu is not None else RESULTS
+    cpu_kind = cpu.stem.rsplit("-", 1)[-1] if cpu is not None else "cpu"  # "quick" too
     blocks = []
-    for kind, path in (("cpu", cpu or latest("cpu")), ("gpu", latest("gpu"))):
-        if path is not None:
-            title = "CPU (`make bench`)" if kind == "cpu" else "GPU (`scripts/gpu_check.sh`)"
-            blocks.append(render(json.loads(path.read_text()), title)
+    for kind in (cpu_kind, "gpu"):
+        title = "GPU (`scripts/gpu_check.sh`)" if kind == "gpu" else "CPU (`make bench`)"
+        for path, results in latest_per_part(kind, folder):
+            blocks.append(render(results, title)
                           + f"\nSource: `benchmarks/results/{path.name}`.\n")
     text = readme.read_text()
     head, rest = text.split(BEGIN, 1)

@@ -20,6 +20,7 @@ from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Findin
 from denpex_callbacks.core.lints import lint_setup
 from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.ordering import before, primary
 from denpex_callbacks.core.policy import Policy
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
@@ -331,7 +332,7 @@ class Monitor:
         )
         if severity.rank >= Severity.WARNING.rank:
             diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
-            if self._primary is None:
+            if before(diagnosis, self._primary):  # the doctor's order too
                 self._primary = diagnosis
         self._total += 1
         if len(self.diagnoses) < MAX_DIAGNOSES:
@@ -471,7 +472,8 @@ class Monitor:
 
     @property
     def primary(self) -> Diagnosis | None:
-        """The first warning/error diagnosis: the one to fix first."""
+        """The warning/error to fix first: the first fault in :func:`~denpex_callbacks.core.
+        ordering.order` (root causes, then errors, then the earliest)."""
         return self._primary
 
     def faults(self, min_severity: Severity = Severity.WARNING) -> list[Diagnosis]:
@@ -518,7 +520,6 @@ class Monitor:
         self.worst = dict(state.get("worst", {}))
         self._last_reported = dict(state.get("last_reported", {}))
         self.diagnoses = [Diagnosis.from_dict(d) for d in state.get("diagnoses", [])]
-        faults = self.faults()
-        self._primary = faults[0] if faults else None
+        self._primary = primary(self.diagnoses)
         self._total = len(self.diagnoses)
         self._resumed = True

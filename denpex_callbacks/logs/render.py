@@ -12,8 +12,9 @@ from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.masking import mask
+from denpex_callbacks.core.ordering import order
 from denpex_callbacks.core.rerun_verdict import across_ranks
-from denpex_callbacks.logs.doctor import Result, order, summary_counts
+from denpex_callbacks.logs.doctor import Result, summary_counts
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
 

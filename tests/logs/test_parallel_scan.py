@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from denpex_callbacks.cli import main
 from denpex_callbacks.logs import parallel_scan
 from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.keyword_scan import HAS_RE2
 from denpex_callbacks.logs.parallel_scan import scan_input, scan_workers
 from denpex_callbacks.logs.parsers import KEYWORDS
 from denpex_callbacks.logs.reader import InputError, ReadStats, candidate_lines, open_input
@@ -43,7 +44,7 @@ def _parallel(path: Path, span: int, workers: int = 3) -> tuple[list[tuple[int, 
     with open_input(str(path)) as stream:
         found = list(scan_input(str(path), stream, KEYWORDS, stats, done.append,
                                 workers=workers,
-                                min_bytes=0, span=span))
+                                min_bytes=0, span=span, dense_share=1.0))
     assert done == sorted(done) and done[-1] == path.stat().st_size
     return found, stats
 
@@ -60,7 +61,7 @@ def _parallel_with(
     found: list[tuple[int, str]] = []
     with open_input(str(path)) as stream:
         for item in scan_input(str(path), stream, KEYWORDS, stats, workers=2, min_bytes=0,
-                               span=span):
+                               span=span, dense_share=1.0):
             found.append(item)
             if len(found) == after:
                 action()
@@ -177,7 +178,7 @@ def test_workers_open_the_file_this_process_opened(
         with open_input(fd_path) as stream:
             stats = ReadStats()
             found = list(scan_input(fd_path, stream, KEYWORDS, stats, workers=2, min_bytes=0,
-                                    span=999))
+                                    span=999, dense_share=1.0))
     assert (found, stats) == _serial(log)
     monkeypatch.setattr(parallel_scan, "_make_pool", lambda n: pytest.fail("no pool wanted"))
     renamed = tmp_path / "rotated.log"
@@ -186,7 +187,8 @@ def test_workers_open_the_file_this_process_opened(
         renamed.rename(tmp_path / "rotated.log.1")  # logrotate, after the doctor opened it
         renamed.write_bytes(b"another file\n")
         stats = ReadStats()
-        found = list(scan_input(str(renamed), stream, KEYWORDS, stats, workers=2, min_bytes=0))
+        found = list(scan_input(str(renamed), stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                                dense_share=1.0))
     assert (found, stats) == _serial(log)
 
 
@@ -195,6 +197,8 @@ def test_worker_count() -> None:
     assert scan_workers(4) == 4
     assert scan_workers(100) == parallel_scan.MAX_WORKERS
     assert scan_workers() != 1  # one worker per CPU, or none on a single CPU
+    if HAS_RE2:  # the one-pass scan leaves parsing as the bottleneck: no workers by default
+        assert scan_workers() == 0
 
 
 def test_worker_processes_give_the_same_diagnoses(
@@ -205,6 +209,7 @@ def test_worker_processes_give_the_same_diagnoses(
     serial = diagnose(str(log), workers=0)
     monkeypatch.setattr(parallel_scan, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel_scan, "SPAN", 512)
+    monkeypatch.setattr(parallel_scan, "DENSE_SHARE", 1.0)  # the corpus log is all candidates
     pools: list[Executor] = []
     real_pool = parallel_scan._make_pool
 
@@ -244,3 +249,27 @@ def test_a_log_still_being_written_is_read_to_its_end(tmp_path: Path) -> None:
     found, stats = _parallel_with(log, 1000, 1, training_goes_on)
     assert (found, stats) == _serial(log)
     assert "OVERFLOW" in found[-1][1] and found[-1][0] == 301
+
+
+def test_a_dense_log_is_scanned_in_this_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Parsing is the bottleneck when most lines are candidates: no workers then."""
+    dense, sparse = tmp_path / "dense.log", tmp_path / "sparse.log"
+    dense.write_bytes(_step_lines(3000))
+    sparse.write_bytes(b"".join(b"noise %d\n" % i + (b"step %d loss 0.5\n" % i if i % 50 == 0
+                                                     else b"") for i in range(3000)))
+    pools: list[int] = []
+
+    def counted(workers: int) -> Executor:
+        pools.append(workers)
+        return _threads(workers)
+
+    monkeypatch.setattr(parallel_scan, "_make_pool", counted)
+    for log in (dense, sparse):
+        with open_input(str(log)) as stream:
+            stats = ReadStats()
+            found = list(scan_input(str(log), stream, KEYWORDS, stats, workers=2, min_bytes=0,
+                                    span=4096))
+        assert (found, stats) == _serial(log)
+    assert pools == [2]  # the sparse log only

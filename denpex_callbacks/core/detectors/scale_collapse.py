@@ -90,10 +90,7 @@ class ScaleCollapseDetector(Detector):
                 "consecutive_skipped": run.skip_streak,
                 "scale_at_start": scale,
                 "scale_now": obs.scale,
-                "skipped_total": run.skipped_total,
-                "steps_seen": run.steps_seen,
-                "applied_updates": run.clean_steps_seen,
-                "history": run.history(),
+                **_run_evidence(run),
             },
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
@@ -140,10 +137,7 @@ class ScaleCollapseDetector(Detector):
                 "scale_now": scale,
                 "halvings": round(halvings, 1),
                 "steps": span,
-                "skipped_total": run.skipped_total,
-                "steps_seen": run.steps_seen,
-                "applied_updates": run.clean_steps_seen,
-                "history": run.history(),
+                **_run_evidence(run),
             },
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
@@ -158,3 +152,13 @@ def _phase(run: RunState) -> str:
         return (f"early in training: {run.skipped_total} of the first {run.steps_seen} steps "
                 "skipped")
     return "after training was stable"
+
+
+def _run_evidence(run: RunState) -> dict[str, object]:
+    """What both collapse patterns quote of the run: counts and the recent history."""
+    return {
+        "skipped_total": run.skipped_total,
+        "steps_seen": run.steps_seen,
+        "applied_updates": run.clean_steps_seen,
+        "history": run.history(),
+    }

@@ -1,0 +1,77 @@
+"""Where the lines that hold a keyword start: the doctor's prefilter, at C speed.
+
+With the ``fast`` extra (google-re2) one RE2 pass finds them all: a DFA over
+``^[^\\n]*(?:kw1|kw2|...)`` visits each byte once, whatever the number of keywords (on a
+DeepSpeed log with 15 keywords about 4x faster than the fallback). Without it, one
+``bytes.find`` pass per keyword (stdlib, also C speed, but N passes). Both give the same
+starts (a test compares them); RE2 reads the bytes as Latin-1, so bytes that are not UTF-8
+stay ordinary line content.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+LineStarts = Callable[[bytes, int], list[int]]
+
+try:
+    import re2 as _re2  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # the optional extra is not installed: the stdlib scan below
+    _re2 = None
+
+
+HAS_RE2 = _re2 is not None
+
+
+def line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...]) -> list[int]:
+    """Offsets, ascending, of the lines of ``buffer[:stop]`` that hold one of ``keywords``
+    (entirely before ``stop``); ``buffer`` starts at a line start.
+
+    Example:
+        >>> line_starts(b"a loss\\nb\\nnan c\\nloss nan\\n", 22, (b"loss", b"nan"))
+        [0, 9, 15]
+    """
+    return _scanner(keywords)(buffer, stop)
+
+
+@functools.lru_cache(maxsize=8)
+def _scanner(keywords: tuple[bytes, ...]) -> LineStarts:
+    if _re2 is None or not keywords:
+        return functools.partial(find_line_starts, keywords=keywords)
+    return functools.partial(_re2_line_starts, pattern=_re2_pattern(keywords))
+
+
+def _re2_pattern(keywords: tuple[bytes, ...]) -> Any:
+    assert _re2 is not None
+    options = _re2.Options()
+    options.encoding = _re2.Options.Encoding.LATIN1  # any byte is a character
+    # Leftmost match: each one starts at the line start of the next line holding a keyword,
+    # and ends inside that line, so the next search begins there (one match per line).
+    return _re2.compile(b"(?m)^[^\n]*?(?:" + b"|".join(re.escape(k) for k in keywords) + b")",
+                        options)
+
+
+def _re2_line_starts(buffer: bytes, stop: int, *, pattern: Any) -> list[int]:
+    return [found.start() for found in pattern.finditer(buffer, 0, stop)]
+
+
+def find_line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...]) -> list[int]:
+    """The same as :func:`line_starts` with one ``bytes.find`` pass per keyword (stdlib).
+
+    Example:
+        >>> find_line_starts(b"a loss\\nb\\nnan c\\nloss nan\\n", 22, (b"loss", b"nan"))
+        [0, 9, 15]
+    """
+    starts: set[int] = set()
+    for keyword in keywords:
+        pos = buffer.find(keyword, 0, stop)
+        while pos >= 0:
+            starts.add(buffer.rfind(b"\n", 0, pos) + 1)
+            end = buffer.find(b"\n", pos, stop)
+            if end < 0:
+                break
+            pos = buffer.find(keyword, end, stop)
+    return sorted(starts)
