@@ -32,10 +32,11 @@ def test_stop_policy_stops_both_ranks_after_the_same_step(
     assert [proc.returncode for proc in procs] == [0, 0], "\n".join(o[-1500:] for o in outputs)
     paths = [tmp_path / f"result{r}.json" for r in (0, 1)]
     results = [json.loads(p.read_text()) for p in paths]
-    # Rank 1's loss went non-finite at step 3; both ranks stopped after step 3.
-    assert [r["global_steps"] for r in results] == [3, 3]
+    # Rank 1's loss went non-finite from step 3 (absorbed: a warning); at step 4 it persists
+    # (escalated to an error): both ranks stopped after step 4.
+    assert [r["global_steps"] for r in results] == [4, 4]
     assert [r["codes"] for r in results] == [[], ["AMP006"]]
-    assert "stopping training after step 3 (on_fault='stop', diagnosis on another rank)" in (
+    assert "stopping training after step 4 (on_fault='stop', diagnosis on another rank)" in (
         outputs[0])
     reports = read_report_dir(tmp_path / "reports")
     assert [r.rank for r in reports] == [0, 1]

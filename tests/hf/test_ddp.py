@@ -29,14 +29,19 @@ def test_stop_on_one_rank_stops_every_rank_after_the_same_step(tmp_path: Path) -
     assert [r["world_size"] for r in ranks] == [2, 2]
     assert ranks[1]["diagnoses"][0] == ["AMP006", k]  # only rank 1's loss was NaN
     assert "AMP006" not in [code for code, _ in ranks[0]["diagnoses"]]
-    assert [r["global_step"] for r in ranks] == [k, k]
+    # NaN from step k on: absorbed at k (a warning), persistent at k + 1 (escalated): stop.
+    assert [r["global_step"] for r in ranks] == [k + 1, k + 1]
     # The training log of both ranks: every denpex record one whole line, each diagnosis
     # printed once, by the rank it concerns (AMP006 by rank 1; rank 0 found none of its own).
     output = (done.stdout + done.stderr).splitlines()
     ours = [line[line.index("denpex: "):] for line in output if "denpex: " in line]
     found = [line for line in ours if line.startswith("denpex: AMP")]
-    assert [line.split()[1] for line in found if ", amended: " not in line] == ["AMP006"]
-    assert found[0].startswith(f"denpex: AMP006 non-finite-loss [error] step {k}, rank 1: ")
+    assert [line.split()[1] for line in found
+            if ", amended: " not in line and ", escalated: " not in line] == ["AMP006"]
+    assert found[0].startswith(f"denpex: AMP006 non-finite-loss [warning] step {k}, rank 1: ")
+    [escalated] = [line for line in found if ", escalated: " in line]
+    assert escalated.startswith(
+        f"denpex: AMP006 non-finite-loss [error] step {k}, rank 1, escalated: ")
     assert " Fix: " in found[0]
     assert not [line for line in output if line.lstrip().startswith(
         ("observed:", "root cause:", "evidence:", "fix:"))]  # no multi-line block
