@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 import warnings
 from typing import Any
 
@@ -27,10 +28,10 @@ def _dist() -> None:
     os.environ.setdefault("LOCAL_RANK", "0")
     os.environ.setdefault("RANK", "0")
     os.environ.setdefault("WORLD_SIZE", "1")
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29653")
-    if not torch.distributed.is_initialized():
-        torch.distributed.init_process_group("gloo", rank=0, world_size=1)
+    if not torch.distributed.is_initialized():  # a file rendezvous: no port to pick
+        store = os.path.join(tempfile.mkdtemp(prefix="denpex-zoo-"), "store")
+        torch.distributed.init_process_group(
+            "gloo", init_method=f"file://{store}", rank=0, world_size=1)
     deepspeed.init_distributed("gloo")
     from deepspeed.accelerator import get_accelerator
 
