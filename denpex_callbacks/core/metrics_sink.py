@@ -53,7 +53,7 @@ class MetricsSink:
         >>> for step, scale in enumerate([1024.0, 1024.0, 512.0, 512.0]):
         ...     obs = Observation(step, scale_before=scale, scale_after=scale)
         ...     run.update(obs)
-        ...     sink.step(obs, run, faults=0)
+        ...     sink.step(obs, 0, lambda: informative_metrics(run, 0))
         >>> [step for step, _ in sent]
         [0, 2]
         >>> sent[1][1]["amp/loss_scale"]
@@ -81,12 +81,15 @@ class MetricsSink:
         self._sent_any = False
 
     def step(
-        self, obs: Observation, run: RunState, faults: int,
-        fingerprints: dict[str, float] | None = None,
+        self, obs: Observation, faults: int, metrics: Callable[[], dict[str, float]]
     ) -> None:
         """Send the metrics of step ``obs.step`` when they changed or the heartbeat is due.
 
-        ``fingerprints`` (the ``amp/fault/<id>`` values) are sent beside them.
+        Args:
+            obs: The step just judged.
+            faults: Diagnoses so far (a change is news).
+            metrics: Builds the values to send (``Monitor.metrics``); called only when sent,
+                so a quiet step costs no dict building.
         """
         scale = obs.scale
         news = (not self._sent_any or bool(obs.was_skipped) or scale != self._last_scale
@@ -94,4 +97,4 @@ class MetricsSink:
         self._last_scale, self._last_faults = scale, faults
         if news:
             self._sent_any = True
-            self._send({**informative_metrics(run, faults), **(fingerprints or {})}, obs.step)
+            self._send(metrics(), obs.step)

@@ -35,7 +35,6 @@ from typing import Any
 
 import torch
 
-from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
@@ -449,9 +448,7 @@ class AmpMonitor:
     def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
         obs = self.monitor.last_observation
         if self._metrics is not None and obs is not None:
-            m = self.monitor
-            self._metrics.step(obs, m.run, len(m.faults()),
-                               fingerprint_metrics(m.worst, m.config.disable))
+            self._metrics.step(obs, len(self.monitor.faults()), self.monitor.metrics)
 
     def _complete(self, step: int, values: dict[str, Any]) -> None:
         # The scale this step used is the one the previous step left (the run's last scale);
