@@ -21,16 +21,14 @@ from locate_models import FEATURES, TinyT5
 from rerun_models import DropoutLogLoss, FlipOnce, assert_identical
 
 from denpex_callbacks.deepspeed import attach
+from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
 
 # ds_dist and fp16_cpu (a process group, DeepSpeed fp16 on CPU) come from tests/conftest.py.
-BASE_CONFIG: dict[str, Any] = {
-    "train_micro_batch_size_per_gpu": 4,
-    "gradient_clipping": 0,
-    "steps_per_print": 10_000,
-    "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
-    "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
-    "zero_optimization": {"stage": 1},
-}
+BASE_CONFIG: dict[str, Any] = deepspeed_cpu_fp16_config(
+    steps_per_print=10_000,
+    fp16={"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
+    zero_optimization={"stage": 1},
+)
 
 FAULT_STEP = 4  # DeepSpeed's 1-based global_steps
 
