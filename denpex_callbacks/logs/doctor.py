@@ -213,12 +213,14 @@ class _Session:
 
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
         """The events read from one line (or record)."""
+        if not events:
+            return
+        families, judge, assembler = self.result.families, self.judge, self.assembler
         for event in events:
-            self.result.families[event.family] += 1
-            self.judge.event(event, line, text)
-            self.assembler.feed(event, line, text)
-        if events:
-            self.result.reading.add_line({(e.family, e.kind) for e in events})
+            families[event.family] += 1
+            judge.event(event, line, text)
+            assembler.feed(event, line, text)
+        self.result.reading.add_line({(e.family, e.kind) for e in events})
 
     def _ensure(self, rank: int = 0) -> Monitor:
         monitor = self.monitors.get(rank)
@@ -254,14 +256,17 @@ class _Session:
 
     def _observe(self, obs: Observation) -> None:
         self.judge.observation(obs)
-        if obs.line is not None and (obs.was_skipped or obs.loss is not None
-                                     or obs.scale is not None):
+        skipped, scale = obs.was_skipped, obs.scale
+        if obs.line is not None and (skipped or obs.loss is not None or scale is not None):
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
-                                      and not obs.was_skipped and obs.scale is None))
+                                      and not skipped and scale is None))
         self.result.timeline.add(obs)
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
-        for rank in ranks or [obs.rank]:
+        if not ranks:  # the common case, without building a list per step
+            (self.monitors.get(obs.rank) or self._ensure(obs.rank)).observe(obs)
+            return
+        for rank in ranks:
             self._ensure(rank).observe(obs if rank == obs.rank else replace(obs, rank=rank))
 
     def _flag(self, finding: Finding) -> None:

@@ -88,19 +88,19 @@ class ExcerptJudge:
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
-        point = _Point(obs.step, obs.line, obs.text)
         skipped = obs.was_skipped
         if skipped:
-            self._overflow(obs, point)
+            self._overflow(obs, _Point(obs.step, obs.line, obs.text))
         elif skipped is False:
             self.streak = 0
-        if obs.loss is not None and math.isfinite(obs.loss):
-            if obs.loss == 0.0:
+        loss = obs.loss
+        if loss is not None and math.isfinite(loss):
+            if loss == 0.0:
                 if self.zeros == 0:
-                    self.zero_start = point
+                    self.zero_start = _Point(obs.step, obs.line, obs.text)
                 self.zeros += 1
             else:
-                self.last_nonzero_loss, self.zeros = obs.loss, 0
+                self.last_nonzero_loss, self.zeros = loss, 0
 
     def gap(self) -> None:
         """Applied steps the log did not show: an overflow streak ends."""

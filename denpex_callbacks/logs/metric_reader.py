@@ -25,9 +25,11 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.metric_templates import Claim, Templates
 
 FAMILY = "generic"
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
@@ -73,7 +75,8 @@ class MetricLine:
     values: dict[str, float] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     components: list[tuple[str, float]] = field(default_factory=list)
-    first_prefix: str | None = None  # the text before the first value claimed
+    separator: str | None = None  # the separator before the first value claimed
+
 
 
 def classify(prefix: str) -> tuple[str, str] | None:
@@ -95,7 +98,10 @@ def notation(prefix: str, line: str) -> str:
         ("'key': value", '| key value | cells')
     """
     found = _claim(prefix)
-    separator = found[2] if found else ""
+    return _notation(found[2] if found else "", line)
+
+
+def _notation(separator: str, line: str) -> str:
     if "'" in separator or '"' in separator:
         return "'key': value"
     if "|" in line:
@@ -141,18 +147,42 @@ def read_pairs(text: str) -> MetricLine:
         >>> m.values["loss"], m.values["lr"], m.values["grad_norm"], m.components
         (nan, 0.0001, inf, [('loss_cls', 0.0)])
     """
-    out = MetricLine()
+    return collect(find_claims(text)[0], text)
+
+
+def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
+    """The values that keys claim on a line, and the spans of every value on it (claimed
+    or not): what :func:`collect` reads, and what a template of the line is made of.
+
+    Example:
+        >>> find_claims("iter 12: loss nan, time 3ms")
+        ([(5, 7, 'step', 'iter', ' '), (14, 17, 'loss', 'loss', ' ')], [(5, 7), (14, 17)])
+    """
+    claims: list[Claim] = []
+    spans: list[tuple[int, int]] = []
     previous = 0
     for found in _VALUE.finditer(text):
-        start = found.start()
-        claimed = classify(text[previous:start])
-        previous = found.end()
-        if claimed is None:
-            continue
-        kind, key = claimed
-        if out.first_prefix is None:
-            out.first_prefix = text[max(start - 80, 0):start]
-        value = to_value(found.group(0))
+        start, end = found.span()
+        spans.append((start, end))
+        claimed = _claim(text[previous:start])
+        previous = end
+        if claimed is not None:
+            claims.append((start, end, *claimed))
+    return claims, spans
+
+
+def collect(claims: list[Claim], text: str) -> MetricLine:
+    """The values of ``claims`` on ``text``, by role: the first key of each role wins,
+    except where :func:`_prefer` says otherwise; counters that are no step are dropped."""
+    out = MetricLine()
+    for start, end, kind, key, separator in claims:
+        if out.separator is None:
+            out.separator = separator
+        spelled = text[start:end]
+        try:  # the common spellings; to_value knows the rest ("nan.0", "1.#INF")
+            value = float(spelled)
+        except ValueError:
+            value = to_value(spelled)
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind in _COUNTERS and _as_step(value) is None:
@@ -161,6 +191,16 @@ def read_pairs(text: str) -> MetricLine:
             out.values[kind] = value
             out.keys[kind] = key
     return out
+
+
+def _not_training(text: str) -> bool:
+    """A line about evaluation, or a run's closing summary: no training step's values."""
+    return _EVAL_CONTEXT.search(text) is not None or any(marker in text for marker in _SUMMARY)
+
+
+def _learn(text: str) -> tuple[bool, list[Claim], list[tuple[int, int]]]:
+    """The slow path's decisions on one line, for a template's plan."""
+    return (_not_training(text), *find_claims(text))
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:
@@ -203,18 +243,26 @@ class MetricReader:
         [(nan, '3/100')]
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, templates: bool = True) -> None:
         self.header: tuple[int, list[str]] | None = None
         self.notations: dict[str, int] = {}
         self.keys_seen: dict[str, int] = {}
+        # The fast path (off: every line by the slow path, for tests that compare the two).
+        self.templates = Templates(_learn) if templates else None
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
-        if _EVAL_CONTEXT.search(text) or any(marker in text for marker in _SUMMARY):
+        plan = self.templates.plan(text) if self.templates is not None else None
+        if plan is None:
+            if _not_training(text):
+                return []
+            metrics = read_pairs(text)
+        elif plan.skip:
             return []
-        metrics = read_pairs(text)
+        else:
+            metrics = collect(plan.claims, text)
         if metrics.values or metrics.components:
-            written = notation(metrics.first_prefix or "", text)
+            written = _notation(metrics.separator or "", text)
             return self._events(text, metrics, written, counters=True)
         if self._header_row(text, line):
             return []
@@ -234,7 +282,6 @@ class MetricReader:
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = _as_step(values.get(lexicon.STEP))
-        epoch_text = None
         if step is None and "Epoch" in text:
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups())
@@ -247,13 +294,14 @@ class MetricReader:
             step = int(found.group(1))
         scale = values.get(lexicon.SCALE)
         grad_norm = values.get(lexicon.GRAD_NORM)
-        skipped = _as_step(values.get(lexicon.SKIPPED))
-        # A bare "skipped" may count batches, images or files a loop skipped: it still
-        # numbers the step, but it is no count of skipped optimizer steps.
-        counted = skipped if lexicon.words(metrics.keys.get(lexicon.SKIPPED, "")) != (
-            "skipped",) else None
-        if "epoch_text" in metrics.keys:
-            epoch_text = metrics.keys["epoch_text"]
+        skipped = counted = None
+        if lexicon.SKIPPED in values:
+            skipped = _as_step(values[lexicon.SKIPPED])
+            # A bare "skipped" may count batches, images or files a loop skipped: it still
+            # numbers the step, but it is no count of skipped optimizer steps.
+            if lexicon.words(metrics.keys[lexicon.SKIPPED]) != ("skipped",):
+                counted = skipped
+        epoch_text = metrics.keys.get("epoch_text")
         measured = loss is not None or grad_norm is not None
         # A lone scale is read only when it is not 0: configuration dumps print
         # ``loss_scale 0`` for DeepSpeed's "dynamic", which is not a scale of 0.
@@ -262,8 +310,9 @@ class MetricReader:
             scale = None
         if not measured and scale is None and skipped is None:
             return []
-        keys = tuple(metrics.keys[k] for k in metrics.keys if k != "epoch_text") + tuple(
-            k for k, _v in metrics.components)
+        keys = tuple(key for kind, key in metrics.keys.items() if kind != "epoch_text")
+        if metrics.components:
+            keys += tuple(key for key, _v in metrics.components)
         self.notations[written] = self.notations.get(written, 0) + 1
         for key in keys:
             self.keys_seen[key] = self.keys_seen.get(key, 0) + 1
@@ -344,9 +393,14 @@ def _as_step(value: float | None) -> int | None:
     return int(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MetricEvent(LogEvent):
     """A :class:`LogEvent` from the generic reader, with the keys it was read from."""
 
     keys: tuple[str, ...] = ()
     epoch_text: str | None = None
+
+    def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
+                 epoch_text: str | None = None, **fields: Any) -> None:
+        super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
+        vars(self).update(keys=keys, epoch_text=epoch_text)
