@@ -326,14 +326,24 @@ class MetricReader:
                                    keys=keys))
         return out
 
+    def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
+        """The metric events of a line read only as a value row under the last header row
+        (a line the reader hands over because it follows a header row, though it holds no
+        keyword: a YOLO table's rows of finite values)."""
+        if _not_training(text):
+            return []
+        row = self._value_row(text, line)
+        if row is None:
+            return []
+        return self._events(text, row, "header row over value rows", counters=False)
+
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""
-        cells = _HEADER_CELL.findall(text)
-        known = sum(1 for cell in cells if lexicon.role(cell) is not None)
-        if known >= 2 and not _VALUE.search(text):
-            self.header = (line, cells)
-            return True
-        return False
+        cells = header_cells(text)
+        if cells is None:
+            return False
+        self.header = (line, cells)
+        return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
@@ -351,6 +361,8 @@ class MetricReader:
                 out.keys["epoch_text"] = cell
                 numeric += 1
                 continue
+            if kind == lexicon.EPOCH and not _VALUE.fullmatch(cell):
+                return None  # not a row of this table ("all" opens a validation row)
             if not _VALUE.fullmatch(cell):
                 continue
             numeric += 1
@@ -363,6 +375,23 @@ class MetricReader:
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
         return out
+
+
+def header_cells(text: str) -> list[str] | None:
+    """The column names of a header row (two or more cells the lexicon knows, no number on
+    the line), or None.
+
+    Example:
+        >>> header_cells("      Epoch    GPU_mem   box_loss   cls_loss  Instances       Size")
+        ['Epoch', 'GPU_mem', 'box_loss', 'cls_loss', 'Instances', 'Size']
+        >>> header_cells("loss 0.5 lr 0.1") is None
+        True
+    """
+    cells = _HEADER_CELL.findall(text)
+    known = sum(1 for cell in cells if lexicon.role(cell) is not None)
+    if known >= 2 and not _VALUE.search(text):
+        return cells
+    return None
 
 
 def dangling_key(text: str) -> bool:
