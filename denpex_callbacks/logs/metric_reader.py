@@ -245,10 +245,28 @@ class MetricReader:
 
     def __init__(self, *, templates: bool = True) -> None:
         self.header: tuple[int, list[str]] | None = None
-        self.notations: dict[str, int] = {}
-        self.keys_seen: dict[str, int] = {}
+        # Lines read per (notation, keys): one count per line; the totals per notation and
+        # per key are summed when asked for (a big log reads millions of lines).
+        self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
+
+    @property
+    def notations(self) -> dict[str, int]:
+        """Lines read per notation."""
+        out: dict[str, int] = {}
+        for (written, _keys), count in self._read_as.items():
+            out[written] = out.get(written, 0) + count
+        return out
+
+    @property
+    def keys_seen(self) -> dict[str, int]:
+        """Lines read per key."""
+        out: dict[str, int] = {}
+        for (_written, keys), count in self._read_as.items():
+            for key in keys:
+                out[key] = out.get(key, 0) + count
+        return out
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
@@ -310,12 +328,12 @@ class MetricReader:
             scale = None
         if not measured and scale is None and skipped is None:
             return []
-        keys = tuple(key for kind, key in metrics.keys.items() if kind != "epoch_text")
+        keys = tuple(metrics.keys.values()) if epoch_text is None else tuple(
+            key for kind, key in metrics.keys.items() if kind != "epoch_text")
         if metrics.components:
             keys += tuple(key for key, _v in metrics.components)
-        self.notations[written] = self.notations.get(written, 0) + 1
-        for key in keys:
-            self.keys_seen[key] = self.keys_seen.get(key, 0) + 1
+        read_as = (written, keys)
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
