@@ -5,11 +5,11 @@ HF-style loss dicts behind tqdm bars, fp16 overflow lines (start-up back-off, a 
 collapse at the end) and unrelated noise. Then runs on the same file, after it has been read
 once so that every reader gets it from the page cache, in rotated rounds (round r starts with
 variant r mod n; ``--rounds``, default 3): ``grep -cE`` with the doctor's keyword prefilter,
-``denpex diagnose`` as it runs by default, ``denpex diagnose --workers 0`` (one process), and
-with ``--baseline PYTHON`` the ``denpex`` that another interpreter imports (another checkout's
-virtual environment: before/after side by side). The median of each; then, once, a plain
-Python loop that matches those keywords with one regex per line (where a hand-written log
-scanner starts). Prints MB/s for each and the peak RSS of each variant's largest process (from
+``denpex diagnose`` as it runs by default and, with ``--baseline PYTHON``, the ``denpex`` that
+another interpreter imports (another checkout's virtual environment: before/after side by
+side). The median of each; then, once each, ``denpex diagnose --workers 0`` (one process) and
+a plain Python loop that matches those keywords with one regex per line (where a hand-written
+log scanner starts). Prints MB/s for each and the peak RSS of each variant's largest process (from
 ``wait4``, per run). Not a test: numbers depend on the machine.
 
 ``--generic 0.3``: the second benchmark log, where that share of the lines are metric lines
@@ -26,7 +26,6 @@ import argparse
 import os
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -144,7 +143,6 @@ def main() -> None:
     variants: dict[str, tuple[list[str], str | None]] = {
         "grep": (["grep", "-cE", pattern, str(path)], None),
         "denpex": ([sys.executable, *doctor, str(path)], None),
-        "one": ([sys.executable, *doctor, "--workers", "0", str(path)], None),
     }
     if args.baseline:  # run outside this checkout, so that it imports its own denpex
         variants["baseline"] = ([args.baseline, *doctor, str(path)], "/")
@@ -161,6 +159,8 @@ def main() -> None:
             outputs[name] = out
     load_after = os.getloadavg()
     median = {name: statistics.median(samples) for name, samples in times.items()}
+    median["one"], _out, rss["one"] = _timed(
+        [sys.executable, *doctor, "--workers", "0", str(path)])  # once: informative
     loop_s, loop_matches = python_loop_seconds(path, pattern)
     grep_s, doctor_s = median["grep"], median["denpex"]
     print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs, generic metric lines: "
