@@ -8,11 +8,10 @@ most training loops print: ``k=v``, ``k: v``, ``k : v``, ``k v``, ``'k': v``, JS
 value rows (YOLO). Keys go through :mod:`~denpex_callbacks.logs.lexicon`; every non-finite
 spelling is read (``nan -nan NaN NAN nan.0 inf -inf Infinity 1.#INF``).
 
-How a value finds its key: every number on the line is located with one regex; the text
-between it and the previous number, stripped of separators (``= : ' " [ (``), must end in a
-key, of which the longest run of up to five words that the lexicon knows is taken. A key of
-several space-separated words counts only when the lexicon knows it as a whole (``lm loss``,
-``Train Loss``, ``number of skipped iterations``): prose before a value is not a key.
+The pairs of one line are found by :mod:`~denpex_callbacks.logs.metric_pairs`; lines of a
+template met before are read by its plan (:mod:`~denpex_callbacks.logs.metric_templates`).
+This module keeps what spans lines (a header row over value rows, a key wrapped onto the next
+line) and turns pairs into events.
 
 Precedence: a family parser that claims a line wins it (they know the event sentences and
 their own fields better); this reader sees only lines no family claimed, so the two never
@@ -21,30 +20,32 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.metric_pairs import (
+    VALUE,
+    MetricLine,
+    as_step,
+    classify,
+    collect,
+    find_claims,
+    notation,
+    read_pairs,
+    to_value,
+    written_as,
+)
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
+__all__ = ["FAMILY", "HEADER_REACH", "MetricEvent", "MetricLine", "MetricReader", "classify",
+           "collect", "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
+           "starts_with_value", "to_value"]
+
 FAMILY = "generic"
-# Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
-# otherwise its ``1`` would be read as a number.
-# The lookahead names every first character a value can have (İ and ı: case-insensitive
-# "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
-_VALUE = re.compile(
-    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
-    r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
-)
-_SEPARATORS = " \t=:'\"[(#>-"
-_KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
-_TENSOR = re.compile(r"tensor\($")
-_MODE = re.compile(r"\((?:train|training)\)$")
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``.
 _EPOCH_ITER = re.compile(r"Epoch(?:\(train\))?\s*\[(\d+)\]\s*\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
@@ -54,9 +55,8 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
-_STARTS_WITH_VALUE = re.compile(r"\s*" + _VALUE.pattern)
+_STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"\S+")
-_MAX_KEY_WORDS = 5
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
@@ -64,133 +64,7 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step.
 _SUMMARY = ("_runtime", "train_samples_per_second")
-_COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 HEADER_REACH = 200  # value rows are read this many lines after their header row
-
-
-@dataclass
-class MetricLine:
-    """What one line holds, by role (values of the first key seen for each role)."""
-
-    values: dict[str, float] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)
-    components: list[tuple[str, float]] = field(default_factory=list)
-    separator: str | None = None  # the separator before the first value claimed
-
-
-
-def classify(prefix: str) -> tuple[str, str] | None:
-    """The (role, key) that ends ``prefix``, the text just before a value.
-
-    Example:
-        >>> classify("iter 120: time 3ms, Train Loss "), classify("reducing to ")
-        (('loss', 'Train Loss'), None)
-    """
-    found = _claim(prefix)
-    return None if found is None else (found[0], found[1])
-
-
-def notation(prefix: str, line: str) -> str:
-    """How a line writes its pairs, from the separator before one value.
-
-    Example:
-        >>> notation("{'loss': ", "{'loss': nan}"), notation("| Loss ", "| Loss nan |")
-        ("'key': value", '| key value | cells')
-    """
-    found = _claim(prefix)
-    return _notation(found[2] if found else "", line)
-
-
-def _notation(separator: str, line: str) -> str:
-    if "'" in separator or '"' in separator:
-        return "'key': value"
-    if "|" in line:
-        return "| key value | cells"
-    if "=" in separator:
-        return "key=value"
-    if ":" in separator:
-        return "key: value"
-    return "key value"
-
-
-@functools.lru_cache(maxsize=8192)
-def _claim(prefix: str) -> tuple[str, str, str] | None:
-    """(role, key, separator) ending ``prefix``. Cached: the text between two numbers of a
-    log's lines repeats (", loss: ") while the numbers change."""
-    stripped = prefix.rstrip(_SEPARATORS)
-    if len(stripped) == len(prefix):
-        return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
-    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
-        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
-    stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
-    found = _KEY_TAIL.search(stripped[-80:])
-    if found is None:
-        return None
-    tokens = found.group(0).split()
-    for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
-        key = " ".join(tokens[-size:])
-        kind = lexicon.role(key)
-        if kind is None and lexicon.is_evaluation(key):
-            return None  # "val_lm loss": its last word is no training loss either
-        if kind is None or (size > 1 and kind == lexicon.COMPONENT):
-            continue
-        return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
-    return None
-
-
-def read_pairs(text: str) -> MetricLine:
-    """Every (role, value) a line holds in any notation.
-
-    Example:
-        >>> m = read_pairs("Epoch(train) [3][50/500]  lr: 1.0e-04, loss_cls: 0.0, "
-        ...                "loss: nan, grad_norm: inf")
-        >>> m.values["loss"], m.values["lr"], m.values["grad_norm"], m.components
-        (nan, 0.0001, inf, [('loss_cls', 0.0)])
-    """
-    return collect(find_claims(text)[0], text)
-
-
-def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
-    """The values that keys claim on a line, and the spans of every value on it (claimed
-    or not): what :func:`collect` reads, and what a template of the line is made of.
-
-    Example:
-        >>> find_claims("iter 12: loss nan, time 3ms")
-        ([(5, 7, 'step', 'iter', ' '), (14, 17, 'loss', 'loss', ' ')], [(5, 7), (14, 17)])
-    """
-    claims: list[Claim] = []
-    spans: list[tuple[int, int]] = []
-    previous = 0
-    for found in _VALUE.finditer(text):
-        start, end = found.span()
-        spans.append((start, end))
-        claimed = _claim(text[previous:start])
-        previous = end
-        if claimed is not None:
-            claims.append((start, end, *claimed))
-    return claims, spans
-
-
-def collect(claims: list[Claim], text: str) -> MetricLine:
-    """The values of ``claims`` on ``text``, by role: the first key of each role wins,
-    except where :func:`_prefer` says otherwise; counters that are no step are dropped."""
-    out = MetricLine()
-    for start, end, kind, key, separator in claims:
-        if out.separator is None:
-            out.separator = separator
-        spelled = text[start:end]
-        try:  # the common spellings; to_value knows the rest ("nan.0", "1.#INF")
-            value = float(spelled)
-        except ValueError:
-            value = to_value(spelled)
-        if kind == lexicon.COMPONENT:
-            out.components.append((key, value))
-        elif kind in _COUNTERS and _as_step(value) is None:
-            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
-        elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
-            out.values[kind] = value
-            out.keys[kind] = key
-    return out
 
 
 def _not_training(text: str) -> bool:
@@ -201,32 +75,6 @@ def _not_training(text: str) -> bool:
 def _learn(text: str) -> tuple[bool, list[Claim], list[tuple[int, int]]]:
     """The slow path's decisions on one line, for a template's plan."""
     return (_not_training(text), *find_claims(text))
-
-
-def _prefer(kind: str, key: str, held: str) -> bool:
-    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line;
-    any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its end)."""
-    if kind == lexicon.STEP:
-        return lexicon.words(held) == ("update",)
-    return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \
-        and lexicon.words(held) != ("loss",)
-
-
-def to_value(text: str) -> float:
-    """A number in any spelling a log holds.
-
-    Example:
-        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3")]
-        [nan, nan, inf, -inf, 0.001]
-    """
-    lowered = text.lower()
-    if "#" in lowered:
-        if "inf" in lowered:
-            return -math.inf if lowered.startswith("-") else math.inf
-        return math.nan
-    if "nan" in lowered:
-        return math.nan
-    return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
 
 
 class MetricReader:
@@ -280,7 +128,7 @@ class MetricReader:
         else:
             metrics = collect(plan.claims, text)
         if metrics.values or metrics.components:
-            written = _notation(metrics.separator or "", text)
+            written = written_as(metrics.separator or "", text)
             return self._events(text, metrics, written, counters=True)
         if self._header_row(text, line):
             return []
@@ -299,7 +147,7 @@ class MetricReader:
             loss = math.fsum(v for _k, v in metrics.components) if all(
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
-        step = _as_step(values.get(lexicon.STEP))
+        step = as_step(values.get(lexicon.STEP))
         if step is None and "Epoch" in text:
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups())
@@ -314,7 +162,7 @@ class MetricReader:
         grad_norm = values.get(lexicon.GRAD_NORM)
         skipped = counted = None
         if lexicon.SKIPPED in values:
-            skipped = _as_step(values[lexicon.SKIPPED])
+            skipped = as_step(values[lexicon.SKIPPED])
             # A bare "skipped" may count batches, images or files a loop skipped: it still
             # numbers the step, but it is no count of skipped optimizer steps.
             if lexicon.words(metrics.keys[lexicon.SKIPPED]) != ("skipped",):
@@ -379,9 +227,9 @@ class MetricReader:
                 out.keys["epoch_text"] = cell
                 numeric += 1
                 continue
-            if kind == lexicon.EPOCH and not _VALUE.fullmatch(cell):
+            if kind == lexicon.EPOCH and not VALUE.fullmatch(cell):
                 return None  # not a row of this table ("all" opens a validation row)
-            if not _VALUE.fullmatch(cell):
+            if not VALUE.fullmatch(cell):
                 continue
             numeric += 1
             value = to_value(cell)
@@ -407,7 +255,7 @@ def header_cells(text: str) -> list[str] | None:
     """
     cells = _HEADER_CELL.findall(text)
     known = sum(1 for cell in cells if lexicon.role(cell) is not None)
-    if known >= 2 and not _VALUE.search(text):
+    if known >= 2 and not VALUE.search(text):
         return cells
     return None
 
@@ -432,12 +280,6 @@ def starts_with_value(text: str) -> bool:
         (True, False)
     """
     return _STARTS_WITH_VALUE.match(text) is not None
-
-
-def _as_step(value: float | None) -> int | None:
-    if value is None or not math.isfinite(value) or value < 0 or value != int(value):
-        return None
-    return int(value)
 
 
 @dataclass(frozen=True, init=False)

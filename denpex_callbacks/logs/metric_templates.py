@@ -3,7 +3,7 @@
 A line's template is the line with every digit written as ``0`` (one C-speed
 ``bytes.translate``): lines of one template have the same length, the same characters and
 digits at the same places, differing only in which digits. The value regex of
-:mod:`~denpex_callbacks.logs.metric_reader` treats every digit alike, so such lines split
+:mod:`~denpex_callbacks.logs.metric_pairs` treats every digit alike, so such lines split
 into values at the same places, and the text between their values differs only in digit
 runs that start a word (``35.21ms``, ``1s``): a key is a run of words that start with a
 letter, so those digits are never part of one. What the reader decides from that text (which
