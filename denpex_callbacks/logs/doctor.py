@@ -205,7 +205,9 @@ class _Session:
         self.config = config
         self.monitors: dict[int, Monitor] = {}
         self.assembler = Assembler(self._observe, self._flag, self._gap)
-        self.judge = ExcerptJudge(config.thresholds)
+        # One judge per rank, like the monitors: one rank's NaN run, zeros or skips are
+        # judged on that rank's lines, not diluted by the healthy ranks printed between them.
+        self.judges: dict[int, ExcerptJudge] = {}
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
@@ -215,10 +217,16 @@ class _Session:
         """The events read from one line (or record)."""
         for event in events:
             self.result.families[event.family] += 1
-            self.judge.event(event, line, text)
+            self._judge(event.rank or 0).event(event, line, text)
             self.assembler.feed(event, line, text)
         if events:
             self.result.reading.add_line({(e.family, e.kind) for e in events})
+
+    def _judge(self, rank: int) -> ExcerptJudge:
+        judge = self.judges.get(rank)
+        if judge is None:
+            judge = self.judges[rank] = ExcerptJudge(self.config.thresholds)
+        return judge
 
     def _ensure(self, rank: int = 0) -> Monitor:
         monitor = self.monitors.get(rank)
@@ -248,12 +256,12 @@ class _Session:
     def _gap(self, steps: int) -> None:
         """Applied steps the log did not show one by one: counted, never made up."""
         self.result.timeline.steps += steps
-        self.judge.gap()
+        for judge in self.judges.values():
+            judge.gap()
         for monitor in list(self.monitors.values()) or [self._ensure()]:
             monitor.advance(steps)
 
     def _observe(self, obs: Observation) -> None:
-        self.judge.observation(obs)
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
@@ -262,21 +270,23 @@ class _Session:
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
         for rank in ranks or [obs.rank]:
-            self._ensure(rank).observe(obs if rank == obs.rank else replace(obs, rank=rank))
+            seen = obs if rank == obs.rank else replace(obs, rank=rank)
+            self._judge(rank).observation(seen)
+            self._ensure(rank).observe(seen)
 
     def _flag(self, finding: Finding) -> None:
         self._ensure(finding.rank or 0).flag(finding)
 
     def finish(self) -> list[Diagnosis]:
-        known = {d.code for m in self.monitors.values() for d in m.faults()}
-        # What the detectors did not see on their own, the excerpt may still prove.
-        findings = self.judge.findings(
-            known, scaled=self.assembler.setup.get("scaler", "unknown") is not None)
-        if not self.monitors and not findings:
+        # What a rank's detectors did not see on their own, its excerpt may still prove.
+        scaled = self.assembler.setup.get("scaler", "unknown") is not None
+        findings = {rank: judge.findings(self._known(rank), scaled=scaled)
+                    for rank, judge in sorted(self.judges.items())}
+        if not self.monitors and not any(findings.values()):
             return []
-        first = self._ensure(min(self.monitors, default=0))
-        for finding in findings:
-            first.flag(finding)
+        for rank, found in findings.items():
+            for finding in found:
+                self._ensure(rank).flag(replace(finding, rank=rank))
         for monitor in self.monitors.values():
             monitor.close()
         if any(m.disabled for m in self.monitors.values()):
@@ -292,7 +302,8 @@ class _Session:
         if len(self.monitors) > 1:  # one rank: the order they were found in
             everything.sort(key=lambda d: (d.step if d.step is not None else -1, d.rank))
         for diagnosis in everything:
-            if diagnosis.code in self.judge.superseded:
+            judge = self.judges.get(diagnosis.rank)
+            if judge is not None and diagnosis.code in judge.superseded:
                 continue
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
@@ -320,6 +331,12 @@ class _Session:
                 flagged.add(diagnosis.code)
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
+
+
+    def _known(self, rank: int) -> set[str]:
+        """The codes rank ``rank``'s detectors diagnosed."""
+        monitor = self.monitors.get(rank)
+        return {d.code for d in monitor.faults()} if monitor is not None else set()
 
 
 def _diagnose_reports(path: str) -> Result:
