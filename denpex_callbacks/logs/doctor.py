@@ -1,4 +1,5 @@
-"""The log doctor: one input (a log, stdin, a .gz, a run-report folder) in, diagnoses out.
+"""The log doctor: one input (a log, stdin, a .gz, a run-report folder, a run's output
+folder) in, diagnoses out.
 
 Logs go through the same Monitor and detectors as live runs: the parsers' events become
 Observations (see :mod:`denpex_callbacks.logs.assembler`) and error lines become Findings
@@ -10,10 +11,10 @@ from __future__ import annotations
 import io
 import logging
 import os
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from pathlib import Path
 
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
@@ -21,16 +22,15 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import order
 from denpex_callbacks.core.report import (
+    REPORT_GLOB,
     initiating_rank,
     is_report_file,
     read_report,
     read_report_dir,
 )
-from denpex_callbacks.core.rerun_verdict import RankVerdict, rank_verdicts
+from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.core.severity import Severity
-from denpex_callbacks.core.timeline import Timeline
-from denpex_callbacks.logs import run_files
+from denpex_callbacks.logs import folder_verdict, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.events import LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
@@ -43,7 +43,9 @@ from denpex_callbacks.logs.reader import (
     ReadStats,
     open_input,
 )
-from denpex_callbacks.logs.reading import Reading
+from denpex_callbacks.logs.result import Result, summary_counts
+
+__all__ = ["Result", "diagnose", "summary_counts"]
 
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
@@ -53,50 +55,6 @@ _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 _QUIET.setLevel(logging.CRITICAL + 1)  # the doctor prints its own report
-
-
-@dataclass
-class Result:
-    """What the doctor found in one input.
-
-    Attributes:
-        path: The input as given (``-`` for stdin).
-        kind: ``"log"``, ``"reports"``, or a run file: ``"trainer_state"``, ``"csv"``,
-            ``"tfevents"``.
-        diagnoses: Most important first.
-        timeline: Reconstructed scale/loss timeline.
-        error: Why the input could not be read (then nothing else is filled).
-        problems: Notes about input that was read anyway (non-UTF-8 bytes, truncated .gz).
-        stats: Reader counts (logs only).
-        families: Log families recognised, with their line counts.
-        initiating: (rank, step) of the rank whose loss went non-finite first.
-        reruns: Each rank's failing-step re-run verdict (run reports only).
-        ranks: The ranks whose reports were read (run reports only).
-        reading: What was read, by which part (logs and run files).
-    """
-
-    path: str
-    kind: str = "log"
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-    timeline: Timeline = field(default_factory=Timeline)
-    error: str | None = None
-    problems: list[str] = field(default_factory=list)
-    stats: ReadStats | None = None
-    families: Counter[str] = field(default_factory=Counter)
-    initiating: tuple[int, int] | None = None
-    reruns: list[RankVerdict] = field(default_factory=list)
-    ranks: list[int] = field(default_factory=list)
-    reading: Reading = field(default_factory=Reading)
-
-    @property
-    def faults(self) -> list[Diagnosis]:
-        """Diagnoses above info."""
-        return [d for d in self.diagnoses if d.severity.rank >= Severity.WARNING.rank]
-
-    @property
-    def unusable(self) -> bool:
-        """True when the input was bad (unreadable, or read with problems)."""
-        return self.error is not None or bool(self.problems)
 
 
 def diagnose(path: str, progress: Callable[[int, int | None], None] | None = None,
@@ -122,7 +80,9 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
     """
     try:
         if path != STDIN and os.path.isdir(path):
-            return _diagnose_reports(path)
+            if any(Path(path).glob(REPORT_GLOB)):
+                return _diagnose_reports(path)
+            return _diagnose_folder(path, config, workers)
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
         if path != STDIN and (kind := run_files.kind_of(path)) is not None:
@@ -130,6 +90,13 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
         return _diagnose_log(path, progress, config, workers)
     except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
+
+
+def _diagnose_folder(path: str, config: MonitorConfig | None, workers: int | None) -> Result:
+    """A folder of the files a run leaves: each read as on its own, one merged verdict."""
+    parts = [(found, diagnose(found.path, config=config, workers=workers))
+             for found in run_folder.discover(path)]
+    return folder_verdict.merge(path, parts)
 
 
 def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Result:
@@ -359,15 +326,3 @@ def _diagnose_reports(path: str) -> Result:
     result.reruns = rank_verdicts(reports)
     result.ranks = [report.rank for report in reports]
     return result
-
-
-def summary_counts(result: Result) -> dict[str, Any]:
-    """Numbers that say what was read, for the healthy-run message."""
-    stats = result.stats
-    return {
-        "steps": result.timeline.steps,
-        "skipped": result.timeline.skipped,
-        "lines": stats.lines if stats else None,
-        "bytes": stats.bytes_read if stats else None,
-        "families": dict(result.families),
-    }
