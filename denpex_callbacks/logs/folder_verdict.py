@@ -56,6 +56,8 @@ def merge(folder: str, parts: list[tuple[RunFile, Result]]) -> Result:
             if run_file.kind != LOG:  # a run file that is broken: the user must know
                 result.problems.append(part.error)
             continue
+        if run_file.rank is not None:
+            _ranked(part, run_file.rank)
         read.append(part)
         result.problems += part.problems
         result.families.update(part.families)
@@ -65,12 +67,28 @@ def merge(folder: str, parts: list[tuple[RunFile, Result]]) -> Result:
     result.diagnoses = order(_merged(read, names))
     steps = max(read, key=lambda r: r.timeline.steps)
     result.timeline = steps.timeline
-    starts = [r.initiating for r in read if r.initiating is not None]
-    result.initiating = min(starts, key=lambda rs: (rs[1], rs[0])) if starts else None
+    result.initiating = _initiating(read, [f.rank for f, _ in parts if f.rank is not None])
     for part in read:
         result.reruns += part.reruns
         result.ranks = sorted({*result.ranks, *part.ranks})
     return result
+
+
+def _ranked(part: Result, rank: int) -> None:
+    """One rank's own log (``attempt_0/1/stdout.log``): its lines carry no rank prefix, so
+    what the doctor placed on rank 0 is that rank's."""
+    part.diagnoses = [replace(d, rank=rank) if d.rank == 0 else d for d in part.diagnoses]
+    part.ranks = [rank]
+
+
+def _initiating(read: list[Result], file_ranks: list[int]) -> tuple[int, int] | None:
+    """(rank, step) where a loss went non-finite first: each log's own (several ranks in
+    it), and across the ranks' own logs."""
+    starts = [r.initiating for r in read if r.initiating is not None]
+    if len(set(file_ranks)) > 1:
+        starts += [(d.rank, d.step) for r in read for d in r.diagnoses
+                   if d.code == "AMP006" and d.step is not None and r.ranks]
+    return min(starts, key=lambda rs: (rs[1], rs[0])) if starts else None
 
 
 def _file_read(run_file: RunFile, part: Result) -> FileRead:

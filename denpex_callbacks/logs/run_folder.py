@@ -12,6 +12,9 @@
 - stdout logs: ``*.log``, ``*.txt``, ``*.out``, ``*.err`` (and ``.gz`` of them), except the
   tokenizer and package files a checkpoint holds (``vocab.txt``, ``merges.txt``...) and
   anything inside ``checkpoint-*/``.
+- a log's rank from its path, when each rank wrote its own: torchrun ``--log-dir``'s
+  ``attempt_<n>/<local_rank>/stdout.log`` (``DefaultLogsSpecs``), or a name such as
+  ``rank1.log``, ``train_rank_1.out``.
 - denpex's own run reports: a folder of ``rank*.jsonl`` (``denpex_reports/`` by default); of
   the runs written into one folder (``run-<n>/``), the latest.
 
@@ -41,6 +44,8 @@ MAX_DEPTH = 6
 MAX_ENTRIES = 20_000
 _NUMBER = re.compile(r"(\d+)$")
 _REPORT = re.compile(r"rank\d+\.jsonl$")
+_TORCHRUN_RANK = re.compile(r"(?:^|/)attempt_\d+/(\d+)/std(?:out|err)\.log$")
+_NAMED_RANK = re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)(?!\d)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -52,12 +57,14 @@ class RunFile:
         name: Its path inside the run folder, as the verdict names it.
         kind: ``log``, ``trainer_state``, ``csv``, ``tfevents`` or ``reports``.
         why: Why it was picked among others of its kind ("" when it was the only one).
+        rank: The rank whose output it is, when its path says so (logs only).
     """
 
     path: str
     name: str
     kind: str
     why: str = ""
+    rank: int | None = None
 
 
 def discover(folder: str) -> list[RunFile]:
@@ -91,8 +98,23 @@ def discover(folder: str) -> list[RunFile]:
     picked = [*_latest_reports(found[REPORTS]), *_most_complete(found[TRAINER_STATE]),
               *_newest_run(found[CSV]), *_newest_run(found[TFEVENTS])]
     picked += [(path, LOG, "") for path in sorted(found[LOG])]
-    return [RunFile(path, os.path.relpath(path, folder), kind, why)
-            for path, kind, why in picked]
+    return [RunFile(path, name, kind, why, path_rank(name) if kind == LOG else None)
+            for path, kind, why in picked for name in [os.path.relpath(path, folder)]]
+
+
+def path_rank(name: str) -> int | None:
+    """The rank a log's path names, if any.
+
+    Example:
+        >>> path_rank("run_x/attempt_0/1/stdout.log"), path_rank("logs/train_rank3.log")
+        (1, 3)
+        >>> path_rank("train.log"), path_rank("ranking_42.log")
+        (None, None)
+    """
+    found = _TORCHRUN_RANK.search(name.replace(os.sep, "/"))
+    if found is None:
+        found = _NAMED_RANK.search(os.path.basename(name))
+    return int(found.group(1)) if found else None
 
 
 def _walk(folder: str) -> Iterator[tuple[str, list[str]]]:

@@ -14,6 +14,7 @@ from optimizer step ``FAULT_STEP`` on:
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -43,6 +44,12 @@ def main(fault: str, fault_step: int, steps: int) -> None:
         print(f"step {step} loss {loss.item()} loss_scale {scaler.get_scale()}", flush=True)
     dist.barrier()
     dist.destroy_process_group()
+    # Leave without the interpreter's teardown: gloo's threads, destroyed at exit while the
+    # other rank is still connected, now and then abort ("terminate called without an active
+    # exception"), and torchrun then fails the run.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
-"""Real HF Trainer and Lightning Trainer runs on CPU that leave their files in a folder, with a
-loss fault from a given step on (``factor``: NaN, 0, or 1.0 for a healthy run)."""
+"""Real runs on CPU that leave their files in a folder, with a loss fault from a given step on:
+HF Trainer and Lightning Trainer (``factor``: NaN, 0, or 1.0 for a healthy run), and two ranks
+of a plain loop under torchrun (``ranked_loop.py``)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +101,17 @@ def lightning_run(root: Path, factor: float, loggers: tuple[str, ...]) -> Path:
     found = sorted(root.rglob(wanted), key=lambda p: p.stat().st_mtime)
     assert found, "the logger wrote no file"
     return found[-1]
+
+
+def torchrun_loop(fault: str, fault_step: int, steps: int, *options: str) -> str:
+    """Two ranks of ``ranked_loop.py`` under torchrun with ``options`` (``--tee 3``,
+    ``--log-dir D --redirects 3``); returns what torchrun printed."""
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        # --standalone: torchrun's own rendezvous on a port the OS picks (port 0)
+        [torchrun, "--standalone", "--nproc_per_node", "2", *options,
+         str(Path(__file__).with_name("ranked_loop.py")), fault, str(fault_step), str(steps)],
+        env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout + done.stderr

@@ -9,13 +9,10 @@ tail_log.py, role ``default``) or srun -l's ``{rank}: `` in front of a plain loo
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_makers import torchrun_loop
 
 from denpex_callbacks.logs.doctor import diagnose
 
@@ -74,17 +71,9 @@ def test_healthy_ranks_at_different_loss_levels_stay_silent(tmp_path: Path) -> N
 
 
 def _torchrun(tmp_path: Path, fault: str) -> Path:
-    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(
-        # --standalone: torchrun's own rendezvous on a port the OS picks (port 0);
-        # --tee 3: each rank's stdout and stderr on the console, prefixed "[default<rank>]:"
-        [torchrun, "--standalone", "--nproc_per_node", "2", "--tee", "3",
-         str(Path(__file__).with_name("ranked_loop.py")), fault, str(FAULT_STEP), str(STEPS)],
-        env=env, capture_output=True, text=True, timeout=240, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
     log = tmp_path / f"{fault}.log"
-    log.write_text(done.stdout + done.stderr)
+    # --tee 3: each rank's stdout and stderr on the console, prefixed "[default<rank>]:"
+    log.write_text(torchrun_loop(fault, FAULT_STEP, STEPS, "--tee", "3"))
     assert "[default1]:step 1 loss" in log.read_text()
     return log
 

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
-from run_makers import hf_run, lightning_run
+from run_makers import hf_run, lightning_run, torchrun_loop
 
 from denpex_callbacks.cli import main
 from denpex_callbacks.logs.doctor import diagnose
@@ -151,3 +151,30 @@ def test_a_run_folder_holding_its_report_folder_is_one_verdict(
     assert entry["path"] == str(tmp_path)
     assert [(f["name"], f["kind"]) for f in entry["read"]["files"]] == [
         ("denpex_reports", "reports"), ("train.log", "log")]
+
+
+def test_each_ranks_own_log_names_its_rank(tmp_path: Path) -> None:
+    """torchrun --log-dir's layout, ``<run id>/attempt_<n>/<local_rank>/stdout.log``
+    (torch/distributed/elastic/multiprocessing/api.py, DefaultLogsSpecs): a plain loop's
+    lines without any prefix; rank 1's loss is NaN from step 3 on."""
+    for rank in (0, 1):
+        folder = tmp_path / "run_abc" / "attempt_0" / str(rank)
+        folder.mkdir(parents=True)
+        losses = [2.0, 1.5] + ([1.2, 1.1] if rank == 0 else [math.nan, math.nan])
+        (folder / "stdout.log").write_text("".join(
+            f"step {s} loss {loss} loss_scale 1024.0\n" for s, loss in enumerate(losses, 1)))
+        (folder / "stderr.log").write_text("")
+    result = diagnose(str(tmp_path))
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 3, 1)]
+    assert result.initiating == (1, 3)
+    assert [f.status for f in result.files] == ["unusable", "read"] * 2  # stderr.log is empty
+
+
+@pytest.mark.slow  # a torchrun launch, ~7 s on two cores
+def test_a_real_torchrun_log_dir_is_read_per_rank(tmp_path: Path) -> None:
+    torchrun_loop("nan", 6, 12, "--log-dir", str(tmp_path), "--redirects", "3")
+    result = diagnose(str(tmp_path))
+    assert [(d.code, d.step, d.rank) for d in result.faults][:1] == [("AMP006", 6, 1)]
+    assert result.initiating == (1, 6)
+    assert sorted(f.name.split("/", 1)[1] for f in result.files if f.status == "read") == [
+        "attempt_0/0/stdout.log", "attempt_0/1/stdout.log"]
