@@ -8,18 +8,17 @@ from typing import Any
 import pytest
 import torch
 
+from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
+
 deepspeed = pytest.importorskip("deepspeed")
 
 
-BASE_CONFIG: dict[str, Any] = {
-    "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 1,
-    "gradient_clipping": 0,
-    "steps_per_print": 10_000,
-    "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
-    "fp16": {"enabled": True, "initial_scale_power": 8, "hysteresis": 2},
-    "zero_optimization": {"stage": 1},
-}
+# The public CPU fp16 config, quiet, with ZeRO-1 and an explicit hysteresis of 2.
+BASE_CONFIG: dict[str, Any] = deepspeed_cpu_fp16_config(
+    steps_per_print=10_000,
+    fp16={"enabled": True, "initial_scale_power": 8, "hysteresis": 2},
+    zero_optimization={"stage": 1},
+)
 
 
 def ds_config(report_dir: Any, **overrides: Any) -> dict[str, Any]:
