@@ -21,10 +21,13 @@ BASE_CONFIG: dict[str, Any] = deepspeed_cpu_fp16_config(
 )
 
 
-def ds_config(report_dir: Any, **overrides: Any) -> dict[str, Any]:
-    """The tests' ds_config: BASE_CONFIG, a denpex section writing to ``report_dir``."""
+def ds_config(
+    report_dir: Any, denpex: dict[str, Any] | None = None, **overrides: Any
+) -> dict[str, Any]:
+    """The tests' ds_config: BASE_CONFIG, a denpex section writing to ``report_dir`` (with
+    the options in ``denpex``), top-level keys replaced by ``overrides``."""
     config = copy.deepcopy(BASE_CONFIG)
-    config["denpex"] = {"enabled": True, "report_dir": str(report_dir)}
+    config["denpex"] = {"enabled": True, "report_dir": str(report_dir), **(denpex or {})}
     config.update(overrides)
     return config
 
@@ -40,6 +43,16 @@ def build_engine(config: dict[str, Any], initialize: Any = None) -> Any:
     init = initialize or deepspeed.initialize
     engine, *_ = init(model=model, model_parameters=model.parameters(), config=config)
     return engine
+
+
+def watched(config: dict[str, Any]) -> tuple[Any, Any]:
+    """A real engine built from ``config`` and the denpex watcher attached to it."""
+    from denpex_callbacks.deepspeed import attach  # after the importorskip above
+
+    engine = build_engine(config)
+    watcher = attach(engine)
+    assert watcher is not None
+    return engine, watcher
 
 
 def train(engine: Any, micro_batches: int, *, inf_from: int | None = None,
@@ -69,9 +82,11 @@ def kit(fp16_cpu: None, tmp_path: Any) -> Any:
     from types import SimpleNamespace
 
     return SimpleNamespace(
-        config=lambda **overrides: ds_config(tmp_path / "reports", **overrides),
+        config=lambda denpex=None, **overrides: ds_config(tmp_path / "reports", denpex,
+                                                          **overrides),
         report_dir=tmp_path / "reports",
         build=build_engine,
+        watched=watched,
         model=tiny_model,
         train=train,
     )
