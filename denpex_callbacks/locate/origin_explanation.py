@@ -34,8 +34,9 @@ class OriginExplanation:
 
     Attributes:
         verdict: Short stable tag: ``input-data``, ``nonfinite-weights``,
-            ``activation-overflow``, ``invalid-operation``, ``between-modules``,
-            ``loss-computation``, ``backward-overflow``, ``not-reproduced``, ``not-observed``.
+            ``diverged-weights``, ``activation-overflow``, ``invalid-operation``,
+            ``between-modules``, ``loss-computation``, ``backward-overflow``,
+            ``not-reproduced``, ``not-observed``.
         summary: One line saying what was found, with the numbers.
         root_cause: The new root cause (None: keep the catalog's).
         fix: The new fix (None: keep the catalog's).
