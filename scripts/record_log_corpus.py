@@ -54,6 +54,8 @@ class Case:
     leaves: tuple[str, ...] = ()  # globs, under the run's folder, of files copied beside the log
     note: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    # The doctor does not get it right yet (the test is an xfail that must start passing).
+    known_gap: bool = False
 
 
 CASES = (
@@ -81,6 +83,20 @@ CASES = (
     Case("keras", "keras_run", "high_lr_epoch2",
          "LearningRateScheduler: lr 1e4 from epoch 2; the loss is inf at its third batch",
          faults=(("AMP006", 13),), env={"KERAS_BACKEND": "torch"}),
+    Case("pytorch-ignite", "ignite_run", "healthy",
+         "healthy create_supervised_trainer, fp32, ProgressBar with the loss in its postfix"),
+    Case("pytorch-ignite", "ignite_run", "amp_cpu",
+         "amp_mode='amp', scaler=True on CPU: torch disables the CUDA GradScaler and autocast",
+         faults=(("AMP010", None),)),
+    Case("pytorch-ignite", "ignite_run", "nan_terminate",
+         "NaN features from iteration 15, with ignite's TerminateOnNan",
+         faults=(("AMP006", 14),),
+         note="the NaN is iteration 15's: ignite's bar prints a new postfix before it advances "
+              "its counter, so 'loss=nan' first shows beside [14/20]"),
+    Case("skorch", "skorch_run", "healthy", "healthy NeuralNetRegressor, 8 epochs",
+         known_gap=True),
+    Case("skorch", "skorch_run", "high_lr", "LRScheduler: lr x1000 from epoch 4: NaN there",
+         faults=(("AMP006", 4),), known_gap=True),
     Case("paddlepaddle", "paddle_run", "hapi_healthy", "healthy paddle.Model.fit, 2 epochs"),
     Case("paddlepaddle", "paddle_run", "hapi_nan_data",
          "NaN labels from batch 13 of epoch 1: the loss logged at batch 16 is NaN",
@@ -190,7 +206,7 @@ def record(case: Case) -> dict[str, Any]:
         "command": " ".join(command), "env": case.env, "what": case.what,
         "expected": {"healthy": not case.faults,
                      "faults": [{"id": code, "step": step} for code, step in case.faults]},
-        "note": case.note,
+        "note": case.note, "known_gap": case.known_gap,
     }
 
 

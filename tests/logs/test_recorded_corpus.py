@@ -1,9 +1,11 @@
 """The doctor on logs recorded from real runs of other tools (tests/logs/recorded/).
 
-mmengine 0.10.7 (Runner), Keras 3.15.1 (torch backend) and PaddlePaddle 3.3.1 (hapi
-``Model.fit`` and a loop with ``paddle.amp.GradScaler``) ran small trainings on CPU, healthy
-and with a fault injected; ``scripts/record_log_corpus.py`` recorded what they printed and
-``MANIFEST.json`` states what each run must be diagnosed as (from the fault injected).
+mmengine 0.10.7 (Runner), Keras 3.15.1 (torch backend), PaddlePaddle 3.3.1 (hapi
+``Model.fit`` and a loop with ``paddle.amp.GradScaler``), PyTorch-Ignite 0.5.5 and skorch
+1.4.0 ran small trainings on CPU, healthy and with a fault injected;
+``scripts/record_log_corpus.py`` recorded what they printed and ``MANIFEST.json`` states what
+each run must be diagnosed as (from the fault injected). A case marked ``known_gap`` is one
+the doctor does not get right yet: its test is a strict xfail, which fails once it passes.
 """
 
 from __future__ import annotations
@@ -25,13 +27,18 @@ RECORDED = Path(__file__).parent / "recorded"
 MANIFEST = json.loads((RECORDED / "MANIFEST.json").read_text(encoding="utf-8"))
 CASES = MANIFEST["cases"]
 IDS = [f"{case['tool']}/{case['case']}" for case in CASES]
+# skorch prints its epochs as a table whose value rows hold no keyword ("epoch train_loss"
+# is in the header only): the keyword prefilter never hands those rows to the reader.
+GAP = pytest.mark.xfail(strict=True, reason="value rows of a table hold no keyword: the "
+                        "prefilter drops them before the header-row reader sees them")
+MARKED = [pytest.param(case, marks=GAP) if case["known_gap"] else case for case in CASES]
 
 
 def test_manifest_names_versions_and_every_log() -> None:
     versions = MANIFEST["versions"]
     assert versions["torch"].startswith("2.13.0")
     tools = {case["tool"] for case in CASES}
-    assert tools >= {"mmengine", "keras", "paddlepaddle"}
+    assert tools >= {"mmengine", "keras", "paddlepaddle", "pytorch-ignite", "skorch"}
     for tool in tools:
         assert tool in versions
         mine = [case for case in CASES if case["tool"] == tool]
@@ -42,9 +49,10 @@ def test_manifest_names_versions_and_every_log() -> None:
         assert log.exists() and 0 < log.stat().st_size < 16_000, log
     listed = {RECORDED / case["log"] for case in CASES}
     assert set(RECORDED.glob("*/*.log")) == listed
+    assert len(LEFT) >= 2
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", MARKED, ids=IDS)
 def test_doctor_on_recorded_log(case: dict[str, object]) -> None:
     expected = case["expected"]
     assert isinstance(expected, dict)
@@ -57,7 +65,21 @@ def test_doctor_on_recorded_log(case: dict[str, object]) -> None:
         assert result.timeline.points or result.reading is not None  # read, not refused
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+LEFT = [(case, name) for case in CASES for name in case["files"]]
+
+
+@pytest.mark.parametrize(("case", "name"), LEFT, ids=[name for _case, name in LEFT])
+def test_doctor_on_the_files_a_run_leaves(case: dict[str, object], name: str) -> None:
+    """mmengine's ``vis_data/scalars.json`` (one JSON object a logged iteration) says what
+    its log says."""
+    expected = case["expected"]
+    assert isinstance(expected, dict)
+    result = diagnose(str(RECORDED / name))
+    assert result.error is None
+    assert [{"id": d.code, "step": d.step} for d in result.faults] == expected["faults"]
+
+
+@pytest.mark.parametrize("case", MARKED, ids=IDS)
 def test_cli_exit_code(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     expected = case["expected"]
     assert isinstance(expected, dict)
@@ -67,7 +89,9 @@ def test_cli_exit_code(case: dict[str, object], capsys: pytest.CaptureFixture[st
     if expected["healthy"]:
         assert "no fault found" in out and "as metrics" in out  # healthy, not unreadable
     else:
-        assert expected["faults"][0]["id"] in out
+        first = expected["faults"][0]
+        step = "" if first["step"] is None else f"step {first['step']}, "
+        assert f"{first['id']}" in out and f"({step}rank 0" in out
 
 
 def test_the_evidence_names_the_cause() -> None:
@@ -97,6 +121,11 @@ PRINTS = {  # what prints a metric line, from the tools' own source
     # the GradScaler loop's own print; paddle/amp/grad_scaler.py's overflow message
     "loop": re.compile(r"^step (\d+), loss (\S+)$"),
     "paddle_scale": re.compile(r"Found inf or nan, current scale is: (\S+),"),
+    # ignite/handlers/tqdm_logger.py: "Epoch [{e}/{n}]: [{n_fmt}/{total_fmt}] ...{postfix}"
+    "ignite": re.compile(r"Epoch \[(\d+)/\d+\]: \[(\d+)/(\d+)\].*?, loss=([-+]?(?:nan|inf|"
+                         r"\d[\d.]*(?:e[-+]?\d+)?))"),
+    # skorch/callbacks/logging.py (PrintLog, a tabulate table): "  {epoch}  {train_loss} ..."
+    "skorch": re.compile(r"^\s+\d+\s+([-+]?(?:nan|inf|\d[\d.]*))\s"),
 }
 
 
@@ -108,9 +137,12 @@ def _oracle(text: str) -> list[tuple[int | None, float | None, float | None]]:
         for segment in _ANSI.sub("", line).replace("\b", "").split("\r"):
             if found := _EPOCH.match(segment.strip()):
                 epoch = int(found.group(1))
-            elif found := PRINTS["mmengine"].search(segment):
+            elif (found := PRINTS["mmengine"].search(segment)) or (
+                    found := PRINTS["ignite"].search(segment)):
                 e, n, total = (int(g) for g in found.groups()[:3])
                 out.append(((e - 1) * total + n, float(found.group(4)), None))
+            elif found := PRINTS["skorch"].match(segment):
+                out.append((None, float(found.group(1)), None))  # a row: no step printed
             elif (found := PRINTS["keras"].match(segment)) or (
                     found := PRINTS["hapi"].match(segment)):
                 n, total = int(found.group(1)), int(found.group(2))
