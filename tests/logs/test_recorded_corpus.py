@@ -101,8 +101,11 @@ def test_the_evidence_names_the_cause() -> None:
     assert "TerminateOnNaN" in terminated.summary and "batch 6 " in terminated.summary
     off = diagnose(str(RECORDED / "paddlepaddle" / "scaler_cpu.log")).faults[0]
     assert "paddle.amp.GradScaler" in off.summary and "Place(cpu)" in off.summary
-    collapse = diagnose(str(RECORDED / "paddlepaddle" / "scaler_overflow.log")).faults[0]
-    assert collapse.evidence["scale_at_start"] == 1024.0
+    overflow = diagnose(str(RECORDED / "paddlepaddle" / "scaler_overflow.log"))
+    assert overflow.faults[0].evidence["scale_at_start"] == 1024.0
+    # Paddle prints "Found inf or nan" in update(), then the loop prints "step N, loss ...":
+    # one step each, 60 steps of which 51 (10 to 60) skipped, not 111 steps
+    assert (overflow.timeline.steps, overflow.timeline.skipped) == (60, 51)
 
 
 # --- leave-one-family-out: the generic reader alone, per tool --------------------------------
