@@ -121,6 +121,9 @@ NOT_RECORDED = {
     "timm==1.0.31": "the same torchvision failure; its train.py is not in the wheel either",
     "mosaicml (composer)==0.32.1": "refused by the dry run: it requires torch<2.7.1 and "
     "torchvision<0.22.1 (ResolutionImpossible under constraints.txt)",
+    "torchtune==0.6.1": "installs, but cannot import with torch 2.13.0: it imports "
+    "torchao.dtypes.nf4tensor, gone from torchao 0.18.0 (the release pip picks), and torchao "
+    "0.12.0 fails on import: 'No module named torch._inductor.kernel.flex_attention'",
     "mmengine AmpOptimWrapper": "asserts ''AmpOptimizerWrapper'' is only available training "
     "on gpu, npu, mlu or musa: the mmengine runs use OptimWrapper",
 }
