@@ -16,6 +16,7 @@ from denpex_callbacks.logs.metric_reader import MetricReader
 from denpex_callbacks.logs.parsers import LineParser
 
 CORPUS = Path(__file__).parent / "corpus"
+RECORDED = Path(__file__).parent / "recorded"
 # Notations both paths handle, each line written three times with other numbers (a template
 # is learnt the second time it is met, read by its plan the third). ``{n}``: a counter,
 # ``{v}``: a value, ``{d}``: a digit inside a word (lr0 / lr1 name different keys).
@@ -69,9 +70,10 @@ def test_fast_path_reads_what_the_slow_path_reads() -> None:
 
 
 def test_fast_path_on_the_corpus_lines() -> None:
-    """Every corpus line, three times over with its digits changed."""
+    """Every corpus line (the frameworks' and the recorded tools'), three times over with its
+    digits changed."""
     lines = []
-    for log in sorted(CORPUS.glob("*.log")):
+    for log in sorted([*CORPUS.glob("*.log"), *RECORDED.glob("*/*.log")]):
         for text in log.read_text(encoding="utf-8").splitlines():
             lines += [text, text.translate(str.maketrans("0123456789", "1234567890")),
                       text.translate(str.maketrans("0123456789", "9876543210"))]
