@@ -22,6 +22,7 @@ from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import before, primary
 from denpex_callbacks.core.policy import Policy
+from denpex_callbacks.core.quiet_steps import QuietSteps
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
@@ -97,9 +98,10 @@ class Monitor:
         self.log = LogSink(self.logger, log_filter, self.config.log_format)
         self.sinks = list(sinks)
         self.policy = Policy(self.config.on_fault, self.config.fault_level)
-        self.detectors = detectors if detectors is not None else default_detectors(
+        self._detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
+        self._quiet = QuietSteps()  # the fast path of quiet steps (same findings, same steps)
         self.run = RunState()
         self.setup = RunSetup(framework=framework, rank=rank, world_size=world_size)
         self.diagnoses: list[Diagnosis] = []
@@ -129,7 +131,8 @@ class Monitor:
             setup.rank, setup.world_size = self.rank, self.world_size
             self.setup = setup
         self.started = True
-        for detector in self.detectors:
+        self._quiet.stop()
+        for detector in self._detectors:
             detector.configure(self.setup)
         if self.config.report_dir and self._report is None:
             writer = ReportWriter(
@@ -161,6 +164,7 @@ class Monitor:
         self.guard(self._close)
 
     def _close(self) -> None:
+        self._quiet.flush(self._detectors, self.run)
         if self._primary is not None and not self._closed:
             others = sorted({d.code for d in self.faults()} - {self._primary.code})
             self.log.summary(self.rank, self._primary, others)
@@ -191,17 +195,31 @@ class Monitor:
         if not self.started:
             self._start(None)
         self.last_observation = obs
-        self.run.update(obs)
+        run, quiet = self.run, self._quiet
+        if quiet.take(obs, run):  # nothing can fire: the detectors look later, all at once
+            if self._report is not None and obs.step % self.config.record_every == 0:
+                self._report.step(obs)  # (a quiet step is a record only on the sampled ones)
+            return []
+        quiet.flush(self._detectors, run)
+        quiet.stop()
+        run.update(obs)
         findings = [
             f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
-            for d in self.detectors
-            if (f := d.observe(obs, self.run)) is not None and f.code not in self.config.disable
+            for d in self._detectors
+            if (f := d.observe(obs, run)) is not None and f.code not in self.config.disable
         ]
+        quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
         if self._report is not None:
             self._report.step(obs)
         if not findings:
             return []
         return self._emit_all(findings, obs.step)
+
+    @property
+    def detectors(self) -> list[Detector]:
+        """The detectors, up to date (quiet steps they have not taken yet are given first)."""
+        self._quiet.flush(self._detectors, self.run)
+        return self._detectors
 
     def advance(self, steps: int) -> None:
         """``steps`` optimizer steps known to be applied but not observed one by one (a log
@@ -213,8 +231,10 @@ class Monitor:
         def move_on() -> None:
             if not self.started:
                 self._start(None)
+            self._quiet.flush(self._detectors, self.run)
+            self._quiet.stop()  # the next step is judged one by one, and re-arms
             self.run.advance(steps)
-            for detector in self.detectors:
+            for detector in self._detectors:
                 detector.advance(steps, self.run)
 
         self.guard(move_on)
@@ -502,7 +522,7 @@ class Monitor:
         return {
             "version": 1,
             "run": self.run.state_dict(),
-            "detectors": {d.code: d.state_dict() for d in self.detectors},
+            "detectors": {d.code: d.state_dict() for d in self.detectors},  # (flushed)
             "reported": dict(self.reported),
             "worst": dict(self.worst),
             "last_reported": dict(self._last_reported),
@@ -511,9 +531,11 @@ class Monitor:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict` (unknown detectors are ignored)."""
+        self._quiet.flush(self._detectors, self.run)
+        self._quiet.stop()
         self.run.load_state_dict(state.get("run", {}))
         saved = state.get("detectors", {})
-        for detector in self.detectors:
+        for detector in self._detectors:
             if detector.code in saved:
                 detector.load_state_dict(saved[detector.code])
         self.reported = dict(state.get("reported", {}))

@@ -142,6 +142,11 @@ class LocateOnFault:
         """
         if model is not None:
             self.model = model
+        elif not diagnoses:  # the common case, every healthy step: let the captures go
+            rerun = self.rerun
+            if rerun is not None and not rerun.failed:
+                rerun.release()
+            return False
         triggers = [d for d in diagnoses
                     if d.code in TRIGGERS and (d.code, d.step) not in self._located]
         self._located.extend((d.code, d.step) for d in triggers)

@@ -42,11 +42,12 @@ class DeferredValues:
         names: list[str] = []
         tensors: list[torch.Tensor] = []
         plain: dict[str, Any] = {}
+        tensor = torch.Tensor
         for name, value in values.items():
-            if not isinstance(value, torch.Tensor):
+            if not isinstance(value, tensor):
                 plain[name] = value
             elif value.is_cpu or value.numel() == 0:
-                plain[name] = first_number(value)
+                plain[name] = float(value.item()) if value.numel() == 1 else first_number(value)
             else:
                 names.append(name)
                 # float64 holds what a CPU item() gives: an int64 tracker, a float64 value

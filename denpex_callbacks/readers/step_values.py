@@ -10,6 +10,7 @@ and :func:`observation_from_values` turns what it hands back into an Observation
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -159,6 +160,32 @@ def values_after_step(source: Any) -> dict[str, Any]:
     return {"scale_after": state.scale, "overflow": state.overflow, "hysteresis": state.hysteresis}
 
 
+def after_step_reader(source: Any) -> Callable[[], dict[str, Any]]:
+    """:func:`values_after_step` of ``source`` with where its scale lives found once.
+
+    For a run whose scale holder does not change (a GradScaler's enabled flag is fixed at
+    construction): each step then only reads the values, without asking again what the source
+    is (several attribute lookups and calls every step).
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> read = after_step_reader(scaler)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> sorted(read()), float(read()["scale_after"])
+        (['growth_tracker', 'scale_after'], 256.0)
+    """
+    if is_grad_scaler(source) and scaler_enabled(source):
+        scaler = source
+
+        def read_grad_scaler() -> dict[str, Any]:
+            return {"scale_after": scale_tensor(scaler),
+                    "growth_tracker": growth_tracker_tensor(scaler)}
+
+        return read_grad_scaler
+    return lambda: values_after_step(source)
+
+
 def observation_from_values(
     step: int, values: dict[str, Any], *, rank: int = 0, world_size: int = 1
 ) -> Observation:
@@ -194,8 +221,8 @@ def observation_from_values(
         loss=None if loss is None else float(loss),
         grad_norm=None if grad_norm is None else float(grad_norm),
         lr=None if lr is None else float(lr),
-        growth_tracker=_integer(get("growth_tracker")),
-        hysteresis=_integer(get("hysteresis")),
+        growth_tracker=None if (tracker := get("growth_tracker")) is None else _integer(tracker),
+        hysteresis=None if (hysteresis := get("hysteresis")) is None else _integer(hysteresis),
         time=None if when is None else float(when),
     )
 
