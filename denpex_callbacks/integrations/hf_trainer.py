@@ -45,8 +45,8 @@ from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    values_after_step,
-    values_before_step,
+    after_step_reader,
+    before_step_reader,
 )
 
 # A child of the ``transformers`` logger: the user's transformers verbosity applies to it.
@@ -68,12 +68,15 @@ def _guarded(hook: _Hook) -> _Hook:
         pipeline = self.pipeline
         if pipeline is None or not pipeline.active:
             return None
-        try:
-            result = pipeline.guard(hook, self, *args, **kwargs)
+        try:  # StepPipeline.guard without its extra call: this runs several times per step
+            result = hook(self, *args, **kwargs)
         except AmpDiagnosisError:
             self._close(wait=False)
             raise
-        if not pipeline.active:  # it failed just now: leave nothing hooked
+        except Exception:
+            pipeline.monitor.switch_off()
+            result = None
+        if not pipeline.active:  # it failed just now (here or in the engine): unhook all
             self._close(wait=False)
         return result
 
@@ -151,6 +154,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._loss_shares = False  # micro-batch losses are shares of the step's (summed)
         self._blind_said = False  # "the loss detectors cannot see the loss", said once
         self._before: dict[str, Any] = {}
+        # The scale's readers, found once for the optimizer Trainer passes at every step.
+        self._readers: tuple[Any, Callable[[], dict[str, Any]], Callable[[], dict[str, Any]]
+                             ] | None = None
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
         self._vote: StopVote | None = None
@@ -223,7 +229,24 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._losses.take()
         if self._deepspeed:
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
-            self._before = values_before_step(kwargs.get("optimizer"))
+            self._before = self._reader(kwargs.get("optimizer"))[1]()
+
+    def _reader(self, optimizer: Any) -> tuple[Any, Callable[[], dict[str, Any]],
+                                                Callable[[], dict[str, Any]]]:
+        """(optimizer, read before the step, read after it), found once per optimizer."""
+        readers = self._readers
+        if readers is None or readers[0] is not optimizer:
+            if self._deepspeed:
+                source, raw = optimizer, None
+            else:
+                source, raw = getattr(optimizer, "scaler", None), getattr(optimizer, "optimizer",
+                                                                          None)
+            readers = self._readers = (
+                optimizer,
+                before_step_reader(source, raw) if source is not None else dict,
+                after_step_reader(source) if source is not None else dict,
+            )
+        return readers
 
     def _on_forward(
         self, module: torch.nn.Module, inputs: Any, kwargs: Mapping[str, Any], output: Any
@@ -245,10 +268,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         if self._deepspeed:
             return
-        optimizer = kwargs.get("optimizer")
-        scaler = getattr(optimizer, "scaler", None)
-        if torch_scaler.scaler_enabled(scaler):
-            self._before = values_before_step(scaler, getattr(optimizer, "optimizer", None))
+        self._before = self._reader(kwargs.get("optimizer"))[1]()
 
     @_guarded
     def on_optimizer_step(
@@ -258,7 +278,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         raw = getattr(optimizer, "optimizer", optimizer)
         # found_inf (read before the step) is right for fused optimizers too, where accelerate's
         # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
-        source = optimizer if self._deepspeed else getattr(optimizer, "scaler", None)
         loss = self._losses.take(mean=not self._loss_shares)
         if loss is None and not self._blind_said:
             self._blind_said = True
@@ -267,13 +286,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 "labels in the batch): the loss detectors (AMP006 non-finite loss, AMP007 loss "
                 "at zero) cannot see it; the loss-scale detectors still run. Return the loss "
                 "from the model's forward (first in a tuple, or as \"loss\") to watch it.")
-        values: dict[str, Any] = {
-            "loss": loss,
-            "lr": torch_scaler.first_lr(raw),
-            "time": time.time(),
-            **self._before,
-            **(values_after_step(source) if source is not None else {}),
-        }
+        values: dict[str, Any] = self._reader(optimizer)[2]()
+        values.update(self._before)
+        values["loss"], values["lr"], values["time"] = loss, torch_scaler.first_lr(raw), time.time()
         cast(StepPipeline, self.pipeline).record(state.global_step + 1, values)
         self._in_step = False
         self._before = {}

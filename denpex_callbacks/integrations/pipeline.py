@@ -270,6 +270,8 @@ class StepPipeline:
             judged: Called after each step is judged (DeepSpeed mirrors metrics then).
         """
         found: list[Diagnosis] = []
+        if not self._values:  # nothing recorded since the last drain
+            return found
         for step, values in self._values.ready(wait=wait):
             if complete is not None:
                 complete(step, values)

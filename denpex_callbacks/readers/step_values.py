@@ -16,7 +16,11 @@ from typing import Any
 import torch
 
 from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedScaleState, read_scale_state
+from denpex_callbacks.readers.deepspeed_optimizer import (
+    DeepSpeedScaleState,
+    read_scale_state,
+    scale_state_reader,
+)
 from denpex_callbacks.readers.grad_scaler import (
     found_inf_tensor,
     growth_tracker_tensor,
@@ -160,6 +164,34 @@ def values_after_step(source: Any) -> dict[str, Any]:
     return {"scale_after": state.scale, "overflow": state.overflow, "hysteresis": state.hysteresis}
 
 
+def before_step_reader(source: Any, optimizer: Any = None) -> Callable[[], dict[str, Any]]:
+    """:func:`values_before_step` of ``source`` (and ``optimizer``) with where its scale
+    lives found once (see :func:`after_step_reader`).
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> read = before_step_reader(scaler)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> read()
+        {'scale_before': 256.0, 'found_inf': None}
+    """
+    if is_grad_scaler(source) and scaler_enabled(source):
+        scaler = source
+
+        def read_grad_scaler() -> dict[str, Any]:
+            return {"scale_before": _kept(scale_tensor(scaler)),
+                    "found_inf": _kept(found_inf_tensor(scaler, optimizer))}
+
+        return read_grad_scaler
+    if is_grad_scaler(source):
+        return dict  # a disabled GradScaler: nothing to read
+    read_state = scale_state_reader(source)
+    if read_state().grad_scaler is not None:  # DeepSpeed's torch_autocast keeps a GradScaler
+        return before_step_reader(read_state().grad_scaler, optimizer)
+    return lambda: {"scale_before": read_state().scale}
+
+
 def after_step_reader(source: Any) -> Callable[[], dict[str, Any]]:
     """:func:`values_after_step` of ``source`` with where its scale lives found once.
 
@@ -183,7 +215,18 @@ def after_step_reader(source: Any) -> Callable[[], dict[str, Any]]:
                     "growth_tracker": growth_tracker_tensor(scaler)}
 
         return read_grad_scaler
-    return lambda: values_after_step(source)
+    if is_grad_scaler(source):
+        return dict  # a disabled GradScaler: nothing to read
+    read_state = scale_state_reader(source)
+    if read_state().grad_scaler is not None:  # DeepSpeed's torch_autocast keeps a GradScaler
+        return after_step_reader(read_state().grad_scaler)
+
+    def read_deepspeed() -> dict[str, Any]:
+        state = read_state()
+        return {"scale_after": state.scale, "overflow": state.overflow,
+                "hysteresis": state.hysteresis}
+
+    return read_deepspeed
 
 
 def observation_from_values(
