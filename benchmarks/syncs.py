@@ -207,19 +207,33 @@ ONCE_PER_RUN = frozenset({
 })
 
 
-def hook_names(callback: Any) -> list[str]:
+def hook_names(callback: Any, own: str | None = None) -> list[str]:
     """The per-step hook methods of a callback (``on_*`` and ``step``, once-per-run excluded).
 
+    Args:
+        callback: The callback.
+        own: Only the methods defined in modules whose name starts with this (the adapter's
+            own code, not the no-op hooks it inherits from the framework's base class).
+
     Example:
-        >>> class Callback:
+        >>> class Base:
+        ...     def on_step_begin(self): ...
+        >>> class Callback(Base):
         ...     def on_step_end(self): ...
         ...     def on_train_end(self): ...
-        >>> hook_names(Callback())
-        ['on_step_end']
+        >>> hook_names(Callback()), hook_names(Callback(), own="denpex_callbacks")
+        (['on_step_begin', 'on_step_end'], [])
     """
+    kind = type(callback)
+
+    def defined_by(name: str) -> str:
+        owner = next((c for c in kind.__mro__ if name in c.__dict__), kind)
+        return owner.__module__
+
     return sorted(
-        name for name in dir(type(callback))
+        name for name in dir(kind)
         if (name.startswith("on_") or name == "step")
         and name not in ONCE_PER_RUN
         and callable(getattr(callback, name))
+        and (own is None or defined_by(name).startswith(own))
     )

@@ -145,7 +145,8 @@ def with_callbacks(
     callback = None
     if spec.variant == DENPEX:
         callback = denpex(**spec.denpex_options)
-        spec.syncs.watch(callback, [*hook_names(callback), *extra_hooks])
+        # Its own hooks (not the no-op ones it inherits from the framework's Callback class).
+        spec.syncs.watch(callback, [*hook_names(callback, own="denpex_callbacks"), *extra_hooks])
         callbacks.append(callback)
     elif spec.variant == NAIVE:
         callbacks.append(naive())

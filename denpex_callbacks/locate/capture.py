@@ -243,9 +243,10 @@ class StepCaptures:
         held = self.held
         held.pop(step, None)
         held[step] = capture
-        pinned = self._pinned()
-        for old in [s for s in held if s != step and s != pinned][: max(0, len(held) - MAX_HELD)]:
-            del held[old]
+        if len(held) > MAX_HELD:  # (rarely: a release keeps them fewer)
+            pinned = self._pinned()
+            for old in [s for s in held if s != step and s != pinned][: len(held) - MAX_HELD]:
+                del held[old]
 
     def _pinned(self) -> int | None:
         run = self.monitor.run
@@ -257,10 +258,13 @@ class StepCaptures:
         judged = self.monitor.run.last_step
         if judged is None:
             return
-        pinned = self._pinned()
-        for step in [s for s in self.held if s <= judged and s != pinned]:
-            del self.held[step]
         self.released_upto = judged
+        held = self.held
+        if not held:
+            return
+        pinned = self._pinned()
+        for step in [s for s in held if s <= judged and s != pinned]:
+            del held[step]
 
     def close(self) -> None:
         """Remove the hook and drop every capture. Safe to call twice."""

@@ -226,10 +226,11 @@ class LocateOnFault:
         Returns:
             The amended diagnosis, or None when nothing was armed.
         """
-        if self.rerun is not None and step is not None and self.enabled:
-            self.rerun.step_finished(step, call=rerun)
+        capture = self.rerun
+        if capture is not None and step is not None and self.enabled:
+            capture.step_finished(step, call=rerun)
         locator, target = self._locator, self._target
-        if locator is None or target is None:
+        if locator is None or target is None:  # (every healthy step)
             return None
         self._locator = self._target = None
         try:
