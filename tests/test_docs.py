@@ -30,6 +30,7 @@ PUBLIC_MODULES = [
     "denpex_callbacks.testing.pytest_plugin",
     "denpex_callbacks.testing.smoke",
     "denpex_callbacks.testing.cpu_fp16",
+    "denpex_callbacks.testing.tiny_lightning",
     "denpex_callbacks.locate.locator",
 ]
 

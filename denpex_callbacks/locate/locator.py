@@ -23,91 +23,24 @@ import functools
 import logging
 import math
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from denpex_callbacks.locate.origin import (
-    GradientOrigin,
-    ModuleCall,
-    OriginReport,
+from denpex_callbacks.locate.origin_report import GradientOrigin, ModuleCall, OriginReport
+from denpex_callbacks.locate.tensor_absmax import (
+    DeviceValues,
+    absmax,
+    combine_absmax,
+    float_tensors,
 )
 
 __all__ = ["NonFiniteLocator"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
 MAX_VALUES = 200_000  # scalars recorded in one armed step (about 800 KB of device memory)
-MAX_TENSORS_PER_SIDE = 32  # tensors examined among one call's inputs, or its outputs
-_NESTING = 4  # how deep tuples, lists and dicts are searched for tensors
-
-
-class _DeviceValues:
-    """0-d float32 tensors kept on their devices, read back in one transfer per device."""
-
-    def __init__(self) -> None:
-        self._by_device: dict[torch.device, list[torch.Tensor]] = {}
-        self._where: list[tuple[torch.device, int]] = []
-        self.host_reads = 0
-
-    def __len__(self) -> int:
-        return len(self._where)
-
-    def put(self, value: torch.Tensor) -> int:
-        bucket = self._by_device.setdefault(value.device, [])
-        bucket.append(value)
-        self._where.append((value.device, len(bucket) - 1))
-        return len(self._where) - 1
-
-    def read(self) -> list[float]:
-        host: dict[torch.device, list[float]] = {}
-        for device, values in self._by_device.items():
-            host[device] = torch.stack(values).cpu().tolist()  # the step's one sync
-            self.host_reads += 1
-        return [host[device][i] for device, i in self._where]
-
-
-def _float_tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[torch.Tensor]:
-    """Non-empty floating-point tensors in ``value`` (nested tuples, lists, dicts)."""
-    if len(out) >= MAX_TENSORS_PER_SIDE:
-        return out
-    if isinstance(value, torch.Tensor):
-        if value.is_floating_point() and value.numel() > 0:
-            out.append(value)
-    elif depth < _NESTING and isinstance(value, (tuple, list, Mapping)):
-        items = value.values() if isinstance(value, Mapping) else value
-        for item in items:
-            _float_tensors(item, out, depth + 1)
-    return out
-
-
-def _absmax(tensors: list[torch.Tensor]) -> torch.Tensor:
-    """max |x| over non-empty tensors, as a 0-d float32 device tensor (nan if any NaN, inf if
-    any inf). ``aminmax`` is one pass with no full-size temporary and no autocast cast.
-
-    A tensor whose max |x| is exactly its dtype's largest finite value is an additive
-    attention mask (``torch.finfo(dtype).min`` where masked, as transformers builds them),
-    not an activation: it counts as 0 so it neither hides nor fakes an overflow.
-    """
-    values = []
-    for tensor in tensors:
-        low, high = torch.aminmax(tensor.detach())
-        value = torch.maximum(high, -low)
-        mask_like = value == torch.finfo(tensor.dtype).max
-        values.append(torch.where(mask_like, torch.zeros_like(value), value).float())
-    if len(values) == 1:
-        return values[0]
-    device = values[0].device
-    return torch.stack([v.to(device, non_blocking=True) for v in values]).amax()
-
-
-def _combine(values: Iterable[float | None]) -> float | None:
-    """The worst of several |x| maxima: NaN beats inf beats the largest finite value."""
-    present = [v for v in values if v is not None]
-    if not present:
-        return None
-    return math.nan if any(math.isnan(v) for v in present) else max(present)
 
 
 @dataclass
@@ -180,7 +113,7 @@ class NonFiniteLocator:
         self._reset()
 
     def _reset(self) -> None:
-        self._values = _DeviceValues()
+        self._values = DeviceValues()
         self._calls: list[_Call] = []
         self._grads: list[_Grad] = []
         self._slots: list[_Slot] = []
@@ -256,9 +189,9 @@ class NonFiniteLocator:
         loss_index: int | None = None
         loss_value: float | None = None
         try:
-            loss_tensors = _float_tensors(loss, [])
+            loss_tensors = float_tensors(loss, [])
             if loss_tensors:
-                loss_index = self._values.put(_absmax(loss_tensors))
+                loss_index = self._values.put(absmax(loss_tensors))
             elif isinstance(loss, (int, float)):
                 loss_value = abs(float(loss))
             values = self._values.read() if len(self._values) else []
@@ -278,7 +211,7 @@ class NonFiniteLocator:
                 self.on_error(exc)
 
     def _put(self, tensors: list[torch.Tensor]) -> int | None:
-        return self._values.put(_absmax(tensors)) if tensors else None
+        return self._values.put(absmax(tensors)) if tensors else None
 
     def _room(self, needed: int) -> bool:
         if len(self._values) + needed > self.max_values:
@@ -293,8 +226,8 @@ class NonFiniteLocator:
             return
         try:
             with torch.no_grad():
-                inputs = _float_tensors((args, kwargs), [])
-                outputs = _float_tensors(output, [])
+                inputs = float_tensors((args, kwargs), [])
+                outputs = float_tensors(output, [])
                 params = [p for p in self._own_params[index]
                           if p.is_floating_point() and p.numel()]
                 call = _Call(
@@ -339,7 +272,7 @@ class NonFiniteLocator:
             return
         try:
             with torch.no_grad():
-                value = self._put(_float_tensors(grad, []))
+                value = self._put(float_tensors(grad, []))
             if value is not None:
                 self._grads.append(_Grad(param, slot, value))
         except Exception as exc:
@@ -394,7 +327,7 @@ class NonFiniteLocator:
             gradients_seen=len(self._grads),
             forward=first_bad,
             backward=self._gradient_origin(bad_grad, values) if bad_grad else None,
-            inputs_absmax=_combine(c.input_absmax for c in calls if c.name == entry),
+            inputs_absmax=combine_absmax(c.input_absmax for c in calls if c.name == entry),
             loss_absmax=loss,
             peak=peak,
             truncated=self._truncated,

@@ -26,7 +26,8 @@ It needs the memory of one training step while it runs, freed when it returns.
 Not re-runnable, and said so: the update of the failing step was applied (no scaler skipped it)
 or the parameters changed since; the inputs were modified in place, were not captured, or are
 no longer kept; the forward would enter a collective alone (SyncBatchNorm, FSDP, ZeRO-3) or an
-adapter says it cannot re-run without side effects.
+adapter says it cannot re-run without side effects
+(:mod:`denpex_callbacks.locate.rerun_checks` holds these checks).
 """
 
 from __future__ import annotations
@@ -51,15 +52,19 @@ from denpex_callbacks.core.rerun_verdict import (
     not_rerunnable,
     this_host,
 )
-from denpex_callbacks.locate.capture import StepCapture, StepCaptures, input_tensors, unwrapped
+from denpex_callbacks.locate.capture import StepCapture, StepCaptures, unwrapped
 from denpex_callbacks.locate.locator import NonFiniteLocator
-from denpex_callbacks.locate.origin import OriginReport
+from denpex_callbacks.locate.origin_report import OriginReport
+from denpex_callbacks.locate.rerun_checks import (
+    NotRerunnable,
+    check_same_inputs,
+    collective_in_forward,
+    why_not_rerunnable,
+)
 
 __all__ = ["FailingStepRerun"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
-_COLLECTIVE_MODULES = ("SyncBatchNorm",)  # forward enters a collective under several ranks
-_SHARDED_WRAPPERS = ("FullyShardedDataParallel", "FSDPModule")
 
 
 def loss_of(output: Any) -> torch.Tensor | None:
@@ -173,7 +178,7 @@ class FailingStepRerun:
         self.reruns += 1
         try:
             outcome, report = self._run(capture, failing)
-        except _NotRerunnable as why_not:
+        except NotRerunnable as why_not:
             return not_rerunnable(failing, str(why_not), rank=rank, host=host), None
         except _RerunRaised as raised:
             return not_rerunnable(failing, f"the re-run raised {raised}", rank=rank,
@@ -195,49 +200,13 @@ class FailingStepRerun:
                            self.monitor.world_size)
 
     def _why_not(self, failing: FailingStep, capture: StepCapture | None) -> str | None:
-        step = failing.step
         if self.failed:
             return "the re-run machinery failed earlier in this run"
-        if capture is None:
-            upto = self.captures.released_upto
-            if step is not None and upto is not None and step <= upto:
-                return (f"the inputs of step {step} are no longer kept (a step's inputs are "
-                        "released once it is judged healthy)")
-            return (f"the inputs of step {step} were not captured (no training forward of "
-                    "the watched model was seen in that step)")
-        if self.captures.param_version() != capture.param_version and not self._skipped(step):
-            return (f"the parameters changed after step {step}'s forward (its update was "
-                    "applied: no loss scaler skipped it, or a later step or an in-place edit "
-                    "changed them): a re-run would not use the same parameters")
-        if any(t._version != v for t, v in capture.inputs):
-            return f"the inputs of step {step} were modified in place after its forward"
+        why = why_not_rerunnable(failing.step, capture, self.captures, self.monitor.run)
+        if why is not None:
+            return why
         blocked = self.blocker() if self.blocker is not None else None
-        return blocked or self._collective_in_forward()
-
-    def _skipped(self, step: int | None) -> bool:
-        # A skipped update leaves the values as they were even where a fused optimizer
-        # bumped the version counters writing them in place; every step since, all of them
-        # judged already, must have been skipped.
-        run = self.monitor.run
-        finished = self.captures.last_finished
-        if step is None or run.last_step is None or (
-                finished is not None and run.last_step < finished):
-            return False
-        recent = [r for r in run.recent if r[0] >= step]
-        return bool(recent) and recent[0][0] == step and all(r[2] is True for r in recent)
-
-    def _collective_in_forward(self) -> str | None:
-        names = {type(m).__name__ for m in self.model.modules()}
-        if self.monitor.world_size > 1 and names & set(_COLLECTIVE_MODULES):
-            return ("the forward holds SyncBatchNorm, which would enter a collective on this "
-                    "rank alone")
-        if names & set(_SHARDED_WRAPPERS):
-            return ("the model is sharded (FSDP): its forward gathers parameters from every "
-                    "rank, which one rank cannot do alone")
-        if any(hasattr(p, "ds_status") for p in self.model.parameters()):
-            return ("DeepSpeed ZeRO stage 3 partitions the parameters: the forward gathers "
-                    "them from every rank, which one rank cannot do alone")
-        return None
+        return blocked or collective_in_forward(self.model, self.monitor.world_size)
 
     def _run(self, capture: StepCapture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
         model = self.model
@@ -255,7 +224,7 @@ class FailingStepRerun:
                     else:
                         output = model(*capture.args, **capture.kwargs)
                 if capture.call is not None and self.captures.hooked:
-                    self._check_same_inputs(capture)
+                    check_same_inputs(self.captures, capture)
                 loss = output if capture.call_returns_loss else loss_of(output)
                 if not isinstance(loss, torch.Tensor):
                     loss = None
@@ -267,7 +236,7 @@ class FailingStepRerun:
                     if not why and loss is not None:
                         self._backward(loss, failing.scale)
                         grads = True  # filled from the report below
-            except _NotRerunnable:
+            except NotRerunnable:
                 locator.disarm()
                 raise
             except Exception as exc:
@@ -285,21 +254,6 @@ class FailingStepRerun:
             partial=(f"only the last of the {capture.forwards} micro-batches accumulated in "
                      "this step was kept and re-run") if capture.forwards > 1 else "",
         ), report
-
-    def _check_same_inputs(self, capture: StepCapture) -> None:
-        """A closure must feed the model the failing step's inputs; one that reads loop
-        variables late (``lambda: loss_fn(model(x), y)`` re-run a step later) feeds the next
-        batch's: that re-run proves nothing."""
-        seen = self.captures.rerun_inputs
-        self.captures.rerun_inputs = None
-        if seen is None:
-            raise _NotRerunnable("the re-run closure did not call the watched model")
-        now, then = input_tensors(*seen), [t for t, _v in capture.inputs]
-        if len(now) != len(then) or not all(_same(a, b) for a, b in zip(now, then, strict=True)):
-            raise _NotRerunnable(
-                "the re-run closure fed the model other inputs than the failing step's (a "
-                "closure reading loop variables sees a later batch: bind them, e.g. "
-                "functools.partial(compute_loss, x, y))")
 
     def _why_forward_only(self, loss: torch.Tensor | None) -> str:
         if self.no_backward:
@@ -373,10 +327,6 @@ class _RerunRaised(Exception):
     """The re-run's computation raised (user code, out of memory): not an internal error."""
 
 
-class _NotRerunnable(Exception):
-    """The re-run turned out not to be faithful; the message says why."""
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -386,18 +336,6 @@ def _number(value: Any) -> float | None:
         with contextlib.suppress(ValueError):
             return float(value)
     return None
-
-
-def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Same shape, dtype and values (NaN equal to NaN): a re-run is only worth its inputs."""
-    if a is b:
-        return True
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    b = b.to(a.device)
-    if a.is_floating_point() or a.is_complex():
-        return bool(torch.allclose(a, b, rtol=0.0, atol=0.0, equal_nan=True))
-    return bool(torch.equal(a, b))
 
 
 def _first_module(report: OriginReport) -> str | None:

@@ -19,19 +19,17 @@ Options: ``--denpex-fail-on warning|error`` (ini ``denpex_fail_on``), ``--denpex
 
 torch is imported only when a test uses a fixture (or something else already imported it),
 so installing denpex-callbacks without torch never breaks a pytest run.
+
+This module holds what pytest itself calls (options, session hooks, the fixtures); the
+settings are resolved in :mod:`denpex_callbacks.testing.plugin_settings`, and a test is judged
+on its diagnoses in :mod:`denpex_callbacks.testing.plugin_verdict`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import importlib
-import logging
-import re
 import sys
-import warnings
 from collections.abc import Generator, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +37,28 @@ import pytest
 
 from denpex_callbacks.core.config import MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis
-from denpex_callbacks.core.log_line import render_line
-from denpex_callbacks.core.monitor import LOGGER_NAME
-from denpex_callbacks.core.severity import Severity
-from denpex_callbacks.core.sinks import DIAGNOSIS_RECORD
 from denpex_callbacks.core.thresholds import Thresholds
+from denpex_callbacks.testing.plugin_settings import (
+    CALL_FAIL_ON_CHOICES,
+    DEVICE_CHOICES,
+    FAIL_ON_CHOICES,
+    MARKER,
+    REPORTS_WRITTEN_KEY,
+    SETTINGS_KEY,
+    check_fail_on,
+    claim_report_dir,
+    marker_options,
+    monitor_config,
+    resolve_settings,
+    settings_of,
+)
+from denpex_callbacks.testing.plugin_verdict import (
+    AmpSmokeWarning,
+    failure_text,
+    faults_at,
+    judge,
+    lines_left_to_the_plugin,
+)
 
 if TYPE_CHECKING:  # torch is imported only when a fixture is used
     import torch
@@ -53,32 +68,10 @@ if TYPE_CHECKING:  # torch is imported only when a fixture is used
 
 __all__ = ["AmpSmoke", "AmpSmokeWarning", "amp_monitor", "amp_smoke"]
 
-FAIL_ON_CHOICES = ("warning", "error")
-CALL_FAIL_ON_CHOICES = (*FAIL_ON_CHOICES, "never")
-DEVICE_CHOICES = ("auto", "cpu", "cuda")
 FIXTURES = ("amp_smoke", "amp_monitor")
-MARKER = "denpex"
-MARKER_KEYS = ("fail_on", "thresholds", "disable")
-_MAX_DIR_NAME = 120
 
-_settings_key = pytest.StashKey["Settings"]()
 _header_shown_key = pytest.StashKey[bool]()
-_reports_written_key = pytest.StashKey[list[str]]()
-_report_count_key = pytest.StashKey[int]()
 _call_failed_key = pytest.StashKey[bool]()
-
-
-class AmpSmokeWarning(UserWarning):
-    """Diagnoses below the ``fail_on`` level: shown in pytest's warnings summary."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The session's denpex options, resolved from the command line and the ini file."""
-
-    fail_on: str
-    report_root: Path | None
-    device: str
 
 
 # -- options and session hooks -----------------------------------------------------------------
@@ -116,8 +109,8 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(fail_on=None, thresholds=None, disable=()): per-test settings of the "
         "amp_smoke and amp_monitor fixtures (fail_on: warning, error or never)",
     )
-    config.stash[_settings_key] = _resolve_settings(config)
-    config.stash[_reports_written_key] = []
+    config.stash[SETTINGS_KEY] = resolve_settings(config)
+    config.stash[REPORTS_WRITTEN_KEY] = []
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -153,8 +146,8 @@ def pytest_runtest_makereport(
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Point at the run reports written in this session."""
     # A run that raised before its first step leaves no report behind: count what is there.
-    written = [p for p in config.stash.get(_reports_written_key, []) if Path(p).is_dir()]
-    settings = config.stash.get(_settings_key, None)
+    written = [p for p in config.stash.get(REPORTS_WRITTEN_KEY, []) if Path(p).is_dir()]
+    settings = config.stash.get(SETTINGS_KEY, None)
     if written and settings is not None and settings.report_root is not None:
         terminalreporter.write_line(
             f"denpex: {len(written)} run report(s) in {settings.report_root} "
@@ -217,15 +210,15 @@ class AmpSmoke:
             All diagnoses (info included) when none reaches ``fail_on``.
         """
         smoke = _import_torch_side("denpex_callbacks.testing.smoke")
-        settings = _settings(self._item.config)
-        marker = _marker_options(self._item)
+        settings = settings_of(self._item.config)
+        marker = marker_options(self._item)
         level = fail_on or marker.get("fail_on") or settings.fail_on
-        _check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
-        with _lines_left_to_the_plugin():
+        check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
+        with lines_left_to_the_plugin():
             result: SmokeResult = smoke.run_amp_smoke(
                 model, make_batch, steps,
-                config=_monitor_config(config, marker, self._item.nodeid, thresholds),
-                report_dir=_claim_report_dir(self._item),
+                config=monitor_config(config, marker, self._item.nodeid, thresholds),
+                report_dir=claim_report_dir(self._item),
                 device=device or settings.device,
                 **options,
             )
@@ -235,9 +228,9 @@ class AmpSmoke:
                  f"{result.growth_interval}")
         if result.error is not None:
             where += f"; then the training raised {type(result.error).__name__}: {result.error}"
-            if not _faults(result.diagnoses, level):
+            if not faults_at(result.diagnoses, level):
                 raise result.error  # nothing explains it: the test shows torch's own traceback
-        _judge(result.diagnoses, level, where, result.report_dir)
+        judge(result.diagnoses, level, where, result.report_dir)
         return result.diagnoses
 
 
@@ -264,51 +257,25 @@ def amp_monitor(request: pytest.FixtureRequest) -> Iterator[AmpMonitor]:
     """
     adapter = _import_torch_side("denpex_callbacks.torch")  # torch only when the fixture is used
     item = request.node
-    settings = _settings(item.config)
-    marker = _marker_options(item)
+    settings = settings_of(item.config)
+    marker = marker_options(item)
     level = marker.get("fail_on") or settings.fail_on
-    _check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
-    config = build_config(_monitor_config(None, marker, item.nodeid),
-                          report_dir=_claim_report_dir(item))
+    check_fail_on(level, CALL_FAIL_ON_CHOICES, "fail_on")
+    config = build_config(monitor_config(None, marker, item.nodeid),
+                          report_dir=claim_report_dir(item))
     monitor: AmpMonitor = adapter.AmpMonitor(config=config)
-    with _lines_left_to_the_plugin():
+    with lines_left_to_the_plugin():
         yield monitor
         monitor.close()
     where = f"amp_monitor watched the test's own loop for {monitor.monitor.run.steps_seen} steps"
     if item.stash.get(_call_failed_key, False):
         # The test already failed: show the diagnoses beside its failure, not as a second one.
-        faults = _faults(monitor.diagnoses, level)
+        faults = faults_at(monitor.diagnoses, level)
         if faults:
-            text = _failure_text(faults, level, where, config.report_dir)
+            text = failure_text(faults, level, where, config.report_dir)
             item.add_report_section("teardown", "denpex", text)
         return
-    _judge(monitor.diagnoses, level, where, config.report_dir)
-
-
-# -- helpers -----------------------------------------------------------------------------------
-
-
-class _DropDiagnosisLines(logging.Filter):
-    """Drops the monitor's diagnosis lines: the plugin's own report shows each one once."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not hasattr(record, DIAGNOSIS_RECORD)
-
-
-@contextlib.contextmanager
-def _lines_left_to_the_plugin() -> Iterator[None]:
-    """While a fixture trains, keep diagnosis lines out of pytest's captured log.
-
-    pytest would show each diagnosis again under "Captured log"; the failure text (or the
-    warning) already holds all of them. Other denpex records (an internal error) still show.
-    """
-    drop = _DropDiagnosisLines()
-    logger = logging.getLogger(LOGGER_NAME)
-    logger.addFilter(drop)
-    try:
-        yield
-    finally:
-        logger.removeFilter(drop)
+    judge(monitor.diagnoses, level, where, config.report_dir)
 
 
 def _import_torch_side(module: str) -> Any:
@@ -322,34 +289,8 @@ def _import_torch_side(module: str) -> Any:
                 "`pip install denpex-callbacks[torch]`", pytrace=False)
 
 
-def _resolve_settings(config: pytest.Config) -> Settings:
-    fail_on = config.getoption("denpex_fail_on") or str(config.getini("denpex_fail_on"))
-    _check_fail_on(fail_on, FAIL_ON_CHOICES, "denpex_fail_on")
-    device = config.getoption("denpex_device") or str(config.getini("denpex_device"))
-    if device not in DEVICE_CHOICES and not device.startswith("cuda:"):
-        raise pytest.UsageError(
-            f"denpex_device must be one of {', '.join(DEVICE_CHOICES)} or cuda:N, not {device!r}"
-        )
-    report = config.getoption("denpex_report")
-    report_root: Path | None = None
-    if report:
-        report_root = Path(config.invocation_params.dir, report).resolve()
-    elif config.getini("denpex_report"):
-        report_root = Path(config.rootpath, str(config.getini("denpex_report"))).resolve()
-    return Settings(fail_on=fail_on, report_root=report_root, device=device)
-
-
-def _settings(config: pytest.Config) -> Settings:
-    return config.stash[_settings_key]
-
-
-def _check_fail_on(value: Any, choices: tuple[str, ...], name: str) -> None:
-    if value not in choices:
-        raise pytest.UsageError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-
-
 def _header_line(config: pytest.Config) -> str:
-    settings = _settings(config)
+    settings = settings_of(config)
     try:
         from denpex_callbacks.testing import smoke
     except ImportError:
@@ -361,104 +302,3 @@ def _header_line(config: pytest.Config) -> str:
     reports = f"; reports in {settings.report_root}" if settings.report_root else ""
     return f"denpex: amp_smoke {trains}; fail on {settings.fail_on}{reports}"
 
-
-def _marker_options(item: pytest.Item) -> dict[str, Any]:
-    marker = item.get_closest_marker(MARKER)
-    if marker is None:
-        return {}
-    unknown = sorted(set(marker.kwargs) - set(MARKER_KEYS))
-    if unknown or marker.args:
-        raise pytest.UsageError(
-            f"@pytest.mark.{MARKER} takes keyword arguments {', '.join(MARKER_KEYS)} only; "
-            f"got {', '.join(unknown) or 'positional arguments'}"
-        )
-    return dict(marker.kwargs)
-
-
-def _monitor_config(
-    config: MonitorConfig | None,
-    marker: Mapping[str, Any],
-    test_id: str,
-    thresholds: Thresholds | Mapping[str, Any] | None = None,
-) -> MonitorConfig:
-    """The monitor's configuration: ``config``, then the marker's, then the call's settings.
-
-    Alerts (``DENPEX_ALERT_WEBHOOK`` in the CI job) name the test as the run.
-    """
-    changes: dict[str, Any] = {}
-    if config is None or config.run_name is None:
-        changes["run_name"] = test_id
-    if marker.get("disable"):
-        changes["disable"] = tuple(marker["disable"])
-    chosen = thresholds if thresholds is not None else marker.get("thresholds")
-    if chosen is not None:
-        changes["thresholds"] = (
-            chosen if isinstance(chosen, Thresholds) else Thresholds.from_dict(dict(chosen))
-        )
-    return build_config(config, **changes)
-
-
-def _claim_report_dir(item: pytest.Item) -> str | None:
-    """The report folder of this test's next run: DIR/<node id>, then DIR/<node id>-2..."""
-    root = _settings(item.config).report_root
-    if root is None:
-        return None
-    count = item.stash.get(_report_count_key, 0) + 1
-    item.stash[_report_count_key] = count
-    name = _safe_name(item.nodeid) + (f"-{count}" if count > 1 else "")
-    path = str(root / name)
-    item.config.stash[_reports_written_key].append(path)
-    return path
-
-
-def _safe_name(nodeid: str) -> str:
-    """A node id as one portable folder name (long ones keep a hash to stay unique)."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid.replace("::", "__")).strip("._") or "test"
-    if len(name) > _MAX_DIR_NAME:
-        digest = hashlib.sha1(nodeid.encode()).hexdigest()[:10]
-        name = f"{name[: _MAX_DIR_NAME - 11]}-{digest}"
-    return name
-
-
-def _faults(diagnoses: list[Diagnosis], level: str) -> list[Diagnosis]:
-    if level == "never":
-        return []
-    threshold = Severity(level).rank
-    return [d for d in diagnoses if d.severity.rank >= threshold]
-
-
-def _judge(diagnoses: list[Diagnosis], level: str, where: str, report_dir: str | None) -> None:
-    """Fail on diagnoses at or above ``level``; warn about the lesser ones."""
-    if level == "never":
-        return  # the caller asked for the diagnoses and judges them itself
-    faults = _faults(diagnoses, level)
-    if faults:
-        pytest.fail(_failure_text(faults, level, where, report_dir), pytrace=False)
-    lesser = [d for d in diagnoses if d.severity.rank >= Severity.WARNING.rank]
-    if lesser:
-        warnings.warn(
-            AmpSmokeWarning(_failure_text(lesser, level, where, report_dir, failing=False)),
-            stacklevel=3,
-        )
-
-
-def _failure_text(
-    diagnoses: list[Diagnosis],
-    level: str,
-    where: str,
-    report_dir: str | None,
-    *,
-    failing: bool = True,
-) -> str:
-    verdict = f"at or above {level}" if failing else f"below fail-on level {level}"
-    lines = [f"denpex: {len(diagnoses)} fp16 diagnosis(es) {verdict} ({where})", ""]
-    for diagnosis in diagnoses:
-        # A consequence is one line naming its cause; the cause has the full block.
-        shown = render_line(diagnosis) if diagnosis.caused_by else diagnosis.render_text()
-        lines += [shown, ""]
-    if report_dir:
-        lines.append(f"run report: {report_dir}")
-    elif failing:
-        lines.append("keep the run report with --denpex-report DIR; "
-                     "relax with --denpex-fail-on error or @pytest.mark.denpex(fail_on=...)")
-    return "\n".join(lines).rstrip()

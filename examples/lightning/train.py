@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import tempfile
 
 import lightning.pytorch as L
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tiny_module import FAULTS, TinyModule, fp16_plugin
-
 from denpex_callbacks.core.report import initiating_rank, read_report_dir
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import FAULTS, TinyModule, fp16_plugin
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -124,12 +124,18 @@ def backoff_then_clean(start: int, steps: int, halvings: int, init: float = 2.0*
         scale = after
 
 
+def resumed_from(first: Monitor, **config) -> Monitor:
+    """A new monitor resumed from ``first``'s checkpoint state (defaults unless ``config``)."""
+    resumed = Monitor(MonitorConfig(report_dir=None, **config))
+    resumed.load_state_dict(first.state_dict())
+    resumed.start(dynamic())
+    return resumed
+
+
 def test_backoff_after_a_resume_with_a_fresh_scaler_is_quiet():
     first = monitor()
     feed(first, backoff_then_clean(0, 500, halvings=10))
-    resumed = Monitor(MonitorConfig(report_dir=None))
-    resumed.load_state_dict(first.state_dict())
-    resumed.start(dynamic())
+    resumed = resumed_from(first)
     # The checkpoint did not hold the scaler: it starts again from 2**16 and backs off.
     assert loud(feed(resumed, backoff_then_clean(500, 200, halvings=10))) == []
 
@@ -145,9 +151,7 @@ def test_backoff_after_a_resume_while_the_plain_loop_carries_the_old_scale_is_qu
     # resume with a fresh scaler only the scale *after* the step shows the reset.
     first = monitor()
     feed(first, backoff_then_clean(0, 500, halvings=10))
-    resumed = Monitor(MonitorConfig(report_dir=None))
-    resumed.load_state_dict(first.state_dict())
-    resumed.start(dynamic())
+    resumed = resumed_from(first)
     stream = list(backoff_then_clean(500, 200, halvings=10))
     stream[0] = Observation(500, scale_before=64.0, scale_after=2.0**15, loss=1.0)
     assert loud(feed(resumed, stream)) == []
@@ -156,9 +160,7 @@ def test_backoff_after_a_resume_while_the_plain_loop_carries_the_old_scale_is_qu
 def test_a_collapse_after_the_resume_is_still_a_collapse():
     first = monitor()
     feed(first, backoff_then_clean(0, 500, halvings=3))
-    resumed = Monitor(MonitorConfig(report_dir=None))
-    resumed.load_state_dict(first.state_dict())
-    resumed.start(dynamic())
+    resumed = resumed_from(first)
     stream = scaler_stream(range(600, 640), 700, init_scale=2.0**13)
     found = feed(resumed, (o for o in stream if o.step >= 500))
     assert ("AMP003", 600, 605, "error") in found
@@ -255,10 +257,7 @@ def test_escalation_survives_a_resume_in_the_middle_of_an_episode():
     m = monitor()
     stream = list(absorbed_nan_at(300, {150, 151}))
     feed(m, stream[:151])
-    resumed = Monitor(MonitorConfig(report_dir=None,
-                                    thresholds=Thresholds(nonfinite_persist_losses=2)))
-    resumed.load_state_dict(m.state_dict())
-    resumed.start(dynamic())
+    resumed = resumed_from(m, thresholds=Thresholds(nonfinite_persist_losses=2))
     found = feed(resumed, stream[151:])
     assert [(f[0], f[1], f[3]) for f in found if f[0] == "AMP006"] == [("AMP006", 150, "error")]
 

@@ -8,24 +8,26 @@ from typing import Any
 import pytest
 import torch
 
+from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
+
 deepspeed = pytest.importorskip("deepspeed")
 
 
-BASE_CONFIG: dict[str, Any] = {
-    "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 1,
-    "gradient_clipping": 0,
-    "steps_per_print": 10_000,
-    "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
-    "fp16": {"enabled": True, "initial_scale_power": 8, "hysteresis": 2},
-    "zero_optimization": {"stage": 1},
-}
+# The public CPU fp16 config, quiet, with ZeRO-1 and an explicit hysteresis of 2.
+BASE_CONFIG: dict[str, Any] = deepspeed_cpu_fp16_config(
+    steps_per_print=10_000,
+    fp16={"enabled": True, "initial_scale_power": 8, "hysteresis": 2},
+    zero_optimization={"stage": 1},
+)
 
 
-def ds_config(report_dir: Any, **overrides: Any) -> dict[str, Any]:
-    """The tests' ds_config: BASE_CONFIG, a denpex section writing to ``report_dir``."""
+def ds_config(
+    report_dir: Any, denpex: dict[str, Any] | None = None, **overrides: Any
+) -> dict[str, Any]:
+    """The tests' ds_config: BASE_CONFIG, a denpex section writing to ``report_dir`` (with
+    the options in ``denpex``), top-level keys replaced by ``overrides``."""
     config = copy.deepcopy(BASE_CONFIG)
-    config["denpex"] = {"enabled": True, "report_dir": str(report_dir)}
+    config["denpex"] = {"enabled": True, "report_dir": str(report_dir), **(denpex or {})}
     config.update(overrides)
     return config
 
@@ -41,6 +43,16 @@ def build_engine(config: dict[str, Any], initialize: Any = None) -> Any:
     init = initialize or deepspeed.initialize
     engine, *_ = init(model=model, model_parameters=model.parameters(), config=config)
     return engine
+
+
+def watched(config: dict[str, Any]) -> tuple[Any, Any]:
+    """A real engine built from ``config`` and the denpex watcher attached to it."""
+    from denpex_callbacks.deepspeed import attach  # after the importorskip above
+
+    engine = build_engine(config)
+    watcher = attach(engine)
+    assert watcher is not None
+    return engine, watcher
 
 
 def train(engine: Any, micro_batches: int, *, inf_from: int | None = None,
@@ -70,9 +82,11 @@ def kit(fp16_cpu: None, tmp_path: Any) -> Any:
     from types import SimpleNamespace
 
     return SimpleNamespace(
-        config=lambda **overrides: ds_config(tmp_path / "reports", **overrides),
+        config=lambda denpex=None, **overrides: ds_config(tmp_path / "reports", denpex,
+                                                          **overrides),
         report_dir=tmp_path / "reports",
         build=build_engine,
+        watched=watched,
         model=tiny_model,
         train=train,
     )

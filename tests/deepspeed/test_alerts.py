@@ -18,9 +18,7 @@ def test_an_inf_loss_reaches_the_webhook(
     kit: Any, receiver: Endpoint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DENPEX_ALERT_WEBHOOK", receiver.url)
-    engine = kit.build(kit.config())
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(kit.config())
     kit.train(engine, 6, inf_from=2)
     watcher.close()
     assert engine.global_steps == 6
@@ -34,9 +32,7 @@ def test_a_healthy_run_sends_nothing(
 ) -> None:
     monkeypatch.setenv("DENPEX_ALERT_WEBHOOK", receiver.url)
     monkeypatch.setenv("DENPEX_ALERT_LEVEL", "warning")
-    engine = kit.build(kit.config())
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(kit.config())
     kit.train(engine, 8)
     watcher.close()
     assert watcher.monitor.faults() == [] and receiver.requests == []
@@ -49,11 +45,8 @@ def test_a_broken_webhook_leaves_training_complete_with_one_warning(
 ) -> None:
     endpoint = request.getfixturevalue(where)
     monkeypatch.setenv("DENPEX_ALERT_WEBHOOK", getattr(endpoint, "url", endpoint))
-    config = kit.config()
-    config["denpex"].update(alert_timeout_s=0.2)  # the section's own alert options
-    engine = kit.build(config)
-    watcher = attach(engine)
-    assert watcher is not None
+    # The section's own alert options.
+    engine, watcher = kit.watched(kit.config(denpex={"alert_timeout_s": 0.2}))
     with caplog.at_level(logging.WARNING):
         kit.train(engine, 6, inf_from=2)
         watcher.close()
@@ -68,8 +61,7 @@ def test_a_broken_webhook_leaves_training_complete_with_one_warning(
 def test_a_webhook_in_the_config_section_is_refused_before_deepspeed_prints_it(
     kit: Any, receiver: Endpoint
 ) -> None:
-    config = kit.config()
-    config["denpex"]["alert_webhook"] = receiver.url
+    config = kit.config(denpex={"alert_webhook": receiver.url})
     with pytest.raises(ValueError, match="DENPEX_ALERT_WEBHOOK") as refused:
         initialize(model=kit.model(), config=config)
     assert SECRET_PATH not in str(refused.value)

@@ -37,12 +37,10 @@ def _by_code(watcher: DeepSpeedMonitor) -> dict[str, Any]:
     ("stage", "accumulation"), [(1, 1), (2, 2)], ids=["zero1", "zero2-accumulation2"]
 )
 def test_healthy_fp16_run_is_quiet(kit: Any, stage: int, accumulation: int) -> None:
-    engine = kit.build(kit.config(
+    engine, watcher = kit.watched(kit.config(
         zero_optimization={"stage": stage}, gradient_accumulation_steps=accumulation,
         train_batch_size=4 * accumulation,
     ))
-    watcher = attach(engine)
-    assert watcher is not None
     kit.train(engine, 8 * accumulation)
     watcher.close()
     assert _loud(watcher) == []
@@ -59,12 +57,10 @@ def test_healthy_fp16_run_is_quiet(kit: Any, stage: int, accumulation: int) -> N
 def test_inf_loss_collapses_scale_until_deepspeed_exits(kit: Any, stage: int) -> None:
     # initial scale 2**4, hysteresis 2: the first overflow only spends hysteresis, then
     # 16 -> 8 -> 4 -> 2 -> 1, and the next overflow at the floor makes DeepSpeed raise.
-    engine = kit.build(kit.config(
+    engine, watcher = kit.watched(kit.config(
         zero_optimization={"stage": stage},
         fp16={"enabled": True, "initial_scale_power": 4, "hysteresis": 2},
     ))
-    watcher = attach(engine)
-    assert watcher is not None
     with pytest.raises(Exception, match=MIN_SCALE_MESSAGE) as raised:
         kit.train(engine, 20, inf_from=3)  # the 4th optimizer step: global step 4
     assert type(raised.value) is Exception  # DeepSpeed's own exception, unchanged
@@ -88,11 +84,9 @@ def test_inf_loss_collapses_scale_until_deepspeed_exits(kit: Any, stage: int) ->
 
 def test_static_scale_that_overflows_every_step_is_amp005(kit: Any) -> None:
     # A static scale of 2**24 overflows fp16 in backward on every step.
-    engine = kit.build(kit.config(
+    engine, watcher = kit.watched(kit.config(
         zero_optimization={"stage": 2}, fp16={"enabled": True, "loss_scale": 2**24},
     ))
-    watcher = attach(engine)
-    assert watcher is not None
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = records.append  # type: ignore[method-assign]
@@ -122,9 +116,7 @@ def test_torch_autocast_skips_are_seen_although_deepspeed_counts_none(
         monkeypatch.setattr(torch_autocast, name, getattr(torch_autocast, name))
     config = kit.config(torch_autocast={"enabled": True, "dtype": "torch.float16"})
     del config["fp16"], config["zero_optimization"]
-    engine = kit.build(config)
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(config)
     assert watcher.monitor.setup.extra["deepspeed_scale_layout"] == "torch_autocast"
     kit.train(engine, 14, inf_from=2, autocast=True)
     assert engine.skipped_steps == 0 and engine.was_step_applied()
@@ -153,11 +145,7 @@ def test_metrics_reach_deepspeeds_csv_monitor(kit: Any, tmp_path: Any) -> None:
 
 
 def test_raise_policy_raises_amp_diagnosis_error_at_the_step(kit: Any) -> None:
-    config = kit.config()
-    config["denpex"]["on_fault"] = "raise"
-    engine = kit.build(config)
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(kit.config(denpex={"on_fault": "raise"}))
     with pytest.raises(AmpDiagnosisError) as raised:
         kit.train(engine, 10, inf_from=2)
     assert raised.value.diagnosis.code == "AMP006"
@@ -169,11 +157,7 @@ def test_raise_policy_raises_amp_diagnosis_error_at_the_step(kit: Any) -> None:
 
 
 def test_stop_policy_sets_should_stop_after_the_step(kit: Any) -> None:
-    config = kit.config()
-    config["denpex"]["on_fault"] = "stop"
-    engine = kit.build(config)
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(kit.config(denpex={"on_fault": "stop"}))
     for step in range(10):
         kit.train(engine, 1, inf_from=0 if step >= 2 else None)
         if watcher.should_stop:
@@ -185,8 +169,7 @@ def test_stop_policy_sets_should_stop_after_the_step(kit: Any) -> None:
 
 
 def test_config_section_is_validated(kit: Any) -> None:
-    config = kit.config()
-    config["denpex"]["on_falt"] = "warn"
+    config = kit.config(denpex={"on_falt": "warn"})
     engine = kit.build(config)  # DeepSpeed itself accepts any top-level section
     expected = r'"denpex": unknown key\(s\) on_falt; known keys: .*enabled'
     with pytest.raises(ValueError, match=expected):
@@ -197,9 +180,7 @@ def test_config_section_is_validated(kit: Any) -> None:
 
 
 def test_disabled_section_attaches_nothing(kit: Any) -> None:
-    config = kit.config()
-    config["denpex"]["enabled"] = False
-    engine = kit.build(config)
+    engine = kit.build(kit.config(denpex={"enabled": False}))
     assert attach(engine) is None
     assert "step" not in vars(engine)  # the engine's own step, untouched
     assert not kit.report_dir.exists()
@@ -216,8 +197,7 @@ def test_initialize_is_a_drop_in_wrapper(kit: Any) -> None:
     kit.train(engine, 2)
     assert engine.__dict__["_denpex_monitor"].monitor.run.steps_seen == 2
     assert report_path(kit.report_dir, 0).exists()
-    bad = kit.config()
-    bad["denpex"]["thresholds"] = {"collapse_streak": 3}
+    bad = kit.config(denpex={"thresholds": {"collapse_streak": 3}})
     with pytest.raises(ValueError, match=r"unknown threshold\(s\) collapse_streak"):
         initialize(model=model, model_parameters=model.parameters(), config=bad)
 
@@ -225,9 +205,7 @@ def test_initialize_is_a_drop_in_wrapper(kit: Any) -> None:
 def test_internal_error_turns_monitoring_off_not_training(
     kit: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = kit.build(kit.config())
-    watcher = attach(engine)
-    assert watcher is not None
+    engine, watcher = kit.watched(kit.config())
 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("reader bug")

@@ -18,7 +18,6 @@ pytest.importorskip("deepspeed")
 from deepspeed.utils import logger as deepspeed_logger
 
 from denpex_callbacks.cli import main
-from denpex_callbacks.integrations.deepspeed_engine import attach
 
 
 def test_the_info_output_of_a_healthy_run_exits_0(kit: Any, tmp_path: Path) -> None:
@@ -28,9 +27,7 @@ def test_the_info_output_of_a_healthy_run_exits_0(kit: Any, tmp_path: Path) -> N
     deepspeed_logger.addHandler(handler)
     deepspeed_logger.setLevel(logging.INFO)
     try:
-        engine = kit.build(kit.config(steps_per_print=2))
-        watcher = attach(engine)
-        assert watcher is not None
+        engine, watcher = kit.watched(kit.config(steps_per_print=2))
         kit.train(engine, 8)
         watcher.close()
     finally:

@@ -15,6 +15,7 @@ import torch
 from deepspeed.accelerator import get_accelerator
 
 from denpex_callbacks.deepspeed import attach
+from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
 
 
 def main() -> None:
@@ -29,14 +30,10 @@ def main() -> None:
         type(get_accelerator()).is_fp16_supported = lambda self: True
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-    config = {
-        "train_micro_batch_size_per_gpu": 4,
-        "gradient_clipping": 0,
-        "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
-        "fp16": {"enabled": True, "initial_scale_power": 8},
-        "zero_optimization": {"stage": 1},
-        "denpex": {"on_fault": "stop", "report_dir": os.path.join(out_dir, "reports")},
-    }
+    config = deepspeed_cpu_fp16_config(
+        zero_optimization={"stage": 1},
+        denpex={"on_fault": "stop", "report_dir": os.path.join(out_dir, "reports")},
+    )
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=config)
     watcher = attach(engine)

@@ -24,7 +24,7 @@ from denpex_callbacks.core.report import RunReport, read_report  # noqa: E402
 def make_trainer(root: Path, *, namespace: Any = L, fp16: str | None = "none",
                  steps: int = 30, **kwargs: Any) -> Any:
     """A quiet CPU Trainer; ``fp16`` names the fault for the fp16 plugin (None: no plugin)."""
-    from tiny_module import fp16_plugin
+    from denpex_callbacks.testing.tiny_lightning import fp16_plugin
 
     options: dict[str, Any] = {
         "accelerator": "cpu",

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from alert_endpoints import SECRET_PATH, Endpoint
 from lightning.pytorch.loggers import TensorBoardLogger
-from tiny_module import TinyModule
 from wandb_records import alerts, finish, history, offline_environment
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 
 class LoggingTinyModule(TinyModule):

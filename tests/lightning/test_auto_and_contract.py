@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tiny_module import TinyModule
 
 from denpex_callbacks.core.report import read_report
 from denpex_callbacks.integrations.lightning_callback import AmpDiagnosticHooks
 from denpex_callbacks.lightning import AmpDiagnosticCallback, auto_callbacks
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 GROUPS = {
     "lightning.pytorch.callbacks_factory": "denpex_callbacks.lightning",

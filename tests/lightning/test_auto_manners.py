@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import torch
 from lightning.pytorch.loggers import CSVLogger
-from tiny_module import TinyModule
 
 from denpex_callbacks.core.report import read_report
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 
 class LoggingModule(TinyModule):

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 import torch
-from tiny_module import TinyModule
 
 from denpex_callbacks.core.report import read_report
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 CPU_REFUSAL = "The DeepSpeed strategy is only supported on CUDA GPUs"
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 import torch
-from tiny_module import ManualTinyModule, TinyModule
 
 from denpex_callbacks import MonitorConfig, Severity
 from denpex_callbacks.core.report import RunReport
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import ManualTinyModule, TinyModule
 
 Fit = Callable[..., tuple[Any, RunReport]]
 FAULT_STEP = 5
@@ -133,7 +133,7 @@ def test_explicit_bf16_is_not_amp010_and_nan_is_still_caught(fit: Fit) -> None:
 
 def test_pytorch_lightning_namespace(fit: Fit, tmp_path: Any) -> None:
     pl = pytest.importorskip("pytorch_lightning")
-    from tiny_module import TinyLogic
+    from denpex_callbacks.testing.tiny_lightning import TinyLogic
 
     class PLTinyModule(TinyLogic, pl.LightningModule):
         def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:

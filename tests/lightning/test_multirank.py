@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from lightning.pytorch.strategies import DDPStrategy
-from tiny_module import TinyModule
 
 from denpex_callbacks.core.report import initiating_rank, read_report_dir
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 FAULT_STEP = 3
 

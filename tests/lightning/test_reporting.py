@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
-from tiny_module import TinyModule
 
 from denpex_callbacks import AmpDiagnosisError
 from denpex_callbacks.core.detectors.nonfinite_loss import NonFiniteLossDetector
 from denpex_callbacks.core.report import RunReport, read_report
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 Fit = Callable[..., tuple[Any, RunReport]]
 FAULT_STEP = 5

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 import torch
-from tiny_module import TinyModule
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
+from denpex_callbacks.testing.tiny_lightning import TinyModule
 
 FAULT_STEP = 3
 # NaN from FAULT_STEP on: the scaler absorbs the first (a warning), the second makes the fault

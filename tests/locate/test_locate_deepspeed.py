@@ -14,6 +14,7 @@ import deepspeed
 from locate_models import FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.deepspeed import attach
+from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
 
 # ds_dist and fp16_cpu (a process group, DeepSpeed fp16 on CPU) come from tests/conftest.py.
 
@@ -39,16 +40,13 @@ def _fresh_groups() -> Iterator[None]:
 def test_deepspeed_fp16_activation_overflow_is_located(
     _fresh_groups: None, fp16_cpu: None, tmp_path: Any
 ) -> None:
-    config = {
-        "train_micro_batch_size_per_gpu": 4,
-        "gradient_clipping": 0,
-        "steps_per_print": 10_000,
-        "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
-        "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
-        "zero_optimization": {"stage": 1},
+    config = deepspeed_cpu_fp16_config(
+        steps_per_print=10_000,
+        fp16={"enabled": True, "initial_scale_power": 10, "hysteresis": 2},
+        zero_optimization={"stage": 1},
         # The locator armed for the step after the fault: the failing-step re-run is off here.
-        "denpex": {"enabled": True, "report_dir": None, "rerun": False},
-    }
+        denpex={"enabled": True, "report_dir": None, "rerun": False},
+    )
     model = TinyT5()
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=config)

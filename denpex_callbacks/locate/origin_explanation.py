@@ -1,0 +1,315 @@
+"""What a located origin changes in the diagnosis that armed the locator, framework-free.
+
+:func:`explain_origin` turns an :class:`~denpex_callbacks.locate.origin_report.OriginReport`
+into a verdict (input data, non-finite or diverged weights, an activation overflow, an invalid
+operation, the loss, a backward overflow...) with the new root cause and fix;
+:func:`origin_facts` hands the same evidence to the root-cause engine. Plain numbers in, text
+out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from denpex_callbacks.core.causes import OriginFacts
+from denpex_callbacks.core.fixes import bf16_switch, keep_fp32
+from denpex_callbacks.locate.origin_report import (
+    FP16_MAX,
+    GradientOrigin,
+    ModuleCall,
+    OriginReport,
+    label,
+    parent_name,
+)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class OriginExplanation:
+    """What a located origin means for the diagnosis it amends.
+
+    Attributes:
+        verdict: Short stable tag: ``input-data``, ``nonfinite-weights``,
+            ``diverged-weights``, ``activation-overflow``, ``invalid-operation``,
+            ``between-modules``, ``loss-computation``, ``backward-overflow``,
+            ``not-reproduced``, ``not-observed``.
+        summary: One line saying what was found, with the numbers.
+        root_cause: The new root cause (None: keep the catalog's).
+        fix: The new fix (None: keep the catalog's).
+        module: Qualified name of the module it points at (None: none).
+        evidence: Small flat dict to attach to the diagnosis.
+    """
+
+    verdict: str
+    summary: str
+    root_cause: str | None
+    fix: str | None
+    module: str | None
+    evidence: dict[str, Any]
+
+
+# Trained weights rarely exceed a few hundred in absolute value; far above that the optimizer
+# has diverged, and an fp16 overflow downstream is a symptom rather than a precision problem.
+DIVERGED_WEIGHT = 1000.0
+
+
+def origin_facts(report: OriginReport, explanation: OriginExplanation) -> OriginFacts:
+    """The plain numbers the root-cause engine weighs, from what the locator saw.
+
+    Example:
+        >>> r = OriginReport(step=4, calls_seen=3, inputs_absmax=1.0, loss_absmax=float("inf"),
+        ...                  peak=ModuleCall("head", "Linear", 1.0, 3.0e7))
+        >>> f = origin_facts(r, explain_origin(r))
+        >>> f.verdict, f.peak_activation, f.inputs_finite
+        ('loss-computation', 30000000.0, True)
+    """
+    fwd = report.forward
+    return OriginFacts(
+        verdict=explanation.verdict,
+        module=label(explanation.module) if explanation.module is not None else None,
+        inputs_finite=None if report.calls_seen == 0 else not report.inputs_nonfinite,
+        loss_finite=report.loss_finite,
+        peak_activation=report.peak.output_absmax if report.peak is not None else None,
+        module_output=fwd.output_absmax if fwd is not None else None,
+        module_weight=fwd.param_absmax if fwd is not None else None,
+        exceeded_fp16=bool(fwd is not None and fwd.exceeded_fp16),
+        located_step=report.step,
+    )
+
+
+def explain_origin(report: OriginReport, framework: str | None = None) -> OriginExplanation:
+    """Turn a located origin into the root cause and fix of the diagnosis it amends.
+
+    Args:
+        report: What the locator saw in the armed step.
+        framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``, to phrase the fix.
+
+    Returns:
+        The verdict, a one-line summary, and the new root cause and fix (None where the
+        evidence does not change the catalog's).
+
+    Example:
+        >>> wo = ModuleCall("encoder.block.3.layer.1.DenseReluDense.wo", "Linear",
+        ...                 input_absmax=2.1e3, output_absmax=float("inf"),
+        ...                 param_absmax=0.9, output_dtype="torch.float16")
+        >>> e = explain_origin(OriginReport(step=9, forward=wo, inputs_absmax=1.0), "hf")
+        >>> e.verdict
+        'activation-overflow'
+        >>> print(e.root_cause.split(":")[0])
+        activation overflow in encoder.block.3.layer.1.DenseReluDense.wo (Linear)
+        >>> explain_origin(OriginReport(step=9, inputs_absmax=float("nan"))).verdict
+        'input-data'
+    """
+    at = f"step {report.step}" if report.step is not None else "the armed step"
+    evidence: dict[str, Any] = {
+        "located_step": report.step,
+        "inputs_nonfinite": report.inputs_nonfinite,
+        "inputs_absmax": report.inputs_absmax,
+        "loss_finite": report.loss_finite,
+        "grads_finite": report.grads_finite,
+        "backward_overflow": report.backward_overflow,
+    }
+    bf16 = bf16_switch(framework)
+    fwd = report.forward
+    if fwd is not None:
+        evidence.update(
+            module=label(fwd.name), module_type=fwd.type, input_absmax=fwd.input_absmax,
+            output_absmax=fwd.output_absmax, exceeded_fp16=fwd.exceeded_fp16,
+        )
+    if report.inputs_nonfinite:
+        first = f"; first module to receive them: {label(fwd.name)}" if fwd else ""
+        return OriginExplanation(
+            "input-data",
+            f"located at {at}: the model's inputs were already non-finite "
+            f"(max |x| = {_fmt(report.inputs_absmax)}){first}",
+            "non-finite values in the input batch: a data problem, not AMP. The model received "
+            "NaN/inf before any of its modules ran.",
+            "Find and drop or repair the bad samples: assert torch.isfinite(batch).all() in "
+            "the data pipeline (the failing step's batch holds them); mixed precision is not "
+            "the cause.",
+            fwd.name if fwd else None,
+            evidence,
+        )
+    if fwd is not None:
+        return _explain_forward(fwd, at, framework, bf16, evidence)
+    if report.loss_finite is False:
+        peak = report.peak
+        return OriginExplanation(
+            "loss-computation",
+            f"located at {at}: every module output was finite but the loss was "
+            f"{_fmt(report.loss_absmax)}",
+            "the loss computation produced the non-finite value: every module of the model "
+            "returned finite outputs, so it happened in the loss code after the model "
+            "(log/div of 0, a reduction in fp16, a NaN target)"
+            + (f"; the largest model output was {_fmt(peak.output_absmax)}" if peak else ""),
+            "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
+            "guard log/div with an epsilon, and check the targets for NaN/inf.",
+            None,
+            evidence,
+        )
+    back = report.backward
+    if back is not None:
+        return _explain_backward(back, report, at, framework, bf16, evidence)
+    if report.calls_seen == 0:
+        return OriginExplanation(
+            "not-observed", f"locator armed for {at} but the model ran no forward pass",
+            None, None, None, evidence,
+        )
+    peak = report.peak
+    largest = (
+        f"; largest activation {_fmt(peak.output_absmax)} in {label(peak.name)} ({peak.type})"
+        if peak is not None else ""
+    )
+    if peak is not None:
+        evidence.update(peak_module=label(peak.name), peak_absmax=peak.output_absmax)
+    return OriginExplanation(
+        "not-reproduced",
+        f"located at {at}: every input, activation, loss and gradient was finite, the fault "
+        f"did not recur{largest} (a one-off points to the failing step's batch or a "
+        "transient spike)",
+        None, None, None, evidence,
+    )
+
+
+def _explain_forward(
+    fwd: ModuleCall, at: str, framework: str | None, bf16: str, evidence: dict[str, Any]
+) -> OriginExplanation:
+    where = f"{label(fwd.name)} ({fwd.type})"
+    numbers = f"max |input| = {_fmt(fwd.input_absmax)}, max |output| = {_fmt(fwd.output_absmax)}"
+    if fwd.param_absmax is not None:
+        numbers += f", max |weight| = {_fmt(fwd.param_absmax)}"
+    if not fwd.params_finite:
+        return OriginExplanation(
+            "nonfinite-weights",
+            f"located at {at}: the parameters of {where} are already non-finite "
+            f"(max |w| = {_fmt(fwd.param_absmax)})",
+            f"the weights of {where} are already NaN/inf: an earlier update wrote non-finite "
+            "values into them (a step that should have been skipped was applied, or the "
+            "checkpoint was already corrupt), so every forward pass is non-finite from there.",
+            "Restore the last good checkpoint; make sure every update goes through "
+            "scaler.step() (it skips non-finite steps) and find the first step whose loss or "
+            "gradients went non-finite.",
+            fwd.name,
+            evidence,
+        )
+    if not fwd.name:  # every submodule finite, the model's own output not
+        return OriginExplanation(
+            "loss-computation",
+            f"located at {at}: every submodule returned finite outputs, the output of "
+            f"{where} was {_fmt(fwd.output_absmax)}",
+            f"the forward code of {where} itself, outside its submodules, produced the "
+            "non-finite value: for a model that returns its loss, the loss computation "
+            "(log/div of 0, a reduction in fp16, a NaN label).",
+            "Compute the loss in float32 (upcast the logits before the loss), guard log/div "
+            "with an epsilon, and check the labels for NaN/inf.",
+            fwd.name,
+            evidence,
+        )
+    if not fwd.input_finite:
+        parent = label(parent_name(fwd.name))
+        return OriginExplanation(
+            "between-modules",
+            f"located at {at}: the input of {where} was already non-finite, though every "
+            f"submodule that ran before it returned finite outputs ({numbers})",
+            f"the non-finite value was produced by code in the forward of {parent} outside its "
+            f"submodules, just before it calls {label(fwd.name)} (an operation between "
+            "modules, or a parameter used directly).",
+            f"Inspect the tensor operations in {parent}.forward before {label(fwd.name)}: "
+            f"compute them in float32, clamp or add an epsilon; or train in bf16 ({bf16}).",
+            fwd.name,
+            evidence,
+        )
+    if fwd.exceeded_fp16 and (fwd.param_absmax or 0.0) > DIVERGED_WEIGHT:
+        return OriginExplanation(
+            "diverged-weights",
+            f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504) because its "
+            "weights have grown huge",
+            f"the weights of {where} have grown to |w| = {_fmt(fwd.param_absmax)}: the "
+            "optimizer diverged (learning rate too high, no warm-up, no gradient clipping), and "
+            "the fp16 overflow in this module is its symptom.",
+            "Lower the learning rate or add warm-up, clip gradients (scaler.unscale_(opt); "
+            "torch.nn.utils.clip_grad_norm_(params, 1.0)), and restart from a checkpoint taken "
+            f"before the divergence; keeping {label(fwd.name)} in fp32 would only hide it.",
+            fwd.name,
+            evidence,
+        )
+    if fwd.exceeded_fp16:
+        near = (
+            " Its input was already near the limit: the values grow in the modules before "
+            "it too."
+            if fwd.input_absmax is not None and fwd.input_absmax > FP16_MAX / 4 else ""
+        )
+        return OriginExplanation(
+            "activation-overflow",
+            f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504)",
+            f"activation overflow in {where}: its activations exceed the fp16 maximum 65504 "
+            f"({numbers}), so fp16 turns them into inf and the loss into NaN/inf.{near} "
+            "Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
+            f"{keep_fp32(label(fwd.name), framework)} or train in bf16 ({bf16}).",
+            fwd.name,
+            evidence,
+        )
+    return OriginExplanation(
+        "invalid-operation",
+        f"located at {at}: {where} produced {_fmt(fwd.output_absmax)} from finite inputs "
+        f"below the fp16 maximum ({numbers})",
+        f"an invalid operation in the forward of {where}: it turned finite inputs into "
+        f"{_fmt(fwd.output_absmax)} without exceeding the fp16 range (0/0, inf-inf, log or "
+        "sqrt of a negative number or of 0, division by a value that underflowed to 0).",
+        f"Guard the operation in {label(fwd.name)} with an epsilon or a clamp, and compute it "
+        f"in float32 (autocast disabled around it).",
+        fwd.name,
+        evidence,
+    )
+
+
+def _explain_backward(
+    back: GradientOrigin,
+    report: OriginReport,
+    at: str,
+    framework: str | None,
+    bf16: str,
+    evidence: dict[str, Any],
+) -> OriginExplanation:
+    where = f"{label(back.name)} ({back.type})"
+    evidence.update(backward_module=label(back.name), backward_role=back.role,
+                    grad_absmax=back.absmax)
+    peak = report.peak
+    activations = (
+        f"; forward and loss finite, largest activation {_fmt(peak.output_absmax)} "
+        f"in {label(peak.name)}" if peak is not None else "; forward and loss finite"
+    )
+    if back.role == "output" and not back.name:
+        what = "the gradient of the loss w.r.t. the model output"
+        cause = ("gradient overflow in the loss backward: the gradient of the loss w.r.t. the "
+                 "model output is already non-finite at the current loss scale")
+        fix = ("Compute the loss in float32 outside autocast; if it persists, the loss scale "
+               f"is too high for it: lower init_scale, or train in bf16 ({bf16}).")
+    elif back.role == "output":
+        parent = label(parent_name(back.name))
+        what = f"the gradient reaching the output of {where}"
+        cause = (f"gradient overflow in backward in the code of {parent}.forward that consumes "
+                 f"the output of {label(back.name)} (outside its submodules)")
+        fix = (f"Compute that code in float32, or train in bf16 ({bf16}); clip gradients "
+               "only after unscaling.")
+    else:
+        of = (f"{label(back.name)}.{back.parameter}" if back.role == "weight"
+              else f"the input of {label(back.name)}")
+        what = f"the gradient w.r.t. {of}"
+        cause = (f"gradient overflow in the backward of {where}: its forward and the loss were "
+                 f"finite, but the gradient w.r.t. {of} exceeds the fp16 range at the current "
+                 "loss scale")
+        fix = (f"{keep_fp32(label(back.name), framework)}, lower the learning rate or the "
+               f"initial loss scale, or train in bf16 ({bf16}).")
+    return OriginExplanation(
+        "backward-overflow",
+        f"located at {at}: {what} is {_fmt(back.absmax)}{activations}",
+        cause + ".",
+        fix,
+        back.name,
+        evidence,
+    )
