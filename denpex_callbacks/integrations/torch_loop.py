@@ -192,7 +192,7 @@ class AmpMonitor:
                 self._attach(scaler, optimizer, model)
             if not self.monitor.started:
                 self._ensure_started(loss)
-            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or []
+            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or found
         if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
             self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
@@ -280,22 +280,19 @@ class AmpMonitor:
         setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
-    def _snapshot(self, step: int, loss: Any, grad_norm: Any,
-                  rerun: Callable[[], Any] | None = None) -> None:
-        values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
-        if self.optimizer is not None:
-            values["lr"] = first_lr(self.optimizer)
-        if self._read_scale is not None:
-            values.update(self._read_scale())
-        self.pipeline.record(step, values, rerun=rerun)
-
     def _step(self, index: int, loss: Any, grad_norm: Any,
               rerun: Callable[[], Any] | None) -> list[Diagnosis]:
+        """Snapshot this iteration, judge what is readable (on the CPU: this iteration)."""
+        values: dict[str, Any] = (self._read_scale() if self._read_scale is not None else {})
         if self._scaler_on:
             self.protocol.check_update_called(index)
-        self._snapshot(index, loss, grad_norm, rerun)
+        values["loss"], values["grad_norm"], values["time"] = loss, grad_norm, time.time()
+        if self.optimizer is not None:
+            values["lr"] = first_lr(self.optimizer)
+        pipeline = self.pipeline
+        pipeline.record(index, values, rerun=rerun)
         judged = self._send_metrics if self._metrics is not None else None
-        return self.pipeline.drain(complete=self._complete, judged=judged)
+        return pipeline.drain(complete=self._complete, judged=judged)
 
     def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
         obs = self.monitor.last_observation
