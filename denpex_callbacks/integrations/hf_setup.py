@@ -34,7 +34,7 @@ def model_loss(output: Any) -> torch.Tensor | None:
         >>> model_loss((torch.ones(4, 3),)) is None
         True
     """
-    if isinstance(output, Mapping):
+    if isinstance(output, (dict, Mapping)):  # a ModelOutput is a dict: no ABC check per step
         loss = output.get("loss")
     elif isinstance(output, (tuple, list)) and output:
         loss = output[0]
