@@ -1,9 +1,11 @@
 """``denpex``: the log doctor on the command line.
 
-``denpex diagnose PATH...`` reads training logs (``-`` for stdin, ``.gz`` transparently) and
-folders of per-rank JSONL run reports, and prints diagnoses. ``denpex explain ID`` prints a
-catalog entry. Exit codes, like a linter: 0 no fault, 1 a warning or error diagnosis,
-2 unusable input or usage error (other inputs of the same call are still diagnosed).
+``denpex diagnose PATH...`` reads training logs (``-`` for stdin, ``.gz`` transparently), the
+files a run leaves (``trainer_state.json``, ``metrics.csv``, TensorBoard event files), folders
+of per-rank JSONL run reports and whole run output folders, and prints diagnoses.
+``denpex explain ID`` prints a catalog entry. Exit codes, like a linter: 0 no fault, 1 a
+warning or error diagnosis, 2 unusable input or usage error (other inputs of the same call are
+still diagnosed).
 
 Imports neither torch nor any framework.
 """
@@ -23,6 +25,7 @@ from denpex_callbacks.core.report import REPORT_GLOB
 from denpex_callbacks.core.timeline import PlotUnavailable, plot_timeline
 from denpex_callbacks.logs.doctor import Result, diagnose
 from denpex_callbacks.logs.render import FORMATS, render_json, render_markdown, render_text
+from denpex_callbacks.logs.run_folder import REPORTS, discover
 
 EXIT_OK, EXIT_FAULTS, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
@@ -46,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
         "diagnose", help="diagnose logs or run-report folders",
         description="Exit codes: 0 no fault, 1 faults found, 2 unusable input.")
     run.add_argument("paths", nargs="+", metavar="PATH",
-                     help="log file, .gz, '-' for stdin, or a folder of rank*.jsonl reports")
+                     help="log file, .gz, '-' for stdin, a run file (trainer_state.json, "
+                          "metrics.csv, events.out.tfevents.*), a folder of rank*.jsonl "
+                          "reports, or a run's output folder")
     run.add_argument("--format", choices=FORMATS, default="text", help="output format")
     run.add_argument("--plot", metavar="FILE.png",
                      help="draw the scale timeline of the first input (needs matplotlib)")
@@ -155,7 +160,8 @@ def expand_report_dirs(paths: list[str]) -> list[str]:
 
     ``denpex_reports/`` of several runs (one folder each, or the first run's reports beside
     ``run-<n>/`` folders of the later ones), or ``--denpex-report`` of a test session (one
-    folder per test), is diagnosed run by run.
+    folder per test), is diagnosed run by run. A folder that holds other files a run leaves
+    (logs, ``trainer_state.json``, ``metrics.csv``, event files) is one run folder.
     """
     out: list[str] = []
     for path in paths:
@@ -168,7 +174,9 @@ def expand_report_dirs(paths: list[str]) -> list[str]:
             out += [path, *sorted({str(p.parent) for p in later})]
             continue
         runs = sorted({str(p.parent) for p in Path(path).rglob(REPORT_GLOB)})
-        out.extend(runs or [path])
+        # A run's output folder with its report folder inside: one verdict from all its files.
+        run_files = [f for f in discover(path) if f.kind != REPORTS]
+        out.extend(runs if runs and not run_files else [path])
     return out
 
 

@@ -1,4 +1,5 @@
-"""The log doctor: one input (a log, stdin, a .gz, a run-report folder) in, diagnoses out.
+"""The log doctor: one input (a log, stdin, a .gz, a run-report folder, a run's output
+folder) in, diagnoses out.
 
 Logs go through the same Monitor and detectors as live runs: the parsers' events become
 Observations (see :mod:`denpex_callbacks.logs.assembler`) and error lines become Findings
@@ -10,10 +11,10 @@ from __future__ import annotations
 import io
 import logging
 import os
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from pathlib import Path
 
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
@@ -21,16 +22,15 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import order
 from denpex_callbacks.core.report import (
+    REPORT_GLOB,
     initiating_rank,
     is_report_file,
     read_report,
     read_report_dir,
 )
-from denpex_callbacks.core.rerun_verdict import RankVerdict, rank_verdicts
+from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.core.severity import Severity
-from denpex_callbacks.core.timeline import Timeline
-from denpex_callbacks.logs import run_files
+from denpex_callbacks.logs import folder_verdict, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.events import LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
@@ -43,7 +43,9 @@ from denpex_callbacks.logs.reader import (
     ReadStats,
     open_input,
 )
-from denpex_callbacks.logs.reading import Reading
+from denpex_callbacks.logs.result import Result, summary_counts
+
+__all__ = ["Result", "diagnose", "summary_counts"]
 
 # Catalog fixes are phrased per framework; log families map onto those names.
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
@@ -53,50 +55,6 @@ _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 _QUIET.setLevel(logging.CRITICAL + 1)  # the doctor prints its own report
-
-
-@dataclass
-class Result:
-    """What the doctor found in one input.
-
-    Attributes:
-        path: The input as given (``-`` for stdin).
-        kind: ``"log"``, ``"reports"``, or a run file: ``"trainer_state"``, ``"csv"``,
-            ``"tfevents"``.
-        diagnoses: Most important first.
-        timeline: Reconstructed scale/loss timeline.
-        error: Why the input could not be read (then nothing else is filled).
-        problems: Notes about input that was read anyway (non-UTF-8 bytes, truncated .gz).
-        stats: Reader counts (logs only).
-        families: Log families recognised, with their line counts.
-        initiating: (rank, step) of the rank whose loss went non-finite first.
-        reruns: Each rank's failing-step re-run verdict (run reports only).
-        ranks: The ranks whose reports were read (run reports only).
-        reading: What was read, by which part (logs and run files).
-    """
-
-    path: str
-    kind: str = "log"
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-    timeline: Timeline = field(default_factory=Timeline)
-    error: str | None = None
-    problems: list[str] = field(default_factory=list)
-    stats: ReadStats | None = None
-    families: Counter[str] = field(default_factory=Counter)
-    initiating: tuple[int, int] | None = None
-    reruns: list[RankVerdict] = field(default_factory=list)
-    ranks: list[int] = field(default_factory=list)
-    reading: Reading = field(default_factory=Reading)
-
-    @property
-    def faults(self) -> list[Diagnosis]:
-        """Diagnoses above info."""
-        return [d for d in self.diagnoses if d.severity.rank >= Severity.WARNING.rank]
-
-    @property
-    def unusable(self) -> bool:
-        """True when the input was bad (unreadable, or read with problems)."""
-        return self.error is not None or bool(self.problems)
 
 
 def diagnose(path: str, progress: Callable[[int, int | None], None] | None = None,
@@ -122,7 +80,9 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
     """
     try:
         if path != STDIN and os.path.isdir(path):
-            return _diagnose_reports(path)
+            if any(Path(path).glob(REPORT_GLOB)):
+                return _diagnose_reports(path)
+            return _diagnose_folder(path, config, workers)
         if path != STDIN and path.endswith(".jsonl") and is_report_file(path):
             return _diagnose_reports(path)
         if path != STDIN and (kind := run_files.kind_of(path)) is not None:
@@ -130,6 +90,13 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
         return _diagnose_log(path, progress, config, workers)
     except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
+
+
+def _diagnose_folder(path: str, config: MonitorConfig | None, workers: int | None) -> Result:
+    """A folder of the files a run leaves: each read as on its own, one merged verdict."""
+    parts = [(found, diagnose(found.path, config=config, workers=workers))
+             for found in run_folder.discover(path)]
+    return folder_verdict.merge(path, parts)
 
 
 def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Result:
@@ -205,7 +172,9 @@ class _Session:
         self.config = config
         self.monitors: dict[int, Monitor] = {}
         self.assembler = Assembler(self._observe, self._flag, self._gap)
-        self.judge = ExcerptJudge(config.thresholds)
+        # One judge per rank, like the monitors: one rank's NaN run, zeros or skips are
+        # judged on that rank's lines, not diluted by the healthy ranks printed between them.
+        self.judges: dict[int, ExcerptJudge] = {}
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
@@ -215,10 +184,16 @@ class _Session:
         """The events read from one line (or record)."""
         for event in events:
             self.result.families[event.family] += 1
-            self.judge.event(event, line, text)
+            self._judge(event.rank or 0).event(event, line, text)
             self.assembler.feed(event, line, text)
         if events:
             self.result.reading.add_line({(e.family, e.kind) for e in events})
+
+    def _judge(self, rank: int) -> ExcerptJudge:
+        judge = self.judges.get(rank)
+        if judge is None:
+            judge = self.judges[rank] = ExcerptJudge(self.config.thresholds)
+        return judge
 
     def _ensure(self, rank: int = 0) -> Monitor:
         monitor = self.monitors.get(rank)
@@ -248,12 +223,12 @@ class _Session:
     def _gap(self, steps: int) -> None:
         """Applied steps the log did not show one by one: counted, never made up."""
         self.result.timeline.steps += steps
-        self.judge.gap()
+        for judge in self.judges.values():
+            judge.gap()
         for monitor in list(self.monitors.values()) or [self._ensure()]:
             monitor.advance(steps)
 
     def _observe(self, obs: Observation) -> None:
-        self.judge.observation(obs)
         if obs.line is not None and (obs.was_skipped or obs.loss is not None
                                      or obs.scale is not None):
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
@@ -262,21 +237,23 @@ class _Session:
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
         for rank in ranks or [obs.rank]:
-            self._ensure(rank).observe(obs if rank == obs.rank else replace(obs, rank=rank))
+            seen = obs if rank == obs.rank else replace(obs, rank=rank)
+            self._judge(rank).observation(seen)
+            self._ensure(rank).observe(seen)
 
     def _flag(self, finding: Finding) -> None:
         self._ensure(finding.rank or 0).flag(finding)
 
     def finish(self) -> list[Diagnosis]:
-        known = {d.code for m in self.monitors.values() for d in m.faults()}
-        # What the detectors did not see on their own, the excerpt may still prove.
-        findings = self.judge.findings(
-            known, scaled=self.assembler.setup.get("scaler", "unknown") is not None)
-        if not self.monitors and not findings:
+        # What a rank's detectors did not see on their own, its excerpt may still prove.
+        scaled = self.assembler.setup.get("scaler", "unknown") is not None
+        findings = {rank: judge.findings(self._known(rank), scaled=scaled)
+                    for rank, judge in sorted(self.judges.items())}
+        if not self.monitors and not any(findings.values()):
             return []
-        first = self._ensure(min(self.monitors, default=0))
-        for finding in findings:
-            first.flag(finding)
+        for rank, found in findings.items():
+            for finding in found:
+                self._ensure(rank).flag(replace(finding, rank=rank))
         for monitor in self.monitors.values():
             monitor.close()
         if any(m.disabled for m in self.monitors.values()):
@@ -292,7 +269,8 @@ class _Session:
         if len(self.monitors) > 1:  # one rank: the order they were found in
             everything.sort(key=lambda d: (d.step if d.step is not None else -1, d.rank))
         for diagnosis in everything:
-            if diagnosis.code in self.judge.superseded:
+            judge = self.judges.get(diagnosis.rank)
+            if judge is not None and diagnosis.code in judge.superseded:
                 continue
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
@@ -322,6 +300,12 @@ class _Session:
         return order(out)
 
 
+    def _known(self, rank: int) -> set[str]:
+        """The codes rank ``rank``'s detectors diagnosed."""
+        monitor = self.monitors.get(rank)
+        return {d.code for d in monitor.faults()} if monitor is not None else set()
+
+
 def _diagnose_reports(path: str) -> Result:
     reports = read_report_dir(path) if os.path.isdir(path) else [read_report(path)]
     result = Result(path, kind="reports")
@@ -342,15 +326,3 @@ def _diagnose_reports(path: str) -> Result:
     result.reruns = rank_verdicts(reports)
     result.ranks = [report.rank for report in reports]
     return result
-
-
-def summary_counts(result: Result) -> dict[str, Any]:
-    """Numbers that say what was read, for the healthy-run message."""
-    stats = result.stats
-    return {
-        "steps": result.timeline.steps,
-        "skipped": result.timeline.skipped,
-        "lines": stats.lines if stats else None,
-        "bytes": stats.bytes_read if stats else None,
-        "families": dict(result.families),
-    }

@@ -50,9 +50,12 @@ def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
 KEYWORDS: tuple[bytes, ...] = _minimal(
     {kw for family in FAMILIES for kw in family.KEYWORDS} | set(GENERIC_KEYWORDS))
 
-# Launcher prefixes: torchrun --tee/--log-dir ``[rank1]:``, mpirun ``[1,0]<stdout>:``,
-# srun -l ``0: ``; DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
-_LAUNCHER_RANK = re.compile(r"^\s*(?:\[rank(\d+)\]:|\[\d+,(\d+)\]<std(?:out|err)>:|(\d{1,5}): )")
+# Launcher prefixes: torchrun --tee ``[default1]:`` (``[{role}{local_rank}]:``, tail_log.py;
+# ``[rank1]:`` from torch.distributed's excepthook and the usual prefix template), mpirun
+# ``[1,0]<stdout>:``, srun -l ``0: ``, Lightning's ``[rank: 1] `` (lightning_utilities'
+# rank_prefixed_message); DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
+_LAUNCHER_RANK = re.compile(r"^\s*(?:\[[A-Za-z_]*?(\d+)\]:|\[\d+,(\d+)\]<std(?:out|err)>:"
+                            r"|(\d{1,5}): |\[rank: (\d+)\] )")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
@@ -64,6 +67,8 @@ def line_rank(text: str) -> int | None:
     Example:
         >>> line_rank("[rank3]: Traceback"), line_rank("[1,2]<stdout>:x"), line_rank("hi")
         (3, 2, None)
+        >>> line_rank("[default1]:step 3 loss nan"), line_rank("[rank: 1] Seed set to 0")
+        (1, 1)
     """
     found = _LAUNCHER_RANK.match(text)
     if found:

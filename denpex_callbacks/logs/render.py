@@ -15,6 +15,7 @@ from denpex_callbacks.core.masking import mask
 from denpex_callbacks.core.ordering import order
 from denpex_callbacks.core.rerun_verdict import across_ranks
 from denpex_callbacks.logs.doctor import Result, summary_counts
+from denpex_callbacks.logs.folder_verdict import describe_files, files_json
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
 
@@ -54,7 +55,9 @@ def _verdict(result: Result) -> str:
         return result.error
     faults = result.faults
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
-    if result.kind != "reports":
+    if result.kind == "folder":
+        what = f"{describe_files(result)}; {what}"
+    elif result.kind != "reports":
         what = f"{describe(result.reading, _unit(result))}; {what}"
     if not faults:
         return f"{result.path}: no fault found ({what})"
@@ -131,7 +134,9 @@ def render_json(results: list[Result], exit_code: int) -> str:
             entry["error"] = mask(result.error)
         else:
             entry.update(summary_counts(result))
-            if result.kind != "reports":
+            if result.kind == "folder":
+                entry["read"] = files_json(result)
+            elif result.kind != "reports":
                 entry["read"] = reading_json(result.reading, _unit(result))
             entry["problems"] = [mask(p) for p in result.problems]
             entry["healthy"] = not result.faults

@@ -6,49 +6,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import pytest
+from run_makers import hf_run, lightning_run
 
 from denpex_callbacks.cli import main
 from denpex_callbacks.logs.doctor import diagnose
 
-torch = pytest.importorskip("torch")
-nn = torch.nn
-
-
-class _Regressor(nn.Module):
-    """Returns ``{"loss", "logits"}``; the training loss is multiplied by ``factor`` from
-    optimizer step ``start`` on."""
-
-    def __init__(self, factor: float, start: int) -> None:
-        super().__init__()
-        self.lin = nn.Linear(4, 1)
-        self.factor, self.start, self.calls = factor, start, 0
-
-    def forward(self, x: Any, labels: Any = None) -> dict[str, Any]:
-        out = self.lin(x).squeeze(-1)
-        loss = ((out - labels) ** 2).mean()
-        if self.training:
-            self.calls += 1
-            if self.calls >= self.start:
-                loss = loss * self.factor
-        return {"loss": loss, "logits": out}
-
 
 def _hf_trainer_state(root: Path, factor: float, *, nan_filter: bool) -> Path:
-    transformers = pytest.importorskip("transformers")
-    gen = torch.Generator().manual_seed(0)
-    x, y = torch.randn(96, 4, generator=gen), torch.randn(96, generator=gen)
-    data = [{"x": x[i], "labels": y[i]} for i in range(len(x))]
-    args = transformers.TrainingArguments(
-        output_dir=str(root), max_steps=24, per_device_train_batch_size=4, logging_steps=1,
-        use_cpu=True, report_to="none", save_strategy="no", disable_tqdm=True,
-        logging_nan_inf_filter=nan_filter, learning_rate=1e-2)
-    trainer = transformers.Trainer(model=_Regressor(factor, 6), args=args, train_dataset=data)
-    trainer.train()
-    trainer.save_state()
-    return root / "trainer_state.json"
+    return hf_run(root, factor, nan_filter=nan_filter)
 
 
 def test_hf_trainer_state_with_a_nan_loss(tmp_path: Path) -> None:
@@ -70,40 +37,7 @@ def test_hf_trainer_state_of_a_healthy_run_is_quiet(tmp_path: Path) -> None:
 
 
 def _lightning_run(root: Path, factor: float, logger: str) -> Path:
-    lightning = pytest.importorskip("lightning.pytorch")
-    loggers = pytest.importorskip("lightning.pytorch.loggers")
-
-    class Module(lightning.LightningModule):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            self.net = nn.Linear(4, 1)
-
-        def training_step(self, batch: Any, _index: int) -> Any:
-            x, y = batch
-            loss = nn.functional.mse_loss(self.net(x), y)
-            if self.global_step >= 5:
-                loss = loss * factor
-            self.log("train_loss", loss, on_step=True, on_epoch=True)
-            return loss
-
-        def configure_optimizers(self) -> Any:
-            return torch.optim.SGD(self.parameters(), lr=0.01)
-
-        def train_dataloader(self) -> Any:
-            gen = torch.Generator().manual_seed(0)
-            x = torch.randn(120, 4, generator=gen)
-            return torch.utils.data.DataLoader(
-                torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=4)
-
-    made = (loggers.CSVLogger(str(root)) if logger == "csv"
-            else loggers.TensorBoardLogger(str(root)))
-    trainer = lightning.Trainer(
-        accelerator="cpu", max_steps=30, logger=made, log_every_n_steps=1,
-        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
-    trainer.fit(Module())
-    found = sorted(root.rglob("metrics.csv" if logger == "csv" else "events.out.tfevents.*"))
-    assert found, "the logger wrote no file"
-    return found[0]
+    return lightning_run(root, factor, (logger,))
 
 
 @pytest.mark.parametrize("logger", ["csv", "tensorboard"])
