@@ -241,11 +241,12 @@ class DeepSpeedMonitor:
     def _after_step(self, before: _Before) -> None:
         if int(self.engine.global_steps) == before.global_steps:
             return  # a gradient accumulation micro-step: no optimizer step was taken
-        self._push(int(self.engine.global_steps), before, skipped=None)
-        self._drain()
+        self._push(int(self.engine.global_steps), before, skipped=None, judge=True)
 
-    def _push(self, step: int, before: _Before, *, skipped: bool | None) -> None:
-        """Snapshot this step's values; tensors are read when their copy has landed."""
+    def _push(self, step: int, before: _Before, *, skipped: bool | None,
+              judge: bool = False) -> None:
+        """Snapshot this step's values (``judge``: and judge what is readable); tensors are
+        read when their copy has landed."""
         engine = self.engine
         loss = self._losses.take()
         values: dict[str, Any] = {
@@ -259,7 +260,11 @@ class DeepSpeedMonitor:
         }
         if skipped is not None:
             values["skipped"] = skipped
-        self.pipeline.record(step, values)
+        if judge:
+            self.pipeline.step(step, values,
+                               judged=self._write_metrics if self._metrics_to is not None else None)
+        else:
+            self.pipeline.record(step, values)
 
     def _drain(self, *, wait: bool = False) -> None:
         self.pipeline.drain(wait=wait,

@@ -292,12 +292,11 @@ class AmpDiagnosticHooks:
             step = values.pop("step")
             values.update(after)
             values["loss"], values["time"] = step_loss, now
-            pipeline.record(step, values)
+            pipeline.step(step, values)
         # The optimizer steps so far (trainer.global_step, a chain of properties): the batch's
         # last step and one.
         global_step = step + 1
         self._pending = []
-        pipeline.drain()
         self._log_metrics(trainer, pl_module, global_step)
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:

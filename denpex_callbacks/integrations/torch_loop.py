@@ -289,10 +289,9 @@ class AmpMonitor:
         values["loss"], values["grad_norm"], values["time"] = loss, grad_norm, time.time()
         if self.optimizer is not None:
             values["lr"] = first_lr(self.optimizer)
-        pipeline = self.pipeline
-        pipeline.record(index, values, rerun=rerun)
         judged = self._send_metrics if self._metrics is not None else None
-        return pipeline.drain(complete=self._complete, judged=judged)
+        return self.pipeline.step(index, values, rerun=rerun, complete=self._complete,
+                                  judged=judged)
 
     def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
         obs = self.monitor.last_observation

@@ -68,6 +68,27 @@ class DeferredValues:
         if len(self._pending) > MAX_PENDING and self._pending[0][3] is not None:
             self._pending[0][3].synchronize()
 
+    def read_now(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``values`` read at once when that waits for nothing (numbers, CPU tensors) and no
+        earlier snapshot is still queued (its step comes first); else None (then :meth:`push`).
+
+        Example:
+            >>> DeferredValues().read_now({"loss": torch.tensor(0.5), "lr": 0.1})
+            {'loss': 0.5, 'lr': 0.1}
+        """
+        if self._pending:
+            return None
+        plain: dict[str, Any] = {}
+        tensor = torch.Tensor
+        for name, value in values.items():
+            if not isinstance(value, tensor):
+                plain[name] = value
+            elif value.is_cpu or value.numel() == 0:
+                plain[name] = float(value.item()) if value.numel() == 1 else first_number(value)
+            else:
+                return None  # a device value: copied without blocking, read a step late
+        return plain
+
     def ready(self, *, wait: bool = False) -> list[tuple[Any, dict[str, Any]]]:
         """Snapshots whose copy has finished, oldest first (``wait``: all of them)."""
         out: list[tuple[Any, dict[str, Any]]] = []
