@@ -388,6 +388,8 @@ def _logs_this_step(trainer: Any, global_step: int) -> bool:
 
 
 def _loss_of(outputs: Any) -> torch.Tensor | None:
-    """The batch's loss tensor from ``training_step``'s output (detached, still on device)."""
-    loss = outputs.get("loss") if isinstance(outputs, Mapping) else outputs
-    return loss.detach() if isinstance(loss, torch.Tensor) else None
+    """The batch's loss tensor from ``training_step``'s output (still on its device; the
+    LossAccumulator keeps a detached copy, or reads a CPU value at once)."""
+    # Lightning hands a dict: checked first, the Mapping ABC check is slow for every batch.
+    loss = outputs.get("loss") if isinstance(outputs, (dict, Mapping)) else outputs
+    return loss if isinstance(loss, torch.Tensor) else None
