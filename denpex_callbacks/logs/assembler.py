@@ -109,6 +109,7 @@ class Assembler:
     _last_scale: float | None = None
     _last_metrics: tuple[int | None, float | None] | None = None
     _skipped_total: int = 0
+    _skipped_step: int | None = None  # the step of the last overflow emitted
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -159,6 +160,8 @@ class Assembler:
     def _emit(self, obs: Observation) -> None:
         self.clock = max(self.clock, obs.step)
         skipped = obs.was_skipped
+        if skipped:
+            self._skipped_step = obs.step
         if skipped is False:
             self._any_clean = self._clean_since_skip = True
         elif skipped:
@@ -223,6 +226,12 @@ class Assembler:
             self._interval(event, line, text)
             return
         step = event.step if event.step is not None else self.clock + 1
+        if (event.step == self._skipped_step == self.clock and event.scale_after is None
+                and (event.loss is None or math.isfinite(event.loss))):
+            # The loop's own line for the step whose overflow its scaler just printed
+            # (Paddle prints "Found inf or nan" in update(), before the loop prints
+            # "step 10, loss ..."): one step, already recorded as skipped.
+            return
         if step > self.clock + 1:
             self._catch_up(step - 1, line)
         self._emit(Observation(step, rank=event.rank or 0, scale_after=event.scale_after,
