@@ -203,19 +203,19 @@ class Monitor:
             return []
         return self._emit_all(findings, obs.step)
 
-    def advance(self, steps: int) -> None:
-        """``steps`` optimizer steps known to be applied but not observed one by one (a log
-        whose step counter moved on): the run state and the detectors move on without
-        invented observations."""
+    def advance(self, steps: int, skipped: int = 0) -> None:
+        """``steps`` optimizer steps not observed one by one (a log whose step counter moved
+        on), ``skipped`` of them known to be skipped (the rest applied): the run state and
+        the detectors move on without invented observations."""
         if self.disabled or steps <= 0:
             return
 
         def move_on() -> None:
             if not self.started:
                 self._start(None)
-            self.run.advance(steps)
+            self.run.advance(steps, skipped)
             for detector in self.detectors:
-                detector.advance(steps, self.run)
+                detector.advance(steps, self.run, skipped)
 
         self.guard(move_on)
 

@@ -22,12 +22,22 @@ class Timeline:
     preference to quiet ones; quiet ones are sampled every ``stride`` steps, the stride
     doubling whenever the timeline is full.
 
+    ``steps`` and ``skipped`` count the run's steps, not its observations: every rank
+    observes each step (a multi-rank log prints it once per rank), so each counts the most
+    any one rank has shown.
+
     Example:
         >>> t = Timeline(max_points=8)
         >>> for s in range(100):
         ...     t.add(Observation(s, scale_after=2.0 ** (s // 10), loss=1.0))
         >>> len(t.points) <= 8, t.points[0][0]
         (True, 0)
+        >>> two = Timeline()
+        >>> for s in range(14):
+        ...     two.add(Observation(s, rank=0, loss=1.0))
+        ...     two.add(Observation(s, rank=1, loss=1.0))
+        >>> two.steps
+        14
     """
 
     max_points: int = MAX_POINTS
@@ -36,12 +46,20 @@ class Timeline:
     steps: int = 0
     skipped: int = 0
     _last_scale: float | None = None
+    # Per rank: (observations, skipped ones); a dict of ranks, bounded by the world size.
+    _by_rank: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def add(self, obs: Observation) -> None:
         """Record one observation."""
-        self.steps += 1
         skipped = bool(obs.was_skipped)
-        self.skipped += skipped
+        seen, skips = self._by_rank.get(obs.rank, (0, 0))
+        seen, skips = seen + 1, skips + skipped
+        self._by_rank[obs.rank] = (seen, skips)
+        # Counted once: when this rank shows more steps (or skips) than any rank before it.
+        self.steps += seen > max((n for r, (n, _k) in self._by_rank.items() if r != obs.rank),
+                                 default=0)
+        self.skipped += skipped and skips > max(
+            (k for r, (_n, k) in self._by_rank.items() if r != obs.rank), default=0)
         scale = obs.scale
         eventful = skipped or (scale is not None and scale != self._last_scale) or (
             obs.loss is not None and not math.isfinite(obs.loss)
