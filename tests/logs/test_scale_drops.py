@@ -72,8 +72,9 @@ def test_a_scale_logged_every_n_steps_finds_the_collapse_within_the_interval(
     for code, step in first.items():
         # The log shows every ``every``-th step: the step it names is the first one proven
         # skipped, at most one interval after the live one.
-        assert step is not None and live[code] is not None
-        assert live[code] <= step < live[code] + every, (code, step, live[code])
+        began = live[code]
+        assert step is not None and began is not None
+        assert began <= step < began + every, (code, step, began)
 
 
 def test_gaps_count_at_least_the_halvings_as_skipped_steps(tmp_path: Path) -> None:
