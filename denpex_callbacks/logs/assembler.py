@@ -114,6 +114,8 @@ class Assembler:
     _last_metrics: tuple[int | None, float | None] | None = None
     _skipped_total: int = 0
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
+    # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
+    _rank_skips: dict[int, int] = field(default_factory=dict)
     # Per rank: clean steps seen one by one since the scale last changed (None: not known).
     _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
 
@@ -174,6 +176,9 @@ class Assembler:
             self._last_scale = obs.scale
         if obs.loss is not None and not math.isfinite(obs.loss):
             self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
+        if skipped:
+            for rank in (obs.extra.get("ranks") if obs.extra else None) or [obs.rank]:
+                self._rank_skips[rank] = self._rank_skips.get(rank, 0) + 1
         self.on_observation(obs)
 
     def _flush(self) -> None:
@@ -237,6 +242,8 @@ class Assembler:
         rank = event.rank or 0
         change = read_change(self._rank_scales.get(rank), step, event.scale_after)
         if event.scale_after is not None:
+            # The halvings that overflow lines already showed are not inferred again.
+            change = change.less(self._rank_skips.pop(rank, 0)) if change else None
             self._rank_scales[rank] = (step, event.scale_after)
             self._learn_growth_interval(rank, change, event.scale_after)
         if step > self.clock + 1:
@@ -246,6 +253,8 @@ class Assembler:
                                skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text))
+        if event.scale_after is not None:
+            self._rank_skips.pop(rank, None)  # counted from this value on
 
     def _learn_growth_interval(self, rank: int, change: ScaleChange | None,
                                scale: float) -> None:

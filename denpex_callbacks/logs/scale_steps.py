@@ -32,11 +32,28 @@ class ScaleChange:
         before: The scale before the logged step (None: not known).
         skipped: Whether the logged step was skipped (None: not known).
         gap_skipped: Skipped steps among the unseen steps before the logged one.
+        halvings: How many times the scale halved (each one a skipped step).
     """
 
     before: float | None
     skipped: bool | None
     gap_skipped: int
+    halvings: int = 0
+
+    def less(self, seen: int) -> ScaleChange | None:
+        """What is left once ``seen`` of the skips were already shown one by one (overflow
+        lines between the two values): only the halvings no line showed are inferred.
+
+        Example:
+            >>> ScaleChange(None, None, 3, halvings=3).less(1)
+            ScaleChange(before=None, skipped=None, gap_skipped=2, halvings=2)
+            >>> ScaleChange(512.0, True, 0, halvings=1).less(1) is None
+            True
+        """
+        if seen <= 0:
+            return self
+        left = self.halvings - seen
+        return ScaleChange(None, None, left, left) if left > 0 else None
 
 
 def read_change(previous: tuple[int, float] | None, step: int,
@@ -46,13 +63,13 @@ def read_change(previous: tuple[int, float] | None, step: int,
 
     Example:
         >>> read_change((5, 1024.0), 6, 512.0)  # halved between consecutive steps: a skip
-        ScaleChange(before=1024.0, skipped=True, gap_skipped=0)
+        ScaleChange(before=1024.0, skipped=True, gap_skipped=0, halvings=1)
         >>> read_change((5, 1024.0), 6, 1024.0).skipped  # the same scale: applied
         False
         >>> read_change((10, 1024.0), 20, 1.0)  # 10 halvings in 10 steps: all skipped
-        ScaleChange(before=2.0, skipped=True, gap_skipped=9)
+        ScaleChange(before=2.0, skipped=True, gap_skipped=9, halvings=10)
         >>> read_change((10, 1024.0), 20, 128.0)  # 3 halvings in 10 steps: at least 3 skips
-        ScaleChange(before=None, skipped=None, gap_skipped=3)
+        ScaleChange(before=None, skipped=None, gap_skipped=3, halvings=3)
         >>> read_change((5, 65536.0), 6, 1000.0) is None  # set by hand
         True
     """
@@ -73,8 +90,8 @@ def read_change(previous: tuple[int, float] | None, step: int,
     if whole > steps:
         return None  # more halvings than steps: not a back-off
     if whole == steps:
-        return ScaleChange(scale * 2.0, True, steps - 1)
-    return ScaleChange(None, None, whole)
+        return ScaleChange(scale * 2.0, True, steps - 1, whole)
+    return ScaleChange(None, None, whole, whole)
 
 
 def _usable(scale: float) -> bool:

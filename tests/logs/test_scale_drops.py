@@ -183,3 +183,19 @@ def test_constant_or_dumped_scales_are_not_skips(tmp_path: Path, name: str) -> N
     result = _read(tmp_path, lines)
     assert _found(result) == []
     assert (result.timeline.steps, result.timeline.skipped) == (60, 0)
+
+
+def test_overflow_lines_and_a_logged_scale_count_each_skip_once(tmp_path: Path) -> None:
+    """fairseq's ``train_inner`` lines (``loss_scale=`` each 10 updates) with some of its
+    overflow NOTE lines, as in ``corpus/fairseq_simple_collapse.log`` (fairseq 0.12 strings):
+    the scale fell from 128 to 2 (6 halvings) over updates 101-110, 3 of them printed."""
+    corpus = (Path(__file__).parent / "corpus" / "fairseq_simple_collapse.log").read_text()
+    lines = corpus.splitlines()
+    metric, notes = lines[9], lines[10:13]  # update 100 at 128; overflows to 64, 32, 16
+
+    def at(update: int, scale: str) -> str:
+        return (metric.replace("  100 / 1000", f"  {update} / 1000")
+                .replace("num_updates=100", f"num_updates={update}")
+                .replace("loss_scale=128", f"loss_scale={scale}"))
+    result = _read(tmp_path, [*lines[:10], *notes, at(110, "2"), at(120, "2")])
+    assert (result.timeline.steps, result.timeline.skipped) == (120, 6)
