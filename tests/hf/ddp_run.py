@@ -13,9 +13,9 @@ from pathlib import Path
 def main(out_dir: Path, fault_step: int, steps: int) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import torch
-    from conftest import CPUScalerTrainer, FaultyRegressor, RandomRegression
     from transformers import TrainingArguments
 
+    from conftest import CPUScalerTrainer, FaultyRegressor, RandomRegression
     from denpex_callbacks.hf import AmpDiagnosticCallback
 
     torch.set_num_threads(1)

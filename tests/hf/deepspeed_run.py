@@ -18,10 +18,10 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
                       RANK="0", LOCAL_RANK="0", WORLD_SIZE="1")
     sys.path.insert(0, str(Path(__file__).parent))
     import torch
-    from conftest import FaultyRegressor, RandomRegression
     from deepspeed.accelerator import get_accelerator
     from transformers import Trainer, TrainingArguments
 
+    from conftest import FaultyRegressor, RandomRegression
     from denpex_callbacks.hf import AmpDiagnosticCallback
 
     torch.set_num_threads(1)
