@@ -12,6 +12,7 @@ strings named beside them.
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,19 @@ def test_overflow_lines_and_a_logged_scale_count_each_skip_once(tmp_path: Path) 
                 .replace("loss_scale=128", f"loss_scale={scale}"))
     result = _read(tmp_path, [*lines[:10], *notes, at(110, "2"), at(120, "2")])
     assert (result.timeline.steps, result.timeline.skipped) == (120, 6)
+
+
+@pytest.mark.parametrize("key", ["amp/loss_scale", "loss_scale"])
+def test_a_loss_scale_in_trainer_state_log_history(tmp_path: Path, key: str) -> None:
+    """HF ``trainer_state.json`` as ``TrainerState.save_to_json`` writes it (transformers
+    trainer_callback.py): ``log_history`` holds the dicts ``Trainer.log`` got, here with the
+    scale denpex's metrics sink logs (``amp/loss_scale``) or one the user logged."""
+    history = [{"epoch": step / 100, "grad_norm": 0.5, "learning_rate": 1e-4, "loss": 1.0,
+                key: 1024.0 / 2 ** max(0, step - 5), "step": step} for step in range(1, 15)]
+    state = {"global_step": 14, "log_history": history, "max_steps": 14}
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps(state))
+    result = diagnose(str(path))
+    assert result.error is None, result.error
+    assert _found(result) == [("AMP003", 6)]
+    assert (result.timeline.steps, result.timeline.skipped) == (14, 9)
