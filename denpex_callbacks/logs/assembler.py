@@ -113,6 +113,7 @@ class Assembler:
     _last_scale: float | None = None
     _last_metrics: tuple[int | None, float | None] | None = None
     _skipped_total: int = 0
+    _skipped_step: int | None = None  # the step of the last overflow emitted
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
     # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
     _rank_skips: dict[int, int] = field(default_factory=dict)
@@ -168,6 +169,8 @@ class Assembler:
     def _emit(self, obs: Observation) -> None:
         self.clock = max(self.clock, obs.step)
         skipped = obs.was_skipped
+        if skipped:
+            self._skipped_step = obs.step
         if skipped is False:
             self._any_clean = self._clean_since_skip = True
         elif skipped:
@@ -239,6 +242,12 @@ class Assembler:
             self._interval(event, line, text)
             return
         step = event.step if event.step is not None else self.clock + 1
+        if (event.step == self._skipped_step == self.clock and event.scale_after is None
+                and (event.loss is None or math.isfinite(event.loss))):
+            # The loop's own line for the step whose overflow its scaler just printed
+            # (Paddle prints "Found inf or nan" in update(), before the loop prints
+            # "step 10, loss ..."): one step, already recorded as skipped.
+            return
         rank = event.rank or 0
         change = read_change(self._rank_scales.get(rank), step, event.scale_after)
         if event.scale_after is not None:

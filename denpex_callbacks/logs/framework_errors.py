@@ -9,7 +9,21 @@ Verbatim sources:
   run in fp32 silently (FRAMEWORKS.md), which only a live callback sees.
 - torch ``torch/amp/autocast_mode.py``: ``CUDA is not available or torch_xla is imported.
   Disabling autocast.`` (AMP010: autocast asked for, silently off).
+- torch ``torch/amp/grad_scaler.py`` (``GradScaler.__init__``): ``torch.cuda.amp.GradScaler is
+  enabled, but CUDA is not available.  Disabling.`` (AMP010: the scaler asked for is off;
+  recorded from PyTorch-Ignite's ``amp_mode="amp", scaler=True`` on CPU, tests/logs/recorded).
 - mmcv / mmdet ``CheckInvalidLossHook``: ``loss become infinite or NaN!`` (AMP006).
+- PaddlePaddle ``python/paddle/amp/grad_scaler.py`` (``AmpScaler.__init__``): ``AmpScaler can
+  only be enabled on CUDAPlace, XPUPlace and CustomPlace, current place is {place}, so it
+  makes no effect.`` and ``python/paddle/amp/auto_cast.py`` (``amp_guard``): ``amp_guard can
+  only be enabled on CUDAPlace, XPUPlace, and CustomPlace, current place is {place}, so it
+  makes no effect.`` (AMP010: the scaler / autocast asked for is off; recorded from Paddle
+  3.3.1 on CPU, tests/logs/recorded).
+- Keras ``keras/src/callbacks/terminate_on_nan.py``: ``Batch {batch}: Invalid loss,
+  terminating training`` (AMP006; ``batch`` is the index, from 0, within the epoch, so no
+  step is taken: the step is that of the bar the message is glued to).
+- PyTorch-Ignite ``ignite/handlers/terminate_on_nan.py``: ``TerminateOnNan: Output '{output}'
+  contains NaN or Inf. Stop training`` (AMP006).
 """
 
 from __future__ import annotations
@@ -20,12 +34,19 @@ from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "errors"
 # accelerate's message comes in a "ValueError: " line.
-KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast")
+KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast", b"makes no effect",
+            b"Invalid loss", b"TerminateOnNan", b"GradScaler is enabled")
 
 _DETECTRON = re.compile(r"Loss became infinite or NaN at iteration=(\d+)")
 _MMCV = "loss become infinite or NaN"
 _ACCELERATE = re.compile(r"fp16 mixed precision requires a GPU(?: \(not '?(\w+)'?\))?")
 _AUTOCAST = "CUDA is not available or torch_xla is imported. Disabling autocast"
+_PADDLE_OFF = re.compile(r"\b(AmpScaler|amp_guard) can only be enabled on CUDAPlace.*?"
+                         r"current place is (.+?), so it makes no effect")
+_SCALER_OFF = re.compile(r"GradScaler is enabled, but (\w+) is not available\.\s+Disabling")
+_KERAS_NAN = re.compile(r"Batch (\d+): Invalid loss, terminating training")
+_PADDLE_WHAT = {"AmpScaler": "the loss scaler (paddle.amp.GradScaler)",
+                "amp_guard": "fp16 autocast (paddle.amp.auto_cast)"}
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -36,6 +57,9 @@ def parse(text: str) -> list[LogEvent]:
         ...     "FloatingPointError: Loss became infinite or NaN at iteration=42!")]
         [('AMP006', 42)]
         >>> parse("ValueError: fp16 mixed precision requires a GPU (not 'cpu').")[0].code
+        'AMP010'
+        >>> parse("UserWarning: AmpScaler can only be enabled on CUDAPlace, XPUPlace and "
+        ...       "CustomPlace, current place is Place(cpu), so it makes no effect.")[0].code
         'AMP010'
     """
     if "infinite or NaN" in text:
@@ -54,6 +78,23 @@ def parse(text: str) -> list[LogEvent]:
                          summary=f"accelerate refused fp16 mixed precision on {device}: fp16 "
                                  "was asked for and cannot run here (use bf16 or fp32, or a "
                                  "GPU)")]
+    if "makes no effect" in text and (found := _PADDLE_OFF.search(text)):
+        return [LogEvent(FLAG, FAMILY, code="AMP010",
+                         summary=f"PaddlePaddle switched off {_PADDLE_WHAT[found.group(1)]} on "
+                                 f"{found.group(2)}: fp16 was asked for and the run trains "
+                                 "unscaled in fp32")]
+    if "Invalid loss" in text and (found := _KERAS_NAN.search(text)):
+        return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                         summary="Keras TerminateOnNaN stopped the run: the loss of batch "
+                                 f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
+    if "GradScaler is enabled" in text and (found := _SCALER_OFF.search(text)):
+        return [LogEvent(FLAG, FAMILY, code="AMP010",
+                         summary=f"torch disabled the GradScaler ({found.group(1)} is not "
+                                 "available): the run asked for loss scaling and has none")]
+    if "TerminateOnNan:" in text and "contains NaN or Inf" in text:
+        return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                         summary="PyTorch-Ignite's TerminateOnNan stopped the run: the "
+                                 "training step's output contained NaN or Inf")]
     if _AUTOCAST in text:
         return [LogEvent(FLAG, FAMILY, code="AMP010",
                          summary="torch disabled CUDA autocast (CUDA is not available): the "

@@ -40,6 +40,9 @@ _SETTING = frozenset({
     "ignore", "index", "hysteresis", "delta", "patience", "best", "target", "lambda",
 })
 
+# A verb between a key and its value in a sentence-like print.
+_VERBS = frozenset({"is", "was", "becomes", "became"})
+
 _EXACT: dict[tuple[str, ...], str] = {}
 for _role, _phrases in {
     SCALE: ("loss scale", "lossscale", "loss scaler", "grad scale", "fp16 grad scale",
@@ -107,10 +110,13 @@ def role(key: str | tuple[str, ...]) -> str | None:
 
     Example:
         >>> [role(k) for k in ("train_loss_step", "lm loss", "loss_cls", "val_loss",
-        ...                    "loss scale", "min_loss_scale", "grad_norm", "Iter")]
-        ['loss', 'loss', 'component', None, 'scale', None, 'grad_norm', 'step']
+        ...                    "loss scale", "min_loss_scale", "grad_norm", "Iter",
+        ...                    "current scale is")]
+        ['loss', 'loss', 'component', None, 'scale', None, 'grad_norm', 'step', 'scale']
     """
     parts = words(key) if isinstance(key, str) else key
+    if len(parts) > 1 and parts[-1] in _VERBS:
+        parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
     if not parts or parts[0] in _EVAL:
         return None
     while len(parts) > 1 and parts[0] in _TRAIN:

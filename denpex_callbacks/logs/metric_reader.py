@@ -43,11 +43,19 @@ _SEPARATORS = " \t=:'\"[(#>-"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
 _TENSOR = re.compile(r"tensor\($")
 _MODE = re.compile(r"\((?:train|training)\)$")
-# mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``.
-_EPOCH_ITER = re.compile(r"Epoch(?:\(train\))?\s*\[(\d+)\]\s*\[\s*(\d+)\s*/\s*(\d+)\]")
+# mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
+# PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``.
+_EPOCH_ITER = re.compile(
+    r"Epoch(?:\(train\))?\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
 _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
+# A bar that starts its line with the batch of its epoch: Keras ``15/20 ━━━━ 0s 32ms/step -
+# loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
+# (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
+# so does the same count on a new line (a bar printed once an epoch, ``32/32 ...``; Keras
+# redraws its last count once more on the same line, after a carriage return).
+_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
@@ -207,6 +215,8 @@ class MetricReader:
         self.header: tuple[int, list[str]] | None = None
         self.notations: dict[str, int] = {}
         self.keys_seen: dict[str, int] = {}
+        # batches an epoch -> (last batch, epochs before it, line it was on)
+        self.bars: dict[int, tuple[int, int, int]] = {}
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
@@ -215,7 +225,7 @@ class MetricReader:
         metrics = read_pairs(text)
         if metrics.values or metrics.components:
             written = notation(metrics.first_prefix or "", text)
-            return self._events(text, metrics, written, counters=True)
+            return self._events(text, metrics, written, counters=True, line=line)
         if self._header_row(text, line):
             return []
         row = self._value_row(text, line)
@@ -224,7 +234,7 @@ class MetricReader:
         return self._events(text, row, "header row over value rows", counters=False)
 
     def _events(self, text: str, metrics: MetricLine, written: str, *,
-                counters: bool) -> list[MetricEvent]:
+                counters: bool, line: int = 0) -> list[MetricEvent]:
         values = metrics.values
         loss = values.get(lexicon.LOSS)
         if loss is None and metrics.components:
@@ -242,6 +252,8 @@ class MetricReader:
             elif counters and (found := _EPOCH_BAR.search(text)):
                 epoch, done, total = (int(g) for g in found.groups())
                 step = epoch * total + done
+        elif counters and (found := _BATCH_BAR.match(text)):
+            step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
@@ -276,6 +288,14 @@ class MetricReader:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
         return out
+
+    def _bar_step(self, done: int, total: int, line: int) -> int:
+        """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
+        last, epochs, last_line = self.bars.get(total, (0, 0, line))
+        if done < last or (done == last and line != last_line):
+            epochs += 1
+        self.bars[total] = (done, epochs, line)
+        return epochs * total + done
 
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""

@@ -2,8 +2,9 @@
 
 Verbatim source: PaddlePaddle ``python/paddle/amp/grad_scaler.py`` (``AmpScaler._update``):
 ``'Found inf or nan, current scale is: {}, decrease to: {}*{}'.format(scale, scale, decr_ratio)``,
-printed when ``decr_every_n_nan_or_inf`` overflows in a row were counted (default 2 for
-``paddle.amp.GradScaler``), just before the scale is multiplied by ``decr_ratio``.
+printed when ``decr_every_n_nan_or_inf`` overflows in a row were counted (1 by default for
+``paddle.amp.GradScaler`` and ``AmpScaler`` in Paddle 3.3.1: every overflow prints), just before
+the scale is multiplied by ``decr_ratio``. Recorded from Paddle 3.3.1 (tests/logs/recorded/).
 """
 
 from __future__ import annotations

@@ -40,6 +40,10 @@ FAMILIES: tuple[ModuleType, ...] = (
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast")
+# A callback's message printed right after a progress bar that did not end its line (Keras'
+# TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
+# prints glued into one segment, read as two.
+_GLUED = re.compile(r"(?=Batch \d+: Invalid loss)")
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
     """Drop every keyword that contains another: a line holding it is found anyway."""
@@ -109,6 +113,8 @@ class LineParser:
         rank = line_rank(text)
         out: list[LogEvent] = []
         segments = text.split("\r") if "\r" in text else [text]
+        if "Invalid loss" in text:
+            segments = [part for segment in segments for part in _GLUED.split(segment)]
         for segment in segments:
             if not segment.strip():
                 continue

@@ -100,7 +100,8 @@ def test_keras_bars_with_a_zero_loss_after_a_normal_one(tmp_path: Path) -> None:
     # keras/src/utils/progbar.py: " - {k}: {v:.4e}" for small values, after the bar
     lines = [f"32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - accuracy: 0.5000 - loss: {v}"
              for v in ("0.6931", "0.0000e+00", "0.0000e+00", "0.0000e+00", "0.0000e+00")]
-    assert _faults(tmp_path, lines) == [("AMP007", 2)]
+    # one bar an epoch of 32 batches: the second one ends at step 64
+    assert _faults(tmp_path, lines) == [("AMP007", 64)]
 
 
 def test_dllogger_parameter_loss_scale_below_one(tmp_path: Path) -> None:
