@@ -216,3 +216,20 @@ def test_a_loss_scale_in_trainer_state_log_history(tmp_path: Path, key: str) -> 
     assert result.error is None, result.error
     assert _found(result) == [("AMP003", 6)]
     assert (result.timeline.steps, result.timeline.skipped) == (14, 9)
+
+
+def test_each_ranks_own_log_keeps_the_cause_first(tmp_path: Path) -> None:
+    """The same two ranks in torchrun ``--log-dir``'s layout (``attempt_0/<rank>/stdout.log``,
+    torch/distributed/elastic/multiprocessing/api.py), each file without a prefix: rank 0's
+    collapse is the consequence of rank 1's NaN loss, as in one interleaved log."""
+    lines = _two_rank_lines(blocks=True)
+    for rank in (0, 1):
+        own = tmp_path / "attempt_0" / str(rank) / "stdout.log"
+        own.parent.mkdir(parents=True)
+        own.write_text("\n".join(line.removeprefix(TEE.format(rank=rank))
+                                 for line in lines[rank * 14:(rank + 1) * 14]) + "\n")
+    result = diagnose(str(tmp_path))
+    assert result.error is None, result.error
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [
+        ("AMP006", 6, 1), ("AMP003", 6, 0)]
+    assert result.faults[1].evidence["also_on_ranks"] == [1]
