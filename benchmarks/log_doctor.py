@@ -2,21 +2,22 @@
 
 Generates (once) a DeepSpeed-at-INFO style log in /tmp: engine timer lines, ``step=`` lines,
 HF-style loss dicts behind tqdm bars, fp16 overflow lines (start-up back-off, a sawtooth, a
-collapse at the end) and unrelated noise. Then runs, on the same file in the same run, after
-it has been read once so that every reader gets it from the page cache: ``grep -cE`` with the
-doctor's keyword prefilter and ``denpex diagnose`` as it runs by default (keyword scan in
-worker processes, one per CPU), alternately, the median of three runs each; then, once each,
-a plain Python loop that matches those keywords with one regex per line (where a
-hand-written log scanner starts) and ``denpex diagnose --workers 0`` (one process). Prints
-MB/s for each and the peak RSS of the doctor's largest process. Not a test: numbers depend on
-the machine.
+collapse at the end) and unrelated noise. Then runs on the same file, after it has been read
+once so that every reader gets it from the page cache, in rotated rounds (round r starts with
+variant r mod n; ``--rounds``, default 3): ``grep -cE`` with the doctor's keyword prefilter,
+``denpex diagnose`` as it runs by default and, with ``--baseline PYTHON``, the ``denpex`` that
+another interpreter imports (another checkout's virtual environment: before/after side by
+side). The median of each; then, once each, ``denpex diagnose --workers 0`` (one process) and
+a plain Python loop that matches those keywords with one regex per line (where a hand-written
+log scanner starts). Prints MB/s for each and the peak RSS of each variant's largest process (from
+``wait4``, per run). Not a test: numbers depend on the machine.
 
 ``--generic 0.3``: the second benchmark log, where that share of the lines are metric lines
 in formats no family parser knows (nanoGPT, mmengine, key=value, Keras bars...), read by the
 generic metric reader.
 
 Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]
-[--generic 0.3]``
+[--generic 0.3] [--rounds 3] [--baseline /other/checkout/.venv/bin/python]``
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import argparse
 import os
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -35,7 +35,7 @@ from pathlib import Path
 from denpex_callbacks.logs.parsers import KEYWORDS
 
 STAMP = "[2026-01-01 10:00:00,000]"
-ROUNDS = 3  # grep and the default doctor alternate this many times
+ROUNDS = 3  # rotated rounds of the variants (grep, the doctor, ...)
 NOISE = (
     f"{STAMP} [INFO] [timer.py:264:stop] epoch=0/micro_step={{s}}/global_step={{s}}, "
     "RunningAvgSamplesPerSec=1224.88, CurrSamplesPerSec=1224.50, MemAllocated=30.1GB, "
@@ -97,10 +97,18 @@ def _warm_page_cache(path: Path) -> None:
             pass
 
 
-def _timed(command: list[str]) -> tuple[float, str]:
+def _timed(command: list[str], cwd: str | None = None) -> tuple[float, str, float]:
+    """Seconds, stdout and peak RSS (MB, its largest process: ``wait4`` reports the
+    child's, which counts its own children's) of one run."""
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    return time.perf_counter() - start, done.stdout
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, cwd=cwd)
+    assert child.stdout is not None
+    out = child.stdout.read()
+    child.stdout.close()
+    _pid, status, usage = os.wait4(child.pid, 0)  # reaped here: Popen must not wait again
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - start, out, usage.ru_maxrss / 1024
 
 
 def python_loop_seconds(path: Path, pattern: str) -> tuple[float, int]:
@@ -121,6 +129,8 @@ def main() -> None:
     parser.add_argument("--path", default="/tmp/denpex_bench_1gb.log")
     parser.add_argument("--generic", type=float, default=0.0,
                         help="share of metric lines in formats without a family parser")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--baseline", help="another interpreter whose denpex runs beside")
     args = parser.parse_args()
     path = Path(args.path)
     if not path.exists() or path.stat().st_size < args.size_mb * 900_000:
@@ -129,30 +139,48 @@ def main() -> None:
     size_mb = path.stat().st_size / 1e6
     pattern = "|".join(re.escape(k.decode()) for k in KEYWORDS)
     _warm_page_cache(path)  # every reader below then reads from memory, the first one too
-    grep = ["grep", "-cE", pattern, str(path)]
-    doctor = [sys.executable, "-m", "denpex_callbacks.cli", "diagnose", "--format", "text"]
-    grep_times, doctor_times = [], []
-    for _ in range(ROUNDS):  # grep and the doctor side by side, the median of each
-        grep_s, grep_out = _timed(grep)
-        doctor_s, doctor_out = _timed([*doctor, str(path)])
-        grep_times.append(grep_s)
-        doctor_times.append(doctor_s)
-    grep_s, doctor_s = statistics.median(grep_times), statistics.median(doctor_times)
+    doctor = ["-m", "denpex_callbacks.cli", "diagnose", "--format", "text"]
+    variants: dict[str, tuple[list[str], str | None]] = {
+        "grep": (["grep", "-cE", pattern, str(path)], None),
+        "denpex": ([sys.executable, *doctor, str(path)], None),
+    }
+    if args.baseline:  # run outside this checkout, so that it imports its own denpex
+        variants["baseline"] = ([args.baseline, *doctor, str(path)], "/")
+    names = list(variants)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    rss: dict[str, float] = dict.fromkeys(names, 0.0)
+    outputs: dict[str, str] = {}
+    load_before = os.getloadavg()
+    for round_ in range(args.rounds):  # rotated: round r starts with variant r mod n
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+            seconds, out, peak = _timed(*variants[name])
+            times[name].append(seconds)
+            rss[name] = max(rss[name], peak)
+            outputs[name] = out
+    load_after = os.getloadavg()
+    median = {name: statistics.median(samples) for name, samples in times.items()}
+    median["one"], _out, rss["one"] = _timed(
+        [sys.executable, *doctor, "--workers", "0", str(path)])  # once: informative
     loop_s, loop_matches = python_loop_seconds(path, pattern)
-    one_s, _ = _timed([*doctor, "--workers", "0", str(path)])
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the biggest process
+    grep_s, doctor_s = median["grep"], median["denpex"]
     print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs, generic metric lines: "
-          f"{args.generic:.0%}")
-    print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {grep_out.strip()} lines match)")
+          f"{args.generic:.0%}, {args.rounds} rotated rounds")
+    print(f"load:   {load_before[0]:.2f} before, {load_after[0]:.2f} after (1-minute)")
+    print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {outputs['grep'].strip()} "
+          "lines match)")
     print(f"python: {size_mb / loop_s:8.1f} MB/s  ({loop_s:.1f} s, per-line regex loop, "
           f"{loop_matches} lines match)")
-    print(f"denpex --workers 0: {size_mb / one_s:8.1f} MB/s  ({one_s:.1f} s, one process)")
+    print(f"denpex --workers 0: {size_mb / median['one']:8.1f} MB/s  ({median['one']:.1f} s, "
+          f"one process, peak RSS {rss['one']:.0f} MB)")
+    if "baseline" in median:
+        print(f"baseline: {size_mb / median['baseline']:8.1f} MB/s  "
+              f"({median['baseline']:.1f} s, {args.baseline}, peak RSS {rss['baseline']:.0f} MB)")
     print(f"denpex: {size_mb / doctor_s:8.1f} MB/s  ({doctor_s:.1f} s, "
           f"{doctor_s / grep_s:.1f}x grep's time, "
           f"{100 * grep_s / doctor_s:.0f}% of grep's speed, "
           f"{loop_s / doctor_s:.1f}x the Python loop's)")
-    print(f"denpex peak RSS: {peak_kb / 1024:.0f} MB (its largest process)")
-    print("denpex verdict: " + (doctor_out.splitlines() or ["(none)"])[0])
+    print(f"denpex peak RSS: {rss['denpex']:.0f} MB (its largest process)")
+    print("denpex verdict: " + (outputs["denpex"].splitlines() or ["(none)"])[0])
 
 
 if __name__ == "__main__":

@@ -97,7 +97,20 @@ def _log_line(logs: dict[str, Any], what: str) -> str:
                f"{logs['python_loop_mb_s']:.0f} MB/s" if "times_python_loop" in logs else "")
             + (f"; {logs['denpex_one_process_mb_s']:.0f} MB/s with `--workers 0`"
                if "denpex_one_process_mb_s" in logs else "")
-            + f"), peak RSS {logs.get('denpex_peak_rss_mb', 0):.0f} MB.")
+            + f"), peak RSS {logs.get('denpex_peak_rss_mb', 0):.0f} MB."
+            + "".join(f" {_size_line(row)}" for row in logs.get("sizes", [])
+                      if row.get("size_mb") != logs.get("size_mb")))
+
+
+def _size_line(row: dict[str, Any]) -> str:
+    """One smaller size of the same log: speed, peak RSS, and the baseline's beside it."""
+    text = (f"At {row.get('file_mb') or row['size_mb']:.0f} MB: {row.get('denpex_mb_s') or 0:.0f}"
+            f" MB/s ({100 * (row.get('share_of_grep') or 0):.0f}% of grep), peak RSS "
+            f"{row.get('denpex_peak_rss_mb') or 0:.0f} MB")
+    if row.get("baseline_mb_s"):
+        text += (f"; the baseline beside it {row['baseline_mb_s']:.0f} MB/s, peak RSS "
+                 f"{row.get('baseline_peak_rss_mb') or 0:.0f} MB")
+    return text + "."
 
 
 def latest(kind: str, folder: Path = RESULTS) -> Path | None:

@@ -50,6 +50,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, help="rotated rounds (default 7)")
     parser.add_argument("--observations", type=int, help="core stream length (default 100000)")
     parser.add_argument("--log-size-mb", type=int, help="log doctor file size (default 1024)")
+    parser.add_argument("--log-sizes", default="100,300",
+                        help="smaller log sizes in MB, run too: peak RSS flat in file size")
+    parser.add_argument("--baseline",
+                        help="another checkout's Python: its denpex read the smallest logs "
+                             "beside this one (before/after)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results JSON")
     parser.add_argument("--no-readme", action="store_true",
@@ -69,6 +74,8 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "observations": args.observations or (2_000 if quick else 100_000),
         "core_rounds": 1 if quick else 5,
         "log_size_mb": args.log_size_mb or (1 if quick else 1024),
+        "log_sizes_mb": [] if quick else [int(x) for x in args.log_sizes.split(",") if x],
+        "log_rounds": 1 if quick else 3,
         "torch_threads": args.threads,
     }
 
@@ -107,9 +114,11 @@ def main(argv: list[str] | None = None) -> Path:
             only=[f for f in args.frameworks.split(",") if f] or None,
         )
     if "logs" in parts:
-        results["log_doctor"] = log_doctor_run.run(conf["log_size_mb"])
+        sizes = sorted({*conf["log_sizes_mb"], conf["log_size_mb"]})
         # the second log: 30% of the lines are metric lines only the generic reader knows
-        results["log_doctor_generic"] = log_doctor_run.run(conf["log_size_mb"], generic=0.3)
+        for key, generic in (("log_doctor", 0.0), ("log_doctor_generic", 0.3)):
+            results[key] = log_doctor_run.run_sizes(sizes, generic, rounds=conf["log_rounds"],
+                                                    baseline=args.baseline)
     results["load_average_after"] = machine()["load_average"]
     notes = [n for n in (load_note(results["machine"]["load_average"], results["machine"]["cpus"]),
                          load_note(results["load_average_after"], results["machine"]["cpus"]))

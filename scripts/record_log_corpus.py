@@ -93,10 +93,9 @@ CASES = (
          faults=(("AMP006", 14),),
          note="the NaN is iteration 15's: ignite's bar prints a new postfix before it advances "
               "its counter, so 'loss=nan' first shows beside [14/20]"),
-    Case("skorch", "skorch_run", "healthy", "healthy NeuralNetRegressor, 8 epochs",
-         known_gap=True),
+    Case("skorch", "skorch_run", "healthy", "healthy NeuralNetRegressor, 8 epochs"),
     Case("skorch", "skorch_run", "high_lr", "LRScheduler: lr x1000 from epoch 4: NaN there",
-         faults=(("AMP006", 4),), known_gap=True),
+         faults=(("AMP006", 4),)),
     Case("paddlepaddle", "paddle_run", "hapi_healthy", "healthy paddle.Model.fit, 2 epochs"),
     Case("paddlepaddle", "paddle_run", "hapi_nan_data",
          "NaN labels from batch 13 of epoch 1: the loss logged at batch 16 is NaN",

@@ -182,12 +182,14 @@ class _Session:
 
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
         """The events read from one line (or record)."""
+        if not events:
+            return
+        families, assembler = self.result.families, self.assembler
         for event in events:
-            self.result.families[event.family] += 1
+            families[event.family] += 1
             self._judge(event.rank or 0).event(event, line, text)
-            self.assembler.feed(event, line, text)
-        if events:
-            self.result.reading.add_line({(e.family, e.kind) for e in events})
+            assembler.feed(event, line, text)
+        self.result.reading.add_line({(e.family, e.kind) for e in events})
 
     def _judge(self, rank: int) -> ExcerptJudge:
         judge = self.judges.get(rank)
@@ -232,14 +234,20 @@ class _Session:
             monitor.advance(steps, skipped)
 
     def _observe(self, obs: Observation) -> None:
-        if obs.line is not None and (obs.was_skipped or obs.loss is not None
-                                     or obs.scale is not None):
+        skipped, scale = obs.was_skipped, obs.scale
+        if obs.line is not None and (skipped or obs.loss is not None or scale is not None):
             self.recent_lines.append((obs.step, obs.line, obs.loss is not None
-                                      and not obs.was_skipped and obs.scale is None))
+                                      and not skipped and scale is None))
         self.result.timeline.add(obs)
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
-        for rank in ranks or [obs.rank]:
+        if not ranks:  # the common case, without building a list per step
+            self._judge(obs.rank).observation(obs)
+            monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)
+            self._learned(monitor)
+            monitor.observe(obs)
+            return
+        for rank in ranks:
             seen = obs if rank == obs.rank else replace(obs, rank=rank)
             self._judge(rank).observation(seen)
             monitor = self._ensure(rank)

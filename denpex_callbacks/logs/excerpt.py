@@ -89,21 +89,21 @@ class ExcerptJudge:
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
-        point = _Point(obs.step, obs.line, obs.text)
         skipped = obs.was_skipped
         if skipped:
-            self._overflow(obs, point)
+            self._overflow(obs, _Point(obs.step, obs.line, obs.text))
         elif skipped is False:
             self.streak = 0
         if obs.scale is not None:
             self.last_scale = obs.scale
-        if obs.loss is not None and math.isfinite(obs.loss):
-            if obs.loss == 0.0:
+        loss = obs.loss
+        if loss is not None and math.isfinite(loss):
+            if loss == 0.0:
                 if self.zeros == 0:
-                    self.zero_start = point
+                    self.zero_start = _Point(obs.step, obs.line, obs.text)
                 self.zeros += 1
             else:
-                self.last_nonzero_loss, self.zeros = obs.loss, 0
+                self.last_nonzero_loss, self.zeros = loss, 0
 
     def gap(self, first: int, steps: int, skipped: int = 0) -> None:
         """Steps ``first``.. the log did not show, ``skipped`` of them skipped: an overflow

@@ -8,11 +8,10 @@ most training loops print: ``k=v``, ``k: v``, ``k : v``, ``k v``, ``'k': v``, JS
 value rows (YOLO). Keys go through :mod:`~denpex_callbacks.logs.lexicon`; every non-finite
 spelling is read (``nan -nan NaN NAN nan.0 inf -inf Infinity 1.#INF``).
 
-How a value finds its key: every number on the line is located with one regex; the text
-between it and the previous number, stripped of separators (``= : ' " [ (``), must end in a
-key, of which the longest run of up to five words that the lexicon knows is taken. A key of
-several space-separated words counts only when the lexicon knows it as a whole (``lm loss``,
-``Train Loss``, ``number of skipped iterations``): prose before a value is not a key.
+The pairs of one line are found by :mod:`~denpex_callbacks.logs.metric_pairs`; lines of a
+template met before are read by its plan (:mod:`~denpex_callbacks.logs.metric_templates`).
+This module keeps what spans lines (a header row over value rows, a key wrapped onto the next
+line) and turns pairs into events.
 
 Precedence: a family parser that claims a line wins it (they know the event sentences and
 their own fields better); this reader sees only lines no family claimed, so the two never
@@ -21,28 +20,32 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.metric_pairs import (
+    VALUE,
+    MetricLine,
+    as_step,
+    classify,
+    collect,
+    find_claims,
+    notation,
+    read_pairs,
+    to_value,
+    written_as,
+)
+from denpex_callbacks.logs.metric_templates import Claim, Templates
+
+__all__ = ["FAMILY", "HEADER_REACH", "MetricEvent", "MetricLine", "MetricReader", "classify",
+           "collect", "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
+           "starts_with_value", "to_value"]
 
 FAMILY = "generic"
-# Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
-# otherwise its ``1`` would be read as a number.
-# The lookahead names every first character a value can have (İ and ı: case-insensitive
-# "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
-_VALUE = re.compile(
-    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
-    r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
-)
-_SEPARATORS = " \t=:'\"[(#>-"
-_KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
-_TENSOR = re.compile(r"tensor\($")
-_MODE = re.compile(r"\((?:train|training)\)$")
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``.
 _EPOCH_ITER = re.compile(
@@ -60,9 +63,8 @@ _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
-_STARTS_WITH_VALUE = re.compile(r"\s*" + _VALUE.pattern)
+_STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"\S+")
-_MAX_KEY_WORDS = 5
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
@@ -70,131 +72,17 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step.
 _SUMMARY = ("_runtime", "train_samples_per_second")
-_COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 HEADER_REACH = 200  # value rows are read this many lines after their header row
 
 
-@dataclass
-class MetricLine:
-    """What one line holds, by role (values of the first key seen for each role)."""
-
-    values: dict[str, float] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)
-    components: list[tuple[str, float]] = field(default_factory=list)
-    first_prefix: str | None = None  # the text before the first value claimed
+def _not_training(text: str) -> bool:
+    """A line about evaluation, or a run's closing summary: no training step's values."""
+    return _EVAL_CONTEXT.search(text) is not None or any(marker in text for marker in _SUMMARY)
 
 
-def classify(prefix: str) -> tuple[str, str] | None:
-    """The (role, key) that ends ``prefix``, the text just before a value.
-
-    Example:
-        >>> classify("iter 120: time 3ms, Train Loss "), classify("reducing to ")
-        (('loss', 'Train Loss'), None)
-    """
-    found = _claim(prefix)
-    return None if found is None else (found[0], found[1])
-
-
-def notation(prefix: str, line: str) -> str:
-    """How a line writes its pairs, from the separator before one value.
-
-    Example:
-        >>> notation("{'loss': ", "{'loss': nan}"), notation("| Loss ", "| Loss nan |")
-        ("'key': value", '| key value | cells')
-    """
-    found = _claim(prefix)
-    separator = found[2] if found else ""
-    if "'" in separator or '"' in separator:
-        return "'key': value"
-    if "|" in line:
-        return "| key value | cells"
-    if "=" in separator:
-        return "key=value"
-    if ":" in separator:
-        return "key: value"
-    return "key value"
-
-
-@functools.lru_cache(maxsize=8192)
-def _claim(prefix: str) -> tuple[str, str, str] | None:
-    """(role, key, separator) ending ``prefix``. Cached: the text between two numbers of a
-    log's lines repeats (", loss: ") while the numbers change."""
-    stripped = prefix.rstrip(_SEPARATORS)
-    if len(stripped) == len(prefix):
-        return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
-    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
-        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
-    stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
-    found = _KEY_TAIL.search(stripped[-80:])
-    if found is None:
-        return None
-    tokens = found.group(0).split()
-    for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
-        key = " ".join(tokens[-size:])
-        kind = lexicon.role(key)
-        if kind is None and lexicon.is_evaluation(key):
-            return None  # "val_lm loss": its last word is no training loss either
-        if kind is None or (size > 1 and kind == lexicon.COMPONENT):
-            continue
-        return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
-    return None
-
-
-def read_pairs(text: str) -> MetricLine:
-    """Every (role, value) a line holds in any notation.
-
-    Example:
-        >>> m = read_pairs("Epoch(train) [3][50/500]  lr: 1.0e-04, loss_cls: 0.0, "
-        ...                "loss: nan, grad_norm: inf")
-        >>> m.values["loss"], m.values["lr"], m.values["grad_norm"], m.components
-        (nan, 0.0001, inf, [('loss_cls', 0.0)])
-    """
-    out = MetricLine()
-    previous = 0
-    for found in _VALUE.finditer(text):
-        start = found.start()
-        claimed = classify(text[previous:start])
-        previous = found.end()
-        if claimed is None:
-            continue
-        kind, key = claimed
-        if out.first_prefix is None:
-            out.first_prefix = text[max(start - 80, 0):start]
-        value = to_value(found.group(0))
-        if kind == lexicon.COMPONENT:
-            out.components.append((key, value))
-        elif kind in _COUNTERS and _as_step(value) is None:
-            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
-        elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
-            out.values[kind] = value
-            out.keys[kind] = key
-    return out
-
-
-def _prefer(kind: str, key: str, held: str) -> bool:
-    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line;
-    any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its end)."""
-    if kind == lexicon.STEP:
-        return lexicon.words(held) == ("update",)
-    return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \
-        and lexicon.words(held) != ("loss",)
-
-
-def to_value(text: str) -> float:
-    """A number in any spelling a log holds.
-
-    Example:
-        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3")]
-        [nan, nan, inf, -inf, 0.001]
-    """
-    lowered = text.lower()
-    if "#" in lowered:
-        if "inf" in lowered:
-            return -math.inf if lowered.startswith("-") else math.inf
-        return math.nan
-    if "nan" in lowered:
-        return math.nan
-    return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
+def _learn(text: str) -> tuple[bool, list[Claim], list[tuple[int, int]]]:
+    """The slow path's decisions on one line, for a template's plan."""
+    return (_not_training(text), *find_claims(text))
 
 
 class MetricReader:
@@ -211,20 +99,46 @@ class MetricReader:
         [(nan, '3/100')]
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, templates: bool = True) -> None:
         self.header: tuple[int, list[str]] | None = None
-        self.notations: dict[str, int] = {}
-        self.keys_seen: dict[str, int] = {}
+        # Lines read per (notation, keys): one count per line; the totals per notation and
+        # per key are summed when asked for (a big log reads millions of lines).
+        self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # The fast path (off: every line by the slow path, for tests that compare the two).
+        self.templates = Templates(_learn) if templates else None
+
+    @property
+    def notations(self) -> dict[str, int]:
+        """Lines read per notation."""
+        out: dict[str, int] = {}
+        for (written, _keys), count in self._read_as.items():
+            out[written] = out.get(written, 0) + count
+        return out
+
+    @property
+    def keys_seen(self) -> dict[str, int]:
+        """Lines read per key."""
+        out: dict[str, int] = {}
+        for (_written, keys), count in self._read_as.items():
+            for key in keys:
+                out[key] = out.get(key, 0) + count
+        return out
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
-        if _EVAL_CONTEXT.search(text) or any(marker in text for marker in _SUMMARY):
+        plan = self.templates.plan(text) if self.templates is not None else None
+        if plan is None:
+            if _not_training(text):
+                return []
+            metrics = read_pairs(text)
+        elif plan.skip:
             return []
-        metrics = read_pairs(text)
+        else:
+            metrics = collect(plan.claims, text)
         if metrics.values or metrics.components:
-            written = notation(metrics.first_prefix or "", text)
+            written = written_as(metrics.separator or "", text)
             return self._events(text, metrics, written, counters=True, line=line)
         if self._header_row(text, line):
             return []
@@ -243,8 +157,7 @@ class MetricReader:
             loss = math.fsum(v for _k, v in metrics.components) if all(
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
-        step = _as_step(values.get(lexicon.STEP))
-        epoch_text = None
+        step = as_step(values.get(lexicon.STEP))
         if step is None and "Epoch" in text:
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups())
@@ -259,13 +172,14 @@ class MetricReader:
             step = int(found.group(1))
         scale = values.get(lexicon.SCALE)
         grad_norm = values.get(lexicon.GRAD_NORM)
-        skipped = _as_step(values.get(lexicon.SKIPPED))
-        # A bare "skipped" may count batches, images or files a loop skipped: it still
-        # numbers the step, but it is no count of skipped optimizer steps.
-        counted = skipped if lexicon.words(metrics.keys.get(lexicon.SKIPPED, "")) != (
-            "skipped",) else None
-        if "epoch_text" in metrics.keys:
-            epoch_text = metrics.keys["epoch_text"]
+        skipped = counted = None
+        if lexicon.SKIPPED in values:
+            skipped = as_step(values[lexicon.SKIPPED])
+            # A bare "skipped" may count batches, images or files a loop skipped: it still
+            # numbers the step, but it is no count of skipped optimizer steps.
+            if lexicon.words(metrics.keys[lexicon.SKIPPED]) != ("skipped",):
+                counted = skipped
+        epoch_text = metrics.keys.get("epoch_text")
         measured = loss is not None or grad_norm is not None
         # A lone scale is read only when it is not 0: configuration dumps print
         # ``loss_scale 0`` for DeepSpeed's "dynamic", which is not a scale of 0.
@@ -274,11 +188,12 @@ class MetricReader:
             scale = None
         if not measured and scale is None and skipped is None:
             return []
-        keys = tuple(metrics.keys[k] for k in metrics.keys if k != "epoch_text") + tuple(
-            k for k, _v in metrics.components)
-        self.notations[written] = self.notations.get(written, 0) + 1
-        for key in keys:
-            self.keys_seen[key] = self.keys_seen.get(key, 0) + 1
+        keys = tuple(metrics.keys.values()) if epoch_text is None else tuple(
+            key for kind, key in metrics.keys.items() if kind != "epoch_text")
+        if metrics.components:
+            keys += tuple(key for key, _v in metrics.components)
+        read_as = (written, keys)
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
@@ -288,6 +203,17 @@ class MetricReader:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
         return out
+
+    def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
+        """The metric events of a line read only as a value row under the last header row
+        (a line the reader hands over because it follows a header row, though it holds no
+        keyword: a YOLO table's rows of finite values)."""
+        if _not_training(text):
+            return []
+        row = self._value_row(text, line)
+        if row is None:
+            return []
+        return self._events(text, row, "header row over value rows", counters=False)
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
@@ -299,12 +225,11 @@ class MetricReader:
 
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""
-        cells = _HEADER_CELL.findall(text)
-        known = sum(1 for cell in cells if lexicon.role(cell) is not None)
-        if known >= 2 and not _VALUE.search(text):
-            self.header = (line, cells)
-            return True
-        return False
+        cells = header_cells(text)
+        if cells is None:
+            return False
+        self.header = (line, cells)
+        return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
@@ -322,7 +247,9 @@ class MetricReader:
                 out.keys["epoch_text"] = cell
                 numeric += 1
                 continue
-            if not _VALUE.fullmatch(cell):
+            if kind == lexicon.EPOCH and not VALUE.fullmatch(cell):
+                return None  # not a row of this table ("all" opens a validation row)
+            if not VALUE.fullmatch(cell):
                 continue
             numeric += 1
             value = to_value(cell)
@@ -334,6 +261,23 @@ class MetricReader:
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
         return out
+
+
+def header_cells(text: str) -> list[str] | None:
+    """The column names of a header row (two or more cells the lexicon knows, no number on
+    the line), or None.
+
+    Example:
+        >>> header_cells("      Epoch    GPU_mem   box_loss   cls_loss  Instances       Size")
+        ['Epoch', 'GPU_mem', 'box_loss', 'cls_loss', 'Instances', 'Size']
+        >>> header_cells("loss 0.5 lr 0.1") is None
+        True
+    """
+    cells = _HEADER_CELL.findall(text)
+    known = sum(1 for cell in cells if lexicon.role(cell) is not None)
+    if known >= 2 and not VALUE.search(text):
+        return cells
+    return None
 
 
 def dangling_key(text: str) -> bool:
@@ -358,15 +302,14 @@ def starts_with_value(text: str) -> bool:
     return _STARTS_WITH_VALUE.match(text) is not None
 
 
-def _as_step(value: float | None) -> int | None:
-    if value is None or not math.isfinite(value) or value < 0 or value != int(value):
-        return None
-    return int(value)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MetricEvent(LogEvent):
     """A :class:`LogEvent` from the generic reader, with the keys it was read from."""
 
     keys: tuple[str, ...] = ()
     epoch_text: str | None = None
+
+    def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
+                 epoch_text: str | None = None, **fields: Any) -> None:
+        super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
+        vars(self).update(keys=keys, epoch_text=epoch_text)

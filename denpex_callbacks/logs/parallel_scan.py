@@ -7,7 +7,9 @@ hand back the candidate lines with span-relative numbers, and this process renum
 parses them in order, scanning and parsing at the same time. Results are the same as the
 one-process scan of :func:`~denpex_callbacks.logs.reader.candidate_lines` (the tests compare
 them), except that a line of ``MAX_LINE`` (4 MiB) or more may be cut into different pieces
-(and counted as a long line or not) depending on where its scan's chunks begin.
+(and counted as a long line or not) depending on where its scan's chunks begin, and that the
+rows after a header row (handed over without a keyword, see ``reader.ValueRowLine``) stop at
+the end of the header's span.
 
 Only plain files of at least ``PARALLEL_MIN_BYTES`` on a machine with more than one CPU take
 this path; stdin, ``.gz`` and small files are scanned in this process. So is a dense log, where

@@ -28,6 +28,7 @@ from denpex_callbacks.logs import (
 from denpex_callbacks.logs.events import FLAG, LogEvent
 from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
 from denpex_callbacks.logs.paste import strip_paste
+from denpex_callbacks.logs.reader import ValueRowLine
 
 # Order matters only when two families could claim one segment: errors first.
 FAMILIES: tuple[ModuleType, ...] = (
@@ -104,6 +105,8 @@ class LineParser:
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
+        if isinstance(text, ValueRowLine):
+            return self._value_rows(text, line)
         text = strip_paste(text)
         if self._wrapped is not None:
             wrapped_line, head = self._wrapped
@@ -125,6 +128,19 @@ class LineParser:
         if not out and self.generic is not None and dangling_key(segments[-1]):
             self._wrapped = (line, segments[-1])
         return out
+
+    def _value_rows(self, text: str, line: int) -> list[LogEvent]:
+        """A line that holds no keyword but follows a header row: read only as value rows
+        under it (each carriage-return segment: a progress bar rewrites its row)."""
+        if self.generic is None:
+            return []
+        text = strip_paste(text)
+        rank = line_rank(text)
+        out: list[LogEvent] = []
+        for segment in text.split("\r"):
+            if segment.strip():
+                out.extend(self.generic.read_value_row(segment, line))
+        return [_with_rank(e, rank) for e in out] if rank is not None else out
 
     def _segment(self, segment: str, line: int) -> list[LogEvent]:
         for family in self.families:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable, Generator, Iterator
@@ -18,11 +19,13 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts
+from denpex_callbacks.logs.metric_reader import HEADER_REACH, header_cells
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
+_DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told by one digit
 
 
 class Readable(Protocol):
@@ -31,6 +34,21 @@ class Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes:
         """Up to ``size`` bytes; ``b""`` at the end."""
         ...
+
+
+class ValueRowLine(str):
+    """A line handed over because it follows a header row (``Epoch GPU_mem box_loss ...``)
+    within ``HEADER_REACH`` lines, though it holds no keyword: it is read only as a row of
+    values under that header (a YOLO table's rows of finite values hold no keyword)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class _Following:
+    """Up to which line every line is handed over (after a header row), across chunks."""
+
+    until: int = 0
 
 
 class InputError(Exception):
@@ -95,7 +113,8 @@ def candidate_lines(
     *,
     check_binary: bool = True,
 ) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for every line holding one of ``keywords``.
+    """Yield ``(line_number, text)`` for every line holding one of ``keywords``, and for
+    the lines within ``HEADER_REACH`` after a header row (as :class:`ValueRowLine`).
 
     Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
     keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
@@ -107,6 +126,7 @@ def candidate_lines(
     """
     carry = b""
     line_no = 1  # number of the line that starts at offset 0 of ``buffer``
+    following = _Following()
     first = True
     broken = False
     while True:
@@ -120,7 +140,7 @@ def candidate_lines(
             progress(stats.bytes_read)
         if not block:
             if carry:
-                yield from _scan(carry, len(carry), line_no, keywords, stats)
+                yield from _scan(carry, len(carry), line_no, keywords, stats, following)
             return
         buffer = carry + block if carry else block
         cut = buffer.rfind(b"\n") + 1
@@ -129,10 +149,11 @@ def candidate_lines(
                 carry = buffer
                 continue
             stats.long_lines += 1
-            yield from _scan(buffer, len(buffer), line_no, keywords, stats)
+            yield from _scan(buffer, len(buffer), line_no, keywords, stats, following)
             carry = b""
             continue
-        newlines = yield from _scan(buffer, cut, line_no, keywords, stats)
+        newlines = yield from _scan(buffer, cut, line_no, keywords, stats,
+                                   following)
         carry = buffer[cut:]
         stats.lines += newlines
         line_no += newlines
@@ -171,27 +192,51 @@ def _read_block(stream: Readable, stats: ReadStats) -> tuple[bytes, bool]:
 
 
 def _scan(
-    buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats
+    buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats,
+    following: _Following,
 ) -> Generator[tuple[int, str], None, int]:
-    """Yield the candidate lines of ``buffer[:stop]``; return its number of newlines.
+    """Yield the candidate lines of ``buffer[:stop]`` (and the lines after a header row);
+    return its number of newlines.
 
     Works on offsets (no slice of the chunk is copied) and counts newlines in one pass.
     """
     counted_to, number = 0, line_no
+    resume, resume_number = 0, line_no  # the line after the last one handed over
     for start in line_starts(buffer, stop, keywords):
+        if following.until >= resume_number and resume < start:
+            yield from _value_rows(buffer, resume, start, resume_number, following.until, stats)
         number += buffer.count(b"\n", counted_to, start)
         counted_to = start
         end = buffer.find(b"\n", start, stop)
         end = stop if end < 0 else end
+        resume, resume_number = end + 1, number + 1
         if end - start <= MAX_TEXT:
-            yield number, _decode(buffer[start:end], stats)
+            text = _decode(buffer[start:end], stats)
+            yield number, text
+            if _DIGIT.search(text) is None and header_cells(text) is not None:
+                following.until = number + HEADER_REACH
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
         for piece in buffer[start:end].split(b"\r"):
             if any(keyword in piece for keyword in keywords):
                 yield number, _decode(piece[:MAX_TEXT], stats)
+    if following.until >= resume_number and resume < stop:
+        yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _value_rows(buffer: bytes, position: int, stop: int, number: int, until: int,
+                stats: ReadStats) -> Iterator[tuple[int, str]]:
+    """The lines from ``position`` (line ``number``) up to ``stop`` or line ``until``."""
+    while position < stop and number <= until:
+        end = buffer.find(b"\n", position, stop)
+        end = stop if end < 0 else end
+        raw = buffer[position:end]
+        pieces = [raw] if len(raw) <= MAX_TEXT else raw.split(b"\r")
+        for piece in pieces:
+            yield number, ValueRowLine(_decode(piece[:MAX_TEXT], stats))
+        position, number = end + 1, number + 1
 
 
 def _decode(raw: bytes, stats: ReadStats) -> str:

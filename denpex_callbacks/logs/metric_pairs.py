@@ -1,0 +1,216 @@
+"""The (key, value) pairs of one line, in any common notation: the generic reader's core.
+
+How a value finds its key: every number on the line is located with one regex (``VALUE``);
+the text between it and the previous number, stripped of separators (``= : ' " [ (``), must
+end in a key, of which the longest run of up to five words that the lexicon knows is taken. A
+key of several space-separated words counts only when the lexicon knows it as a whole (``lm
+loss``, ``Train Loss``, ``number of skipped iterations``): prose before a value is not a key.
+Keys go through :mod:`~denpex_callbacks.logs.lexicon`, the one place that names them; every
+non-finite spelling is read (``nan -nan NaN NAN nan.0 inf -inf Infinity 1.#INF``).
+
+:func:`find_claims` is the slow path (the regex over the line, a lexicon look-up per key);
+:func:`collect` reads the values at the claims' places, for the slow path and for the plans
+of :mod:`~denpex_callbacks.logs.metric_templates` alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass, field
+
+from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.metric_templates import Claim
+
+# Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
+# otherwise its ``1`` would be read as a number.
+# The lookahead names every first character a value can have (İ and ı: case-insensitive
+# "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
+VALUE = re.compile(
+    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
+    r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
+    r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
+)
+_SEPARATORS = " \t=:'\"[(#>-"
+_KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
+_TENSOR = re.compile(r"tensor\($")
+_MODE = re.compile(r"\((?:train|training)\)$")
+_MAX_KEY_WORDS = 5
+_COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
+
+
+@dataclass
+class MetricLine:
+    """What one line holds, by role (values of the first key seen for each role)."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    components: list[tuple[str, float]] = field(default_factory=list)
+    separator: str | None = None  # the separator before the first value claimed
+
+
+
+def classify(prefix: str) -> tuple[str, str] | None:
+    """The (role, key) that ends ``prefix``, the text just before a value.
+
+    Example:
+        >>> classify("iter 120: time 3ms, Train Loss "), classify("reducing to ")
+        (('loss', 'Train Loss'), None)
+    """
+    found = _claim(prefix)
+    return None if found is None else (found[0], found[1])
+
+
+def notation(prefix: str, line: str) -> str:
+    """How a line writes its pairs, from the separator before one value.
+
+    Example:
+        >>> notation("{'loss': ", "{'loss': nan}"), notation("| Loss ", "| Loss nan |")
+        ("'key': value", '| key value | cells')
+    """
+    found = _claim(prefix)
+    return written_as(found[2] if found else "", line)
+
+
+def written_as(separator: str, line: str) -> str:
+    """How a line writes its pairs, from the separator before its first value.
+
+    Example:
+        >>> written_as(": ", "loss: nan"), written_as(" ", "| Loss nan |")
+        ('key: value', '| key value | cells')
+    """
+    if "'" in separator or '"' in separator:
+        return "'key': value"
+    if "|" in line:
+        return "| key value | cells"
+    if "=" in separator:
+        return "key=value"
+    if ":" in separator:
+        return "key: value"
+    return "key value"
+
+
+@functools.lru_cache(maxsize=8192)
+def _claim(prefix: str) -> tuple[str, str, str] | None:
+    """(role, key, separator) ending ``prefix``. Cached: the text between two numbers of a
+    log's lines repeats (", loss: ") while the numbers change."""
+    stripped = prefix.rstrip(_SEPARATORS)
+    if len(stripped) == len(prefix):
+        return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
+    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
+        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
+    stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
+    found = _KEY_TAIL.search(stripped[-80:])
+    if found is None:
+        return None
+    tokens = found.group(0).split()
+    for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
+        key = " ".join(tokens[-size:])
+        kind = lexicon.role(key)
+        if kind is None and lexicon.is_evaluation(key):
+            return None  # "val_lm loss": its last word is no training loss either
+        if kind is None or (size > 1 and kind == lexicon.COMPONENT):
+            continue
+        return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
+    return None
+
+
+def read_pairs(text: str) -> MetricLine:
+    """Every (role, value) a line holds in any notation.
+
+    Example:
+        >>> m = read_pairs("Epoch(train) [3][50/500]  lr: 1.0e-04, loss_cls: 0.0, "
+        ...                "loss: nan, grad_norm: inf")
+        >>> m.values["loss"], m.values["lr"], m.values["grad_norm"], m.components
+        (nan, 0.0001, inf, [('loss_cls', 0.0)])
+    """
+    return collect(find_claims(text)[0], text)
+
+
+def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
+    """The values that keys claim on a line, and the spans of every value on it (claimed
+    or not): what :func:`collect` reads, and what a template of the line is made of.
+
+    Example:
+        >>> find_claims("iter 12: loss nan, time 3ms")
+        ([(5, 7, 'step', 'iter', ' '), (14, 17, 'loss', 'loss', ' ')], [(5, 7), (14, 17)])
+    """
+    claims: list[Claim] = []
+    spans: list[tuple[int, int]] = []
+    previous = 0
+    for found in VALUE.finditer(text):
+        start, end = found.span()
+        spans.append((start, end))
+        claimed = _claim(text[previous:start])
+        previous = end
+        if claimed is not None:
+            claims.append((start, end, *claimed))
+    return claims, spans
+
+
+def collect(claims: list[Claim], text: str) -> MetricLine:
+    """The values of ``claims`` on ``text``, by role: the first key of each role wins,
+    except where :func:`_prefer` says otherwise; counters that are no step are dropped.
+
+    Example:
+        >>> text = "update: 0.05, num_updates: 7, loss: nan"
+        >>> m = collect(find_claims(text)[0], text)
+        >>> m.values, m.separator
+        ({'step': 7.0, 'loss': nan}, ': ')
+    """
+    out = MetricLine()
+    for start, end, kind, key, separator in claims:
+        if out.separator is None:
+            out.separator = separator
+        spelled = text[start:end]
+        try:  # the common spellings; to_value knows the rest ("nan.0", "1.#INF")
+            value = float(spelled)
+        except ValueError:
+            value = to_value(spelled)
+        if kind == lexicon.COMPONENT:
+            out.components.append((key, value))
+        elif kind in _COUNTERS and as_step(value) is None:
+            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
+        elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
+            out.values[kind] = value
+            out.keys[kind] = key
+    return out
+
+
+def _prefer(kind: str, key: str, held: str) -> bool:
+    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line;
+    any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its end)."""
+    if kind == lexicon.STEP:
+        return lexicon.words(held) == ("update",)
+    return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \
+        and lexicon.words(held) != ("loss",)
+
+
+def to_value(text: str) -> float:
+    """A number in any spelling a log holds.
+
+    Example:
+        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3")]
+        [nan, nan, inf, -inf, 0.001]
+    """
+    lowered = text.lower()
+    if "#" in lowered:
+        if "inf" in lowered:
+            return -math.inf if lowered.startswith("-") else math.inf
+        return math.nan
+    if "nan" in lowered:
+        return math.nan
+    return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
+
+
+def as_step(value: float | None) -> int | None:
+    """A counter's value as a step: a finite, non-negative whole number, else None.
+
+    Example:
+        >>> as_step(120.0), as_step(0.05), as_step(float("nan"))
+        (120, None, None)
+    """
+    if value is None or not math.isfinite(value) or value < 0 or value != int(value):
+        return None
+    return int(value)
