@@ -49,8 +49,10 @@ def step_table(step: dict[str, Any]) -> list[str]:
                              + (f", paired {paired:.3f}x" if paired is not None else "") + ")")
         if "d" in result["variants"]:
             cells[-1] += f"<br>`{result['heavy_option']}`"
-        hook_s = result.get("denpex_hook_s_per_step")
-        cells.append("n/a" if hook_s is None else f"{hook_s * 1e6:.0f} µs/step")
+        hook_s, cpu_s = result.get("denpex_hook_s_per_step"), result.get(
+            "denpex_hook_cpu_s_per_step")
+        cells.append("n/a" if hook_s is None else f"{hook_s * 1e6:.0f} µs/step"
+                     + (f" (CPU {cpu_s * 1e6:.0f} µs)" if cpu_s is not None else ""))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 

@@ -44,6 +44,8 @@ def summarize(
     the median time spent inside denpex's own hook methods per step (where they are watched)."""
     table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
     hooks = [r.hook_s_per_step for r in runs.get(DENPEX, []) if r.hook_s_per_step is not None]
+    cpu = [r.hook_cpu_s_per_step for r in runs.get(DENPEX, [])
+           if r.hook_cpu_s_per_step is not None]
     return {
         "workload": workload.name,
         "parameters": workload.parameters(),
@@ -54,6 +56,7 @@ def summarize(
         "heavy_option": runner.HEAVY_OPTION,
         "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in runs},
         "denpex_hook_s_per_step": statistics.median(hooks) if hooks else None,
+        "denpex_hook_cpu_s_per_step": statistics.median(cpu) if cpu else None,
         "denpex_hooks": runner.WATCHED_HOOKS,
     }
 
@@ -103,6 +106,8 @@ def format_table(results: dict[str, Any]) -> str:
                          f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x"
                          + (f"  (paired {paired:.3f}x)" if paired is not None else ""))
         if result.get("denpex_hook_s_per_step") is not None:
+            cpu = result.get("denpex_hook_cpu_s_per_step")
             lines.append(f"  {name:10}     time inside {result['denpex_hooks']}: "
-                         f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step")
+                         f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step"
+                         + (f" (thread CPU time {cpu * 1e6:.0f} µs)" if cpu is not None else ""))
     return "\n".join(lines)

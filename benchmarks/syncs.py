@@ -3,8 +3,15 @@
 ``torch.cuda.set_sync_debug_mode("warn")`` makes every synchronising CUDA operation (``.item()``,
 ``float(tensor)``, a blocking device-to-host copy...) emit a warning. :class:`SyncCounter`
 counts those warnings over a whole run, and separately while the adapter's own per-step code
-runs (its hook methods, wrapped per instance). Warnings rather than ``"error"``: the adapters
-guard their hooks, so an error would be swallowed and turn monitoring off instead of showing.
+runs (its hook methods, wrapped per instance or per class). Warnings rather than ``"error"``:
+the adapters guard their hooks, so an error would be swallowed and turn monitoring off instead
+of showing.
+
+The same wrappers time the adapter's code, in wall time and in the thread's CPU time (which
+another process on a loaded machine does not inflate). Where the adapter wraps a framework
+method (the GradScaler's methods, ``engine.step``), the framework's own call inside is wrapped
+as *excluded* (:meth:`SyncCounter.exclude`): its time (and any hook of the adapter it calls,
+timed again as the adapter's) is taken out.
 
 Code that records warnings itself (``warnings.catch_warnings(record=True)``) while training runs
 hides them from the counter; the GPU check's control (a naive monitor must add a sync per
@@ -24,6 +31,9 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+_wall_ns = time.perf_counter_ns
+_cpu_ns = time.thread_time_ns
+
 SYNC_MESSAGE = "synchroniz"  # "called a synchronizing CUDA operation"
 
 
@@ -31,7 +41,10 @@ class SyncCounter:
     """Counts synchronising CUDA operations during a run and inside wrapped methods.
 
     The wrapped methods (the adapter's per-step hooks) are also timed: ``hook_seconds`` is the
-    wall time spent inside them, the adapter's own cost without the noise of whole steps.
+    wall time spent inside them, ``hook_cpu_seconds`` the thread's CPU time there: the
+    adapter's own cost without the noise of whole steps. Nested watched calls count once, and
+    calls wrapped by :meth:`exclude` (the framework's own method under an adapter's wrapper)
+    not at all.
 
     Args:
         enabled: Set the sync debug mode (CUDA only); False counts nothing.
@@ -57,8 +70,13 @@ class SyncCounter:
         self.in_hooks = 0
         self.hook_calls = 0
         self.hook_seconds = 0.0
+        self.hook_cpu_seconds = 0.0
         self.sources: collections.Counter[str] = collections.Counter()
         self._hooks: list[str] = []  # the watched methods running now, innermost last
+        # Whose code runs now, innermost last: True the adapter's, False the framework's own
+        # call under an adapter's wrapper. Time is counted while the innermost is True.
+        self._mine: list[bool] = []
+        self._since = (0, 0)  # (wall, cpu) ns when the innermost entry began or resumed
 
     @contextlib.contextmanager
     def counting(self) -> Iterator[SyncCounter]:
@@ -75,7 +93,7 @@ class SyncCounter:
                 # Where: the Python line that called the synchronising operation.
                 self.total += 1
                 where = f"{filename}:{lineno}"
-                if self._hooks:
+                if self._hooks and self._mine and self._mine[-1]:
                     self.in_hooks += 1
                     where = f"{where} (in {self._hooks[-1]})"
                 self.sources[where] += 1
@@ -97,19 +115,71 @@ class SyncCounter:
                 wrapped.append(name)
         return wrapped
 
+    def exclude(self, owner: Any, names: Iterable[str]) -> list[str]:
+        """Wrap ``owner``'s methods ``names`` (instance attributes) as the framework's own
+        work: time inside them is not the adapter's, even when an adapter's wrapper calls them.
+
+        Wrap them *before* the adapter wraps them, so that the adapter's wrapper calls these.
+        """
+        wrapped = []
+        for name in names:
+            method = getattr(owner, name, None)
+            if callable(method):
+                owner.__dict__[name] = self._timed(method, mine=False)
+                wrapped.append(name)
+        return wrapped
+
+    @contextlib.contextmanager
+    def watching_class(self, cls: type, names: Iterable[str]) -> Iterator[None]:
+        """Watch methods ``names`` of every instance of ``cls`` while the block runs (for
+        hooks an adapter registers from objects it builds itself, such as the re-run
+        capture's forward pre-hook). The class is restored afterwards."""
+        saved = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+        for name, function in saved.items():
+            setattr(cls, name, self._counted(function))
+        try:
+            yield
+        finally:
+            for name, function in saved.items():
+                setattr(cls, name, function)
+
     def _counted(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        return self._timed(method, mine=True)
+
+    def _timed(self, method: Callable[..., Any], *, mine: bool) -> Callable[..., Any]:
+        name = getattr(method, "__name__", "hook")
+
         @functools.wraps(method)
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            self.hook_calls += 1
-            self._hooks.append(method.__name__)
-            start = time.perf_counter()
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if mine:
+                self.hook_calls += 1
+                self._hooks.append(name)
+            self._switch(mine)
             try:
                 return method(*args, **kwargs)
             finally:
-                self.hook_seconds += time.perf_counter() - start
-                self._hooks.pop()
+                self._switch(None)
+                if mine:
+                    self._hooks.pop()
 
-        return counted
+        return timed
+
+    def _switch(self, mine: bool | None) -> None:
+        """Enter code of the adapter (True) or of the framework (False), or leave (None).
+
+        The wall clock is read first and last, around the CPU clock (a system call of about
+        a microsecond here): the wall time counted leaves it out.
+        """
+        wall, cpu = _wall_ns(), _cpu_ns()
+        stack = self._mine
+        if stack and stack[-1]:  # the adapter's code ran since the last switch
+            self.hook_seconds += (wall - self._since[0]) * 1e-9
+            self.hook_cpu_seconds += (cpu - self._since[1]) * 1e-9
+        if mine is None:
+            stack.pop()
+        else:
+            stack.append(mine)
+        self._since = (_wall_ns(), cpu)
 
     def _set_mode(self, mode: str) -> None:
         if self.enabled:
@@ -137,19 +207,33 @@ ONCE_PER_RUN = frozenset({
 })
 
 
-def hook_names(callback: Any) -> list[str]:
+def hook_names(callback: Any, own: str | None = None) -> list[str]:
     """The per-step hook methods of a callback (``on_*`` and ``step``, once-per-run excluded).
 
+    Args:
+        callback: The callback.
+        own: Only the methods defined in modules whose name starts with this (the adapter's
+            own code, not the no-op hooks it inherits from the framework's base class).
+
     Example:
-        >>> class Callback:
+        >>> class Base:
+        ...     def on_step_begin(self): ...
+        >>> class Callback(Base):
         ...     def on_step_end(self): ...
         ...     def on_train_end(self): ...
-        >>> hook_names(Callback())
-        ['on_step_end']
+        >>> hook_names(Callback()), hook_names(Callback(), own="denpex_callbacks")
+        (['on_step_begin', 'on_step_end'], [])
     """
+    kind = type(callback)
+
+    def defined_by(name: str) -> str:
+        owner = next((c for c in kind.__mro__ if name in c.__dict__), kind)
+        return owner.__module__
+
     return sorted(
-        name for name in dir(type(callback))
+        name for name in dir(kind)
         if (name.startswith("on_") or name == "step")
         and name not in ONCE_PER_RUN
         and callable(getattr(callback, name))
+        and (own is None or defined_by(name).startswith(own))
     )

@@ -64,6 +64,8 @@ class StepClock:
             on CUDA, None on CPU).
         counter: A running total read at each tick (seconds spent in some part of the step):
             :meth:`counted_per_step` gives its median growth per timed step.
+        cpu_counter: A second running total read at each tick (the same part's CPU time):
+            ``counted_per_step(cpu=True)``.
 
     Example:
         >>> clock = StepClock(steps=4, warmup=1)
@@ -76,14 +78,17 @@ class StepClock:
     def __init__(
         self, steps: int, warmup: int, sync: Callable[[], Any] | None = None,
         counter: Callable[[], float] | None = None,
+        cpu_counter: Callable[[], float] | None = None,
     ) -> None:
         self.steps = steps
         # Step i lasts from tick i - 1 to tick i: timing starts at the warm-up's last tick.
         self.warmup = max(1, min(warmup, steps - 2))
         self.sync = sync
         self.counter = counter
+        self.cpu_counter = cpu_counter
         self.ticks: list[float] = []
         self.counts: list[float] = []
+        self.cpu_counts: list[float] = []
 
     def tick(self) -> None:
         """Record the end of one step."""
@@ -93,15 +98,18 @@ class StepClock:
         self.ticks.append(time.perf_counter())
         if self.counter is not None:
             self.counts.append(self.counter())
+        if self.cpu_counter is not None:
+            self.cpu_counts.append(self.cpu_counter())
 
     def intervals(self) -> list[float]:
         """Seconds of each timed step (``steps - warmup`` of them)."""
         timed = self.ticks[self.warmup - 1 :]
         return [b - a for a, b in itertools.pairwise(timed)]
 
-    def counted_per_step(self) -> float:
-        """Median growth of ``counter`` per timed step (NaN without a counter)."""
-        timed = self.counts[self.warmup - 1 :]
+    def counted_per_step(self, *, cpu: bool = False) -> float:
+        """Median growth of ``counter`` (``cpu``: of ``cpu_counter``) per timed step (NaN
+        without one)."""
+        timed = (self.cpu_counts if cpu else self.counts)[self.warmup - 1 :]
         if len(timed) < 2:
             return float("nan")
         return statistics.median(b - a for a, b in itertools.pairwise(timed))

@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks.syncs import SyncCounter, hook_names
 from benchmarks.timing import StepClock
 from benchmarks.workloads import Workload
+from denpex_callbacks.locate.capture import StepCaptures
 
 NONE, DENPEX, NAIVE, HEAVY = "a", "b", "c", "d"
 VARIANT_NAMES = {
@@ -71,9 +72,20 @@ class RunSpec:
 
             sync = torch.cuda.synchronize
         self.clock = StepClock(self.steps, self.warmup, sync,
-                               counter=lambda: self.syncs.hook_seconds)
+                               counter=lambda: self.syncs.hook_seconds,
+                               cpu_counter=lambda: self.syncs.hook_cpu_seconds)
         if self.workdir is None:
             self.workdir = tempfile.mkdtemp(prefix="denpex_bench_")
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[None]:
+        """``syncs.counting()``; in variant b also the hooks denpex registers from objects it
+        builds itself (the re-run capture's forward pre-hook) are watched."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.syncs.counting())
+            if self.variant == DENPEX:
+                stack.enter_context(self.syncs.watching_class(StepCaptures, ["_on_forward"]))
+            yield
 
     @property
     def report_dir(self) -> str:
@@ -93,6 +105,7 @@ class RunResult:
             fault step ``k`` is reported as step ``k + first_step``.
         hook_s_per_step: Median seconds per timed step spent inside the adapter's watched hook
             methods (None when none were watched).
+        hook_cpu_s_per_step: The same in the thread's CPU time.
     """
 
     per_step_s: float
@@ -100,6 +113,7 @@ class RunResult:
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     first_step: int = 0
     hook_s_per_step: float | None = None
+    hook_cpu_s_per_step: float | None = None
 
 
 @contextlib.contextmanager
@@ -118,18 +132,21 @@ def quiet(*logger_names: str) -> Iterator[None]:
 
 
 def with_callbacks(
-    spec: RunSpec, clock: Any, denpex: Callable[..., Any], naive: Callable[[], Any]
+    spec: RunSpec, clock: Any, denpex: Callable[..., Any], naive: Callable[[], Any],
+    extra_hooks: Iterable[str] = (),
 ) -> tuple[list[Any], Any]:
     """A callback framework's callbacks for ``spec.variant`` and the denpex one (or None).
 
     ``clock`` ticks ``spec.clock`` each step and is always there; variant b adds ``denpex()``,
-    its per-step hooks watched by the sync counter; variant c adds ``naive()``.
+    its per-step hooks (and the methods ``extra_hooks`` it registers as hooks itself, such as
+    a forward hook) watched by the sync counter; variant c adds ``naive()``.
     """
     callbacks = [clock]
     callback = None
     if spec.variant == DENPEX:
         callback = denpex(**spec.denpex_options)
-        spec.syncs.watch(callback, hook_names(callback))
+        # Its own hooks (not the no-op ones it inherits from the framework's Callback class).
+        spec.syncs.watch(callback, [*hook_names(callback, own="denpex_callbacks"), *extra_hooks])
         callbacks.append(callback)
     elif spec.variant == NAIVE:
         callbacks.append(naive())
@@ -148,4 +165,6 @@ def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) ->
         ],
         first_step=first_step,
         hook_s_per_step=spec.clock.counted_per_step() if spec.syncs.hook_calls else None,
+        hook_cpu_s_per_step=(spec.clock.counted_per_step(cpu=True) if spec.syncs.hook_calls
+                             else None),
     )

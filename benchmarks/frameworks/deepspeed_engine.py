@@ -23,8 +23,9 @@ from denpex_callbacks.deepspeed import attach
 VARIANTS = ("a", "b", "c")
 HEAVY_OPTION = "none (DeepSpeed has no per-step fault check)"
 FIRST_STEP = 1  # engine.global_steps after the first optimizer step
-# The adapter wraps engine.backward/step: its own time cannot be told apart from DeepSpeed's.
-WATCHED_HOOKS = None
+WATCHED_HOOKS = ("the adapter's wrappers of engine.backward and engine.step (without DeepSpeed's "
+                 "own calls inside) and the re-run capture's forward pre-hook")
+ENGINE_METHODS = ("backward", "step")
 
 
 def _free_port() -> int:
@@ -70,12 +71,18 @@ def run(spec: RunSpec) -> RunResult:
     model.inject(spec.fault, spec.fault_step)
     engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
                                       config=_config(spec))
-    watcher = attach(engine) if spec.variant == DENPEX else None
+    watcher = None
+    if spec.variant == DENPEX:
+        # DeepSpeed's own methods are excluded before the adapter wraps them; its wrappers
+        # are watched after.
+        spec.syncs.exclude(engine, ENGINE_METHODS)
+        watcher = attach(engine)
+        spec.syncs.watch(engine, ENGINE_METHODS)
     batches = [
         {k: v.half() if v.is_floating_point() else v for k, v in batch.items()}
         for batch in spec.workload.batches(spec.steps, str(engine.device))
     ]
-    with spec.syncs.counting():
+    with spec.counting():
         for batch in batches:
             loss = engine(**batch)["loss"]
             engine.backward(loss)

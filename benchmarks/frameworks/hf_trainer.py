@@ -20,7 +20,8 @@ from denpex_callbacks.hf import AmpDiagnosticCallback
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = 'TrainingArguments(debug="underflow_overflow")'
 FIRST_STEP = 1  # HF's global_step of the first optimizer step
-WATCHED_HOOKS = "the callback's per-step on_* methods (not its loss forward hook)"
+WATCHED_HOOKS = ("the callback's per-step on_* methods, its loss forward hook and the re-run "
+                 "capture's forward pre-hook")
 
 
 class _CPUScalerTrainer(Trainer):  # type: ignore[misc]
@@ -74,14 +75,14 @@ def run(spec: RunSpec) -> RunResult:
         debug="underflow_overflow" if spec.variant == HEAVY else "",
     )
     callbacks, callback = with_callbacks(spec, _Clock(spec), AmpDiagnosticCallback,
-                                         _NaiveMonitor)
+                                         _NaiveMonitor, extra_hooks=["_on_forward"])
     trainer_type = type("BenchTrainer", (_CPUScalerTrainer,), {"init_scale": spec.init_scale})
     with quiet("transformers"):
         trainer = (trainer_type if on_cpu else Trainer)(
             model=model, args=args, train_dataset=spec.workload.dataset(spec.steps),
             optimizers=(spec.workload.optimizer(model.parameters()), None), callbacks=callbacks,
         )
-        with spec.syncs.counting():
+        with spec.counting():
             trainer.train()
     if callback is None or callback.monitor is None:
         return finish(spec)

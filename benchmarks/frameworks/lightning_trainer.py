@@ -24,7 +24,7 @@ from denpex_callbacks.lightning import AmpDiagnosticCallback
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "Trainer(detect_anomaly=True)"
 FIRST_STEP = 0  # Lightning's global_step before the first optimizer step
-WATCHED_HOOKS = "the callback's per-step hooks"
+WATCHED_HOOKS = "the callback's per-step hooks (the re-run capture runs in them)"
 AUTO_OFF = {"DENPEX_AUTO": "0"}  # only variant b carries the callback
 
 
@@ -83,7 +83,7 @@ def run(spec: RunSpec) -> RunResult:
             default_root_dir=spec.workdir, detect_anomaly=spec.variant == HEAVY,
             callbacks=callbacks, **options,
         )
-        with spec.syncs.counting():
+        with spec.counting():
             trainer.fit(_Module(model, spec.workload, spec.steps))
     if callback is None or callback.monitor is None:
         return finish(spec)

@@ -15,7 +15,9 @@ from denpex_callbacks.torch import AmpMonitor
 VARIANTS = ("a", "b", "c", "d")
 HEAVY_OPTION = "torch.autograd.set_detect_anomaly(True)"
 FIRST_STEP = 0  # AmpMonitor counts its calls from 0
-WATCHED_HOOKS = "AmpMonitor.step (not its GradScaler call checks)"
+WATCHED_HOOKS = ("AmpMonitor.step, its GradScaler method wrappers (without torch's own calls), "
+                 "its optimizer step pre-hook and the re-run capture's forward pre-hook")
+SCALER_METHODS = ("scale", "unscale_", "step", "update")
 
 
 def run(spec: RunSpec) -> RunResult:
@@ -29,9 +31,15 @@ def run(spec: RunSpec) -> RunResult:
     monitor = None
     if spec.variant == DENPEX:
         config = build_config(report_dir=spec.report_dir, **spec.denpex_options)
-        monitor = AmpMonitor(scaler=scaler, optimizer=optimizer, model=model, config=config)
-        spec.syncs.watch(monitor, ["step"])
-    with spec.syncs.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
+        monitor = AmpMonitor(config=config)
+        # Its hooks are watched before attach() registers them; torch's own scaler methods
+        # are excluded before the monitor wraps them.
+        spec.syncs.watch(monitor, ["step", "_on_forward"])
+        spec.syncs.watch(monitor.protocol, ["_on_optimizer_step"])
+        spec.syncs.exclude(scaler, SCALER_METHODS)
+        monitor.attach(scaler, optimizer, model)
+        spec.syncs.watch(scaler, SCALER_METHODS)
+    with spec.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
         for batch in batches:
             with torch.autocast(device, dtype=torch.float16):
                 loss = model(**batch)["loss"]

@@ -1,7 +1,10 @@
 """The engine: observations -> findings -> diagnoses (de-duplicated, with causes and a primary).
 
-What happens to a diagnosis afterwards lives elsewhere: the log line, run report and metrics
-in :mod:`denpex_callbacks.core.sinks`, the user's policy in :mod:`denpex_callbacks.core.policy`.
+The engine feeds the detectors (quiet steps through :mod:`denpex_callbacks.core.quiet_steps`);
+how a finding becomes a diagnosis (rate limit, escalation, cause, primary) is
+:mod:`denpex_callbacks.core.admission`'s. What happens to a diagnosis afterwards lives
+elsewhere: the log line, run report and metrics in :mod:`denpex_callbacks.core.sinks`, the
+user's policy in :mod:`denpex_callbacks.core.policy`.
 """
 
 from __future__ import annotations
@@ -11,17 +14,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from denpex_callbacks.core.admission import DiagnosisAdmission
 from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
-from denpex_callbacks.core.catalog import CONSEQUENCES, entry
-from denpex_callbacks.core.causes import explain
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import Detector, default_detectors
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.lints import lint_setup
 from denpex_callbacks.core.metrics_sink import informative_metrics
 from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.core.ordering import before, primary
+from denpex_callbacks.core.ordering import primary
 from denpex_callbacks.core.policy import Policy
+from denpex_callbacks.core.quiet_steps import QuietSteps
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
@@ -37,14 +40,9 @@ from denpex_callbacks.core.versions import package_versions
 
 LOGGER_NAME = "denpex_callbacks"
 LOGGER = logging.getLogger(LOGGER_NAME)
-MAX_DIAGNOSES = 200  # kept in memory; the report on disk has them all
-# Conditions of the run's setup rather than events: they explain a consequence at any distance
-# (a missing scaler still causes the NaN 50,000 steps later). Events cause only within the
-# configured window (Thresholds.cause_window_steps).
-SETUP_CAUSES = frozenset({"AMP001", "AMP002", "AMP011", "AMP012"})
 
 
-class Monitor:
+class Monitor(DiagnosisAdmission):
     """One rank's diagnosis engine. Framework-free: adapters feed it Observations.
 
     It reports each condition once when it begins (again only when it clears and returns,
@@ -97,9 +95,10 @@ class Monitor:
         self.log = LogSink(self.logger, log_filter, self.config.log_format)
         self.sinks = list(sinks)
         self.policy = Policy(self.config.on_fault, self.config.fault_level)
-        self.detectors = detectors if detectors is not None else default_detectors(
+        self._detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
+        self._quiet = QuietSteps()  # the fast path of quiet steps (same findings, same steps)
         self.run = RunState()
         self.setup = RunSetup(framework=framework, rank=rank, world_size=world_size)
         self.diagnoses: list[Diagnosis] = []
@@ -129,7 +128,8 @@ class Monitor:
             setup.rank, setup.world_size = self.rank, self.world_size
             self.setup = setup
         self.started = True
-        for detector in self.detectors:
+        self._quiet.stop()
+        for detector in self._detectors:
             detector.configure(self.setup)
         if self.config.report_dir and self._report is None:
             writer = ReportWriter(
@@ -161,6 +161,7 @@ class Monitor:
         self.guard(self._close)
 
     def _close(self) -> None:
+        self._quiet.flush(self._detectors, self.run)
         if self._primary is not None and not self._closed:
             others = sorted({d.code for d in self.faults()} - {self._primary.code})
             self.log.summary(self.rank, self._primary, others)
@@ -191,17 +192,31 @@ class Monitor:
         if not self.started:
             self._start(None)
         self.last_observation = obs
-        self.run.update(obs)
+        run, quiet = self.run, self._quiet
+        if quiet.take(obs, run):  # nothing can fire: the detectors look later, all at once
+            if self._report is not None and obs.step % self.config.record_every == 0:
+                self._report.step(obs)  # (a quiet step is a record only on the sampled ones)
+            return []
+        quiet.flush(self._detectors, run)
+        quiet.stop()
+        run.update(obs)
         findings = [
             f if f.rank is not None or obs.rank == self.rank else replace(f, rank=obs.rank)
-            for d in self.detectors
-            if (f := d.observe(obs, self.run)) is not None and f.code not in self.config.disable
+            for d in self._detectors
+            if (f := d.observe(obs, run)) is not None and f.code not in self.config.disable
         ]
+        quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
         if self._report is not None:
             self._report.step(obs)
         if not findings:
             return []
         return self._emit_all(findings, obs.step)
+
+    @property
+    def detectors(self) -> list[Detector]:
+        """The detectors, up to date (quiet steps they have not taken yet are given first)."""
+        self._quiet.flush(self._detectors, self.run)
+        return self._detectors
 
     def advance(self, steps: int, skipped: int = 0) -> None:
         """``steps`` optimizer steps not observed one by one (a log whose step counter moved
@@ -213,8 +228,10 @@ class Monitor:
         def move_on() -> None:
             if not self.started:
                 self._start(None)
+            self._quiet.flush(self._detectors, self.run)
+            self._quiet.stop()  # the next step is judged one by one, and re-arms
             self.run.advance(steps, skipped)
-            for detector in self.detectors:
+            for detector in self._detectors:
                 detector.advance(steps, self.run, skipped)
 
         self.guard(move_on)
@@ -235,191 +252,6 @@ class Monitor:
             return self._emit_all([finding], step)
 
         return self.guard(emit) or []
-
-    def amend(
-        self,
-        code: str,
-        *,
-        step: int | None = None,
-        evidence: dict[str, Any] | None = None,
-        summary: str | None = None,
-        root_cause: str | None = None,
-        fix: str | None = None,
-    ) -> Diagnosis | None:
-        """Complete a diagnosis already reported with evidence found later.
-
-        The latest diagnosis ``code`` (with that first ``step`` when given) is replaced in
-        memory, written to the run report as an amendment record (readers merge it into the
-        original) and logged once. No policy acts again and sinks are not called: the
-        condition is not new.
-
-        Args:
-            code: Id of the diagnosis to amend.
-            step: Its first step, to pick one occurrence (default: the latest).
-            evidence: Merged into its evidence.
-            summary: Replaces its one-line summary (None keeps it).
-            root_cause: Replaces its root cause (None keeps it).
-            fix: Replaces its fix (None keeps it).
-
-        Returns:
-            The amended diagnosis, or None when no such diagnosis is held.
-
-        Example:
-            >>> m = Monitor(MonitorConfig(report_dir=None))
-            >>> _ = m.observe(Observation(3, loss=float("nan")))
-            >>> d = m.amend("AMP006", evidence={"origin": "input-data"},
-            ...             root_cause="non-finite values in the input batch")
-            >>> m.diagnoses[0].root_cause, m.diagnoses[0].evidence["origin"]
-            ('non-finite values in the input batch', 'input-data')
-        """
-        amended: Diagnosis | None = self.guard(
-            lambda: self._amend(code, step, evidence, summary, root_cause, fix)
-        )
-        return amended
-
-    def _amend(
-        self,
-        code: str,
-        step: int | None,
-        evidence: dict[str, Any] | None,
-        summary: str | None,
-        root_cause: str | None,
-        fix: str | None,
-    ) -> Diagnosis | None:
-        held = [
-            i for i, d in enumerate(self.diagnoses)
-            if d.code == code and (step is None or d.step == step)
-        ]
-        if not held:
-            return None
-        index = held[-1]
-        old = self.diagnoses[index]
-        amended = replace(
-            old,
-            evidence={**old.evidence, **(evidence or {})},
-            summary=summary or old.summary,
-            root_cause=root_cause or old.root_cause,
-            fix=fix or old.fix,
-        )
-        self.diagnoses[index] = amended
-        if self._primary is old:
-            self._primary = amended
-        if self._report is not None:
-            self._report.amended(amended)
-        self.log.amended(old, amended)
-        return amended
-
-    # -- reporting -----------------------------------------------------------------------------
-
-    def _emit_all(self, findings: list[Finding], reported_step: int | None) -> list[Diagnosis]:
-        out = [d for f in findings if (d := self._emit(f, reported_step)) is not None]
-        self.policy.apply(out)
-        return out
-
-    def _emit(self, finding: Finding, reported_step: int | None) -> Diagnosis | None:
-        finding = explain(finding, self.run, self.setup)
-        severity = finding.severity or entry(finding.code).severity
-        held = self._escalated(finding, severity)
-        if held is not None:
-            return self._escalate(held, finding, reported_step)
-        if not self._admit(finding, severity):
-            return None
-        diagnosis = Diagnosis.from_finding(
-            finding,
-            rank=self.rank if finding.rank is None else finding.rank,
-            reported_step=reported_step,
-            framework=self.framework,
-        )
-        if severity.rank >= Severity.WARNING.rank:
-            diagnosis = diagnosis.with_cause(self._cause_of(diagnosis))
-            if before(diagnosis, self._primary):  # the doctor's order too
-                self._primary = diagnosis
-        self._total += 1
-        if len(self.diagnoses) < MAX_DIAGNOSES:
-            self.diagnoses.append(diagnosis)
-        if self._report is not None:
-            self._report(diagnosis)
-        self.log(diagnosis)
-        for sink in self.sinks:
-            sink(diagnosis)
-        return diagnosis
-
-    def _admit(self, finding: Finding, severity: Severity) -> bool:
-        """Rate-limit one id per episode: at most ``max_repeats`` reports again, unless it
-        worsens; a condition quiet for ``repeat_rearm_steps`` begins a new count."""
-        code = finding.code
-        times = self.reported.get(code, 0)
-        last = self._last_reported.get(code)
-        if last is not None and finding.step is not None and (
-            finding.step - last >= self.config.thresholds.repeat_rearm_steps
-        ):
-            times = 0
-            self.worst.pop(code, None)
-        worse = severity.rank > self.worst.get(code, -1)
-        if times > self.config.max_repeats and not worse:
-            return False
-        self.reported[code] = times + 1
-        self.worst[code] = max(severity.rank, self.worst.get(code, -1))
-        if finding.step is not None:
-            self._last_reported[code] = finding.step
-        return True
-
-    def _escalated(self, finding: Finding, severity: Severity) -> int | None:
-        """Index of the held diagnosis this finding makes worse (same id, same first step)."""
-        if finding.step is None:
-            return None
-        for index in range(len(self.diagnoses) - 1, -1, -1):
-            held = self.diagnoses[index]
-            if (held.code, held.step) == (finding.code, finding.step):
-                return index if severity.rank > held.severity.rank else None
-        return None
-
-    def _escalate(
-        self, index: int, finding: Finding, reported_step: int | None
-    ) -> Diagnosis:
-        """The condition got worse (a one-off turned persistent): replace the held diagnosis,
-        keeping what was located since, so that the policy can act on it."""
-        old = self.diagnoses[index]
-        new = Diagnosis.from_finding(finding, rank=old.rank, reported_step=reported_step,
-                                     framework=self.framework)
-        if "origin" in old.evidence:
-            located = old.summary.partition("; located at ")[2]
-            new = replace(new, root_cause=old.root_cause, fix=old.fix,
-                          summary=new.summary + (f"; located at {located}" if located else ""))
-        new = replace(new, evidence={**old.evidence, **new.evidence, "escalated_step":
-                                     reported_step}, caused_by=old.caused_by,
-                      reported_step=old.reported_step)
-        self.diagnoses[index] = new
-        self.worst[new.code] = max(new.severity.rank, self.worst.get(new.code, -1))
-        if self._primary is old:
-            self._primary = new
-        if self._report is not None:
-            self._report.amended(new)  # readers see the one diagnosis at its worse severity
-        # One "escalated" line; the sinks see it once more (an alert sink pages at its level
-        # once per episode), then the policy acts on it.
-        self.log.escalated(new)
-        for sink in self.sinks:
-            sink(new)
-        return new
-
-    def _cause_of(self, diagnosis: Diagnosis) -> str | None:
-        for earlier in self.diagnoses:
-            if earlier.code == diagnosis.code and earlier.severity.rank >= Severity.WARNING.rank:
-                return earlier.caused_by  # a recurrence keeps the first occurrence's cause
-        for earlier in self.diagnoses:
-            if earlier.severity.rank < Severity.WARNING.rank or earlier.code == diagnosis.code:
-                continue
-            if diagnosis.code in CONSEQUENCES.get(earlier.code, ()) and self._within_window(
-                earlier, diagnosis
-            ):
-                return earlier.caused_by or earlier.code
-        return None
-
-    def _within_window(self, cause: Diagnosis, consequence: Diagnosis) -> bool:
-        """An event explains a consequence that begins within the window after it began."""
-        if cause.code in SETUP_CAUSES or cause.step is None or consequence.step is None:
-            return True
-        return consequence.step - cause.step <= self.config.thresholds.cause_window_steps
 
     @property
     def stop_requested(self) -> bool:
@@ -502,7 +334,7 @@ class Monitor:
         return {
             "version": 1,
             "run": self.run.state_dict(),
-            "detectors": {d.code: d.state_dict() for d in self.detectors},
+            "detectors": {d.code: d.state_dict() for d in self.detectors},  # (flushed)
             "reported": dict(self.reported),
             "worst": dict(self.worst),
             "last_reported": dict(self._last_reported),
@@ -511,9 +343,11 @@ class Monitor:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict` (unknown detectors are ignored)."""
+        self._quiet.flush(self._detectors, self.run)
+        self._quiet.stop()
         self.run.load_state_dict(state.get("run", {}))
         saved = state.get("detectors", {})
-        for detector in self.detectors:
+        for detector in self._detectors:
             if detector.code in saved:
                 detector.load_state_dict(saved[detector.code])
         self.reported = dict(state.get("reported", {}))

@@ -45,8 +45,8 @@ from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales
 from denpex_callbacks.readers.grad_scaler import first_lr
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    values_after_step,
-    values_before_step,
+    after_step_reader,
+    before_step_reader,
 )
 
 SECTION = "denpex"
@@ -136,12 +136,18 @@ class DeepSpeedMonitor:
         self.should_stop = False
         self._losses = LossAccumulator()
         self._originals: dict[str, Callable[..., Any]] = {}
+        # Where the scale lives, found once (the engine's optimizer does not change): each
+        # step reads it twice, before and after engine.step.
+        self._read_before: Callable[[], dict[str, Any]] = dict
+        self._read_after: Callable[[], dict[str, Any]] = dict
+        self._metrics_to: Any = None  # DeepSpeed's monitor, when rank 0 writes to it
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> DeepSpeedMonitor:
         """Read the run's setup, run the start-up lints and wrap the engine's methods."""
         self.pipeline.start(self._read_setup)
+        self.pipeline.guard(self._find_readers)
         for name, wrapper in (("backward", self._wrap_backward), ("step", self._wrap_step)):
             original = getattr(self.engine, name)
             self._originals[name] = original
@@ -162,6 +168,13 @@ class DeepSpeedMonitor:
         self._originals.clear()
         self.engine.__dict__.pop(_ATTACHED, None)
         _LIVE.discard(self)
+
+    def _find_readers(self) -> None:
+        self._read_before = before_step_reader(self.engine)
+        self._read_after = after_step_reader(self.engine)
+        sink = getattr(self.engine, "monitor", None)
+        if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
+            self._metrics_to = sink
 
     def _read_setup(self) -> RunSetup:
         engine = self.engine
@@ -206,7 +219,7 @@ class DeepSpeedMonitor:
         def step(*args: Any, **kwargs: Any) -> Any:
             if not _at_boundary(self.engine):
                 return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
-            before = self.pipeline.guard(self._read_before)
+            before = self.pipeline.guard(self._before)
             try:
                 result = original(*args, **kwargs)
             except Exception as exc:
@@ -222,22 +235,23 @@ class DeepSpeedMonitor:
 
         return step
 
-    def _read_before(self) -> _Before:
-        return _Before(int(self.engine.global_steps), values_before_step(self.engine))
+    def _before(self) -> _Before:
+        return _Before(int(self.engine.global_steps), self._read_before())
 
     def _after_step(self, before: _Before) -> None:
         if int(self.engine.global_steps) == before.global_steps:
             return  # a gradient accumulation micro-step: no optimizer step was taken
-        self._push(int(self.engine.global_steps), before, skipped=None)
-        self._drain()
+        self._push(int(self.engine.global_steps), before, skipped=None, judge=True)
 
-    def _push(self, step: int, before: _Before, *, skipped: bool | None) -> None:
-        """Snapshot this step's values; tensors are read when their copy has landed."""
+    def _push(self, step: int, before: _Before, *, skipped: bool | None,
+              judge: bool = False) -> None:
+        """Snapshot this step's values (``judge``: and judge what is readable); tensors are
+        read when their copy has landed."""
         engine = self.engine
         loss = self._losses.take()
         values: dict[str, Any] = {
             **before.values,
-            **values_after_step(engine),
+            **self._read_after(),
             "loss": loss,
             "grad_norm": getattr(engine, "_global_grad_norm", None),
             "lr": first_lr(engine.optimizer),
@@ -246,18 +260,23 @@ class DeepSpeedMonitor:
         }
         if skipped is not None:
             values["skipped"] = skipped
-        self.pipeline.record(step, values)
+        if judge:
+            self.pipeline.step(step, values,
+                               judged=self._write_metrics if self._metrics_to is not None else None)
+        else:
+            self.pipeline.record(step, values)
 
     def _drain(self, *, wait: bool = False) -> None:
-        self.pipeline.drain(wait=wait, judged=self._write_metrics)
+        self.pipeline.drain(wait=wait,
+                            judged=self._write_metrics if self._metrics_to is not None else None)
 
     def _write_metrics(self, step: int, values: dict[str, Any]) -> None:
         """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0.
         Called once each step is judged.
         """
         samples = values["samples"]
-        sink = getattr(self.engine, "monitor", None)
-        if sink is None or self.monitor.rank != 0 or not getattr(sink, "enabled", False):
+        sink = self._metrics_to
+        if sink is None:
             return
         events = [
             (METRIC_PREFIX + name.replace("/", "_"), value, samples)

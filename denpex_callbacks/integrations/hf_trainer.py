@@ -12,13 +12,10 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
-import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
 from functools import wraps
 from types import FrameType
 from typing import Any, TypeVar, cast
@@ -38,15 +35,18 @@ from transformers.utils import logging as hf_logging
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.core.versions import package_versions
+from denpex_callbacks.integrations.hf_resume import (
+    USER_INSTANCES,
+    checkpointed_history,
+    config_dict,
+)
+from denpex_callbacks.integrations.hf_setup import model_loss, read_setup
 from denpex_callbacks.integrations.pipeline import StepPipeline, StopVote, all_reduce_vote
-from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    values_after_step,
-    values_before_step,
+    after_step_reader,
+    before_step_reader,
 )
 
 # A child of the ``transformers`` logger: the user's transformers verbosity applies to it.
@@ -68,12 +68,15 @@ def _guarded(hook: _Hook) -> _Hook:
         pipeline = self.pipeline
         if pipeline is None or not pipeline.active:
             return None
-        try:
-            result = pipeline.guard(hook, self, *args, **kwargs)
+        try:  # StepPipeline.guard without its extra call: this runs several times per step
+            result = hook(self, *args, **kwargs)
         except AmpDiagnosisError:
             self._close(wait=False)
             raise
-        if not pipeline.active:  # it failed just now: leave nothing hooked
+        except Exception:
+            pipeline.monitor.switch_off()
+            result = None
+        if not pipeline.active:  # it failed just now (here or in the engine): unhook all
             self._close(wait=False)
         return result
 
@@ -114,11 +117,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # HF rebuilds a stateful callback from its saved arguments on
         # restore_callback_states_from_checkpoint=True and drops the user's instance; we hand
         # it the user's own instance instead, so the settings given now and the object the
-        # user holds are the ones that run (see _UserInstances).
+        # user holds are the ones that run (see hf_resume.UserInstances).
         if kwargs.get("restored_from_checkpoint"):
-            live = _USER_INSTANCES.latest_unstarted(cls)
+            live = USER_INSTANCES.latest_unstarted(cls)
             if live is not None:
-                return live
+                return cast(AmpDiagnosticCallback, live)
         return cast(AmpDiagnosticCallback, super().__new__(cls))
 
     def __init__(
@@ -137,7 +140,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._resume_state: dict[str, Any] | None = None  # set by HF on checkpoint resume
         self._reset_run()
         if not restored_from_checkpoint:
-            _USER_INSTANCES.add(self)
+            USER_INSTANCES.add(self)
 
     @property
     def monitor(self) -> Monitor | None:
@@ -151,6 +154,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._loss_shares = False  # micro-batch losses are shares of the step's (summed)
         self._blind_said = False  # "the loss detectors cannot see the loss", said once
         self._before: dict[str, Any] = {}
+        # The scale's readers, found once for the optimizer Trainer passes at every step.
+        self._readers: tuple[Any, Callable[[], dict[str, Any]], Callable[[], dict[str, Any]]
+                             ] | None = None
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
         self._vote: StopVote | None = None
@@ -163,7 +169,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         return {
             # Every setting: HF rebuilds the callback from these when the user's own instance
             # is not there to take them back (see __new__).
-            "args": {"config": _config_dict(self.config), "restored_from_checkpoint": True},
+            "args": {"config": config_dict(self.config), "restored_from_checkpoint": True},
             "attributes": {"_resume_state": history},
         }
 
@@ -174,7 +180,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         self._close()
         self._reset_run()
-        _USER_INSTANCES.started(self)
+        USER_INSTANCES.started(self)
         model = kwargs.get("model")
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
@@ -189,7 +195,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         assert self.pipeline is not None
         if self.pipeline.monitor.world_size > 1:
             self._vote = all_reduce_vote(args.device)
-        history = self._resume_state or _checkpointed_history(state, type(self).__name__)
+        history = self._resume_state or checkpointed_history(state, type(self).__name__)
         if history:
             self.pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
@@ -223,7 +229,24 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._losses.take()
         if self._deepspeed:
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
-            self._before = values_before_step(kwargs.get("optimizer"))
+            self._before = self._reader(kwargs.get("optimizer"))[1]()
+
+    def _reader(self, optimizer: Any) -> tuple[Any, Callable[[], dict[str, Any]],
+                                                Callable[[], dict[str, Any]]]:
+        """(optimizer, read before the step, read after it), found once per optimizer."""
+        readers = self._readers
+        if readers is None or readers[0] is not optimizer:
+            if self._deepspeed:
+                source, raw = optimizer, None
+            else:
+                source, raw = getattr(optimizer, "scaler", None), getattr(optimizer, "optimizer",
+                                                                          None)
+            readers = self._readers = (
+                optimizer,
+                before_step_reader(source, raw) if source is not None else dict,
+                after_step_reader(source) if source is not None else dict,
+            )
+        return readers
 
     def _on_forward(
         self, module: torch.nn.Module, inputs: Any, kwargs: Mapping[str, Any], output: Any
@@ -245,10 +268,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         if self._deepspeed:
             return
-        optimizer = kwargs.get("optimizer")
-        scaler = getattr(optimizer, "scaler", None)
-        if torch_scaler.scaler_enabled(scaler):
-            self._before = values_before_step(scaler, getattr(optimizer, "optimizer", None))
+        self._before = self._reader(kwargs.get("optimizer"))[1]()
 
     @_guarded
     def on_optimizer_step(
@@ -258,7 +278,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         raw = getattr(optimizer, "optimizer", optimizer)
         # found_inf (read before the step) is right for fused optimizers too, where accelerate's
         # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
-        source = optimizer if self._deepspeed else getattr(optimizer, "scaler", None)
         loss = self._losses.take(mean=not self._loss_shares)
         if loss is None and not self._blind_said:
             self._blind_said = True
@@ -267,13 +286,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 "labels in the batch): the loss detectors (AMP006 non-finite loss, AMP007 loss "
                 "at zero) cannot see it; the loss-scale detectors still run. Return the loss "
                 "from the model's forward (first in a tuple, or as \"loss\") to watch it.")
-        values: dict[str, Any] = {
-            "loss": loss,
-            "lr": torch_scaler.first_lr(raw),
-            "time": time.time(),
-            **self._before,
-            **(values_after_step(source) if source is not None else {}),
-        }
+        values: dict[str, Any] = self._reader(optimizer)[2]()
+        values.update(self._before)
+        values["loss"], values["lr"], values["time"] = loss, torch_scaler.first_lr(raw), time.time()
         cast(StepPipeline, self.pipeline).record(state.global_step + 1, values)
         self._in_step = False
         self._before = {}
@@ -335,89 +350,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         values["grad_norm"] = self._grad_norms.pop(step, None)
 
 
-def model_loss(output: Any) -> torch.Tensor | None:
-    """The loss a model's forward returned: ``output["loss"]`` (a ModelOutput or dict), or
-    the first element of a tuple (``return_dict=False`` with labels) when it is a scalar.
-
-    Example:
-        >>> import torch
-        >>> loss = torch.tensor(2.0)
-        >>> model_loss({"loss": loss}) is loss, model_loss((loss, torch.ones(4, 3))) is loss
-        (True, True)
-        >>> model_loss((torch.ones(4, 3),)) is None
-        True
-    """
-    if isinstance(output, Mapping):
-        loss = output.get("loss")
-    elif isinstance(output, (tuple, list)) and output:
-        loss = output[0]
-        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-            return None
-    else:
-        return None
-    return loss if isinstance(loss, torch.Tensor) and loss.is_floating_point() else None
-
-
-def _warmup_steps(args: TrainingArguments) -> int | None:
-    """Configured warm-up steps (``warmup_steps``, or ``warmup_ratio`` of ``max_steps``)."""
-    steps = getattr(args, "warmup_steps", 0) or 0
-    ratio = getattr(args, "warmup_ratio", 0) or 0
-    if not steps and ratio and args.max_steps and args.max_steps > 0:
-        steps = math.ceil(ratio * args.max_steps)
-    return int(steps) or None
-
-
-def read_setup(
-    args: TrainingArguments, model: Any, optimizer: Any, deepspeed: bool = False
-) -> RunSetup:
-    """What the run asked for and what really runs, read at ``on_train_begin`` (no sync).
-
-    Active precision comes from what is really there: a live loss scaler (GradScaler behind
-    accelerate, or DeepSpeed's), accelerate's autocast wrapper on the model (it keeps the
-    original as ``model._original_forward``), else the parameters' dtype. So
-    ``fp16=True`` on CPU, which accelerate quietly runs in fp32, reads as fp32 (AMP010).
-
-    Example:
-        >>> args = TrainingArguments("out", fp16=True, use_cpu=True, report_to=[])
-        >>> model = torch.nn.Linear(2, 1)
-        >>> setup = read_setup(args, model, torch.optim.SGD(model.parameters(), lr=0.1))
-        >>> setup.requested_precision, setup.active_precision, setup.scaler
-        ('fp16', 'fp32', None)
-    """
-    requested = "fp16" if args.fp16 else "bf16" if args.bf16 else "fp32"
-    setup = RunSetup(
-        framework="hf",
-        framework_version=package_versions("hf").get("transformers"),
-        requested_precision=requested,
-        nan_inf_filter=bool(args.logging_nan_inf_filter),
-        pretrained_dtype=_config_dtype(model),
-        rank=args.process_index,
-        world_size=args.world_size,
-        extra={"device": str(args.device), "optim": str(args.optim),
-               "max_grad_norm": args.max_grad_norm,
-               # What the fix texts must not ask for again (core/fixes.py).
-               "gradient_clipping": args.max_grad_norm or None,
-               "warmup_steps": _warmup_steps(args),
-               "gradient_accumulation_steps": args.gradient_accumulation_steps},
-    )
-    params = _param_dtype(model)
-    if deepspeed:
-        ds_reader.deepspeed_setup(optimizer, setup)
-        setup.extra["deepspeed"] = True
-    else:
-        torch_scaler.scaler_setup(getattr(optimizer, "scaler", None), setup)
-        raw = getattr(optimizer, "optimizer", optimizer)
-        setup.fp16_parameters = torch_scaler.optimizer_has_fp16_params(raw)
-    autocast = model is not None and hasattr(model, "_original_forward")
-    if autocast:
-        compute = "bfloat16" if args.bf16 else "float16"
-    else:  # no autocast wrapper: the parameters' dtype is what runs
-        compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
-    setup.active_precision = active_precision(
-        compute, has_scaler=setup.has_scaler, autocast=autocast)
-    return setup
-
-
 def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
     """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
 
@@ -444,69 +376,6 @@ def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
             return
         frame = frame.f_back
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
-
-
-class _UserInstances:
-    """The callbacks users built, in order, and whether each has trained yet (weakly held)."""
-
-    def __init__(self) -> None:
-        self._refs: list[weakref.ref[AmpDiagnosticCallback]] = []
-        self._started: weakref.WeakSet[AmpDiagnosticCallback] = weakref.WeakSet()
-
-    def add(self, callback: AmpDiagnosticCallback) -> None:
-        self._refs = [ref for ref in self._refs if ref() is not None] + [weakref.ref(callback)]
-
-    def started(self, callback: AmpDiagnosticCallback) -> None:
-        self._started.add(callback)
-
-    def latest_unstarted(self, cls: type) -> AmpDiagnosticCallback | None:
-        """The newest user instance of ``cls`` that has not trained: the one HF replaces."""
-        for ref in reversed(self._refs):
-            callback = ref()
-            if type(callback) is cls and callback not in self._started:
-                return callback
-        return None
-
-
-_USER_INSTANCES = _UserInstances()
-
-
-def _checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:
-    """The detector history saved in the checkpoint being resumed, if any.
-
-    HF re-creates stateful callbacks from a checkpoint only with
-    ``restore_callback_states_from_checkpoint=True`` (default False), but a resumed
-    ``state.stateful_callbacks`` always holds what ``state()`` saved: read it from there.
-    A fresh run (global_step 0) holds only the state of callbacks not yet started.
-    """
-    if not state.global_step:
-        return None
-    saved = (state.stateful_callbacks or {}).get(name)
-    if isinstance(saved, list):
-        saved = saved[0] if saved else None
-    history = (saved or {}).get("attributes", {}).get("_resume_state")
-    return history if isinstance(history, dict) else None
-
-
-def _config_dtype(model: Any) -> str | None:
-    config = getattr(model, "config", None)
-    dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
-    return str(dtype).replace("torch.", "") if dtype is not None else None
-
-
-def _param_dtype(model: Any) -> torch.dtype | None:
-    parameters = getattr(model, "parameters", None)
-    if parameters is None:
-        return None
-    first = next(iter(parameters()), None)
-    return first.dtype if first is not None else None
-
-
-def _config_dict(config: MonitorConfig) -> dict[str, Any]:
-    out = asdict(config)
-    out["disable"] = list(config.disable)
-    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
-    return out
 
 
 __all__ = ["AmpDiagnosticCallback", "read_setup"]

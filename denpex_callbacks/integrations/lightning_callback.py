@@ -26,7 +26,7 @@ import importlib.util
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -35,7 +35,7 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.integrations.lightning_rerun import capture_batch, watch_training_steps
+from denpex_callbacks.integrations.lightning_rerun import BatchCapture, watch_training_steps
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.grad_scaler import (
@@ -46,8 +46,8 @@ from denpex_callbacks.readers.grad_scaler import (
 )
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
-    values_after_step,
-    values_before_step,
+    after_step_reader,
+    before_step_reader,
 )
 
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
@@ -119,6 +119,12 @@ class AmpDiagnosticHooks:
         self._pending: list[dict[str, Any]] = []  # optimizer steps awaiting their batch end
         self._losses = LossAccumulator()
         self._reader = "none"  # "torch", "deepspeed" or "none"
+        self._capture: BatchCapture | None = None
+        # What keeps the scale, and its readers: found once per run (per optimizer before the
+        # step: found_inf is the optimizer's), read at every step.
+        self._source: Any = None
+        self._read_before: dict[int, Callable[[], dict[str, Any]]] = {}
+        self._read_after: Callable[[], dict[str, Any]] = dict
 
     @property
     def state_key(self) -> str:
@@ -145,7 +151,7 @@ class AmpDiagnosticHooks:
         )
         # Lightning never calls the module's forward for a step: the batch is captured in
         # on_train_batch_start and training_step itself is re-run (integrations.lightning_rerun).
-        watch_training_steps(self.pipeline.locate, trainer)
+        self._capture = watch_training_steps(self.pipeline.locate, trainer)
         self.monitor = self.pipeline.monitor
         self.pipeline.guard(self._start, trainer)
 
@@ -156,6 +162,9 @@ class AmpDiagnosticHooks:
             self._loaded_state = None
         setup = self._run_setup(trainer)
         self._reader = str(setup.extra.get("scale_reader", "none"))
+        self._source = self._scale_source(trainer)
+        if self._source is not None:
+            self._read_after = after_step_reader(self._source)
         self.pipeline.start(lambda: setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -226,9 +235,8 @@ class AmpDiagnosticHooks:
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int
                              ) -> None:
         """Keep a reference to the batch and the RNG state, to re-run a failing step."""
-        if self.pipeline is not None:
-            self.pipeline.guard(capture_batch, self.pipeline.locate, trainer, pl_module, batch,
-                                batch_idx)
+        if self.pipeline is not None and self._capture is not None:
+            self.pipeline.guard(self._capture, batch, batch_idx)
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""
@@ -237,9 +245,12 @@ class AmpDiagnosticHooks:
 
     def _before_step(self, trainer: Any, optimizer: Any) -> None:
         step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
-        source = self._scale_source(trainer)
-        if source is not None:
-            step.update(values_before_step(source, optimizer))
+        if self._source is not None:
+            read = self._read_before.get(id(optimizer))
+            if read is None:
+                read = self._read_before[id(optimizer)] = before_step_reader(self._source,
+                                                                             optimizer)
+            step.update(read())
         self._close_previous_pending(step.get("scale_before"))
         self._pending.append(step)
 
@@ -270,26 +281,29 @@ class AmpDiagnosticHooks:
         self._losses.add(_loss_of(outputs))
         if not self._pending:
             return  # accumulating gradients: no optimizer step in this batch
-        source = self._scale_source(trainer)
-        after = values_after_step(source) if source is not None else {}
+        after = self._read_after()
         self._close_previous_pending(after.pop("scale_after", None))
         # Automatic optimization already divides each batch's loss by the accumulation.
         step_loss = self._losses.take(mean=not pl_module.automatic_optimization)
         now = time.time()
         pipeline = self.pipeline
         assert pipeline is not None
-        for step in self._pending:
-            values = {k: v for k, v in step.items() if k != "step"}
-            pipeline.record(step["step"], {**values, **after, "loss": step_loss, "time": now})
+        for values in self._pending:
+            step = values.pop("step")
+            values.update(after)
+            values["loss"], values["time"] = step_loss, now
+            pipeline.step(step, values)
+        # The optimizer steps so far (trainer.global_step, a chain of properties): the batch's
+        # last step and one.
+        global_step = step + 1
         self._pending = []
-        pipeline.drain()
-        self._log_metrics(trainer, pl_module)
+        self._log_metrics(trainer, pl_module, global_step)
 
-    def _log_metrics(self, trainer: Any, pl_module: Any) -> None:
+    def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:
         assert self.monitor is not None
         if self.monitor.last_observation is None:
             return
-        if not _logs_this_step(trainer) or not _user_logs(trainer):
+        if not _logs_this_step(trainer, global_step) or not _user_logs(trainer):
             # Each self.log call costs ~0.4 ms: only on the steps a row is written, and only
             # beside the user's own step metrics (never a logger row of our own).
             return
@@ -360,7 +374,7 @@ def _framework_version(trainer: Any) -> str | None:
         return None
 
 
-def _logs_this_step(trainer: Any) -> bool:
+def _logs_this_step(trainer: Any, global_step: int) -> bool:
     """Whether Lightning writes a logger row after this batch (every ``log_every_n_steps``).
 
     From public attributes: at ``on_train_batch_end`` of a batch that stepped, the optimizer
@@ -370,11 +384,12 @@ def _logs_this_step(trainer: Any) -> bool:
     every = int(getattr(trainer, "log_every_n_steps", 1) or 0)
     if every <= 0:
         return False
-    return trainer.global_step % every == 0 or bool(trainer.should_stop) or bool(
-        trainer.fast_dev_run)
+    return global_step % every == 0 or bool(trainer.should_stop) or bool(trainer.fast_dev_run)
 
 
 def _loss_of(outputs: Any) -> torch.Tensor | None:
-    """The batch's loss tensor from ``training_step``'s output (detached, still on device)."""
-    loss = outputs.get("loss") if isinstance(outputs, Mapping) else outputs
-    return loss.detach() if isinstance(loss, torch.Tensor) else None
+    """The batch's loss tensor from ``training_step``'s output (still on its device; the
+    LossAccumulator keeps a detached copy, or reads a CPU value at once)."""
+    # Lightning hands a dict: checked first, the Mapping ABC check is slow for every batch.
+    loss = outputs.get("loss") if isinstance(outputs, (dict, Mapping)) else outputs
+    return loss if isinstance(loss, torch.Tensor) else None

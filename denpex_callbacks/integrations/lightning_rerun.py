@@ -27,22 +27,35 @@ MANUAL = ("manual optimisation: training_step steps the optimizers itself, so re
           "would change the parameters")
 
 
-def watch_training_steps(locate: LocateOnFault, trainer: Any) -> None:
-    """Let ``locate`` re-run training steps of ``trainer.lightning_module`` (captured by
-    :func:`capture_batch`, not by a forward hook)."""
+def watch_training_steps(locate: LocateOnFault, trainer: Any) -> BatchCapture:
+    """Let ``locate`` re-run training steps of ``trainer.lightning_module`` (captured by the
+    returned :class:`BatchCapture` at each batch start, not by a forward hook)."""
     module = trainer.lightning_module
     manual = not getattr(module, "automatic_optimization", True)
     locate.watch(module, hook=False, blocker=(lambda: MANUAL) if manual else None)
+    return BatchCapture(locate, trainer, module)
 
 
-def capture_batch(locate: LocateOnFault, trainer: Any, module: Any, batch: Any,
-                  batch_idx: int) -> None:
-    """Keep this batch (a reference) and the RNG state, for a re-run of its step."""
-    if locate.rerun is None:
-        return
-    args = (batch, batch_idx) if _takes_batch_idx(module.training_step) else (batch,)
-    locate.rerun.capture((batch, batch_idx), call=functools.partial(
-        _training_step, trainer, module, args))
+class BatchCapture:
+    """Keeps each batch (a reference) and the RNG state, for a re-run of its step.
+
+    What stays the same for the run (the module, whether its ``training_step`` takes
+    ``batch_idx``) is found once: this runs at every batch.
+    """
+
+    def __init__(self, locate: LocateOnFault, trainer: Any, module: Any) -> None:
+        self.locate = locate
+        self.trainer = trainer
+        self.module = module
+        self.takes_batch_idx = _takes_batch_idx(module.training_step)
+
+    def __call__(self, batch: Any, batch_idx: int) -> None:
+        rerun = self.locate.rerun
+        if rerun is None:
+            return
+        args = (batch, batch_idx) if self.takes_batch_idx else (batch,)
+        rerun.capture((batch, batch_idx), call=functools.partial(
+            _training_step, self.trainer, self.module, args))
 
 
 def _training_step(trainer: Any, module: Any, args: tuple[Any, ...]) -> Any:

@@ -46,7 +46,6 @@ from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deferred import DeferredValues
@@ -270,23 +269,49 @@ class StepPipeline:
             judged: Called after each step is judged (DeepSpeed mirrors metrics then).
         """
         found: list[Diagnosis] = []
+        if not self._values:  # nothing recorded since the last drain
+            return found
         for step, values in self._values.ready(wait=wait):
-            if complete is not None:
-                complete(step, values)
-            new = self.monitor.observe(self.observation(step, values))
-            found += new
-            # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
-            # healthy lets its captured inputs go.
-            self.locate.maybe_arm(new)
-            if judged is not None:
-                judged(step, values)
+            found += self._judge(step, values, complete, judged)
         return found
 
-    def observation(self, step: int, values: dict[str, Any]) -> Observation:
-        """The Observation of one read snapshot."""
-        return observation_from_values(
-            step, values, rank=self.monitor.rank, world_size=self.monitor.world_size
-        )
+    def step(
+        self,
+        step: int,
+        values: dict[str, Any],
+        *,
+        rerun: Callable[[], Any] | None = None,
+        complete: Callable[[int, dict[str, Any]], None] | None = None,
+        judged: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> list[Diagnosis]:
+        """:meth:`record` then :meth:`drain`, for adapters that judge as soon as they can:
+        values that are readable now (the CPU's) are judged at once, without the queue."""
+        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
+        plain = self._values.read_now(values)
+        if plain is None:
+            self._values.push(step, values)
+            return self.drain(complete=complete, judged=judged)
+        return self._judge(step, plain, complete, judged)
+
+    def _judge(
+        self,
+        step: int,
+        values: dict[str, Any],
+        complete: Callable[[int, dict[str, Any]], None] | None,
+        judged: Callable[[int, dict[str, Any]], None] | None,
+    ) -> list[Diagnosis]:
+        """One readable snapshot through the engine, the locator and the adapter's callback."""
+        if complete is not None:
+            complete(step, values)
+        monitor = self.monitor
+        new = monitor.observe(observation_from_values(
+            step, values, rank=monitor.rank, world_size=monitor.world_size))
+        # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
+        # healthy lets its captured inputs go.
+        self.locate.maybe_arm(new)
+        if judged is not None:
+            judged(step, values)
+        return new
 
     def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
         """Report what the adapter saw itself (protocol misuse); once per id and severity

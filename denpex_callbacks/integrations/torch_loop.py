@@ -16,9 +16,9 @@ that a protocol break in the very first iteration is caught too)::
 
 The monitor never adds a host-device sync: the scale, growth tracker and loss are copied
 without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
-calls (instance-level wrappers, removed by ``close()``) so it can write an AMP002 diagnosis
-*before* torch's own RuntimeError ends the run. Given the model, it locates the origin of a
-non-finite loss or overflow streak, and re-runs the failing iteration once with the same
+calls (:mod:`~denpex_callbacks.integrations.torch_protocol`) so it can write an AMP002
+diagnosis *before* torch's own RuntimeError ends the run. Given the model, it locates the origin
+of a non-finite loss or overflow streak, and re-runs the failing iteration once with the same
 inputs, parameters and RNG state to tell a reproducible fault from a transient one
 (``denpex_callbacks.locate``; ``locate=False`` / ``rerun=False`` turn them off). The flow
 after the snapshot is the shared :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
@@ -26,7 +26,6 @@ after the snapshot is the shared :class:`~denpex_callbacks.integrations.pipeline
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import time
@@ -39,21 +38,18 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
+from denpex_callbacks.integrations.torch_protocol import ScalerProtocol
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
     optimizer_has_fp16_params,
-    optimizer_stage,
     scaler_enabled,
     scaler_setup,
 )
-from denpex_callbacks.readers.step_values import values_after_step
+from denpex_callbacks.readers.step_values import after_step_reader
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
-
-_SCALER_METHODS = ("scale", "unscale_", "step", "update")
 
 
 class AmpMonitor:
@@ -129,13 +125,9 @@ class AmpMonitor:
         self._calls = 0
         self._scaler_on = False
         self._autocast_dtype: torch.dtype | None = None
-        self._scaled_since_update = False
-        self._monitored_before_update: int | None = None  # monitor.step() before update()
-        self._in_scaler_step = False
-        self._hooks: list[Any] = []
         self._forward_hook: Any = None
-        self._fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
-        self._wrapped: list[str] = []
+        self._read_scale: Callable[[], dict[str, Any]] | None = None  # found once, read each step
+        self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
         self._attach(scaler, optimizer, model)
 
     # -- public --------------------------------------------------------------------------------
@@ -200,23 +192,19 @@ class AmpMonitor:
                 self._attach(scaler, optimizer, model)
             if not self.monitor.started:
                 self._ensure_started(loss)
-            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or []
+            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or found
         if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
             self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
-        self._flag(self._guarded(self._update_never_came), self._calls)
+        self._flag(self._guarded(self.protocol.update_never_came), self._calls)
         self.pipeline.close()
-        for hook in [*self._hooks, self._forward_hook]:
-            if hook is not None:
-                hook.remove()
-        self._hooks.clear()
-        self._forward_hook = None
-        for name in self._wrapped:  # the instance-level wrappers of _wrap_scaler
-            self.scaler.__dict__.pop(name, None)
-        self._wrapped.clear()
+        if self._forward_hook is not None:
+            self._forward_hook.remove()
+            self._forward_hook = None
+        self.protocol.close()
 
     def __enter__(self) -> AmpMonitor:
         return self
@@ -240,152 +228,15 @@ class AmpMonitor:
             self.scaler = scaler
             self._scaler_on = scaler_enabled(scaler)  # fixed at construction in torch
             if self._scaler_on:
-                self._wrap_scaler(scaler)
+                self.protocol.wrap_scaler(scaler)
+                self._read_scale = after_step_reader(scaler)
         if optimizer is not None and self.optimizer is None:
             self.optimizer = optimizer
-            if hasattr(optimizer, "register_step_pre_hook"):
-                self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
+            self.protocol.watch_optimizer(optimizer)
         if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
             self.model = model
             self.pipeline.locate.watch(model)  # captures each step's inputs for a re-run
             self._forward_hook = model.register_forward_pre_hook(self._on_forward)
-
-    def _wrap_scaler(self, scaler: Any) -> None:
-        # GradScaler has no hooks of its own (torch 2.13): the protocol checks must run before
-        # its methods do, so each is wrapped in an instance attribute (the class is untouched
-        # and close() removes them). The optimizer's public step pre-hook covers the rest.
-        checks: dict[str, Callable[..., Finding | None]] = {
-            "scale": self._before_scale,
-            "unscale_": self._before_unscale,
-            "step": self._before_step,
-            "update": self._before_update,
-        }
-        for name in _SCALER_METHODS:
-            original = getattr(scaler, name)
-            scaler.__dict__[name] = self._watch(name, original, checks[name])
-            self._wrapped.append(name)
-
-    def _watch(
-        self, name: str, original: Callable[..., Any], check: Callable[..., Finding | None]
-    ) -> Callable[..., Any]:
-        @functools.wraps(original)
-        def watched(*args: Any, **kwargs: Any) -> Any:
-            self._flag(self._guarded(check, *args), self._calls)
-            if name != "step":
-                return original(*args, **kwargs)
-            self._in_scaler_step = True
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self._in_scaler_step = False
-
-        return watched
-
-    # -- protocol checks (run before torch's own, so the diagnosis lands first) -----------------
-
-    def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
-        return Finding("AMP002", self._calls, what, evidence={"call": what, **evidence})
-
-    def _before_scale(self, *args: Any) -> Finding | None:
-        self._scaled_since_update = True
-        return None
-
-    def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        stage = optimizer_stage(self.scaler, optimizer)
-        if stage == "UNSCALED":
-            return self._protocol("unscale_() called twice for this optimizer before update()",
-                                  {"stage": stage})
-        if stage == "STEPPED":
-            return self._protocol("unscale_() called after step() and before update()",
-                                  {"stage": stage})
-        if self._fp16_params.setdefault(id(optimizer), optimizer_has_fp16_params(optimizer)):
-            return Finding(
-                "AMP012", self._calls,
-                "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
-                "'Attempting to unscale FP16 gradients.'",
-                evidence={"fp16_parameters": True},
-            )
-        return None
-
-    def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
-            return None
-        missed, self._monitored_before_update = self._monitored_before_update, None
-        if missed is not None:  # the iteration monitor.step() closed never reached update()
-            return Finding(
-                "AMP002", missed,
-                "scaler.step() ran but scaler.update() was not called in that iteration: the "
-                "scale never adapts and the next scaler.step() raises",
-                evidence={"call": "update() missing", "stage": "STEPPED"},
-            )
-        return self._protocol("scaler.step() called twice without scaler.update() between",
-                              {"stage": "STEPPED"})
-
-    def _before_update(self, *args: Any) -> Finding | None:
-        self._scaled_since_update = False
-        if (misuse := self._monitor_misuse()) is not None:
-            return misuse
-        states = getattr(self.scaler, "_per_optimizer_states", {})
-        recorded = any(s.get("found_inf_per_device") for s in states.values())
-        if not recorded:
-            return self._protocol(
-                "scaler.update() called without scaler.step()/unscale_() in this iteration "
-                "(torch: 'No inf checks were recorded prior to update.')",
-                {"optimizers_seen": len(states)},
-            )
-        return None
-
-    def _check_update_called(self, step: int) -> Finding | None:
-        # scaler.step() ran and update() has not: either the loop forgot update() (the next
-        # scaler.step() says so, as an error) or it calls update() after monitor.step(): a
-        # misuse of the monitor, not of the scaler, told when update() comes (a warning).
-        if self._scaler_on and self.optimizer is not None and (
-            optimizer_stage(self.scaler, self.optimizer) == "STEPPED"
-        ):
-            self._monitored_before_update = step
-        return None
-
-    def _update_never_came(self) -> Finding | None:
-        # The last iteration's monitor.step() saw scaler.step() without update(), and the
-        # loop ended before any update(): it was missing, not merely later.
-        missed, self._monitored_before_update = self._monitored_before_update, None
-        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
-            return None
-        return Finding(
-            "AMP002", missed,
-            "scaler.step() ran but scaler.update() was never called after it: the scale never "
-            "adapts (and a next scaler.step() would raise)",
-            evidence={"call": "update() missing", "stage": "STEPPED"},
-        )
-
-    def _monitor_misuse(self) -> Finding | None:
-        step, self._monitored_before_update = self._monitored_before_update, None
-        if step is None:
-            return None
-        return Finding(
-            "AMP002", step,
-            "monitor.step() was called before scaler.update(): the loop itself is correct, "
-            "the monitor is called too early (it reads the scale before the update)",
-            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
-            severity=Severity.WARNING,
-            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
-                       "runs between scaler.step() and scaler.update().",
-            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
-        )
-
-    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        if self._in_scaler_step or not self._scaled_since_update:
-            return
-        if not scaler_enabled(self.scaler):
-            return
-        if optimizer_stage(self.scaler, optimizer) == "UNSCALED":
-            what = ("optimizer.step() called directly after unscale_() (not through "
-                    "scaler.step()): steps with inf/NaN gradients are applied instead of skipped")
-        else:
-            what = ("optimizer.step() called directly on scaled gradients (not through "
-                    "scaler.step()): every update is multiplied by the loss scale")
-        finding = self._protocol(what, {"stage": optimizer_stage(self.scaler, optimizer)})
-        self._flag(finding, self._calls)
 
     def _on_forward(self, module: Any, args: Any) -> None:
         # The first forward tells which autocast dtype the loop uses; then the hook goes.
@@ -429,21 +280,18 @@ class AmpMonitor:
         setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
-    def _snapshot(self, step: int, loss: Any, grad_norm: Any,
-                  rerun: Callable[[], Any] | None = None) -> None:
-        values: dict[str, Any] = {"loss": loss, "grad_norm": grad_norm, "time": time.time()}
-        if self.optimizer is not None:
-            values["lr"] = first_lr(self.optimizer)
-        if self._scaler_on:
-            values.update(values_after_step(self.scaler))
-        self.pipeline.record(step, values, rerun=rerun)
-
     def _step(self, index: int, loss: Any, grad_norm: Any,
               rerun: Callable[[], Any] | None) -> list[Diagnosis]:
-        found = self._flag(self._check_update_called(index), index)
-        self._snapshot(index, loss, grad_norm, rerun)
+        """Snapshot this iteration, judge what is readable (on the CPU: this iteration)."""
+        values: dict[str, Any] = (self._read_scale() if self._read_scale is not None else {})
+        if self._scaler_on:
+            self.protocol.check_update_called(index)
+        values["loss"], values["grad_norm"], values["time"] = loss, grad_norm, time.time()
+        if self.optimizer is not None:
+            values["lr"] = first_lr(self.optimizer)
         judged = self._send_metrics if self._metrics is not None else None
-        return found + self.pipeline.drain(complete=self._complete, judged=judged)
+        return self.pipeline.step(index, values, rerun=rerun, complete=self._complete,
+                                  judged=judged)
 
     def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
         obs = self.monitor.last_observation

@@ -72,13 +72,15 @@ def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.T
         2
     """
     found: list[torch.Tensor] = []
+    tensor = torch.Tensor
     for value in (*args, *kwargs.values()):
-        items = value.values() if isinstance(value, Mapping) else (
-            value if isinstance(value, (tuple, list)) else (value,))
-        for item in items:
-            if isinstance(item, torch.Tensor) and len(found) < _MAX_INPUT_TENSORS:
-                found.append(item)
-    return found
+        if isinstance(value, tensor):  # the common case first: the Mapping ABC check is slow
+            found.append(value)
+            continue
+        items = value if isinstance(value, (tuple, list)) else (
+            value.values() if isinstance(value, (dict, Mapping)) else ())
+        found += [item for item in items if isinstance(item, tensor)]
+    return found[:_MAX_INPUT_TENSORS]
 
 
 def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
@@ -99,8 +101,8 @@ def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.
     return None, model
 
 
-def _autocast_state() -> list[tuple[str, torch.dtype]]:
-    return [(device, torch.get_autocast_dtype(device)) for device in ("cuda", "cpu")
+def _autocast_state(devices: tuple[str, ...]) -> list[tuple[str, torch.dtype]]:
+    return [(device, torch.get_autocast_dtype(device)) for device in devices
             if torch.is_autocast_enabled(device)]
 
 
@@ -144,6 +146,8 @@ class StepCaptures:
         self._open: StepCapture | None = None
         self._params = [p for p in model.parameters() if p.requires_grad]
         self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
+        # Where autocast may be on (each question is a call into torch, every step).
+        self._autocast_devices = ("cuda", "cpu") if self._cuda else ("cpu",)
         self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
             hook) else None
 
@@ -159,7 +163,7 @@ class StepCaptures:
 
     def param_version(self) -> int:
         """Sum of the trainable parameters' version counters now."""
-        return sum(p._version for p in self._params)
+        return sum([p._version for p in self._params])
 
     # -- capturing (every training forward) ------------------------------------------------------
 
@@ -210,7 +214,7 @@ class StepCaptures:
             kwargs=kwargs,
             cpu_rng=torch.get_rng_state(),
             cuda_rng=cuda,
-            autocast=_autocast_state(),
+            autocast=_autocast_state(self._autocast_devices),
             training=self.model.training,
             param_version=self.param_version(),
             inputs=[(t, t._version) for t in input_tensors(args, kwargs)],
@@ -239,9 +243,10 @@ class StepCaptures:
         held = self.held
         held.pop(step, None)
         held[step] = capture
-        pinned = self._pinned()
-        for old in [s for s in held if s != step and s != pinned][: max(0, len(held) - MAX_HELD)]:
-            del held[old]
+        if len(held) > MAX_HELD:  # (rarely: a release keeps them fewer)
+            pinned = self._pinned()
+            for old in [s for s in held if s != step and s != pinned][: len(held) - MAX_HELD]:
+                del held[old]
 
     def _pinned(self) -> int | None:
         run = self.monitor.run
@@ -253,10 +258,13 @@ class StepCaptures:
         judged = self.monitor.run.last_step
         if judged is None:
             return
-        pinned = self._pinned()
-        for step in [s for s in self.held if s <= judged and s != pinned]:
-            del self.held[step]
         self.released_upto = judged
+        held = self.held
+        if not held:
+            return
+        pinned = self._pinned()
+        for step in [s for s in held if s <= judged and s != pinned]:
+            del held[step]
 
     def close(self) -> None:
         """Remove the hook and drop every capture. Safe to call twice."""

@@ -142,6 +142,11 @@ class LocateOnFault:
         """
         if model is not None:
             self.model = model
+        elif not diagnoses:  # the common case, every healthy step: let the captures go
+            rerun = self.rerun
+            if rerun is not None and not rerun.failed:
+                rerun.release()
+            return False
         triggers = [d for d in diagnoses
                     if d.code in TRIGGERS and (d.code, d.step) not in self._located]
         self._located.extend((d.code, d.step) for d in triggers)
@@ -221,10 +226,11 @@ class LocateOnFault:
         Returns:
             The amended diagnosis, or None when nothing was armed.
         """
-        if self.rerun is not None and step is not None and self.enabled:
-            self.rerun.step_finished(step, call=rerun)
+        capture = self.rerun
+        if capture is not None and step is not None and self.enabled:
+            capture.step_finished(step, call=rerun)
         locator, target = self._locator, self._target
-        if locator is None or target is None:
+        if locator is None or target is None:  # (every healthy step)
             return None
         self._locator = self._target = None
         try:

@@ -22,6 +22,7 @@ Recorded layouts of 0.17.6, 0.18.4, 0.18.5, 0.18.6 and 0.19.8 are checked in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,7 +138,32 @@ def read_scale_state(obj: Any) -> DeepSpeedScaleState:
         >>> read_scale_state(ZeroOptimizer()).scale
         512.0
     """
-    opt = unwrap_optimizer(obj)
+    return _state_of(unwrap_optimizer(obj), autocast_grad_scaler(obj))
+
+
+def scale_state_reader(obj: Any) -> Callable[[], DeepSpeedScaleState]:
+    """:func:`read_scale_state` of ``obj`` with the optimizer (and the ``torch_autocast``
+    GradScaler) behind it found once: what is read each step is read, the wrappers are not
+    unwrapped again (the objects do not change once ``deepspeed.initialize`` returned).
+
+    Example:
+        >>> class Scaler:
+        ...     cur_scale, dynamic, cur_hysteresis = 512.0, True, 2
+        ...     min_scale, scale_window = 1.0, 1000
+        >>> class ZeroOptimizer:
+        ...     loss_scaler, overflow = Scaler(), False
+        >>> optimizer = ZeroOptimizer()
+        >>> read = scale_state_reader(optimizer)
+        >>> optimizer.loss_scaler.cur_scale = 256.0
+        >>> read().scale
+        256.0
+    """
+    opt, grad_scaler = unwrap_optimizer(obj), autocast_grad_scaler(obj)
+    return lambda: _state_of(opt, grad_scaler)
+
+
+def _state_of(opt: Any, grad_scaler: Any) -> DeepSpeedScaleState:
+    """The state read from the unwrapped optimizer (and the autocast GradScaler, if any)."""
     raw_overflow = getattr(opt, "overflow", None)
     overflow = raw_overflow if isinstance(raw_overflow, bool) else None
     if getattr(opt, "custom_loss_scaler", False):
@@ -145,7 +171,6 @@ def read_scale_state(obj: Any) -> DeepSpeedScaleState:
             _float(getattr(opt, "external_loss_scale", None)), overflow, False,
             layout="external_loss_scale",
         )
-    grad_scaler = autocast_grad_scaler(obj)
     if grad_scaler is not None:
         return DeepSpeedScaleState(
             None, overflow, True, layout="torch_autocast", grad_scaler=grad_scaler,

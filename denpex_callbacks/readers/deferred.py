@@ -39,21 +39,13 @@ class DeferredValues:
 
     def push(self, key: Any, values: Mapping[str, Any]) -> None:
         """Snapshot ``values`` (tensors, numbers or None) for step ``key``."""
-        names: list[str] = []
-        tensors: list[torch.Tensor] = []
-        plain: dict[str, Any] = {}
-        for name, value in values.items():
-            if not isinstance(value, torch.Tensor):
-                plain[name] = value
-            elif value.is_cpu or value.numel() == 0:
-                plain[name] = first_number(value)
-            else:
-                names.append(name)
-                # float64 holds what a CPU item() gives: an int64 tracker, a float64 value
-                tensors.append(value.detach().reshape(-1)[:1].to(torch.float64))
-        if not tensors:  # everything on the CPU: read already, nothing to copy
-            self._pending.append((key, names, None, None, plain))
+        plain, on_device = _read_host_values(values)
+        if not on_device:  # everything on the CPU: read already, nothing to copy
+            self._pending.append((key, [], None, None, plain))
             return
+        names = [name for name, _value in on_device]
+        # float64 holds what a CPU item() gives: an int64 tracker, a float64 value
+        tensors = [value.detach().reshape(-1)[:1].to(torch.float64) for _name, value in on_device]
         device = tensors[0].device
         packed = torch.cat([t.to(device, non_blocking=True) for t in tensors])
         event = None
@@ -66,6 +58,19 @@ class DeferredValues:
         self._pending.append((key, names, packed, event, plain))
         if len(self._pending) > MAX_PENDING and self._pending[0][3] is not None:
             self._pending[0][3].synchronize()
+
+    def read_now(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``values`` read at once when that waits for nothing (numbers, CPU tensors) and no
+        earlier snapshot is still queued (its step comes first); else None (then :meth:`push`).
+
+        Example:
+            >>> DeferredValues().read_now({"loss": torch.tensor(0.5), "lr": 0.1})
+            {'loss': 0.5, 'lr': 0.1}
+        """
+        if self._pending:
+            return None
+        plain, on_device = _read_host_values(values)
+        return None if on_device else plain  # a device value: copied, read a step late
 
     def ready(self, *, wait: bool = False) -> list[tuple[Any, dict[str, Any]]]:
         """Snapshots whose copy has finished, oldest first (``wait``: all of them)."""
@@ -83,6 +88,24 @@ class DeferredValues:
             values = dict(zip(names, host.tolist(), strict=True))
             out.append((key, {**values, **plain}))
         return out
+
+
+def _read_host_values(
+    values: Mapping[str, Any],
+) -> tuple[dict[str, Any], list[tuple[str, torch.Tensor]]]:
+    """The values readable now (numbers, CPU tensors read with ``item()``: it waits for
+    nothing there), and the device tensors left to copy."""
+    plain: dict[str, Any] = {}
+    on_device: list[tuple[str, torch.Tensor]] = []
+    tensor = torch.Tensor
+    for name, value in values.items():
+        if not isinstance(value, tensor):
+            plain[name] = value
+        elif value.is_cpu or value.numel() == 0:
+            plain[name] = float(value.item()) if value.numel() == 1 else first_number(value)
+        else:
+            on_device.append((name, value))
+    return plain, on_device
 
 
 def first_number(tensor: torch.Tensor) -> float | None:

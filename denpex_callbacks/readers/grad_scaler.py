@@ -13,6 +13,12 @@ import torch
 from denpex_callbacks.core.run_setup import RunSetup
 
 _SCALER_TYPES: dict[type, bool] = {}  # type -> has the GradScaler methods (asked every step)
+try:  # the protocol stages, compared by identity (an Enum's .name is a slow descriptor)
+    from torch.amp.grad_scaler import OptState
+
+    _STAGES: tuple[tuple[Any, str], ...] = tuple((stage, stage.name) for stage in OptState)
+except ImportError:  # pragma: no cover - a torch without it: read the names
+    _STAGES = ()
 
 
 def is_grad_scaler(obj: Any) -> bool:
@@ -76,6 +82,9 @@ def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:
     if not isinstance(states, dict) or id(optimizer) not in states:
         return None
     stage = states[id(optimizer)].get("stage")
+    for known, name in _STAGES:
+        if stage is known:
+            return name
     return getattr(stage, "name", None)
 
 

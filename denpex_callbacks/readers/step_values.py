@@ -10,12 +10,17 @@ and :func:`observation_from_values` turns what it hands back into an Observation
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedScaleState, read_scale_state
+from denpex_callbacks.readers.deepspeed_optimizer import (
+    DeepSpeedScaleState,
+    read_scale_state,
+    scale_state_reader,
+)
 from denpex_callbacks.readers.grad_scaler import (
     found_inf_tensor,
     growth_tracker_tensor,
@@ -159,6 +164,71 @@ def values_after_step(source: Any) -> dict[str, Any]:
     return {"scale_after": state.scale, "overflow": state.overflow, "hysteresis": state.hysteresis}
 
 
+def before_step_reader(source: Any, optimizer: Any = None) -> Callable[[], dict[str, Any]]:
+    """:func:`values_before_step` of ``source`` (and ``optimizer``) with where its scale
+    lives found once (see :func:`after_step_reader`).
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> read = before_step_reader(scaler)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> read()
+        {'scale_before': 256.0, 'found_inf': None}
+    """
+    if is_grad_scaler(source) and scaler_enabled(source):
+        scaler = source
+
+        def read_grad_scaler() -> dict[str, Any]:
+            return {"scale_before": _kept(scale_tensor(scaler)),
+                    "found_inf": _kept(found_inf_tensor(scaler, optimizer))}
+
+        return read_grad_scaler
+    if is_grad_scaler(source):
+        return dict  # a disabled GradScaler: nothing to read
+    read_state = scale_state_reader(source)
+    if read_state().grad_scaler is not None:  # DeepSpeed's torch_autocast keeps a GradScaler
+        return before_step_reader(read_state().grad_scaler, optimizer)
+    return lambda: {"scale_before": read_state().scale}
+
+
+def after_step_reader(source: Any) -> Callable[[], dict[str, Any]]:
+    """:func:`values_after_step` of ``source`` with where its scale lives found once.
+
+    For a run whose scale holder does not change (a GradScaler's enabled flag is fixed at
+    construction): each step then only reads the values, without asking again what the source
+    is (several attribute lookups and calls every step).
+
+    Example:
+        >>> import torch
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> read = after_step_reader(scaler)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> sorted(read()), float(read()["scale_after"])
+        (['growth_tracker', 'scale_after'], 256.0)
+    """
+    if is_grad_scaler(source) and scaler_enabled(source):
+        scaler = source
+
+        def read_grad_scaler() -> dict[str, Any]:
+            return {"scale_after": scale_tensor(scaler),
+                    "growth_tracker": growth_tracker_tensor(scaler)}
+
+        return read_grad_scaler
+    if is_grad_scaler(source):
+        return dict  # a disabled GradScaler: nothing to read
+    read_state = scale_state_reader(source)
+    if read_state().grad_scaler is not None:  # DeepSpeed's torch_autocast keeps a GradScaler
+        return after_step_reader(read_state().grad_scaler)
+
+    def read_deepspeed() -> dict[str, Any]:
+        state = read_state()
+        return {"scale_after": state.scale, "overflow": state.overflow,
+                "hysteresis": state.hysteresis}
+
+    return read_deepspeed
+
+
 def observation_from_values(
     step: int, values: dict[str, Any], *, rank: int = 0, world_size: int = 1
 ) -> Observation:
@@ -194,8 +264,8 @@ def observation_from_values(
         loss=None if loss is None else float(loss),
         grad_norm=None if grad_norm is None else float(grad_norm),
         lr=None if lr is None else float(lr),
-        growth_tracker=_integer(get("growth_tracker")),
-        hysteresis=_integer(get("hysteresis")),
+        growth_tracker=None if (tracker := get("growth_tracker")) is None else _integer(tracker),
+        hysteresis=None if (hysteresis := get("hysteresis")) is None else _integer(hysteresis),
         time=None if when is None else float(when),
     )
 

@@ -210,7 +210,8 @@ def test_internal_error_turns_monitoring_off_not_training(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr("denpex_callbacks.readers.step_values.read_scale_state", broken)
+    # What every step reads (the scale state of the optimizer found at attach) breaks.
+    monkeypatch.setattr("denpex_callbacks.readers.deepspeed_optimizer._state_of", broken)
     kit.train(engine, 3)
     assert engine.global_steps == 3
     assert watcher.monitor.disabled

@@ -12,6 +12,8 @@ from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.thresholds import Thresholds
 
+UNBOUNDED = 1 << 62  # a quiet horizon no run reaches: quiet steps never make it fire
+
 
 class Detector(ABC):
     """One condition, judged one observation at a time.
@@ -46,6 +48,18 @@ class Detector(ABC):
         the rest applied (``run`` already includes them). Only a detector that counts steps
         needs to know."""
         return None
+
+    def quiet_horizon(self, run: RunState) -> int:
+        """How many quiet steps in a row, from now, none of which could make this detector
+        fire (see :mod:`denpex_callbacks.core.quiet_steps`); :data:`UNBOUNDED` when none ever
+        could. The default, 0, has every step judged by :meth:`observe`."""
+        return 0
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        """Take ``steps`` quiet steps, the last of them ``last`` (``run`` already includes
+        them), leaving the state :meth:`observe` would have left one step at a time. Called
+        only within :meth:`quiet_horizon`."""
+        raise NotImplementedError(f"{type(self).__name__} judges every step")
 
     def state_dict(self) -> dict[str, Any]:
         """Serializable state."""

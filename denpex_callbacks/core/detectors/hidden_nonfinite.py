@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -38,3 +38,9 @@ class HiddenNonFiniteDetector(Detector):
             evidence={"loss": obs.loss, "logging_nan_inf_filter": True},
             severity=Severity.WARNING,
         )
+
+    def quiet_horizon(self, run: RunState) -> int:
+        return UNBOUNDED  # a finite loss is nothing to it
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        return None

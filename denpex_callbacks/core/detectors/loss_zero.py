@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -53,3 +53,11 @@ class LossZeroDetector(Detector):
                 "skip_streak": run.skip_streak,
             },
         )
+
+    def quiet_horizon(self, run: RunState) -> int:
+        return UNBOUNDED  # a quiet step's loss is not 0
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        self.zero_run = 0
+        self.zero_start = None
+        self.firing = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -80,6 +80,15 @@ class NonFiniteLossDetector(Detector):
         self.episode_start, self.episode_losses = obs.step, 1
         return self._finding(obs, Severity.WARNING if absorbed else Severity.ERROR,
                              persistent=False)
+
+    def quiet_horizon(self, run: RunState) -> int:
+        return UNBOUNDED  # a quiet step's loss is finite
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        self.finite_run += steps
+        self.last_finite_loss = last.loss
+        if self.firing and self.finite_run >= self.t.nonfinite_clear_steps:
+            self.firing = False
 
     def _finding(self, obs: Observation, severity: Severity, *, persistent: bool) -> Finding:
         start = self.episode_start if self.episode_start is not None else obs.step

@@ -6,7 +6,7 @@ import math
 from collections import deque
 from typing import Any
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -96,7 +96,26 @@ class ScaleCollapseDetector(Detector):
             quotes=(obs.text,) if obs.text else (),
         )
 
+    def quiet_horizon(self, run: RunState) -> int:
+        return UNBOUNDED  # both patterns fire on a skipped step only
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        self.firing = False  # the skip streak is over
+        scale = last.scale
+        assert scale is not None  # a quiet step has its scale
+        # Only the last window's worth of steps stays in the window (and so in its peaks).
+        for step in range(last.step - min(steps, self.window.maxlen or steps) + 1, last.step + 1):
+            self._push_window((step, scale))
+        if self.trend_floor is not None and scale >= self.trend_floor * 16:
+            self.trend_floor = None
+
     # -- the trajectory ------------------------------------------------------------------------
+
+    def _push_window(self, item: tuple[int, float]) -> None:
+        if len(self.window) == self.window.maxlen and self._peaks[0] == self.window[0]:
+            self._peaks.popleft()
+        self.window.append(item)
+        self._push_peak(item)
 
     def _push_peak(self, item: tuple[int, float]) -> None:
         while self._peaks and self._peaks[-1][1] <= item[1]:
@@ -109,10 +128,7 @@ class ScaleCollapseDetector(Detector):
             self.window.clear()
             self._peaks.clear()
             return None
-        if len(self.window) == self.window.maxlen and self._peaks[0] == self.window[0]:
-            self._peaks.popleft()
-        self.window.append((obs.step, scale))
-        self._push_peak((obs.step, scale))
+        self._push_window((obs.step, scale))
         peak_step, peak = self._peaks[0]
         if self.trend_floor is not None and scale >= self.trend_floor * 16:
             self.trend_floor = None  # recovered: the trend may fire again

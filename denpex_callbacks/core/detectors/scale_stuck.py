@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -122,10 +122,7 @@ class ScaleStuckDetector(Detector):
             self.clean_start = obs.step
         self.clean_at_scale += 1
         interval = self.setup.growth_interval
-        limit = (
-            int(self.t.stuck_clean_factor * interval) if interval else self.t.stuck_clean_steps
-        )
-        if self.clean_at_scale < max(limit, 1):
+        if self.clean_at_scale < self._clean_limit():
             return None
         return Finding(
             self.code,
@@ -141,3 +138,27 @@ class ScaleStuckDetector(Detector):
                 "growth_factor": self.setup.growth_factor,
             },
         )
+
+    def _clean_limit(self) -> int:
+        """Clean steps at one scale after which the scale counts as stuck."""
+        interval = self.setup.growth_interval
+        limit = (
+            int(self.t.stuck_clean_factor * interval) if interval else self.t.stuck_clean_steps
+        )
+        return max(limit, 1)
+
+    def quiet_horizon(self, run: RunState) -> int:
+        # Quiet steps are clean at an unchanged scale with a moving tracker: only the
+        # no-growth count can fire, on the step that reaches the limit (said once: firing).
+        if self.firing or self.setup.scaler == "static":
+            return UNBOUNDED
+        return max(0, self._clean_limit() - 1 - self.clean_at_scale)
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        self.frozen_tracker_steps = 0
+        self.last_tracker = last.growth_tracker
+        if self.setup.scaler == "static":
+            return
+        if self.clean_at_scale == 0:
+            self.clean_start = last.step - steps + 1
+        self.clean_at_scale += steps

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -61,3 +61,11 @@ class ScaleUnderflowDetector(Detector):
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
         )
+
+    def quiet_horizon(self, run: RunState) -> int:
+        scale = run.last_scale
+        return UNBOUNDED if scale is not None and scale >= self.t.underflow_scale else 0
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        if self.setup.scaler != "static":
+            self.level = 0

@@ -6,7 +6,7 @@ import math
 from collections import deque
 from typing import Any
 
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -131,4 +131,27 @@ class SkipRateDetector(Detector):
             self.window.append((step, was))
             self.skips_in_window += was
         if self.skips_in_window / max(len(self.window), 1) < self.t.skip_rate_threshold / 2:
+            self.firing = False
+
+    def quiet_horizon(self, run: RunState) -> int:
+        # A clean step never raises the rate (the window grows, or its oldest entry leaves):
+        # quiet steps cannot fire unless the rate after the first of them is already high.
+        skips = self.skips_in_window
+        if self.firing or skips == 0:
+            return UNBOUNDED
+        held = len(self.window)
+        upper = skips / (held + 1 if held < (self.window.maxlen or 0) else held)
+        return UNBOUNDED if upper < self.limit() else 0
+
+    def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
+        kept = min(steps, self.window.maxlen or steps)
+        for step in range(last.step - kept + 1, last.step + 1):
+            if len(self.window) == self.window.maxlen and self.window[0][1]:
+                self.skips_in_window -= 1
+            self.window.append((step, False))
+        # The rate only fell: had it dropped below half the limit (window full) on any of
+        # these steps, it is below it now.
+        if len(self.window) >= self.t.skip_rate_window and (
+            self.skips_in_window / len(self.window) < self.limit() / 2
+        ):
             self.firing = False

@@ -1,0 +1,218 @@
+"""The GradScaler protocol of a plain loop, checked before torch's own checks run.
+
+torch raises on some protocol breaks (``step()`` twice without ``update()``, ``update()``
+without ``step()``, fp16 gradients to unscale) and says nothing about others (an optimizer
+stepped around the scaler, ``update()`` never called). :class:`ScalerProtocol` wraps the
+GradScaler's methods (instance attributes: GradScaler has no hooks of its own in torch 2.13;
+the class is untouched and :meth:`ScalerProtocol.close` removes them) and registers the
+optimizer's public step pre-hook, so that an AMP002/AMP012 diagnosis is written *before*
+torch's RuntimeError ends the run. Each check costs a few dictionary lookups per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.severity import Severity
+from denpex_callbacks.integrations.pipeline import StepPipeline
+from denpex_callbacks.readers.grad_scaler import (
+    optimizer_has_fp16_params,
+    optimizer_stage,
+    scaler_enabled,
+)
+
+__all__ = ["SCALER_METHODS", "ScalerProtocol"]
+
+SCALER_METHODS = ("scale", "unscale_", "step", "update")
+
+
+class ScalerProtocol:
+    """Protocol checks around one GradScaler and its optimizer.
+
+    Args:
+        pipeline: Where findings go (guarded: an internal error turns monitoring off).
+        report: Reports a finding at the current call (the monitor's ``_flag``).
+        calls: The number of ``monitor.step()`` calls so far (the step a finding names).
+    """
+
+    def __init__(self, pipeline: StepPipeline, report: Callable[[Finding | None, int], Any],
+                 calls: Callable[[], int]) -> None:
+        self.pipeline = pipeline
+        self.report = report
+        self.calls = calls
+        self.scaler: Any = None
+        self.optimizer: Any = None
+        self.scaled_since_update = False
+        self.monitored_before_update: int | None = None  # monitor.step() before update()
+        self.in_scaler_step = False
+        self.fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
+        self.wrapped: list[str] = []
+        self.hooks: list[Any] = []
+
+    # -- attaching -------------------------------------------------------------------------------
+
+    def wrap_scaler(self, scaler: Any) -> None:
+        """Check each of ``scaler``'s protocol calls before it runs."""
+        self.scaler = scaler
+        checks: dict[str, Callable[..., Finding | None]] = {
+            "unscale_": self._before_unscale,
+            "step": self._before_step,
+            "update": self._before_update,
+        }
+        for name in SCALER_METHODS:
+            original = getattr(scaler, name)
+            wrapper = self._scale(original) if name == "scale" else self._watch(
+                original, checks[name], stepping=name == "step")
+            scaler.__dict__[name] = wrapper
+            self.wrapped.append(name)
+
+    def watch_optimizer(self, optimizer: Any) -> None:
+        """Notice ``optimizer.step()`` called around the scaler (its public pre-hook)."""
+        self.optimizer = optimizer
+        if hasattr(optimizer, "register_step_pre_hook"):
+            self.hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
+
+    def close(self) -> None:
+        """Remove the wrappers and the hook."""
+        for hook in self.hooks:
+            hook.remove()
+        self.hooks.clear()
+        for name in self.wrapped:
+            self.scaler.__dict__.pop(name, None)
+        self.wrapped.clear()
+
+    def _scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def scale(*args: Any, **kwargs: Any) -> Any:
+            self.scaled_since_update = True  # (nothing to check: nothing can fail here)
+            return original(*args, **kwargs)
+
+        scale.__wrapped__ = original  # type: ignore[attr-defined]
+        return scale
+
+    def _watch(self, original: Callable[..., Any], check: Callable[..., Finding | None], *,
+               stepping: bool) -> Callable[..., Any]:
+        pipeline, report = self.pipeline, self.report
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            finding = pipeline.guard(check, *args)
+            if finding is not None:
+                report(finding, self.calls())
+            if not stepping:
+                return original(*args, **kwargs)
+            self.in_scaler_step = True
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.in_scaler_step = False
+
+        watched.__wrapped__ = original  # type: ignore[attr-defined]
+        return watched
+
+    # -- the checks (run before torch's own, so the diagnosis lands first) -----------------------
+
+    def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
+        return Finding("AMP002", self.calls(), what, evidence={"call": what, **evidence})
+
+    def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
+        stage = optimizer_stage(self.scaler, optimizer)
+        if stage == "UNSCALED":
+            return self._protocol("unscale_() called twice for this optimizer before update()",
+                                  {"stage": stage})
+        if stage == "STEPPED":
+            return self._protocol("unscale_() called after step() and before update()",
+                                  {"stage": stage})
+        fp16 = self.fp16_params.get(id(optimizer))
+        if fp16 is None:
+            fp16 = self.fp16_params[id(optimizer)] = optimizer_has_fp16_params(optimizer)
+        if fp16:
+            return Finding(
+                "AMP012", self.calls(),
+                "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
+                "'Attempting to unscale FP16 gradients.'",
+                evidence={"fp16_parameters": True},
+            )
+        return None
+
+    def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
+        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
+            return None
+        missed, self.monitored_before_update = self.monitored_before_update, None
+        if missed is not None:  # the iteration monitor.step() closed never reached update()
+            return Finding(
+                "AMP002", missed,
+                "scaler.step() ran but scaler.update() was not called in that iteration: the "
+                "scale never adapts and the next scaler.step() raises",
+                evidence={"call": "update() missing", "stage": "STEPPED"},
+            )
+        return self._protocol("scaler.step() called twice without scaler.update() between",
+                              {"stage": "STEPPED"})
+
+    def _before_update(self, *args: Any) -> Finding | None:
+        self.scaled_since_update = False
+        if (misuse := self._monitor_misuse()) is not None:
+            return misuse
+        states = getattr(self.scaler, "_per_optimizer_states", {})
+        recorded = any(s.get("found_inf_per_device") for s in states.values())
+        if not recorded:
+            return self._protocol(
+                "scaler.update() called without scaler.step()/unscale_() in this iteration "
+                "(torch: 'No inf checks were recorded prior to update.')",
+                {"optimizers_seen": len(states)},
+            )
+        return None
+
+    def check_update_called(self, step: int) -> None:
+        """At ``monitor.step()``: note a ``scaler.step()`` that ``update()`` has not followed.
+
+        Either the loop forgot ``update()`` (the next ``scaler.step()`` says so, as an error)
+        or it calls ``update()`` after ``monitor.step()``: a misuse of the monitor, not of the
+        scaler, told when ``update()`` comes (a warning).
+        """
+        if self.optimizer is not None and optimizer_stage(self.scaler, self.optimizer) == (
+            "STEPPED"
+        ):
+            self.monitored_before_update = step
+
+    def update_never_came(self) -> Finding | None:
+        """At close: the last ``monitor.step()`` saw ``scaler.step()`` without ``update()``
+        and the loop ended before any ``update()``: it was missing, not merely later."""
+        missed, self.monitored_before_update = self.monitored_before_update, None
+        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
+            return None
+        return Finding(
+            "AMP002", missed,
+            "scaler.step() ran but scaler.update() was never called after it: the scale never "
+            "adapts (and a next scaler.step() would raise)",
+            evidence={"call": "update() missing", "stage": "STEPPED"},
+        )
+
+    def _monitor_misuse(self) -> Finding | None:
+        step, self.monitored_before_update = self.monitored_before_update, None
+        if step is None:
+            return None
+        return Finding(
+            "AMP002", step,
+            "monitor.step() was called before scaler.update(): the loop itself is correct, "
+            "the monitor is called too early (it reads the scale before the update)",
+            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
+            severity=Severity.WARNING,
+            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
+                       "runs between scaler.step() and scaler.update().",
+            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
+        )
+
+    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if self.in_scaler_step or not self.scaled_since_update:
+            return
+        if not scaler_enabled(self.scaler):
+            return
+        if optimizer_stage(self.scaler, optimizer) == "UNSCALED":
+            what = ("optimizer.step() called directly after unscale_() (not through "
+                    "scaler.step()): steps with inf/NaN gradients are applied instead of skipped")
+        else:
+            what = ("optimizer.step() called directly on scaled gradients (not through "
+                    "scaler.step()): every update is multiplied by the loss scale")
+        finding = self._protocol(what, {"stage": optimizer_stage(self.scaler, optimizer)})
+        self.report(finding, self.calls())
