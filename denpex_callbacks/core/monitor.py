@@ -205,7 +205,10 @@ class Monitor(DiagnosisAdmission):
             for d in self._detectors
             if (f := d.observe(obs, run)) is not None and f.code not in self.config.disable
         ]
-        quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
+        if obs.scale_after is not None:
+            # A quiet step needs a scale to stay at; a log whose lines print none (the loss
+            # alone) would pay the detectors' horizons on every step for none.
+            quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
         if self._report is not None:
             self._report.step(obs)
         if not findings:

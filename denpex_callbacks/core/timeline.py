@@ -46,20 +46,26 @@ class Timeline:
     steps: int = 0
     skipped: int = 0
     _last_scale: float | None = None
-    # Per rank: (observations, skipped ones); a dict of ranks, bounded by the world size.
-    _by_rank: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Per rank: observations and skipped ones (dicts of ranks, bounded by the world size),
+    # and the most of each any rank has shown.
+    _seen: dict[int, int] = field(default_factory=dict)
+    _skips: dict[int, int] = field(default_factory=dict)
+    _most_seen: int = 0
+    _most_skips: int = 0
 
     def add(self, obs: Observation) -> None:
         """Record one observation."""
         skipped = bool(obs.was_skipped)
-        seen, skips = self._by_rank.get(obs.rank, (0, 0))
-        seen, skips = seen + 1, skips + skipped
-        self._by_rank[obs.rank] = (seen, skips)
-        # Counted once: when this rank shows more steps (or skips) than any rank before it.
-        self.steps += seen > max((n for r, (n, _k) in self._by_rank.items() if r != obs.rank),
-                                 default=0)
-        self.skipped += skipped and skips > max(
-            (k for r, (_n, k) in self._by_rank.items() if r != obs.rank), default=0)
+        rank = obs.rank
+        seen = self._seen[rank] = self._seen.get(rank, 0) + 1
+        if seen > self._most_seen:  # counted once: when a rank shows more than any before
+            self._most_seen = seen
+            self.steps += 1
+        if skipped:
+            skips = self._skips[rank] = self._skips.get(rank, 0) + 1
+            if skips > self._most_skips:
+                self._most_skips = skips
+                self.skipped += 1
         scale = obs.scale
         eventful = skipped or (scale is not None and scale != self._last_scale) or (
             obs.loss is not None and not math.isfinite(obs.loss)

@@ -249,8 +249,9 @@ class Assembler:
             # "step 10, loss ..."): one step, already recorded as skipped.
             return
         rank = event.rank or 0
-        change = read_change(self._rank_scales.get(rank), step, event.scale_after)
+        change = None
         if event.scale_after is not None:
+            change = read_change(self._rank_scales.get(rank), step, event.scale_after)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
             self._rank_scales[rank] = (step, event.scale_after)

@@ -244,7 +244,8 @@ class _Session:
         if not ranks:  # the common case, without building a list per step
             self._judge(obs.rank).observation(obs)
             monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)
-            self._learned(monitor)
+            if monitor.setup.growth_interval is None:
+                self._learned(monitor)
             monitor.observe(obs)
             return
         for rank in ranks:

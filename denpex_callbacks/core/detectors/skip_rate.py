@@ -124,12 +124,15 @@ class SkipRateDetector(Detector):
         kept = min(steps, self.t.skip_rate_window)
         skips = min(skipped, kept)
         last = run.last_step or 0
-        for step in range(last - kept + 1, last + 1):
-            was = step > last - skips
+        for step in range(last - kept + 1, last - skips + 1):
             if len(self.window) == self.window.maxlen and self.window[0][1]:
                 self.skips_in_window -= 1
-            self.window.append((step, was))
-            self.skips_in_window += was
+            self.window.append((step, False))
+        for step in range(last - skips + 1, last + 1):
+            if len(self.window) == self.window.maxlen and self.window[0][1]:
+                self.skips_in_window -= 1
+            self.window.append((step, True))
+            self.skips_in_window += 1
         if self.skips_in_window / max(len(self.window), 1) < self.t.skip_rate_threshold / 2:
             self.firing = False
 
