@@ -206,3 +206,12 @@ def test_one_collapse_is_one_amp003_when_the_trajectory_fires_before_the_streak(
     overflows = list(range(500, 514, 2)) + list(range(514, 540))
     found = [f for f in run(scaler_stream(overflows, 600)) if f[0] == "AMP003"]
     assert found == [("AMP003", 500, 514, "error")]
+
+
+def test_when_trajectory_and_streak_fire_on_one_step_the_streak_names_where_it_began():
+    # Two halvings with clean steps between, then six skips in a row: at step 509 the scale
+    # has fallen 8 times (the trajectory) and the streak reaches collapse_skip_streak. The
+    # streak's start (504) is the more precise answer than the trajectory's (500).
+    overflows = [500, 502, *range(504, 540)]
+    found = [f for f in run(scaler_stream(overflows, 600)) if f[0] == "AMP003"]
+    assert found == [("AMP003", 504, 509, "error")]

@@ -63,20 +63,25 @@ class ScaleCollapseDetector(Detector):
         if run.skip_streak == 0:
             self.firing = False
             return trend
+        if self.firing:
+            return None
+        streak = self._streak(obs, run)
+        if streak is not None:
+            return streak  # on the same step, the streak names the skip it began with
         if trend is not None:
             # One collapse, one report: the streak the trajectory just reported on is not
             # reported again when it reaches collapse_skip_streak a few steps later.
             self.firing = True
-            return trend
-        if self.firing:
-            return None
+        return trend
+
+    def _streak(self, obs: Observation, run: RunState) -> Finding | None:
         if run.last_scale is not None and not run.scale_ever_changed:
             return None  # constant scale: AMP005's case
         limit = (
             self.t.startup_skip_allowance if run.in_startup else self.t.collapse_skip_streak
         )
         if run.skip_streak < limit:
-            return trend
+            return None
         self.firing = True
         self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
         start, scale = run.skip_streak_start, run.skip_streak_start_scale
