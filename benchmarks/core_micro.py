@@ -1,8 +1,12 @@
 """Monitor cost per observation (µs), every detector on, without and with the run report.
 
-Streams imitate a dynamic GradScaler: ``healthy`` (start-up back-off, then one overflow every
-growth interval, the sawtooth) and ``faulty`` (the same, then an inf loss from the middle on:
-every later step skipped, the scale collapsing to 0, diagnoses firing and then rate-limited).
+Streams imitate a dynamic GradScaler: ``healthy`` (start-up back-off, then the sawtooth: the
+scale grows after ``GROWTH_INTERVAL`` clean steps and overflows ``OVERFLOW_AFTER_GROWTH`` steps
+later) and ``faulty`` (the same, then an inf loss from the middle on: every later step skipped,
+the scale collapsing to 0, diagnoses firing and then rate-limited). The healthy stream must draw
+no diagnosis above info (:func:`run` checks it): until 2026-11-30 it overflowed every
+``GROWTH_INTERVAL`` steps, which resets the tracker before it can reach the interval, so its
+scale only ever fell and the "healthy" figure timed a slow collapse (AMP004 from step 2400).
 Observations are built before timing; only ``Monitor.observe`` is timed.
 """
 
@@ -18,22 +22,26 @@ from denpex_callbacks.core.detectors import default_detectors
 
 GROWTH_INTERVAL = 200
 STARTUP_BACKOFF = 5
+OVERFLOW_AFTER_GROWTH = 10
 
 
 def stream(steps: int, *, fault_from: int | None = None) -> list[Observation]:
     """Observations of a GradScaler run (``fault_from``: inf loss from that step on)."""
     out = []
     scale, tracker = 2.0**16, 0
+    since_growth: int | None = None  # steps since the scale last grew
     for step in range(steps):
         faulty = fault_from is not None and step >= fault_from
-        overflow = faulty or step < STARTUP_BACKOFF or (step % GROWTH_INTERVAL == 0 and step)
+        overflow = faulty or step < STARTUP_BACKOFF or since_growth == OVERFLOW_AFTER_GROWTH
         before = scale
         if overflow:
-            scale, tracker = scale * 0.5, 0
+            scale, tracker, since_growth = scale * 0.5, 0, None
         else:
             tracker += 1
+            if since_growth is not None:
+                since_growth += 1
             if tracker == GROWTH_INTERVAL:
-                scale, tracker = scale * 2.0, 0
+                scale, tracker, since_growth = scale * 2.0, 0, 0
         out.append(Observation(
             step, scale_before=before, scale_after=scale,
             loss=float("inf") if faulty else 1.0 / (1.0 + step * 1e-3),
@@ -50,8 +58,12 @@ def _monitor(report_dir: str | None) -> Monitor:
     return monitor
 
 
-def time_stream(observations: list[Observation], report_dir: str | None) -> float:
-    """Seconds per ``observe`` call over the stream, on a fresh Monitor."""
+def time_stream(observations: list[Observation], report_dir: str | None, *,
+                healthy: bool = False) -> float:
+    """Seconds per ``observe`` call over the stream, on a fresh Monitor.
+
+    ``healthy``: the stream must draw no warning or error, else the figure would time a fault.
+    """
     monitor = _monitor(report_dir)
     monitor.logger.disabled = True  # the console is not what is measured
     try:
@@ -64,6 +76,8 @@ def time_stream(observations: list[Observation], report_dir: str | None) -> floa
         monitor.logger.disabled = False
     if monitor.disabled:
         raise RuntimeError("the Monitor hit an internal error during the benchmark")
+    if healthy and monitor.faults():
+        raise RuntimeError(f"the healthy stream drew {monitor.faults()[0].code}")
     return elapsed / len(observations)
 
 
@@ -81,7 +95,8 @@ def run(steps: int, rounds: int) -> dict[str, Any]:
             samples = []
             for _ in range(rounds):
                 with tempfile.TemporaryDirectory(prefix="denpex_core_") as folder:
-                    samples.append(time_stream(observations, folder if report else None))
+                    samples.append(time_stream(observations, folder if report else None,
+                                               healthy=name == "healthy"))
             key = f"{name}{'+report' if report else ''}"
             out["us_per_observation"][key] = round(statistics.median(samples) * 1e6, 2)
             print(f"core: {key:16} {out['us_per_observation'][key]:8.2f} µs/observation",

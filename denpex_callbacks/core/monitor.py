@@ -205,7 +205,10 @@ class Monitor(DiagnosisAdmission):
             for d in self._detectors
             if (f := d.observe(obs, run)) is not None and f.code not in self.config.disable
         ]
-        quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
+        if obs.scale_after is not None:
+            # A quiet step needs a scale to stay at; a log whose lines print none (the loss
+            # alone) would pay the detectors' horizons on every step for none.
+            quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
         if self._report is not None:
             self._report.step(obs)
         if not findings:
@@ -218,10 +221,10 @@ class Monitor(DiagnosisAdmission):
         self._quiet.flush(self._detectors, self.run)
         return self._detectors
 
-    def advance(self, steps: int) -> None:
-        """``steps`` optimizer steps known to be applied but not observed one by one (a log
-        whose step counter moved on): the run state and the detectors move on without
-        invented observations."""
+    def advance(self, steps: int, skipped: int = 0) -> None:
+        """``steps`` optimizer steps not observed one by one (a log whose step counter moved
+        on), ``skipped`` of them known to be skipped (the rest applied): the run state and
+        the detectors move on without invented observations."""
         if self.disabled or steps <= 0:
             return
 
@@ -230,9 +233,9 @@ class Monitor(DiagnosisAdmission):
                 self._start(None)
             self._quiet.flush(self._detectors, self.run)
             self._quiet.stop()  # the next step is judged one by one, and re-arms
-            self.run.advance(steps)
+            self.run.advance(steps, skipped)
             for detector in self._detectors:
-                detector.advance(steps, self.run)
+                detector.advance(steps, self.run, skipped)
 
         self.guard(move_on)
 

@@ -182,10 +182,13 @@ class RunState:
         self.restart_reason = "after the resume"
         self.restart_step = None if self.last_step is None else self.last_step + 1
 
-    def advance(self, steps: int) -> None:
-        """Fold in ``steps`` applied (not skipped) steps that were not observed one by one:
-        a gap in a log whose step counter moved on with no skip. Nothing is invented about
-        them (no scale, no loss); they end a skip streak and the start-up phase.
+    def advance(self, steps: int, skipped: int = 0) -> None:
+        """Fold in ``steps`` steps that were not observed one by one: a gap in a log whose
+        step counter moved on. Nothing is invented about them (no scale, no loss). Of them,
+        ``skipped`` are known to be skipped (a logged scale that halved over the gap), the
+        rest were applied; where the skips lie is not known, so a skip streak goes on
+        through the gap only when every step in it was skipped, and otherwise ends, as does
+        the start-up phase.
 
         Example:
             >>> run = RunState()
@@ -193,13 +196,26 @@ class RunState:
             >>> run.advance(9)
             >>> run.last_step, run.steps_seen, run.skip_streak, run.in_startup
             (10, 10, 0, False)
+            >>> run.advance(4, skipped=4)  # the scale halved four times over four steps
+            >>> run.skip_streak, run.skip_streak_start, run.skipped_total
+            (4, 11, 5)
         """
+        skipped = max(0, min(skipped, steps))
         if steps <= 0:
             return
         first = (self.last_step or 0) + 1
         self.steps_seen += steps
-        self.clean_steps_seen += steps
+        self.skipped_total += skipped
+        self.clean_steps_seen += steps - skipped
         self.last_step = first + steps - 1
+        if skipped:
+            self.last_skip_step = self.last_step
+        if skipped == steps:
+            if self.skip_streak == 0:
+                self.skip_streak_start = first
+                self.skip_streak_start_scale = self.last_scale
+            self.skip_streak += steps
+            return
         if self.first_clean_step is None:
             self.first_clean_step = first
         self.skip_streak = 0

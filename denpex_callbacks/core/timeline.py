@@ -22,12 +22,22 @@ class Timeline:
     preference to quiet ones; quiet ones are sampled every ``stride`` steps, the stride
     doubling whenever the timeline is full.
 
+    ``steps`` and ``skipped`` count the run's steps, not its observations: every rank
+    observes each step (a multi-rank log prints it once per rank), so each counts the most
+    any one rank has shown.
+
     Example:
         >>> t = Timeline(max_points=8)
         >>> for s in range(100):
         ...     t.add(Observation(s, scale_after=2.0 ** (s // 10), loss=1.0))
         >>> len(t.points) <= 8, t.points[0][0]
         (True, 0)
+        >>> two = Timeline()
+        >>> for s in range(14):
+        ...     two.add(Observation(s, rank=0, loss=1.0))
+        ...     two.add(Observation(s, rank=1, loss=1.0))
+        >>> two.steps
+        14
     """
 
     max_points: int = MAX_POINTS
@@ -36,12 +46,26 @@ class Timeline:
     steps: int = 0
     skipped: int = 0
     _last_scale: float | None = None
+    # Per rank: observations and skipped ones (dicts of ranks, bounded by the world size),
+    # and the most of each any rank has shown.
+    _seen: dict[int, int] = field(default_factory=dict)
+    _skips: dict[int, int] = field(default_factory=dict)
+    _most_seen: int = 0
+    _most_skips: int = 0
 
     def add(self, obs: Observation) -> None:
         """Record one observation."""
-        self.steps += 1
         skipped = bool(obs.was_skipped)
-        self.skipped += skipped
+        rank = obs.rank
+        seen = self._seen[rank] = self._seen.get(rank, 0) + 1
+        if seen > self._most_seen:  # counted once: when a rank shows more than any before
+            self._most_seen = seen
+            self.steps += 1
+        if skipped:
+            skips = self._skips[rank] = self._skips.get(rank, 0) + 1
+            if skips > self._most_skips:
+                self._most_skips = skips
+                self.skipped += 1
         scale = obs.scale
         eventful = skipped or (scale is not None and scale != self._last_scale) or (
             obs.loss is not None and not math.isfinite(obs.loss)

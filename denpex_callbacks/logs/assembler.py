@@ -5,6 +5,9 @@ Log lines rarely say everything an Observation holds. The assembler:
   and progress lines (DeepSpeed ``step=``, a tqdm counter) re-synchronise the count; the
   steps in between are a gap, handed on as a count (``on_gap``), never as made-up
   observations;
+- reads skipped steps from a rank's logged scale alone (see
+  :mod:`denpex_callbacks.logs.scale_steps`): halved between consecutive steps, the step was
+  skipped; halved ``k`` times over a gap, ``k`` of the gap's steps were;
 - merges the lines that describe one overflow: the same overflow printed once per rank, or
   split over several lines (``Grad overflow on iteration 5`` + ``Reducing dynamic loss scale
   from 64 to 32``), is one skipped step;
@@ -26,6 +29,7 @@ from typing import Any
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
 # A scale that grew between two overflow lines proves applied steps in between (at least one
@@ -82,7 +86,7 @@ class Assembler:
 
     Example:
         >>> seen, gaps = [], []
-        >>> a = Assembler(seen.append, seen.append, gaps.append)
+        >>> a = Assembler(seen.append, seen.append, lambda steps, skipped: gaps.append(steps))
         >>> from denpex_callbacks.logs.events import LogEvent
         >>> for rank in (0, 1):  # one overflow printed by two ranks
         ...     a.feed(LogEvent("overflow", "deepspeed", rank=rank, scale_before=8.0,
@@ -95,8 +99,8 @@ class Assembler:
 
     on_observation: Callable[[Observation], Any]
     on_flag: Callable[[Finding], Any]
-    # Told of applied steps that were not observed one by one (how many).
-    on_gap: Callable[[int], Any]
+    # Told of steps that were not observed one by one: how many, how many of them skipped.
+    on_gap: Callable[[int, int], Any]
     clock: int = 0
     setup: dict[str, Any] = field(default_factory=dict)
     ranks: set[int] = field(default_factory=set)
@@ -110,6 +114,11 @@ class Assembler:
     _last_metrics: tuple[int | None, float | None] | None = None
     _skipped_total: int = 0
     _skipped_step: int | None = None  # the step of the last overflow emitted
+    _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
+    # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
+    _rank_skips: dict[int, int] = field(default_factory=dict)
+    # Per rank: clean steps seen one by one since the scale last changed (None: not known).
+    _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -170,6 +179,9 @@ class Assembler:
             self._last_scale = obs.scale
         if obs.loss is not None and not math.isfinite(obs.loss):
             self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
+        if skipped:
+            for rank in (obs.extra.get("ranks") if obs.extra else None) or [obs.rank]:
+                self._rank_skips[rank] = self._rank_skips.get(rank, 0) + 1
         self.on_observation(obs)
 
     def _flush(self) -> None:
@@ -198,8 +210,9 @@ class Assembler:
             return pending.scale_before > last
         return pending.scale_after is not None and pending.scale_after >= last
 
-    def _catch_up(self, step: int, line: int) -> None:
-        """Steps up to ``step`` not seen as skipped were clean (scale unknown)."""
+    def _catch_up(self, step: int, line: int, skipped: int = 0) -> None:
+        """Steps up to ``step`` not seen one by one: ``skipped`` of them skipped (known from
+        the scale), the rest clean (scale unknown)."""
         if step <= self.clock:
             if step < self.clock - MAX_GAP:
                 self.clock = step  # the counter went back: a restarted run
@@ -208,12 +221,15 @@ class Assembler:
         if gap > MAX_GAP:
             self.clock = step - 1
             gap = 1
-        self._gap(gap)
+        self._gap(gap, min(skipped, gap))
 
-    def _gap(self, steps: int) -> None:
+    def _gap(self, steps: int, skipped: int = 0) -> None:
         self.clock += steps
-        self._any_clean = self._clean_since_skip = True
-        self.on_gap(steps)
+        if skipped < steps:
+            self._any_clean = self._clean_since_skip = True
+        else:
+            self._clean_since_skip = False
+        self.on_gap(steps, skipped)
 
     def _metrics(self, event: LogEvent, line: int, text: str) -> None:
         key = (event.step, event.loss)
@@ -232,11 +248,41 @@ class Assembler:
             # (Paddle prints "Found inf or nan" in update(), before the loop prints
             # "step 10, loss ..."): one step, already recorded as skipped.
             return
+        rank = event.rank or 0
+        change = None
+        if event.scale_after is not None:
+            change = read_change(self._rank_scales.get(rank), step, event.scale_after)
+            # The halvings that overflow lines already showed are not inferred again.
+            change = change.less(self._rank_skips.pop(rank, 0)) if change else None
+            self._rank_scales[rank] = (step, event.scale_after)
+            self._learn_growth_interval(rank, change, event.scale_after)
         if step > self.clock + 1:
-            self._catch_up(step - 1, line)
-        self._emit(Observation(step, rank=event.rank or 0, scale_after=event.scale_after,
+            self._catch_up(step - 1, line, change.gap_skipped if change else 0)
+        self._emit(Observation(step, rank=rank, scale_before=change.before if change else None,
+                               scale_after=event.scale_after,
+                               skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text))
+        if event.scale_after is not None:
+            self._rank_skips.pop(rank, None)  # counted from this value on
+
+    def _learn_growth_interval(self, rank: int, change: ScaleChange | None,
+                               scale: float) -> None:
+        """A doubling after ``n - 1`` clean steps seen one by one since the last change is a
+        dynamic scaler with a growth interval of ``n`` (the live path reads it from the
+        scaler; the skip-rate detector needs it to tell a healthy sawtooth from wasted
+        steps)."""
+        run = self._rank_clean_run.get(rank)
+        if change is None or change.skipped is None or change.before is None:
+            self._rank_clean_run[rank] = None
+        elif change.skipped:
+            self._rank_clean_run[rank] = 0
+        elif scale == change.before * 2.0:
+            if run is not None and "growth_interval" not in self.setup:
+                self.setup.update(scaler="dynamic", growth_interval=run + 1)
+            self._rank_clean_run[rank] = 0
+        elif run is not None:
+            self._rank_clean_run[rank] = run + 1
 
     def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
         """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF

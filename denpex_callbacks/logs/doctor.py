@@ -222,13 +222,16 @@ class _Session:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
-    def _gap(self, steps: int) -> None:
-        """Applied steps the log did not show one by one: counted, never made up."""
+    def _gap(self, steps: int, skipped: int) -> None:
+        """Steps the log did not show one by one (``skipped`` of them known to be skipped
+        from the scale): counted, never made up."""
         self.result.timeline.steps += steps
+        self.result.timeline.skipped += skipped
+        first = self.assembler.clock - steps + 1
         for judge in self.judges.values():
-            judge.gap()
+            judge.gap(first, steps, skipped)
         for monitor in list(self.monitors.values()) or [self._ensure()]:
-            monitor.advance(steps)
+            monitor.advance(steps, skipped)
 
     def _observe(self, obs: Observation) -> None:
         skipped, scale = obs.was_skipped, obs.scale
@@ -240,12 +243,26 @@ class _Session:
         ranks = obs.extra.get("ranks") if obs.extra else None
         if not ranks:  # the common case, without building a list per step
             self._judge(obs.rank).observation(obs)
-            (self.monitors.get(obs.rank) or self._ensure(obs.rank)).observe(obs)
+            monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)
+            if monitor.setup.growth_interval is None:
+                self._learned(monitor)
+            monitor.observe(obs)
             return
         for rank in ranks:
             seen = obs if rank == obs.rank else replace(obs, rank=rank)
             self._judge(rank).observation(seen)
-            self._ensure(rank).observe(seen)
+            monitor = self._ensure(rank)
+            self._learned(monitor)
+            monitor.observe(seen)
+
+    def _learned(self, monitor: Monitor) -> None:
+        """What the assembler learned of the scaler after the monitor started (the growth
+        interval, read from the logged scale's doublings) reaches its detectors, which hold
+        the monitor's setup: what a live run reads from its scaler at the start."""
+        setup = self.assembler.setup
+        if monitor.setup.growth_interval is None and "growth_interval" in setup:
+            monitor.setup.growth_interval = setup["growth_interval"]
+            monitor.setup.scaler = monitor.setup.scaler or setup.get("scaler")
 
     def _flag(self, finding: Finding) -> None:
         self._ensure(finding.rank or 0).flag(finding)
@@ -289,8 +306,12 @@ class _Session:
             same = next((d for d in out if d.code == diagnosis.code), None)
             if same is not None and same.rank != diagnosis.rank:
                 ranks = sorted({*same.evidence.get("also_on_ranks", []), diagnosis.rank})
+                # A consequence on the rank where its cause was seen (rank 1's NaN loss,
+                # whose NaN gradients DDP averaged into every rank's collapse) is one on
+                # every rank: the cause is listed first.
                 out[out.index(same)] = replace(
-                    same, evidence={**same.evidence, "also_on_ranks": ranks})
+                    same, evidence={**same.evidence, "also_on_ranks": ranks},
+                    caused_by=same.caused_by or diagnosis.caused_by)
                 continue
             if same is not None and (from_flag or same.code in flagged):
                 # An error line and a detector naming one condition: one diagnosis, the

@@ -74,6 +74,7 @@ class ExcerptJudge:
     stuck_first: _Point | None = None
     stuck_scale: float | None = None
     missing_loss: _Point | None = None
+    last_scale: float | None = None
     superseded: set[str] = field(default_factory=set)  # codes a finding here replaces
 
     def event(self, event: LogEvent, line: int, text: str) -> None:
@@ -93,6 +94,8 @@ class ExcerptJudge:
             self._overflow(obs, _Point(obs.step, obs.line, obs.text))
         elif skipped is False:
             self.streak = 0
+        if obs.scale is not None:
+            self.last_scale = obs.scale
         loss = obs.loss
         if loss is not None and math.isfinite(loss):
             if loss == 0.0:
@@ -102,9 +105,16 @@ class ExcerptJudge:
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0
 
-    def gap(self) -> None:
-        """Applied steps the log did not show: an overflow streak ends."""
-        self.streak = 0
+    def gap(self, first: int, steps: int, skipped: int = 0) -> None:
+        """Steps ``first``.. the log did not show, ``skipped`` of them skipped: an overflow
+        streak ends at an applied one, and goes on through a gap of skipped steps only."""
+        if skipped < steps or steps <= 0:
+            self.streak = 0
+            return
+        if self.streak == 0:
+            self.streak_start = _Point(first, None, None)
+            self.streak_start_scale = self.last_scale
+        self.streak += steps
 
     def _overflow(self, obs: Observation, point: _Point) -> None:
         if self.streak == 0:

@@ -111,6 +111,9 @@ def _merged(parts: list[Result], names: dict[str, str]) -> list[Diagnosis]:
     where it began first; the rest as evidence."""
     first: dict[tuple[str, str], tuple[Diagnosis, str]] = {}
     more: dict[tuple[str, str], tuple[set[str], set[int]]] = {}
+    # A consequence whose cause one file or rank saw (rank 1's NaN loss, averaged by DDP into
+    # every rank's scale collapse) is that cause's consequence wherever else it is seen.
+    causes: dict[tuple[str, str], str] = {}
     for part in parts:
         name = names.get(part.path, part.path)
         for diagnosis in part.diagnoses:
@@ -118,6 +121,8 @@ def _merged(parts: list[Result], names: dict[str, str]) -> list[Diagnosis]:
             files, ranks = more.setdefault(key, (set(), set()))
             files.add(name)
             ranks.update({diagnosis.rank, *diagnosis.evidence.get("also_on_ranks", [])})
+            if diagnosis.caused_by is not None:
+                causes.setdefault(key, diagnosis.caused_by)
             known = first.get(key)
             if known is None or _begins_before(diagnosis, known[0]):
                 first[key] = (diagnosis, name)
@@ -129,7 +134,8 @@ def _merged(parts: list[Result], names: dict[str, str]) -> list[Diagnosis]:
             evidence["also_in"] = others
         if others_ranks := sorted(ranks - {diagnosis.rank}):
             evidence["also_on_ranks"] = others_ranks
-        out.append(replace(diagnosis, evidence=evidence))
+        out.append(replace(diagnosis, evidence=evidence,
+                           caused_by=diagnosis.caused_by or causes.get(key)))
     return out
 
 

@@ -34,6 +34,8 @@ from denpex_callbacks.logs.reader import InputError
 
 TRAINER_STATE, CSV, TFEVENTS = "trainer_state", "csv", "tfevents"
 Record = tuple[int, str, list[LogEvent]]
+_HF_AMP_KEYS = {"amp/loss_scale": ("amp/loss_scale", "train/amp/loss_scale", "loss_scale"),
+                "amp/skipped_steps": ("amp/skipped_steps", "train/amp/skipped_steps")}
 _ROLES = (lexicon.LOSS, lexicon.SCALE, lexicon.GRAD_NORM)
 
 
@@ -86,8 +88,16 @@ def _trainer_state(path: str) -> Iterator[Record]:
         if not isinstance(entry, dict) or "loss" not in entry:
             yield number, text, []  # evaluation records, the closing summary
             continue
-        line = "{" + ", ".join(f"'{key}': {_plain(entry.get(key))}" for key in
-                               ("loss", "grad_norm", "learning_rate") if key in entry) + "}"
+        # The scale and the skip count as the HF family reads them: denpex's own
+        # ``amp/loss_scale`` / ``amp/skipped_steps`` (its metrics sink logs them through
+        # Trainer.log), or a ``loss_scale`` the user logged.
+        fields = {key: entry[key] for key in ("loss", "grad_norm", "learning_rate")
+                  if key in entry}
+        for name, keys in _HF_AMP_KEYS.items():
+            found = next((entry[key] for key in keys if key in entry), None)
+            if found is not None:
+                fields[name] = found
+        line = "{" + ", ".join(f"'{key}': {_plain(value)}" for key, value in fields.items()) + "}"
         step = entry.get("step")
         events = [_renamed(e, TRAINER_STATE, step if isinstance(step, int) else None)
                   for e in hf.parse(line)]

@@ -197,3 +197,12 @@ def test_high_skip_rate_from_a_log_without_scales_says_no_scale():
     assert "were skipped by overflow" in found[0].summary
     assert "None" not in found[0].summary and "scale staying near" not in found[0].summary
     monitor.close()
+
+
+def test_one_collapse_is_one_amp003_when_the_trajectory_fires_before_the_streak():
+    # Every other step skipped for 7 halvings, then every step: the eighth halving (step 514)
+    # completes the trajectory, and the streak that it starts reaches collapse_skip_streak at
+    # step 519. One collapse: one AMP003, named where the trajectory saw it begin.
+    overflows = list(range(500, 514, 2)) + list(range(514, 540))
+    found = [f for f in run(scaler_stream(overflows, 600)) if f[0] == "AMP003"]
+    assert found == [("AMP003", 500, 514, "error")]

@@ -136,7 +136,8 @@ def _assemble(events: list[LogEvent]) -> tuple[list[Observation], list[Finding],
         observations.append(obs)
         pattern.append("s" if obs.was_skipped else "c")
 
-    assembler = Assembler(observe, flags.append, lambda steps: pattern.append("c" * steps))
+    assembler = Assembler(observe, flags.append,
+                          lambda steps, _skipped: pattern.append("c" * steps))
     for number, event in enumerate(events, start=1):
         assembler.feed(event, number, "")
     assembler.finish()

@@ -43,9 +43,10 @@ class Detector(ABC):
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         """Judge one observation; ``run`` already includes it."""
 
-    def advance(self, steps: int, run: RunState) -> None:
-        """``steps`` applied steps that were not observed one by one (``run`` already
-        includes them). Only a detector that counts clean steps needs to know."""
+    def advance(self, steps: int, run: RunState, skipped: int = 0) -> None:
+        """``steps`` steps that were not observed one by one, ``skipped`` of them skipped and
+        the rest applied (``run`` already includes them). Only a detector that counts steps
+        needs to know."""
         return None
 
     def quiet_horizon(self, run: RunState) -> int:

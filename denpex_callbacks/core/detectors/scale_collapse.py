@@ -63,8 +63,13 @@ class ScaleCollapseDetector(Detector):
         if run.skip_streak == 0:
             self.firing = False
             return trend
-        if self.firing:
+        if trend is not None:
+            # One collapse, one report: the streak the trajectory just reported on is not
+            # reported again when it reaches collapse_skip_streak a few steps later.
+            self.firing = True
             return trend
+        if self.firing:
+            return None
         if run.last_scale is not None and not run.scale_ever_changed:
             return None  # constant scale: AMP005's case
         limit = (

@@ -114,14 +114,25 @@ class SkipRateDetector(Detector):
             },
         )
 
-    def advance(self, steps: int, run: RunState) -> None:
-        """Unseen applied steps enter the window as clean ones (at most a window's worth)."""
+    def advance(self, steps: int, run: RunState, skipped: int = 0) -> None:
+        """Unseen steps enter the window (at most a window's worth): the applied ones clean,
+        the ``skipped`` ones last (where they lay in the gap is not known; last keeps them
+        in the window longest, as a skip at the gap's end would be). Skips during the
+        start-up back-off are not counted, as in :meth:`observe`."""
+        if run.in_startup:
+            return
         kept = min(steps, self.t.skip_rate_window)
+        skips = min(skipped, kept)
         last = run.last_step or 0
-        for step in range(last - kept + 1, last + 1):
+        for step in range(last - kept + 1, last - skips + 1):
             if len(self.window) == self.window.maxlen and self.window[0][1]:
                 self.skips_in_window -= 1
             self.window.append((step, False))
+        for step in range(last - skips + 1, last + 1):
+            if len(self.window) == self.window.maxlen and self.window[0][1]:
+                self.skips_in_window -= 1
+            self.window.append((step, True))
+            self.skips_in_window += 1
         if self.skips_in_window / max(len(self.window), 1) < self.t.skip_rate_threshold / 2:
             self.firing = False
 
