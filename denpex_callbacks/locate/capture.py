@@ -1,8 +1,9 @@
 """What re-running a step needs, kept on every healthy step: references and RNG state.
 
 Per training forward, a forward pre-hook (or the adapter, through :meth:`StepCaptures.capture`)
-keeps a :class:`StepCapture`: a reference to the inputs (no copy), the torch RNG state (CPU, and
-the current CUDA device's when CUDA is in use: dropout draws from them), the autocast state, and
+keeps a :class:`StepCapture`: a reference to the inputs (no copy), the torch RNG state (CPU, as
+a clone of the default generator, and the current CUDA device's when CUDA is in use: dropout
+draws from them), the autocast state, and
 the sums of the parameters' and the inputs' version counters (every in-place write bumps them,
 so a changed sum proves an update or an edit happened since). No device work, no sync.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import torch
@@ -27,6 +29,7 @@ __all__ = ["MAX_HELD", "StepCapture", "StepCaptures", "input_tensors", "unwrappe
 
 MAX_HELD = 2  # captures kept past their forward: the current step's and one more
 _MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
+_version = attrgetter("_version")  # summed by map(): no Python frame per parameter
 
 
 @dataclass(slots=True)
@@ -36,7 +39,9 @@ class StepCapture:
     Attributes:
         args: Positional inputs of the step's forward (or of ``call``).
         kwargs: Keyword inputs.
-        cpu_rng: ``torch.get_rng_state()`` before the forward.
+        cpu_rng: A clone of the CPU default generator before the forward (its
+            ``get_state()`` is ``torch.get_rng_state()`` then; cloning allocates no tensor,
+            which costs less on every step than the state tensor a re-run rarely needs).
         cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use.
         autocast: The (device type, dtype) pairs autocast was enabled for.
         training: The model's train mode.
@@ -51,7 +56,7 @@ class StepCapture:
 
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
-    cpu_rng: torch.Tensor
+    cpu_rng: torch.Generator
     cuda_rng: tuple[int, torch.Tensor] | None
     autocast: list[tuple[str, torch.dtype]]
     training: bool
@@ -146,6 +151,7 @@ class StepCaptures:
         self._open: StepCapture | None = None
         self._params = [p for p in model.parameters() if p.requires_grad]
         self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
+        self._clone_cpu_rng = torch.default_generator.clone_state  # torch.get_rng_state's source
         # Where autocast may be on (each question is a call into torch, every step).
         self._autocast_devices = ("cuda", "cpu") if self._cuda else ("cpu",)
         self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
@@ -163,7 +169,7 @@ class StepCaptures:
 
     def param_version(self) -> int:
         """Sum of the trainable parameters' version counters now."""
-        return sum([p._version for p in self._params])
+        return sum(map(_version, self._params))
 
     # -- capturing (every training forward) ------------------------------------------------------
 
@@ -212,7 +218,7 @@ class StepCaptures:
         self._open = StepCapture(
             args=args,
             kwargs=kwargs,
-            cpu_rng=torch.get_rng_state(),
+            cpu_rng=self._clone_cpu_rng(),
             cuda_rng=cuda,
             autocast=_autocast_state(self._autocast_devices),
             training=self.model.training,

@@ -285,7 +285,7 @@ class FailingStepRerun:
         try:
             if wrapper is not None:  # a closure calling DDP reaches the module it wraps
                 wrapper.forward = model.__call__
-            torch.set_rng_state(capture.cpu_rng)
+            torch.set_rng_state(capture.cpu_rng.get_state())
             if capture.cuda_rng is not None:
                 torch.cuda.set_rng_state(capture.cuda_rng[1], capture.cuda_rng[0])
             if model.training != capture.training:
