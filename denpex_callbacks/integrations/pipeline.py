@@ -287,9 +287,8 @@ class StepPipeline:
         """:meth:`record` then :meth:`drain`, for adapters that judge as soon as they can:
         values that are readable now (the CPU's) are judged at once, without the queue."""
         self.locate.step_finished(values.get("loss"), step, rerun=rerun)
-        plain = self._values.read_now(values)
-        if plain is None:
-            self._values.push(step, values)
+        plain = self._values.read_now_or_push(step, values)
+        if plain is None:  # queued behind a device copy
             return self.drain(complete=complete, judged=judged)
         return self._judge(step, plain, complete, judged)
 

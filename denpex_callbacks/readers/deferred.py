@@ -39,7 +39,10 @@ class DeferredValues:
 
     def push(self, key: Any, values: Mapping[str, Any]) -> None:
         """Snapshot ``values`` (tensors, numbers or None) for step ``key``."""
-        plain, on_device = _read_host_values(values)
+        self._push(key, *_read_host_values(values))
+
+    def _push(self, key: Any, plain: dict[str, Any],
+              on_device: list[tuple[str, torch.Tensor]]) -> None:
         if not on_device:  # everything on the CPU: read already, nothing to copy
             self._pending.append((key, [], None, None, plain))
             return
@@ -59,18 +62,23 @@ class DeferredValues:
         if len(self._pending) > MAX_PENDING and self._pending[0][3] is not None:
             self._pending[0][3].synchronize()
 
-    def read_now(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    def read_now_or_push(self, key: Any, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """``values`` read at once when that waits for nothing (numbers, CPU tensors) and no
-        earlier snapshot is still queued (its step comes first); else None (then :meth:`push`).
+        earlier snapshot is still queued (its step comes first); else they are snapshotted for
+        step ``key`` as :meth:`push` does, and None is returned. Either way they are read once.
 
         Example:
-            >>> DeferredValues().read_now({"loss": torch.tensor(0.5), "lr": 0.1})
+            >>> q = DeferredValues()
+            >>> q.read_now_or_push(3, {"loss": torch.tensor(0.5), "lr": 0.1})
             {'loss': 0.5, 'lr': 0.1}
+            >>> len(q)
+            0
         """
-        if self._pending:
-            return None
         plain, on_device = _read_host_values(values)
-        return None if on_device else plain  # a device value: copied, read a step late
+        if not on_device and not self._pending:
+            return plain
+        self._push(key, plain, on_device)  # a device value: copied, read a step late
+        return None
 
     def ready(self, *, wait: bool = False) -> list[tuple[Any, dict[str, Any]]]:
         """Snapshots whose copy has finished, oldest first (``wait``: all of them)."""
