@@ -101,9 +101,24 @@ class QuietSteps:
               tracker: int | None) -> None:
         """After a step was judged one by one: how many quiet steps may follow it."""
         self.tracker = tracker
-        self.left = min((d.quiet_horizon(run) for d in detectors), default=0) if (
-            run.quiet_ready()) else 0
+        self.left = _horizon(detectors, run) if run.quiet_ready() else 0
 
     def stop(self) -> None:
         """Take no quiet step until the next :meth:`rearm` (history replaced, a log gap)."""
         self.left = 0
+
+
+def _horizon(detectors: Sequence[Detector], run: RunState) -> int:
+    """The fewest quiet steps after which any detector could fire (0 without detectors).
+
+    The first detector that answers 0 ends the search: on an eventful stretch (a high skip
+    rate) that is most steps, and asking the others would be work for nothing.
+    """
+    fewest: int | None = None
+    for detector in detectors:
+        horizon = detector.quiet_horizon(run)
+        if horizon <= 0:
+            return 0
+        if fewest is None or horizon < fewest:
+            fewest = horizon
+    return fewest or 0
