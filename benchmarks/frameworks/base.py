@@ -78,14 +78,24 @@ class RunSpec:
             self.workdir = tempfile.mkdtemp(prefix="denpex_bench_")
 
     @contextlib.contextmanager
-    def counting(self) -> Iterator[None]:
+    def counting(self, *, captures: bool = True) -> Iterator[None]:
         """``syncs.counting()``; in variant b also the hooks denpex registers from objects it
-        builds itself (the re-run capture's forward pre-hook) are watched."""
+        builds itself (the re-run capture's forward pre-hook) are watched (``captures``)."""
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.syncs.counting())
-            if self.variant == DENPEX:
-                stack.enter_context(self.syncs.watching_class(StepCaptures, ["_on_forward"]))
+            if captures:
+                stack.enter_context(self.watching_captures())
             yield
+
+    def watching_captures(self) -> contextlib.AbstractContextManager[None]:
+        """In variant b, watch the re-run capture's forward pre-hook of the captures built
+        inside the block: a runner whose adapter registers it before training (the plain loop
+        and DeepSpeed attach to the model up front) builds it in here, then counts with
+        ``counting(captures=False)`` (a hook registered earlier is bound to the unwatched
+        method, and its time would be missed)."""
+        if self.variant != DENPEX:
+            return contextlib.nullcontext()
+        return self.syncs.watching_class(StepCaptures, ["_on_forward"])
 
     @property
     def report_dir(self) -> str:

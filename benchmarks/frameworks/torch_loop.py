@@ -29,30 +29,32 @@ def run(spec: RunSpec) -> RunResult:
     scaler = torch.amp.GradScaler(device, init_scale=spec.init_scale)
     batches = spec.workload.batches(spec.steps, device)
     monitor = None
-    if spec.variant == DENPEX:
-        config = build_config(report_dir=spec.report_dir, **spec.denpex_options)
-        monitor = AmpMonitor(config=config)
-        # Its hooks are watched before attach() registers them; torch's own scaler methods
-        # are excluded before the monitor wraps them.
-        spec.syncs.watch(monitor, ["step", "_on_forward"])
-        spec.syncs.watch(monitor.protocol, ["_on_optimizer_step"])
-        spec.syncs.exclude(scaler, SCALER_METHODS)
-        monitor.attach(scaler, optimizer, model)
-        spec.syncs.watch(scaler, SCALER_METHODS)
-    with spec.counting(), torch.autograd.set_detect_anomaly(spec.variant == HEAVY):
-        for batch in batches:
-            with torch.autocast(device, dtype=torch.float16):
-                loss = model(**batch)["loss"]
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-            optimizer.zero_grad(set_to_none=True)
-            if monitor is not None:
-                monitor.step(loss)
-            elif spec.variant == NAIVE:
-                scaler.get_scale()
-                float(loss.detach())
-            spec.clock.tick()
+    with spec.watching_captures():  # the capture hook attach() registers is timed too
+        if spec.variant == DENPEX:
+            config = build_config(report_dir=spec.report_dir, **spec.denpex_options)
+            monitor = AmpMonitor(config=config)
+            # Its hooks are watched before attach() registers them; torch's own scaler
+            # methods are excluded before the monitor wraps them.
+            spec.syncs.watch(monitor, ["step", "_on_forward"])
+            spec.syncs.watch(monitor.protocol, ["_on_optimizer_step"])
+            spec.syncs.exclude(scaler, SCALER_METHODS)
+            monitor.attach(scaler, optimizer, model)
+            spec.syncs.watch(scaler, SCALER_METHODS)
+        with spec.counting(captures=False), torch.autograd.set_detect_anomaly(
+                spec.variant == HEAVY):
+            for batch in batches:
+                with torch.autocast(device, dtype=torch.float16):
+                    loss = model(**batch)["loss"]
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad(set_to_none=True)
+                if monitor is not None:
+                    monitor.step(loss)
+                elif spec.variant == NAIVE:
+                    scaler.get_scale()
+                    float(loss.detach())
+                spec.clock.tick()
     if monitor is None:
         return finish(spec)
     monitor.close()

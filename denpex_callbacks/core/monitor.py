@@ -98,15 +98,19 @@ class Monitor(DiagnosisAdmission):
         self._detectors = detectors if detectors is not None else default_detectors(
             self.config.thresholds, frozenset(self.config.disable)
         )
-        self._quiet = QuietSteps()  # the fast path of quiet steps (same findings, same steps)
         self.run = RunState()
+        # The fast path of quiet steps (same findings, same steps)
+        self._quiet = QuietSteps(self.run, rank, world_size)
+        # The hot path, bound once: see QuietSteps.take_values (False when monitoring is off
+        # or not started: no quiet step is allowed then).
+        self.take_quiet = self._quiet.take_values
         self.setup = RunSetup(framework=framework, rank=rank, world_size=world_size)
         self.diagnoses: list[Diagnosis] = []
         self.reported: dict[str, int] = {}  # id -> times reported
         self.worst: dict[str, int] = {}  # id -> highest severity rank reported
         self.disabled = False
         self.started = False
-        self.last_observation: Observation | None = None
+        self._last_observation: Observation | None = None
         self._report: ReportSink | None = None
         self._resumed = False  # history loaded from a checkpoint: append to the report
         self._primary: Diagnosis | None = None
@@ -141,6 +145,7 @@ class Monitor(DiagnosisAdmission):
             )
             writer.header(self.setup.to_dict(), package_versions(self.framework))
             self._report = ReportSink(writer)
+            self._quiet.sample_every = self.config.record_every  # sampled steps: recorded
             self.log.report = writer.location
         self.logger.info("denpex: %s", self.header_line())
         disabled = set(self.config.disable)
@@ -161,7 +166,7 @@ class Monitor(DiagnosisAdmission):
         self.guard(self._close)
 
     def _close(self) -> None:
-        self._quiet.flush(self._detectors, self.run)
+        self._quiet.flush(self._detectors)
         if self._primary is not None and not self._closed:
             others = sorted({d.code for d in self.faults()} - {self._primary.code})
             self.log.summary(self.rank, self._primary, others)
@@ -188,16 +193,25 @@ class Monitor(DiagnosisAdmission):
             self.switch_off()
             return []
 
+    @property
+    def last_observation(self) -> Observation | None:
+        """The last step observed (one :meth:`take_quiet` took is made an Observation now)."""
+        quiet = self._quiet
+        if quiet.fresh:
+            quiet.fresh = False
+            self._last_observation = quiet.last_observation()
+        return self._last_observation
+
     def _observe(self, obs: Observation) -> list[Diagnosis]:
         if not self.started:
             self._start(None)
-        self.last_observation = obs
+        self._last_observation = obs
         run, quiet = self.run, self._quiet
-        if quiet.take(obs, run):  # nothing can fire: the detectors look later, all at once
-            if self._report is not None and obs.step % self.config.record_every == 0:
-                self._report.step(obs)  # (a quiet step is a record only on the sampled ones)
-            return []
-        quiet.flush(self._detectors, run)
+        taken = quiet.take(obs)  # nothing can fire: the detectors look later, all at once
+        quiet.fresh = False  # (the last observation is obs itself)
+        if taken:
+            return []  # (a sampled step is never quiet: it is judged, and recorded)
+        quiet.flush(self._detectors)
         quiet.stop()
         run.update(obs)
         findings = [
@@ -208,7 +222,7 @@ class Monitor(DiagnosisAdmission):
         if obs.scale_after is not None:
             # A quiet step needs a scale to stay at; a log whose lines print none (the loss
             # alone) would pay the detectors' horizons on every step for none.
-            quiet.rearm(self._detectors, run, tracker=obs.growth_tracker)
+            quiet.rearm(self._detectors, tracker=obs.growth_tracker)
         if self._report is not None:
             self._report.step(obs)
         if not findings:
@@ -218,7 +232,7 @@ class Monitor(DiagnosisAdmission):
     @property
     def detectors(self) -> list[Detector]:
         """The detectors, up to date (quiet steps they have not taken yet are given first)."""
-        self._quiet.flush(self._detectors, self.run)
+        self._quiet.flush(self._detectors)
         return self._detectors
 
     def advance(self, steps: int, skipped: int = 0) -> None:
@@ -231,7 +245,7 @@ class Monitor(DiagnosisAdmission):
         def move_on() -> None:
             if not self.started:
                 self._start(None)
-            self._quiet.flush(self._detectors, self.run)
+            self._quiet.flush(self._detectors)
             self._quiet.stop()  # the next step is judged one by one, and re-arms
             self.run.advance(steps, skipped)
             for detector in self._detectors:
@@ -289,6 +303,7 @@ class Monitor(DiagnosisAdmission):
         in a closure for :meth:`guard` (a closure per step costs time on the hot path).
         """
         self.disabled = True
+        self._quiet.stop()  # no quiet step either
         self.logger.exception(
             "denpex: internal error; monitoring is off for the rest of this run "
             "(training continues). Please report this traceback."
@@ -346,7 +361,7 @@ class Monitor(DiagnosisAdmission):
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict` (unknown detectors are ignored)."""
-        self._quiet.flush(self._detectors, self.run)
+        self._quiet.flush(self._detectors)
         self._quiet.stop()
         self.run.load_state_dict(state.get("run", {}))
         saved = state.get("detectors", {})

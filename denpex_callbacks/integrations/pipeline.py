@@ -194,6 +194,7 @@ class StepPipeline:
         self.alerts: AlertSink | None = self.guard(
             lambda: attach_alerts(self.monitor, run_name=run_name))
         self._values = DeferredValues()
+        self._take_quiet = self.monitor.take_quiet
         self._stop_announced = False
 
     # -- state -----------------------------------------------------------------------------------
@@ -236,6 +237,13 @@ class StepPipeline:
         if monitor.disabled:  # it failed (here or in the engine): remove hooks left armed
             self.locate.close()
         return result
+
+    def fail(self) -> None:
+        """For adapter code that inlines :meth:`guard` on a hot path, from its ``except``
+        block: log the exception being handled (once), switch monitoring off, remove the
+        locator's hooks."""
+        self.monitor.switch_off()
+        self.locate.close()
 
     def start(self, read_setup: Callable[[], RunSetup | None]) -> None:
         """Read the run's setup (guarded) and start the engine: header line, start-up lints."""
@@ -291,6 +299,29 @@ class StepPipeline:
         if plain is None:  # queued behind a device copy
             return self.drain(complete=complete, judged=judged)
         return self._judge(step, plain, complete, judged)
+
+    def quiet(
+        self, step: int, loss: float | None, scale_before: float | None,
+        scale_after: float | None, skipped: bool | None, tracker: int | None,
+        grad_norm: float | None = None,
+    ) -> bool:
+        """The hot path: one optimizer step's plain numbers (read on the host already), taken
+        as a quiet step when they are one (True), without building the values dict, the
+        Observation or the re-run capture (:meth:`Monitor.take_quiet`). False: nothing was
+        done, and the adapter goes the full way (:meth:`step` or :meth:`record`).
+
+        Not taken while an earlier step is still in flight (it is judged first) or while the
+        locator is armed for this step (it ends here). Adapters call it inside their guard.
+        """
+        locate = self.locate
+        if self._values.pending or locate.locator is not None or not self._take_quiet(
+            step, loss, scale_before, scale_after, skipped, tracker, grad_norm
+        ):
+            return False
+        rerun = locate.rerun  # this step's capture goes, as maybe_arm would have let it go
+        if rerun is not None:
+            rerun.captures.quiet_step(step)
+        return True
 
     def _judge(
         self,

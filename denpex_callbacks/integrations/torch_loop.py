@@ -50,6 +50,7 @@ from denpex_callbacks.readers.step_values import after_step_reader
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
+_TENSOR = torch.Tensor
 
 
 class AmpMonitor:
@@ -127,6 +128,9 @@ class AmpMonitor:
         self._autocast_dtype: torch.dtype | None = None
         self._forward_hook: Any = None
         self._read_scale: Callable[[], dict[str, Any]] | None = None  # found once, read each step
+        # The scaler whose scale and tracker live on the CPU, once the run has started: its
+        # steps may go the quiet way (see _quiet); None: every step goes the full way.
+        self._host_scale: Any = None
         self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
         self._attach(scaler, optimizer, model)
 
@@ -186,6 +190,24 @@ class AmpMonitor:
         pipeline = self.pipeline
         index = self._calls if step is None else step
         self._calls += 1
+        host = self._host_scale
+        if (host is not None and loss.__class__ is _TENSOR and grad_norm is None
+                and scaler is None and optimizer is None and model is None):
+            # The hot path, inline (a frame costs a microsecond here): this iteration taken
+            # as a quiet step straight from the scaler's CPU tensors, without a values dict,
+            # an Observation or a kept capture (StepPipeline.quiet). Not when the protocol
+            # must be checked (scaler.step() without update() yet) or a metrics heartbeat
+            # is due; on False nothing was done and the full way follows.
+            try:
+                if not self.protocol.awaiting_update and (
+                    self._metrics is None or index % self._metrics.every
+                ) and pipeline.quiet(index, loss.item(), pipeline.monitor.run.last_scale,
+                                     host._scale.item(), None,
+                                     int(host._growth_tracker.item()), None):
+                    return []  # (the scale this step used: the one the last step left)
+            except Exception:
+                if loss.numel() == 1:  # (a loss of several values goes the full way)
+                    pipeline.fail()
         found: list[Diagnosis] = []
         if pipeline.active:
             if scaler is not None or optimizer is not None or model is not None:
@@ -251,6 +273,11 @@ class AmpMonitor:
     def _ensure_started(self, loss: Any = None) -> None:
         if not self.monitor.started:
             self.monitor.start(self._build_setup(loss))
+            scaler = self.scaler
+            if self._scaler_on and getattr(scaler, "_device", None) == "cpu" and (
+                self.monitor.config.on_fault != "stop" or self.monitor.world_size == 1
+            ):
+                self._host_scale = scaler
 
     def _flag(self, finding: Finding | None, step: int) -> list[Diagnosis]:
         if finding is None:

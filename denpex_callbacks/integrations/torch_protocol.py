@@ -18,6 +18,8 @@ from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.grad_scaler import (
+    STEPPED,
+    UNSCALED,
     optimizer_has_fp16_params,
     optimizer_stage,
     scaler_enabled,
@@ -47,6 +49,9 @@ class ScalerProtocol:
         self.scaled_since_update = False
         self.monitored_before_update: int | None = None  # monitor.step() before update()
         self.in_scaler_step = False
+        # scaler.step() ran and update() has not yet: monitor.step() must check the protocol
+        # (check_update_called) instead of taking the quiet way.
+        self.awaiting_update = False
         self.fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
         self.wrapped: list[str] = []
         self.hooks: list[Any] = []
@@ -64,7 +69,7 @@ class ScalerProtocol:
         for name in SCALER_METHODS:
             original = getattr(scaler, name)
             wrapper = self._scale(original) if name == "scale" else self._watch(
-                original, checks[name], stepping=name == "step")
+                original, checks[name], stepping=name == "step", updating=name == "update")
             scaler.__dict__[name] = wrapper
             self.wrapped.append(name)
 
@@ -92,18 +97,29 @@ class ScalerProtocol:
         return scale
 
     def _watch(self, original: Callable[..., Any], check: Callable[..., Finding | None], *,
-               stepping: bool) -> Callable[..., Any]:
-        pipeline, report = self.pipeline, self.report
+               stepping: bool, updating: bool = False) -> Callable[..., Any]:
+        pipeline, report, monitor = self.pipeline, self.report, self.pipeline.monitor
 
         def watched(*args: Any, **kwargs: Any) -> Any:
-            finding = pipeline.guard(check, *args)
-            if finding is not None:
-                report(finding, self.calls())
+            # The pipeline's guard, inline: this runs three times in every iteration.
+            if not monitor.disabled:
+                try:
+                    finding = check(*args)
+                except Exception:
+                    pipeline.fail()  # logged once, monitoring off, training goes on
+                    finding = None
+                if finding is not None:
+                    report(finding, self.calls())
             if not stepping:
-                return original(*args, **kwargs)
+                result = original(*args, **kwargs)
+                if updating:
+                    self.awaiting_update = False
+                return result
             self.in_scaler_step = True
             try:
-                return original(*args, **kwargs)
+                result = original(*args, **kwargs)
+                self.awaiting_update = True
+                return result
             finally:
                 self.in_scaler_step = False
 
@@ -116,16 +132,18 @@ class ScalerProtocol:
         return Finding("AMP002", self.calls(), what, evidence={"call": what, **evidence})
 
     def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        stage = optimizer_stage(self.scaler, optimizer)
-        if stage == "UNSCALED":
+        key = id(optimizer)
+        state = self.scaler._per_optimizer_states.get(key)  # (.get: it is a defaultdict)
+        stage = state["stage"] if state else None
+        if stage is UNSCALED:
             return self._protocol("unscale_() called twice for this optimizer before update()",
-                                  {"stage": stage})
-        if stage == "STEPPED":
+                                  {"stage": "UNSCALED"})
+        if stage is STEPPED:
             return self._protocol("unscale_() called after step() and before update()",
-                                  {"stage": stage})
-        fp16 = self.fp16_params.get(id(optimizer))
+                                  {"stage": "STEPPED"})
+        fp16 = self.fp16_params.get(key)
         if fp16 is None:
-            fp16 = self.fp16_params[id(optimizer)] = optimizer_has_fp16_params(optimizer)
+            fp16 = self.fp16_params[key] = optimizer_has_fp16_params(optimizer)
         if fp16:
             return Finding(
                 "AMP012", self.calls(),
@@ -136,7 +154,8 @@ class ScalerProtocol:
         return None
 
     def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        if optimizer_stage(self.scaler, optimizer) != "STEPPED":
+        state = self.scaler._per_optimizer_states.get(id(optimizer))
+        if not state or state["stage"] is not STEPPED:
             return None
         missed, self.monitored_before_update = self.monitored_before_update, None
         if missed is not None:  # the iteration monitor.step() closed never reached update()
@@ -151,17 +170,16 @@ class ScalerProtocol:
 
     def _before_update(self, *args: Any) -> Finding | None:
         self.scaled_since_update = False
-        if (misuse := self._monitor_misuse()) is not None:
-            return misuse
-        states = getattr(self.scaler, "_per_optimizer_states", {})
-        recorded = any(s.get("found_inf_per_device") for s in states.values())
-        if not recorded:
-            return self._protocol(
-                "scaler.update() called without scaler.step()/unscale_() in this iteration "
-                "(torch: 'No inf checks were recorded prior to update.')",
-                {"optimizers_seen": len(states)},
-            )
-        return None
+        if self.monitored_before_update is not None:
+            return self._monitor_misuse()
+        for state in self.scaler._per_optimizer_states.values():
+            if state.get("found_inf_per_device"):
+                return None  # an inf check was recorded: torch's update() can run
+        return self._protocol(
+            "scaler.update() called without scaler.step()/unscale_() in this iteration "
+            "(torch: 'No inf checks were recorded prior to update.')",
+            {"optimizers_seen": len(self.scaler._per_optimizer_states)},
+        )
 
     def check_update_called(self, step: int) -> None:
         """At ``monitor.step()``: note a ``scaler.step()`` that ``update()`` has not followed.

@@ -25,11 +25,19 @@ import torch
 
 from denpex_callbacks.core.monitor import Monitor
 
-__all__ = ["MAX_HELD", "StepCapture", "StepCaptures", "input_tensors", "unwrapped"]
+__all__ = ["MAX_HELD", "TRACKED_PARAMS", "StepCapture", "StepCaptures", "input_tensors",
+           "input_versions", "unwrapped"]
 
 MAX_HELD = 2  # captures kept past their forward: the current step's and one more
 _MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
+# Parameters whose version counters are summed once an applied update has shown which ones the
+# optimizer writes: an update writes every one of those, so a few prove it as well as all of
+# them do, at a cost that does not grow with the model (hundreds of tensors in a transformer).
+TRACKED_PARAMS = 8
 _version = attrgetter("_version")  # summed by map(): no Python frame per parameter
+_autocast_enabled = torch.is_autocast_enabled
+_grad_enabled = torch.is_grad_enabled
+_autocast_dtype = torch.get_autocast_dtype
 
 
 @dataclass(slots=True)
@@ -45,7 +53,10 @@ class StepCapture:
         cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use.
         autocast: The (device type, dtype) pairs autocast was enabled for.
         training: The model's train mode.
-        param_version: Sum of the trainable parameters' version counters.
+        param_version: Sum of the version counters of ``params``.
+        params: The trainable parameters whose versions were summed (all of them, or once an
+            update has shown which ones the optimizer writes, a few of those: see
+            :meth:`StepCaptures.tracked_params`).
         inputs: The input tensors and their version counters.
         forwards: Training forwards seen in the step (more than one: accumulation).
         call: Re-runs the step's computation (None: the model on ``args``/``kwargs``).
@@ -61,6 +72,7 @@ class StepCapture:
     autocast: list[tuple[str, torch.dtype]]
     training: bool
     param_version: int
+    params: list[torch.Tensor]
     inputs: list[tuple[torch.Tensor, int]]
     forwards: int = 1
     call: Callable[[], Any] | None = None
@@ -88,6 +100,24 @@ def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.T
     return found[:_MAX_INPUT_TENSORS]
 
 
+def input_versions(args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> list[tuple[torch.Tensor, int]]:
+    """:func:`input_tensors` with each one's version counter now, in one pass (every step).
+
+    Example:
+        >>> x = torch.ones(2)
+        >>> input_versions((x,), {"labels": torch.zeros(2)})[0] == (x, x._version)
+        True
+    """
+    tensor = torch.Tensor
+    found = []
+    for value in (*args, *kwargs.values()) if args else kwargs.values():
+        if not isinstance(value, tensor):  # a container, or a number: the general way
+            return [(t, t._version) for t in input_tensors(args, kwargs)]
+        found.append((value, value._version))
+    return found[:_MAX_INPUT_TENSORS]
+
+
 def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
     """(the DistributedDataParallel wrapper or None, the module that computes).
 
@@ -106,9 +136,7 @@ def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.
     return None, model
 
 
-def _autocast_state(devices: tuple[str, ...]) -> list[tuple[str, torch.dtype]]:
-    return [(device, torch.get_autocast_dtype(device)) for device in devices
-            if torch.is_autocast_enabled(device)]
+_FORWARDS = 9  # where the forward count sits in a capture's tuple (see StepCaptures._capture)
 
 
 class StepCaptures:
@@ -148,8 +176,11 @@ class StepCaptures:
         self.released_upto: int | None = None  # steps at or before this were let go
         self.last_finished: int | None = None
         self.held: dict[int, StepCapture] = {}
-        self._open: StepCapture | None = None
+        self._open: tuple[Any, ...] | None = None  # the step in progress (see _capture)
         self._params = [p for p in model.parameters() if p.requires_grad]
+        self._tracked = self._params  # whose versions are summed (see tracked_params)
+        self._all_versions: list[int] | None = None  # until the set is narrowed
+        self._narrowed = False
         self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
         self._clone_cpu_rng = torch.default_generator.clone_state  # torch.get_rng_state's source
         # Where autocast may be on (each question is a call into torch, every step).
@@ -167,9 +198,33 @@ class StepCaptures:
         """Steps whose captures are kept now."""
         return list(self.held)
 
-    def param_version(self) -> int:
-        """Sum of the trainable parameters' version counters now."""
-        return sum(map(_version, self._params))
+    @property
+    def tracked_params(self) -> list[torch.Tensor]:
+        """The parameters whose version counters a capture sums: every trainable one until
+        an applied update has changed some, then at most :data:`TRACKED_PARAMS` of those the
+        update wrote (spread over the model)."""
+        return self._tracked
+
+    def param_version(self, params: list[torch.Tensor] | None = None) -> int:
+        """Sum of the version counters of ``params`` (default: :attr:`tracked_params`) now."""
+        return sum(map(_version, self._tracked if params is None else params))
+
+    def _versions_now(self) -> int:
+        """:meth:`param_version`, narrowing the tracked set at the first applied update."""
+        if self._narrowed:
+            return sum(map(_version, self._tracked))
+        seen = self._all_versions
+        now = list(map(_version, self._params))
+        if seen is not None:
+            written = [p for p, then, version in zip(self._params, seen, now, strict=True)
+                       if version != then]
+            if written:
+                stride = max(1, len(written) // TRACKED_PARAMS)
+                self._tracked = written[::stride][:TRACKED_PARAMS]
+                self._all_versions, self._narrowed = None, True
+                return sum(map(_version, self._tracked))
+        self._all_versions = now
+        return sum(now)
 
     # -- capturing (every training forward) ------------------------------------------------------
 
@@ -178,10 +233,10 @@ class StepCaptures:
             if self.rerun_inputs is None:
                 self.rerun_inputs = (tuple(args), dict(kwargs))
             return
-        if self.failed or not module.training or not torch.is_grad_enabled():
+        if self.failed or not module.training or not _grad_enabled():
             return
-        try:
-            self._capture(tuple(args), dict(kwargs))
+        try:  # the hook's own tuple and dict: torch builds them for this call only
+            self._capture(args, kwargs)
         except Exception as exc:
             self._fail(exc)
 
@@ -202,32 +257,44 @@ class StepCaptures:
         if self.rerunning or self.failed:
             return
         try:
-            self._capture(args, dict(kwargs or {}), call, returns_loss)
-            if self._open is not None:
-                self._open.early = True
+            self._capture(args, dict(kwargs or {}), call, returns_loss, early=True)
         except Exception as exc:
             self._fail(exc)
 
     def _capture(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 call: Callable[[], Any] | None = None, returns_loss: bool = False) -> None:
+                 call: Callable[[], Any] | None = None, returns_loss: bool = False,
+                 early: bool = False) -> None:
+        # On every training forward, so written flat (each call into torch, each Python
+        # frame costs a microsecond or more inside a training step): a plain tuple, made a
+        # StepCapture only when its step is judged in full (most steps never need one).
         previous = self._open
-        cuda = None
-        if self._cuda and torch.cuda.is_initialized():
-            device = torch.cuda.current_device()
-            cuda = (device, torch.cuda.get_rng_state(device))
-        self._open = StepCapture(
-            args=args,
-            kwargs=kwargs,
-            cpu_rng=self._clone_cpu_rng(),
-            cuda_rng=cuda,
-            autocast=_autocast_state(self._autocast_devices),
-            training=self.model.training,
-            param_version=self.param_version(),
-            inputs=[(t, t._version) for t in input_tensors(args, kwargs)],
-            forwards=previous.forwards + 1 if previous is not None else 1,
-            call=call,
-            call_returns_loss=returns_loss,
+        tracked = self._tracked
+        autocast = []
+        for device in self._autocast_devices:  # (a loop: a comprehension is a frame in 3.11)
+            if _autocast_enabled(device):
+                autocast.append((device, _autocast_dtype(device)))
+        self._open = (
+            args,
+            kwargs,
+            self._clone_cpu_rng(),
+            self._cuda_rng() if self._cuda else None,
+            autocast,
+            self.model.training,
+            sum(map(_version, tracked)) if self._narrowed else self._versions_now(),
+            tracked,
+            input_versions(args, kwargs),
+            previous[_FORWARDS] + 1 if previous is not None else 1,
+            call,
+            returns_loss,
+            early,
         )
+
+    def _cuda_rng(self) -> tuple[int, torch.Tensor] | None:
+        """The current CUDA device's generator state (None before CUDA is initialised)."""
+        if not torch.cuda.is_initialized():
+            return None
+        device = torch.cuda.current_device()
+        return device, torch.cuda.get_rng_state(device)
 
     def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
         """The forwards since the last call belong to optimizer step ``step``.
@@ -237,10 +304,17 @@ class StepCaptures:
             call: Re-runs this step's computation and returns its loss (a plain loop's
                 ``rerun=`` closure); it replaces the model call.
         """
-        capture, self._open = self._open, None
-        if capture is None or self.failed:
+        raw, self._open = self._open, None
+        if raw is None or self.failed:
             return
-        capture.step = step
+        (args, kwargs, cpu_rng, cuda_rng, autocast, training, param_version, params, inputs,
+         forwards, own_call, returns_loss, early) = raw
+        capture = StepCapture(
+            args=tuple(args), kwargs=dict(kwargs), cpu_rng=cpu_rng, cuda_rng=cuda_rng,
+            autocast=autocast, training=training, param_version=param_version, params=params,
+            inputs=inputs, forwards=forwards, call=own_call, call_returns_loss=returns_loss,
+            step=step, early=early,
+        )
         self.last_finished = step
         if capture.early:  # what the step's own hooks did to the batch before its forward counts
             capture.inputs = [(t, t._version) for t, _v in capture.inputs]
@@ -253,6 +327,17 @@ class StepCaptures:
             pinned = self._pinned()
             for old in [s for s in held if s != step and s != pinned][: len(held) - MAX_HELD]:
                 del held[old]
+
+    def quiet_step(self, step: int) -> None:
+        """Step ``step`` was judged at once and found quiet (healthy, no skip streak): its
+        capture and every one held before it go, as :meth:`step_finished` then
+        :meth:`release` would have let them go, without making a StepCapture."""
+        self._open = None
+        if self.failed:
+            return
+        self.last_finished = self.released_upto = step
+        if self.held:
+            self.held.clear()
 
     def _pinned(self) -> int | None:
         run = self.monitor.run

@@ -98,7 +98,9 @@ class LocateOnFault:
         self.last_explanation: OriginExplanation | None = None
         self.last_verdict: RerunVerdict | None = None
         self.rerun: FailingStepRerun | None = None
-        self._locator: NonFiniteLocator | None = None
+        # Armed for the next step, until its step_finished reads it (None: not armed; a step
+        # may then be taken as quiet, see quiet_step).
+        self.locator: NonFiniteLocator | None = None
         self._target: Diagnosis | None = None
         # A step is re-run once: AMP003 on the step AMP006 already re-ran reuses the verdict.
         self._verdicts: dict[int | None, tuple[RerunVerdict, OriginReport | None]] = {}
@@ -110,7 +112,7 @@ class LocateOnFault:
     @property
     def armed(self) -> bool:
         """True between ``maybe_arm`` arming and the next ``step_finished``."""
-        return self._locator is not None and self._locator.armed
+        return self.locator is not None and self.locator.armed
 
     @property
     def enabled(self) -> bool:
@@ -158,7 +160,7 @@ class LocateOnFault:
         if rerun is not None and not rerun.failed:
             rerun.release()
         target = triggers[0] if triggers else None
-        if handled or target is None or self._locator is not None or not self.enabled:
+        if handled or target is None or self.locator is not None or not self.enabled:
             return False
         if not isinstance(self.model, torch.nn.Module):
             return False
@@ -170,7 +172,7 @@ class LocateOnFault:
             return False
         if not locator.armed:
             return False
-        self._locator, self._target = locator, target
+        self.locator, self._target = locator, target
         return True
 
     def _rerun_and_amend(self, rerun: FailingStepRerun, target: Diagnosis) -> bool:
@@ -229,10 +231,10 @@ class LocateOnFault:
         capture = self.rerun
         if capture is not None and step is not None and self.enabled:
             capture.step_finished(step, call=rerun)
-        locator, target = self._locator, self._target
+        locator, target = self.locator, self._target
         if locator is None or target is None:  # (every healthy step)
             return None
-        self._locator = self._target = None
+        self.locator = self._target = None
         try:
             report = locator.finish(loss, step)
             if locator.failed:
@@ -265,9 +267,9 @@ class LocateOnFault:
 
     def close(self) -> None:
         """Remove any hooks (an armed step that never finished, the capture hook)."""
-        if self._locator is not None:
-            self._locator.disarm()
-        self._locator = self._target = None
+        if self.locator is not None:
+            self.locator.disarm()
+        self.locator = self._target = None
         if self.rerun is not None:
             self.rerun.close()
 

@@ -43,8 +43,8 @@ def why_not_rerunnable(
                     "released once it is judged healthy)")
         return (f"the inputs of step {step} were not captured (no training forward of "
                 "the watched model was seen in that step)")
-    if captures.param_version() != capture.param_version and not _only_skipped_since(
-            step, captures, run):
+    changed = captures.param_version(capture.params) != capture.param_version
+    if changed and not _only_skipped_since(step, captures, run):
         return (f"the parameters changed after step {step}'s forward (its update was "
                 "applied: no loss scaler skipped it, or a later step or an in-place edit "
                 "changed them): a re-run would not use the same parameters")

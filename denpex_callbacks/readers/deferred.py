@@ -30,12 +30,13 @@ class DeferredValues:
     """
 
     def __init__(self) -> None:
-        self._pending: deque[
+        # Snapshots not handed back yet, oldest first (empty: a step may be judged at once)
+        self.pending: deque[
             tuple[Any, list[str], torch.Tensor | None, Any, dict[str, Any]]
         ] = deque()
 
     def __len__(self) -> int:
-        return len(self._pending)
+        return len(self.pending)
 
     def push(self, key: Any, values: Mapping[str, Any]) -> None:
         """Snapshot ``values`` (tensors, numbers or None) for step ``key``."""
@@ -44,7 +45,7 @@ class DeferredValues:
     def _push(self, key: Any, plain: dict[str, Any],
               on_device: list[tuple[str, torch.Tensor]]) -> None:
         if not on_device:  # everything on the CPU: read already, nothing to copy
-            self._pending.append((key, [], None, None, plain))
+            self.pending.append((key, [], None, None, plain))
             return
         names = [name for name, _value in on_device]
         # float64 holds what a CPU item() gives: an int64 tracker, a float64 value
@@ -58,9 +59,9 @@ class DeferredValues:
             event = torch.cuda.Event()
             event.record()
             packed = host
-        self._pending.append((key, names, packed, event, plain))
-        if len(self._pending) > MAX_PENDING and self._pending[0][3] is not None:
-            self._pending[0][3].synchronize()
+        self.pending.append((key, names, packed, event, plain))
+        if len(self.pending) > MAX_PENDING and self.pending[0][3] is not None:
+            self.pending[0][3].synchronize()
 
     def read_now_or_push(self, key: Any, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """``values`` read at once when that waits for nothing (numbers, CPU tensors) and no
@@ -75,7 +76,7 @@ class DeferredValues:
             0
         """
         plain, on_device = _read_host_values(values)
-        if not on_device and not self._pending:
+        if not on_device and not self.pending:
             return plain
         self._push(key, plain, on_device)  # a device value: copied, read a step late
         return None
@@ -83,13 +84,13 @@ class DeferredValues:
     def ready(self, *, wait: bool = False) -> list[tuple[Any, dict[str, Any]]]:
         """Snapshots whose copy has finished, oldest first (``wait``: all of them)."""
         out: list[tuple[Any, dict[str, Any]]] = []
-        while self._pending:
-            key, names, host, event, plain = self._pending[0]
+        while self.pending:
+            key, names, host, event, plain = self.pending[0]
             if event is not None and not event.query():
                 if not wait:
                     break
                 event.synchronize()
-            self._pending.popleft()
+            self.pending.popleft()
             if host is None:
                 out.append((key, plain))
                 continue

@@ -17,8 +17,11 @@ try:  # the protocol stages, compared by identity (an Enum's .name is a slow des
     from torch.amp.grad_scaler import OptState
 
     _STAGES: tuple[tuple[Any, str], ...] = tuple((stage, stage.name) for stage in OptState)
+    UNSCALED: Any = OptState.UNSCALED
+    STEPPED: Any = OptState.STEPPED
 except ImportError:  # pragma: no cover - a torch without it: read the names
     _STAGES = ()
+    UNSCALED, STEPPED = object(), object()
 
 
 def is_grad_scaler(obj: Any) -> bool:

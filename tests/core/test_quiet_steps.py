@@ -30,18 +30,31 @@ class _OneByOne(QuietSteps):
 def _pair(setup: dict[str, object] | None = None, **config: object) -> tuple[Monitor, Monitor]:
     fast = Monitor(MonitorConfig(report_dir=None, **config))  # type: ignore[arg-type]
     slow = Monitor(MonitorConfig(report_dir=None, **config))  # type: ignore[arg-type]
-    slow._quiet = _OneByOne()
+    slow._quiet = _OneByOne(slow.run)
+    slow.take_quiet = slow._quiet.take_values
     for monitor in (fast, slow):
         monitor.start(RunSetup(**(setup or SETUP)))  # type: ignore[arg-type]
     return fast, slow
 
 
-def _same_throughout(stream: Iterator[Observation], fast: Monitor, slow: Monitor) -> int:
-    """Feed both; compare after every step. Returns how many steps the fast path took."""
+def _same_throughout(stream: Iterator[Observation], fast: Monitor, slow: Monitor, *,
+                     numbers: bool = False) -> int:
+    """Feed both; compare after every step. Returns how many steps the fast path took.
+
+    ``numbers``: the fast monitor is first offered each step's plain numbers
+    (``take_quiet``, the adapters' hot path) and observes the step only when they are refused.
+    """
     taken = 0
     for obs in stream:
         pending = fast._quiet.pending
-        got, want = fast.observe(obs), slow.observe(obs)
+        if numbers and fast.take_quiet(obs.step, obs.loss, obs.scale_before, obs.scale_after,
+                                       obs.skipped, obs.growth_tracker, obs.grad_norm):
+            got = []
+            assert fast.last_observation is not None
+            assert fast.last_observation.step == obs.step
+        else:
+            got = fast.observe(obs)
+        want = slow.observe(obs)
         taken += fast._quiet.pending > pending
         assert [d.to_dict() for d in got] == [d.to_dict() for d in want], obs.step
         assert fast.run == slow.run, obs.step
@@ -62,12 +75,13 @@ def _noisy(steps: int, seed: int, *, overflow_rate: float, nan_rate: float,
     return scaler_stream(overflows, steps, growth_interval=50, losses=losses)
 
 
+@pytest.mark.parametrize("numbers", [False, True], ids=["observations", "plain-numbers"])
 @pytest.mark.parametrize("seed", range(6))
-def test_noisy_runs_judge_alike(seed: int) -> None:
+def test_noisy_runs_judge_alike(seed: int, numbers: bool) -> None:
     fast, slow = _pair()
     taken = _same_throughout(
         _noisy(1500, seed, overflow_rate=0.01 * seed, nan_rate=0.002 * seed,
-               zero_from=700 if seed % 2 else None), fast, slow)
+               zero_from=700 if seed % 2 else None), fast, slow, numbers=numbers)
     assert taken > (300 if seed < 3 else 10)  # the fast path was really taken
     if seed >= 3:
         assert fast.diagnoses  # and faults were found beside it
