@@ -51,8 +51,11 @@ def step_table(step: dict[str, Any]) -> list[str]:
             cells[-1] += f"<br>`{result['heavy_option']}`"
         hook_s, cpu_s = result.get("denpex_hook_s_per_step"), result.get(
             "denpex_hook_cpu_s_per_step")
-        cells.append("n/a" if hook_s is None else f"{hook_s * 1e6:.0f} µs/step"
-                     + (f" (CPU {cpu_s * 1e6:.0f} µs)" if cpu_s is not None else ""))
+        net_s = result.get("denpex_hook_net_s_per_step")
+        cells.append("n/a" if hook_s is None else (
+            f"**{net_s * 1e6:.0f} µs/step** net, " if net_s is not None else "")
+            + f"{hook_s * 1e6:.0f} µs/step timed"
+            + (f" (CPU {cpu_s * 1e6:.0f} µs)" if cpu_s is not None else ""))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 

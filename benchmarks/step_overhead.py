@@ -43,9 +43,13 @@ def summarize(
     """One framework's entry of the results: settings, medians and ratios to variant a, and
     the median time spent inside denpex's own hook methods per step (where they are watched)."""
     table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
-    hooks = [r.hook_s_per_step for r in runs.get(DENPEX, []) if r.hook_s_per_step is not None]
-    cpu = [r.hook_cpu_s_per_step for r in runs.get(DENPEX, [])
-           if r.hook_cpu_s_per_step is not None]
+    denpex = runs.get(DENPEX, [])
+    hooks = [r.hook_s_per_step for r in denpex if r.hook_s_per_step is not None]
+    cpu = [r.hook_cpu_s_per_step for r in denpex if r.hook_cpu_s_per_step is not None]
+    net = [r.hook_net_s_per_step for r in denpex if r.hook_net_s_per_step is not None]
+    net_cpu = [r.hook_net_cpu_s_per_step for r in denpex if r.hook_net_cpu_s_per_step is not None]
+    calls = [r.hook_calls_per_step for r in denpex if r.hook_calls_per_step is not None]
+    timer = [r.timer_s_per_call for r in denpex if r.timer_s_per_call is not None]
     return {
         "workload": workload.name,
         "parameters": workload.parameters(),
@@ -57,6 +61,12 @@ def summarize(
         "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in runs},
         "denpex_hook_s_per_step": statistics.median(hooks) if hooks else None,
         "denpex_hook_cpu_s_per_step": statistics.median(cpu) if cpu else None,
+        # The same less the timing wrapper's own cost on each watched call (a watched no-op
+        # timed at each step's end: benchmarks.syncs.SyncCounter.probe).
+        "denpex_hook_net_s_per_step": statistics.median(net) if net else None,
+        "denpex_hook_net_cpu_s_per_step": statistics.median(net_cpu) if net_cpu else None,
+        "denpex_hook_calls_per_step": statistics.median(calls) if calls else None,
+        "timer_s_per_call": statistics.median(timer) if timer else None,
         "denpex_hooks": runner.WATCHED_HOOKS,
     }
 
@@ -107,7 +117,12 @@ def format_table(results: dict[str, Any]) -> str:
                          + (f"  (paired {paired:.3f}x)" if paired is not None else ""))
         if result.get("denpex_hook_s_per_step") is not None:
             cpu = result.get("denpex_hook_cpu_s_per_step")
+            net, calls = result.get("denpex_hook_net_s_per_step"), result.get(
+                "denpex_hook_calls_per_step")
             lines.append(f"  {name:10}     time inside {result['denpex_hooks']}: "
                          f"{result['denpex_hook_s_per_step'] * 1e6:.0f} µs/step"
-                         + (f" (thread CPU time {cpu * 1e6:.0f} µs)" if cpu is not None else ""))
+                         + (f" (thread CPU time {cpu * 1e6:.0f} µs)" if cpu is not None else "")
+                         + (f"; net of the timer's own cost ({calls:.0f} calls x "
+                            f"{result['timer_s_per_call'] * 1e6:.1f} µs): {net * 1e6:.0f} µs"
+                            if net is not None and calls is not None else ""))
     return "\n".join(lines)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import statistics
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -35,6 +36,10 @@ _wall_ns = time.perf_counter_ns
 _cpu_ns = time.thread_time_ns
 
 SYNC_MESSAGE = "synchroniz"  # "called a synchronizing CUDA operation"
+
+
+def _noop() -> None:
+    """What :meth:`SyncCounter.probe` times: nothing, inside the same wrapper as a hook."""
 
 
 class SyncCounter:
@@ -77,6 +82,10 @@ class SyncCounter:
         # call under an adapter's wrapper. Time is counted while the innermost is True.
         self._mine: list[bool] = []
         self._since = (0, 0)  # (wall, cpu) ns when the innermost entry began or resumed
+        # The timer's own cost per watched call: a watched no-op timed by :meth:`probe`.
+        self.probe_seconds: list[float] = []
+        self.probe_cpu_seconds: list[float] = []
+        self._noop = self._counted(_noop)
 
     @contextlib.contextmanager
     def counting(self) -> Iterator[SyncCounter]:
@@ -142,6 +151,25 @@ class SyncCounter:
         finally:
             for name, function in saved.items():
                 setattr(cls, name, function)
+
+    def probe(self) -> None:
+        """Time one watched no-op through the same wrapper, apart from the hook totals.
+
+        Called at the end of each step (where the hooks run, the step has left the caches
+        cold as well): what the wrapper itself adds to each watched call, entering and
+        leaving, is what a watched method that does nothing measures. :meth:`timer_cost`
+        gives the median.
+        """
+        wall, cpu, calls = self.hook_seconds, self.hook_cpu_seconds, self.hook_calls
+        self._noop()
+        self.probe_seconds.append(self.hook_seconds - wall)
+        self.probe_cpu_seconds.append(self.hook_cpu_seconds - cpu)
+        self.hook_seconds, self.hook_cpu_seconds, self.hook_calls = wall, cpu, calls
+
+    def timer_cost(self, *, cpu: bool = False) -> float | None:
+        """Median seconds the wrapper adds to one watched call (None: never probed)."""
+        probes = self.probe_cpu_seconds if cpu else self.probe_seconds
+        return statistics.median(probes) if probes else None
 
     def _counted(self, method: Callable[..., Any]) -> Callable[..., Any]:
         return self._timed(method, mine=True)

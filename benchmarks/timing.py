@@ -66,6 +66,8 @@ class StepClock:
             :meth:`counted_per_step` gives its median growth per timed step.
         cpu_counter: A second running total read at each tick (the same part's CPU time):
             ``counted_per_step(cpu=True)``.
+        probe: Called at each tick first (the hook timer's calibration,
+            :meth:`benchmarks.syncs.SyncCounter.probe`).
 
     Example:
         >>> clock = StepClock(steps=4, warmup=1)
@@ -79,12 +81,14 @@ class StepClock:
         self, steps: int, warmup: int, sync: Callable[[], Any] | None = None,
         counter: Callable[[], float] | None = None,
         cpu_counter: Callable[[], float] | None = None,
+        probe: Callable[[], None] | None = None,
     ) -> None:
         self.steps = steps
         # Step i lasts from tick i - 1 to tick i: timing starts at the warm-up's last tick.
         self.warmup = max(1, min(warmup, steps - 2))
         self.sync = sync
         self.counter = counter
+        self.probe = probe
         self.cpu_counter = cpu_counter
         self.ticks: list[float] = []
         self.counts: list[float] = []
@@ -92,6 +96,8 @@ class StepClock:
 
     def tick(self) -> None:
         """Record the end of one step."""
+        if self.probe is not None:
+            self.probe()
         index = len(self.ticks)
         if self.sync is not None and index in (self.warmup - 1, self.steps - 1):
             self.sync()

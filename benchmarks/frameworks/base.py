@@ -71,9 +71,12 @@ class RunSpec:
             import torch
 
             sync = torch.cuda.synchronize
+        # Every variant probes the hook timer at each step's end (a no-op call: the same
+        # small cost in each, and the timer's own cost per watched call for variant b).
         self.clock = StepClock(self.steps, self.warmup, sync,
                                counter=lambda: self.syncs.hook_seconds,
-                               cpu_counter=lambda: self.syncs.hook_cpu_seconds)
+                               cpu_counter=lambda: self.syncs.hook_cpu_seconds,
+                               probe=self.syncs.probe)
         if self.workdir is None:
             self.workdir = tempfile.mkdtemp(prefix="denpex_bench_")
 
@@ -116,6 +119,10 @@ class RunResult:
         hook_s_per_step: Median seconds per timed step spent inside the adapter's watched hook
             methods (None when none were watched).
         hook_cpu_s_per_step: The same in the thread's CPU time.
+        hook_calls_per_step: Watched calls per step (each pays the timer's own cost once).
+        timer_s_per_call: Median time the timing wrapper adds to one watched call, measured
+            on a watched no-op at each step's end (:meth:`SyncCounter.probe`).
+        timer_cpu_s_per_call: The same in the thread's CPU time.
     """
 
     per_step_s: float
@@ -124,6 +131,26 @@ class RunResult:
     first_step: int = 0
     hook_s_per_step: float | None = None
     hook_cpu_s_per_step: float | None = None
+    hook_calls_per_step: float | None = None
+    timer_s_per_call: float | None = None
+    timer_cpu_s_per_call: float | None = None
+
+    @property
+    def hook_net_s_per_step(self) -> float | None:
+        """:attr:`hook_s_per_step` less the timer's own cost on each watched call."""
+        return _net(self.hook_s_per_step, self.hook_calls_per_step, self.timer_s_per_call)
+
+    @property
+    def hook_net_cpu_s_per_step(self) -> float | None:
+        """:attr:`hook_cpu_s_per_step` less the timer's own cost on each watched call."""
+        return _net(self.hook_cpu_s_per_step, self.hook_calls_per_step,
+                    self.timer_cpu_s_per_call)
+
+
+def _net(total: float | None, calls: float | None, cost: float | None) -> float | None:
+    if total is None or calls is None or cost is None:
+        return None
+    return max(0.0, total - calls * cost)
 
 
 @contextlib.contextmanager
@@ -177,4 +204,8 @@ def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) ->
         hook_s_per_step=spec.clock.counted_per_step() if spec.syncs.hook_calls else None,
         hook_cpu_s_per_step=(spec.clock.counted_per_step(cpu=True) if spec.syncs.hook_calls
                              else None),
+        hook_calls_per_step=(spec.syncs.hook_calls / len(spec.clock.ticks)
+                             if spec.syncs.hook_calls and spec.clock.ticks else None),
+        timer_s_per_call=spec.syncs.timer_cost(),
+        timer_cpu_s_per_call=spec.syncs.timer_cost(cpu=True),
     )

@@ -193,6 +193,11 @@ class Monitor(DiagnosisAdmission):
             self.switch_off()
             return []
 
+    def hold_quiet(self) -> None:
+        """Take no quiet step (:attr:`take_quiet` says False) until the next step judged in
+        full: an adapter's steps still in flight, or a step the locator is armed for."""
+        self._quiet.stop()
+
     @property
     def last_observation(self) -> Observation | None:
         """The last step observed (one :meth:`take_quiet` took is made an Observation now)."""

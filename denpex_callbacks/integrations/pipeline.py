@@ -194,7 +194,15 @@ class StepPipeline:
         self.alerts: AlertSink | None = self.guard(
             lambda: attach_alerts(self.monitor, run_name=run_name))
         self._values = DeferredValues()
-        self._take_quiet = self.monitor.take_quiet
+        self.take_quiet = self.monitor.take_quiet
+        """The hot path: ``take_quiet(step, loss, scale_before, scale_after, skipped, tracker,
+        grad_norm)`` takes one optimizer step's plain numbers (read on the host already) as a
+        quiet step when they are one (True), without a values dict, an Observation or a
+        finished capture (:meth:`Monitor.take_quiet`; the capture of a step taken so is let go
+        by the next forward). False: nothing was done; the adapter goes the full way
+        (:meth:`step` or :meth:`record`). The pipeline holds it off (False) while an earlier
+        step is in flight (it is judged first) and while the locator is armed for a step (it
+        ends in :meth:`record`/:meth:`step`). Adapters call it inside their guard."""
         self._stop_announced = False
 
     # -- state -----------------------------------------------------------------------------------
@@ -260,6 +268,7 @@ class StepPipeline:
         """
         self.locate.step_finished(values.get("loss"), step, rerun=rerun)
         self._values.push(step, values)
+        self.monitor.hold_quiet()  # until this step is judged: the steps go in order
 
     def drain(
         self,
@@ -281,6 +290,8 @@ class StepPipeline:
             return found
         for step, values in self._values.ready(wait=wait):
             found += self._judge(step, values, complete, judged)
+        if self._values.pending:
+            self.monitor.hold_quiet()  # until the queued steps are judged, in order
         return found
 
     def step(
@@ -297,31 +308,11 @@ class StepPipeline:
         self.locate.step_finished(values.get("loss"), step, rerun=rerun)
         plain = self._values.read_now_or_push(step, values)
         if plain is None:  # queued behind a device copy
-            return self.drain(complete=complete, judged=judged)
+            found = self.drain(complete=complete, judged=judged)
+            if self._values.pending:
+                self.monitor.hold_quiet()  # until the queued steps are judged, in order
+            return found
         return self._judge(step, plain, complete, judged)
-
-    def quiet(
-        self, step: int, loss: float | None, scale_before: float | None,
-        scale_after: float | None, skipped: bool | None, tracker: int | None,
-        grad_norm: float | None = None,
-    ) -> bool:
-        """The hot path: one optimizer step's plain numbers (read on the host already), taken
-        as a quiet step when they are one (True), without building the values dict, the
-        Observation or the re-run capture (:meth:`Monitor.take_quiet`). False: nothing was
-        done, and the adapter goes the full way (:meth:`step` or :meth:`record`).
-
-        Not taken while an earlier step is still in flight (it is judged first) or while the
-        locator is armed for this step (it ends here). Adapters call it inside their guard.
-        """
-        locate = self.locate
-        if self._values.pending or locate.locator is not None or not self._take_quiet(
-            step, loss, scale_before, scale_after, skipped, tracker, grad_norm
-        ):
-            return False
-        rerun = locate.rerun  # this step's capture goes, as maybe_arm would have let it go
-        if rerun is not None:
-            rerun.captures.quiet_step(step)
-        return True
 
     def _judge(
         self,

@@ -195,16 +195,18 @@ class AmpMonitor:
                 and scaler is None and optimizer is None and model is None):
             # The hot path, inline (a frame costs a microsecond here): this iteration taken
             # as a quiet step straight from the scaler's CPU tensors, without a values dict,
-            # an Observation or a kept capture (StepPipeline.quiet). Not when the protocol
+            # an Observation or a finished capture (StepPipeline.take_quiet). Not when the protocol
             # must be checked (scaler.step() without update() yet) or a metrics heartbeat
             # is due; on False nothing was done and the full way follows.
             try:
                 if not self.protocol.awaiting_update and (
                     self._metrics is None or index % self._metrics.every
-                ) and pipeline.quiet(index, loss.item(), pipeline.monitor.run.last_scale,
-                                     host._scale.item(), None,
-                                     int(host._growth_tracker.item()), None):
-                    return []  # (the scale this step used: the one the last step left)
+                ):
+                    scale = host._scale.item()
+                    # The scale this step used: the one the last step left (see _complete).
+                    if pipeline.take_quiet(index, loss.item(), self.monitor.run.last_scale,
+                                           scale, None, int(host._growth_tracker.item())):
+                        return []
             except Exception:
                 if loss.numel() == 1:  # (a loss of several values goes the full way)
                     pipeline.fail()

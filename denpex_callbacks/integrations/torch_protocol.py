@@ -100,9 +100,16 @@ class ScalerProtocol:
                stepping: bool, updating: bool = False) -> Callable[..., Any]:
         pipeline, report, monitor = self.pipeline, self.report, self.pipeline.monitor
 
+        fp16 = self.fp16_params
+        unscaling = check == self._before_unscale
+
         def watched(*args: Any, **kwargs: Any) -> Any:
-            # The pipeline's guard, inline: this runs three times in every iteration.
-            if not monitor.disabled:
+            # The pipeline's guard, inline: this runs three times in every iteration. Inside
+            # scaler.step() (which unscales an optimizer not unscaled yet) only AMP012 could
+            # be found, and once per optimizer is enough.
+            if not monitor.disabled and not (
+                unscaling and self.in_scaler_step and args and fp16.get(id(args[0])) is False
+            ):
                 try:
                     finding = check(*args)
                 except Exception:

@@ -1,17 +1,25 @@
 """What re-running a step needs, kept on every healthy step: references and RNG state.
 
 Per training forward, a forward pre-hook (or the adapter, through :meth:`StepCaptures.capture`)
-keeps a :class:`StepCapture`: a reference to the inputs (no copy), the torch RNG state (CPU, as
-a clone of the default generator, and the current CUDA device's when CUDA is in use: dropout
-draws from them), the autocast state, and
-the sums of the parameters' and the inputs' version counters (every in-place write bumps them,
-so a changed sum proves an update or an edit happened since). No device work, no sync.
+keeps a capture: a reference to the inputs (no copy), the torch RNG state (CPU, as a clone of
+the default generator, and the current CUDA device's when CUDA is in use: dropout draws from
+them), the autocast state, and the version counters of the input tensors and of a few
+parameters (every in-place write bumps them, so a changed one proves an update or an edit
+happened since: once an applied update has shown which parameters the optimizer writes, the
+first and the last of those stand for all of them, at a cost that does not grow with the
+model). No device work, no sync.
 
-Memory: a step's capture is released as soon as the monitor judged the step, except the first
-step of a run of skipped steps (a collapse may be under way: AMP003 re-runs that step); where
-device values are read one step late, the previous step's is kept until then. At most
-:data:`MAX_HELD` captures are kept past their step: at most one batch beyond the one the training
-loop holds anyway.
+The hot path: this runs in every training step, where each call into torch and each Python
+frame costs a microsecond or more (the step has pushed denpex's code and data out of the
+caches). So a capture is a plain tuple, made a :class:`StepCapture` only when its step finishes
+on the full path (:meth:`StepCaptures.step_finished`). A step the pipeline takes as quiet never
+finishes here: the next forward replaces its capture.
+
+Memory: a step's capture is released as soon as the monitor judged the step (a quiet one's at
+the next forward), except the first step of a run of skipped steps (a collapse may be under
+way: AMP003 re-runs that step); where device values are read one step late, the previous
+step's is kept until then. At most :data:`MAX_HELD` captures are kept past their step: at most
+one batch beyond the one the training loop holds anyway.
 """
 
 from __future__ import annotations
@@ -33,10 +41,11 @@ _MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
 # Parameters whose version counters are summed once an applied update has shown which ones the
 # optimizer writes: an update writes every one of those, so a few prove it as well as all of
 # them do, at a cost that does not grow with the model (hundreds of tensors in a transformer).
-TRACKED_PARAMS = 8
+TRACKED_PARAMS = 2
 _version = attrgetter("_version")  # summed by map(): no Python frame per parameter
 _autocast_enabled = torch.is_autocast_enabled
 _grad_enabled = torch.is_grad_enabled
+_TENSOR = torch.Tensor
 _autocast_dtype = torch.get_autocast_dtype
 
 
@@ -136,7 +145,17 @@ def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.
     return None, model
 
 
-_FORWARDS = 9  # where the forward count sits in a capture's tuple (see StepCaptures._capture)
+# A capture in progress is a tuple (see StepCaptures._on_forward): args, kwargs, cpu_rng,
+# cuda_rng, autocast, training, param_version, params, inputs, forwards, judged; and from
+# StepCaptures.capture also call, returns_loss, early.
+_FORWARDS, _JUDGED, _OPTIONAL = 9, 10, 11
+
+
+class _Training:
+    training = True  # what StepCaptures.capture passes as the module: the adapter says so
+
+
+_TRAINING = _Training()
 
 
 class StepCaptures:
@@ -176,7 +195,7 @@ class StepCaptures:
         self.released_upto: int | None = None  # steps at or before this were let go
         self.last_finished: int | None = None
         self.held: dict[int, StepCapture] = {}
-        self._open: tuple[Any, ...] | None = None  # the step in progress (see _capture)
+        self._open: tuple[Any, ...] | None = None  # the step in progress (see _on_forward)
         self._params = [p for p in model.parameters() if p.requires_grad]
         self._tracked = self._params  # whose versions are summed (see tracked_params)
         self._all_versions: list[int] | None = None  # until the set is narrowed
@@ -218,9 +237,8 @@ class StepCaptures:
         if seen is not None:
             written = [p for p, then, version in zip(self._params, seen, now, strict=True)
                        if version != then]
-            if written:
-                stride = max(1, len(written) // TRACKED_PARAMS)
-                self._tracked = written[::stride][:TRACKED_PARAMS]
+            if written:  # the first and the last (an embedding, a head: in every forward)
+                self._tracked = [written[0], written[-1]] if len(written) > 1 else written
                 self._all_versions, self._narrowed = None, True
                 return sum(map(_version, self._tracked))
         self._all_versions = now
@@ -228,15 +246,47 @@ class StepCaptures:
 
     # -- capturing (every training forward) ------------------------------------------------------
 
-    def _on_forward(self, module: torch.nn.Module, args: Any, kwargs: Any) -> None:
+    def _on_forward(self, module: Any, args: Any, kwargs: Any) -> None:
+        # Every training forward, so written flat (inside a training step each call into
+        # torch and each Python frame costs a microsecond or more): the step's capture as a
+        # plain tuple, made a StepCapture only when its step is judged in full (most steps
+        # never need one); the hook's own args and kwargs, built by torch for this call only.
         if self.rerunning:  # what a re-run closure feeds the model, to compare with the capture
             if self.rerun_inputs is None:
                 self.rerun_inputs = (tuple(args), dict(kwargs))
             return
         if self.failed or not module.training or not _grad_enabled():
             return
-        try:  # the hook's own tuple and dict: torch builds them for this call only
-            self._capture(args, kwargs)
+        try:
+            previous = self._open
+            tracked = self._tracked
+            autocast = []
+            for device in self._autocast_devices:  # (a loop: a comprehension is a frame)
+                if _autocast_enabled(device):
+                    autocast.append((device, _autocast_dtype(device)))
+            inputs = []  # the input tensors' versions (input_versions, inline for a flat batch)
+            for value in (*args, *kwargs.values()) if args else kwargs.values():
+                if value.__class__ is not _TENSOR:
+                    inputs = input_versions(args, kwargs)
+                    break
+                inputs.append((value, value._version))
+            # The run's judged steps so far: a forward after the step of the previous one was
+            # judged (and taken as quiet, without step_finished) begins a new step.
+            judged = self.monitor.run.steps_seen
+            self._open = (
+                args,
+                kwargs,
+                self._clone_cpu_rng(),
+                self._cuda_rng() if self._cuda else None,
+                autocast,
+                True,  # (module.training)
+                sum(map(_version, tracked)) if self._narrowed else self._versions_now(),
+                tracked,
+                inputs,
+                previous[_FORWARDS] + 1 if previous is not None and previous[_JUDGED] == judged
+                else 1,
+                judged,
+            )
         except Exception as exc:
             self._fail(exc)
 
@@ -256,38 +306,9 @@ class StepCaptures:
         """
         if self.rerunning or self.failed:
             return
-        try:
-            self._capture(args, dict(kwargs or {}), call, returns_loss, early=True)
-        except Exception as exc:
-            self._fail(exc)
-
-    def _capture(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 call: Callable[[], Any] | None = None, returns_loss: bool = False,
-                 early: bool = False) -> None:
-        # On every training forward, so written flat (each call into torch, each Python
-        # frame costs a microsecond or more inside a training step): a plain tuple, made a
-        # StepCapture only when its step is judged in full (most steps never need one).
-        previous = self._open
-        tracked = self._tracked
-        autocast = []
-        for device in self._autocast_devices:  # (a loop: a comprehension is a frame in 3.11)
-            if _autocast_enabled(device):
-                autocast.append((device, _autocast_dtype(device)))
-        self._open = (
-            args,
-            kwargs,
-            self._clone_cpu_rng(),
-            self._cuda_rng() if self._cuda else None,
-            autocast,
-            self.model.training,
-            sum(map(_version, tracked)) if self._narrowed else self._versions_now(),
-            tracked,
-            input_versions(args, kwargs),
-            previous[_FORWARDS] + 1 if previous is not None else 1,
-            call,
-            returns_loss,
-            early,
-        )
+        self._on_forward(_TRAINING, tuple(args), dict(kwargs or {}))
+        if self._open is not None:  # and an adapter's own way to re-run it; early
+            self._open = (*self._open[:_OPTIONAL], call, returns_loss, True)
 
     def _cuda_rng(self) -> tuple[int, torch.Tensor] | None:
         """The current CUDA device's generator state (None before CUDA is initialised)."""
@@ -305,10 +326,10 @@ class StepCaptures:
                 ``rerun=`` closure); it replaces the model call.
         """
         raw, self._open = self._open, None
-        if raw is None or self.failed:
-            return
+        if raw is None or self.failed or raw[_JUDGED] != self.monitor.run.steps_seen:
+            return  # (none, or an earlier step's, taken as quiet: it was never finished)
         (args, kwargs, cpu_rng, cuda_rng, autocast, training, param_version, params, inputs,
-         forwards, own_call, returns_loss, early) = raw
+         forwards, _judged, own_call, returns_loss, early) = (*raw, None, False, False)[:14]
         capture = StepCapture(
             args=tuple(args), kwargs=dict(kwargs), cpu_rng=cpu_rng, cuda_rng=cuda_rng,
             autocast=autocast, training=training, param_version=param_version, params=params,
@@ -327,17 +348,6 @@ class StepCaptures:
             pinned = self._pinned()
             for old in [s for s in held if s != step and s != pinned][: len(held) - MAX_HELD]:
                 del held[old]
-
-    def quiet_step(self, step: int) -> None:
-        """Step ``step`` was judged at once and found quiet (healthy, no skip streak): its
-        capture and every one held before it go, as :meth:`step_finished` then
-        :meth:`release` would have let them go, without making a StepCapture."""
-        self._open = None
-        if self.failed:
-            return
-        self.last_finished = self.released_upto = step
-        if self.held:
-            self.held.clear()
 
     def _pinned(self) -> int | None:
         run = self.monitor.run

@@ -173,6 +173,7 @@ class LocateOnFault:
         if not locator.armed:
             return False
         self.locator, self._target = locator, target
+        self.monitor.hold_quiet()  # the armed step ends in step_finished: no quiet way past it
         return True
 
     def _rerun_and_amend(self, rerun: FailingStepRerun, target: Diagnosis) -> bool:
