@@ -66,7 +66,7 @@ def _guarded(hook: _Hook) -> _Hook:
     @wraps(hook)
     def wrapper(self: AmpDiagnosticCallback, *args: Any, **kwargs: Any) -> Any:
         pipeline = self.pipeline
-        if pipeline is None or not pipeline.active:
+        if pipeline is None or pipeline.monitor.disabled:
             return None
         try:  # StepPipeline.guard without its extra call: this runs several times per step
             result = hook(self, *args, **kwargs)
@@ -76,7 +76,7 @@ def _guarded(hook: _Hook) -> _Hook:
         except Exception:
             pipeline.monitor.switch_off()
             result = None
-        if not pipeline.active:  # it failed just now (here or in the engine): unhook all
+        if pipeline.monitor.disabled:  # it failed just now (here or in the engine): unhook all
             self._close(wait=False)
         return result
 
@@ -160,6 +160,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
         self._vote: StopVote | None = None
+        # The hot path: (optimizer, its CPU GradScaler, the raw optimizer), once found; the
+        # numbers read before the step; the logging period (0: no "steps" logging).
+        self._host: tuple[Any, Any, Any] | None = None
+        self._before_numbers: tuple[float, float | None] | None = None
+        self._log_every = 0
 
     # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
 
@@ -202,6 +207,13 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._deepspeed = bool(getattr(args, "deepspeed", None)) or (
             getattr(args, "deepspeed_plugin", None) is not None
         )
+        # The steps that log (DefaultFlowCallback.on_step_end: global_step % logging_steps
+        # under the "steps" strategy, and the first one with logging_first_step) are judged
+        # at on_log with the logs' grad norm, never on the hot path. transformers sets
+        # state.logging_steps (a ratio made a count) before on_train_begin.
+        strategy = getattr(args, "logging_strategy", None)
+        self._log_every = int(getattr(state, "logging_steps", 0) or 0) if (
+            str(getattr(strategy, "value", strategy)) == "steps") else 0
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
         self.pipeline.start(lambda: read_setup(args, model, optimizer, self._deepspeed))
@@ -224,9 +236,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_step_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        self._drain(control)
+        if cast(StepPipeline, self.pipeline).in_flight:
+            self._drain(control)
         self._in_step = True
-        self._losses.take()
+        if self._losses.count:  # (a loss seen outside a step: not this step's)
+            self._losses.take()
         if self._deepspeed:
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
             self._before = self._reader(kwargs.get("optimizer"))[1]()
@@ -246,6 +260,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 before_step_reader(source, raw) if source is not None else dict,
                 after_step_reader(source) if source is not None else dict,
             )
+            cpu_scaler = (source is not None and torch_scaler.is_grad_scaler(source)
+                          and torch_scaler.scaler_enabled(source)
+                          and getattr(source, "_device", None) == "cpu")
+            self._host = (optimizer, source, raw) if cpu_scaler and not self._deepspeed else None
         return readers
 
     def _on_forward(
@@ -254,13 +272,17 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if not self._in_step or not module.training:
             return
         loss = model_loss(output)
-        if loss is not None and self.pipeline is not None:
+        pipeline = self.pipeline
+        if loss is not None and pipeline is not None and not pipeline.monitor.disabled:
             # Given num_items_in_batch, the model normalised its loss by the whole accumulated
             # batch's token count: each micro-batch loss is a share of the step's loss (summed
             # at the step); otherwise the Trainer divides by the accumulation itself (averaged).
             self._loss_shares = kwargs.get("num_items_in_batch") is not None
-            # Kept on the device until the optimizer step: no sync per micro-batch.
-            self.pipeline.guard(self._losses.add, loss)
+            try:  # (the pipeline's guard, inline: every micro-batch)
+                # Kept on the device until the optimizer step: no sync per micro-batch.
+                self._losses.add(loss)
+            except Exception:
+                pipeline.fail()
 
     @_guarded
     def on_pre_optimizer_step(
@@ -268,7 +290,22 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         if self._deepspeed:
             return
-        self._before = self._reader(kwargs.get("optimizer"))[1]()
+        optimizer = kwargs.get("optimizer")
+        host = self._host
+        if host is not None and host[0] is optimizer:
+            # The hot path: a GradScaler on the CPU, read now as plain numbers (update() will
+            # change the scale in place and drop found_inf).
+            scaler, raw = host[1], host[2]
+            state_of = scaler._per_optimizer_states.get(id(raw))
+            found = state_of.get("found_inf_per_device") if state_of else None
+            self._before_numbers = (
+                scaler._scale.item(),
+                (sum(t.item() for t in found.values()) if len(found) > 1
+                 else next(iter(found.values())).item()) if found else None,
+            )
+            return
+        self._before_numbers = None
+        self._before = self._reader(optimizer)[1]()
 
     @_guarded
     def on_optimizer_step(
@@ -279,6 +316,26 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # found_inf (read before the step) is right for fused optimizers too, where accelerate's
         # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
         loss = self._losses.take(mean=not self._loss_shares)
+        pipeline = cast(StepPipeline, self.pipeline)
+        step = state.global_step + 1
+        before = self._before_numbers
+        if before is not None and loss.__class__ is float and (
+            step % self._log_every if self._log_every else True
+        ) and not (step == 1 and args.logging_first_step):
+            # The hot path: a quiet step taken from plain numbers. Not a step that logs: it is
+            # judged at on_log, with the grad norm of the logs.
+            self._before_numbers = None
+            scaler = self._host[1]  # type: ignore[index]
+            found_inf = before[1]
+            if pipeline.take_quiet(step, loss, before[0], scaler._scale.item(),
+                                   None if found_inf is None else found_inf > 0,
+                                   int(scaler._growth_tracker.item())):
+                self._in_step = False
+                return
+            self._before = {"scale_before": before[0], "found_inf": found_inf}
+        elif before is not None:
+            self._before_numbers = None
+            self._before = {"scale_before": before[0], "found_inf": before[1]}
         if loss is None and not self._blind_said:
             self._blind_said = True
             LOGGER.info(
@@ -289,7 +346,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         values: dict[str, Any] = self._reader(optimizer)[2]()
         values.update(self._before)
         values["loss"], values["lr"], values["time"] = loss, torch_scaler.first_lr(raw), time.time()
-        cast(StepPipeline, self.pipeline).record(state.global_step + 1, values)
+        pipeline.record(step, values)
         self._in_step = False
         self._before = {}
 
@@ -300,7 +357,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # wait for on_log so the observation carries the step's grad_norm, except under
         # "stop": then judge now so that every rank decides after this very step.
         stopping = self.config.on_fault == "stop"
-        if not control.should_log or stopping:
+        if (not control.should_log or stopping) and (
+                self.pipeline is not None and self.pipeline.in_flight):
             self._drain_step(control)
         # Every rank votes every step, also with monitoring off (a rank leaving the collective
         # would hang the others).

@@ -301,7 +301,7 @@ class AmpDiagnosticHooks:
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:
         assert self.monitor is not None
-        if self.monitor.last_observation is None:
+        if self.monitor.run.last_step is None:  # nothing observed yet
             return
         if not _logs_this_step(trainer, global_step) or not _user_logs(trainer):
             # Each self.log call costs ~0.4 ms: only on the steps a row is written, and only

@@ -56,6 +56,7 @@ __all__ = [
     "StepPipeline",
     "StopVote",
     "all_reduce_vote",
+    "host_numbers",
     "printed_on_rank",
     "rank_and_world",
     "resolve_report_dir",
@@ -142,6 +143,50 @@ def all_reduce_vote(device: Any = None) -> StopVote:
     return vote
 
 
+_TENSOR = torch.Tensor
+_NUMBERS = (float, int)
+
+
+def host_numbers(values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(loss, scale_before, scale_after, skipped, growth_tracker, grad_norm) of one step's
+    values, for :attr:`StepPipeline.take_quiet`, when every one of them is readable on the host
+    now (a number, None, or a one-element CPU tensor: ``item()`` waits for nothing there); None
+    when one is not (a device tensor: the step goes the full way, read a step late).
+
+    Whether the step was skipped, as :func:`observation_from_values` says: an explicit
+    ``skipped``, else found_inf > 0, else DeepSpeed's ``overflow``, else None.
+
+    Example:
+        >>> host_numbers({"loss": torch.tensor(0.5), "scale_after": 8.0, "found_inf": 0.0})
+        (0.5, None, 8.0, False, None, None)
+        >>> host_numbers({"loss": 0.5, "lr": 0.1, "scale_after": torch.ones(2)}) is None
+        True
+    """
+    get = values.get
+    out = []
+    for name in ("loss", "scale_before", "scale_after", "found_inf", "growth_tracker",
+                 "grad_norm"):
+        value = get(name)
+        if value is None or value.__class__ in _NUMBERS:
+            out.append(value)
+        elif value.__class__ is _TENSOR and value.is_cpu and value.numel() == 1:
+            out.append(value.item())
+        else:
+            return None  # (a bool, a device tensor, anything else: the full way says)
+    loss, before, after, found_inf, tracker, grad_norm = out
+    skipped = get("skipped")
+    if skipped is None:
+        if found_inf is not None:
+            skipped = found_inf > 0
+        elif (overflow := get("overflow")).__class__ is bool:
+            skipped = overflow
+    if tracker is not None:
+        tracker = int(tracker)
+    return (loss, None if before is None else float(before),
+            None if after is None else float(after), skipped, tracker,
+            None if grad_norm is None else float(grad_norm))
+
+
 class StepPipeline:
     """One rank's path from a framework's optimizer step to diagnoses, reports and the policy.
 
@@ -194,6 +239,9 @@ class StepPipeline:
         self.alerts: AlertSink | None = self.guard(
             lambda: attach_alerts(self.monitor, run_name=run_name))
         self._values = DeferredValues()
+        # The steps recorded and not judged yet, oldest first (empty: nothing in flight; an
+        # adapter's hook may skip draining then). The queue itself: read, never replace it.
+        self.in_flight = self._values.pending
         self.take_quiet = self.monitor.take_quiet
         """The hot path: ``take_quiet(step, loss, scale_before, scale_after, skipped, tracker,
         grad_norm)`` takes one optimizer step's plain numbers (read on the host already) as a
@@ -286,7 +334,7 @@ class StepPipeline:
             judged: Called after each step is judged (DeepSpeed mirrors metrics then).
         """
         found: list[Diagnosis] = []
-        if not self._values:  # nothing recorded since the last drain
+        if not self.in_flight:  # nothing recorded since the last drain
             return found
         for step, values in self._values.ready(wait=wait):
             found += self._judge(step, values, complete, judged)
@@ -304,7 +352,25 @@ class StepPipeline:
         judged: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> list[Diagnosis]:
         """:meth:`record` then :meth:`drain`, for adapters that judge as soon as they can:
-        values that are readable now (the CPU's) are judged at once, without the queue."""
+        values that are readable now (the CPU's) are judged at once, without the queue; a
+        quiet step among them (most steps) by :attr:`take_quiet`, from its numbers alone.
+
+        Example:
+            >>> import torch
+            >>> from denpex_callbacks.core.config import MonitorConfig
+            >>> p = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
+            ...                  logger=logging.getLogger("x"))
+            >>> p.start(lambda: RunSetup(framework="torch", scaler="dynamic"))
+            >>> for step in range(16):
+            ...     _ = p.step(step, {"scale_before": 8.0, "scale_after": torch.tensor(8.0),
+            ...                       "growth_tracker": torch.tensor(step), "loss": 0.5})
+            >>> p.monitor.run.last_step, p.monitor.last_observation.scale_after
+            (15, 8.0)
+        """
+        if complete is None and judged is None:
+            numbers = host_numbers(values)
+            if numbers is not None and self.take_quiet(step, *numbers):
+                return []
         self.locate.step_finished(values.get("loss"), step, rerun=rerun)
         plain = self._values.read_now_or_push(step, values)
         if plain is None:  # queued behind a device copy

@@ -49,7 +49,7 @@ class LossAccumulator:
 
     def __init__(self) -> None:
         self._sum: torch.Tensor | float | None = None
-        self._count = 0
+        self.count = 0  # losses added since the last take()
 
     def add(self, loss: Any) -> None:
         """Add one micro-batch's loss (a tensor, any shape: its mean is taken; or a number)."""
@@ -85,7 +85,7 @@ class LossAccumulator:
             self._sum = total + value.to(total.device)
         else:  # a Python float on either side: no device to move to
             self._sum = total + value
-        self._count += 1
+        self.count += 1
 
     def take(self, *, mean: bool = True) -> torch.Tensor | float | None:
         """The mean (or, with ``mean=False``, the sum) so far, and start the next step.
@@ -95,8 +95,8 @@ class LossAccumulator:
         """
         if self._sum is None:
             return None
-        total = self._sum / self._count if mean and self._count > 1 else self._sum
-        self._sum, self._count = None, 0
+        total = self._sum / self.count if mean and self.count > 1 else self._sum
+        self._sum, self.count = None, 0
         return total
 
 
