@@ -4,11 +4,11 @@
 The public door; the code lives in :mod:`denpex_callbacks.integrations.deepspeed_engine`.
 """
 
+from denpex_callbacks.integrations.deepspeed_config import monitor_config
 from denpex_callbacks.integrations.deepspeed_engine import (
     DeepSpeedMonitor,
     attach,
     initialize,
-    monitor_config,
 )
 
 __all__ = ["DeepSpeedMonitor", "attach", "initialize", "monitor_config"]

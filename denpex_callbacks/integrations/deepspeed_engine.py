@@ -30,18 +30,29 @@ import logging
 import time
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import deepspeed
+import torch
 from deepspeed.utils import logger as deepspeed_logger
 
-from denpex_callbacks.core.config import MonitorConfig, build_config
+from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.integrations.deepspeed_config import (
+    SECTION,
+    engine_config_section,
+    monitor_config,
+)
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
-from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
+from denpex_callbacks.readers.deepspeed_optimizer import (
+    deepspeed_setup,
+    read_scale_state,
+    scales_fp16,
+    unwrap_optimizer,
+)
 from denpex_callbacks.readers.grad_scaler import first_lr
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
@@ -49,62 +60,10 @@ from denpex_callbacks.readers.step_values import (
     before_step_reader,
 )
 
-SECTION = "denpex"
-ENABLED_KEY = "enabled"
 MIN_SCALE_MESSAGE = "Current loss scale already at minimum"
 METRIC_PREFIX = "Train/Samples/"
 _ATTACHED = "_denpex_monitor"  # the engine attribute holding its DeepSpeedMonitor
-
-
-def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
-    """The MonitorConfig a ``"denpex"`` config section asks for; None when it disables it.
-
-    A missing section means the defaults. Keys: ``enabled`` (default true) and every
-    :class:`~denpex_callbacks.core.config.MonitorConfig` field.
-
-    Raises:
-        ValueError: On an unknown key or a bad value, naming the section and the key.
-
-    Example:
-        >>> monitor_config({"on_falt": "warn"})
-        Traceback (most recent call last):
-        ...
-        ValueError: DeepSpeed config section "denpex": unknown key(s) on_falt; known keys: ...
-    """
-    if section is None:
-        return MonitorConfig()
-    where = f'DeepSpeed config section "{SECTION}"'
-    if not isinstance(section, Mapping):
-        raise ValueError(f"{where} must be a JSON object, not {type(section).__name__}")
-    known = sorted({f.name for f in fields(MonitorConfig)} | {ENABLED_KEY})
-    unknown = sorted(str(key) for key in section if key not in known)
-    if unknown:
-        raise ValueError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(known)}"
-        )
-    if section.get("alert_webhook") is not None:
-        # DeepSpeed logs its whole config (json = {...}) at start-up on rank 0.
-        raise ValueError(
-            f'{where}: "alert_webhook" would be printed with the config by DeepSpeed at '
-            "start-up; set DENPEX_ALERT_WEBHOOK in the environment instead"
-        )
-    options = dict(section)
-    enabled = options.pop(ENABLED_KEY, True)
-    if not isinstance(enabled, bool):
-        raise ValueError(f'{where}: "{ENABLED_KEY}" must be true or false, not {enabled!r}')
-    try:  # the one resolver every adapter's options go through
-        config = build_config(options)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: {exc}") from exc
-    return config if enabled else None
-
-
-def engine_config_section(engine: Any) -> Any:
-    """The raw ``"denpex"`` section of the engine's config (None when absent)."""
-    config = getattr(engine, "config", None)
-    if not isinstance(config, Mapping):  # older engines: the parsed config keeps the dict
-        config = getattr(getattr(engine, "_config", None), "_param_dict", None) or {}
-    return config.get(SECTION)
+_UNREAD = object()  # a step's loss not taken from the accumulator yet
 
 
 @dataclass(frozen=True)
@@ -141,6 +100,7 @@ class DeepSpeedMonitor:
         self._read_before: Callable[[], dict[str, Any]] = dict
         self._read_after: Callable[[], dict[str, Any]] = dict
         self._metrics_to: Any = None  # DeepSpeed's monitor, when rank 0 writes to it
+        self._holder: tuple[Any, Any] | None = None  # (optimizer, its own loss scaler)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -172,6 +132,12 @@ class DeepSpeedMonitor:
     def _find_readers(self) -> None:
         self._read_before = before_step_reader(self.engine)
         self._read_after = after_step_reader(self.engine)
+        # ZeRO's own dynamic loss scaler keeps its scale and overflow as Python numbers: the
+        # hot path reads them there (found once: the engine's optimizer does not change).
+        opt = unwrap_optimizer(self.engine)
+        if read_scale_state(self.engine).layout == "loss_scaler" and isinstance(
+                getattr(getattr(opt, "loss_scaler", None), "cur_scale", None), (int, float)):
+            self._holder = (opt, opt.loss_scaler)
         sink = getattr(self.engine, "monitor", None)
         if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
             self._metrics_to = sink
@@ -208,9 +174,15 @@ class DeepSpeedMonitor:
     # -- hooks -------------------------------------------------------------------------------
 
     def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        pipeline, add = self.pipeline, self._losses.add
+
         def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
             result = original(loss, *args, **kwargs)
-            self.pipeline.guard(self._losses.add, loss)  # a device op, no sync
+            if not pipeline.monitor.disabled:
+                try:  # (the pipeline's guard, inline: every micro-batch)
+                    add(loss)  # a device op, no sync
+                except Exception:
+                    pipeline.fail()
             return result
 
         return backward
@@ -236,19 +208,42 @@ class DeepSpeedMonitor:
         return step
 
     def _before(self) -> _Before:
+        holder = self._holder
+        if holder is not None:  # DeepSpeed's own scaler: its scale is a Python number
+            return _Before(self.engine.global_steps, {"scale_before": holder[1].cur_scale})
         return _Before(int(self.engine.global_steps), self._read_before())
 
     def _after_step(self, before: _Before) -> None:
-        if int(self.engine.global_steps) == before.global_steps:
+        step = int(self.engine.global_steps)
+        if step == before.global_steps:
             return  # a gradient accumulation micro-step: no optimizer step was taken
-        self._push(int(self.engine.global_steps), before, skipped=None, judge=True)
+        holder = self._holder
+        if holder is not None and self._metrics_to is None:
+            # The hot path: a quiet step taken from DeepSpeed's own numbers, without the
+            # values dict (what _push would build, less what a quiet step does not need).
+            loss = self._losses.take()
+            grad_norm = getattr(self.engine, "_global_grad_norm", None)
+            if isinstance(grad_norm, torch.Tensor) and grad_norm.is_cpu:
+                grad_norm = grad_norm.item()
+            opt, scaler = holder
+            overflow = opt.overflow
+            if loss.__class__ is float and (grad_norm is None or grad_norm.__class__ is float) and (
+                self.pipeline.take_quiet(step, loss, float(before.values["scale_before"]),
+                                         float(scaler.cur_scale),
+                                         overflow if overflow.__class__ is bool else None, None,
+                                         grad_norm)):
+                return
+            self._push(step, before, skipped=None, judge=True, loss=loss)
+            return
+        self._push(step, before, skipped=None, judge=True)
 
     def _push(self, step: int, before: _Before, *, skipped: bool | None,
-              judge: bool = False) -> None:
+              judge: bool = False, loss: Any = _UNREAD) -> None:
         """Snapshot this step's values (``judge``: and judge what is readable); tensors are
-        read when their copy has landed."""
+        read when their copy has landed. ``loss``: the step's, when taken already."""
         engine = self.engine
-        loss = self._losses.take()
+        if loss is _UNREAD:
+            loss = self._losses.take()
         values: dict[str, Any] = {
             **before.values,
             **self._read_after(),

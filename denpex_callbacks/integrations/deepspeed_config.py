@@ -1,0 +1,69 @@
+"""The ``"denpex"`` section of a DeepSpeed config: what it may hold and how it is read.
+
+Every key but ``enabled`` is a :class:`~denpex_callbacks.core.config.MonitorConfig` field,
+resolved by the one resolver every adapter's options go through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from denpex_callbacks.core.config import MonitorConfig, build_config
+
+__all__ = ["ENABLED_KEY", "SECTION", "engine_config_section", "monitor_config"]
+
+SECTION = "denpex"
+ENABLED_KEY = "enabled"
+
+
+def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
+    """The MonitorConfig a ``"denpex"`` config section asks for; None when it disables it.
+
+    A missing section means the defaults. Keys: ``enabled`` (default true) and every
+    :class:`~denpex_callbacks.core.config.MonitorConfig` field.
+
+    Raises:
+        ValueError: On an unknown key or a bad value, naming the section and the key.
+
+    Example:
+        >>> monitor_config({"on_falt": "warn"})
+        Traceback (most recent call last):
+        ...
+        ValueError: DeepSpeed config section "denpex": unknown key(s) on_falt; known keys: ...
+    """
+    if section is None:
+        return MonitorConfig()
+    where = f'DeepSpeed config section "{SECTION}"'
+    if not isinstance(section, Mapping):
+        raise ValueError(f"{where} must be a JSON object, not {type(section).__name__}")
+    known = sorted({f.name for f in fields(MonitorConfig)} | {ENABLED_KEY})
+    unknown = sorted(str(key) for key in section if key not in known)
+    if unknown:
+        raise ValueError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(known)}"
+        )
+    if section.get("alert_webhook") is not None:
+        # DeepSpeed logs its whole config (json = {...}) at start-up on rank 0.
+        raise ValueError(
+            f'{where}: "alert_webhook" would be printed with the config by DeepSpeed at '
+            "start-up; set DENPEX_ALERT_WEBHOOK in the environment instead"
+        )
+    options = dict(section)
+    enabled = options.pop(ENABLED_KEY, True)
+    if not isinstance(enabled, bool):
+        raise ValueError(f'{where}: "{ENABLED_KEY}" must be true or false, not {enabled!r}')
+    try:  # the one resolver every adapter's options go through
+        config = build_config(options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+    return config if enabled else None
+
+
+def engine_config_section(engine: Any) -> Any:
+    """The raw ``"denpex"`` section of the engine's config (None when absent)."""
+    config = getattr(engine, "config", None)
+    if not isinstance(config, Mapping):  # older engines: the parsed config keeps the dict
+        config = getattr(getattr(engine, "_config", None), "_param_dict", None) or {}
+    return config.get(SECTION)
