@@ -295,14 +295,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if host is not None and host[0] is optimizer:
             # The hot path: a GradScaler on the CPU, read now as plain numbers (update() will
             # change the scale in place and drop found_inf).
-            scaler, raw = host[1], host[2]
-            state_of = scaler._per_optimizer_states.get(id(raw))
-            found = state_of.get("found_inf_per_device") if state_of else None
-            self._before_numbers = (
-                scaler._scale.item(),
-                (sum(t.item() for t in found.values()) if len(found) > 1
-                 else next(iter(found.values())).item()) if found else None,
-            )
+            self._before_numbers = torch_scaler.host_before(host[1], host[2])
             return
         self._before_numbers = None
         self._before = self._reader(optimizer)[1]()

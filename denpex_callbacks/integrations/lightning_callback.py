@@ -27,7 +27,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -37,6 +37,7 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.lightning_rerun import BatchCapture, watch_training_steps
 from denpex_callbacks.integrations.pipeline import StepPipeline
+from denpex_callbacks.readers import grad_scaler
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
@@ -125,6 +126,7 @@ class AmpDiagnosticHooks:
         self._source: Any = None
         self._read_before: dict[int, Callable[[], dict[str, Any]]] = {}
         self._read_after: Callable[[], dict[str, Any]] = dict
+        self._host: Any = None  # a GradScaler on the CPU: the hot path's (see _quiet_batch_end)
 
     @property
     def state_key(self) -> str:
@@ -165,6 +167,9 @@ class AmpDiagnosticHooks:
         self._source = self._scale_source(trainer)
         if self._source is not None:
             self._read_after = after_step_reader(self._source)
+            if self._reader == "torch" and scaler_enabled(self._source) and getattr(
+                    self._source, "_device", None) == "cpu":
+                self._host = self._source  # the hot path reads it as plain numbers
         self.pipeline.start(lambda: setup)
 
     def _run_setup(self, trainer: Any) -> RunSetup:
@@ -240,10 +245,25 @@ class AmpDiagnosticHooks:
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""
-        if self.pipeline is not None:
-            self.pipeline.guard(self._before_step, trainer, optimizer)
+        pipeline = self.pipeline
+        if pipeline is None or pipeline.monitor.disabled:
+            return
+        try:  # (the pipeline's guard, inline: every optimizer step)
+            self._before_step(trainer, optimizer)
+        except Exception:
+            pipeline.fail()
 
     def _before_step(self, trainer: Any, optimizer: Any) -> None:
+        host = self._host
+        if host is not None:
+            # The hot path: the CPU GradScaler's numbers now (update() changes the scale in
+            # place and drops found_inf); the learning rate is read at the batch end, and only
+            # for a step judged in full.
+            scale, found_inf = grad_scaler.host_before(host, optimizer)
+            self._close_previous_pending(scale)
+            self._pending.append({"step": trainer.global_step, "optimizer": optimizer,
+                                  "scale_before": scale, "found_inf": found_inf})
+            return
         step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
         if self._source is not None:
             read = self._read_before.get(id(optimizer))
@@ -281,15 +301,22 @@ class AmpDiagnosticHooks:
         self._losses.add(_loss_of(outputs))
         if not self._pending:
             return  # accumulating gradients: no optimizer step in this batch
+        if self._host is not None and len(self._pending) == 1 and self._quiet_batch_end(
+                trainer, pl_module):
+            return
         after = self._read_after()
         self._close_previous_pending(after.pop("scale_after", None))
         # Automatic optimization already divides each batch's loss by the accumulation.
-        step_loss = self._losses.take(mean=not pl_module.automatic_optimization)
+        step_loss = self._pending[0].pop("loss") if "loss" in self._pending[0] else (
+            self._losses.take(mean=not pl_module.automatic_optimization))
         now = time.time()
         pipeline = self.pipeline
         assert pipeline is not None
         for values in self._pending:
-            step = values.pop("step")
+            step = int(values.pop("step"))
+            optimizer = values.pop("optimizer", None)
+            if optimizer is not None:  # (the hot path's snapshot: its learning rate now)
+                values["lr"] = first_lr(optimizer)
             values.update(after)
             values["loss"], values["time"] = step_loss, now
             pipeline.step(step, values)
@@ -298,6 +325,29 @@ class AmpDiagnosticHooks:
         global_step = step + 1
         self._pending = []
         self._log_metrics(trainer, pl_module, global_step)
+
+    def _quiet_batch_end(self, trainer: Any, pl_module: Any) -> bool:
+        """The hot path: this batch's one optimizer step taken as a quiet step from the CPU
+        GradScaler's numbers (False: nothing was done but reading; the full way follows).
+
+        Not on a batch that writes a logger row (metrics are logged then, the full way).
+        """
+        pending = self._pending[0]
+        step = int(pending["step"])
+        if _logs_this_step(trainer, step + 1):
+            return False
+        # Automatic optimization already divides each batch's loss by the accumulation.
+        loss = self._losses.take(mean=not pl_module.automatic_optimization)
+        host = self._host
+        found_inf = pending["found_inf"]
+        pending["loss"] = loss  # (taken: the full way must not take it again)
+        if loss.__class__ is float and cast(StepPipeline, self.pipeline).take_quiet(
+                step, loss, pending["scale_before"], host._scale.item(),
+                None if found_inf is None else found_inf > 0,
+                int(host._growth_tracker.item())):
+            self._pending = []
+            return True
+        return False
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:
         assert self.monitor is not None

@@ -79,6 +79,27 @@ def found_inf_tensor(scaler: Any, optimizer: Any) -> torch.Tensor | None:
     return torch.stack([t.to(device, non_blocking=True).reshape(()) for t in tensors]).sum()
 
 
+def host_before(scaler: Any, optimizer: Any) -> tuple[float, float | None]:
+    """The scale a GradScaler on the CPU used for this step and found_inf for ``optimizer``
+    (None before ``unscale_()``), as numbers: the adapters' hot path reads them just before
+    the optimizer step (``update()`` changes the scale in place and drops found_inf). A CPU
+    ``item()`` waits for nothing.
+
+    Example:
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+        >>> _ = scaler.scale(torch.tensor(1.0))
+        >>> host_before(scaler, None)
+        (256.0, None)
+    """
+    state = scaler._per_optimizer_states.get(id(optimizer))  # (.get: it is a defaultdict)
+    found = state.get("found_inf_per_device") if state else None
+    if not found:
+        return scaler._scale.item(), None
+    values = iter(found.values())
+    return scaler._scale.item(), (
+        sum(t.item() for t in found.values()) if len(found) > 1 else next(values).item())
+
+
 def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:
     """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED`` or ``STEPPED``."""
     states = getattr(scaler, "_per_optimizer_states", None)
