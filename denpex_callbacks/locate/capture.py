@@ -115,15 +115,25 @@ def input_versions(args: tuple[Any, ...], kwargs: dict[str, Any]
 
     Example:
         >>> x = torch.ones(2)
-        >>> input_versions((x,), {"labels": torch.zeros(2)})[0] == (x, x._version)
+        >>> input_versions(([x, 3],), {"labels": torch.zeros(2)})[0] == (x, x._version)
         True
     """
     tensor = torch.Tensor
-    found = []
+    found: list[tuple[torch.Tensor, int]] = []
     for value in (*args, *kwargs.values()) if args else kwargs.values():
-        if not isinstance(value, tensor):  # a container, or a number: the general way
-            return [(t, t._version) for t in input_tensors(args, kwargs)]
-        found.append((value, value._version))
+        if isinstance(value, tensor):
+            found.append((value, value._version))
+            continue
+        kind = value.__class__
+        if kind is list or kind is tuple:  # a batch as Lightning hands it: [x, y]
+            items: Any = value
+        elif kind is dict or isinstance(value, (tuple, list, dict, Mapping)):
+            items = value.values() if isinstance(value, (dict, Mapping)) else value
+        else:
+            continue
+        for item in items:
+            if isinstance(item, tensor):
+                found.append((item, item._version))
     return found[:_MAX_INPUT_TENSORS]
 
 
@@ -270,6 +280,8 @@ class StepCaptures:
                     inputs = input_versions(args, kwargs)
                     break
                 inputs.append((value, value._version))
+            else:
+                del inputs[_MAX_INPUT_TENSORS:]
             # The run's judged steps so far: a forward after the step of the previous one was
             # judged (and taken as quiet, without step_finished) begins a new step.
             judged = self.monitor.run.steps_seen
