@@ -30,8 +30,7 @@ import logging
 import time
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import deepspeed
 import torch
@@ -66,8 +65,7 @@ _ATTACHED = "_denpex_monitor"  # the engine attribute holding its DeepSpeedMonit
 _UNREAD = object()  # a step's loss not taken from the accumulator yet
 
 
-@dataclass(frozen=True)
-class _Before:
+class _Before(NamedTuple):
     """What is read just before ``engine.step`` runs (no sync: numbers or device copies)."""
 
     global_steps: int
@@ -94,6 +92,7 @@ class DeepSpeedMonitor:
         self.monitor: Monitor = self.pipeline.monitor
         self.should_stop = False
         self._losses = LossAccumulator()
+        self._held_losses: list[Any] = []  # this step's micro-batch losses (see _wrap_backward)
         self._originals: dict[str, Callable[..., Any]] = {}
         # Where the scale lives, found once (the engine's optimizer does not change): each
         # step reads it twice, before and after engine.step.
@@ -174,35 +173,54 @@ class DeepSpeedMonitor:
     # -- hooks -------------------------------------------------------------------------------
 
     def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        pipeline, add = self.pipeline, self._losses.add
+        held = self._held_losses
 
         def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
             result = original(loss, *args, **kwargs)
-            if not pipeline.monitor.disabled:
-                try:  # (the pipeline's guard, inline: every micro-batch)
-                    add(loss)  # a device op, no sync
-                except Exception:
-                    pipeline.fail()
+            # A reference only (read at the step, with the step's other numbers: one cold
+            # stretch of denpex code per step rather than two); DeepSpeed scales a copy.
+            held.append(loss)
             return result
 
         return backward
 
+    def _take_loss(self) -> Any:
+        """The mean loss of the step's micro-batches (their backward calls since the last)."""
+        held, add = self._held_losses, self._losses.add
+        for loss in held:
+            add(loss)
+        held.clear()
+        return self._losses.take()
+
     def _wrap_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        pipeline, engine = self.pipeline, self.engine
+        boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
+
         def step(*args: Any, **kwargs: Any) -> Any:
-            if not _at_boundary(self.engine):
+            if callable(boundary) and not boundary():
                 return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
-            before = self.pipeline.guard(self._before)
+            before = None
+            if not pipeline.monitor.disabled:
+                try:  # (the pipeline's guard, inline: every optimizer step)
+                    before = self._before()
+                except Exception:
+                    pipeline.fail()
             try:
                 result = original(*args, **kwargs)
             except Exception as exc:
                 if before is not None and MIN_SCALE_MESSAGE in str(exc):
-                    self.pipeline.guard(self._record_min_scale_exit, before, exc)
+                    pipeline.guard(self._record_min_scale_exit, before, exc)
                 raise  # DeepSpeed's own exception, unchanged
-            if before is not None:
-                self.pipeline.guard(self._after_step, before)
+            if before is not None and not pipeline.monitor.disabled:
+                try:
+                    self._after_step(before)
+                except AmpDiagnosisError:
+                    raise  # the user's "raise" policy
+                except Exception:
+                    pipeline.fail()
             if self.monitor.config.on_fault == "stop":  # every rank, every boundary: a collective
-                self.should_stop = self.pipeline.decide_stop(
-                    self._vote, int(self.engine.global_steps)) or self.should_stop
+                self.should_stop = pipeline.decide_stop(
+                    self._vote, int(engine.global_steps)) or self.should_stop
             return result
 
         return step
@@ -221,7 +239,7 @@ class DeepSpeedMonitor:
         if holder is not None and self._metrics_to is None:
             # The hot path: a quiet step taken from DeepSpeed's own numbers, without the
             # values dict (what _push would build, less what a quiet step does not need).
-            loss = self._losses.take()
+            loss = self._take_loss()
             grad_norm = getattr(self.engine, "_global_grad_norm", None)
             if isinstance(grad_norm, torch.Tensor) and grad_norm.is_cpu:
                 grad_norm = grad_norm.item()
@@ -243,7 +261,7 @@ class DeepSpeedMonitor:
         read when their copy has landed. ``loss``: the step's, when taken already."""
         engine = self.engine
         if loss is _UNREAD:
-            loss = self._losses.take()
+            loss = self._take_loss()
         values: dict[str, Any] = {
             **before.values,
             **self._read_after(),
@@ -381,12 +399,6 @@ def _refuse_pipeline(engine: Any) -> None:
             "(or set \"enabled\": false) for pipeline-parallel runs, and use "
             "`denpex diagnose` on the training log instead."
         )
-
-
-def _at_boundary(engine: Any) -> bool:
-    """True when this ``engine.step()`` call takes an optimizer step (not a micro-step)."""
-    boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
-    return bool(boundary()) if callable(boundary) else True
 
 
 # Monitors still open at interpreter exit get their report summary written then; held weakly
