@@ -159,6 +159,12 @@ class SyncCounter:
         cold as well): what the wrapper itself adds to each watched call, entering and
         leaving, is what a watched method that does nothing measures. :meth:`timer_cost`
         gives the median.
+
+        Example:
+            >>> counter = SyncCounter(enabled=False)
+            >>> counter.probe()
+            >>> counter.timer_cost() > 0, counter.hook_calls, counter.hook_seconds
+            (True, 0, 0.0)
         """
         wall, cpu, calls = self.hook_seconds, self.hook_cpu_seconds, self.hook_calls
         self._noop()
