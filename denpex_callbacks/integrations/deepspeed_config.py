@@ -1,7 +1,9 @@
-"""The ``"denpex"`` section of a DeepSpeed config: what it may hold and how it is read.
+"""What a DeepSpeed engine's configuration tells denpex: its ``"denpex"`` section (what it may
+hold and how it is read) and the run's setup (:func:`engine_setup`).
 
-Every key but ``enabled`` is a :class:`~denpex_callbacks.core.config.MonitorConfig` field,
-resolved by the one resolver every adapter's options go through.
+Every key of the section but ``enabled`` is a
+:class:`~denpex_callbacks.core.config.MonitorConfig` field, resolved by the one resolver every
+adapter's options go through.
 """
 
 from __future__ import annotations
@@ -10,9 +12,13 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from denpex_callbacks.core.config import MonitorConfig, build_config
+import deepspeed
 
-__all__ = ["ENABLED_KEY", "SECTION", "engine_config_section", "monitor_config"]
+from denpex_callbacks.core.config import MonitorConfig, build_config
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
+
+__all__ = ["ENABLED_KEY", "SECTION", "engine_config_section", "engine_setup", "monitor_config"]
 
 SECTION = "denpex"
 ENABLED_KEY = "enabled"
@@ -67,3 +73,35 @@ def engine_config_section(engine: Any) -> Any:
     if not isinstance(config, Mapping):  # older engines: the parsed config keeps the dict
         config = getattr(getattr(engine, "_config", None), "_param_dict", None) or {}
     return config.get(SECTION)
+
+
+def engine_setup(engine: Any) -> RunSetup:
+    """The run's setup as the engine gives it: the precision asked for and the one computed
+    in, the loss scaler (DeepSpeed's own, or torch_autocast's GradScaler), ZeRO, accumulation.
+    """
+    autocast = bool(getattr(engine, "torch_autocast_enabled", lambda: False)())
+    if engine.fp16_enabled():
+        requested, compute = "fp16", "float16"
+    elif engine.bfloat16_enabled():
+        requested, compute = "bf16", "bfloat16"
+    elif autocast:
+        compute = str(engine.torch_autocast_dtype()).replace("torch.", "")
+        requested = f"torch_autocast {compute}"
+    else:
+        requested, compute = None, "float32"
+    setup = RunSetup(
+        framework="deepspeed",
+        framework_version=deepspeed.__version__,
+        requested_precision=requested,
+    )
+    setup.extra["zero_stage"] = engine.zero_optimization_stage()
+    setup.extra["gradient_accumulation_steps"] = engine.gradient_accumulation_steps()
+    setup.extra["optimizer"] = type(engine.optimizer).__name__
+    setup.extra["device"] = str(getattr(engine, "device", "unknown"))
+    setup.extra["gradient_clipping"] = float(engine.gradient_clipping() or 0) or None
+    deepspeed_setup(engine, setup)
+    # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
+    # GradScaler before 0.18 (pure fp16 then).
+    setup.active_precision = active_precision(
+        compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=True)
+    return setup

@@ -39,17 +39,15 @@ from deepspeed.utils import logger as deepspeed_logger
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Finding
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.deepspeed_config import (
     SECTION,
     engine_config_section,
+    engine_setup,
     monitor_config,
 )
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import (
-    deepspeed_setup,
     read_scale_state,
-    scales_fp16,
     unwrap_optimizer,
 )
 from denpex_callbacks.readers.grad_scaler import first_lr
@@ -105,7 +103,7 @@ class DeepSpeedMonitor:
 
     def start(self) -> DeepSpeedMonitor:
         """Read the run's setup, run the start-up lints and wrap the engine's methods."""
-        self.pipeline.start(self._read_setup)
+        self.pipeline.start(lambda: engine_setup(self.engine))
         self.pipeline.guard(self._find_readers)
         for name, wrapper in (("backward", self._wrap_backward), ("step", self._wrap_step)):
             original = getattr(self.engine, name)
@@ -140,35 +138,6 @@ class DeepSpeedMonitor:
         sink = getattr(self.engine, "monitor", None)
         if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
             self._metrics_to = sink
-
-    def _read_setup(self) -> RunSetup:
-        engine = self.engine
-        autocast = bool(getattr(engine, "torch_autocast_enabled", lambda: False)())
-        if engine.fp16_enabled():
-            requested, compute = "fp16", "float16"
-        elif engine.bfloat16_enabled():
-            requested, compute = "bf16", "bfloat16"
-        elif autocast:
-            compute = str(engine.torch_autocast_dtype()).replace("torch.", "")
-            requested = f"torch_autocast {compute}"
-        else:
-            requested, compute = None, "float32"
-        setup = RunSetup(
-            framework="deepspeed",
-            framework_version=deepspeed.__version__,
-            requested_precision=requested,
-        )
-        setup.extra["zero_stage"] = engine.zero_optimization_stage()
-        setup.extra["gradient_accumulation_steps"] = engine.gradient_accumulation_steps()
-        setup.extra["optimizer"] = type(engine.optimizer).__name__
-        setup.extra["device"] = str(getattr(engine, "device", "unknown"))
-        setup.extra["gradient_clipping"] = float(engine.gradient_clipping() or 0) or None
-        deepspeed_setup(engine, setup)
-        # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
-        # GradScaler before 0.18 (pure fp16 then).
-        setup.active_precision = active_precision(
-            compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=True)
-        return setup
 
     # -- hooks -------------------------------------------------------------------------------
 

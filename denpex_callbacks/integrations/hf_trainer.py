@@ -13,18 +13,14 @@ Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-b
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from functools import wraps
-from types import FrameType
 from typing import Any, TypeVar, cast
 
 import torch
 from transformers import TrainerCallback
 from transformers.trainer_callback import (
-    CallbackHandler,
-    DefaultFlowCallback,
     ExportableState,
     TrainerControl,
     TrainerState,
@@ -35,6 +31,7 @@ from transformers.utils import logging as hf_logging
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.integrations.hf_callback_order import run_before_integrations
 from denpex_callbacks.integrations.hf_resume import (
     USER_INSTANCES,
     checkpointed_history,
@@ -191,7 +188,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
             model=model, run_name=args.run_name,
         )
-        _run_before_integrations(self)  # called here: it looks for its caller's frame
+        run_before_integrations(self)  # called here: it looks for its caller's frame
         self._begin(args, state, model, kwargs.get("optimizer"))
 
     @_guarded
@@ -399,34 +396,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     def _add_grad_norm(self, step: int, values: dict[str, Any]) -> None:
         values["grad_norm"] = self._grad_norms.pop(step, None)
-
-
-def _run_before_integrations(callback: AmpDiagnosticCallback) -> None:
-    """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
-
-    Why (no public way; checked on transformers 5.24): Trainer builds ``logs`` inside
-    ``_maybe_log_save_evaluate`` and calls ``on_log`` on
-    DefaultFlowCallback, then the report_to integrations, then user callbacks; no earlier event
-    sees that dict, so metrics added by a callback placed last never reach TensorBoard/W&B.
-    Callbacks are not given the Trainer, but ``CallbackHandler.call_event`` (our caller) holds
-    the handler as ``self``. A checkpoint resume re-adds stateful callbacks at the end, so this
-    runs at every ``on_train_begin``. Reordering the list while ``call_event`` iterates it is
-    safe here: only entries before our index move, so the iteration continues with the same
-    next callback. If the handler is not found, the metrics reach only ``log_history``.
-    """
-    frame: FrameType | None = sys._getframe(1)
-    for _ in range(6):
-        if frame is None:
-            break
-        handler = frame.f_locals.get("self")
-        if isinstance(handler, CallbackHandler) and callback in handler.callbacks:
-            order = [cb for cb in handler.callbacks if cb is not callback]
-            flow = [i for i, cb in enumerate(order) if isinstance(cb, DefaultFlowCallback)]
-            order.insert(flow[0] + 1 if flow else 0, callback)
-            handler.callbacks[:] = order
-            return
-        frame = frame.f_back
-    LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
 
 
 __all__ = ["AmpDiagnosticCallback", "read_setup"]

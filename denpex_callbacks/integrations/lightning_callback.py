@@ -21,8 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import logging
 import os
 import time
@@ -34,16 +32,20 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.lightning_rerun import BatchCapture, watch_training_steps
+from denpex_callbacks.integrations.lightning_setup import (
+    logs_this_step,
+    loss_of,
+    namespace_of,
+    run_setup,
+    save_stop_checkpoint,
+    user_logs,
+)
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers import grad_scaler
-from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 from denpex_callbacks.readers.grad_scaler import (
     first_lr,
-    optimizer_has_fp16_params,
     scaler_enabled,
-    scaler_setup,
 )
 from denpex_callbacks.readers.step_values import (
     LossAccumulator,
@@ -54,15 +56,6 @@ from denpex_callbacks.readers.step_values import (
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
 
 STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
-# Lightning's precision flags -> (the dtype the math runs in, whether it is mixed).
-_COMPUTE_BY_FLAG = {
-    "16-mixed": ("float16", True),
-    "bf16-mixed": ("bfloat16", True),
-    "16-true": ("float16", False),
-    "bf16-true": ("bfloat16", False),
-    "32-true": ("float32", False),
-    "64-true": ("float64", False),
-}
 _LOG = logging.getLogger(__name__)
 
 
@@ -151,7 +144,7 @@ class AmpDiagnosticHooks:
             return
         self.pipeline = StepPipeline(
             self.config, framework="lightning",
-            logger=logging.getLogger(f"{_namespace_of(trainer)}.callbacks.amp_diagnostic"),
+            logger=logging.getLogger(f"{namespace_of(trainer)}.callbacks.amp_diagnostic"),
             output_dir=str(trainer.default_root_dir),
         )
         # Lightning never calls the module's forward for a step: the batch is captured in
@@ -165,7 +158,7 @@ class AmpDiagnosticHooks:
         if self._loaded_state is not None:
             self.pipeline.monitor.load_state_dict(self._loaded_state)
             self._loaded_state = None
-        setup = self._run_setup(trainer)
+        setup = run_setup(trainer, self._requested_precision)
         self._reader = str(setup.extra.get("scale_reader", "none"))
         self._source = self._scale_source(trainer)
         if self._source is not None:
@@ -175,44 +168,10 @@ class AmpDiagnosticHooks:
                 self._host = self._source  # the hot path reads it as plain numbers
         self.pipeline.start(lambda: setup)
 
-    def _run_setup(self, trainer: Any) -> RunSetup:
-        plugin = trainer.precision_plugin
-        flag = str(getattr(plugin, "precision", "") or "")
-        setup = RunSetup(
-            framework="lightning",
-            framework_version=_framework_version(trainer),
-            requested_precision=self._requested_precision or flag or None,
-            extra={
-                "precision_plugin": type(plugin).__name__,
-                "strategy": type(trainer.strategy).__name__,
-                "device": str(getattr(trainer.strategy, "root_device", "unknown")),
-                "precision_flag": flag,
-                "gradient_clipping": getattr(trainer, "gradient_clip_val", None) or None,
-            },
-        )
-        scaler = getattr(plugin, "scaler", None)
-        engine = getattr(trainer.strategy, "deepspeed_engine", None)
-        optimizer = trainer.optimizers[0] if trainer.optimizers else None
-        if scaler_enabled(scaler):
-            scaler_setup(scaler, setup)
-            setup.extra["scale_reader"] = "torch"
-            setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
-        elif engine is not None:
-            deepspeed_setup(engine, setup)
-            if setup.scaler is not None:
-                setup.extra["scale_reader"] = "deepspeed"
-        else:
-            setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
-        # 16-mixed with a disabled scaler is fp16 autocast without one: pure fp16.
-        compute, mixed = _COMPUTE_BY_FLAG.get(flag, (None, False))
-        setup.active_precision = active_precision(
-            compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=mixed)
-        return setup
-
     def _computes_in_fp16(self, trainer: Any) -> bool:
         """Whether the run computes in fp16 (mixed, or pure: then AMP001 applies)."""
         try:
-            precision = self._run_setup(trainer).active_precision
+            precision = run_setup(trainer, self._requested_precision).active_precision
         except Exception:  # unreadable: watch it; the guarded start reports what breaks
             return True
         return precision.startswith("fp16")
@@ -305,7 +264,7 @@ class AmpDiagnosticHooks:
             self._decide_stop(trainer)
 
     def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
-        self._losses.add(_loss_of(outputs))
+        self._losses.add(loss_of(outputs))
         if not self._pending:
             return  # accumulating gradients: no optimizer step in this batch
         if self._host is not None and len(self._pending) == 1 and self._quiet_batch_end(
@@ -342,7 +301,7 @@ class AmpDiagnosticHooks:
         """
         pending = self._pending[0]
         step = int(pending["step"])
-        if _logs_this_step(trainer, step + 1):
+        if logs_this_step(trainer, step + 1):
             return False
         # Automatic optimization already divides each batch's loss by the accumulation.
         loss = self._losses.take(mean=not pl_module.automatic_optimization)
@@ -361,7 +320,7 @@ class AmpDiagnosticHooks:
         assert self.monitor is not None
         if self.monitor.run.last_step is None:  # nothing observed yet
             return
-        if not _logs_this_step(trainer, global_step) or not _user_logs(trainer):
+        if not logs_this_step(trainer, global_step) or not user_logs(trainer):
             # Each self.log call costs ~0.4 ms: only on the steps a row is written, and only
             # beside the user's own step metrics (never a logger row of our own).
             return
@@ -382,7 +341,7 @@ class AmpDiagnosticHooks:
             if self.config.checkpoint_on_stop:
                 # Every rank reaches this (the decision was reduced): save_checkpoint is
                 # collective. Guarded: a failed save is logged, never raised into training.
-                self.pipeline.guard(_save_stop_checkpoint, trainer)
+                self.pipeline.guard(save_stop_checkpoint, trainer)
 
     # -- checkpoints -------------------------------------------------------------------------------
 
@@ -401,53 +360,3 @@ class AmpDiagnosticHooks:
             self.monitor.load_state_dict(state)
         else:
             self._loaded_state = state
-
-
-def _user_logs(trainer: Any) -> bool:
-    """Whether the user's module logs step metrics (seen in the last row sent to loggers)."""
-    return any(not str(name).startswith("amp/") and name != "epoch"
-               for name in trainer.logged_metrics)
-
-
-def _save_stop_checkpoint(trainer: Any) -> None:
-    """Save through Lightning (``trainer.save_checkpoint``) beside the ModelCheckpoint's
-    files, or in ``default_root_dir/checkpoints``; any fsspec URL works."""
-    keeper = trainer.checkpoint_callback
-    folder = getattr(keeper, "dirpath", None) or os.path.join(
-        str(trainer.default_root_dir), "checkpoints")
-    name = f"denpex-stop-step={trainer.global_step}.ckpt"
-    trainer.save_checkpoint(os.path.join(str(folder), name))
-
-
-def _namespace_of(trainer: Any) -> str:
-    module = type(trainer).__module__
-    return "pytorch_lightning" if module.startswith("pytorch_lightning") else "lightning.pytorch"
-
-
-def _framework_version(trainer: Any) -> str | None:
-    top = _namespace_of(trainer).split(".")[0]
-    try:
-        return str(importlib.import_module(top).__version__)
-    except (ImportError, AttributeError):
-        return None
-
-
-def _logs_this_step(trainer: Any, global_step: int) -> bool:
-    """Whether Lightning writes a logger row after this batch (every ``log_every_n_steps``).
-
-    From public attributes: at ``on_train_batch_end`` of a batch that stepped, the optimizer
-    steps so far (``global_step``) are the batches that stepped, counting this one, which is
-    what Lightning's logger connector tests right after the hook.
-    """
-    every = int(getattr(trainer, "log_every_n_steps", 1) or 0)
-    if every <= 0:
-        return False
-    return global_step % every == 0 or bool(trainer.should_stop) or bool(trainer.fast_dev_run)
-
-
-def _loss_of(outputs: Any) -> torch.Tensor | None:
-    """The batch's loss tensor from ``training_step``'s output (still on its device; the
-    LossAccumulator keeps a detached copy, or reads a CPU value at once)."""
-    # Lightning hands a dict: checked first, the Mapping ABC check is slow for every batch.
-    loss = outputs.get("loss") if isinstance(outputs, (dict, Mapping)) else outputs
-    return loss if isinstance(loss, torch.Tensor) else None

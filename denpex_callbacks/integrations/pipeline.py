@@ -6,20 +6,16 @@ the loss, the step number); everything after that is :class:`StepPipeline`'s:
     snapshot -> deferred read -> Observation -> Monitor (engine) -> sinks -> locate -> guard
     -> policy -> close
 
-and the rules every adapter shares live here, once each:
+plus the rules every adapter shares, once each: the report folder, rank discovery, printing
+per rank and the stop vote (:mod:`denpex_callbacks.integrations.run_rules`, re-exported here;
+:meth:`StepPipeline.decide_stop`: with several ranks every rank votes at every optimizer step,
+a rank that skipped the collective would hang the others, and the run stops after the same
+step everywhere), and:
 
-- **report folder** (:func:`resolve_report_dir`): a relative ``report_dir`` is taken inside the
-  framework's output folder (HF ``args.output_dir``, Lightning ``default_root_dir``); the plain
-  loop and DeepSpeed have none, so theirs is taken from the working directory.
-  ``"{output_dir}"`` in the path is replaced by that folder.
-- **rank** (:func:`rank_and_world`): ``torch.distributed`` when initialised, else rank 0 of 1.
-- **printing per rank** (:func:`printed_on_rank`): a rank's own loss conditions (AMP006,
-  AMP007) are printed by the rank that found them (the line names it); conditions every rank
-  sees alike (the shared loss scale, the setup) are printed by rank 0 only. Every rank writes
-  all of them to its own report.
-- **stopping** (:meth:`StepPipeline.decide_stop`): with several ranks every rank votes at
-  every optimizer step (a rank that skipped the collective would hang the others) through its
-  framework's reduce (:data:`StopVote`); the run stops after the same step everywhere.
+- **the hot path**: most steps are quiet; an adapter that can read a step's numbers on the host
+  at once hands them to :attr:`StepPipeline.take_quiet` (or :meth:`StepPipeline.step` does it
+  from the values): no values dict, no Observation, no finished capture for that step, and the
+  same findings at the same steps as the full way (``tests/integrations/test_hot_path.py``).
 - **configuration**: every adapter takes the same keyword options, merged by
   :func:`denpex_callbacks.core.config.build_config` (bad values: ValueError, unknown names:
   TypeError).
@@ -27,19 +23,16 @@ and the rules every adapter shares live here, once each:
   only the user's policy (AmpDiagnosisError under ``"raise"``) reaches training.
 - **alerts** (:func:`denpex_callbacks.core.alerts.sink.attach_alerts`): the ``alert_*`` options
   or the environment (``DENPEX_ALERT_WEBHOOK``...) add the alert sink, which alerts what this
-  rank prints (the printing rule above); :meth:`StepPipeline.close` waits a bounded time for
+  rank prints (the printing rule); :meth:`StepPipeline.close` waits a bounded time for
   alerts still queued.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
-
-import torch
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
@@ -47,11 +40,21 @@ from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.integrations.run_rules import (
+    OUTPUT_DIR_FIELD,
+    PER_RANK_CODES,
+    StopVote,
+    all_reduce_vote,
+    printed_on_rank,
+    rank_and_world,
+    resolve_report_dir,
+)
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.deferred import DeferredValues
-from denpex_callbacks.readers.step_values import observation_from_values
+from denpex_callbacks.readers.step_values import host_numbers, observation_from_values
 
 __all__ = [
+    "OUTPUT_DIR_FIELD",
     "PER_RANK_CODES",
     "StepPipeline",
     "StopVote",
@@ -61,130 +64,6 @@ __all__ = [
     "rank_and_world",
     "resolve_report_dir",
 ]
-
-# Each rank computes its own loss: these are printed by the rank that sees them. Gradients are
-# all-reduced before the scaler checks them, so scale conditions are alike on every rank.
-PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
-OUTPUT_DIR_FIELD = "{output_dir}"
-
-StopVote = Callable[[bool], bool]
-"""One rank's wish to stop in, the ranks' joint decision (any rank wants it) out."""
-
-
-def resolve_report_dir(report_dir: str | None, output_dir: str | None = None) -> str | None:
-    """Where the run reports go: ``report_dir`` taken inside ``output_dir`` when relative.
-
-    Args:
-        report_dir: The configured folder (None: no report).
-        output_dir: The framework's output folder (None: the working directory).
-
-    Example:
-        >>> resolve_report_dir("denpex_reports", "out")
-        'out/denpex_reports'
-        >>> resolve_report_dir("{output_dir}/r", "out"), resolve_report_dir("/abs", "out")
-        ('out/r', '/abs')
-        >>> resolve_report_dir("denpex_reports") is None, resolve_report_dir(None, "out")
-        (False, None)
-    """
-    if report_dir is None:
-        return None
-    root = output_dir or "."
-    if OUTPUT_DIR_FIELD in report_dir:
-        return report_dir.replace(OUTPUT_DIR_FIELD, root)
-    if os.path.isabs(report_dir) or output_dir is None:
-        return report_dir
-    return os.path.join(root, report_dir)
-
-
-def rank_and_world() -> tuple[int, int]:
-    """This process's global rank and the number of ranks (0 and 1 without a process group).
-
-    Example:
-        >>> rank_and_world()
-        (0, 1)
-    """
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
-
-
-def printed_on_rank(rank: int) -> Callable[[Diagnosis], bool] | None:
-    """Which diagnoses rank ``rank`` prints (None: all of them, on rank 0).
-
-    Example:
-        >>> from denpex_callbacks.core.diagnosis import Finding
-        >>> on_1 = printed_on_rank(1)
-        >>> [on_1(Diagnosis.from_finding(Finding(c, 1, ""))) for c in ("AMP006", "AMP003")]
-        [True, False]
-    """
-    if rank == 0:
-        return None
-    return lambda diagnosis: diagnosis.code in PER_RANK_CODES
-
-
-def all_reduce_vote(device: Any = None) -> StopVote:
-    """The stop vote over ``torch.distributed`` (plain loops, HF, DeepSpeed).
-
-    A one-element all_reduce(MAX) and its ``item()``: a sync, made only under
-    ``on_fault="stop"`` with several ranks. ``device`` defaults to the current CUDA device
-    under NCCL and to the CPU otherwise (gloo).
-    """
-
-    def vote(wanted: bool) -> bool:
-        where = device
-        if where is None:
-            nccl = torch.distributed.get_backend() == "nccl"
-            where = torch.device("cuda", torch.cuda.current_device()) if nccl else "cpu"
-        flag = torch.tensor([1.0 if wanted else 0.0], device=where)
-        torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
-        return bool(flag.item() > 0)
-
-    return vote
-
-
-_TENSOR = torch.Tensor
-_NUMBERS = (float, int)
-
-
-def host_numbers(values: dict[str, Any]) -> tuple[Any, ...] | None:
-    """(loss, scale_before, scale_after, skipped, growth_tracker, grad_norm) of one step's
-    values, for :attr:`StepPipeline.take_quiet`, when every one of them is readable on the host
-    now (a number, None, or a one-element CPU tensor: ``item()`` waits for nothing there); None
-    when one is not (a device tensor: the step goes the full way, read a step late).
-
-    Whether the step was skipped, as :func:`observation_from_values` says: an explicit
-    ``skipped``, else found_inf > 0, else DeepSpeed's ``overflow``, else None.
-
-    Example:
-        >>> host_numbers({"loss": torch.tensor(0.5), "scale_after": 8.0, "found_inf": 0.0})
-        (0.5, None, 8.0, False, None, None)
-        >>> host_numbers({"loss": 0.5, "lr": 0.1, "scale_after": torch.ones(2)}) is None
-        True
-    """
-    get = values.get
-    out = []
-    for name in ("loss", "scale_before", "scale_after", "found_inf", "growth_tracker",
-                 "grad_norm"):
-        value = get(name)
-        if value is None or value.__class__ in _NUMBERS:
-            out.append(value)
-        elif value.__class__ is _TENSOR and value.is_cpu and value.numel() == 1:
-            out.append(value.item())
-        else:
-            return None  # (a bool, a device tensor, anything else: the full way says)
-    loss, before, after, found_inf, tracker, grad_norm = out
-    skipped = get("skipped")
-    if skipped is None:
-        if found_inf is not None:
-            skipped = found_inf > 0
-        elif (overflow := get("overflow")).__class__ is bool:
-            skipped = overflow
-    if tracker is not None:
-        tracker = int(tracker)
-    return (loss, None if before is None else float(before),
-            None if after is None else float(after), skipped, tracker,
-            None if grad_norm is None else float(grad_norm))
 
 
 class StepPipeline:

@@ -276,3 +276,47 @@ def _integer(value: Any) -> int | None:
         return None
     number = float(value)
     return int(number) if math.isfinite(number) else None
+
+
+_TENSOR = torch.Tensor
+_NUMBERS = (float, int)
+
+
+def host_numbers(values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(loss, scale_before, scale_after, skipped, growth_tracker, grad_norm) of one step's
+    values, for :attr:`StepPipeline.take_quiet`, when every one of them is readable on the host
+    now (a number, None, or a one-element CPU tensor: ``item()`` waits for nothing there); None
+    when one is not (a device tensor: the step goes the full way, read a step late).
+
+    Whether the step was skipped, as :func:`observation_from_values` says: an explicit
+    ``skipped``, else found_inf > 0, else DeepSpeed's ``overflow``, else None.
+
+    Example:
+        >>> host_numbers({"loss": torch.tensor(0.5), "scale_after": 8.0, "found_inf": 0.0})
+        (0.5, None, 8.0, False, None, None)
+        >>> host_numbers({"loss": 0.5, "lr": 0.1, "scale_after": torch.ones(2)}) is None
+        True
+    """
+    get = values.get
+    out = []
+    for name in ("loss", "scale_before", "scale_after", "found_inf", "growth_tracker",
+                 "grad_norm"):
+        value = get(name)
+        if value is None or value.__class__ in _NUMBERS:
+            out.append(value)
+        elif value.__class__ is _TENSOR and value.is_cpu and value.numel() == 1:
+            out.append(value.item())
+        else:
+            return None  # (a bool, a device tensor, anything else: the full way says)
+    loss, before, after, found_inf, tracker, grad_norm = out
+    skipped = get("skipped")
+    if skipped is None:
+        if found_inf is not None:
+            skipped = found_inf > 0
+        elif (overflow := get("overflow")).__class__ is bool:
+            skipped = overflow
+    if tracker is not None:
+        tracker = int(tracker)
+    return (loss, None if before is None else float(before),
+            None if after is None else float(after), skipped, tracker,
+            None if grad_norm is None else float(grad_norm))
