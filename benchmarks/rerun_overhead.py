@@ -62,8 +62,15 @@ def measure(
     capture = compare(per_step, CAPTURE_OFF)[DENPEX]
     cost = capture_cost(workload)
     step_s = versus_none[NONE]["median_s"]
+    # The adapters' hook time with and without the capture (net of the timer's own cost):
+    # the capture's share of the hot path, inside real training steps.
+    hooks = {name: statistics.median(values) if (values := [
+        r.hook_net_s_per_step for r in runs[name] if r.hook_net_s_per_step is not None])
+        else None for name in (DENPEX, CAPTURE_OFF)}
     print(f"  capture alone: b / b-off paired {capture['paired_ratio']:.4f}x; timed alone "
-          f"{cost * 1e6:.1f} µs/step, {1.0 + cost / step_s:.4f}x of a step", flush=True)
+          f"{cost * 1e6:.1f} µs/step, {1.0 + cost / step_s:.4f}x of a step; hooks net "
+          + ", ".join(f"{name} {value * 1e6:.0f} µs" for name, value in hooks.items()
+                      if value is not None), flush=True)
     return {
         "workload": workload.name,
         "capture_us_per_step": round(cost * 1e6, 2),
@@ -76,6 +83,8 @@ def measure(
                             "ratio": row["ratio"], "paired_ratio": row["paired_ratio"]}
                      for name, row in versus_none.items()},
         "capture_paired_ratio": capture["paired_ratio"],
+        "hooks_net_us": {name: None if value is None else round(value * 1e6, 1)
+                         for name, value in hooks.items()},
         "within_target": (versus_none[DENPEX]["paired_ratio"] or 0.0) <= TARGET,
     }
 
