@@ -23,6 +23,7 @@ from typing import Any
 
 from denpex_callbacks.locate.on_fault import LocateOnFault
 
+_NO_KWARGS: dict[str, Any] = {}  # (never written: a capture copies what it keeps)
 MANUAL = ("manual optimisation: training_step steps the optimizers itself, so re-running it "
           "would change the parameters")
 
@@ -54,7 +55,8 @@ class BatchCapture:
         if rerun is None:
             return
         args = (batch, batch_idx) if self.takes_batch_idx else (batch,)
-        rerun.capture((batch, batch_idx), call=functools.partial(
+        # Straight to the captures (every batch: a frame less than rerun.capture).
+        rerun.captures.capture((batch, batch_idx), _NO_KWARGS, call=functools.partial(
             _training_step, self.trainer, self.module, args))
 
 

@@ -318,7 +318,8 @@ class StepCaptures:
         """
         if self.rerunning or self.failed:
             return
-        self._on_forward(_TRAINING, tuple(args), dict(kwargs or {}))
+        self._on_forward(_TRAINING, args if args.__class__ is tuple else tuple(args),
+                         dict(kwargs) if kwargs else {})
         if self._open is not None:  # and an adapter's own way to re-run it; early
             self._open = (*self._open[:_OPTIONAL], call, returns_loss, True)
 
