@@ -156,6 +156,11 @@ class DeepSpeedMonitor:
     def _take_loss(self) -> Any:
         """The mean loss of the step's micro-batches (their backward calls since the last)."""
         held, add = self._held_losses, self._losses.add
+        if len(held) == 1 and not self._losses.count:  # one micro-batch on the CPU: its value
+            loss = held[0]
+            if loss.__class__ is torch.Tensor and loss.is_cpu and loss.numel() == 1:
+                held.clear()
+                return loss.item()
         for loss in held:
             add(loss)
         held.clear()
