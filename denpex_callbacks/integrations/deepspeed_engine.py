@@ -171,8 +171,11 @@ class DeepSpeedMonitor:
         boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
 
         def step(*args: Any, **kwargs: Any) -> Any:
-            if callable(boundary) and not boundary():
-                return original(*args, **kwargs)  # a micro-step: no optimizer step to watch
+            # A micro-step takes no optimizer step: nothing to watch. With ZeRO's own scaler
+            # the question is not asked (a DeepSpeed call each step): reading its scale costs
+            # less, and _after_step sees that global_steps did not move.
+            if self._holder is None and callable(boundary) and not boundary():
+                return original(*args, **kwargs)
             before = None
             if not pipeline.monitor.disabled:
                 try:  # (the pipeline's guard, inline: every optimizer step)

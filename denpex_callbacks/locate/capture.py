@@ -197,6 +197,7 @@ class StepCaptures:
     def __init__(self, monitor: Monitor, model: torch.nn.Module, *, hook: bool = True,
                  on_error: Callable[[BaseException], None] | None = None) -> None:
         self.monitor = monitor
+        self._run = monitor.run  # (the same object for the monitor's life: restored in place)
         self.model = model
         self.on_error = on_error
         self.failed = False
@@ -284,7 +285,7 @@ class StepCaptures:
                 del inputs[_MAX_INPUT_TENSORS:]
             # The run's judged steps so far: a forward after the step of the previous one was
             # judged (and taken as quiet, without step_finished) begins a new step.
-            judged = self.monitor.run.steps_seen
+            judged = self._run.steps_seen
             self._open = (
                 args,
                 kwargs,
@@ -339,7 +340,7 @@ class StepCaptures:
                 ``rerun=`` closure); it replaces the model call.
         """
         raw, self._open = self._open, None
-        if raw is None or self.failed or raw[_JUDGED] != self.monitor.run.steps_seen:
+        if raw is None or self.failed or raw[_JUDGED] != self._run.steps_seen:
             return  # (none, or an earlier step's, taken as quiet: it was never finished)
         (args, kwargs, cpu_rng, cuda_rng, autocast, training, param_version, params, inputs,
          forwards, _judged, own_call, returns_loss, early) = (*raw, None, False, False)[:14]
