@@ -65,7 +65,7 @@ class QuietSteps:
         self.pending = 0  # quiet steps the detectors have not seen yet
         # The last of them: (step, loss, scale_before, scale_after, skipped, tracker,
         # grad_norm); an Observation is built from it only when one is asked for.
-        self.last: tuple[Any, ...] | None = None
+        self.last: tuple[Any, ...] | Observation | None = None
         self.left = 0  # quiet steps that may still be taken before the detectors look
         self.tracker: int | None = None  # the growth tracker of the last step seen
 
@@ -74,17 +74,17 @@ class QuietSteps:
 
         Quiet: the next step, applied (``skipped`` False, or not given and the scale did not
         fall), at the run's scale before and after, a finite non-zero loss, a growth tracker
-        that moved (or none), no extra fields; and within the horizon.
+        that moved (or none), no extra fields; and within the horizon. A step the report
+        samples may be taken: the caller records it (:meth:`Monitor.observe` does).
         """
-        if self.left <= 0 or obs.extra:
-            return False
-        return self.take_values(obs.step, obs.loss, obs.scale_before, obs.scale_after,
-                                obs.skipped, obs.growth_tracker, obs.grad_norm)
+        return not obs.extra and self.take_values(
+            obs.step, obs.loss, obs.scale_before, obs.scale_after, obs.skipped,
+            obs.growth_tracker, obs.grad_norm, sampled=True, source=obs)
 
     def take_values(
         self, step: int, loss: float | None, scale_before: float | None,
         scale_after: float | None, skipped: bool | None, tracker: int | None,
-        grad_norm: float | None = None,
+        grad_norm: float | None = None, sampled: bool = False, source: Observation | None = None,
     ) -> bool:
         """:meth:`take` on an optimizer step's plain numbers, without an Observation: the
         adapters' hot path (an Observation is built only for a step that is judged, or when
@@ -92,7 +92,9 @@ class QuietSteps:
         :meth:`RunState.quiet_step` does, inline: a call less on every step.
 
         Also False on a step the report samples (``step % sample_every == 0``): it is
-        recorded from its Observation.
+        recorded from its Observation. ``sampled``: the caller has the Observation and records
+        it itself (:meth:`Monitor.observe`); ``source``: that Observation (kept as the last
+        one instead of its numbers).
         """
         if self.left <= 0:
             return False
@@ -101,7 +103,7 @@ class QuietSteps:
             loss is None or loss == 0.0 or loss - loss != 0.0  # inf - inf and NaN are NaN
             or scale_after is None or scale_after != run.last_scale
             or step != run.last_step + 1  # type: ignore[operator]
-            or step % self.sample_every == 0
+            or (step % self.sample_every == 0 and not sampled)
         ):
             return False
         if skipped is None:
@@ -115,7 +117,8 @@ class QuietSteps:
         self.left -= 1
         self.pending += 1
         self.fresh = True
-        self.last = (step, loss, scale_before, scale_after, skipped, tracker, grad_norm)
+        self.last = source if source is not None else (
+            step, loss, scale_before, scale_after, skipped, tracker, grad_norm)
         # RunState.quiet_step, inline
         run.steps_seen += 1
         run.clean_steps_seen += 1
@@ -127,8 +130,8 @@ class QuietSteps:
     def last_observation(self) -> Observation | None:
         """The last quiet step taken, as an Observation (None: none pending)."""
         last = self.last
-        if last is None:
-            return None
+        if last is None or isinstance(last, Observation):
+            return last
         step, loss, before, after, skipped, tracker, grad_norm = last
         return Observation(step, self.rank, self.world_size, scale_before=before, scale_after=after,
                            skipped=skipped, loss=loss, grad_norm=grad_norm,
