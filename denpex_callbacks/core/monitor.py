@@ -212,11 +212,7 @@ class Monitor(DiagnosisAdmission):
             self._start(None)
         self._last_observation = obs
         run, quiet = self.run, self._quiet
-        # Nothing can fire on a quiet step: the detectors look later, all at once. (The
-        # QuietSteps.take call inline: one call less for every step of a log.)
-        taken = not obs.extra and quiet.take_values(
-            obs.step, obs.loss, obs.scale_before, obs.scale_after, obs.skipped,
-            obs.growth_tracker, obs.grad_norm, sampled=True, source=obs)
+        taken = quiet.take(obs)  # nothing can fire: the detectors look later, all at once
         quiet.fresh = False  # (the last observation is obs itself)
         if taken:
             if self._report is not None and obs.step % self.config.record_every == 0:

@@ -88,8 +88,8 @@ class QuietSteps:
     ) -> bool:
         """:meth:`take` on an optimizer step's plain numbers, without an Observation: the
         adapters' hot path (an Observation is built only for a step that is judged, or when
-        something asks for the last one). Folds the step into :attr:`run` as
-        :meth:`RunState.quiet_step` does, inline: a call less on every step.
+        something asks for the last one). Folds the step into :attr:`run`
+        (:meth:`RunState.quiet_step`).
 
         Also False on a step the report samples (``step % sample_every == 0``): it is
         recorded from its Observation. ``sampled``: the caller has the Observation and records
@@ -119,16 +119,11 @@ class QuietSteps:
         self.fresh = True
         self.last = source if source is not None else (
             step, loss, scale_before, scale_after, skipped, tracker, grad_norm)
-        # RunState.quiet_step, inline
-        run.steps_seen += 1
-        run.clean_steps_seen += 1
-        run.last_step = step
-        run.recent.append((step, scale_after, False, loss))
-        run.trail.append((step, loss, grad_norm, None))
+        run.quiet_step(step, loss, grad_norm)
         return True
 
     def last_observation(self) -> Observation | None:
-        """The last quiet step taken, as an Observation (None: none pending)."""
+        """The last quiet step taken, as an Observation (None: none taken yet)."""
         last = self.last
         if last is None or isinstance(last, Observation):
             return last

@@ -308,24 +308,21 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         loss = self._losses.take(mean=not self._loss_shares)
         pipeline = cast(StepPipeline, self.pipeline)
         step = state.global_step + 1
-        before = self._before_numbers
-        if before is not None and loss.__class__ is float and (
-            step % self._log_every if self._log_every else True
-        ) and not (step == 1 and args.logging_first_step):
+        before, self._before_numbers = self._before_numbers, None
+        if before is not None:
+            scale_before, found_inf = before
             # The hot path: a quiet step taken from plain numbers. Not a step that logs: it is
             # judged at on_log, with the grad norm of the logs.
-            self._before_numbers = None
-            scaler = self._host[1]  # type: ignore[index]
-            found_inf = before[1]
-            if pipeline.take_quiet(step, loss, before[0], scaler._scale.item(),
-                                   None if found_inf is None else found_inf > 0,
-                                   int(scaler._growth_tracker.item())):
-                self._in_step = False
-                return
-            self._before = {"scale_before": before[0], "found_inf": found_inf}
-        elif before is not None:
-            self._before_numbers = None
-            self._before = {"scale_before": before[0], "found_inf": before[1]}
+            if loss.__class__ is float and (
+                step % self._log_every if self._log_every else True
+            ) and not (step == 1 and args.logging_first_step):
+                scaler = self._host[1]  # type: ignore[index]
+                if pipeline.take_quiet(step, loss, scale_before, scaler._scale.item(),
+                                       None if found_inf is None else found_inf > 0,
+                                       int(scaler._growth_tracker.item())):
+                    self._in_step = False
+                    return
+            self._before = {"scale_before": scale_before, "found_inf": found_inf}
         if loss is None and not self._blind_said:
             self._blind_said = True
             LOGGER.info(

@@ -217,7 +217,7 @@ class StepPipeline:
             return found
         for step, values in self._values.ready(wait=wait):
             found += self._judge(step, values, complete, judged)
-        if self._values.pending:
+        if self.in_flight:
             self.monitor.hold_quiet()  # until the queued steps are judged, in order
         return found
 
@@ -253,10 +253,7 @@ class StepPipeline:
         self.locate.step_finished(values.get("loss"), step, rerun=rerun)
         plain = self._values.read_now_or_push(step, values)
         if plain is None:  # queued behind a device copy
-            found = self.drain(complete=complete, judged=judged)
-            if self._values.pending:
-                self.monitor.hold_quiet()  # until the queued steps are judged, in order
-            return found
+            return self.drain(complete=complete, judged=judged)  # (holds the hot path off)
         return self._judge(step, plain, complete, judged)
 
     def _judge(

@@ -129,7 +129,7 @@ class AmpMonitor:
         self._forward_hook: Any = None
         self._read_scale: Callable[[], dict[str, Any]] | None = None  # found once, read each step
         # The scaler whose scale and tracker live on the CPU, once the run has started: its
-        # steps may go the quiet way (see _quiet); None: every step goes the full way.
+        # steps may go the quiet way (see step()); None: every step goes the full way.
         self._host_scale: Any = None
         self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
         self._attach(scaler, optimizer, model)

@@ -69,7 +69,8 @@ class ScalerProtocol:
         for name in SCALER_METHODS:
             original = getattr(scaler, name)
             wrapper = self._scale(original) if name == "scale" else self._watch(
-                original, checks[name], stepping=name == "step", updating=name == "update")
+                original, checks[name], stepping=name == "step", updating=name == "update",
+                unscaling=name == "unscale_")
             scaler.__dict__[name] = wrapper
             self.wrapped.append(name)
 
@@ -97,11 +98,11 @@ class ScalerProtocol:
         return scale
 
     def _watch(self, original: Callable[..., Any], check: Callable[..., Finding | None], *,
-               stepping: bool, updating: bool = False) -> Callable[..., Any]:
+               stepping: bool, updating: bool = False, unscaling: bool = False
+               ) -> Callable[..., Any]:
         pipeline, report, monitor = self.pipeline, self.report, self.pipeline.monitor
 
         fp16 = self.fp16_params
-        unscaling = check == self._before_unscale
 
         def watched(*args: Any, **kwargs: Any) -> Any:
             # The pipeline's guard, inline: this runs three times in every iteration. Inside

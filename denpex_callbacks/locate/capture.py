@@ -45,7 +45,6 @@ TRACKED_PARAMS = 2
 _version = attrgetter("_version")  # summed by map(): no Python frame per parameter
 _autocast_enabled = torch.is_autocast_enabled
 _grad_enabled = torch.is_grad_enabled
-_TENSOR = torch.Tensor
 _autocast_dtype = torch.get_autocast_dtype
 
 
@@ -231,8 +230,8 @@ class StepCaptures:
     @property
     def tracked_params(self) -> list[torch.Tensor]:
         """The parameters whose version counters a capture sums: every trainable one until
-        an applied update has changed some, then at most :data:`TRACKED_PARAMS` of those the
-        update wrote (spread over the model)."""
+        an applied update has changed some, then the first and the last of those the update
+        wrote (:data:`TRACKED_PARAMS`)."""
         return self._tracked
 
     def param_version(self, params: list[torch.Tensor] | None = None) -> int:
@@ -240,9 +239,8 @@ class StepCaptures:
         return sum(map(_version, self._tracked if params is None else params))
 
     def _versions_now(self) -> int:
-        """:meth:`param_version`, narrowing the tracked set at the first applied update."""
-        if self._narrowed:
-            return sum(map(_version, self._tracked))
+        """:meth:`param_version` until the tracked set is narrowed, at the first applied
+        update (after it, the capture sums the tracked versions itself)."""
         seen = self._all_versions
         now = list(map(_version, self._params))
         if seen is not None:
@@ -275,14 +273,6 @@ class StepCaptures:
             for device in self._autocast_devices:  # (a loop: a comprehension is a frame)
                 if _autocast_enabled(device):
                     autocast.append((device, _autocast_dtype(device)))
-            inputs = []  # the input tensors' versions (input_versions, inline for a flat batch)
-            for value in (*args, *kwargs.values()) if args else kwargs.values():
-                if value.__class__ is not _TENSOR:
-                    inputs = input_versions(args, kwargs)
-                    break
-                inputs.append((value, value._version))
-            else:
-                del inputs[_MAX_INPUT_TENSORS:]
             # The run's judged steps so far: a forward after the step of the previous one was
             # judged (and taken as quiet, without step_finished) begins a new step.
             judged = self._run.steps_seen
@@ -295,7 +285,7 @@ class StepCaptures:
                 True,  # (module.training)
                 sum(map(_version, tracked)) if self._narrowed else self._versions_now(),
                 tracked,
-                inputs,
+                input_versions(args, kwargs),
                 previous[_FORWARDS] + 1 if previous is not None and previous[_JUDGED] == judged
                 else 1,
                 judged,
@@ -319,9 +309,11 @@ class StepCaptures:
         """
         if self.rerunning or self.failed:
             return
+        previous = self._open
         self._on_forward(_TRAINING, args if args.__class__ is tuple else tuple(args),
                          dict(kwargs) if kwargs else {})
-        if self._open is not None:  # and an adapter's own way to re-run it; early
+        if self._open is not None and self._open is not previous:  # taken now: add the
+            # adapter's own way to re-run it, and that it came before the forward
             self._open = (*self._open[:_OPTIONAL], call, returns_loss, True)
 
     def _cuda_rng(self) -> tuple[int, torch.Tensor] | None:

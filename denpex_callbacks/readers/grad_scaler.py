@@ -95,9 +95,9 @@ def host_before(scaler: Any, optimizer: Any) -> tuple[float, float | None]:
     found = state.get("found_inf_per_device") if state else None
     if not found:
         return scaler._scale.item(), None
-    values = iter(found.values())
     return scaler._scale.item(), (
-        sum(t.item() for t in found.values()) if len(found) > 1 else next(values).item())
+        sum(t.item() for t in found.values()) if len(found) > 1
+        else next(iter(found.values())).item())
 
 
 def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:
