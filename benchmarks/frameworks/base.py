@@ -119,7 +119,9 @@ class RunResult:
         hook_s_per_step: Median seconds per timed step spent inside the adapter's watched hook
             methods (None when none were watched).
         hook_cpu_s_per_step: The same in the thread's CPU time.
-        hook_calls_per_step: Watched calls per step (each pays the timer's own cost once).
+        hook_calls_per_step: Timed calls per step charged to the adapter: its watched calls
+            and the framework's own methods its wrappers call (each pays the timer's own cost
+            once while the adapter's time is counted).
         timer_s_per_call: Median time the timing wrapper adds to one watched call, measured
             on a watched no-op at each step's end (:meth:`SyncCounter.probe`).
         timer_cpu_s_per_call: The same in the thread's CPU time.
@@ -204,8 +206,9 @@ def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) ->
         hook_s_per_step=spec.clock.counted_per_step() if spec.syncs.hook_calls else None,
         hook_cpu_s_per_step=(spec.clock.counted_per_step(cpu=True) if spec.syncs.hook_calls
                              else None),
-        hook_calls_per_step=(spec.syncs.hook_calls / len(spec.clock.ticks)
-                             if spec.syncs.hook_calls and spec.clock.ticks else None),
+        hook_calls_per_step=(
+            (spec.syncs.hook_calls + spec.syncs.nested_framework_calls) / len(spec.clock.ticks)
+            if spec.syncs.hook_calls and spec.clock.ticks else None),
         timer_s_per_call=spec.syncs.timer_cost(),
         timer_cpu_s_per_call=spec.syncs.timer_cost(cpu=True),
     )

@@ -107,7 +107,10 @@ class QuietSteps:
         ):
             return False
         if skipped is None:
-            if scale_before != scale_after:  # unknown without both scales; a fall is a skip
+            # Unknown without both scales; a fall is a skip, and at 0 or inf, where a skip
+            # leaves the scale as it was, nothing tells.
+            if scale_before != scale_after or not scale_after or (
+                    scale_after - scale_after != 0.0):
                 return False
         elif skipped or (scale_before is not None and scale_before != scale_after):
             return False

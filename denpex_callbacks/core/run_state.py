@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from denpex_callbacks.core.observation import Observation
@@ -24,7 +24,7 @@ ELEVATED_LOSS = 5.0  # times the run's usual (first) losses
 RESET_JUMP = 2.0
 
 
-@dataclass
+@dataclass(slots=True)  # fixed offsets, not a dict: read at every step, from cold caches
 class RunState:
     """Running summary of the observations seen so far, in bounded memory.
 
@@ -266,7 +266,7 @@ class RunState:
 
     def state_dict(self) -> dict[str, Any]:
         """Serializable state (for checkpoint resume)."""
-        state = {k: v for k, v in vars(self).items() if k not in _SEQUENCES}
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _SEQUENCES}
         for name in _SEQUENCES:
             state[name] = [list(item) for item in getattr(self, name)]
         return state

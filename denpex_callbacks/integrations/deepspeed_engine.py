@@ -23,12 +23,10 @@ Example (a config section, validated without building an engine):
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import logging
 import time
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -37,13 +35,18 @@ import torch
 from deepspeed.utils import logger as deepspeed_logger
 
 from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Finding
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.integrations.deepspeed_config import (
     SECTION,
     engine_config_section,
     engine_setup,
     monitor_config,
+)
+from denpex_callbacks.integrations.deepspeed_edges import (
+    LIVE,
+    min_scale_exit_finding,
+    refuse_pipeline_engine,
 )
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import (
@@ -83,10 +86,16 @@ class DeepSpeedMonitor:
     """
 
     def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
-        _refuse_pipeline(engine)
+        refuse_pipeline_engine(engine)
         self.engine = engine
         self.pipeline = StepPipeline(config, framework="deepspeed",
-                                     logger=logger or deepspeed_logger, model=engine.module)
+                                     logger=logger or deepspeed_logger)
+        # ZeRO and DeepSpeed's fp16 optimizer write the parameters through flat buffers they
+        # were re-pointed at, which leaves their version counters alone (checked on 0.19.8):
+        # the engine's count of applied updates proves an update instead. (An optimizer
+        # without an overflow flag counts every step as applied: never a missed update.)
+        self.pipeline.locate.watch(
+            engine.module, updates=lambda: engine.global_steps - engine.skipped_steps)
         self.monitor: Monitor = self.pipeline.monitor
         self.should_stop = False
         self._losses = LossAccumulator()
@@ -110,7 +119,7 @@ class DeepSpeedMonitor:
             self._originals[name] = original
             setattr(self.engine, name, functools.wraps(original)(wrapper(original)))
         self.engine.__dict__[_ATTACHED] = self
-        _LIVE.add(self)  # closed at exit if the user does not; held weakly
+        LIVE.add(self)  # closed at exit if the user does not; held weakly
         return self
 
     def close(self) -> None:
@@ -124,7 +133,7 @@ class DeepSpeedMonitor:
             self.engine.__dict__.pop(name, None)
         self._originals.clear()
         self.engine.__dict__.pop(_ATTACHED, None)
-        _LIVE.discard(self)
+        LIVE.discard(self)
 
     def _find_readers(self) -> None:
         self._read_before = before_step_reader(self.engine)
@@ -171,26 +180,34 @@ class DeepSpeedMonitor:
         boundary = getattr(engine, "is_gradient_accumulation_boundary", None)
 
         def step(*args: Any, **kwargs: Any) -> Any:
-            # A micro-step takes no optimizer step: nothing to watch. With ZeRO's own scaler
-            # the question is not asked (a DeepSpeed call each step): reading its scale costs
-            # less, and _after_step sees that global_steps did not move.
-            if self._holder is None and callable(boundary) and not boundary():
+            holder: Any = self._holder
+            # ZeRO's own loss scaler keeps Python numbers: the hot path (below, flat: a frame
+            # costs a microsecond here) takes each optimizer step as a quiet step when it is
+            # one. Its micro-steps need no question to DeepSpeed: global_steps does not move.
+            hot = holder is not None and self._metrics_to is None
+            # A micro-step takes no optimizer step: nothing to watch.
+            if holder is None and callable(boundary) and not boundary():
                 return original(*args, **kwargs)
-            before = None
+            before: Any = None  # hot: (global_steps, scale); else a _Before
             if not pipeline.monitor.disabled:
                 try:  # (the pipeline's guard, inline: every optimizer step)
-                    before = self._before()
+                    before = (engine.global_steps, holder[1].cur_scale) if hot else (
+                        self._before())
                 except Exception:
                     pipeline.fail()
             try:
                 result = original(*args, **kwargs)
             except Exception as exc:
                 if before is not None and MIN_SCALE_MESSAGE in str(exc):
-                    pipeline.guard(self._record_min_scale_exit, before, exc)
+                    pipeline.guard(self._record_min_scale_exit, before if not hot else _Before(
+                        before[0], {"scale_before": before[1]}), exc)
                 raise  # DeepSpeed's own exception, unchanged
             if before is not None and not pipeline.monitor.disabled:
                 try:
-                    self._after_step(before)
+                    if not hot:
+                        self._after_step(before)
+                    elif engine.global_steps != before[0]:
+                        take_or_push(holder, before)
                 except AmpDiagnosisError:
                     raise  # the user's "raise" policy
                 except Exception:
@@ -199,6 +216,29 @@ class DeepSpeedMonitor:
                 self.should_stop = pipeline.decide_stop(
                     self._vote, int(engine.global_steps)) or self.should_stop
             return result
+
+        def take_or_push(holder: tuple[Any, Any], before: tuple[int, Any]) -> None:
+            # An optimizer step with ZeRO's own scaler: a quiet step from its plain numbers,
+            # else the full way.
+            opt, scaler = holder
+            held = self._held_losses
+            if len(held) == 1 and not self._losses.count:
+                loss = held.pop()
+                if loss.__class__ is torch.Tensor and loss.is_cpu and loss.numel() == 1:
+                    loss = loss.item()  # (one micro-batch on the CPU: its value)
+            else:  # micro-batches (accumulation)
+                loss = self._take_loss()
+            grad_norm = engine._global_grad_norm
+            if grad_norm.__class__ is torch.Tensor and grad_norm.is_cpu:
+                grad_norm = grad_norm.item()
+            overflow = opt.overflow
+            step_now = engine.global_steps
+            if not (loss.__class__ is float and (
+                    grad_norm is None or grad_norm.__class__ is float) and pipeline.take_quiet(
+                        step_now, loss, float(before[1]), float(scaler.cur_scale),
+                        overflow if overflow.__class__ is bool else None, None, grad_norm)):
+                self._push(step_now, _Before(before[0], {"scale_before": before[1]}),
+                           skipped=None, judge=True, loss=loss)
 
         return step
 
@@ -212,24 +252,6 @@ class DeepSpeedMonitor:
         step = int(self.engine.global_steps)
         if step == before.global_steps:
             return  # a gradient accumulation micro-step: no optimizer step was taken
-        holder = self._holder
-        if holder is not None and self._metrics_to is None:
-            # The hot path: a quiet step taken from DeepSpeed's own numbers, without the
-            # values dict (what _push would build, less what a quiet step does not need).
-            loss = self._take_loss()
-            grad_norm = getattr(self.engine, "_global_grad_norm", None)
-            if isinstance(grad_norm, torch.Tensor) and grad_norm.is_cpu:
-                grad_norm = grad_norm.item()
-            opt, scaler = holder
-            overflow = opt.overflow
-            if loss.__class__ is float and (grad_norm is None or grad_norm.__class__ is float) and (
-                self.pipeline.take_quiet(step, loss, float(before.values["scale_before"]),
-                                         float(scaler.cur_scale),
-                                         overflow if overflow.__class__ is bool else None, None,
-                                         grad_norm)):
-                return
-            self._push(step, before, skipped=None, judge=True, loss=loss)
-            return
         self._push(step, before, skipped=None, judge=True)
 
     def _push(self, step: int, before: _Before, *, skipped: bool | None,
@@ -282,28 +304,8 @@ class DeepSpeedMonitor:
         with contextlib.suppress(AmpDiagnosisError):
             self._push(before.global_steps + 1, before, skipped=True)
             self._drain(wait=True)
-        run = self.monitor.run
-        start = run.skip_streak_start
-        reported = any(
-            d.code == "AMP003" and start is not None and d.step is not None and d.step >= start
-            for d in self.monitor.diagnoses
-        )
-        if not reported:
-            finding = Finding(
-                "AMP003",
-                start if start is not None else before.global_steps + 1,
-                f"DeepSpeed stopped the run: {run.skip_streak} consecutive skipped steps drove "
-                f"the loss scale from {run.skip_streak_start_scale} to its minimum "
-                f"{run.last_scale}",
-                evidence={
-                    "consecutive_skipped": run.skip_streak,
-                    "scale_at_start": run.skip_streak_start_scale,
-                    "scale_now": run.last_scale,
-                    "skipped_total": run.skipped_total,
-                    "history": run.history(),
-                },
-                quotes=(str(exc),),
-            )
+        finding = min_scale_exit_finding(self.monitor, before.global_steps + 1, exc)
+        if finding is not None:
             with contextlib.suppress(AmpDiagnosisError):
                 self.monitor.flag(finding, reported_step=before.global_steps + 1)
         self.monitor.close()
@@ -364,33 +366,3 @@ def initialize(*args: Any, **kwargs: Any) -> Any:
     result = deepspeed.initialize(*args, **kwargs)
     attach(result[0])
     return result
-
-
-def _refuse_pipeline(engine: Any) -> None:
-    from deepspeed.runtime.pipe.engine import PipelineEngine
-
-    if isinstance(engine, PipelineEngine):
-        raise ValueError(
-            "denpex_callbacks.deepspeed does not watch a PipelineEngine yet: train_batch() "
-            "runs its optimizer step without engine.step(). Remove the \"denpex\" section "
-            "(or set \"enabled\": false) for pipeline-parallel runs, and use "
-            "`denpex diagnose` on the training log instead."
-        )
-
-
-# Monitors still open at interpreter exit get their report summary written then; held weakly
-# so that a finished engine (and its model) can be freed before.
-_LIVE: weakref.WeakSet[DeepSpeedMonitor] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_live_monitors() -> None:
-    # At exit a log handler's stream may be closed already (pytest's capture is): the report
-    # file still gets its summary; the log line is dropped quietly instead of logging's
-    # "--- Logging error ---" dump.
-    quiet, logging.raiseExceptions = logging.raiseExceptions, False
-    try:
-        for monitor in list(_LIVE):
-            monitor.close()
-    finally:
-        logging.raiseExceptions = quiet

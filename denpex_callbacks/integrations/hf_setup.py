@@ -8,8 +8,8 @@ the parameters' dtype), the scaler's settings, and what the fix texts must not a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import torch
 from transformers.training_args import TrainingArguments
@@ -18,8 +18,43 @@ from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
+from denpex_callbacks.readers.step_values import after_step_reader, before_step_reader
 
-__all__ = ["model_loss", "read_setup"]
+__all__ = ["StepReaders", "model_loss", "read_setup", "step_readers"]
+
+
+class StepReaders(NamedTuple):
+    """How one optimizer's steps are read, found once (Trainer passes the same optimizer at
+    every step)."""
+
+    optimizer: Any
+    before: Callable[[], dict[str, Any]]  # the scale the backward used, found_inf
+    after: Callable[[], dict[str, Any]]  # the scale and growth tracker after the step
+    host: tuple[Any, Any, Any] | None  # (optimizer, its CPU GradScaler, the raw optimizer)
+
+
+def step_readers(optimizer: Any, *, deepspeed: bool) -> StepReaders:
+    """The readers of ``optimizer`` (accelerate's wrapper, or DeepSpeed's engine optimizer),
+    and, for a GradScaler on the CPU, what the adapter's hot path reads as plain numbers.
+
+    Example:
+        >>> readers = step_readers(None, deepspeed=False)
+        >>> readers.before(), readers.after(), readers.host
+        ({}, {}, None)
+    """
+    if deepspeed:
+        source, raw = optimizer, None
+    else:
+        source, raw = getattr(optimizer, "scaler", None), getattr(optimizer, "optimizer", None)
+    cpu_scaler = (source is not None and torch_scaler.is_grad_scaler(source)
+                  and torch_scaler.scaler_enabled(source)
+                  and getattr(source, "_device", None) == "cpu")
+    return StepReaders(
+        optimizer,
+        before_step_reader(source, raw) if source is not None else dict,
+        after_step_reader(source) if source is not None else dict,
+        (optimizer, source, raw) if cpu_scaler and not deepspeed else None,
+    )
 
 
 def model_loss(output: Any) -> torch.Tensor | None:

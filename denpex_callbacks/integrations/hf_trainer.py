@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from functools import wraps
-from typing import Any, TypeVar, cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 import torch
 from transformers import TrainerCallback
@@ -29,56 +28,22 @@ from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
-from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.integrations.hf_callback_order import run_before_integrations
+from denpex_callbacks.integrations.hf_guard import guarded as _guarded
 from denpex_callbacks.integrations.hf_resume import (
     USER_INSTANCES,
     checkpointed_history,
     config_dict,
 )
-from denpex_callbacks.integrations.hf_setup import model_loss, read_setup
+from denpex_callbacks.integrations.hf_setup import StepReaders, model_loss, read_setup, step_readers
 from denpex_callbacks.integrations.pipeline import StepPipeline, StopVote, all_reduce_vote
 from denpex_callbacks.readers import grad_scaler as torch_scaler
-from denpex_callbacks.readers.step_values import (
-    LossAccumulator,
-    after_step_reader,
-    before_step_reader,
-)
+from denpex_callbacks.readers.step_values import LossAccumulator
 
 # A child of the ``transformers`` logger: the user's transformers verbosity applies to it.
 LOGGER = hf_logging.get_logger("transformers.denpex")
 MAX_GRAD_NORMS = 8  # grad norms from logs waiting for their (deferred) step
-
-_Hook = TypeVar("_Hook", bound=Callable[..., Any])
-
-
-def _guarded(hook: _Hook) -> _Hook:
-    """Run a hook under the pipeline's guard (an internal error turns monitoring off).
-
-    Only the user's policy (AmpDiagnosisError under ``"raise"``) passes through; the report is
-    closed first, because ``on_train_end`` will not come.
-    """
-
-    @wraps(hook)
-    def wrapper(self: AmpDiagnosticCallback, *args: Any, **kwargs: Any) -> Any:
-        pipeline = self.pipeline
-        if pipeline is None or pipeline.monitor.disabled:
-            return None
-        try:  # StepPipeline.guard without its extra call: this runs several times per step
-            result = hook(self, *args, **kwargs)
-        except AmpDiagnosisError:
-            self._close(wait=False)
-            raise
-        except Exception:
-            pipeline.monitor.switch_off()
-            result = None
-        if pipeline.monitor.disabled:  # it failed just now (here or in the engine): unhook all
-            self._close(wait=False)
-        return result
-
-    return cast(_Hook, wrapper)
-
 
 class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[misc]
     """Diagnoses fp16 mixed-precision failures inside a Hugging Face ``Trainer``.
@@ -152,16 +117,18 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._blind_said = False  # "the loss detectors cannot see the loss", said once
         self._before: dict[str, Any] = {}
         # The scale's readers, found once for the optimizer Trainer passes at every step.
-        self._readers: tuple[Any, Callable[[], dict[str, Any]], Callable[[], dict[str, Any]]
-                             ] | None = None
+        self._readers: StepReaders | None = None
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
         self._vote: StopVote | None = None
         # The hot path: (optimizer, its CPU GradScaler, the raw optimizer), once found; the
         # numbers read before the step; the logging period (0: no "steps" logging).
         self._host: tuple[Any, Any, Any] | None = None
-        self._before_numbers: tuple[float, float | None] | None = None
+        # (the scale before the step, its found_inf tensors by device or None) on the hot path
+        self._before_numbers: tuple[float, Any] | None = None
+        self._views = torch_scaler.NO_VIEWS  # the CPU GradScaler's tensors as NumPy views
         self._log_every = 0
+        self._log_first = False  # args.logging_first_step (read once: a large dataclass)
 
     # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
 
@@ -211,6 +178,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         strategy = getattr(args, "logging_strategy", None)
         self._log_every = int(getattr(state, "logging_steps", 0) or 0) if (
             str(getattr(strategy, "value", strategy)) == "steps") else 0
+        self._log_first = bool(getattr(args, "logging_first_step", False))
         if model is not None:
             self._hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
         self.pipeline.start(lambda: read_setup(args, model, optimizer, self._deepspeed))
@@ -229,38 +197,33 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     # -- per optimizer step ----------------------------------------------------------------------
 
-    @_guarded
     def on_step_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
+        pipeline = self.pipeline
+        if pipeline is None or pipeline.monitor.disabled:
+            return
+        self._in_step = True
+        # (the common case, every step, without the guard's frame: nothing else to do)
+        if pipeline.in_flight or self._losses.count or self._deepspeed:
+            self._step_begin(control, kwargs.get("optimizer"))
+
+    @_guarded
+    def _step_begin(self, control: TrainerControl, optimizer: Any) -> None:
         if cast(StepPipeline, self.pipeline).in_flight:
             self._drain(control)
-        self._in_step = True
         if self._losses.count:  # (a loss seen outside a step: not this step's)
             self._losses.take()
         if self._deepspeed:
             # DeepSpeed steps inside accelerator.backward: read the old scale before it.
-            self._before = self._reader(kwargs.get("optimizer"))[1]()
+            self._before = self._reader(optimizer)[1]()
 
-    def _reader(self, optimizer: Any) -> tuple[Any, Callable[[], dict[str, Any]],
-                                                Callable[[], dict[str, Any]]]:
+    def _reader(self, optimizer: Any) -> StepReaders:
         """(optimizer, read before the step, read after it), found once per optimizer."""
         readers = self._readers
         if readers is None or readers[0] is not optimizer:
-            if self._deepspeed:
-                source, raw = optimizer, None
-            else:
-                source, raw = getattr(optimizer, "scaler", None), getattr(optimizer, "optimizer",
-                                                                          None)
-            readers = self._readers = (
-                optimizer,
-                before_step_reader(source, raw) if source is not None else dict,
-                after_step_reader(source) if source is not None else dict,
-            )
-            cpu_scaler = (source is not None and torch_scaler.is_grad_scaler(source)
-                          and torch_scaler.scaler_enabled(source)
-                          and getattr(source, "_device", None) == "cpu")
-            self._host = (optimizer, source, raw) if cpu_scaler and not self._deepspeed else None
+            readers = self._readers = step_readers(optimizer, deepspeed=self._deepspeed)
+            self._host = readers.host
         return readers
 
     def _on_forward(
@@ -268,61 +231,113 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         if not self._in_step or not module.training:
             return
-        loss = model_loss(output)
         pipeline = self.pipeline
-        if loss is not None and pipeline is not None and not pipeline.monitor.disabled:
+        if pipeline is None or pipeline.monitor.disabled:
+            return
+        try:  # (the pipeline's guard, inline: every micro-batch)
+            loss = output.get("loss") if isinstance(output, dict) else model_loss(output)
+            if loss is None:
+                return
             # Given num_items_in_batch, the model normalised its loss by the whole accumulated
             # batch's token count: each micro-batch loss is a share of the step's loss (summed
             # at the step); otherwise the Trainer divides by the accumulation itself (averaged).
             self._loss_shares = kwargs.get("num_items_in_batch") is not None
-            try:  # (the pipeline's guard, inline: every micro-batch)
+            losses = self._losses
+            if loss.__class__ is torch.Tensor and loss.is_cpu:
+                # A CPU scalar read now, before HF scales it in place (item() waits for
+                # nothing there); added to the step's sum without the accumulator's checks.
+                try:
+                    value = loss.item()
+                except RuntimeError:  # several values: the accumulator takes their mean
+                    value = None
+                if value.__class__ is float and losses.total.__class__ in (float, type(None)):
+                    losses.total = value if losses.total is None else losses.total + value
+                    losses.count += 1
+                    return
+            if isinstance(loss, torch.Tensor) and loss.is_floating_point():
                 # Kept on the device until the optimizer step: no sync per micro-batch.
-                self._losses.add(loss)
-            except Exception:
-                pipeline.fail()
+                losses.add(loss)
+        except Exception:
+            pipeline.fail()
 
-    @_guarded
     def on_pre_optimizer_step(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        if self._deepspeed:
+        pipeline = self.pipeline
+        if self._deepspeed or pipeline is None or pipeline.monitor.disabled:
             return
         optimizer = kwargs.get("optimizer")
         host = self._host
         if host is not None and host[0] is optimizer:
-            # The hot path: a GradScaler on the CPU, read now as plain numbers (update() will
-            # change the scale in place and drop found_inf).
-            self._before_numbers = torch_scaler.host_before(host[1], host[2])
+            # The hot path (the guard inline): a GradScaler on the CPU. Its scale read now as
+            # a number (update() changes it in place), and this step's found_inf tensors kept
+            # (update() drops the dict that holds them, not them): read only for a step judged
+            # in full; a quiet step's skip shows as a fall of the scale.
+            try:
+                scaler = host[1]
+                views = self._views
+                if views[0] is not scaler._scale:  # (the first step, or tensors replaced)
+                    views = self._views = torch_scaler.host_views(scaler)
+                state_now = scaler._per_optimizer_states.get(id(host[2]))  # (a defaultdict)
+                self._before_numbers = (
+                    float(views[1]) if views[1] is not None else scaler._scale.item(),
+                    state_now.get("found_inf_per_device") if state_now else None)
+            except Exception:
+                pipeline.fail()
             return
+        self._pre_step(optimizer)
+
+    @_guarded
+    def _pre_step(self, optimizer: Any) -> None:
         self._before_numbers = None
         self._before = self._reader(optimizer)[1]()
 
-    @_guarded
     def on_optimizer_step(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        optimizer = kwargs.get("optimizer")
+        pipeline = self.pipeline
+        if pipeline is None or pipeline.monitor.disabled:
+            return
+        before, self._before_numbers = self._before_numbers, None
+        if before is not None:
+            # The hot path (the guard inline): a quiet step taken from plain numbers. Not a
+            # step that logs: it is judged at on_log, with the grad norm of the logs.
+            try:
+                step = state.global_step + 1
+                losses = self._losses
+                count, total = losses.count, losses.total
+                if (count and total.__class__ is float
+                        and (step % self._log_every if self._log_every else True)
+                        and not (step == 1 and self._log_first)):
+                    views = self._views
+                    scaler = self._host[1]  # type: ignore[index]
+                    if views[1] is not None and views[0] is scaler._scale:
+                        scale, tracker = float(views[1]), int(views[2])
+                    else:
+                        scale, tracker = scaler._scale.item(), int(scaler._growth_tracker.item())
+                    loss = total / count if count > 1 and not self._loss_shares else total
+                    if pipeline.take_quiet(step, loss, before[0], scale, None, tracker):
+                        losses.total, losses.count = None, 0
+                        self._in_step = False
+                        return
+            except Exception:
+                pipeline.fail()
+                return
+        self._optimizer_step(state, kwargs.get("optimizer"), before)
+
+    @_guarded
+    def _optimizer_step(self, state: TrainerState, optimizer: Any,
+                        before: tuple[float, Any] | None) -> None:
         raw = getattr(optimizer, "optimizer", optimizer)
         # found_inf (read before the step) is right for fused optimizers too, where accelerate's
         # step_was_skipped is not; without it (no clipping) the skip is read from the scale.
         loss = self._losses.take(mean=not self._loss_shares)
         pipeline = cast(StepPipeline, self.pipeline)
         step = state.global_step + 1
-        before, self._before_numbers = self._before_numbers, None
         if before is not None:
-            scale_before, found_inf = before
-            # The hot path: a quiet step taken from plain numbers. Not a step that logs: it is
-            # judged at on_log, with the grad norm of the logs.
-            if loss.__class__ is float and (
-                step % self._log_every if self._log_every else True
-            ) and not (step == 1 and args.logging_first_step):
-                scaler = self._host[1]  # type: ignore[index]
-                if pipeline.take_quiet(step, loss, scale_before, scaler._scale.item(),
-                                       None if found_inf is None else found_inf > 0,
-                                       int(scaler._growth_tracker.item())):
-                    self._in_step = False
-                    return
-            self._before = {"scale_before": scale_before, "found_inf": found_inf}
+            scale_before, found = before
+            self._before = {"scale_before": scale_before, "found_inf": None if not found else
+                            sum(t.item() for t in found.values())}
         if loss is None and not self._blind_said:
             self._blind_said = True
             LOGGER.info(

@@ -25,14 +25,14 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any
 
 import torch
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.integrations.lightning_rerun import BatchCapture, watch_training_steps
+from denpex_callbacks.integrations.lightning_rerun import watch_training_steps
 from denpex_callbacks.integrations.lightning_setup import (
     logs_this_step,
     loss_of,
@@ -113,13 +113,17 @@ class AmpDiagnosticHooks:
         self._pending: list[dict[str, Any]] = []  # optimizer steps awaiting their batch end
         self._losses = LossAccumulator()
         self._reader = "none"  # "torch", "deepspeed" or "none"
-        self._capture: BatchCapture | None = None
+        # The re-run capture of each batch, ((batch, batch_idx), {}) (None: re-running off).
+        self._capture: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None
         # What keeps the scale, and its readers: found once per run (per optimizer before the
         # step: found_inf is the optimizer's), read at every step.
         self._source: Any = None
         self._read_before: dict[int, Callable[[], dict[str, Any]]] = {}
         self._read_after: Callable[[], dict[str, Any]] = dict
         self._host: Any = None  # a GradScaler on the CPU: the hot path's (see _quiet_batch_end)
+        self._views = grad_scaler.NO_VIEWS  # its tensors as NumPy views
+        self._log_every = 0  # trainer.log_every_n_steps (0: no logger rows)
+        self._stopping = self.config.on_fault == "stop"  # a vote at every batch end
         # The next optimizer step's number (trainer.global_step then), counted on the hot path
         # between steps judged in full, which read it from the trainer again (None).
         self._next_step: int | None = None
@@ -166,6 +170,7 @@ class AmpDiagnosticHooks:
             if self._reader == "torch" and scaler_enabled(self._source) and getattr(
                     self._source, "_device", None) == "cpu":
                 self._host = self._source  # the hot path reads it as plain numbers
+                self._log_every = max(0, int(getattr(trainer, "log_every_n_steps", 1) or 0))
         self.pipeline.start(lambda: setup)
 
     def _computes_in_fp16(self, trainer: Any) -> bool:
@@ -202,34 +207,42 @@ class AmpDiagnosticHooks:
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int
                              ) -> None:
         """Keep a reference to the batch and the RNG state, to re-run a failing step."""
-        if self.pipeline is not None and self._capture is not None:
-            self.pipeline.guard(self._capture, batch, batch_idx)
+        capture = self._capture
+        if capture is not None:  # (guarded itself: a failure stops capturing, nothing else)
+            capture((batch, batch_idx), {})
 
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """Snapshot the scale the step's backward used, and found_inf (after unscale_)."""
         pipeline = self.pipeline
         if pipeline is None or pipeline.monitor.disabled:
             return
-        try:  # (the pipeline's guard, inline: every optimizer step)
-            self._before_step(trainer, optimizer)
-        except Exception:
-            pipeline.fail()
-
-    def _before_step(self, trainer: Any, optimizer: Any) -> None:
         host = self._host
-        if host is not None:
-            # The hot path: the CPU GradScaler's numbers now (update() changes the scale in
-            # place and drops found_inf); the learning rate is read at the batch end, and only
-            # for a step judged in full.
-            scale, found_inf = grad_scaler.host_before(host, optimizer)
-            self._close_previous_pending(scale)
+        try:  # (the pipeline's guard, inline: every optimizer step)
+            if host is None:
+                self._before_step(trainer, optimizer)
+                return
+            # The hot path, flat: the CPU GradScaler's scale now (update() changes it in
+            # place) and this step's found_inf tensors (update() drops the dict that holds
+            # them, not them: read only for a step judged in full); the learning rate is read
+            # at the batch end, and only for a step judged in full.
+            views = self._views
+            if views[0] is not host._scale:  # (the first step, or the tensors replaced)
+                views = self._views = grad_scaler.host_views(host)
+            scale = float(views[1]) if views[1] is not None else host._scale.item()
+            state = host._per_optimizer_states.get(id(optimizer))  # (.get: a defaultdict)
+            if self._pending:
+                self._close_previous_pending(scale)
             number = self._next_step
             if number is None:  # read again after every step judged in full (see _batch_end)
                 number = int(trainer.global_step)  # (a chain of properties: 6 µs a step)
             self._next_step = number + 1  # one optimizer step, the one about to run
-            self._pending.append({"step": number, "optimizer": optimizer,
-                                  "scale_before": scale, "found_inf": found_inf})
-            return
+            self._pending.append({"step": number, "optimizer": optimizer, "scale_before": scale,
+                                  "found_inf": state.get("found_inf_per_device") if state
+                                  else None})
+        except Exception:
+            pipeline.fail()
+
+    def _before_step(self, trainer: Any, optimizer: Any) -> None:
         step: dict[str, Any] = {"step": int(trainer.global_step), "lr": first_lr(optimizer)}
         if self._source is not None:
             read = self._read_before.get(id(optimizer))
@@ -258,23 +271,43 @@ class AmpDiagnosticHooks:
         self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
     ) -> None:
         """Complete this batch's optimizer steps, judge the ready ones, log metrics, stop."""
-        if self.pipeline is not None:
-            self.pipeline.guard(self._batch_end, trainer, pl_module, outputs)
-        if self.config.on_fault == "stop":
+        pipeline = self.pipeline
+        if pipeline is not None and not pipeline.monitor.disabled:
+            host, pending, taken = self._host, self._pending, False
+            try:
+                # The hot path, flat (a frame costs a microsecond here), the guard inline: the
+                # batch's one optimizer step taken as a quiet step from the CPU GradScaler's
+                # numbers and the batch's CPU loss. Not on a batch that writes a logger row
+                # (metrics are logged then), nor with several optimizer steps, nor with
+                # losses of earlier batches (accumulation): the full way.
+                loss: Any = outputs.get("loss") if outputs.__class__ is dict else None
+                if (host is not None and len(pending) == 1 and not self._losses.count
+                        and loss.__class__ is torch.Tensor and loss.is_cpu):
+                    values = pending[0]
+                    step, every = values["step"], self._log_every  # (logs_this_step, inline)
+                    views = self._views
+                    # A skip shows as a fall of the scale (GradScaler: backoff_factor < 1).
+                    if not (every and ((step + 1) % every == 0 or trainer.should_stop
+                                       or trainer.fast_dev_run)) and views[1] is not None and (
+                            views[0] is host._scale) and loss.numel() == 1 and (
+                            pipeline.take_quiet(step, loss.item(), values["scale_before"],
+                                                float(views[1]), None, int(views[2]))):
+                        self._pending, taken = [], True
+            except Exception:
+                pipeline.fail()
+            if not taken:  # (guarded: the user's "raise" policy passes through)
+                pipeline.guard(self._batch_end, trainer, pl_module, outputs)
+        if self._stopping:
             self._decide_stop(trainer)
 
     def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
         self._losses.add(loss_of(outputs))
         if not self._pending:
             return  # accumulating gradients: no optimizer step in this batch
-        if self._host is not None and len(self._pending) == 1 and self._quiet_batch_end(
-                trainer, pl_module):
-            return
         after = self._read_after()
         self._close_previous_pending(after.pop("scale_after", None))
         # Automatic optimization already divides each batch's loss by the accumulation.
-        step_loss = self._pending[0].pop("loss") if "loss" in self._pending[0] else (
-            self._losses.take(mean=not pl_module.automatic_optimization))
+        step_loss = self._losses.take(mean=not pl_module.automatic_optimization)
         self._next_step = None
         now = time.time()
         pipeline = self.pipeline
@@ -282,8 +315,10 @@ class AmpDiagnosticHooks:
         for values in self._pending:
             step = int(values.pop("step"))
             optimizer = values.pop("optimizer", None)
-            if optimizer is not None:  # (the hot path's snapshot: its learning rate now)
-                values["lr"] = first_lr(optimizer)
+            if optimizer is not None:  # (the hot path's snapshot: its learning rate now,
+                values["lr"] = first_lr(optimizer)  # and its found_inf tensors read)
+                found = values["found_inf"]
+                values["found_inf"] = sum(t.item() for t in found.values()) if found else None
             values.update(after)
             values["loss"], values["time"] = step_loss, now
             pipeline.step(step, values)
@@ -292,29 +327,6 @@ class AmpDiagnosticHooks:
         global_step = step + 1
         self._pending = []
         self._log_metrics(trainer, pl_module, global_step)
-
-    def _quiet_batch_end(self, trainer: Any, pl_module: Any) -> bool:
-        """The hot path: this batch's one optimizer step taken as a quiet step from the CPU
-        GradScaler's numbers (False: nothing was done but reading; the full way follows).
-
-        Not on a batch that writes a logger row (metrics are logged then, the full way).
-        """
-        pending = self._pending[0]
-        step = int(pending["step"])
-        if logs_this_step(trainer, step + 1):
-            return False
-        # Automatic optimization already divides each batch's loss by the accumulation.
-        loss = self._losses.take(mean=not pl_module.automatic_optimization)
-        host = self._host
-        found_inf = pending["found_inf"]
-        pending["loss"] = loss  # (taken: the full way must not take it again)
-        if loss.__class__ is float and cast(StepPipeline, self.pipeline).take_quiet(
-                step, loss, pending["scale_before"], host._scale.item(),
-                None if found_inf is None else found_inf > 0,
-                int(host._growth_tracker.item())):
-            self._pending = []
-            return True
-        return False
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:
         assert self.monitor is not None

@@ -18,46 +18,37 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from denpex_callbacks.locate.on_fault import LocateOnFault
 
-_NO_KWARGS: dict[str, Any] = {}  # (never written: a capture copies what it keeps)
 MANUAL = ("manual optimisation: training_step steps the optimizers itself, so re-running it "
           "would change the parameters")
 
 
-def watch_training_steps(locate: LocateOnFault, trainer: Any) -> BatchCapture:
-    """Let ``locate`` re-run training steps of ``trainer.lightning_module`` (captured by the
-    returned :class:`BatchCapture` at each batch start, not by a forward hook)."""
+def watch_training_steps(locate: LocateOnFault, trainer: Any
+                         ) -> Callable[[tuple[Any, ...], dict[str, Any]], None] | None:
+    """Let ``locate`` re-run training steps of ``trainer.lightning_module``.
+
+    Returns:
+        What to call at each batch start, before the step draws from the RNG, with
+        ``((batch, batch_idx), {})`` (:attr:`StepCaptures.capture_inputs`), or None when
+        re-running is off. A step's re-run calls ``training_step`` on the batch kept.
+    """
     module = trainer.lightning_module
     manual = not getattr(module, "automatic_optimization", True)
-    locate.watch(module, hook=False, blocker=(lambda: MANUAL) if manual else None)
-    return BatchCapture(locate, trainer, module)
+    takes_batch_idx = _takes_batch_idx(module.training_step)
 
+    def call_for(args: tuple[Any, ...]) -> Callable[[], Any]:
+        # Built when a step is judged in full only, from its (batch, batch_idx).
+        return functools.partial(_training_step, trainer, module,
+                                 args if takes_batch_idx else args[:1])
 
-class BatchCapture:
-    """Keeps each batch (a reference) and the RNG state, for a re-run of its step.
-
-    What stays the same for the run (the module, whether its ``training_step`` takes
-    ``batch_idx``) is found once: this runs at every batch.
-    """
-
-    def __init__(self, locate: LocateOnFault, trainer: Any, module: Any) -> None:
-        self.locate = locate
-        self.trainer = trainer
-        self.module = module
-        self.takes_batch_idx = _takes_batch_idx(module.training_step)
-
-    def __call__(self, batch: Any, batch_idx: int) -> None:
-        rerun = self.locate.rerun
-        if rerun is None:
-            return
-        args = (batch, batch_idx) if self.takes_batch_idx else (batch,)
-        # Straight to the captures (every batch: a frame less than rerun.capture).
-        rerun.captures.capture((batch, batch_idx), _NO_KWARGS, call=functools.partial(
-            _training_step, self.trainer, self.module, args))
+    locate.watch(module, hook=False, blocker=(lambda: MANUAL) if manual else None,
+                 call_for=call_for)
+    rerun = locate.rerun
+    return rerun.captures.capture_inputs if rerun is not None else None
 
 
 def _training_step(trainer: Any, module: Any, args: tuple[Any, ...]) -> Any:

@@ -41,7 +41,9 @@ from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
 from denpex_callbacks.integrations.torch_protocol import ScalerProtocol
 from denpex_callbacks.readers.grad_scaler import (
+    NO_VIEWS,
     first_lr,
+    host_views,
     optimizer_has_fp16_params,
     scaler_enabled,
     scaler_setup,
@@ -131,6 +133,8 @@ class AmpMonitor:
         # The scaler whose scale and tracker live on the CPU, once the run has started: its
         # steps may go the quiet way (see step()); None: every step goes the full way.
         self._host_scale: Any = None
+        self._views = NO_VIEWS  # its scale tensor and NumPy views (readers.grad_scaler)
+        self._run = self.monitor.run  # (restored in place: the same object for the run)
         self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
         self._attach(scaler, optimizer, model)
 
@@ -202,10 +206,17 @@ class AmpMonitor:
                 if not self.protocol.awaiting_update and (
                     self._metrics is None or index % self._metrics.every
                 ):
-                    scale = host._scale.item()
+                    views = self._views
+                    if views[0] is not host._scale:  # (the first step, or tensors replaced)
+                        views = self._views = host_views(host)
+                    if views[1] is not None:
+                        scale, tracker = float(views[1]), int(views[2])
+                    else:
+                        scale, tracker = host._scale.item(), int(host._growth_tracker.item())
                     # The scale this step used: the one the last step left (see _complete).
-                    if pipeline.take_quiet(index, loss.item(), self.monitor.run.last_scale,
-                                           scale, None, int(host._growth_tracker.item())):
+                    # A skip shows as a fall (GradScaler asserts backoff_factor < 1).
+                    if pipeline.take_quiet(index, loss.item(), self._run.last_scale, scale,
+                                           None, tracker):
                         return []
             except Exception:
                 if loss.numel() == 1:  # (a loss of several values goes the full way)

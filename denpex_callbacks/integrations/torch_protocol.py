@@ -61,16 +61,10 @@ class ScalerProtocol:
     def wrap_scaler(self, scaler: Any) -> None:
         """Check each of ``scaler``'s protocol calls before it runs."""
         self.scaler = scaler
-        checks: dict[str, Callable[..., Finding | None]] = {
-            "unscale_": self._before_unscale,
-            "step": self._before_step,
-            "update": self._before_update,
-        }
         for name in SCALER_METHODS:
             original = getattr(scaler, name)
-            wrapper = self._scale(original) if name == "scale" else self._watch(
-                original, checks[name], stepping=name == "step", updating=name == "update",
-                unscaling=name == "unscale_")
+            wrapper = getattr(self, f"_wrapped_{name}")(original)
+            wrapper.__wrapped__ = original
             scaler.__dict__[name] = wrapper
             self.wrapped.append(name)
 
@@ -89,50 +83,80 @@ class ScalerProtocol:
             self.scaler.__dict__.pop(name, None)
         self.wrapped.clear()
 
-    def _scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        def scale(*args: Any, **kwargs: Any) -> Any:
+    # -- the wrappers: one per method, each as short as its check allows (every iteration
+    # calls each once; a frame or a call into torch costs a microsecond or more there) --------
+
+    def _wrapped_scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def watched_scale(*args: Any, **kwargs: Any) -> Any:
             self.scaled_since_update = True  # (nothing to check: nothing can fail here)
             return original(*args, **kwargs)
 
-        scale.__wrapped__ = original  # type: ignore[attr-defined]
-        return scale
+        return watched_scale
 
-    def _watch(self, original: Callable[..., Any], check: Callable[..., Finding | None], *,
-               stepping: bool, updating: bool = False, unscaling: bool = False
-               ) -> Callable[..., Any]:
-        pipeline, report, monitor = self.pipeline, self.report, self.pipeline.monitor
+    def _wrapped_unscale_(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        monitor, fp16 = self.pipeline.monitor, self.fp16_params
 
-        fp16 = self.fp16_params
-
-        def watched(*args: Any, **kwargs: Any) -> Any:
-            # The pipeline's guard, inline: this runs three times in every iteration. Inside
-            # scaler.step() (which unscales an optimizer not unscaled yet) only AMP012 could
-            # be found, and once per optimizer is enough.
+        def watched_unscale_(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            # Inside scaler.step() (which unscales an optimizer not unscaled yet) only AMP012
+            # could be found, and once per optimizer is enough.
             if not monitor.disabled and not (
-                unscaling and self.in_scaler_step and args and fp16.get(id(args[0])) is False
-            ):
-                try:
-                    finding = check(*args)
-                except Exception:
-                    pipeline.fail()  # logged once, monitoring off, training goes on
-                    finding = None
-                if finding is not None:
-                    report(finding, self.calls())
-            if not stepping:
-                result = original(*args, **kwargs)
-                if updating:
-                    self.awaiting_update = False
-                return result
+                    self.in_scaler_step and fp16.get(id(optimizer)) is False):
+                self._check(self._before_unscale, optimizer)
+            return original(optimizer, *args, **kwargs)
+
+        return watched_unscale_
+
+    def _wrapped_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        monitor = self.pipeline.monitor
+
+        def watched_step(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            if not monitor.disabled:
+                # (_before_step's own first test, inline: it finds something only after a
+                # step() that no update() followed)
+                state = self.scaler._per_optimizer_states.get(id(optimizer))
+                if state and state["stage"] is STEPPED:
+                    self._check(self._before_step, optimizer)
             self.in_scaler_step = True
             try:
-                result = original(*args, **kwargs)
+                result = original(optimizer, *args, **kwargs)
                 self.awaiting_update = True
                 return result
             finally:
                 self.in_scaler_step = False
 
-        watched.__wrapped__ = original  # type: ignore[attr-defined]
-        return watched
+        return watched_step
+
+    def _wrapped_update(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        monitor = self.pipeline.monitor
+
+        def watched_update(*args: Any, **kwargs: Any) -> Any:
+            if not monitor.disabled:
+                self.scaled_since_update = False
+                # (_before_update's tests, inline: it finds something only when monitor.step()
+                # came first, or when no inf check was recorded since the last update)
+                for state in self.scaler._per_optimizer_states.values():
+                    if state.get("found_inf_per_device"):
+                        recorded = True
+                        break
+                else:
+                    recorded = False
+                if self.monitored_before_update is not None or not recorded:
+                    self._check(self._before_update)
+            result = original(*args, **kwargs)
+            self.awaiting_update = False
+            return result
+
+        return watched_update
+
+    def _check(self, check: Callable[..., Finding | None], *args: Any) -> None:
+        """Run one protocol check under the pipeline's guard and report what it finds."""
+        try:
+            finding = check(*args)
+        except Exception:
+            self.pipeline.fail()  # logged once, monitoring off, training goes on
+            return
+        if finding is not None:
+            self.report(finding, self.calls())
 
     # -- the checks (run before torch's own, so the diagnosis lands first) -----------------------
 

@@ -7,7 +7,16 @@ them), the autocast state, and the version counters of the input tensors and of 
 parameters (every in-place write bumps them, so a changed one proves an update or an edit
 happened since: once an applied update has shown which parameters the optimizer writes, the
 first and the last of those stand for all of them, at a cost that does not grow with the
-model). No device work, no sync.
+model; an adapter whose optimizer writes around the counters, DeepSpeed's ZeRO, gives a count
+of applied updates instead). No device work, no sync.
+
+The RNG state is kept only while the steps draw random numbers. A model without dropout (most
+current language models train with none) leaves the generators untouched from one forward to
+the next: after :data:`RNG_CHECKS_TO_SETTLE` checks in a row have seen that (a check clones the
+generators at one forward and compares at the next), captures stop cloning them, and a check
+every :data:`RNG_CHECK_EVERY` forwards watches for a change. A check that sees a draw, or a
+re-run that draws (see :meth:`StepCaptures.rng_drawn`), puts the clones back at once. A re-run
+of a step whose state was not kept and which draws is refused, never judged.
 
 The hot path: this runs in every training step, where each call into torch and each Python
 frame costs a microsecond or more (the step has pushed denpex's code and data out of the
@@ -24,7 +33,8 @@ one batch beyond the one the training loop holds anyway.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -32,16 +42,18 @@ from typing import Any
 import torch
 
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.locate.step_inputs import input_versions
 
-__all__ = ["MAX_HELD", "TRACKED_PARAMS", "StepCapture", "StepCaptures", "input_tensors",
-           "input_versions", "unwrapped"]
+__all__ = ["MAX_HELD", "RNG_CHECKS_TO_SETTLE", "RNG_CHECK_EVERY", "TRACKED_PARAMS", "StepCapture",
+           "StepCaptures"]
 
 MAX_HELD = 2  # captures kept past their forward: the current step's and one more
-_MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
 # Parameters whose version counters are summed once an applied update has shown which ones the
 # optimizer writes: an update writes every one of those, so a few prove it as well as all of
 # them do, at a cost that does not grow with the model (hundreds of tensors in a transformer).
 TRACKED_PARAMS = 2
+RNG_CHECK_EVERY = 64  # forwards between two checks that the steps still draw no random numbers
+RNG_CHECKS_TO_SETTLE = 3  # checks in a row that saw no draw before the RNG is no longer cloned
 _version = attrgetter("_version")  # summed by map(): no Python frame per parameter
 _autocast_enabled = torch.is_autocast_enabled
 _grad_enabled = torch.is_grad_enabled
@@ -58,10 +70,13 @@ class StepCapture:
         cpu_rng: A clone of the CPU default generator before the forward (its
             ``get_state()`` is ``torch.get_rng_state()`` then; cloning allocates no tensor,
             which costs less on every step than the state tensor a re-run rarely needs).
-        cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use.
+            None: not kept, the recent steps drew no random numbers (see the module's text).
+        cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use
+            (and the RNG state is kept).
         autocast: The (device type, dtype) pairs autocast was enabled for.
         training: The model's train mode.
-        param_version: Sum of the version counters of ``params``.
+        param_version: Sum of the version counters of ``params`` (or the count of applied
+            updates, where the adapter gives one).
         params: The trainable parameters whose versions were summed (all of them, or once an
             update has shown which ones the optimizer writes, a few of those: see
             :meth:`StepCaptures.tracked_params`).
@@ -75,7 +90,7 @@ class StepCapture:
 
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
-    cpu_rng: torch.Generator
+    cpu_rng: torch.Generator | None
     cuda_rng: tuple[int, torch.Tensor] | None
     autocast: list[tuple[str, torch.dtype]]
     training: bool
@@ -87,71 +102,6 @@ class StepCapture:
     call_returns_loss: bool = False
     step: int | None = None
     early: bool = False
-
-
-def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
-    """Tensors among the inputs, one level into containers (a dict batch, a tuple).
-
-    Example:
-        >>> len(input_tensors((torch.ones(2), {"labels": torch.zeros(2)}), {"n": 3}))
-        2
-    """
-    found: list[torch.Tensor] = []
-    tensor = torch.Tensor
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, tensor):  # the common case first: the Mapping ABC check is slow
-            found.append(value)
-            continue
-        items = value if isinstance(value, (tuple, list)) else (
-            value.values() if isinstance(value, (dict, Mapping)) else ())
-        found += [item for item in items if isinstance(item, tensor)]
-    return found[:_MAX_INPUT_TENSORS]
-
-
-def input_versions(args: tuple[Any, ...], kwargs: dict[str, Any]
-                   ) -> list[tuple[torch.Tensor, int]]:
-    """:func:`input_tensors` with each one's version counter now, in one pass (every step).
-
-    Example:
-        >>> x = torch.ones(2)
-        >>> input_versions(([x, 3],), {"labels": torch.zeros(2)})[0] == (x, x._version)
-        True
-    """
-    tensor = torch.Tensor
-    found: list[tuple[torch.Tensor, int]] = []
-    for value in (*args, *kwargs.values()) if args else kwargs.values():
-        if isinstance(value, tensor):
-            found.append((value, value._version))
-            continue
-        kind = value.__class__
-        if kind is list or kind is tuple:  # a batch as Lightning hands it: [x, y]
-            items: Any = value
-        elif kind is dict or isinstance(value, (tuple, list, dict, Mapping)):
-            items = value.values() if isinstance(value, (dict, Mapping)) else value
-        else:
-            continue
-        for item in items:
-            if isinstance(item, tensor):
-                found.append((item, item._version))
-    return found[:_MAX_INPUT_TENSORS]
-
-
-def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:
-    """(the DistributedDataParallel wrapper or None, the module that computes).
-
-    DDP's own forward may enter collectives (bucket rebuilds, buffer broadcasts) and prepares
-    its reducer for a backward: a re-run on one rank goes around it, to the module it wraps,
-    whose inputs (already moved to the device) are the ones captured.
-
-    Example:
-        >>> layer = torch.nn.Linear(2, 2)
-        >>> unwrapped(layer) == (None, layer)
-        True
-    """
-    inner = getattr(model, "module", None)
-    if type(model).__name__ == "DistributedDataParallel" and isinstance(inner, torch.nn.Module):
-        return model, inner
-    return None, model
 
 
 # A capture in progress is a tuple (see StepCaptures._on_forward): args, kwargs, cpu_rng,
@@ -176,6 +126,14 @@ class StepCaptures:
         hook: Capture each training forward with a forward pre-hook (False: the adapter
             calls :meth:`capture`).
         on_error: Called with an exception raised while capturing (capturing then stops).
+        call_for: With ``hook=False``, how a step captured by :attr:`capture_inputs` is re-run:
+            called with the captured args, only when the step is finished on the full path
+            (so a quiet step costs no closure). The call enters the framework's own autocast:
+            such captures read none.
+        updates: Counts the optimizer updates applied so far, for an optimizer whose writes
+            leave the parameters' version counters alone (DeepSpeed's ZeRO writes flat
+            buffers the parameters were re-pointed at): it then proves an update instead of
+            the counters (None: the counters).
 
     Example:
         >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
@@ -194,7 +152,9 @@ class StepCaptures:
     """
 
     def __init__(self, monitor: Monitor, model: torch.nn.Module, *, hook: bool = True,
-                 on_error: Callable[[BaseException], None] | None = None) -> None:
+                 on_error: Callable[[BaseException], None] | None = None,
+                 updates: Callable[[], int] | None = None,
+                 call_for: Callable[[tuple[Any, ...]], Callable[[], Any]] | None = None) -> None:
         self.monitor = monitor
         self._run = monitor.run  # (the same object for the monitor's life: restored in place)
         self.model = model
@@ -206,16 +166,36 @@ class StepCaptures:
         self.last_finished: int | None = None
         self.held: dict[int, StepCapture] = {}
         self._open: tuple[Any, ...] | None = None  # the step in progress (see _on_forward)
-        self._params = [p for p in model.parameters() if p.requires_grad]
+        self._updates = updates
+        self._params = [p for p in model.parameters() if p.requires_grad] if (
+            updates is None) else []
         self._tracked = self._params  # whose versions are summed (see tracked_params)
         self._all_versions: list[int] | None = None  # until the set is narrowed
-        self._narrowed = False
+        self._narrowed = updates is not None
         self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
         self._clone_cpu_rng = torch.default_generator.clone_state  # torch.get_rng_state's source
-        # Where autocast may be on (each question is a call into torch, every step).
-        self._autocast_devices = ("cuda", "cpu") if self._cuda else ("cpu",)
+        # Whether the RNG state is cloned at each forward, and its checks (see the module's
+        # text): forwards until the next check begins, the state a check began with (compared
+        # at the next forward), checks in a row that saw no draw.
+        self.rng_kept = True
+        self._rng_check_in = 1
+        self._rng_probe: tuple[torch.Generator, tuple[int, torch.Tensor] | None] | None = None
+        self._rng_still = 0
+        # Where autocast may be on (each question is a call into torch, every step). None
+        # where the adapter's re-run call enters the framework's own autocast (Lightning's
+        # train_step_context), which its capture, taken before that context, would not see.
+        self._autocast_devices: tuple[str, ...] = () if call_for is not None else (
+            ("cuda", "cpu") if self._cuda else ("cpu",))
         self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
             hook) else None
+        self._early = not hook  # captured by the adapter before the forward
+        self._call_for = call_for
+        self.capture_inputs: Callable[[tuple[Any, ...], dict[str, Any]], None] = (
+            functools.partial(self._on_forward, _TRAINING))
+        """``capture_inputs(args, kwargs)``: the adapter's own capture, from its hook before
+        the step's forward, every step (a partial of the forward pre-hook: no frame of its
+        own). ``args`` must be a tuple and ``kwargs`` a dict the capture may keep; ``call_for``
+        re-runs it."""
 
     @property
     def hooked(self) -> bool:
@@ -235,7 +215,10 @@ class StepCaptures:
         return self._tracked
 
     def param_version(self, params: list[torch.Tensor] | None = None) -> int:
-        """Sum of the version counters of ``params`` (default: :attr:`tracked_params`) now."""
+        """Sum of the version counters of ``params`` (default: :attr:`tracked_params`) now
+        (the count of applied updates, where the adapter gave one)."""
+        if self._updates is not None:
+            return self._updates()
         return sum(map(_version, self._tracked if params is None else params))
 
     def _versions_now(self) -> int:
@@ -276,14 +259,28 @@ class StepCaptures:
             # The run's judged steps so far: a forward after the step of the previous one was
             # judged (and taken as quiet, without step_finished) begins a new step.
             judged = self._run.steps_seen
+            # The RNG state: cloned while the steps draw random numbers, and at each check.
+            if self._rng_probe is not None:  # a check began at the last forward: compare
+                self._rng_checked()
+            check_in = self._rng_check_in - 1
+            self._rng_check_in = check_in
+            if self.rng_kept or check_in <= 0:
+                cpu_rng = self._clone_cpu_rng()
+                cuda_rng = self._cuda_rng() if self._cuda else None
+                if check_in <= 0:
+                    self._rng_probe = (cpu_rng, cuda_rng)
+            else:
+                cpu_rng = cuda_rng = None
+            updates = self._updates
             self._open = (
                 args,
                 kwargs,
-                self._clone_cpu_rng(),
-                self._cuda_rng() if self._cuda else None,
+                cpu_rng,
+                cuda_rng,
                 autocast,
                 True,  # (module.training)
-                sum(map(_version, tracked)) if self._narrowed else self._versions_now(),
+                updates() if updates is not None else sum(map(_version, tracked)) if (
+                    self._narrowed) else self._versions_now(),
                 tracked,
                 input_versions(args, kwargs),
                 previous[_FORWARDS] + 1 if previous is not None and previous[_JUDGED] == judged
@@ -292,6 +289,31 @@ class StepCaptures:
             )
         except Exception as exc:
             self._fail(exc)
+
+    def _rng_checked(self) -> None:
+        """End the check begun at the last forward: did anything draw random numbers since?"""
+        probe, self._rng_probe = self._rng_probe, None
+        assert probe is not None
+        cpu_rng, cuda_rng = probe
+        drew = not torch.equal(cpu_rng.get_state(), torch.default_generator.get_state()) or (
+            cuda_rng is not None
+            and not torch.equal(cuda_rng[1], torch.cuda.get_rng_state(cuda_rng[0])))
+        if drew:
+            self.rng_drawn()
+            return
+        self._rng_still += 1
+        self.rng_kept = self._rng_still < RNG_CHECKS_TO_SETTLE
+        # Checks follow one another until settled, then come every RNG_CHECK_EVERY forwards.
+        self._rng_check_in = 1 if self.rng_kept else RNG_CHECK_EVERY
+
+    def rng_drawn(self) -> None:
+        """Random numbers were drawn (a check saw the generators move, or a re-run of a step
+        whose RNG state was not kept drew some): clone the RNG state at every forward again,
+        and check again in :data:`RNG_CHECK_EVERY` forwards."""
+        self.rng_kept = True
+        self._rng_still = 0
+        self._rng_probe = None
+        self._rng_check_in = RNG_CHECK_EVERY
 
     def capture(
         self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
@@ -335,7 +357,9 @@ class StepCaptures:
         if raw is None or self.failed or raw[_JUDGED] != self._run.steps_seen:
             return  # (none, or an earlier step's, taken as quiet: it was never finished)
         (args, kwargs, cpu_rng, cuda_rng, autocast, training, param_version, params, inputs,
-         forwards, _judged, own_call, returns_loss, early) = (*raw, None, False, False)[:14]
+         forwards, _judged, own_call, returns_loss, early) = (*raw, None, False, self._early)[:14]
+        if own_call is None and self._call_for is not None:
+            own_call = self._call_for(args)
         capture = StepCapture(
             args=tuple(args), kwargs=dict(kwargs), cpu_rng=cpu_rng, cuda_rng=cuda_rng,
             autocast=autocast, training=training, param_version=param_version, params=params,

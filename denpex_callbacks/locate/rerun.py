@@ -52,7 +52,7 @@ from denpex_callbacks.core.rerun_verdict import (
     not_rerunnable,
     this_host,
 )
-from denpex_callbacks.locate.capture import StepCapture, StepCaptures, unwrapped
+from denpex_callbacks.locate.capture import StepCapture, StepCaptures
 from denpex_callbacks.locate.locator import NonFiniteLocator
 from denpex_callbacks.locate.origin_report import OriginReport
 from denpex_callbacks.locate.rerun_checks import (
@@ -61,6 +61,7 @@ from denpex_callbacks.locate.rerun_checks import (
     collective_in_forward,
     why_not_rerunnable,
 )
+from denpex_callbacks.locate.step_inputs import unwrapped
 
 __all__ = ["FailingStepRerun"]
 
@@ -101,6 +102,10 @@ class FailingStepRerun:
         hook: Install the forward pre-hook (False: the adapter calls ``capture()``).
         no_backward: Why a backward cannot be re-run in this framework ("" : it can).
         blocker: Returns why this framework cannot re-run a step now (None: it can).
+        updates: Counts the optimizer updates applied so far, where they leave the
+            parameters' version counters alone (see :class:`StepCaptures`).
+        call_for: With ``hook=False``: builds a captured step's re-run from its args (see
+            :class:`StepCaptures`).
 
     Example:
         >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
@@ -131,6 +136,8 @@ class FailingStepRerun:
         hook: bool = True,
         no_backward: str = "",
         blocker: Callable[[], str | None] | None = None,
+        updates: Callable[[], int] | None = None,
+        call_for: Callable[[tuple[Any, ...]], Callable[[], Any]] | None = None,
     ) -> None:
         self.monitor = monitor
         self.wrapper, self.model = unwrapped(model)
@@ -138,7 +145,10 @@ class FailingStepRerun:
         self.blocker = blocker
         self.failed = False
         self.reruns = 0
-        self.captures = StepCaptures(monitor, self.model, hook=hook, on_error=self._fail)
+        self.captures = StepCaptures(monitor, self.model, hook=hook, on_error=self._fail,
+                                     updates=updates, call_for=call_for)
+        # The generators' states a re-run found (see _restored, _check_rng).
+        self._rng_found: tuple[torch.Tensor, tuple[int, torch.Tensor] | None] | None = None
 
     def capture(
         self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
@@ -223,6 +233,7 @@ class FailingStepRerun:
                         output = capture.call()
                     else:
                         output = model(*capture.args, **capture.kwargs)
+                self._check_rng(capture, failing)
                 if capture.call is not None and self.captures.hooked:
                     check_same_inputs(self.captures, capture)
                 loss = output if capture.call_returns_loss else loss_of(output)
@@ -235,6 +246,7 @@ class FailingStepRerun:
                     why = self._why_forward_only(loss)
                     if not why and loss is not None:
                         self._backward(loss, failing.scale)
+                        self._check_rng(capture, failing)
                         grads = True  # filled from the report below
             except NotRerunnable:
                 locator.disarm()
@@ -254,6 +266,23 @@ class FailingStepRerun:
             partial=(f"only the last of the {capture.forwards} micro-batches accumulated in "
                      "this step was kept and re-run") if capture.forwards > 1 else "",
         ), report
+
+    def _check_rng(self, capture: StepCapture, failing: FailingStep) -> None:
+        """A step whose RNG state was not kept (the steps drew no random numbers when it was
+        captured) is re-run with whatever state the generators hold: faithful only if the
+        re-run draws none either (``_restored`` keeps the state it found in ``_rng_found``)."""
+        found = self._rng_found
+        if capture.cpu_rng is not None or found is None:
+            return
+        cpu_rng, cuda_rng = found
+        if torch.equal(cpu_rng, torch.get_rng_state()) and (cuda_rng is None or torch.equal(
+                cuda_rng[1], torch.cuda.get_rng_state(cuda_rng[0]))):
+            return
+        self.captures.rng_drawn()  # the model draws now: keep the RNG state again
+        raise NotRerunnable(
+            f"step {failing.step}'s computation draws random numbers (dropout) and its RNG "
+            "state was not kept (denpex keeps it while the steps draw some; this model began "
+            "to after its last check): a re-run would draw other numbers. It is kept from now on")
 
     def _why_forward_only(self, loss: torch.Tensor | None) -> str:
         if self.no_backward:
@@ -278,6 +307,11 @@ class FailingStepRerun:
         cuda_rng = None
         if capture.cuda_rng is not None:
             cuda_rng = (capture.cuda_rng[0], torch.cuda.get_rng_state(capture.cuda_rng[0]))
+        elif capture.cpu_rng is None and torch.cuda.is_available() and (
+                torch.cuda.is_initialized()):  # not kept: compared after the re-run
+            device = torch.cuda.current_device()
+            cuda_rng = (device, torch.cuda.get_rng_state(device))
+        self._rng_found = (cpu_rng, cuda_rng)
         buffers = [(b, b._version, b.clone()) for b in model.buffers()]
         modes = [(m, m.training) for m in model.modules()]
         wrapper = self.wrapper
@@ -285,7 +319,8 @@ class FailingStepRerun:
         try:
             if wrapper is not None:  # a closure calling DDP reaches the module it wraps
                 wrapper.forward = model.__call__
-            torch.set_rng_state(capture.cpu_rng.get_state())
+            if capture.cpu_rng is not None:
+                torch.set_rng_state(capture.cpu_rng.get_state())
             if capture.cuda_rng is not None:
                 torch.cuda.set_rng_state(capture.cuda_rng[1], capture.cuda_rng[0])
             if model.training != capture.training:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import torch
 
 from denpex_callbacks.core.run_state import RunState
-from denpex_callbacks.locate.capture import StepCapture, StepCaptures, input_tensors
+from denpex_callbacks.locate.capture import StepCapture, StepCaptures
+from denpex_callbacks.locate.step_inputs import input_tensors
 
 __all__ = [
     "NotRerunnable",

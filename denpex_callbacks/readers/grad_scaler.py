@@ -79,25 +79,29 @@ def found_inf_tensor(scaler: Any, optimizer: Any) -> torch.Tensor | None:
     return torch.stack([t.to(device, non_blocking=True).reshape(()) for t in tensors]).sum()
 
 
-def host_before(scaler: Any, optimizer: Any) -> tuple[float, float | None]:
-    """The scale a GradScaler on the CPU used for this step and found_inf for ``optimizer``
-    (None before ``unscale_()``), as numbers: the adapters' hot path reads them just before
-    the optimizer step (``update()`` changes the scale in place and drops found_inf). A CPU
-    ``item()`` waits for nothing.
+NO_VIEWS: tuple[Any, Any, Any] = (None, None, None)  # what an adapter holds before the first
+
+
+def host_views(scaler: Any) -> tuple[torch.Tensor | None, Any, Any]:
+    """(the scale tensor, NumPy views of it and of the growth tracker) of a GradScaler on the
+    CPU, for the adapters' hot path: ``float(view)`` reads the number without a call into
+    torch (a sixth of ``item()``'s cost). GradScaler writes both tensors in place, so the
+    views stay right while ``scaler._scale`` is the tensor kept first. Without NumPy the
+    views are None (read with ``item()`` then).
 
     Example:
         >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
         >>> _ = scaler.scale(torch.tensor(1.0))
-        >>> host_before(scaler, None)
-        (256.0, None)
+        >>> scale, scale_view, tracker_view = host_views(scaler)
+        >>> scaler.update(64.0)
+        >>> scale is scaler._scale, float(scale_view), int(tracker_view)
+        (True, 64.0, 0)
     """
-    state = scaler._per_optimizer_states.get(id(optimizer))  # (.get: it is a defaultdict)
-    found = state.get("found_inf_per_device") if state else None
-    if not found:
-        return scaler._scale.item(), None
-    return scaler._scale.item(), (
-        sum(t.item() for t in found.values()) if len(found) > 1
-        else next(iter(found.values())).item())
+    scale, tracker = scaler._scale, scaler._growth_tracker
+    try:
+        return scale, scale.numpy(), tracker.numpy()
+    except (RuntimeError, TypeError, AttributeError):  # no NumPy, or not plain CPU tensors
+        return scale, None, None
 
 
 def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:

@@ -48,7 +48,9 @@ class LossAccumulator:
     """
 
     def __init__(self) -> None:
-        self._sum: torch.Tensor | float | None = None
+        # The sum so far (a Python float for CPU losses; an adapter's hot path adds a CPU
+        # loss's value to it itself, and counts it).
+        self.total: torch.Tensor | float | None = None
         self.count = 0  # losses added since the last take()
 
     def add(self, loss: Any) -> None:
@@ -78,13 +80,13 @@ class LossAccumulator:
             value = float(loss)
         else:
             return
-        total = self._sum
+        total = self.total
         if total is None:
-            self._sum = value
+            self.total = value
         elif isinstance(total, torch.Tensor) and isinstance(value, torch.Tensor):
-            self._sum = total + value.to(total.device)
+            self.total = total + value.to(total.device)
         else:  # a Python float on either side: no device to move to
-            self._sum = total + value
+            self.total = total + value
         self.count += 1
 
     def take(self, *, mean: bool = True) -> torch.Tensor | float | None:
@@ -93,10 +95,10 @@ class LossAccumulator:
         The sum serves frameworks that already divide each micro-batch's loss by the number
         of accumulation steps (Lightning's automatic optimization). None when nothing was added.
         """
-        if self._sum is None:
+        if self.total is None:
             return None
-        total = self._sum / self.count if mean and self.count > 1 else self._sum
-        self._sum, self.count = None, 0
+        total = self.total / self.count if mean and self.count > 1 else self.total
+        self.total, self.count = None, 0
         return total
 
 

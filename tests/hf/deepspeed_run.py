@@ -14,6 +14,7 @@ from pathlib import Path
 
 
 def main(out_dir: Path, fault_step: int, steps: int) -> None:
+    # (MASTER_ADDR/PORT are what DeepSpeed's own checks read; nothing listens on the port)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ.get("MASTER_PORT", "29561"),
                       RANK="0", LOCAL_RANK="0", WORLD_SIZE="1")
     sys.path.insert(0, str(Path(__file__).parent))
@@ -25,6 +26,10 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
     from denpex_callbacks.hf import AmpDiagnosticCallback
 
     torch.set_num_threads(1)
+    # A file rendezvous, before accelerate's env:// one (which it skips when a group exists):
+    # no port to pick, none taken by another test's process group.
+    torch.distributed.init_process_group(
+        "gloo", init_method=f"file://{out_dir / 'rendezvous'}", rank=0, world_size=1)
     accelerator = get_accelerator()
     native_fp16 = bool(accelerator.is_fp16_supported())
     if not native_fp16:

@@ -112,7 +112,7 @@ def test_reader_error_does_not_break_training(
         raise RuntimeError("reader bug")
 
     # The reader of every step (on the CPU, the hot path's; found_inf_tensor on a device).
-    monkeypatch.setattr("denpex_callbacks.readers.grad_scaler.host_before", broken)
+    monkeypatch.setattr("denpex_callbacks.readers.grad_scaler.host_views", broken)
     monkeypatch.setattr("denpex_callbacks.readers.step_values.found_inf_tensor", broken)
     cb = callback()
     with caplog.at_level(logging.ERROR):

@@ -3,7 +3,8 @@
 A capture is taken at every training forward; the step it belongs to is finished on the full
 path only (a step the pipeline takes as quiet never is): these tests check that a capture goes
 with its own step and no other, and that the parameters whose versions prove "unchanged since"
-are the ones an applied update writes.
+are the ones an applied update writes; that the RNG state is kept exactly while the steps draw
+random numbers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from __future__ import annotations
 import torch
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation
-from denpex_callbacks.locate.capture import TRACKED_PARAMS, StepCaptures
+from denpex_callbacks.locate.capture import (
+    RNG_CHECK_EVERY,
+    RNG_CHECKS_TO_SETTLE,
+    TRACKED_PARAMS,
+    StepCaptures,
+)
 
 
 def _net() -> torch.nn.Module:
@@ -54,5 +60,61 @@ def test_the_versions_tracked_are_those_an_applied_update_writes() -> None:
     assert captures.param_version() == before
     model(torch.ones(2, 4)).sum().backward()
     optimizer.step()  # an applied update: the tracked versions move
+    assert captures.param_version() != before
+    captures.close()
+
+
+def _kept(captures: StepCaptures, model: torch.nn.Module) -> bool:
+    """One forward: whether its capture kept the RNG state."""
+    model(torch.ones(2, 4))
+    assert captures._open is not None
+    return captures._open[2] is not None
+
+
+def test_the_rng_state_is_kept_while_the_steps_draw_random_numbers() -> None:
+    torch.manual_seed(0)
+    dropout = torch.nn.Dropout(0.0)  # off: draws nothing
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), dropout, torch.nn.Linear(8, 1))
+    monitor = Monitor(MonitorConfig(report_dir=None))
+    captures = StepCaptures(monitor, model)
+    # The generator stays still from one forward to the next: the checks' forwards keep the
+    # state (each check clones at one forward and compares at the next); then no more.
+    kept = [_kept(captures, model) for _ in range(RNG_CHECKS_TO_SETTLE + 3)]
+    assert kept == [True] * RNG_CHECKS_TO_SETTLE + [False] * 3
+    assert not captures.rng_kept
+    # The model begins to draw (a dropout schedule): the next check, RNG_CHECK_EVERY forwards
+    # after the last (forwards 4 -> 68; 2 since were seen above), sees it, and from the forward
+    # that compared on the state is kept again.
+    dropout.p = 0.1
+    kept = [_kept(captures, model) for _ in range(RNG_CHECK_EVERY - 2)]
+    assert kept[-2:] == [True, True] and kept.count(True) == 2 and captures.rng_kept
+    assert all(_kept(captures, model) for _ in range(RNG_CHECK_EVERY))
+    captures.close()
+
+
+def test_a_model_with_dropout_keeps_the_rng_state_at_every_forward() -> None:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.1),
+                                torch.nn.Linear(8, 1))
+    monitor = Monitor(MonitorConfig(report_dir=None))
+    captures = StepCaptures(monitor, model)
+    assert all(_kept(captures, model) for _ in range(2 * RNG_CHECK_EVERY))
+    assert captures.rng_kept
+    captures.close()
+
+
+def test_an_update_count_proves_an_update_instead_of_version_counters() -> None:
+    # An optimizer that writes around the counters (DeepSpeed's ZeRO) gives its count.
+    model, monitor = _net(), Monitor(MonitorConfig(report_dir=None))
+    applied = [0]
+    captures = StepCaptures(monitor, model, updates=lambda: applied[0])
+    assert captures.tracked_params == []  # no counter is read per forward
+    model(torch.ones(2, 4))
+    captures.step_finished(0)
+    before = captures.held[0].param_version
+    with torch.no_grad():
+        model[0].weight.add_(1.0)  # the counters move, the count does not
+    assert captures.param_version() == before
+    applied[0] += 1
     assert captures.param_version() != before
     captures.close()
