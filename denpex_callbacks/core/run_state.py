@@ -234,30 +234,6 @@ class RunState:
             and self.first_clean_step is not None and len(self.early) >= EARLY_STEPS
         )
 
-    def quiet_step(self, step: int, loss: float, grad_norm: float | None) -> None:
-        """Fold in a quiet step: what :meth:`update` does with a clean step at the run's
-        unchanged scale (no reset, no streak, no episode; after :meth:`quiet_ready`).
-
-        Example:
-            >>> def warmed():
-            ...     run = RunState()
-            ...     for step in range(EARLY_STEPS):
-            ...         run.update(Observation(step, scale_before=8.0, scale_after=8.0, loss=1.0))
-            ...     return run
-            >>> quiet, full = warmed(), warmed()
-            >>> quiet.quiet_ready()
-            True
-            >>> quiet.quiet_step(12, 0.5, None)
-            >>> full.update(Observation(12, scale_before=8.0, scale_after=8.0, loss=0.5))
-            >>> quiet == full
-            True
-        """
-        self.steps_seen += 1
-        self.clean_steps_seen += 1
-        self.last_step = step
-        self.recent.append((step, self.last_scale, False, loss))
-        self.trail.append((step, loss, grad_norm, None))
-
     def history(self) -> list[dict[str, Any]]:
         """The last few steps, for evidence."""
         return [

@@ -99,7 +99,7 @@ class LocateOnFault:
         self.last_verdict: RerunVerdict | None = None
         self.rerun: FailingStepRerun | None = None
         # Armed for the next step, until its step_finished reads it (None: not armed; a step
-        # may then be taken as quiet, see quiet_step).
+        # may then be taken as quiet, see StepPipeline.take_quiet).
         self.locator: NonFiniteLocator | None = None
         self._target: Diagnosis | None = None
         # A step is re-run once: AMP003 on the step AMP006 already re-ran reuses the verdict.
