@@ -228,7 +228,7 @@ class DeepSpeedMonitor:
                     loss = loss.item()  # (one micro-batch on the CPU: its value)
             else:  # micro-batches (accumulation)
                 loss = self._take_loss()
-            grad_norm = getattr(engine, "_global_grad_norm", None)  # (0.19.8: always set)
+            grad_norm: Any = getattr(engine, "_global_grad_norm", None)  # (0.19.8: always set)
             if grad_norm.__class__ is torch.Tensor and grad_norm.is_cpu:
                 grad_norm = grad_norm.item()
             overflow = opt.overflow

@@ -1,4 +1,4 @@
-"""The GradScaler protocol of a plain loop, checked before torch's own checks run.
+"""The GradScaler protocol of a plain loop, diagnosed before torch's own error ends the run.
 
 torch raises on some protocol breaks (``step()`` twice without ``update()``, ``update()``
 without ``step()``, fp16 gradients to unscale) and says nothing about others (an optimizer
@@ -6,7 +6,9 @@ stepped around the scaler, ``update()`` never called). :class:`ScalerProtocol` w
 GradScaler's methods (instance attributes: GradScaler has no hooks of its own in torch 2.13;
 the class is untouched and :meth:`ScalerProtocol.close` removes them) and registers the
 optimizer's public step pre-hook, so that an AMP002/AMP012 diagnosis is written *before*
-torch's RuntimeError ends the run. Each check costs a few dictionary lookups per call.
+torch's RuntimeError ends the run: where torch checks, its error is caught, the state (which
+torch leaves as it was) read and the diagnosis reported, and the error goes on unchanged; a
+healthy call costs a flag or two.
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ class ScalerProtocol:
         # scaler.step() ran and update() has not yet: monitor.step() must check the protocol
         # (check_update_called) instead of taking the quiet way.
         self.awaiting_update = False
-        self.fp16_params: dict[int, bool] = {}  # per optimizer: parameter dtypes do not change
         self.wrapped: list[str] = []
         self.hooks: list[Any] = []
 
@@ -93,16 +94,20 @@ class ScalerProtocol:
 
         return watched_scale
 
+    # torch checks the protocol itself and raises before it changes any state: the wrappers
+    # read the state only then, in their except block, and report before torch's error goes
+    # on (no lookup on a healthy call). Only what torch lets pass is tracked on every call.
+
     def _wrapped_unscale_(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        monitor, fp16 = self.pipeline.monitor, self.fp16_params
+        monitor = self.pipeline.monitor
 
         def watched_unscale_(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            # Inside scaler.step() (which unscales an optimizer not unscaled yet) only AMP012
-            # could be found, and once per optimizer is enough.
-            if not monitor.disabled and not (
-                    self.in_scaler_step and fp16.get(id(optimizer)) is False):
-                self._check(self._before_unscale, optimizer)
-            return original(optimizer, *args, **kwargs)
+            try:
+                return original(optimizer, *args, **kwargs)
+            except Exception:  # twice, after step(), or fp16 gradients (AMP012)
+                if not monitor.disabled:
+                    self._check(self._before_unscale, optimizer)
+                raise
 
         return watched_unscale_
 
@@ -110,19 +115,17 @@ class ScalerProtocol:
         monitor = self.pipeline.monitor
 
         def watched_step(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            if not monitor.disabled:
-                # (_before_step's own first test, inline: it finds something only after a
-                # step() that no update() followed)
-                state = self.scaler._per_optimizer_states.get(id(optimizer))
-                if state and state["stage"] is STEPPED:
-                    self._check(self._before_step, optimizer)
             self.in_scaler_step = True
             try:
                 result = original(optimizer, *args, **kwargs)
-                self.awaiting_update = True
-                return result
-            finally:
+            except Exception:  # twice without update(), or its unscale_() failed
                 self.in_scaler_step = False
+                if not monitor.disabled:
+                    self._check(self._before_step, optimizer)
+                raise
+            self.in_scaler_step = False
+            self.awaiting_update = True
+            return result
 
         return watched_step
 
@@ -130,19 +133,15 @@ class ScalerProtocol:
         monitor = self.pipeline.monitor
 
         def watched_update(*args: Any, **kwargs: Any) -> Any:
-            if not monitor.disabled:
-                self.scaled_since_update = False
-                # (_before_update's tests, inline: it finds something only when monitor.step()
-                # came first, or when no inf check was recorded since the last update)
-                for state in self.scaler._per_optimizer_states.values():
-                    if state.get("found_inf_per_device"):
-                        recorded = True
-                        break
-                else:
-                    recorded = False
-                if self.monitored_before_update is not None or not recorded:
+            self.scaled_since_update = False
+            if self.monitored_before_update is not None and not monitor.disabled:
+                self._check(self._monitor_misuse)  # (torch lets it pass: a warning)
+            try:
+                result = original(*args, **kwargs)
+            except Exception:  # no inf check recorded: no step() or unscale_() before
+                if not monitor.disabled:
                     self._check(self._before_update)
-            result = original(*args, **kwargs)
+                raise
             self.awaiting_update = False
             return result
 
@@ -158,14 +157,13 @@ class ScalerProtocol:
         if finding is not None:
             self.report(finding, self.calls())
 
-    # -- the checks (run before torch's own, so the diagnosis lands first) -----------------------
+    # -- the checks (when torch's own raised: its state is as it was before the call) -----------
 
     def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
         return Finding("AMP002", self.calls(), what, evidence={"call": what, **evidence})
 
     def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
-        key = id(optimizer)
-        state = self.scaler._per_optimizer_states.get(key)  # (.get: it is a defaultdict)
+        state = self.scaler._per_optimizer_states.get(id(optimizer))  # (.get: a defaultdict)
         stage = state["stage"] if state else None
         if stage is UNSCALED:
             return self._protocol("unscale_() called twice for this optimizer before update()",
@@ -173,10 +171,7 @@ class ScalerProtocol:
         if stage is STEPPED:
             return self._protocol("unscale_() called after step() and before update()",
                                   {"stage": "STEPPED"})
-        fp16 = self.fp16_params.get(key)
-        if fp16 is None:
-            fp16 = self.fp16_params[key] = optimizer_has_fp16_params(optimizer)
-        if fp16:
+        if optimizer_has_fp16_params(optimizer):
             return Finding(
                 "AMP012", self.calls(),
                 "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
