@@ -282,7 +282,8 @@ class StepCaptures:
                 updates() if updates is not None else sum(map(_version, tracked)) if (
                     self._narrowed) else self._versions_now(),
                 tracked,
-                input_versions(args, kwargs),
+                # (an adapter's capture before the forward reads them when its step ends)
+                None if self._early else input_versions(args, kwargs),
                 previous[_FORWARDS] + 1 if previous is not None and previous[_JUDGED] == judged
                 else 1,
                 judged,
@@ -368,7 +369,8 @@ class StepCaptures:
         )
         self.last_finished = step
         if capture.early:  # what the step's own hooks did to the batch before its forward counts
-            capture.inputs = [(t, t._version) for t, _v in capture.inputs]
+            capture.inputs = input_versions(capture.args, capture.kwargs) if (
+                inputs is None) else [(t, t._version) for t, _v in inputs]
         if call is not None:
             capture.call, capture.call_returns_loss = call, True
         held = self.held
