@@ -129,6 +129,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._views = torch_scaler.NO_VIEWS  # the CPU GradScaler's tensors as NumPy views
         self._log_every = 0
         self._log_first = False  # args.logging_first_step (read once: a large dataclass)
+        self._stopping = self.config.on_fault == "stop"  # (a vote at every step end)
 
     # -- checkpoint resume (HF's ExportableState: saved in trainer_state.json) -------------------
 
@@ -358,15 +359,15 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # DefaultFlowCallback (always first) has decided whether this step logs. If it does,
         # wait for on_log so the observation carries the step's grad_norm, except under
         # "stop": then judge now so that every rank decides after this very step.
-        stopping = self.config.on_fault == "stop"
-        if (not control.should_log or stopping) and (
-                self.pipeline is not None and self.pipeline.in_flight):
+        pipeline = self.pipeline
+        if pipeline is None:
+            return
+        stopping = self._stopping
+        if pipeline.in_flight and (stopping or not control.should_log):
             self._drain_step(control)
         # Every rank votes every step, also with monitoring off (a rank leaving the collective
         # would hang the others).
-        if stopping and self.pipeline is not None and self.pipeline.decide_stop(
-            self._vote, state.global_step
-        ):
+        if stopping and pipeline.decide_stop(self._vote, state.global_step):
             control.should_training_stop = True
             # A checkpoint through the Trainer's own path (output_dir/checkpoint-<step>),
             # written after this step, before the run ends; every rank takes part.
