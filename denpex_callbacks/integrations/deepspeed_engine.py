@@ -221,13 +221,7 @@ class DeepSpeedMonitor:
             # An optimizer step with ZeRO's own scaler: a quiet step from its plain numbers,
             # else the full way.
             opt, scaler = holder
-            held = self._held_losses
-            if len(held) == 1 and not self._losses.count:
-                loss = held.pop()
-                if loss.__class__ is torch.Tensor and loss.is_cpu and loss.numel() == 1:
-                    loss = loss.item()  # (one micro-batch on the CPU: its value)
-            else:  # micro-batches (accumulation)
-                loss = self._take_loss()
+            loss = self._take_loss()
             grad_norm: Any = getattr(engine, "_global_grad_norm", None)  # (0.19.8: always set)
             if grad_norm.__class__ is torch.Tensor and grad_norm.is_cpu:
                 grad_norm = grad_norm.item()

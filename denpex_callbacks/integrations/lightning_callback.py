@@ -120,7 +120,7 @@ class AmpDiagnosticHooks:
         self._source: Any = None
         self._read_before: dict[int, Callable[[], dict[str, Any]]] = {}
         self._read_after: Callable[[], dict[str, Any]] = dict
-        self._host: Any = None  # a GradScaler on the CPU: the hot path's (see _quiet_batch_end)
+        self._host: Any = None  # a GradScaler on the CPU: read on the hot path, as numbers
         self._views = grad_scaler.NO_VIEWS  # its tensors as NumPy views
         self._log_every = 0  # trainer.log_every_n_steps (0: no logger rows)
         self._stopping = self.config.on_fault == "stop"  # a vote at every batch end

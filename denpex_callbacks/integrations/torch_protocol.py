@@ -60,7 +60,7 @@ class ScalerProtocol:
     # -- attaching -------------------------------------------------------------------------------
 
     def wrap_scaler(self, scaler: Any) -> None:
-        """Check each of ``scaler``'s protocol calls before it runs."""
+        """Watch each of ``scaler``'s protocol calls (a diagnosis before torch's error goes on)."""
         self.scaler = scaler
         for name in SCALER_METHODS:
             original = getattr(scaler, name)
@@ -106,7 +106,7 @@ class ScalerProtocol:
                 return original(optimizer, *args, **kwargs)
             except Exception:  # twice, after step(), or fp16 gradients (AMP012)
                 if not monitor.disabled:
-                    self._check(self._before_unscale, optimizer)
+                    self._check(self._unscale_failed, optimizer)
                 raise
 
         return watched_unscale_
@@ -121,7 +121,7 @@ class ScalerProtocol:
             except Exception:  # twice without update(), or its unscale_() failed
                 self.in_scaler_step = False
                 if not monitor.disabled:
-                    self._check(self._before_step, optimizer)
+                    self._check(self._step_failed, optimizer)
                 raise
             self.in_scaler_step = False
             self.awaiting_update = True
@@ -140,7 +140,7 @@ class ScalerProtocol:
                 result = original(*args, **kwargs)
             except Exception:  # no inf check recorded: no step() or unscale_() before
                 if not monitor.disabled:
-                    self._check(self._before_update)
+                    self._check(self._update_failed)
                 raise
             self.awaiting_update = False
             return result
@@ -162,7 +162,7 @@ class ScalerProtocol:
     def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
         return Finding("AMP002", self.calls(), what, evidence={"call": what, **evidence})
 
-    def _before_unscale(self, optimizer: Any = None, *args: Any) -> Finding | None:
+    def _unscale_failed(self, optimizer: Any) -> Finding | None:
         state = self.scaler._per_optimizer_states.get(id(optimizer))  # (.get: a defaultdict)
         stage = state["stage"] if state else None
         if stage is UNSCALED:
@@ -180,7 +180,7 @@ class ScalerProtocol:
             )
         return None
 
-    def _before_step(self, optimizer: Any = None, *args: Any) -> Finding | None:
+    def _step_failed(self, optimizer: Any) -> Finding | None:
         state = self.scaler._per_optimizer_states.get(id(optimizer))
         if not state or state["stage"] is not STEPPED:
             return None
@@ -195,10 +195,8 @@ class ScalerProtocol:
         return self._protocol("scaler.step() called twice without scaler.update() between",
                               {"stage": "STEPPED"})
 
-    def _before_update(self, *args: Any) -> Finding | None:
-        self.scaled_since_update = False
-        if self.monitored_before_update is not None:
-            return self._monitor_misuse()
+    def _update_failed(self) -> Finding | None:
+        # (a monitor.step() before it was told by the wrapper, before torch's update() ran)
         for state in self.scaler._per_optimizer_states.values():
             if state.get("found_inf_per_device"):
                 return None  # an inf check was recorded: torch's update() can run

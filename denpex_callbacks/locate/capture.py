@@ -45,7 +45,7 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.locate.step_inputs import input_versions
 
 __all__ = ["MAX_HELD", "RNG_CHECKS_TO_SETTLE", "RNG_CHECK_EVERY", "TRACKED_PARAMS", "StepCapture",
-           "StepCaptures"]
+           "StepCaptures", "cuda_rng_state"]
 
 MAX_HELD = 2  # captures kept past their forward: the current step's and one more
 # Parameters whose version counters are summed once an applied update has shown which ones the
@@ -102,6 +102,15 @@ class StepCapture:
     call_returns_loss: bool = False
     step: int | None = None
     early: bool = False
+
+
+def cuda_rng_state() -> tuple[int, torch.Tensor] | None:
+    """(device, state) of the current CUDA device's generator (None before CUDA is
+    initialised, and without CUDA). Host-side: no sync."""
+    if not torch.cuda.is_initialized():
+        return None
+    device = torch.cuda.current_device()
+    return device, torch.cuda.get_rng_state(device)
 
 
 # A capture in progress is a tuple (see StepCaptures._on_forward): args, kwargs, cpu_rng,
@@ -266,7 +275,7 @@ class StepCaptures:
             self._rng_check_in = check_in
             if self.rng_kept or check_in <= 0:
                 cpu_rng = self._clone_cpu_rng()
-                cuda_rng = self._cuda_rng() if self._cuda else None
+                cuda_rng = cuda_rng_state() if self._cuda else None
                 if check_in <= 0:
                     self._rng_probe = (cpu_rng, cuda_rng)
             else:
@@ -338,13 +347,6 @@ class StepCaptures:
         if self._open is not None and self._open is not previous:  # taken now: add the
             # adapter's own way to re-run it, and that it came before the forward
             self._open = (*self._open[:_OPTIONAL], call, returns_loss, True)
-
-    def _cuda_rng(self) -> tuple[int, torch.Tensor] | None:
-        """The current CUDA device's generator state (None before CUDA is initialised)."""
-        if not torch.cuda.is_initialized():
-            return None
-        device = torch.cuda.current_device()
-        return device, torch.cuda.get_rng_state(device)
 
     def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
         """The forwards since the last call belong to optimizer step ``step``.

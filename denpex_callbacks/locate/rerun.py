@@ -52,7 +52,7 @@ from denpex_callbacks.core.rerun_verdict import (
     not_rerunnable,
     this_host,
 )
-from denpex_callbacks.locate.capture import StepCapture, StepCaptures
+from denpex_callbacks.locate.capture import StepCapture, StepCaptures, cuda_rng_state
 from denpex_callbacks.locate.locator import NonFiniteLocator
 from denpex_callbacks.locate.origin_report import OriginReport
 from denpex_callbacks.locate.rerun_checks import (
@@ -66,6 +66,8 @@ from denpex_callbacks.locate.step_inputs import unwrapped
 __all__ = ["FailingStepRerun"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
+# The generators' states a re-run found: the CPU's, and (device, state) of a CUDA device's.
+RngStates = tuple[torch.Tensor, tuple[int, torch.Tensor] | None]
 
 
 def loss_of(output: Any) -> torch.Tensor | None:
@@ -147,8 +149,6 @@ class FailingStepRerun:
         self.reruns = 0
         self.captures = StepCaptures(monitor, self.model, hook=hook, on_error=self._fail,
                                      updates=updates, call_for=call_for)
-        # The generators' states a re-run found (see _restored, _check_rng).
-        self._rng_found: tuple[torch.Tensor, tuple[int, torch.Tensor] | None] | None = None
 
     def capture(
         self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
@@ -221,7 +221,7 @@ class FailingStepRerun:
     def _run(self, capture: StepCapture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
         model = self.model
         locator = NonFiniteLocator(model, on_error=self._fail)
-        with self._restored(model, capture):
+        with self._restored(model, capture) as found_rng:
             locator.arm()
             try:
                 with contextlib.ExitStack() as stack:
@@ -233,7 +233,6 @@ class FailingStepRerun:
                         output = capture.call()
                     else:
                         output = model(*capture.args, **capture.kwargs)
-                self._check_rng(capture, failing)
                 if capture.call is not None and self.captures.hooked:
                     check_same_inputs(self.captures, capture)
                 loss = output if capture.call_returns_loss else loss_of(output)
@@ -246,8 +245,8 @@ class FailingStepRerun:
                     why = self._why_forward_only(loss)
                     if not why and loss is not None:
                         self._backward(loss, failing.scale)
-                        self._check_rng(capture, failing)
                         grads = True  # filled from the report below
+                self._check_rng(capture, failing, found_rng)
             except NotRerunnable:
                 locator.disarm()
                 raise
@@ -267,12 +266,11 @@ class FailingStepRerun:
                      "this step was kept and re-run") if capture.forwards > 1 else "",
         ), report
 
-    def _check_rng(self, capture: StepCapture, failing: FailingStep) -> None:
+    def _check_rng(self, capture: StepCapture, failing: FailingStep, found: RngStates) -> None:
         """A step whose RNG state was not kept (the steps drew no random numbers when it was
         captured) is re-run with whatever state the generators hold: faithful only if the
-        re-run draws none either (``_restored`` keeps the state it found in ``_rng_found``)."""
-        found = self._rng_found
-        if capture.cpu_rng is not None or found is None:
+        re-run draws none either (``found``: the states before it, from ``_restored``)."""
+        if capture.cpu_rng is not None:
             return
         cpu_rng, cuda_rng = found
         if torch.equal(cpu_rng, torch.get_rng_state()) and (cuda_rng is None or torch.equal(
@@ -301,17 +299,16 @@ class FailingStepRerun:
         del grads
 
     @contextlib.contextmanager
-    def _restored(self, model: torch.nn.Module, capture: StepCapture) -> Iterator[None]:
-        """Run with the capture's RNG state and train mode; put back RNG, buffers, modes."""
+    def _restored(self, model: torch.nn.Module, capture: StepCapture) -> Iterator[RngStates]:
+        """Run with the capture's RNG state and train mode; put back RNG, buffers, modes.
+        Yields the generators' states it found (with a capture that kept none, the current
+        CUDA device's too: compared after the re-run)."""
         cpu_rng = torch.get_rng_state()
         cuda_rng = None
         if capture.cuda_rng is not None:
             cuda_rng = (capture.cuda_rng[0], torch.cuda.get_rng_state(capture.cuda_rng[0]))
-        elif capture.cpu_rng is None and torch.cuda.is_available() and (
-                torch.cuda.is_initialized()):  # not kept: compared after the re-run
-            device = torch.cuda.current_device()
-            cuda_rng = (device, torch.cuda.get_rng_state(device))
-        self._rng_found = (cpu_rng, cuda_rng)
+        elif capture.cpu_rng is None:
+            cuda_rng = cuda_rng_state()
         buffers = [(b, b._version, b.clone()) for b in model.buffers()]
         modes = [(m, m.training) for m in model.modules()]
         wrapper = self.wrapper
@@ -325,7 +322,7 @@ class FailingStepRerun:
                 torch.cuda.set_rng_state(capture.cuda_rng[1], capture.cuda_rng[0])
             if model.training != capture.training:
                 model.train(capture.training)
-            yield
+            yield cpu_rng, cuda_rng
         finally:
             self.captures.rerunning = False
             if wrapper is not None:

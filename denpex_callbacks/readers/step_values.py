@@ -246,14 +246,7 @@ def observation_from_values(
         (True, True)
     """
     get = values.get  # called on every step: one lookup, no helper call per field
-    skipped = get("skipped")
-    found_inf = get("found_inf")
-    if skipped is None and found_inf is not None:
-        skipped = float(found_inf) > 0
-    if skipped is None:
-        overflow = get("overflow")
-        if isinstance(overflow, bool):
-            skipped = overflow
+    skipped = _skipped(get, get("found_inf"))
     scale_before, scale_after, loss = get("scale_before"), get("scale_after"), get("loss")
     grad_norm, lr, when = get("grad_norm"), get("lr"), get("time")
     return Observation(
@@ -270,6 +263,17 @@ def observation_from_values(
         hysteresis=None if (hysteresis := get("hysteresis")) is None else _integer(hysteresis),
         time=None if when is None else float(when),
     )
+
+
+def _skipped(get: Callable[[str], Any], found_inf: Any) -> bool | None:
+    """Whether a step was skipped: an explicit ``skipped``, else ``found_inf`` > 0, else
+    DeepSpeed's ``overflow`` (a bool), else None (unknown: a fall of the scale tells)."""
+    skipped: bool | None = get("skipped")
+    if skipped is None and found_inf is not None:
+        skipped = float(found_inf) > 0
+    if skipped is None and (overflow := get("overflow")).__class__ is bool:
+        skipped = overflow
+    return skipped
 
 
 def _integer(value: Any) -> int | None:
@@ -290,8 +294,7 @@ def host_numbers(values: dict[str, Any]) -> tuple[Any, ...] | None:
     now (a number, None, or a one-element CPU tensor: ``item()`` waits for nothing there); None
     when one is not (a device tensor: the step goes the full way, read a step late).
 
-    Whether the step was skipped, as :func:`observation_from_values` says: an explicit
-    ``skipped``, else found_inf > 0, else DeepSpeed's ``overflow``, else None.
+    Whether the step was skipped, as :func:`observation_from_values` says (``_skipped``).
 
     Example:
         >>> host_numbers({"loss": torch.tensor(0.5), "scale_after": 8.0, "found_inf": 0.0})
@@ -311,12 +314,7 @@ def host_numbers(values: dict[str, Any]) -> tuple[Any, ...] | None:
         else:
             return None  # (a bool, a device tensor, anything else: the full way says)
     loss, before, after, found_inf, tracker, grad_norm = out
-    skipped = get("skipped")
-    if skipped is None:
-        if found_inf is not None:
-            skipped = found_inf > 0
-        elif (overflow := get("overflow")).__class__ is bool:
-            skipped = overflow
+    skipped = _skipped(get, found_inf)
     if tracker is not None:
         tracker = int(tracker)
     return (loss, None if before is None else float(before),
