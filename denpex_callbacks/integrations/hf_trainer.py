@@ -124,9 +124,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # The hot path: (optimizer, its CPU GradScaler, the raw optimizer), once found; the
         # numbers read before the step; the logging period (0: no "steps" logging).
         self._host: tuple[Any, Any, Any] | None = None
-        # (the scale before the step, its found_inf tensors by device or None) on the hot path
+        # On the hot path, the numbers before the next step, kept at the end of the last one:
+        # (the scale, the scaler's per-optimizer state table that step will write)
         self._before_numbers: tuple[float, Any] | None = None
-        self._views = torch_scaler.NO_VIEWS  # the CPU GradScaler's tensors as NumPy views
+        self._views = torch_scaler.NO_VIEWS  # the CPU GradScaler's numbers as memoryviews
         self._log_every = 0
         self._log_first = False  # args.logging_first_step (read once: a large dataclass)
         self._stopping = self.config.on_fault == "stop"  # (a vote at every step end)
@@ -201,12 +202,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_step_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        pipeline = self.pipeline
-        if pipeline is None or pipeline.monitor.disabled:
-            return
         self._in_step = True
-        # (the common case, every step, without the guard's frame: nothing else to do)
-        if pipeline.in_flight or self._losses.count or self._deepspeed:
+        pipeline = self.pipeline
+        # (the common case, every step, without the guard's frame: nothing else to do; the
+        # guard's frame does nothing when monitoring is off)
+        if pipeline is not None and (pipeline.in_flight or self._losses.count or self._deepspeed):
             self._step_begin(control, kwargs.get("optimizer"))
 
     @_guarded
@@ -264,29 +264,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_pre_optimizer_step(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        pipeline = self.pipeline
-        if self._deepspeed or pipeline is None or pipeline.monitor.disabled:
-            return
-        optimizer = kwargs.get("optimizer")
-        host = self._host
-        if host is not None and host[0] is optimizer:
-            # The hot path (the guard inline): a GradScaler on the CPU. Its scale read now as
-            # a number (update() changes it in place), and this step's found_inf tensors kept
-            # (update() drops the dict that holds them, not them): read only for a step judged
-            # in full; a quiet step's skip shows as a fall of the scale.
-            try:
-                scaler = host[1]
-                views = self._views
-                if views[0] is not scaler._scale:  # (the first step, or tensors replaced)
-                    views = self._views = torch_scaler.host_views(scaler)
-                state_now = scaler._per_optimizer_states.get(id(host[2]))  # (a defaultdict)
-                self._before_numbers = (
-                    float(views[1]) if views[1] is not None else scaler._scale.item(),
-                    state_now.get("found_inf_per_device") if state_now else None)
-            except Exception:
-                pipeline.fail()
-            return
-        self._pre_step(optimizer)
+        # The hot path does nothing here: the numbers before this step were kept at the last
+        # one's end (_optimizer_step sees from the table whether they are this step's).
+        # DeepSpeed read them at on_step_begin.
+        if self._before_numbers is None and not self._deepspeed:
+            self._pre_step(kwargs.get("optimizer"))  # (guarded: nothing when monitoring is off)
 
     @_guarded
     def _pre_step(self, optimizer: Any) -> None:
@@ -307,19 +289,27 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                 step = state.global_step + 1
                 losses = self._losses
                 count, total = losses.count, losses.total
-                if (count and total.__class__ is float
+                host = self._host
+                # (before[0], the scale kept at the last step's end, is this step's unless an
+                # update() came between: then the scale moved and the step is not quiet; the
+                # full way sees it from the table, see _optimizer_step)
+                if (count and total.__class__ is float and host is not None
                         and (step % self._log_every if self._log_every else True)
                         and not (step == 1 and self._log_first)):
                     views = self._views
-                    scaler = self._host[1]  # type: ignore[index]
+                    scaler = host[1]
                     if views[1] is not None and views[0] is scaler._scale:
-                        scale, tracker = float(views[1]), int(views[2])
+                        scale, tracker = views[1][()], views[2][()]
                     else:
                         scale, tracker = scaler._scale.item(), int(scaler._growth_tracker.item())
                     loss = total / count if count > 1 and not self._loss_shares else total
                     if pipeline.take_quiet(step, loss, before[0], scale, None, tracker):
                         losses.total, losses.count = None, 0
                         self._in_step = False
+                        # The next step's numbers before it: this scale (only update()
+                        # changes it) and the table its unscale_/step will fill (update() has
+                        # just put it there; it replaces it, not empties it, at the next).
+                        self._before_numbers = (scale, scaler._per_optimizer_states)
                         return
             except Exception:
                 pipeline.fail()
@@ -336,8 +326,15 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         pipeline = cast(StepPipeline, self.pipeline)
         step = state.global_step + 1
         if before is not None:
-            scale_before, found = before
-            self._before = {"scale_before": scale_before, "found_inf": None if not found else
+            # This step's found_inf tensors, in the table kept before it (update() has replaced
+            # the table since, and kept the tensors): none without an unscale_ (no clipping),
+            # the scale tells then. A table the step did not write (an update() came between)
+            # leaves the scale before unknown.
+            scale_before, states = before
+            state_now = states.get(id(raw))  # (a defaultdict: get() adds no entry)
+            found = state_now.get("found_inf_per_device") if state_now else None
+            self._before = {"scale_before": scale_before if state_now else None,
+                            "found_inf": None if not found else
                             sum(t.item() for t in found.values())}
         if loss is None and not self._blind_said:
             self._blind_said = True
@@ -352,6 +349,15 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         pipeline.record(step, values)
         self._in_step = False
         self._before = {}
+        host = self._host
+        if host is not None and host[0] is optimizer:  # the next step's numbers before it
+            scaler = host[1]
+            views = self._views
+            if views[0] is not scaler._scale:  # (the first step, or tensors replaced)
+                views = self._views = torch_scaler.host_views(scaler)
+            self._before_numbers = (
+                views[1][()] if views[1] is not None else scaler._scale.item(),
+                scaler._per_optimizer_states)
 
     def on_step_end(  # not guarded: every rank must reach the stop vote
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any

@@ -121,7 +121,7 @@ class AmpDiagnosticHooks:
         self._read_before: dict[int, Callable[[], dict[str, Any]]] = {}
         self._read_after: Callable[[], dict[str, Any]] = dict
         self._host: Any = None  # a GradScaler on the CPU: read on the hot path, as numbers
-        self._views = grad_scaler.NO_VIEWS  # its tensors as NumPy views
+        self._views = grad_scaler.NO_VIEWS  # its numbers as memoryviews (host_views)
         self._log_every = 0  # trainer.log_every_n_steps (0: no logger rows)
         self._stopping = self.config.on_fault == "stop"  # a vote at every batch end
         # The next optimizer step's number (trainer.global_step then), counted on the hot path
@@ -228,7 +228,7 @@ class AmpDiagnosticHooks:
             views = self._views
             if views[0] is not host._scale:  # (the first step, or the tensors replaced)
                 views = self._views = grad_scaler.host_views(host)
-            scale = float(views[1]) if views[1] is not None else host._scale.item()
+            scale = views[1][()] if views[1] is not None else host._scale.item()
             state = host._per_optimizer_states.get(id(optimizer))  # (.get: a defaultdict)
             if self._pending:
                 self._close_previous_pending(scale)
@@ -291,7 +291,7 @@ class AmpDiagnosticHooks:
                                        or trainer.fast_dev_run)) and views[1] is not None and (
                             views[0] is host._scale) and loss.numel() == 1 and (
                             pipeline.take_quiet(step, loss.item(), values["scale_before"],
-                                                float(views[1]), None, int(views[2]))):
+                                                views[1][()], None, views[2][()])):
                         self._pending, taken = [], True
             except Exception:
                 pipeline.fail()

@@ -133,7 +133,7 @@ class AmpMonitor:
         # The scaler whose scale and tracker live on the CPU, once the run has started: its
         # steps may go the quiet way (see step()); None: every step goes the full way.
         self._host_scale: Any = None
-        self._views = NO_VIEWS  # its scale tensor and NumPy views (readers.grad_scaler)
+        self._views = NO_VIEWS  # its scale tensor and memoryviews (readers.grad_scaler)
         self._run = self.monitor.run  # (restored in place: the same object for the run)
         self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
         self._attach(scaler, optimizer, model)
@@ -210,7 +210,7 @@ class AmpMonitor:
                     if views[0] is not host._scale:  # (the first step, or tensors replaced)
                         views = self._views = host_views(host)
                     if views[1] is not None:
-                        scale, tracker = float(views[1]), int(views[2])
+                        scale, tracker = views[1][()], views[2][()]
                     else:
                         scale, tracker = host._scale.item(), int(host._growth_tracker.item())
                     # The scale this step used: the one the last step left (see _complete).

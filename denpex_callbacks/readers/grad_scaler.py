@@ -83,25 +83,29 @@ NO_VIEWS: tuple[Any, Any, Any] = (None, None, None)  # what an adapter holds bef
 
 
 def host_views(scaler: Any) -> tuple[torch.Tensor | None, Any, Any]:
-    """(the scale tensor, NumPy views of it and of the growth tracker) of a GradScaler on the
-    CPU, for the adapters' hot path: ``float(view)`` reads the number without a call into
-    torch (a sixth of ``item()``'s cost). GradScaler writes both tensors in place, so the
-    views stay right while ``scaler._scale`` is the tensor kept first. Without NumPy the
-    views are None (read with ``item()`` then).
+    """(the scale tensor, views of it and of the growth tracker) of a GradScaler on the CPU,
+    for the adapters' hot path: ``view[()]`` reads the number as a Python float (int) by
+    indexing a ``memoryview``, without a call into torch (``item()``) or NumPy (``float()``
+    on an array), whose code is cold in the middle of a training step. GradScaler writes both
+    tensors in place, so the views stay right while ``scaler._scale`` is the tensor kept
+    first. The memory is shared through NumPy (each view keeps its tensor alive); without
+    NumPy the views are None (read with ``item()`` then).
 
     Example:
         >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
         >>> _ = scaler.scale(torch.tensor(1.0))
         >>> scale, scale_view, tracker_view = host_views(scaler)
         >>> scaler.update(64.0)
-        >>> scale is scaler._scale, float(scale_view), int(tracker_view)
+        >>> scale is scaler._scale, scale_view[()], tracker_view[()]
         (True, 64.0, 0)
     """
     scale, tracker = scaler._scale, scaler._growth_tracker
     try:
-        return scale, scale.numpy(), tracker.numpy()
-    except (RuntimeError, TypeError, AttributeError):  # no NumPy, or not plain CPU tensors
-        return scale, None, None
+        views = memoryview(scale.numpy()), memoryview(tracker.numpy())
+        views[0][()], views[1][()]  # (a format memoryview cannot index raises here, not later)
+    except (RuntimeError, TypeError, AttributeError, ValueError, NotImplementedError):
+        return scale, None, None  # no NumPy, or not plain CPU tensors
+    return scale, *views
 
 
 def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:

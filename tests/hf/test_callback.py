@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from transformers import TrainerCallback
 
 from denpex_callbacks import AmpDiagnosisError, read_report_dir
 from denpex_callbacks.hf import AmpDiagnosticCallback
@@ -198,3 +199,28 @@ def test_constructor_rejects_unknown_options_and_round_trips_its_state() -> None
     again = AmpDiagnosticCallback(**cb.state()["args"])
     assert again.config == cb.config
     assert again.config.report_dir is None
+
+
+class _ScaleSetByHand(TrainerCallback):  # type: ignore[misc]
+    """Sets the GradScaler's scale between two steps, as a user's own callback may."""
+
+    def __init__(self, at_step: int) -> None:
+        self.at_step = at_step
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if state.global_step == self.at_step:
+            scaler = kwargs["optimizer"].scaler
+            scaler.update(scaler.get_scale() / 4)
+
+
+def test_a_scale_set_by_hand_between_steps_is_not_taken_for_a_skip(hf: Any) -> None:
+    # The hot path keeps the scale after a step as the next one's before; an update() in
+    # between (here, a user's callback) must not make the next step look skipped.
+    callback = AmpDiagnosticCallback(report_dir=None)
+    trainer = hf.trainer(steps=12, fp16_scaler={"init_scale": 1024.0}, logging_steps=50,
+                         extra_callbacks=[_ScaleSetByHand(at_step=6)], callback=callback)
+    trainer.train()
+    monitor = hf.monitor_of(trainer)
+    assert trainer.accelerator.scaler.get_scale() == 256.0
+    assert (monitor.run.skipped_total, monitor.run.last_step) == (0, 12)
+    assert hf.fault_codes(monitor) == []
