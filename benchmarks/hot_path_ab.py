@@ -12,6 +12,10 @@ and the name the framework's runner uses (``AmpDiagnosticCallback``, ``AmpMonito
 ``attach``) is taken from it. Every other module is the working tree's, so this compares a
 change to an adapter module, not one spread over several.
 
+Its noise: the same code on both sides measured +1.7 µs (pairs from -3.7 to +8.3) over 8
+pairs of 200 steps in a Trainer. A median difference under about 2 µs, or one that does not
+hold in a second run, is not a result.
+
 Usage::
 
     python -m benchmarks.hot_path_ab hf denpex_callbacks/integrations/hf_trainer.py \\
