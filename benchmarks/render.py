@@ -55,7 +55,11 @@ def step_table(step: dict[str, Any]) -> list[str]:
         cells.append("n/a" if hook_s is None else (
             f"**{net_s * 1e6:.0f} µs/step** net, " if net_s is not None else "")
             + f"{hook_s * 1e6:.0f} µs/step timed"
-            + (f" (CPU {cpu_s * 1e6:.0f} µs)" if cpu_s is not None else ""))
+            + (f" (CPU {cpu_s * 1e6:.0f} µs)" if cpu_s is not None else "")
+            # What cold code cost at that minute (a timed no-op at each step's end): the
+            # hooks' time moves with it on a shared machine.
+            + (f"; probe {result['timer_s_per_call'] * 1e6:.1f} µs"
+               if result.get("timer_s_per_call") is not None else ""))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 

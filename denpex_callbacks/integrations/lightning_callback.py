@@ -289,10 +289,15 @@ class AmpDiagnosticHooks:
                     # A skip shows as a fall of the scale (GradScaler: backoff_factor < 1).
                     if not (every and ((step + 1) % every == 0 or trainer.should_stop
                                        or trainer.fast_dev_run)) and views[1] is not None and (
-                            views[0] is host._scale) and loss.numel() == 1 and (
-                            pipeline.take_quiet(step, loss.item(), values["scale_before"],
-                                                views[1][()], None, views[2][()])):
-                        self._pending, taken = [], True
+                            views[0] is host._scale):
+                        try:  # (one call into torch, not two: item() checks the size itself)
+                            value = loss.item()
+                        except RuntimeError:  # several values (manual optimization returns
+                            value = None  # what it likes): the full way takes their mean
+                        if value is not None and pipeline.take_quiet(
+                                step, value, values["scale_before"], views[1][()], None,
+                                views[2][()]):
+                            self._pending, taken = [], True
             except Exception:
                 pipeline.fail()
             if not taken:  # (guarded: the user's "raise" policy passes through)

@@ -58,6 +58,11 @@ _version = attrgetter("_version")  # summed by map(): no Python frame per parame
 _autocast_enabled = torch.is_autocast_enabled
 _grad_enabled = torch.is_grad_enabled
 _autocast_dtype = torch.get_autocast_dtype
+# Whether autocast is on for any device: one call without arguments (torch's own RNN code
+# asks it), where each per-device question goes through torch's argument parser, cold code
+# inside a step. Outside autocast (a Trainer's forward pre-hook: accelerate enters autocast
+# inside the wrapped forward) it is the only question asked.
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
 
 
 @dataclass(slots=True)
@@ -262,9 +267,10 @@ class StepCaptures:
             previous = self._open
             tracked = self._tracked
             autocast = []
-            for device in self._autocast_devices:  # (a loop: a comprehension is a frame)
-                if _autocast_enabled(device):
-                    autocast.append((device, _autocast_dtype(device)))
+            if self._autocast_devices and _any_autocast():
+                for device in self._autocast_devices:  # (a loop: a comprehension is a frame)
+                    if _autocast_enabled(device):
+                        autocast.append((device, _autocast_dtype(device)))
             # The run's judged steps so far: a forward after the step of the previous one was
             # judged (and taken as quiet, without step_finished) begins a new step.
             judged = self._run.steps_seen
@@ -281,6 +287,14 @@ class StepCaptures:
             else:
                 cpu_rng = cuda_rng = None
             updates = self._updates
+            if updates is not None:
+                version = updates()
+            elif not self._narrowed:
+                version = self._versions_now()
+            elif len(tracked) == 2:  # (the narrowed set: two attribute reads, not the cold
+                version = tracked[0]._version + tracked[1]._version  # code of sum and map)
+            else:
+                version = sum(map(_version, tracked))
             self._open = (
                 args,
                 kwargs,
@@ -288,8 +302,7 @@ class StepCaptures:
                 cuda_rng,
                 autocast,
                 True,  # (module.training)
-                updates() if updates is not None else sum(map(_version, tracked)) if (
-                    self._narrowed) else self._versions_now(),
+                version,
                 tracked,
                 # (an adapter's capture before the forward reads them when its step ends)
                 None if self._early else input_versions(args, kwargs),

@@ -12,6 +12,7 @@ import torch
 __all__ = ["input_tensors", "input_versions", "unwrapped"]
 
 _MAX_INPUT_TENSORS = 16  # input tensors whose version counters are watched
+_TENSOR = torch.Tensor  # (a module global: not looked up on the torch module every step)
 
 
 def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
@@ -35,17 +36,18 @@ def input_tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.T
 
 def input_versions(args: tuple[Any, ...], kwargs: dict[str, Any]
                    ) -> list[tuple[torch.Tensor, int]]:
-    """:func:`input_tensors` with each one's version counter now, in one pass (every step).
+    """:func:`input_tensors` with each one's version counter now, in one pass (every step,
+    from cold caches: no tuple built to chain the inputs, no copy of the list at the end).
 
     Example:
         >>> x = torch.ones(2)
         >>> input_versions(([x, 3],), {"labels": torch.zeros(2)})[0] == (x, x._version)
         True
     """
-    tensor = torch.Tensor
     found: list[tuple[torch.Tensor, int]] = []
-    for value in (*args, *kwargs.values()) if args else kwargs.values():
-        if isinstance(value, tensor):
+    for value in (args if not kwargs else kwargs.values() if not args
+                  else (*args, *kwargs.values())):
+        if isinstance(value, _TENSOR):
             found.append((value, value._version))
             continue
         kind = value.__class__
@@ -56,9 +58,9 @@ def input_versions(args: tuple[Any, ...], kwargs: dict[str, Any]
         else:
             continue
         for item in items:
-            if isinstance(item, tensor):
+            if isinstance(item, _TENSOR):
                 found.append((item, item._version))
-    return found[:_MAX_INPUT_TENSORS]
+    return found if len(found) <= _MAX_INPUT_TENSORS else found[:_MAX_INPUT_TENSORS]
 
 
 def unwrapped(model: torch.nn.Module) -> tuple[torch.nn.Module | None, torch.nn.Module]:

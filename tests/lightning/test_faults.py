@@ -156,3 +156,33 @@ def test_disabled_scaler_with_fp16_autocast_is_amp001(fit: Fit) -> None:
     _, report = fit(TinyModule(), callback(), fp16=None, plugins=[plugin], steps=3)
     assert [(d.code, d.step) for d in report.diagnoses] == [("AMP001", 0)]
     assert report.header["setup"]["scaler"] is None
+
+
+class _PerSampleLossModule(ManualTinyModule):  # type: ignore[misc]
+    """Manual optimization whose training_step returns each sample's loss (a vector)."""
+
+    def training_step(self, batch: Any, batch_idx: int) -> Any:
+        optimizer = self.optimizers()
+        x, y = batch
+        per_sample = ((self.net(x).float() - y) ** 2).squeeze(-1)
+        if self.fault == "nan" and self.global_step >= self.fault_step:
+            per_sample = per_sample * float("inf")
+        self.manual_backward(per_sample.mean())
+        optimizer.step()
+        optimizer.zero_grad()
+        return per_sample.detach()
+
+
+@pytest.mark.parametrize("fault", ["none", "nan"])
+def test_manual_optimization_returning_per_sample_losses(fit: Fit, fault: str) -> None:
+    # The hot path reads a scalar loss; a vector goes the full way (its mean), and
+    # monitoring stays on.
+    cb = callback()
+    trainer, report = fit(_PerSampleLossModule(fault=fault, fault_step=FAULT_STEP), cb)
+    assert cb.monitor is not None and not cb.monitor.disabled
+    assert report.summary is not None and report.summary["steps"] == trainer.global_step == 30
+    if fault == "none":
+        assert above_info(report) == []
+    else:
+        first = report.diagnoses[0]
+        assert (first.code, first.step) == ("AMP006", FAULT_STEP)
