@@ -251,10 +251,12 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
                     value = loss.item()
                 except RuntimeError:  # several values: the accumulator takes their mean
                     value = None
-                if value.__class__ is float and losses.total.__class__ in (float, type(None)):
-                    losses.total = value if losses.total is None else losses.total + value
-                    losses.count += 1
-                    return
+                if value.__class__ is float:
+                    total = losses.total
+                    if total is None or total.__class__ is float:
+                        losses.total = value if total is None else total + value
+                        losses.count += 1
+                        return
             if isinstance(loss, torch.Tensor) and loss.is_floating_point():
                 # Kept on the device until the optimizer step: no sync per micro-batch.
                 losses.add(loss)
