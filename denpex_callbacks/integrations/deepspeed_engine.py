@@ -167,9 +167,14 @@ class DeepSpeedMonitor:
         held, add = self._held_losses, self._losses.add
         if len(held) == 1 and not self._losses.count:  # one micro-batch on the CPU: its value
             loss = held[0]
-            if loss.__class__ is torch.Tensor and loss.is_cpu and loss.numel() == 1:
-                held.clear()
-                return loss.item()
+            if loss.__class__ is torch.Tensor and loss.is_cpu:
+                try:  # (one call into torch, not two: item() checks the size itself)
+                    value = loss.item()
+                except RuntimeError:  # several values: their mean, below
+                    value = None
+                if value is not None:
+                    held.clear()
+                    return value
         for loss in held:
             add(loss)
         held.clear()

@@ -118,3 +118,22 @@ def test_an_update_count_proves_an_update_instead_of_version_counters() -> None:
     applied[0] += 1
     assert captures.param_version() != before
     captures.close()
+
+
+def test_the_autocast_state_around_the_forward_is_kept() -> None:
+    model, monitor = _net(), Monitor(MonitorConfig(report_dir=None))
+    captures = StepCaptures(monitor, model)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        model(torch.ones(2, 4))
+    captures.step_finished(0)
+    monitor.observe(Observation(0, loss=1.0, skipped=False))
+    model(torch.ones(2, 4))  # outside autocast (a Trainer's pre-hook: accelerate enters it
+    captures.step_finished(1)  # inside the wrapped forward)
+    assert captures.held[0].autocast == [("cpu", torch.bfloat16)]
+    assert captures.held[1].autocast == []
+    monitor.observe(Observation(1, loss=1.0, skipped=False))
+    with torch.autocast("cpu", dtype=torch.float16, enabled=False):
+        model(torch.ones(2, 4))
+    captures.step_finished(2)
+    assert captures.held[2].autocast == []
+    captures.close()
