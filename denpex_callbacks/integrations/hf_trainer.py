@@ -273,8 +273,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             self._pre_step(kwargs.get("optimizer"))  # (guarded: nothing when monitoring is off)
 
     @_guarded
-    def _pre_step(self, optimizer: Any) -> None:
-        self._before_numbers = None
+    def _pre_step(self, optimizer: Any) -> None:  # (only when no numbers were kept)
         self._before = self._reader(optimizer)[1]()
 
     def on_optimizer_step(
