@@ -53,6 +53,10 @@ class SyncCounter:
 
     Args:
         enabled: Set the sync debug mode (CUDA only); False counts nothing.
+        timing: Wrap and time the watched methods. False wraps nothing (``watch``,
+            ``exclude`` and ``watching_class`` leave their targets as they are, ``probe`` does
+            nothing): a run whose step time is compared with another's, without the timer's
+            own cost (two clock reads per switch, one of them a system call) in it.
 
     Example:
         >>> counter = SyncCounter(enabled=False)
@@ -69,8 +73,9 @@ class SyncCounter:
         (0, 0, 1)
     """
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, *, timing: bool = True) -> None:
         self.enabled = enabled
+        self.timing = timing
         self.total = 0
         self.in_hooks = 0
         self.hook_calls = 0
@@ -120,6 +125,8 @@ class SyncCounter:
 
     def watch(self, owner: Any, names: Iterable[str]) -> list[str]:
         """Wrap ``owner``'s methods ``names`` (those it has) so syncs in them count apart."""
+        if not self.timing:
+            return []
         wrapped = []
         for name in names:
             method = getattr(owner, name, None)
@@ -134,6 +141,8 @@ class SyncCounter:
 
         Wrap them *before* the adapter wraps them, so that the adapter's wrapper calls these.
         """
+        if not self.timing:
+            return []
         wrapped = []
         for name in names:
             method = getattr(owner, name, None)
@@ -147,7 +156,8 @@ class SyncCounter:
         """Watch methods ``names`` of every instance of ``cls`` while the block runs (for
         hooks an adapter registers from objects it builds itself, such as the re-run
         capture's forward pre-hook). The class is restored afterwards."""
-        saved = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+        saved = {name: cls.__dict__[name] for name in names
+                 if name in cls.__dict__ and self.timing}
         for name, function in saved.items():
             setattr(cls, name, self._counted(function))
         try:
@@ -170,6 +180,8 @@ class SyncCounter:
             >>> counter.timer_cost() > 0, counter.hook_calls, counter.hook_seconds
             (True, 0, 0.0)
         """
+        if not self.timing:
+            return
         wall, cpu, calls = self.hook_seconds, self.hook_cpu_seconds, self.hook_calls
         self._noop()
         self.probe_seconds.append(self.hook_seconds - wall)

@@ -57,8 +57,9 @@ def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:
     assert torch_row["variants"]["a"]["ratio"] == 1.0
     assert all(len(v["samples_s"]) == 1 and v["median_s"] > 0
                for v in torch_row["variants"].values())
-    # AmpMonitor.step was timed on its own, and takes less than a whole step
-    assert 0 < torch_row["denpex_hook_s_per_step"] < torch_row["variants"]["b"]["median_s"]
+    # AmpMonitor.step was timed in a run of its own (not one of the compared variants), and
+    # takes less than a whole step
+    assert 0 < torch_row["denpex_hook_s_per_step"] < torch_row["denpex_timed_s_per_step"]
     logs = results["log_doctor"]
     assert "skipped" in logs or logs["denpex_mb_s"] > 0
     markdown = render.render(results, "quick")
@@ -106,6 +107,23 @@ def test_sync_counter_counts_sync_warnings_and_where_they_came_from(
     assert any(k.endswith("(in on_step_end)") and v == 3 for k, v in counter.sources.items())
     # Other warnings go where they went before (here: pytest's recorder).
     assert [str(w.message) for w in recwarn] == ["an unrelated warning"]
+
+
+def test_an_untimed_counter_leaves_the_methods_as_they_are() -> None:
+    # The compared variants run with it: their step time holds no timer's clock reads.
+    counter = SyncCounter(enabled=False, timing=False)
+
+    class Hooks:
+        def on_step_end(self) -> int:
+            return 1
+
+    hooks, method = Hooks(), Hooks.on_step_end
+    assert counter.watch(hooks, ["on_step_end"]) == counter.exclude(hooks, ["on_step_end"]) == []
+    with counter.watching_class(Hooks, ["on_step_end"]):
+        assert Hooks.on_step_end is method
+    counter.probe()
+    assert "on_step_end" not in vars(hooks) and hooks.on_step_end() == 1
+    assert (counter.hook_calls, counter.timer_cost()) == (0, None)
 
 
 def test_the_docs_benchmark_table_matches_the_latest_results(tmp_path: Path) -> None:
