@@ -60,14 +60,6 @@ def ds_dist(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     from deepspeed.utils import groups
 
     groups._WORLD_GROUP = groups.mpu = None
-    _restore(saved)
-
-
-_DIST_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
-
-
-def _restore(saved: dict[str, str | None]) -> None:
-    """Put the environment variables back as ``saved`` had them (None: unset)."""
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)
@@ -75,17 +67,7 @@ def _restore(saved: dict[str, str | None]) -> None:
             os.environ[name] = value
 
 
-@pytest.fixture(autouse=True)
-def _dist_env_restored() -> Iterator[None]:
-    """Each test leaves the rendezvous variables as it found them.
-
-    A framework writes them into this process's environment when it launches ranks (Lightning's
-    ddp_spawn sets MASTER_PORT in the parent, accelerate's env:// setup reads them); left behind,
-    a later test's launcher would rendezvous on a port a finished test chose.
-    """
-    saved = {name: os.environ.get(name) for name in _DIST_ENV}
-    yield
-    _restore(saved)
+_DIST_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 
 
 @pytest.fixture(scope="module")
