@@ -24,8 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.frameworks.base import DENPEX, NONE, RunResult, RunSpec
-from benchmarks.step_overhead import each_framework
-from benchmarks.syncs import SyncCounter
+from benchmarks.step_overhead import TIMED, each_framework, variant_and_counter
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 from denpex_callbacks.core.config import MonitorConfig
@@ -33,7 +32,6 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.locate.rerun import FailingStepRerun
 
 CAPTURE_OFF = "b-off"
-TIMED = "+timed"  # the same variant again, its hooks timed (kept out of the ratios)
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     NONE: (NONE, {}),
     DENPEX: (DENPEX, {}),
@@ -51,14 +49,12 @@ def measure(
     """Rotated rounds of a, b, b-off on one framework: medians and paired ratios."""
 
     def run_one(label: str) -> RunResult:
-        # The compared runs are untimed (the hook timer's clock reads would count as denpex's
-        # cost, see benchmarks.step_overhead); the hooks are timed in runs of their own.
-        name, timed = label.removesuffix(TIMED), label.endswith(TIMED)
+        # The hooks are timed in runs of their own (b and b-off), kept out of the ratios.
+        name, syncs = variant_and_counter(label)
         variant, options = VARIANTS[name]
         with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir:
             spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
-                           workdir=workdir, denpex_options=options,
-                           syncs=SyncCounter(enabled=False, timing=timed))
+                           workdir=workdir, denpex_options=options, syncs=syncs)
             result: RunResult = runner.run(spec)
             return result
 

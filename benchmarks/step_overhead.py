@@ -7,7 +7,7 @@ variant a (no callback). Usage: ``.venv/bin/python benchmarks/run_all.py --only 
 The compared variants run without the hook timer; the time inside denpex's hooks comes from
 one more run of variant b per round with its hooks timed (``TIMED``), outside the ratios. Timing
 every watched call reads two clocks at each switch, one a system call: in variant b's own runs
-that cost, not denpex's, was 20-40 µs a step on a 1.8 ms step.
+that cost, not denpex's, was 20-70 µs a step on steps of 1.8-5 ms.
 """
 
 from __future__ import annotations
@@ -24,7 +24,19 @@ from benchmarks.syncs import SyncCounter
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 
-TIMED = "b-timed"  # variant b again, its hooks timed (not one of the compared variants)
+TIMED = "+timed"  # a run label's suffix: the variant again, its hooks timed (not compared)
+
+
+def variant_and_counter(label: str) -> tuple[str, SyncCounter]:
+    """A run's variant and the counter it runs with: the hooks timed only in a ``TIMED`` run
+    (the compared runs carry no timer: its clock reads would count as denpex's cost).
+
+    Example:
+        >>> [(v, c.timing) for v, c in map(variant_and_counter, ["b", "b" + TIMED])]
+        [('b', False), ('b', True)]
+    """
+    timed = label.endswith(TIMED)
+    return label.removesuffix(TIMED), SyncCounter(enabled=False, timing=timed)
 
 
 def measure(
@@ -34,18 +46,15 @@ def measure(
     """Rotated rounds of the runner's variants; medians and ratios to variant a."""
 
     def run_one(label: str) -> RunResult:
-        # The variants compared run untimed: the hook timer's clock reads (a system call each)
-        # would be counted as denpex's cost in variant b's step time. The hooks are timed in a
-        # run of their own each round (TIMED), kept out of the ratios.
-        timed = label == TIMED
+        # The hooks are timed in one more run of variant b each round, kept out of the ratios.
+        variant, syncs = variant_and_counter(label)
         with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir:
-            spec = RunSpec(DENPEX if timed else label, workload, steps, device=device,
-                           warmup=warmup, workdir=workdir,
-                           syncs=SyncCounter(enabled=False, timing=timed))
+            spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
+                           workdir=workdir, syncs=syncs)
             result: RunResult = runner.run(spec)
             return result
 
-    labels = (*runner.VARIANTS, TIMED) if DENPEX in runner.VARIANTS else runner.VARIANTS
+    labels = (*runner.VARIANTS, DENPEX + TIMED) if DENPEX in runner.VARIANTS else runner.VARIANTS
     runs = rotated_rounds(labels, rounds, run_one)
     return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 
@@ -55,9 +64,9 @@ def summarize(
     warmup: int, device: str,
 ) -> dict[str, Any]:
     """One framework's entry of the results: settings, medians and ratios to variant a, and
-    the median time spent inside denpex's own hook methods per step (from the TIMED runs
-    where there are some, else from variant b's)."""
-    timed_runs = runs.pop(TIMED, [])
+    the median time spent inside denpex's own hook methods per step (from the timed runs of
+    variant b where there are some, else from variant b's)."""
+    timed_runs = runs.pop(DENPEX + TIMED, [])
     table = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
     denpex = timed_runs or runs.get(DENPEX, [])
     hooks = [r.hook_s_per_step for r in denpex if r.hook_s_per_step is not None]

@@ -18,7 +18,7 @@ from benchmarks.workloads import MLP_TINY
 
 HARNESS_MODULES = (
     "timing", "syncs", "machine", "log_doctor_run", "core_micro", "render", "workloads",
-    "hanging_webhook",
+    "hanging_webhook", "step_overhead",
 )
 
 
