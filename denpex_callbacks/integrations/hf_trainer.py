@@ -121,14 +121,13 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._grad_norms: dict[int, float] = {}
         self._deepspeed = False
         self._vote: StopVote | None = None
-        # The hot path: (optimizer, its CPU GradScaler, the raw optimizer), once found; the
-        # numbers read before the step; the logging period (0: no "steps" logging).
+        # The hot path: (optimizer, its CPU GradScaler, the raw optimizer), once found.
         self._host: tuple[Any, Any, Any] | None = None
         # On the hot path, the numbers before the next step, kept at the end of the last one:
         # (the scale, the scaler's per-optimizer state table that step will write)
         self._before_numbers: tuple[float, Any] | None = None
         self._views = torch_scaler.NO_VIEWS  # the CPU GradScaler's numbers as memoryviews
-        self._log_every = 0
+        self._log_every = 0  # the logging period (0: no "steps" logging)
         self._log_first = False  # args.logging_first_step (read once: a large dataclass)
         self._stopping = self.config.on_fault == "stop"  # (a vote at every step end)
 
