@@ -137,9 +137,7 @@ class DiagnosisAdmission:
         return amended
 
     def _emit_all(self, findings: list[Finding], reported_step: int | None) -> list[Diagnosis]:
-        out = [d for f in findings if (d := self._emit(f, reported_step)) is not None]
-        self.policy.apply(out)
-        return out
+        return [d for f in findings if (d := self._emit(f, reported_step)) is not None]
 
     def _emit(self, finding: Finding, reported_step: int | None) -> Diagnosis | None:
         finding = explain(finding, self.run, self.setup)

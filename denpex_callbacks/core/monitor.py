@@ -277,6 +277,14 @@ class Monitor(DiagnosisAdmission):
 
         return self.guard(emit) or []
 
+    def act(self, diagnoses: list[Diagnosis]) -> None:
+        """Apply the user's policy to new diagnoses (after they were located and re-run).
+
+        Raises:
+            AmpDiagnosisError: Under the ``"raise"`` policy.
+        """
+        self.policy.apply(diagnoses)
+
     @property
     def stop_requested(self) -> bool:
         """True once the ``"stop"`` (or ``"raise"``) policy acted on a fault."""

@@ -1,60 +1,51 @@
-"""What a Hugging Face Trainer run asked for and what really runs, and the loss its model returns.
+"""What a Hugging Face Trainer run asked for and runs, and the Trainer's ways the callback
+lives with: where its callback list puts it, how a checkpoint resume rebuilds it.
 
-Read once, at ``on_train_begin`` (no sync): the requested precision from ``TrainingArguments``,
-the active one from what is really there (a live loss scaler, accelerate's autocast wrapper,
-the parameters' dtype), the scaler's settings, and what the fix texts must not ask for again.
+- :func:`read_setup`, read once at ``on_train_begin`` (no sync): the requested precision from
+  ``TrainingArguments``, the active one from what is really there (a live loss scaler,
+  accelerate's autocast wrapper, the parameters' dtype), the scaler's settings, and what the
+  fix texts must not ask for again; :func:`model_loss`, the loss a model's forward returned.
+- :func:`run_before_integrations`, the one workaround on HF's internals (its reason and the
+  release it was checked on are beside it).
+- checkpoint resume (HF's ``ExportableState`` keeps the settings and the history in
+  ``trainer_state.json``): :data:`USER_INSTANCES` lets the callback hand HF the user's own
+  instance when HF rebuilds it (``restore_callback_states_from_checkpoint=True``), so the
+  settings given now and the object the user holds are the ones that run.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+import sys
+import weakref
+from collections.abc import Mapping
+from dataclasses import asdict
+from types import FrameType
+from typing import Any
 
 import torch
+from transformers import TrainerCallback
+from transformers.trainer_callback import CallbackHandler, DefaultFlowCallback, TrainerState
 from transformers.training_args import TrainingArguments
+from transformers.utils import logging as hf_logging
 
+from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
-from denpex_callbacks.readers.step_values import after_step_reader, before_step_reader
 
-__all__ = ["StepReaders", "model_loss", "read_setup", "step_readers"]
+__all__ = [
+    "USER_INSTANCES",
+    "UserInstances",
+    "checkpointed_history",
+    "config_dict",
+    "model_loss",
+    "read_setup",
+    "run_before_integrations",
+]
 
-
-class StepReaders(NamedTuple):
-    """How one optimizer's steps are read, found once (Trainer passes the same optimizer at
-    every step)."""
-
-    optimizer: Any
-    before: Callable[[], dict[str, Any]]  # the scale the backward used, found_inf
-    after: Callable[[], dict[str, Any]]  # the scale and growth tracker after the step
-    host: tuple[Any, Any, Any] | None  # (optimizer, its CPU GradScaler, the raw optimizer)
-
-
-def step_readers(optimizer: Any, *, deepspeed: bool) -> StepReaders:
-    """The readers of ``optimizer`` (accelerate's wrapper, or DeepSpeed's engine optimizer),
-    and, for a GradScaler on the CPU, what the adapter's hot path reads as plain numbers.
-
-    Example:
-        >>> readers = step_readers(None, deepspeed=False)
-        >>> readers.before(), readers.after(), readers.host
-        ({}, {}, None)
-    """
-    if deepspeed:
-        source, raw = optimizer, None
-    else:
-        source, raw = getattr(optimizer, "scaler", None), getattr(optimizer, "optimizer", None)
-    cpu_scaler = (source is not None and torch_scaler.is_grad_scaler(source)
-                  and torch_scaler.scaler_enabled(source)
-                  and getattr(source, "_device", None) == "cpu")
-    return StepReaders(
-        optimizer,
-        before_step_reader(source, raw) if source is not None else dict,
-        after_step_reader(source) if source is not None else dict,
-        (optimizer, source, raw) if cpu_scaler and not deepspeed else None,
-    )
+LOGGER = hf_logging.get_logger("transformers.denpex")
 
 
 def model_loss(output: Any) -> torch.Tensor | None:
@@ -152,3 +143,80 @@ def _param_dtype(model: Any) -> torch.dtype | None:
         return None
     first = next(iter(parameters()), None)
     return first.dtype if first is not None else None
+
+
+def run_before_integrations(callback: TrainerCallback) -> None:
+    """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
+
+    Why (no public way; checked on transformers 5.24): Trainer builds ``logs`` inside
+    ``_maybe_log_save_evaluate`` and calls ``on_log`` on
+    DefaultFlowCallback, then the report_to integrations, then user callbacks; no earlier event
+    sees that dict, so metrics added by a callback placed last never reach TensorBoard/W&B.
+    Callbacks are not given the Trainer, but ``CallbackHandler.call_event`` (our caller) holds
+    the handler as ``self``. A checkpoint resume re-adds stateful callbacks at the end, so this
+    runs at every ``on_train_begin``. Reordering the list while ``call_event`` iterates it is
+    safe here: only entries before our index move, so the iteration continues with the same
+    next callback. If the handler is not found, the metrics reach only ``log_history``.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    for _ in range(6):
+        if frame is None:
+            break
+        handler = frame.f_locals.get("self")
+        if isinstance(handler, CallbackHandler) and callback in handler.callbacks:
+            order = [cb for cb in handler.callbacks if cb is not callback]
+            flow = [i for i, cb in enumerate(order) if isinstance(cb, DefaultFlowCallback)]
+            order.insert(flow[0] + 1 if flow else 0, callback)
+            handler.callbacks[:] = order
+            return
+        frame = frame.f_back
+    LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
+
+
+class UserInstances:
+    """The callbacks users built, in order, and whether each has trained yet (weakly held)."""
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref[Any]] = []
+        self._started: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    def add(self, callback: Any) -> None:
+        self._refs = [ref for ref in self._refs if ref() is not None] + [weakref.ref(callback)]
+
+    def started(self, callback: Any) -> None:
+        self._started.add(callback)
+
+    def latest_unstarted(self, cls: type) -> Any | None:
+        """The newest user instance of ``cls`` that has not trained: the one HF replaces."""
+        for ref in reversed(self._refs):
+            callback = ref()
+            if type(callback) is cls and callback not in self._started:
+                return callback
+        return None
+
+
+USER_INSTANCES = UserInstances()
+
+
+def checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:
+    """The detector history saved in the checkpoint being resumed, if any.
+
+    HF re-creates stateful callbacks from a checkpoint only with
+    ``restore_callback_states_from_checkpoint=True`` (default False), but a resumed
+    ``state.stateful_callbacks`` always holds what ``state()`` saved: read it from there.
+    A fresh run (global_step 0) holds only the state of callbacks not yet started.
+    """
+    if not state.global_step:
+        return None
+    saved = (state.stateful_callbacks or {}).get(name)
+    if isinstance(saved, list):
+        saved = saved[0] if saved else None
+    history = (saved or {}).get("attributes", {}).get("_resume_state")
+    return history if isinstance(history, dict) else None
+
+
+def config_dict(config: MonitorConfig) -> dict[str, Any]:
+    out = asdict(config)
+    out["disable"] = list(config.disable)
+    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
+    return out

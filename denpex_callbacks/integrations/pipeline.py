@@ -1,73 +1,63 @@
 """The one pipeline under every framework adapter.
 
-An adapter wires its framework's hooks and reads what only it can read (where the scale is,
-the loss, the step number); everything after that is :class:`StepPipeline`'s:
+An adapter wires its framework's hooks and finds what only it can find (the step number, the
+loss where its reader does not see it, the learning rate); it hands each optimizer step to
+:meth:`StepPipeline.step` with the reading of the run's scale reader. Everything after that is
+the pipeline's, in the order DESIGN.md gives:
 
-    snapshot -> deferred read -> Observation -> Monitor (engine) -> sinks -> locate -> guard
-    -> policy -> close
+    snapshot (device boundary) -> Observation -> Monitor (engine, sinks) -> locate and re-run
+    -> policy
 
-plus the rules every adapter shares, once each: the report folder, rank discovery, printing
-per rank and the stop vote (:mod:`denpex_callbacks.integrations.run_rules`, re-exported here;
-:meth:`StepPipeline.decide_stop`: with several ranks every rank votes at every optimizer step,
-a rank that skipped the collective would hang the others, and the run stops after the same
-step everywhere), and:
+plus the one guard and the one lifecycle of every adapter:
 
-- **the hot path**: most steps are quiet; an adapter that can read a step's numbers on the host
-  at once hands them to :attr:`StepPipeline.take_quiet` (or :meth:`StepPipeline.step` does it
-  from the values): no values dict, no Observation, no finished capture for that step, and the
-  same findings at the same steps as the full way (``tests/integrations/test_hot_path.py``).
-- **configuration**: every adapter takes the same keyword options, merged by
-  :func:`denpex_callbacks.core.config.build_config` (bad values: ValueError, unknown names:
-  TypeError).
-- **guard**: an internal error is logged once, monitoring switches off, training continues;
-  only the user's policy (AmpDiagnosisError under ``"raise"``) reaches training.
-- **alerts** (:func:`denpex_callbacks.core.alerts.sink.attach_alerts`): the ``alert_*`` options
-  or the environment (``DENPEX_ALERT_WEBHOOK``...) add the alert sink, which alerts what this
-  rank prints (the printing rule); :meth:`StepPipeline.close` waits a bounded time for
-  alerts still queued.
+- **guard** (:meth:`StepPipeline.guard`, a context manager, and :func:`guarded`, a method
+  decorator): an internal error is logged once, monitoring switches off, the adapter's hooks
+  and wrappers go (the cleanups it registered with :meth:`StepPipeline.on_close`) and the
+  report is closed with its summary (``disabled: true``); training continues. Only the user's
+  policy (AmpDiagnosisError under ``"raise"``) reaches training, after the report is closed.
+- **lifecycle**: :meth:`StepPipeline.close` judges the steps in flight, removes the hooks and
+  writes the summary; a pipeline still open when the interpreter exits (the run ended by an
+  exception) is closed then.
+- the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rules`): the report
+  folder, the rank, what a rank prints, and the stop vote (:meth:`StepPipeline.decide_stop`).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
+import time
+import types
+import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.integrations.run_rules import (
-    OUTPUT_DIR_FIELD,
-    PER_RANK_CODES,
     StopVote,
-    all_reduce_vote,
     printed_on_rank,
     rank_and_world,
     resolve_report_dir,
 )
+from denpex_callbacks.integrations.step_queue import StepQueue, observation_of
 from denpex_callbacks.locate.on_fault import LocateOnFault
-from denpex_callbacks.readers.deferred import DeferredValues
-from denpex_callbacks.readers.step_values import host_numbers, observation_from_values
+from denpex_callbacks.readers.scale_reading import ScaleReading
 
-__all__ = [
-    "OUTPUT_DIR_FIELD",
-    "PER_RANK_CODES",
-    "StepPipeline",
-    "StopVote",
-    "all_reduce_vote",
-    "host_numbers",
-    "printed_on_rank",
-    "rank_and_world",
-    "resolve_report_dir",
-]
+__all__ = ["StepPipeline", "guarded"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
 class StepPipeline:
-    """One rank's path from a framework's optimizer step to diagnoses, reports and the policy.
+    """One rank's path from a framework's optimizer steps to diagnoses, reports and the policy.
 
     Args:
         config: The merged configuration (``report_dir`` as the user gave it).
@@ -84,10 +74,10 @@ class StepPipeline:
         >>> from denpex_callbacks.core.config import MonitorConfig
         >>> p = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
         ...                  logger=logging.getLogger("x"))
-        >>> p.start(lambda: RunSetup(framework="torch"))
+        >>> p.start(lambda: RunSetup(framework="torch", scaler="dynamic"))
         >>> for step in range(4):
-        ...     p.record(step, {"loss": torch.tensor(float("nan") if step == 2 else 1.0)})
-        ...     _ = p.drain()
+        ...     loss = torch.tensor(float("nan") if step == 2 else 1.0)
+        ...     _ = p.step(step, ScaleReading(scale_before=8.0, scale_after=8.0, loss=loss))
         >>> p.close()
         []
         >>> [(d.code, d.step) for d in p.monitor.diagnoses]
@@ -115,29 +105,26 @@ class StepPipeline:
                                logger=logger, log_filter=printed_on_rank(rank))
         self.logger = logger
         self.locate = LocateOnFault(self.monitor, model)
-        self.alerts: AlertSink | None = self.guard(
-            lambda: attach_alerts(self.monitor, run_name=run_name))
-        self._values = DeferredValues()
-        # The steps recorded and not judged yet, oldest first (empty: nothing in flight; an
-        # adapter's hook may skip draining then). The queue itself: read, never replace it.
-        self.in_flight = self._values.pending
-        self.take_quiet = self.monitor.take_quiet
-        """The hot path: ``take_quiet(step, loss, scale_before, scale_after, skipped, tracker,
-        grad_norm)`` takes one optimizer step's plain numbers (read on the host already) as a
-        quiet step when they are one (True), without a values dict, an Observation or a
-        finished capture (:meth:`Monitor.take_quiet`; the capture of a step taken so is let go
-        by the next forward). False: nothing was done; the adapter goes the full way
-        (:meth:`step` or :meth:`record`). The pipeline holds it off (False) while an earlier
-        step is in flight (it is judged first) and while the locator is armed for a step (it
-        ends in :meth:`record`/:meth:`step`). Adapters call it inside their guard."""
+        self.queue = StepQueue()
+        self._cleanups: list[Callable[[], Any]] = []
+        self._step_sinks: list[Callable[[Observation], Any]] = []
+        # The policy needs to know a step's verdict before training goes on: under "stop" and
+        # "raise" each step is judged at once (on a device: a wait for its copy per step);
+        # under "warn" (the default) a step is judged once its copy has landed.
+        self._wait = config.on_fault != "warn"
+        self._closed = False
         self._stop_announced = False
+        self.alerts: AlertSink | None = None
+        with self.guard():
+            self.alerts = attach_alerts(self.monitor, run_name=run_name)
+        _LIVE.add(self)
 
     # -- state -----------------------------------------------------------------------------------
 
     @property
     def active(self) -> bool:
-        """Monitoring is on (no internal error so far)."""
-        return not self.monitor.disabled
+        """Monitoring is on (no internal error so far, not closed)."""
+        return not self.monitor.disabled and not self._closed
 
     @property
     def wants_stop(self) -> bool:
@@ -149,140 +136,133 @@ class StepPipeline:
         """This process's global rank."""
         return self.monitor.rank
 
-    # -- flow ------------------------------------------------------------------------------------
+    # -- the guard -------------------------------------------------------------------------------
 
-    def guard(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run adapter code: an internal error is logged once and turns monitoring off.
+    def guard(self) -> _Guard:
+        """A context manager for adapter code: an internal error inside is logged once, turns
+        monitoring off and is swallowed (:meth:`fail`); AmpDiagnosisError passes through.
 
-        Returns the action's result, or None when it failed or monitoring is off.
-
-        Raises:
-            AmpDiagnosisError: Only the user's ``"raise"`` policy passes through.
+        Example:
+            >>> p = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
+            ...                  logger=logging.getLogger("doctest.guard"))
+            >>> with p.guard():
+            ...     raise KeyError("a bug in an adapter")
+            >>> p.active
+            False
         """
-        monitor = self.monitor
-        if monitor.disabled:
-            return None
-        try:  # Monitor.guard without its closure: this runs several times per step
-            result = action(*args, **kwargs)
-        except AmpDiagnosisError:
-            raise
-        except Exception:
-            monitor.switch_off()
-            result = None
-        if monitor.disabled:  # it failed (here or in the engine): remove hooks left armed
-            self.locate.close()
-        return result
+        return _Guard(self)
+
+    def add_step_sink(self, sink: Callable[[Observation], Any]) -> None:
+        """Give ``sink`` each step's Observation once it is judged (metrics for a framework's
+        logger: :class:`~denpex_callbacks.core.metrics_sink.MetricsSink` and its kin)."""
+        self._step_sinks.append(sink)
+
+    def on_close(self, cleanup: Callable[[], Any]) -> None:
+        """Run ``cleanup`` (remove a hook, a wrapper) when the pipeline closes or fails."""
+        self._cleanups.append(cleanup)
 
     def fail(self) -> None:
-        """For adapter code that inlines :meth:`guard` on a hot path, from its ``except``
-        block: log the exception being handled (once), switch monitoring off, remove the
-        locator's hooks."""
-        self.monitor.switch_off()
-        self.locate.close()
+        """From an ``except`` block: log the exception (once), switch monitoring off, remove
+        the hooks and wrappers, and close the report with its summary."""
+        if not self.monitor.disabled:
+            self.monitor.switch_off()
+        self._shut(wait=False)
+
+    # -- flow ------------------------------------------------------------------------------------
 
     def start(self, read_setup: Callable[[], RunSetup | None]) -> None:
         """Read the run's setup (guarded) and start the engine: header line, start-up lints."""
-        setup = self.guard(read_setup)
+        setup = None
+        with self.guard():
+            setup = read_setup()
         if self.active:
-            self.monitor.start(setup)
-
-    def record(self, step: int, values: dict[str, Any], *,
-               rerun: Callable[[], Any] | None = None) -> None:
-        """Snapshot one optimizer step's values (device tensors are read a step late).
-
-        The step's capture for a re-run is labelled here (``rerun``: a closure re-computing
-        its loss), and a step the locator armed for ends here (its one sync happens only then).
-        """
-        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
-        self._values.push(step, values)
-        self.monitor.hold_quiet()  # until this step is judged: the steps go in order
-
-    def drain(
-        self,
-        *,
-        wait: bool = False,
-        complete: Callable[[int, dict[str, Any]], None] | None = None,
-        judged: Callable[[int, dict[str, Any]], None] | None = None,
-    ) -> list[Diagnosis]:
-        """Judge the snapshots that are readable (all of them with ``wait``).
-
-        Args:
-            wait: Wait for copies still in flight (end of training).
-            complete: Adds values only the adapter knows once a step is readable (HF: the
-                grad norm from its logs; plain loops: the scale before the step).
-            judged: Called after each step is judged (DeepSpeed mirrors metrics then).
-        """
-        found: list[Diagnosis] = []
-        if not self.in_flight:  # nothing recorded since the last drain
-            return found
-        for step, values in self._values.ready(wait=wait):
-            found += self._judge(step, values, complete, judged)
-        if self.in_flight:
-            self.monitor.hold_quiet()  # until the queued steps are judged, in order
-        return found
+            self._act(self.monitor.start(setup))
 
     def step(
         self,
         step: int,
-        values: dict[str, Any],
+        reading: ScaleReading,
         *,
+        loss: Any = None,
+        lr: float | None = None,
+        grad_norm: Any = None,
         rerun: Callable[[], Any] | None = None,
-        complete: Callable[[int, dict[str, Any]], None] | None = None,
-        judged: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> list[Diagnosis]:
-        """:meth:`record` then :meth:`drain`, for adapters that judge as soon as they can:
-        values that are readable now (the CPU's) are judged at once, without the queue; a
-        quiet step among them (most steps) by :attr:`take_quiet`, from its numbers alone.
+        """One optimizer step: snapshot it, then judge every step whose values have landed.
 
-        Example:
-            >>> import torch
-            >>> from denpex_callbacks.core.config import MonitorConfig
-            >>> p = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
-            ...                  logger=logging.getLogger("x"))
-            >>> p.start(lambda: RunSetup(framework="torch", scaler="dynamic"))
-            >>> for step in range(16):
-            ...     _ = p.step(step, {"scale_before": 8.0, "scale_after": torch.tensor(8.0),
-            ...                       "growth_tracker": torch.tensor(step), "loss": 0.5})
-            >>> p.monitor.run.last_step, p.monitor.last_observation.scale_after
-            (15, 8.0)
+        Args:
+            step: The step's number, as the framework numbers it.
+            reading: What the run's scale reader read of it.
+            loss: The step's loss where the reading has none (a tensor, not synchronised).
+            lr: The learning rate of the step.
+            grad_norm: The gradient norm, where the framework computed one.
+            rerun: Re-computes the step's loss from its inputs (a plain loop's closure).
+
+        Returns:
+            The diagnoses that became known (on a device, usually an earlier step's).
+
+        Raises:
+            AmpDiagnosisError: Under ``on_fault="raise"``, after the report is closed.
         """
-        if complete is None and judged is None:
-            numbers = host_numbers(values)
-            if numbers is not None and self.take_quiet(step, *numbers):
-                return []
-        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
-        plain = self._values.read_now_or_push(step, values)
-        if plain is None:  # queued behind a device copy
-            return self.drain(complete=complete, judged=judged)  # (holds the hot path off)
-        return self._judge(step, plain, complete, judged)
+        if not self.active:
+            return []
+        with self.guard():
+            values = reading.values()
+            if loss is not None and "loss" not in values:
+                values["loss"] = loss
+            values["lr"], values["grad_norm"], values["time"] = lr, grad_norm, time.time()
+            # The step's capture is labelled, and a step the locator armed for ends (its one
+            # sync happens only then).
+            self.locate.step_finished(values.get("loss"), step, rerun=rerun)
+            self.queue.push(step, values)
+            return self._judge_ready(wait=self._wait)
+        return []
 
-    def _judge(
-        self,
-        step: int,
-        values: dict[str, Any],
-        complete: Callable[[int, dict[str, Any]], None] | None,
-        judged: Callable[[int, dict[str, Any]], None] | None,
-    ) -> list[Diagnosis]:
-        """One readable snapshot through the engine, the locator and the adapter's callback."""
-        if complete is not None:
-            complete(step, values)
-        monitor = self.monitor
-        new = monitor.observe(observation_from_values(
-            step, values, rank=monitor.rank, world_size=monitor.world_size))
-        # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
-        # healthy lets its captured inputs go.
-        self.locate.maybe_arm(new)
-        if judged is not None:
-            judged(step, values)
-        return new
+    def drain(self, *, wait: bool = False) -> list[Diagnosis]:
+        """Judge the steps whose values have landed (``wait``: all of them)."""
+        if not self.active or not len(self.queue):
+            return []
+        with self.guard():
+            return self._judge_ready(wait=wait)
+        return []
 
     def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
-        """Report what the adapter saw itself (protocol misuse); once per id and severity
-        (a warning about the monitor's own use does not hide a later protocol error)."""
+        """Report what the adapter saw itself (protocol misuse, the framework's own exit);
+        once per id and severity (a warning does not hide a later protocol error)."""
+        if not self.active:
+            return []
         severity = (finding.severity or entry(finding.code).severity).rank
         if self.monitor.worst.get(finding.code, -1) >= severity:
             return []  # one protocol break is enough: the calls after it fail for the same reason
-        return self.monitor.flag(finding, reported_step=step)
+        with self.guard():
+            return self._act(self.monitor.flag(finding, reported_step=step))
+        return []
+
+    def _judge_ready(self, *, wait: bool) -> list[Diagnosis]:
+        monitor = self.monitor
+        found: list[Diagnosis] = []
+        for step, values in self.queue.ready(wait=wait):
+            obs = observation_of(step, values, rank=monitor.rank, world_size=monitor.world_size)
+            new = monitor.observe(obs)
+            # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
+            # healthy lets its captured inputs go. Then the policy, on what was located.
+            self.locate.maybe_arm(new)
+            for sink in self._step_sinks:
+                sink(obs)
+            found += new
+        return self._act(found)
+
+    def _act(self, found: list[Diagnosis]) -> list[Diagnosis]:
+        """The user's policy on new diagnoses; under ``"raise"`` the report is closed first."""
+        if found:
+            try:
+                self.monitor.act(found)
+            except AmpDiagnosisError:
+                self._shut(wait=False)
+                raise
+        return found
+
+    # -- the stop vote and the end ---------------------------------------------------------------
 
     def decide_stop(self, vote: StopVote | None, step: int | None = None) -> bool:
         """Whether to stop after this step: this rank's wish, agreed over ranks by ``vote``.
@@ -294,9 +274,9 @@ class StepPipeline:
             vote: The framework's reduce (:data:`StopVote`); None for a single rank.
             step: The step named in the announcement.
         """
-        wanted = self.wants_stop
         if self.monitor.config.on_fault != "stop":
             return False
+        wanted = self.wants_stop
         decided = vote(wanted) if vote is not None and self.monitor.world_size > 1 else wanted
         if decided and not self._stop_announced:
             self._stop_announced = True
@@ -308,21 +288,98 @@ class StepPipeline:
         return decided
 
     def close(self, *, wait: bool = True) -> list[Diagnosis]:
-        """Judge the steps in flight, remove the locator's hooks, write the report summary.
+        """Judge the steps in flight (``wait``), remove the hooks, write the report summary.
 
         Safe to call twice. Returns the diagnoses the last steps produced.
 
         Raises:
-            AmpDiagnosisError: A fault in the last steps under ``"raise"`` (after the report
-                is closed).
+            AmpDiagnosisError: A fault in the last steps under ``"raise"`` (the report is
+                closed first).
         """
-        found: list[Diagnosis] = []
-        try:
-            if wait:
-                found = self.guard(lambda: self.drain(wait=True)) or []
-        finally:
-            self.locate.close()
-            self.monitor.close()
-            if self.alerts is not None:
-                self.alerts.close()
+        found = self.drain(wait=True) if wait else []
+        self._shut(wait=False)
         return found
+
+    def _shut(self, *, wait: bool) -> None:
+        """Remove hooks and wrappers, close the locator, the report and the alerts (once)."""
+        if self._closed:
+            return
+        self._closed = True
+        _LIVE.discard(self)
+        for cleanup in self._cleanups:
+            try:
+                cleanup()
+            except Exception:  # a cleanup that fails must not keep the others from running
+                self.logger.debug("denpex: cleanup failed", exc_info=True)
+        self._cleanups.clear()
+        self.locate.close()
+        self.monitor.close()
+        if self.alerts is not None:
+            self.alerts.close()
+
+
+class _Guard:
+    """:meth:`StepPipeline.guard`'s context manager."""
+
+    __slots__ = ("_pipeline",)
+
+    def __init__(self, pipeline: StepPipeline) -> None:
+        self._pipeline = pipeline
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: types.TracebackType | None) -> bool:
+        if kind is None or not issubclass(kind, Exception) or issubclass(kind, AmpDiagnosisError):
+            return False  # nothing raised, the user's policy, or not ours to stop (Ctrl-C)
+        self._pipeline.fail()
+        return True
+
+
+def guarded(method: _Method) -> _Method:
+    """Run an adapter method (whose ``self.pipeline`` is the run's pipeline or None) under the
+    pipeline's guard; it is skipped while monitoring is off.
+
+    Example:
+        >>> class Adapter:
+        ...     pipeline = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
+        ...                             logger=logging.getLogger("doctest.guarded"))
+        ...     @guarded
+        ...     def on_step(self):
+        ...         return 1 / 0
+        >>> Adapter().on_step() is None, Adapter.pipeline.active
+        (True, False)
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        pipeline: StepPipeline | None = self.pipeline
+        if pipeline is None or not pipeline.active:
+            return None
+        with pipeline.guard():
+            return method(self, *args, **kwargs)
+        return None
+
+    return cast(_Method, wrapper)
+
+
+# Pipelines still open at interpreter exit (the run ended by an exception the framework did
+# not turn into an end-of-training call) get their summary written then; held weakly, so a
+# finished run can be freed before.
+_LIVE: weakref.WeakSet[StepPipeline] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_pipelines() -> None:
+    # At exit a log handler's stream may be closed already (pytest's capture is): the report
+    # still gets its summary; the log line is dropped quietly instead of logging's dump.
+    quiet, logging.raiseExceptions = logging.raiseExceptions, False
+    try:
+        for pipeline in list(_LIVE):
+            try:
+                pipeline.close()
+            except Exception:  # AmpDiagnosisError of a last step: nothing is left to raise to
+                pipeline.logger.debug("denpex: closing at exit failed", exc_info=True)
+    finally:
+        logging.raiseExceptions = quiet

@@ -1,7 +1,7 @@
-"""Plain PyTorch loops: one monitor call per iteration beside the GradScaler.
+"""Plain PyTorch loops (also accelerate and Lightning Fabric loops): one monitor beside the loop.
 
-Usage, one line in the loop (pass the scaler, optimizer and model once, before the loop, so
-that a protocol break in the very first iteration is caught too)::
+Usage (pass the scaler, optimizers and models once, before the loop, so that a protocol break
+in the very first iteration is caught too)::
 
     monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model)
     for batch in data:
@@ -11,25 +11,28 @@ that a protocol break in the very first iteration is caught too)::
         scaler.step(opt)
         scaler.update()
         opt.zero_grad()
-        monitor.step(loss)          # <- the one line
+        monitor.step(loss)          # <- the one line, once per iteration
     monitor.close()
 
-The monitor never adds a host-device sync: the scale, growth tracker and loss are copied
-without blocking and examined one step late on CUDA (at once on CPU). It watches the scaler's
-calls (:mod:`~denpex_callbacks.integrations.torch_protocol`) so it can write an AMP002
-diagnosis *before* torch's own RuntimeError ends the run. Given the model, it locates the origin
-of a non-finite loss or overflow streak, and re-runs the failing iteration once with the same
-inputs, parameters and RNG state to tell a reproducible fault from a transient one
-(``denpex_callbacks.locate``; ``locate=False`` / ``rerun=False`` turn them off). The flow
-after the snapshot is the shared :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
+The monitor reads each optimizer step at the scaler's ``update()`` and the loss at the scaler's
+``scale()`` (every micro-batch's, under gradient accumulation), so where ``monitor.step()``
+stands in the iteration does not matter, and steps are numbered in optimizer steps whether it
+is called once per micro-batch or once per step. Without an enabled scaler, each
+``monitor.step(loss)`` is a step, or, with optimizers given, each ``optimizer.step()``.
+
+accelerate: pass what ``accelerator.prepare`` returned (the ``AcceleratedOptimizer`` and the
+model); Fabric: what ``fabric.setup`` returned, and ``precision=`` what ``Fabric(precision=)``
+was given (Fabric keeps no trace of a 16-mixed it ran as bf16). Several optimizers or models:
+a list, a tuple or a dict. The flow after each step is the shared
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -37,45 +40,50 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.integrations.pipeline import StepPipeline, all_reduce_vote
+from denpex_callbacks.integrations.pipeline import StepPipeline, guarded
+from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.integrations.torch_protocol import ScalerProtocol
-from denpex_callbacks.readers.grad_scaler import (
-    NO_VIEWS,
-    first_lr,
-    host_views,
-    optimizer_has_fp16_params,
-    scaler_enabled,
-    scaler_setup,
-)
-from denpex_callbacks.readers.step_values import after_step_reader
+from denpex_callbacks.integrations.torch_setup import LoopObjects, loop_objects, loop_setup
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
-_TENSOR = torch.Tensor
+
+
+@dataclass
+class _Call:
+    """What one ``monitor.step()`` call brought for its optimizer step."""
+
+    step: int | None
+    loss: Any
+    grad_norm: Any
+    rerun: Callable[[], Any] | None
 
 
 class AmpMonitor:
-    """Watches a hand-written AMP training loop.
+    """Watches a hand-written AMP training loop (plain PyTorch, accelerate or Fabric).
 
     Args:
-        scaler: The ``torch.amp.GradScaler`` (None or disabled: no scaler, AMP001 applies
-            if the loop computes in fp16).
-        optimizer: The optimizer the scaler steps (enables protocol checks and the LR).
-        model: The model (a forward pre-hook records whether fp16 autocast is active; after
-            AMP006 or AMP003 the non-finite locator hooks it for the next iteration only and
-            amends the diagnosis with the module where NaN/inf first appeared).
+        scaler: The ``torch.amp.GradScaler`` (None: the one behind an accelerate or Fabric
+            optimizer, else no scaler: AMP001 applies if the loop computes in fp16).
+        optimizer: The optimizer(s) the scaler steps: a torch optimizer, accelerate's
+            ``AcceleratedOptimizer``, Fabric's wrapped optimizer, or a list/tuple/dict of them.
+        model: The model(s): a module (Fabric's, compiled, DDP) or a list/tuple/dict/ModuleDict
+            of them. The first forward tells the autocast dtype; after AMP006 or AMP003 the
+            locator hooks them and re-runs the failing step.
+        precision: What the loop asked for (``"16-mixed"``, ``"fp16"``, ``"bf16"``...), for
+            AMP010 where the framework keeps no trace of it (Fabric); accelerate's is read.
         on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``, agreed over ranks; the loop
             checks it and breaks) or ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
         report_dir: Folder of the JSONL run reports; a relative path is taken from the
             working directory (None: no report).
         config: Full configuration (a MonitorConfig or its dict form).
         logger: Where diagnoses are logged (default ``denpex_callbacks``).
-        metrics: Where to send ``amp/loss_scale``, ``amp/skipped_steps`` (and
-            ``amp/diagnoses`` once there is one): a TensorBoard ``SummaryWriter`` (its
-            ``add_scalar``) or a callable ``metrics(values, step)``. Sent on the first step,
-            when the scale changes or a step is skipped, and every ``record_every`` steps
-            (see :class:`~denpex_callbacks.core.metrics_sink.MetricsSink`).
+        metrics: Where to send ``amp/loss_scale``, ``amp/skipped_steps`` (and the fault
+            counts once there is one): a TensorBoard ``SummaryWriter`` (its ``add_scalar``)
+            or a callable ``metrics(values, step)``; see
+            :class:`~denpex_callbacks.core.metrics_sink.MetricsSink`.
         **options: Any other MonitorConfig field (``disable``, ``thresholds``, ``locate``...),
             as for every adapter.
 
@@ -106,6 +114,7 @@ class AmpMonitor:
         optimizer: Any = None,
         model: Any = None,
         *,
+        precision: Any = None,
         on_fault: str = UNSET,
         report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
@@ -113,36 +122,36 @@ class AmpMonitor:
         metrics: MetricsTarget = None,
         **options: Any,
     ) -> None:
-        self.pipeline = StepPipeline(
+        self.pipeline: StepPipeline | None = StepPipeline(
             build_config(config, on_fault=on_fault, report_dir=report_dir, **options),
             framework="torch",
             logger=logger or LOGGER,
         )
         self.monitor = self.pipeline.monitor
-        self._metrics = (MetricsSink(metrics, self.monitor.config.record_every)
-                         if metrics is not None else None)
+        if metrics is not None:
+            sink = MetricsSink(metrics, self.monitor.config.record_every)
+            self.pipeline.add_step_sink(
+                lambda obs: sink.step(obs, len(self.monitor.faults()), self.monitor.metrics))
         self._stop = False
-        self.scaler: Any = None
-        self.optimizer: Any = None
-        self.model: Any = None
-        self._calls = 0
-        self._scaler_on = False
+        self.objects = LoopObjects()
+        self._precision = precision
+        self._reader: GradScalerReader | None = None
         self._autocast_dtype: torch.dtype | None = None
-        self._forward_hook: Any = None
-        self._read_scale: Callable[[], dict[str, Any]] | None = None  # found once, read each step
-        # The scaler whose scale and tracker live on the CPU, once the run has started: its
-        # steps may go the quiet way (see step()); None: every step goes the full way.
-        self._host_scale: Any = None
-        self._views = NO_VIEWS  # its scale tensor and memoryviews (readers.grad_scaler)
-        self._run = self.monitor.run  # (restored in place: the same object for the run)
-        self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
+        self._first_forward: Any = None  # the hook that reads the autocast dtype, once
+        self._next = 0  # the next optimizer step's number
+        self._held: _Call | None = None  # a call before its step's update() (see step())
+        self._losses = LossSum()  # monitor.step() losses, without a scaler
+        self._applied = 0  # optimizer.step() calls since the last step, without a scaler
+        self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
+        self.protocol = ScalerProtocol(self._flag, lambda: self._next, self._held_number)
+        self.pipeline.on_close(self._unhook)
         self._attach(scaler, optimizer, model)
 
     # -- public --------------------------------------------------------------------------------
 
     @property
     def diagnoses(self) -> list[Diagnosis]:
-        """Diagnoses so far (on CUDA, the last step's may still be in flight)."""
+        """Diagnoses so far (on a device, the last step's may still be in flight)."""
         return self.monitor.diagnoses
 
     @property
@@ -150,14 +159,18 @@ class AmpMonitor:
         """True once a fault was found under ``on_fault="stop"`` (on any rank): break out."""
         return self._stop
 
+    @property
+    def scaler(self) -> Any:
+        """The GradScaler watched (None: none)."""
+        return self.objects.scaler
+
     def attach(self, scaler: Any = None, optimizer: Any = None, model: Any = None) -> None:
         """Watch these objects from now on, as if passed to the constructor.
 
         For a monitor built before the loop's objects exist (the pytest ``amp_monitor``
         fixture): attaching before the first iteration lets its protocol checks run too.
-        Objects already attached are kept.
         """
-        self._guarded(self._attach, scaler, optimizer, model)
+        self._attach(scaler, optimizer, model)
 
     def step(
         self,
@@ -170,14 +183,17 @@ class AmpMonitor:
         grad_norm: Any = None,
         rerun: Callable[[], Any] | None = None,
     ) -> list[Diagnosis]:
-        """Record one iteration; call it after ``scaler.update()``.
+        """Record the loop's progress; call it once per iteration (after ``scaler.update()``
+        is the natural place, anywhere in the iteration works).
 
         Args:
-            loss: The iteration's loss tensor (or a float). Not synchronised.
+            loss: The iteration's loss tensor (or a float); not synchronised. With a scaler
+                the loss the scaler scaled is used (every micro-batch's); this one counts
+                only where the scaler saw none.
             scaler: The GradScaler, if not given at construction.
-            optimizer: The optimizer, if not given at construction.
-            model: The model, if not given at construction.
-            step: The step number (default: counts calls from 0).
+            optimizer: The optimizer(s), if not given at construction.
+            model: The model(s), if not given at construction.
+            step: The step number (default: optimizer steps counted from 0).
             grad_norm: The gradient norm if the loop computes one (tensor or float).
             rerun: Recomputes this iteration's loss from its inputs, the batch bound (e.g.
                 ``functools.partial(compute_loss, model, x, y)``), without backward or step;
@@ -186,60 +202,26 @@ class AmpMonitor:
                 inputs of its last forward, which cannot re-run a loss computed outside it).
 
         Returns:
-            Diagnoses that became known with this call (on CUDA usually the previous step's).
+            Diagnoses that became known with this call (on a device usually the previous
+            step's).
 
         Raises:
             AmpDiagnosisError: Under ``on_fault="raise"``.
         """
-        pipeline = self.pipeline
-        index = self._calls if step is None else step
-        self._calls += 1
-        host = self._host_scale
-        if (host is not None and loss.__class__ is _TENSOR and grad_norm is None
-                and scaler is None and optimizer is None and model is None):
-            # The hot path, inline (a frame costs a microsecond here): this iteration taken
-            # as a quiet step straight from the scaler's CPU tensors, without a values dict,
-            # an Observation or a finished capture (StepPipeline.take_quiet). Not when the protocol
-            # must be checked (scaler.step() without update() yet) or a metrics heartbeat
-            # is due; on False nothing was done and the full way follows.
-            try:
-                if not self.protocol.awaiting_update and (
-                    self._metrics is None or index % self._metrics.every
-                ):
-                    views = self._views
-                    if views[0] is not host._scale:  # (the first step, or tensors replaced)
-                        views = self._views = host_views(host)
-                    if views[1] is not None:
-                        scale, tracker = views[1][()], views[2][()]
-                    else:
-                        scale, tracker = host._scale.item(), int(host._growth_tracker.item())
-                    # The scale this step used: the one the last step left (see _complete).
-                    # A skip shows as a fall (GradScaler asserts backoff_factor < 1).
-                    if pipeline.take_quiet(index, loss.item(), self._run.last_scale, scale,
-                                           None, tracker):
-                        return []
-            except Exception:
-                if loss.numel() == 1:  # (a loss of several values goes the full way)
-                    pipeline.fail()
-        found: list[Diagnosis] = []
-        if pipeline.active:
-            if scaler is not None or optimizer is not None or model is not None:
-                self._attach(scaler, optimizer, model)
-            if not self.monitor.started:
-                self._ensure_started(loss)
-            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or found
-        if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
-            self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
+        found = self._step(_Call(step, loss, grad_norm, rerun), scaler, optimizer, model) or []
+        if self._polled:
+            found, self._polled = self._polled + found, []
+        if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
+            self._stop = (self.pipeline is not None and self.pipeline.decide_stop(
+                all_reduce_vote(), self._next - 1)) or self._stop
         return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
-        self._flag(self._guarded(self.protocol.update_never_came), self._calls)
+        if self.pipeline is None:
+            return
+        self._finish()
         self.pipeline.close()
-        if self._forward_hook is not None:
-            self._forward_hook.remove()
-            self._forward_hook = None
-        self.protocol.close()
 
     def __enter__(self) -> AmpMonitor:
         return self
@@ -249,29 +231,54 @@ class AmpMonitor:
 
     def state_dict(self) -> dict[str, Any]:
         """Monitor history, to save beside the scaler's state in a checkpoint."""
-        return {"monitor": self.monitor.state_dict(), "calls": self._calls}
+        return {"monitor": self.monitor.state_dict(), "calls": self._next}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict`."""
         self.monitor.load_state_dict(state.get("monitor", {}))
-        self._calls = int(state.get("calls", 0))
+        self._next = int(state.get("calls", 0))
 
     # -- attaching -----------------------------------------------------------------------------
 
-    def _attach(self, scaler: Any, optimizer: Any, model: Any) -> None:
-        if scaler is not None and self.scaler is None:
-            self.scaler = scaler
-            self._scaler_on = scaler_enabled(scaler)  # fixed at construction in torch
-            if self._scaler_on:
-                self.protocol.wrap_scaler(scaler)
-                self._read_scale = after_step_reader(scaler)
-        if optimizer is not None and self.optimizer is None:
-            self.optimizer = optimizer
-            self.protocol.watch_optimizer(optimizer)
-        if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
-            self.model = model
-            self.pipeline.locate.watch(model)  # captures each step's inputs for a re-run
-            self._forward_hook = model.register_forward_pre_hook(self._on_forward)
+    @guarded
+    def _attach(self, scaler: Any, optimizer: Any, model: Any) -> bool:
+        """Watch what is new among these objects; True when a scaler is watched from now."""
+        assert self.pipeline is not None
+        given = loop_objects(scaler, optimizer, model, self._precision)
+        objects = self.objects
+        for raw in given.optimizers:
+            if raw not in objects.optimizers:
+                objects.optimizers.append(raw)
+                for hook in (raw.register_step_post_hook(self._on_optimizer_step),
+                             raw.register_step_pre_hook(self._on_optimizer_pre_step)):
+                    self.pipeline.on_close(hook.remove)
+                self.protocol.watch_optimizer(raw)
+        objects.requested = objects.requested or given.requested
+        objects.framework = objects.framework or given.framework
+        objects.autocast_wrapper |= given.autocast_wrapper
+        new_reader = False
+        if objects.scaler is None and given.scaler is not None:
+            objects.scaler = given.scaler
+            if scaler_enabled(given.scaler):  # (fixed at construction in torch)
+                self._reader = GradScalerReader(given.scaler, on_error=self.pipeline.fail)
+                self._reader.before_step = self._poll
+                self._reader.attach()
+                self.protocol.watch(self._reader, [])
+                new_reader = True
+        for module in given.models:
+            if module not in objects.models:
+                if not objects.models:
+                    self.pipeline.locate.watch(module)  # captures each step for a re-run
+                    self._first_forward = module.register_forward_pre_hook(self._on_forward)
+                objects.models.append(module)
+        return new_reader
+
+    def _held_number(self) -> int | None:
+        """The step number a call waiting for its ``update()`` will get (None: none waits)."""
+        held = self._held
+        if held is None:
+            return None
+        return self._next if held.step is None else held.step
 
     def _on_forward(self, module: Any, args: Any) -> None:
         # The first forward tells which autocast dtype the loop uses; then the hook goes.
@@ -279,81 +286,106 @@ class AmpMonitor:
             if torch.is_autocast_enabled(device):
                 self._autocast_dtype = torch.get_autocast_dtype(device)
                 break
-        if self._forward_hook is not None:
-            self._forward_hook.remove()
-            self._forward_hook = None
+        if self._first_forward is not None:
+            self._first_forward.remove()
+            self._first_forward = None
 
-    def _ensure_started(self, loss: Any = None) -> None:
+    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self._applied += 1  # (a skipped GradScaler step never calls optimizer.step)
+
+    def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
+            self._poll()
+
+    def _poll(self) -> None:
+        """Before an optimizer step changes the parameters: judge the earlier steps whose
+        values have landed (a failing one can still be re-run with its own parameters); what
+        they produced is returned by the next ``monitor.step()``."""
+        if self.pipeline is not None and len(self.pipeline.queue):
+            self._polled += self.pipeline.drain()
+
+    def _unhook(self) -> None:
+        if self._first_forward is not None:
+            self._first_forward.remove()
+            self._first_forward = None
+        if self._reader is not None:
+            self._reader.detach()
+        self.protocol.close()
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def _started(self, loss: Any) -> StepPipeline:
+        pipeline = self.pipeline
+        assert pipeline is not None
         if not self.monitor.started:
-            self.monitor.start(self._build_setup(loss))
-            scaler = self.scaler
-            if self._scaler_on and getattr(scaler, "_device", None) == "cpu" and (
-                self.monitor.config.on_fault != "stop" or self.monitor.world_size == 1
-            ):
-                self._host_scale = scaler
+            pipeline.start(lambda: loop_setup(self.objects, autocast_dtype=self._autocast_dtype,
+                                              loss=loss))
+        return pipeline
 
-    def _flag(self, finding: Finding | None, step: int) -> list[Diagnosis]:
-        if finding is None:
+    @guarded
+    def _step(self, call: _Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
+        late = False
+        if scaler is not None or optimizer is not None or model is not None:
+            late = bool(self._attach(scaler, optimizer, model))
+        pipeline = self._started(call.loss)
+        reader = self._reader
+        if reader is None:
+            return self._unscaled_step(pipeline, call)
+        if late and not reader.stepped:  # this iteration's update() ran before we watched
+            return self._judge(pipeline, reader.current(), call)
+        # The steps the scaler's update() read since the last call, each given the call that
+        # belongs to it: a call held until its update() came first, then this one, unless this
+        # one comes before its own update() (then it waits: held). A call without a step of its
+        # own (a micro-batch under accumulation) brings nothing the scaler did not see.
+        readings = reader.take()
+        calls = [self._held] if self._held is not None else []
+        self._held = None
+        if reader.stepped:
+            self._held = call
+        else:
+            calls.append(call)
+        found: list[Diagnosis] = []
+        for index, reading in enumerate(readings):
+            mine = calls[index] if index < len(calls) else _Call(None, None, None, None)
+            found += self._judge(pipeline, reading, mine)
+        return found + pipeline.drain()
+
+    def _unscaled_step(self, pipeline: StepPipeline, call: _Call) -> list[Diagnosis]:
+        """No enabled scaler: a call is a step, or with optimizers watched, an applied
+        ``optimizer.step()`` is (the calls between are micro-batches: their losses averaged)."""
+        self._losses.add(call.loss)
+        if self.objects.optimizers and not self._applied:
+            return pipeline.drain()  # a micro-batch: its optimizer step has not come yet
+        self._applied = 0
+        loss = self._losses.take(mean=True)
+        return self._judge(pipeline, ScaleReading(), _Call(call.step, loss, call.grad_norm,
+                                                           call.rerun))
+
+    def _judge(self, pipeline: StepPipeline, reading: ScaleReading, call: _Call
+               ) -> list[Diagnosis]:
+        number = self._next if call.step is None else call.step
+        self._next = number + 1
+        optimizers = self.objects.optimizers
+        return pipeline.step(number, reading, loss=call.loss, grad_norm=call.grad_norm,
+                             lr=first_lr(optimizers[0]) if optimizers else None,
+                             rerun=call.rerun)
+
+    @guarded
+    def _finish(self) -> None:
+        """At close: the steps read since the last call, and an update() that never came."""
+        held = self.protocol.update_never_came()
+        if held is not None:
+            self._flag(held)
+        if self._reader is not None and self._reader.pending:
+            held_call, self._held = self._held, None
+            pipeline = self._started(None)
+            for index, reading in enumerate(self._reader.take()):
+                call = held_call if index == 0 and held_call else _Call(None, None, None, None)
+                self._judge(pipeline, reading, call)
+
+    def _flag(self, finding: Finding) -> list[Diagnosis]:
+        pipeline = self.pipeline
+        if pipeline is None:
             return []
-        self._ensure_started()
-        return self.pipeline.flag(finding, step)
-
-    # -- observations --------------------------------------------------------------------------
-
-    def _build_setup(self, loss: Any) -> RunSetup:
-        setup = RunSetup(framework="torch", framework_version=torch.__version__)
-        scaler_setup(self.scaler, setup)
-        fp16_params = optimizer_has_fp16_params(self.optimizer) if self.optimizer else None
-        setup.fp16_parameters = fp16_params
-        dtype = self._autocast_dtype
-        if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
-            dtype = torch.float16
-        if dtype == torch.float16 or fp16_params:
-            compute: str | None = "float16"
-        elif dtype == torch.bfloat16:
-            compute = "bfloat16"
-        else:  # no autocast seen: fp32 if the model was watched, else nothing says
-            compute = "float32" if self.model is not None else None
-        setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
-                                                  autocast=True)
-        setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
-        setup.extra["device"] = _device(self.scaler, self.model)
-        return setup
-
-    def _step(self, index: int, loss: Any, grad_norm: Any,
-              rerun: Callable[[], Any] | None) -> list[Diagnosis]:
-        """Snapshot this iteration, judge what is readable (on the CPU: this iteration)."""
-        values: dict[str, Any] = (self._read_scale() if self._read_scale is not None else {})
-        if self._scaler_on:
-            self.protocol.check_update_called(index)
-        values["loss"], values["grad_norm"], values["time"] = loss, grad_norm, time.time()
-        if self.optimizer is not None:
-            values["lr"] = first_lr(self.optimizer)
-        judged = self._send_metrics if self._metrics is not None else None
-        return self.pipeline.step(index, values, rerun=rerun, complete=self._complete,
-                                  judged=judged)
-
-    def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
-        obs = self.monitor.last_observation
-        if self._metrics is not None and obs is not None:
-            self._metrics.step(obs, len(self.monitor.faults()), self.monitor.metrics)
-
-    def _complete(self, step: int, values: dict[str, Any]) -> None:
-        # The scale this step used is the one the previous step left (the run's last scale);
-        # the first step used the scaler's initial scale.
-        if values.get("scale_after") is not None:
-            last = self.monitor.run.last_scale
-            values["scale_before"] = self.monitor.setup.init_scale if last is None else last
-
-    def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
-        return self.pipeline.guard(action, *args)
-
-
-def _device(scaler: Any, model: Any) -> str | None:
-    """Where the loop computes: the scaler's device, else the model's parameters'."""
-    device = getattr(scaler, "_device", None)
-    if isinstance(device, str):
-        return device
-    params = getattr(model, "parameters", None)
-    first = next(iter(params()), None) if callable(params) else None
-    return first.device.type if isinstance(first, torch.Tensor) else None
+        self._started(None)
+        return pipeline.flag(finding, finding.step if finding.step is not None else self._next)

@@ -2,13 +2,13 @@
 
 torch raises on some protocol breaks (``step()`` twice without ``update()``, ``update()``
 without ``step()``, fp16 gradients to unscale) and says nothing about others (an optimizer
-stepped around the scaler, ``update()`` never called). :class:`ScalerProtocol` wraps the
-GradScaler's methods (instance attributes: GradScaler has no hooks of its own in torch 2.13;
-the class is untouched and :meth:`ScalerProtocol.close` removes them) and registers the
-optimizer's public step pre-hook, so that an AMP002/AMP012 diagnosis is written *before*
-torch's RuntimeError ends the run: where torch checks, its error is caught, the state (which
-torch leaves as it was) read and the diagnosis reported, and the error goes on unchanged; a
-healthy call costs a flag or two.
+stepped around the scaler, ``update()`` never called). :class:`ScalerProtocol` hears the
+scaler's calls from its reader (:class:`~denpex_callbacks.readers.grad_scaler.GradScalerReader`)
+and the optimizers' public step pre-hooks, so that an AMP002/AMP012 diagnosis is written
+*before* torch's RuntimeError ends the run: where torch checks, its error is caught, the state
+(which torch leaves as it was) read and the diagnosis reported, and the error goes on unchanged.
+Where the loop calls ``monitor.step()`` is no protocol matter: the reader takes each step's
+reading at ``update()`` itself.
 """
 
 from __future__ import annotations
@@ -17,163 +17,78 @@ from collections.abc import Callable
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.severity import Severity
-from denpex_callbacks.integrations.pipeline import StepPipeline
-from denpex_callbacks.readers.grad_scaler import (
-    STEPPED,
-    UNSCALED,
-    optimizer_has_fp16_params,
-    optimizer_stage,
-    scaler_enabled,
-)
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, optimizer_has_fp16_params
 
-__all__ = ["SCALER_METHODS", "ScalerProtocol"]
-
-SCALER_METHODS = ("scale", "unscale_", "step", "update")
+__all__ = ["ScalerProtocol"]
 
 
 class ScalerProtocol:
-    """Protocol checks around one GradScaler and its optimizer.
+    """Protocol checks around one GradScaler and its optimizers.
 
     Args:
-        pipeline: Where findings go (guarded: an internal error turns monitoring off).
-        report: Reports a finding at the current call (the monitor's ``_flag``).
-        calls: The number of ``monitor.step()`` calls so far (the step a finding names).
+        report: Reports a finding (the monitor's flag); runs under the pipeline's guard.
+        step_now: The step a finding names (the loop's current optimizer step).
+        held_step: The step of a ``monitor.step()`` call that came after ``scaler.step()``
+            and waits for its ``update()`` (None: none waits).
     """
 
-    def __init__(self, pipeline: StepPipeline, report: Callable[[Finding | None, int], Any],
-                 calls: Callable[[], int]) -> None:
-        self.pipeline = pipeline
+    def __init__(self, report: Callable[[Finding], Any], step_now: Callable[[], int],
+                 held_step: Callable[[], int | None]) -> None:
         self.report = report
-        self.calls = calls
-        self.scaler: Any = None
-        self.optimizer: Any = None
-        self.scaled_since_update = False
-        self.monitored_before_update: int | None = None  # monitor.step() before update()
-        self.in_scaler_step = False
-        # scaler.step() ran and update() has not yet: monitor.step() must check the protocol
-        # (check_update_called) instead of taking the quiet way.
-        self.awaiting_update = False
-        self.wrapped: list[str] = []
-        self.hooks: list[Any] = []
+        self.step_now = step_now
+        self.held_step = held_step
+        self.reader: GradScalerReader | None = None
+        self._hooks: list[Any] = []
 
-    # -- attaching -------------------------------------------------------------------------------
-
-    def wrap_scaler(self, scaler: Any) -> None:
-        """Watch each of ``scaler``'s protocol calls (a diagnosis before torch's error goes on)."""
-        self.scaler = scaler
-        for name in SCALER_METHODS:
-            original = getattr(scaler, name)
-            wrapper = getattr(self, f"_wrapped_{name}")(original)
-            wrapper.__wrapped__ = original
-            scaler.__dict__[name] = wrapper
-            self.wrapped.append(name)
+    def watch(self, reader: GradScalerReader, optimizers: list[Any]) -> None:
+        """Hear ``reader``'s scaler calls, and ``optimizer.step()`` called around the scaler."""
+        self.reader = reader
+        reader.observer = self
+        for optimizer in optimizers:
+            self.watch_optimizer(optimizer)
 
     def watch_optimizer(self, optimizer: Any) -> None:
         """Notice ``optimizer.step()`` called around the scaler (its public pre-hook)."""
-        self.optimizer = optimizer
         if hasattr(optimizer, "register_step_pre_hook"):
-            self.hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
+            self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
 
     def close(self) -> None:
-        """Remove the wrappers and the hook."""
-        for hook in self.hooks:
+        """Remove the optimizers' hooks."""
+        for hook in self._hooks:
             hook.remove()
-        self.hooks.clear()
-        for name in self.wrapped:
-            self.scaler.__dict__.pop(name, None)
-        self.wrapped.clear()
+        self._hooks.clear()
 
-    # -- the wrappers: one per method, each as short as its check allows (every iteration
-    # calls each once; a frame or a call into torch costs a microsecond or more there) --------
+    # -- what the reader tells (ScalerObserver) --------------------------------------------------
 
-    def _wrapped_scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        def watched_scale(*args: Any, **kwargs: Any) -> Any:
-            self.scaled_since_update = True  # (nothing to check: nothing can fail here)
-            return original(*args, **kwargs)
+    def before_call(self, name: str, optimizer: Any) -> None:
+        return None  # torch checks the order itself; its errors are read in call_failed
 
-        return watched_scale
-
-    # torch checks the protocol itself and raises before it changes any state: the wrappers
-    # read the state only then, in their except block, and report before torch's error goes
-    # on (no lookup on a healthy call). Only what torch lets pass is tracked on every call.
-
-    def _wrapped_unscale_(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        monitor = self.pipeline.monitor
-
-        def watched_unscale_(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                return original(optimizer, *args, **kwargs)
-            except Exception:  # twice, after step(), or fp16 gradients (AMP012)
-                if not monitor.disabled:
-                    self._check(self._unscale_failed, optimizer)
-                raise
-
-        return watched_unscale_
-
-    def _wrapped_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        monitor = self.pipeline.monitor
-
-        def watched_step(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            self.in_scaler_step = True
-            try:
-                result = original(optimizer, *args, **kwargs)
-            except Exception:  # twice without update(), or its unscale_() failed
-                self.in_scaler_step = False
-                if not monitor.disabled:
-                    self._check(self._step_failed, optimizer)
-                raise
-            self.in_scaler_step = False
-            self.awaiting_update = True
-            return result
-
-        return watched_step
-
-    def _wrapped_update(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        monitor = self.pipeline.monitor
-
-        def watched_update(*args: Any, **kwargs: Any) -> Any:
-            self.scaled_since_update = False
-            if self.monitored_before_update is not None and not monitor.disabled:
-                self._check(self._monitor_misuse)  # (torch lets it pass: a warning)
-            try:
-                result = original(*args, **kwargs)
-            except Exception:  # no inf check recorded: no step() or unscale_() before
-                if not monitor.disabled:
-                    self._check(self._update_failed)
-                raise
-            self.awaiting_update = False
-            return result
-
-        return watched_update
-
-    def _check(self, check: Callable[..., Finding | None], *args: Any) -> None:
-        """Run one protocol check under the pipeline's guard and report what it finds."""
-        try:
-            finding = check(*args)
-        except Exception:
-            self.pipeline.fail()  # logged once, monitoring off, training goes on
-            return
+    def call_failed(self, name: str, optimizer: Any) -> None:
+        finding = {"unscale_": self._unscale_failed, "step": self._step_failed,
+                   "update": self._update_failed}.get(name, lambda _opt: None)(optimizer)
         if finding is not None:
-            self.report(finding, self.calls())
+            self.report(finding)
 
     # -- the checks (when torch's own raised: its state is as it was before the call) -----------
 
-    def _protocol(self, what: str, evidence: dict[str, Any]) -> Finding:
-        return Finding("AMP002", self.calls(), what, evidence={"call": what, **evidence})
+    def _protocol(self, what: str, evidence: dict[str, Any], step: int | None = None) -> Finding:
+        return Finding("AMP002", self.step_now() if step is None else step, what,
+                       evidence={"call": what, **evidence})
+
+    def _stage(self, optimizer: Any) -> str | None:
+        return self.reader.stage(optimizer) if self.reader is not None else None
 
     def _unscale_failed(self, optimizer: Any) -> Finding | None:
-        state = self.scaler._per_optimizer_states.get(id(optimizer))  # (.get: a defaultdict)
-        stage = state["stage"] if state else None
-        if stage is UNSCALED:
+        stage = self._stage(optimizer)
+        if stage == "UNSCALED":
             return self._protocol("unscale_() called twice for this optimizer before update()",
-                                  {"stage": "UNSCALED"})
-        if stage is STEPPED:
+                                  {"stage": stage})
+        if stage == "STEPPED":
             return self._protocol("unscale_() called after step() and before update()",
-                                  {"stage": "STEPPED"})
+                                  {"stage": stage})
         if optimizer_has_fp16_params(optimizer):
             return Finding(
-                "AMP012", self.calls(),
+                "AMP012", self.step_now(),
                 "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
                 "'Attempting to unscale FP16 gradients.'",
                 evidence={"fp16_parameters": True},
@@ -181,81 +96,47 @@ class ScalerProtocol:
         return None
 
     def _step_failed(self, optimizer: Any) -> Finding | None:
-        state = self.scaler._per_optimizer_states.get(id(optimizer))
-        if not state or state["stage"] is not STEPPED:
+        if self._stage(optimizer) != "STEPPED":
             return None
-        missed, self.monitored_before_update = self.monitored_before_update, None
-        if missed is not None:  # the iteration monitor.step() closed never reached update()
-            return Finding(
-                "AMP002", missed,
+        held = self.held_step()
+        if held is not None:  # the iteration monitor.step() closed never reached update()
+            return self._protocol(
                 "scaler.step() ran but scaler.update() was not called in that iteration: the "
                 "scale never adapts and the next scaler.step() raises",
-                evidence={"call": "update() missing", "stage": "STEPPED"},
-            )
+                {"call": "update() missing", "stage": "STEPPED"}, step=held)
         return self._protocol("scaler.step() called twice without scaler.update() between",
                               {"stage": "STEPPED"})
 
-    def _update_failed(self) -> Finding | None:
-        # (a monitor.step() before it was told by the wrapper, before torch's update() ran)
-        for state in self.scaler._per_optimizer_states.values():
-            if state.get("found_inf_per_device"):
-                return None  # an inf check was recorded: torch's update() can run
+    def _update_failed(self, optimizer: Any) -> Finding | None:
+        reader = self.reader
+        if reader is None or reader.inf_checks_recorded():
+            return None  # an inf check was recorded: not the order's fault
         return self._protocol(
             "scaler.update() called without scaler.step()/unscale_() in this iteration "
             "(torch: 'No inf checks were recorded prior to update.')",
-            {"optimizers_seen": len(self.scaler._per_optimizer_states)},
+            {"optimizers_seen": reader.optimizers_seen()},
         )
-
-    def check_update_called(self, step: int) -> None:
-        """At ``monitor.step()``: note a ``scaler.step()`` that ``update()`` has not followed.
-
-        Either the loop forgot ``update()`` (the next ``scaler.step()`` says so, as an error)
-        or it calls ``update()`` after ``monitor.step()``: a misuse of the monitor, not of the
-        scaler, told when ``update()`` comes (a warning).
-        """
-        if self.optimizer is not None and optimizer_stage(self.scaler, self.optimizer) == (
-            "STEPPED"
-        ):
-            self.monitored_before_update = step
 
     def update_never_came(self) -> Finding | None:
-        """At close: the last ``monitor.step()`` saw ``scaler.step()`` without ``update()``
-        and the loop ended before any ``update()``: it was missing, not merely later."""
-        missed, self.monitored_before_update = self.monitored_before_update, None
-        if missed is None or optimizer_stage(self.scaler, self.optimizer) != "STEPPED":
+        """At close: a ``monitor.step()`` waited for the ``update()`` of its ``scaler.step()``
+        and the loop ended without one: it was missing, not merely later."""
+        held, reader = self.held_step(), self.reader
+        if held is None or reader is None or not reader.stepped:
             return None
-        return Finding(
-            "AMP002", missed,
+        return self._protocol(
             "scaler.step() ran but scaler.update() was never called after it: the scale never "
             "adapts (and a next scaler.step() would raise)",
-            evidence={"call": "update() missing", "stage": "STEPPED"},
-        )
-
-    def _monitor_misuse(self) -> Finding | None:
-        step, self.monitored_before_update = self.monitored_before_update, None
-        if step is None:
-            return None
-        return Finding(
-            "AMP002", step,
-            "monitor.step() was called before scaler.update(): the loop itself is correct, "
-            "the monitor is called too early (it reads the scale before the update)",
-            evidence={"call": "monitor.step() before update()", "monitor_misuse": True},
-            severity=Severity.WARNING,
-            root_cause="a misuse of the denpex monitor, not of the GradScaler: monitor.step() "
-                       "runs between scaler.step() and scaler.update().",
-            fix="Call monitor.step(loss) after scaler.update(), once per iteration.",
-        )
+            {"call": "update() missing", "stage": "STEPPED"}, step=held)
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        if self.in_scaler_step or not self.scaled_since_update:
+        reader = self.reader
+        if reader is None or reader.in_step or not reader.scaled:
             return
-        if not scaler_enabled(self.scaler):
-            return
-        if optimizer_stage(self.scaler, optimizer) == "UNSCALED":
+        stage = self._stage(optimizer)
+        if stage == "UNSCALED":
             what = ("optimizer.step() called directly after unscale_() (not through "
                     "scaler.step()): steps with inf/NaN gradients are applied instead of skipped")
         else:
             what = ("optimizer.step() called directly on scaled gradients (not through "
                     "scaler.step()): every update is multiplied by the loss scale")
-        finding = self._protocol(what, {"stage": optimizer_stage(self.scaler, optimizer)})
-        self.report(finding, self.calls())
+        self.report(self._protocol(what, {"stage": stage}))

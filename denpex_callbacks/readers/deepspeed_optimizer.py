@@ -28,6 +28,7 @@ from typing import Any
 
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.readers.grad_scaler import scaler_enabled, scaler_setup
+from denpex_callbacks.readers.scale_reading import ScaleReading
 
 _UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
 
@@ -260,3 +261,54 @@ def deepspeed_setup(obj: Any, setup: RunSetup) -> RunSetup:
     setup.hysteresis = state.hysteresis
     setup.growth_interval = state.scale_window
     return setup
+
+
+class DeepSpeedReader:
+    """Reads the loss scale of one DeepSpeed engine (or its optimizer, or accelerate's wrapper)
+    around each optimizer step: Python numbers, so no sync (DeepSpeed's optimizers sync on
+    overflow themselves). The objects behind it are found once: they do not change once
+    ``deepspeed.initialize`` returned.
+
+    In ``torch_autocast`` mode the scale lives in a torch GradScaler (:attr:`grad_scaler`):
+    read that one with :class:`~denpex_callbacks.readers.grad_scaler.GradScalerReader`.
+
+    Example:
+        >>> class Scaler:
+        ...     cur_scale, dynamic, cur_hysteresis = 512.0, True, 2
+        ...     min_scale, scale_window = 1.0, 1000
+        >>> class ZeroOptimizer:
+        ...     loss_scaler, overflow = Scaler(), False
+        >>> optimizer = ZeroOptimizer()
+        >>> reader = DeepSpeedReader(optimizer)
+        >>> before = reader.before()
+        >>> optimizer.loss_scaler.cur_scale, optimizer.overflow = 256.0, True
+        >>> reading = reader.after(before)
+        >>> reading.scale_before, reading.scale_after, reading.overflow
+        (512.0, 256.0, True)
+    """
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._read = scale_state_reader(source)
+        self.grad_scaler = self._read().grad_scaler
+
+    def state(self) -> DeepSpeedScaleState:
+        """The scale state now."""
+        return self._read()
+
+    def before(self) -> float | None:
+        """The scale the coming step's backward uses."""
+        return self._read().scale
+
+    def after(self, scale_before: float | None) -> ScaleReading:
+        """The step's reading, once DeepSpeed's optimizer stepped (or skipped)."""
+        state = self._read()
+        return ScaleReading(scale_before=scale_before, scale_after=state.scale,
+                            overflow=state.overflow, hysteresis=state.hysteresis)
+
+    def grad_norm(self) -> Any:
+        """The engine's gradient norm of the last step (a number or a device tensor; None
+        where the source is no engine). ``engine._global_grad_norm`` is set by every
+        optimizer step (checked on 0.19.8); ``get_global_grad_norm()`` returns it too, but
+        not on every release."""
+        return getattr(self._source, "_global_grad_norm", None)

@@ -1,27 +1,40 @@
-"""Reading torch.amp.GradScaler state (also behind accelerate and Lightning) without a sync.
+"""torch.amp.GradScaler (also behind accelerate, Lightning, Fabric and DeepSpeed's torch_autocast):
+one reader per scaler, the only code that touches the scaler's private state.
 
-``get_scale()`` calls ``.item()``: a host-device sync on CUDA. These helpers return the
-device tensors instead; callers snapshot them with :class:`DeferredValues`.
+``get_scale()`` calls ``.item()``, a host-device sync on CUDA, and the scaler keeps no record of
+a step once ``update()`` has run (it drops found_inf and changes the scale in place). So
+:class:`GradScalerReader` watches the scaler's own calls (instance attributes over its four
+methods; the class is untouched and :meth:`GradScalerReader.detach` removes them): ``scale()``
+adds the loss being backpropagated to the step's sum, ``update()`` takes the step's reading just
+before and after it runs (the scale the step used, found_inf over every optimizer, the scale and
+growth tracker after). Everything stays a device tensor; the pipeline copies it off the device
+without a sync. Wherever the adapter's hooks run, the reading is taken at the right moment.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import torch
 
+from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
-_SCALER_TYPES: dict[type, bool] = {}  # type -> has the GradScaler methods (asked every step)
-try:  # the protocol stages, compared by identity (an Enum's .name is a slow descriptor)
-    from torch.amp.grad_scaler import OptState
+__all__ = [
+    "GradScalerReader",
+    "ScalerObserver",
+    "first_lr",
+    "is_grad_scaler",
+    "optimizer_has_fp16_params",
+    "scaler_device",
+    "scaler_enabled",
+    "scaler_setup",
+]
 
-    _STAGES: tuple[tuple[Any, str], ...] = tuple((stage, stage.name) for stage in OptState)
-    UNSCALED: Any = OptState.UNSCALED
-    STEPPED: Any = OptState.STEPPED
-except ImportError:  # pragma: no cover - a torch without it: read the names
-    _STAGES = ()
-    UNSCALED, STEPPED = object(), object()
+SCALER_METHODS = ("scale", "unscale_", "step", "update")
+_SCALER_TYPES: dict[type, bool] = {}  # type -> has the GradScaler methods
 
 
 def is_grad_scaler(obj: Any) -> bool:
@@ -46,82 +59,25 @@ def scaler_enabled(scaler: Any) -> bool:
     return scaler is not None and is_grad_scaler(scaler) and bool(scaler.is_enabled())
 
 
-def scale_tensor(scaler: Any) -> torch.Tensor | None:
-    """The live scale as a device tensor (None before the first ``scale()`` call)."""
-    scale = getattr(scaler, "_scale", None)
-    return scale if isinstance(scale, torch.Tensor) else None
-
-
-def growth_tracker_tensor(scaler: Any) -> torch.Tensor | None:
-    """Consecutive clean steps counted by the scaler, as a device tensor."""
-    tracker = getattr(scaler, "_growth_tracker", None)
-    return tracker if isinstance(tracker, torch.Tensor) else None
-
-
-def found_inf_tensor(scaler: Any, optimizer: Any) -> torch.Tensor | None:
-    """Sum of found_inf for ``optimizer`` between ``unscale_()`` and ``update()``, else None.
-
-    ``update()`` replaces the per-optimizer state, so take this before the step ends.
-    """
-    states = getattr(scaler, "_per_optimizer_states", None)
-    if not states or optimizer is None:
-        return None
-    state = states.get(id(optimizer)) if isinstance(states, dict) else None
-    if not state:
-        return None
-    per_device = state.get("found_inf_per_device") or {}
-    tensors = [t for t in per_device.values() if isinstance(t, torch.Tensor)]
-    if not tensors:
-        return None
-    if len(tensors) == 1:
-        return tensors[0]
-    device = tensors[0].device
-    return torch.stack([t.to(device, non_blocking=True).reshape(()) for t in tensors]).sum()
-
-
-NO_VIEWS: tuple[Any, Any, Any] = (None, None, None)  # what an adapter holds before the first
-
-
-def host_views(scaler: Any) -> tuple[torch.Tensor | None, Any, Any]:
-    """(the scale tensor, views of it and of the growth tracker) of a GradScaler on the CPU,
-    for the adapters' hot path: ``view[()]`` reads the number as a Python float (int) by
-    indexing a ``memoryview``, without a call into torch (``item()``) or NumPy (``float()``
-    on an array), whose code is cold in the middle of a training step. GradScaler writes both
-    tensors in place, so the views stay right while ``scaler._scale`` is the tensor kept
-    first. The memory is shared through NumPy (each view keeps its tensor alive); without
-    NumPy the views are None (read with ``item()`` then).
+def scaler_device(scaler: Any) -> str | None:
+    """Where an enabled GradScaler keeps its scale (``"cuda"``, ``"cpu"``...), else None.
 
     Example:
-        >>> scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
-        >>> _ = scaler.scale(torch.tensor(1.0))
-        >>> scale, scale_view, tracker_view = host_views(scaler)
-        >>> scaler.update(64.0)
-        >>> scale is scaler._scale, scale_view[()], tracker_view[()]
-        (True, 64.0, 0)
+        >>> scaler_device(torch.amp.GradScaler("cpu")), scaler_device(None)
+        ('cpu', None)
     """
-    scale, tracker = scaler._scale, scaler._growth_tracker
-    try:
-        views = memoryview(scale.numpy()), memoryview(tracker.numpy())
-        views[0][()], views[1][()]  # (a format memoryview cannot index raises here, not later)
-    except (RuntimeError, TypeError, AttributeError, ValueError, NotImplementedError):
-        return scale, None, None  # no NumPy, or not plain CPU tensors
-    return scale, *views
-
-
-def optimizer_stage(scaler: Any, optimizer: Any) -> str | None:
-    """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED`` or ``STEPPED``."""
-    states = getattr(scaler, "_per_optimizer_states", None)
-    if not isinstance(states, dict) or id(optimizer) not in states:
-        return None
-    stage = states[id(optimizer)].get("stage")
-    for known, name in _STAGES:
-        if stage is known:
-            return name
-    return getattr(stage, "name", None)
+    device = getattr(scaler, "_device", None) if scaler_enabled(scaler) else None
+    return device if isinstance(device, str) else None
 
 
 def scaler_setup(scaler: Any, setup: RunSetup) -> RunSetup:
-    """Fill the scaler fields of ``setup`` from a GradScaler's Python-side config (no sync)."""
+    """Fill the scaler fields of ``setup`` from a GradScaler's Python-side config (no sync).
+
+    Example:
+        >>> setup = scaler_setup(torch.amp.GradScaler("cpu", growth_interval=100), RunSetup())
+        >>> setup.scaler, setup.init_scale, setup.growth_interval
+        ('dynamic', 65536.0, 100)
+    """
     if not scaler_enabled(scaler):
         setup.scaler = None
         return setup
@@ -143,11 +99,229 @@ def optimizer_has_fp16_params(optimizer: Any) -> bool:
 
 
 def first_lr(optimizer: Any) -> float | None:
-    """Learning rate of the first parameter group (a Python number, no sync)."""
+    """Learning rate of the first parameter group (a Python number, no sync; None for a
+    tensor learning rate, which would need one)."""
     groups = getattr(optimizer, "param_groups", None)
     if not groups:
         return None
     lr = groups[0].get("lr")
     if isinstance(lr, torch.Tensor):
-        return None  # a tensor LR would need a sync to read
+        return None
     return float(lr) if lr is not None else None
+
+
+class ScalerObserver(Protocol):
+    """What a protocol check hears of the scaler's calls (the plain loop's; see
+    :mod:`denpex_callbacks.integrations.torch_protocol`). ``optimizer`` is None for ``scale``
+    and ``update``."""
+
+    def before_call(self, name: str, optimizer: Any) -> None:
+        """Just before the scaler's ``name`` runs."""
+
+    def call_failed(self, name: str, optimizer: Any) -> None:
+        """torch's own check raised in ``name``; the scaler's state is as it was before it."""
+
+
+class GradScalerReader:
+    """Reads one enabled GradScaler's steps by watching its calls.
+
+    Args:
+        scaler: An enabled ``torch.amp.GradScaler`` (or subclass).
+        observer: Told of each call (protocol checks), or None.
+
+    Example:
+        >>> model = torch.nn.Linear(2, 1)
+        >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=8.0)
+        >>> reader = GradScalerReader(scaler)
+        >>> reader.attach()
+        >>> scaler.scale(model(torch.ones(1, 2)).sum() * float("inf")).backward()
+        >>> _ = scaler.step(opt); scaler.update()
+        >>> [reading] = reader.take()
+        >>> float(reading.scale_before), float(reading.found_inf), float(reading.scale_after)
+        (8.0, 1.0, 4.0)
+        >>> reader.detach()
+    """
+
+    def __init__(self, scaler: Any, observer: ScalerObserver | None = None, *,
+                 on_error: Callable[[], Any] | None = None) -> None:
+        self.scaler = scaler
+        self.observer = observer
+        # Called from an ``except`` block when the reader's own work inside a watched call
+        # fails (the pipeline's fail: logged once, monitoring off); the scaler's call goes on.
+        self.on_error = on_error
+        self._losses = LossSum()
+        self._done: list[ScaleReading] = []
+        self._wrapped: list[str] = []
+        self.stepped = False  # scaler.step() ran since the last update()
+        self.scaled = False  # scaler.scale() ran since the last update()
+        self.in_step = False  # inside scaler.step() (its optimizer.step() is the scaler's)
+        self.failed = False
+        # Called as scaler.step() begins: the last moment the parameters are those of the
+        # steps before it, so the pipeline judges what has landed (and may re-run it) there.
+        self.before_step: Callable[[], Any] | None = None
+
+    # -- what the run is --------------------------------------------------------------------
+
+    @property
+    def device(self) -> torch.device:
+        """Where the scaler keeps its scale (``"cuda"``, ``"cpu"``...)."""
+        return torch.device(scaler_device(self.scaler) or "cpu")
+
+    def setup(self, setup: RunSetup) -> RunSetup:
+        """Fill the scaler fields of ``setup``."""
+        return scaler_setup(self.scaler, setup)
+
+    def stage(self, optimizer: Any) -> str | None:
+        """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED``, ``STEPPED``."""
+        states = getattr(self.scaler, "_per_optimizer_states", None)
+        if not isinstance(states, dict) or id(optimizer) not in states:
+            return None
+        stage = states[id(optimizer)].get("stage")
+        return getattr(stage, "name", None)
+
+    def inf_checks_recorded(self) -> bool:
+        """Whether any optimizer has recorded found_inf since the last ``update()``."""
+        states = getattr(self.scaler, "_per_optimizer_states", None) or {}
+        return any(state.get("found_inf_per_device") for state in states.values())
+
+    def optimizers_seen(self) -> int:
+        """Optimizers the scaler has a state for since the last ``update()``."""
+        return len(getattr(self.scaler, "_per_optimizer_states", None) or {})
+
+    # -- attaching ----------------------------------------------------------------------------
+
+    def attach(self) -> None:
+        """Watch the scaler's calls (instance attributes over its methods)."""
+        if self._wrapped:
+            return
+        for name in SCALER_METHODS:
+            original = getattr(self.scaler, name)
+            wrapper = getattr(self, f"_watch_{name}")(original)
+            wrapper.__wrapped__ = original
+            self.scaler.__dict__[name] = wrapper
+            self._wrapped.append(name)
+
+    def detach(self) -> None:
+        """Give the scaler its own methods back."""
+        for name in self._wrapped:
+            self.scaler.__dict__.pop(name, None)
+        self._wrapped.clear()
+
+    def current(self) -> ScaleReading:
+        """The scale and growth tracker now, for a step whose ``update()`` ran before the
+        scaler was watched (nothing else is known of it)."""
+        scaler = self.scaler
+        scale, tracker = getattr(scaler, "_scale", None), getattr(scaler, "_growth_tracker", None)
+        return ScaleReading(
+            scale_after=scale.detach().clone() if isinstance(scale, torch.Tensor) else None,
+            growth_tracker=tracker.detach().clone() if isinstance(tracker, torch.Tensor) else None)
+
+    def take(self) -> list[ScaleReading]:
+        """The readings of the ``update()`` calls since the last take, oldest first."""
+        done, self._done = self._done, []
+        return done
+
+    @property
+    def pending(self) -> int:
+        """Readings taken by ``update()`` and not handed out by :meth:`take` yet."""
+        return len(self._done)
+
+    # -- the watched calls ----------------------------------------------------------------------
+
+    def _safely(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Run the reader's own part of a watched call; a failure there never reaches the
+        scaler's caller (it switches monitoring off)."""
+        if self.failed:
+            return None
+        try:
+            return work(*args)
+        except AmpDiagnosisError:
+            raise  # the user's "raise" policy on a protocol diagnosis
+        except Exception:
+            self.failed = True
+            if self.on_error is not None:
+                self.on_error()
+            return None
+
+    def _call(self, name: str, original: Callable[..., Any], optimizer: Any,
+              *args: Any, **kwargs: Any) -> Any:
+        observer = self.observer
+        if observer is not None:
+            self._safely(observer.before_call, name, optimizer)
+        try:
+            return original(*args, **kwargs)
+        except Exception:
+            if observer is not None:
+                self._safely(observer.call_failed, name, optimizer)
+            raise
+
+    def _watch_scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def scale(outputs: Any) -> Any:
+            self.scaled = True
+            self._safely(self._losses.add, outputs)
+            return self._call("scale", original, None, outputs)
+
+        return scale
+
+    def _watch_unscale_(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def unscale_(optimizer: Any) -> Any:
+            return self._call("unscale_", original, optimizer, optimizer)
+
+        return unscale_
+
+    def _watch_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def step(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            if self.before_step is not None:
+                self._safely(self.before_step)
+            self.in_step = True
+            try:
+                result = self._call("step", original, optimizer, optimizer, *args, **kwargs)
+            finally:
+                self.in_step = False
+            self.stepped = True
+            return result
+
+        return step
+
+    def _watch_update(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def update(*args: Any, **kwargs: Any) -> Any:
+            # An update() after no step() (a user setting the scale by hand, update(s)) is no
+            # optimizer step: the next step's reading starts from the scale it leaves.
+            before = self._safely(self._before_update) if self.stepped else None
+            result = self._call("update", original, None, *args, **kwargs)
+            if before is not None:
+                self._safely(self._after_update, *before)
+            self.stepped = self.scaled = False
+            return result
+
+        return update
+
+    def _before_update(self) -> tuple[torch.Tensor, torch.Tensor | None] | None:
+        """The scale the step used (``update()`` changes it in place) and its found_inf;
+        None before the first ``scale()`` (torch's update() raises then)."""
+        scale = getattr(self.scaler, "_scale", None)
+        if not isinstance(scale, torch.Tensor):
+            return None
+        return scale.detach().clone(), self._found_inf()
+
+    def _after_update(self, before: torch.Tensor, found_inf: torch.Tensor | None) -> None:
+        scaler = self.scaler
+        self._done.append(ScaleReading(
+            scale_before=before, scale_after=scaler._scale.detach().clone(),
+            found_inf=found_inf, growth_tracker=scaler._growth_tracker.detach().clone(),
+            loss=self._losses.take(mean=False)))
+
+    def _found_inf(self) -> torch.Tensor | None:
+        """found_inf summed over every optimizer and device (a new tensor where there are
+        several: ``update()`` adds them into the first in place), or None when none recorded."""
+        states = getattr(self.scaler, "_per_optimizer_states", None) or {}
+        tensors = [t for state in states.values()
+                   for t in (state.get("found_inf_per_device") or {}).values()
+                   if isinstance(t, torch.Tensor)]
+        if not tensors:
+            return None
+        if len(tensors) == 1:
+            return tensors[0]
+        device = tensors[0].device
+        return torch.stack([t.to(device, non_blocking=True).reshape(()) for t in tensors]).sum()

@@ -12,7 +12,7 @@ from transformers import TrainerCallback
 
 from denpex_callbacks import AmpDiagnosisError, read_report_dir
 from denpex_callbacks.hf import AmpDiagnosticCallback
-from denpex_callbacks.readers import step_values
+from denpex_callbacks.readers.grad_scaler import GradScalerReader
 
 
 @pytest.mark.parametrize("max_grad_norm", [1.0, 0.0], ids=["found_inf", "scale_decrease"])
@@ -159,10 +159,10 @@ def test_diagnoses_go_through_the_transformers_logger_once(hf: Any) -> None:
 def test_internal_error_switches_monitoring_off_and_training_goes_on(
     hf: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(scaler: Any, optimizer: Any) -> Any:
+    def broken(reader: Any) -> Any:
         raise RuntimeError("reader broke")
 
-    monkeypatch.setattr(step_values, "found_inf_tensor", broken)
+    monkeypatch.setattr(GradScalerReader, "_found_inf", broken)
     records: list[logging.LogRecord] = []
     handler = logging.Handler(level=logging.ERROR)
     handler.emit = records.append  # type: ignore[method-assign]

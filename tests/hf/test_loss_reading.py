@@ -64,6 +64,8 @@ class CustomLossTrainer(Trainer):  # type: ignore[misc]
         labels = inputs.pop("labels")
         outputs = model(**inputs)
         loss = ((outputs["logits"].float() - labels) ** 2).mean()
+        if model.training and self.state.global_step + 1 == getattr(self, "nan_at", None):
+            loss = loss * float("nan")  # born in the subclass's own loss code
         return (loss, outputs) if return_outputs else loss
 
 
@@ -100,17 +102,34 @@ def test_a_nan_loss_first_in_a_tuple_is_seen(hf):
     assert hf.first(hf.monitor_of(trainer), "AMP006").step == 5
 
 
-def test_a_custom_compute_loss_is_said_once_at_info(hf, caplog, tmp_path):
-    # The loss the Trainer backpropagates never leaves the model: say the loss detectors are
-    # blind, once, at info, and keep watching the scale.
-    trainer = hf.trainer(model=LogitsOnly(), steps=6, fp16_scaler={})
-    custom = CustomLossTrainer(model=trainer.model, args=trainer.args,
-                               train_dataset=trainer.train_dataset,
-                               callbacks=[AmpDiagnosticCallback(report_dir=None)])
-    custom.accelerator.scaler = trainer.accelerator.scaler
-    custom.accelerator.native_amp = True
-    with caplog.at_level(logging.INFO, logger="transformers.denpex"):
-        custom.train()
-    said = [r for r in caplog.records if "returned no loss" in r.getMessage()]
-    assert len(said) == 1 and said[0].levelno == logging.INFO
-    assert hf.fault_codes(hf.monitor_of(custom)) == []
+def test_a_custom_compute_loss_is_the_loss_judged(hf, caplog, tmp_path):
+    # Was: the loss of a Trainer subclass's compute_loss never left the model, so the loss
+    # detectors were blind (said once at info). The loss is read where it is backpropagated
+    # (the GradScaler's scale()): a NaN born in compute_loss is AMP006 at its step, and the
+    # loss recorded is the one HF logs.
+    def run(nan_at: int | None, report: str | None):
+        trainer = hf.trainer(model=LogitsOnly(), steps=8, fp16_scaler={},
+                             logging_nan_inf_filter=False)
+        custom = CustomLossTrainer(model=trainer.model, args=trainer.args,
+                                   train_dataset=trainer.train_dataset,
+                                   callbacks=[AmpDiagnosticCallback(config=MonitorConfig(
+                                       report_dir=report, record_every=1))])
+        custom.nan_at = nan_at
+        custom.accelerator.scaler = trainer.accelerator.scaler
+        custom.accelerator.native_amp = True
+        with caplog.at_level(logging.INFO, logger="transformers.denpex"):
+            custom.train()
+        return custom
+
+    healthy = run(None, str(tmp_path / "r"))
+    assert not [r for r in caplog.records if "returned no loss" in r.getMessage()]
+    assert hf.fault_codes(hf.monitor_of(healthy)) == []
+    logged = {e["step"]: e["loss"] for e in healthy.state.log_history if "loss" in e}
+    recorded = {o.step: o.loss for o in read_report(tmp_path / "r" / "rank0.jsonl").steps}
+    assert len(logged) == 8
+    for step, loss in logged.items():
+        assert recorded[step] == pytest.approx(loss, rel=1e-3)
+    faulty = run(4, None)
+    assert hf.first(hf.monitor_of(faulty), "AMP006").step == 4
+
+

@@ -111,9 +111,9 @@ def test_reader_error_does_not_break_training(
     def broken(*args: Any) -> None:
         raise RuntimeError("reader bug")
 
-    # The reader of every step (on the CPU, the hot path's; found_inf_tensor on a device).
-    monkeypatch.setattr("denpex_callbacks.readers.grad_scaler.host_views", broken)
-    monkeypatch.setattr("denpex_callbacks.readers.step_values.found_inf_tensor", broken)
+    # The reader of every step (the scaler's update, where it reads found_inf).
+    monkeypatch.setattr("denpex_callbacks.readers.grad_scaler.GradScalerReader._found_inf",
+                        broken)
     cb = callback()
     with caplog.at_level(logging.ERROR):
         trainer, report = fit(TinyModule(fault="nan", fault_step=FAULT_STEP), cb)

@@ -182,7 +182,8 @@ def test_state_dict_round_trip_keeps_history():
     assert resumed.monitor.run.steps_seen == 40
 
 
-def _loop_with_monitor_before_update(steps: int, monitor_kwargs):
+def _loop_with_monitor_before_update(steps: int, monitor_kwargs, *, nan_from: int | None = None,
+                                     before_update: bool = True):
     import torch
 
     from denpex_callbacks.torch import AmpMonitor
@@ -193,33 +194,40 @@ def _loop_with_monitor_before_update(steps: int, monitor_kwargs):
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10)
     monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, report_dir=None,
                          **monitor_kwargs)
-    for _ in range(steps):
+    for step in range(steps):
         with torch.autocast("cpu", dtype=torch.float16):
             loss = model(torch.randn(4, 8)).float().pow(2).mean()
+        if nan_from is not None and step >= nan_from:
+            loss = loss * float("nan")
         scaler.scale(loss).backward()
         scaler.step(opt)
-        monitor.step(loss)  # too early: the loop is right, the monitor call is misplaced
+        if before_update:
+            monitor.step(loss)  # early: the monitor reads the step at update() itself
         scaler.update()
+        if not before_update:
+            monitor.step(loss)
         opt.zero_grad()
     monitor.close()
     return monitor
 
 
-def test_monitor_step_before_update_is_a_monitor_misuse_warning_not_a_protocol_error():
-    # Was: AMP002 [error] "update() was not called", ending a correct loop under "raise".
+def test_monitor_step_before_update_is_no_fault_of_the_loop():
+    # Was: AMP002 [error] "update() was not called", ending a correct loop under "raise"; then a
+    # misuse warning. The monitor reads each step at update(), wherever it is called.
     monitor = _loop_with_monitor_before_update(6, {"on_fault": "raise"})
-    found = [(d.code, d.step, d.severity.value) for d in monitor.diagnoses]
-    assert found == [("AMP002", 0, "warning")]
-    assert "monitor.step() was called before scaler.update()" in monitor.diagnoses[0].summary
-    assert monitor.diagnoses[0].fix.startswith("Call monitor.step(loss) after scaler.update()")
+    assert monitor.diagnoses == [] and not monitor.should_stop
+    assert monitor.monitor.summary()["steps"] == 6
 
 
-def test_monitor_misuse_never_acts_even_when_warnings_are_faults():
-    from denpex_callbacks import MonitorConfig
+def test_where_monitor_step_stands_changes_no_diagnosis():
+    def faults(before_update: bool):
+        monitor = _loop_with_monitor_before_update(12, {}, nan_from=5,
+                                                   before_update=before_update)
+        return [(d.code, d.step, d.severity.value, d.summary) for d in monitor.diagnoses]
 
-    config = MonitorConfig(report_dir=None, on_fault="raise", fault_severity="warning")
-    monitor = _loop_with_monitor_before_update(4, {"config": config})
-    assert [d.code for d in monitor.diagnoses] == ["AMP002"] and not monitor.should_stop
+    early, late = faults(True), faults(False)
+    assert early == late
+    assert early[0][:2] == ("AMP006", 5)
 
 
 def test_a_loop_that_never_calls_update_is_still_a_protocol_error():

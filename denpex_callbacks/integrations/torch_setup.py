@@ -1,0 +1,202 @@
+"""What a hand-written loop hands the monitor, unwrapped, and what the run asked for and runs.
+
+Users pass the objects they hold: a torch optimizer, or accelerate's ``AcceleratedOptimizer``
+(``accelerator.prepare``), or Lightning Fabric's wrapped optimizer and module
+(``fabric.setup``), a ``torch.compile`` module, a DDP/FSDP module, or several of each (a list,
+a tuple, a dict, a ModuleDict). :func:`loop_objects` finds the raw optimizers and modules
+behind them, the GradScaler the wrappers step through, and the precision the loop asked for
+(accelerate keeps it in its state; Fabric and plain loops say it with ``precision=``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.readers.grad_scaler import (
+    is_grad_scaler,
+    optimizer_has_fp16_params,
+    scaler_device,
+    scaler_enabled,
+    scaler_setup,
+)
+
+__all__ = ["LoopObjects", "loop_objects", "loop_setup", "requested_precision"]
+
+# What users write for the precision they asked for -> the name the engine uses.
+_REQUESTED = {
+    "fp16": "fp16", "16": "fp16", "16-mixed": "fp16", "float16": "fp16", "half": "fp16",
+    "bf16": "bf16", "bf16-mixed": "bf16", "bfloat16": "bf16",
+    "16-true": "fp16-true", "bf16-true": "bf16-true",
+    "no": "fp32", "fp32": "fp32", "32": "fp32", "32-true": "fp32", "float32": "fp32",
+}
+
+
+@dataclass
+class LoopObjects:
+    """The raw objects behind what a loop handed the monitor.
+
+    Attributes:
+        optimizers: The torch optimizers (inside accelerate's or Fabric's wrappers).
+        models: The modules to watch: for each one handed over, the module that really
+            computes (Fabric's ``_forward_module``, the compiled module's original).
+        scaler: The GradScaler given, or the one a wrapper steps through.
+        requested: The precision the loop asked for (``fp16``, ``bf16``, ``fp32``...), if known.
+        framework: ``accelerate`` or ``fabric`` when a wrapper of theirs was handed over.
+        autocast_wrapper: A model's forward enters autocast itself (accelerate's wrapper).
+    """
+
+    optimizers: list[Any] = field(default_factory=list)
+    models: list[torch.nn.Module] = field(default_factory=list)
+    scaler: Any = None
+    requested: str | None = None
+    framework: str | None = None
+    autocast_wrapper: bool = False
+
+
+def _each(objects: Any) -> list[Any]:
+    """The objects of a list, tuple, dict or ModuleDict, or the object itself."""
+    if objects is None:
+        return []
+    if isinstance(objects, torch.nn.ModuleDict):
+        return list(objects.values())
+    if isinstance(objects, torch.nn.ModuleList):
+        return list(objects)
+    if isinstance(objects, Mapping):
+        return list(objects.values())
+    if isinstance(objects, (list, tuple)):
+        return list(objects)
+    return [objects]
+
+
+def requested_precision(name: Any) -> str | None:
+    """The engine's name of a precision as users write it (None when not known).
+
+    Example:
+        >>> requested_precision("16-mixed"), requested_precision("bf16"), requested_precision(None)
+        ('fp16', 'bf16', None)
+    """
+    if name is None:
+        return None
+    text = str(getattr(name, "value", name)).strip().lower()
+    return _REQUESTED.get(text, text or None)
+
+
+def loop_objects(scaler: Any = None, optimizer: Any = None, model: Any = None,
+                 precision: Any = None) -> LoopObjects:
+    """Unwrap what a loop handed over (see the module's text).
+
+    Example:
+        >>> model = torch.nn.Linear(2, 1)
+        >>> found = loop_objects(optimizer=[torch.optim.SGD(model.parameters(), lr=0.1)],
+        ...                      model={"net": model}, precision="16-mixed")
+        >>> len(found.optimizers), found.models == [model], found.requested
+        (1, True, 'fp16')
+    """
+    found = LoopObjects(scaler=scaler, requested=requested_precision(precision))
+    for given in _each(optimizer):
+        raw = given
+        # accelerate's AcceleratedOptimizer and Fabric's _FabricOptimizer keep the torch
+        # optimizer as ``.optimizer`` (checked on accelerate 1.15, lightning 2.6.6).
+        while hasattr(raw, "param_groups") and isinstance(getattr(raw, "optimizer", None), torch.optim.Optimizer):
+            _wrapper_facts(raw, found)
+            raw = raw.optimizer
+        if raw not in found.optimizers:
+            found.optimizers.append(raw)
+    for given in _each(model):
+        module = _computing_module(given, found)
+        if isinstance(module, torch.nn.Module) and module not in found.models:
+            found.models.append(module)
+    return found
+
+
+def _wrapper_facts(wrapper: Any, found: LoopObjects) -> None:
+    """What accelerate's or Fabric's optimizer wrapper tells: its scaler and the precision."""
+    accelerate_state = getattr(wrapper, "accelerator_state", None)
+    if accelerate_state is not None:  # accelerate: the scaler it steps through, if any
+        found.framework = "accelerate"
+        if found.scaler is None and is_grad_scaler(getattr(wrapper, "scaler", None)):
+            found.scaler = wrapper.scaler
+        if found.requested is None:  # what Accelerator(mixed_precision=...) was given
+            found.requested = requested_precision(getattr(accelerate_state, "mixed_precision",
+                                                          None))
+        return
+    plugin = getattr(getattr(wrapper, "_strategy", None), "precision", None)
+    if plugin is not None:  # Fabric: its precision plugin holds the scaler
+        found.framework = "fabric"
+        if found.scaler is None and is_grad_scaler(getattr(plugin, "scaler", None)):
+            found.scaler = plugin.scaler
+
+
+def _computing_module(given: Any, found: LoopObjects) -> Any:
+    """The module that really computes behind a wrapper (Fabric, torch.compile)."""
+    module = given
+    # Fabric's _FabricModule enters autocast and calls ``_forward_module``: hooks there see
+    # the autocast state (lightning 2.6.6).
+    inner = getattr(module, "_forward_module", None)
+    if isinstance(inner, torch.nn.Module):
+        found.framework = found.framework or "fabric"
+        module = inner
+    compiled = getattr(module, "_orig_mod", None)  # torch.compile's OptimizedModule
+    if isinstance(compiled, torch.nn.Module):
+        module = compiled
+    if hasattr(module, "_original_forward"):  # accelerate's autocast wrapper of forward
+        found.autocast_wrapper = True
+    return module
+
+
+def loop_setup(objects: LoopObjects, *, autocast_dtype: torch.dtype | None,
+               loss: Any = None) -> RunSetup:
+    """What the loop runs: the scaler, the dtype the forward computed in, what was asked for.
+
+    Args:
+        objects: The unwrapped objects.
+        autocast_dtype: The autocast dtype seen at the first forward (None: none seen).
+        loss: The first loss (its dtype says fp16 where nothing else does).
+    """
+    setup = RunSetup(framework="torch", framework_version=torch.__version__)
+    if objects.framework is not None:
+        setup.extra["loop"] = objects.framework
+    scaler_setup(objects.scaler, setup)
+    fp16_params = any(optimizer_has_fp16_params(opt) for opt in objects.optimizers)
+    setup.fp16_parameters = fp16_params if objects.optimizers else None
+    dtype = autocast_dtype
+    if dtype is None and objects.autocast_wrapper and scaler_enabled(objects.scaler):
+        dtype = torch.float16  # accelerate's fp16 wrapper enters autocast inside forward
+    if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
+        dtype = torch.float16
+    params = _parameter_dtype(objects.models)
+    if dtype == torch.float16 or fp16_params or params == torch.float16:
+        compute: str | None = "float16"
+    elif dtype == torch.bfloat16 or params == torch.bfloat16:
+        compute = "bfloat16"
+    else:  # no autocast seen: fp32 if a model was watched, else nothing says
+        compute = "float32" if objects.models else None
+    setup.active_precision = active_precision(compute, has_scaler=setup.has_scaler,
+                                              autocast=dtype is not None)
+    setup.requested_precision = objects.requested
+    setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
+    setup.extra["device"] = _device(objects)
+    return setup
+
+
+def _parameter_dtype(models: Iterable[torch.nn.Module]) -> torch.dtype | None:
+    for model in models:
+        for param in model.parameters():
+            return param.dtype
+    return None
+
+
+def _device(objects: LoopObjects) -> str | None:
+    """Where the loop computes: the scaler's device, else the models' parameters'."""
+    device = scaler_device(objects.scaler)
+    if device is not None:
+        return device
+    for model in objects.models:
+        for param in model.parameters():
+            return str(param.device.type)
+    return None
