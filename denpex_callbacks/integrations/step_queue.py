@@ -40,8 +40,8 @@ class StepQueue:
     Example:
         >>> queue = StepQueue()
         >>> queue.push(7, {"scale_after": torch.tensor(1024.0), "loss": 0.5, "lr": None})
-        >>> queue.ready()
-        [(7, {'loss': 0.5, 'scale_after': 1024.0})]
+        >>> [(step, sorted(values.items())) for step, values in queue.ready(wait=True)]
+        [(7, [('loss', 0.5), ('scale_after', 1024.0)])]
     """
 
     def __init__(self) -> None:
