@@ -38,8 +38,14 @@ docs: venv
 
 # Long checks are marked `slow` and skipped here; `make test-slow` runs them, with the checks
 # of the examples and of the benchmark harness (the GPU check's --cpu dry run among them).
+# The adapters' tests run twice: as a CPU run takes them (host numbers), and through the device
+# path a GPU run takes (DENPEX_DEVICE_STANDIN=1: the CPU stand-in of the CUDA ring and events).
+ADAPTER_TESTS := tests/plain_torch tests/hf tests/lightning tests/deepspeed tests/integrations \
+	tests/locate tests/plugin tests/zoo
+
 pytest: venv
 	$(BIN)/python -m pytest -q -m "not slow"
+	DENPEX_DEVICE_STANDIN=1 $(BIN)/python -m pytest -q -m "not slow" $(ADAPTER_TESTS)
 
 test: lint typecheck docs pytest
 

@@ -25,7 +25,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 ZOO = REPO / "tests" / "zoo"
 RESULTS = REPO / "benchmarks" / "results"
-ADAPTERS = ("torch", "hf", "lightning", "deepspeed")
+ADAPTERS = ("torch", "hf", "lightning", "deepspeed", "accelerate", "fabric")
 
 sys.path.insert(0, str(ZOO))  # the zoo's scenarios and runners (test helpers, not a package)
 

@@ -17,7 +17,7 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 README = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"  # the page with the table
 BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
-COLUMNS = ("a", "b", "c", "d")
+COLUMNS = ("a", "b", "b+device", "c", "d")
 PARTS = ("step_overhead", "core", "log_doctor", "log_doctor_generic")  # results' keys
 
 
@@ -28,13 +28,14 @@ def _ms(row: dict[str, Any]) -> str:
 def step_table(step: dict[str, Any]) -> list[str]:
     """Markdown rows: per framework, ms/step and the ratio to (a) of each variant."""
     lines = [
-        "| framework | (a) no callback | (b) denpex, default | (c) naive get_scale()+float(loss)"
-        " | (d) framework's heavy option | inside denpex's hooks |",
-        "|---|---|---|---|---|---|",
+        "| framework | (a) no callback | (b) denpex, default | (b) denpex, device path (CPU"
+        " stand-in) | (c) naive get_scale()+float(loss) | (d) framework's heavy option"
+        " | inside denpex's hooks |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, result in step.items():
         if "variants" not in result:
-            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | | |")
+            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | | | |")
             continue
         cells = []
         for column in COLUMNS:

@@ -8,23 +8,52 @@ The compared variants run without the hook timer; the time inside denpex's hooks
 one more run of variant b per round with its hooks timed (``TIMED``), outside the ratios. Timing
 every watched call reads two clocks at each switch, one a system call: in variant b's own runs
 that cost, not denpex's, was 20-70 µs a step on steps of 1.8-5 ms.
+
+Variant b also runs through the device path (``DEVICE``: ``DENPEX_DEVICE_STANDIN=1``, each
+step's values packed into one copy into the ring and read a hook later, as on CUDA), compared
+beside the host path: what the path a GPU run takes costs on the CPU.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 from benchmarks.frameworks import available
-from benchmarks.frameworks.base import DENPEX, NONE, VARIANT_NAMES, RunResult, RunSpec
+from benchmarks.frameworks.base import (
+    DENPEX,
+    DEVICE_PATH,
+    NONE,
+    VARIANT_NAMES,
+    RunResult,
+    RunSpec,
+)
 from benchmarks.syncs import SyncCounter
 from benchmarks.timing import compare, rotated_rounds
 from benchmarks.workloads import Workload
 
 TIMED = "+timed"  # a run label's suffix: the variant again, its hooks timed (not compared)
+STANDIN_ENV = "DENPEX_DEVICE_STANDIN"
+
+
+@contextlib.contextmanager
+def device_path(on: bool) -> Iterator[None]:
+    """Run denpex through the device stand-in (``on``) or the host path, whatever the
+    environment says outside."""
+    before = os.environ.get(STANDIN_ENV)
+    os.environ[STANDIN_ENV] = "1" if on else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(STANDIN_ENV, None)
+        else:
+            os.environ[STANDIN_ENV] = before
 
 
 def variant_and_counter(label: str) -> tuple[str, SyncCounter]:
@@ -36,7 +65,9 @@ def variant_and_counter(label: str) -> tuple[str, SyncCounter]:
         [('b', False), ('b', True)]
     """
     timed = label.endswith(TIMED)
-    return label.removesuffix(TIMED), SyncCounter(enabled=False, timing=timed)
+    variant = label.removesuffix(TIMED)
+    return (DENPEX if variant == DEVICE_PATH else variant), SyncCounter(enabled=False,
+                                                                        timing=timed)
 
 
 def measure(
@@ -48,13 +79,15 @@ def measure(
     def run_one(label: str) -> RunResult:
         # The hooks are timed in one more run of variant b each round, kept out of the ratios.
         variant, syncs = variant_and_counter(label)
-        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir:
+        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, device_path(
+                label == DEVICE_PATH):
             spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
                            workdir=workdir, syncs=syncs)
             result: RunResult = runner.run(spec)
             return result
 
-    labels = (*runner.VARIANTS, DENPEX + TIMED) if DENPEX in runner.VARIANTS else runner.VARIANTS
+    labels = ((*runner.VARIANTS, DEVICE_PATH, DENPEX + TIMED) if DENPEX in runner.VARIANTS
+              else runner.VARIANTS)
     runs = rotated_rounds(labels, rounds, run_one)
     return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 

@@ -22,9 +22,11 @@ from benchmarks.workloads import Workload
 from denpex_callbacks.locate.capture import StepCaptures
 
 NONE, DENPEX, NAIVE, HEAVY = "a", "b", "c", "d"
+DEVICE_PATH = "b+device"  # variant b through the device path (the CPU stand-in of CUDA's)
 VARIANT_NAMES = {
     NONE: "no callback",
     DENPEX: "denpex, default mode",
+    DEVICE_PATH: "denpex, device path (CPU stand-in)",
     NAIVE: "naive: get_scale() + float(loss) every step",
     HEAVY: "the framework's own heavy check",
 }

@@ -76,7 +76,8 @@ class StepQueue:
                 names.append(name)
                 tensors.append(value)
             else:  # a host tensor: item() waits for nothing
-                numbers[name] = value.detach().reshape(-1)[0].item()
+                numbers[name] = (value.item() if value.numel() == 1
+                                 else value.detach().reshape(-1)[0].item())
         slot = self._boundary.copy(tensors) if tensors else None
         self._pending.append(PendingStep(step, numbers, names, slot))
 

@@ -92,6 +92,7 @@ class DeviceBoundary:
 
     def __init__(self, slots: int = RING_SLOTS, *, pin_memory: bool = False) -> None:
         self._ring = torch.empty((slots, RING_WIDTH), dtype=torch.float64, pin_memory=pin_memory)
+        self._rows: dict[tuple[int, int], torch.Tensor] = {}  # (row, width) -> its view
         self._slots = slots
         self._next = 0
         self._live: list[Slot | None] = [None] * slots
@@ -111,16 +112,25 @@ class DeviceBoundary:
         old = self._live[index]
         if old is not None:
             old.values(wait=True)  # read before its slot is written again
-        packed = torch.stack([t.detach().reshape(-1)[0].to(torch.float64) for t in tensors])
-        self.start(index, packed)
+        # One op where every value is a scalar (stack promotes their dtypes; the ring's row
+        # takes float64), else each one's first element.
+        scalars = [t.detach() if t.dim() == 0 else t.detach().reshape(-1)[0] for t in tensors]
+        self.start(index, torch.stack(scalars))
         slot = Slot(self, index, len(tensors))
         self._live[index] = slot
         return slot
 
+    def row(self, index: int, width: int) -> torch.Tensor:
+        """The first ``width`` values of ring row ``index`` (a view, made once)."""
+        view = self._rows.get((index, width))
+        if view is None:
+            view = self._rows[(index, width)] = self._ring[index, :width]
+        return view
+
     def read(self, index: int, width: int) -> list[float]:
         """The values of a landed slot (and the slot is free again)."""
         self._live[index] = None
-        return self._ring[index, :width].tolist()  # type: ignore[no-any-return]
+        return self.row(index, width).tolist()  # type: ignore[no-any-return]
 
     # -- how a copy lands (the boundary's own part) ------------------------------------------
 
@@ -148,7 +158,7 @@ class CudaBoundary(DeviceBoundary):
         return bool(tensor.is_cuda)
 
     def start(self, index: int, packed: torch.Tensor) -> None:
-        self._ring[index, : packed.numel()].copy_(packed, non_blocking=True)
+        self.row(index, packed.numel()).copy_(packed, non_blocking=True)
         self._events[index].record()
 
     def landed(self, index: int) -> bool:
@@ -171,7 +181,7 @@ class StandInBoundary(DeviceBoundary):
         return True  # every tensor, as if it lived on the device
 
     def start(self, index: int, packed: torch.Tensor) -> None:
-        self._ring[index, : packed.numel()].copy_(packed)
+        self.row(index, packed.numel()).copy_(packed)
         self._asked[index] = 0
 
     def landed(self, index: int) -> bool:

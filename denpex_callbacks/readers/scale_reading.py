@@ -82,8 +82,13 @@ class LossSum:
         if isinstance(loss, torch.Tensor):
             if loss.numel() == 0 or not loss.is_floating_point():
                 return
-            value = (loss.detach().float().mean() if loss.numel() != 1
-                     else loss.detach().to(torch.float32, copy=True).reshape(()))
+            if loss.numel() != 1:
+                value = loss.detach().float().mean()
+            else:  # a copy in float32 (clone where it is float32 already: one op either way)
+                value = loss.detach()
+                value = value.clone() if value.dtype == torch.float32 else value.float()
+                if value.dim():
+                    value = value.reshape(())
         elif isinstance(loss, (int, float)) and not isinstance(loss, bool):
             value = float(loss)
         else:

@@ -21,6 +21,7 @@ import torch
 
 __all__ = [
     "DEEPSPEED_CPU_FP16_CONFIG",
+    "accelerate_fp16_on_cpu",
     "deepspeed_cpu_fp16_config",
     "deepspeed_fp16_on_cpu",
     "hf_fp16_on_cpu",
@@ -54,14 +55,49 @@ def torch_runs_fp16_on_cpu() -> bool:
     return layer.weight.grad is not None and layer.weight.grad.dtype == torch.float16
 
 
+def accelerate_fp16_on_cpu(accelerator: Any, **scaler_kwargs: Any) -> torch.amp.GradScaler:
+    """Give an ``Accelerator(mixed_precision="fp16", cpu=True)`` a real fp16 path.
+
+    accelerate builds no scaler and no autocast on a CPU and trains in fp32 (checked with
+    accelerate 1.15). Call this before ``accelerator.prepare``: the accelerator gets a
+    ``torch.amp.GradScaler("cpu", **scaler_kwargs)`` and fp16 autocast; the rest is
+    accelerate's own path (``accelerator.backward`` scales, the prepared optimizer steps through
+    the scaler and updates it).
+
+    Args:
+        accelerator: An ``accelerate.Accelerator`` asked for ``mixed_precision="fp16"``.
+        **scaler_kwargs: ``init_scale``, ``growth_interval``... of the GradScaler.
+
+    Returns:
+        The scaler, to read or assert on in a test.
+
+    Raises:
+        ValueError: When the accelerator was not asked for fp16.
+
+    Example:
+        >>> from accelerate import Accelerator
+        >>> accelerator = Accelerator(mixed_precision="fp16", cpu=True)
+        >>> accelerate_fp16_on_cpu(accelerator, init_scale=1024.0).get_scale()
+        1024.0
+    """
+    if str(getattr(accelerator, "mixed_precision", "")) != "fp16":
+        raise ValueError("accelerate_fp16_on_cpu: the Accelerator was not asked for "
+                         "mixed_precision='fp16'")
+    scaler = torch.amp.GradScaler("cpu", **scaler_kwargs)
+    accelerator.scaler = scaler
+    accelerator.native_amp = True  # accelerate's switch for autocast + the scaler
+    return scaler
+
+
 def hf_fp16_on_cpu(trainer: Any, **scaler_kwargs: Any) -> torch.amp.GradScaler:
     """Give a Hugging Face Trainer built with ``fp16=True, use_cpu=True`` a real fp16 path.
 
-    Call it after building the Trainer and before ``train()``. The accelerator gets a
-    ``torch.amp.GradScaler("cpu", **scaler_kwargs)`` and fp16 autocast; the rest is the
-    Trainer's own path (``scaler.scale(loss).backward()``, ``unscale_`` before clipping, the
+    Call it after building the Trainer and before ``train()``: its accelerator gets a CPU
+    GradScaler and fp16 autocast (:func:`accelerate_fp16_on_cpu`); the rest is the Trainer's own
+    path (``scaler.scale(loss).backward()``, ``unscale_`` before clipping, the
     AcceleratedOptimizer's ``scaler.step`` and ``update``). Checked with transformers 5.24 and
-    accelerate 1.15.
+    accelerate 1.15. Under DeepSpeed the loss scale is DeepSpeed's own: wrap ``train()`` in
+    :func:`deepspeed_fp16_on_cpu` instead.
 
     Args:
         trainer: A ``transformers.Trainer`` whose arguments ask for ``fp16=True``.
@@ -71,7 +107,7 @@ def hf_fp16_on_cpu(trainer: Any, **scaler_kwargs: Any) -> torch.amp.GradScaler:
         The scaler, to read or assert on in a test.
 
     Raises:
-        ValueError: When the Trainer was not asked for fp16.
+        ValueError: When the Trainer was not asked for fp16, or trains under DeepSpeed.
 
     Example:
         >>> import torch
@@ -83,10 +119,13 @@ def hf_fp16_on_cpu(trainer: Any, **scaler_kwargs: Any) -> torch.amp.GradScaler:
     """
     if not getattr(trainer.args, "fp16", False):
         raise ValueError("hf_fp16_on_cpu: the Trainer's arguments do not ask for fp16=True")
-    scaler = torch.amp.GradScaler("cpu", **scaler_kwargs)
-    trainer.accelerator.scaler = scaler
-    trainer.accelerator.native_amp = True  # accelerate's switch for autocast + the scaler
-    return scaler
+    if getattr(trainer.args, "deepspeed", None) or getattr(trainer, "is_deepspeed_enabled", False):
+        raise ValueError(
+            "hf_fp16_on_cpu: this Trainer trains under DeepSpeed, whose fp16 optimizer keeps "
+            "its own loss scale (a GradScaler would never be used); run "
+            "`with deepspeed_fp16_on_cpu(): trainer.train()` instead "
+            "(from denpex_callbacks.testing.cpu_fp16)")
+    return accelerate_fp16_on_cpu(trainer.accelerator, **scaler_kwargs)
 
 
 @contextlib.contextmanager

@@ -91,7 +91,8 @@ class Scenario:
     resume_at: int | None = None
     fresh_scaler: bool = False
     protocol: str | None = None
-    adapters: tuple[str, ...] = ("torch", "hf", "lightning", "deepspeed")
+    adapters: tuple[str, ...] = ("torch", "hf", "lightning", "deepspeed", "accelerate",
+                                 "fabric")
 
     @property
     def healthy(self) -> bool:
@@ -120,7 +121,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     # -- gradient underflow: a scale far too low that never grows ------------------------------
     Scenario("static-scale-underflow", Truth("AMP004", 0, GRADIENT_UNDERFLOW),
              scaler={"init_scale": 2.0**-12, "growth_interval": 10**9}, steps=20,
-             adapters=("torch", "hf", "lightning")),
+             adapters=("torch", "hf", "lightning", "accelerate", "fabric")),
     # -- scaler protocol and fp16 weights (hand-written loops only) -----------------------------
     Scenario("no-update", Truth("AMP002", FAULT_STEP, SCALER_PROTOCOL), protocol="no-update",
              steps=30, adapters=("torch",)),
@@ -143,7 +144,8 @@ SCENARIOS: tuple[Scenario, ...] = (
                                                          "growth_interval": 10}, steps=250),
     Scenario("healthy-growth-interval-2000", None, scaler={"init_scale": 2.0**16}, steps=80),
     Scenario("healthy-accumulation-4", None, accumulation=4, steps=40),
-    Scenario("healthy-two-optimizers", None, optimizers=2, adapters=("torch", "lightning")),
+    Scenario("healthy-two-optimizers", None, optimizers=2,
+             adapters=("torch", "lightning", "accelerate", "fabric")),
     Scenario("healthy-resume", None, resume_at=30),
     # The checkpoint does not hold the scaler: from 2**24 it backs off again after the resume.
     Scenario("healthy-resume-fresh-scaler", None, resume_at=30, fresh_scaler=True,

@@ -9,8 +9,10 @@ import pytest
 from judge import judge
 from scenarios import Scenario, for_adapter
 
-ADAPTERS = ("torch", "hf", "lightning", "deepspeed")
-FRAMEWORK = {"hf": "transformers", "lightning": "lightning", "deepspeed": "deepspeed"}
+ADAPTERS = ("torch", "hf", "lightning", "deepspeed", "accelerate", "fabric")
+FRAMEWORK = {"hf": "transformers", "lightning": "lightning", "deepspeed": "deepspeed",
+             "accelerate": "accelerate", "fabric": "lightning"}
+HAND_LOOPS = ("torch", "accelerate", "fabric")  # fast enough for every scenario in make test
 LONG_RUN = 100  # steps; longer runs in a framework's Trainer are marked slow
 
 
@@ -18,7 +20,8 @@ def _cases() -> list[object]:
     cases: list[object] = []
     for adapter in ADAPTERS:
         for scenario in for_adapter(adapter):
-            slow = adapter == "deepspeed" or (adapter != "torch" and scenario.steps >= LONG_RUN)
+            slow = adapter == "deepspeed" or (adapter not in HAND_LOOPS
+                                              and scenario.steps >= LONG_RUN)
             marks = [pytest.mark.slow] if slow else []
             cases.append(pytest.param(adapter, scenario, marks=marks,
                                       id=f"{adapter}-{scenario.name}"))
@@ -41,7 +44,7 @@ def test_zoo(adapter: str, scenario: Scenario) -> None:
     hit = next(d for d in outcome.diagnoses if d.code == verdict.got[0])
     if verdict.got[2] == "divergence":  # the fix follows the cause and the run
         assert "lower the learning rate" in hit.fix.lower()
-        if scenario.clip is not None and adapter != "torch":  # a plain loop's clipping is
+        if scenario.clip is not None and adapter not in HAND_LOOPS:  # a loop's clipping is
             assert "clipping is already on" in hit.fix  # its own code: nothing says it is on
     if "'cuda'" in hit.fix:
         pytest.fail(f"a CPU run told to use CUDA: {hit.fix}")
