@@ -47,9 +47,9 @@ from denpex_callbacks.integrations.run_rules import (
     rank_and_world,
     resolve_report_dir,
 )
-from denpex_callbacks.integrations.step_queue import StepQueue, observation_of
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.scale_reading import ScaleReading
+from denpex_callbacks.readers.step_queue import StepQueue, observation_of
 
 __all__ = ["StepPipeline", "guarded"]
 

@@ -106,7 +106,8 @@ class DeviceBoundary:
         element) into the next ring slot. The oldest copy still in flight is waited for when
         the ring is full (it finished long ago)."""
         if len(tensors) > RING_WIDTH:
-            raise ValueError(f"denpex: {len(tensors)} values in one step copy (at most {RING_WIDTH})")
+            raise ValueError(f"denpex: {len(tensors)} values in one step copy "
+                             f"(at most {RING_WIDTH})")
         index = self._next
         self._next = (index + 1) % self._slots
         old = self._live[index]

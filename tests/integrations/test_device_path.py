@@ -20,8 +20,8 @@ import pytest
 
 from denpex_callbacks.core.quiet_steps import QuietSteps
 from denpex_callbacks.core.report import read_report
-from denpex_callbacks.integrations.step_queue import StepQueue
 from denpex_callbacks.readers.device_boundary import STANDIN_ENV
+from denpex_callbacks.readers.step_queue import StepQueue
 
 STEPS, FAULT_STEP = 48, 36
 LOCATE = False  # the re-run capture: see test_the_device_path_keeps_the_rerun (locate on)
