@@ -46,7 +46,8 @@ from denpex_callbacks.integrations.deepspeed_config import (
     monitor_config,
     refuse_pipeline_engine,
 )
-from denpex_callbacks.integrations.pipeline import StepPipeline, guarded
+from denpex_callbacks.integrations.lifecycle import guarded
+from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled

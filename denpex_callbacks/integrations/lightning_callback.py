@@ -31,6 +31,7 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.lightning_rerun import watch_training_steps
 from denpex_callbacks.integrations.lightning_setup import (
     logs_this_step,
@@ -40,7 +41,7 @@ from denpex_callbacks.integrations.lightning_setup import (
     save_stop_checkpoint,
     user_logs,
 )
-from denpex_callbacks.integrations.pipeline import StepPipeline, guarded
+from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading

@@ -8,31 +8,18 @@ the pipeline's, in the order DESIGN.md gives:
     snapshot (device boundary) -> Observation -> Monitor (engine, sinks) -> locate and re-run
     -> policy
 
-plus the one guard and the one lifecycle of every adapter:
-
-- **guard** (:meth:`StepPipeline.guard`, a context manager, and :func:`guarded`, a method
-  decorator): an internal error is logged once, monitoring switches off, the adapter's hooks
-  and wrappers go (the cleanups it registered with :meth:`StepPipeline.on_close`) and the
-  report is closed with its summary (``disabled: true``); training continues. Only the user's
-  policy (AmpDiagnosisError under ``"raise"``) reaches training, after the report is closed.
-- **lifecycle**: :meth:`StepPipeline.close` judges the steps in flight, removes the hooks and
-  writes the summary; a pipeline still open when the interpreter exits (the run ended by an
-  exception) is closed then.
-- the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rules`): the report
-  folder, the rank, what a rank prints, and the stop vote (:meth:`StepPipeline.decide_stop`).
+with the one guard and lifecycle of :mod:`~denpex_callbacks.integrations.lifecycle` (the
+cleanups an adapter registers with :meth:`StepPipeline.on_close` run when it closes or fails)
+and the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rules`).
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
 import logging
 import time
-import types
-import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
@@ -41,6 +28,7 @@ from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Findin
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.integrations.lifecycle import Guard, keep_until_exit
 from denpex_callbacks.integrations.run_rules import (
     StopVote,
     printed_on_rank,
@@ -51,9 +39,7 @@ from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.scale_reading import ScaleReading
 from denpex_callbacks.readers.step_queue import StepQueue, observation_of
 
-__all__ = ["StepPipeline", "guarded"]
-
-_Method = TypeVar("_Method", bound=Callable[..., Any])
+__all__ = ["StepPipeline"]
 
 
 class StepPipeline:
@@ -117,7 +103,7 @@ class StepPipeline:
         self.alerts: AlertSink | None = None
         with self.guard():
             self.alerts = attach_alerts(self.monitor, run_name=run_name)
-        _LIVE.add(self)
+        keep_until_exit(self)
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -138,7 +124,7 @@ class StepPipeline:
 
     # -- the guard -------------------------------------------------------------------------------
 
-    def guard(self) -> _Guard:
+    def guard(self) -> Guard:
         """A context manager for adapter code: an internal error inside is logged once, turns
         monitoring off and is swallowed (:meth:`fail`); AmpDiagnosisError passes through.
 
@@ -150,7 +136,7 @@ class StepPipeline:
             >>> p.active
             False
         """
-        return _Guard(self)
+        return Guard(self)
 
     def add_step_sink(self, sink: Callable[[Observation], Any]) -> None:
         """Give ``sink`` each step's Observation once it is judged (metrics for a framework's
@@ -305,7 +291,7 @@ class StepPipeline:
         if self._closed:
             return
         self._closed = True
-        _LIVE.discard(self)
+        keep_until_exit(self, done=True)
         for cleanup in self._cleanups:
             try:
                 cleanup()
@@ -316,70 +302,3 @@ class StepPipeline:
         self.monitor.close()
         if self.alerts is not None:
             self.alerts.close()
-
-
-class _Guard:
-    """:meth:`StepPipeline.guard`'s context manager."""
-
-    __slots__ = ("_pipeline",)
-
-    def __init__(self, pipeline: StepPipeline) -> None:
-        self._pipeline = pipeline
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: types.TracebackType | None) -> bool:
-        if kind is None or not issubclass(kind, Exception) or issubclass(kind, AmpDiagnosisError):
-            return False  # nothing raised, the user's policy, or not ours to stop (Ctrl-C)
-        self._pipeline.fail()
-        return True
-
-
-def guarded(method: _Method) -> _Method:
-    """Run an adapter method (whose ``self.pipeline`` is the run's pipeline or None) under the
-    pipeline's guard; it is skipped while monitoring is off.
-
-    Example:
-        >>> class Adapter:
-        ...     pipeline = StepPipeline(MonitorConfig(report_dir=None), framework="torch",
-        ...                             logger=logging.getLogger("doctest.guarded"))
-        ...     @guarded
-        ...     def on_step(self):
-        ...         return 1 / 0
-        >>> Adapter().on_step() is None, Adapter.pipeline.active
-        (True, False)
-    """
-
-    @functools.wraps(method)
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        pipeline: StepPipeline | None = self.pipeline
-        if pipeline is None or not pipeline.active:
-            return None
-        with pipeline.guard():
-            return method(self, *args, **kwargs)
-        return None
-
-    return cast(_Method, wrapper)
-
-
-# Pipelines still open at interpreter exit (the run ended by an exception the framework did
-# not turn into an end-of-training call) get their summary written then; held weakly, so a
-# finished run can be freed before.
-_LIVE: weakref.WeakSet[StepPipeline] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_live_pipelines() -> None:
-    # At exit a log handler's stream may be closed already (pytest's capture is): the report
-    # still gets its summary; the log line is dropped quietly instead of logging's dump.
-    quiet, logging.raiseExceptions = logging.raiseExceptions, False
-    try:
-        for pipeline in list(_LIVE):
-            try:
-                pipeline.close()
-            except Exception:  # AmpDiagnosisError of a last step: nothing is left to raise to
-                pipeline.logger.debug("denpex: closing at exit failed", exc_info=True)
-    finally:
-        logging.raiseExceptions = quiet

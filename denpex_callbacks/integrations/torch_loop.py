@@ -1,30 +1,11 @@
 """Plain PyTorch loops (also accelerate and Lightning Fabric loops): one monitor beside the loop.
 
-Usage (pass the scaler, optimizers and models once, before the loop, so that a protocol break
-in the very first iteration is caught too)::
-
-    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model)
-    for batch in data:
-        with torch.autocast("cuda", dtype=torch.float16):
-            loss = model(batch)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad()
-        monitor.step(loss)          # <- the one line, once per iteration
-    monitor.close()
-
-The monitor reads each optimizer step at the scaler's ``update()`` and the loss at the scaler's
-``scale()`` (every micro-batch's, under gradient accumulation), so where ``monitor.step()``
-stands in the iteration does not matter, and steps are numbered in optimizer steps whether it
-is called once per micro-batch or once per step. Without an enabled scaler, each
-``monitor.step(loss)`` is a step, or, with optimizers given, each ``optimizer.step()``.
-
-accelerate: pass what ``accelerator.prepare`` returned (the ``AcceleratedOptimizer`` and the
-model); Fabric: what ``fabric.setup`` returned, and ``precision=`` what ``Fabric(precision=)``
-was given (Fabric keeps no trace of a 16-mixed it ran as bf16). Several optimizers or models:
-a list, a tuple or a dict. The flow after each step is the shared
-:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
+The monitor reads each optimizer step at the scaler's ``update()`` and the loss at its
+``scale()`` (every micro-batch's), so where the loop calls ``monitor.step()`` does not matter
+and steps are numbered in optimizer steps (:mod:`~denpex_callbacks.integrations.torch_steps`).
+It takes the objects a loop holds as they are: accelerate's and Fabric's wrappers, compiled
+modules, several optimizers or models (:mod:`~denpex_callbacks.integrations.torch_setup`). The
+flow after each step is the shared :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`'s.
 """
 
 from __future__ import annotations
@@ -32,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -40,29 +20,23 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
-from denpex_callbacks.integrations.pipeline import StepPipeline, guarded
+from denpex_callbacks.integrations.lifecycle import guarded
+from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.integrations.torch_protocol import ScalerProtocol
 from denpex_callbacks.integrations.torch_setup import LoopObjects, loop_objects, loop_setup
+from denpex_callbacks.integrations.torch_steps import Call, LoopSteps, Step
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
-from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
 
 
-@dataclass
-class _Call:
-    """What one ``monitor.step()`` call brought for its optimizer step."""
-
-    step: int | None
-    loss: Any
-    grad_norm: Any
-    rerun: Callable[[], Any] | None
-
-
 class AmpMonitor:
     """Watches a hand-written AMP training loop (plain PyTorch, accelerate or Fabric).
+
+    Pass the scaler, optimizers and models before the loop, so that a protocol break in the
+    very first iteration is caught too, and call :meth:`step` once per iteration.
 
     Args:
         scaler: The ``torch.amp.GradScaler`` (None: the one behind an accelerate or Fabric
@@ -138,12 +112,10 @@ class AmpMonitor:
         self._reader: GradScalerReader | None = None
         self._autocast_dtype: torch.dtype | None = None
         self._first_forward: Any = None  # the hook that reads the autocast dtype, once
-        self._next = 0  # the next optimizer step's number
-        self._held: _Call | None = None  # a call before its step's update() (see step())
-        self._losses = LossSum()  # monitor.step() losses, without a scaler
-        self._applied = 0  # optimizer.step() calls since the last step, without a scaler
+        self.steps = LoopSteps()  # which optimizer step each call belongs to
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
-        self.protocol = ScalerProtocol(self._flag, lambda: self._next, self._held_number)
+        self.protocol = ScalerProtocol(self._flag, lambda: self.steps.next,
+                                       self.steps.held_number)
         self.pipeline.on_close(self._unhook)
         self._attach(scaler, optimizer, model)
 
@@ -208,12 +180,12 @@ class AmpMonitor:
         Raises:
             AmpDiagnosisError: Under ``on_fault="raise"``.
         """
-        found = self._step(_Call(step, loss, grad_norm, rerun), scaler, optimizer, model) or []
+        found = self._step(Call(step, loss, grad_norm, rerun), scaler, optimizer, model) or []
         if self._polled:
             found, self._polled = self._polled + found, []
         if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
             self._stop = (self.pipeline is not None and self.pipeline.decide_stop(
-                all_reduce_vote(), self._next - 1)) or self._stop
+                all_reduce_vote(), self.steps.next - 1)) or self._stop
         return found
 
     def close(self) -> None:
@@ -231,12 +203,12 @@ class AmpMonitor:
 
     def state_dict(self) -> dict[str, Any]:
         """Monitor history, to save beside the scaler's state in a checkpoint."""
-        return {"monitor": self.monitor.state_dict(), "calls": self._next}
+        return {"monitor": self.monitor.state_dict(), "calls": self.steps.next}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict`."""
         self.monitor.load_state_dict(state.get("monitor", {}))
-        self._next = int(state.get("calls", 0))
+        self.steps.next = int(state.get("calls", 0))
 
     # -- attaching -----------------------------------------------------------------------------
 
@@ -273,13 +245,6 @@ class AmpMonitor:
                 objects.models.append(module)
         return new_reader
 
-    def _held_number(self) -> int | None:
-        """The step number a call waiting for its ``update()`` will get (None: none waits)."""
-        held = self._held
-        if held is None:
-            return None
-        return self._next if held.step is None else held.step
-
     def _on_forward(self, module: Any, args: Any) -> None:
         # The first forward tells which autocast dtype the loop uses; then the hook goes.
         for device in ("cuda", "cpu"):
@@ -291,7 +256,7 @@ class AmpMonitor:
             self._first_forward = None
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        self._applied += 1  # (a skipped GradScaler step never calls optimizer.step)
+        self.steps.applied += 1  # (a skipped GradScaler step never calls optimizer.step)
 
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
@@ -323,69 +288,42 @@ class AmpMonitor:
         return pipeline
 
     @guarded
-    def _step(self, call: _Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
+    def _step(self, call: Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
         late = False
         if scaler is not None or optimizer is not None or model is not None:
             late = bool(self._attach(scaler, optimizer, model))
         pipeline = self._started(call.loss)
         reader = self._reader
         if reader is None:
-            return self._unscaled_step(pipeline, call)
-        if late and not reader.stepped:  # this iteration's update() ran before we watched
-            return self._judge(pipeline, reader.current(), call)
-        # The steps the scaler's update() read since the last call, each given the call that
-        # belongs to it: a call held until its update() came first, then this one, unless this
-        # one comes before its own update() (then it waits: held). A call without a step of its
-        # own (a micro-batch under accumulation) brings nothing the scaler did not see.
-        readings = reader.take()
-        calls = [self._held] if self._held is not None else []
-        self._held = None
-        if reader.stepped:
-            self._held = call
+            steps = self.steps.unscaled(call, optimizers_watched=bool(self.objects.optimizers))
+        elif late and not reader.stepped:  # this iteration's update() ran before we watched
+            steps = [self.steps.current(reader.current(), call)]
         else:
-            calls.append(call)
-        found: list[Diagnosis] = []
-        for index, reading in enumerate(readings):
-            mine = calls[index] if index < len(calls) else _Call(None, None, None, None)
-            found += self._judge(pipeline, reading, mine)
+            steps = self.steps.scaled(call, reader.take(), stepped=reader.stepped)
+        found = [d for step in steps for d in self._judge(pipeline, step)]
         return found + pipeline.drain()
 
-    def _unscaled_step(self, pipeline: StepPipeline, call: _Call) -> list[Diagnosis]:
-        """No enabled scaler: a call is a step, or with optimizers watched, an applied
-        ``optimizer.step()`` is (the calls between are micro-batches: their losses averaged)."""
-        self._losses.add(call.loss)
-        if self.objects.optimizers and not self._applied:
-            return pipeline.drain()  # a micro-batch: its optimizer step has not come yet
-        self._applied = 0
-        loss = self._losses.take(mean=True)
-        return self._judge(pipeline, ScaleReading(), _Call(call.step, loss, call.grad_norm,
-                                                           call.rerun))
-
-    def _judge(self, pipeline: StepPipeline, reading: ScaleReading, call: _Call
-               ) -> list[Diagnosis]:
-        number = self._next if call.step is None else call.step
-        self._next = number + 1
-        optimizers = self.objects.optimizers
-        return pipeline.step(number, reading, loss=call.loss, grad_norm=call.grad_norm,
+    def _judge(self, pipeline: StepPipeline, step: Step) -> list[Diagnosis]:
+        optimizers, call = self.objects.optimizers, step.call
+        return pipeline.step(step.number, step.reading, loss=call.loss, grad_norm=call.grad_norm,
                              lr=first_lr(optimizers[0]) if optimizers else None,
                              rerun=call.rerun)
 
     @guarded
     def _finish(self) -> None:
-        """At close: the steps read since the last call, and an update() that never came."""
-        held = self.protocol.update_never_came()
-        if held is not None:
-            self._flag(held)
+        """At close: an update() that never came, and the steps read since the last call."""
+        missing = self.protocol.update_never_came()
+        if missing is not None:
+            self._flag(missing)
         if self._reader is not None and self._reader.pending:
-            held_call, self._held = self._held, None
             pipeline = self._started(None)
-            for index, reading in enumerate(self._reader.take()):
-                call = held_call if index == 0 and held_call else _Call(None, None, None, None)
-                self._judge(pipeline, reading, call)
+            for step in self.steps.leftover(self._reader.take()):
+                self._judge(pipeline, step)
 
     def _flag(self, finding: Finding) -> list[Diagnosis]:
         pipeline = self.pipeline
         if pipeline is None:
             return []
         self._started(None)
-        return pipeline.flag(finding, finding.step if finding.step is not None else self._next)
+        return pipeline.flag(finding, finding.step if finding.step is not None
+                             else self.steps.next)
