@@ -1,7 +1,6 @@
 """What a DeepSpeed engine tells denpex: its config's ``"denpex"`` section (what it may hold and
 how it is read), the run's setup (:func:`engine_setup`), an engine it cannot watch
-(:func:`refuse_pipeline_engine`), and DeepSpeed's own exit at the minimum loss scale
-(:func:`min_scale_exit_finding`).
+(:func:`refuse_pipeline_engine`).
 
 Every key of the section but ``enabled`` is a
 :class:`~denpex_callbacks.core.config.MonitorConfig` field, resolved by the one resolver every
@@ -17,25 +16,20 @@ from typing import Any
 import deepspeed
 
 from denpex_callbacks.core.config import MonitorConfig, build_config
-from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 
 __all__ = [
     "ENABLED_KEY",
-    "MIN_SCALE_MESSAGE",
     "SECTION",
     "engine_config_section",
     "engine_setup",
-    "min_scale_exit_finding",
     "monitor_config",
     "refuse_pipeline_engine",
 ]
 
 SECTION = "denpex"
 ENABLED_KEY = "enabled"
-MIN_SCALE_MESSAGE = "Current loss scale already at minimum"  # DynamicLossScaler's exit
 
 
 def monitor_config(section: Mapping[str, Any] | None) -> MonitorConfig | None:
@@ -136,28 +130,3 @@ def refuse_pipeline_engine(engine: Any) -> None:
             "(or set \"enabled\": false) for pipeline-parallel runs, and use "
             "`denpex diagnose` on the training log instead."
         )
-
-
-def min_scale_exit_finding(monitor: Monitor, step: int, exc: Exception) -> Finding | None:
-    """AMP003 for DeepSpeed's exit at the minimum loss scale (``exc``, raised at ``step``),
-    unless the monitor reported the collapse already (None then)."""
-    run = monitor.run
-    start = run.skip_streak_start
-    if any(d.code == "AMP003" and start is not None and d.step is not None and d.step >= start
-           for d in monitor.diagnoses):
-        return None
-    return Finding(
-        "AMP003",
-        start if start is not None else step,
-        f"DeepSpeed stopped the run: {run.skip_streak} consecutive skipped steps drove "
-        f"the loss scale from {run.skip_streak_start_scale} to its minimum "
-        f"{run.last_scale}",
-        evidence={
-            "consecutive_skipped": run.skip_streak,
-            "scale_at_start": run.skip_streak_start_scale,
-            "scale_now": run.last_scale,
-            "skipped_total": run.skipped_total,
-            "history": run.history(),
-        },
-        quotes=(str(exc),),
-    )

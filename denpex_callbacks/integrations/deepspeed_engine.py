@@ -24,7 +24,6 @@ Example (a config section, validated without building an engine):
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 from collections.abc import Callable, Mapping
@@ -34,15 +33,12 @@ import deepspeed
 from deepspeed.utils import logger as deepspeed_logger
 
 from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.integrations.deepspeed_config import (
-    MIN_SCALE_MESSAGE,
     SECTION,
     engine_config_section,
     engine_setup,
-    min_scale_exit_finding,
     monitor_config,
     refuse_pipeline_engine,
 )
@@ -88,6 +84,7 @@ class DeepSpeedMonitor:
         self._originals: dict[str, Callable[..., Any]] = {}
         self._reader: DeepSpeedReader | None = None
         self._scaler: GradScalerReader | None = None  # torch_autocast mode's GradScaler
+        self._before: tuple[int, float | None] | None = None  # the step being taken
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -109,6 +106,8 @@ class DeepSpeedMonitor:
         pipeline = self.pipeline
         assert pipeline is not None
         self._reader = DeepSpeedReader(self.engine)
+        self._reader.watch_exit(self._ended)
+        pipeline.on_close(self._reader.unwatch)
         grad_scaler = self._reader.grad_scaler
         if scaler_enabled(grad_scaler):
             self._scaler = GradScalerReader(grad_scaler, on_error=pipeline.fail)
@@ -149,13 +148,8 @@ class DeepSpeedMonitor:
         engine = self.engine
 
         def step(*args: Any, **kwargs: Any) -> Any:
-            before = self._before_step()
-            try:
-                result = original(*args, **kwargs)
-            except Exception as exc:
-                if before is not None and MIN_SCALE_MESSAGE in str(exc):
-                    self._min_scale_exit(before, exc)
-                raise  # DeepSpeed's own exception, unchanged
+            before = self._before = self._before_step()
+            result = original(*args, **kwargs)
             if before is not None and engine.global_steps != before[0]:
                 self._after_step(before[1])  # (a micro-step takes no optimizer step)
             if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
@@ -184,22 +178,14 @@ class DeepSpeedMonitor:
         pipeline.step(int(engine.global_steps), reading, loss=self._losses.take(mean=True),
                       lr=first_lr(engine.optimizer), grad_norm=reader.grad_norm())
 
-    def _min_scale_exit(self, before: tuple[int, float | None], exc: Exception) -> None:
-        """DeepSpeed is about to end the run: judge this step, have AMP003 (with DeepSpeed's
-        own message) on disk, and close the report."""
-        pipeline = self.pipeline
-        if pipeline is None or not pipeline.active:
-            return
-        step = before[0] + 1
-        # Under the "raise" policy too, DeepSpeed's own exception is the one that goes on.
-        with contextlib.suppress(AmpDiagnosisError), pipeline.guard():
-            pipeline.step(step, ScaleReading(scale_before=before[1], scale_after=before[1],
-                                             skipped=True), loss=self._losses.take(mean=True))
-            pipeline.drain(wait=True)
-            finding = min_scale_exit_finding(self.monitor, step, exc)
-            if finding is not None:
-                pipeline.flag(finding, step)
-        pipeline.close(wait=False)
+    def _ended(self, error: BaseException) -> None:
+        """DeepSpeed's optimizer step raised (its exit at the minimum scale): the step it
+        refused was skipped at the scale it had."""
+        before = self._before
+        if before is not None and self.pipeline is not None:
+            self.pipeline.framework_ended(before[0] + 1, ScaleReading(
+                scale_before=before[1], scale_after=before[1], skipped=True,
+                loss=self._losses.take(mean=True)), error)
 
     def _write_metrics(self, sink: Any, obs: Observation) -> None:
         """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0,

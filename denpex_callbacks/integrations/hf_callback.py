@@ -111,6 +111,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._scaler: GradScalerReader | None = None
         self._deepspeed: DeepSpeedReader | None = None
         self._scale_before: float | None = None  # DeepSpeed's, read at on_step_begin
+        self._step_now = 0  # the step being taken (HF's global step after it)
         self._model_losses = LossSum()  # the model's losses, where no scaler sees the loss
         self._loss_shares = False  # those are shares of the step's loss (summed)
         self._in_step = False
@@ -163,6 +164,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         scaler = None
         if deepspeed:
             self._deepspeed = DeepSpeedReader(optimizer)
+            self._deepspeed.watch_exit(self._deepspeed_ended)
+            pipeline.on_close(self._deepspeed.unwatch)
             scaler = self._deepspeed.grad_scaler  # torch_autocast mode keeps a GradScaler
         else:
             scaler = getattr(optimizer, "scaler", None)
@@ -174,6 +177,14 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
             pipeline.on_close(hook.remove)
         pipeline.start(lambda: read_setup(args, model, optimizer, deepspeed))
+
+    def _deepspeed_ended(self, error: BaseException) -> None:
+        # DeepSpeed's exit at the minimum scale, inside accelerator.backward: the step it
+        # refused (HF's next global step) was skipped at the scale it had.
+        if self.pipeline is not None:
+            self.pipeline.framework_ended(self._step_now, ScaleReading(
+                scale_before=self._scale_before, scale_after=self._scale_before, skipped=True,
+                loss=self._model_losses.take(mean=not self._loss_shares)), error)
 
     def on_train_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
@@ -192,6 +203,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         self._in_step = True
+        self._step_now = state.global_step + 1
         self._model_losses.take(mean=False)  # (a loss seen outside a step is not this step's)
         if self._deepspeed is not None and self._scaler is None:
             # DeepSpeed steps inside accelerator.backward: the scale before it is read now.

@@ -15,6 +15,7 @@ and the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rul
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
+from denpex_callbacks.core.framework_exits import confirmed_by_exit, ends_the_run
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
@@ -247,6 +249,26 @@ class StepPipeline:
                 self._shut(wait=False)
                 raise
         return found
+
+    def framework_ended(self, step: int, reading: ScaleReading, error: BaseException) -> None:
+        """The framework ends the run with its own error at ``step`` (DeepSpeed's exit at the
+        minimum loss scale): judge that step, amend or report the diagnosis the error
+        confirms with the framework's words, and close the report, before the error goes on
+        (unchanged, under the ``"raise"`` policy too)."""
+        message = str(error)
+        if not self.active or not ends_the_run(message):
+            return
+        with contextlib.suppress(AmpDiagnosisError), self.guard():
+            self.step(step, reading)
+            self.drain(wait=True)
+            monitor = self.monitor
+            held, new = confirmed_by_exit(monitor.run, monitor.diagnoses, step, message)
+            if held is not None:
+                monitor.amend(held.code, step=held.step, evidence={"framework_exit": message},
+                              summary=f"{held.summary}; the framework ended the run: {message}")
+            elif new is not None:
+                self.flag(new, step)
+        self.close(wait=False)
 
     # -- the stop vote and the end ---------------------------------------------------------------
 

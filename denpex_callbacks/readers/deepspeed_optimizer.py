@@ -291,6 +291,33 @@ class DeepSpeedReader:
         self._source = source
         self._read = scale_state_reader(source)
         self.grad_scaler = self._read().grad_scaler
+        self._watched: Any = None  # the optimizer whose step() is watched for DeepSpeed's exit
+
+    def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
+        """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
+        scaler ends the run at the minimum scale from inside it), before the error goes on.
+        The optimizer's ``step`` is watched as an instance attribute; :meth:`unwatch` gives it
+        back."""
+        optimizer = unwrap_optimizer(self._source)
+        original = getattr(optimizer, "step", None)
+        if not callable(original) or self._watched is not None:
+            return
+
+        def step(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return original(*args, **kwargs)
+            except Exception as error:
+                ended(error)
+                raise  # DeepSpeed's own error, unchanged
+
+        optimizer.__dict__["step"] = step
+        self._watched = optimizer
+
+    def unwatch(self) -> None:
+        """Give the optimizer its own ``step`` back."""
+        if self._watched is not None:
+            self._watched.__dict__.pop("step", None)
+            self._watched = None
 
     def state(self) -> DeepSpeedScaleState:
         """The scale state now."""

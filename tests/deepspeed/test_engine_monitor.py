@@ -15,10 +15,12 @@ deepspeed = pytest.importorskip("deepspeed")
 from deepspeed.utils import logger as deepspeed_logger  # noqa: E402
 
 from denpex_callbacks import AmpDiagnosisError, read_report  # noqa: E402
+from denpex_callbacks.core.framework_exits import (  # noqa: E402
+    DEEPSPEED_MIN_SCALE as MIN_SCALE_MESSAGE,
+)
 from denpex_callbacks.core.report import report_path  # noqa: E402
 from denpex_callbacks.core.severity import Severity  # noqa: E402
 from denpex_callbacks.integrations.deepspeed_engine import (  # noqa: E402
-    MIN_SCALE_MESSAGE,
     DeepSpeedMonitor,
     attach,
     initialize,
@@ -69,10 +71,14 @@ def test_inf_loss_collapses_scale_until_deepspeed_exits(kit: Any, stage: int) ->
     assert found["AMP003"].step == 4  # where the streak of skipped steps began
     assert found["AMP003"].reported_step == 9  # the step DeepSpeed refused to take
     assert found["AMP003"].caused_by == "AMP006"
+    # DeepSpeed's own words confirm the collapse (the diagnosis already reported, amended).
+    assert MIN_SCALE_MESSAGE in found["AMP003"].evidence["framework_exit"]
+    assert "the framework ended the run: " + MIN_SCALE_MESSAGE in found["AMP003"].summary
     # Written, flushed and summarised before DeepSpeed's exception went on.
     report = read_report(report_path(kit.report_dir, 0))
     on_disk = {d.code: d for d in report.diagnoses}
     assert on_disk["AMP003"].step == 4
+    assert MIN_SCALE_MESSAGE in on_disk["AMP003"].evidence["framework_exit"]
     history = on_disk["AMP003"].evidence["history"]
     assert [h["scale"] for h in history if h["skipped"]] == [16, 8, 4, 2, 1, 1]
     assert report.summary is not None

@@ -2,7 +2,10 @@
 
 Run by test_deepspeed.py in a subprocess: DeepSpeed's process group and accelerate's
 AcceleratorState are process-wide and would leak into the other tests.
-Usage: python deepspeed_run.py OUT_DIR FAULT_STEP STEPS
+Usage: python deepspeed_run.py OUT_DIR FAULT_STEP STEPS [MIN_SCALE_EXIT]
+
+MIN_SCALE_EXIT=1: ZeRO 2 with DeepSpeed's own floor (min_loss_scale 1), so that the collapse
+ends the run with DeepSpeed's "Current loss scale already at minimum" exception.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import sys
 from pathlib import Path
 
 
-def main(out_dir: Path, fault_step: int, steps: int) -> None:
+def main(out_dir: Path, fault_step: int, steps: int, min_scale_exit: bool = False) -> None:
     # (MASTER_ADDR/PORT are what DeepSpeed's own checks read; nothing listens on the port)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ.get("MASTER_PORT", "29561"),
                       RANK="0", LOCAL_RANK="0", WORLD_SIZE="1")
@@ -40,7 +43,7 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
         "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
         "gradient_clipping": 0,
         "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 1, "min_loss_scale": 1},
-        "zero_optimization": {"stage": 1},
+        "zero_optimization": {"stage": 2 if min_scale_exit else 1},
         "optimizer": {"type": "Adam", "params": {"torch_adam": True, "lr": "auto"}},
     }
     args = TrainingArguments(
@@ -52,9 +55,16 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
     torch.manual_seed(0)
     trainer = Trainer(model=FaultyRegressor("inf", fault_step), args=args,
                       train_dataset=RandomRegression(), callbacks=[callback])
-    trainer.train()
+    ended = None
+    try:
+        trainer.train()
+    except Exception as exc:  # DeepSpeed ending the run at its minimum scale
+        if not min_scale_exit:
+            raise
+        ended = str(exc)
     assert callback.monitor is not None
     result = {
+        "ended": ended,
         "native_fp16": native_fp16,
         "optimizer": type(trainer.optimizer).__name__,
         "setup": callback.monitor.setup.to_dict(),
@@ -65,4 +75,5 @@ def main(out_dir: Path, fault_step: int, steps: int) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
+    main(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
+         len(sys.argv) > 4 and sys.argv[4] == "1")
