@@ -141,8 +141,12 @@ def render_amendment(old: Diagnosis, new: Diagnosis, *, report: str | None = Non
         Fix now: Lower the learning rate or add warm-up (before: Check the batch for NaN/inf).
     """
     found = new.summary
+    # What the old summary said before its located clause, when the new one withdrew it.
+    base = old.summary.removesuffix(f"; {old.located}") if old.located else old.summary
     if found.startswith(old.summary) and found != old.summary:
         found = found[len(old.summary):].lstrip(" ;,.")
+    elif found.startswith(base) and found != base:
+        found = found[len(base):].lstrip(" ;,.")
     elif found == old.summary:
         found = f"root cause: {new.root_cause}"
     new_fix, old_fix = first_fix(new.fix), first_fix(old.fix)
@@ -168,6 +172,7 @@ def render_escalation(diagnosis: Diagnosis, *, report: str | None = None) -> str
         loss is nan again at step 6; the fault persists.
     """
     # What was located is on the amendment's line already: not repeated.
-    seen = diagnosis.summary.partition("; located at ")[0]
+    located = diagnosis.located
+    seen = diagnosis.summary.removesuffix(f"; {located}") if located else diagnosis.summary
     return (f"{_headline(diagnosis, 'escalated')}: {_sentence(seen)} "
             f"Fix: {first_fix(diagnosis.fix)}.{_details(report)}")

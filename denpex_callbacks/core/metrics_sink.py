@@ -2,8 +2,9 @@
 
 A healthy fp16 run's loss scale is the sign of life people look for on a dashboard, but a
 value every step (or rows of our own in a logger the user configured) is noise. The sink sends
-``amp/loss_scale`` and ``amp/skipped_steps`` on the first step, on every step whose scale
-changed or that was skipped, and every ``every`` steps; ``amp/diagnoses`` once there is one.
+``amp/loss_scale``, ``amp/skipped_steps`` and ``amp/diagnoses`` (faults so far, 0 on a healthy
+run: the one count to alert on) on the first step, on every step whose scale changed or that
+was skipped, and every ``every`` steps; ``amp/fault/<id>`` joins them once that id fired.
 
 A target is a TensorBoard ``SummaryWriter`` (anything with ``add_scalar(tag, value, step)``)
 or a callable ``target(values: dict[str, float], step: int)``.
@@ -21,18 +22,18 @@ MetricsTarget = Any  # a SummaryWriter-like object or Callable[[dict[str, float]
 
 
 def informative_metrics(run: RunState, faults: int) -> dict[str, float]:
-    """The metrics worth showing: the scale (when there is one), skipped steps, diagnoses.
+    """The metrics worth showing: the scale (when there is one), skipped steps, and the
+    faults so far (present at 0 too, so that "healthy" differs from "not logging").
 
     Example:
         >>> informative_metrics(RunState(), 0)
-        {'amp/skipped_steps': 0.0}
+        {'amp/skipped_steps': 0.0, 'amp/diagnoses': 0.0}
     """
     out: dict[str, float] = {}
     if run.last_scale is not None:
         out["amp/loss_scale"] = float(run.last_scale)
     out["amp/skipped_steps"] = float(run.skipped_total)
-    if faults:
-        out["amp/diagnoses"] = float(faults)
+    out["amp/diagnoses"] = float(faults)
     return out
 
 

@@ -304,9 +304,8 @@ class DeepSpeedMonitor:
             self._push(before.global_steps + 1, before, skipped=True)
             self._drain(wait=True)
         finding = min_scale_exit_finding(self.monitor, before.global_steps + 1, exc)
-        if finding is not None:
-            with contextlib.suppress(AmpDiagnosisError):
-                self.monitor.flag(finding, reported_step=before.global_steps + 1)
+        if finding is not None:  # (not acted on: DeepSpeed's own exception goes on)
+            self.monitor.flag(finding, reported_step=before.global_steps + 1)
         self.monitor.close()
 
     def _vote(self, wanted: bool) -> bool:

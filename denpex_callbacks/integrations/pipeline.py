@@ -184,7 +184,7 @@ class StepPipeline:
         """Read the run's setup (guarded) and start the engine: header line, start-up lints."""
         setup = self.guard(read_setup)
         if self.active:
-            self.monitor.start(setup)
+            self.monitor.act(self.monitor.start(setup))
 
     def record(self, step: int, values: dict[str, Any], *,
                rerun: Callable[[], Any] | None = None) -> None:
@@ -270,8 +270,10 @@ class StepPipeline:
         new = monitor.observe(observation_from_values(
             step, values, rank=monitor.rank, world_size=monitor.world_size))
         # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged
-        # healthy lets its captured inputs go.
+        # healthy lets its captured inputs go. Then the policy, on what was located.
         self.locate.maybe_arm(new)
+        if new:
+            monitor.act(new)
         if judged is not None:
             judged(step, values)
         return new
@@ -282,7 +284,9 @@ class StepPipeline:
         severity = (finding.severity or entry(finding.code).severity).rank
         if self.monitor.worst.get(finding.code, -1) >= severity:
             return []  # one protocol break is enough: the calls after it fail for the same reason
-        return self.monitor.flag(finding, reported_step=step)
+        new = self.monitor.flag(finding, reported_step=step)
+        self.monitor.act(new)
+        return new
 
     def decide_stop(self, vote: StopVote | None, step: int | None = None) -> bool:
         """Whether to stop after this step: this rank's wish, agreed over ranks by ``vote``.

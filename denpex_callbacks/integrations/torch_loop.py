@@ -285,7 +285,7 @@ class AmpMonitor:
 
     def _ensure_started(self, loss: Any = None) -> None:
         if not self.monitor.started:
-            self.monitor.start(self._build_setup(loss))
+            self.monitor.act(self.monitor.start(self._build_setup(loss)))
             scaler = self.scaler
             if self._scaler_on and getattr(scaler, "_device", None) == "cpu" and (
                 self.monitor.config.on_fault != "stop" or self.monitor.world_size == 1
