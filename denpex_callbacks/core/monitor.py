@@ -18,7 +18,8 @@ from typing import Any
 
 from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.detectors import Detector, default_detectors
+from denpex_callbacks.core.detectors import default_detectors
+from denpex_callbacks.core.detectors.base import Detector
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.ledger import DiagnosisLedger
 from denpex_callbacks.core.lints import lint_setup

@@ -10,19 +10,18 @@ diagnosis (:meth:`denpex_callbacks.core.monitor.Monitor.act`), so the error carr
 
 from __future__ import annotations
 
-from denpex_callbacks.core.config import POLICIES
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.core.ordering import counts_as_fault
 from denpex_callbacks.core.severity import Severity
 
-__all__ = ["POLICIES", "Policy"]
+__all__ = ["Policy"]
 
 
 class Policy:
     """Acts on new diagnoses at or above ``fault_level``.
 
     Args:
-        on_fault: One of :data:`POLICIES`.
+        on_fault: One of :data:`denpex_callbacks.core.config.POLICIES`.
         fault_level: Lowest severity acted on.
 
     Example:
