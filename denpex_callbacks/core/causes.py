@@ -267,9 +267,13 @@ def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
     finite losses while no update was applied yet (empty: not the case).
 
     Example:
+        >>> [reason] = loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
+        ...                                              losses_before=(4.1e7, 3.9e7)))
+        >>> reason.split(" (")[0]
+        'the losses are about 4e+07 before any update was applied'
         >>> loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
-        ...                                    losses_before=(4.1e7, 3.9e7)))[0][:38]
-        'the losses are about 4e+07 before any'
+        ...                                    losses_before=(2.3,)))
+        []
     """
     losses = ev.losses_before or ev.early_losses
     if ev.updates_before != 0 or not losses:

@@ -24,6 +24,7 @@ from denpex_callbacks.core.catalog import CONSEQUENCES, entry
 from denpex_callbacks.core.causes import UNDETERMINED, explain, gather, judge
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.fixes import generic_fix
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import before, counts_as_fault, primary
 from denpex_callbacks.core.rerun_verdict import NOT_REPRODUCED
@@ -42,6 +43,7 @@ SETUP_CAUSES = frozenset({"AMP001", "AMP002", "AMP011", "AMP012"})
 # The locator's verdicts that call a fault a one-off: the armed step (or the re-run) was finite.
 _ONE_OFF_VERDICTS = frozenset({"not-reproduced"})
 _CAUSE_KEYS = ("cause", "cause_evidence")  # a judged cause in a diagnosis's evidence
+_RECURRING = frozenset({"AMP006", "AMP003"})  # the located faults a later step can show again
 
 
 def is_one_off(diagnosis: Diagnosis) -> bool:
@@ -102,6 +104,9 @@ class DiagnosisLedger:
         self.primary: Diagnosis | None = None  # the fault to fix first (ordering.order)
         self.total = 0  # diagnoses made, including those past MAX_DIAGNOSES
         self._last_reported: dict[str, int] = {}  # id -> first step of its latest report
+        # Indexes of diagnoses amended as a one-off and not withdrawn: what recurred() checks
+        # (none, on nearly every run: a skipped step costs no walk over the diagnoses).
+        self._one_offs: list[int] = []
 
     # -- findings become diagnoses -------------------------------------------------------------
 
@@ -190,6 +195,7 @@ class DiagnosisLedger:
         new = replace(new, evidence=evidence, caused_by=old.caused_by,
                       reported_step=old.reported_step)
         self._replace(index, new)
+        self._note_one_off(index)
         self.worst[new.code] = max(new.severity.rank, self.worst.get(new.code, -1))
         if self.report is not None:
             self.report.amended(new)  # readers see the one diagnosis at its worse severity
@@ -274,20 +280,21 @@ class DiagnosisLedger:
         The diagnosis keeps what was found; its summary loses the one-off clause and says
         where the fault recurred, and its root cause and fix are judged again from the run.
         """
+        if not self._one_offs:
+            return []
         loss = obs.loss
         nonfinite = loss is not None and not math.isfinite(loss)
-        skipped = obs.was_skipped is True
-        if not (nonfinite or skipped):
+        if not (nonfinite or obs.was_skipped is True):
             return []
         out = []
         window = self.config.thresholds.nonfinite_clear_steps
-        for index, held in enumerate(self.diagnoses):
-            if held.step is None or held.code not in ("AMP006", "AMP003") or not is_one_off(held):
-                continue
-            if "recurred_step" in held.evidence:
-                continue
+        for index in list(self._one_offs):
+            held = self.diagnoses[index]
             since = _located_step(held)
-            if since is None or obs.step <= since or obs.step - since > window:
+            if since is None or obs.step - since > window:
+                self._one_offs.remove(index)  # its episode ended without a recurrence: it stands
+                continue
+            if obs.step <= since:
                 continue
             if held.code == "AMP006" and not nonfinite:
                 continue
@@ -299,7 +306,7 @@ class DiagnosisLedger:
                         "one-off")
             cause = judge(gather(held.code, held.step, run, setup, persistent=True))
             root_cause, fix = (cause.root_cause, cause.fix) if cause.kind != UNDETERMINED else (
-                entry(held.code).root_cause, entry(held.code).fix_for(self.framework))
+                entry(held.code).root_cause, generic_fix(held.code, setup))
             evidence = {k: v for k, v in held.evidence.items() if k not in _CAUSE_KEYS}
             evidence["recurred_step"] = obs.step
             if cause.kind != UNDETERMINED:
@@ -312,6 +319,7 @@ class DiagnosisLedger:
 
     def _record_amendment(self, index: int, old: Diagnosis, amended: Diagnosis) -> None:
         self._replace(index, amended)
+        self._note_one_off(index)
         if self.report is not None:
             self.report.amended(amended)
         self.log.amended(old, amended)
@@ -321,6 +329,16 @@ class DiagnosisLedger:
         self.diagnoses[index] = new
         if self.primary is old:
             self.primary = new
+
+    def _note_one_off(self, index: int) -> None:
+        """Keep :attr:`_one_offs` in step with the diagnosis at ``index``."""
+        held = self.diagnoses[index]
+        standing = (held.code in _RECURRING and held.step is not None and is_one_off(held)
+                    and "recurred_step" not in held.evidence)
+        if standing and index not in self._one_offs:
+            self._one_offs.append(index)
+        elif not standing and index in self._one_offs:
+            self._one_offs.remove(index)
 
     # -- checkpoints ---------------------------------------------------------------------------
 
@@ -341,6 +359,9 @@ class DiagnosisLedger:
         self.diagnoses = [Diagnosis.from_dict(d) for d in state.get("diagnoses", [])]
         self.primary = primary(self.diagnoses)
         self.total = len(self.diagnoses)
+        self._one_offs = []
+        for index in range(len(self.diagnoses)):
+            self._note_one_off(index)
 
 
 def _located_step(diagnosis: Diagnosis) -> int | None:
