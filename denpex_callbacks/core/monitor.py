@@ -16,14 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from denpex_callbacks.core.alerts.fingerprint import fingerprint_metrics
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import default_detectors
 from denpex_callbacks.core.detectors.base import Detector
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.ledger import DiagnosisLedger
 from denpex_callbacks.core.lints import lint_setup
-from denpex_callbacks.core.metrics_sink import informative_metrics
+from denpex_callbacks.core.metrics_sink import fingerprint_metrics, informative_metrics
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import counts_as_fault
 from denpex_callbacks.core.policy import Policy
@@ -435,8 +434,8 @@ class Monitor:
     def metrics(self) -> dict[str, float]:
         """Numbers for the framework's logger: ``amp/loss_scale`` (when there is a scale),
         ``amp/skipped_steps``, ``amp/diagnoses`` (faults so far), and ``amp/fault/<id>`` = 1
-        for each fingerprinted id once it fired (:mod:`denpex_callbacks.core.alerts.
-        fingerprint`): three keys on a healthy run."""
+        for each fingerprinted id once it fired (:func:`denpex_callbacks.core.metrics_sink.
+        fingerprint_metrics`): three keys on a healthy run."""
         faults = self.faults()
         return {**informative_metrics(self.run, len(faults)),
                 **fingerprint_metrics(faults)}

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from alert_endpoints import SECRET_PATH, Endpoint
 
-from denpex_callbacks.core.alerts.fingerprint import FINGERPRINT_IDS
 from denpex_callbacks.core.alerts.payload import AlertContext
 from denpex_callbacks.core.alerts.settings import AlertSettings, alert_settings
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.metrics_sink import FINGERPRINT_IDS
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
