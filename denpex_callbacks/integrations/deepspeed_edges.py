@@ -9,6 +9,7 @@ import logging
 import weakref
 from typing import Any
 
+from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.monitor import Monitor
 
@@ -34,9 +35,13 @@ def refuse_pipeline_engine(engine: Any) -> None:
 
 def min_scale_exit_finding(monitor: Monitor, step: int, exc: Exception) -> Finding | None:
     """AMP003 for DeepSpeed's exit at the minimum loss scale (``exc``, raised at ``step``),
-    unless the monitor reported the collapse already (None then)."""
+    unless the monitor reported the collapse already (None then): the engine's collapse
+    detector holds one that the scale never recovered from, or an AMP003 began in this
+    streak."""
     run = monitor.run
     start = run.skip_streak_start
+    if any(isinstance(d, ScaleCollapseDetector) and d.collapse_open for d in monitor.detectors):
+        return None
     if any(d.code == "AMP003" and start is not None and d.step is not None and d.step >= start
            for d in monitor.diagnoses):
         return None

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from streams import scaler_stream
 
 from denpex_callbacks import Diagnosis, Monitor, MonitorConfig, Observation, RunSetup
+from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
 
 NAN = float("nan")
 
@@ -98,6 +99,17 @@ def test_a_collapse_after_the_scale_recovered_is_a_new_episode() -> None:
     found = judged(monitor(growth_interval=100), scaler(pattern, init=2.0**16,
                                                         growth_interval=100))
     assert [d.step for d in codes(found, "AMP003")] == [50, 758]
+
+
+def test_the_collapse_stays_open_until_the_scale_recovers() -> None:
+    # What an adapter asks before reporting DeepSpeed's own exit at its minimum scale.
+    m = monitor(growth_interval=100)
+    [collapse] = [d for d in m.detectors if isinstance(d, ScaleCollapseDetector)]
+    judged(m, scaler("." * 50 + "S" * 8, init=2.0**16, growth_interval=100))
+    assert collapse.collapse_open
+    judged(m, scaler("." * 700, init=256.0, growth_interval=100, start=58))
+    # (Monitor.detectors gives the quiet steps to the detectors first, as an adapter reads it)
+    assert collapse in m.detectors and not collapse.collapse_open
 
 
 def test_a_second_streak_before_any_recovery_stays_the_first_collapse() -> None:

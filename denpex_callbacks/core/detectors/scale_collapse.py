@@ -125,6 +125,13 @@ class ScaleCollapseDetector(Detector):
             quotes=(obs.text,) if obs.text else (),
         )
 
+    @property
+    def collapse_open(self) -> bool:
+        """A collapse was reported and the scale has not recovered since (one episode: a
+        later report of the same collapse, such as DeepSpeed's exit at its minimum scale,
+        is not a new one)."""
+        return self.trend_floor is not None
+
     def _beyond_startup(self, halvings: float | None, run: RunState) -> bool:
         """Whether a start-up back-off went further than a healthy one does."""
         if halvings is None:  # no scale to measure: count the skips
