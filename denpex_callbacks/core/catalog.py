@@ -119,9 +119,9 @@ _ENTRIES = (
         "The dynamic scale has been halved so often that it is below 1 (gradients shrink "
         "instead of being protected) or exactly 0.0 (every gradient is zero; the run trains "
         "nothing while the loss may look fine). torch's GradScaler has no floor.",
-        "Fix the overflow that drove the scale down (see AMP003 / AMP006), then restart from a "
-        "checkpoint taken before the collapse; if the model really needs small scales, train in "
-        "bfloat16.",
+        "Fix the overflow that drove the scale down (the skipped steps and the losses before "
+        "the scale fell show where it began), then restart from a checkpoint taken before the "
+        "collapse; if the model really needs small scales, train in bfloat16.",
         ("print(scaler.get_scale()): below 1.0 or 0.0?",
          "Check that parameters still change between steps."),
         "Alert on scale < 1 (denpex does) and prefer bf16 on hardware that has it.",
@@ -204,11 +204,11 @@ _ENTRIES = (
         ("Check the effective precision in the run header.",),
         "Log the effective precision at start-up (denpex does).",
         (HF_TRAINING_ARGS, LIGHTNING_PRECISION, CPU_RECIPE),
-        {"lightning": "On CPU, '16-mixed' runs as bf16: for real fp16 with a loss scaler pass "
+        {"lightning": "Ask for precision='bf16-mixed' (what '16-mixed' runs as on CPU) or "
+                      "run on a CUDA device; for real fp16 with a loss scaler on CPU pass "
                       "plugins=[MixedPrecision('16-mixed', 'cpu', "
                       "scaler=torch.amp.GradScaler('cpu'))] and no precision= (the "
-                      "docs' 'fp16 on CPU' recipe, frameworks/lightning); or ask for "
-                      "precision='bf16-mixed', which is what runs now.",
+                      "docs' 'fp16 on CPU' recipe, frameworks/lightning).",
          "hf": "The Trainer ignores fp16=True on CPU: run on a CUDA device, or ask for what runs "
                "(bf16=True, or fp32). For fp16 with a loss scaler on CPU (tests), give the "
                "Trainer a torch.amp.GradScaler('cpu') yourself (the docs' 'fp16 on CPU' "

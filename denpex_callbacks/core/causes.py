@@ -30,13 +30,14 @@ from denpex_callbacks.core.run_state import RunState
 DIVERGENCE = "divergence"
 BAD_DATA = "bad-data"
 LOSS_COMPUTATION = "loss-computation"
+LOSS_MAGNITUDE = "loss-magnitude"
 ACTIVATION_OVERFLOW = "activation-overflow"
 GRADIENT_UNDERFLOW = "gradient-underflow"
 SCALER_PROTOCOL = "scaler-protocol"
 FP16_WEIGHTS = "fp16-weights"
 UNDETERMINED = "undetermined"
-CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, ACTIVATION_OVERFLOW, GRADIENT_UNDERFLOW,
-          SCALER_PROTOCOL, FP16_WEIGHTS, UNDETERMINED)
+CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, LOSS_MAGNITUDE, ACTIVATION_OVERFLOW,
+          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, UNDETERMINED)
 
 FP16_MAX = 65504.0
 # A fault that persists from right after the first applied update(s) was made by them: the
@@ -49,6 +50,9 @@ GRAD_NORM_GROWTH = 10.0  # last grad norm against the median of the earlier ones
 UPDATE_RATIO_HIGH = 0.1  # |update| / |weight|; healthy training sits near 1e-3
 DIVERGED_WEIGHT = 1000.0  # trained weights rarely exceed a few hundred in absolute value
 HUGE_OUTPUT = 1e6  # a model output this large (finite) is a diverged model's, not a loss bug's
+# A finite loss this large before any update (a regression on raw targets, a sum over a large
+# batch): its gradients overflow fp16 at any loss scale. Normalised losses start near 1-10.
+HUGE_LOSS = 1e4
 
 # Diagnoses the engine explains from the run's trajectory.
 TRAJECTORY_CODES = frozenset({"AMP003", "AMP006", "AMP008"})
@@ -258,6 +262,29 @@ def divergence_reasons(ev: RunEvidence) -> list[str]:
     return reasons
 
 
+def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
+    """The sign that the loss's own size, not the optimizer, overflows the gradients: huge
+    finite losses while no update was applied yet (empty: not the case).
+
+    Example:
+        >>> [reason] = loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
+        ...                                              losses_before=(4.1e7, 3.9e7)))
+        >>> reason.split(" (")[0]
+        'the losses are about 4e+07 before any update was applied'
+        >>> loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
+        ...                                    losses_before=(2.3,)))
+        []
+    """
+    losses = ev.losses_before or ev.early_losses
+    if ev.updates_before != 0 or not losses:
+        return []
+    level = statistics.median(losses)
+    if level < HUGE_LOSS:
+        return []
+    return [f"the losses are about {level:.3g} before any update was applied (so not the "
+            "learning rate): gradients of a loss that large overflow fp16 at any loss scale"]
+
+
 def _loss_rise(ev: RunEvidence) -> tuple[float, float] | None:
     """(usual level, recent peak) when the loss rose well above its usual level just before
     the fault; the usual level is the lower of the run's first losses and the trail before
@@ -313,6 +340,9 @@ def judge(ev: RunEvidence) -> Cause:
     diverging = divergence_reasons(ev)
     if diverging:
         return _cause(DIVERGENCE, ev, diverging)
+    magnitude = loss_magnitude_reasons(ev)
+    if magnitude and (origin is None or not origin.exceeded_fp16):  # (activations finite)
+        return _cause(LOSS_MAGNITUDE, ev, magnitude)
     if origin is None:
         return Cause(UNDETERMINED)
     if origin.verdict in ("activation-overflow", "backward-overflow", "between-modules"):

@@ -45,6 +45,10 @@ class Finding:
 class Diagnosis:
     """A condition seen in a run, explained: id, where it began, evidence, cause and fix.
 
+    ``located`` is the locator's clause (where the first non-finite value appeared, ``"located
+    at step 62: fc1 (Linear) overflowed fp16 ..."``), once a later step or a re-run found it:
+    the summary ends with it, and an escalation of the diagnosis keeps it.
+
     Example:
         >>> d = Diagnosis.from_finding(Finding("AMP004", 840, "loss scale reached 0.0"))
         >>> d.slug, d.severity.value
@@ -71,6 +75,7 @@ class Diagnosis:
     quotes: tuple[str, ...] = ()
     caused_by: str | None = None
     source: str | None = None
+    located: str | None = None
 
     @classmethod
     def from_finding(
@@ -196,6 +201,7 @@ class Diagnosis:
             "references": list(self.references),
             "caused_by": self.caused_by,
             "source": self.source,
+            "located": self.located,
         }
 
     @classmethod
@@ -220,6 +226,7 @@ class Diagnosis:
             quotes=tuple(data.get("quotes") or ()),
             caused_by=data.get("caused_by"),
             source=data.get("source"),
+            located=data.get("located"),  # (None in reports written before it existed)
         )
 
 

@@ -166,6 +166,14 @@ def text_for(
             "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
             "guard log/div with an epsilon or a clamp, and check the targets for NaN/inf.",
         ),
+        "loss-magnitude": (
+            f"the loss's magnitude: {why}. An fp16 gradient holds at most 65504; the scaler "
+            "halves the scale step after step and never gets to apply one.",
+            "Normalise the targets (standardise them, (y - y.mean()) / y.std(), and undo it on "
+            "the predictions) or the loss (a mean instead of a sum, or divided by a constant) "
+            "so that it starts near 1; then the default loss scale works. Lowering the "
+            "learning rate does not help: no update was applied.",
+        ),
         "activation-overflow": (
             f"genuine fp16 activation overflow: {why}, at a learning rate that does not "
             "diverge. Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",

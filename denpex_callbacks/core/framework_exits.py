@@ -27,10 +27,12 @@ def ends_the_run(message: str) -> bool:
     return DEEPSPEED_MIN_SCALE in message
 
 
-def confirmed_by_exit(run: RunState, diagnoses: list[Diagnosis], step: int, message: str
-                      ) -> tuple[Diagnosis | None, Finding | None]:
+def confirmed_by_exit(run: RunState, diagnoses: list[Diagnosis], step: int, message: str, *,
+                      collapse_open: bool = False) -> tuple[Diagnosis | None, Finding | None]:
     """The collapse diagnosis the exit at ``step`` confirms, already reported (to amend), or
-    the finding to report when it was not (the other is None).
+    the finding to report when it was not (the other is None). ``collapse_open``: the engine's
+    collapse detector holds an episode the scale never recovered from (its AMP003 may have
+    begun in an earlier streak of skips).
 
     Example:
         >>> run = RunState()
@@ -40,8 +42,8 @@ def confirmed_by_exit(run: RunState, diagnoses: list[Diagnosis], step: int, mess
     """
     start = run.skip_streak_start
     for diagnosis in reversed(diagnoses):
-        if diagnosis.code == "AMP003" and (start is None or diagnosis.step is None
-                                           or diagnosis.step >= start):
+        if diagnosis.code == "AMP003" and (collapse_open or start is None
+                                           or diagnosis.step is None or diagnosis.step >= start):
             return diagnosis, None
     return None, Finding(
         "AMP003",

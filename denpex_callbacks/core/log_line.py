@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from denpex_callbacks.core.diagnosis import Diagnosis
 
 LOG_FORMATS = ("line", "full")
+_ACTION_WORDS = 3  # a first fix shorter than this is a lead-in ("On CPU"), not an action
 _OPEN, _CLOSE = "([{", ")]}"
 
 
@@ -59,7 +60,7 @@ def first_fix(fix: str) -> str:
     """The first thing to do, from a fix text: its first sentence up to the first list comma.
 
     A lead-in before a colon is kept with its first item, so a pointer ("Find the overflow
-    source: ...") still ends in an action.
+    source: ...") still ends in an action; so is an item too short to be one (``"On CPU"``).
 
     Example:
         >>> first_fix("Lower the learning rate or add warm-up, clip gradients "
@@ -67,6 +68,8 @@ def first_fix(fix: str) -> str:
         'Lower the learning rate or add warm-up'
         >>> first_fix("Find the overflow source (see the evidence): lower the LR, or use bf16.")
         'Find the overflow source (see the evidence): lower the LR'
+        >>> first_fix("On CPU, '16-mixed' runs as bf16, so ask for 'bf16-mixed'.")
+        "On CPU, '16-mixed' runs as bf16"
     """
     text = " ".join(fix.split())
     depths = _top_level(text)
@@ -77,6 +80,8 @@ def first_fix(fix: str) -> str:
     colon = _find_top(text, depths, (": ",))
     if 0 <= colon < cut:  # "lead-in: first item, second item": keep the first item
         cut = _find_top(text, depths, (", ", "; "), colon + 2)
+    while cut >= 0 and len(text[:cut].split()) < _ACTION_WORDS:  # a lead-in, not an action
+        cut = _find_top(text, depths, (", ", "; "), cut + 2)
     return (text[:cut] if cut >= 0 else text).rstrip(" .")
 
 
@@ -141,8 +146,12 @@ def render_amendment(old: Diagnosis, new: Diagnosis, *, report: str | None = Non
         Fix now: Lower the learning rate or add warm-up (before: Check the batch for NaN/inf).
     """
     found = new.summary
+    # What the old summary said before its located clause, when the new one withdrew it.
+    base = old.summary.removesuffix(f"; {old.located}") if old.located else old.summary
     if found.startswith(old.summary) and found != old.summary:
         found = found[len(old.summary):].lstrip(" ;,.")
+    elif found.startswith(base) and found != base:
+        found = found[len(base):].lstrip(" ;,.")
     elif found == old.summary:
         found = f"root cause: {new.root_cause}"
     new_fix, old_fix = first_fix(new.fix), first_fix(old.fix)
@@ -168,6 +177,7 @@ def render_escalation(diagnosis: Diagnosis, *, report: str | None = None) -> str
         loss is nan again at step 6; the fault persists.
     """
     # What was located is on the amendment's line already: not repeated.
-    seen = diagnosis.summary.partition("; located at ")[0]
+    located = diagnosis.located
+    seen = diagnosis.summary.removesuffix(f"; {located}") if located else diagnosis.summary
     return (f"{_headline(diagnosis, 'escalated')}: {_sentence(seen)} "
             f"Fix: {first_fix(diagnosis.fix)}.{_details(report)}")

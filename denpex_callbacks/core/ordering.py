@@ -3,7 +3,8 @@
 Root causes before their consequences, errors before warnings, early before late; on a tie
 the one found first. The live Monitor's primary (the run summary's "fix this first") is the
 first fault in this order, and ``denpex diagnose`` lists its diagnoses in it, so a run
-watched live and its log read afterwards name the same primary.
+watched live and its log read afterwards name the same primary. A warning about the monitor's
+own use (a misplaced call in a correct loop) is no fault of training: never the primary.
 """
 
 from __future__ import annotations
@@ -14,16 +15,30 @@ from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.severity import Severity
 
 
-def importance(diagnosis: Diagnosis) -> tuple[bool, int, int]:
-    """The sort key: smaller is more important.
+def counts_as_fault(diagnosis: Diagnosis) -> bool:
+    """Whether ``diagnosis`` is about training, not a misplaced call of the monitor itself
+    (evidence ``monitor_misuse``: the loop is correct): only those are primaries, causes of
+    consequences, fault metrics and policy triggers.
+
+    Example:
+        >>> from denpex_callbacks.core.diagnosis import Finding
+        >>> counts_as_fault(Diagnosis.from_finding(Finding(
+        ...     "AMP002", 3, "monitor.step() before update()", evidence={"monitor_misuse": True})))
+        False
+    """
+    return not diagnosis.evidence.get("monitor_misuse")
+
+
+def importance(diagnosis: Diagnosis) -> tuple[bool, bool, int, int]:
+    """The sort key: smaller is more important (a misplaced monitor call comes last).
 
     Example:
         >>> from denpex_callbacks.core.diagnosis import Finding
         >>> importance(Diagnosis.from_finding(Finding("AMP006", 9, "")))
-        (False, -2, 9)
+        (False, False, -2, 9)
     """
-    return (diagnosis.caused_by is not None, -diagnosis.severity.rank,
-            diagnosis.step if diagnosis.step is not None else 0)
+    return (not counts_as_fault(diagnosis), diagnosis.caused_by is not None,
+            -diagnosis.severity.rank, diagnosis.step if diagnosis.step is not None else 0)
 
 
 def order(diagnoses: Iterable[Diagnosis]) -> list[Diagnosis]:
@@ -45,7 +60,8 @@ def before(diagnosis: Diagnosis, other: Diagnosis | None) -> bool:
 
 
 def primary(diagnoses: Iterable[Diagnosis]) -> Diagnosis | None:
-    """The first warning or error in :func:`order`: the one to fix first.
+    """The first warning or error in :func:`order` that :func:`counts_as_fault`: the one to
+    fix first.
 
     Example:
         >>> from denpex_callbacks.core.diagnosis import Finding
@@ -54,5 +70,6 @@ def primary(diagnoses: Iterable[Diagnosis]) -> Diagnosis | None:
         >>> primary(ds).code
         'AMP006'
     """
-    faults = [d for d in diagnoses if d.severity.rank >= Severity.WARNING.rank]
+    faults = [d for d in diagnoses
+              if d.severity.rank >= Severity.WARNING.rank and counts_as_fault(d)]
     return order(faults)[0] if faults else None

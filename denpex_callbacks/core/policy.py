@@ -4,23 +4,24 @@
 turns into its framework's graceful stop after the current step (HF
 ``control.should_training_stop``, Lightning ``trainer.should_stop``) or that the user's own
 loop polls (plain loops and DeepSpeed: ``monitor.should_stop``). ``"raise"`` raises
-AmpDiagnosisError from the step where the fault is found.
+AmpDiagnosisError from the step where the fault is found, once the locator has amended the
+diagnosis (:meth:`denpex_callbacks.core.monitor.Monitor.act`), so the error carries the origin.
 """
 
 from __future__ import annotations
 
-from denpex_callbacks.core.config import POLICIES
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
+from denpex_callbacks.core.ordering import counts_as_fault
 from denpex_callbacks.core.severity import Severity
 
-__all__ = ["POLICIES", "Policy"]
+__all__ = ["Policy"]
 
 
 class Policy:
     """Acts on new diagnoses at or above ``fault_level``.
 
     Args:
-        on_fault: One of :data:`POLICIES`.
+        on_fault: One of :data:`denpex_callbacks.core.config.POLICIES`.
         fault_level: Lowest severity acted on.
 
     Example:
@@ -46,7 +47,7 @@ class Policy:
             return
         # A misuse of the monitor itself (its call order) is said, never acted on.
         faults = [d for d in diagnoses if d.severity.rank >= self.fault_level.rank
-                  and not d.evidence.get("monitor_misuse")]
+                  and counts_as_fault(d)]
         if not faults:
             return
         self.stop_requested = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from denpex_callbacks.core.detectors import Detector
+from denpex_callbacks.core.detectors.base import Detector
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
 

@@ -17,8 +17,13 @@ class Thresholds:
     Attributes:
         collapse_skip_streak: Consecutive skipped steps, after the first clean step, that make
             an AMP003 collapse (detection delay: this many steps minus one).
+        startup_halvings: How far below 2**16, in halvings, the scale may fall before the
+            first clean step (of the run, a resume or a restart): to 16 by default, so a
+            back-off from 2**32 may take 28 halvings, from 2**16 12; from a lower initial
+            scale at least 3. A healthy back-off ends there; one that goes on is AMP003.
         startup_skip_allowance: Consecutive skipped steps tolerated before the first clean
-            step (the normal start-up back-off from 2**16 or 2**32 takes up to ~30).
+            step where the scale is not known (a log that prints skips only; DeepSpeed's
+            back-off from 2**32 takes up to ~30).
         underflow_scale: AMP004 fires when the scale falls below this (exactly 0.0: error).
         stuck_skip_streak: Consecutive skipped steps at a never-changing scale: AMP005.
         stuck_clean_factor: AMP005 when the scale has not grown for this many growth
@@ -55,6 +60,7 @@ class Thresholds:
     collapse_skip_streak: int = 6
     collapse_net_halvings: int = 8
     collapse_trend_window: int = 200
+    startup_halvings: int = 12
     startup_skip_allowance: int = 40
     underflow_scale: float = 1.0
     stuck_skip_streak: int = 4

@@ -25,6 +25,7 @@ from typing import Any
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.framework_exits import confirmed_by_exit, ends_the_run
 from denpex_callbacks.core.monitor import Monitor
@@ -262,7 +263,10 @@ class StepPipeline:
             self.step(step, reading)
             self.drain(wait=True)
             monitor = self.monitor
-            held, new = confirmed_by_exit(monitor.run, monitor.diagnoses, step, message)
+            held, new = confirmed_by_exit(
+                monitor.run, monitor.diagnoses, step, message,
+                collapse_open=any(isinstance(d, ScaleCollapseDetector) and d.collapse_open
+                                  for d in monitor.detectors))
             if held is not None:
                 monitor.amend(held.code, step=held.step, evidence={"framework_exit": message},
                               summary=f"{held.summary}; the framework ended the run: {message}")

@@ -196,17 +196,19 @@ class LocateOnFault:
         summary = f"{current.summary}; {verdict.summary_clause()}"
         evidence = verdict.evidence()
         root_cause, fix = verdict.root_cause(), verdict.fix()
+        located = None
         if explanation is not None and report is not None:
             self.last_report, self.last_explanation = report, explanation
             evidence["origin"] = {"verdict": explanation.verdict, **explanation.evidence}
             if verdict.verdict == REPRODUCED:
-                summary += f"; {explanation.summary}"
+                located = explanation.summary
+                summary += f"; {located}"
                 cause = self._cause(target, report, explanation)
                 root_cause, fix = amended_text(explanation, cause)
                 if cause.kind != UNDETERMINED:
                     evidence.update(cause.evidence())
         self.monitor.amend(target.code, step=target.step, evidence=evidence, summary=summary,
-                           root_cause=root_cause, fix=fix)
+                           root_cause=root_cause, fix=fix, located=located)
         return verdict.verdict != NOT_RERUNNABLE
 
     def _current(self, target: Diagnosis) -> Diagnosis:
@@ -257,6 +259,7 @@ class LocateOnFault:
             summary=f"{current.summary}; {explanation.summary}",
             root_cause=root_cause,
             fix=fix,
+            located=explanation.summary,
         )
 
     def _cause(

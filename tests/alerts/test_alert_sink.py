@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from alert_endpoints import SECRET_PATH, Endpoint
 
-from denpex_callbacks.core.alerts.fingerprint import FINGERPRINT_IDS
 from denpex_callbacks.core.alerts.payload import AlertContext
 from denpex_callbacks.core.alerts.settings import AlertSettings, alert_settings
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import CATALOG
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
+from denpex_callbacks.core.metrics_sink import FINGERPRINT_IDS
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
@@ -210,17 +210,17 @@ def test_no_channel_no_sink() -> None:
     assert attach_alerts(monitor, environ={}) is None and monitor.sinks == []
 
 
-def test_fingerprint_metrics_are_zero_until_the_diagnosis_and_one_from_its_step() -> None:
+def test_fingerprint_metrics_appear_with_the_diagnosis_and_stay_from_its_step() -> None:
     monitor = Monitor(MonitorConfig(report_dir=None, disable=("AMP012",)))
     seen = []
     for step, loss in enumerate([1.0, 1.0, NAN, 1.0, 1.0]):
         monitor.observe(Observation(step, loss=loss))
-        seen.append(monitor.metrics()["amp/fault/AMP006"])
+        seen.append(monitor.metrics().get("amp/fault/AMP006"))
     metrics = monitor.metrics()
-    assert seen == [0.0, 0.0, 1.0, 1.0, 1.0]
-    faults = sorted(k for k in metrics if k.startswith("amp/fault/"))
-    assert faults == [f"amp/fault/AMP00{i}" for i in (1, 2, 3, 4, 6)]
-    assert all(metrics[k] == 0.0 for k in faults if k != "amp/fault/AMP006")
+    assert seen == [None, None, 1.0, 1.0, 1.0]
+    # The only fault key is the one that fired; the fault count is there throughout.
+    assert sorted(k for k in metrics if k.startswith("amp/fault/")) == ["amp/fault/AMP006"]
+    assert metrics["amp/diagnoses"] == 1.0
     # The fingerprinted ids: those that can be errors (AMP004 is one once the scale is 0).
     errors = {c for c, e in CATALOG.items() if c.startswith("AMP") and e.severity.rank == 2}
     assert set(FINGERPRINT_IDS) == errors | {"AMP004"}

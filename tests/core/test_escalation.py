@@ -29,7 +29,7 @@ def watched(nan_steps: set[int], steps: int = 60,
     m = Monitor(MonitorConfig(report_dir=None, **config), sinks=[seen.append])
     m.start(FP16)
     for obs in scaler_stream(nan_steps, steps, losses={s: NAN for s in nan_steps}):
-        m.observe(obs)
+        m.act(m.observe(obs))  # (an adapter locates in between)
         if m.stop_requested:
             break
     return m, seen

@@ -51,16 +51,17 @@ def test_repeats_are_capped():
 def test_raise_policy_acts_on_errors_only_by_default():
     m = monitor(on_fault="raise")
     for step in range(30):  # AMP007 is a warning: no raise
-        m.observe(Observation(step, loss=0.0))
+        m.act(m.observe(Observation(step, loss=0.0)))
+    found = m.observe(Observation(30, loss=float("inf")))  # the engine itself never raises
     with pytest.raises(AmpDiagnosisError) as info:
-        m.observe(Observation(30, loss=float("inf")))
+        m.act(found)
     assert info.value.diagnosis.code == "AMP006"
 
 
 def test_fault_severity_warning_makes_warnings_count():
     m = monitor(on_fault="stop", fault_severity="warning")
     for step in range(25):
-        m.observe(Observation(step, loss=0.0))
+        m.act(m.observe(Observation(step, loss=0.0)))
     assert m.stop_requested
 
 
@@ -104,10 +105,24 @@ def test_metrics_for_framework_loggers():
     metrics = m.metrics()
     assert metrics["amp/skipped_steps"] == 2.0
     assert metrics["amp/loss_scale"] == 2.0**14
-    # Only what carries information: no skip rate, no diagnosis count before a diagnosis,
-    # and the fingerprints at 0 (a dashboard rule can alert on their change or absence).
-    assert "amp/skip_rate" not in metrics and "amp/diagnoses" not in metrics
-    assert metrics["amp/fault/AMP003"] == 0.0 and metrics["amp/fault/AMP006"] == 0.0
+    # Three keys on a healthy run (issue 25, item 9): no skip rate, no fault key before its
+    # fault; the fault count at 0 tells "healthy" from "not logging".
+    assert metrics == {"amp/loss_scale": 2.0**14, "amp/skipped_steps": 2.0,
+                       "amp/diagnoses": 0.0}
+
+
+def test_a_fault_key_appears_once_it_fired_and_stays():
+    m = monitor(thresholds=Thresholds(nonfinite_persist_losses=1))
+    rows = []
+    for obs in scaler_stream([], 30, losses={12: float("nan")}, growth_interval=100):
+        m.observe(obs)
+        rows.append(m.metrics())
+    assert all(len(row) == 3 and not any(k.startswith("amp/fault/") for k in row)
+               for row in rows[:12])
+    assert all(row["amp/fault/AMP006"] == 1.0 and row["amp/diagnoses"] == 1.0
+               for row in rows[12:])
+    assert {k for row in rows for k in row} == {"amp/loss_scale", "amp/skipped_steps",
+                                                "amp/diagnoses", "amp/fault/AMP006"}
 
 
 def test_memory_stays_flat_on_a_long_run(tmp_path):

@@ -36,7 +36,7 @@ def monitor(setup: RunSetup | None = None, **config) -> Monitor:
 
 def feed(m: Monitor, observations) -> list[tuple[str, int | None, int | None, str]]:
     for obs in observations:
-        m.observe(obs)
+        m.act(m.observe(obs))
     return [(d.code, d.step, d.reported_step, d.severity.value) for d in m.diagnoses]
 
 

@@ -76,4 +76,7 @@ def test_the_fingerprint_metric_reaches_deepspeeds_monitor(kit: Any, tmp_path: A
     with open(tmp_path / "csv" / "run" / "Train_Samples_amp_fault_AMP006.csv") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["step", "amp_fault_AMP006"]
-    assert [float(v) for _samples, v in rows[1:]] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    assert [float(v) for _samples, v in rows[1:]] == [1.0, 1.0, 1.0]  # from step 3 on
+    with open(tmp_path / "csv" / "run" / "Train_Samples_amp_diagnoses.csv") as handle:
+        counts = [float(v) for _samples, v in list(csv.reader(handle))[1:]]
+    assert counts[:2] == [0.0, 0.0] and len(counts) == 5

@@ -15,10 +15,9 @@ import torch
 from transformers import TrainerCallback, TrainingArguments
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FaultyRegressor, RandomRegression  # noqa: E402
-
-from denpex_callbacks.hf import AmpDiagnosticCallback  # noqa: E402
-from denpex_callbacks.testing.cpu_fp16 import hf_fp16_on_cpu  # noqa: E402
+from conftest import FaultyRegressor, RandomRegression
+from denpex_callbacks.hf import AmpDiagnosticCallback
+from denpex_callbacks.testing.cpu_fp16 import hf_fp16_on_cpu
 
 
 class Dies(TrainerCallback):  # type: ignore[misc]

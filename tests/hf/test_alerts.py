@@ -69,10 +69,12 @@ def test_the_fingerprint_metric_reaches_tensorboard(hf: Any) -> None:
     accumulator = EventAccumulator(str(events))
     accumulator.Reload()
     fault = [(e.step, e.value) for e in accumulator.Scalars("train/amp/fault/AMP006")]
-    assert fault == [(s, 0.0 if s < 4 else 1.0) for s in range(1, 8)]
-    # Every watched id is there from the first step, at 0 unless reported.
-    collapse = [e.value for e in accumulator.Scalars("train/amp/fault/AMP001")]
-    assert collapse == [0.0] * 7
+    assert fault == [(s, 1.0) for s in range(4, 8)]  # from the step it fired on
+    # The fault count is there from the first step; an id that never fired has no key.
+    count = [(e.step, e.value) for e in accumulator.Scalars("train/amp/diagnoses")]
+    assert [step for step, _ in count] == list(range(1, 8))
+    assert all(value == 0.0 for step, value in count if step < 4)
+    assert "train/amp/fault/AMP001" not in accumulator.Tags()["scalars"]
 
 
 def test_report_to_wandb_gets_the_alert_and_the_fingerprint(
@@ -87,4 +89,5 @@ def test_report_to_wandb_gets_the_alert_and_the_fingerprint(
     (alert,) = alerts(tmp_path)  # raised on the run HF's WandbCallback started
     assert (alert.title, alert.level) == ("denpex AMP006 non-finite-loss (rank 0)", "ERROR")
     assert "run hf-wandb" in alert.text and "step 3" in alert.text
-    assert history(tmp_path, "train/amp/fault/AMP006") == [0.0, 0.0, 1.0, 1.0, 1.0]
+    assert history(tmp_path, "train/amp/fault/AMP006") == [1.0, 1.0, 1.0]  # steps 3, 4, 5
+    assert history(tmp_path, "train/amp/diagnoses")[:2] == [0.0, 0.0]

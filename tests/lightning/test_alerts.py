@@ -85,8 +85,10 @@ def test_the_fingerprint_metric_reaches_tensorboard(tmp_path: Path, new_trainer:
     events = EventAccumulator(logger.log_dir)
     events.Reload()
     fault = [(e.step, e.value) for e in events.Scalars("amp/fault/AMP006")]
-    assert fault == [(s, 0.0 if s < FAULT_STEP else 1.0) for s in range(10)]
-    assert [e.value for e in events.Scalars("amp/fault/AMP012")] == [0.0] * 10
+    assert fault == [(s, 1.0) for s in range(FAULT_STEP, 10)]  # from the step it fired on
+    count = [e.value for e in events.Scalars("amp/diagnoses")]
+    assert count[:FAULT_STEP] == [0.0] * FAULT_STEP and len(count) == 10
+    assert "amp/fault/AMP012" not in events.Tags()["scalars"]  # never fired: no key
 
 
 def test_wandb_logger_gets_the_alert_and_the_fingerprint(
@@ -105,4 +107,5 @@ def test_wandb_logger_gets_the_alert_and_the_fingerprint(
     assert (alert.title, alert.level) == ("denpex AMP006 non-finite-loss (rank 0)", "ERROR")
     assert f"step {FAULT_STEP}" in alert.text and "(lightning)" in alert.text
     fault = history(tmp_path, "amp/fault/AMP006")
-    assert fault == [0.0] * FAULT_STEP + [1.0] * (8 - FAULT_STEP)
+    assert fault == [1.0] * (8 - FAULT_STEP)
+    assert history(tmp_path, "amp/diagnoses")[:FAULT_STEP] == [0.0] * FAULT_STEP

@@ -21,6 +21,7 @@ from denpex_callbacks.core.causes import (  # the root-cause classes, by their s
     FP16_WEIGHTS,
     GRADIENT_UNDERFLOW,
     LOSS_COMPUTATION,
+    LOSS_MAGNITUDE,
     SCALER_PROTOCOL,
 )
 
@@ -59,8 +60,10 @@ class Scenario:
         batch_fault: ``"nan"`` or ``"inf"`` in one sample of the batch of ``FAULT_STEP``;
             ``"d-nan"``: the first optimizer's loss is NaN from ``FAULT_STEP`` on (a GAN's
             discriminator).
-        loss: ``"mse"``, or ``"bce-log0"``: a hand-written BCE whose fp16 sigmoid saturates
-            to exactly 1.0, so log(1 - p) is log(0) = -inf.
+        loss: ``"mse"``, ``"mse-raw"`` (the same on targets left in raw units: a loss of
+            about 4e7 whose gradients overflow fp16 at any scale), or ``"bce-log0"``: a
+            hand-written BCE whose fp16 sigmoid saturates to exactly 1.0, so log(1 - p) is
+            log(0) = -inf.
         model: ``"mlp"`` or ``"ffn-large"`` (pretrained-like weights whose activations
             exceed 65504 from the first forward).
         precision: ``"fp16"`` (autocast + GradScaler), ``"bf16"``, ``"fp32"`` or
@@ -115,6 +118,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("inf-in-one-batch", Truth("AMP006", FAULT_STEP, BAD_DATA), batch_fault="inf"),
     # -- loss computation ----------------------------------------------------------------------
     Scenario("log0-in-custom-loss", Truth("AMP006", 0, LOSS_COMPUTATION), loss="bce-log0"),
+    # -- a huge unnormalised loss at a sane learning rate: no start-up back-off ----------------
+    Scenario("huge-unnormalised-loss", Truth("AMP003", 0, LOSS_MAGNITUDE), loss="mse-raw",
+             steps=30, adapters=("torch", "hf", "lightning")),
     # -- a genuine fp16 activation overflow at a sane learning rate ---------------------------
     Scenario("activation-overflow", Truth("AMP006", 0, ACTIVATION_OVERFLOW), model="ffn-large",
              steps=20),

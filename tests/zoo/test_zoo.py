@@ -41,6 +41,8 @@ def test_zoo(adapter: str, scenario: Scenario) -> None:
     assert verdict.got[:2] == verdict.expected[:2]  # id and first step
     assert verdict.cause_ok is not False, f"cause {verdict.got[2]}, not {verdict.expected[2]}"
     assert verdict.id_ok, f"another fault reported first: {verdict.loud}"
+    # One collapse, one story: a zoo run is one episode (issue 25, item 8).
+    assert [d.code for d in outcome.diagnoses].count("AMP003") <= 1, verdict.loud
     hit = next(d for d in outcome.diagnoses if d.code == verdict.got[0])
     if verdict.got[2] == "divergence":  # the fix follows the cause and the run
         assert "lower the learning rate" in hit.fix.lower()

@@ -35,15 +35,4 @@ def default_detectors(
     return [kind(thresholds) for kind in DETECTOR_TYPES if kind.code not in disabled]
 
 
-__all__ = [
-    "DETECTOR_TYPES",
-    "Detector",
-    "HiddenNonFiniteDetector",
-    "LossZeroDetector",
-    "NonFiniteLossDetector",
-    "ScaleCollapseDetector",
-    "ScaleStuckDetector",
-    "ScaleUnderflowDetector",
-    "SkipRateDetector",
-    "default_detectors",
-]
+__all__ = ["DETECTOR_TYPES", "default_detectors"]

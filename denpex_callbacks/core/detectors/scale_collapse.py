@@ -13,17 +13,28 @@ from denpex_callbacks.core.run_state import RunState
 
 # Below this many applied updates a run has not been "stable" yet, whatever its streak.
 STABLE_AFTER_UPDATES = 50
+# The scale a healthy start-up back-off is measured from: torch's default initial scale. A
+# higher initial scale (2**24, DeepSpeed's 2**32) backs off its excess first, by design.
+HEALTHY_START = 2.0**16
+STARTUP_MIN_HALVINGS = 3  # a back-off from a low initial scale (2**10) may still take these
 
 
 class ScaleCollapseDetector(Detector):
     """Fires when overflow persists, seen in either of two ways.
 
     - A streak of consecutive skipped steps longer than a healthy backoff. Before the first
-      clean step of the run, or of a resume or restart, the start-up back-off is allowed a
-      longer streak. A streak at a scale that has never changed is a stuck scale (AMP005).
+      clean step of the run, or of a resume or restart, the start-up back-off is allowed more:
+      down to ``startup_halvings`` halvings below 2**16 (16; from a higher initial scale, 2**24
+      or DeepSpeed's 2**32, its excess first), at least three halvings from any initial scale,
+      or ``startup_skip_allowance`` skips where the scale is not known. A streak at a scale
+      that has never changed is a stuck scale (AMP005).
     - The scale's trajectory: it fell ``collapse_net_halvings`` times net within
       ``collapse_trend_window`` steps although clean steps came between the skips (several
       optimizers sharing one scaler, a GAN's generator and discriminator, break every streak).
+
+    One collapse, one report: once either pattern fired, the episode lasts until the scale
+    recovers (16 times the scale it fired at); a clean step between two streaks of the same
+    episode does not make the second one a new collapse.
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
@@ -59,12 +70,15 @@ class ScaleCollapseDetector(Detector):
             self._push_peak(item)
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
+        reported = self.trend_floor  # a collapse reported before this step (None: none)
         trend = self._trend(obs, run)
         if run.skip_streak == 0:
             self.firing = False
             return trend
         if self.firing:
             return None
+        if reported is not None and self.trend_floor is not None and trend is None:
+            return None  # that collapse goes on: the scale never recovered since
         streak = self._streak(obs, run)
         if streak is not None:
             return streak  # on the same step, the streak names the skip it began with
@@ -77,10 +91,11 @@ class ScaleCollapseDetector(Detector):
     def _streak(self, obs: Observation, run: RunState) -> Finding | None:
         if run.last_scale is not None and not run.scale_ever_changed:
             return None  # constant scale: AMP005's case
-        limit = (
-            self.t.startup_skip_allowance if run.in_startup else self.t.collapse_skip_streak
-        )
-        if run.skip_streak < limit:
+        halvings = _startup_halvings(obs, run) if run.in_startup else None
+        if run.in_startup:
+            if not self._beyond_startup(halvings, run):
+                return None
+        elif run.skip_streak < self.t.collapse_skip_streak:
             return None
         self.firing = True
         self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
@@ -90,21 +105,41 @@ class ScaleCollapseDetector(Detector):
         ):  # the overflow began with the first skip of its episode (a loss spike), earlier
             start, scale = run.episode_start, run.episode_scale
         began = "" if start == run.skip_streak_start else f" (the first skip at step {start})"
+        phase = _phase(run)
+        if halvings is not None:
+            phase += f": {halvings:.0f} halvings, more than a start-up back-off takes"
         return Finding(
             self.code,
             start,
             f"{run.skip_streak} consecutive skipped steps from step {run.skip_streak_start}"
-            f"{began} ({_phase(run)}); loss scale {scale} -> {obs.scale}",
+            f"{began} ({phase}); loss scale {scale} -> {obs.scale}",
             evidence={
-                "pattern": "skip-streak",
+                "pattern": "startup-back-off" if run.in_startup else "skip-streak",
                 "consecutive_skipped": run.skip_streak,
                 "scale_at_start": scale,
                 "scale_now": obs.scale,
+                **({"halvings": round(halvings, 1)} if halvings is not None else {}),
                 **_run_evidence(run),
             },
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
         )
+
+    @property
+    def collapse_open(self) -> bool:
+        """A collapse was reported and the scale has not recovered since (one episode: a
+        later report of the same collapse, such as DeepSpeed's exit at its minimum scale,
+        is not a new one)."""
+        return self.trend_floor is not None
+
+    def _beyond_startup(self, halvings: float | None, run: RunState) -> bool:
+        """Whether a start-up back-off went further than a healthy one does."""
+        if halvings is None:  # no scale to measure: count the skips
+            return run.skip_streak >= self.t.startup_skip_allowance
+        start = run.skip_streak_start_scale or HEALTHY_START
+        # Down to HEALTHY_START / 2**startup_halvings (16), and a few halvings below any start.
+        allowed = self.t.startup_halvings + math.log2(start / HEALTHY_START)
+        return halvings > max(allowed, STARTUP_MIN_HALVINGS)
 
     def quiet_horizon(self, run: RunState) -> int:
         return UNBOUNDED  # both patterns fire on a skipped step only
@@ -168,6 +203,17 @@ class ScaleCollapseDetector(Detector):
             lines=(obs.line,) if obs.line is not None else (),
             quotes=(obs.text,) if obs.text else (),
         )
+
+
+def _startup_halvings(obs: Observation, run: RunState) -> float | None:
+    """How many times the scale halved since the start-up back-off began (None: unknown).
+
+    Measured on the scale, not counted in skips: DeepSpeed's hysteresis skips without halving.
+    """
+    start, now = run.skip_streak_start_scale, obs.scale
+    if start is None or now is None or not (0.0 < start < math.inf) or not math.isfinite(now):
+        return None
+    return math.inf if now <= 0.0 else max(0.0, math.log2(start / now))
 
 
 def _phase(run: RunState) -> str:
