@@ -111,8 +111,9 @@ def test_gradient_overflow_in_backward_with_finite_loss_amends_amp003(tmp_path):
 def test_healthy_run_hooks_the_model_only_to_capture_its_inputs():
     result = run(40, scaler_kwargs={"growth_interval": 10})
     assert [d for d in result.monitor.diagnoses if d.severity.rank >= Severity.WARNING.rank] == []
-    # One forward pre-hook keeps the inputs and RNG state for a re-run; nothing else.
-    assert set(result.hooks_mid_step) == {1} and set(result.hooks_after_step) == {1}
+    # A forward pre-hook keeps the inputs and RNG state for a re-run, a forward hook whether
+    # the output was finite; nothing else.
+    assert set(result.hooks_mid_step) == {2} and set(result.hooks_after_step) == {2}
     assert result.hooks_after_close == 0
     assert result.monitor.pipeline.locate.rerun.held_steps == []  # released once judged healthy
     off = run(40, scaler_kwargs={"growth_interval": 10}, monitor_kwargs=NEXT_STEP)

@@ -9,12 +9,8 @@ import pytest
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, read_report
 from denpex_callbacks.core import catalog
-from denpex_callbacks.locate.origin import (
-    GradientOrigin,
-    ModuleCall,
-    OriginReport,
-    explain_origin,
-)
+from denpex_callbacks.locate.origin_explanation import explain_origin
+from denpex_callbacks.locate.origin_report import GradientOrigin, ModuleCall, OriginReport
 
 NAN, INF = math.nan, math.inf
 WO = "encoder.block.3.layer.1.DenseReluDense.wo"
@@ -115,8 +111,6 @@ def test_amend_of_an_unknown_diagnosis_is_a_no_op():
 
 
 def test_overflow_from_huge_weights_blames_the_optimizer_not_precision():
-    from denpex_callbacks.locate.origin import ModuleCall, OriginReport, explain_origin
-
     diverged = ModuleCall("0", "Linear", input_absmax=3.9, output_absmax=float("inf"),
                           param_absmax=7127.0, output_dtype="torch.float16")
     e = explain_origin(OriginReport(step=62, forward=diverged, inputs_absmax=3.9), "torch")
