@@ -187,13 +187,16 @@ class StepPipeline:
             self.monitor.start(setup)
 
     def record(self, step: int, values: dict[str, Any], *,
-               rerun: Callable[[], Any] | None = None) -> None:
+               rerun: Callable[[], Any] | None = None, targets: Any = None,
+               loss_fn: Callable[..., Any] | None = None) -> None:
         """Snapshot one optimizer step's values (device tensors are read a step late).
 
         The step's capture for a re-run is labelled here (``rerun``: a closure re-computing
-        its loss), and a step the locator armed for ends here (its one sync happens only then).
+        its loss; ``targets``, ``loss_fn``: what its loss was computed from), and a step the
+        locator armed for ends here (its one sync happens only then).
         """
-        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
+        self.locate.step_finished(values.get("loss"), step, rerun=rerun, targets=targets,
+                                  loss_fn=loss_fn)
         self._values.push(step, values)
         self.monitor.hold_quiet()  # until this step is judged: the steps go in order
 
@@ -229,6 +232,8 @@ class StepPipeline:
         rerun: Callable[[], Any] | None = None,
         complete: Callable[[int, dict[str, Any]], None] | None = None,
         judged: Callable[[int, dict[str, Any]], None] | None = None,
+        targets: Any = None,
+        loss_fn: Callable[..., Any] | None = None,
     ) -> list[Diagnosis]:
         """:meth:`record` then :meth:`drain`, for adapters that judge as soon as they can:
         values that are readable now (the CPU's) are judged at once, without the queue; a
@@ -250,7 +255,8 @@ class StepPipeline:
             numbers = host_numbers(values)
             if numbers is not None and self.take_quiet(step, *numbers):
                 return []
-        self.locate.step_finished(values.get("loss"), step, rerun=rerun)
+        self.locate.step_finished(values.get("loss"), step, rerun=rerun, targets=targets,
+                                  loss_fn=loss_fn)
         plain = self._values.read_now_or_push(step, values)
         if plain is None:  # queued behind a device copy
             return self.drain(complete=complete, judged=judged)  # (holds the hot path off)

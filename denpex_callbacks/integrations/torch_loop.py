@@ -64,13 +64,18 @@ class AmpMonitor:
         optimizer: The optimizer the scaler steps (enables protocol checks and the LR).
         model: The model (a forward pre-hook records whether fp16 autocast is active; after
             AMP006 or AMP003 the non-finite locator hooks it for the next iteration only and
-            amends the diagnosis with the module where NaN/inf first appeared).
+            amends the diagnosis with the module where NaN/inf first appeared), or several: a
+            ``ModuleDict``, a list, tuple or dict of modules; compiled (what
+            ``torch.compile`` returned) or not.
         on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``, agreed over ranks; the loop
             checks it and breaks) or ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
         report_dir: Folder of the JSONL run reports; a relative path is taken from the
             working directory (None: no report).
         config: Full configuration (a MonitorConfig or its dict form).
         logger: Where diagnoses are logged (default ``denpex_callbacks``).
+        loss_fn: How the loop computes its loss from the model's output
+            (``loss_fn(output, targets)`` with the ``targets`` handed to :meth:`step`, else
+            ``loss_fn(output)``): a failing iteration's re-run then re-runs the loss too.
         metrics: Where to send ``amp/loss_scale``, ``amp/skipped_steps`` (and
             ``amp/diagnoses`` once there is one): a TensorBoard ``SummaryWriter`` (its
             ``add_scalar``) or a callable ``metrics(values, step)``. Sent on the first step,
@@ -111,6 +116,7 @@ class AmpMonitor:
         config: MonitorConfig | Mapping[str, Any] | None = None,
         logger: logging.Logger | None = None,
         metrics: MetricsTarget = None,
+        loss_fn: Callable[..., Any] | None = None,
         **options: Any,
     ) -> None:
         self.pipeline = StepPipeline(
@@ -136,6 +142,7 @@ class AmpMonitor:
         self._views = NO_VIEWS  # its scale tensor and memoryviews (readers.grad_scaler)
         self._run = self.monitor.run  # (restored in place: the same object for the run)
         self.protocol = ScalerProtocol(self.pipeline, self._flag, lambda: self._calls)
+        self._loss_fn = loss_fn
         self._attach(scaler, optimizer, model)
 
     # -- public --------------------------------------------------------------------------------
@@ -169,6 +176,8 @@ class AmpMonitor:
         step: int | None = None,
         grad_norm: Any = None,
         rerun: Callable[[], Any] | None = None,
+        targets: Any = None,
+        loss_fn: Callable[..., Any] | None = None,
     ) -> list[Diagnosis]:
         """Record one iteration; call it after ``scaler.update()``.
 
@@ -183,7 +192,11 @@ class AmpMonitor:
                 ``functools.partial(compute_loss, model, x, y)``), without backward or step;
                 called at most once and only if this step fails, to re-run it with the same
                 inputs, parameters and RNG state (without it the model alone is re-run on the
-                inputs of its last forward, which cannot re-run a loss computed outside it).
+                inputs of its last forward, and the loss with ``loss_fn`` where one is known).
+            targets: What this iteration's loss compared the model's output with (a
+                reference is kept until the iteration is judged): checked for NaN/inf after a
+                fault, and handed to ``loss_fn`` by a re-run.
+            loss_fn: This iteration's loss function, if not given at construction.
 
         Returns:
             Diagnoses that became known with this call (on CUDA usually the previous step's).
@@ -227,7 +240,8 @@ class AmpMonitor:
                 self._attach(scaler, optimizer, model)
             if not self.monitor.started:
                 self._ensure_started(loss)
-            found = pipeline.guard(self._step, index, loss, grad_norm, rerun) or found
+            found = pipeline.guard(self._step, index, loss, grad_norm, rerun, targets,
+                                   loss_fn) or found
         if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
             self._stop = pipeline.decide_stop(all_reduce_vote(), index) or self._stop
         return found
@@ -268,10 +282,16 @@ class AmpMonitor:
         if optimizer is not None and self.optimizer is None:
             self.optimizer = optimizer
             self.protocol.watch_optimizer(optimizer)
-        if model is not None and self.model is None and hasattr(model, "register_forward_pre_hook"):
+        if model is not None and self.model is None:
             self.model = model
-            self.pipeline.locate.watch(model)  # captures each step's inputs for a re-run
-            self._forward_hook = model.register_forward_pre_hook(self._on_forward)
+            # captures each step's inputs for a re-run
+            self.pipeline.locate.watch(model, optimizers=_listed(self.optimizer),
+                                       loss_fn=self._loss_fn)
+            several = isinstance(model, (list, tuple, Mapping, torch.nn.ModuleDict))
+            first: Any = next(iter(model.values() if hasattr(model, "values") else model),
+                              None) if several else model
+            if hasattr(first, "register_forward_pre_hook"):
+                self._forward_hook = first.register_forward_pre_hook(self._on_forward)
 
     def _on_forward(self, module: Any, args: Any) -> None:
         # The first forward tells which autocast dtype the loop uses; then the hook goes.
@@ -320,8 +340,8 @@ class AmpMonitor:
         setup.extra["device"] = _device(self.scaler, self.model)
         return setup
 
-    def _step(self, index: int, loss: Any, grad_norm: Any,
-              rerun: Callable[[], Any] | None) -> list[Diagnosis]:
+    def _step(self, index: int, loss: Any, grad_norm: Any, rerun: Callable[[], Any] | None,
+              targets: Any, loss_fn: Callable[..., Any] | None) -> list[Diagnosis]:
         """Snapshot this iteration, judge what is readable (on the CPU: this iteration)."""
         values: dict[str, Any] = (self._read_scale() if self._read_scale is not None else {})
         if self._scaler_on:
@@ -331,7 +351,7 @@ class AmpMonitor:
             values["lr"] = first_lr(self.optimizer)
         judged = self._send_metrics if self._metrics is not None else None
         return self.pipeline.step(index, values, rerun=rerun, complete=self._complete,
-                                  judged=judged)
+                                  judged=judged, targets=targets, loss_fn=loss_fn)
 
     def _send_metrics(self, step: int, values: dict[str, Any]) -> None:
         obs = self.monitor.last_observation
@@ -347,6 +367,15 @@ class AmpMonitor:
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
         return self.pipeline.guard(action, *args)
+
+
+def _listed(optimizer: Any) -> list[Any]:
+    """The optimizers given: one, or a list, tuple or dict of them."""
+    if optimizer is None:
+        return []
+    if isinstance(optimizer, Mapping):
+        return list(optimizer.values())
+    return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
 
 
 def _device(scaler: Any, model: Any) -> str | None:

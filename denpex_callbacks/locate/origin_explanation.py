@@ -187,9 +187,10 @@ def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> Or
                f"{_fmt(report.loss_absmax)}")
     evidence["targets_finite"] = report.targets_finite
     if report.targets_finite is False:
+        what = "the targets" if report.targets_given else "the step's inputs"
         return OriginExplanation(
             "input-data",
-            f"{summary}, and the targets (or another input the loss reads) hold NaN/inf",
+            f"{summary}, and {what} (which the loss reads) hold NaN/inf",
             "non-finite values in the targets: every module of the model returned finite "
             "outputs, and the loss compared them with targets (or read an input) holding NaN/inf: "
             "a data problem, not AMP.",
@@ -199,8 +200,8 @@ def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> Or
             None,
             evidence,
         )
-    checked = ("; the targets and inputs were finite, so the loss code itself"
-               if report.targets_finite else "")
+    what = "the targets and the step's inputs" if report.targets_given else "the step's inputs"
+    checked = f"; {what} were finite, so the loss code itself" if report.targets_finite else ""
     return OriginExplanation(
         "loss-computation",
         summary,

@@ -153,6 +153,8 @@ class OriginReport:
             that the hooks saw inside).
         targets_finite: Whether the targets the loop handed over and every floating-point
             tensor among the step's inputs were finite (None: not checked).
+        targets_given: The loop handed the step's targets over (else only the step's inputs
+            were checked: the targets are among them in a batch that holds both).
 
     Example:
         >>> r = OriginReport(step=5, inputs_absmax=float("nan"))
@@ -174,6 +176,7 @@ class OriginReport:
     truncated: bool = False
     compiled: bool = False
     targets_finite: bool | None = None
+    targets_given: bool = False
 
     @property
     def inputs_nonfinite(self) -> bool:

@@ -219,7 +219,8 @@ class FailingStepRerun:
             # stands for the loss the re-run could not compute.
             loss = failing.loss if failing.loss is not None else math.nan
             report = replace(report, loss_absmax=abs(loss))
-        return verdict, replace(report, targets_finite=_targets_finite(capture))
+        return verdict, replace(report, targets_finite=_targets_finite(capture),
+                                targets_given=capture.targets is not None)
 
     def _failing(self, diagnosis: Diagnosis, capture: StepCapture | None) -> FailingStep:
         evidence = diagnosis.evidence
