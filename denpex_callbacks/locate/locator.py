@@ -16,8 +16,8 @@ Nothing is hooked until a fault is diagnosed. Then
 Only this rank's data is read (:func:`~denpex_callbacks.locate.tensor_absmax.local_tensor`):
 DTensors as their local shard, so no rank enters a collective alone. Every watched model is
 hooked (:func:`~denpex_callbacks.locate.watched.watched_models`), named without wrapper
-attributes; a model that runs compiled runs eagerly for the armed step, so its submodules'
-hooks run (:func:`~denpex_callbacks.locate.watched.eager`).
+attributes; compiled code runs eagerly for the armed step, so that the hooks on a compiled
+model's submodules run (:func:`~denpex_callbacks.locate.watched.eager`).
 
 Which module to name: the first whose output was non-finite, unless it has no weights of its
 own, got finite inputs and returned an infinity (Dropout, an activation, a residual add in a
@@ -194,8 +194,7 @@ class NonFiniteLocator:
                     ))
             self.compiled = any(model.compiled_wrapper or runs_compiled(model.module)
                                 for model in self.models)
-            if self.compiled:  # the armed step runs eagerly: the hooks above see inside
-                self._eager.enter_context(eager())
+            self._eager.enter_context(eager())  # compiled code too: the hooks above see inside
         except Exception as exc:  # an exotic module refusing hooks: locate nothing
             self._fail(exc)
             self.disarm()

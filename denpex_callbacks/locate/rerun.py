@@ -255,7 +255,7 @@ class FailingStepRerun:
         with self._restored() as found_rng:
             locator.arm()
             try:
-                with eager(self._compiled()), torch.enable_grad():
+                with eager(), torch.enable_grad():
                     loss, outputs = self._compute(capture)
                 if capture.call is not None and self.captures.hooked:
                     check_same_inputs(self.captures, capture)

@@ -13,12 +13,14 @@ The workarounds on torch.compile internals live here, each with its reason (chec
 2.13): forward hooks on the submodules of a compiled module never run inside its graph, and
 hooks on a module compiled in place (``model.compile()``) run under dynamo, where the RNG and
 version-counter reads a capture makes are graph breaks. So a compiled model is hooked on its
-wrapper, and the step the locator watches runs eagerly (:func:`eager`).
+wrapper, and the steps the locator watches run eagerly (:func:`eager`) whichever module the
+monitor was given.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -145,13 +147,14 @@ def runs_compiled(model: torch.nn.Module) -> bool:
 
 
 @contextlib.contextmanager
-def eager(needed: bool = True) -> Iterator[None]:
+def eager() -> Iterator[None]:
     """Run compiled code eagerly while the context lasts (``torch.compiler.set_stance
-    ("force_eager")``, torch 2.6+), so that hooks on the submodules of a compiled model run.
-    Compiled code cached before is used again afterwards: no recompile. ``needed=False``
-    (nothing runs compiled): do nothing."""
-    set_stance = getattr(torch.compiler, "set_stance", None) if needed else None
-    if set_stance is None:
+    ("force_eager")``, torch 2.6+), so that hooks on the submodules of a compiled model run,
+    whichever module the monitor was given. Compiled code cached before is used again
+    afterwards: no recompile. Nothing is compiled before dynamo is imported: then nothing is
+    done."""
+    set_stance = getattr(torch.compiler, "set_stance", None)
+    if set_stance is None or "torch._dynamo" not in sys.modules:
         yield
         return
     with set_stance("force_eager"):
