@@ -38,7 +38,10 @@ _WRAPPERS = frozenset({
     "FullyShardedDataParallel",  # FSDP1: _fsdp_wrapped_module
     "CheckpointWrapper",  # activation checkpointing: _checkpoint_wrapped_module
 })
-_INNER = ("_orig_mod", "_forward_module", "module")  # unwrapped to find the computing module
+# Unwrapped to find the computing module: torch.compile's, Fabric's and DDP's wrappers only
+# (FSDP1 computes itself: it gathers its flat parameters in its own forward).
+_UNWRAP = {"OptimizedModule": "_orig_mod", "_FabricModule": "_forward_module",
+           "DistributedDataParallel": "module", "DataParallel": "module"}
 
 
 @dataclass(frozen=True)
@@ -111,10 +114,9 @@ def watched_models(models: Any) -> list[WatchedModel]:
 def _chain(model: torch.nn.Module) -> list[torch.nn.Module]:
     """``model`` and the modules wrapped inside it, outermost first."""
     chain = [model]
-    while type(chain[-1]).__name__ in _WRAPPERS:
-        inner = next((getattr(chain[-1], a) for a in _INNER
-                      if isinstance(getattr(chain[-1], a, None), torch.nn.Module)), None)
-        if inner is None:  # FSDP1 and checkpointing wrap submodules: the module itself computes
+    while (attribute := _UNWRAP.get(type(chain[-1]).__name__)) is not None:
+        inner = getattr(chain[-1], attribute, None)
+        if not isinstance(inner, torch.nn.Module):
             break
         chain.append(inner)
     return chain
