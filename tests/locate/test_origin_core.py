@@ -68,7 +68,8 @@ def test_nothing_non_finite_keeps_the_catalog_cause():
 
 def test_fix_is_phrased_for_the_framework():
     report = OriginReport(1, forward=call(), inputs_absmax=1.0)
-    assert '"wo" to the model\'s _keep_in_fp32_modules' in explain_origin(report, "hf").fix
+    fix = explain_origin(report, "hf").fix
+    assert '"wo" in the model\'s _keep_in_fp32_modules' in fix and "enabled=False" in fix
     assert "bf16=True" in explain_origin(report, "hf").fix
     assert 'precision="bf16-mixed"' in explain_origin(report, "lightning").fix
     assert '"bf16": {"enabled": true}' in explain_origin(report, "deepspeed").fix
