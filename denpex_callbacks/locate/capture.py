@@ -232,8 +232,8 @@ class StepCaptures:
         if torch.compiler.is_compiling():  # inside a graph: keep nothing (see the module text)
             self.compiled_forwards = True
             return
-        if self.rerunning:  # what a re-run closure feeds the model, to compare with the capture
-            self.rerun_inputs.setdefault(name, (tuple(args), dict(kwargs)))
+        if self.rerunning:  # what a re-run closure feeds the model last, to compare with the
+            self.rerun_inputs[name] = (tuple(args), dict(kwargs))  # capture's last forward
             return
         if self.failed or not module.training or not torch.is_grad_enabled():
             return
