@@ -104,8 +104,8 @@ def collective_in_forward(model: torch.nn.Module, world_size: int) -> str | None
 
 def check_same_inputs(captures: StepCaptures, capture: StepCapture) -> None:
     """A closure must feed the models the failing step's inputs (each model's last forward
-    is compared); one that reads loop variables late (``lambda: loss_fn(model(x), y)`` re-run a step later) feeds the next
-    batch's: that re-run proves nothing.
+    is compared); one that reads loop variables late (``lambda: loss_fn(model(x), y)``
+    re-run a step later) feeds the next batch's: that re-run proves nothing.
 
     Raises:
         NotRerunnable: The closure called none of the watched models, or fed one other

@@ -116,7 +116,6 @@ def test_a_healthy_gan_loop_is_silent():
 def test_fabric_module_names_carry_no_wrapper_attribute():
     fabric_module = pytest.importorskip("lightning.fabric")
     from lightning.fabric.plugins.precision import MixedPrecision
-
     from locate_models import TinyT5
 
     fabric = fabric_module.Fabric(accelerator="cpu", devices=1, plugins=[MixedPrecision(
