@@ -16,10 +16,23 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from denpex_callbacks.core.causes import BAD_DATA, DIVERGENCE, UNDETERMINED, Cause, gather, judge
+from denpex_callbacks.core.causes import (
+    BAD_DATA,
+    DIVERGENCE,
+    TRANSIENT,
+    UNDETERMINED,
+    Cause,
+    gather,
+    judge,
+)
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.rerun_verdict import NOT_RERUNNABLE, REPRODUCED, RerunVerdict
+from denpex_callbacks.core.rerun_verdict import (
+    NOT_REPRODUCED,
+    NOT_RERUNNABLE,
+    REPRODUCED,
+    RerunVerdict,
+)
 from denpex_callbacks.locate.locator import NonFiniteLocator
 from denpex_callbacks.locate.origin_explanation import (
     OriginExplanation,
@@ -220,6 +233,8 @@ class LocateOnFault:
         summary = f"{current.summary}; {verdict.summary_clause()}"
         evidence = verdict.evidence()
         root_cause, fix = verdict.root_cause(), verdict.fix()
+        if verdict.verdict == NOT_REPRODUCED:
+            evidence.update(cause=TRANSIENT, cause_evidence=[verdict.reason])
         if explanation is not None and report is not None:
             self.last_report, self.last_explanation = report, explanation
             evidence["origin"] = {"verdict": explanation.verdict, **explanation.evidence}

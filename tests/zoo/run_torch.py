@@ -33,6 +33,8 @@ def _new_monitor(scaler: Any, opt: Any, model: Any, state: dict[str, Any] | None
 def run(s: Scenario) -> Outcome:
     """Train ``s`` for ``s.steps`` optimizer steps; the record is read with syncs (test side)."""
     model, data, compute = build_model(s), Data(), loss_fn(s)
+    if s.compiled:
+        model = torch.compile(model, backend="eager")
     opts = _optimizers(s, model)
     scheds = [torch.optim.lr_scheduler.LambdaLR(o, warmup_lambda(s)) for o in opts]
     scaled = s.precision in ("fp16", "fp16-weights")
