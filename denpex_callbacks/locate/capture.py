@@ -5,8 +5,9 @@ Per training forward of each watched model, a forward pre-hook (or the adapter, 
 copy), a clone of the RNG state (the CPU generator's, and the current CUDA device's when CUDA
 is in use: dropout draws from them; host-side, no sync), the autocast state, and the input
 tensors' version counters (an in-place write bumps them). A forward hook keeps whether the
-model's output was finite, as a 0-d bool tensor on the device, combined over the step's
-forwards (micro-batches) and read only after a fault. The step's :class:`StepCapture` also
+model's output was finite, as the sum of its values (a 0-d tensor on the device, summed in a
+dtype its finite values cannot overflow: finite exactly when every value was), over the
+step's forwards (micro-batches), read only after a fault. The step's :class:`StepCapture` also
 holds a mark of the optimizer steps applied so far
 (:mod:`denpex_callbacks.locate.applied_steps`): a re-run compares it to prove the parameters
 unchanged.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +38,7 @@ import torch
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.locate.applied_steps import StepCounter
 from denpex_callbacks.locate.step_inputs import input_versions
-from denpex_callbacks.locate.tensor_absmax import all_finite, float_tensors
+from denpex_callbacks.locate.tensor_absmax import float_tensors
 from denpex_callbacks.locate.watched import WatchedModel
 
 __all__ = ["MAX_HELD", "OUTPUT_TENSORS", "ModelForward", "RngState", "StepCapture",
@@ -95,8 +97,10 @@ class ModelForward:
         inputs: The input tensors and their version counters (None until the step ends, for
             a capture the adapter took before the forward).
         forwards: Training forwards of this model in the step (more than one: accumulation).
-        output_finite: Whether every output was finite, over the step's forwards (a 0-d bool
-            tensor on the device; None: not known).
+        output_sum: The sum of every output value over the step's forwards, a 0-d tensor on the
+            device, accumulated in a dtype the finite values cannot overflow (float32 for
+            fp16 outputs, float64 otherwise): finite exactly when every value was (None:
+            not known).
     """
 
     args: tuple[Any, ...]
@@ -106,7 +110,7 @@ class ModelForward:
     order: int
     inputs: list[tuple[torch.Tensor, int]] | None = None
     forwards: int = 1
-    output_finite: torch.Tensor | None = None
+    output_sum: torch.Tensor | None = None
 
 
 @dataclass
@@ -147,11 +151,11 @@ class StepCapture:
 
     def output_finite(self) -> bool | None:
         """Whether every watched model's output was finite in the step (None: not known for
-        all of them). Reads the device flags: a sync, after a fault only."""
-        flags = [f.output_finite for f in self.models.values()]
-        if not flags or any(flag is None for flag in flags):
+        all of them). Reads the device sums: a sync, after a fault only."""
+        sums = [f.output_sum for f in self.models.values()]
+        if not sums or any(total is None for total in sums):
             return None
-        return all(bool(flag) for flag in flags if flag is not None)
+        return all(math.isfinite(float(total)) for total in sums if total is not None)
 
 
 class StepCaptures:
@@ -249,11 +253,11 @@ class StepCaptures:
         if forward is None or not module.training or not torch.is_grad_enabled():
             return
         try:
-            with torch.no_grad():
-                flag = all_finite(float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS])
-                if flag is not None:
-                    forward.output_finite = flag if forward.output_finite is None else (
-                        forward.output_finite & flag.to(forward.output_finite.device))
+            with torch.no_grad():  # one reduction per output tensor, no sync
+                for tensor in float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]:
+                    total = tensor.sum(dtype=_sum_dtype(tensor))
+                    kept = forward.output_sum
+                    forward.output_sum = total if kept is None else kept + total.to(kept.device)
         except Exception as exc:
             self._fail(exc)
 
@@ -269,7 +273,7 @@ class StepCaptures:
             args, kwargs, RngState.now(), autocast, next(self._order),
             inputs=None if self._early else input_versions(args, kwargs),
             forwards=previous.forwards + 1 if previous is not None else 1,
-            output_finite=previous.output_finite if previous is not None else None,
+            output_sum=previous.output_sum if previous is not None else None,
         )
 
     def capture(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> None:
@@ -357,8 +361,15 @@ def _autocast_now() -> list[tuple[str, torch.dtype]]:
             if torch.is_autocast_enabled(device)]
 
 
+def _sum_dtype(tensor: torch.Tensor) -> torch.dtype:
+    """A dtype the sum of ``tensor``'s finite values cannot overflow (MPS has no float64)."""
+    if tensor.dtype == torch.float16 or tensor.device.type == "mps":
+        return torch.float32
+    return torch.float64
+
+
 def _without_loss(output: Any) -> Any:
     """A model's output without its loss (HF's ModelOutput and dicts carry one)."""
-    if isinstance(output, Mapping):
+    if not isinstance(output, torch.Tensor) and isinstance(output, Mapping):
         return [value for key, value in output.items() if key != "loss"]
     return output

@@ -42,7 +42,7 @@ def test_a_quiet_step_s_capture_is_never_finished_as_the_next_step_s() -> None:
     captures.close()
 
 
-def test_the_output_flag_stays_on_the_device_and_covers_every_micro_batch() -> None:
+def test_the_output_sum_stays_on_the_device_and_covers_every_micro_batch() -> None:
     model, monitor = _net(), Monitor(MonitorConfig(report_dir=None))
     captures = _captures(model, monitor)
     bad = torch.ones(2, 4)
@@ -51,12 +51,25 @@ def test_the_output_flag_stays_on_the_device_and_covers_every_micro_batch() -> N
     model(torch.ones(2, 4))
     captures.step_finished(0)
     forward = captures.held[0].models[""]
-    assert isinstance(forward.output_finite, torch.Tensor) and forward.output_finite.dim() == 0
+    assert isinstance(forward.output_sum, torch.Tensor) and forward.output_sum.dim() == 0
     assert captures.held[0].output_finite() is False
     monitor.observe(Observation(0, loss=1.0, skipped=False))
     model(torch.ones(2, 4))
     captures.step_finished(1)
     assert captures.held[1].output_finite() is True
+    captures.close()
+
+
+def test_fp16_outputs_near_the_limit_are_finite_though_their_sum_is_not_in_fp16() -> None:
+    layer, monitor = torch.nn.Linear(4, 1, bias=False), Monitor(MonitorConfig(report_dir=None))
+    with torch.no_grad():
+        layer.weight.fill_(15000.0)
+    captures = _captures(layer, monitor)
+    with torch.autocast("cpu", dtype=torch.float16):
+        out = layer(torch.ones(8, 4))  # 60000 each: finite, summing to 480000 (inf in fp16)
+    captures.step_finished(0)
+    assert out.dtype == torch.float16 and torch.isfinite(out).all()
+    assert captures.held[0].output_finite() is True
     captures.close()
 
 
