@@ -18,7 +18,7 @@ import torch
 from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 
 sys.path.insert(0, str(Path(__file__).parent))
-from locate_models import FAULT_STEP, FEATURES, TinyT5
+from locate_models import FAULT_STEP, FEATURES, TinyT5, fp16_step
 
 from denpex_callbacks import MonitorConfig
 from denpex_callbacks.torch import AmpMonitor
@@ -57,14 +57,7 @@ def main(out: Path, rank: int, world_size: int, kind: str) -> None:
         y = x[:, :1] * 2.0 + 0.5
         if rank == 1 and step >= FAULT_STEP:
             x[3, 1] = float("nan")
-        with torch.autocast("cpu", dtype=torch.float16):
-            out_ = model(x)
-        loss = torch.nn.functional.mse_loss(out_.float(), y)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad()
-        monitor.step(loss)
+        fp16_step(model, scaler, opt, monitor, x, y)
     monitor.close()
     print(json.dumps({"rank": rank, "internal_error": monitor.monitor.disabled,
                       "diagnoses": [(d.code, d.step) for d in monitor.diagnoses]}))

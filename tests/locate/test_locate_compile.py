@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import torch
-from locate_models import FAULT_STEP, FEATURES, TinyT5
+from locate_models import FAULT_STEP, FEATURES, TinyT5, fp16_step, overflow_block2
 from torch._dynamo.utils import counters
 
 from denpex_callbacks import MonitorConfig
@@ -29,14 +29,6 @@ class Compiled:
     def diagnosis(self, code: str) -> Any:
         assert self.monitor is not None
         return next(d for d in self.monitor.diagnoses if d.code == code)
-
-
-def overflow_block2(model: TinyT5) -> None:
-    """The 3rd block's activations exceed 65504 from now on (its weights scaled up)."""
-    block = model.blocks[2]
-    with torch.no_grad():
-        block.wi.weight.mul_(300.0)
-        block.wo.weight.mul_(500.0)
 
 
 def train(given: str, *, monitor: bool = True, fault: bool = False, steps: int = 8,
@@ -62,15 +54,15 @@ def train(given: str, *, monitor: bool = True, fault: bool = False, steps: int =
         y = x[:, :1] * 2.0 + 0.5
         if fault and step == FAULT_STEP:
             overflow_block2(model)
-        with torch.autocast("cpu", dtype=torch.float16):
-            out = call(x)
-        loss = torch.nn.functional.mse_loss(out.float(), y)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad()
         if watched is not None:
-            watched.step(loss)
+            fp16_step(call, scaler, opt, watched, x, y)
+        else:
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = torch.nn.functional.mse_loss(call(x).float(), y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
     if watched is not None:
         watched.close()
     return Compiled(watched, sum(counters["graph_break"].values()),

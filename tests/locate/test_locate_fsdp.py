@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from locate_models import FAULT_STEP, FEATURES, TinyT5
+from locate_models import FAULT_STEP, FEATURES, TinyT5, fp16_step, overflow_block2
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 
@@ -78,17 +78,8 @@ def test_one_rank_fsdp2_is_located_without_an_internal_error(tmp_path, caplog):
             x = torch.randn(32, FEATURES, generator=gen)
             y = x[:, :1] * 2.0 + 0.5
             if step == FAULT_STEP:
-                with torch.no_grad():  # the 3rd block's activations exceed 65504 from here
-                    model.blocks[2].wi.weight.mul_(300.0)
-                    model.blocks[2].wo.weight.mul_(500.0)
-            with torch.autocast("cpu", dtype=torch.float16):
-                out = model(x)
-            loss = torch.nn.functional.mse_loss(out.float(), y)
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-            opt.zero_grad()
-            monitor.step(loss)
+                overflow_block2(model)
+            fp16_step(model, scaler, opt, monitor, x, y)
         monitor.close()
     finally:
         torch.distributed.destroy_process_group()

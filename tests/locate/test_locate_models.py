@@ -116,7 +116,7 @@ def test_a_healthy_gan_loop_is_silent():
 def test_fabric_module_names_carry_no_wrapper_attribute():
     fabric_module = pytest.importorskip("lightning.fabric")
     from lightning.fabric.plugins.precision import MixedPrecision
-    from locate_models import TinyT5
+    from locate_models import TinyT5, overflow_block2
 
     fabric = fabric_module.Fabric(accelerator="cpu", devices=1, plugins=[MixedPrecision(
         "16-mixed", "cpu", scaler=torch.amp.GradScaler("cpu", init_scale=2.0**10))])
@@ -131,9 +131,7 @@ def test_fabric_module_names_carry_no_wrapper_attribute():
         x = torch.randn(32, FEATURES, generator=data)
         y = x[:, :1] * 2.0 + 0.5
         if step == FAULT_STEP:
-            with torch.no_grad():
-                model.blocks[2].wi.weight.mul_(300.0)
-                model.blocks[2].wo.weight.mul_(500.0)
+            overflow_block2(model)
         loss = torch.nn.functional.mse_loss(wrapped(x).float(), y)
         fabric.backward(loss)
         wrapped_opt.step()

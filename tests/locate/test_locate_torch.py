@@ -15,6 +15,7 @@ from locate_models import (
     hooks_on,
     nan_in_batches,
     nan_in_one_batch,
+    overflow_block2,
     run,
 )
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -31,10 +32,7 @@ NEXT_STEP = {"config": MonitorConfig(report_dir=None, rerun=False)}
 def scale_up_block2(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
     """From FAULT_STEP the 3rd block's activations exceed 65504 (its weights scaled up)."""
     if step == FAULT_STEP:
-        block = model.blocks[2]
-        with torch.no_grad():
-            block.wi.weight.mul_(300.0)
-            block.wo.weight.mul_(500.0)  # |w| stays far below 65504: the activation overflows
+        overflow_block2(model)
     return x
 
 

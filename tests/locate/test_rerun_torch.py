@@ -157,17 +157,22 @@ def test_learning_rate_far_too_high_reproduces_as_divergence():
     assert loop.rerun_calls == 1
 
 
-def test_an_activation_flipped_once_is_not_reproduced_and_names_the_node():
+@pytest.mark.parametrize("closure", ["partial", None])
+def test_an_activation_flipped_once_is_not_reproduced_and_names_the_node(closure):
+    # Without a closure the loss (computed outside the model) is not re-run: the model's
+    # output, kept as finite or not in the failing step, decides.
     model = TinyT5()
     flip = FlipOnce(FAULT_STEP)
     model.blocks[1].register_forward_hook(flip)
-    loop = train(9, model=model)
+    loop = train(9, model=model, closure=closure)
     assert flip.fired == 1 and not math.isfinite(loop.losses[FAULT_STEP])
     nan_loss = loop.diagnosis("AMP006")
     assert nan_loss.step == FAULT_STEP
     assert nan_loss.evidence["rerun"] == "not-reproduced"
     assert nan_loss.evidence["rerun_reason"].startswith(
-        f"the re-run of step {FAULT_STEP} gave a finite loss")
+        f"the re-run of step {FAULT_STEP} gave a finite loss" if closure else
+        f"the model's output was non-finite in step {FAULT_STEP} and is finite on re-run")
+    assert nan_loss.evidence["cause"] == "transient"
     host = platform.node()
     assert nan_loss.evidence["rerun_detail"]["host"] == host
     assert f"rank 0, host {host}" in nan_loss.summary
