@@ -22,6 +22,7 @@ DeepSpeed's engine steps its optimizers itself and counts its applied updates:
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -91,7 +92,11 @@ class AppliedSteps:
         self.calls = 0  # steps of counted optimizers so far
         # (call number, GradScaler's found_inf) of the steps a fused optimizer may have skipped
         self._fused: deque[tuple[int, torch.Tensor]] = deque(maxlen=FUSED_KEPT)
-        self._handle: Any = register_optimizer_step_post_hook(self._on_step)
+        # The hook holds this object weakly: a monitor never closed does not stay alive in
+        # torch's global registry, and its hook goes with it.
+        self._handle: Any = register_optimizer_step_post_hook(
+            functools.partial(_counted, weakref.ref(self)))
+        weakref.finalize(self, self._handle.remove)
 
     def _on_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         counts = self._counts.get(optimizer)
@@ -123,9 +128,13 @@ class AppliedSteps:
 
     def close(self) -> None:
         """Remove the hook. Safe to call twice."""
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
+        self._handle.remove()
+
+
+def _counted(steps: weakref.ref[AppliedSteps], optimizer: Any, args: Any, kwargs: Any) -> None:
+    counter = steps()
+    if counter is not None:
+        counter._on_step(optimizer, args, kwargs)
 
 
 class CountedUpdates:
