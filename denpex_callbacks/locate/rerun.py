@@ -300,8 +300,9 @@ class FailingStepRerun:
             loss = output if capture.call_returns_loss else loss_of(output)
             return (loss if isinstance(loss, torch.Tensor) else None), [output]
         outputs = []
-        for forward in sorted(capture.models.values(), key=lambda f: f.order):
-            model = next(m for m in self.models if capture.models.get(m.name) is forward)
+        called = [m for m in self.models if m.name in capture.models]
+        for model in sorted(called, key=lambda m: capture.models[m.name].order):
+            forward = capture.models[model.name]
             forward.rng.restore()
             with _autocast(forward):
                 outputs.append(model.module(*forward.args, **forward.kwargs))
