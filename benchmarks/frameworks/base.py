@@ -85,7 +85,7 @@ class RunSpec:
     @contextlib.contextmanager
     def counting(self, *, captures: bool = True) -> Iterator[None]:
         """``syncs.counting()``; in variant b also the hooks denpex registers from objects it
-        builds itself (the re-run capture's forward pre-hook) are watched (``captures``)."""
+        builds itself (the re-run capture's forward hooks) are watched (``captures``)."""
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.syncs.counting())
             if captures:
@@ -93,14 +93,14 @@ class RunSpec:
             yield
 
     def watching_captures(self) -> contextlib.AbstractContextManager[None]:
-        """In variant b, watch the re-run capture's forward pre-hook of the captures built
+        """In variant b, watch the re-run capture's forward hooks of the captures built
         inside the block: a runner whose adapter registers it before training (the plain loop
         and DeepSpeed attach to the model up front) builds it in here, then counts with
         ``counting(captures=False)`` (a hook registered earlier is bound to the unwatched
         method, and its time would be missed)."""
         if self.variant != DENPEX:
             return contextlib.nullcontext()
-        return self.syncs.watching_class(StepCaptures, ["_on_forward"])
+        return self.syncs.watching_class(StepCaptures, ["_on_forward", "_on_output"])
 
     @property
     def report_dir(self) -> str:

@@ -35,9 +35,12 @@ ACTIVATION_OVERFLOW = "activation-overflow"
 GRADIENT_UNDERFLOW = "gradient-underflow"
 SCALER_PROTOCOL = "scaler-protocol"
 FP16_WEIGHTS = "fp16-weights"
+# Not judged from the run: the failing-step re-run found it (same inputs, parameters and RNG
+# state, finite this time).
+TRANSIENT = "transient"
 UNDETERMINED = "undetermined"
 CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, LOSS_MAGNITUDE, ACTIVATION_OVERFLOW,
-          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, UNDETERMINED)
+          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, TRANSIENT, UNDETERMINED)
 
 FP16_MAX = 65504.0
 # A fault that persists from right after the first applied update(s) was made by them: the

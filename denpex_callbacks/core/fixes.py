@@ -58,16 +58,21 @@ def bf16_switch(framework: str | None) -> str:
 
 def keep_fp32(name: str, framework: str | None) -> str:
     """How to keep one module in fp32 in ``framework`` (DeepSpeed's fp16 has fp16 weights,
-    so autocast cannot do it there).
+    so autocast cannot do it there). HF's ``_keep_in_fp32_modules`` matches module names and
+    keeps their weights in fp32 only when the model is loaded in float16; under
+    ``fp16=True`` autocast runs the module in fp16 whatever its weights' dtype.
 
     Example:
-        >>> keep_fp32("ffn.wo", "hf").startswith("Keep ffn.wo in fp32 (add \\"wo\\"")
+        >>> keep_fp32("ffn.wo", "hf").startswith("Keep ffn.wo in fp32: under fp16=True")
         True
     """
     if framework == "hf":
         last = name.rsplit(".", 1)[-1]
-        return (f"Keep {name} in fp32 (add \"{last}\" to the model's _keep_in_fp32_modules, "
-                "as T5 does for \"wo\")")
+        return (f"Keep {name} in fp32: under fp16=True autocast runs it in fp16 whatever its "
+                "weights' dtype, so run its forward under torch.autocast(device_type, "
+                f"enabled=False) on float32 inputs (\"{last}\" in the model's "
+                "_keep_in_fp32_modules, as T5 lists \"wo\", keeps its weights in fp32 only "
+                "when the model is loaded in float16)")
     if framework == "deepspeed":
         return (f"DeepSpeed's fp16 mode holds the weights themselves in fp16, so autocast "
                 f"cannot keep {name} in fp32: rescale it (normalise its input, scale its "

@@ -13,9 +13,15 @@ re-run computed into one of three verdicts, and into the words a diagnosis carri
 - ``not-rerunnable``: the step could not be re-run faithfully (its update was applied, its
   inputs were not kept, the re-run could not cover where the fault was...), with the reason.
 
-The original step ran without hooks (hooks cost time on every healthy step), so what is
-compared is the symptom: a non-finite loss, or gradients overflowing at the loss scale the step
-used; where both losses are finite they are compared bit for bit as well. Framework-free.
+The original step ran without the locator's hooks (they cost time on every healthy step), so
+what is compared is the symptom: a non-finite loss, or gradients overflowing at the loss scale
+the step used; where both losses are finite they are compared bit for bit as well. Where the
+loss is computed outside the model and was not handed over, the model's output decides: the
+capture kept whether it was finite in the failing step (a flag on the device, read after the
+fault). Non-finite then and finite on re-run: not reproduced. Finite both times: the model is
+not where the non-finite value came from, the loss computation or the targets are (the verdict
+stays ``not-rerunnable``, since the loss was not re-run, and says where: ``placed``).
+Framework-free.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ NOT_RERUNNABLE = "not-rerunnable"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_RERUNNABLE)
 FORWARD = "forward"
 FORWARD_BACKWARD = "forward+backward"
+LOSS_PLACED = "loss-computation"  # the model's output was finite: the loss code or the targets
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,7 @@ class FailingStep:
         loss: Its loss as observed (None: unknown).
         scale: The loss scale its backward used (None: no scaler).
         world_size: Ranks whose gradients are all-reduced together.
+        output_finite: Whether the model's output was finite in the step (None: not known).
     """
 
     code: str
@@ -51,6 +59,7 @@ class FailingStep:
     loss: float | None = None
     scale: float | None = None
     world_size: int = 1
+    output_finite: bool | None = None
 
     @property
     def loss_nonfinite(self) -> bool:
@@ -104,6 +113,7 @@ class RerunVerdict:
     original_loss: float | None = None
     rerun_loss: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    placed: str | None = None
 
     @property
     def loss_identical(self) -> bool | None:
@@ -115,14 +125,15 @@ class RerunVerdict:
 
     def evidence(self) -> dict[str, Any]:
         """What a diagnosis carries: ``rerun`` (the verdict), ``rerun_reason``, and the rest
-        under ``rerun_detail`` (rank, host, step, what the re-run covered, both losses)."""
+        under ``rerun_detail`` (rank, host, step, what the re-run covered, both losses, where
+        the fault was placed)."""
         return {
             "rerun": self.verdict,
             "rerun_reason": self.reason,
             "rerun_detail": {
                 "step": self.step, "rank": self.rank, "host": self.host, "covers": self.covers,
                 "original_loss": self.original_loss, "rerun_loss": self.rerun_loss,
-                "loss_identical": self.loss_identical, **self.detail,
+                "loss_identical": self.loss_identical, "placed": self.placed, **self.detail,
             },
         }
 
@@ -190,23 +201,29 @@ def judge(
 
     A non-finite loss is reproduced by a non-finite loss (or, when only the model's output is
     re-run, a non-finite output); an overflow in the gradients by a non-finite loss or
-    non-finite gradients at the same loss scale. Finite values where the re-run could not
-    cover the fault (the loss computed outside the model, a forward-only re-run of a gradient
-    overflow, one rank's share of all-reduced gradients, one of several micro-batches) make
-    the step not re-runnable, never "not reproduced".
+    non-finite gradients at the same loss scale. When only the model's output is re-run, the
+    output the failing step had decides: non-finite then and finite now is not reproduced;
+    finite both times places the fault in the loss computation or the targets. Finite values
+    where the re-run could not cover the fault (a loss computed outside the model whose output
+    was not kept, a forward-only re-run of a gradient overflow, one rank's share of
+    all-reduced gradients, one of several micro-batches) make the step not re-runnable, never
+    "not reproduced".
 
     Example:
         >>> judge(FailingStep("AMP003", 40, loss=2.5, scale=65536.0),
         ...       RerunOutcome(loss=2.5, grads_finite=False, covers="forward+backward")).reason
         'the gradients overflow again at loss scale 65536'
+        >>> judge(FailingStep("AMP006", 8, loss=float("inf"), output_finite=True),
+        ...       RerunOutcome(outputs_finite=True)).placed
+        'loss-computation'
     """
     host = host or this_host()
 
-    def verdict(kind: str, reason: str) -> RerunVerdict:
+    def verdict(kind: str, reason: str, placed: str | None = None) -> RerunVerdict:
         if kind != REPRODUCED and outcome.partial:
             kind, reason = NOT_RERUNNABLE, f"{reason}; {outcome.partial}"
         return RerunVerdict(kind, reason, failing.step, rank, host, outcome.covers,
-                            failing.loss, outcome.loss, dict(detail or {}))
+                            failing.loss, outcome.loss, dict(detail or {}), placed)
 
     at = f"step {failing.step}"
     if outcome.loss is not None and not math.isfinite(outcome.loss):
@@ -217,8 +234,18 @@ def judge(
         if outcome.loss is not None:
             return verdict(NOT_REPRODUCED, f"the re-run of {at} gave a finite loss "
                            f"({_fmt(outcome.loss)}); the original was {_fmt(failing.loss)}")
+        if outcome.outputs_finite and failing.output_finite is False:
+            return verdict(NOT_REPRODUCED, f"the model's output was non-finite in {at} and is "
+                           "finite on re-run (the loss, computed outside the model, was not "
+                           "re-run: the output alone differs)")
+        if outcome.outputs_finite and failing.output_finite:
+            return verdict(NOT_RERUNNABLE, f"the model's output was finite in {at}, as on "
+                           "re-run: the loss computation or the targets made the non-finite "
+                           "loss (the loss is computed outside the model and was not re-run: "
+                           "hand the monitor its loss_fn to re-run it)", LOSS_PLACED)
         return verdict(NOT_RERUNNABLE, "the model's output is finite on re-run, but the loss "
-                       "is computed outside the model and was not re-run")
+                       "is computed outside the model and was not re-run (hand the monitor "
+                       "its loss_fn, or a rerun= closure)")
     scale = f"loss scale {_fmt(failing.scale)}"
     if outcome.grads_finite is None:
         why = f" ({outcome.why_forward_only})" if outcome.why_forward_only else ""

@@ -33,7 +33,7 @@ def watch_training_steps(locate: LocateOnFault, trainer: Any
 
     Returns:
         What to call at each batch start, before the step draws from the RNG, with
-        ``((batch, batch_idx), {})`` (:attr:`StepCaptures.capture_inputs`), or None when
+        ``((batch, batch_idx), {})`` (:meth:`LocateOnFault.capture_inputs`), or None when
         re-running is off. A step's re-run calls ``training_step`` on the batch kept.
     """
     module = trainer.lightning_module
@@ -47,8 +47,7 @@ def watch_training_steps(locate: LocateOnFault, trainer: Any
 
     locate.watch(module, hook=False, blocker=(lambda: MANUAL) if manual else None,
                  call_for=call_for)
-    rerun = locate.rerun
-    return rerun.captures.capture_inputs if rerun is not None else None
+    return locate.capture_inputs if locate.rerun is not None else None
 
 
 def _training_step(trainer: Any, module: Any, args: tuple[Any, ...]) -> Any:

@@ -176,6 +176,8 @@ class StepPipeline:
         lr: float | None = None,
         grad_norm: Any = None,
         rerun: Callable[[], Any] | None = None,
+        targets: Any = None,
+        loss_fn: Callable[..., Any] | None = None,
     ) -> list[Diagnosis]:
         """One optimizer step: snapshot it, then judge every step whose values have landed.
 
@@ -186,6 +188,9 @@ class StepPipeline:
             lr: The learning rate of the step.
             grad_norm: The gradient norm, where the framework computed one.
             rerun: Re-computes the step's loss from its inputs (a plain loop's closure).
+            targets: What the step's loss compared the output with (a plain loop's), checked
+                for NaN/inf after a fault.
+            loss_fn: How the loss is computed from the model's output, for a re-run.
 
         Returns:
             The diagnoses that became known (on a device, usually an earlier step's).
@@ -202,7 +207,8 @@ class StepPipeline:
             values["lr"], values["grad_norm"], values["time"] = lr, grad_norm, time.time()
             # The step's capture is labelled, and a step the locator armed for ends (its one
             # sync happens only then).
-            self.locate.step_finished(values.get("loss"), step, rerun=rerun)
+            self.locate.step_finished(values.get("loss"), step, rerun=rerun, targets=targets,
+                                      loss_fn=loss_fn)
             self.queue.push(step, values)
             return self._judge_ready(wait=self._wait)
         return []

@@ -48,6 +48,9 @@ class AmpMonitor:
             locator hooks them and re-runs the failing step.
         precision: What the loop asked for (``"16-mixed"``, ``"fp16"``, ``"bf16"``...), for
             AMP010 where the framework keeps no trace of it (Fabric); accelerate's is read.
+        loss_fn: How the loop computes its loss from the model's output
+            (``loss_fn(output, targets)`` with the ``targets`` handed to :meth:`step`, else
+            ``loss_fn(output)``): a failing iteration's re-run then re-runs the loss too.
         on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``, agreed over ranks; the loop
             checks it and breaks) or ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
         report_dir: Folder of the JSONL run reports; a relative path is taken from the
@@ -89,6 +92,7 @@ class AmpMonitor:
         model: Any = None,
         *,
         precision: Any = None,
+        loss_fn: Callable[..., Any] | None = None,
         on_fault: str = UNSET,
         report_dir: str | os.PathLike[str] | None = UNSET,
         config: MonitorConfig | Mapping[str, Any] | None = None,
@@ -109,6 +113,7 @@ class AmpMonitor:
         self._stop = False
         self.objects = LoopObjects()
         self._precision = precision
+        self._loss_fn = loss_fn
         self._reader: GradScalerReader | None = None
         self._autocast_dtype: torch.dtype | None = None
         self._first_forward: Any = None  # the hook that reads the autocast dtype, once
@@ -154,6 +159,8 @@ class AmpMonitor:
         step: int | None = None,
         grad_norm: Any = None,
         rerun: Callable[[], Any] | None = None,
+        targets: Any = None,
+        loss_fn: Callable[..., Any] | None = None,
     ) -> list[Diagnosis]:
         """Record the loop's progress; call it once per iteration (after ``scaler.update()``
         is the natural place, anywhere in the iteration works).
@@ -171,7 +178,11 @@ class AmpMonitor:
                 ``functools.partial(compute_loss, model, x, y)``), without backward or step;
                 called at most once and only if this step fails, to re-run it with the same
                 inputs, parameters and RNG state (without it the model alone is re-run on the
-                inputs of its last forward, which cannot re-run a loss computed outside it).
+                inputs of its last forward, and the loss with ``loss_fn`` where one is known).
+            targets: What this iteration's loss compared the model's output with (a
+                reference is kept until the iteration is judged): checked for NaN/inf after a
+                fault, and handed to ``loss_fn`` by a re-run.
+            loss_fn: This iteration's loss function, if not given at construction.
 
         Returns:
             Diagnoses that became known with this call (on a device usually the previous
@@ -180,7 +191,8 @@ class AmpMonitor:
         Raises:
             AmpDiagnosisError: Under ``on_fault="raise"``.
         """
-        found = self._step(Call(step, loss, grad_norm, rerun), scaler, optimizer, model) or []
+        found = self._step(Call(step, loss, grad_norm, rerun, targets, loss_fn), scaler,
+                           optimizer, model) or []
         if self._polled:
             found, self._polled = self._polled + found, []
         if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
@@ -237,12 +249,13 @@ class AmpMonitor:
                 self._reader.attach()
                 self.protocol.watch(self._reader, [])
                 new_reader = True
-        for module in given.models:
-            if module not in objects.models:
-                if not objects.models:
-                    self.pipeline.locate.watch(module)  # captures each step for a re-run
-                    self._first_forward = module.register_forward_pre_hook(self._on_forward)
-                objects.models.append(module)
+        if given.models and not objects.models:
+            # The locator and the re-run capture take the models as the loop holds them (a
+            # compiled wrapper is hooked outside its graph), with every optimizer.
+            self.pipeline.locate.watch(model, optimizers=objects.optimizers,
+                                       loss_fn=self._loss_fn)
+            self._first_forward = given.models[0].register_forward_pre_hook(self._on_forward)
+        objects.models += [module for module in given.models if module not in objects.models]
         return new_reader
 
     def _on_forward(self, module: Any, args: Any) -> None:
@@ -307,7 +320,8 @@ class AmpMonitor:
         optimizers, call = self.objects.optimizers, step.call
         return pipeline.step(step.number, step.reading, loss=call.loss, grad_norm=call.grad_norm,
                              lr=first_lr(optimizers[0]) if optimizers else None,
-                             rerun=call.rerun)
+                             rerun=call.rerun, targets=call.targets,
+                             loss_fn=call.loss_fn or self._loss_fn)
 
     @guarded
     def _finish(self) -> None:

@@ -42,8 +42,8 @@ class LoopObjects:
 
     Attributes:
         optimizers: The torch optimizers (inside accelerate's or Fabric's wrappers).
-        models: The modules to watch: for each one handed over, the module that really
-            computes (Fabric's ``_forward_module``, the compiled module's original).
+        models: For each module handed over, the one whose forward runs in the loop's autocast
+            state (Fabric's ``_forward_module``; a compiled wrapper as it is).
         scaler: The GradScaler given, or the one a wrapper steps through.
         requested: The precision the loop asked for (``fp16``, ``bf16``, ``fp32``...), if known.
         framework: ``accelerate`` or ``fabric`` when a wrapper of theirs was handed over.
@@ -134,17 +134,14 @@ def _wrapper_facts(wrapper: Any, found: LoopObjects) -> None:
 
 
 def _computing_module(given: Any, found: LoopObjects) -> Any:
-    """The module that really computes behind a wrapper (Fabric, torch.compile)."""
+    """The module whose forward runs in the loop's autocast state: Fabric's ``_forward_module``
+    (``_FabricModule`` enters autocast and calls it, lightning 2.6.6), else the module itself
+    (a compiled wrapper too: a hook on it runs outside the graph)."""
     module = given
-    # Fabric's _FabricModule enters autocast and calls ``_forward_module``: hooks there see
-    # the autocast state (lightning 2.6.6).
     inner = getattr(module, "_forward_module", None)
     if isinstance(inner, torch.nn.Module):
         found.framework = found.framework or "fabric"
         module = inner
-    compiled = getattr(module, "_orig_mod", None)  # torch.compile's OptimizedModule
-    if isinstance(compiled, torch.nn.Module):
-        module = compiled
     if hasattr(module, "_original_forward"):  # accelerate's autocast wrapper of forward
         found.autocast_wrapper = True
     return module

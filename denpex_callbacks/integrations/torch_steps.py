@@ -28,6 +28,8 @@ class Call:
     loss: Any = None
     grad_norm: Any = None
     rerun: Callable[[], Any] | None = None
+    targets: Any = None
+    loss_fn: Callable[..., Any] | None = None
 
 
 @dataclass
@@ -92,8 +94,8 @@ class LoopSteps:
             return []  # a micro-batch
         self.applied = 0
         loss = self._losses.take(mean=True)
-        return [self._numbered(ScaleReading(), Call(call.step, loss, call.grad_norm,
-                                                    call.rerun))]
+        return [self._numbered(ScaleReading(), Call(call.step, loss, call.grad_norm, call.rerun,
+                                                    call.targets, call.loss_fn))]
 
     def leftover(self, readings: list[ScaleReading]) -> list[Step]:
         """At the end: the steps read since the last call (a waiting call is theirs)."""

@@ -1,112 +1,51 @@
 """What re-running a step needs, kept on every healthy step: references and RNG state.
 
-Per training forward, a forward pre-hook (or the adapter, through :meth:`StepCaptures.capture`)
-keeps a capture: a reference to the inputs (no copy), the torch RNG state (CPU, as a clone of
-the default generator, and the current CUDA device's when CUDA is in use: dropout draws from
-them), the autocast state, and the version counters of the input tensors and of a few
-parameters (every in-place write bumps them, so a changed one proves an update or an edit
-happened since: once an applied update has shown which parameters the optimizer writes, the
-first and the last of those stand for all of them, at a cost that does not grow with the
-model; an adapter whose optimizer writes around the counters, DeepSpeed's ZeRO, gives a count
-of applied updates instead). No device work, no sync.
+Per training forward of each watched model, a forward pre-hook (or the adapter, through
+:meth:`StepCaptures.capture`) keeps a :class:`ModelForward`: a reference to the inputs (no
+copy), a clone of the RNG state (the CPU generator's, and the current CUDA device's when CUDA
+is in use: dropout draws from them; host-side, no sync), the autocast state, and the input
+tensors' version counters (an in-place write bumps them). A forward hook keeps whether the
+model's output was finite, as the sum of its values (a 0-d tensor on the device, summed in a
+dtype its finite values cannot overflow: finite exactly when every value was), over the
+step's forwards (micro-batches), read only after a fault. The step's :class:`StepCapture` also
+holds a mark of the optimizer steps applied so far
+(:mod:`denpex_callbacks.locate.applied_steps`): a re-run compares it to prove the parameters
+unchanged.
 
-The RNG state is kept only while the steps draw random numbers. A model without dropout (most
-current language models train with none) leaves the generators untouched from one forward to
-the next: after :data:`RNG_CHECKS_TO_SETTLE` checks in a row have seen that (a check clones the
-generators at one forward and compares at the next), captures stop cloning them, and a check
-every :data:`RNG_CHECK_EVERY` forwards watches for a change. A check that sees a draw, or a
-re-run that draws (see :meth:`StepCaptures.rng_drawn`), puts the clones back at once. A re-run
-of a step whose state was not kept and which draws is refused, never judged.
+torch.compile: a compiled model's hooks go on its wrapper, outside the graph. A hook that runs
+inside a compiled region (a module compiled in place, or the module inside a wrapper the
+monitor was not given) keeps nothing and only notes that it ran there: the RNG and version
+reads of a capture would be graph breaks, and reading a counter there would recompile.
 
-The hot path: this runs in every training step, where each call into torch and each Python
-frame costs a microsecond or more (the step has pushed denpex's code and data out of the
-caches). So a capture is a plain tuple, made a :class:`StepCapture` only when its step finishes
-on the full path (:meth:`StepCaptures.step_finished`). A step the pipeline takes as quiet never
-finishes here: the next forward replaces its capture.
-
-Memory: a step's capture is released as soon as the monitor judged the step (a quiet one's at
-the next forward), except the first step of a run of skipped steps (a collapse may be under
-way: AMP003 re-runs that step); where device values are read one step late, the previous
-step's is kept until then. At most :data:`MAX_HELD` captures are kept past their step: at most
-one batch beyond the one the training loop holds anyway.
+Memory: a step's capture is released as soon as the monitor judged the step (a step taken as
+quiet never finishes here: the next forward replaces its capture), except the first step of a
+run of skipped steps (a collapse may be under way: AMP003 re-runs that step). At most
+:data:`MAX_HELD` captures are kept past their step: at most one batch beyond the one the
+training loop holds anyway.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
-from operator import attrgetter
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.locate.applied_steps import StepCounter
 from denpex_callbacks.locate.step_inputs import input_versions
+from denpex_callbacks.locate.tensor_absmax import float_tensors
+from denpex_callbacks.locate.watched import WatchedModel
 
-__all__ = ["MAX_HELD", "RNG_CHECKS_TO_SETTLE", "RNG_CHECK_EVERY", "TRACKED_PARAMS", "StepCapture",
+__all__ = ["MAX_HELD", "OUTPUT_TENSORS", "ModelForward", "RngState", "StepCapture",
            "StepCaptures", "cuda_rng_state"]
 
 MAX_HELD = 2  # captures kept past their forward: the current step's and one more
-# Parameters whose version counters are summed once an applied update has shown which ones the
-# optimizer writes: an update writes every one of those, so a few prove it as well as all of
-# them do, at a cost that does not grow with the model (hundreds of tensors in a transformer).
-TRACKED_PARAMS = 2
-RNG_CHECK_EVERY = 64  # forwards between two checks that the steps still draw no random numbers
-RNG_CHECKS_TO_SETTLE = 3  # checks in a row that saw no draw before the RNG is no longer cloned
-_version = attrgetter("_version")  # summed by map(): no Python frame per parameter
-_autocast_enabled = torch.is_autocast_enabled
-_grad_enabled = torch.is_grad_enabled
-_autocast_dtype = torch.get_autocast_dtype
-# Whether autocast is on for any device: one call without arguments (torch's own RNN code
-# asks it), where each per-device question goes through torch's argument parser, cold code
-# inside a step. Outside autocast (a Trainer's forward pre-hook: accelerate enters autocast
-# inside the wrapped forward) it is the only question asked.
-_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
-
-
-@dataclass(slots=True)
-class StepCapture:
-    """What re-running one step needs (references, not copies).
-
-    Attributes:
-        args: Positional inputs of the step's forward (or of ``call``).
-        kwargs: Keyword inputs.
-        cpu_rng: A clone of the CPU default generator before the forward (its
-            ``get_state()`` is ``torch.get_rng_state()`` then; cloning allocates no tensor,
-            which costs less on every step than the state tensor a re-run rarely needs).
-            None: not kept, the recent steps drew no random numbers (see the module's text).
-        cuda_rng: (device, state) of the current CUDA device's generator, when CUDA is in use
-            (and the RNG state is kept).
-        autocast: The (device type, dtype) pairs autocast was enabled for.
-        training: The model's train mode.
-        param_version: Sum of the version counters of ``params`` (or the count of applied
-            updates, where the adapter gives one).
-        params: The trainable parameters whose versions were summed (all of them, or once an
-            update has shown which ones the optimizer writes, a few of those: see
-            :meth:`StepCaptures.tracked_params`).
-        inputs: The input tensors and their version counters.
-        forwards: Training forwards seen in the step (more than one: accumulation).
-        call: Re-runs the step's computation (None: the model on ``args``/``kwargs``).
-        call_returns_loss: ``call`` returns the loss that was backpropagated.
-        step: The optimizer step, once it finished.
-        early: Captured before the forward (by the adapter): input versions read at step end.
-    """
-
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    cpu_rng: torch.Generator | None
-    cuda_rng: tuple[int, torch.Tensor] | None
-    autocast: list[tuple[str, torch.dtype]]
-    training: bool
-    param_version: int
-    params: list[torch.Tensor]
-    inputs: list[tuple[torch.Tensor, int]]
-    forwards: int = 1
-    call: Callable[[], Any] | None = None
-    call_returns_loss: bool = False
-    step: int | None = None
-    early: bool = False
+OUTPUT_TENSORS = 4  # floating-point tensors of a model's output whose finiteness is kept
 
 
 def cuda_rng_state() -> tuple[int, torch.Tensor] | None:
@@ -118,46 +57,133 @@ def cuda_rng_state() -> tuple[int, torch.Tensor] | None:
     return device, torch.cuda.get_rng_state(device)
 
 
-# A capture in progress is a tuple (see StepCaptures._on_forward): args, kwargs, cpu_rng,
-# cuda_rng, autocast, training, param_version, params, inputs, forwards, judged; and from
-# StepCaptures.capture also call, returns_loss, early.
-_FORWARDS, _JUDGED, _OPTIONAL = 9, 10, 11
+@dataclass(frozen=True)
+class RngState:
+    """The generators' state before a forward.
+
+    Attributes:
+        cpu: A clone of the CPU default generator (``cpu.get_state()`` is
+            ``torch.get_rng_state()`` then).
+        cuda: (device, state) of the current CUDA device's generator, when CUDA is in use.
+    """
+
+    cpu: torch.Generator
+    cuda: tuple[int, torch.Tensor] | None
+
+    @classmethod
+    def now(cls) -> RngState:
+        """The state now."""
+        return cls(torch.default_generator.clone_state(), cuda_rng_state())
+
+    def restore(self) -> None:
+        """Put the generators back to this state."""
+        torch.set_rng_state(self.cpu.get_state())
+        if self.cuda is not None:
+            torch.cuda.set_rng_state(self.cuda[1], self.cuda[0])
 
 
-class _Training:
-    training = True  # what StepCaptures.capture passes as the module: the adapter says so
+@dataclass
+class ModelForward:
+    """One watched model's last training forward in a step (references, not copies).
+
+    Attributes:
+        args: Positional inputs of the forward (or of the adapter's re-run call).
+        kwargs: Keyword inputs.
+        rng: The RNG state before the forward.
+        autocast: The (device type, dtype) pairs autocast was enabled for (empty where the
+            adapter's re-run call enters the framework's own autocast).
+        order: When it ran among all watched forwards (the earliest one's RNG state is where
+            a re-run of the whole step begins).
+        inputs: The input tensors and their version counters (None until the step ends, for
+            a capture the adapter took before the forward).
+        forwards: Training forwards of this model in the step (more than one: accumulation).
+        output_sum: The sum of every output value over the step's forwards, a 0-d tensor on the
+            device, accumulated in a dtype the finite values cannot overflow (float32 for
+            fp16 outputs, float64 otherwise): finite exactly when every value was (None:
+            not known).
+    """
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    rng: RngState
+    autocast: list[tuple[str, torch.dtype]]
+    order: int
+    inputs: list[tuple[torch.Tensor, int]] | None = None
+    forwards: int = 1
+    output_sum: torch.Tensor | None = None
 
 
-_TRAINING = _Training()
+@dataclass
+class StepCapture:
+    """What re-running one step needs.
+
+    Attributes:
+        judged: The run's judged steps when it began (a forward after another step was judged
+            begins a new capture).
+        applied_mark: The optimizer-step mark at its first forward.
+        models: Each watched model's last forward in the step, by model name.
+        step: The optimizer step, once it finished.
+        call: Re-runs the step's computation (None: each model on its inputs).
+        call_returns_loss: ``call`` returns the loss that was backpropagated.
+        targets: The targets the step's loss was computed from (handed over by the loop).
+        loss_fn: Computes the loss from the model's output (and ``targets``).
+    """
+
+    judged: int
+    applied_mark: int
+    models: dict[str, ModelForward] = field(default_factory=dict)
+    step: int | None = None
+    call: Callable[[], Any] | None = None
+    call_returns_loss: bool = False
+    targets: Any = None
+    loss_fn: Callable[..., Any] | None = None
+
+    @property
+    def forwards(self) -> int:
+        """The most forwards one model ran in the step (more than one: accumulation)."""
+        return max((f.forwards for f in self.models.values()), default=0)
+
+    @property
+    def first(self) -> ModelForward | None:
+        """The step's earliest kept forward: a re-run of the whole step starts from its RNG
+        state and autocast."""
+        return min(self.models.values(), key=lambda f: f.order, default=None)
+
+    def output_finite(self) -> bool | None:
+        """Whether every watched model's output was finite in the step (None: not known for
+        all of them). Reads the device sums: a sync, after a fault only."""
+        sums = [f.output_sum for f in self.models.values()]
+        if not sums or any(total is None for total in sums):
+            return None
+        return all(math.isfinite(float(total)) for total in sums if total is not None)
 
 
 class StepCaptures:
-    """The captures of the steps not judged yet (and of a skip streak's first step).
+    """Keeps each training step's capture until the monitor has judged the step.
 
     Args:
         monitor: The rank's Monitor (its run state says which steps were judged, skipped).
-        model: The module that computes (already unwrapped).
+        models: The watched models.
+        counter: Marks the optimizer steps applied (see
+            :mod:`~denpex_callbacks.locate.applied_steps`).
         hook: Capture each training forward with a forward pre-hook (False: the adapter
             calls :meth:`capture`).
         on_error: Called with an exception raised while capturing (capturing then stops).
-        call_for: With ``hook=False``, how a step captured by :attr:`capture_inputs` is re-run:
-            called with the captured args, only when the step is finished on the full path
-            (so a quiet step costs no closure). The call enters the framework's own autocast:
-            such captures read none.
-        updates: Counts the optimizer updates applied so far, for an optimizer whose writes
-            leave the parameters' version counters alone (DeepSpeed's ZeRO writes flat
-            buffers the parameters were re-pointed at): it then proves an update instead of
-            the counters (None: the counters).
+        call_for: With ``hook=False``, how a step captured by :meth:`capture` is re-run:
+            called with the captured args when the step finishes. The call enters the
+            framework's own autocast: such captures keep none.
 
     Example:
         >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
+        >>> from denpex_callbacks.locate.applied_steps import AppliedSteps
+        >>> from denpex_callbacks.locate.watched import watched_models
         >>> model = torch.nn.Linear(4, 1)
         >>> monitor = Monitor(MonitorConfig(report_dir=None))
-        >>> captures = StepCaptures(monitor, model)
+        >>> captures = StepCaptures(monitor, watched_models(model), AppliedSteps([model]))
         >>> _ = model(torch.ones(2, 4))
         >>> captures.step_finished(0)
-        >>> captures.held_steps
-        [0]
+        >>> captures.held_steps, captures.held[0].output_finite()
+        ([0], True)
         >>> _ = monitor.observe(Observation(0, loss=1.0, skipped=False))
         >>> captures.release()
         >>> captures.held_steps
@@ -165,235 +191,137 @@ class StepCaptures:
         >>> captures.close()
     """
 
-    def __init__(self, monitor: Monitor, model: torch.nn.Module, *, hook: bool = True,
-                 on_error: Callable[[BaseException], None] | None = None,
-                 updates: Callable[[], int] | None = None,
-                 call_for: Callable[[tuple[Any, ...]], Callable[[], Any]] | None = None) -> None:
+    def __init__(
+        self, monitor: Monitor, models: list[WatchedModel], counter: StepCounter, *,
+        hook: bool = True, on_error: Callable[[BaseException], None] | None = None,
+        call_for: Callable[[tuple[Any, ...]], Callable[[], Any]] | None = None,
+    ) -> None:
         self.monitor = monitor
-        self._run = monitor.run  # (the same object for the monitor's life: restored in place)
-        self.model = model
+        self.models = models
+        self.counter = counter
         self.on_error = on_error
         self.failed = False
         self.rerunning = False  # while set, forwards are recorded in rerun_inputs instead
-        self.rerun_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.rerun_inputs: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        self.compiled_forwards = False  # a hook ran inside a compiled region (kept nothing)
         self.released_upto: int | None = None  # steps at or before this were let go
-        self.last_finished: int | None = None
         self.held: dict[int, StepCapture] = {}
-        self._open: tuple[Any, ...] | None = None  # the step in progress (see _on_forward)
-        self._updates = updates
-        self._params = [p for p in model.parameters() if p.requires_grad] if (
-            updates is None) else []
-        self._tracked = self._params  # whose versions are summed (see tracked_params)
-        self._all_versions: list[int] | None = None  # until the set is narrowed
-        self._narrowed = updates is not None
-        self._cuda = torch.cuda.is_available()  # asked once: it costs a microsecond a call
-        self._clone_cpu_rng = torch.default_generator.clone_state  # torch.get_rng_state's source
-        # Whether the RNG state is cloned at each forward, and its checks (see the module's
-        # text): forwards until the next check begins, the state a check began with (compared
-        # at the next forward), checks in a row that saw no draw.
-        self.rng_kept = True
-        self._rng_check_in = 1
-        self._rng_probe: tuple[torch.Generator, tuple[int, torch.Tensor] | None] | None = None
-        self._rng_still = 0
-        # Where autocast may be on (each question is a call into torch, every step). None
-        # where the adapter's re-run call enters the framework's own autocast (Lightning's
-        # train_step_context), which its capture, taken before that context, would not see.
-        self._autocast_devices: tuple[str, ...] = () if call_for is not None else (
-            ("cuda", "cpu") if self._cuda else ("cpu",))
-        self._hook = model.register_forward_pre_hook(self._on_forward, with_kwargs=True) if (
-            hook) else None
-        self._early = not hook  # captured by the adapter before the forward
+        self._open: StepCapture | None = None  # the step in progress
+        self._order = itertools.count()
         self._call_for = call_for
-        self.capture_inputs: Callable[[tuple[Any, ...], dict[str, Any]], None] = (
-            functools.partial(self._on_forward, _TRAINING))
-        """``capture_inputs(args, kwargs)``: the adapter's own capture, from its hook before
-        the step's forward, every step (a partial of the forward pre-hook: no frame of its
-        own). ``args`` must be a tuple and ``kwargs`` a dict the capture may keep; ``call_for``
-        re-runs it."""
+        self._early = not hook  # captured by the adapter before the forward
+        self._handles: list[Any] = []
+        if hook:
+            for model in models:
+                self._handles += [
+                    model.hooked.register_forward_pre_hook(
+                        functools.partial(self._on_forward, model.name), with_kwargs=True),
+                    model.hooked.register_forward_hook(
+                        functools.partial(self._on_output, model.name)),
+                ]
 
     @property
     def hooked(self) -> bool:
-        """The forward pre-hook is in place (captures come from the model's forward)."""
-        return self._hook is not None
+        """The forward hooks are in place (captures come from the models' forwards)."""
+        return bool(self._handles)
 
     @property
     def held_steps(self) -> list[int]:
         """Steps whose captures are kept now."""
         return list(self.held)
 
-    @property
-    def tracked_params(self) -> list[torch.Tensor]:
-        """The parameters whose version counters a capture sums: every trainable one until
-        an applied update has changed some, then the first and the last of those the update
-        wrote (:data:`TRACKED_PARAMS`)."""
-        return self._tracked
-
-    def param_version(self, params: list[torch.Tensor] | None = None) -> int:
-        """Sum of the version counters of ``params`` (default: :attr:`tracked_params`) now
-        (the count of applied updates, where the adapter gave one)."""
-        if self._updates is not None:
-            return self._updates()
-        return sum(map(_version, self._tracked if params is None else params))
-
-    def _versions_now(self) -> int:
-        """:meth:`param_version` until the tracked set is narrowed, at the first applied
-        update (after it, the capture sums the tracked versions itself)."""
-        seen = self._all_versions
-        now = list(map(_version, self._params))
-        if seen is not None:
-            written = [p for p, then, version in zip(self._params, seen, now, strict=True)
-                       if version != then]
-            if written:  # the first and the last (an embedding, a head: in every forward)
-                self._tracked = [written[0], written[-1]] if len(written) > 1 else written
-                self._all_versions, self._narrowed = None, True
-                return sum(map(_version, self._tracked))
-        self._all_versions = now
-        return sum(now)
-
     # -- capturing (every training forward) ------------------------------------------------------
 
-    def _on_forward(self, module: Any, args: Any, kwargs: Any) -> None:
-        # Every training forward, so written flat (inside a training step each call into
-        # torch and each Python frame costs a microsecond or more): the step's capture as a
-        # plain tuple, made a StepCapture only when its step is judged in full (most steps
-        # never need one); the hook's own args and kwargs, built by torch for this call only.
-        if self.rerunning:  # what a re-run closure feeds the model, to compare with the capture
-            if self.rerun_inputs is None:
-                self.rerun_inputs = (tuple(args), dict(kwargs))
+    def _on_forward(self, name: str, module: torch.nn.Module, args: Any, kwargs: Any) -> None:
+        if torch.compiler.is_compiling():  # inside a graph: keep nothing (see the module text)
+            self.compiled_forwards = True
             return
-        if self.failed or not module.training or not _grad_enabled():
+        if self.rerunning:  # what a re-run closure feeds the model last, to compare with the
+            self.rerun_inputs[name] = (tuple(args), dict(kwargs))  # capture's last forward
+            return
+        if self.failed or not module.training or not torch.is_grad_enabled():
             return
         try:
-            previous = self._open
-            tracked = self._tracked
-            autocast = []
-            if self._autocast_devices and _any_autocast():
-                for device in self._autocast_devices:  # (a loop: a comprehension is a frame)
-                    if _autocast_enabled(device):
-                        autocast.append((device, _autocast_dtype(device)))
-            # The run's judged steps so far: a forward after the step of the previous one was
-            # judged (and taken as quiet, without step_finished) begins a new step.
-            judged = self._run.steps_seen
-            # The RNG state: cloned while the steps draw random numbers, and at each check.
-            if self._rng_probe is not None:  # a check began at the last forward: compare
-                self._rng_checked()
-            check_in = self._rng_check_in - 1
-            self._rng_check_in = check_in
-            if self.rng_kept or check_in <= 0:
-                cpu_rng = self._clone_cpu_rng()
-                cuda_rng = cuda_rng_state() if self._cuda else None
-                if check_in <= 0:
-                    self._rng_probe = (cpu_rng, cuda_rng)
-            else:
-                cpu_rng = cuda_rng = None
-            updates = self._updates
-            if updates is not None:
-                version = updates()
-            elif not self._narrowed:
-                version = self._versions_now()
-            elif len(tracked) == 2:  # (the narrowed set: two attribute reads, not the cold
-                version = tracked[0]._version + tracked[1]._version  # code of sum and map)
-            else:
-                version = sum(map(_version, tracked))
-            self._open = (
-                args,
-                kwargs,
-                cpu_rng,
-                cuda_rng,
-                autocast,
-                True,  # (module.training)
-                version,
-                tracked,
-                # (an adapter's capture before the forward reads them when its step ends)
-                None if self._early else input_versions(args, kwargs),
-                previous[_FORWARDS] + 1 if previous is not None and previous[_JUDGED] == judged
-                else 1,
-                judged,
-            )
+            self._keep(name, tuple(args), dict(kwargs), _autocast_now())
         except Exception as exc:
             self._fail(exc)
 
-    def _rng_checked(self) -> None:
-        """End the check begun at the last forward: did anything draw random numbers since?"""
-        probe, self._rng_probe = self._rng_probe, None
-        assert probe is not None
-        cpu_rng, cuda_rng = probe
-        drew = not torch.equal(cpu_rng.get_state(), torch.default_generator.get_state()) or (
-            cuda_rng is not None
-            and not torch.equal(cuda_rng[1], torch.cuda.get_rng_state(cuda_rng[0])))
-        if drew:
-            self.rng_drawn()
+    def _on_output(self, name: str, module: torch.nn.Module, args: Any, output: Any) -> None:
+        if torch.compiler.is_compiling() or self.rerunning or self.failed:
             return
-        self._rng_still += 1
-        self.rng_kept = self._rng_still < RNG_CHECKS_TO_SETTLE
-        # Checks follow one another until settled, then come every RNG_CHECK_EVERY forwards.
-        self._rng_check_in = 1 if self.rng_kept else RNG_CHECK_EVERY
+        forward = self._open.models.get(name) if self._open is not None else None
+        if forward is None or not module.training or not torch.is_grad_enabled():
+            return
+        try:
+            with torch.no_grad():  # one reduction per output tensor, no sync
+                for tensor in float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]:
+                    total = tensor.sum(dtype=_sum_dtype(tensor))
+                    kept = forward.output_sum
+                    forward.output_sum = total if kept is None else kept + total.to(kept.device)
+        except Exception as exc:
+            self._fail(exc)
 
-    def rng_drawn(self) -> None:
-        """Random numbers were drawn (a check saw the generators move, or a re-run of a step
-        whose RNG state was not kept drew some): clone the RNG state at every forward again,
-        and check again in :data:`RNG_CHECK_EVERY` forwards."""
-        self.rng_kept = True
-        self._rng_still = 0
-        self._rng_probe = None
-        self._rng_check_in = RNG_CHECK_EVERY
+    def _keep(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+              autocast: list[tuple[str, torch.dtype]]) -> None:
+        """Keep this forward as model ``name``'s in the step in progress."""
+        judged = self.monitor.run.steps_seen
+        capture = self._open
+        if capture is None or capture.judged != judged:  # a step taken as quiet is over
+            capture = self._open = StepCapture(judged, self.counter.mark())
+        previous = capture.models.get(name)
+        capture.models[name] = ModelForward(
+            args, kwargs, RngState.now(), autocast, next(self._order),
+            inputs=None if self._early else input_versions(args, kwargs),
+            forwards=previous.forwards + 1 if previous is not None else 1,
+            output_sum=previous.output_sum if previous is not None else None,
+        )
 
-    def capture(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-        call: Callable[[], Any] | None = None, returns_loss: bool = False,
-    ) -> None:
-        """Capture a step's inputs and RNG state now, before its forward (whatever changes
-        the inputs in place before the step ends is part of the step: their version counters
-        are read when it ends).
+    def capture(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> None:
+        """Capture a step's inputs and RNG state now, before its forward, for the adapter's
+        re-run call (``call_for``). Whatever changes the inputs in place before the step ends
+        is part of the step: their version counters are read when it ends.
 
         Args:
             args: Positional inputs (references are kept, not copies).
             kwargs: Keyword inputs.
-            call: Re-runs the step's computation (default: the model on the inputs).
-            returns_loss: ``call`` returns the loss that was backpropagated.
         """
-        if self.rerunning or self.failed:
+        if self.rerunning or self.failed or not self.models:
             return
-        previous = self._open
-        self._on_forward(_TRAINING, args if args.__class__ is tuple else tuple(args),
-                         dict(kwargs) if kwargs else {})
-        if self._open is not None and self._open is not previous:  # taken now: add the
-            # adapter's own way to re-run it, and that it came before the forward
-            self._open = (*self._open[:_OPTIONAL], call, returns_loss, True)
+        try:
+            self._keep(self.models[0].name, tuple(args), dict(kwargs or {}), [])
+        except Exception as exc:
+            self._fail(exc)
 
-    def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
+    def step_finished(self, step: int, *, call: Callable[[], Any] | None = None,
+                      targets: Any = None, loss_fn: Callable[..., Any] | None = None) -> None:
         """The forwards since the last call belong to optimizer step ``step``.
 
         Args:
             step: The step, as the adapter numbers observations.
             call: Re-runs this step's computation and returns its loss (a plain loop's
                 ``rerun=`` closure); it replaces the model call.
+            targets: What the step's loss compared the model's output with.
+            loss_fn: Computes the step's loss from the model's output (and the targets).
         """
-        raw, self._open = self._open, None
-        if raw is None or self.failed or raw[_JUDGED] != self._run.steps_seen:
+        capture, self._open = self._open, None
+        if capture is None or self.failed or capture.judged != self.monitor.run.steps_seen:
             return  # (none, or an earlier step's, taken as quiet: it was never finished)
-        (args, kwargs, cpu_rng, cuda_rng, autocast, training, param_version, params, inputs,
-         forwards, _judged, own_call, returns_loss, early) = (*raw, None, False, self._early)[:14]
-        if own_call is None and self._call_for is not None:
-            own_call = self._call_for(args)
-        capture = StepCapture(
-            args=tuple(args), kwargs=dict(kwargs), cpu_rng=cpu_rng, cuda_rng=cuda_rng,
-            autocast=autocast, training=training, param_version=param_version, params=params,
-            inputs=inputs, forwards=forwards, call=own_call, call_returns_loss=returns_loss,
-            step=step, early=early,
-        )
-        self.last_finished = step
-        if capture.early:  # what the step's own hooks did to the batch before its forward counts
-            capture.inputs = input_versions(capture.args, capture.kwargs) if (
-                inputs is None) else [(t, t._version) for t, _v in inputs]
+        capture.step = step
+        for forward in capture.models.values():
+            if forward.inputs is None:  # taken before the forward: the step's own writes count
+                forward.inputs = input_versions(forward.args, forward.kwargs)
+        first = capture.first
         if call is not None:
             capture.call, capture.call_returns_loss = call, True
+        elif self._call_for is not None and first is not None:
+            capture.call = self._call_for(first.args)
+        capture.targets, capture.loss_fn = targets, loss_fn
         held = self.held
         held.pop(step, None)
         held[step] = capture
-        if len(held) > MAX_HELD:  # (rarely: a release keeps them fewer)
+        if len(held) > MAX_HELD:
             pinned = self._pinned()
-            for old in [s for s in held if s != step and s != pinned][: len(held) - MAX_HELD]:
+            for old in [s for s in held if s not in (step, pinned)][: len(held) - MAX_HELD]:
                 del held[old]
 
     def _pinned(self) -> int | None:
@@ -407,18 +335,15 @@ class StepCaptures:
         if judged is None:
             return
         self.released_upto = judged
-        held = self.held
-        if not held:
-            return
         pinned = self._pinned()
-        for step in [s for s in held if s <= judged and s != pinned]:
-            del held[step]
+        for step in [s for s in self.held if s <= judged and s != pinned]:
+            del self.held[step]
 
     def close(self) -> None:
-        """Remove the hook and drop every capture. Safe to call twice."""
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None
+        """Remove the hooks and drop every capture. Safe to call twice."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
         self._open = None
         self.held.clear()
 
@@ -427,3 +352,24 @@ class StepCaptures:
         self.close()
         if self.on_error is not None:
             self.on_error(exc)
+
+
+def _autocast_now() -> list[tuple[str, torch.dtype]]:
+    """The (device type, dtype) pairs autocast is enabled for now."""
+    devices = ("cuda", "cpu") if torch.cuda.is_available() else ("cpu",)
+    return [(device, torch.get_autocast_dtype(device)) for device in devices
+            if torch.is_autocast_enabled(device)]
+
+
+def _sum_dtype(tensor: torch.Tensor) -> torch.dtype:
+    """A dtype the sum of ``tensor``'s finite values cannot overflow (MPS has no float64)."""
+    if tensor.dtype == torch.float16 or tensor.device.type == "mps":
+        return torch.float32
+    return torch.float64
+
+
+def _without_loss(output: Any) -> Any:
+    """A model's output without its loss (HF's ModelOutput and dicts carry one)."""
+    if not isinstance(output, torch.Tensor) and isinstance(output, Mapping):
+        return [value for key, value in output.items() if key != "loss"]
+    return output

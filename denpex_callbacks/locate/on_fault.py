@@ -16,20 +16,32 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import torch
-
-from denpex_callbacks.core.causes import BAD_DATA, DIVERGENCE, UNDETERMINED, Cause, gather, judge
+from denpex_callbacks.core.causes import (
+    BAD_DATA,
+    DIVERGENCE,
+    TRANSIENT,
+    UNDETERMINED,
+    Cause,
+    gather,
+    judge,
+)
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.core.rerun_verdict import NOT_RERUNNABLE, REPRODUCED, RerunVerdict
+from denpex_callbacks.core.rerun_verdict import (
+    NOT_REPRODUCED,
+    NOT_RERUNNABLE,
+    REPRODUCED,
+    RerunVerdict,
+)
 from denpex_callbacks.locate.locator import NonFiniteLocator
-from denpex_callbacks.locate.origin import (
+from denpex_callbacks.locate.origin_explanation import (
     OriginExplanation,
-    OriginReport,
     explain_origin,
     origin_facts,
 )
+from denpex_callbacks.locate.origin_report import OriginReport
 from denpex_callbacks.locate.rerun import FailingStepRerun
+from denpex_callbacks.locate.watched import watched_models
 
 __all__ = ["TRIGGERS", "LocateOnFault", "amended_text"]
 
@@ -55,11 +67,12 @@ def amended_text(explanation: OriginExplanation, cause: Cause) -> tuple[str | No
 class LocateOnFault:
     """What an adapter needs to locate the origin of a non-finite loss or overflow streak.
 
-    Three calls per step, in this order, at the end of each optimizer step::
+    Once, when the models exist: ``watch(models, optimizers=[...])``. Then three calls per
+    step, in this order, at the end of each optimizer step::
 
         locate.step_finished(loss, step)      # labels the step's capture; ends an armed step
         found = monitor.observe(...)          # (the adapter's own monitoring)
-        locate.maybe_arm(found, model)        # AMP006 / AMP003: re-run the failing step, or
+        locate.maybe_arm(found)               # AMP006 / AMP003: re-run the failing step, or
                                               # arm the locator for the next step
 
     plus ``close()`` at the end of training. Locating is off when ``MonitorConfig.locate`` is
@@ -68,7 +81,7 @@ class LocateOnFault:
 
     Args:
         monitor: The Monitor whose diagnoses are amended.
-        model: The model to hook and re-run (may also be given to ``watch`` or ``maybe_arm``).
+        model: The models to hook and re-run, as for ``watch`` (may be given later).
 
     Example:
         >>> import torch
@@ -92,7 +105,7 @@ class LocateOnFault:
 
     def __init__(self, monitor: Monitor, model: Any = None) -> None:
         self.monitor = monitor
-        self.model = model
+        self.models: Any = None  # what watch() was given: a module, or several
         self.failed = False
         self.last_report: OriginReport | None = None
         self.last_explanation: OriginExplanation | None = None
@@ -119,21 +132,42 @@ class LocateOnFault:
         """Locating is on: configured, monitoring alive, no internal failure so far."""
         return self.monitor.config.locate and not self.monitor.disabled and not self.failed
 
-    def watch(self, model: Any, **options: Any) -> None:
-        """Capture each training step of ``model`` so a failing one can be re-run.
+    def watch(self, models: Any, optimizers: Any = (), **options: Any) -> None:
+        """Watch ``models`` from now on: capture each training step so that a failing one can
+        be re-run, and hook them all when the locator is armed.
 
-        Nothing happens when re-running is off or a model is already watched. ``options``
-        go to :class:`~denpex_callbacks.locate.rerun.FailingStepRerun` (an adapter's
-        ``hook``, ``no_backward``, ``blocker``).
+        Nothing happens when models are already watched. Re-running is off with
+        ``MonitorConfig.rerun=False`` (the locator still arms for the next step).
+
+        Args:
+            models: A module, a ``ModuleDict``, or a list, tuple or dict of modules (DDP,
+                Fabric and torch.compile wrappers are seen through).
+            optimizers: The optimizers that step them (wrappers are unwrapped); others are
+                found holding their parameters. Their applied steps prove a re-run's
+                parameters unchanged.
+            **options: For :class:`~denpex_callbacks.locate.rerun.FailingStepRerun`: an
+                adapter's ``hook``, ``no_backward``, ``blocker``, ``updates``, ``call_for``,
+                and a plain loop's ``loss_fn``.
         """
-        self.model = self.model if self.model is not None else model
+        if self.models is None:
+            self.models = models
         if self.rerun is not None or not self.enabled or not self.monitor.config.rerun:
             return
-        if isinstance(model, torch.nn.Module):
+        if watched_models(models):
             try:
-                self.rerun = FailingStepRerun(self.monitor, model, **options)
+                self.rerun = FailingStepRerun(self.monitor, models, optimizers=optimizers,
+                                              **options)
             except Exception as exc:
                 self._on_error(exc)
+
+    def capture_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
+                       ) -> None:
+        """For an adapter whose framework calls something other than the model's forward
+        (Lightning's ``training_step``; ``watch(..., hook=False, call_for=...)``): capture
+        this step's inputs now, before it draws random numbers."""
+        rerun = self.rerun
+        if rerun is not None and self.enabled:
+            rerun.capture(args, kwargs)
 
     def maybe_arm(self, diagnoses: Iterable[Diagnosis], model: Any = None) -> bool:
         """After AMP006 or AMP003 in ``diagnoses``: re-run the failing step and amend the
@@ -142,9 +176,9 @@ class LocateOnFault:
         Returns:
             True when the locator was armed for the next step by this call.
         """
-        if model is not None:
-            self.model = model
-        elif not diagnoses:  # the common case, every healthy step: let the captures go
+        if model is not None and self.models is None:
+            self.models = model
+        if not diagnoses:  # the common case, every healthy step: let the captures go
             rerun = self.rerun
             if rerun is not None and not rerun.failed:
                 rerun.release()
@@ -162,10 +196,10 @@ class LocateOnFault:
         target = triggers[0] if triggers else None
         if handled or target is None or self.locator is not None or not self.enabled:
             return False
-        if not isinstance(self.model, torch.nn.Module):
+        if not watched_models(self.models):
             return False
         try:
-            locator = NonFiniteLocator(self.model, on_error=self._on_error)
+            locator = NonFiniteLocator(self.models, on_error=self._on_error)
             locator.arm()
         except Exception as exc:
             self._on_error(exc)
@@ -177,7 +211,9 @@ class LocateOnFault:
         return True
 
     def _rerun_and_amend(self, rerun: FailingStepRerun, target: Diagnosis) -> bool:
-        """Re-run ``target``'s step (once per step) and amend it. True when it was re-run."""
+        """Re-run ``target``'s step (once per step) and amend it. True when it was re-run, or
+        when the fault was placed without re-running the loss (the model's output was finite
+        in the step: the loss computation or the targets)."""
         verdicts = self._verdicts
         try:
             if target.step not in verdicts:
@@ -186,7 +222,8 @@ class LocateOnFault:
                     del verdicts[old]
             verdict, report = verdicts[target.step]
             explanation = None
-            if report is not None and verdict.verdict != NOT_RERUNNABLE:
+            if report is not None and (verdict.verdict != NOT_RERUNNABLE
+                                       or verdict.placed is not None):
                 explanation = explain_origin(report, self.monitor.framework)
         except Exception as exc:
             self._on_error(exc)
@@ -197,10 +234,12 @@ class LocateOnFault:
         evidence = verdict.evidence()
         root_cause, fix = verdict.root_cause(), verdict.fix()
         located = None
+        if verdict.verdict == NOT_REPRODUCED:
+            evidence.update(cause=TRANSIENT, cause_evidence=[verdict.reason])
         if explanation is not None and report is not None:
             self.last_report, self.last_explanation = report, explanation
             evidence["origin"] = {"verdict": explanation.verdict, **explanation.evidence}
-            if verdict.verdict == REPRODUCED:
+            if verdict.verdict == REPRODUCED or verdict.placed is not None:
                 located = explanation.summary
                 summary += f"; {located}"
                 cause = self._cause(target, report, explanation)
@@ -209,7 +248,7 @@ class LocateOnFault:
                     evidence.update(cause.evidence())
         self.monitor.amend(target.code, step=target.step, evidence=evidence, summary=summary,
                            root_cause=root_cause, fix=fix, located=located)
-        return verdict.verdict != NOT_RERUNNABLE
+        return verdict.verdict != NOT_RERUNNABLE or verdict.placed is not None
 
     def _current(self, target: Diagnosis) -> Diagnosis:
         return next(
@@ -219,6 +258,7 @@ class LocateOnFault:
 
     def step_finished(
         self, loss: Any = None, step: int | None = None, *, rerun: Callable[[], Any] | None = None,
+        targets: Any = None, loss_fn: Callable[..., Any] | None = None,
     ) -> Diagnosis | None:
         """End optimizer step ``step``: label its capture for a re-run, and end the armed step
         (if any): read its values, disarm, amend the diagnosis.
@@ -227,13 +267,18 @@ class LocateOnFault:
             loss: The step's loss (tensor or number).
             step: The step's number, as the adapter counts steps.
             rerun: Re-computes this step's loss (a plain loop's closure), for a re-run.
+            targets: What the step's loss compared the model's output with (kept by
+                reference until the step is judged; checked for NaN/inf after a fault).
+            loss_fn: Computes the step's loss from the model's output (``loss_fn(output,
+                targets)``, or ``loss_fn(output)`` without targets), for a re-run that has
+                no ``rerun`` closure; default: the one given to ``watch``.
 
         Returns:
             The amended diagnosis, or None when nothing was armed.
         """
         capture = self.rerun
         if capture is not None and step is not None and self.enabled:
-            capture.step_finished(step, call=rerun)
+            capture.step_finished(step, call=rerun, targets=targets, loss_fn=loss_fn)
         locator, target = self.locator, self._target
         if locator is None or target is None:  # (every healthy step)
             return None

@@ -68,14 +68,16 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
         ('loss-computation', 30000000.0, True)
     """
     fwd = report.forward
+    named = report.origin or fwd  # the module the explanation names
     return OriginFacts(
         verdict=explanation.verdict,
         module=label(explanation.module) if explanation.module is not None else None,
-        inputs_finite=None if report.calls_seen == 0 else not report.inputs_nonfinite,
+        inputs_finite=None if report.calls_seen == 0 else (
+            not report.inputs_nonfinite and report.targets_finite is not False),
         loss_finite=report.loss_finite,
         peak_activation=report.peak.output_absmax if report.peak is not None else None,
-        module_output=fwd.output_absmax if fwd is not None else None,
-        module_weight=fwd.param_absmax if fwd is not None else None,
+        module_output=named.output_absmax if named is not None else None,
+        module_weight=named.param_absmax if named is not None else None,
         exceeded_fp16=bool(fwd is not None and fwd.exceeded_fp16),
         located_step=report.step,
     )
@@ -120,6 +122,8 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
             module=label(fwd.name), module_type=fwd.type, input_absmax=fwd.input_absmax,
             output_absmax=fwd.output_absmax, exceeded_fp16=fwd.exceeded_fp16,
         )
+    if report.compiled:
+        evidence["compiled"] = True
     if report.inputs_nonfinite:
         first = f"; first module to receive them: {label(fwd.name)}" if fwd else ""
         return OriginExplanation(
@@ -134,29 +138,29 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
             fwd.name if fwd else None,
             evidence,
         )
+    if fwd is not None and report.origin is not None:
+        return _explain_passed_on(fwd, report.origin, at, framework, bf16, evidence)
+    if fwd is not None and not fwd.name and report.modules_seen <= 1 < report.modules_watched:
+        return OriginExplanation(
+            "not-observed",
+            f"located at {at}: the output of {label(fwd.name)} ({fwd.type}) was "
+            f"{_fmt(fwd.output_absmax)}, but none of its submodules was seen running (a "
+            "compiled or scripted forward hides them from hooks): the locator could not look "
+            "inside",
+            None, None, None, evidence,
+        )
     if fwd is not None:
         return _explain_forward(fwd, at, framework, bf16, evidence)
     if report.loss_finite is False:
-        peak = report.peak
-        return OriginExplanation(
-            "loss-computation",
-            f"located at {at}: every module output was finite but the loss was "
-            f"{_fmt(report.loss_absmax)}",
-            "the loss computation produced the non-finite value: every module of the model "
-            "returned finite outputs, so it happened in the loss code after the model "
-            "(log/div of 0, a reduction in fp16, a NaN target)"
-            + (f"; the largest model output was {_fmt(peak.output_absmax)}" if peak else ""),
-            "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
-            "guard log/div with an epsilon, and check the targets for NaN/inf.",
-            None,
-            evidence,
-        )
+        return _explain_loss(report, at, evidence)
     back = report.backward
     if back is not None:
         return _explain_backward(back, report, at, framework, bf16, evidence)
     if report.calls_seen == 0:
+        hidden = (" where hooks see it (it runs under torch.compile): the locator could not "
+                  "look inside") if report.compiled else ""
         return OriginExplanation(
-            "not-observed", f"locator armed for {at} but the model ran no forward pass",
+            "not-observed", f"locator armed for {at} but the model ran no forward pass{hidden}",
             None, None, None, evidence,
         )
     peak = report.peak
@@ -172,6 +176,88 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
         f"did not recur{largest} (a one-off points to the failing step's batch or a "
         "transient spike)",
         None, None, None, evidence,
+    )
+
+
+def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> OriginExplanation:
+    """Every module output finite, the loss not: the loss code, or the targets it reads."""
+    peak = report.peak
+    largest = f"; the largest model output was {_fmt(peak.output_absmax)}" if peak else ""
+    summary = (f"located at {at}: every module output was finite but the loss was "
+               f"{_fmt(report.loss_absmax)}")
+    evidence["targets_finite"] = report.targets_finite
+    if report.targets_finite is False:
+        what = "the targets" if report.targets_given else "the step's inputs"
+        return OriginExplanation(
+            "input-data",
+            f"{summary}, and {what} (which the loss reads) hold NaN/inf",
+            "non-finite values in the targets: every module of the model returned finite "
+            "outputs, and the loss compared them with targets (or read an input) holding NaN/inf: "
+            "a data problem, not AMP.",
+            "Find and drop or repair the bad samples: assert torch.isfinite(targets).all() in "
+            "the data pipeline (the failing step's batch holds them); mixed precision is not "
+            "the cause.",
+            None,
+            evidence,
+        )
+    what = "the targets and the step's inputs" if report.targets_given else "the step's inputs"
+    checked = f"; {what} were finite, so the loss code itself" if report.targets_finite else ""
+    return OriginExplanation(
+        "loss-computation",
+        summary,
+        "the loss computation produced the non-finite value: every module of the model "
+        f"returned finite outputs, so it happened in the loss code after the model{checked} "
+        "(log or division of 0, a division by a batch statistic that is 0, a reduction in "
+        "fp16, a NaN target)" + largest,
+        "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
+        "guard log/div with an epsilon (a batch statistic such as the targets' std can be 0), "
+        "and check the targets for NaN/inf.",
+        None,
+        evidence,
+    )
+
+
+def _explain_passed_on(
+    fwd: ModuleCall, origin: ModuleCall, at: str, framework: str | None, bf16: str,
+    evidence: dict[str, Any],
+) -> OriginExplanation:
+    """``fwd`` returned inf from finite inputs with no weights of its own: ``origin`` made the
+    values it pushed past the fp16 limit."""
+    where = f"{label(origin.name)} ({origin.type})"
+    passer = f"{label(fwd.name)} ({fwd.type})"
+    evidence.update(
+        module=label(origin.name), module_type=origin.type, input_absmax=origin.input_absmax,
+        output_absmax=origin.output_absmax, first_nonfinite=label(fwd.name),
+        first_nonfinite_type=fwd.type, exceeded_fp16=True,
+    )
+    numbers = f"max |output| = {_fmt(origin.output_absmax)}"
+    if origin.param_absmax is not None:
+        numbers += f", max |weight| = {_fmt(origin.param_absmax)}"
+    summary = (f"located at {at}: {passer} turned finite inputs (max |x| = "
+               f"{_fmt(fwd.input_absmax)}) into {_fmt(fwd.output_absmax)} with no weights of "
+               f"its own; the values came from {where} ({numbers}; fp16 max 65504)")
+    if (origin.param_absmax or 0.0) > DIVERGED_WEIGHT:
+        return OriginExplanation(
+            "diverged-weights",
+            summary + ", whose weights have grown huge",
+            f"the weights of {where} have grown to |w| = {_fmt(origin.param_absmax)}: the "
+            "optimizer diverged (learning rate too high, no warm-up, no gradient clipping), and "
+            f"the fp16 overflow after it, in {label(fwd.name)}, is its symptom.",
+            "Lower the learning rate or add warm-up, clip gradients, and restart from a "
+            "checkpoint taken before the divergence.",
+            origin.name,
+            evidence,
+        )
+    return OriginExplanation(
+        "activation-overflow",
+        summary,
+        f"activation overflow in {where}: its activations reach {_fmt(origin.output_absmax)}, "
+        f"at the fp16 maximum 65504, and {passer} after it pushed them past, to "
+        f"{_fmt(fwd.output_absmax)} (it has no weights: keeping it in fp32 would change "
+        "nothing). Typical of models pretrained in bf16 or fp32 (T5's DenseReluDense.wo).",
+        f"{keep_fp32(label(origin.name), framework)} or train in bf16 ({bf16}).",
+        origin.name,
+        evidence,
     )
 
 

@@ -134,9 +134,14 @@ class OriginReport:
         step: The armed step (as the adapter counts steps), if known.
         modules_watched: Modules that had a forward hook.
         calls_seen: Module forward calls recorded.
+        modules_seen: Distinct modules among them (1 of many watched: only a model's own
+            output was seen, not inside it).
         gradients_seen: Gradients recorded in backward (0: no backward ran while armed).
         forward: First module (in the order outputs were produced) whose output was
             non-finite; None when every output was finite.
+        origin: The module whose own computation made the values ``forward`` only passed on
+            (``forward`` returned an infinity from finite inputs and has no weights of its own:
+            Dropout, an activation, a residual add); None when ``forward`` is the origin.
         backward: First non-finite gradient in backward; None when all were finite.
         inputs_absmax: Largest |value| of the model's floating-point inputs: those of the
             outermost module called (the model itself, or the first submodule a
@@ -144,6 +149,12 @@ class OriginReport:
         loss_absmax: |loss| as the adapter passed it (None: not passed).
         peak: The call with the largest finite output (the nearest to overflow).
         truncated: The record cap was reached: later calls were not recorded.
+        compiled: Some of the model runs under torch.compile (the armed step ran eagerly, so
+            that the hooks saw inside).
+        targets_finite: Whether the targets the loop handed over and every floating-point
+            tensor among the step's inputs were finite (None: not checked).
+        targets_given: The loop handed the step's targets over (else only the step's inputs
+            were checked: the targets are among them in a batch that holds both).
 
     Example:
         >>> r = OriginReport(step=5, inputs_absmax=float("nan"))
@@ -154,13 +165,18 @@ class OriginReport:
     step: int | None = None
     modules_watched: int = 0
     calls_seen: int = 0
+    modules_seen: int = 0
     gradients_seen: int = 0
     forward: ModuleCall | None = None
+    origin: ModuleCall | None = None
     backward: GradientOrigin | None = None
     inputs_absmax: float | None = None
     loss_absmax: float | None = None
     peak: ModuleCall | None = None
     truncated: bool = False
+    compiled: bool = False
+    targets_finite: bool | None = None
+    targets_given: bool = False
 
     @property
     def inputs_nonfinite(self) -> bool:

@@ -10,23 +10,26 @@ see :mod:`denpex_callbacks.locate.capture`.
 
 The re-run itself:
 
-- calls the model on the captured inputs (or the adapter's re-run closure: a plain loop's
-  ``step(..., rerun=...)``, a LightningModule's ``training_step``) under the captured autocast
-  state and RNG state, grad enabled;
+- calls the adapter's re-run closure (a plain loop's ``step(..., rerun=...)``, a
+  LightningModule's ``training_step``), or else each watched model on its captured inputs and
+  then, where the loop handed them over, its loss function on the output and the targets
+  (``loss_fn(output, targets)``, outside autocast); under the captured autocast and RNG state,
+  grad enabled, compiled code run eagerly;
 - for an overflow in the gradients (AMP003 with a finite loss) also runs backward on
   ``loss * scale`` with the scale the step used, through ``torch.autograd.grad`` into throwaway
   gradients: ``.grad`` is never written, so accumulation hooks (DDP's all-reduce, ZeRO's
   partitioning) do not fire and no rank waits for another; a non-finite loss needs the forward
   only. Where no loss is available, the verdict covers the forward and says so;
 - never steps the optimizer, never touches the scaler, the data loader or any logger; restores
-  the RNG state it found, the model's buffers (BatchNorm statistics) and the train/eval mode.
+  the RNG state it found, the models' buffers (BatchNorm statistics) and their train/eval mode.
   State a forward keeps in plain Python attributes (a call counter, a cache) is not undone.
 It needs the memory of one training step while it runs, freed when it returns.
 
-Not re-runnable, and said so: the update of the failing step was applied (no scaler skipped it)
-or the parameters changed since; the inputs were modified in place, were not captured, or are
-no longer kept; the forward would enter a collective alone (SyncBatchNorm, FSDP, ZeRO-3) or an
-adapter says it cannot re-run without side effects
+Not re-runnable, and said so: an optimizer step was applied since the failing step's forward
+(:mod:`denpex_callbacks.locate.applied_steps`); the inputs were modified in place, were not
+captured, or are no longer kept; the parameters are sharded (FSDP1, FSDP2, DTensor, ZeRO-3: the
+forward gathers them from every rank) or the forward holds SyncBatchNorm under several ranks;
+an adapter says it cannot re-run without side effects
 (:mod:`denpex_callbacks.locate.rerun_checks` holds these checks).
 """
 
@@ -36,6 +39,7 @@ import contextlib
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -52,7 +56,8 @@ from denpex_callbacks.core.rerun_verdict import (
     not_rerunnable,
     this_host,
 )
-from denpex_callbacks.locate.capture import StepCapture, StepCaptures, cuda_rng_state
+from denpex_callbacks.locate.applied_steps import AppliedSteps, CountedUpdates, StepCounter
+from denpex_callbacks.locate.capture import ModelForward, RngState, StepCapture, StepCaptures
 from denpex_callbacks.locate.locator import NonFiniteLocator
 from denpex_callbacks.locate.origin_report import OriginReport
 from denpex_callbacks.locate.rerun_checks import (
@@ -61,13 +66,12 @@ from denpex_callbacks.locate.rerun_checks import (
     collective_in_forward,
     why_not_rerunnable,
 )
-from denpex_callbacks.locate.step_inputs import unwrapped
+from denpex_callbacks.locate.tensor_absmax import all_finite, float_tensors
+from denpex_callbacks.locate.watched import WatchedModel, eager, runs_compiled, watched_models
 
-__all__ = ["FailingStepRerun"]
+__all__ = ["FailingStepRerun", "loss_of"]
 
 LOGGER = logging.getLogger("denpex_callbacks")
-# The generators' states a re-run found: the CPU's, and (device, state) of a CUDA device's.
-RngStates = tuple[torch.Tensor, tuple[int, torch.Tensor] | None]
 
 
 def loss_of(output: Any) -> torch.Tensor | None:
@@ -94,20 +98,24 @@ class FailingStepRerun:
     Adapters call ``step_finished(step)`` when a step's optimizer update is done,
     ``rerun(diagnosis)`` for an AMP006/AMP003 diagnosis, then ``release()`` once the monitor
     has judged steps; :class:`~denpex_callbacks.locate.on_fault.LocateOnFault` does this for
-    them. Captures come from a forward pre-hook on ``model``, or from ``capture()`` where the
+    them. Captures come from forward hooks on the models, or from ``capture()`` where the
     framework calls something other than the model's forward (Lightning's ``training_step``).
 
     Args:
         monitor: The rank's Monitor (its run state says which steps were skipped).
-        model: The module whose forward is captured and re-run (its wrapper's inner module is
-            used under DistributedDataParallel).
-        hook: Install the forward pre-hook (False: the adapter calls ``capture()``).
+        models: The models to capture and re-run: a module, a ``ModuleDict``, or a list, tuple
+            or dict of modules (DDP, Fabric and torch.compile wrappers are seen through).
+        optimizers: Optimizers whose steps change the parameters, beyond those found holding
+            them (see :class:`~denpex_callbacks.locate.applied_steps.AppliedSteps`).
+        hook: Install the forward hooks (False: the adapter calls ``capture()``).
         no_backward: Why a backward cannot be re-run in this framework ("" : it can).
         blocker: Returns why this framework cannot re-run a step now (None: it can).
-        updates: Counts the optimizer updates applied so far, where they leave the
-            parameters' version counters alone (see :class:`StepCaptures`).
+        updates: Counts the optimizer updates applied so far, where the framework steps its
+            optimizers itself (DeepSpeed); replaces the optimizer step hook.
         call_for: With ``hook=False``: builds a captured step's re-run from its args (see
-            :class:`StepCaptures`).
+            :class:`~denpex_callbacks.locate.capture.StepCaptures`).
+        loss_fn: Computes a step's loss from the model's output: ``loss_fn(output, targets)``
+            with the targets the step handed over, else ``loss_fn(output)``.
 
     Example:
         >>> from denpex_callbacks import Monitor, MonitorConfig, Observation
@@ -133,34 +141,44 @@ class FailingStepRerun:
     def __init__(
         self,
         monitor: Monitor,
-        model: torch.nn.Module,
+        models: Any,
         *,
+        optimizers: Any = (),
         hook: bool = True,
         no_backward: str = "",
         blocker: Callable[[], str | None] | None = None,
         updates: Callable[[], int] | None = None,
         call_for: Callable[[tuple[Any, ...]], Callable[[], Any]] | None = None,
+        loss_fn: Callable[..., Any] | None = None,
     ) -> None:
         self.monitor = monitor
-        self.wrapper, self.model = unwrapped(model)
+        self.models: list[WatchedModel] = watched_models(models)
         self.no_backward = no_backward
         self.blocker = blocker
+        self.loss_fn = loss_fn
         self.failed = False
         self.reruns = 0
-        self.captures = StepCaptures(monitor, self.model, hook=hook, on_error=self._fail,
-                                     updates=updates, call_for=call_for)
+        optimizers = [optimizers] if hasattr(optimizers, "param_groups") else list(optimizers)
+        self.counter: StepCounter = CountedUpdates(updates) if updates is not None else (
+            AppliedSteps([m.module for m in self.models], optimizers))
+        # Sharded parameters are never re-run: no capture is kept for them.
+        self.refusal = next((why for m in self.models
+                             if (why := collective_in_forward(m.module, 1)) is not None), None)
+        self.captures = StepCaptures(monitor, self.models, self.counter,
+                                     hook=hook and self.refusal is None, on_error=self._fail,
+                                     call_for=call_for)
 
-    def capture(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-        call: Callable[[], Any] | None = None, returns_loss: bool = False,
-    ) -> None:
+    def capture(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> None:
         """Capture a step's inputs and RNG state now (see :meth:`StepCaptures.capture`)."""
-        self.captures.capture(args, kwargs, call=call, returns_loss=returns_loss)
+        if self.refusal is None:
+            self.captures.capture(args, kwargs)
 
-    def step_finished(self, step: int, *, call: Callable[[], Any] | None = None) -> None:
+    def step_finished(self, step: int, *, call: Callable[[], Any] | None = None,
+                      targets: Any = None, loss_fn: Callable[..., Any] | None = None) -> None:
         """The forwards since the last call belong to step ``step`` (``call``: a closure
-        re-computing its loss)."""
-        self.captures.step_finished(step, call=call)
+        re-computing its loss; ``targets`` and ``loss_fn``: what its loss was computed from)."""
+        self.captures.step_finished(step, call=call, targets=targets,
+                                    loss_fn=loss_fn or self.loss_fn)
 
     def release(self) -> None:
         """Let go of the captures of the steps the monitor has judged."""
@@ -179,9 +197,9 @@ class FailingStepRerun:
         Returns:
             The verdict and, when the step was re-run, what the locator saw in it.
         """
-        failing = self._failing(diagnosis)
         rank, host = self.monitor.rank, this_host()
-        capture = self.captures.held.get(failing.step) if failing.step is not None else None
+        capture = self.captures.held.get(diagnosis.step) if diagnosis.step is not None else None
+        failing = self._failing(diagnosis, capture)
         why = self._why_not(failing, capture)
         if why is not None or capture is None:
             return not_rerunnable(failing, why or "", rank=rank, host=host), None
@@ -193,10 +211,18 @@ class FailingStepRerun:
         except _RerunRaised as raised:
             return not_rerunnable(failing, f"the re-run raised {raised}", rank=rank,
                                   host=host), None
-        detail = {"forwards_in_step": capture.forwards, "module": _first_module(report)}
-        return judge(failing, outcome, rank=rank, host=host, detail=detail), report
+        detail = {"forwards_in_step": capture.forwards, "module": _first_module(report),
+                  "output_finite": failing.output_finite}
+        verdict = judge(failing, outcome, rank=rank, host=host, detail=detail)
+        if verdict.placed is not None and report.loss_absmax is None:
+            # The model's output was finite in the step as in the re-run: the step's own loss
+            # stands for the loss the re-run could not compute.
+            loss = failing.loss if failing.loss is not None else math.nan
+            report = replace(report, loss_absmax=abs(loss))
+        return verdict, replace(report, targets_finite=_targets_finite(capture),
+                                targets_given=capture.targets is not None)
 
-    def _failing(self, diagnosis: Diagnosis) -> FailingStep:
+    def _failing(self, diagnosis: Diagnosis, capture: StepCapture | None) -> FailingStep:
         evidence = diagnosis.evidence
         step = diagnosis.step
         recorded = next((r for r in self.monitor.run.recent if r[0] == step), None)
@@ -207,38 +233,35 @@ class FailingStepRerun:
         if scale is None and self.monitor.run.skip_streak_start == step:
             scale = self.monitor.run.skip_streak_start_scale
         return FailingStep(diagnosis.code, step, _number(loss), _number(scale),
-                           self.monitor.world_size)
+                           self.monitor.world_size,
+                           capture.output_finite() if capture is not None else None)
 
     def _why_not(self, failing: FailingStep, capture: StepCapture | None) -> str | None:
         if self.failed:
             return "the re-run machinery failed earlier in this run"
-        why = why_not_rerunnable(failing.step, capture, self.captures, self.monitor.run)
+        if self.refusal is not None:
+            return self.refusal
+        why = why_not_rerunnable(failing.step, capture, self.captures)
         if why is not None:
             return why
         blocked = self.blocker() if self.blocker is not None else None
-        return blocked or collective_in_forward(self.model, self.monitor.world_size)
+        return blocked or next((why for m in self.models if (
+            why := collective_in_forward(m.module, self.monitor.world_size)) is not None), None)
 
-    def _run(self, capture: StepCapture, failing: FailingStep) -> tuple[RerunOutcome, OriginReport]:
-        model = self.model
-        locator = NonFiniteLocator(model, on_error=self._fail)
-        with self._restored(model, capture) as found_rng:
+    def _run(self, capture: StepCapture, failing: FailingStep
+             ) -> tuple[RerunOutcome, OriginReport]:
+        failures: list[BaseException] = []  # the locator's own: raised to LocateOnFault
+        locator = NonFiniteLocator(self.models, on_error=failures.append)
+        with self._restored() as found_rng:
             locator.arm()
             try:
-                with contextlib.ExitStack() as stack:
-                    for device, dtype in capture.autocast:
-                        stack.enter_context(torch.autocast(device, dtype=dtype))
-                    stack.enter_context(torch.enable_grad())
-                    self.captures.rerun_inputs = None
-                    if capture.call is not None:
-                        output = capture.call()
-                    else:
-                        output = model(*capture.args, **capture.kwargs)
+                with eager(), torch.enable_grad():
+                    loss, outputs = self._compute(capture)
                 if capture.call is not None and self.captures.hooked:
                     check_same_inputs(self.captures, capture)
-                loss = output if capture.call_returns_loss else loss_of(output)
-                if not isinstance(loss, torch.Tensor):
-                    loss = None
                 loss_value = float(loss.detach().float()) if loss is not None else None
+                flag = all_finite(float_tensors(outputs, []))
+                outputs_finite = bool(flag) if flag is not None else None
                 grads, why = None, ""
                 if not failing.loss_nonfinite and (loss_value is None
                                                    or math.isfinite(loss_value)):
@@ -246,16 +269,16 @@ class FailingStepRerun:
                     if not why and loss is not None:
                         self._backward(loss, failing.scale)
                         grads = True  # filled from the report below
-                self._check_rng(capture, failing, found_rng)
+                self._check_rng(found_rng)
             except NotRerunnable:
                 locator.disarm()
                 raise
             except Exception as exc:
                 locator.disarm()
                 raise _RerunRaised(f"{type(exc).__name__}: {exc}") from exc
-            report = locator.finish(loss if loss is not None else output, failing.step)
-        outputs_finite = None if loss is not None else (
-            report.loss_absmax is None or math.isfinite(report.loss_absmax))
+            report = locator.finish(loss, failing.step)
+        if failures:
+            raise failures[0]
         return RerunOutcome(
             loss=loss_value,
             outputs_finite=outputs_finite,
@@ -266,21 +289,41 @@ class FailingStepRerun:
                      "this step was kept and re-run") if capture.forwards > 1 else "",
         ), report
 
-    def _check_rng(self, capture: StepCapture, failing: FailingStep, found: RngStates) -> None:
-        """A step whose RNG state was not kept (the steps drew no random numbers when it was
-        captured) is re-run with whatever state the generators hold: faithful only if the
-        re-run draws none either (``found``: the states before it, from ``_restored``)."""
-        if capture.cpu_rng is not None:
+    def _compute(self, capture: StepCapture) -> tuple[torch.Tensor | None, list[Any]]:
+        """The step's loss (None: none to re-run) and the outputs of the models' calls."""
+        first = capture.first
+        if capture.call is not None:
+            if first is not None:
+                first.rng.restore()
+            with _autocast(first):
+                output = capture.call()
+            loss = output if capture.call_returns_loss else loss_of(output)
+            return (loss if isinstance(loss, torch.Tensor) else None), [output]
+        outputs = []
+        called = [m for m in self.models if m.name in capture.models]
+        for model in sorted(called, key=lambda m: capture.models[m.name].order):
+            forward = capture.models[model.name]
+            forward.rng.restore()
+            with _autocast(forward):
+                outputs.append(model.module(*forward.args, **forward.kwargs))
+        loss = loss_of(outputs[0]) if len(outputs) == 1 else None
+        if loss is None and capture.loss_fn is not None and len(outputs) == 1:
+            loss = capture.loss_fn(outputs[0], capture.targets) if (
+                capture.targets is not None) else capture.loss_fn(outputs[0])
+        return (loss if isinstance(loss, torch.Tensor) else None), outputs
+
+    def _compiled(self) -> bool:
+        return any(m.compiled_wrapper or runs_compiled(m.module) for m in self.models)
+
+    def _check_rng(self, found: RngState) -> None:
+        """A compiled model's kernels draw random numbers (dropout) their own way: an eager
+        re-run that draws some would not draw the same ones."""
+        if not self._compiled() or torch.equal(found.cpu.get_state(), torch.get_rng_state()):
             return
-        cpu_rng, cuda_rng = found
-        if torch.equal(cpu_rng, torch.get_rng_state()) and (cuda_rng is None or torch.equal(
-                cuda_rng[1], torch.cuda.get_rng_state(cuda_rng[0]))):
-            return
-        self.captures.rng_drawn()  # the model draws now: keep the RNG state again
         raise NotRerunnable(
-            f"step {failing.step}'s computation draws random numbers (dropout) and its RNG "
-            "state was not kept (denpex keeps it while the steps draw some; this model began "
-            "to after its last check): a re-run would draw other numbers. It is kept from now on")
+            "the model runs compiled and draws random numbers (dropout): torch.compile's "
+            "kernels draw them their own way, so an eager re-run would not compute what the "
+            "step computed")
 
     def _why_forward_only(self, loss: torch.Tensor | None) -> str:
         if self.no_backward:
@@ -292,44 +335,33 @@ class FailingStepRerun:
         return ""
 
     def _backward(self, loss: torch.Tensor, scale: float | None) -> None:
-        params = [p for p in self.model.parameters() if p.requires_grad]
+        params = [p for m in self.models for p in m.module.parameters() if p.requires_grad]
         scaled = loss * scale if scale is not None else loss
         # Throwaway gradients: .grad is not written and accumulation hooks do not run.
         grads = torch.autograd.grad(scaled, params, allow_unused=True)
         del grads
 
     @contextlib.contextmanager
-    def _restored(self, model: torch.nn.Module, capture: StepCapture) -> Iterator[RngStates]:
-        """Run with the capture's RNG state and train mode; put back RNG, buffers, modes.
-        Yields the generators' states it found (with a capture that kept none, the current
-        CUDA device's too: compared after the re-run)."""
-        cpu_rng = torch.get_rng_state()
-        cuda_rng = None
-        if capture.cuda_rng is not None:
-            cuda_rng = (capture.cuda_rng[0], torch.cuda.get_rng_state(capture.cuda_rng[0]))
-        elif capture.cpu_rng is None:
-            cuda_rng = cuda_rng_state()
-        buffers = [(b, b._version, b.clone()) for b in model.buffers()]
-        modes = [(m, m.training) for m in model.modules()]
-        wrapper = self.wrapper
+    def _restored(self) -> Iterator[RngState]:
+        """Put back the RNG state, the models' buffers and modes as the re-run found them;
+        a closure calling DDP reaches the module it wraps. Yields the RNG state found."""
+        found = RngState.now()
+        modules = [m.module for m in self.models]
+        buffers = [(b, b._version, b.clone()) for m in modules for b in m.buffers()]
+        modes = [(sub, sub.training) for m in modules for sub in m.modules()]
         self.captures.rerunning = True
         try:
-            if wrapper is not None:  # a closure calling DDP reaches the module it wraps
-                wrapper.forward = model.__call__
-            if capture.cpu_rng is not None:
-                torch.set_rng_state(capture.cpu_rng.get_state())
-            if capture.cuda_rng is not None:
-                torch.cuda.set_rng_state(capture.cuda_rng[1], capture.cuda_rng[0])
-            if model.training != capture.training:
-                model.train(capture.training)
-            yield cpu_rng, cuda_rng
+            for model in self.models:
+                if model.ddp is not None:
+                    model.ddp.forward = model.module.__call__
+            yield found
         finally:
             self.captures.rerunning = False
-            if wrapper is not None:
-                wrapper.__dict__.pop("forward", None)
-            torch.set_rng_state(cpu_rng)
-            if cuda_rng is not None:
-                torch.cuda.set_rng_state(cuda_rng[1], cuda_rng[0])
+            self.captures.rerun_inputs = {}
+            for model in self.models:
+                if model.ddp is not None:
+                    model.ddp.__dict__.pop("forward", None)
+            found.restore()
             with torch.no_grad():
                 for buffer, version, saved in buffers:
                     if buffer._version != version:
@@ -340,8 +372,9 @@ class FailingStepRerun:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Remove the hook and drop every capture. Safe to call twice."""
+        """Remove the hooks and drop every capture. Safe to call twice."""
         self.captures.close()
+        self.counter.close()
 
     def _fail(self, exc: BaseException) -> None:
         if self.failed:
@@ -357,6 +390,23 @@ class FailingStepRerun:
 
 class _RerunRaised(Exception):
     """The re-run's computation raised (user code, out of memory): not an internal error."""
+
+
+@contextlib.contextmanager
+def _autocast(forward: ModelForward | None) -> Iterator[None]:
+    """Autocast as it was around ``forward``."""
+    with contextlib.ExitStack() as stack:
+        for device, dtype in forward.autocast if forward is not None else ():
+            stack.enter_context(torch.autocast(device, dtype=dtype))
+        yield
+
+
+def _targets_finite(capture: StepCapture) -> bool | None:
+    """Whether the targets handed over and every floating-point tensor among the step's
+    inputs are finite (None: none to check). A sync: after a fault only."""
+    inputs = [part for f in capture.models.values() for part in (f.args, f.kwargs)]
+    flag = all_finite(float_tensors([capture.targets, *inputs], []))
+    return bool(flag) if flag is not None else None
 
 
 def _number(value: Any) -> float | None:

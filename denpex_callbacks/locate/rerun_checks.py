@@ -1,18 +1,18 @@
 """Whether a re-run of a failing step would be faithful, before it runs and after.
 
 A re-run proves something only when it computes what the failing step computed: the same
-parameters (the step's update was skipped, or nothing changed them since), the same inputs (not
-modified in place, and the ones a re-run closure actually feeds the model), and a forward one
-rank can run alone (no SyncBatchNorm under several ranks, no FSDP or ZeRO-3 gather).
-:class:`~denpex_callbacks.locate.rerun.FailingStepRerun` asks these questions; each answer is
-a sentence saying why not, or None. Torch only.
+parameters (no optimizer step applied since the step's forward), the same inputs (not modified
+in place, and the ones a re-run closure actually feeds the model), and a forward one rank can
+run alone: no SyncBatchNorm under several ranks, no sharded parameters (FSDP1, FSDP2
+``fully_shard``, tensor-parallel DTensors, ZeRO-3), whose forward gathers them from every
+rank. :class:`~denpex_callbacks.locate.rerun.FailingStepRerun` asks these questions; each
+answer is a sentence saying why not, or None. Torch only.
 """
 
 from __future__ import annotations
 
 import torch
 
-from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.locate.capture import StepCapture, StepCaptures
 from denpex_callbacks.locate.step_inputs import input_tensors
 
@@ -21,11 +21,14 @@ __all__ = [
     "check_same_inputs",
     "collective_in_forward",
     "same_tensor",
+    "sharded",
     "why_not_rerunnable",
 ]
 
-_COLLECTIVE_MODULES = ("SyncBatchNorm",)  # forward enters a collective under several ranks
-_SHARDED_WRAPPERS = ("FullyShardedDataParallel", "FSDPModule")
+COMPILED = ("its forward ran inside torch.compile, where a capture cannot be taken without "
+            "graph breaks (denpex was given the module that a torch.compile wrapper calls, or "
+            "one compiled in place with module.compile()): give the monitor what "
+            "torch.compile returned to re-run failing steps")
 
 
 class NotRerunnable(Exception):
@@ -33,37 +36,52 @@ class NotRerunnable(Exception):
 
 
 def why_not_rerunnable(
-    step: int | None, capture: StepCapture | None, captures: StepCaptures, run: RunState
+    step: int | None, capture: StepCapture | None, captures: StepCaptures
 ) -> str | None:
     """Why step ``step`` cannot be re-run from ``capture`` (None: its inputs and parameters
     are still the ones it used)."""
     if capture is None:
         upto = captures.released_upto
+        if captures.compiled_forwards:
+            return f"the inputs of step {step} were not captured: {COMPILED}"
         if step is not None and upto is not None and step <= upto:
             return (f"the inputs of step {step} are no longer kept (a step's inputs are "
                     "released once it is judged healthy)")
         return (f"the inputs of step {step} were not captured (no training forward of "
                 "the watched model was seen in that step)")
-    changed = captures.param_version(capture.params) != capture.param_version
-    if changed and not _only_skipped_since(step, captures, run):
-        return (f"the parameters changed after step {step}'s forward (its update was "
-                "applied: no loss scaler skipped it, or a later step or an in-place edit "
-                "changed them): a re-run would not use the same parameters")
-    if any(t._version != v for t, v in capture.inputs):
-        return f"the inputs of step {step} were modified in place after its forward"
+    if captures.counter.applied_since(capture.applied_mark):
+        return (f"an optimizer step was applied after step {step}'s forward (no loss scaler "
+                "skipped its update, or a later step's update went through): a re-run would "
+                "not use the same parameters")
+    for forward in capture.models.values():
+        if any(t._version != v for t, v in forward.inputs or ()):
+            return f"the inputs of step {step} were modified in place after its forward"
     return None
 
 
-def _only_skipped_since(step: int | None, captures: StepCaptures, run: RunState) -> bool:
-    # A skipped update leaves the values as they were even where a fused optimizer
-    # bumped the version counters writing them in place; every step since, all of them
-    # judged already, must have been skipped.
-    finished = captures.last_finished
-    if step is None or run.last_step is None or (
-            finished is not None and run.last_step < finished):
-        return False
-    recent = [r for r in run.recent if r[0] >= step]
-    return bool(recent) and recent[0][0] == step and all(r[2] is True for r in recent)
+def sharded(model: torch.nn.Module) -> str | None:
+    """Why ``model``'s parameters are sharded across ranks (None: they are not).
+
+    Example:
+        >>> sharded(torch.nn.Linear(2, 2)) is None
+        True
+    """
+    for module in model.modules():
+        kinds = {kind.__name__ for kind in type(module).__mro__}
+        if "FullyShardedDataParallel" in kinds:
+            return ("the model is sharded by FSDP (FullyShardedDataParallel): its forward "
+                    "gathers parameters from every rank")
+        if "FSDPModule" in kinds:
+            return ("the model is sharded by FSDP2 (fully_shard): its forward gathers the "
+                    "parameters, DTensors, from every rank")
+    for param in model.parameters():
+        if callable(getattr(param, "to_local", None)):
+            return ("the model's parameters are DTensors (tensor or sequence parallel): its "
+                    "forward communicates with the other ranks")
+        if hasattr(param, "ds_status"):
+            return ("DeepSpeed ZeRO stage 3 partitions the parameters: the forward gathers "
+                    "them from every rank")
+    return None
 
 
 def collective_in_forward(model: torch.nn.Module, world_size: int) -> str | None:
@@ -75,38 +93,38 @@ def collective_in_forward(model: torch.nn.Module, world_size: int) -> str | None
         >>> collective_in_forward(torch.nn.SyncBatchNorm(2), world_size=2)[:40]
         'the forward holds SyncBatchNorm, which w'
     """
-    names = {type(m).__name__ for m in model.modules()}
-    if world_size > 1 and names & set(_COLLECTIVE_MODULES):
+    why = sharded(model)
+    if why is not None:
+        return f"{why}, which one rank cannot do alone"
+    if world_size > 1 and any(type(m).__name__ == "SyncBatchNorm" for m in model.modules()):
         return ("the forward holds SyncBatchNorm, which would enter a collective on this "
                 "rank alone")
-    if names & set(_SHARDED_WRAPPERS):
-        return ("the model is sharded (FSDP): its forward gathers parameters from every "
-                "rank, which one rank cannot do alone")
-    if any(hasattr(p, "ds_status") for p in model.parameters()):
-        return ("DeepSpeed ZeRO stage 3 partitions the parameters: the forward gathers "
-                "them from every rank, which one rank cannot do alone")
     return None
 
 
 def check_same_inputs(captures: StepCaptures, capture: StepCapture) -> None:
-    """A closure must feed the model the failing step's inputs; one that reads loop
-    variables late (``lambda: loss_fn(model(x), y)`` re-run a step later) feeds the next
-    batch's: that re-run proves nothing.
+    """A closure must feed the models the failing step's inputs (each model's last forward
+    is compared); one that reads loop variables late (``lambda: loss_fn(model(x), y)``
+    re-run a step later) feeds the next batch's: that re-run proves nothing.
 
     Raises:
-        NotRerunnable: The closure did not call the model, or fed it other inputs.
+        NotRerunnable: The closure called none of the watched models, or fed one other
+            inputs.
     """
-    seen = captures.rerun_inputs
-    captures.rerun_inputs = None
-    if seen is None:
+    seen, captures.rerun_inputs = captures.rerun_inputs, {}
+    if not seen:
         raise NotRerunnable("the re-run closure did not call the watched model")
-    now, then = input_tensors(*seen), [t for t, _v in capture.inputs]
-    if len(now) != len(then) or not all(
-            same_tensor(a, b) for a, b in zip(now, then, strict=True)):
-        raise NotRerunnable(
-            "the re-run closure fed the model other inputs than the failing step's (a "
-            "closure reading loop variables sees a later batch: bind them, e.g. "
-            "functools.partial(compute_loss, x, y))")
+    for name, (args, kwargs) in seen.items():
+        forward = capture.models.get(name)
+        if forward is None:
+            continue  # (a model the step did not call in training mode)
+        now, then = input_tensors(args, kwargs), [t for t, _v in forward.inputs or ()]
+        if len(now) != len(then) or not all(
+                same_tensor(a, b) for a, b in zip(now, then, strict=True)):
+            raise NotRerunnable(
+                "the re-run closure fed the model other inputs than the failing step's (a "
+                "closure reading loop variables sees a later batch: bind them, e.g. "
+                "functools.partial(compute_loss, x, y))")
 
 
 def same_tensor(a: torch.Tensor, b: torch.Tensor) -> bool:

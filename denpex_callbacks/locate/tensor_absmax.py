@@ -6,6 +6,12 @@ What the non-finite locator (:mod:`denpex_callbacks.locate.locator`) records: ev
 A value is ``nan`` when the tensor held a NaN, ``inf`` when it held an infinity (and no NaN),
 else the finite maximum. Torch only.
 
+Only this rank's data is read (:func:`local_tensor`): a reduction over a DTensor (FSDP2's
+parameters, tensor-parallel activations) is a collective, and one rank entering it alone hangs
+the others. A DTensor is read as its local shard, a ZeRO-3 partitioned parameter as its own
+partition, and any other wrapper subclass (whose reductions may not stay on this rank) not at
+all.
+
 Example:
     >>> import torch
     >>> values = DeviceValues()
@@ -21,8 +27,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import is_traceable_wrapper_subclass
 
-__all__ = ["MAX_TENSORS_PER_SIDE", "DeviceValues", "absmax", "combine_absmax", "float_tensors"]
+__all__ = ["MAX_TENSORS_PER_SIDE", "DeviceValues", "absmax", "all_finite", "combine_absmax",
+           "float_tensors", "local_tensor"]
 
 MAX_TENSORS_PER_SIDE = 32  # tensors examined among one call's inputs, or its outputs
 _NESTING = 4  # how deep tuples, lists and dicts are searched for tensors
@@ -55,13 +63,39 @@ class DeviceValues:
         return [host[device][i] for device, i in self._where]
 
 
+def local_tensor(tensor: torch.Tensor) -> torch.Tensor | None:
+    """What this rank holds of ``tensor``: itself, a DTensor's local shard, a ZeRO-3
+    parameter's own partition; None for another wrapper subclass (not read).
+
+    Example:
+        >>> t = torch.ones(2)
+        >>> local_tensor(t) is t
+        True
+    """
+    kind = type(tensor)
+    if kind is torch.Tensor or kind is torch.nn.Parameter:
+        return tensor
+    to_local = getattr(tensor, "to_local", None)
+    if callable(to_local):  # a DTensor (FSDP2, tensor parallel)
+        local = to_local()
+        return local if isinstance(local, torch.Tensor) else None
+    if is_traceable_wrapper_subclass(tensor):  # its reductions may not be local
+        return None
+    partition = getattr(tensor, "ds_tensor", None)  # DeepSpeed ZeRO-3: the data is elsewhere
+    if tensor.numel() == 0 and isinstance(partition, torch.Tensor):
+        return partition
+    return tensor  # a plain subclass (FSDP1's FlatParameter): local
+
+
 def float_tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[torch.Tensor]:
-    """Non-empty floating-point tensors in ``value`` (nested tuples, lists, dicts)."""
+    """Non-empty floating-point tensors in ``value`` (nested tuples, lists, dicts), as this
+    rank holds them (:func:`local_tensor`)."""
     if len(out) >= MAX_TENSORS_PER_SIDE:
         return out
     if isinstance(value, torch.Tensor):
-        if value.is_floating_point() and value.numel() > 0:
-            out.append(value)
+        local = local_tensor(value)
+        if local is not None and local.is_floating_point() and local.numel() > 0:
+            out.append(local)
     elif depth < _NESTING and isinstance(value, (tuple, list, Mapping)):
         items = value.values() if isinstance(value, Mapping) else value
         for item in items:
@@ -87,6 +121,22 @@ def absmax(tensors: list[torch.Tensor]) -> torch.Tensor:
         return values[0]
     device = values[0].device
     return torch.stack([v.to(device, non_blocking=True) for v in values]).amax()
+
+
+def all_finite(tensors: list[torch.Tensor]) -> torch.Tensor | None:
+    """Whether every value in ``tensors`` is finite, as a 0-d bool tensor on the device (no
+    sync; None without tensors). ``aminmax``: one pass, no full-size temporary.
+
+    Example:
+        >>> bool(all_finite([torch.ones(3), torch.tensor([1.0, float("inf")])]))
+        False
+    """
+    if not tensors:
+        return None
+    flags = [torch.isfinite(torch.stack(torch.aminmax(t.detach()))).all() for t in tensors]
+    device = flags[0].device
+    return flags[0] if len(flags) == 1 else torch.stack(
+        [f.to(device, non_blocking=True) for f in flags]).all()
 
 
 def combine_absmax(values: Iterable[float | None]) -> float | None:

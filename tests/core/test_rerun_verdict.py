@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -34,7 +35,17 @@ BOTH = "forward+backward"
      "the model's output is non-finite again"),
     (LOSS, RerunOutcome(outputs_finite=True), NOT_RERUNNABLE,
      "the model's output is finite on re-run, but the loss is computed outside the model and "
-     "was not re-run"),
+     "was not re-run (hand the monitor its loss_fn, or a rerun= closure)"),
+    # The output the failing step had (kept on the device) places the fault without the loss.
+    (replace(LOSS, output_finite=False), RerunOutcome(outputs_finite=True), NOT_REPRODUCED,
+     "the model's output was non-finite in step 7 and is finite on re-run (the loss, computed "
+     "outside the model, was not re-run: the output alone differs)"),
+    (replace(LOSS, output_finite=True), RerunOutcome(outputs_finite=True), NOT_RERUNNABLE,
+     "the model's output was finite in step 7, as on re-run: the loss computation or the "
+     "targets made the non-finite loss (the loss is computed outside the model and was not "
+     "re-run: hand the monitor its loss_fn to re-run it)"),
+    (replace(LOSS, output_finite=True), RerunOutcome(outputs_finite=False), REPRODUCED,
+     "the model's output is non-finite again"),
     (GRADS, RerunOutcome(loss=2.5, why_forward_only="no loss"), NOT_RERUNNABLE,
      "the overflow was in the gradients and the re-run covered the forward only (no loss)"),
     (GRADS, RerunOutcome(loss=2.5, grads_finite=False, covers=BOTH), REPRODUCED,
@@ -60,6 +71,13 @@ def test_judge(failing, outcome, verdict, reason):
     assert (judged.verdict, judged.reason) == (verdict, reason)
     assert judged.evidence()["rerun"] == verdict
     assert judged.evidence()["rerun_detail"]["host"] == "node-9"
+
+
+def test_a_finite_output_in_the_failing_step_places_the_fault_in_the_loss():
+    placed = judge(replace(LOSS, output_finite=True), RerunOutcome(outputs_finite=True))
+    assert placed.placed == "loss-computation"
+    assert placed.evidence()["rerun_detail"]["placed"] == "loss-computation"
+    assert judge(LOSS, RerunOutcome(outputs_finite=True)).placed is None  # output unknown
 
 
 def test_only_a_step_that_did_not_reproduce_changes_cause_and_fix():

@@ -45,6 +45,30 @@ class TinyT5(torch.nn.Module):
         return self.head(hidden)
 
 
+def overflow_block2(model: TinyT5) -> None:
+    """From now on the 3rd block's activations exceed 65504 (its weights scaled up; |w| stays
+    far below 65504: the activation overflows, not the weights)."""
+    block = model.blocks[2]
+    with torch.no_grad():
+        block.wi.weight.mul_(300.0)
+        block.wo.weight.mul_(500.0)
+
+
+def fp16_step(call: Any, scaler: Any, opt: torch.optim.Optimizer, monitor: AmpMonitor,
+              x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """One step of a real fp16 plain loop: autocast forward through ``call``, MSE in float32,
+    scaled backward, ``scaler.step``, ``update``, ``zero_grad``, ``monitor.step``."""
+    with torch.autocast("cpu", dtype=torch.float16):
+        out = call(x)
+    loss = torch.nn.functional.mse_loss(out.float(), y)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    opt.zero_grad()
+    monitor.step(loss)
+    return loss
+
+
 def hooks_on(model: torch.nn.Module) -> int:
     """Every hook registered on the model's modules and parameters."""
     count = 0

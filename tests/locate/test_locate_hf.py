@@ -57,10 +57,11 @@ def t5() -> Any:
     ))
 
 
-def train(tmp_path: Any, steps: int, *callbacks: Any) -> tuple[AmpDiagnosticCallback, Any]:
-    # The locator armed for the step after the fault: the failing-step re-run is off here.
-    callback = AmpDiagnosticCallback(report_dir=None, rerun=False)
-    model = t5()
+def train(tmp_path: Any, steps: int, *callbacks: Any, model: Any = None, rerun: bool = False
+          ) -> tuple[AmpDiagnosticCallback, Any]:
+    # rerun=False: the locator armed for the step after the fault (the failing-step re-run off)
+    callback = AmpDiagnosticCallback(report_dir=None, rerun=rerun)
+    model = model if model is not None else t5()
     args = transformers.TrainingArguments(
         output_dir=str(tmp_path / "out"), use_cpu=True, fp16=True, max_steps=steps,
         per_device_train_batch_size=4, logging_steps=1, report_to=[], save_strategy="no",
@@ -69,6 +70,22 @@ def train(tmp_path: Any, steps: int, *callbacks: Any) -> tuple[AmpDiagnosticCall
     CPUScalerTrainer(model=model, args=args, train_dataset=Tokens(),
                      callbacks=[callback, *callbacks]).train()
     return callback, model
+
+
+def t5_pretrained_large(wo_scale: float = 18500.0) -> Any:
+    """A T5 whose feed-forward weights are large from the start, as in a checkpoint pretrained
+    in bf16: relu(wi(x)) grows 40x, wo another ``wo_scale / 40``x (every |w| stays below 1000:
+    not diverged weights). The largest wo output of the first step, in the first encoder
+    block, 3.34 * wo_scale = 6.2e4, is just below the fp16 maximum; the Dropout after it
+    (x 1/0.9) pushes it past."""
+    model = t5()
+    with torch.no_grad():
+        for name, module in model.named_modules():
+            if name.endswith("DenseReluDense.wi"):
+                module.weight.mul_(40.0)
+            elif name.endswith("DenseReluDense.wo"):
+                module.weight.mul_(wo_scale / 40.0)
+    return model
 
 
 def hooks_on(model: Any) -> int:
@@ -86,7 +103,27 @@ def test_hf_trainer_t5_wo_overflow_is_located(tmp_path):
     assert (origin["verdict"], origin["module"], origin["located_step"]) == (
         "activation-overflow", WO, FAULT_STEP + 1)
     assert nan_loss.root_cause.startswith(f"activation overflow in {WO} (Linear)")
-    assert '"wo" to the model\'s _keep_in_fp32_modules' in nan_loss.fix
+    assert '"wo" in the model\'s _keep_in_fp32_modules' in nan_loss.fix
+    assert "bf16=True" in nan_loss.fix
+    assert hooks_on(model) == 0
+
+
+def test_hf_trainer_t5_overflow_passed_on_by_dropout_names_wo(tmp_path):
+    # The first non-finite output is the Dropout's after wo (it scales by 1/(1-p)); Dropout has
+    # no weights and autocast ignores it: the module whose own computation reached the fp16
+    # limit is wo, and the fix names it.
+    callback, model = train(tmp_path, 2, model=t5_pretrained_large(), rerun=True)
+    assert callback.monitor is not None
+    (nan_loss,) = [d for d in callback.monitor.diagnoses if d.code == "AMP006"]
+    assert nan_loss.step == 1 and nan_loss.evidence["rerun"] == "reproduced"
+    origin = nan_loss.evidence["origin"]
+    wo, dropout = "encoder.block.0.layer.1.DenseReluDense.wo", "encoder.block.0.layer.1.dropout"
+    assert (origin["verdict"], origin["module"], origin["module_type"]) == (
+        "activation-overflow", wo, "Linear")
+    assert (origin["first_nonfinite"], origin["first_nonfinite_type"]) == (dropout, "Dropout")
+    assert 65504.0 / 1.2 < origin["output_absmax"] < 65504.0  # wo's own output, at the limit
+    assert nan_loss.root_cause.startswith(f"activation overflow in {wo} (Linear)")
+    assert f"Keep {wo} in fp32" in nan_loss.fix and "dropout" not in nan_loss.fix
     assert "bf16=True" in nan_loss.fix
     assert hooks_on(model) == 0
 

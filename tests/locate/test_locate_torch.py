@@ -15,6 +15,7 @@ from locate_models import (
     hooks_on,
     nan_in_batches,
     nan_in_one_batch,
+    overflow_block2,
     run,
 )
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -31,10 +32,7 @@ NEXT_STEP = {"config": MonitorConfig(report_dir=None, rerun=False)}
 def scale_up_block2(model: TinyT5, step: int, x: torch.Tensor) -> torch.Tensor:
     """From FAULT_STEP the 3rd block's activations exceed 65504 (its weights scaled up)."""
     if step == FAULT_STEP:
-        block = model.blocks[2]
-        with torch.no_grad():
-            block.wi.weight.mul_(300.0)
-            block.wo.weight.mul_(500.0)  # |w| stays far below 65504: the activation overflows
+        overflow_block2(model)
     return x
 
 
@@ -111,8 +109,9 @@ def test_gradient_overflow_in_backward_with_finite_loss_amends_amp003(tmp_path):
 def test_healthy_run_hooks_the_model_only_to_capture_its_inputs():
     result = run(40, scaler_kwargs={"growth_interval": 10})
     assert [d for d in result.monitor.diagnoses if d.severity.rank >= Severity.WARNING.rank] == []
-    # One forward pre-hook keeps the inputs and RNG state for a re-run; nothing else.
-    assert set(result.hooks_mid_step) == {1} and set(result.hooks_after_step) == {1}
+    # A forward pre-hook keeps the inputs and RNG state for a re-run, a forward hook whether
+    # the output was finite; nothing else.
+    assert set(result.hooks_mid_step) == {2} and set(result.hooks_after_step) == {2}
     assert result.hooks_after_close == 0
     assert result.monitor.pipeline.locate.rerun.held_steps == []  # released once judged healthy
     off = run(40, scaler_kwargs={"growth_interval": 10}, monitor_kwargs=NEXT_STEP)

@@ -9,12 +9,8 @@ import pytest
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, read_report
 from denpex_callbacks.core import catalog
-from denpex_callbacks.locate.origin import (
-    GradientOrigin,
-    ModuleCall,
-    OriginReport,
-    explain_origin,
-)
+from denpex_callbacks.locate.origin_explanation import explain_origin
+from denpex_callbacks.locate.origin_report import GradientOrigin, ModuleCall, OriginReport
 
 NAN, INF = math.nan, math.inf
 WO = "encoder.block.3.layer.1.DenseReluDense.wo"
@@ -72,7 +68,8 @@ def test_nothing_non_finite_keeps_the_catalog_cause():
 
 def test_fix_is_phrased_for_the_framework():
     report = OriginReport(1, forward=call(), inputs_absmax=1.0)
-    assert '"wo" to the model\'s _keep_in_fp32_modules' in explain_origin(report, "hf").fix
+    fix = explain_origin(report, "hf").fix
+    assert '"wo" in the model\'s _keep_in_fp32_modules' in fix and "enabled=False" in fix
     assert "bf16=True" in explain_origin(report, "hf").fix
     assert 'precision="bf16-mixed"' in explain_origin(report, "lightning").fix
     assert '"bf16": {"enabled": true}' in explain_origin(report, "deepspeed").fix
@@ -115,8 +112,6 @@ def test_amend_of_an_unknown_diagnosis_is_a_no_op():
 
 
 def test_overflow_from_huge_weights_blames_the_optimizer_not_precision():
-    from denpex_callbacks.locate.origin import ModuleCall, OriginReport, explain_origin
-
     diverged = ModuleCall("0", "Linear", input_absmax=3.9, output_absmax=float("inf"),
                           param_absmax=7127.0, output_dtype="torch.float16")
     e = explain_origin(OriginReport(step=62, forward=diverged, inputs_absmax=3.9), "torch")

@@ -35,6 +35,7 @@ def test_each_rank_reports_its_own_verdict_and_the_doctor_shows_them(tmp_path: P
     nan_loss = next(d for d in by_rank[1].diagnoses if d.code == "AMP006")
     assert (nan_loss.step, nan_loss.evidence["rerun"]) == (FAULT_STEP, "reproduced")
     assert nan_loss.evidence["origin"]["verdict"] == "input-data"
+    assert nan_loss.evidence["origin"]["module"] == "embed"  # no DDP "module." in the name
     collapse = next(d for d in by_rank[0].diagnoses if d.code == "AMP003")
     assert collapse.step == FAULT_STEP and "AMP006" not in {d.code for d in by_rank[0].diagnoses}
     assert collapse.evidence["rerun"] == "not-rerunnable"

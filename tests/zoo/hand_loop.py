@@ -80,6 +80,8 @@ def run(loop: Loop, s: Scenario) -> Outcome:
     """Train ``s`` for ``s.steps`` optimizer steps; the record is read with syncs (test side)."""
     data, compute = Data(), loss_fn(s)
     model = build_model(s)
+    if s.compiled:
+        model = torch.compile(model, backend="eager")
     opts = _optimizers(s, model)
     scheds = [torch.optim.lr_scheduler.LambdaLR(o, warmup_lambda(s)) for o in opts]
     model, held, scaler = loop.prepare(s, model, opts)

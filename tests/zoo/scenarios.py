@@ -23,6 +23,7 @@ from denpex_callbacks.core.causes import (  # the root-cause classes, by their s
     LOSS_COMPUTATION,
     LOSS_MAGNITUDE,
     SCALER_PROTOCOL,
+    TRANSIENT,
 )
 
 SANE_LR = 0.05  # SGD with momentum on the zoo's MLP: trains cleanly for hundreds of steps
@@ -59,11 +60,15 @@ class Scenario:
         clip: Max gradient norm (None: no clipping).
         batch_fault: ``"nan"`` or ``"inf"`` in one sample of the batch of ``FAULT_STEP``;
             ``"d-nan"``: the first optimizer's loss is NaN from ``FAULT_STEP`` on (a GAN's
-            discriminator).
-        loss: ``"mse"``, ``"mse-raw"`` (the same on targets left in raw units: a loss of
-            about 4e7 whose gradients overflow fp16 at any scale), or ``"bce-log0"``: a
-            hand-written BCE whose fp16 sigmoid saturates to exactly 1.0, so log(1 - p) is
-            log(0) = -inf.
+            discriminator); ``"constant-targets"``: every target of that batch the same;
+            ``"spike"``: that batch 30 times larger (finite, its gradients overflow at the
+            scale); ``"flip"``: one activation of that step's forward turned into inf, once
+            (a flipped bit: the re-run of the step is finite).
+        loss: ``"mse"``; ``"mse-raw"`` (the same on targets left in raw units: a loss of
+            about 4e7 whose gradients overflow fp16 at any scale); ``"mse-over-std"``: the
+            error in units of the batch's spread of targets (infinite when they are
+            constant); or ``"bce-log0"``: a hand-written BCE whose fp16 sigmoid saturates to
+            exactly 1.0, so log(1 - p) is log(0) = -inf.
         model: ``"mlp"`` or ``"ffn-large"`` (pretrained-like weights whose activations
             exceed 65504 from the first forward).
         precision: ``"fp16"`` (autocast + GradScaler), ``"bf16"``, ``"fp32"`` or
@@ -75,6 +80,9 @@ class Scenario:
         fresh_scaler: On resume, a new GradScaler (its scale back at init) instead of the saved.
         protocol: A scaler protocol mistake from ``FAULT_STEP``: ``"no-update"``,
             ``"double-step"``, ``"direct-step"``.
+        compiled: The loop calls ``torch.compile(model)`` and gives the monitor that
+            (backend ``"eager"``: dynamo's frontend, where hooks meet the compiler, without
+            inductor's C++ build).
         adapters: Runners this scenario applies to.
     """
 
@@ -94,6 +102,7 @@ class Scenario:
     resume_at: int | None = None
     fresh_scaler: bool = False
     protocol: str | None = None
+    compiled: bool = False
     adapters: tuple[str, ...] = ("torch", "hf", "lightning", "deepspeed", "accelerate",
                                  "fabric")
 
@@ -121,9 +130,19 @@ SCENARIOS: tuple[Scenario, ...] = (
     # -- a huge unnormalised loss at a sane learning rate: no start-up back-off ----------------
     Scenario("huge-unnormalised-loss", Truth("AMP003", 0, LOSS_MAGNITUDE), loss="mse-raw",
              steps=30, adapters=("torch", "hf", "lightning")),
+    # A loss divided by a batch statistic that is 0 (the targets' std in a batch of constant
+    # targets); a plain loop computes it outside the model and does not hand it over.
+    Scenario("loss-over-zero-std", Truth("AMP006", FAULT_STEP, LOSS_COMPUTATION),
+             loss="mse-over-std", batch_fault="constant-targets",
+             adapters=("torch", "hf", "lightning")),
+    # -- a transient fault: one corrupted activation, finite on re-run ------------------------
+    Scenario("transient-activation-flip", Truth("AMP006", FAULT_STEP, TRANSIENT),
+             batch_fault="flip", adapters=("torch", "hf", "lightning")),
     # -- a genuine fp16 activation overflow at a sane learning rate ---------------------------
     Scenario("activation-overflow", Truth("AMP006", 0, ACTIVATION_OVERFLOW), model="ffn-large",
              steps=20),
+    Scenario("activation-overflow-compiled", Truth("AMP006", 0, ACTIVATION_OVERFLOW),
+             model="ffn-large", steps=20, compiled=True, adapters=("torch",)),
     # -- gradient underflow: a scale far too low that never grows ------------------------------
     Scenario("static-scale-underflow", Truth("AMP004", 0, GRADIENT_UNDERFLOW),
              scaler={"init_scale": 2.0**-12, "growth_interval": 10**9}, steps=20,
@@ -159,6 +178,12 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("healthy-bf16", None, precision="bf16"),
     Scenario("healthy-fp32", None, precision="fp32"),
     Scenario("healthy-lr-10x-clipped", None, lr=SANE_LR * 10, clip=1.0),
+    Scenario("healthy-loss-over-std", None, loss="mse-over-std",
+             adapters=("torch", "hf", "lightning")),
+    # One batch 30x larger: one skipped step, the scale halves once, training goes on.
+    Scenario("healthy-transient-spike", None, batch_fault="spike",
+             adapters=("torch", "hf", "lightning")),
+    Scenario("healthy-compiled", None, compiled=True, adapters=("torch",)),
 )
 
 

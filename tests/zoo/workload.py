@@ -60,9 +60,30 @@ class LargeFFN(torch.nn.Module):
         return self.head(self.ffn(self.embed(x)) * 1e-3)
 
 
+class FlipOnce:
+    """A forward hook turning one activation into inf at one training forward, once: the
+    stand-in for a flipped bit (a re-run of the step, after it, finds it spent)."""
+
+    def __init__(self, at_forward: int) -> None:
+        self.at_forward, self.forwards, self.fired = at_forward, 0, False
+
+    def __call__(self, module: torch.nn.Module, args: Any, output: torch.Tensor) -> Any:
+        if not module.training:
+            return None
+        index, self.forwards = self.forwards, self.forwards + 1
+        if index != self.at_forward or self.fired:
+            return None
+        self.fired = True
+        output = output.clone()
+        output.view(-1)[0] = math.inf
+        return output
+
+
 def build_model(s: Scenario, seed: int = 0) -> torch.nn.Module:
     torch.manual_seed(seed)
     model: torch.nn.Module = LargeFFN() if s.model == "ffn-large" else MLP()
+    if s.batch_fault == "flip" and isinstance(model, MLP):
+        model.body[0].register_forward_hook(FlipOnce(FAULT_STEP * s.accumulation))
     return model.half() if s.precision == "fp16-weights" else model
 
 
@@ -87,8 +108,13 @@ class Data:
             y = (y > 0.5).float()
         if s.loss == "mse-raw":
             y = y * RAW_TARGETS
-        if s.batch_fault in ("nan", "inf") and step == FAULT_STEP and micro == 0:
-            x[3, 1] = {"nan": math.nan, "inf": math.inf}[s.batch_fault]
+        if step == FAULT_STEP and micro == 0:
+            if s.batch_fault in ("nan", "inf"):
+                x[3, 1] = {"nan": math.nan, "inf": math.inf}[s.batch_fault]
+            elif s.batch_fault == "constant-targets":
+                y.fill_(0.5)
+            elif s.batch_fault == "spike":
+                x, y = x * 30.0, y * 30.0
         return x, y
 
 
@@ -104,6 +130,8 @@ def loss_fn(s: Scenario) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     def mse(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.mse_loss(out.float(), y)
 
+    if s.loss == "mse-over-std":
+        return lambda out, y: mse(out, y) / y.std()
     return mse
 
 
