@@ -28,7 +28,17 @@ from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FLAG,
+    GROWTH,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    SETUP,
+    SUMMARY,
+    LogEvent,
+)
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
@@ -128,6 +138,8 @@ class Assembler:
         if kind == SETUP:
             self.setup.update(event.setup)
             return
+        if kind in (EVAL, SUMMARY):
+            return  # no training step: the evaluation stream is judged on its own
         if kind == FLAG:
             self._flush()
             if event.step is not None and event.step > self.clock + 1:

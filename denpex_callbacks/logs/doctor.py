@@ -32,7 +32,8 @@ from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.logs import folder_verdict, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler
-from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.evaluation import EvaluationStream
+from denpex_callbacks.logs.events import EVAL, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
@@ -175,6 +176,8 @@ class _Session:
         # One judge per rank, like the monitors: one rank's NaN run, zeros or skips are
         # judged on that rank's lines, not diluted by the healthy ranks printed between them.
         self.judges: dict[int, ExcerptJudge] = {}
+        # Evaluation values, per rank: a stream of their own (not training steps).
+        self.evaluations: dict[int, EvaluationStream] = {}
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
@@ -187,6 +190,13 @@ class _Session:
         families, assembler = self.result.families, self.assembler
         for event in events:
             families[event.family] += 1
+            if event.kind == EVAL:
+                rank = event.rank or 0
+                stream = self.evaluations.get(rank)
+                if stream is None:
+                    stream = self.evaluations[rank] = EvaluationStream()
+                stream.event(event, line, text, assembler.clock or None)
+                continue
             self._judge(event.rank or 0).event(event, line, text)
             assembler.feed(event, line, text)
         self.result.reading.add_line({(e.family, e.kind) for e in events})
@@ -272,6 +282,9 @@ class _Session:
         scaled = self.assembler.setup.get("scaler", "unknown") is not None
         findings = {rank: judge.findings(self._known(rank), scaled=scaled)
                     for rank, judge in sorted(self.judges.items())}
+        for rank, stream in sorted(self.evaluations.items()):
+            if (finding := stream.finding()) is not None:
+                findings.setdefault(rank, []).append(finding)
         if not self.monitors and not any(findings.values()):
             return []
         for rank, found in findings.items():

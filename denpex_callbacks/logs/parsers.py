@@ -22,6 +22,7 @@ from denpex_callbacks.logs import (
     lightning,
     megatron,
     other_scalers,
+    run_summaries,
     system,
     torch_errors,
 )
@@ -32,15 +33,17 @@ from denpex_callbacks.logs.reader import ValueRowLine
 
 # Order matters only when two families could claim one segment: errors first.
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, framework_errors, deepspeed, apex, other_scalers,
-    fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
+    other_scalers, fairseq, megatron, hf, lightning,
 )
-# What a metric line of an unknown format holds: a loss (loss, Loss), a scale, a non-finite
-# value (nan, NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
+# What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
+# loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,
+# NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
 # Each keyword is one more pass over every byte, and a short one is the slowest: all-capital
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
-GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast")
+GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
+                    b"cost", b"Cost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective")
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
 # prints glued into one segment, read as two.
