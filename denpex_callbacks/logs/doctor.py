@@ -122,13 +122,14 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
-    session = _Session(result, config or MonitorConfig(report_dir=None))
+    parser = LineParser()
+    session = _Session(result, config or MonitorConfig(report_dir=None),
+                       lambda: parser.evaluation_lines)
     stream = open_input(path)
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
-    parser = LineParser()
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
                                              workers=workers):
@@ -168,9 +169,11 @@ class _Session:
     """One Assembler feeding one Monitor per rank (each rank's run state apart, as in a live
     run), each started lazily once the setup lines are read."""
 
-    def __init__(self, result: Result, config: MonitorConfig) -> None:
+    def __init__(self, result: Result, config: MonitorConfig,
+                 evaluated: Callable[[], int] = lambda: 0) -> None:
         self.result = result
         self.config = config
+        self.evaluated = evaluated  # evaluation lines read so far
         self.monitors: dict[int, Monitor] = {}
         self.assembler = Assembler(self._observe, self._flag, self._gap)
         # One judge per rank, like the monitors: one rank's NaN run, zeros or skips are
@@ -251,6 +254,10 @@ class _Session:
         self.result.timeline.add(obs)
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
+        if skipped:
+            evaluated = self.evaluated()
+            for rank in ranks or [obs.rank]:
+                self._judge(rank).evaluations = evaluated
         if not ranks:  # the common case, without building a list per step
             self._judge(obs.rank).observation(obs)
             monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)

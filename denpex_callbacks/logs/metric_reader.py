@@ -125,6 +125,7 @@ class MetricReader:
         self.bars: dict[int, tuple[int, int, int]] = {}
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
+        self.evaluation_lines = 0  # lines read as evaluation (training was under way)
 
     @property
     def notations(self) -> dict[str, int]:
@@ -162,6 +163,7 @@ class MetricReader:
                 events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
             return events
         if metrics.evals:
+            self.evaluation_lines += 1
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         if self._header_row(text, line):
             return []
@@ -176,6 +178,8 @@ class MetricReader:
         roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
         metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
         found = [*metrics.evals, *metrics.components]
+        if found or lexicon.LOSS in metrics.values:
+            self.evaluation_lines += 1
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))

@@ -106,6 +106,12 @@ class LineParser:
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
 
+    @property
+    def evaluation_lines(self) -> int:
+        """Lines read as evaluation so far (with finite values too: they give no event, but
+        say that training was under way)."""
+        return self.generic.evaluation_lines if self.generic is not None else 0
+
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
         if isinstance(text, ValueRowLine):
