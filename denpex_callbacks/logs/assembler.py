@@ -41,6 +41,7 @@ from denpex_callbacks.logs.events import (
 )
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 
+SKIPPING = "messages"  # the family of the message table's skips (known_messages)
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
 # A scale that grew between two overflow lines proves applied steps in between (at least one
 # growth window) even when the log prints no step counter. How many is not printed: this many
@@ -70,6 +71,10 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
+        if event.family == SKIPPING and event.scale_before is None and event.scale_after is None:
+            # a skip that says nothing but itself (ESPnet's, SpeechBrain's, ColossalAI's), from
+            # tools that print it once per skipped step on the rank that logs: each a step
+            return False
         floor = self.scale_before is not None and self.scale_before == self.scale_after
         return not (floor and event.rank is None and None in self.ranks
                     and event.step is None and self.step is None)

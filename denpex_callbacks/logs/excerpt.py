@@ -231,9 +231,12 @@ class ExcerptJudge:
                 and self.streak_start is not None):
             self.cascade = (self.streak_start, self.streak)
         after = obs.scale_after
+        # Lines that print only the new scale (apex, fairseq, ColossalAI): the one before is
+        # the previous overflow's.
+        fell_from = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
         if (self.collapse is None and self.streak >= HALVINGS and after is not None
-                and after <= LOW_SCALE and obs.scale_before is not None
-                and obs.scale_before > after and self.streak_start is not None):
+                and after <= LOW_SCALE and fell_from is not None
+                and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
         # Pinned: the scale did not fall (lines printing only the new scale repeat it).
         before = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale

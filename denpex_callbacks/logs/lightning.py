@@ -33,7 +33,10 @@ _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
 _EVAL_VALUE = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
                          r"([-+]?(?:nan|inf)(?:\.0)?)(?=[\s,\]]|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
-_PRECISION = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision")
+# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
+# ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
+_PRECISION = re.compile(
+    r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -46,7 +49,7 @@ def parse(text: str) -> list[LogEvent]:
         (14, nan)
     """
     if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
-        fp16 = found.group(1) == "16bit"
+        fp16 = found.group(1) != "bfloat16"
         return [LogEvent(SETUP, FAMILY, setup={
             "active_precision": "fp16-mixed" if fp16 else "bf16-mixed",
             "scaler": "dynamic" if fp16 else None})]

@@ -19,6 +19,7 @@ from denpex_callbacks.logs import (
     fairseq,
     framework_errors,
     hf,
+    known_messages,
     lightning,
     megatron,
     other_scalers,
@@ -33,8 +34,8 @@ from denpex_callbacks.logs.reader import ValueRowLine
 
 # Order matters only when two families could claim one segment: errors first.
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
-    other_scalers, fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, framework_errors, run_summaries, known_messages,
+    deepspeed, apex, other_scalers, fairseq, megatron, hf, lightning,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,
