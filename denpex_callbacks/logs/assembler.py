@@ -181,6 +181,24 @@ class Assembler:
         """Flush what is pending at the end of the input."""
         self._flush()
 
+    def quiet_run(self, last_step: int, scale: float | None, rank: int | None) -> int:
+        """Lines that repeated a quiet line up to ``last_step`` (each an applied step at
+        ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them.
+        Returns the steps counted."""
+        self._flush()
+        steps = last_step - self.clock
+        if steps <= 0:
+            return 0
+        self._gap(steps)
+        owner = rank or 0
+        if scale is not None:
+            self._rank_scales[owner] = (self.clock, scale)
+        run = self._rank_clean_run.get(owner)
+        if run is not None:
+            self._rank_clean_run[owner] = run + steps
+        self._last_metrics = None
+        return steps
+
     # -- internals --------------------------------------------------------------------------
 
     def _emit(self, obs: Observation) -> None:

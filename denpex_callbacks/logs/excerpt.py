@@ -160,6 +160,24 @@ class ExcerptJudge:
             self.streak_start_scale = self.last_scale
         self.streak += steps
 
+    def quiet_rows(self, rows: int, last_step: int, scale: float | None, *,
+                   grad_norm: bool) -> None:
+        """``rows`` lines that repeated a quiet row (an applied step each, a finite loss that
+        is not 0, the scale unchanged), the last at ``last_step``: what reading them one by
+        one would leave (their losses are not kept: the rows read after them are)."""
+        self.streak = 0
+        self.since_overflow += rows
+        self.stable_rows += rows
+        if grad_norm and self.grad_rows:
+            self.grad_rows += rows
+        self.grad_run = self.zeros = self.halved_run = 0
+        if scale is not None and self.row_scale == scale:
+            self.scale_steady = True
+        self.pending_jump = None
+        self.printed_steps.append(last_step)
+        if self.megatron_last is not None:
+            self.megatron_last = (last_step, scale)
+
     def _row(self, obs: Observation, skipped: bool | None) -> None:
         """What one row shows beside the steps it stands for: its gradient norm, its scale
         against the previous row's, its loss against the recent ones."""

@@ -126,6 +126,7 @@ class MetricReader:
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
 
     @property
     def notations(self) -> dict[str, int]:
@@ -171,6 +172,12 @@ class MetricReader:
         if row is None:
             return self._bare(text)
         return self._events(text, row, "header row over value rows", counters=False)
+
+    def read_again(self, lines: int) -> None:
+        """Count ``lines`` more lines read as the last metric line was (lines that repeated
+        it, handed over as a count)."""
+        if self.last_read_as is not None:
+            self._read_as[self.last_read_as] += lines
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
@@ -239,7 +246,7 @@ class MetricReader:
             key for kind, key in metrics.keys.items() if kind != "epoch_text")
         if metrics.components:
             keys += tuple(key for key, _v in metrics.components)
-        read_as = (written, keys)
+        read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
