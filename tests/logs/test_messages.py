@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from excerpts import faults
 
 from denpex_callbacks.logs import messages
-from denpex_callbacks.logs.doctor import diagnose
 from denpex_callbacks.logs.events import EVAL, FLAG, GROWTH, OVERFLOW, SETUP, LogEvent
 from denpex_callbacks.logs.known_messages import anchor
 from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
@@ -95,12 +95,6 @@ def test_the_table_names_every_tool_the_issue_names() -> None:
 
 
 # --- older wordings and event sentences on logs ----------------------------------------------
-def _diagnose(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
-    path = tmp_path / "excerpt.log"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = diagnose(str(path))
-    assert result.error is None, result.error
-    return [(d.code, d.step) for d in result.faults]
 
 
 def test_fairseq_2020_wording_collapses(tmp_path: Path) -> None:
@@ -112,7 +106,7 @@ def test_fairseq_2020_wording_collapses(tmp_path: Path) -> None:
              f"num_updates={i * 100}, lr=0.0005, gnorm=1.2, loss_scale=128" for i in range(1, 4)]
     lines += [prefix + f"NOTE: overflow detected, setting loss scale to: {2.0 ** (16 - i)}"
               for i in range(8)]
-    assert [code for code, _ in _diagnose(tmp_path, lines)][:1] == ["AMP003"]
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
 
 
 def test_espnet_skips_on_a_nan_grad_norm_persistently(tmp_path: Path) -> None:
@@ -125,7 +119,7 @@ def test_espnet_skips_on_a_nan_grad_norm_persistently(tmp_path: Path) -> None:
              for i in range(4)]
     lines += ["[host] 2026-11-30 10:00:01,000 (trainer:580) WARNING: The grad norm is nan. "
               "Skipping updating the model."] * 8
-    assert [code for code, _ in _diagnose(tmp_path, lines)][:1] == ["AMP003"]
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
 
 
 def test_colossalai_overflow_announced_with_the_new_scale(tmp_path: Path) -> None:
@@ -133,7 +127,7 @@ def test_colossalai_overflow_announced_with_the_new_scale(tmp_path: Path) -> Non
     lines = [f"Epoch 0 step {i * 10}: loss {3.0 - i * 0.1:.4f}" for i in range(1, 5)]
     lines += [prefix + f"Overflow occurs, the loss scale is adjusted to {2.0 ** (15 - i)}"
               for i in range(7)]
-    assert [code for code, _ in _diagnose(tmp_path, lines)][:1] == ["AMP003"]
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
 
 
 def test_an_automatic_check_that_switched_amp_off(tmp_path: Path) -> None:
@@ -141,7 +135,7 @@ def test_an_automatic_check_that_switched_amp_off(tmp_path: Path) -> None:
              "AMP: checks failed, disabling Automatic Mixed Precision. See "
              "https://github.com/ultralytics/yolov5/issues/7908",
              *[f"      {e}/9      0G     0.1{e}     0.05    0.02     16     640" for e in range(3)]]
-    assert ("AMP010", None) in _diagnose(tmp_path, lines)
+    assert ("AMP010", None) in faults(tmp_path, lines)
 
 
 def test_the_prefilter_keeps_few_keywords() -> None:

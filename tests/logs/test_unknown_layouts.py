@@ -14,20 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from denpex_callbacks.logs.doctor import Result, diagnose
-
-
-def _diagnose(tmp_path: Path, lines: list[str]) -> Result:
-    path = tmp_path / "excerpt.log"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = diagnose(str(path))
-    assert result.error is None, result.error
-    return result
-
-
-def _faults(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
-    return [(d.code, d.step) for d in _diagnose(tmp_path, lines).faults]
+from excerpts import diagnose_lines, faults
 
 
 def _hf(loss: float | str, norm: float | str = 1.1, epoch: float = 0.1) -> str:
@@ -84,7 +71,7 @@ EVALUATIONS = {
 @pytest.mark.parametrize("name", EVALUATIONS)
 def test_a_nan_in_evaluation_is_amp013_not_the_training_loss(tmp_path: Path, name: str) -> None:
     lines, metric, where = EVALUATIONS[name]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [d.code for d in result.faults] == ["AMP013"], name
     found = result.faults[0]
     assert found.evidence["phase"] == "evaluation"
@@ -114,7 +101,7 @@ EVALUATIONS_HEALTHY = {
 
 @pytest.mark.parametrize("name", EVALUATIONS_HEALTHY)
 def test_finite_evaluations_and_best_so_far_stay_quiet(tmp_path: Path, name: str) -> None:
-    result = _diagnose(tmp_path, EVALUATIONS_HEALTHY[name])
+    result = diagnose_lines(tmp_path, EVALUATIONS_HEALTHY[name])
     assert result.faults == [], name
     assert result.timeline.steps == 10  # a summary is no step
 
@@ -122,7 +109,7 @@ def test_finite_evaluations_and_best_so_far_stay_quiet(tmp_path: Path, name: str
 def test_a_training_nan_first_makes_the_evaluation_nan_its_consequence(tmp_path: Path) -> None:
     lines = [*HEALTHY_HF[:4], _hf("nan", "nan"), _hf("nan", "nan"),
              "{'eval_loss': 'nan', 'eval_runtime': '1.2', 'epoch': '0.3'}"]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     codes = [d.code for d in result.faults]
     assert codes[0] == "AMP006" and "AMP013" in codes
     assert next(d for d in result.faults if d.code == "AMP013").caused_by == "AMP006"
@@ -130,7 +117,7 @@ def test_a_training_nan_first_makes_the_evaluation_nan_its_consequence(tmp_path:
 
 def test_a_summarised_training_nan_is_amp006(tmp_path: Path) -> None:
     lines = [*HEALTHY_HF, "wandb: Run summary:", "wandb:          train/loss nan"]
-    assert [code for code, _ in _faults(tmp_path, lines)] == ["AMP006"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
 
 
 # --- losses by rule, layouts -------------------------------------------------------------------
@@ -161,17 +148,17 @@ LAYOUTS = {
 
 @pytest.mark.parametrize("name", LAYOUTS)
 def test_a_nan_under_another_name_or_layout_is_amp006(tmp_path: Path, name: str) -> None:
-    assert [code for code, _ in _faults(tmp_path, LAYOUTS[name])][:1] == ["AMP006"], name
+    assert [code for code, _ in faults(tmp_path, LAYOUTS[name])][:1] == ["AMP006"], name
 
 
 def test_pandas_missing_values_are_no_loss(tmp_path: Path) -> None:
     # pandas prints a missing value as NaN in a Series: "0    NaN"
     lines = [*HEALTHY_HF[:5], "0    NaN", "1    2.0", "dtype: float64", *HEALTHY_HF[5:]]
-    assert _faults(tmp_path, lines) == []
+    assert faults(tmp_path, lines) == []
 
 
 def test_a_healthy_cost_line_is_read(tmp_path: Path) -> None:
-    result = _diagnose(tmp_path, [f"epoch 1 iter {i * 10} avg cost {2.0 - i * 0.1:.4f}"
+    result = diagnose_lines(tmp_path, [f"epoch 1 iter {i * 10} avg cost {2.0 - i * 0.1:.4f}"
                                   for i in range(1, 9)])
     assert result.faults == [] and result.timeline.steps == 80
 
@@ -182,7 +169,7 @@ def test_hf_rows_whose_grad_norm_turns_nan_are_a_collapse(tmp_path: Path) -> Non
     # loss finite, grad_norm is NaN on every row that samples a skipped step
     lines = [*HEALTHY_HF[:6], *[_hf(round(2.2 - i * 0.01, 4), "nan", epoch=0.35 + i * 0.05)
                                 for i in range(3)]]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [(d.code, d.step) for d in result.faults] == [("AMP003", 7)]
     found = result.faults[0]
     assert found.evidence["basis"] == "excerpt" and found.evidence["consecutive"] == 3
@@ -192,7 +179,7 @@ def test_hf_rows_whose_grad_norm_turns_nan_are_a_collapse(tmp_path: Path) -> Non
 def test_hf_rows_with_scattered_nan_grad_norms_are_a_high_skip_rate(tmp_path: Path) -> None:
     rows = [_hf(round(2.5 - i * 0.01, 4), "nan" if i in (6, 11, 17) else 1.0, epoch=i / 40)
             for i in range(1, 30)]
-    assert [code for code, _ in _faults(tmp_path, rows)] == ["AMP008"]
+    assert [code for code, _ in faults(tmp_path, rows)] == ["AMP008"]
 
 
 def test_hf_start_up_and_sawtooth_overflows_stay_quiet(tmp_path: Path) -> None:
@@ -201,7 +188,7 @@ def test_hf_start_up_and_sawtooth_overflows_stay_quiet(tmp_path: Path) -> None:
     rows = [_hf(2.5, "nan", epoch=i / 400) for i in range(1, 5)]
     rows += [_hf(round(2.5 - i * 0.001, 4), "nan" if i == 150 else 1.0, epoch=(i + 4) / 400)
              for i in range(1, 300)]
-    assert _faults(tmp_path, rows) == []
+    assert faults(tmp_path, rows) == []
 
 
 def _apex(scale: float) -> str:
@@ -217,14 +204,14 @@ def _valid(epoch: int) -> str:
 
 def test_an_overflow_cascade_after_epochs_of_validation_is_a_collapse(tmp_path: Path) -> None:
     lines = [_valid(e) for e in range(1, 4)] + [_apex(2.0 ** (15 - i)) for i in range(8)]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [d.code for d in result.faults] == ["AMP003"]
     assert result.faults[0].lines[0] == 4
 
 
 def test_the_start_up_back_off_without_step_counters_stays_quiet(tmp_path: Path) -> None:
     lines = [_apex(2.0 ** (15 - i)) for i in range(8)] + [_valid(e) for e in range(1, 4)]
-    assert _faults(tmp_path, lines) == []
+    assert faults(tmp_path, lines) == []
 
 
 def test_two_overflows_beside_a_thousandfold_loss_jump(tmp_path: Path) -> None:
@@ -234,7 +221,7 @@ def test_two_overflows_beside_a_thousandfold_loss_jump(tmp_path: Path) -> None:
     lines += [stamp + "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, "
               "reducing to 32768", stamp + "[deepspeed] OVERFLOW! Rank 0 Skipping step. "
               "Attempted loss scale: 32768, reducing to 16384", "step 11 | loss 4123.5000"]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [d.code for d in result.faults] == ["AMP003"]
     assert result.faults[0].evidence["jump"] >= 1000
 
@@ -245,7 +232,7 @@ def test_a_sawtooth_beside_a_steady_loss_stays_quiet(tmp_path: Path) -> None:
     lines += [stamp + "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, "
               "reducing to 32768", "step 10 | loss 2.2100", "step 11 | loss 21.0000",
               "step 12 | loss 2.2000"]
-    assert _faults(tmp_path, lines) == []
+    assert faults(tmp_path, lines) == []
 
 
 def _scale_row(step: int, scale: float) -> str:
@@ -255,7 +242,7 @@ def _scale_row(step: int, scale: float) -> str:
 def test_a_scale_halved_on_every_row_is_a_collapse(tmp_path: Path) -> None:
     scales = [65536.0, 65536.0, 131072.0] + [65536.0 / 2 ** i for i in range(1, 7)]
     rows = [_scale_row(100 * (i + 1), s) for i, s in enumerate(scales)]
-    result = _diagnose(tmp_path, rows)
+    result = diagnose_lines(tmp_path, rows)
     assert [d.code for d in result.faults][:1] == ["AMP003"]
     assert "one every 100 steps" in result.faults[0].summary
 
@@ -263,7 +250,7 @@ def test_a_scale_halved_on_every_row_is_a_collapse(tmp_path: Path) -> None:
 def test_a_sawtooth_in_rows_stays_quiet(tmp_path: Path) -> None:
     scales = [65536.0, 65536.0, 32768.0, 32768.0, 65536.0, 65536.0, 32768.0, 65536.0,
               65536.0, 32768.0]
-    assert _faults(tmp_path, [_scale_row(100 * (i + 1), s) for i, s in enumerate(scales)]) == []
+    assert faults(tmp_path, [_scale_row(100 * (i + 1), s) for i, s in enumerate(scales)]) == []
 
 
 # --- a static scale ----------------------------------------------------------------------------
@@ -273,6 +260,6 @@ def test_a_constant_megatron_scale_that_never_overflows_is_no_warning(tmp_path: 
              f"{i * 80:10d} | learning rate: 1.000000E-04 | global batch size:     8 | lm loss: "
              f"{3.0 - i / 1000:.6E} | loss scale: 65536.0 | grad norm: 1.234 | number of skipped "
              "iterations:   0 | number of nan iterations:   0 |" for i in range(1, 641)]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert result.faults == []
     assert result.timeline.steps == 6400
