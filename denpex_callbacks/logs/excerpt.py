@@ -207,7 +207,8 @@ class ExcerptJudge:
             self._row_scale(point, obs.scale_after)
         if loss is not None and math.isfinite(loss) and not skipped:
             recent = self.recent_losses
-            if len(recent) >= 3 and self.jump is None:
+            # (the median is at least the smallest: most losses are not a jump from it)
+            if len(recent) >= 3 and self.jump is None and loss >= JUMP * min(recent):
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     if self.since_overflow <= JUMP_NEAR:

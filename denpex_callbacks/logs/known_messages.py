@@ -76,6 +76,13 @@ _ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len,
 # prefilter): few and short, each one more pass over the bytes without RE2.
 KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
                                b"Nan/Inf", b"half precision")
+# What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
+# row, the first of these its message holds, else its longest literal piece.
+_CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",
+               "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
+               "out of memory")
+_TRIGGERS = tuple(sorted({next((c for c in _CANDIDATES if c in row.message), anchor(row))
+                          for row in _ROWS}))
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -89,6 +96,12 @@ def parse(text: str) -> list[LogEvent]:
         ...     "WARNING: The grad norm is nan. Skipping updating the model.")]
         [('overflow', None)]
     """
+    # literal checks first: one regex over a long line of many alternatives costs more
+    for trigger in _TRIGGERS:
+        if trigger in text:
+            break
+    else:
+        return []
     found = _ANCHORS.search(text)
     if found is None:
         return []

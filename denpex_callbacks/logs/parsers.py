@@ -32,10 +32,11 @@ from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, star
 from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
 
-# Order matters only when two families could claim one segment: errors first.
+# Order matters only when two families could claim one segment: errors first; the message
+# table last (its rows are no family's lines, and the families' literal checks are cheaper).
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, framework_errors, run_summaries, known_messages,
-    deepspeed, apex, other_scalers, fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
+    other_scalers, fairseq, megatron, hf, lightning, known_messages,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,
