@@ -25,7 +25,6 @@ class ScaleStuckDetector(Detector):
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
-from denpex_callbacks.core.severity import Severity
         >>> d, run = ScaleStuckDetector(), RunState()
         >>> hits = []
         >>> for step in range(6):
