@@ -14,10 +14,12 @@ log scanner starts). Prints MB/s for each and the peak RSS of each variant's lar
 
 ``--generic 0.3``: the second benchmark log, where that share of the lines are metric lines
 in formats no family parser knows (nanoGPT, mmengine, key=value, Keras bars...), read by the
-generic metric reader.
+generic metric reader. ``--shape megatron`` / ``--shape nanogpt``: logs where every line is
+a metric line, as those tools print them (``training_log``'s iteration line every 10
+iterations; ``iter N: loss X, time Y ms, mfu Z%`` every iteration).
 
 Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]
-[--generic 0.3] [--rounds 3] [--baseline /other/checkout/.venv/bin/python]``
+[--generic 0.3 | --shape megatron] [--rounds 3] [--baseline /other/checkout/.venv/bin/python]``
 """
 
 from __future__ import annotations
@@ -91,6 +93,33 @@ def generate(path: Path, size_mb: int, generic: float = 0.0) -> None:
             written += len(text)
 
 
+def generate_shape(path: Path, size_mb: int, shape: str) -> None:
+    """Write a log of about ``size_mb`` MB where every line is a metric line of ``shape``
+    (deterministic): Megatron-LM's ``training_log`` line or nanoGPT's ``iter`` line."""
+    rng = random.Random(0)
+    target = size_mb * 1_000_000
+    written, iteration = 0, 0
+    with open(path, "w", encoding="utf-8") as out:
+        while written < target:
+            lines = []
+            for _ in range(1000):
+                iteration += 10 if shape == "megatron" else 1
+                if shape == "megatron":
+                    lines.append(
+                        f" [2026-01-01 10:00:00] iteration {iteration:8d}/  500000 | consumed "
+                        f"samples: {iteration * 512:12d} | elapsed time per iteration (ms): "
+                        f"{1200 + rng.random() * 50:.1f} | learning rate: 3.000000E-04 | global "
+                        f"batch size:   512 | lm loss: {2.5 + rng.random():.6E} | loss scale: "
+                        f"65536.0 | grad norm: {0.8 + rng.random():.3f} | number of skipped "
+                        "iterations:   0 | number of nan iterations:   0 |")
+                else:
+                    lines.append(f"iter {iteration}: loss {2.5 + rng.random():.4f}, time "
+                                 f"{30 + rng.random() * 10:.2f}ms, mfu {40 + rng.random():.2f}%")
+            text = "\n".join(lines) + "\n"
+            out.write(text)
+            written += len(text)
+
+
 def _warm_page_cache(path: Path) -> None:
     with open(path, "rb") as handle:
         while handle.read(1 << 24):
@@ -129,13 +158,18 @@ def main() -> None:
     parser.add_argument("--path", default="/tmp/denpex_bench_1gb.log")
     parser.add_argument("--generic", type=float, default=0.0,
                         help="share of metric lines in formats without a family parser")
+    parser.add_argument("--shape", choices=("megatron", "nanogpt"),
+                        help="every line a metric line of this tool")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--baseline", help="another interpreter whose denpex runs beside")
     args = parser.parse_args()
     path = Path(args.path)
     if not path.exists() or path.stat().st_size < args.size_mb * 900_000:
         print(f"generating {path} ({args.size_mb} MB)...", flush=True)
-        generate(path, args.size_mb, args.generic)
+        if args.shape:
+            generate_shape(path, args.size_mb, args.shape)
+        else:
+            generate(path, args.size_mb, args.generic)
     size_mb = path.stat().st_size / 1e6
     pattern = "|".join(re.escape(k.decode()) for k in KEYWORDS)
     _warm_page_cache(path)  # every reader below then reads from memory, the first one too
@@ -163,8 +197,10 @@ def main() -> None:
         [sys.executable, *doctor, "--workers", "0", str(path)])  # once: informative
     loop_s, loop_matches = python_loop_seconds(path, pattern)
     grep_s, doctor_s = median["grep"], median["denpex"]
-    print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs, generic metric lines: "
-          f"{args.generic:.0%}, {args.rounds} rotated rounds")
+    what = (f"every line a {args.shape} metric line" if args.shape
+            else f"generic metric lines: {args.generic:.0%}")
+    print(f"file:   {size_mb:.0f} MB, {os.cpu_count()} CPUs, {what}, {args.rounds} rotated "
+          "rounds")
     print(f"load:   {load_before[0]:.2f} before, {load_after[0]:.2f} after (1-minute)")
     print(f"grep:   {size_mb / grep_s:8.1f} MB/s  ({grep_s:.1f} s, {outputs['grep'].strip()} "
           "lines match)")
@@ -178,7 +214,7 @@ def main() -> None:
     print(f"denpex: {size_mb / doctor_s:8.1f} MB/s  ({doctor_s:.1f} s, "
           f"{doctor_s / grep_s:.1f}x grep's time, "
           f"{100 * grep_s / doctor_s:.0f}% of grep's speed, "
-          f"{loop_s / doctor_s:.1f}x the Python loop's)")
+          f"{loop_s / doctor_s:.2f}x the Python loop's)")
     print(f"denpex peak RSS: {rss['denpex']:.0f} MB (its largest process)")
     print("denpex verdict: " + (outputs["denpex"].splitlines() or ["(none)"])[0])
 

@@ -40,22 +40,25 @@ def parse(output: str) -> dict[str, float]:
 
 
 def run(size_mb: int, generic: float = 0.0, *, rounds: int = 3,
-        baseline: str | None = None) -> dict[str, Any]:
+        baseline: str | None = None, shape: str | None = None) -> dict[str, Any]:
     """Run the log doctor benchmark on a generated log of ``size_mb`` MB; ``generic``: the
-    share of metric lines in formats no family parser knows; ``baseline``: another
-    interpreter whose denpex runs beside (before/after)."""
+    share of metric lines in formats no family parser knows; ``shape``: every line a metric
+    line of that tool (``megatron``, ``nanogpt``); ``baseline``: another interpreter whose
+    denpex runs beside (before/after)."""
     if not SCRIPT.exists():
         return {"skipped": f"{SCRIPT.name} not present"}
-    kind = f"_generic{round(generic * 100)}" if generic else ""
+    kind = f"_{shape}" if shape else (f"_generic{round(generic * 100)}" if generic else "")
     print(f"log doctor: {size_mb} MB log{kind} (generated once under /tmp)...", flush=True)
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--size-mb", str(size_mb),
          "--path", f"/tmp/denpex_bench_{size_mb}mb{kind}.log", "--generic", str(generic),
-         "--rounds", str(rounds), *(["--baseline", baseline] if baseline else [])],
+         "--rounds", str(rounds), *(["--baseline", baseline] if baseline else []),
+         *(["--shape", shape] if shape else [])],
         capture_output=True, text=True, check=False,
     )
     print(done.stdout, end="", flush=True)
-    result: dict[str, Any] = {"size_mb": size_mb, "generic_share": generic, "rounds": rounds,
+    result: dict[str, Any] = {"size_mb": size_mb, "generic_share": generic, "shape": shape,
+                              "rounds": rounds,
                               **parse(done.stdout), "output": done.stdout.strip().splitlines()}
     if done.returncode != 0:
         result["error"] = done.stderr.strip().splitlines()[-5:]

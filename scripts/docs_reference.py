@@ -128,8 +128,28 @@ def changelog_markdown() -> str:
     return (Path(__file__).resolve().parents[1] / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
+def messages_markdown() -> str:
+    """The log doctor's message table: one section per tool, a row per message."""
+    from denpex_callbacks.logs.messages import MESSAGES
+
+    out: list[str] = []
+    tools: dict[str, list[Any]] = {}
+    for row in MESSAGES:
+        tools.setdefault(row.tool, []).append(row)
+    for tool, rows in tools.items():
+        out += ["", f"## {tool}", "", "| message | versions | source | means | read as | by |",
+                "|---|---|---|---|---|---|"]
+        for row in rows:
+            read = row.event + (f" {row.code}" if row.code else "")
+            out.append(f"| `{_cell(row.message).replace('`', chr(39))}` | {_cell(row.versions)} | "
+                       f"{_code_safe(_cell(row.source))} | {_code_safe(_cell(row.means))} | "
+                       f"{read} | {row.reader} |")
+    return "\n".join(out).lstrip() + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "changelog": changelog_markdown,
+    "messages": messages_markdown,
     "catalog": catalog_markdown,
     "cli": cli_markdown,
     "config": config_markdown,

@@ -238,6 +238,41 @@ _ENTRIES = (
         (TORCH_AMP_DOCS, TORCH_AMP_EXAMPLES),
     ),
     CatalogEntry(
+        "AMP013", "non-finite-eval-loss", "Evaluation loss or metric is NaN/inf",
+        Severity.WARNING,
+        "A value computed during evaluation (the eval or validation loss, perplexity, a "
+        "metric) is NaN or inf, not the training loss. Common causes: the evaluation forward "
+        "overflows in fp16 with no loss scaler to skip it (evaluation runs under autocast but "
+        "never through the scaler, and a model whose training loss is fine can still produce "
+        "inf activations on longer or unusual eval inputs); a NaN or inf sample, or an empty "
+        "target (a batch with every label ignored), in the evaluation set; a metric that "
+        "divides by zero or takes log(0); perplexity computed as exp(loss) overflowing. "
+        "If the training loss went non-finite first, this is its consequence (AMP006).",
+        "Check the evaluation data with torch.isfinite on inputs and labels, and count the "
+        "labels left after ignore_index per batch; run evaluation in bf16 or fp32 (HF: "
+        "keep fp16_full_eval=False, the default, or use bf16_full_eval=True; elsewhere "
+        "compute the evaluation loss in float32, outside autocast); guard metric "
+        "denominators and compute perplexity from a clipped loss.",
+        ("Re-run evaluation on the first failing batch in fp32: finite there means an fp16 "
+         "overflow, NaN there means the data or the metric.",
+         "Assert torch.isfinite(loss) per evaluation batch and print the batch index of the "
+         "first failure.",
+         "transformers 5.24: with logging_nan_inf_filter on (the default) the eval loss "
+         "averages only the finite batches, so a NaN eval_loss there means every evaluation "
+         "batch was non-finite; 4.x averaged every batch (one NaN batch makes it NaN). The "
+         "filter never touches compute_metrics' own metrics."),
+        "Validate the evaluation set once before training, and keep the evaluation loss "
+        "computation in float32.",
+        (TORCH_AMP_DOCS, HF_TRAINING_ARGS),
+        {"hf": "Check the eval dataset (torch.isfinite on inputs, labels not all -100 per "
+               "batch); keep fp16_full_eval=False (evaluation under autocast, fp32 weights) "
+               "or evaluate with bf16_full_eval=True; in compute_metrics guard divisions and "
+               "np.exp of the loss.",
+         "lightning": "Check the validation data (torch.isfinite on each batch) and compute "
+                      "the validation loss in float32 (loss.float(), or outside autocast); "
+                      "guard divisions in the metrics you log with self.log."},
+    ),
+    CatalogEntry(
         "SYS001", "out-of-memory", "Out of memory (not an AMP fault)", Severity.ERROR,
         "The device ran out of memory. This is not a loss-scale problem; a NaN or skipped step "
         "printed nearby is a consequence, not the cause.",
@@ -267,7 +302,7 @@ CATALOG: Mapping[str, CatalogEntry] = {entry.code: entry for entry in _ENTRIES}
 CONSEQUENCES: Mapping[str, frozenset[str]] = {
     "AMP001": frozenset({"AMP006", "AMP007"}),
     "AMP002": frozenset({"AMP003", "AMP004", "AMP005", "AMP006", "AMP007", "AMP008"}),
-    "AMP006": frozenset({"AMP003", "AMP004", "AMP005", "AMP007", "AMP008"}),
+    "AMP006": frozenset({"AMP003", "AMP004", "AMP005", "AMP007", "AMP008", "AMP013"}),
     "AMP003": frozenset({"AMP004", "AMP007", "AMP008", "AMP006"}),
     "AMP004": frozenset({"AMP007"}),
     "AMP005": frozenset({"AMP007", "AMP008"}),

@@ -28,9 +28,20 @@ from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
-from denpex_callbacks.logs.events import FLAG, GROWTH, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FLAG,
+    GROWTH,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    SETUP,
+    SUMMARY,
+    LogEvent,
+)
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 
+SKIPPING = "messages"  # the family of the message table's skips (known_messages)
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
 # A scale that grew between two overflow lines proves applied steps in between (at least one
 # growth window) even when the log prints no step counter. How many is not printed: this many
@@ -60,6 +71,10 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
+        if event.family == SKIPPING and event.scale_before is None and event.scale_after is None:
+            # a skip that says nothing but itself (ESPnet's, SpeechBrain's, ColossalAI's), from
+            # tools that print it once per skipped step on the rank that logs: each a step
+            return False
         floor = self.scale_before is not None and self.scale_before == self.scale_after
         return not (floor and event.rank is None and None in self.ranks
                     and event.step is None and self.step is None)
@@ -128,6 +143,8 @@ class Assembler:
         if kind == SETUP:
             self.setup.update(event.setup)
             return
+        if kind in (EVAL, SUMMARY):
+            return  # no training step: the evaluation stream is judged on its own
         if kind == FLAG:
             self._flush()
             if event.step is not None and event.step > self.clock + 1:
@@ -163,6 +180,24 @@ class Assembler:
     def finish(self) -> None:
         """Flush what is pending at the end of the input."""
         self._flush()
+
+    def quiet_run(self, last_step: int, scale: float | None, rank: int | None) -> int:
+        """Lines that repeated a quiet line up to ``last_step`` (each an applied step at
+        ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them.
+        Returns the steps counted."""
+        self._flush()
+        steps = last_step - self.clock
+        if steps <= 0:
+            return 0
+        self._gap(steps)
+        owner = rank or 0
+        if scale is not None:
+            self._rank_scales[owner] = (self.clock, scale)
+        run = self._rank_clean_run.get(owner)
+        if run is not None:
+            self._rank_clean_run[owner] = run + steps
+        self._last_metrics = None
+        return steps
 
     # -- internals --------------------------------------------------------------------------
 

@@ -32,14 +32,17 @@ from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.logs import folder_verdict, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler
-from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.evaluation import EvaluationStream
+from denpex_callbacks.logs.events import EVAL, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
+from denpex_callbacks.logs.quiet_runs import QuietRuns
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
     InputError,
+    QuietLines,
     ReadStats,
     open_input,
 )
@@ -58,13 +61,18 @@ _QUIET.setLevel(logging.CRITICAL + 1)  # the doctor prints its own report
 
 
 def diagnose(path: str, progress: Callable[[int, int | None], None] | None = None,
-             config: MonitorConfig | None = None, *, workers: int | None = 0) -> Result:
+             config: MonitorConfig | None = None, *, workers: int | None = 0,
+             quiet_runs: bool = True) -> Result:
     """Diagnose one input; never raises for bad input (see ``Result.error``).
 
     ``workers``: processes that scan a log file over 64 MiB for candidate lines while this one
     parses them; the result is the same either way. 0 (the default here): none. None: one per
     CPU, as the ``denpex`` command does; they are started with multiprocessing's ``spawn``, so
     a script calling this needs the usual ``if __name__ == "__main__":`` guard.
+
+    ``quiet_runs=False`` reads every line one by one instead of counting the runs of lines
+    that repeat a quiet line (:mod:`~denpex_callbacks.logs.quiet_runs`): the diagnoses are
+    the same (tests compare the two).
 
     Example:
         >>> import tempfile, os
@@ -87,7 +95,7 @@ def diagnose(path: str, progress: Callable[[int, int | None], None] | None = Non
             return _diagnose_reports(path)
         if path != STDIN and (kind := run_files.kind_of(path)) is not None:
             return _diagnose_run_file(path, kind, config)
-        return _diagnose_log(path, progress, config, workers)
+        return _diagnose_log(path, progress, config, workers, quiet_runs)
     except (InputError, OSError, ValueError) as err:
         return Result(path, error=str(err) if str(err).startswith(path) else f"{path}: {err}")
 
@@ -117,21 +125,33 @@ def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Re
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
-                  config: MonitorConfig | None, workers: int | None) -> Result:
+                  config: MonitorConfig | None, workers: int | None,
+                  quiet_runs: bool = True) -> Result:
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
-    session = _Session(result, config or MonitorConfig(report_dir=None))
+    parser = LineParser()
+    session = _Session(result, config or MonitorConfig(report_dir=None),
+                       lambda: parser.evaluation_lines)
+    runs = QuietRuns() if quiet_runs else None
     stream = open_input(path)
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
-    parser = LineParser()
     try:
         for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
-                                             workers=workers):
-            session.feed(line_no, text.strip(), parser.parse(text, line_no))
+                                        workers=workers, runs=runs):
+            if isinstance(text, QuietLines):
+                assert runs is not None and runs.shape is not None
+                session.quiet_lines(text.lines, runs)
+                if runs.shape.family == "generic" and parser.generic is not None:
+                    parser.generic.read_again(text.lines)
+                continue
+            events = parser.parse(text, line_no)
+            session.feed(line_no, text.strip(), events)
+            if runs is not None:
+                runs.offer(line_no, text, events)
         session.assembler.finish()
     finally:
         if path != STDIN:
@@ -167,14 +187,18 @@ class _Session:
     """One Assembler feeding one Monitor per rank (each rank's run state apart, as in a live
     run), each started lazily once the setup lines are read."""
 
-    def __init__(self, result: Result, config: MonitorConfig) -> None:
+    def __init__(self, result: Result, config: MonitorConfig,
+                 evaluated: Callable[[], int] = lambda: 0) -> None:
         self.result = result
         self.config = config
+        self.evaluated = evaluated  # evaluation lines read so far
         self.monitors: dict[int, Monitor] = {}
         self.assembler = Assembler(self._observe, self._flag, self._gap)
         # One judge per rank, like the monitors: one rank's NaN run, zeros or skips are
         # judged on that rank's lines, not diluted by the healthy ranks printed between them.
         self.judges: dict[int, ExcerptJudge] = {}
+        # Evaluation values, per rank: a stream of their own (not training steps).
+        self.evaluations: dict[int, EvaluationStream] = {}
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
@@ -187,9 +211,30 @@ class _Session:
         families, assembler = self.result.families, self.assembler
         for event in events:
             families[event.family] += 1
+            if event.kind == EVAL:
+                rank = event.rank or 0
+                stream = self.evaluations.get(rank)
+                if stream is None:
+                    stream = self.evaluations[rank] = EvaluationStream()
+                stream.event(event, line, text, assembler.clock or None)
+                continue
             self._judge(event.rank or 0).event(event, line, text)
             assembler.feed(event, line, text)
         self.result.reading.add_line({(e.family, e.kind) for e in events})
+
+    def quiet_lines(self, lines: int, runs: QuietRuns) -> None:
+        """``lines`` lines that repeated the quiet line read before them (see
+        :mod:`~denpex_callbacks.logs.quiet_runs`): counted as read, their steps a gap."""
+        shape = runs.shape
+        if shape is None or runs.last_step is None:
+            return
+        self.result.families[shape.family] += lines
+        for kind in shape.kinds:
+            self.result.reading.parts[(shape.family, kind)] += lines
+        rank = shape.rank or 0
+        self._judge(rank).quiet_rows(lines, runs.last_step, shape.scale,
+                                     grad_norm=shape.grad_norm)
+        self.assembler.quiet_run(runs.last_step, shape.scale, shape.rank)
 
     def _judge(self, rank: int) -> ExcerptJudge:
         judge = self.judges.get(rank)
@@ -241,6 +286,10 @@ class _Session:
         self.result.timeline.add(obs)
         # One overflow printed by several ranks was merged into one step: each rank saw it.
         ranks = obs.extra.get("ranks") if obs.extra else None
+        if skipped:
+            evaluated = self.evaluated()
+            for rank in ranks or [obs.rank]:
+                self._judge(rank).evaluations = evaluated
         if not ranks:  # the common case, without building a list per step
             self._judge(obs.rank).observation(obs)
             monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)
@@ -272,6 +321,9 @@ class _Session:
         scaled = self.assembler.setup.get("scaler", "unknown") is not None
         findings = {rank: judge.findings(self._known(rank), scaled=scaled)
                     for rank, judge in sorted(self.judges.items())}
+        for rank, stream in sorted(self.evaluations.items()):
+            if (finding := stream.finding()) is not None:
+                findings.setdefault(rank, []).append(finding)
         if not self.monitors and not any(findings.values()):
             return []
         for rank, found in findings.items():

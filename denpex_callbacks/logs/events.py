@@ -14,6 +14,8 @@ METRICS = "metrics"  # loss / grad norm / lr / scale of a step (or of a logging 
 PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
+EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it)
+SUMMARY = "summary"  # a value of a run's closing summary: no step, nothing to judge
 
 
 @dataclass(frozen=True, init=False)
@@ -21,7 +23,8 @@ class LogEvent:
     """One fact read from one log line.
 
     Attributes:
-        kind: One of ``overflow``, ``growth``, ``metrics``, ``progress``, ``flag``, ``setup``.
+        kind: One of ``overflow``, ``growth``, ``metrics``, ``progress``, ``flag``, ``setup``,
+            ``eval``, ``summary``.
         step: Step number printed on the line (None when the line has none).
         rank: Rank printed on the line (None when the line has none).
         scale_before: Loss scale before the step.
@@ -37,6 +40,8 @@ class LogEvent:
         summary: One line saying what the line means (``flag`` events).
         setup: Configuration facts for ``setup`` events.
         family: Parser family that recognised the line.
+        metric: The key of an ``eval`` event's value (``eval_loss``, ``val/acc``); its value
+            is in ``loss``.
     """
 
     kind: str
@@ -55,6 +60,7 @@ class LogEvent:
     code: str | None = None
     summary: str = ""
     setup: dict[str, Any] = field(default_factory=dict)
+    metric: str | None = None
 
     def __init__(self, kind: str, family: str, step: int | None = None, rank: int | None = None,
                  scale_before: float | None = None, scale_after: float | None = None,
@@ -62,16 +68,17 @@ class LogEvent:
                  grad_norm: float | None = None, lr: float | None = None,
                  skipped_total: int | None = None, skipped_in_interval: int | None = None,
                  nan_in_interval: int | None = None, code: str | None = None,
-                 summary: str = "", setup: dict[str, Any] | None = None) -> None:
+                 summary: str = "", setup: dict[str, Any] | None = None,
+                 metric: str | None = None) -> None:
         # One update of the instance dict instead of the frozen dataclass's generated
-        # __init__, which sets each of the 16 fields through object.__setattr__: a big log
+        # __init__, which sets each of the 17 fields through object.__setattr__: a big log
         # makes millions of events, and this builds each about 2.5x faster.
         vars(self).update(kind=kind, family=family, step=step, rank=rank,
                           scale_before=scale_before, scale_after=scale_after,
                           hysteresis=hysteresis, loss=loss, grad_norm=grad_norm, lr=lr,
                           skipped_total=skipped_total, skipped_in_interval=skipped_in_interval,
                           nan_in_interval=nan_in_interval, code=code, summary=summary,
-                          setup={} if setup is None else setup)
+                          setup={} if setup is None else setup, metric=metric)
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)", re.I)

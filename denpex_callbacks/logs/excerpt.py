@@ -7,6 +7,15 @@ levels (halved to 2, or pinned at the floor of 1 while overflows go on), every i
 Megatron excerpt skipped at one constant scale, a loss of exactly 0 on every line after a
 normal first value, or an iteration line whose loss is missing beside a NaN gradient norm.
 
+Log rows are judged as rows, not only as steps: a row a loop prints every ``N`` optimizer
+steps samples one step of ``N``, so a dozen consecutive rows that show one fault (a gradient
+norm that is NaN on each, a scale halved between each two) prove it although they are "too
+few steps" for a detector counting steps. The interval is read where the rows show it (the
+steps they print); otherwise the judgement is in rows, and the summary says which.
+Overflow lines without any step counter are judged as a cascade once the log showed training
+under way before them (finite training rows, or evaluations), and an overflow beside a loss
+that jumped a thousandfold is the loss exploding, not a sawtooth.
+
 Each rule says how sure it is (``confidence``: high, medium or low, from how much the
 excerpt shows) and stays quiet on what healthy runs print: the start-up back-off (allowed
 ``startup_skip_allowance`` skips), one overflow in a long run, a constant scale of 1 with no
@@ -15,8 +24,11 @@ skips (bf16), a loss that decays gradually to a printed 0.0000.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass, field
+import statistics
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
@@ -34,6 +46,14 @@ MIN_COUNTER_STEPS = 20  # a cumulative counter below this says too little
 COLLAPSE_SHARE = 0.5  # share of steps skipped (start-up back-off deducted): AMP003
 HIGH_SHARE = 0.25  # ...: AMP008 (a healthy sawtooth with a short growth interval skips ~1 in 9)
 SCALE_CODES = frozenset({"AMP003", "AMP004", "AMP005", "AMP008"})
+CASCADE = 6  # consecutive overflow lines after training was under way: a collapse
+STABLE_ROWS = 3  # finite training rows (or one evaluation) before them: training was under way
+FAULT_ROWS = 3  # rows whose gradient norm is NaN/inf (after the first finite one)...
+ROW_SHARE = 0.05  # ...making this share of the rows: overflow on that share of the steps
+HALVED_ROWS = 4  # consecutive rows, each logged scale half the one before (or less)
+JUMP = 1000.0  # a loss this many times its recent median...
+JUMP_NEAR = 3  # ...within this many observations of an overflow: the loss exploded
+_LOSS_FAULTS = frozenset({"AMP006", "AMP009"})
 # What already explains a condition: no second diagnosis for it.
 _EXPLAINED_BY = {"AMP007": frozenset({"AMP007", "AMP009"}), "AMP006": frozenset({"AMP006"})}
 
@@ -76,6 +96,27 @@ class ExcerptJudge:
     missing_loss: _Point | None = None
     last_scale: float | None = None
     superseded: set[str] = field(default_factory=set)  # codes a finding here replaces
+    # -- rows ---------------------------------------------------------------------------------
+    stable_rows: int = 0  # finite training rows (not skipped) seen so far
+    evaluations: int = 0  # evaluation lines seen so far (told by the session)
+    cascade: tuple[_Point, int] | None = None  # overflows without steps after stable rows
+    streak_after_stable: bool = False  # the current streak began once training was under way
+    printed_steps: deque[int] = field(default_factory=lambda: deque(maxlen=64))
+    grad_rows: int = 0  # rows with a gradient norm, from the first finite one
+    grad_bad: int = 0  # ...of them NaN/inf
+    grad_run: int = 0  # consecutive NaN/inf ones now
+    grad_longest: int = 0
+    grad_first: _Point | None = None
+    halved_run: int = 0
+    halved_first: _Point | None = None
+    halved: tuple[_Point, int, float | None, float] | None = None
+    halved_from: float | None = None
+    row_scale: float | None = None  # the scale of the last row that printed one
+    scale_steady: bool = False  # a row's scale stayed or grew: past the start-up back-off
+    recent_losses: deque[float] = field(default_factory=lambda: deque(maxlen=8))
+    since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
+    jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
+    pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
 
     def event(self, event: LogEvent, line: int, text: str) -> None:
         """Take one parsed event (counters and Megatron intervals are read here)."""
@@ -86,6 +127,8 @@ class ExcerptJudge:
             self.last_counter = counter
         elif event.kind == METRICS and event.skipped_in_interval is not None:
             self._megatron(event, _Point(event.step, line, text))
+        if event.kind == METRICS and event.step is not None:
+            self.printed_steps.append(event.step)
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
@@ -96,6 +139,7 @@ class ExcerptJudge:
             self.streak = 0
         if obs.scale is not None:
             self.last_scale = obs.scale
+        self._row(obs, skipped)
         loss = obs.loss
         if loss is not None and math.isfinite(loss):
             if loss == 0.0:
@@ -116,14 +160,102 @@ class ExcerptJudge:
             self.streak_start_scale = self.last_scale
         self.streak += steps
 
+    def quiet_rows(self, rows: int, last_step: int, scale: float | None, *,
+                   grad_norm: bool) -> None:
+        """``rows`` lines that repeated a quiet row (an applied step each, a finite loss that
+        is not 0, the scale unchanged), the last at ``last_step``: what reading them one by
+        one would leave (their losses are not kept: the rows read after them are)."""
+        self.streak = 0
+        self.since_overflow += rows
+        self.stable_rows += rows
+        if grad_norm and self.grad_rows:
+            self.grad_rows += rows
+        self.grad_run = self.zeros = self.halved_run = 0
+        if scale is not None and self.row_scale == scale:
+            self.scale_steady = True
+        self.pending_jump = None
+        self.printed_steps.append(last_step)
+        if self.megatron_last is not None:
+            self.megatron_last = (last_step, scale)
+
+    def _row(self, obs: Observation, skipped: bool | None) -> None:
+        """What one row shows beside the steps it stands for: its gradient norm, its scale
+        against the previous row's, its loss against the recent ones."""
+        point = _Point(obs.step, obs.line, obs.text)
+        loss, norm = obs.loss, obs.grad_norm
+        if skipped:
+            self.since_overflow = 0
+            if self.pending_jump is not None and self.jump is None:
+                where, value, median, _seen = self.pending_jump
+                self.jump = (where, value, median)
+        else:
+            self.since_overflow += 1
+            if loss is not None and math.isfinite(loss) and (norm is None or math.isfinite(norm)):
+                self.stable_rows += 1
+        if norm is not None and not skipped:
+            if math.isfinite(norm):
+                self.grad_rows += 1
+                self.grad_run = 0
+            elif self.grad_rows:  # after the first finite one: the start-up is behind
+                self.grad_rows += 1
+                self.grad_bad += 1
+                self.grad_run += 1
+                self.grad_longest = max(self.grad_longest, self.grad_run)
+                if self.grad_first is None:
+                    self.grad_first = point
+        if obs.scale_after is not None and obs.scale_before is None and not skipped:
+            self._row_scale(point, obs.scale_after)
+        if loss is not None and math.isfinite(loss) and not skipped:
+            recent = self.recent_losses
+            # (the median is at least the smallest: most losses are not a jump from it)
+            if len(recent) >= 3 and self.jump is None and loss >= JUMP * min(recent):
+                median = statistics.median(recent)
+                if median > 0 and loss >= JUMP * median:
+                    if self.since_overflow <= JUMP_NEAR:
+                        self.jump = (point, loss, median)
+                    else:
+                        self.pending_jump = (point, loss, median, 0)
+            recent.append(loss)
+        if self.pending_jump is not None and self.jump is None:
+            where, value, median, seen = self.pending_jump
+            self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None
+
+    def _row_scale(self, point: _Point, scale: float) -> None:
+        """A row's logged scale against the previous row's: halved (or less) on every one of
+        several consecutive rows is an overflow on every logging interval."""
+        previous, self.row_scale = self.row_scale, scale
+        if previous is None:
+            return
+        if scale >= previous:
+            self.scale_steady = True
+            self.halved_run = 0
+            return
+        if not self.scale_steady or scale > previous / 2 * (1 + 1e-6):
+            self.halved_run = 0
+            return
+        if self.halved_run == 0:
+            self.halved_first = _Point(point.step, point.line, point.text)
+            self.halved_from = previous
+        self.halved_run += 1
+        if self.halved is None and self.halved_run >= HALVED_ROWS and self.halved_first:
+            self.halved = (self.halved_first, self.halved_run, self.halved_from, scale)
+
     def _overflow(self, obs: Observation, point: _Point) -> None:
         if self.streak == 0:
             self.streak_start, self.streak_start_scale = point, obs.scale_before
+            self.streak_after_stable = (self.stable_rows >= STABLE_ROWS
+                                        or self.evaluations > 0)
         self.streak += 1
+        if (self.cascade is None and self.streak_after_stable and self.streak >= CASCADE
+                and self.streak_start is not None):
+            self.cascade = (self.streak_start, self.streak)
         after = obs.scale_after
+        # Lines that print only the new scale (apex, fairseq, ColossalAI): the one before is
+        # the previous overflow's.
+        fell_from = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
         if (self.collapse is None and self.streak >= HALVINGS and after is not None
-                and after <= LOW_SCALE and obs.scale_before is not None
-                and obs.scale_before > after and self.streak_start is not None):
+                and after <= LOW_SCALE and fell_from is not None
+                and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
         # Pinned: the scale did not fall (lines printing only the new scale repeat it).
         before = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
@@ -157,13 +289,21 @@ class ExcerptJudge:
         out: list[Finding] = []
         scale_known = known & SCALE_CODES
         floor = self._floor()
+        # NaN/inf gradients on rows whose loss is known to be non-finite are its consequence.
+        loss_known = bool(known & _LOSS_FAULTS)
         if scaled and floor is not None and scale_known == {"AMP005"}:
             # A constant scale at the floor is not stuck: it cannot go lower.
             self.superseded.add("AMP005")
             out.append(floor)
         elif scaled and not scale_known:
-            scale = (self._counter(), self._collapse(), floor, self._stuck())
+            scale = (self._counter(), self._collapse(), floor, self._stuck(), self._cascade(),
+                     self._halved_rows(), self._jump(),
+                     None if loss_known else self._grad_rows())
             out.extend(next(([f] for f in scale if f is not None), []))
+        elif not scaled and not loss_known and (rows := self._grad_rows()) is not None:
+            # no loss scaler: NaN/inf gradients were applied, not skipped
+            out.append(replace(rows, code="AMP006", summary=rows.summary.replace(
+                "overflowed (a loss scaler skips such steps)", "were applied")))
         for finding in (self._zero_loss(), self._missing_loss()):
             if finding is not None and not known & _EXPLAINED_BY[finding.code]:
                 out.append(finding)
@@ -225,6 +365,74 @@ class ExcerptJudge:
                         "scale never backs off", "medium" if self.stuck_intervals < 3 else "high",
                         {"intervals_all_skipped": self.stuck_intervals,
                          "scale": self.stuck_scale})
+
+    def interval(self) -> int | None:
+        """The logging interval the printed steps show (the commonest difference), or None."""
+        steps = list(self.printed_steps)
+        gaps = Counter(b - a for a, b in itertools.pairwise(steps) if b > a)
+        return gaps.most_common(1)[0][0] if gaps else None
+
+    def _in_rows(self) -> str:
+        interval = self.interval()
+        if interval is None:
+            return "judged in log rows (the rows print no step: the interval is not known)"
+        if interval == 1:
+            return "one row per step"
+        return f"judged in log rows, one every {interval} steps"
+
+    def _cascade(self) -> Finding | None:
+        if self.cascade is None:
+            return None
+        start, count = self.cascade
+        basis = (f"{self.stable_rows} finite training row(s)" if self.stable_rows >= STABLE_ROWS
+                 else f"{self.evaluations} evaluation line(s)")
+        return _finding("AMP003", start.step, start.line, start.text,
+                        f"{count} consecutive overflow lines after {basis}: training was under "
+                        "way, so this is no start-up back-off but persistent overflow",
+                        "high" if count >= 2 * CASCADE else "medium",
+                        {"consecutive_skipped": count, "stable_rows": self.stable_rows,
+                         "evaluations": self.evaluations})
+
+    def _halved_rows(self) -> Finding | None:
+        if self.halved is None:
+            return None
+        start, count, first, last = self.halved
+        return _finding("AMP003", start.step, start.line, start.text,
+                        f"the logged loss scale fell on {count} consecutive rows "
+                        f"({_fmt(first)} -> {_fmt(last)}), {self._in_rows()}: an overflow on "
+                        "every logging interval, not a sawtooth",
+                        "high" if count >= 2 * HALVED_ROWS else "medium",
+                        {"rows_halved": count, "scale_at_start": first, "scale_now": last,
+                         "interval": self.interval()})
+
+    def _jump(self) -> Finding | None:
+        if self.jump is None:
+            return None
+        point, loss, median = self.jump
+        return _finding("AMP003", point.step, point.line, point.text,
+                        f"the loss jumped to {loss:g}, {loss / median:.0f}x its recent median "
+                        f"{median:g}, beside an overflow: the loss is exploding (usually the "
+                        "learning rate), not a sawtooth", "medium",
+                        {"loss": loss, "loss_before": median, "jump": round(loss / median)})
+
+    def _grad_rows(self) -> Finding | None:
+        bad, rows = self.grad_bad, self.grad_rows
+        if self.grad_first is None or bad < FAULT_ROWS or bad < ROW_SHARE * rows:
+            return None
+        first = self.grad_first
+        persistent = self.grad_longest >= FAULT_ROWS
+        code = "AMP003" if persistent else "AMP008"
+        what = (f"{self.grad_longest} consecutive rows" if persistent
+                else f"{bad} of {rows} rows")
+        return _finding(code, first.step, first.line, first.text,
+                        f"the gradient norm is NaN/inf on {what} after the start-up, "
+                        f"{self._in_rows()}: the steps those rows sample overflowed (a loss "
+                        "scaler skips such steps)" + ("; a healthy run overflows about once "
+                                                      "per growth interval" if not persistent
+                                                      else ""),
+                        "high" if bad >= 2 * FAULT_ROWS else "medium",
+                        {"rows_nonfinite_grad_norm": bad, "rows": rows,
+                         "consecutive": self.grad_longest, "interval": self.interval()})
 
     def _zero_loss(self) -> Finding | None:
         normal = self.last_nonzero_loss

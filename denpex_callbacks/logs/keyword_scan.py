@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 LineStarts = Callable[[bytes, int], list[int]]
+LineStartsFrom = Callable[[bytes, int, int], Iterator[int]]
 
 try:
     import re2 as _re2  # type: ignore[import-untyped,unused-ignore]
@@ -35,6 +36,35 @@ def line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...]) -> list[i
         [0, 9, 15]
     """
     return _scanner(keywords)(buffer, stop)
+
+
+def line_starts_from(buffer: bytes, start: int, stop: int,
+                     keywords: tuple[bytes, ...]) -> Iterator[int]:
+    """The same as :func:`line_starts` for ``buffer[start:stop]`` (``start`` a line start),
+    found as they are asked for: a reader that skips ahead asks again from there.
+
+    Example:
+        >>> list(line_starts_from(b"a loss\\nb\\nnan c\\nloss nan\\n", 9, 22, (b"loss", b"nan")))
+        [9, 15]
+    """
+    return _lazy_scanner(keywords)(buffer, start, stop)
+
+
+@functools.lru_cache(maxsize=8)
+def _lazy_scanner(keywords: tuple[bytes, ...]) -> LineStartsFrom:
+    if _re2 is None or not keywords:
+        return functools.partial(_find_from, keywords=keywords)
+    return functools.partial(_re2_from, pattern=_re2_pattern(keywords))
+
+
+def _re2_from(buffer: bytes, start: int, stop: int, *, pattern: Any) -> Iterator[int]:
+    for found in pattern.finditer(buffer, start, stop):
+        yield found.start()
+
+
+def _find_from(buffer: bytes, start: int, stop: int, *,
+               keywords: tuple[bytes, ...]) -> Iterator[int]:
+    return iter(find_line_starts(buffer, stop, keywords, start))
 
 
 @functools.lru_cache(maxsize=8)
@@ -58,8 +88,10 @@ def _re2_line_starts(buffer: bytes, stop: int, *, pattern: Any) -> list[int]:
     return [found.start() for found in pattern.finditer(buffer, 0, stop)]
 
 
-def find_line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...]) -> list[int]:
-    """The same as :func:`line_starts` with one ``bytes.find`` pass per keyword (stdlib).
+def find_line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...],
+                     start: int = 0) -> list[int]:
+    """The same as :func:`line_starts` with one ``bytes.find`` pass per keyword (stdlib),
+    from ``start`` (a line start) on.
 
     Example:
         >>> find_line_starts(b"a loss\\nb\\nnan c\\nloss nan\\n", 22, (b"loss", b"nan"))
@@ -67,9 +99,9 @@ def find_line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...]) -> l
     """
     starts: set[int] = set()
     for keyword in keywords:
-        pos = buffer.find(keyword, 0, stop)
+        pos = buffer.find(keyword, start, stop)
         while pos >= 0:
-            starts.add(buffer.rfind(b"\n", 0, pos) + 1)
+            starts.add(max(buffer.rfind(b"\n", 0, pos) + 1, start))
             end = buffer.find(b"\n", pos, stop)
             if end < 0:
                 break

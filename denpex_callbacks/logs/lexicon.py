@@ -2,10 +2,14 @@
 
 Keys are normalised (lower case, ``_ - . /`` and camelCase boundaries become spaces) and then
 matched: exact phrases for scale, grad norm, skipped counters, step counters and learning
-rate; for losses, a key whose words are ``loss`` plus harmless qualifiers (``train``,
-``avg``, ``total``, ``lm``, ``step``...) is the training loss, any other word makes it a
-component (``loss_cls``, ``d_loss``, ``box_loss``). Keys that start with an evaluation prefix
-(``val``, ``eval``, ``test``...) name nothing here: validation metrics are not training losses.
+rate. Losses are named by a rule, not a list: a key is a loss when one of its words is a
+loss noun (``loss``, ``cost``, ``objective``, ``nll``, ``xent``, ``crossentropy``, the words
+``cross entropy``, ``log likelihood``); with only harmless qualifiers beside it (``train``,
+``avg``, ``total``, ``lm``, ``step``, ``averaged``...) it is the training loss, any other word
+makes it a component (``loss_cls``, ``d_loss``, ``box_loss``, ``kl_cost``); a word that makes
+it a setting (``loss_weight``, ``min_loss_scale``) makes it nothing. Keys that start with an
+evaluation prefix (``val``, ``eval``, ``test``...) are no training loss: the metrics among them
+are evaluation metrics (:func:`evaluation_metric`), read as a stream of their own.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ SKIPPED = "skipped"  # a cumulative count of skipped steps
 STEP = "step"  # an optimizer step / iteration counter
 EPOCH = "epoch"
 LR = "lr"
+EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the training loss
 
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
                    "testing", "holdout"})
@@ -30,7 +35,23 @@ _QUALIFIERS = frozenset({
     "avg", "average", "avr", "mean", "running", "smoothed", "smooth", "total", "lm", "step",
     "epoch", "overall", "reduced", "batch", "iter", "sum", "global", "current", "cur", "final",
     "ema", "loss", "losses", "all", "objective", "reported", "mb", "micro", "main", "full",
-    "moving", "value",
+    "moving", "value", "averaged", "combined", "weighted", "net", "unscaled", "raw", "agg",
+    "aggregated", "per", "token", "sample", "tok", "last", "local", "minibatch",
+    "normalized", "accum", "accumulated",
+})
+# The head nouns of a loss: one of them makes a key a loss (the total or a component).
+_LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", "xent",
+                         "crossentropy", "xentropy", "ce", "bce"})
+# Two-word head nouns, read as one ("cross entropy", "log likelihood").
+_LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
+                 ("cross", "entropy"), ("log", "likelihood"))
+# Words that make an evaluation key no metric (a time, a speed, a count, the best so far).
+_NOT_METRIC = frozenset({
+    "runtime", "time", "duration", "eta", "samples", "sample", "second", "seconds", "sec",
+    "steps", "step", "epoch", "epochs", "iter", "iters", "iteration", "speed", "throughput",
+    "wps", "ups", "wpb", "bsz", "mem", "memory", "gpu", "lr", "best", "min", "max", "lowest",
+    "highest", "prev", "previous", "init", "initial", "batch", "batches", "size", "count",
+    "num", "flos", "tokens", "ms", "per", "interval", "patience", "wait", "every",
 })
 # Words that make a "loss..." key a setting rather than a value (loss_weight, min_loss_scale).
 _SETTING = frozenset({
@@ -38,6 +59,8 @@ _SETTING = frozenset({
     "fn", "type", "func", "function", "scaling", "power", "ratio", "clip", "threshold", "min",
     "max", "init", "initial", "name", "names", "config", "cfg", "reduction", "mode", "class",
     "ignore", "index", "hysteresis", "delta", "patience", "best", "target", "lambda",
+    "scaled", "multiplier", "temperature", "margin", "smoothing", "eps", "epsilon", "alpha",
+    "beta", "gamma",
 })
 
 # A verb between a key and its value in a sentence-like print.
@@ -104,15 +127,53 @@ def is_evaluation(key: str) -> bool:
     return bool(parts) and parts[0] in _EVAL
 
 
+def evaluation_metric(key: str | tuple[str, ...]) -> bool:
+    """Whether a key names an evaluation metric (``val_loss``, ``eval_accuracy``,
+    ``test/ppl``): an evaluation prefix, then something measured (not a time, a speed, a
+    count or the best value so far).
+
+    Example:
+        >>> [evaluation_metric(k) for k in ("val_loss", "eval_bleu", "eval_runtime",
+        ...                                 "eval_samples_per_second", "val_best_loss",
+        ...                                 "train_loss")]
+        [True, True, False, False, False, False]
+    """
+    parts = words(key) if isinstance(key, str) else key
+    return (len(parts) > 1 and parts[0] in _EVAL
+            and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
+
+
+def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The words beside a key's loss noun, or None when it names no loss."""
+    for phrase in _LOSS_PHRASES:
+        size = len(phrase)
+        for i in range(len(parts) - size + 1):
+            if parts[i:i + size] == phrase:
+                parts = (*parts[:i], "loss", *parts[i + size:])  # "CrossEntropyLoss"
+                break
+    if "loss" in parts or "losses" in parts:
+        # "loss" is the head: the other nouns qualify it ("nll_loss" is a term of it)
+        return tuple(p for p in parts if p not in ("loss", "losses"))
+    nouns = [i for i, part in enumerate(parts) if part in _LOSS_NOUNS]
+    if not nouns:
+        return None
+    i = nouns[-1]
+    return parts[:i] + parts[i + 1:]
+
+
 @functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
-    """What a metric key names: one of the role constants, or None.
+    """What a metric key names: one of the role constants, or None (evaluation metrics:
+    :func:`evaluation_metric`).
 
     Example:
         >>> [role(k) for k in ("train_loss_step", "lm loss", "loss_cls", "val_loss",
         ...                    "loss scale", "min_loss_scale", "grad_norm", "Iter",
         ...                    "current scale is")]
         ['loss', 'loss', 'component', None, 'scale', None, 'grad_norm', 'step', 'scale']
+        >>> [role(k) for k in ("avg_cost", "CrossEntropy", "nll", "train/objective",
+        ...                    "total averaged loss", "kl_cost", "loss_weight")]
+        ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
     """
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
@@ -126,10 +187,11 @@ def role(key: str | tuple[str, ...]) -> str | None:
     exact = _EXACT.get(parts)
     if exact is not None:
         return exact
-    if "loss" not in parts and "losses" not in parts:
+    beside = _loss_words(parts)
+    if beside is None:
         return None
     if any(part in _SETTING for part in parts):
         return None
-    if all(part in _QUALIFIERS for part in parts):
+    if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"
         return LOSS
     return COMPONENT

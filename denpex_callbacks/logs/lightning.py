@@ -2,7 +2,8 @@
 
 A TQDM bar segment: ``Epoch 1:  40%|####      | 4/10 [00:00<00:00, 9.8it/s, v_num=0,
 train_loss=nan]`` (only metrics logged with ``prog_bar=True``; the step is
-``epoch * batches + n``), or a RichProgressBar's last line per epoch: ``Epoch 1/1  ━━━ 10/10
+``epoch * batches + n``; a non-finite ``val_*`` metric beside it is an evaluation value),
+or a RichProgressBar's last line per epoch: ``Epoch 1/1  ━━━ 10/10
 0:00:00 • 0:00:00 48.60it/s train_loss: nan``. ``Monitored metric {m} = {v} is not finite.
 Previous best value was {b}. Signaling Trainer to stop.`` (EarlyStopping ``check_finite``).
 ``Using 16bit Automatic Mixed Precision (AMP)`` / ``Using bfloat16 Automatic Mixed Precision
@@ -11,9 +12,11 @@ Previous best value was {b}. Signaling Trainer to stop.`` (EarlyStopping ``check
 
 from __future__ import annotations
 
+import math
 import re
 
-from denpex_callbacks.logs.events import FLAG, METRICS, SETUP, LogEvent, to_float
+from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
 
 FAMILY = "lightning"
 # check_finite's line names the value (nan, inf): the generic keywords find it.
@@ -26,8 +29,14 @@ _RICH = re.compile(r"Epoch (\d+)/-?\d+\s+\S*\s*(\d+)/(\d+)\s(.*)")  # max_epochs
 _VALUE = r"([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
 _RICH_LOSS = re.compile(r"(?:^|\s)(?:train_)?loss(?:_step)?: " + _VALUE)
 _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
+# ``val_loss=nan`` (TQDM) / ``val_loss: nan`` (Rich) beside the training loss: evaluation's.
+_EVAL_VALUE = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
+                         r"([-+]?(?:nan|inf)(?:\.0)?)(?=[\s,\]]|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
-_PRECISION = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision")
+# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
+# ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
+_PRECISION = re.compile(
+    r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -40,7 +49,7 @@ def parse(text: str) -> list[LogEvent]:
         (14, nan)
     """
     if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
-        fp16 = found.group(1) == "16bit"
+        fp16 = found.group(1) != "bfloat16"
         return [LogEvent(SETUP, FAMILY, setup={
             "active_precision": "fp16-mixed" if fp16 else "bf16-mixed",
             "scaler": "dynamic" if fp16 else None})]
@@ -59,7 +68,12 @@ def parse(text: str) -> list[LogEvent]:
             return []
     epoch, done, total, postfix = found.groups()
     loss = pattern.search(postfix)
-    if loss is None:
-        return []
     step = int(epoch) * int(total) + int(done)
-    return [LogEvent(METRICS, FAMILY, step=step, loss=to_float(loss.group(1)))]
+    out = [LogEvent(METRICS, FAMILY, step=step, loss=to_float(loss.group(1)))] if loss else []
+    if "nan" in postfix or "inf" in postfix:
+        for key, value in _EVAL_VALUE.findall(postfix):
+            number = to_float(value)
+            if number is not None and not math.isfinite(number) and \
+                    lexicon.evaluation_metric(key):
+                out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
+    return out

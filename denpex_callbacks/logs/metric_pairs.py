@@ -48,6 +48,7 @@ class MetricLine:
     keys: dict[str, str] = field(default_factory=dict)
     components: list[tuple[str, float]] = field(default_factory=list)
     separator: str | None = None  # the separator before the first value claimed
+    evals: list[tuple[str, float]] = field(default_factory=list)  # evaluation metrics
 
 
 
@@ -109,7 +110,10 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         key = " ".join(tokens[-size:])
         kind = lexicon.role(key)
         if kind is None and lexicon.is_evaluation(key):
-            return None  # "val_lm loss": its last word is no training loss either
+            # "val_lm loss": an evaluation metric (its last word is no training loss either)
+            if lexicon.evaluation_metric(key):
+                return lexicon.EVAL, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
+            return None
         if kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
@@ -170,6 +174,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = to_value(spelled)
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
+        elif kind == lexicon.EVAL:
+            out.evals.append((key, value))
         elif kind in _COUNTERS and as_step(value) is None:
             continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]):

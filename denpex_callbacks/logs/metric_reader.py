@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.events import EVAL, METRICS, PROGRESS, LogEvent
 from denpex_callbacks.logs.metric_pairs import (
     VALUE,
     MetricLine,
@@ -64,23 +64,40 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
-_HEADER_CELL = re.compile(r"\S+")
+_HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
+# mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing)\b(?![/_.-])")
+                           r"|test|testing)\b(?![/_.-])|Epoch\((?:val|test)\)")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step.
 _SUMMARY = ("_runtime", "train_samples_per_second")
 HEADER_REACH = 200  # value rows are read this many lines after their header row
+# Why a line holds no training step's values (a template's plan keeps it).
+EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
+CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
+# Bare columns (``print(step, loss)``): an integer, then one value, nothing else; a
+# non-finite value in Python's, numpy's or torch's spelling (pandas prints ``NaN`` for
+# missing data: not read). Finite rows hold no keyword; a NaN one does.
+_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
+                   r"|dtype=\S*|[\s,)])*$")
+# Evaluation values that do not say whether evaluation went wrong: what the lexicon's
+# training roles name on an evaluation line (a step counter, a learning rate, a scale).
+_EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 
 
-def _not_training(text: str) -> bool:
-    """A line about evaluation, or a run's closing summary: no training step's values."""
-    return _EVAL_CONTEXT.search(text) is not None or any(marker in text for marker in _SUMMARY)
+def _not_training(text: str) -> str | None:
+    """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
+    None for a training line."""
+    if _EVAL_CONTEXT.search(text) is not None:
+        return EVALUATION
+    if any(marker in text for marker in _SUMMARY):
+        return CLOSING
+    return None
 
 
-def _learn(text: str) -> tuple[bool, list[Claim], list[tuple[int, int]]]:
+def _learn(text: str) -> tuple[str | None, list[Claim], list[tuple[int, int]]]:
     """The slow path's decisions on one line, for a template's plan."""
     return (_not_training(text), *find_claims(text))
 
@@ -108,6 +125,8 @@ class MetricReader:
         self.bars: dict[int, tuple[int, int, int]] = {}
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
+        self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
 
     @property
     def notations(self) -> dict[str, int]:
@@ -130,22 +149,57 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
-            if _not_training(text):
-                return []
+            why = _not_training(text)
+            if why is not None:
+                return self._evaluation(text, find_claims(text)[0], why)
             metrics = read_pairs(text)
         elif plan.skip:
-            return []
+            return self._evaluation(text, plan.claims, plan.skip)
         else:
             metrics = collect(plan.claims, text)
         if metrics.values or metrics.components:
             written = written_as(metrics.separator or "", text)
-            return self._events(text, metrics, written, counters=True, line=line)
+            events = self._events(text, metrics, written, counters=True, line=line)
+            if metrics.evals:
+                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+            return events
+        if metrics.evals:
+            self.evaluation_lines += 1
+            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         if self._header_row(text, line):
             return []
         row = self._value_row(text, line)
         if row is None:
-            return []
+            return self._bare(text)
         return self._events(text, row, "header row over value rows", counters=False)
+
+    def read_again(self, lines: int) -> None:
+        """Count ``lines`` more lines read as the last metric line was (lines that repeated
+        it, handed over as a count)."""
+        if self.last_read_as is not None:
+            self._read_as[self.last_read_as] += lines
+
+    def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
+        """The non-finite evaluation values of a line about evaluation (its losses and
+        metrics) or of a closing summary (its evaluation keys only)."""
+        roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
+        metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
+        found = [*metrics.evals, *metrics.components]
+        if found or lexicon.LOSS in metrics.values:
+            self.evaluation_lines += 1
+        if lexicon.LOSS in metrics.values:
+            found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
+        return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
+
+    def _bare(self, text: str) -> list[MetricEvent]:
+        """``step value`` columns with nothing else on the line: the value is the loss."""
+        found = _BARE.match(text)
+        if found is None:
+            return []
+        read_as = ("bare step/value columns", ())
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
+                            loss=to_value(found.group(2)))]
 
     def _events(self, text: str, metrics: MetricLine, written: str, *,
                 counters: bool, line: int = 0) -> list[MetricEvent]:
@@ -192,7 +246,7 @@ class MetricReader:
             key for kind, key in metrics.keys.items() if kind != "epoch_text")
         if metrics.components:
             keys += tuple(key for key, _v in metrics.components)
-        read_as = (written, keys)
+        read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
@@ -208,7 +262,7 @@ class MetricReader:
         """The metric events of a line read only as a value row under the last header row
         (a line the reader hands over because it follows a header row, though it holds no
         keyword: a YOLO table's rows of finite values)."""
-        if _not_training(text):
+        if _not_training(text) is not None:
             return []
         row = self._value_row(text, line)
         if row is None:
@@ -261,6 +315,12 @@ class MetricReader:
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
         return out
+
+
+def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:
+    """An ``eval`` event for each non-finite evaluation value (finite ones say nothing)."""
+    return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
+            for key, value in values if not math.isfinite(value)]
 
 
 def header_cells(text: str) -> list[str] | None:

@@ -37,18 +37,19 @@ class Plan:
     """What the slow path decided for one template.
 
     Attributes:
-        skip: The line is about evaluation, or a run's closing summary: nothing to read.
+        skip: Why the line holds no training step's values (about evaluation, or a run's
+            closing summary: only its evaluation values are read), or None.
         claims: The values keys claim, with the key, its role and separator.
         fixed: ``(start, end, digits)``: digit runs inside words, which a line of this
             template must repeat to be read with this plan.
     """
 
-    skip: bool
+    skip: str | None
     claims: list[Claim]
     fixed: tuple[tuple[int, int, str], ...]
 
 
-Learn = Callable[[str], tuple[bool, list[Claim], list[tuple[int, int]]]]
+Learn = Callable[[str], tuple[str | None, list[Claim], list[tuple[int, int]]]]
 
 
 class Templates:
@@ -56,7 +57,7 @@ class Templates:
 
     Example:
         >>> def learn(text):  # a toy slow path: "loss" claims the value after it
-        ...     return False, [(5, 8, "loss", "loss", " ")], [(5, 8)]
+        ...     return None, [(5, 8, "loss", "loss", " ")], [(5, 8)]
         >>> t = Templates(learn)
         >>> t.plan("loss 1.5"), t.plan("loss 2.5").claims  # learnt when met a second time
         (None, [(5, 8, 'loss', 'loss', ' ')])

@@ -36,6 +36,7 @@ from denpex_callbacks.logs.reader import (
     STDIN,
     InputError,
     ReadStats,
+    RunMatcher,
     candidate_lines,
     looks_binary,
 )
@@ -88,6 +89,7 @@ def scan_input(
     min_bytes: int | None = None,
     span: int | None = None,
     dense_share: float | None = None,
+    runs: RunMatcher | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Candidate lines of an opened input, like ``candidate_lines``, in worker processes when
     the input is a plain file big enough to gain from it.
@@ -104,19 +106,21 @@ def scan_input(
         span: Bytes per worker task (default ``SPAN``).
         dense_share: Above this share of candidate lines in the head, scan here (default
             ``DENSE_SHARE``; 1.0: never).
+        runs: Where lines repeat a quiet line, count them instead of handing them over (see
+            ``candidate_lines``; in this process only: the workers hand over every line).
     """
     workers = scan_workers(workers)
     smallest = PARALLEL_MIN_BYTES if min_bytes is None else min_bytes
     file = _reopenable_file(path, stream) if workers else None
     if file is None or file[1] < max(smallest, 1):
-        yield from candidate_lines(stream, keywords, stats, progress)
+        yield from candidate_lines(stream, keywords, stats, progress, runs=runs)
         return
     real_path, size = file
     head = _head(stream)
     if looks_binary(head):
         raise InputError("binary file (NUL bytes), not a text log")
     if candidate_share(head, keywords) > (DENSE_SHARE if dense_share is None else dense_share):
-        yield from candidate_lines(stream, keywords, stats, progress)
+        yield from candidate_lines(stream, keywords, stats, progress, runs=runs)
         return
     yield from _scan_in_workers(real_path, stream, size, keywords, stats, progress, workers,
                                 SPAN if span is None else span)

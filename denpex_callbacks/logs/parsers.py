@@ -19,9 +19,11 @@ from denpex_callbacks.logs import (
     fairseq,
     framework_errors,
     hf,
+    known_messages,
     lightning,
     megatron,
     other_scalers,
+    run_summaries,
     system,
     torch_errors,
 )
@@ -30,17 +32,20 @@ from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, star
 from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
 
-# Order matters only when two families could claim one segment: errors first.
+# Order matters only when two families could claim one segment: errors first; the message
+# table last (its rows are no family's lines, and the families' literal checks are cheaper).
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, framework_errors, deepspeed, apex, other_scalers,
-    fairseq, megatron, hf, lightning,
+    denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
+    other_scalers, fairseq, megatron, hf, lightning, known_messages,
 )
-# What a metric line of an unknown format holds: a loss (loss, Loss), a scale, a non-finite
-# value (nan, NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
+# What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
+# loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,
+# NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
 # Each keyword is one more pass over every byte, and a short one is the slowest: all-capital
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
-GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast")
+GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
+                    b"cost", b"Cost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective")
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
 # prints glued into one segment, read as two.
@@ -102,6 +107,12 @@ class LineParser:
         self.families = families
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
+
+    @property
+    def evaluation_lines(self) -> int:
+        """Lines read as evaluation so far (with finite values too: they give no event, but
+        say that training was under way)."""
+        return self.generic.evaluation_lines if self.generic is not None else 0
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""

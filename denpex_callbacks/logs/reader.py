@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
-from denpex_callbacks.logs.keyword_scan import line_starts
+from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import HEADER_REACH, header_cells
 
 CHUNK = 4 * 1024 * 1024
@@ -42,6 +42,22 @@ class ValueRowLine(str):
     values under that header (a YOLO table's rows of finite values hold no keyword)."""
 
     __slots__ = ()
+
+
+class QuietLines(str):
+    """Stands for ``lines`` consecutive lines (from its line number on) that a
+    :class:`RunMatcher` proved quiet: read as a count, not one by one."""
+
+    lines: int
+
+
+class RunMatcher(Protocol):
+    """Says how far the lines from an offset repeat the quiet line the parser armed it with."""
+
+    def quiet_end(self, buffer: bytes, start: int, stop: int) -> int:
+        """The end (after its newline) of the last of the quiet lines from ``start`` (a line
+        start) before ``stop``, at most all but the last few; ``start`` when none."""
+        ...
 
 
 @dataclass
@@ -112,9 +128,12 @@ def candidate_lines(
     progress: Callable[[int], None] | None = None,
     *,
     check_binary: bool = True,
+    runs: RunMatcher | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line holding one of ``keywords``, and for
-    the lines within ``HEADER_REACH`` after a header row (as :class:`ValueRowLine`).
+    the lines within ``HEADER_REACH`` after a header row (as :class:`ValueRowLine`). Where
+    ``runs`` says that the lines from a candidate on repeat a quiet line, they are yielded as
+    one :class:`QuietLines` (their count), not one by one.
 
     Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
     keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
@@ -140,7 +159,7 @@ def candidate_lines(
             progress(stats.bytes_read)
         if not block:
             if carry:
-                yield from _scan(carry, len(carry), line_no, keywords, stats, following)
+                yield from _scan(carry, len(carry), line_no, keywords, stats, following, runs)
             return
         buffer = carry + block if carry else block
         cut = buffer.rfind(b"\n") + 1
@@ -149,11 +168,11 @@ def candidate_lines(
                 carry = buffer
                 continue
             stats.long_lines += 1
-            yield from _scan(buffer, len(buffer), line_no, keywords, stats, following)
+            yield from _scan(buffer, len(buffer), line_no, keywords, stats, following, runs)
             carry = b""
             continue
         newlines = yield from _scan(buffer, cut, line_no, keywords, stats,
-                                   following)
+                                   following, runs)
         carry = buffer[cut:]
         stats.lines += newlines
         line_no += newlines
@@ -193,7 +212,7 @@ def _read_block(stream: Readable, stats: ReadStats) -> tuple[bytes, bool]:
 
 def _scan(
     buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats,
-    following: _Following,
+    following: _Following, runs: RunMatcher | None = None,
 ) -> Generator[tuple[int, str], None, int]:
     """Yield the candidate lines of ``buffer[:stop]`` (and the lines after a header row);
     return its number of newlines.
@@ -202,11 +221,24 @@ def _scan(
     """
     counted_to, number = 0, line_no
     resume, resume_number = 0, line_no  # the line after the last one handed over
-    for start in line_starts(buffer, stop, keywords):
+    starts = line_starts_from(buffer, 0, stop, keywords)
+    while (start := next(starts, -1)) >= 0:
         if following.until >= resume_number and resume < start:
             yield from _value_rows(buffer, resume, start, resume_number, following.until, stats)
         number += buffer.count(b"\n", counted_to, start)
         counted_to = start
+        if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
+            # the lines from here repeat the quiet line before them: counted, not parsed
+            count = buffer.count(b"\n", start, end)
+            quiet = QuietLines("")
+            quiet.lines = count
+            stats.candidates += count
+            yield number, quiet
+            number += count
+            counted_to = resume = end
+            resume_number = number
+            starts = line_starts_from(buffer, end, stop, keywords)  # on from the run's end
+            continue
         end = buffer.find(b"\n", start, stop)
         end = stop if end < 0 else end
         resume, resume_number = end + 1, number + 1

@@ -17,11 +17,13 @@ FAMILY_NAMES = {
     "deepspeed": "DeepSpeed", "hf": "HF Trainer", "lightning": "Lightning",
     "fairseq": "fairseq", "apex": "apex", "megatron": "Megatron-LM", "system": "system",
     "torch": "torch", "denpex": "denpex", "paddle": "PaddlePaddle", "errors": "framework",
+    "summary": "run-summary", "messages": "known-message",
     "trainer_state": "HF trainer_state.json", "csv": "metrics.csv", "tfevents": "TensorBoard",
 }
 KIND_NAMES = {
     "overflow": "overflow", "growth": "scale-growth", "metrics": "metric",
-    "progress": "step-counter", "flag": "error", "setup": "setup",
+    "progress": "step-counter", "flag": "error", "setup": "setup", "eval": "evaluation",
+    "summary": "summary",
 }
 MAX_KEYS = 6
 

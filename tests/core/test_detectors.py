@@ -91,6 +91,26 @@ def test_no_growth_for_three_growth_intervals():
     assert [f[:3] for f in run(stream, setup)] == [("AMP005", 0, 299)]
 
 
+def test_constant_scale_that_never_overflows_is_info_not_a_warning():
+    # A log's scale with no growth interval known (Megatron's --loss-scale 65536): 6000 clean
+    # steps at one scale, no overflow. A static scale that works is a choice.
+    stream = [Observation(s, scale_before=65536.0, scale_after=65536.0, loss=3.0 - s / 4000)
+              for s in range(6000)]
+    setup = RunSetup(active_precision="fp16-mixed", scaler="unknown")
+    found = run(stream, setup)
+    assert [(f[0], f[3]) for f in found] == [("AMP005", "info")]
+    assert loud(found) == []
+
+
+def test_constant_scale_after_an_overflow_is_still_a_warning():
+    # The scale halved once (a dynamic scaler), then never grew again over 7000 clean steps.
+    stream = [Observation(0, scale_before=65536.0, scale_after=32768.0, loss=3.0)]
+    stream += [Observation(s, scale_before=32768.0, scale_after=32768.0, loss=2.0)
+               for s in range(1, 7000)]
+    setup = RunSetup(active_precision="fp16-mixed", scaler="unknown")
+    assert [(f[0], f[3]) for f in run(stream, setup)] == [("AMP005", "warning")]
+
+
 def test_frozen_growth_tracker_means_update_not_called():
     stream = [Observation(s, scale_before=1024.0, scale_after=1024.0, skipped=False,
                           growth_tracker=0, loss=1.0) for s in range(30)]

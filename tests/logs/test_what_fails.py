@@ -9,23 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from denpex_callbacks.logs.doctor import Result, diagnose
+from excerpts import diagnose_lines, faults
 
 HEALTHY_HF = [f"{{'loss': {2.5 - i * 0.1:.4f}, 'grad_norm': 1.1, 'learning_rate': 5e-05, "
               f"'epoch': 0.{i}}}" for i in range(8)]
 
 
-def _diagnose(tmp_path: Path, lines: list[str]) -> Result:
-    path = tmp_path / "excerpt.log"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = diagnose(str(path))
-    assert result.error is None, result.error
-    return result
-
-
-def _faults(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
-    return [(d.code, d.step) for d in _diagnose(tmp_path, lines).faults]
 
 
 # --- 1. metric lines in formats without a parser ---------------------------------------------
@@ -89,7 +78,7 @@ FORMATS = {
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_nan_in_an_unknown_format_is_amp006(tmp_path: Path, name: str) -> None:
-    result = _diagnose(tmp_path, FORMATS[name])
+    result = diagnose_lines(tmp_path, FORMATS[name])
     assert [d.code for d in result.faults][:1] == ["AMP006"], name
     # the Lightning and Megatron families read their own bars and iteration lines
     assert "generic" in result.families or name in ("lightning bar train_loss_step=nan.0",
@@ -101,13 +90,13 @@ def test_keras_bars_with_a_zero_loss_after_a_normal_one(tmp_path: Path) -> None:
     lines = [f"32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - accuracy: 0.5000 - loss: {v}"
              for v in ("0.6931", "0.0000e+00", "0.0000e+00", "0.0000e+00", "0.0000e+00")]
     # one bar an epoch of 32 batches: the second one ends at step 64
-    assert _faults(tmp_path, lines) == [("AMP007", 64)]
+    assert faults(tmp_path, lines) == [("AMP007", 64)]
 
 
 def test_dllogger_parameter_loss_scale_below_one(tmp_path: Path) -> None:
     lines = ["DLL 2026-11-30 10:00:00.000000 - PARAMETER loss_scale : 1.4e-14",
              "DLL 2026-11-30 10:00:01.000000 - (1, 10) average_loss : 0.7"]
-    assert [code for code, _ in _faults(tmp_path, lines)] == ["AMP004"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP004"]
 
 
 @pytest.mark.parametrize("prefix", [
@@ -121,7 +110,7 @@ def test_dllogger_parameter_loss_scale_below_one(tmp_path: Path) -> None:
 def test_paste_artefacts(tmp_path: Path, prefix: str) -> None:
     lines = [prefix.format(n=i) + f"step {i} loss {'0.5' if i < 4 else 'nan'}"
              + (" │" if "│" in prefix else "") for i in range(1, 8)]
-    assert _faults(tmp_path, lines)[:1] == [("AMP006", 4)]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 4)]
 
 
 def test_rich_bar_wrapped_at_80_columns(tmp_path: Path) -> None:
@@ -132,7 +121,7 @@ def test_rich_bar_wrapped_at_80_columns(tmp_path: Path) -> None:
         lines.append(f"Epoch {epoch}/9  ━━━━━━━━━━━━━━━━ 10/10 0:00:01 • 0:00:00 9.80it/s "
                      "v_num: 0 train_loss:")
         lines.append("nan" if epoch >= 3 else "0.512")
-    assert _faults(tmp_path, lines)[:1] == [("AMP006", 40)]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 40)]
 
 
 # --- 2. scaler messages of other frameworks --------------------------------------------------
@@ -140,7 +129,7 @@ def test_paddle_scaler_collapse(tmp_path: Path) -> None:
     # paddle/amp/grad_scaler.py AmpScaler._update
     lines = [f"Found inf or nan, current scale is: {2.0 ** (10 - i)}, decrease to: "
              f"{2.0 ** (10 - i)}*0.5" for i in range(8)]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [d.code for d in result.faults] == ["AMP003"]
     assert result.families["paddle"] == 8
 
@@ -152,14 +141,14 @@ def test_insightface_fp16_grad_scale_zero(tmp_path: Path) -> None:
     lines = [f"Training: 2026-11-30 10:00:0{i}-Speed 1234.56 samples/sec   Loss 8.1234   "
              f"LearningRate 0.100000   Epoch: 0   Global Step: {i * 50}   Fp16 Grad Scale: "
              f"{'1024' if i < 2 else ' 0'}   Required: 12 hours" for i in range(1, 5)]
-    assert [code for code, _ in _faults(tmp_path, lines)] == ["AMP004"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP004"]
 
 
 def test_keras_dynamic_scale_metric(tmp_path: Path) -> None:
     # keras LossScaleOptimizer keeps its scale in the variable "dynamic_scale"
     lines = [f"100/100 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - loss: 0.5 - dynamic_scale: {s}"
              for s in ("32768.0", "0.5", "0.25")]
-    assert [code for code, _ in _faults(tmp_path, lines)] == ["AMP004"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP004"]
 
 
 def test_old_deepspeed_fused_optimizer_split_lines(tmp_path: Path) -> None:
@@ -178,7 +167,7 @@ def test_old_deepspeed_fused_optimizer_split_lines(tmp_path: Path) -> None:
                   f"{stamp} [logging.py:96:log_dist] [Rank 0] Overflow detected. Skipping "
                   f"step. Attempted loss scale: {scale}, reducing to {scale / 2}"]
         scale //= 2
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert result.timeline.skipped == 16  # three lines, one skipped step
     assert [d.code for d in result.faults] == ["AMP003"]
 
@@ -189,7 +178,7 @@ def test_old_deepspeed_using_dynamic_loss_scale_of(tmp_path: Path) -> None:
     lines = []
     for i in range(8):
         lines += [f"Grad overflow on iteration {i}", f"Using dynamic loss scale of {2 ** (9 - i)}"]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert result.timeline.skipped == 8
     assert [d.code for d in result.faults] == ["AMP003"]
 
@@ -213,7 +202,7 @@ ERRORS["autocast"] = (ERRORS["autocast"], ("AMP010", None))  # type: ignore[assi
 @pytest.mark.parametrize("name", ERRORS)
 def test_error_lines(tmp_path: Path, name: str) -> None:
     lines, expected = ERRORS[name]
-    assert _faults(tmp_path, list(lines))[:1] == [expected]
+    assert faults(tmp_path, list(lines))[:1] == [expected]
 
 
 def test_anomaly_traceback_through_a_grad_scaler(tmp_path: Path) -> None:
@@ -224,7 +213,7 @@ def test_anomaly_traceback_through_a_grad_scaler(tmp_path: Path) -> None:
              "    scaler.scale(loss).backward()",
              '  File "/x/torch/_tensor.py", line 626, in backward',
              "RuntimeError: Function 'MulBackward0' returned nan values in its 0th output."]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [d.code for d in result.faults] == ["AMP006"]
     assert "scaler.scale(loss).backward()" in result.faults[0].summary
 
@@ -268,7 +257,7 @@ EXCERPTS = {
 @pytest.mark.parametrize("name", EXCERPTS)
 def test_excerpt_judgement(tmp_path: Path, name: str) -> None:
     lines, code = EXCERPTS[name]
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert code in [d.code for d in result.faults], name
     judged = next(d for d in result.faults if d.code == code)
     if "confidence" in judged.evidence:
@@ -312,7 +301,7 @@ NEGATIVES = {
 
 @pytest.mark.parametrize("name", NEGATIVES)
 def test_hard_negatives_stay_quiet(tmp_path: Path, name: str) -> None:
-    assert _faults(tmp_path, NEGATIVES[name]) == [], name
+    assert faults(tmp_path, NEGATIVES[name]) == [], name
 
 
 def test_each_rank_is_judged_on_its_own_steps(tmp_path: Path) -> None:
@@ -322,5 +311,5 @@ def test_each_rank_is_judged_on_its_own_steps(tmp_path: Path) -> None:
     for step in range(1, 31):
         lines.append(f"[rank0]:iter {step}: loss {'0.6931' if step < 3 else '0.0000'}")
         lines.append(f"[rank1]:iter {step}: loss {0.7 - step * 0.001:.4f}")
-    result = _diagnose(tmp_path, lines)
+    result = diagnose_lines(tmp_path, lines)
     assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP007", 3, 0)]

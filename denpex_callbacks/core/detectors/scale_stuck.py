@@ -6,6 +6,7 @@ from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
+from denpex_callbacks.core.severity import Severity
 
 
 class ScaleStuckDetector(Detector):
@@ -15,6 +16,12 @@ class ScaleStuckDetector(Detector):
     overflows, or update() not applied) and no growth for many growth intervals of clean
     steps (growth disabled). It also sees clean steps with a GradScaler growth tracker that
     never advances: update() is not called, which it reports as AMP002 (protocol misuse).
+
+    A scale that never moved and never overflowed, from a scaler whose growth interval is not
+    known (a log that prints only the scale: Megatron's ``--loss-scale 65536``), is what a
+    static scale looks like when it works: a choice, not a fault, so "no growth" is said at
+    info there. With a known growth interval (a live run reads it from its scaler), or once
+    the scale has moved or a step overflowed (the scaler is dynamic), it stays a warning.
 
     Example:
         >>> from denpex_callbacks.core.run_state import RunState
@@ -51,7 +58,7 @@ class ScaleStuckDetector(Detector):
             self.clean_at_scale = 0
             self.clean_start = None
         finding = self._every_step_skipped(obs, run) or self._tracker_frozen(obs, skipped, moved)
-        finding = finding or self._no_growth(obs, skipped, moved)
+        finding = finding or self._no_growth(obs, run, skipped, moved)
         if finding is None or self.firing:
             return None
         self.firing = True
@@ -110,7 +117,8 @@ class ScaleStuckDetector(Detector):
             },
         )
 
-    def _no_growth(self, obs: Observation, skipped: bool | None, moved: bool) -> Finding | None:
+    def _no_growth(self, obs: Observation, run: RunState, skipped: bool | None,
+                   moved: bool) -> Finding | None:
         if skipped is not False or moved or obs.scale is None:
             if skipped:
                 self.clean_at_scale = 0
@@ -124,6 +132,21 @@ class ScaleStuckDetector(Detector):
         interval = self.setup.growth_interval
         if self.clean_at_scale < self._clean_limit():
             return None
+        if interval is None and not run.scale_ever_changed and run.skipped_total == 0:
+            return Finding(
+                self.code,
+                self.clean_start,
+                f"loss scale constant at {obs.scale} for {self.clean_at_scale} clean steps with "
+                "no overflow: a static loss scale that has worked so far (a dynamic one would "
+                "have grown)",
+                evidence={
+                    "pattern": "constant-scale-no-overflow",
+                    "clean_steps": self.clean_at_scale,
+                    "scale": obs.scale,
+                    "growth_interval": None,
+                },
+                severity=Severity.INFO,
+            )
         return Finding(
             self.code,
             self.clean_start,

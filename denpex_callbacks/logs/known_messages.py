@@ -1,0 +1,149 @@
+"""The table's parser: every row of :mod:`~denpex_callbacks.logs.messages` whose ``reader`` is
+``table`` becomes a regex (its literal text, a pattern for each value), found on a line by
+its longest literal piece first.
+
+A line is checked against one alternation of those pieces (one search); only the rows of the
+piece found are tried in full, so a line costs one regex here unless it holds a known message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FLAG,
+    GROWTH,
+    OVERFLOW,
+    SETUP,
+    LogEvent,
+    to_float,
+    to_int,
+)
+from denpex_callbacks.logs.messages import FLAG as FLAG_ROW
+from denpex_callbacks.logs.messages import GROWTH as GROWTH_ROW
+from denpex_callbacks.logs.messages import MESSAGES, MONITORED, SKIP, Message
+from denpex_callbacks.logs.messages import OVERFLOW as OVERFLOW_ROW
+from denpex_callbacks.logs.messages import SETUP as SETUP_ROW
+
+FAMILY = "messages"
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)"
+_PATTERNS = {
+    "before": _NUMBER, "after": _NUMBER, "scale": _NUMBER, "value": r"\S+?", "norm": r".+?",
+    "step": r"\d+", "rank": r"\d+", "n": r"\d+", "metric": r"\S+", "text": r".+?",
+}
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ROWS = tuple(m for m in MESSAGES if m.reader == "table")
+
+
+def _literals(message: str) -> list[str]:
+    return [part for part in _PLACEHOLDER.split(message)[::2] if part.strip()]
+
+
+def anchor(row: Message) -> str:
+    """The longest literal piece of a row's message (what a line must hold to be tried)."""
+    return max(_literals(row.message), key=len).strip()
+
+
+def _regex(row: Message) -> re.Pattern[str]:
+    pieces = _PLACEHOLDER.split(row.message)
+    out: list[str] = []
+    seen: set[str] = set()
+    last = len(pieces) - 1
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            # blanks as the source writes them, or more (a logger may pad)
+            out.append(r"\s+".join(re.escape(word) for word in piece.split(" ")))
+            continue
+        pattern = _PATTERNS.get(piece, r".+?")
+        if i == last - 1 and not pieces[last].strip():
+            pattern = pattern.replace("+?", "+")  # a value that ends the message: all of it
+        out.append(f"(?P=v_{piece})" if piece in seen else f"(?P<v_{piece}>{pattern})")
+        seen.add(piece)
+    return re.compile("".join(out))
+
+
+_COMPILED = tuple((row, _regex(row)) for row in _ROWS)
+_BY_ANCHOR: dict[str, list[tuple[Message, re.Pattern[str]]]] = {}
+for _row, _pattern in _COMPILED:
+    _BY_ANCHOR.setdefault(anchor(_row), []).append((_row, _pattern))
+_ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len, reverse=True)))
+
+
+# What every row's line holds (tests/logs/test_messages.py checks each row against the whole
+# prefilter): few and short, each one more pass over the bytes without RE2.
+KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
+                               b"Nan/Inf", b"half precision")
+# What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
+# row, the first of these its message holds, else its longest literal piece.
+_CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",
+               "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
+               "out of memory")
+_TRIGGERS = tuple(sorted({next((c for c in _CANDIDATES if c in row.message), anchor(row))
+                          for row in _ROWS}))
+
+
+def parse(text: str) -> list[LogEvent]:
+    """The event a known message on this line means (the table's row).
+
+    Example:
+        >>> [(e.kind, e.scale_after) for e in parse(
+        ...     "colossalai - INFO: Overflow occurs, the loss scale is adjusted to 32768.0")]
+        [('overflow', 32768.0)]
+        >>> [(e.kind, e.code) for e in parse(
+        ...     "WARNING: The grad norm is nan. Skipping updating the model.")]
+        [('overflow', None)]
+    """
+    # literal checks first: one regex over a long line of many alternatives costs more
+    for trigger in _TRIGGERS:
+        if trigger in text:
+            break
+    else:
+        return []
+    found = _ANCHORS.search(text)
+    if found is None:
+        return []
+    for row, pattern in _BY_ANCHOR[found.group(0)]:
+        match = pattern.search(text)
+        if match is not None:
+            return _events(row, {k[2:]: v for k, v in match.groupdict().items()})
+    return []
+
+
+def _events(row: Message, values: dict[str, str]) -> list[LogEvent]:
+    step = to_int(values.get("step"))
+    rank = to_int(values.get("rank"))
+    if row.event == OVERFLOW_ROW:
+        before, after = to_float(values.get("before")), to_float(values.get("after"))
+        if after is None and before is not None and "*" in row.message:
+            after = before / 2
+        return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank, scale_before=before,
+                         scale_after=after)]
+    if row.event == SKIP:
+        return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank)]
+    if row.event == GROWTH_ROW:
+        return [LogEvent(GROWTH, FAMILY, step=step, rank=rank,
+                         scale_before=to_float(values.get("before")),
+                         scale_after=to_float(values.get("after")))]
+    if row.event == SETUP_ROW:
+        return [LogEvent(SETUP, FAMILY, setup=dict(row.setup))]
+    if row.event == MONITORED:
+        return _monitored(row, values.get("metric") or "", values.get("value") or "")
+    assert row.event == FLAG_ROW
+    return [LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
+                     loss=math.nan if row.code == "AMP006" else None,
+                     summary=f"{row.tool}: {row.means}")]
+
+
+def _monitored(row: Message, metric: str, value: str) -> list[LogEvent]:
+    """``{metric} = {value}`` that is not finite: evaluation's when the metric is one."""
+    number = to_float(value)
+    if number is None or math.isfinite(number):
+        return []
+    if lexicon.evaluation_metric(metric):
+        return [LogEvent(EVAL, FAMILY, loss=number, metric=metric)]
+    return [LogEvent(FLAG, FAMILY, code="AMP006", loss=number,
+                     summary=f"{row.tool}: the monitored metric {metric} = {value} is not "
+                             "finite")]

@@ -1,0 +1,492 @@
+"""Every message the tools print about loss scaling, overflow, skipped steps, non-finite
+values and mixed precision, learnt from their source with its history: the table.
+
+Each row is one message as the tool's source writes it (``{name}`` where the source formats a
+value in), the tool and releases that print it, the source file, what it means, and what the
+doctor reads from it: an overflow (a skipped step, with the scale before and after where the
+message says them), a skipped step without a scale, a scale growth, a flag (a catalog id by
+itself), a setup fact, or a monitored metric that is not finite. ``reader`` names the parser
+that reads the row: ``table`` (:mod:`~denpex_callbacks.logs.known_messages`, built from these
+rows) or a family parser that knew the message before the table (its module holds the
+regex; the row documents it and the tests hold the family to it). The docs page
+"Messages the doctor knows" is generated from this table, and ``tests/logs/test_messages.py``
+renders every row as the tool prints it (the format filled in, behind its logger's prefix)
+and checks that the doctor reads it as the row says.
+
+Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{step}`` ``{rank}`` ``{n}``
+(counts), ``{value}`` ``{norm}`` (numbers, possibly NaN/inf), ``{metric}`` (a metric's key),
+``{text}`` (anything).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# What a row means to the doctor.
+OVERFLOW = "overflow"  # a step skipped by a gradient overflow (scales from the message)
+SKIP = "skip"  # a step skipped for non-finite gradients, no scale said
+GROWTH = "growth"  # the dynamic scale grew on a clean step
+FLAG = "flag"  # a diagnosis by itself (``code``)
+SETUP = "setup"  # a configuration fact (``setup``)
+MONITORED = "monitored"  # ``{metric} = {value}`` not finite: evaluation's or training's
+
+# How the tools' loggers put a message on a line (tests render each row behind its prefix).
+PY_LOGGING = "2026-11-30 10:00:00,000 - {logger} - {level} - "
+DEEPSPEED = "[2026-11-30 10:00:00,000] [{level}] [{logger}:123:fn] "
+FAIRSEQ = "2026-11-30 10:00:00 | {level} | {logger} | "
+RANK_ZERO = ""  # print() / rank_zero_warn with the warning's own format
+
+
+@dataclass(frozen=True)
+class Message:
+    """One row of the table.
+
+    Attributes:
+        tool: The project (``torch``, ``DeepSpeed``...).
+        versions: The releases (or dates, for projects without releases) that print it.
+        source: The file (and function) that prints or raises it.
+        message: The text as the source formats it, ``{name}`` for a value.
+        means: What it means, in words.
+        event: What the doctor reads: ``overflow``, ``skip``, ``growth``, ``flag``,
+            ``setup`` or ``monitored``.
+        code: The catalog id of a ``flag``.
+        setup: The facts of a ``setup`` row.
+        reader: ``table``, or the family parser that reads it.
+        logger: The logger's name and level as the tool prints them, for the line's prefix.
+        prefix: The prefix format (one of the module's constants).
+        values: Plausible values of the placeholders, for the tests and the docs.
+    """
+
+    tool: str
+    versions: str
+    source: str
+    message: str
+    means: str
+    event: str
+    code: str | None = None
+    setup: dict[str, Any] = field(default_factory=dict)
+    reader: str = "table"
+    logger: tuple[str, str] = ("root", "WARNING")
+    prefix: str = PY_LOGGING
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+_FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
+_FP32 = {"active_precision": "fp32", "scaler": None}
+_BF16 = {"active_precision": "bf16-mixed", "scaler": None}
+_TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
+              "in the iteration.")
+
+MESSAGES: tuple[Message, ...] = (
+    # -- torch: torch/cuda/amp/grad_scaler.py (1.6-2.2), torch/amp/grad_scaler.py (2.3-2.13) ---
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.__init__)",
+            "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+            "the scaler asked for is switched off: the run trains unscaled", FLAG, "AMP010",
+            reader="errors", prefix="/x/torch/amp/grad_scaler.py:136: UserWarning: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.step)",
+            "step() has already been called since the last update().",
+            "scaler.step() twice in one iteration", FLAG, "AMP002", reader="torch",
+            prefix="RuntimeError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.unscale_)",
+            "unscale_() has already been called on this optimizer since the last update().",
+            "scaler.unscale_() twice in one iteration", FLAG, "AMP002", reader="torch",
+            prefix="RuntimeError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.unscale_)",
+            "unscale_() is being called after step().",
+            "scaler.unscale_() after scaler.step()", FLAG, "AMP002", reader="torch",
+            prefix="RuntimeError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.step)",
+            "No inf checks were recorded for this optimizer.",
+            "scaler.step() on an optimizer whose gradients were never scaled", FLAG, "AMP002",
+            reader="torch", prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.update)",
+            "No inf checks were recorded prior to update.",
+            "scaler.update() without a scaler.step() before it", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (_check_scale_growth_tracker)",
+            "Attempted {text} but _scale is None.  " + _TORCH_FIX,
+            "the scaler was used before scaler.scale(loss)", FLAG, "AMP002",
+            prefix="AssertionError: ", values={"text": "step"}),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (_check_scale_growth_tracker)",
+            "Attempted {text} but _growth_tracker is None.  " + _TORCH_FIX,
+            "the scaler was used before scaler.scale(loss)", FLAG, "AMP002",
+            prefix="AssertionError: ", values={"text": "update"}),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.step)",
+            "Closure use is not currently supported if GradScaler is enabled.",
+            "scaler.step(optimizer, closure): not supported by the scaler", FLAG, "AMP002",
+            prefix="RuntimeError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler.__getstate__)",
+            "A GradScaler instance may only be pickled at the beginning of an iteration, or "
+            "at the end after scaler.update().",
+            "the scaler was saved mid-iteration (update() not reached)", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler._unscale_grads_)",
+            "Attempting to unscale FP16 gradients.",
+            "the optimizer holds float16 parameters (model.half() under a GradScaler)", FLAG,
+            "AMP012", reader="torch", prefix="ValueError: "),
+    Message("torch", "1.10-2.2", "torch/autocast_mode.py, torch/amp/autocast_mode.py "
+            "(autocast.__init__)",
+            "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+            "autocast asked for on CUDA is off: the run computes in fp32", FLAG, "AMP010",
+            prefix="/x/torch/amp/autocast_mode.py:250: UserWarning: "),
+    Message("torch", "2.3-2.13", "torch/amp/autocast_mode.py (autocast.__init__)",
+            "CUDA is not available or torch_xla is imported. Disabling autocast.",
+            "autocast asked for on CUDA is off: the run computes in fp32", FLAG, "AMP010",
+            reader="errors", prefix="/x/torch/amp/autocast_mode.py:266: UserWarning: "),
+    Message("torch", "1.10-2.13", "torch/amp/autocast_mode.py (autocast.__init__)",
+            "In {text} autocast, but the target dtype is not supported. Disabling autocast.",
+            "autocast with a dtype the device does not support (fp16 on CPU before torch "
+            "2.4): off, the run computes in fp32", FLAG, "AMP010",
+            prefix="/x/torch/amp/autocast_mode.py:300: UserWarning: ", values={"text": "CPU"}),
+    Message("torch", "1.x-2.13", "torch/csrc/autograd (anomaly mode)",
+            "Function '{text}' returned nan values in its {n}th output.",
+            "anomaly mode found the first NaN in a backward", FLAG, "AMP006", reader="torch",
+            prefix="RuntimeError: ", values={"text": "LogSoftmaxBackward0", "n": 0}),
+    # -- transformers ------------------------------------------------------------------------
+    Message("transformers", "4.3-4.45", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision "
+            "evaluation (`--fp16_full_eval`) can only be used on {text}.",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", prefix="ValueError: ",
+            values={"text": "CUDA or NPU devices or certain XPU devices (with IPEX)"}),
+    Message("transformers", "4.2-4.45", "src/transformers/trainer.py (Trainer.__init__)",
+            "Using {text} half precision backend",
+            "the Trainer's mixed precision (cuda_amp, amp, apex; cpu_amp is bf16)", SETUP,
+            setup=_FP16, logger=("transformers.trainer", "INFO"),
+            values={"text": "cuda_amp"}),
+    # -- accelerate -------------------------------------------------------------------------
+    Message("accelerate", "0.4-0.2x", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision requires a GPU (not {text}).",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
+            prefix="ValueError: ", values={"text": "'cpu'"}),
+    Message("accelerate", "0.1-0.3", "src/accelerate/state.py (AcceleratorState.__init__)",
+            "fp16 mixed precision requires a GPU.",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
+            prefix="ValueError: "),
+    # -- Lightning (pytorch_lightning 0.x-1.x, lightning 2.x) --------------------------------
+    Message("Lightning", "2.0-2.6", "src/lightning/pytorch/trainer/connectors/"
+            "accelerator_connector.py (_check_and_init_precision)",
+            "You passed `Trainer(accelerator='cpu', precision='16-mixed')` but AMP with fp16 "
+            "is not supported on CPU. Using `precision='bf16-mixed'` instead.",
+            "fp16 asked for on CPU runs as bf16", FLAG, "AMP010",
+            logger=("lightning.pytorch.utilities.rank_zero", "WARNING"), prefix=RANK_ZERO),
+    Message("Lightning", "2.0-2.6", "src/lightning/fabric/connector.py (_check_and_init_precision)",
+            "You passed `Fabric(accelerator='cpu', precision='16-mixed')` but AMP with fp16 is "
+            "not supported on CPU. Using `precision='bf16-mixed'` instead.",
+            "fp16 asked for on CPU runs as bf16", FLAG, "AMP010", prefix=RANK_ZERO),
+    Message("pytorch_lightning", "1.8-1.9", "src/pytorch_lightning/trainer/connectors/"
+            "accelerator_connector.py",
+            "You passed `Trainer(accelerator='cpu', precision=16)` but AMP is not supported on "
+            "CPU. Using `precision='bf16'` instead.",
+            "fp16 asked for on CPU runs as bf16", FLAG, "AMP010", prefix=RANK_ZERO),
+    Message("pytorch_lightning", "1.0-1.5", "pytorch_lightning/trainer/connectors/"
+            "accelerator_connector.py, precision_connector.py",
+            "You have asked for native AMP on CPU, but AMP is only available on GPU.",
+            "AMP asked for on CPU: not active", FLAG, "AMP010", prefix=RANK_ZERO),
+    Message("pytorch_lightning", "1.3-1.9", "pytorch_lightning/trainer/connectors/"
+            "accelerator_connector.py",
+            "Using 16bit {text} Automatic Mixed Precision (AMP)",
+            "fp16 mixed precision with a dynamic scaler (native) or apex", SETUP, setup=_FP16,
+            reader="lightning", prefix=RANK_ZERO, values={"text": "native"}),
+    Message("lightning", "2.0-2.2", "src/lightning/pytorch/trainer/connectors/"
+            "accelerator_connector.py",
+            "Using 16bit Automatic Mixed Precision (AMP)",
+            "fp16 mixed precision with a dynamic scaler", SETUP, setup=_FP16,
+            reader="lightning", prefix=RANK_ZERO),
+    Message("lightning", "2.3-2.6", "src/lightning/pytorch/trainer/connectors/"
+            "accelerator_connector.py",
+            "Using 16-bit Automatic Mixed Precision (AMP)",
+            "fp16 mixed precision with a dynamic scaler", SETUP, setup=_FP16,
+            reader="lightning", prefix=RANK_ZERO),
+    Message("lightning", "1.10-2.6", "src/lightning/pytorch/trainer/connectors/"
+            "accelerator_connector.py",
+            "Using bfloat16 Automatic Mixed Precision (AMP)",
+            "bf16 mixed precision: no loss scaler", SETUP, setup=_BF16, reader="lightning",
+            prefix=RANK_ZERO),
+    Message("pytorch_lightning", "0.8-1.2", "pytorch_lightning/trainer/connectors/"
+            "precision_connector.py",
+            "Using native 16bit precision.",
+            "fp16 mixed precision with a dynamic scaler", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    Message("pytorch_lightning", "0.8-1.2", "pytorch_lightning/trainer/connectors/"
+            "precision_connector.py",
+            "Using APEX 16bit precision.",
+            "fp16 with apex amp", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    Message("Lightning", "1.0-2.6", "callbacks/early_stopping.py (EarlyStopping._evaluate_"
+            "stopping_criteria)",
+            "Monitored metric {metric} = {value} is not finite. Previous best value was "
+            "{scale}. Signaling Trainer to stop.",
+            "check_finite stopped the run: the monitored metric is NaN/inf", FLAG, "AMP006",
+            reader="lightning", prefix=RANK_ZERO,
+            values={"metric": "val_loss", "value": "nan", "scale": 0.512}),
+    # -- DeepSpeed ---------------------------------------------------------------------------
+    Message("DeepSpeed", "0.8-0.19", "deepspeed/runtime/fp16/loss_scaler.py "
+            "(DynamicLossScaler.update_scale)",
+            "[deepspeed] OVERFLOW! Rank {rank} Skipping step. Attempted loss scale: {before}, "
+            "reducing to {after}",
+            "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
+            logger=("loss_scaler.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.8-0.19", "deepspeed/runtime/fp16/loss_scaler.py "
+            "(DynamicLossScaler.update_scale)",
+            "[deepspeed] OVERFLOW! Rank {rank} Skipping step. Attempted loss scale: {before}, "
+            "but hysteresis is {n}. Reducing hysteresis to {text}",
+            "an overflow spent on the hysteresis: skipped, the scale kept", OVERFLOW,
+            reader="deepspeed", logger=("loss_scaler.py", "INFO"), prefix=DEEPSPEED,
+            values={"n": 2, "text": 1}),
+    Message("DeepSpeed", "0.1-0.7", "deepspeed/pt/deepspeed_zero_optimizer.py, "
+            "fp16_optimizer.py",
+            "[deepspeed] OVERFLOW! Skipping step. Attempted loss scale: {before}, reducing "
+            "to {after}",
+            "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
+            prefix=""),
+    Message("DeepSpeed", "0.3-0.16", "deepspeed/runtime/fp16/fused_optimizer.py, "
+            "unfused_optimizer.py (step)",
+            "[deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted loss "
+            "scale: {before}, reducing to {after}",
+            "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
+            logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.10-0.14", "deepspeed/runtime/fp16/fused_optimizer.py (log_dist)",
+            "Overflow detected. Skipping step. Attempted loss scale: {before}, reducing to "
+            "{after}",
+            "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
+            logger=("logging.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.3-0.19", "deepspeed/runtime/fp16/fused_optimizer.py "
+            "(_update_scale)",
+            "Reducing dynamic loss scale from {before} to {after}",
+            "an overflow: the scale halves", OVERFLOW, reader="deepspeed",
+            logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.3-0.19", "deepspeed/runtime/fp16/fused_optimizer.py "
+            "(_update_scale)",
+            "Increasing dynamic loss scale from {before} to {after}",
+            "a growth after scale_window clean steps", GROWTH, reader="deepspeed",
+            logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED,
+            values={"before": 1024, "after": 2048}),
+    Message("DeepSpeed", "0.3-0.19", "deepspeed/runtime/fp16/fused_optimizer.py "
+            "(_update_scale)",
+            "Grad overflow on iteration {step}",
+            "an overflow at that iteration", OVERFLOW, reader="deepspeed",
+            logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.1-0.3", "deepspeed/pt/fp16_optimizer.py (_update_scale)",
+            "Using dynamic loss scale of {before}",
+            "after 'Grad overflow on iteration': the scale halves", OVERFLOW,
+            reader="deepspeed", prefix=""),
+    Message("DeepSpeed", "0.1-0.19", "deepspeed/runtime/fp16/fused_optimizer.py "
+            "(_update_scale)",
+            "Using static loss scale of {before}",
+            "an overflow at a static scale: skipped, the scale kept", OVERFLOW,
+            reader="deepspeed", logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED),
+    Message("DeepSpeed", "0.3-0.19", "deepspeed/runtime/fp16/loss_scaler.py "
+            "(DynamicLossScaler.update_scale)",
+            "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+            "the scale is at min_loss_scale and still overflows: the run stops", FLAG, "AMP003",
+            reader="deepspeed", prefix="Exception: "),
+    Message("DeepSpeed", "0.1-0.16", "deepspeed/runtime/fp16/fused_optimizer.py, "
+            "zero/stage_1_and_2.py (__init__)",
+            "Cannot use fp16 without CUDA.",
+            "fp16 asked for without a GPU", FLAG, "AMP010", prefix="SystemError: "),
+    Message("DeepSpeed", "0.16-0.19", "deepspeed/runtime/fp16/fused_optimizer.py (__init__)",
+            "Cannot use fp16 without accelerator.",
+            "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
+    # -- apex --------------------------------------------------------------------------------
+    Message("apex", "2019-2023", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
+            "Gradient overflow.  Skipping step, loss scaler {n} reducing loss scale to {after}",
+            "an overflow: skipped, the scale halves ({n} is the loss scaler's index)", OVERFLOW,
+            reader="apex", logger=("apex.amp", "WARNING"), prefix="", values={"n": 0}),
+    Message("apex", "2019-2023", "apex/amp/handle.py, apex/fp16_utils/fp16_optimizer.py",
+            "Gradient overflow.  Skipping step, reducing loss scale to {after}",
+            "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
+    Message("apex", "2019-2023", "apex/fp16_utils/fp16_optimizer.py (step with a closure)",
+            "OVERFLOW within closure! Skipping step, reducing loss scale to {after}",
+            "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
+    Message("apex", "2018-2019", "apex/fp16_utils/fp16_optimizer.py (step)",
+            "OVERFLOW! Skipping step. Attempted loss scale: {before}, reducing to {after}",
+            "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
+    Message("apex", "2018-2019", "apex/amp/opt.py, apex/amp/handle.py (the first amp)",
+            "Gradient overflow, skipping update",
+            "an overflow: the step is skipped (no scale said)", SKIP,
+            logger=("apex.amp", "WARNING")),
+    # -- fairseq -----------------------------------------------------------------------------
+    Message("fairseq", "0.6-0.8 (2018-2019)", "fairseq/trainer.py (train_step)",
+            "| WARNING: overflow detected, setting loss scale to: {after}",
+            "an overflow: skipped, the scale halves", OVERFLOW, prefix=""),
+    Message("fairseq", "0.9-0.10 (2020)", "fairseq/trainer.py (train_step)",
+            "NOTE: overflow detected, setting loss scale to: {after}",
+            "an overflow: skipped, the scale halves", OVERFLOW,
+            logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (train_step), "
+            "fairseq/optim/dynamic_loss_scaler.py",
+            "NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: "
+            "{after}",
+            "an overflow: skipped, the scale halves", OVERFLOW, reader="fairseq",
+            logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.10-0.12", "fairseq/optim/amp_optimizer.py (clip_grad_norm)",
+            "AMP: overflow detected, setting scale to to {after}",
+            "an overflow under torch AMP: skipped, the scale halves", OVERFLOW,
+            reader="fairseq", logger=("fairseq.optim.amp_optimizer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.6-0.12", "fairseq/optim/dynamic_loss_scaler.py, fp16_optimizer.py",
+            "Minimum loss scale reached ({scale}). Your loss is probably exploding. Try "
+            "lowering the learning rate, using gradient clipping or increasing the batch size.",
+            "the scale reached its floor and still overflows: the run stops", FLAG, "AMP003",
+            reader="fairseq", prefix="FloatingPointError: ", values={"scale": 0.0001}),
+    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (train_step)",
+            "gradients are Nan/Inf",
+            "the gradient norm is not finite and no loss scaler skips the step", FLAG, "AMP006",
+            prefix="FloatingPointError: "),
+    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (train_step, AMP)",
+            "AMP: skipping this batch.",
+            "under torch AMP, a batch whose gradient norm is not finite is skipped", SKIP,
+            logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.10-0.12", "fairseq/nan_detector.py (NanDetector)",
+            "Detected nan/inf grad norm, dumping norms...",
+            "the gradient norm is not finite", FLAG, "AMP006",
+            logger=("fairseq.nan_detector", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.4-0.6 (2018)", "fairseq/trainer.py (train_step)",
+            "| WARNING: ran out of memory, skipping batch",
+            "out of memory: not an AMP fault", FLAG, "SYS001", prefix=""),
+    # -- Megatron-LM, NeMo -------------------------------------------------------------------
+    Message("Megatron-LM", "2023-2026", "megatron/core/rerun_state_machine.py "
+            "(validate_result)",
+            "Rank {rank}, node n0, device 0, iteration {step}: Unexpected result nan "
+            "(message='found NaN in local forward loss calculation')",
+            "the loss of one rank is NaN", FLAG, "AMP006", reader="megatron",
+            prefix="RuntimeError: "),
+    Message("Megatron-LM", "2023-2026", "megatron/core/rerun_state_machine.py (the loss check)",
+            "Unexpected result {value} (message='loss is NaN')",
+            "the loss is NaN", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"value": "nan"}),
+    Message("Megatron-LM", "2024-2026", "megatron/core/distributed/param_and_grad_buffer.py",
+            "found NaN in local grad norm for bucket #{n} in backward pass before "
+            "data-parallel communication collective",
+            "a rank's gradients are NaN", FLAG, "AMP006", reader="megatron",
+            prefix="RuntimeError: "),
+    Message("Megatron-LM", "2025-2026", "megatron/core/optimizer/optimizer.py "
+            "(grad_norm_skip_threshold)",
+            "skipping grad norm because it's too large {norm}",
+            "the update is skipped: the gradient norm is above the threshold (or not finite)",
+            SKIP, logger=("megatron.core.optimizer.optimizer", "INFO"),
+            values={"norm": "inf"}),
+    Message("NeMo", "1.x-2.x", "nemo/collections/tts/parts/utils/splines.py",
+            "NaN detected in PWLinear bin indexing",
+            "a NaN in the model's forward", FLAG, "AMP006", prefix="AvertedCUDARuntimeError: "),
+    # -- ColossalAI --------------------------------------------------------------------------
+    Message("ColossalAI", "0.1-0.4", "colossalai/amp/naive_amp/grad_scaler/"
+            "dynamic_grad_scaler.py (DynamicGradScaler.update)",
+            "Overflow occurs, the loss scale is adjusted to {after}",
+            "an overflow: skipped, the scale backs off", OVERFLOW,
+            logger=("colossalai", "INFO")),
+    Message("ColossalAI", "0.1-0.4", "colossalai/amp/naive_amp/grad_scaler/"
+            "dynamic_grad_scaler.py (DynamicGradScaler.update)",
+            "No overflow for consecutive {n} steps, the loss scale is adjusted to {after}",
+            "a growth after growth_interval clean steps", GROWTH,
+            logger=("colossalai", "INFO"), values={"n": 1000}),
+    Message("ColossalAI", "0.2-0.4", "colossalai/zero/low_level/low_level_optim.py, "
+            "gemini/gemini_optimizer.py (step)",
+            "Found overflow. Skip step",
+            "an overflow: the step is skipped", SKIP, logger=("colossalai", "INFO")),
+    # -- detectron2, mmcv/mmdet, mmengine ------------------------------------------------------
+    Message("detectron2", "0.1-0.6", "detectron2/engine/train_loop.py "
+            "(SimpleTrainer._write_metrics)",
+            "Loss became infinite or NaN at iteration={step}!",
+            "the run stopped on a non-finite loss", FLAG, "AMP006", reader="errors",
+            prefix="FloatingPointError: "),
+    Message("detectron2", "0.1-0.6", "detectron2/modeling/box_regression.py",
+            "Box regression deltas become infinite or NaN!",
+            "non-finite box regression outputs", FLAG, "AMP006", prefix="AssertionError: "),
+    Message("detectron2", "0.4-0.6", "detectron2/engine/train_loop.py (AMPTrainer.__init__)",
+            "[AMPTrainer] CUDA is required for AMP training!",
+            "AMP asked for without a GPU", FLAG, "AMP010", prefix="AssertionError: "),
+    Message("mmcv / mmdet", "1.x-2.x", "mmdet/core/hook (CheckInvalidLossHook)",
+            "loss become infinite or NaN!",
+            "the loss is not finite", FLAG, "AMP006", reader="errors",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.4-0.10", "mmengine/hooks/early_stopping_hook.py",
+            "Monitored metric {metric} = {value} is infinite. Previous best value was {scale}.",
+            "the monitored metric is NaN/inf (evaluation's when it is an evaluation metric)",
+            MONITORED, logger=("mmengine", "WARNING"),
+            values={"metric": "val/loss", "value": "inf", "scale": 0.512}),
+    # -- timm ----------------------------------------------------------------------------------
+    Message("timm", "0.3-1.0", "train.py (main)",
+            "Using native Torch AMP. Training in mixed precision.",
+            "fp16 mixed precision with a dynamic scaler", SETUP, setup=_FP16,
+            logger=("train", "INFO")),
+    Message("timm", "0.3-1.0", "train.py (main)",
+            "Using NVIDIA APEX AMP. Training in mixed precision.",
+            "fp16 with apex amp", SETUP, setup=_FP16, logger=("train", "INFO")),
+    Message("timm", "0.3-0.9", "train.py (main)",
+            "AMP not enabled. Training in float32.",
+            "fp32: no autocast, no scaler", SETUP, setup=_FP32, logger=("train", "INFO")),
+    Message("timm", "0.3-0.6", "train.py (main)",
+            "Neither APEX or native Torch AMP is available, using float32. Install NVIDA apex "
+            "or upgrade to PyTorch 1.6",
+            "AMP asked for and not available: the run trains in fp32", FLAG, "AMP010"),
+    # -- speech toolkits -------------------------------------------------------------------------
+    Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (train_one_epoch)",
+            "The grad norm is {norm}. Skipping updating the model.",
+            "the update is skipped: the gradient norm is not finite", SKIP,
+            values={"norm": "nan"}),
+    Message("ESPnet", "espnet1 0.5-0.9", "espnet/asr/pytorch_backend/asr.py (CustomUpdater)",
+            "The grad norm is nan. Skipping updating the model.",
+            "the update is skipped: the gradient norm is NaN", SKIP),
+    Message("SpeechBrain", "0.5-1.0", "speechbrain/core.py (Brain.check_loss_isfinite)",
+            "Loss is not finite and patience is exhausted. To debug, wrap `fit()` with "
+            "autograd's `detect_anomaly()`, e.g.",
+            "the loss was non-finite more often than nonfinite_patience: the run stops", FLAG,
+            "AMP006", prefix="ValueError: "),
+    Message("SpeechBrain", "0.5-1.0", "speechbrain/core.py (Brain.check_loss_isfinite)",
+            "Patience not yet exhausted.",
+            "a non-finite loss, the batch skipped (within nonfinite_patience)", SKIP,
+            logger=("speechbrain.core", "WARNING")),
+    Message("SpeechBrain", "1.0", "speechbrain/core.py (Brain.check_gradients)",
+            "Gradients {text} contain NaN or Inf. Setting to None.",
+            "non-finite gradients: that parameter's update is dropped", SKIP,
+            logger=("speechbrain.core", "WARNING"), values={"text": "encoder.weight"}),
+    # -- YOLO families -------------------------------------------------------------------------
+    Message("yolov5", "6.2-7.0", "utils/general.py (check_amp)",
+            "AMP: checks failed, disabling Automatic Mixed Precision. See {text}",
+            "an automatic check switched AMP off: the run trains in fp32", FLAG, "AMP010",
+            logger=("yolov5", "WARNING"), prefix="",
+            values={"text": "https://github.com/ultralytics/yolov5/issues/7908"}),
+    Message("ultralytics", "8.0-8.4", "ultralytics/utils/checks.py (check_amp)",
+            "AMP: checks failed ❌. Anomalies were detected with AMP on your system that may "
+            "lead to NaN losses or zero-mAP results, so AMP will be disabled during training.",
+            "an automatic check switched AMP off: the run trains in fp32", FLAG, "AMP010",
+            prefix="WARNING ⚠️ "),
+    Message("ultralytics", "8.1-8.4", "ultralytics/utils/checks.py (check_amp)",
+            "AMP: checks failed ❌. AMP training on {text} GPU may cause NaN losses or zero-mAP "
+            "results, so AMP will be disabled during training.",
+            "an automatic check switched AMP off (a GPU with broken fp16): fp32", FLAG,
+            "AMP010", prefix="WARNING ⚠️ ", values={"text": "NVIDIA GeForce GTX 1650"}),
+    Message("yolov5 / ultralytics", "6.2-8.4", "utils/general.py, ultralytics/utils/checks.py "
+            "(check_amp)",
+            "AMP: checks passed ✅",
+            "AMP is on: fp16 mixed precision with a dynamic scaler", SETUP, setup=_FP16,
+            prefix=""),
+    Message("yolov5", "5.0-7.0", "train.py (train)",
+            "WARNING: non-finite loss, ending training {text}",
+            "the run stopped on a non-finite loss", FLAG, "AMP006", prefix="",
+            values={"text": "tensor([nan, nan, nan])"}),
+    # -- Keras, PyTorch-Ignite, PaddlePaddle -------------------------------------------------------
+    Message("Keras", "2.x-3.15", "keras/src/callbacks/terminate_on_nan.py",
+            "Batch {n}: Invalid loss, terminating training",
+            "TerminateOnNaN stopped the run: the loss is NaN/inf", FLAG, "AMP006",
+            reader="errors", prefix=""),
+    Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
+            "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
+            "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",
+            logger=("ignite.handlers.terminate_on_nan.TerminateOnNan", "WARNING"),
+            values={"text": "tensor(nan)"}),
+    Message("PaddlePaddle", "2.0-3.3", "python/paddle/amp/grad_scaler.py (AmpScaler._update)",
+            "Found inf or nan, current scale is: {before}, decrease to: {before}*0.5",
+            "an overflow: skipped, the scale backs off", OVERFLOW, reader="paddle", prefix=""),
+    Message("PaddlePaddle", "2.0-3.3", "python/paddle/amp/grad_scaler.py (AmpScaler.__init__)",
+            "AmpScaler can only be enabled on CUDAPlace, XPUPlace and CustomPlace, current "
+            "place is {text}, so it makes no effect.",
+            "the scaler asked for is off on this device", FLAG, "AMP010", reader="errors",
+            prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+    Message("PaddlePaddle", "2.0-3.3", "python/paddle/amp/auto_cast.py (amp_guard)",
+            "amp_guard can only be enabled on CUDAPlace, XPUPlace, and CustomPlace, current "
+            "place is {text}, so it makes no effect.",
+            "autocast asked for is off on this device", FLAG, "AMP010", reader="errors",
+            prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+)

@@ -1,0 +1,235 @@
+"""Runs of quiet lines: a log where every line is a metric line (Megatron's iteration lines,
+nanoGPT's ``iter N: loss X``) repeats one line shape millions of times, and almost all of
+those lines say only "another step, applied, the loss finite".
+
+Once the parser has read two consecutive lines of one shape as such quiet steps, the shape
+becomes a byte regex: the line's text between its values kept as it is, each value by what
+it holds (a step: digits; a loss: a finite number that is not 0; the loss scale and skip
+counters: the very text printed, so a changed scale or a skip ends the run; any other value:
+a finite number). The reader then matches the lines that follow at C speed and hands them
+over as a count (:class:`~denpex_callbacks.logs.reader.QuietLines`) instead of one by one:
+the steps they stand for reach the engine as applied steps of a gap
+(``Monitor.advance``), as a log that prints every ``N`` steps would show them, the last of
+them read exactly from its line. The run stops at the first line of another shape, a
+non-finite or zero loss, a changed scale or a skip, which is read one by one; the last
+``KEEP`` lines of a run are read one by one too, so what a fault after it is judged from (the
+run state's recent losses) is what the lines said.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.events import METRICS, LogEvent
+from denpex_callbacks.logs.metric_pairs import collect, find_claims
+
+KEEP = 64  # lines at the end of a run read one by one (the run state's loss trail: 64 steps)
+# Lines one match takes at most: the regex engine keeps a little state per repetition, so a
+# run is matched in batches and memory stays flat however long it is.
+_BATCH = 2048
+_TEMPLATE = bytes.maketrans(b"123456789", b"000000000")  # a line's template: digits as 0
+_LIMIT = 256  # shapes kept by template (a log has few)
+
+_FAMILIES = frozenset({"generic", "megatron"})
+_STEP = rb"(?P<step>\d+)"
+_FINITE = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NONZERO = rb"[-+]?(?=[\d.]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_EXACT = frozenset({lexicon.SCALE, lexicon.SKIPPED, lexicon.EVAL})
+_LOSSES = frozenset({lexicon.LOSS, lexicon.COMPONENT})
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The shape of a quiet line: what a run of it is made of.
+
+    Attributes:
+        line: One line of the shape, as a regex (the step captured).
+        run: Consecutive lines of the shape.
+        family: The parser family that read it.
+        kinds: The event kinds its lines gave.
+        rank: The rank its lines belong to.
+        scale: The loss scale its lines print (None: none).
+        grad_norm: Whether its lines print a gradient norm.
+    """
+
+    line: re.Pattern[bytes]
+    run: re.Pattern[bytes]
+    family: str
+    kinds: frozenset[str]
+    rank: int | None
+    scale: float | None
+    grad_norm: bool
+
+
+# Shapes by template: what a template's values mean does not change from line to line (see
+# metric_templates), so its shape is built once.
+_SHAPES: dict[bytes, Shape | None] = {}
+
+
+def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
+    """The shape of a line whose events say it is a quiet step, or None.
+
+    Example:
+        >>> from denpex_callbacks.logs.parsers import parse_line
+        >>> line = "iter 120: loss 3.1234, time 35.21ms, mfu 12.34%"
+        >>> shape = shape_of(line, parse_line(line))
+        >>> shape.line.match(b"iter 121: loss 3.0001, time 35.03ms, mfu 12.40%")["step"]
+        b'121'
+        >>> shape.line.match(b"iter 122: loss nan, time 35.03ms, mfu 12.40%") is None
+        True
+    """
+    if len(events) != 1 or "\r" in text or "\ufffd" in text:
+        return None
+    event = events[0]
+    if (event.kind != METRICS or event.family not in _FAMILIES or event.step is None
+            or event.skipped_total is not None or event.skipped_in_interval
+            or event.nan_in_interval):
+        return None
+    for value in (event.loss, event.grad_norm, event.scale_after):
+        if value is not None and not math.isfinite(value):
+            return None
+    if event.loss is None or event.loss == 0.0:
+        return None
+    try:
+        template = text.encode().translate(_TEMPLATE)
+    except UnicodeEncodeError:
+        return None
+    if template in _SHAPES:
+        return _SHAPES[template]
+    if len(_SHAPES) >= _LIMIT:
+        _SHAPES.clear()
+    shape = _SHAPES[template] = _build(text, event)
+    return shape
+
+
+def _build(text: str, event: LogEvent) -> Shape | None:
+    """The shape of a quiet line's template (the same for every line of it)."""
+    claims, spans = find_claims(text)
+    read = collect(claims, text)
+    if (read.values.get(lexicon.STEP) != event.step or read.values.get(lexicon.LOSS) != event.loss
+            or read.values.get(lexicon.SCALE) != event.scale_after):
+        return None  # the generic reading of the line is not the family's: no shape
+    roles = {(start, end): role for start, end, role, _key, _sep in claims}
+    out: list[bytes] = []
+    previous, stepped = 0, False
+    for start, end in spans:
+        out.append(_literal(text, previous, start))
+        role = roles.get((start, end))
+        spelled = text[start:end]
+        if not _is_finite(spelled):
+            if role is not None:
+                return None  # a quiet line has no non-finite value
+            out.append(re.escape(spelled.encode()))  # a word ("number of nan iterations")
+        elif role == lexicon.STEP and not stepped:
+            out.append(_STEP)
+            stepped = True
+        elif role in _LOSSES:
+            out.append(_NONZERO)
+        elif role in _EXACT:
+            out.append(re.escape(spelled.encode()))
+        else:
+            out.append(_FINITE)
+        previous = end
+    out.append(_literal(text, previous, len(text)))
+    if not stepped:
+        return None
+    line = b"".join(out)
+    run = b"(?:" + line.replace(_STEP, rb"\d+") + b"\n){1,%d}" % _BATCH
+    return Shape(re.compile(line), re.compile(run),
+                 event.family, frozenset({event.kind}), event.rank, event.scale_after,
+                 event.grad_norm is not None)
+
+
+def _literal(text: str, start: int, end: int) -> bytes:
+    """The text between two values as a regex: as printed, except digits that start a word
+    (``35.21ms``, ``1s``) or continue a number in it (its decimals): any digits there. Digits
+    glued to a word (``lr0``, ``fp16``) are part of a key and stay as printed."""
+    out: list[bytes] = []
+    previous = start
+    for found in _DIGITS.finditer(text, start, end):
+        at = found.start()
+        before = text[at - 1] if at > 0 else " "
+        glued = before.isalpha() or before == "_" or (
+            before == "." and not (at > 1 and text[at - 2].isdigit()))
+        if glued:
+            continue
+        out.append(re.escape(text[previous:at].encode()))
+        out.append(rb"\d+")
+        previous = found.end()
+    out.append(re.escape(text[previous:end].encode()))
+    return b"".join(out)
+
+
+def _is_finite(spelled: str) -> bool:
+    try:
+        return math.isfinite(float(spelled))
+    except ValueError:
+        return False
+
+
+class QuietRuns:
+    """The reader's :class:`~denpex_callbacks.logs.reader.RunMatcher`: armed by the doctor
+    with the shape of the quiet line it just read, it says how many lines from an offset
+    repeat it, and at which step the last of them is.
+
+    Example:
+        >>> from denpex_callbacks.logs.parsers import parse_line
+        >>> runs = QuietRuns()
+        >>> lines = [f"iter {i}: loss {3 - i / 1000:.4f}" for i in range(1, 101)]
+        >>> for number in (1, 2):
+        ...     runs.offer(number, lines[number - 1], parse_line(lines[number - 1]))
+        >>> data = ("\\n".join(lines[2:]) + "\\n").encode()
+        >>> end = runs.quiet_end(data, 0, len(data))
+        >>> data.count(b"\\n", 0, end), runs.last_step  # all but the last KEEP lines
+        (34, 36)
+    """
+
+    def __init__(self) -> None:
+        self.shape: Shape | None = None  # armed: the lines after the last one read repeat it
+        self.last_step: int | None = None  # the step of the last line of the last run
+        self._seen: tuple[int, bytes, int] | None = None  # (line, shape regex, step) last read
+
+    def offer(self, line: int, text: str, events: list[LogEvent]) -> None:
+        """A line read one by one: arm with its shape when the line before had the same one
+        (two in a row: a run may follow), disarm otherwise."""
+        seen, self._seen = self._seen, None
+        shape = shape_of(text, events)
+        if shape is None:
+            self.shape = None
+            return
+        step = events[0].step
+        assert step is not None
+        key = shape.line.pattern
+        self._seen = (line, key, step)
+        same = seen is not None and seen[0] == line - 1 and seen[1] == key and step > seen[2]
+        if same:
+            if self.shape is None or self.shape.line.pattern != key:
+                self.shape = shape
+        else:
+            self.shape = None
+
+    def quiet_end(self, buffer: bytes, start: int, stop: int) -> int:
+        """See :class:`~denpex_callbacks.logs.reader.RunMatcher`."""
+        shape = self.shape
+        if shape is None:
+            return start
+        cut = start
+        while (found := shape.run.match(buffer, cut, stop)) is not None:
+            cut = found.end()
+        if cut == start:
+            return start
+        for _ in range(KEEP):  # the last KEEP lines are read one by one
+            cut = buffer.rfind(b"\n", start, cut - 1) + 1
+            if cut <= start:
+                return start
+        last = buffer.rfind(b"\n", start, cut - 1) + 1
+        step = shape.line.match(buffer, last, cut - 1)
+        if step is None:
+            return start
+        self.last_step = int(step["step"])
+        self._seen = None  # the next line read one by one follows a run, not this line
+        return cut

@@ -1,0 +1,148 @@
+"""Every row of the message table (denpex_callbacks/logs/messages.py), on the line as the tool
+prints it: the source's format filled in with plausible values, behind its logger's prefix.
+The doctor must read each as the row says (the event, the catalog id, the scales), through the
+parser the row names, and each row must reach the parsers through the keyword prefilter.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from excerpts import faults
+
+from denpex_callbacks.logs import messages
+from denpex_callbacks.logs.events import EVAL, FLAG, GROWTH, OVERFLOW, SETUP, LogEvent
+from denpex_callbacks.logs.known_messages import anchor
+from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+
+ROWS = messages.MESSAGES
+IDS = [f"{row.tool}: {row.message[:48]}" for row in ROWS]
+DEFAULTS: dict[str, Any] = {"before": 65536, "after": 32768.0, "scale": 32768.0, "step": 1200,
+                            "rank": 3, "n": 7, "value": "nan", "norm": "inf",
+                            "metric": "val_loss", "text": "x"}
+EXPECTED_KIND = {messages.OVERFLOW: OVERFLOW, messages.SKIP: OVERFLOW, messages.GROWTH: GROWTH,
+                 messages.FLAG: FLAG, messages.SETUP: SETUP}
+
+
+def printed(row: messages.Message) -> str:
+    """The row as the tool prints it: its logger's prefix, the format filled in."""
+    values = {**DEFAULTS, **row.values}
+    logger, level = row.logger
+    prefix = row.prefix.format(logger=logger, level=level)
+    return prefix + row.message.format(**values)
+
+
+def _meaning(events: list[LogEvent], row: messages.Message) -> LogEvent:
+    kinds = [e.kind for e in events]
+    if row.event == messages.MONITORED:
+        metric = {**DEFAULTS, **row.values}["metric"]
+        wanted = EVAL if metric.startswith(("val", "eval", "test")) else FLAG
+        assert wanted in kinds, (row.message, events)
+        return next(e for e in events if e.kind == wanted)
+    kind = EXPECTED_KIND[row.event]
+    assert kind in kinds, (row.message, events)
+    return next(e for e in events if e.kind == kind)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=IDS)
+def test_every_row_is_read_as_the_table_says(row: messages.Message) -> None:
+    line = printed(row)
+    assert any(keyword.decode() in line for keyword in KEYWORDS), line  # the prefilter
+    events = parse_line(line)
+    event = _meaning(events, row)
+    assert event.family == ("messages" if row.reader == "table" else event.family)
+    if row.reader != "table":
+        assert event.family == row.reader, (row.reader, event)
+    values = {**DEFAULTS, **row.values}
+    if row.event == messages.FLAG:
+        assert event.code == row.code, (line, event)
+    if row.event == messages.OVERFLOW and "{after}" in row.message:
+        assert event.scale_after == float(values["after"]), (line, event)
+    if row.event == messages.OVERFLOW and "{before}" in row.message and "{after}" in row.message:
+        assert event.scale_before == float(values["before"]), (line, event)
+    if row.event == messages.SKIP:
+        assert event.scale_before is None and event.scale_after is None
+    if row.event == messages.GROWTH:
+        assert event.scale_after == float(values["after"])
+    if row.event == messages.SETUP and row.setup:
+        assert event.setup == row.setup, (line, event)
+    if "{step}" in row.message and row.event in (messages.FLAG, messages.OVERFLOW):
+        assert event.step == values["step"], (line, event)
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.reader == "table"],
+                         ids=[i for r, i in zip(ROWS, IDS, strict=True) if r.reader == "table"])
+def test_a_table_row_is_not_read_from_a_line_that_only_resembles_it(row: messages.Message) -> None:
+    # the row's longest literal piece with its words shuffled: not the message
+    words = anchor(row).split()
+    if len(words) < 3:
+        pytest.skip("too short to shuffle")
+    shuffled = " ".join(words[1:] + words[:1])
+    assert not [e for e in parse_line(shuffled) if e.family == "messages"], shuffled
+
+
+def test_the_table_names_every_tool_the_issue_names() -> None:
+    tools = {row.tool.split(" ")[0].lower() for row in ROWS}
+    assert tools >= {"torch", "transformers", "accelerate", "lightning", "pytorch_lightning",
+                     "deepspeed", "apex", "fairseq", "megatron-lm", "nemo", "colossalai",
+                     "detectron2", "mmengine", "timm", "espnet", "speechbrain", "yolov5",
+                     "ultralytics", "keras", "paddlepaddle", "pytorch-ignite"}
+    for row in ROWS:
+        assert row.versions and row.source and row.means, row
+
+
+# --- older wordings and event sentences on logs ----------------------------------------------
+
+
+def test_fairseq_2020_wording_collapses(tmp_path: Path) -> None:
+    # fairseq/trainer.py (2020): logger.info("NOTE: overflow detected, " + str(e)), where e is
+    # the fp16 optimizer's OverflowError("setting loss scale to: " + str(scale))
+    prefix = "2026-11-30 10:00:00 | INFO | fairseq.trainer | "
+    lines = [f"2026-11-30 10:00:00 | INFO | train_inner | epoch 001:    {i * 100} / 2000 "
+             f"loss={9.0 - i * 0.1:.3f}, ppl=512, wps=12000, ups=3, wpb=4096, bsz=64, "
+             f"num_updates={i * 100}, lr=0.0005, gnorm=1.2, loss_scale=128" for i in range(1, 4)]
+    lines += [prefix + f"NOTE: overflow detected, setting loss scale to: {2.0 ** (16 - i)}"
+              for i in range(8)]
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
+
+
+def test_espnet_skips_on_a_nan_grad_norm_persistently(tmp_path: Path) -> None:
+    # espnet2/train/trainer.py: logging.warning(f"The grad norm is {grad_norm}. Skipping
+    # updating the model."), after epochs of reports
+    report = "[host] 2026-11-30 10:00:00,000 (trainer:{n}) INFO: 1epoch:train:{a}-{b}batch: " \
+             "iter_time=1.2e-04, forward_time=0.150, loss={loss}, loss_att=40.1, acc=0.501, " \
+             "backward_time=0.210, optim_step_time=0.030, lr_0=1.0e-04, train_time=0.500"
+    lines = [report.format(n=i, a=i * 100 + 1, b=i * 100 + 100, loss=f"{50.0 - i:.3f}")
+             for i in range(4)]
+    lines += ["[host] 2026-11-30 10:00:01,000 (trainer:580) WARNING: The grad norm is nan. "
+              "Skipping updating the model."] * 8
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
+
+
+def test_colossalai_overflow_announced_with_the_new_scale(tmp_path: Path) -> None:
+    prefix = "[11/30/26 10:00:00] INFO     colossalai - colossalai - INFO: "
+    lines = [f"Epoch 0 step {i * 10}: loss {3.0 - i * 0.1:.4f}" for i in range(1, 5)]
+    lines += [prefix + f"Overflow occurs, the loss scale is adjusted to {2.0 ** (15 - i)}"
+              for i in range(7)]
+    assert [code for code, _ in faults(tmp_path, lines)][:1] == ["AMP003"]
+
+
+def test_an_automatic_check_that_switched_amp_off(tmp_path: Path) -> None:
+    lines = ["AMP: running Automatic Mixed Precision (AMP) checks with YOLOv5n...",
+             "AMP: checks failed, disabling Automatic Mixed Precision. See "
+             "https://github.com/ultralytics/yolov5/issues/7908",
+             *[f"      {e}/9      0G     0.1{e}     0.05    0.02     16     640" for e in range(3)]]
+    assert ("AMP010", None) in faults(tmp_path, lines)
+
+
+def test_the_prefilter_keeps_few_keywords() -> None:
+    # each keyword is one more pass over the bytes without RE2
+    assert len(KEYWORDS) <= 40
+
+
+def test_a_static_scale_message_value_is_not_nan() -> None:
+    event = parse_line("Using static loss scale of 128")[0]
+    assert event.scale_before == 128.0 and not math.isnan(event.scale_after or 0.0)
