@@ -118,8 +118,6 @@ class StepCapture:
     """What re-running one step needs.
 
     Attributes:
-        judged: The run's judged steps when it began (a forward after another step was judged
-            begins a new capture).
         applied_mark: The optimizer-step mark at its first forward.
         models: Each watched model's last forward in the step, by model name.
         step: The optimizer step, once it finished.
@@ -129,7 +127,6 @@ class StepCapture:
         loss_fn: Computes the loss from the model's output (and ``targets``).
     """
 
-    judged: int
     applied_mark: int
     models: dict[str, ModelForward] = field(default_factory=dict)
     step: int | None = None
@@ -264,10 +261,12 @@ class StepCaptures:
     def _keep(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
               autocast: list[tuple[str, torch.dtype]]) -> None:
         """Keep this forward as model ``name``'s in the step in progress."""
-        judged = self.monitor.run.steps_seen
+        # Every adapter ends each optimizer step with step_finished, which closes the capture:
+        # forwards until then are the step's, whatever was judged meanwhile (on a device an
+        # earlier step is judged while this one runs).
         capture = self._open
-        if capture is None or capture.judged != judged:  # a step taken as quiet is over
-            capture = self._open = StepCapture(judged, self.counter.mark())
+        if capture is None:
+            capture = self._open = StepCapture(self.counter.mark())
         previous = capture.models.get(name)
         capture.models[name] = ModelForward(
             args, kwargs, RngState.now(), autocast, next(self._order),
@@ -304,8 +303,8 @@ class StepCaptures:
             loss_fn: Computes the step's loss from the model's output (and the targets).
         """
         capture, self._open = self._open, None
-        if capture is None or self.failed or capture.judged != self.monitor.run.steps_seen:
-            return  # (none, or an earlier step's, taken as quiet: it was never finished)
+        if capture is None or self.failed:
+            return
         capture.step = step
         for forward in capture.models.values():
             if forward.inputs is None:  # taken before the forward: the step's own writes count

@@ -156,6 +156,13 @@ class NonFiniteLocator:
         return bool(self._handles)
 
     @property
+    def saw_forward(self) -> bool:
+        """Whether a forward of the watched models ran since :meth:`arm` (one armed while a
+        step's forward had already run, as on a device a step is judged a hook late, looks
+        at the next step instead)."""
+        return bool(self._calls)
+
+    @property
     def hooks(self) -> int:
         """Hooks this locator holds now (module, parameter and activation hooks)."""
         return len(self._handles)

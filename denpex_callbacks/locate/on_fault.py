@@ -282,6 +282,8 @@ class LocateOnFault:
         locator, target = self.locator, self._target
         if locator is None or target is None:  # (every healthy step)
             return None
+        if not locator.saw_forward and not locator.failed:
+            return None  # armed after this step's forward ran: the next step is the one seen
         self.locator = self._target = None
         try:
             report = locator.finish(loss, step)

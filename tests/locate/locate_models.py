@@ -9,10 +9,15 @@ from typing import Any
 
 import torch
 
+from denpex_callbacks.readers.device_boundary import standin_selected
 from denpex_callbacks.torch import AmpMonitor
 
 WIDTH, HIDDEN, FEATURES = 16, 32, 8
 FAULT_STEP = 5  # where the fault helpers below strike
+# Steps between a fault and the step the locator, armed for the next forward, looks at: 1 on
+# the host path; 2 on the device path (DENPEX_DEVICE_STANDIN=1, as on CUDA), where a step is
+# judged before the next optimizer step, after the next step's forward has run.
+ARMED_AFTER = 2 if standin_selected() else 1
 
 
 class FeedForward(torch.nn.Module):

@@ -28,17 +28,18 @@ def _captures(models: object, monitor: Monitor) -> StepCaptures:
     return StepCaptures(monitor, watched, AppliedSteps([m.module for m in watched]))
 
 
-def test_a_quiet_step_s_capture_is_never_finished_as_the_next_step_s() -> None:
+def test_a_step_judged_meanwhile_leaves_the_running_step_s_capture_whole() -> None:
+    # On a device an earlier step is judged while the next one runs (before its optimizer
+    # step): the forwards until step_finished are still that step's.
     model, monitor = _net(), Monitor(MonitorConfig(report_dir=None))
     captures = _captures(model, monitor)
-    model(torch.ones(2, 4))  # step 0's forward
-    monitor.observe(Observation(0, loss=1.0, skipped=False))  # judged (as a quiet step would be)
-    captures.step_finished(1)  # step 1 had no forward of the watched model
-    assert captures.held_steps == []  # step 0's capture is not step 1's
-    model(torch.ones(2, 4))  # step 1's own forward ...
-    model(torch.ones(2, 4))  # ... and a second micro-batch: one step, two forwards
+    model(torch.ones(2, 4))  # step 1's first micro-batch
+    monitor.observe(Observation(0, loss=1.0, skipped=False))  # step 0 judged meanwhile
+    model(torch.ones(2, 4))  # step 1's second micro-batch
     captures.step_finished(1)
     assert captures.held_steps == [1] and captures.held[1].forwards == 2
+    captures.step_finished(2)  # a step without a forward of the watched model keeps nothing
+    assert captures.held_steps == [1]
     captures.close()
 
 

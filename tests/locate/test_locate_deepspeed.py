@@ -11,7 +11,7 @@ import torch
 pytest.importorskip("deepspeed")
 
 import deepspeed
-from locate_models import FEATURES, TinyT5, hooks_on
+from locate_models import ARMED_AFTER, FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.deepspeed import attach
 from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config
@@ -71,8 +71,9 @@ def test_deepspeed_fp16_activation_overflow_is_located(
     assert nan_loss.step == FAULT_STEP
     origin = nan_loss.evidence["origin"]
     assert (origin["verdict"], origin["module"], origin["located_step"]) == (
-        "activation-overflow", "blocks.2.wo", FAULT_STEP + 1)
+        "activation-overflow", "blocks.2.wo", FAULT_STEP + ARMED_AFTER)
     assert '"bf16": {"enabled": true}' in nan_loss.fix
     expected = len(list(engine.module.modules())) + len(list(engine.module.parameters()))
-    assert [i + 1 for i, n in enumerate(hooks) if n] == [FAULT_STEP + 1]
-    assert hooks[FAULT_STEP] == expected and hooks_on(engine.module) == own_hooks
+    assert [i + 1 for i, n in enumerate(hooks) if n] == [FAULT_STEP + ARMED_AFTER]
+    assert hooks[FAULT_STEP + ARMED_AFTER - 1] == expected
+    assert hooks_on(engine.module) == own_hooks

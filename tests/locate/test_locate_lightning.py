@@ -10,7 +10,7 @@ pytest.importorskip("lightning")
 
 import lightning.pytorch as L
 import torch
-from locate_models import FEATURES, TinyT5, hooks_on
+from locate_models import ARMED_AFTER, FEATURES, TinyT5, hooks_on
 
 from denpex_callbacks.lightning import AmpDiagnosticCallback
 
@@ -83,13 +83,13 @@ def test_lightning_activation_overflow_is_located(tmp_path):
     assert nan_loss.step == FAULT_STEP
     origin = nan_loss.evidence["origin"]
     assert (origin["verdict"], origin["module"], origin["located_step"]) == (
-        "activation-overflow", "net.blocks.2.wo", FAULT_STEP + 1)
+        "activation-overflow", "net.blocks.2.wo", FAULT_STEP + ARMED_AFTER)
     assert nan_loss.root_cause.startswith("activation overflow in net.blocks.2.wo (Linear)")
     assert 'precision="bf16-mixed"' in nan_loss.fix
     # Hooked during the one armed step only (one per module and per parameter).
     expected = len(list(module.modules())) + len(list(module.parameters()))
-    assert [i for i, n in enumerate(hooks) if n] == [FAULT_STEP + 1]
-    assert hooks[FAULT_STEP + 1] == expected and hooks_on(module) == 0
+    assert [i for i, n in enumerate(hooks) if n] == [FAULT_STEP + ARMED_AFTER]
+    assert hooks[FAULT_STEP + ARMED_AFTER] == expected and hooks_on(module) == 0
 
 
 def test_lightning_healthy_run_never_hooks(tmp_path):

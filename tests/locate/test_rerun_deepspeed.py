@@ -17,7 +17,7 @@ pytest.importorskip("deepspeed")
 
 import deepspeed
 import rerun_models as check
-from locate_models import FEATURES, TinyT5
+from locate_models import ARMED_AFTER, FEATURES, TinyT5
 from rerun_models import DropoutLogLoss, FlipOnce, assert_identical
 
 from denpex_callbacks.deepspeed import attach
@@ -123,4 +123,5 @@ def test_deepspeed_zero3_is_not_rerunnable_and_says_why(fp16_cpu: None) -> None:
     nan_loss = first(watcher, "AMP006")
     assert nan_loss.evidence["rerun"] == "not-rerunnable"
     assert "ZeRO stage 3" in nan_loss.evidence["rerun_reason"]
-    assert nan_loss.evidence["origin"]["located_step"] == FAULT_STEP + 1  # next-step locator
+    # The next-step locator: the first step whose forward runs after the fault is known.
+    assert nan_loss.evidence["origin"]["located_step"] == FAULT_STEP + ARMED_AFTER
