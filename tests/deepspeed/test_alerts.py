@@ -71,8 +71,10 @@ def test_the_fingerprint_metric_reaches_deepspeeds_monitor(kit: Any, tmp_path: A
     engine = kit.build(kit.config(
         csv_monitor={"enabled": True, "output_path": str(tmp_path / "csv"), "job_name": "run"},
     ))
-    assert attach(engine) is not None
+    watcher = attach(engine)
+    assert watcher is not None
     kit.train(engine, 5, inf_from=2)  # AMP006 at step 3
+    watcher.close()  # the end of training (on a device the last step is judged then)
     with open(tmp_path / "csv" / "run" / "Train_Samples_amp_fault_AMP006.csv") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["step", "amp_fault_AMP006"]

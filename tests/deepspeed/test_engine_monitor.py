@@ -125,6 +125,7 @@ def test_torch_autocast_skips_are_seen_although_deepspeed_counts_none(
     engine, watcher = kit.watched(config)
     assert watcher.monitor.setup.extra["deepspeed_scale_layout"] == "torch_autocast"
     kit.train(engine, 14, inf_from=2, autocast=True)
+    watcher.close()  # the end of training (on a device the last step is judged then)
     assert engine.skipped_steps == 0 and engine.was_step_applied()
     assert watcher.monitor.run.skipped_total == 12  # seen in the GradScaler's backoffs
     found = _by_code(watcher)
@@ -137,8 +138,10 @@ def test_metrics_reach_deepspeeds_csv_monitor(kit: Any, tmp_path: Any) -> None:
     engine = kit.build(kit.config(
         csv_monitor={"enabled": True, "output_path": str(tmp_path / "csv"), "job_name": "run"},
     ))
-    assert attach(engine) is not None
+    watcher = attach(engine)
+    assert watcher is not None
     kit.train(engine, 5, inf_from=4)  # one overflow, on the 5th step (hysteresis: no backoff)
+    watcher.close()  # the end of training (on a device the last step is judged then)
     folder = tmp_path / "csv" / "run"
     with open(folder / "Train_Samples_amp_skipped_steps.csv", newline="") as handle:
         rows = list(csv.reader(handle))
@@ -201,6 +204,7 @@ def test_initialize_is_a_drop_in_wrapper(kit: Any) -> None:
     assert optimizer is engine.optimizer and dataloader is None and scheduler is None
     assert attach(engine) is engine.__dict__["_denpex_monitor"]  # attached once, reused
     kit.train(engine, 2)
+    engine.__dict__["_denpex_monitor"].close()  # (on a device the last step is judged then)
     assert engine.__dict__["_denpex_monitor"].monitor.run.steps_seen == 2
     assert report_path(kit.report_dir, 0).exists()
     bad = kit.config(denpex={"thresholds": {"collapse_streak": 3}})
