@@ -8,10 +8,16 @@ framework's own words, or reported with them if the collapse was not reported ye
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.run_state import RunState
 
-__all__ = ["DEEPSPEED_MIN_SCALE", "confirmed_by_exit", "ends_the_run"]
+if TYPE_CHECKING:
+    from denpex_callbacks.core.monitor import Monitor
+
+__all__ = ["DEEPSPEED_MIN_SCALE", "confirmed_by_exit", "ends_the_run", "read_exit"]
 
 DEEPSPEED_MIN_SCALE = "Current loss scale already at minimum"
 
@@ -60,3 +66,23 @@ def confirmed_by_exit(run: RunState, diagnoses: list[Diagnosis], step: int, mess
         },
         quotes=(message,),
     )
+
+
+def read_exit(monitor: Monitor, step: int, message: str) -> Finding | None:
+    """Amend the diagnosis the framework's exit at ``step`` confirms with its words, or return
+    the finding to report when none was reported (the caller flags it).
+
+    Example:
+        >>> from denpex_callbacks.core.config import MonitorConfig
+        >>> from denpex_callbacks.core.monitor import Monitor
+        >>> read_exit(Monitor(MonitorConfig(report_dir=None)), 9, DEEPSPEED_MIN_SCALE).code
+        'AMP003'
+    """
+    collapse_open = any(isinstance(d, ScaleCollapseDetector) and d.collapse_open
+                        for d in monitor.detectors)
+    held, new = confirmed_by_exit(monitor.run, monitor.diagnoses, step, message,
+                                  collapse_open=collapse_open)
+    if held is not None:
+        monitor.amend(held.code, step=held.step, evidence={"framework_exit": message},
+                      summary=f"{held.summary}; the framework ended the run: {message}")
+    return new

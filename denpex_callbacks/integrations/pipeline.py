@@ -25,9 +25,8 @@ from typing import Any
 from denpex_callbacks.core.alerts.sink import AlertSink, attach_alerts
 from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.config import MonitorConfig
-from denpex_callbacks.core.detectors.scale_collapse import ScaleCollapseDetector
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
-from denpex_callbacks.core.framework_exits import confirmed_by_exit, ends_the_run
+from denpex_callbacks.core.framework_exits import ends_the_run, read_exit
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
@@ -155,7 +154,7 @@ class StepPipeline:
         the hooks and wrappers, and close the report with its summary."""
         if not self.monitor.disabled:
             self.monitor.switch_off()
-        self._shut(wait=False)
+        self._shut()
 
     # -- flow ------------------------------------------------------------------------------------
 
@@ -253,7 +252,7 @@ class StepPipeline:
             try:
                 self.monitor.act(found)
             except AmpDiagnosisError:
-                self._shut(wait=False)
+                self._shut()
                 raise
         return found
 
@@ -268,15 +267,8 @@ class StepPipeline:
         with contextlib.suppress(AmpDiagnosisError), self.guard():
             self.step(step, reading)
             self.drain(wait=True)
-            monitor = self.monitor
-            held, new = confirmed_by_exit(
-                monitor.run, monitor.diagnoses, step, message,
-                collapse_open=any(isinstance(d, ScaleCollapseDetector) and d.collapse_open
-                                  for d in monitor.detectors))
-            if held is not None:
-                monitor.amend(held.code, step=held.step, evidence={"framework_exit": message},
-                              summary=f"{held.summary}; the framework ended the run: {message}")
-            elif new is not None:
+            new = read_exit(self.monitor, step, message)
+            if new is not None:
                 self.flag(new, step)
         self.close(wait=False)
 
@@ -315,10 +307,10 @@ class StepPipeline:
                 closed first).
         """
         found = self.drain(wait=True) if wait else []
-        self._shut(wait=False)
+        self._shut()
         return found
 
-    def _shut(self, *, wait: bool) -> None:
+    def _shut(self) -> None:
         """Remove hooks and wrappers, close the locator, the report and the alerts (once)."""
         if self._closed:
             return
