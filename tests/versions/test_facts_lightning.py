@@ -52,7 +52,7 @@ def test_the_callbacks_factory_runs_inside_trainer_init(
     # the package's entry-point group is called with no arguments from Trainer.__init__, whose
     # frame (at most 12 up: our walk's bound) has the Trainer as `self`, with
     # `_callback_connector` and `_accelerator_connector`, and the `precision` asked for.
-    module_name, group = NAMESPACES[distribution]
+    group = NAMESPACES[distribution][1]
     (entry,) = [ep for ep in metadata.entry_points(group=group) if ep.name == "denpex"]
     target, _, attribute = entry.value.partition(":")
     seen: list[tuple[int, Any]] = []

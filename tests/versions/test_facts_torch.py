@@ -8,6 +8,7 @@ file), then widen the range (and the table in docs/versions.md).
 from __future__ import annotations
 
 from importlib import metadata
+from typing import Any
 
 import pytest
 from packaging.specifiers import SpecifierSet
@@ -80,11 +81,19 @@ def test_grad_scaler_methods_can_be_wrapped_on_the_instance() -> None:
     # same name is what a call finds, and deleting it restores the class's.
     scaler = torch.amp.GradScaler("cpu")
     assert not any(name.startswith("register_") for name in dir(scaler))
-    calls = []
-    for name in ("scale", "unscale_", "step", "update"):
+    calls: list[str] = []
+
+    def wrapped(name: str) -> Any:
         original = getattr(scaler, name)
-        scaler.__dict__[name] = (lambda original, name: lambda *a, **k: (
-            calls.append(name), original(*a, **k))[1])(original, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return original(*args, **kwargs)
+
+        return call
+
+    for name in ("scale", "unscale_", "step", "update"):
+        scaler.__dict__[name] = wrapped(name)
     param = torch.nn.Parameter(torch.ones(2))
     scaled_step(scaler, torch.optim.SGD([param], lr=0.1), 1.0)
     assert calls == ["scale", "unscale_", "step", "update"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 from packaging.version import Version
 
