@@ -69,6 +69,10 @@ $(MIN_VENV)/bin/.installed: pyproject.toml constraints-min.txt
 test-min: $(MIN_VENV)/bin/.installed
 	PYTHONPATH=tests/versions $(MIN_VENV)/bin/python -m pytest -q -p min_versions_plugin $(MIN_TESTS)
 
+# `pip install .`, `pip install -e .` and `python -m build` without a deprecation warning.
+check-install:
+	scripts/check_install.sh
+
 bench: venv
 	$(BIN)/python benchmarks/run_all.py
 
