@@ -4,6 +4,7 @@ of their own, on CPU) and report what their faults are."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,19 @@ EXAMPLES = Path(__file__).parents[1]
 pytestmark = pytest.mark.slow  # run by `make test-slow` and `make test-min`, not `make test`
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def run(tmp_path: Path, example: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
+    # A process of its own, as a user starts it: none of the rendezvous settings that earlier
+    # tests in this session left behind (their port may still be taken), a free port of its own.
+    env = {name: value for name, value in os.environ.items() if name not in (
+        "MASTER_ADDR", "MASTER_PORT", "RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    env.update(PYTHONPATH=str(EXAMPLES.parent), MASTER_PORT=str(free_port()))
     return subprocess.run([sys.executable, str(EXAMPLES / example / "train.py"), *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
                           check=False)
