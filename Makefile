@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test test-slow lint typecheck docs pytest bench venv clean
+.PHONY: demo test test-slow test-min check-install lint typecheck docs pytest bench venv clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -53,8 +53,34 @@ test-slow: venv
 	$(BIN)/python -m pytest -q -m slow tests denpex_callbacks
 	$(BIN)/python -m pytest -q examples/tests benchmarks/tests
 
+# The minimum-versions job: the declared floors (constraints-min.txt, torch 2.13.0 as everywhere)
+# in a venv of their own, running the adapter tests and the examples. MIN_TESTS is the job's
+# whole selection; tests/versions/min_versions_plugin.py skips, with the reason, the few tests
+# that need a release above a floor (only where it is older).
+MIN_VENV := .venv-min
+MIN_TESTS := tests/versions tests/hf tests/lightning tests/deepspeed tests/integrations \
+	tests/plain_torch tests/locate/test_locate_hf.py tests/locate/test_rerun_hf.py \
+	tests/locate/test_locate_lightning.py tests/locate/test_rerun_lightning.py \
+	tests/locate/test_locate_deepspeed.py tests/locate/test_rerun_deepspeed.py examples/tests
+test-min $(MIN_VENV)/bin/.installed: export PIP_CONSTRAINT := $(CURDIR)/constraints-min.txt
+
+$(MIN_VENV)/bin/.installed: pyproject.toml constraints-min.txt
+	test -x $(MIN_VENV)/bin/python || $(PY) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install -q --upgrade "pip>=24" setuptools
+	$(MIN_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(MIN_VENV)/bin/python -m pip install -q -e ".[hf,lightning,deepspeed]" pytorch-lightning \
+		pytest hypothesis tensorboard wandb
+	touch $@
+
+test-min: $(MIN_VENV)/bin/.installed
+	PYTHONPATH=tests/versions $(MIN_VENV)/bin/python -m pytest -q -p min_versions_plugin $(MIN_TESTS)
+
+# `pip install .`, `pip install -e .` and `python -m build` without a deprecation warning.
+check-install:
+	scripts/check_install.sh
+
 bench: venv
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .cache build *.egg-info
+	rm -rf $(VENV) $(MIN_VENV) .cache build *.egg-info

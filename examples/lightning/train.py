@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    L.seed_everything(0, verbose=False)
+    # Quiet "Seed set to 0" the way every Lightning 2.x takes (seed_everything's verbose= is 2.4+).
+    logging.getLogger("lightning.fabric.utilities.seed").setLevel(logging.WARNING)
+    L.seed_everything(0)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     precision: dict[str, object]
     if args.plain_precision or device == "cuda":
