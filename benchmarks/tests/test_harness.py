@@ -53,7 +53,7 @@ def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:
         "healthy", "faulty", "healthy+report", "faulty+report"}
     assert all(v > 0 for v in results["core"]["us_per_observation"].values())
     torch_row = results["step_overhead"]["torch"]
-    assert list(torch_row["variants"]) == ["a", "b", "c", "d"]
+    assert list(torch_row["variants"]) == ["a", "b", "c", "d", "b+device"]  # (device: stand-in)
     assert torch_row["variants"]["a"]["ratio"] == 1.0
     assert all(len(v["samples_s"]) == 1 and v["median_s"] > 0
                for v in torch_row["variants"].values())

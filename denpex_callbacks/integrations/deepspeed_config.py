@@ -109,7 +109,7 @@ def engine_setup(engine: Any) -> RunSetup:
     setup.extra["gradient_clipping"] = float(engine.gradient_clipping() or 0) or None
     deepspeed_setup(engine, setup)
     # DeepSpeed's bf16 keeps fp32 master weights (mixed); its torch_autocast fp16 had no
-    # GradScaler before 0.18 (pure fp16 then).
+    # GradScaler before 0.18 (pure fp16 then; tests/versions/test_facts_deepspeed.py).
     setup.active_precision = active_precision(
         compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=True)
     return setup

@@ -73,7 +73,8 @@ class DeepSpeedMonitor:
         self.pipeline: StepPipeline | None = StepPipeline(
             config, framework="deepspeed", logger=logger or deepspeed_logger)
         # ZeRO and DeepSpeed's fp16 optimizer write the parameters through flat buffers they
-        # were re-pointed at, which leaves their version counters alone (checked on 0.19.8):
+        # were re-pointed at, which leaves their version counters alone (checked on 0.16.8-0.19.8,
+        # tests/versions/test_facts_deepspeed.py):
         # the engine's count of applied updates proves an update instead. (An optimizer
         # without an overflow flag counts every step as applied: never a missed update.)
         self.pipeline.locate.watch(

@@ -77,7 +77,8 @@ def auto_enabled() -> bool:
 def _trainer_under_construction(max_depth: int = 12) -> tuple[Any, Any] | None:
     """(trainer, its ``precision`` argument) from the ``Trainer.__init__`` frame calling us.
 
-    Why frames (no public way; checked on lightning 2.6.6): the callbacks factory is called
+    Why frames (no public way; checked on lightning 2.2.0-2.6.6,
+    tests/versions/test_facts_lightning.py): the callbacks factory is called
     with no arguments from inside ``Trainer.__init__``, and no public attribute keeps the
     ``precision`` the user asked for once Lightning has swapped it (16-mixed -> bf16-mixed on
     CPU). This is the package's only frame walk in Lightning.

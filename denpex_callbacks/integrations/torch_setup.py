@@ -101,7 +101,7 @@ def loop_objects(scaler: Any = None, optimizer: Any = None, model: Any = None,
     for given in _each(optimizer):
         raw = given
         # accelerate's AcceleratedOptimizer and Fabric's _FabricOptimizer keep the torch
-        # optimizer as ``.optimizer`` (checked on accelerate 1.15, lightning 2.6.6).
+        # optimizer as ``.optimizer`` (checked on accelerate 1.0-1.15, lightning 2.2-2.6.6).
         while hasattr(raw, "param_groups") and isinstance(getattr(raw, "optimizer", None),
                                                           torch.optim.Optimizer):
             _wrapper_facts(raw, found)

@@ -336,6 +336,6 @@ class DeepSpeedReader:
     def grad_norm(self) -> Any:
         """The engine's gradient norm of the last step (a number or a device tensor; None
         where the source is no engine). ``engine._global_grad_norm`` is set by every
-        optimizer step (checked on 0.19.8); ``get_global_grad_norm()`` returns it too, but
+        optimizer step (checked on 0.16.8-0.19.8); ``get_global_grad_norm()`` returns it too, but
         not on every release."""
         return getattr(self._source, "_global_grad_norm", None)

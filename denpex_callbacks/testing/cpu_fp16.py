@@ -95,7 +95,7 @@ def hf_fp16_on_cpu(trainer: Any, **scaler_kwargs: Any) -> torch.amp.GradScaler:
     Call it after building the Trainer and before ``train()``: its accelerator gets a CPU
     GradScaler and fp16 autocast (:func:`accelerate_fp16_on_cpu`); the rest is the Trainer's own
     path (``scaler.scale(loss).backward()``, ``unscale_`` before clipping, the
-    AcceleratedOptimizer's ``scaler.step`` and ``update``). Checked with transformers 5.24 and
+    AcceleratedOptimizer's ``scaler.step`` and ``update``). Checked with transformers 4.50-5.24 and
     accelerate 1.15. Under DeepSpeed the loss scale is DeepSpeed's own: wrap ``train()`` in
     :func:`deepspeed_fp16_on_cpu` instead.
 
