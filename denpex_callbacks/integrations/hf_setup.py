@@ -148,8 +148,8 @@ def _param_dtype(model: Any) -> torch.dtype | None:
 def run_before_integrations(callback: TrainerCallback) -> None:
     """Move ``callback`` right after DefaultFlowCallback in the Trainer's callback list.
 
-    Why (no public way; checked on transformers 4.50-5.24, tests/versions/test_facts_hf.py): Trainer builds ``logs`` inside
-    ``_maybe_log_save_evaluate`` and calls ``on_log`` on
+    Why (no public way; checked on transformers 4.50-5.24, tests/versions/test_facts_hf.py):
+    Trainer builds ``logs`` inside ``_maybe_log_save_evaluate`` and calls ``on_log`` on
     DefaultFlowCallback, then the report_to integrations, then user callbacks; no earlier event
     sees that dict, so metrics added by a callback placed last never reach TensorBoard/W&B.
     Callbacks are not given the Trainer, but ``CallbackHandler.call_event`` (our caller) holds

@@ -142,27 +142,6 @@ def read_scale_state(obj: Any) -> DeepSpeedScaleState:
     return _state_of(unwrap_optimizer(obj), autocast_grad_scaler(obj))
 
 
-def scale_state_reader(obj: Any) -> Callable[[], DeepSpeedScaleState]:
-    """:func:`read_scale_state` of ``obj`` with the optimizer (and the ``torch_autocast``
-    GradScaler) behind it found once: what is read each step is read, the wrappers are not
-    unwrapped again (the objects do not change once ``deepspeed.initialize`` returned).
-
-    Example:
-        >>> class Scaler:
-        ...     cur_scale, dynamic, cur_hysteresis = 512.0, True, 2
-        ...     min_scale, scale_window = 1.0, 1000
-        >>> class ZeroOptimizer:
-        ...     loss_scaler, overflow = Scaler(), False
-        >>> optimizer = ZeroOptimizer()
-        >>> read = scale_state_reader(optimizer)
-        >>> optimizer.loss_scaler.cur_scale = 256.0
-        >>> read().scale
-        256.0
-    """
-    opt, grad_scaler = unwrap_optimizer(obj), autocast_grad_scaler(obj)
-    return lambda: _state_of(opt, grad_scaler)
-
-
 def _state_of(opt: Any, grad_scaler: Any) -> DeepSpeedScaleState:
     """The state read from the unwrapped optimizer (and the autocast GradScaler, if any)."""
     raw_overflow = getattr(opt, "overflow", None)
@@ -289,8 +268,10 @@ class DeepSpeedReader:
 
     def __init__(self, source: Any) -> None:
         self._source = source
-        self._read = scale_state_reader(source)
-        self.grad_scaler = self._read().grad_scaler
+        # Found once, read each step: the wrappers are not unwrapped again.
+        optimizer, grad_scaler = unwrap_optimizer(source), autocast_grad_scaler(source)
+        self._read: Callable[[], DeepSpeedScaleState] = lambda: _state_of(optimizer, grad_scaler)
+        self.grad_scaler = grad_scaler
         self._watched: Any = None  # the optimizer whose step() is watched for DeepSpeed's exit
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:

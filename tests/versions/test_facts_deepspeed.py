@@ -42,7 +42,7 @@ def step(built: Any, loss_factor: float = 1.0) -> None:
 
 
 def test_zero_keeps_its_dynamic_scale_on_the_optimizers_loss_scaler(fp16_cpu: None) -> None:
-    # readers/deepspeed_optimizer.py (scale_state_reader, the "loss_scaler" layout) and
+    # readers/deepspeed_optimizer.py (DeepSpeedReader, the "loss_scaler" layout) and
     # integrations/deepspeed_engine.py: ZeRO 1/2 keep `optimizer.loss_scaler` (cur_scale,
     # cur_hysteresis, min_scale, scale_window), `optimizer.overflow`, and the engine counts
     # `global_steps`, `skipped_steps` and says `was_step_applied()`.
