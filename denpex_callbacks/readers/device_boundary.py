@@ -159,7 +159,9 @@ class CudaBoundary(DeviceBoundary):
         return bool(tensor.is_cuda)
 
     def start(self, index: int, packed: torch.Tensor) -> None:
-        self.row(index, packed.numel()).copy_(packed, non_blocking=True)
+        # In the ring's dtype on the device first: the copy itself is then a plain
+        # device-to-pinned-host transfer, which is what runs without blocking.
+        self.row(index, packed.numel()).copy_(packed.to(torch.float64), non_blocking=True)
         self._events[index].record()
 
     def landed(self, index: int) -> bool:
