@@ -1,14 +1,10 @@
 """The one pipeline under every framework adapter.
 
-An adapter wires its framework's hooks and finds what only it can find (the step number, the
-loss where its reader does not see it, the learning rate); it hands each optimizer step to
-:meth:`StepPipeline.step` with the reading of the run's scale reader. Everything after that is
-the pipeline's, in the order DESIGN.md gives:
-
-    snapshot (device boundary) -> Observation -> Monitor (engine, sinks) -> locate and re-run
-    -> policy
-
-with the one guard and lifecycle of :mod:`~denpex_callbacks.integrations.lifecycle` (the
+An adapter finds what only it can find (the step number, the loss where its reader does not see
+it, the learning rate) and hands each optimizer step to :meth:`StepPipeline.step` with the
+reading of the run's scale reader; the rest is the pipeline's, in the order DESIGN.md gives:
+snapshot (device boundary) -> Observation -> engine and sinks -> locate, re-run -> policy, with
+the one guard and lifecycle of :mod:`~denpex_callbacks.integrations.lifecycle` (the
 cleanups an adapter registers with :meth:`StepPipeline.on_close` run when it closes or fails)
 and the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rules`).
 """
@@ -32,6 +28,7 @@ from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.integrations.lifecycle import Guard, keep_until_exit
 from denpex_callbacks.integrations.run_rules import (
+    StopDecision,
     StopVote,
     printed_on_rank,
     rank_and_world,
@@ -101,13 +98,11 @@ class StepPipeline:
         # under "warn" (the default) a step is judged once its copy has landed.
         self._wait = config.on_fault != "warn"
         self._closed = False
-        self._stop_announced = False
+        self._stop = StopDecision(config.on_fault == "stop", rank, world_size, logger)
         self.alerts: AlertSink | None = None
         with self.guard():
             self.alerts = attach_alerts(self.monitor, run_name=run_name)
         keep_until_exit(self)
-
-    # -- state -----------------------------------------------------------------------------------
 
     @property
     def active(self) -> bool:
@@ -123,8 +118,6 @@ class StepPipeline:
     def rank(self) -> int:
         """This process's global rank."""
         return self.monitor.rank
-
-    # -- the guard -------------------------------------------------------------------------------
 
     def guard(self) -> Guard:
         """A context manager for adapter code: an internal error inside is logged once, turns
@@ -155,8 +148,6 @@ class StepPipeline:
         if not self.monitor.disabled:
             self.monitor.switch_off()
         self._shut()
-
-    # -- flow ------------------------------------------------------------------------------------
 
     def start(self, read_setup: Callable[[], RunSetup | None]) -> None:
         """Read the run's setup (guarded) and start the engine: header line, start-up lints."""
@@ -272,30 +263,11 @@ class StepPipeline:
                 self.flag(new, step)
         self.close(wait=False)
 
-    # -- the stop vote and the end ---------------------------------------------------------------
-
     def decide_stop(self, vote: StopVote | None, step: int | None = None) -> bool:
-        """Whether to stop after this step: this rank's wish, agreed over ranks by ``vote``.
-
-        Under ``on_fault="stop"`` with several ranks, every rank must call this at every
-        optimizer step, with monitoring off too (it then votes False).
-
-        Args:
-            vote: The framework's reduce (:data:`StopVote`); None for a single rank.
-            step: The step named in the announcement.
-        """
-        if self.monitor.config.on_fault != "stop":
-            return False
-        wanted = self.wants_stop
-        decided = vote(wanted) if vote is not None and self.monitor.world_size > 1 else wanted
-        if decided and not self._stop_announced:
-            self._stop_announced = True
-            if wanted or self.rank == 0:
-                self.logger.warning(
-                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
-                    step, f"rank {self.rank}" if wanted else "another rank",
-                )
-        return decided
+        """Whether to stop after this step (:class:`~denpex_callbacks.integrations.run_rules.
+        StopDecision`): under ``on_fault="stop"`` with several ranks every rank calls it at
+        every optimizer step, with monitoring off too (it then votes False)."""
+        return self._stop.decide(self.wants_stop, vote, step)
 
     def close(self, *, wait: bool = True) -> list[Diagnosis]:
         """Judge the steps in flight (``wait``), remove the hooks, write the report summary.

@@ -10,12 +10,14 @@ rank prints, how ranks agree to stop.
   AMP007) are printed by the rank that found them (the line names it); conditions every rank
   sees alike (the shared loss scale, the setup) are printed by rank 0 only. Every rank writes
   all of them to its own report.
-- **stopping** (:data:`StopVote`, :func:`all_reduce_vote`): each framework's reduce of one
-  rank's wish; :meth:`~denpex_callbacks.integrations.pipeline.StepPipeline.decide_stop` calls it.
+- **stopping** (:class:`StopDecision`, :data:`StopVote`, :func:`all_reduce_vote`): one rank's
+  wish, agreed over ranks by each framework's reduce, so the run stops after the same step
+  everywhere.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,7 @@ from denpex_callbacks.core.diagnosis import Diagnosis
 __all__ = [
     "OUTPUT_DIR_FIELD",
     "PER_RANK_CODES",
+    "StopDecision",
     "StopVote",
     "all_reduce_vote",
     "printed_on_rank",
@@ -113,3 +116,34 @@ def all_reduce_vote(device: Any = None) -> StopVote:
         return bool(flag.item() > 0)
 
     return vote
+
+
+class StopDecision:
+    """Whether to stop after a step under ``on_fault="stop"``: this rank's wish, agreed over
+    ranks by the framework's reduce (every rank must ask at every step: a rank that skipped
+    the collective would hang the others), announced once.
+
+    Example:
+        >>> decision = StopDecision(True, rank=0, world_size=1, logger=logging.getLogger("x"))
+        >>> decision.decide(False, None, 3), decision.decide(True, None, 4)
+        (False, True)
+    """
+
+    def __init__(self, stopping: bool, rank: int, world_size: int,
+                 logger: logging.Logger) -> None:
+        self.stopping, self.rank, self.world_size, self.logger = (
+            stopping, rank, world_size, logger)
+        self._announced = False
+
+    def decide(self, wanted: bool, vote: StopVote | None, step: int | None) -> bool:
+        """The ranks' joint decision on this rank's wish (``vote``: None for a single rank)."""
+        if not self.stopping:
+            return False
+        decided = vote(wanted) if vote is not None and self.world_size > 1 else wanted
+        if decided and not self._announced:
+            self._announced = True
+            if wanted or self.rank == 0:
+                self.logger.warning(
+                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
+                    step, f"rank {self.rank}" if wanted else "another rank")
+        return decided

@@ -15,8 +15,6 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import torch
-
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.metrics_sink import MetricsSink, MetricsTarget
@@ -24,7 +22,12 @@ from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.integrations.torch_protocol import ScalerProtocol
-from denpex_callbacks.integrations.torch_setup import LoopObjects, loop_objects, loop_setup
+from denpex_callbacks.integrations.torch_setup import (
+    AutocastProbe,
+    LoopObjects,
+    loop_objects,
+    loop_setup,
+)
 from denpex_callbacks.integrations.torch_steps import Call, LoopSteps, Step
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
 
@@ -40,29 +43,24 @@ class AmpMonitor:
 
     Args:
         scaler: The ``torch.amp.GradScaler`` (None: the one behind an accelerate or Fabric
-            optimizer, else no scaler: AMP001 applies if the loop computes in fp16).
-        optimizer: The optimizer(s) the scaler steps: a torch optimizer, accelerate's
-            ``AcceleratedOptimizer``, Fabric's wrapped optimizer, or a list/tuple/dict of them.
-        model: The model(s): a module (Fabric's, compiled, DDP) or a list/tuple/dict/ModuleDict
-            of them. The first forward tells the autocast dtype; after AMP006 or AMP003 the
-            locator hooks them and re-runs the failing step.
-        precision: What the loop asked for (``"16-mixed"``, ``"fp16"``, ``"bf16"``...), for
-            AMP010 where the framework keeps no trace of it (Fabric); accelerate's is read.
-        loss_fn: How the loop computes its loss from the model's output
-            (``loss_fn(output, targets)`` with the ``targets`` handed to :meth:`step`, else
-            ``loss_fn(output)``): a failing iteration's re-run then re-runs the loss too.
-        on_fault: ``"warn"``, ``"stop"`` (sets ``should_stop``, agreed over ranks; the loop
-            checks it and breaks) or ``"raise"`` (``AmpDiagnosisError`` from ``step()``).
-        report_dir: Folder of the JSONL run reports; a relative path is taken from the
-            working directory (None: no report).
+            optimizer, else none: AMP001 applies if the loop computes in fp16).
+        optimizer: The optimizer(s): torch's, accelerate's ``AcceleratedOptimizer``, Fabric's
+            wrapped one, or a list/tuple/dict of them.
+        model: The model(s): a module (Fabric's, compiled, DDP) or a list/tuple/dict/ModuleDict;
+            the locator hooks them and the re-run re-runs them after AMP006 or AMP003.
+        precision: What the loop asked for (``"16-mixed"``, ``"bf16"``...), for AMP010 where
+            the framework keeps no trace of it (Fabric); accelerate's is read.
+        loss_fn: ``loss_fn(output, targets)`` (or ``loss_fn(output)``): a re-run re-runs the
+            loss with it.
+        on_fault: ``"warn"``, ``"stop"`` (``should_stop``, agreed over ranks) or ``"raise"``
+            (``AmpDiagnosisError`` from ``step()``).
+        report_dir: Folder of the JSONL run reports (relative: to the working directory;
+            None: no report).
         config: Full configuration (a MonitorConfig or its dict form).
         logger: Where diagnoses are logged (default ``denpex_callbacks``).
-        metrics: Where to send ``amp/loss_scale``, ``amp/skipped_steps`` (and the fault
-            counts once there is one): a TensorBoard ``SummaryWriter`` (its ``add_scalar``)
-            or a callable ``metrics(values, step)``; see
-            :class:`~denpex_callbacks.core.metrics_sink.MetricsSink`.
-        **options: Any other MonitorConfig field (``disable``, ``thresholds``, ``locate``...),
-            as for every adapter.
+        metrics: A TensorBoard ``SummaryWriter`` or a callable ``metrics(values, step)`` for
+            the ``amp/`` metrics (:class:`~denpex_callbacks.core.metrics_sink.MetricsSink`).
+        **options: Any other MonitorConfig field (``disable``, ``thresholds``, ``locate``...).
 
     Example:
         >>> import torch
@@ -115,16 +113,13 @@ class AmpMonitor:
         self._precision = precision
         self._loss_fn = loss_fn
         self._reader: GradScalerReader | None = None
-        self._autocast_dtype: torch.dtype | None = None
-        self._first_forward: Any = None  # the hook that reads the autocast dtype, once
+        self.autocast = AutocastProbe()  # the autocast dtype of the loop's first forward
         self.steps = LoopSteps()  # which optimizer step each call belongs to
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
         self.protocol = ScalerProtocol(self._flag, lambda: self.steps.next,
                                        self.steps.held_number)
         self.pipeline.on_close(self._unhook)
         self._attach(scaler, optimizer, model)
-
-    # -- public --------------------------------------------------------------------------------
 
     @property
     def diagnoses(self) -> list[Diagnosis]:
@@ -162,30 +157,27 @@ class AmpMonitor:
         targets: Any = None,
         loss_fn: Callable[..., Any] | None = None,
     ) -> list[Diagnosis]:
-        """Record the loop's progress; call it once per iteration (after ``scaler.update()``
-        is the natural place, anywhere in the iteration works).
+        """Record the loop's progress, once per iteration, anywhere in it (after
+        ``scaler.update()`` is the natural place).
 
         Args:
-            loss: The iteration's loss tensor (or a float); not synchronised. With a scaler
-                the loss the scaler scaled is used (every micro-batch's); this one counts
-                only where the scaler saw none.
+            loss: The iteration's loss (not synchronised); with a scaler it counts only where
+                the scaler saw none (the loss it scaled is used, every micro-batch's).
             scaler: The GradScaler, if not given at construction.
             optimizer: The optimizer(s), if not given at construction.
             model: The model(s), if not given at construction.
             step: The step number (default: optimizer steps counted from 0).
             grad_norm: The gradient norm if the loop computes one (tensor or float).
-            rerun: Recomputes this iteration's loss from its inputs, the batch bound (e.g.
-                ``functools.partial(compute_loss, model, x, y)``), without backward or step;
-                called at most once and only if this step fails, to re-run it with the same
-                inputs, parameters and RNG state (without it the model alone is re-run on the
-                inputs of its last forward, and the loss with ``loss_fn`` where one is known).
-            targets: What this iteration's loss compared the model's output with (a
-                reference is kept until the iteration is judged): checked for NaN/inf after a
-                fault, and handed to ``loss_fn`` by a re-run.
+            rerun: Recomputes this iteration's loss from its inputs without backward or step
+                (e.g. ``functools.partial(compute_loss, model, x, y)``), called at most once,
+                if this step fails, to re-run it with the same inputs, parameters and RNG state
+                (without it: the models on their inputs, and the loss with ``loss_fn``).
+            targets: What the loss compared the model's output with (kept by reference until
+                the step is judged): checked for NaN/inf after a fault, given to ``loss_fn``.
             loss_fn: This iteration's loss function, if not given at construction.
 
         Returns:
-            Diagnoses that became known with this call (on a device usually the previous
+            Diagnoses that became known with this call (on a device, usually an earlier
             step's).
 
         Raises:
@@ -222,8 +214,6 @@ class AmpMonitor:
         self.monitor.load_state_dict(state.get("monitor", {}))
         self.steps.next = int(state.get("calls", 0))
 
-    # -- attaching -----------------------------------------------------------------------------
-
     @guarded
     def _attach(self, scaler: Any, optimizer: Any, model: Any) -> bool:
         """Watch what is new among these objects; True when a scaler is watched from now."""
@@ -254,19 +244,9 @@ class AmpMonitor:
             # compiled wrapper is hooked outside its graph), with every optimizer.
             self.pipeline.locate.watch(model, optimizers=objects.optimizers,
                                        loss_fn=self._loss_fn)
-            self._first_forward = given.models[0].register_forward_pre_hook(self._on_forward)
+            self.autocast.watch(given.models[0])
         objects.models += [module for module in given.models if module not in objects.models]
         return new_reader
-
-    def _on_forward(self, module: Any, args: Any) -> None:
-        # The first forward tells which autocast dtype the loop uses; then the hook goes.
-        for device in ("cuda", "cpu"):
-            if torch.is_autocast_enabled(device):
-                self._autocast_dtype = torch.get_autocast_dtype(device)
-                break
-        if self._first_forward is not None:
-            self._first_forward.remove()
-            self._first_forward = None
 
     def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         self.steps.applied += 1  # (a skipped GradScaler step never calls optimizer.step)
@@ -283,20 +263,16 @@ class AmpMonitor:
             self._polled += self.pipeline.drain()
 
     def _unhook(self) -> None:
-        if self._first_forward is not None:
-            self._first_forward.remove()
-            self._first_forward = None
+        self.autocast.close()
         if self._reader is not None:
             self._reader.detach()
         self.protocol.close()
-
-    # -- steps ---------------------------------------------------------------------------------
 
     def _started(self, loss: Any) -> StepPipeline:
         pipeline = self.pipeline
         assert pipeline is not None
         if not self.monitor.started:
-            pipeline.start(lambda: loop_setup(self.objects, autocast_dtype=self._autocast_dtype,
+            pipeline.start(lambda: loop_setup(self.objects, autocast_dtype=self.autocast.dtype,
                                               loss=loss))
         return pipeline
 

@@ -25,7 +25,7 @@ from denpex_callbacks.readers.grad_scaler import (
     scaler_setup,
 )
 
-__all__ = ["LoopObjects", "loop_objects", "loop_setup", "requested_precision"]
+__all__ = ["AutocastProbe", "LoopObjects", "loop_objects", "loop_setup", "requested_precision"]
 
 # What users write for the precision they asked for -> the name the engine uses.
 _REQUESTED = {
@@ -198,3 +198,40 @@ def _device(objects: LoopObjects) -> str | None:
         for param in model.parameters():
             return str(param.device.type)
     return None
+
+
+class AutocastProbe:
+    """The autocast dtype a loop's forward runs in, read at its first forward (a pre-hook that
+    removes itself).
+
+    Example:
+        >>> model = torch.nn.Linear(2, 1)
+        >>> probe = AutocastProbe()
+        >>> probe.watch(model)
+        >>> with torch.autocast("cpu", dtype=torch.bfloat16):
+        ...     _ = model(torch.ones(1, 2))
+        >>> probe.dtype
+        torch.bfloat16
+    """
+
+    def __init__(self) -> None:
+        self.dtype: torch.dtype | None = None
+        self._hook: Any = None
+
+    def watch(self, module: torch.nn.Module) -> None:
+        """Read the autocast state at ``module``'s next forward."""
+        if self._hook is None:
+            self._hook = module.register_forward_pre_hook(self._on_forward)
+
+    def _on_forward(self, module: Any, args: Any) -> None:
+        for device in ("cuda", "cpu"):
+            if torch.is_autocast_enabled(device):
+                self.dtype = torch.get_autocast_dtype(device)
+                break
+        self.close()
+
+    def close(self) -> None:
+        """Remove the hook (a probe that has read the dtype has removed it already)."""
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
