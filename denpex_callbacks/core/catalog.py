@@ -185,12 +185,17 @@ _ENTRIES = (
     CatalogEntry(
         "AMP009", "non-finite-hidden-by-logging", "NaN/inf losses hidden by the logger",
         Severity.WARNING,
-        "Hugging Face Trainer's logging_nan_inf_filter (on by default) drops non-finite losses "
-        "from the logged average, so a NaN/inf loss is logged as a finite number (0 with "
-        "logging_steps=1).",
+        "Hugging Face Trainer's logging_nan_inf_filter (on by default) keeps non-finite "
+        "losses out of its logs: a NaN/inf training loss is replaced by the mean of the "
+        "finite losses of the logging window (0 when there are none, as with logging_steps=1), "
+        "and in transformers 5.24 NaN/inf evaluation batches are left out of eval_loss (a NaN "
+        "eval_loss then means every evaluation batch was non-finite). grad_norm and the "
+        "metrics of compute_metrics are not filtered.",
         "TrainingArguments(logging_nan_inf_filter=False) while diagnosing.",
         ("Compare the logged loss with grad_norm (not filtered): nan grad_norm with a finite "
-         "loss means the filter hid it.",),
+         "loss means the filter hid it.",
+         "Evaluate once with logging_nan_inf_filter=False: a NaN eval_loss there, finite "
+         "with the filter on, means some evaluation batches were non-finite (AMP013)."),
         "Keep logging_nan_inf_filter=False in runs you want to debug from logs.",
         (HF_TRAINING_ARGS,),
     ),

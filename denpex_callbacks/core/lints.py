@@ -54,8 +54,10 @@ def lint_setup(setup: RunSetup, thresholds: Thresholds | None = None) -> list[Fi
     if setup.nan_inf_filter:
         found.append(Finding(
             "AMP009", 0,
-            "logging_nan_inf_filter=True: NaN/inf losses will not appear in the logged loss "
-            "(denpex still sees them)",
+            "logging_nan_inf_filter=True: a NaN/inf training loss is logged as the mean of "
+            "the finite ones, and (transformers 5.24) NaN/inf evaluation batches are left out "
+            "of eval_loss; denpex still sees the training loss, and each evaluation batch's "
+            "loss that the model's forward returns",
             evidence={"logging_nan_inf_filter": True},
             severity=Severity.INFO,
         ))

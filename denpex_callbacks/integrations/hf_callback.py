@@ -5,7 +5,10 @@ whose reader takes each step at the scaler's ``update()`` and the loss at its ``
 loss that is backpropagated, whatever ``compute_loss`` a Trainer subclass has), or the DeepSpeed
 optimizer behind accelerate's wrapper; without a scaler, the loss the model returns (a forward
 hook); and ``grad_norm`` from the logs. Each optimizer step goes to the shared
-:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`.
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`. Evaluation is a stream of its
+own (:mod:`~denpex_callbacks.integrations.evaluation_stream`): the same forward hook counts
+the evaluation batches whose loss is NaN/inf on the device, read at ``on_evaluate`` with the
+metrics HF computed (the Trainer has read its evaluation results to the host by then).
 
 Step numbering: ``Observation.step`` (and so ``Diagnosis.step``) is HF's own 1-based
 ``state.global_step`` after the optimizer step, the number users see in logs, in
@@ -18,28 +21,32 @@ import os
 from collections.abc import Mapping
 from typing import Any, cast
 
-import torch
 from transformers import TrainerCallback
 from transformers.trainer_callback import ExportableState, TrainerControl, TrainerState
 from transformers.training_args import TrainingArguments
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.integrations.evaluation_stream import evaluation_finding
+from denpex_callbacks.integrations.hf_forward import ForwardLosses
 from denpex_callbacks.integrations.hf_setup import (
     LOGGER,
+    NO_LOSS_NOTE,
     USER_INSTANCES,
+    add_to_row,
     checkpointed_history,
     config_dict,
-    model_loss,
     read_setup,
     run_before_integrations,
+    scale_readers,
+    trains_under_deepspeed,
 )
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import StopVote, all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
-from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
+from denpex_callbacks.readers.scale_reading import ScaleReading
 
 __all__ = ["AmpDiagnosticCallback", "read_setup"]
 
@@ -112,9 +119,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._deepspeed: DeepSpeedReader | None = None
         self._scale_before: float | None = None  # DeepSpeed's, read at on_step_begin
         self._step_now = 0  # the step being taken (HF's global step after it)
-        self._model_losses = LossSum()  # the model's losses, where no scaler sees the loss
-        self._loss_shares = False  # those are shares of the step's loss (summed)
-        self._in_step = False
+        self._forward: ForwardLosses | None = None  # the model's losses, training and eval
         self._lr: float | None = None
         self._held: tuple[int, ScaleReading, Any, float | None] | None = None  # awaits on_log
         self._vote: StopVote | None = None
@@ -159,32 +164,21 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         if history:
             pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
-        deepspeed = bool(getattr(args, "deepspeed", None)) or (
-            getattr(args, "deepspeed_plugin", None) is not None)
-        scaler = None
-        if deepspeed:
-            self._deepspeed = DeepSpeedReader(optimizer)
-            self._deepspeed.watch_exit(self._deepspeed_ended)
-            pipeline.on_close(self._deepspeed.unwatch)
-            scaler = self._deepspeed.grad_scaler  # torch_autocast mode keeps a GradScaler
-        else:
-            scaler = getattr(optimizer, "scaler", None)
-        if scaler_enabled(scaler):
-            self._scaler = GradScalerReader(scaler, on_error=pipeline.fail)
-            self._scaler.attach()
-            pipeline.on_close(self._scaler.detach)
+        deepspeed = trains_under_deepspeed(args)
+        self._deepspeed, self._scaler = scale_readers(
+            optimizer, pipeline, deepspeed=deepspeed, on_exit=self._deepspeed_ended)
+        self._forward = ForwardLosses(pipeline, training=self._scaler is None)
         if model is not None:
-            hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
-            pipeline.on_close(hook.remove)
+            self._forward.attach(model)
         pipeline.start(lambda: read_setup(args, model, optimizer, deepspeed))
 
     def _deepspeed_ended(self, error: BaseException) -> None:
         # DeepSpeed's exit at the minimum scale, inside accelerator.backward: the step it
         # refused (HF's next global step) was skipped at the scale it had.
-        if self.pipeline is not None:
+        if self.pipeline is not None and self._forward is not None:
             self.pipeline.framework_ended(self._step_now, ScaleReading(
                 scale_before=self._scale_before, scale_after=self._scale_before, skipped=True,
-                loss=self._model_losses.take(mean=not self._loss_shares)), error)
+                loss=self._forward.step_loss()), error)
 
     def on_train_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
@@ -202,27 +196,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_step_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        self._in_step = True
         self._step_now = state.global_step + 1
-        self._model_losses.take(mean=False)  # (a loss seen outside a step is not this step's)
+        cast(ForwardLosses, self._forward).begin_step()
         if self._deepspeed is not None and self._scaler is None:
             # DeepSpeed steps inside accelerator.backward: the scale before it is read now.
             self._scale_before = self._deepspeed.before()
-
-    def _on_forward(
-        self, module: torch.nn.Module, inputs: Any, kwargs: Mapping[str, Any], output: Any
-    ) -> None:
-        pipeline = self.pipeline
-        if not self._in_step or not module.training or self._scaler is not None or (
-                pipeline is None or not pipeline.active):
-            return  # (with a scaler, the loss comes from its scale())
-        with pipeline.guard():
-            loss = model_loss(output)
-            # Given num_items_in_batch, the model normalised its loss by the whole accumulated
-            # batch's token count: each micro-batch loss is a share of the step's (summed);
-            # otherwise the Trainer divides by the accumulation itself (averaged).
-            self._loss_shares = kwargs.get("num_items_in_batch") is not None
-            self._model_losses.add(loss)
 
     @guarded
     def on_pre_optimizer_step(
@@ -256,11 +234,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     @guarded
     def _end_step(self, step: int, wait_for_log: bool) -> None:
-        self._in_step = False
         readings = self._readings()
-        loss = self._model_losses.take(mean=not self._loss_shares)
-        if loss is None and readings[-1].loss is None:
-            self._say_blind()
+        loss = cast(ForwardLosses, self._forward).end_step()
+        if loss is None and readings[-1].loss is None and not self._blind_said:
+            self._blind_said = True
+            LOGGER.info(NO_LOSS_NOTE)
         pipeline = cast(StepPipeline, self.pipeline)
         for offset, reading in enumerate(readings[:-1]):  # (never more than one, in practice)
             pipeline.step(step - len(readings) + 1 + offset, reading, lr=self._lr)
@@ -277,15 +255,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             return [self._deepspeed.after(self._scale_before)]
         return [ScaleReading()]
 
-    def _say_blind(self) -> None:
-        if not self._blind_said:
-            self._blind_said = True
-            LOGGER.info(
-                "denpex: the model's forward returned no loss (a custom compute_loss, or no "
-                "labels in the batch): the loss detectors (AMP006 non-finite loss, AMP007 loss "
-                "at zero) cannot see it; the loss-scale detectors still run. Return the loss "
-                "from the model's forward (first in a tuple, or as \"loss\") to watch it.")
-
     @guarded
     def _judge_held(self, grad_norm: Any) -> None:
         held, self._held = self._held, None
@@ -293,6 +262,22 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             step, reading, loss, lr = held
             cast(StepPipeline, self.pipeline).step(step, reading, loss=loss, lr=lr,
                                                    grad_norm=grad_norm)
+
+    @guarded
+    def on_evaluate(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                    metrics: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # The Trainer has read its evaluation losses to the host (eval_loss): reading the
+        # count now adds no wait, nor does judging the training steps still in flight, which
+        # go first (a NaN training loss before makes this evaluation its consequence).
+        pipeline = cast(StepPipeline, self.pipeline)
+        pipeline.drain(wait=True)
+        metrics = metrics or {}
+        finding = evaluation_finding(
+            state.global_step, cast(ForwardLosses, self._forward).evaluation.take(), metrics,
+            loss_metric=next((key for key in metrics if key.endswith("_loss")), "eval_loss"),
+            filtered=bool(args.logging_nan_inf_filter))
+        if finding is not None:
+            pipeline.flag(finding, state.global_step)
 
     @guarded
     def on_log(
@@ -311,11 +296,4 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         # The row carries this step's numbers: its copy is waited for, which costs nothing
         # here (the Trainer has just read its loss to the host for this row: a sync).
         pipeline.drain(wait=True)
-        metrics = pipeline.monitor.metrics()
-        # Our on_log runs before the report_to integrations (see run_before_integrations), so
-        # keys added to ``logs`` here reach TensorBoard/W&B/...; log_history already holds a
-        # copy of logs (Trainer.log copies before on_log), so update that entry as well.
-        logs.update(metrics)
-        history = state.log_history
-        if history and history[-1].get("step") == state.global_step and "loss" in history[-1]:
-            history[-1].update(metrics)
+        add_to_row(logs, state, pipeline.monitor.metrics())

@@ -4,9 +4,11 @@ lives with: where its callback list puts it, how a checkpoint resume rebuilds it
 - :func:`read_setup`, read once at ``on_train_begin`` (no sync): the requested precision from
   ``TrainingArguments``, the active one from what is really there (a live loss scaler,
   accelerate's autocast wrapper, the parameters' dtype), the scaler's settings, and what the
-  fix texts must not ask for again; :func:`model_loss`, the loss a model's forward returned.
+  fix texts must not ask for again.
+- :func:`scale_readers`, the run's scale readers, attached: DeepSpeed's optimizer under
+  DeepSpeed, else the GradScaler behind accelerate's optimizer.
 - :func:`run_before_integrations`, the one workaround on HF's internals (its reason and the
-  release it was checked on are beside it).
+  release it was checked on are beside it), and :func:`add_to_row`, which it makes work.
 - checkpoint resume (HF's ``ExportableState`` keeps the settings and the history in
   ``trainer_state.json``): :data:`USER_INSTANCES` lets the callback hand HF the user's own
   instance when HF rebuilds it (``restore_callback_states_from_checkpoint=True``), so the
@@ -18,10 +20,10 @@ from __future__ import annotations
 import math
 import sys
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import asdict
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from transformers import TrainerCallback
@@ -35,40 +37,60 @@ from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
 
+if TYPE_CHECKING:
+    from denpex_callbacks.integrations.pipeline import StepPipeline
+
 __all__ = [
+    "NO_LOSS_NOTE",
     "USER_INSTANCES",
     "UserInstances",
+    "add_to_row",
     "checkpointed_history",
     "config_dict",
-    "model_loss",
     "read_setup",
     "run_before_integrations",
+    "scale_readers",
+    "trains_under_deepspeed",
 ]
 
 LOGGER = hf_logging.get_logger("transformers.denpex")
+NO_LOSS_NOTE = (
+    "denpex: the model's forward returned no loss (a custom compute_loss, or no labels in the "
+    "batch): the loss detectors (AMP006 non-finite loss, AMP007 loss at zero) cannot see it; "
+    "the loss-scale detectors still run. Return the loss from the model's forward (first in a "
+    "tuple, or as \"loss\") to watch it.")
 
 
-def model_loss(output: Any) -> torch.Tensor | None:
-    """The loss a model's forward returned: ``output["loss"]`` (a ModelOutput or dict), or
-    the first element of a tuple (``return_dict=False`` with labels) when it is a scalar.
+def trains_under_deepspeed(args: TrainingArguments) -> bool:
+    """Whether the Trainer's arguments put it under DeepSpeed (a config, or a plugin)."""
+    return bool(getattr(args, "deepspeed", None)) or (
+        getattr(args, "deepspeed_plugin", None) is not None)
 
-    Example:
-        >>> import torch
-        >>> loss = torch.tensor(2.0)
-        >>> model_loss({"loss": loss}) is loss, model_loss((loss, torch.ones(4, 3))) is loss
-        (True, True)
-        >>> model_loss((torch.ones(4, 3),)) is None
-        True
+
+def scale_readers(
+    optimizer: Any, pipeline: StepPipeline, *, deepspeed: bool,
+    on_exit: Callable[[BaseException], Any],
+) -> tuple[ds_reader.DeepSpeedReader | None, torch_scaler.GradScalerReader | None]:
+    """The run's scale readers, attached, their removal registered with ``pipeline``.
+
+    Under DeepSpeed: its optimizer behind accelerate's wrapper (``on_exit`` hears DeepSpeed's
+    own end of the run), and the GradScaler of its torch_autocast mode if it keeps one; else
+    the GradScaler behind accelerate's optimizer, when one is enabled.
     """
-    if isinstance(output, (dict, Mapping)):  # a ModelOutput is a dict: no ABC check per step
-        loss = output.get("loss")
-    elif isinstance(output, (tuple, list)) and output:
-        loss = output[0]
-        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-            return None
+    deepspeed_reader = None
+    if deepspeed:
+        deepspeed_reader = ds_reader.DeepSpeedReader(optimizer)
+        deepspeed_reader.watch_exit(on_exit)
+        pipeline.on_close(deepspeed_reader.unwatch)
+        scaler = deepspeed_reader.grad_scaler  # torch_autocast mode keeps a GradScaler
     else:
-        return None
-    return loss if isinstance(loss, torch.Tensor) and loss.is_floating_point() else None
+        scaler = getattr(optimizer, "scaler", None)
+    if not torch_scaler.scaler_enabled(scaler):
+        return deepspeed_reader, None
+    scaler_reader = torch_scaler.GradScalerReader(scaler, on_error=pipeline.fail)
+    scaler_reader.attach()
+    pipeline.on_close(scaler_reader.detach)
+    return deepspeed_reader, scaler_reader
 
 
 def _warmup_steps(args: TrainingArguments) -> int | None:
@@ -171,6 +193,20 @@ def run_before_integrations(callback: TrainerCallback) -> None:
             return
         frame = frame.f_back
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
+
+
+def add_to_row(logs: dict[str, Any], state: TrainerState, metrics: dict[str, float]) -> None:
+    """Add ``metrics`` to a training log row, for the report_to sinks and ``log_history``.
+
+    The callback's on_log runs before the report_to integrations (see
+    :func:`run_before_integrations`), so keys added to ``logs`` reach TensorBoard/W&B/...;
+    ``log_history`` already holds a copy of logs (``Trainer.log`` copies before on_log), so
+    that entry is updated as well.
+    """
+    logs.update(metrics)
+    history = state.log_history
+    if history and history[-1].get("step") == state.global_step and "loss" in history[-1]:
+        history[-1].update(metrics)
 
 
 class UserInstances:

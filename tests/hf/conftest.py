@@ -99,6 +99,7 @@ def make_trainer(
     callback: AmpDiagnosticCallback | None = None,
     extra_callbacks: Iterable[TrainerCallback] = (),
     model: nn.Module | None = None,
+    eval_dataset: Any = None,
     **args: Any,
 ) -> Trainer:
     """A tiny real Trainer. ``fp16_scaler``: kwargs of the CPU GradScaler (None: no helper)."""
@@ -121,6 +122,7 @@ def make_trainer(
         model=model or FaultyRegressor(fault, from_step, accumulation),
         args=TrainingArguments(**defaults),
         train_dataset=RandomRegression(),
+        eval_dataset=eval_dataset,
         callbacks=[cb, *extra_callbacks],
     )
 
