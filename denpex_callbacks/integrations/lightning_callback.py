@@ -7,7 +7,9 @@ gets its own small entry module that mixes it into that namespace's ``Callback``
 importing one never imports the other (the two share a rank-zero logger that the second import
 would rebind). The callback only reads state (the precision plugin's GradScaler, or the
 DeepSpeed engine's optimizer) and feeds the shared
-:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`.
+:class:`~denpex_callbacks.integrations.pipeline.StepPipeline`. Validation is a stream of its own
+(:mod:`~denpex_callbacks.integrations.evaluation_stream`): each batch's returned loss is counted
+on the device, and read with the metrics logged in validation at ``on_validation_end``.
 
 Steps are numbered as Lightning logs them: ``Observation.step`` is ``trainer.global_step``
 before the optimizer step (0-based; skipped steps count, as in Lightning).
@@ -34,16 +36,19 @@ from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.lightning_rerun import watch_training_steps
 from denpex_callbacks.integrations.lightning_setup import (
+    ValidationStream,
+    computes_in_fp16,
     logs_this_step,
     loss_of,
     namespace_of,
     run_setup,
     save_stop_checkpoint,
+    scale_readers,
     user_logs,
 )
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
@@ -112,6 +117,7 @@ class AmpDiagnosticHooks:
         # The re-run capture of each batch, ((batch, batch_idx), {}) (None: re-running off).
         self._capture: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None
         self._stopping = self.config.on_fault == "stop"  # a vote at every batch end
+        self._validation = ValidationStream()
 
     @property
     def state_key(self) -> str:
@@ -130,7 +136,7 @@ class AmpDiagnosticHooks:
             self.pipeline.close(wait=False)
         self._reset_run()
         self.pipeline = self.monitor = None
-        if self.auto and not self._computes_in_fp16(trainer):
+        if self.auto and not computes_in_fp16(trainer, self._requested_precision):
             return
         self.pipeline = StepPipeline(
             self.config, framework="lightning",
@@ -151,23 +157,8 @@ class AmpDiagnosticHooks:
             pipeline.monitor.load_state_dict(self._loaded_state)
             self._loaded_state = None
         setup = run_setup(trainer, self._requested_precision)
-        reader = setup.extra.get("scale_reader")
-        if reader == "torch" and scaler_enabled(trainer.precision_plugin.scaler):
-            self._scaler = GradScalerReader(trainer.precision_plugin.scaler,
-                                            on_error=pipeline.fail)
-            self._scaler.attach()
-            pipeline.on_close(self._scaler.detach)
-        elif reader == "deepspeed":
-            self._deepspeed = DeepSpeedReader(trainer.strategy.deepspeed_engine)
+        self._scaler, self._deepspeed = scale_readers(trainer, setup, pipeline)
         pipeline.start(lambda: setup)
-
-    def _computes_in_fp16(self, trainer: Any) -> bool:
-        """Whether the run computes in fp16 (mixed, or pure: then AMP001 applies)."""
-        try:
-            precision = run_setup(trainer, self._requested_precision).active_precision
-        except Exception:  # unreadable: watch it; the guarded start reports what breaks
-            return True
-        return precision.startswith("fp16")
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
         """Judge the steps still in flight, write the summary, close the report."""
@@ -274,6 +265,29 @@ class AmpDiagnosticHooks:
                 # collective. Guarded: a failed save is logged, never raised into training.
                 with self.pipeline.guard():
                     save_stop_checkpoint(trainer)
+
+    # -- validation: the evaluation stream ---------------------------------------------------------
+
+    @guarded
+    def on_validation_start(self, trainer: Any, pl_module: Any) -> None:
+        """Note the metrics logged before validation (to tell its own apart)."""
+        self._validation.begin(trainer)
+
+    @guarded
+    def on_validation_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any,
+                                batch_idx: int, dataloader_idx: int = 0) -> None:
+        """Count the batch's returned loss on the device (nothing is read)."""
+        self._validation.losses.add(loss_of(outputs))
+
+    @guarded
+    def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
+        """AMP013 when a validation loss or a metric logged in validation is NaN/inf. Lightning
+        has reduced and logged its validation metrics (read them to the host) by now."""
+        assert self.pipeline is not None
+        self.pipeline.drain(wait=True)
+        finding = self._validation.finding(trainer)
+        if finding is not None:
+            self.pipeline.flag(finding, int(finding.step or 0))
 
     # -- checkpoints -------------------------------------------------------------------------------
 

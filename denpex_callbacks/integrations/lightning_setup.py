@@ -1,6 +1,7 @@
 """What a Lightning Trainer tells the callback, from its public attributes: the run's setup,
-the logger namespace, whether a batch writes a logger row, the batch's loss, where a stop
-checkpoint goes. Shared by both namespaces (``lightning.pytorch`` and ``pytorch_lightning``).
+the logger namespace, whether a batch writes a logger row, the batch's loss, what a validation
+computed (:class:`ValidationStream`), where a stop checkpoint goes. Shared by both namespaces
+(``lightning.pytorch`` and ``pytorch_lightning``).
 """
 
 from __future__ import annotations
@@ -8,25 +9,38 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
+from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
+from denpex_callbacks.integrations.evaluation_stream import EvaluationLosses, evaluation_finding
+from denpex_callbacks.readers.deepspeed_optimizer import (
+    DeepSpeedReader,
+    deepspeed_setup,
+    scales_fp16,
+)
 from denpex_callbacks.readers.grad_scaler import (
+    GradScalerReader,
     optimizer_has_fp16_params,
     scaler_enabled,
     scaler_setup,
 )
 
+if TYPE_CHECKING:
+    from denpex_callbacks.integrations.pipeline import StepPipeline
+
 __all__ = [
+    "ValidationStream",
+    "computes_in_fp16",
     "framework_version",
     "logs_this_step",
     "loss_of",
     "namespace_of",
     "run_setup",
     "save_stop_checkpoint",
+    "scale_readers",
     "user_logs",
 ]
 
@@ -83,6 +97,32 @@ Args:
     return setup
 
 
+def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline
+                  ) -> tuple[GradScalerReader | None, DeepSpeedReader | None]:
+    """The run's scale reader (``setup.extra["scale_reader"]``, from :func:`run_setup`),
+    attached: the precision plugin's GradScaler (removed when ``pipeline`` closes), or the
+    DeepSpeed engine's optimizer."""
+    reader = setup.extra.get("scale_reader")
+    scaler = getattr(trainer.precision_plugin, "scaler", None)
+    if reader == "torch" and scaler_enabled(scaler):
+        scaler_reader = GradScalerReader(scaler, on_error=pipeline.fail)
+        scaler_reader.attach()
+        pipeline.on_close(scaler_reader.detach)
+        return scaler_reader, None
+    if reader == "deepspeed":
+        return None, DeepSpeedReader(trainer.strategy.deepspeed_engine)
+    return None, None
+
+
+def computes_in_fp16(trainer: Any, requested_precision: str | None = None) -> bool:
+    """Whether the run computes in fp16 (mixed, or pure: then AMP001 applies)."""
+    try:
+        precision = run_setup(trainer, requested_precision).active_precision
+    except Exception:  # unreadable: watch it; the guarded start reports what breaks
+        return True
+    return precision.startswith("fp16")
+
+
 def user_logs(trainer: Any) -> bool:
     """Whether the user's module logs step metrics (seen in the last row sent to loggers)."""
     return any(not str(name).startswith("amp/") and name != "epoch"
@@ -131,3 +171,31 @@ def loss_of(outputs: Any) -> torch.Tensor | None:
     # Lightning hands a dict: checked first, the Mapping ABC check is slow for every batch.
     loss = outputs.get("loss") if isinstance(outputs, (dict, Mapping)) else outputs
     return loss if isinstance(loss, torch.Tensor) else None
+
+
+class ValidationStream:
+    """One validation at a time: the losses its batches returned, counted on the device, and
+    the metrics logged in it (those of ``trainer.callback_metrics`` that are new or replaced
+    since it began: Lightning stores each reduced value as a new tensor; ``amp/`` left out).
+    """
+
+    def __init__(self) -> None:
+        self.losses = EvaluationLosses()
+        self._before: dict[str, Any] = {}  # callback_metrics as the validation began
+
+    def begin(self, trainer: Any) -> None:
+        """A validation begins (the sanity check's too)."""
+        self.losses.drop()
+        self._before = dict(trainer.callback_metrics)
+
+    def finding(self, trainer: Any) -> Finding | None:
+        """AMP013 for the validation that just ended, or None when it was finite; at the step
+        Lightning logs the validation row at (the last optimizer step's number; 0 before any).
+        Reads the device: call it once Lightning has reduced its validation metrics."""
+        before, self._before = self._before, {}
+        metrics = {name: value for name, value in trainer.callback_metrics.items()
+                   if before.get(name) is not value and not str(name).startswith("amp/")}
+        loss_name = next((str(name) for name in metrics if "loss" in str(name)),
+                         "validation_step loss")
+        return evaluation_finding(max(int(trainer.global_step) - 1, 0), self.losses.take(),
+                                  metrics, loss_metric=loss_name)
