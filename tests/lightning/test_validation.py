@@ -75,7 +75,8 @@ def test_the_step_is_the_one_lightning_logs_the_validation_row_at(new_trainer, t
 
     logger = CSVLogger(str(tmp_path), name="csv")
     train(new_trainer, Validated(nan_at=(3,)), logger=logger, log_every_n_steps=1)
-    rows = list(csv.DictReader(open(Path(logger.log_dir) / "metrics.csv")))
+    with open(Path(logger.log_dir) / "metrics.csv") as metrics:
+        rows = list(csv.DictReader(metrics))
     logged = [int(row["step"]) for row in rows if row.get("val_loss")]
     assert logged == [9, 19]
     assert all(row["val_loss"] == "nan" for row in rows if row.get("val_loss"))
