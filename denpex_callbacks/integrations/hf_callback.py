@@ -39,6 +39,7 @@ from denpex_callbacks.integrations.hf_setup import (
     read_setup,
     run_before_integrations,
     scale_readers,
+    trained_module,
     trains_under_deepspeed,
 )
 from denpex_callbacks.integrations.lifecycle import guarded
@@ -147,16 +148,17 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._reset_run()
         USER_INSTANCES.started(self)
         model = kwargs.get("model")
+        trained = trained_module(model)  # (both helpers look for the frames that called this)
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
-            model=model, run_name=args.run_name,
+            model=trained, run_name=args.run_name,
         )
-        run_before_integrations(self)  # called here: it looks for its caller's frame
-        self._begin(args, state, model, kwargs.get("optimizer"))
+        run_before_integrations(self)
+        self._begin(args, state, model, kwargs.get("optimizer"), compiled=trained is not model)
 
     @guarded
     def _begin(self, args: TrainingArguments, state: TrainerState, model: Any,
-               optimizer: Any) -> None:
+               optimizer: Any, *, compiled: bool) -> None:
         pipeline = cast(StepPipeline, self.pipeline)
         if pipeline.monitor.world_size > 1:
             self._vote = all_reduce_vote(args.device)
@@ -165,11 +167,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
         deepspeed = trains_under_deepspeed(args)
-        self._deepspeed, self._scaler = scale_readers(
-            optimizer, pipeline, deepspeed=deepspeed, on_exit=self._deepspeed_ended)
+        self._deepspeed, self._scaler = scale_readers(optimizer, pipeline, deepspeed=deepspeed,
+                                                      on_exit=self._deepspeed_ended)
         self._forward = ForwardLosses(pipeline, training=self._scaler is None)
         if model is not None:
-            self._forward.attach(model)
+            self._forward.attach(model, compiled=compiled)
         pipeline.start(lambda: read_setup(args, model, optimizer, deepspeed))
 
     def _deepspeed_ended(self, error: BaseException) -> None:
@@ -280,14 +282,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             pipeline.flag(finding, state.global_step)
 
     @guarded
-    def on_log(
-        self,
-        args: TrainingArguments,
-        state: TrainerState,
-        control: TrainerControl,
-        logs: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+               logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         if logs is None or "loss" not in logs:
             return  # evaluation and end-of-training summaries carry no step metrics
         grad_norm = logs.get("grad_norm")

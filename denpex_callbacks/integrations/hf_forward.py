@@ -84,9 +84,18 @@ class ForwardLosses:
         self._losses = LossSum()
         self._shares = False  # the micro-batch losses are shares of the step's loss (summed)
 
-    def attach(self, model: torch.nn.Module) -> None:
-        """Hook ``model``'s forward until the pipeline closes."""
-        hook = model.register_forward_hook(self._on_forward, with_kwargs=True)
+    def attach(self, model: torch.nn.Module, *, compiled: bool = False) -> None:
+        """Hook ``model``'s forward until the pipeline closes.
+
+        ``compiled``: the Trainer calls ``model`` through a torch.compile wrapper. The hook is
+        then kept out of dynamo (``torch.compiler.disable``): called from inside the
+        compiled call, it would otherwise be compiled as frames of its own, guarded on the
+        callback's state.
+        """
+        hook_function = self._on_forward
+        if compiled:
+            hook_function = torch.compiler.disable(hook_function)
+        hook = model.register_forward_hook(hook_function, with_kwargs=True)
         self.pipeline.on_close(hook.remove)
 
     def begin_step(self) -> None:

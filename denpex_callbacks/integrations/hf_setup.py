@@ -7,8 +7,10 @@ lives with: where its callback list puts it, how a checkpoint resume rebuilds it
   fix texts must not ask for again.
 - :func:`scale_readers`, the run's scale readers, attached: DeepSpeed's optimizer under
   DeepSpeed, else the GradScaler behind accelerate's optimizer.
-- :func:`run_before_integrations`, the one workaround on HF's internals (its reason and the
-  release it was checked on are beside it), and :func:`add_to_row`, which it makes work.
+- the workarounds on HF's internals, each with its reason and the release it was checked on:
+  :func:`run_before_integrations` (and :func:`add_to_row`, which it makes work) and
+  :func:`trained_module` (the torch.compile wrapper the Trainer trains through), both found
+  through the frames that called the callback.
 - checkpoint resume (HF's ``ExportableState`` keeps the settings and the history in
   ``trainer_state.json``): :data:`USER_INSTANCES` lets the callback hand HF the user's own
   instance when HF rebuilds it (``restore_callback_states_from_checkpoint=True``), so the
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,7 @@ __all__ = [
     "read_setup",
     "run_before_integrations",
     "scale_readers",
+    "trained_module",
     "trains_under_deepspeed",
 ]
 
@@ -180,19 +183,45 @@ def run_before_integrations(callback: TrainerCallback) -> None:
     safe here: only entries before our index move, so the iteration continues with the same
     next callback. If the handler is not found, the metrics reach only ``log_history``.
     """
-    frame: FrameType | None = sys._getframe(1)
-    for _ in range(6):
-        if frame is None:
-            break
-        handler = frame.f_locals.get("self")
+    for handler in _callers(sys._getframe(1), 6):
         if isinstance(handler, CallbackHandler) and callback in handler.callbacks:
             order = [cb for cb in handler.callbacks if cb is not callback]
             flow = [i for i, cb in enumerate(order) if isinstance(cb, DefaultFlowCallback)]
             order.insert(flow[0] + 1 if flow else 0, callback)
             handler.callbacks[:] = order
             return
-        frame = frame.f_back
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
+
+
+def trained_module(model: Any) -> Any:
+    """What the Trainer calls in a training step, when it is ``model`` inside a torch.compile
+    wrapper (``torch_compile=True``); else ``model``. Call it from ``on_train_begin``.
+
+    Why (no public way; checked on transformers 5.24): callbacks are given ``model=`` the
+    Trainer's ``self.model``, which under ``torch_compile=True`` is the module inside the
+    ``OptimizedModule`` that accelerate's ``prepare`` returned; the Trainer keeps that wrapper
+    as ``model_wrapped`` (set before ``on_train_begin``), and the Trainer is the ``self`` of a
+    frame above the callback handler's. The locator and the re-run need the wrapper: hooks on
+    it run in eager Python outside the compiled graph, where a step's inputs can be captured
+    (hooks on the module inside run in the graph, where a capture would be a graph break).
+    If the Trainer is not found, ``model`` is watched and a failing step is located but not
+    re-run (the diagnosis says why).
+    """
+    for owner in _callers(sys._getframe(1), 8):
+        wrapped = getattr(owner, "model_wrapped", None)
+        if wrapped is not None and hasattr(owner, "callback_handler"):
+            compiled = type(wrapped).__name__ == "OptimizedModule"
+            return wrapped if compiled and getattr(wrapped, "_orig_mod", None) is model else model
+    return model
+
+
+def _callers(frame: FrameType | None, depth: int) -> Iterator[Any]:
+    """The ``self`` of ``frame`` and of up to ``depth - 1`` frames above it."""
+    for _ in range(depth):
+        if frame is None:
+            return
+        yield frame.f_locals.get("self")
+        frame = frame.f_back
 
 
 def add_to_row(logs: dict[str, Any], state: TrainerState, metrics: dict[str, float]) -> None:
