@@ -27,25 +27,20 @@ def main(out_dir: Path, fault_step: int, steps: int, min_scale_exit: bool = Fals
 
     from conftest import FaultyRegressor, RandomRegression
     from denpex_callbacks.hf import AmpDiagnosticCallback
+    from denpex_callbacks.testing.cpu_fp16 import deepspeed_cpu_fp16_config, deepspeed_fp16_on_cpu
 
     torch.set_num_threads(1)
     # A file rendezvous, before accelerate's env:// one (which it skips when a group exists):
     # no port to pick, none taken by another test's process group.
     torch.distributed.init_process_group(
         "gloo", init_method=f"file://{out_dir / 'rendezvous'}", rank=0, world_size=1)
-    accelerator = get_accelerator()
-    native_fp16 = bool(accelerator.is_fp16_supported())
-    if not native_fp16:
-        # DeepSpeed refuses fp16 on CPUs without mkldnn fp16 ("Type fp16 is not supported on
-        # your device."); torch runs fp16 on any CPU, so lift only that start-up probe.
-        accelerator.is_fp16_supported = lambda: True
-    ds_config = {
-        "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
-        "gradient_clipping": 0,
-        "fp16": {"enabled": True, "initial_scale_power": 10, "hysteresis": 1, "min_loss_scale": 1},
-        "zero_optimization": {"stage": 2 if min_scale_exit else 1},
-        "optimizer": {"type": "Adam", "params": {"torch_adam": True, "lr": "auto"}},
-    }
+    native_fp16 = bool(get_accelerator().is_fp16_supported())
+    # The documented recipe (docs/frameworks/hf.md, "HF + DeepSpeed on CPU").
+    ds_config = deepspeed_cpu_fp16_config(
+        train_micro_batch_size_per_gpu="auto", gradient_accumulation_steps="auto",
+        fp16={"enabled": True, "initial_scale_power": 10, "hysteresis": 1, "min_loss_scale": 1},
+        zero_optimization={"stage": 2 if min_scale_exit else 1},
+        optimizer={"type": "Adam", "params": {"torch_adam": True, "lr": "auto"}})
     args = TrainingArguments(
         str(out_dir / "out"), use_cpu=True, fp16=True, deepspeed=ds_config, max_grad_norm=0.0,
         max_steps=steps, per_device_train_batch_size=8, logging_steps=1, report_to=[],
@@ -57,7 +52,8 @@ def main(out_dir: Path, fault_step: int, steps: int, min_scale_exit: bool = Fals
                       train_dataset=RandomRegression(), callbacks=[callback])
     ended = None
     try:
-        trainer.train()
+        with deepspeed_fp16_on_cpu():  # DeepSpeed builds its fp16 engine inside train()
+            trainer.train()
     except Exception as exc:  # DeepSpeed ending the run at its minimum scale
         if not min_scale_exit:
             raise
