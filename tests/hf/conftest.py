@@ -51,10 +51,15 @@ class FaultyRegressor(nn.Module):
 
 
 class RandomRegression(torch.utils.data.Dataset):  # type: ignore[misc]
-    def __init__(self, size: int = 64, features: int = 8) -> None:
-        gen = torch.Generator().manual_seed(0)
+    """Random samples; ``nonfinite_at``: the samples whose input holds ``value`` (NaN, inf)."""
+
+    def __init__(self, size: int = 64, features: int = 8, *, seed: int = 0,
+                 nonfinite_at: tuple[int, ...] = (), value: float = math.nan) -> None:
+        gen = torch.Generator().manual_seed(seed)
         self.x = torch.randn(size, features, generator=gen)
         self.y = torch.randn(size, generator=gen)
+        for index in nonfinite_at:
+            self.x[index, 2] = value
 
     def __len__(self) -> int:
         return len(self.x)
@@ -152,6 +157,7 @@ class HFKit:
 
     StepSpy = StepSpy
     FaultyRegressor = FaultyRegressor
+    RandomRegression = RandomRegression
     CPUScalerTrainer = CPUScalerTrainer
     monitor_of = staticmethod(monitor_of)
     first = staticmethod(first)

@@ -20,21 +20,6 @@ from torch._dynamo.utils import counters  # noqa: E402
 INF_SAMPLE = 29  # in the 4th batch of 8 (sequential sampling): step 4
 
 
-class Regression(torch.utils.data.Dataset):  # type: ignore[misc]
-    def __init__(self, size: int, bad: tuple[int, ...] = (), seed: int = 0) -> None:
-        gen = torch.Generator().manual_seed(seed)
-        self.x = torch.randn(size, 8, generator=gen)
-        self.y = torch.randn(size, generator=gen)
-        for index in bad:
-            self.x[index, 2] = math.inf
-
-    def __len__(self) -> int:
-        return len(self.x)
-
-    def __getitem__(self, i: int) -> dict[str, Any]:
-        return {"x": self.x[i], "labels": self.y[i]}
-
-
 class TwoLayer(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -54,14 +39,15 @@ def compiled_run(hf: Any, *, callback: bool, bad: tuple[int, ...] = (),
         model=TwoLayer(), steps=8, fp16_scaler={}, torch_compile=True,
         torch_compile_backend=backend, train_sampling_strategy="sequential",
         callback=AmpDiagnosticCallback(report_dir=None) if callback else None,
-        eval_dataset=None if eval_bad is None else Regression(16, eval_bad, seed=1),
+        eval_dataset=None if eval_bad is None else hf.RandomRegression(
+            16, seed=1, nonfinite_at=eval_bad, value=math.inf),
         eval_strategy="no" if eval_bad is None else "steps", eval_steps=4,
         per_device_eval_batch_size=4)
     if not callback:
         trainer.callback_handler.callbacks[:] = [
             c for c in trainer.callback_handler.callbacks
             if not isinstance(c, AmpDiagnosticCallback)]
-    trainer.train_dataset = Regression(64, bad)
+    trainer.train_dataset = hf.RandomRegression(64, nonfinite_at=bad, value=math.inf)
     trainer.train()
     assert type(trainer.model_wrapped).__name__ == "OptimizedModule"
     return trainer

@@ -8,7 +8,6 @@ import math
 from typing import Any
 
 import pytest
-import torch
 
 from denpex_callbacks import MonitorConfig
 from denpex_callbacks.cli import main
@@ -16,28 +15,11 @@ from denpex_callbacks.hf import AmpDiagnosticCallback
 from denpex_callbacks.logs.doctor import diagnose
 
 
-class Regression(torch.utils.data.Dataset):  # type: ignore[misc]
-    """Random regression samples; ``nan_at`` holds the indices whose input is NaN."""
-
-    def __init__(self, size: int, nan_at: tuple[int, ...] = (), seed: int = 1) -> None:
-        gen = torch.Generator().manual_seed(seed)
-        self.x = torch.randn(size, 8, generator=gen)
-        self.y = torch.randn(size, generator=gen)
-        for index in nan_at:
-            self.x[index, 3] = math.nan
-
-    def __len__(self) -> int:
-        return len(self.x)
-
-    def __getitem__(self, i: int) -> dict[str, Any]:
-        return {"x": self.x[i], "labels": self.y[i]}
-
-
 def run(hf: Any, tmp_path: Any, nan_at: tuple[int, ...], **args: Any) -> Any:
     callback = AmpDiagnosticCallback(config=MonitorConfig(report_dir=str(tmp_path / "r")))
     trainer = hf.trainer(steps=10, callback=callback, fp16_scaler={}, eval_strategy="steps",
                          eval_steps=5, per_device_eval_batch_size=4,
-                         eval_dataset=Regression(16, nan_at), **args)
+                         eval_dataset=hf.RandomRegression(16, seed=1, nonfinite_at=nan_at), **args)
     trainer.train()
     return trainer
 
@@ -85,7 +67,7 @@ def test_a_non_finite_metric_of_compute_metrics_is_amp013(hf, tmp_path):
     callback = AmpDiagnosticCallback(report_dir=None)
     trainer = hf.trainer(steps=6, callback=callback, fp16_scaler={}, eval_strategy="steps",
                          eval_steps=3, per_device_eval_batch_size=4,
-                         eval_dataset=Regression(8))
+                         eval_dataset=hf.RandomRegression(8, seed=1))
     trainer.compute_metrics = perplexity
     trainer.train()
     found = hf.first(hf.monitor_of(trainer), "AMP013")
@@ -103,7 +85,8 @@ def test_a_non_finite_metric_of_compute_metrics_is_amp013(hf, tmp_path):
 def test_a_healthy_evaluation_is_silent(hf, tmp_path, settings):
     callback = AmpDiagnosticCallback(report_dir=None)
     args = {"per_device_eval_batch_size": 4, **settings}
-    evaluated = {"a": Regression(16), "b": Regression(8, seed=2)} if settings else Regression(16)
+    one = hf.RandomRegression(16, seed=1)
+    evaluated = {"a": one, "b": hf.RandomRegression(8, seed=2)} if settings else one
     trainer = hf.trainer(steps=10, callback=callback, fp16_scaler={}, eval_strategy="steps",
                          eval_steps=5, eval_dataset=evaluated, **args)
     trainer.train()
@@ -118,7 +101,7 @@ def test_a_nan_training_loss_makes_the_evaluation_its_consequence(hf, tmp_path):
     callback = AmpDiagnosticCallback(report_dir=None)
     trainer = hf.trainer(fault="nan", from_step=3, steps=6, callback=callback, optim="sgd",
                          eval_strategy="steps", eval_steps=5, per_device_eval_batch_size=4,
-                         max_grad_norm=0.0, eval_dataset=Regression(16))
+                         max_grad_norm=0.0, eval_dataset=hf.RandomRegression(16, seed=1))
     trainer.train()
     monitor = hf.monitor_of(trainer)
     assert hf.first(monitor, "AMP006").step == 3
