@@ -279,7 +279,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             loss_metric=next((key for key in metrics if key.endswith("_loss")), "eval_loss"),
             filtered=bool(args.logging_nan_inf_filter))
         if finding is not None:
-            pipeline.flag(finding, state.global_step)
+            pipeline.flag(finding, state.global_step, once=False)
 
     @guarded
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,

@@ -287,7 +287,7 @@ class AmpDiagnosticHooks:
         self.pipeline.drain(wait=True)
         finding = self._validation.finding(trainer)
         if finding is not None:
-            self.pipeline.flag(finding, int(finding.step or 0))
+            self.pipeline.flag(finding, int(finding.step or 0), once=False)
 
     # -- checkpoints -------------------------------------------------------------------------------
 

@@ -211,14 +211,16 @@ class StepPipeline:
             return self._judge_ready(wait=wait)
         return []
 
-    def flag(self, finding: Finding, step: int) -> list[Diagnosis]:
-        """Report what the adapter saw itself (protocol misuse, the framework's own exit);
-        once per id and severity (a warning does not hide a later protocol error)."""
+    def flag(self, finding: Finding, step: int, *, once: bool = True) -> list[Diagnosis]:
+        """Report what the adapter saw itself (protocol misuse, the framework's own exit, an
+        evaluation): ``once`` per id and severity (one protocol break is enough: the calls
+        after it fail for the same reason; a warning does not hide a later error), else as
+        the engine admits a condition, once per episode (each evaluation's own finding)."""
         if not self.active:
             return []
         severity = (finding.severity or entry(finding.code).severity).rank
-        if self.monitor.worst.get(finding.code, -1) >= severity:
-            return []  # one protocol break is enough: the calls after it fail for the same reason
+        if once and self.monitor.worst.get(finding.code, -1) >= severity:
+            return []
         with self.guard():
             return self._act(self.monitor.flag(finding, reported_step=step))
         return []

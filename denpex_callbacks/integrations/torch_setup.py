@@ -221,7 +221,10 @@ class AutocastProbe:
     def watch(self, module: torch.nn.Module) -> None:
         """Read the autocast state at ``module``'s next forward."""
         if self._hook is None:
-            self._hook = module.register_forward_pre_hook(self._on_forward)
+            # Kept out of dynamo: on a module compiled in place (or the one inside a compiled
+            # wrapper) the hook runs inside the compiled call, and removing its own handle
+            # there is a graph break.
+            self._hook = module.register_forward_pre_hook(torch.compiler.disable(self._on_forward))
 
     def _on_forward(self, module: Any, args: Any) -> None:
         for device in ("cuda", "cpu"):
