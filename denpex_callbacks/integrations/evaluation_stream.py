@@ -23,7 +23,8 @@ import torch
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.numbers import format_value
 
-__all__ = ["EvaluationCount", "EvaluationLosses", "evaluation_finding", "nonfinite_metrics"]
+__all__ = ["EvaluationCount", "EvaluationEpisodes", "EvaluationLosses", "evaluation_finding",
+           "nonfinite_metrics"]
 
 CODE = "AMP013"
 
@@ -158,3 +159,25 @@ def evaluation_finding(step: int, count: EvaluationCount, metrics: Mapping[str, 
         evidence["nonfinite_metrics"] = {name: repr(value) for name, value in bad.items()}
     also = f" (also {', '.join(others)})" if others else ""
     return Finding(CODE, step, f"evaluation at step {step}: {said}{also}", evidence=evidence)
+
+
+class EvaluationEpisodes:
+    """One AMP013 per episode: a run of evaluations that are all non-finite (the same bad
+    sample at every evaluation is one condition); a finite evaluation ends the episode, so a
+    NaN that comes back later is said again.
+
+    Example:
+        >>> episodes = EvaluationEpisodes()
+        >>> bad = Finding("AMP013", 5, "evaluation at step 5: ...")
+        >>> [episodes.new(f) is not None for f in (bad, bad, None, bad)]
+        [True, False, False, True]
+    """
+
+    def __init__(self) -> None:
+        self._open = False
+
+    def new(self, finding: Finding | None) -> Finding | None:
+        """``finding`` (this evaluation's, None when finite) when it begins an episode."""
+        began = finding is not None and not self._open
+        self._open = finding is not None
+        return finding if began else None

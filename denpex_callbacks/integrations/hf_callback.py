@@ -27,7 +27,7 @@ from transformers.training_args import TrainingArguments
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
-from denpex_callbacks.integrations.evaluation_stream import evaluation_finding
+from denpex_callbacks.integrations.evaluation_stream import EvaluationEpisodes, evaluation_finding
 from denpex_callbacks.integrations.hf_forward import ForwardLosses
 from denpex_callbacks.integrations.hf_setup import (
     LOGGER,
@@ -120,6 +120,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._deepspeed: DeepSpeedReader | None = None
         self._scale_before: float | None = None  # DeepSpeed's, read at on_step_begin
         self._step_now = 0  # the step being taken (HF's global step after it)
+        self._episodes = EvaluationEpisodes()  # one AMP013 per run of non-finite evaluations
         self._forward: ForwardLosses | None = None  # the model's losses, training and eval
         self._lr: float | None = None
         self._held: tuple[int, ScaleReading, Any, float | None] | None = None  # awaits on_log
@@ -274,10 +275,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         pipeline = cast(StepPipeline, self.pipeline)
         pipeline.drain(wait=True)
         metrics = metrics or {}
-        finding = evaluation_finding(
+        finding = self._episodes.new(evaluation_finding(
             state.global_step, cast(ForwardLosses, self._forward).evaluation.take(), metrics,
             loss_metric=next((key for key in metrics if key.endswith("_loss")), "eval_loss"),
-            filtered=bool(args.logging_nan_inf_filter))
+            filtered=bool(args.logging_nan_inf_filter)))
         if finding is not None:
             pipeline.flag(finding, state.global_step, once=False)
 

@@ -15,7 +15,11 @@ import torch
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
-from denpex_callbacks.integrations.evaluation_stream import EvaluationLosses, evaluation_finding
+from denpex_callbacks.integrations.evaluation_stream import (
+    EvaluationEpisodes,
+    EvaluationLosses,
+    evaluation_finding,
+)
 from denpex_callbacks.readers.deepspeed_optimizer import (
     DeepSpeedReader,
     deepspeed_setup,
@@ -181,6 +185,7 @@ class ValidationStream:
 
     def __init__(self) -> None:
         self.losses = EvaluationLosses()
+        self.episodes = EvaluationEpisodes()  # one AMP013 per run of non-finite validations
         self._before: dict[str, Any] = {}  # callback_metrics as the validation began
 
     def begin(self, trainer: Any) -> None:
@@ -197,5 +202,6 @@ class ValidationStream:
                    if before.get(name) is not value and not str(name).startswith("amp/")}
         loss_name = next((str(name) for name in metrics if "loss" in str(name)),
                          "validation_step loss")
-        return evaluation_finding(max(int(trainer.global_step) - 1, 0), self.losses.take(),
-                                  metrics, loss_metric=loss_name)
+        return self.episodes.new(evaluation_finding(
+            max(int(trainer.global_step) - 1, 0), self.losses.take(), metrics,
+            loss_metric=loss_name))

@@ -108,3 +108,30 @@ def test_a_nan_training_loss_makes_the_evaluation_its_consequence(hf, tmp_path):
     evaluation = hf.first(monitor, "AMP013")
     assert (evaluation.step, evaluation.evidence["nonfinite_batches"]) == (5, 4)
     assert evaluation.caused_by == "AMP006"
+
+
+class _Corrupts:
+    """A TrainerCallback-like hook: before the evaluations at ``bad`` steps one evaluation
+    sample holds a NaN; before the others it is finite again."""
+
+    def __init__(self, data: Any, bad: set[int]) -> None:
+        self.data, self.bad, self.clean = data, bad, data.x[3, 2].item()
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.data.x[3, 2] = math.nan if state.global_step in self.bad else self.clean
+
+
+@pytest.mark.parametrize(("bad", "reported"), [({10, 20}, [10, 20]), ({10, 15, 20}, [10])],
+                         ids=["cleared-between", "persistent"])
+def test_one_amp013_per_run_of_non_finite_evaluations(hf, tmp_path, bad, reported):
+    from transformers import TrainerCallback
+
+    data = hf.RandomRegression(16, seed=1)
+    corrupts = type("Corrupts", (_Corrupts, TrainerCallback), {})(data, bad)
+    callback = AmpDiagnosticCallback(config=MonitorConfig(report_dir=None))
+    trainer = hf.trainer(steps=20, callback=callback, fp16_scaler={}, eval_strategy="steps",
+                         eval_steps=5, per_device_eval_batch_size=4, eval_dataset=data,
+                         extra_callbacks=[corrupts])
+    trainer.train()
+    monitor = hf.monitor_of(trainer)
+    assert [d.step for d in monitor.diagnoses if d.code == "AMP013"] == reported
