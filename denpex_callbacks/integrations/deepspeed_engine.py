@@ -95,10 +95,11 @@ class DeepSpeedMonitor:
         assert pipeline is not None
         pipeline.start(lambda: engine_setup(self.engine))
         self._find_reader()
-        for name, wrapper in (("backward", self._wrap_backward), ("step", self._wrap_step)):
-            original = getattr(self.engine, name)
-            self._originals[name] = original
-            setattr(self.engine, name, functools.wraps(original)(wrapper(original)))
+        if self._reader is not None:
+            self._reader.watch_backward(self.engine, self._add_loss)
+        original = self.engine.step
+        self._originals["step"] = original
+        self.engine.step = functools.wraps(original)(self._wrap_step(original))
         self.engine.__dict__[_ATTACHED] = self
         return self
 
@@ -132,14 +133,6 @@ class DeepSpeedMonitor:
         self.engine.__dict__.pop(_ATTACHED, None)
 
     # -- the wrapped calls -------------------------------------------------------------------
-
-    def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
-            result = original(loss, *args, **kwargs)
-            self._add_loss(loss)  # (DeepSpeed scales a copy: the user's loss is as it was)
-            return result
-
-        return backward
 
     @guarded
     def _add_loss(self, loss: Any) -> None:

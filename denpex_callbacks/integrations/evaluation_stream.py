@@ -1,7 +1,7 @@
 """The evaluation stream, live: values computed in evaluation, judged apart from training.
 
 An evaluation loss or metric that is NaN/inf is not the training loss, and no loss scaler
-protects the evaluation forward. HF's ``logging_nan_inf_filter`` (transformers 5.24) also
+protects the evaluation forward. HF's ``logging_nan_inf_filter`` (from transformers 5.23) also
 leaves non-finite evaluation batches out of ``eval_loss``, so the logged number can be finite
 while half the batches were NaN. An adapter counts each evaluation batch's loss here, on the
 loss's device (no host-device sync per batch), and reads the count once the evaluation is over,
@@ -123,7 +123,7 @@ def evaluation_finding(step: int, count: EvaluationCount, metrics: Mapping[str, 
             Lightning's validation metrics); the numbers among them are checked.
         loss_metric: The name of the evaluation loss (``eval_loss``, ``val_loss``...).
         filtered: The framework leaves non-finite batches out of its evaluation loss (HF's
-            ``logging_nan_inf_filter`` in transformers 5.24).
+            ``logging_nan_inf_filter`` from transformers 5.23).
 
     Example:
         >>> finding = evaluation_finding(40, EvaluationCount(8, 4, 0), {"eval_loss": 4.44},

@@ -36,11 +36,13 @@ from denpex_callbacks.integrations.hf_setup import (
     add_to_row,
     checkpointed_history,
     config_dict,
+    deepspeed_engine,
     read_setup,
     run_before_integrations,
     scale_readers,
     trained_module,
     trains_under_deepspeed,
+    wrapped_model,
 )
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -149,17 +151,19 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._reset_run()
         USER_INSTANCES.started(self)
         model = kwargs.get("model")
-        trained = trained_module(model)  # (both helpers look for the frames that called this)
+        wrapped = wrapped_model()  # (both helpers look for the frames that called this)
+        trained = trained_module(model, wrapped)
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
             model=trained, run_name=args.run_name,
         )
         run_before_integrations(self)
-        self._begin(args, state, model, kwargs.get("optimizer"), compiled=trained is not model)
+        self._begin(args, state, model, kwargs.get("optimizer"), compiled=trained is not model,
+                    engine=deepspeed_engine(wrapped))
 
     @guarded
     def _begin(self, args: TrainingArguments, state: TrainerState, model: Any,
-               optimizer: Any, *, compiled: bool) -> None:
+               optimizer: Any, *, compiled: bool, engine: Any) -> None:
         pipeline = cast(StepPipeline, self.pipeline)
         if pipeline.monitor.world_size > 1:
             self._vote = all_reduce_vote(args.device)
@@ -173,6 +177,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self._forward = ForwardLosses(pipeline, training=self._scaler is None)
         if model is not None:
             self._forward.attach(model, compiled=compiled)
+        if self._deepspeed is not None and engine is not None:  # the loss it backpropagates
+            self._deepspeed.watch_backward(engine, self._forward.backpropagated)
         pipeline.start(lambda: read_setup(args, model, optimizer, deepspeed))
 
     def _deepspeed_ended(self, error: BaseException) -> None:

@@ -1,8 +1,9 @@
 """What the model's forward returns, as the HF callback watches it (one forward hook).
 
-- In a training step where no loss scaler sees the loss that is backpropagated (fp32, bf16,
-  DeepSpeed's own fp16 optimizers): each micro-batch's loss, summed as shares of the step's
-  loss or averaged, as the Trainer itself treats them.
+- In a training step where no loss scaler sees the loss that is backpropagated (fp32, bf16):
+  each micro-batch's loss, summed as shares of the step's loss or averaged, as the Trainer
+  itself treats them. Under DeepSpeed the losses given to ``engine.backward`` are taken
+  instead (:meth:`ForwardLosses.backpropagated`), where the engine is found.
 - In evaluation (the model in eval mode): each batch's loss, counted on the device for the
   evaluation stream (:mod:`~denpex_callbacks.integrations.evaluation_stream`), whether a scaler
   runs or not: evaluation never goes through one.
@@ -103,6 +104,18 @@ class ForwardLosses:
         self.in_step = True
         self._losses.take(mean=False)
         self.evaluation.drop()  # (an eval-mode loss outside an evaluation is not one's)
+
+    def backpropagated(self, loss: Any) -> None:
+        """A loss given to DeepSpeed's ``engine.backward`` in a training step (HF passes the
+        share of the step, already divided by the accumulation): the step's loss is their sum,
+        and the model's own output is no longer taken for it."""
+        if not self.pipeline.active:
+            return
+        with self.pipeline.guard():
+            if self.training:
+                self.training, self._shares = False, True
+                self._losses.take(mean=False)  # (a model output taken before is not the loss)
+            self._losses.add(loss)
 
     def end_step(self) -> torch.Tensor | float | None:
         """The step's loss (None: no training forward returned one), and the step ends."""

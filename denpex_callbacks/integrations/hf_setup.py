@@ -49,11 +49,13 @@ __all__ = [
     "add_to_row",
     "checkpointed_history",
     "config_dict",
+    "deepspeed_engine",
     "read_setup",
     "run_before_integrations",
     "scale_readers",
     "trained_module",
     "trains_under_deepspeed",
+    "wrapped_model",
 ]
 
 LOGGER = hf_logging.get_logger("transformers.denpex")
@@ -193,26 +195,48 @@ def run_before_integrations(callback: TrainerCallback) -> None:
     LOGGER.info("denpex: callback handler not found; amp/ metrics go to log_history only")
 
 
-def trained_module(model: Any) -> Any:
-    """What the Trainer calls in a training step, when it is ``model`` inside a torch.compile
-    wrapper (``torch_compile=True``); else ``model``. Call it from ``on_train_begin``.
+def wrapped_model() -> Any:
+    """The Trainer's ``model_wrapped`` (what it calls in a training step: a torch.compile
+    wrapper, the DeepSpeed engine...), or None when the Trainer is not found. Call it from
+    ``on_train_begin``.
 
     Why (no public way; checked on transformers 5.24): callbacks are given ``model=`` the
-    Trainer's ``self.model``, which under ``torch_compile=True`` is the module inside the
-    ``OptimizedModule`` that accelerate's ``prepare`` returned; the Trainer keeps that wrapper
-    as ``model_wrapped`` (set before ``on_train_begin``), and the Trainer is the ``self`` of a
-    frame above the callback handler's. The locator and the re-run need the wrapper: hooks on
-    it run in eager Python outside the compiled graph, where a step's inputs can be captured
-    (hooks on the module inside run in the graph, where a capture would be a graph break).
-    If the Trainer is not found, ``model`` is watched and a failing step is located but not
-    re-run (the diagnosis says why).
+    Trainer's ``self.model``, the module inside the ``OptimizedModule`` that accelerate's
+    ``prepare`` returned under ``torch_compile=True``, and never the DeepSpeed engine; the
+    Trainer keeps what it calls as ``model_wrapped`` (set before ``on_train_begin``) and is the
+    ``self`` of a frame above the callback handler's.
     """
     for owner in _callers(sys._getframe(1), 8):
         wrapped = getattr(owner, "model_wrapped", None)
         if wrapped is not None and hasattr(owner, "callback_handler"):
-            compiled = type(wrapped).__name__ == "OptimizedModule"
-            return wrapped if compiled and getattr(wrapped, "_orig_mod", None) is model else model
-    return model
+            return wrapped
+    return None
+
+
+def trained_module(model: Any, wrapped: Any) -> Any:
+    """What the locator and the re-run watch: the torch.compile wrapper around ``model`` when
+    the Trainer calls one (hooks on it run in eager Python outside the compiled graph, where a
+    step's inputs can be captured), else ``model``. Without the wrapper a failing step is
+    located but not re-run (the diagnosis says why).
+
+    Example:
+        >>> model = torch.nn.Linear(2, 1)
+        >>> trained_module(model, None) is model
+        True
+    """
+    compiled = type(wrapped).__name__ == "OptimizedModule"
+    return wrapped if compiled and getattr(wrapped, "_orig_mod", None) is model else model
+
+
+def deepspeed_engine(wrapped: Any) -> Any:
+    """The DeepSpeed engine the Trainer trains through, or None.
+
+    Example:
+        >>> deepspeed_engine(torch.nn.Linear(2, 1)) is None
+        True
+    """
+    is_engine = callable(getattr(wrapped, "backward", None)) and hasattr(wrapped, "global_steps")
+    return wrapped if is_engine else None
 
 
 def _callers(frame: FrameType | None, depth: int) -> Iterator[Any]:

@@ -22,6 +22,7 @@ Recorded layouts of 0.17.6, 0.18.4, 0.18.5, 0.18.6 and 0.19.8 are checked in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -273,6 +274,7 @@ class DeepSpeedReader:
         self._read: Callable[[], DeepSpeedScaleState] = lambda: _state_of(optimizer, grad_scaler)
         self.grad_scaler = grad_scaler
         self._watched: Any = None  # the optimizer whose step() is watched for DeepSpeed's exit
+        self._engine: Any = None  # the engine whose backward() is watched for the loss
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -294,11 +296,31 @@ class DeepSpeedReader:
         optimizer.__dict__["step"] = step
         self._watched = optimizer
 
+    def watch_backward(self, engine: Any, backpropagated: Callable[[Any], Any]) -> None:
+        """Call ``backpropagated(loss)`` with each loss given to ``engine.backward`` (after it
+        ran: DeepSpeed scales a copy), the loss that is backpropagated whatever computed it.
+        The engine's ``backward`` is watched as an instance attribute until :meth:`unwatch`."""
+        original = getattr(engine, "backward", None)
+        if not callable(original) or "backward" in vars(engine):
+            return
+
+        @functools.wraps(original)
+        def backward(loss: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(loss, *args, **kwargs)
+            backpropagated(loss)
+            return result
+
+        engine.__dict__["backward"] = backward
+        self._engine = engine
+
     def unwatch(self) -> None:
-        """Give the optimizer its own ``step`` back."""
+        """Give the optimizer its own ``step`` and the engine its own ``backward`` back."""
         if self._watched is not None:
             self._watched.__dict__.pop("step", None)
             self._watched = None
+        if self._engine is not None:
+            self._engine.__dict__.pop("backward", None)
+            self._engine = None
 
     def state(self) -> DeepSpeedScaleState:
         """The scale state now."""

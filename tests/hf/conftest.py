@@ -79,6 +79,18 @@ class CPUScalerTrainer(Trainer):  # type: ignore[misc]
         self.accelerator.native_amp = True
 
 
+class InOrder:
+    """Batches in dataset order, so that a test knows which step holds a bad sample.
+
+    A mixin: ``TrainingArguments(train_sampling_strategy="sequential")`` exists only from
+    transformers 5.0; overriding the sampler works on every supported version.
+    """
+
+    def _get_train_sampler(self, *args: Any, **kwargs: Any) -> Any:
+        dataset = args[0] if args and args[0] is not None else self.train_dataset  # type: ignore[attr-defined]
+        return torch.utils.data.SequentialSampler(dataset)
+
+
 class StepSpy(TrainerCallback):  # type: ignore[misc]
     """Records, per optimizer step, what the framework itself says (test-side, syncs freely)."""
 
@@ -105,9 +117,11 @@ def make_trainer(
     extra_callbacks: Iterable[TrainerCallback] = (),
     model: nn.Module | None = None,
     eval_dataset: Any = None,
+    in_order: bool = False,
     **args: Any,
 ) -> Trainer:
-    """A tiny real Trainer. ``fp16_scaler``: kwargs of the CPU GradScaler (None: no helper)."""
+    """A tiny real Trainer. ``fp16_scaler``: kwargs of the CPU GradScaler (None: no helper);
+    ``in_order``: batches in dataset order."""
     accumulation = int(args.get("gradient_accumulation_steps", 1))
     defaults: dict[str, Any] = dict(
         output_dir=str(tmp_path / "out"), use_cpu=True, max_steps=steps,
@@ -121,6 +135,8 @@ def make_trainer(
     if fp16_scaler is not None:
         trainer_type = type("ConfiguredCPUScalerTrainer", (CPUScalerTrainer,),
                             {"scaler_kwargs": fp16_scaler})
+    if in_order:
+        trainer_type = type("InOrderTrainer", (InOrder, trainer_type), {})
     cb = callback if callback is not None else AmpDiagnosticCallback(report_dir=None)
     torch.manual_seed(0)  # the model's init must not depend on which tests ran before
     return trainer_type(

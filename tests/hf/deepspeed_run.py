@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def main(out_dir: Path, fault_step: int, steps: int, min_scale_exit: bool = False) -> None:
@@ -47,9 +48,18 @@ def main(out_dir: Path, fault_step: int, steps: int, min_scale_exit: bool = Fals
         save_strategy="no", disable_tqdm=True,
     )
     callback = AmpDiagnosticCallback(report_dir=str(out_dir / "reports"), record_every=1)
+    class HalvedLoss(Trainer):  # type: ignore[misc]
+        """A subclass's own compute_loss: the loss backpropagated is not the model's."""
+
+        def compute_loss(self, model: Any, inputs: Any, return_outputs: bool = False,
+                         num_items_in_batch: Any = None) -> Any:
+            loss, outputs = super().compute_loss(model, inputs, return_outputs=True,
+                                                 num_items_in_batch=num_items_in_batch)
+            return (loss / 2, outputs) if return_outputs else loss / 2
+
     torch.manual_seed(0)
-    trainer = Trainer(model=FaultyRegressor("inf", fault_step), args=args,
-                      train_dataset=RandomRegression(), callbacks=[callback])
+    trainer = HalvedLoss(model=FaultyRegressor("inf", fault_step), args=args,
+                         train_dataset=RandomRegression(), callbacks=[callback])
     ended = None
     try:
         with deepspeed_fp16_on_cpu():  # DeepSpeed builds its fp16 engine inside train()

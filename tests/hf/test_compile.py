@@ -7,6 +7,7 @@ uncompiled) is watched as well."""
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import pytest
@@ -18,6 +19,28 @@ dynamo = pytest.importorskip("torch._dynamo")
 from torch._dynamo.utils import counters  # noqa: E402
 
 INF_SAMPLE = 29  # in the 4th batch of 8 (sequential sampling): step 4
+
+
+@pytest.fixture(autouse=True)
+def _compile_stays_in_its_test() -> Any:
+    """``TrainingArguments(torch_compile=True)`` sets ``ACCELERATE_DYNAMO_BACKEND`` in
+    ``os.environ`` (transformers 4.x; 5.x only with accelerate < 1.2): every Trainer built
+    after it in the process trains compiled (seen with 4.50: a later test's ``model_wrapped``
+    an ``OptimizedModule``), and accelerate's process-global state keeps the dynamo plugin
+    it was first built with; each test here gives both back."""
+    from accelerate.state import AcceleratorState, GradientState
+
+    names = ("ACCELERATE_DYNAMO_BACKEND", "ACCELERATE_DYNAMO_MODE")
+    before = {name: os.environ.get(name) for name in names}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    AcceleratorState._reset_state(reset_partial_state=True)
+    GradientState._reset_state()
+    dynamo.reset()
 
 
 class TwoLayer(torch.nn.Module):
@@ -37,7 +60,7 @@ def compiled_run(hf: Any, *, callback: bool, bad: tuple[int, ...] = (),
     torch.manual_seed(0)
     trainer = hf.trainer(
         model=TwoLayer(), steps=8, fp16_scaler={}, torch_compile=True,
-        torch_compile_backend=backend, train_sampling_strategy="sequential",
+        torch_compile_backend=backend, in_order=True,
         callback=AmpDiagnosticCallback(report_dir=None) if callback else None,
         eval_dataset=None if eval_bad is None else hf.RandomRegression(
             16, seed=1, nonfinite_at=eval_bad, value=math.inf),

@@ -37,6 +37,11 @@ def test_hf_deepspeed_zero1_fp16_inf_loss(tmp_path: Path) -> None:
     steps_seen = read_report_dir(tmp_path / "reports")[0].steps
     assert [(o.step, o.was_skipped, o.scale_before) for o in steps_seen] == [
         (s, s >= k, 1024.0 / 2 ** max(0, s - k)) for s in range(1, steps + 1)]
+    # The loss judged is the one backpropagated (a compute_loss that halves the model's), read
+    # at DeepSpeed's engine.backward: it equals the loss HF logs, step by step.
+    logged = {row["step"]: float(row["loss"]) for row in result["log_history"] if "loss" in row}
+    for obs in steps_seen[: k - 1]:
+        assert obs.loss == pytest.approx(logged[obs.step], rel=1e-3)
     rows = [row for row in result["log_history"] if "loss" in row]
     assert rows[-1]["amp/loss_scale"] == 1024.0 / 2 ** (steps - k + 1)
 
