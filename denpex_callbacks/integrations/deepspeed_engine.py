@@ -82,7 +82,8 @@ class DeepSpeedMonitor:
         self.monitor: Monitor = self.pipeline.monitor
         self.should_stop = False
         self._losses = LossSum()  # the losses given to engine.backward since the last step
-        self._originals: dict[str, Callable[..., Any]] = {}
+        self._step_before: Any = None  # an instance attribute `step` there before ours
+        self._step_wrapper: Callable[..., Any] | None = None
         self._reader: DeepSpeedReader | None = None
         self._scaler: GradScalerReader | None = None  # torch_autocast mode's GradScaler
         self._before: tuple[int, float | None] | None = None  # the step being taken
@@ -98,8 +99,9 @@ class DeepSpeedMonitor:
         if self._reader is not None:
             self._reader.watch_backward(self.engine, self._add_loss)
         original = self.engine.step
-        self._originals["step"] = original
-        self.engine.step = functools.wraps(original)(self._wrap_step(original))
+        self._step_before = vars(self.engine).get("step")
+        self._step_wrapper = functools.wraps(original)(self._wrap_step(original))
+        self.engine.step = self._step_wrapper
         self.engine.__dict__[_ATTACHED] = self
         return self
 
@@ -127,9 +129,12 @@ class DeepSpeedMonitor:
     def detach(self) -> None:
         """Close, and give the engine back its own ``backward`` and ``step``."""
         self.close()
-        for name in self._originals:
-            self.engine.__dict__.pop(name, None)
-        self._originals.clear()
+        if self._step_wrapper is not None and vars(self.engine).get("step") is self._step_wrapper:
+            if self._step_before is None:
+                del self.engine.__dict__["step"]
+            else:
+                self.engine.__dict__["step"] = self._step_before
+        self._step_wrapper = None
         self.engine.__dict__.pop(_ATTACHED, None)
 
     # -- the wrapped calls -------------------------------------------------------------------

@@ -273,8 +273,8 @@ class DeepSpeedReader:
         optimizer, grad_scaler = unwrap_optimizer(source), autocast_grad_scaler(source)
         self._read: Callable[[], DeepSpeedScaleState] = lambda: _state_of(optimizer, grad_scaler)
         self.grad_scaler = grad_scaler
-        self._watched: Any = None  # the optimizer whose step() is watched for DeepSpeed's exit
-        self._engine: Any = None  # the engine whose backward() is watched for the loss
+        # (owner, name, the wrapper put there, what the owner's instance held before or None)
+        self._wrapped: list[tuple[Any, str, Callable[..., Any], Any]] = []
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -283,7 +283,7 @@ class DeepSpeedReader:
         back."""
         optimizer = unwrap_optimizer(self._source)
         original = getattr(optimizer, "step", None)
-        if not callable(original) or self._watched is not None:
+        if not callable(original) or self._watching(optimizer, "step"):
             return
 
         def step(*args: Any, **kwargs: Any) -> Any:
@@ -293,15 +293,15 @@ class DeepSpeedReader:
                 ended(error)
                 raise  # DeepSpeed's own error, unchanged
 
-        optimizer.__dict__["step"] = step
-        self._watched = optimizer
+        self._wrap(optimizer, "step", step)
 
     def watch_backward(self, engine: Any, backpropagated: Callable[[Any], Any]) -> None:
         """Call ``backpropagated(loss)`` with each loss given to ``engine.backward`` (after it
         ran: DeepSpeed scales a copy), the loss that is backpropagated whatever computed it.
-        The engine's ``backward`` is watched as an instance attribute until :meth:`unwatch`."""
+        The engine's ``backward`` (or a wrapper someone put on the instance before) is watched
+        as an instance attribute until :meth:`unwatch`."""
         original = getattr(engine, "backward", None)
-        if not callable(original) or "backward" in vars(engine):
+        if not callable(original) or self._watching(engine, "backward"):
             return
 
         @functools.wraps(original)
@@ -310,17 +310,26 @@ class DeepSpeedReader:
             backpropagated(loss)
             return result
 
-        engine.__dict__["backward"] = backward
-        self._engine = engine
+        self._wrap(engine, "backward", backward)
 
     def unwatch(self) -> None:
-        """Give the optimizer its own ``step`` and the engine its own ``backward`` back."""
-        if self._watched is not None:
-            self._watched.__dict__.pop("step", None)
-            self._watched = None
-        if self._engine is not None:
-            self._engine.__dict__.pop("backward", None)
-            self._engine = None
+        """Give the optimizer its ``step`` and the engine its ``backward`` back, as they were
+        (a wrapper put on top of ours since stays, and calls ours, which then does nothing
+        harmful: its pipeline is closed)."""
+        for owner, name, wrapper, before in reversed(self._wrapped):
+            if vars(owner).get(name) is wrapper:
+                if before is None:
+                    del owner.__dict__[name]
+                else:
+                    owner.__dict__[name] = before
+        self._wrapped.clear()
+
+    def _watching(self, owner: Any, name: str) -> bool:
+        return any(o is owner and n == name for o, n, _, _ in self._wrapped)
+
+    def _wrap(self, owner: Any, name: str, wrapper: Callable[..., Any]) -> None:
+        self._wrapped.append((owner, name, wrapper, vars(owner).get(name)))
+        owner.__dict__[name] = wrapper
 
     def state(self) -> DeepSpeedScaleState:
         """The scale state now."""

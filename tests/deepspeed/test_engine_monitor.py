@@ -237,6 +237,28 @@ def test_detach_restores_the_engine(kit: Any) -> None:
     assert watcher.monitor.run.steps_seen == 0
 
 
+def test_wrappers_put_on_the_engine_before_are_watched_through_and_given_back(kit: Any) -> None:
+    # A profiler or timer that wraps the engine's methods on the instance (the benchmarks'
+    # sync counter does) was taken for "already watched": the loss was never seen, and a NaN
+    # loss read as AMP003 only.
+    engine = kit.build(kit.config())
+    calls: list[str] = []
+
+    def counted(name: str, original: Any) -> Any:
+        return lambda *args, **kwargs: (calls.append(name), original(*args, **kwargs))[1]
+
+    theirs = {name: counted(name, getattr(engine, name)) for name in ("backward", "step")}
+    engine.__dict__.update(theirs)
+    watcher = attach(engine)
+    assert watcher is not None
+    kit.train(engine, 6, inf_from=3)
+    found = _by_code(watcher)
+    assert found["AMP006"].step == 4
+    assert calls.count("backward") == calls.count("step") == 6  # theirs still ran
+    watcher.detach()
+    assert {name: vars(engine)[name] for name in theirs} == theirs
+
+
 def test_pipeline_engine_is_refused_with_the_reason(kit: Any) -> None:
     from deepspeed.pipe import PipelineModule
 
