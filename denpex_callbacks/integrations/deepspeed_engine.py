@@ -47,6 +47,7 @@ from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
 __all__ = ["DeepSpeedMonitor", "attach", "initialize", "monitor_config"]
@@ -82,8 +83,7 @@ class DeepSpeedMonitor:
         self.monitor: Monitor = self.pipeline.monitor
         self.should_stop = False
         self._losses = LossSum()  # the losses given to engine.backward since the last step
-        self._step_before: Any = None  # an instance attribute `step` there before ours
-        self._step_wrapper: Callable[..., Any] | None = None
+        self._wraps = InstanceWraps()  # the engine's step
         self._reader: DeepSpeedReader | None = None
         self._scaler: GradScalerReader | None = None  # torch_autocast mode's GradScaler
         self._before: tuple[int, float | None] | None = None  # the step being taken
@@ -99,9 +99,7 @@ class DeepSpeedMonitor:
         if self._reader is not None:
             self._reader.watch_backward(self.engine, self._add_loss)
         original = self.engine.step
-        self._step_before = vars(self.engine).get("step")
-        self._step_wrapper = functools.wraps(original)(self._wrap_step(original))
-        self.engine.step = self._step_wrapper
+        self._wraps.wrap(self.engine, "step", functools.wraps(original)(self._wrap_step(original)))
         self.engine.__dict__[_ATTACHED] = self
         return self
 
@@ -129,12 +127,7 @@ class DeepSpeedMonitor:
     def detach(self) -> None:
         """Close, and give the engine back its own ``backward`` and ``step``."""
         self.close()
-        if self._step_wrapper is not None and vars(self.engine).get("step") is self._step_wrapper:
-            if self._step_before is None:
-                del self.engine.__dict__["step"]
-            else:
-                self.engine.__dict__["step"] = self._step_before
-        self._step_wrapper = None
+        self._wraps.restore()
         self.engine.__dict__.pop(_ATTACHED, None)
 
     # -- the wrapped calls -------------------------------------------------------------------

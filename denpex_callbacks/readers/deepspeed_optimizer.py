@@ -29,6 +29,7 @@ from typing import Any
 
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.readers.grad_scaler import scaler_enabled, scaler_setup
+from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import ScaleReading
 
 _UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
@@ -273,8 +274,7 @@ class DeepSpeedReader:
         optimizer, grad_scaler = unwrap_optimizer(source), autocast_grad_scaler(source)
         self._read: Callable[[], DeepSpeedScaleState] = lambda: _state_of(optimizer, grad_scaler)
         self.grad_scaler = grad_scaler
-        # (owner, name, the wrapper put there, what the owner's instance held before or None)
-        self._wrapped: list[tuple[Any, str, Callable[..., Any], Any]] = []
+        self._wraps = InstanceWraps()  # the optimizer's step, the engine's backward
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -283,7 +283,7 @@ class DeepSpeedReader:
         back."""
         optimizer = unwrap_optimizer(self._source)
         original = getattr(optimizer, "step", None)
-        if not callable(original) or self._watching(optimizer, "step"):
+        if not callable(original) or self._wraps.watching(optimizer, "step"):
             return
 
         def step(*args: Any, **kwargs: Any) -> Any:
@@ -293,7 +293,7 @@ class DeepSpeedReader:
                 ended(error)
                 raise  # DeepSpeed's own error, unchanged
 
-        self._wrap(optimizer, "step", step)
+        self._wraps.wrap(optimizer, "step", step)
 
     def watch_backward(self, engine: Any, backpropagated: Callable[[Any], Any]) -> None:
         """Call ``backpropagated(loss)`` with each loss given to ``engine.backward`` (after it
@@ -301,7 +301,7 @@ class DeepSpeedReader:
         The engine's ``backward`` (or a wrapper someone put on the instance before) is watched
         as an instance attribute until :meth:`unwatch`."""
         original = getattr(engine, "backward", None)
-        if not callable(original) or self._watching(engine, "backward"):
+        if not callable(original) or self._wraps.watching(engine, "backward"):
             return
 
         @functools.wraps(original)
@@ -310,26 +310,12 @@ class DeepSpeedReader:
             backpropagated(loss)
             return result
 
-        self._wrap(engine, "backward", backward)
+        self._wraps.wrap(engine, "backward", backward)
 
     def unwatch(self) -> None:
         """Give the optimizer its ``step`` and the engine its ``backward`` back, as they were
-        (a wrapper put on top of ours since stays, and calls ours, which then does nothing
-        harmful: its pipeline is closed)."""
-        for owner, name, wrapper, before in reversed(self._wrapped):
-            if vars(owner).get(name) is wrapper:
-                if before is None:
-                    del owner.__dict__[name]
-                else:
-                    owner.__dict__[name] = before
-        self._wrapped.clear()
-
-    def _watching(self, owner: Any, name: str) -> bool:
-        return any(o is owner and n == name for o, n, _, _ in self._wrapped)
-
-    def _wrap(self, owner: Any, name: str, wrapper: Callable[..., Any]) -> None:
-        self._wrapped.append((owner, name, wrapper, vars(owner).get(name)))
-        owner.__dict__[name] = wrapper
+        (:class:`~denpex_callbacks.readers.instance_wraps.InstanceWraps`)."""
+        self._wraps.restore()
 
     def state(self) -> DeepSpeedScaleState:
         """The scale state now."""
