@@ -84,9 +84,13 @@ def guarded(method: _Method) -> _Method:
         pipeline: Guarded | None = self.pipeline
         if pipeline is None or not pipeline.active:
             return None
-        with pipeline.guard():
+        try:  # what Guard does, without entering a context manager on every hook call
             return method(self, *args, **kwargs)
-        return None
+        except AmpDiagnosisError:
+            raise
+        except Exception:
+            pipeline.fail()
+            return None
 
     return cast(_Method, wrapper)
 

@@ -36,7 +36,7 @@ from denpex_callbacks.integrations.run_rules import (
 )
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.scale_reading import ScaleReading
-from denpex_callbacks.readers.step_queue import StepQueue, observation_of
+from denpex_callbacks.readers.step_queue import StepQueue, observation_of, quiet_taken
 
 __all__ = ["StepPipeline"]
 
@@ -100,6 +100,7 @@ class StepPipeline:
         self._closed = False
         self._stop = StopDecision(config.on_fault == "stop", rank, world_size, logger)
         self.alerts: AlertSink | None = None
+        self._guard = Guard(self)  # (it holds no state: one serves every call)
         with self.guard():
             self.alerts = attach_alerts(self.monitor, run_name=run_name)
         keep_until_exit(self)
@@ -131,7 +132,7 @@ class StepPipeline:
             >>> p.active
             False
         """
-        return Guard(self)
+        return self._guard
 
     def add_step_sink(self, sink: Callable[[Observation], Any]) -> None:
         """Give ``sink`` each step's Observation once it is judged (metrics for a framework's
@@ -228,7 +229,13 @@ class StepPipeline:
     def _judge_ready(self, *, wait: bool) -> list[Diagnosis]:
         monitor = self.monitor
         found: list[Diagnosis] = []
+        # A step sink is given every step's Observation; without one, a quiet step goes to
+        # the engine's quiet path as plain numbers (no Observation is built for it).
+        quiet = None if self._step_sinks else monitor.take_quiet
         for step, values in self.queue.ready(wait=wait):
+            if quiet is not None and quiet_taken(quiet, step, values):
+                self.locate.maybe_arm(())  # (judged healthy: its captured inputs go)
+                continue
             obs = observation_of(step, values, rank=monitor.rank, world_size=monitor.world_size)
             new = monitor.observe(obs)
             # AMP006/AMP003: re-run the failing step (or hook the next one); a step judged

@@ -60,9 +60,6 @@ class ScalerProtocol:
 
     # -- what the reader tells (ScalerObserver) --------------------------------------------------
 
-    def before_call(self, name: str, optimizer: Any) -> None:
-        return None  # torch checks the order itself; its errors are read in call_failed
-
     def call_failed(self, name: str, optimizer: Any) -> None:
         finding = {"unscale_": self._unscale_failed, "step": self._step_failed,
                    "update": self._update_failed}.get(name, lambda _opt: None)(optimizer)

@@ -31,7 +31,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -57,9 +57,8 @@ def cuda_rng_state() -> tuple[int, torch.Tensor] | None:
     return device, torch.cuda.get_rng_state(device)
 
 
-@dataclass(frozen=True)
-class RngState:
-    """The generators' state before a forward.
+class RngState(NamedTuple):
+    """The generators' state before a forward (a tuple: it is made on every forward).
 
     Attributes:
         cpu: A clone of the CPU default generator (``cpu.get_state()`` is
@@ -250,11 +249,12 @@ class StepCaptures:
         if forward is None or not module.training or not torch.is_grad_enabled():
             return
         try:
-            with torch.no_grad():  # one reduction per output tensor, no sync
-                for tensor in float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]:
-                    total = tensor.sum(dtype=_sum_dtype(tensor))
-                    kept = forward.output_sum
-                    forward.output_sum = total if kept is None else kept + total.to(kept.device)
+            # One reduction per output tensor, no sync (on detached tensors: no autograd
+            # record, without the cost of entering no_grad on every forward).
+            for tensor in float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]:
+                total = tensor.detach().sum(dtype=_sum_dtype(tensor))
+                kept = forward.output_sum
+                forward.output_sum = total if kept is None else kept + total.to(kept.device)
         except Exception as exc:
             self._fail(exc)
 
@@ -309,10 +309,9 @@ class StepCaptures:
         for forward in capture.models.values():
             if forward.inputs is None:  # taken before the forward: the step's own writes count
                 forward.inputs = input_versions(forward.args, forward.kwargs)
-        first = capture.first
         if call is not None:
             capture.call, capture.call_returns_loss = call, True
-        elif self._call_for is not None and first is not None:
+        elif self._call_for is not None and (first := capture.first) is not None:
             capture.call = self._call_for(first.args)
         capture.targets, capture.loss_fn = targets, loss_fn
         held = self.held
@@ -353,18 +352,20 @@ class StepCaptures:
             self.on_error(exc)
 
 
+_AUTOCAST_DEVICES = ("cuda", "cpu")
+
+
 def _autocast_now() -> list[tuple[str, torch.dtype]]:
     """The (device type, dtype) pairs autocast is enabled for now."""
-    devices = ("cuda", "cpu") if torch.cuda.is_available() else ("cpu",)
-    return [(device, torch.get_autocast_dtype(device)) for device in devices
+    # (Asked of both device types as they are: autocast's state is per type whether or not
+    # the type is available, and torch.cuda.is_available() reads the environment each call.)
+    return [(device, torch.get_autocast_dtype(device)) for device in _AUTOCAST_DEVICES
             if torch.is_autocast_enabled(device)]
 
 
 def _sum_dtype(tensor: torch.Tensor) -> torch.dtype:
     """A dtype the sum of ``tensor``'s finite values cannot overflow (MPS has no float64)."""
-    if tensor.dtype == torch.float16 or tensor.device.type == "mps":
-        return torch.float32
-    return torch.float64
+    return torch.float32 if tensor.dtype == torch.float16 or tensor.is_mps else torch.float64
 
 
 def _without_loss(output: Any) -> Any:

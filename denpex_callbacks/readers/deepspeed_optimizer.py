@@ -33,6 +33,11 @@ from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import ScaleReading
 
 _UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
+# Layouts with a live scale: the optimizer's attribute holding ``cur_scale`` (None: the
+# optimizer itself), as _state_of finds them.
+_NO_HOLDER = "-"
+_HOLDER_ATTRIBUTES: dict[str, str | None] = {
+    "loss_scaler": "loss_scaler", "loss_scale_config": "loss_scale_config", "cur_scale": None}
 
 
 @dataclass(frozen=True)
@@ -275,6 +280,15 @@ class DeepSpeedReader:
         self._read: Callable[[], DeepSpeedScaleState] = lambda: _state_of(optimizer, grad_scaler)
         self.grad_scaler = grad_scaler
         self._wraps = InstanceWraps()  # the optimizer's step, the engine's backward
+        # The layout is the optimizer's type's, found once too: each step then reads the
+        # holder's cur_scale (and hysteresis) and the optimizer's overflow, nothing else.
+        # The holder itself is looked up each step (ZeRO's load_state_dict replaces its
+        # loss_scaler), and override_loss_scale() can switch to the external scale later.
+        state = self._read()
+        self._optimizer = optimizer
+        self._holder_attr = _HOLDER_ATTRIBUTES.get(state.layout, _NO_HOLDER)
+        self._hysteresis_name = ("cur_hysteresis" if state.layout == "loss_scaler"
+                                 and state.dynamic else None)
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -321,15 +335,33 @@ class DeepSpeedReader:
         """The scale state now."""
         return self._read()
 
+    def _holder_now(self) -> Any:
+        """The object holding ``cur_scale`` in the layout found at construction (None: no
+        such layout, or overridden now)."""
+        attribute, optimizer = self._holder_attr, self._optimizer
+        if attribute is _NO_HOLDER or getattr(optimizer, "custom_loss_scaler", False):
+            return None
+        holder = optimizer if attribute is None else getattr(optimizer, attribute, None)
+        return holder if hasattr(holder, "cur_scale") else None
+
     def before(self) -> float | None:
         """The scale the coming step's backward uses."""
-        return self._read().scale
+        holder = self._holder_now()
+        return self._read().scale if holder is None else _float(holder.cur_scale)
 
     def after(self, scale_before: float | None) -> ScaleReading:
         """The step's reading, once DeepSpeed's optimizer stepped (or skipped)."""
-        state = self._read()
-        return ScaleReading(scale_before=scale_before, scale_after=state.scale,
-                            overflow=state.overflow, hysteresis=state.hysteresis)
+        holder = self._holder_now()
+        if holder is None:
+            state = self._read()
+            return ScaleReading(scale_before=scale_before, scale_after=state.scale,
+                                overflow=state.overflow, hysteresis=state.hysteresis)
+        overflow = getattr(self._optimizer, "overflow", None)
+        name = self._hysteresis_name
+        return ScaleReading(
+            scale_before=scale_before, scale_after=_float(holder.cur_scale),
+            overflow=overflow if isinstance(overflow, bool) else None,
+            hysteresis=_int(getattr(holder, name, None)) if name else None)
 
     def grad_norm(self) -> Any:
         """The engine's gradient norm of the last step (a number or a device tensor; None

@@ -112,11 +112,9 @@ def first_lr(optimizer: Any) -> float | None:
 
 class ScalerObserver(Protocol):
     """What a protocol check hears of the scaler's calls (the plain loop's; see
-    :mod:`denpex_callbacks.integrations.torch_protocol`). ``optimizer`` is None for ``scale``
-    and ``update``."""
-
-    def before_call(self, name: str, optimizer: Any) -> None:
-        """Just before the scaler's ``name`` runs."""
+    :mod:`denpex_callbacks.integrations.torch_protocol`): only the calls torch's own checks
+    refused (torch checks the order itself). ``optimizer`` is None for ``scale`` and
+    ``update``."""
 
     def call_failed(self, name: str, optimizer: Any) -> None:
         """torch's own check raised in ``name``; the scaler's state is as it was before it."""
@@ -157,6 +155,8 @@ class GradScalerReader:
         self.scaled = False  # scaler.scale() ran since the last update()
         self.in_step = False  # inside scaler.step() (its optimizer.step() is the scaler's)
         self.failed = False
+        # (scale tensor, its version, our snapshot of it) as the last update() left them
+        self._after: tuple[torch.Tensor, int, torch.Tensor] | None = None
         # Called as scaler.step() begins: the last moment the parameters are those of the
         # steps before it, so the pipeline judges what has landed (and may re-run it) there.
         self.before_step: Callable[[], Any] | None = None
@@ -239,27 +239,34 @@ class GradScalerReader:
         except AmpDiagnosisError:
             raise  # the user's "raise" policy on a protocol diagnosis
         except Exception:
-            self.failed = True
-            if self.on_error is not None:
-                self.on_error()
+            self._fail()
             return None
+
+    def _fail(self) -> None:
+        self.failed = True
+        if self.on_error is not None:
+            self.on_error()
 
     def _call(self, name: str, original: Callable[..., Any], optimizer: Any,
               *args: Any, **kwargs: Any) -> Any:
-        observer = self.observer
-        if observer is not None:
-            self._safely(observer.before_call, name, optimizer)
         try:
             return original(*args, **kwargs)
         except Exception:
+            observer = self.observer
             if observer is not None:
                 self._safely(observer.call_failed, name, optimizer)
             raise
 
     def _watch_scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        losses = self._losses
+
         def scale(outputs: Any) -> Any:
             self.scaled = True
-            self._safely(self._losses.add, outputs)
+            if not self.failed:
+                try:
+                    losses.add(outputs)
+                except Exception:
+                    self._fail()
             return self._call("scale", original, None, outputs)
 
         return scale
@@ -303,14 +310,23 @@ class GradScalerReader:
         scale = getattr(self.scaler, "_scale", None)
         if not isinstance(scale, torch.Tensor):
             return None
-        return scale.detach().clone(), self._found_inf()
+        after = self._after
+        if after is not None and after[0] is scale and after[1] == scale._version:
+            before = after[2]  # unchanged since the last update(): its snapshot is this one
+        else:
+            before = scale.clone()  # (it never requires grad: no detach)
+        return before, self._found_inf()
 
     def _after_update(self, before: torch.Tensor, found_inf: torch.Tensor | None) -> None:
         scaler = self.scaler
+        scale = scaler._scale
+        after = scale.clone()  # (neither requires grad: no detach)
+        # Anything that changes the scale in place (update(new_scale), load_state_dict) bumps
+        # its version counter; a new scale tensor is another object.
+        self._after = (scale, scale._version, after)
         self._done.append(ScaleReading(
-            scale_before=before, scale_after=scaler._scale.detach().clone(),
-            found_inf=found_inf, growth_tracker=scaler._growth_tracker.detach().clone(),
-            loss=self._losses.take(mean=False)))
+            scale_before=before, scale_after=after, found_inf=found_inf,
+            growth_tracker=scaler._growth_tracker.clone(), loss=self._losses.take(mean=False)))
 
     def _found_inf(self) -> torch.Tensor | None:
         """found_inf summed over every optimizer and device (a new tensor where there are

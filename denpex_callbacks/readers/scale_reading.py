@@ -48,8 +48,8 @@ class ScaleReading:
 
     def values(self) -> dict[str, Value]:
         """The fields that are known, by name."""
-        return {name: value for name in READING_FIELDS
-                if (value := getattr(self, name)) is not None}
+        # (A dataclass instance's __dict__ holds exactly its fields, in their order.)
+        return {name: value for name, value in self.__dict__.items() if value is not None}
 
 
 READING_FIELDS = tuple(field.name for field in fields(ScaleReading))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,13 @@ import torch
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.readers.device_boundary import DeviceBoundary, Slot, boundary_for
 
-__all__ = ["StepQueue", "observation_of"]
+__all__ = ["StepQueue", "observation_of", "quiet_taken", "skipped_of"]
 
 _UNCHOSEN = object()
+# Monitor.take_quiet: (step, loss, scale_before, scale_after, skipped, growth_tracker,
+# grad_norm) -> taken
+QuietTake = Callable[[int, float | None, float | None, float | None, bool | None, int | None,
+                      float | None], bool]
 
 
 @dataclass
@@ -112,19 +117,52 @@ def observation_of(step: int, values: dict[str, Any], *, rank: int = 0,
         (True, True)
     """
     get = values.get
+    return Observation(
+        step=step, rank=rank, world_size=world_size,
+        scale_before=_float(get("scale_before")), scale_after=_float(get("scale_after")),
+        skipped=skipped_of(values),
+        loss=_float(get("loss")), grad_norm=_float(get("grad_norm")), lr=_float(get("lr")),
+        growth_tracker=_integer(get("growth_tracker")), hysteresis=_integer(get("hysteresis")),
+        time=_float(get("time")),
+    )
+
+
+def skipped_of(values: dict[str, Any]) -> bool | None:
+    """Whether a step was skipped: ``skipped`` when given, else found_inf > 0, else
+    DeepSpeed's ``overflow``, else None (unknown)."""
+    get = values.get
     skipped, found_inf = get("skipped"), get("found_inf")
     if skipped is None and found_inf is not None:
         skipped = float(found_inf) > 0
     if skipped is None and isinstance(get("overflow"), (bool, float, int)):
         skipped = bool(get("overflow"))
-    return Observation(
-        step=step, rank=rank, world_size=world_size,
-        scale_before=_float(get("scale_before")), scale_after=_float(get("scale_after")),
-        skipped=None if skipped is None else bool(skipped),
-        loss=_float(get("loss")), grad_norm=_float(get("grad_norm")), lr=_float(get("lr")),
-        growth_tracker=_integer(get("growth_tracker")), hysteresis=_integer(get("hysteresis")),
-        time=_float(get("time")),
-    )
+    return None if skipped is None else bool(skipped)
+
+
+def quiet_taken(take: QuietTake, step: int, values: dict[str, Any]) -> bool:
+    """Offer a step's plain values to the engine's quiet path (``Monitor.take_quiet``)
+    without building its Observation: True when it was taken (a healthy step nothing can
+    fire on; see :class:`~denpex_callbacks.core.quiet_steps.QuietSteps`).
+
+    Example:
+        >>> from denpex_callbacks.core.monitor import Monitor
+        >>> from denpex_callbacks.core.config import MonitorConfig
+        >>> monitor = Monitor(MonitorConfig(report_dir=None))
+        >>> for step in range(40):
+        ...     _ = monitor.observe(observation_of(step, {"scale_before": 8.0,
+        ...                                               "scale_after": 8.0, "loss": 1.0}))
+        >>> quiet_taken(monitor.take_quiet, 40, {"scale_before": 8.0, "scale_after": 8.0,
+        ...                                      "found_inf": 0.0, "loss": 0.9})
+        True
+        >>> monitor.last_observation.step
+        40
+    """
+    get = values.get
+    loss = get("loss")
+    if loss is None:
+        return False  # (a quiet step needs a finite loss)
+    return take(step, float(loss), _float(get("scale_before")), _float(get("scale_after")),
+                skipped_of(values), _integer(get("growth_tracker")), _float(get("grad_norm")))
 
 
 def _float(value: Any) -> float | None:

@@ -18,7 +18,11 @@ import pytest
 import torch
 
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, read_scale_state
+from denpex_callbacks.readers.deepspeed_optimizer import (
+    DeepSpeedReader,
+    deepspeed_setup,
+    read_scale_state,
+)
 
 LAYOUTS = Path(__file__).with_name("layouts")
 RAISES = "<raises AttributeError>"
@@ -129,3 +133,40 @@ def test_setup_reads_the_configured_scaler(
         assert (setup.scaler, setup.init_scale) == ("static", fp16["loss_scale"])
     else:
         assert setup.scaler == "dynamic" and setup.min_scale == 1
+
+
+@pytest.mark.parametrize(("version", "case", "config", "snap"), _snapshots())
+def test_the_readers_step_reads_agree_with_the_whole_state(
+    version: str, case: str, config: dict[str, Any], snap: dict[str, Any]
+) -> None:
+    # The reader finds the layout once and then reads only the scale's holder each step.
+    engine = _rebuild(snap)
+    state, reader = read_scale_state(engine), DeepSpeedReader(engine)
+    reading = reader.after(reader.before())
+    assert (reading.scale_before, reading.scale_after) == (state.scale, state.scale)
+    assert (reading.overflow, reading.hysteresis) == (state.overflow, state.hysteresis)
+
+
+def _zero_optimizer(scale: float) -> Any:
+    scaler = SimpleNamespace(cur_scale=scale, dynamic=True, cur_hysteresis=2, min_scale=1.0,
+                             scale_window=1000)
+    return SimpleNamespace(loss_scaler=scaler, overflow=False, dtype=torch.float16)
+
+
+def test_a_loss_scaler_replaced_by_a_checkpoint_load_is_read() -> None:
+    optimizer = _zero_optimizer(1024.0)
+    reader = DeepSpeedReader(optimizer)
+    assert reader.before() == 1024.0
+    # ZeRO's load_state_dict puts the checkpoint's loss scaler in place of its own.
+    optimizer.loss_scaler = SimpleNamespace(cur_scale=64.0, dynamic=True, cur_hysteresis=1,
+                                            min_scale=1.0, scale_window=1000)
+    reading = reader.after(reader.before())
+    assert (reading.scale_before, reading.scale_after, reading.hysteresis) == (64.0, 64.0, 1)
+
+
+def test_an_override_of_the_loss_scale_is_read() -> None:
+    optimizer = _zero_optimizer(1024.0)
+    reader = DeepSpeedReader(optimizer)
+    optimizer.custom_loss_scaler, optimizer.external_loss_scale = True, 8.0  # override_loss_scale
+    reading = reader.after(reader.before())
+    assert (reading.scale_before, reading.scale_after) == (8.0, 8.0)
