@@ -220,7 +220,10 @@ class _Session:
                 continue
             self._judge(event.rank or 0).event(event, line, text)
             assembler.feed(event, line, text)
-        self.result.reading.add_line({(e.family, e.kind) for e in events})
+        if len(events) == 1:  # most lines: counted without a set built per line
+            self.result.reading.parts[(events[0].family, events[0].kind)] += 1
+        else:
+            self.result.reading.add_line({(e.family, e.kind) for e in events})
 
     def quiet_lines(self, lines: int, runs: QuietRuns) -> None:
         """``lines`` lines that repeated the quiet line read before them (see

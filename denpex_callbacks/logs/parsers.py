@@ -105,6 +105,8 @@ class LineParser:
                  families: tuple[ModuleType, ...] = FAMILIES) -> None:
         self.generic = MetricReader() if generic else None
         self.families = families
+        # The parse functions themselves: one attribute lookup per family and segment less.
+        self._parsers = tuple((family.parse, family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
 
@@ -154,10 +156,10 @@ class LineParser:
         return [_with_rank(e, rank) for e in out] if rank is not None else out
 
     def _segment(self, segment: str, line: int) -> list[LogEvent]:
-        for family in self.families:
-            events: list[LogEvent] = family.parse(segment)
+        for parse, torch_family in self._parsers:
+            events: list[LogEvent] = parse(segment)
             if events:
-                if self._scaled_backward and family is torch_errors:
+                if torch_family and self._scaled_backward:
                     events = [_under_amp(e) for e in events]
                 return events
         if "backward(" in segment and _SCALED_BACKWARD.search(segment):

@@ -24,10 +24,13 @@ def strip_paste(text: str) -> str:
     """
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    if text.lstrip()[:1] == ">":
+    first = text.lstrip()[:1]  # looked at twice: found once unless the text changes between
+    if first == ">":
         text = _QUOTED.sub("", text)
-    if any(box in text for box in _BOX):
+        first = text.lstrip()[:1]
+    if _BOX[0] in text or _BOX[1] in text or _BOX[2] in text:
         text = _BORDER.sub("", text)
-    if text.lstrip()[:1].isdigit() and (found := _NUMBERED.match(text)):
+        first = text.lstrip()[:1]
+    if first.isdigit() and (found := _NUMBERED.match(text)):
         text = text[found.end():]
     return text
