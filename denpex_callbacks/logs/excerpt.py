@@ -181,7 +181,8 @@ class ExcerptJudge:
     def _row(self, obs: Observation, skipped: bool | None) -> None:
         """What one row shows beside the steps it stands for: its gradient norm, its scale
         against the previous row's, its loss against the recent ones."""
-        point = _Point(obs.step, obs.line, obs.text)
+        # Where the row is (a _Point) is made only where a finding may keep it: most rows
+        # only count.
         loss, norm = obs.loss, obs.grad_norm
         if skipped:
             self.since_overflow = 0
@@ -202,15 +203,16 @@ class ExcerptJudge:
                 self.grad_run += 1
                 self.grad_longest = max(self.grad_longest, self.grad_run)
                 if self.grad_first is None:
-                    self.grad_first = point
+                    self.grad_first = _Point(obs.step, obs.line, obs.text)
         if obs.scale_after is not None and obs.scale_before is None and not skipped:
-            self._row_scale(point, obs.scale_after)
+            self._row_scale(_Point(obs.step, obs.line, obs.text), obs.scale_after)
         if loss is not None and math.isfinite(loss) and not skipped:
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
             if len(recent) >= 3 and self.jump is None and loss >= JUMP * min(recent):
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
+                    point = _Point(obs.step, obs.line, obs.text)
                     if self.since_overflow <= JUMP_NEAR:
                         self.jump = (point, loss, median)
                     else:

@@ -127,7 +127,15 @@ class LineParser:
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
         rank = line_rank(text)
-        out: list[LogEvent] = []
+        if "\r" not in text and "Invalid loss" not in text:  # one segment: most lines
+            out = self._segment(text, line) if text.strip() else []
+            if rank is not None:
+                for event in out:
+                    _with_rank(event, rank)
+            if not out and self.generic is not None and dangling_key(text):
+                self._wrapped = (line, text)
+            return out
+        out = []
         segments = text.split("\r") if "\r" in text else [text]
         if "Invalid loss" in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
