@@ -121,9 +121,11 @@ def parse(text: str) -> list[LogEvent]:
                         "(min_loss_scale) and the gradients still overflow"))
     if "skipped=" in text and (found := _STEP.search(text)):
         lr = found.group(3)
+        # The brackets off first: float() then reads "[0.0001]" at once (the value is the
+        # same: to_float takes the first number either way) instead of raising, per line.
         out.append(LogEvent(PROGRESS, FAMILY, step=int(found.group(1)),
                             skipped_total=int(found.group(2)),
-                            lr=to_float(lr) if lr else None))
+                            lr=to_float(lr.strip("[]")) if lr else None))
     return out
 
 

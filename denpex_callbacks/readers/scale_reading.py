@@ -80,14 +80,15 @@ class LossSum:
         """Add one micro-batch's loss (a tensor of any shape, or a number; others ignored)."""
         value: torch.Tensor | float
         if isinstance(loss, torch.Tensor):
-            if loss.numel() == 0 or not loss.is_floating_point():
+            count = loss.numel()
+            if not count or not loss.is_floating_point():
                 return
-            if loss.numel() != 1:
+            if count != 1:
                 value = loss.detach().float().mean()
             else:  # a copy in float32 (clone where it is float32 already: one op either way)
                 value = loss.detach()
                 value = value.clone() if value.dtype == torch.float32 else value.float()
-                if value.dim():
+                if value.ndim:
                     value = value.reshape(())
         elif isinstance(loss, (int, float)) and not isinstance(loss, bool):
             value = float(loss)

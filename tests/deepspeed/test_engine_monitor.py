@@ -220,8 +220,10 @@ def test_internal_error_turns_monitoring_off_not_training(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("reader bug")
 
-    # What every step reads (the scale state of the optimizer found at attach) breaks.
-    monkeypatch.setattr("denpex_callbacks.readers.deepspeed_optimizer._state_of", broken)
+    # What every step reads (the scale of the optimizer found at attach) breaks.
+    for name in ("before", "after"):
+        monkeypatch.setattr(f"denpex_callbacks.readers.deepspeed_optimizer.DeepSpeedReader.{name}",
+                            broken)
     kit.train(engine, 3)
     assert engine.global_steps == 3
     assert watcher.monitor.disabled
