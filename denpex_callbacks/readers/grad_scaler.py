@@ -20,6 +20,7 @@ import torch
 
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
 __all__ = [
@@ -150,7 +151,7 @@ class GradScalerReader:
         self.on_error = on_error
         self._losses = LossSum()
         self._done: list[ScaleReading] = []
-        self._wrapped: list[str] = []
+        self._wraps = InstanceWraps()  # the four methods' wrappers
         self.stepped = False  # scaler.step() ran since the last update()
         self.scaled = False  # scaler.scale() ran since the last update()
         self.in_step = False  # inside scaler.step() (its optimizer.step() is the scaler's)
@@ -192,21 +193,20 @@ class GradScalerReader:
     # -- attaching ----------------------------------------------------------------------------
 
     def attach(self) -> None:
-        """Watch the scaler's calls (instance attributes over its methods)."""
-        if self._wrapped:
+        """Watch the scaler's calls (instance attributes over its methods; a wrapper someone
+        put on the instance before is watched through)."""
+        if self._wraps.watching(self.scaler, SCALER_METHODS[0]):
             return
         for name in SCALER_METHODS:
             original = getattr(self.scaler, name)
             wrapper = getattr(self, f"_watch_{name}")(original)
             wrapper.__wrapped__ = original
-            self.scaler.__dict__[name] = wrapper
-            self._wrapped.append(name)
+            self._wraps.wrap(self.scaler, name, wrapper)
 
     def detach(self) -> None:
-        """Give the scaler its own methods back."""
-        for name in self._wrapped:
-            self.scaler.__dict__.pop(name, None)
-        self._wrapped.clear()
+        """Give the scaler its methods back as they were (its own, or a wrapper put on the
+        instance before :meth:`attach`)."""
+        self._wraps.restore()
 
     def current(self) -> ScaleReading:
         """The scale and growth tracker now, for a step whose ``update()`` ran before the

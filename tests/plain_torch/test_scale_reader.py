@@ -50,3 +50,25 @@ def test_a_scale_set_between_steps_is_the_next_steps_scale_before() -> None:
     _step(scaler, model, opt)
     assert _numbers(reader) == [(8.0, 8.0, 0.0), (1024.0, 1024.0, 0.0), (32.0, 32.0, 0.0)]
     reader.detach()
+
+
+def test_a_wrapper_put_on_the_scaler_before_is_watched_through_and_given_back() -> None:
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu", init_scale=8.0)
+    calls: list[str] = []
+    own_update = scaler.update
+
+    def timed_update(*args: object, **kwargs: object) -> None:  # a profiler's, say
+        calls.append("update")
+        own_update(*args, **kwargs)
+
+    scaler.update = timed_update  # type: ignore[method-assign]
+    reader = GradScalerReader(scaler)
+    reader.attach()
+    _step(scaler, model, opt, float("inf"))
+    assert calls == ["update"]
+    assert _numbers(reader) == [(8.0, 4.0, 1.0)]
+    reader.detach()
+    assert vars(scaler)["update"] is timed_update  # theirs, not dropped
+    assert "scale" not in vars(scaler) and "step" not in vars(scaler)
