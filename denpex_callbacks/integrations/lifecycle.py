@@ -84,13 +84,9 @@ def guarded(method: _Method) -> _Method:
         pipeline: Guarded | None = self.pipeline
         if pipeline is None or not pipeline.active:
             return None
-        try:  # what Guard does, without entering a context manager on every hook call
+        with pipeline.guard():
             return method(self, *args, **kwargs)
-        except AmpDiagnosisError:
-            raise
-        except Exception:
-            pipeline.fail()
-            return None
+        return None
 
     return cast(_Method, wrapper)
 

@@ -251,7 +251,7 @@ class StepCaptures:
         try:
             # One reduction per output tensor, no sync (on detached tensors: no autograd
             # record, without the cost of entering no_grad on every forward).
-            for tensor in _output_tensors(output):
+            for tensor in float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]:
                 total = tensor.detach().sum(dtype=_sum_dtype(tensor))
                 kept = forward.output_sum
                 forward.output_sum = total if kept is None else kept + total.to(kept.device)
@@ -368,42 +368,12 @@ def _sum_dtype(tensor: torch.Tensor) -> torch.dtype:
     return torch.float32 if tensor.dtype == torch.float16 or tensor.is_mps else torch.float64
 
 
-def _output_tensors(output: Any) -> list[torch.Tensor]:
-    """The first :data:`OUTPUT_TENSORS` floating-point tensors of a model's output, its loss
-    left out: :func:`float_tensors` of :func:`_without_loss`, with the shapes models return
-    (a tensor; a dict or ModelOutput, a tuple or list of tensors) taken without its generic
-    walk (abstract-class checks on every forward).
-
-    Example:
-        >>> logits, ids = torch.ones(2), torch.ones(2, dtype=torch.long)
-        >>> [t is logits for t in _output_tensors({"loss": torch.tensor(1.0), "logits": logits,
-        ...                                        "ids": ids})]
-        [True]
-        >>> [t is logits for t in _output_tensors((logits, [logits, ids]))]
-        [True, True]
-    """
-    if type(output) is torch.Tensor:
-        return [output] if output.is_floating_point() and output.numel() else []
-    if isinstance(output, dict):  # (HF's ModelOutput is an OrderedDict)
-        items: Any = [value for key, value in output.items() if key != "loss"]
-    elif isinstance(output, (tuple, list)):
-        items = output
-    else:
-        return float_tensors(_without_loss(output), [])[:OUTPUT_TENSORS]
-    found: list[torch.Tensor] = []
-    for item in items:
-        if type(item) is torch.Tensor:
-            if item.is_floating_point() and item.numel():
-                found.append(item)
-        elif item is not None:
-            float_tensors(item, found, 1)  # nested, a subclass (DTensor...): the generic walk
-        if len(found) >= OUTPUT_TENSORS:
-            break
-    return found[:OUTPUT_TENSORS]
-
-
 def _without_loss(output: Any) -> Any:
     """A model's output without its loss (HF's ModelOutput and dicts carry one)."""
-    if not isinstance(output, torch.Tensor) and isinstance(output, Mapping):
+    if isinstance(output, torch.Tensor):
+        return output
+    # A dict (HF's ModelOutput is one) is tried first: it never reaches the slower abstract
+    # Mapping check, on every forward of a watched model.
+    if isinstance(output, (dict, Mapping)):
         return [value for key, value in output.items() if key != "loss"]
     return output

@@ -96,9 +96,15 @@ def float_tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[t
         local = local_tensor(value)
         if local is not None and local.is_floating_point() and local.numel() > 0:
             out.append(local)
-    elif depth < _NESTING and isinstance(value, (tuple, list, Mapping)):
-        items = value.values() if isinstance(value, Mapping) else value
-        for item in items:
+    elif value is None or depth >= _NESTING:
+        pass
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            float_tensors(item, out, depth + 1)
+    # A dict (HF's ModelOutput is one) is tried first: it never reaches the slower abstract
+    # Mapping check (this runs on every forward of a watched model).
+    elif isinstance(value, (dict, Mapping)):
+        for item in value.values():
             float_tensors(item, out, depth + 1)
     return out
 

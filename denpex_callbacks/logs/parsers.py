@@ -9,6 +9,7 @@ to the generic metric reader (:mod:`~denpex_callbacks.logs.metric_reader`). Past
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from types import ModuleType
 
@@ -127,25 +128,16 @@ class LineParser:
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
         rank = line_rank(text)
-        if "\r" not in text and "Invalid loss" not in text:  # one segment: most lines
-            out = self._segment(text, line) if text.strip() else []
-            if rank is not None:
-                for event in out:
-                    _with_rank(event, rank)
-            if not out and self.generic is not None and dangling_key(text):
-                self._wrapped = (line, text)
-            return out
-        out = []
-        segments = text.split("\r") if "\r" in text else [text]
+        segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if "Invalid loss" in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
-        for segment in segments:
-            if not segment.strip():
-                continue
-            events = self._segment(segment, line)
-            if rank is not None:
-                events = [_with_rank(e, rank) for e in events]
-            out.extend(events)
+        out: list[LogEvent] = []
+        for segment in segments:  # (most lines: one segment, no list built for it)
+            if segment.strip():
+                out += self._segment(segment, line)
+        if rank is not None:
+            for event in out:
+                _with_rank(event, rank)  # (in place)
         if not out and self.generic is not None and dangling_key(segments[-1]):
             self._wrapped = (line, segments[-1])
         return out

@@ -33,11 +33,10 @@ from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import ScaleReading
 
 _UNWRAP_DEPTH = 4  # accelerate wrapper -> engine -> DeepSpeed optimizer -> torch optimizer
-# Layouts with a live scale: the optimizer's attribute holding ``cur_scale`` (None: the
-# optimizer itself), as _state_of finds them.
-_NO_HOLDER = "-"
-_HOLDER_ATTRIBUTES: dict[str, str | None] = {
-    "loss_scaler": "loss_scaler", "loss_scale_config": "loss_scale_config", "cur_scale": None}
+# The layouts whose live scale is a holder's ``cur_scale``: the holder is the optimizer's
+# attribute of the layout's name (``cur_scale``: the optimizer itself), as _state_of finds it.
+_HOLDER_LAYOUTS = ("loss_scaler", "loss_scale_config", "cur_scale")
+_ZERO_HYSTERESIS = "cur_hysteresis"  # ZeRO's DynamicLossScaler's remaining hysteresis
 
 
 @dataclass(frozen=True)
@@ -169,7 +168,7 @@ def _state_of(opt: Any, grad_scaler: Any) -> DeepSpeedScaleState:
             # ZeRO with bf16/fp32 parameters keeps a LossScaler(1.0) that scales nothing.
             return DeepSpeedScaleState(None, overflow, None, layout="loss_scaler/no-scaling")
         return _from_holder(scaler, overflow, "loss_scaler", getattr(scaler, "dynamic", False),
-                            min_name="min_scale", hysteresis_name="cur_hysteresis")
+                            min_name="min_scale", hysteresis_name=_ZERO_HYSTERESIS)
     config = getattr(opt, "loss_scale_config", None)
     if config is not None and hasattr(config, "cur_scale"):
         if not getattr(config, "use_grad_scaling", True):
@@ -286,8 +285,8 @@ class DeepSpeedReader:
         # loss_scaler), and override_loss_scale() can switch to the external scale later.
         state = self._read()
         self._optimizer = optimizer
-        self._holder_attr = _HOLDER_ATTRIBUTES.get(state.layout, _NO_HOLDER)
-        self._hysteresis_name = ("cur_hysteresis" if state.layout == "loss_scaler"
+        self._layout = state.layout
+        self._hysteresis_name = (_ZERO_HYSTERESIS if state.layout == "loss_scaler"
                                  and state.dynamic else None)
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
@@ -338,10 +337,10 @@ class DeepSpeedReader:
     def _holder_now(self) -> Any:
         """The object holding ``cur_scale`` in the layout found at construction (None: no
         such layout, or overridden now)."""
-        attribute, optimizer = self._holder_attr, self._optimizer
-        if attribute is _NO_HOLDER or getattr(optimizer, "custom_loss_scaler", False):
+        layout, optimizer = self._layout, self._optimizer
+        if layout not in _HOLDER_LAYOUTS or getattr(optimizer, "custom_loss_scaler", False):
             return None
-        holder = optimizer if attribute is None else getattr(optimizer, attribute, None)
+        holder = optimizer if layout == "cur_scale" else getattr(optimizer, layout, None)
         return holder if hasattr(holder, "cur_scale") else None
 
     def before(self) -> float | None:

@@ -239,13 +239,10 @@ class GradScalerReader:
         except AmpDiagnosisError:
             raise  # the user's "raise" policy on a protocol diagnosis
         except Exception:
-            self._fail()
+            self.failed = True
+            if self.on_error is not None:
+                self.on_error()
             return None
-
-    def _fail(self) -> None:
-        self.failed = True
-        if self.on_error is not None:
-            self.on_error()
 
     def _call(self, name: str, original: Callable[..., Any], optimizer: Any,
               *args: Any, **kwargs: Any) -> Any:
@@ -258,15 +255,9 @@ class GradScalerReader:
             raise
 
     def _watch_scale(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        losses = self._losses
-
         def scale(outputs: Any) -> Any:
             self.scaled = True
-            if not self.failed:
-                try:
-                    losses.add(outputs)
-                except Exception:
-                    self._fail()
+            self._safely(self._losses.add, outputs)
             return self._call("scale", original, None, outputs)
 
         return scale
