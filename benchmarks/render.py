@@ -18,7 +18,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 README = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"  # the page with the table
 BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 COLUMNS = ("a", "b", "b+device", "c", "d")
-PARTS = ("step_overhead", "core", "log_doctor", "log_doctor_generic")  # results' keys
+PARTS = ("step_overhead", "step_pairs", "core", "log_doctor", "log_doctor_generic")  # keys
 
 
 def _ms(row: dict[str, Any]) -> str:
@@ -65,6 +65,27 @@ def step_table(step: dict[str, Any]) -> list[str]:
     return lines
 
 
+def pairs_table(pairs: dict[str, Any]) -> list[str]:
+    """Markdown rows of the a/b pairs run: per framework, (b)'s paired ratio to (a) in wall
+    and in CPU time, each with the middle half of its per-round ratios."""
+    lines = ["| framework | (a) no callback | (b) denpex, default | paired (b)/(a), wall time "
+             "| paired (b)/(a), thread CPU time |", "|---|---|---|---|---|"]
+    for name, result in pairs.items():
+        if "variants" not in result:
+            lines.append(f"| {name} | {result.get('skipped', 'not run')} | | | |")
+            continue
+        a, b = result["variants"]["a"], result["variants"]["b"]
+
+        def paired(row: dict[str, Any]) -> str:
+            low, high = row.get("paired_quartiles") or (None, None)
+            spread = f" (middle half {low:.3f}-{high:.3f})" if low is not None else ""
+            return f"**{row['paired_ratio']:.3f}x**{spread}"
+
+        lines.append(f"| {name} | {_ms(a)} (CPU {_ms(a['cpu'])}) | {_ms(b)} (CPU {_ms(b['cpu'])}) "
+                     f"| {paired(b)} | {paired(b['cpu'])} |")
+    return lines
+
+
 def _versions(results: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in results["versions"].items())
 
@@ -82,6 +103,12 @@ def render(results: dict[str, Any], title: str) -> str:
                 f"{conf['rounds']} rotated rounds, ratio to (a) (ratio of medians; paired: median "
                 f"of the per-round ratios):", ""]
         out += [*step_table(results["step_overhead"]), ""]
+    if "step_pairs" in results:
+        out += [f"Step overhead, (a) and (b) alone, alternated (a b, b a, ...): "
+                f"{conf['workload']}, {conf['steps']} fp16 steps per run, {conf['rounds']} "
+                "rounds; paired: the median of the per-round ratios (middle half of them in "
+                "parentheses), in wall time and in the thread's CPU time:", ""]
+        out += [*pairs_table(results["step_pairs"]), ""]
     if "core" in results:
         cost = results["core"]["us_per_observation"]
         out += [f"Monitor cost per observation, all detectors on "

@@ -6,6 +6,7 @@ Usage (``make bench`` runs the first)::
     .venv/bin/python benchmarks/run_all.py --quick --out /tmp/b   # seconds: a smoke run
     .venv/bin/python benchmarks/run_all.py --only step --frameworks torch,hf
     .venv/bin/python benchmarks/run_all.py --only rerun    # the re-run capture's own cost
+    .venv/bin/python benchmarks/run_all.py --only pairs --rounds 15   # (b)/(a) resolved finely
 
 Full settings: step overhead of a 3 x 256 MLP, batch 64, 300 fp16 steps on CPU, 5 rotated
 rounds; Monitor cost over 100 000 observations, 5 rounds; the log doctor on a 1 GB log.
@@ -36,7 +37,9 @@ from benchmarks.workloads import MLP_CPU, MLP_TINY
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PARTS = ("core", "step", "rerun", "logs")
-EXTRA_PARTS = ("alerts",)  # on request: step time with alerts to a hanging webhook
+# On request: step time with alerts to a hanging webhook; variants a and b alone, alternated
+# (the overhead ratio resolved finely, in wall and CPU time).
+EXTRA_PARTS = ("alerts", "pairs")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -98,6 +101,12 @@ def main(argv: list[str] | None = None) -> Path:
     if "step" in parts:
         workload = MLP_TINY if conf["quick"] else MLP_CPU
         results["step_overhead"] = step_overhead.run(
+            workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
+            only=[f for f in args.frameworks.split(",") if f] or None,
+        )
+    if "pairs" in parts:
+        workload = MLP_TINY if conf["quick"] else MLP_CPU
+        results["step_pairs"] = step_overhead.run_pairs(
             workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
             only=[f for f in args.frameworks.split(",") if f] or None,
         )

@@ -92,6 +92,52 @@ def measure(
     return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 
 
+def measure_pairs(
+    runner: ModuleType, workload: Workload, *, steps: int, rounds: int, device: str = "cpu",
+    warmup: int = 10,
+) -> dict[str, Any]:
+    """Variant a and variant b only, alternately (a b, b a, a b...): every round's two runs
+    are minutes' neighbours, so the paired ratio compares runs in the same load. Timed in
+    wall time and in the thread's CPU time (which another process does not inflate); the
+    quartiles of the per-round ratios say how finely the run resolves the ratio."""
+
+    def run_one(label: str) -> RunResult:
+        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, device_path(False):
+            spec = RunSpec(label, workload, steps, device=device, warmup=warmup,
+                           workdir=workdir, syncs=SyncCounter(enabled=False))
+            result: RunResult = runner.run(spec)
+            return result
+
+    runs = rotated_rounds((NONE, DENPEX), rounds, run_one)
+    wall = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
+    cpu = compare({v: [r.per_step_cpu_s or float("nan") for r in results]
+                   for v, results in runs.items()}, NONE)
+    return {
+        "workload": workload.name,
+        "parameters": workload.parameters(),
+        "device": device,
+        "steps": steps,
+        "warmup": warmup,
+        "rounds": rounds,
+        "variants": {v: {"name": VARIANT_NAMES[v], **wall[v],
+                         "cpu": {k: cpu[v][k] for k in ("median_s", "ratio", "paired_ratio",
+                                                        "paired_quartiles", "samples_s")}}
+                     for v in runs},
+    }
+
+
+def run_pairs(
+    workload: Workload, *, steps: int, rounds: int, device: str = "cpu", warmup: int = 10,
+    only: list[str] | None = None,
+) -> dict[str, Any]:
+    """:func:`measure_pairs` for every available framework (or those in ``only``)."""
+    return each_framework(
+        f"step overhead, a/b pairs ({rounds} rounds x {steps} steps)", only,
+        lambda runner: measure_pairs(runner, workload, steps=steps, rounds=rounds,
+                                     device=device, warmup=warmup),
+    )
+
+
 def summarize(
     runner: ModuleType, workload: Workload, runs: dict[str, list[RunResult]], *, steps: int,
     warmup: int, device: str,
@@ -171,11 +217,13 @@ def format_table(results: dict[str, Any]) -> str:
             lines.append(f"  {name:10} {result.get('skipped', '')}")
             continue
         for variant, row in result["variants"].items():
-            label = row["name"] if variant != "d" else result["heavy_option"]
+            label = row["name"] if variant != "d" else result.get("heavy_option", "")
             paired = row.get("paired_ratio")
+            cpu = row.get("cpu", {}).get("paired_ratio")
             lines.append(f"  {name:10} ({variant}) {label:48.48} "
                          f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x"
-                         + (f"  (paired {paired:.3f}x)" if paired is not None else ""))
+                         + (f"  (paired {paired:.3f}x)" if paired is not None else "")
+                         + (f"  (CPU time, paired {cpu:.3f}x)" if cpu is not None else ""))
         if result.get("denpex_hook_s_per_step") is not None:
             cpu = result.get("denpex_hook_cpu_s_per_step")
             net, calls = result.get("denpex_hook_net_s_per_step"), result.get(

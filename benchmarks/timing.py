@@ -91,6 +91,9 @@ class StepClock:
         self.probe = probe
         self.cpu_counter = cpu_counter
         self.ticks: list[float] = []
+        # The thread's CPU time at each tick: what another process on a shared machine does
+        # not inflate (with one torch thread, a CPU step's whole work runs in this thread).
+        self.cpu_ticks: list[float] = []
         self.counts: list[float] = []
         self.cpu_counts: list[float] = []
 
@@ -102,14 +105,16 @@ class StepClock:
         if self.sync is not None and index in (self.warmup - 1, self.steps - 1):
             self.sync()
         self.ticks.append(time.perf_counter())
+        self.cpu_ticks.append(time.thread_time())
         if self.counter is not None:
             self.counts.append(self.counter())
         if self.cpu_counter is not None:
             self.cpu_counts.append(self.cpu_counter())
 
-    def intervals(self) -> list[float]:
-        """Seconds of each timed step (``steps - warmup`` of them)."""
-        timed = self.ticks[self.warmup - 1 :]
+    def intervals(self, *, cpu: bool = False) -> list[float]:
+        """Seconds of each timed step (``steps - warmup`` of them; ``cpu``: the thread's CPU
+        seconds)."""
+        timed = (self.cpu_ticks if cpu else self.ticks)[self.warmup - 1 :]
         return [b - a for a, b in itertools.pairwise(timed)]
 
     def counted_per_step(self, *, cpu: bool = False) -> float:
@@ -120,12 +125,13 @@ class StepClock:
             return float("nan")
         return statistics.median(b - a for a, b in itertools.pairwise(timed))
 
-    def per_step(self) -> float:
-        """Seconds per step: median interval on CPU, the synchronised window's mean on CUDA."""
-        intervals = self.intervals()
+    def per_step(self, *, cpu: bool = False) -> float:
+        """Seconds per step: median interval on CPU, the synchronised window's mean on CUDA
+        (``cpu``: the median of the thread's CPU seconds per step)."""
+        intervals = self.intervals(cpu=cpu)
         if not intervals:
             return float("nan")
-        if self.sync is not None:
+        if self.sync is not None and not cpu:
             return sum(intervals) / len(intervals)
         return statistics.median(intervals)
 
@@ -152,6 +158,9 @@ def compare(samples: dict[str, list[float]], baseline: str) -> dict[str, dict[st
             "median_s": mid,
             "ratio": round(mid / base, 4) if base > 0 else None,
             "paired_ratio": round(statistics.median(pairs), 4) if pairs else None,
+            # How finely the run resolves a ratio: the middle half of the per-round ratios.
+            "paired_quartiles": ([round(q, 4) for q in statistics.quantiles(pairs, n=4)[::2]]
+                                 if len(pairs) >= 2 else None),
             "samples_s": list(values),
         }
     return out

@@ -114,6 +114,8 @@ class RunResult:
 
     Attributes:
         per_step_s: Seconds per optimizer step (see :meth:`StepClock.per_step`).
+        per_step_cpu_s: The thread's CPU seconds per optimizer step (on a CPU run with one
+            torch thread, the step's own work, which another process does not inflate).
         steps_run: Steps the clock saw.
         diagnoses: ``{"code", "step", "reported_step", "severity"}`` per diagnosis (variant b).
         first_step: The number the framework gives its first optimizer step (0 or 1):
@@ -131,6 +133,7 @@ class RunResult:
 
     per_step_s: float
     steps_run: int
+    per_step_cpu_s: float | None = None
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     first_step: int = 0
     hook_s_per_step: float | None = None
@@ -198,6 +201,7 @@ def finish(spec: RunSpec, diagnoses: Iterable[Any] = (), first_step: int = 0) ->
     """The RunResult of a finished run."""
     return RunResult(
         per_step_s=spec.clock.per_step(),
+        per_step_cpu_s=spec.clock.per_step(cpu=True),
         steps_run=len(spec.clock.ticks),
         diagnoses=[
             {"code": d.code, "step": d.step, "reported_step": d.reported_step,
