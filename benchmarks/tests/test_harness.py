@@ -66,6 +66,19 @@ def test_quick_run_writes_results_with_every_part(tmp_path: Path) -> None:
     assert "| torch | " in markdown and "µs" in markdown
 
 
+def test_quick_pairs_alternate_a_and_b_in_wall_and_cpu_time(tmp_path: Path) -> None:
+    path = run_all.main(["--quick", "--only", "pairs", "--frameworks", "torch", "--rounds", "2",
+                         "--out", str(tmp_path)])
+    row = json.loads(path.read_text())["step_pairs"]["torch"]
+    assert list(row["variants"]) == ["a", "b"] and row["rounds"] == 2
+    for variant in row["variants"].values():
+        assert len(variant["samples_s"]) == len(variant["cpu"]["samples_s"]) == 2
+        assert variant["median_s"] > 0 and variant["cpu"]["median_s"] > 0
+    assert row["variants"]["a"]["cpu"]["paired_ratio"] == 1.0
+    assert len(row["variants"]["b"]["cpu"]["paired_quartiles"]) == 2
+    assert "thread CPU time |" in render.render(json.loads(path.read_text()), "quick")
+
+
 def test_update_readme_replaces_only_the_marked_table(tmp_path: Path) -> None:
     path = run_all.main(["--quick", "--only", "core", "--out", str(tmp_path)])
     readme = tmp_path / "bench.md"

@@ -29,13 +29,15 @@ from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.integrations.evaluation_stream import EvaluationEpisodes, evaluation_finding
 from denpex_callbacks.integrations.hf_forward import ForwardLosses
+from denpex_callbacks.integrations.hf_resume import (
+    USER_INSTANCES,
+    checkpointed_history,
+    saved_state,
+)
 from denpex_callbacks.integrations.hf_setup import (
     LOGGER,
     NO_LOSS_NOTE,
-    USER_INSTANCES,
     add_to_row,
-    checkpointed_history,
-    config_dict,
     deepspeed_engine,
     read_setup,
     run_before_integrations,
@@ -87,7 +89,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def __new__(cls, *args: Any, **kwargs: Any) -> AmpDiagnosticCallback:
         # HF rebuilds a stateful callback from its saved arguments on
         # restore_callback_states_from_checkpoint=True and drops the user's instance; we hand
-        # it the user's own instance instead (hf_setup.UserInstances).
+        # it the user's own instance instead (hf_resume.UserInstances).
         if kwargs.get("restored_from_checkpoint"):
             live = USER_INSTANCES.latest_unstarted(cls)
             if live is not None:
@@ -135,12 +137,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def state(self) -> dict[str, Any]:
         """Constructor arguments and detector history, for ``trainer_state.json``."""
         history = self.monitor.state_dict() if self.monitor is not None else self._resume_state
-        return {
-            # Every setting: HF rebuilds the callback from these when the user's own instance
-            # is not there to take them back (see __new__).
-            "args": {"config": config_dict(self.config), "restored_from_checkpoint": True},
-            "attributes": {"_resume_state": history},
-        }
+        return saved_state(self.config, history)
 
     # -- run lifecycle ---------------------------------------------------------------------------
 

@@ -11,19 +11,15 @@ lives with: where its callback list puts it, how a checkpoint resume rebuilds it
   :func:`run_before_integrations` (and :func:`add_to_row`, which it makes work) and
   :func:`trained_module` (the torch.compile wrapper the Trainer trains through), both found
   through the frames that called the callback.
-- checkpoint resume (HF's ``ExportableState`` keeps the settings and the history in
-  ``trainer_state.json``): :data:`USER_INSTANCES` lets the callback hand HF the user's own
-  instance when HF rebuilds it (``restore_callback_states_from_checkpoint=True``), so the
-  settings given now and the object the user holds are the ones that run.
+
+Checkpoint resume is :mod:`~denpex_callbacks.integrations.hf_resume`'s.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +29,6 @@ from transformers.trainer_callback import CallbackHandler, DefaultFlowCallback, 
 from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
-from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
@@ -44,11 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NO_LOSS_NOTE",
-    "USER_INSTANCES",
-    "UserInstances",
     "add_to_row",
-    "checkpointed_history",
-    "config_dict",
     "deepspeed_engine",
     "read_setup",
     "run_before_integrations",
@@ -260,52 +251,3 @@ def add_to_row(logs: dict[str, Any], state: TrainerState, metrics: dict[str, flo
     history = state.log_history
     if history and history[-1].get("step") == state.global_step and "loss" in history[-1]:
         history[-1].update(metrics)
-
-
-class UserInstances:
-    """The callbacks users built, in order, and whether each has trained yet (weakly held)."""
-
-    def __init__(self) -> None:
-        self._refs: list[weakref.ref[Any]] = []
-        self._started: weakref.WeakSet[Any] = weakref.WeakSet()
-
-    def add(self, callback: Any) -> None:
-        self._refs = [ref for ref in self._refs if ref() is not None] + [weakref.ref(callback)]
-
-    def started(self, callback: Any) -> None:
-        self._started.add(callback)
-
-    def latest_unstarted(self, cls: type) -> Any | None:
-        """The newest user instance of ``cls`` that has not trained: the one HF replaces."""
-        for ref in reversed(self._refs):
-            callback = ref()
-            if type(callback) is cls and callback not in self._started:
-                return callback
-        return None
-
-
-USER_INSTANCES = UserInstances()
-
-
-def checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | None:
-    """The detector history saved in the checkpoint being resumed, if any.
-
-    HF re-creates stateful callbacks from a checkpoint only with
-    ``restore_callback_states_from_checkpoint=True`` (default False), but a resumed
-    ``state.stateful_callbacks`` always holds what ``state()`` saved: read it from there.
-    A fresh run (global_step 0) holds only the state of callbacks not yet started.
-    """
-    if not state.global_step:
-        return None
-    saved = (state.stateful_callbacks or {}).get(name)
-    if isinstance(saved, list):
-        saved = saved[0] if saved else None
-    history = (saved or {}).get("attributes", {}).get("_resume_state")
-    return history if isinstance(history, dict) else None
-
-
-def config_dict(config: MonitorConfig) -> dict[str, Any]:
-    out = asdict(config)
-    out["disable"] = list(config.disable)
-    out.pop("alert_webhook")  # a secret: never written to trainer_state.json
-    return out

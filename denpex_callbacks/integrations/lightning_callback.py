@@ -13,12 +13,6 @@ on the device, and read with the metrics logged in validation at ``on_validation
 
 Steps are numbered as Lightning logs them: ``Observation.step`` is ``trainer.global_step``
 before the optimizer step (0-based; skipped steps count, as in Lightning).
-
-Example:
-    >>> from denpex_callbacks.lightning import AmpDiagnosticCallback
-    >>> callback = AmpDiagnosticCallback(on_fault="stop", report_dir=None)
-    >>> callback.config.on_fault, callback.state_key
-    ('stop', 'AmpDiagnosticCallback')
 """
 
 from __future__ import annotations
@@ -228,11 +222,7 @@ class AmpDiagnosticHooks:
         if self._scaler is not None:
             return self._scaler.take()
         if self._deepspeed is not None:
-            befores = [before for _lr, before in steps]
-            # Several steps in one batch: each one's scale after is the next one's before.
-            return [self._deepspeed.after(before) if index == len(befores) - 1 else
-                    ScaleReading(scale_before=before, scale_after=befores[index + 1])
-                    for index, before in enumerate(befores)]
+            return self._deepspeed.after_each([before for _lr, before in steps])
         return [ScaleReading() for _ in steps]
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:

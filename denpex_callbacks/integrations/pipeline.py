@@ -110,16 +110,6 @@ class StepPipeline:
         """Monitoring is on (no internal error so far, not closed)."""
         return not self.monitor.disabled and not self._closed
 
-    @property
-    def wants_stop(self) -> bool:
-        """This rank's policy asked to stop (``"stop"``, after a fault)."""
-        return self.monitor.stop_requested
-
-    @property
-    def rank(self) -> int:
-        """This process's global rank."""
-        return self.monitor.rank
-
     def guard(self) -> Guard:
         """A context manager for adapter code: an internal error inside is logged once, turns
         monitoring off and is swallowed (:meth:`fail`); AmpDiagnosisError passes through.
@@ -276,7 +266,7 @@ class StepPipeline:
         """Whether to stop after this step (:class:`~denpex_callbacks.integrations.run_rules.
         StopDecision`): under ``on_fault="stop"`` with several ranks every rank calls it at
         every optimizer step, with monitoring off too (it then votes False)."""
-        return self._stop.decide(self.wants_stop, vote, step)
+        return self._stop.decide(self.monitor.stop_requested, vote, step)
 
     def close(self, *, wait: bool = True) -> list[Diagnosis]:
         """Judge the steps in flight (``wait``), remove the hooks, write the report summary.

@@ -98,7 +98,7 @@ class AmpMonitor:
         metrics: MetricsTarget = None,
         **options: Any,
     ) -> None:
-        self.pipeline: StepPipeline | None = StepPipeline(
+        self.pipeline = StepPipeline(
             build_config(config, on_fault=on_fault, report_dir=report_dir, **options),
             framework="torch",
             logger=logger or LOGGER,
@@ -188,14 +188,12 @@ class AmpMonitor:
         if self._polled:
             found, self._polled = self._polled + found, []
         if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
-            self._stop = (self.pipeline is not None and self.pipeline.decide_stop(
-                all_reduce_vote(), self.steps.next - 1)) or self._stop
+            self._stop = self.pipeline.decide_stop(all_reduce_vote(),
+                                                   self.steps.next - 1) or self._stop
         return found
 
     def close(self) -> None:
         """Examine the last steps, write the report summary, remove hooks and wrappers."""
-        if self.pipeline is None:
-            return
         self._finish()
         self.pipeline.close()
 
@@ -217,28 +215,20 @@ class AmpMonitor:
     @guarded
     def _attach(self, scaler: Any, optimizer: Any, model: Any) -> bool:
         """Watch what is new among these objects; True when a scaler is watched from now."""
-        assert self.pipeline is not None
         given = loop_objects(scaler, optimizer, model, self._precision)
         objects = self.objects
-        for raw in given.optimizers:
-            if raw not in objects.optimizers:
-                objects.optimizers.append(raw)
-                for hook in (raw.register_step_post_hook(self._on_optimizer_step),
-                             raw.register_step_pre_hook(self._on_optimizer_pre_step)):
-                    self.pipeline.on_close(hook.remove)
-                self.protocol.watch_optimizer(raw)
-        objects.requested = objects.requested or given.requested
-        objects.framework = objects.framework or given.framework
-        objects.autocast_wrapper |= given.autocast_wrapper
-        new_reader = False
-        if objects.scaler is None and given.scaler is not None:
-            objects.scaler = given.scaler
-            if scaler_enabled(given.scaler):  # (fixed at construction in torch)
-                self._reader = GradScalerReader(given.scaler, on_error=self.pipeline.fail)
-                self._reader.before_step = self._poll
-                self._reader.attach()
-                self.protocol.watch(self._reader, [])
-                new_reader = True
+        new_optimizers, first_scaler = objects.add(given)
+        for raw in new_optimizers:
+            for hook in (raw.register_step_post_hook(self.steps.optimizer_stepped),
+                         raw.register_step_pre_hook(self._on_optimizer_pre_step)):
+                self.pipeline.on_close(hook.remove)
+            self.protocol.watch_optimizer(raw)
+        new_reader = first_scaler and scaler_enabled(given.scaler)  # (fixed in its __init__)
+        if new_reader:
+            self._reader = GradScalerReader(given.scaler, on_error=self.pipeline.fail)
+            self._reader.before_step = self._poll
+            self._reader.attach()
+            self.protocol.watch(self._reader, [])
         if given.models and not objects.models:
             # The locator and the re-run capture take the models as the loop holds them (a
             # compiled wrapper is hooked outside its graph), with every optimizer.
@@ -248,9 +238,6 @@ class AmpMonitor:
         objects.models += [module for module in given.models if module not in objects.models]
         return new_reader
 
-    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        self.steps.applied += 1  # (a skipped GradScaler step never calls optimizer.step)
-
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
             self._poll()
@@ -259,7 +246,7 @@ class AmpMonitor:
         """Before an optimizer step changes the parameters: judge the earlier steps whose
         values have landed (a failing one can still be re-run with its own parameters); what
         they produced is returned by the next ``monitor.step()``."""
-        if self.pipeline is not None and len(self.pipeline.queue):
+        if len(self.pipeline.queue):
             self._polled += self.pipeline.drain()
 
     def _unhook(self) -> None:
@@ -269,12 +256,10 @@ class AmpMonitor:
         self.protocol.close()
 
     def _started(self, loss: Any) -> StepPipeline:
-        pipeline = self.pipeline
-        assert pipeline is not None
         if not self.monitor.started:
-            pipeline.start(lambda: loop_setup(self.objects, autocast_dtype=self.autocast.dtype,
-                                              loss=loss))
-        return pipeline
+            self.pipeline.start(lambda: loop_setup(
+                self.objects, autocast_dtype=self.autocast.dtype, loss=loss))
+        return self.pipeline
 
     @guarded
     def _step(self, call: Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
@@ -311,9 +296,5 @@ class AmpMonitor:
                 self._judge(pipeline, step)
 
     def _flag(self, finding: Finding) -> list[Diagnosis]:
-        pipeline = self.pipeline
-        if pipeline is None:
-            return []
-        self._started(None)
-        return pipeline.flag(finding, finding.step if finding.step is not None
-                             else self.steps.next)
+        step = finding.step if finding.step is not None else self.steps.next
+        return self._started(None).flag(finding, step)

@@ -57,6 +57,20 @@ class LoopObjects:
     framework: str | None = None
     autocast_wrapper: bool = False
 
+    def add(self, given: LoopObjects) -> tuple[list[Any], bool]:
+        """Take in what is new in ``given`` (objects handed over later: ``attach``, a
+        ``step(optimizer=...)``): the optimizers new here, and whether its scaler is the first
+        one here."""
+        new = [raw for raw in given.optimizers if raw not in self.optimizers]
+        self.optimizers += new
+        self.requested = self.requested or given.requested
+        self.framework = self.framework or given.framework
+        self.autocast_wrapper |= given.autocast_wrapper
+        first_scaler = self.scaler is None and given.scaler is not None
+        if first_scaler:
+            self.scaler = given.scaler
+        return new, first_scaler
+
 
 def _each(objects: Any) -> list[Any]:
     """The objects of a list, tuple, dict or ModuleDict, or the object itself."""

@@ -60,6 +60,11 @@ class LoopSteps:
         self._losses = LossSum()  # the calls' losses, without a scaler
         self.applied = 0  # optimizer.step() calls since the last step, without a scaler
 
+    def optimizer_stepped(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        """An optimizer's step post-hook: one more applied step (a step the GradScaler
+        skipped never calls ``optimizer.step``)."""
+        self.applied += 1
+
     def held_number(self) -> int | None:
         """The number the step a call waits for will get (None: no call waits)."""
         held = self.held

@@ -362,6 +362,14 @@ class DeepSpeedReader:
             overflow=overflow if isinstance(overflow, bool) else None,
             hysteresis=_int(getattr(holder, name, None)) if name else None)
 
+    def after_each(self, scales_before: list[float | None]) -> list[ScaleReading]:
+        """The readings of several steps taken since the last reading (a batch of manual
+        optimization), given the scale before each: each one's scale after is the next
+        one's before; the last one's is read now."""
+        return [self.after(before) if index == len(scales_before) - 1 else
+                ScaleReading(scale_before=before, scale_after=scales_before[index + 1])
+                for index, before in enumerate(scales_before)]
+
     def grad_norm(self) -> Any:
         """The engine's gradient norm of the last step (a number or a device tensor; None
         where the source is no engine). ``engine._global_grad_norm`` is set by every
