@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None) -> Path:
         )
     if "pairs" in parts:
         workload = MLP_TINY if conf["quick"] else MLP_CPU
-        results["step_pairs"] = step_overhead.run_pairs(
+        results["step_pairs"] = step_overhead.run(
             workload, steps=conf["steps"], rounds=conf["rounds"], warmup=conf["warmup"],
-            only=[f for f in args.frameworks.split(",") if f] or None,
+            only=[f for f in args.frameworks.split(",") if f] or None, pairs=True,
         )
     if "rerun" in parts:
         workload = MLP_TINY if conf["quick"] else MLP_CPU

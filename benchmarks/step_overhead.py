@@ -92,6 +92,13 @@ def measure(
     return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 
 
+def settings_of(workload: Workload, *, steps: int, warmup: int, rounds: int,
+                device: str) -> dict[str, Any]:
+    """The settings a framework's entry of the results starts with."""
+    return {"workload": workload.name, "parameters": workload.parameters(), "device": device,
+            "steps": steps, "warmup": warmup, "rounds": rounds}
+
+
 def measure_pairs(
     runner: ModuleType, workload: Workload, *, steps: int, rounds: int, device: str = "cpu",
     warmup: int = 10,
@@ -113,29 +120,12 @@ def measure_pairs(
     cpu = compare({v: [r.per_step_cpu_s or float("nan") for r in results]
                    for v, results in runs.items()}, NONE)
     return {
-        "workload": workload.name,
-        "parameters": workload.parameters(),
-        "device": device,
-        "steps": steps,
-        "warmup": warmup,
-        "rounds": rounds,
+        **settings_of(workload, steps=steps, warmup=warmup, rounds=rounds, device=device),
         "variants": {v: {"name": VARIANT_NAMES[v], **wall[v],
                          "cpu": {k: cpu[v][k] for k in ("median_s", "ratio", "paired_ratio",
                                                         "paired_quartiles", "samples_s")}}
                      for v in runs},
     }
-
-
-def run_pairs(
-    workload: Workload, *, steps: int, rounds: int, device: str = "cpu", warmup: int = 10,
-    only: list[str] | None = None,
-) -> dict[str, Any]:
-    """:func:`measure_pairs` for every available framework (or those in ``only``)."""
-    return each_framework(
-        f"step overhead, a/b pairs ({rounds} rounds x {steps} steps)", only,
-        lambda runner: measure_pairs(runner, workload, steps=steps, rounds=rounds,
-                                     device=device, warmup=warmup),
-    )
 
 
 def summarize(
@@ -155,12 +145,8 @@ def summarize(
     calls = [r.hook_calls_per_step for r in denpex if r.hook_calls_per_step is not None]
     timer = [r.timer_s_per_call for r in denpex if r.timer_s_per_call is not None]
     return {
-        "workload": workload.name,
-        "parameters": workload.parameters(),
-        "device": device,
-        "steps": steps,
-        "warmup": warmup,
-        "rounds": min(len(v) for v in runs.values()),
+        **settings_of(workload, steps=steps, warmup=warmup,
+                      rounds=min(len(v) for v in runs.values()), device=device),
         "heavy_option": runner.HEAVY_OPTION,
         "variants": {v: {"name": VARIANT_NAMES[v], **table[v]} for v in runs},
         "denpex_hook_s_per_step": statistics.median(hooks) if hooks else None,
@@ -180,13 +166,15 @@ def summarize(
 
 def run(
     workload: Workload, *, steps: int, rounds: int, device: str = "cpu", warmup: int = 10,
-    only: list[str] | None = None,
+    only: list[str] | None = None, pairs: bool = False,
 ) -> dict[str, Any]:
-    """Every available framework (or those in ``only``); unavailable ones say why."""
+    """Every available framework (or those in ``only``); unavailable ones say why.
+    ``pairs``: variants a and b alone (:func:`measure_pairs`), else every variant."""
+    how = measure_pairs if pairs else measure
     return each_framework(
-        f"step overhead ({rounds} rounds x {steps} steps per variant)", only,
-        lambda runner: measure(runner, workload, steps=steps, rounds=rounds, device=device,
-                               warmup=warmup),
+        f"step overhead{', a/b pairs' if pairs else ''} ({rounds} rounds x {steps} steps)", only,
+        lambda runner: how(runner, workload, steps=steps, rounds=rounds, device=device,
+                           warmup=warmup),
     )
 
 
