@@ -70,25 +70,29 @@ def variant_and_counter(label: str) -> tuple[str, SyncCounter]:
                                                                         timing=timed)
 
 
+def run_label(runner: ModuleType, label: str, workload: Workload, *, steps: int, device: str,
+              warmup: int) -> RunResult:
+    """One run of the variant ``label`` names (through the device path for ``b+device``, its
+    hooks timed for ``b+timed``), in a scratch folder of its own."""
+    variant, syncs = variant_and_counter(label)
+    with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, device_path(
+            label == DEVICE_PATH):
+        spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
+                       workdir=workdir, syncs=syncs)
+        result: RunResult = runner.run(spec)
+        return result
+
+
 def measure(
     runner: ModuleType, workload: Workload, *, steps: int, rounds: int, device: str = "cpu",
     warmup: int = 10,
 ) -> dict[str, Any]:
     """Rotated rounds of the runner's variants; medians and ratios to variant a."""
-
-    def run_one(label: str) -> RunResult:
-        # The hooks are timed in one more run of variant b each round, kept out of the ratios.
-        variant, syncs = variant_and_counter(label)
-        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, device_path(
-                label == DEVICE_PATH):
-            spec = RunSpec(variant, workload, steps, device=device, warmup=warmup,
-                           workdir=workdir, syncs=syncs)
-            result: RunResult = runner.run(spec)
-            return result
-
+    # The hooks are timed in one more run of variant b each round, kept out of the ratios.
     labels = ((*runner.VARIANTS, DEVICE_PATH, DENPEX + TIMED) if DENPEX in runner.VARIANTS
               else runner.VARIANTS)
-    runs = rotated_rounds(labels, rounds, run_one)
+    runs = rotated_rounds(labels, rounds, lambda label: run_label(
+        runner, label, workload, steps=steps, device=device, warmup=warmup))
     return summarize(runner, workload, runs, steps=steps, warmup=warmup, device=device)
 
 
@@ -108,23 +112,13 @@ def measure_pairs(
     wall time and in the thread's CPU time (which another process does not inflate); the
     quartiles of the per-round ratios say how finely the run resolves the ratio."""
 
-    def run_one(label: str) -> RunResult:
-        with tempfile.TemporaryDirectory(prefix="denpex_bench_") as workdir, device_path(False):
-            spec = RunSpec(label, workload, steps, device=device, warmup=warmup,
-                           workdir=workdir, syncs=SyncCounter(enabled=False))
-            result: RunResult = runner.run(spec)
-            return result
-
-    runs = rotated_rounds((NONE, DENPEX), rounds, run_one)
+    runs = rotated_rounds((NONE, DENPEX), rounds, lambda label: run_label(
+        runner, label, workload, steps=steps, device=device, warmup=warmup))
     wall = compare({v: [r.per_step_s for r in results] for v, results in runs.items()}, NONE)
-    cpu = compare({v: [r.per_step_cpu_s or float("nan") for r in results]
-                   for v, results in runs.items()}, NONE)
+    cpu = compare({v: [r.per_step_cpu_s for r in results] for v, results in runs.items()}, NONE)
     return {
         **settings_of(workload, steps=steps, warmup=warmup, rounds=rounds, device=device),
-        "variants": {v: {"name": VARIANT_NAMES[v], **wall[v],
-                         "cpu": {k: cpu[v][k] for k in ("median_s", "ratio", "paired_ratio",
-                                                        "paired_quartiles", "samples_s")}}
-                     for v in runs},
+        "variants": {v: {"name": VARIANT_NAMES[v], **wall[v], "cpu": cpu[v]} for v in runs},
     }
 
 
@@ -205,13 +199,14 @@ def format_table(results: dict[str, Any]) -> str:
             lines.append(f"  {name:10} {result.get('skipped', '')}")
             continue
         for variant, row in result["variants"].items():
-            label = row["name"] if variant != "d" else result.get("heavy_option", "")
+            label = row["name"] if variant != "d" else result["heavy_option"]
             paired = row.get("paired_ratio")
-            cpu = row.get("cpu", {}).get("paired_ratio")
+            cpu_paired = row.get("cpu", {}).get("paired_ratio")
             lines.append(f"  {name:10} ({variant}) {label:48.48} "
                          f"{row['median_s'] * 1e3:9.3f} ms/step  {row['ratio']:6.3f}x"
                          + (f"  (paired {paired:.3f}x)" if paired is not None else "")
-                         + (f"  (CPU time, paired {cpu:.3f}x)" if cpu is not None else ""))
+                         + (f"  (CPU time, paired {cpu_paired:.3f}x)"
+                            if cpu_paired is not None else ""))
         if result.get("denpex_hook_s_per_step") is not None:
             cpu = result.get("denpex_hook_cpu_s_per_step")
             net, calls = result.get("denpex_hook_net_s_per_step"), result.get(

@@ -132,8 +132,8 @@ class RunResult:
     """
 
     per_step_s: float
+    per_step_cpu_s: float
     steps_run: int
-    per_step_cpu_s: float | None = None
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     first_step: int = 0
     hook_s_per_step: float | None = None

@@ -20,6 +20,9 @@ from denpex_callbacks.core.config import MonitorConfig
 
 __all__ = ["USER_INSTANCES", "UserInstances", "checkpointed_history", "saved_state"]
 
+# The callback's attribute HF sets from the saved "attributes" when it rebuilds the callback.
+HISTORY_ATTRIBUTE = "_resume_state"
+
 
 class UserInstances:
     """The callbacks users built, in order, and whether each has trained yet (weakly held)."""
@@ -59,7 +62,7 @@ def checkpointed_history(state: TrainerState, name: str) -> dict[str, Any] | Non
     saved = (state.stateful_callbacks or {}).get(name)
     if isinstance(saved, list):
         saved = saved[0] if saved else None
-    history = (saved or {}).get("attributes", {}).get("_resume_state")
+    history = (saved or {}).get("attributes", {}).get(HISTORY_ATTRIBUTE)
     return history if isinstance(history, dict) else None
 
 
@@ -77,4 +80,4 @@ def saved_state(config: MonitorConfig, history: dict[str, Any] | None) -> dict[s
     settings["disable"] = list(config.disable)
     settings.pop("alert_webhook")  # a secret: never written to trainer_state.json
     return {"args": {"config": settings, "restored_from_checkpoint": True},
-            "attributes": {"_resume_state": history}}
+            "attributes": {HISTORY_ATTRIBUTE: history}}
