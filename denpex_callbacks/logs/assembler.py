@@ -41,7 +41,9 @@ from denpex_callbacks.logs.events import (
 )
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 
-SKIPPING = "messages"  # the family of the message table's skips (known_messages)
+# The families of skips printed once per skipped step: the message table's (known_messages)
+# and the overflow sentences in any wording (overflow_sentences).
+SKIPPING = frozenset({"messages", "sentences"})
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
 # A scale that grew between two overflow lines proves applied steps in between (at least one
 # growth window) even when the log prints no step counter. How many is not printed: this many
@@ -71,7 +73,7 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
-        if event.family == SKIPPING and event.scale_before is None and event.scale_after is None:
+        if event.family in SKIPPING and event.scale_before is None and event.scale_after is None:
             # a skip that says nothing but itself (ESPnet's, SpeechBrain's, ColossalAI's), from
             # tools that print it once per skipped step on the rank that logs: each a step
             return False

@@ -70,6 +70,9 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing)\b(?![/_.-])|Epoch\((?:val|test)\)")
+# ...unless it also names the training loss by a training key: an epoch's summary of both
+# (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
+_TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step.
 _SUMMARY = ("_runtime", "train_samples_per_second")
@@ -90,7 +93,7 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
-    if _EVAL_CONTEXT.search(text) is not None:
+    if _EVAL_CONTEXT.search(text) is not None and _TRAINING_LOSS_KEY.search(text) is None:
         return EVALUATION
     if any(marker in text for marker in _SUMMARY):
         return CLOSING

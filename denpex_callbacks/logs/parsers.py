@@ -24,6 +24,7 @@ from denpex_callbacks.logs import (
     lightning,
     megatron,
     other_scalers,
+    overflow_sentences,
     run_summaries,
     system,
     torch_errors,
@@ -34,10 +35,11 @@ from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
 
 # Order matters only when two families could claim one segment: errors first; the message
-# table last (its rows are no family's lines, and the families' literal checks are cheaper).
+# table next to last (its rows are no family's lines, and the families' literal checks are
+# cheaper), and the overflow sentences in any wording after every known one.
 FAMILIES: tuple[ModuleType, ...] = (
     denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
-    other_scalers, fairseq, megatron, hf, lightning, known_messages,
+    other_scalers, fairseq, megatron, hf, lightning, known_messages, overflow_sentences,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,

@@ -17,7 +17,7 @@ FAMILY_NAMES = {
     "deepspeed": "DeepSpeed", "hf": "HF Trainer", "lightning": "Lightning",
     "fairseq": "fairseq", "apex": "apex", "megatron": "Megatron-LM", "system": "system",
     "torch": "torch", "denpex": "denpex", "paddle": "PaddlePaddle", "errors": "framework",
-    "summary": "run-summary", "messages": "known-message",
+    "summary": "run-summary", "messages": "known-message", "sentences": "free-worded",
     "trainer_state": "HF trainer_state.json", "csv": "metrics.csv", "tfevents": "TensorBoard",
 }
 KIND_NAMES = {

@@ -115,6 +115,27 @@ def test_a_training_nan_first_makes_the_evaluation_nan_its_consequence(tmp_path:
     assert next(d for d in result.faults if d.code == "AMP013").caused_by == "AMP006"
 
 
+# speechbrain/utils/train_logger.py FileTrainLogger: "epoch: 1, lr: 1.00e+00 - train loss: 2.00
+# - valid loss: 2.20, valid CER: 29.00": one epoch's training and validation summary on a line
+def _epoch_summary(epoch: int, train: str, valid: str) -> str:
+    return (f"speechbrain.utils.train_logger - epoch: {epoch}, lr: 1.00e+00 - train loss: {train}"
+            f" - valid loss: {valid}, valid CER: {30 - epoch:.2f}")
+
+
+def test_a_train_loss_beside_the_valid_loss_is_the_training_loss(tmp_path: Path) -> None:
+    healthy = [_epoch_summary(e, f"{2 / e:.2f}", f"{2.2 / e:.2f}") for e in range(1, 5)]
+    result = diagnose_lines(tmp_path, healthy)
+    assert result.faults == [] and result.timeline.steps == 4
+    result = diagnose_lines(tmp_path, [*healthy, _epoch_summary(5, "nan", "nan")])
+    assert [d.code for d in result.faults] == ["AMP006", "AMP013"]
+    assert result.faults[0].step == 5  # the epoch, the only counter the line has
+    assert result.faults[1].evidence["metric"] == "valid loss"
+    assert result.faults[1].caused_by == "AMP006"
+    # the valid loss alone going NaN: evaluation's, the training loss still finite
+    result = diagnose_lines(tmp_path, [*healthy, _epoch_summary(5, "0.38", "nan")])
+    assert [d.code for d in result.faults] == ["AMP013"]
+
+
 def test_a_summarised_training_nan_is_amp006(tmp_path: Path) -> None:
     lines = [*HEALTHY_HF, "wandb: Run summary:", "wandb:          train/loss nan"]
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]

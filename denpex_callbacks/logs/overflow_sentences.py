@@ -1,0 +1,102 @@
+"""Overflow sentences in any wording: a line that says a gradient overflow made the run skip
+its step or lower its loss scale, from a tool that has no family parser and no row in the
+message table (a custom loop's print, a toolkit nobody described).
+
+A line is an overflow when it names the overflow (``overflow``, ``inf/nan``, ``nan or inf``,
+``non-finite``, ``found inf``) and what the scaler did about it: skipped the step (the update,
+the iteration, the batch) or reduced the loss scale (reduced, decreased, lowered, halved,
+backed off, set, adjusted). The scale after it is the number the line says the scale goes to
+(``to 512``, ``-> 512``, ``scale=512``, ``new loss scale 512``); ``from X to Y`` gives both. A
+negated overflow (``no overflow``, ``overflow: False``, ``overflow=0``) is none, and a line that
+only counts overflows (``overflows: 3``) names no verb and is left to the metric reader, as is a
+``key=value`` line such as ``overflow=True, loss_scale=8192`` (its other values are metrics).
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex_callbacks.logs.events import OVERFLOW, LogEvent, to_float
+
+FAMILY = "sentences"
+KEYWORDS = (b"verflow", b"VERFLOW", b"non-finite", b"Non-finite")  # and the prefilter's nan, inf
+# What a line must hold before the rule's regexes are tried (metric lines come by millions).
+_CUES = ("verflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
+
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+))"
+_CAUSE = re.compile(
+    r"(?i)\b(?:overflow(?:ed|s|ing)?|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
+    r"|non-?finite|not\s+finite|found\s+(?:inf|nan)"
+    r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf))\b")
+_NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
+                      r"|overflow\w*\s*[:=]?\s*(?:false|0|no|none)\b")
+_KEY_VALUE = re.compile(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
+# What the scaler did about it: skipped the step, lowered the scale, or the overflow is
+# announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5").
+_SKIPPED = re.compile(
+    r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|optimizer\s+|parameter\s+"
+    r"|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
+    r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
+_SCALE_WORDS = r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp)[\s_]+)*scal(?:e|er|ing)\b"
+_VERB = r"(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off|adjust|set|cut)\w*"
+_REDUCED = re.compile(r"(?i)\b" + _VERB + r"\s+" + _SCALE_WORDS + r"|\b" + _SCALE_WORDS
+                      + r"\s+(?:is\s+|was\s+|has\s+been\s+)?" + _VERB + r"|\b(?:reduc|decreas)"
+                      r"\w*\s+to\b")
+# The scale after, in the order the wordings are tried: "scale from X to Y", "X -> Y",
+# "reducing (loss scale) to Y", "new loss scale Y", "scale=Y".
+_FROM_TO = re.compile(r"(?i)" + _SCALE_WORDS + r"[^\d\n]{0,30}?\bfrom\s+" + _NUM
+                      + r"\s*(?:to|->|→)\s*" + _NUM + r"(?![\w.*])")
+_ARROW = re.compile(_NUM + r"\s*(?:->|→)\s*" + _NUM)
+_REDUCED_TO = re.compile(r"(?i)\b" + _VERB + r"\s+(?:" + _SCALE_WORDS + r"\s+)?(?:factor\s+)?"
+                         r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?(?![\w.*])")
+_NEW_SCALE = re.compile(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
+_SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w.*])")
+# "Attempted loss scale: X" / "current scale is X": the scale the step used.
+_ATTEMPTED = re.compile(r"(?i)\b(?:attempted|current|old|previous)\s+" + _SCALE_WORDS
+                        + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
+_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global_step)\s*[:=#]?\s*(\d+)\b")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """The overflow one line announces, in words no family knows.
+
+    Example:
+        >>> [(e.scale_before, e.scale_after) for e in parse(
+        ...     "Gradient overflow detected. Reducing loss scale to 512.0")]
+        [(None, 512.0)]
+        >>> [(e.step, e.scale_after) for e in parse(
+        ...     "step 301: found inf/nan in gradients, skipping update (scale=16384)")]
+        [(301, 16384.0)]
+        >>> [(e.scale_before, e.scale_after) for e in parse(
+        ...     "Loss scale reduced from 65536 to 32768 due to overflow")]
+        [(65536.0, 32768.0)]
+        >>> parse("no overflow, skipping nothing"), parse("overflow=True, loss_scale=8192")
+        ([], [])
+    """
+    if not any(cue in text for cue in _CUES):
+        return []
+    cause = _CAUSE.search(text)
+    if cause is None or _NEGATED.search(text) or _KEY_VALUE.search(text):
+        return []
+    if _SKIPPED.search(text) is None and _REDUCED.search(text) is None:
+        return []
+    before = after = None
+    if found := _FROM_TO.search(text) or _ARROW.search(text):
+        before, after = to_float(found.group(1)), to_float(found.group(2))
+    elif found := _REDUCED_TO.search(text):
+        after = to_float(found.group(1))
+        if found.group(2) is not None and after is not None:  # Paddle's "to: 1024.0*0.5"
+            after *= float(found.group(2))
+        if attempted := _ATTEMPTED.search(text):
+            before = to_float(attempted.group(1))
+    elif found := _NEW_SCALE.search(text):
+        after = to_float(found.group(1))
+        if attempted := _ATTEMPTED.search(text):
+            before = to_float(attempted.group(1))
+    elif found := _ATTEMPTED.search(text):
+        before = to_float(found.group(1))
+    elif found := _SCALE_IS.search(text):
+        after = to_float(found.group(1))
+    step = _STEP.search(text)
+    return [LogEvent(OVERFLOW, FAMILY, step=int(step.group(1)) if step else None,
+                     scale_before=before, scale_after=after)]

@@ -1,0 +1,108 @@
+"""Overflow sentences in wordings no family and no table row knows (a custom loop's print, a
+toolkit nobody described), read by one rule: the overflow named, what the scaler did about it,
+and the scale the line says it goes to. The rule is held to the families: on every overflow
+line they read (the recorded corpus, the message table's rows) it must say what they say.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import faults
+from test_messages import printed
+
+from denpex_callbacks.logs import messages, overflow_sentences
+from denpex_callbacks.logs.events import OVERFLOW
+from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+
+HERE = Path(__file__).parent
+
+# wording -> (step, scale before, scale after)
+WORDINGS = {
+    "Gradient overflow detected. Reducing loss scale to 512.0": (None, None, 512.0),
+    "step 301: found inf/nan in gradients, skipping update (scale=16384)": (301, None, 16384.0),
+    "WARNING:root:Loss scale reduced from 65536 to 32768 due to overflow": (None, 65536.0, 32768.0),
+    "Overflow detected, skipping step. Loss scale: 65536 -> 32768": (None, 65536.0, 32768.0),
+    "[amp] inf/nan gradients at iteration 52: skipping optimizer step, loss scale halved to 2048":
+        (52, None, 2048.0),
+    "overflow! loss scale 1024.0 -> 512.0 (skipped step 300)": (300, 1024.0, 512.0),
+    "Gradient overflow at step 1200": (1200, None, None),
+    "The gradients are non-finite, skipping this step": (None, None, None),
+    "iter 88 | grad norm is inf, skipping update | new loss scale: 256": (88, None, 256.0),
+    "Found NaN or Inf in grads; lowering the grad scaler to 0.5": (None, None, 0.5),
+}
+
+
+@pytest.mark.parametrize("line", WORDINGS)
+def test_a_free_worded_overflow_is_read_with_its_scales(line: str) -> None:
+    assert any(keyword.decode() in line for keyword in KEYWORDS), line  # the prefilter
+    events = [e for e in parse_line(line) if e.kind == OVERFLOW]
+    assert len(events) == 1, (line, events)
+    assert (events[0].step, events[0].scale_before, events[0].scale_after) == WORDINGS[line]
+
+
+NOT_OVERFLOWS = [
+    "OverflowError: cannot convert float infinity to integer",
+    "Checking for inf/nan in gradients at step 100",
+    "no gradient overflow, skipping nothing",
+    "overflow: 0 | skipped: 0 | loss 2.3",
+    "Skipped 3 steps due to overflow",  # a count, not one step
+    "  loss_scale_window ............................... 1000",
+    "skip_overflow=True, min_loss_scale=0.0001, fp16_scale_window=128",
+    "Reducing learning rate to 1e-05 on plateau",
+    "Setting the loss scale to 1024 (static)",
+]
+
+
+@pytest.mark.parametrize("line", NOT_OVERFLOWS)
+def test_lines_that_announce_no_overflow_are_none(line: str) -> None:
+    assert overflow_sentences.parse(line) == []
+    assert [e for e in parse_line(line) if e.kind == OVERFLOW] == []
+
+
+def _known_overflow_lines() -> list[str]:
+    lines = {printed(row) for row in messages.MESSAGES}
+    for path in HERE.rglob("*.log"):  # the recorded runs and the corpus
+        lines.update(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    return sorted(line for line in lines if any(e.kind == OVERFLOW and e.family != "sentences"
+                                                for e in parse_line(line)))
+
+
+def _same(mine: float | None, theirs: float | None) -> bool:
+    return mine is None or theirs is None or math.isclose(mine, theirs)
+
+
+def test_the_rule_says_what_the_families_say_on_their_own_lines() -> None:
+    known = _known_overflow_lines()
+    assert len(known) > 150  # every known overflow wording, at many scales
+    read = 0
+    for line in known:
+        theirs = next(e for e in parse_line(line) if e.kind == OVERFLOW)
+        mine = overflow_sentences.parse(line)
+        if not mine:
+            continue
+        read += 1
+        assert _same(mine[0].scale_before, theirs.scale_before), line
+        assert _same(mine[0].scale_after, theirs.scale_after), line
+        assert mine[0].step in (None, theirs.step), line
+    # The rule was written without these lines in view; it reads nearly all of them.
+    assert read >= 0.9 * len(known), (read, len(known))
+
+
+HEALTHY = [f"step {i} loss {2.0 - 0.001 * i:.4f}" for i in range(0, 300, 10)]
+
+
+def test_a_free_worded_cascade_after_healthy_steps_is_a_collapse(tmp_path: Path) -> None:
+    cascade = [f"Gradient overflow detected. Reducing loss scale to {65536.0 / 2 ** (i + 1)}"
+               for i in range(30)]
+    found = faults(tmp_path, [*HEALTHY, *cascade])
+    assert found[0] == ("AMP003", 291)  # the step after the last counted one
+    unscaled = [f"step {300 + i}: found inf/nan in gradients, skipping update" for i in range(30)]
+    assert [code for code, _ in faults(tmp_path, [*HEALTHY, *unscaled])][:1] == ["AMP003"]
+
+
+def test_one_free_worded_start_up_overflow_stays_quiet(tmp_path: Path) -> None:
+    lines = ["WARNING:root:Loss scale reduced from 65536 to 32768 due to overflow", *HEALTHY[1:]]
+    assert faults(tmp_path, lines) == []
