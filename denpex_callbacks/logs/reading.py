@@ -70,7 +70,9 @@ def describe(reading: Reading, unit: str = "lines") -> str:
         2 DeepSpeed overflow lines
     """
     pieces: list[str] = []
-    for (family, kind), count in reading.parts.most_common():
+    # Most lines first; ties by name, so the sentence never depends on the order a line's
+    # kinds came in (a set: its order moves with the interpreter's hash seed).
+    for (family, kind), count in sorted(reading.parts.items(), key=lambda p: (-p[1], p[0])):
         if family == GENERIC:
             keys = ", ".join(k for k, _n in Counter(reading.keys).most_common(MAX_KEYS))
             written = max(reading.notations, key=reading.notations.__getitem__, default="")

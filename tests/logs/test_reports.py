@@ -48,3 +48,15 @@ def test_single_report_file_and_healthy_run(tmp_path: Path,
     write_run(tmp_path, {0: 99, 1: 99})
     assert main(["diagnose", str(tmp_path / "rank0.jsonl")]) == 0
     assert "no fault found" in capsys.readouterr().out
+
+
+def test_what_was_read_does_not_depend_on_the_order_of_a_lines_kinds() -> None:
+    from collections import Counter
+
+    from denpex_callbacks.logs.reading import Reading, describe
+
+    kinds = [("errors", "flag"), ("generic", "eval"), ("messages", "overflow")]
+    # tied counts, inserted in two orders (a line's kinds come as a set)
+    sentences = {describe(Reading(3, Counter(dict.fromkeys(order, 1))))
+                 for order in (kinds, kinds[::-1])}
+    assert len(sentences) == 1
