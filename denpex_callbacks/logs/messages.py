@@ -130,6 +130,22 @@ MESSAGES: tuple[Message, ...] = (
             "Attempting to unscale FP16 gradients.",
             "the optimizer holds float16 parameters (model.half() under a GradScaler)", FLAG,
             "AMP012", reader="torch", prefix="ValueError: "),
+    Message("torch", "1.6-2.2", "torch/cuda/amp/grad_scaler.py (GradScaler.update)",
+            "new_scale should be a float or a 1-element torch.cuda.FloatTensor with "
+            "requires_grad=False.",
+            "scaler.update(new_scale) with a value it cannot take", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "2.3-2.13", "torch/amp/grad_scaler.py (GradScaler.update)",
+            "new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+            "torch.FloatTensor with requires_grad=False.",
+            "scaler.update(new_scale) with a value it cannot take", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.load_state_dict)",
+            "The source state dict is empty, possibly because it was saved from a disabled "
+            "instance of GradScaler.",
+            "a resume loads the state of a disabled scaler (the saved run trained unscaled) "
+            "into an enabled one", FLAG, "AMP002", prefix="RuntimeError: "),
     Message("torch", "1.10-2.2", "torch/autocast_mode.py, torch/amp/autocast_mode.py "
             "(autocast.__init__)",
             "User provided device_type of 'cuda', but CUDA is not available. Disabling",
@@ -590,4 +606,9 @@ MESSAGES: tuple[Message, ...] = (
             "epoch: {n} step: {step}. Invalid loss, terminating training.",
             "LossMonitor stopped the run: the loss is NaN/inf", FLAG, "AMP006",
             prefix="ValueError: "),
+    Message("MindSpore", "2.x", "mindspore/train/amp.py (build_train_network)",
+            "Only `loss_scale_manager=None` or `loss_scale_manager=FixedLossScaleManager("
+            "drop_overflow_update=False)`are supported on device `CPU`. ",
+            "a dynamic (overflow-dropping) loss scale asked for on CPU: refused", FLAG,
+            "AMP010", prefix="ValueError: "),
 )
