@@ -517,14 +517,16 @@ MESSAGES: tuple[Message, ...] = (
             "LossScaleOptimizer.apply_gradients() (you did call get_scaled_loss() however).",
             "the loss is scaled but the gradients are applied still scaled", FLAG, "AMP002",
             prefix=_TF_WARNING),
-    Message("Keras", "TF 2.4-2.5, keras 2.6-2.15", "keras/mixed_precision/"
-            "device_compatibility_check.py (_log_device_compatibility_check)",
+    Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
+            "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
+            "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",
             "Mixed precision compatibility check (mixed_float16): OK",
             "the mixed_float16 policy is set (model.compile wraps the optimizer in a "
             "LossScaleOptimizer; a custom loop must itself)", SETUP, setup=_FP16_POLICY,
             prefix="INFO:tensorflow:"),
-    Message("Keras", "TF 2.4-2.5, keras 2.6-2.15", "keras/mixed_precision/"
-            "device_compatibility_check.py (_log_device_compatibility_check)",
+    Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
+            "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
+            "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",
             "Mixed precision compatibility check (mixed_float16): WARNING",
             "the mixed_float16 policy is set on a device that runs it slowly (a CPU, or a GPU "
             "below compute capability 7.0): fp16 all the same", SETUP, setup=_FP16_POLICY,
