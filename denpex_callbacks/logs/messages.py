@@ -75,6 +75,10 @@ class Message:
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
 _FP32 = {"active_precision": "fp32", "scaler": None}
 _BF16 = {"active_precision": "bf16-mixed", "scaler": None}
+_FP16_POLICY = {"active_precision": "fp16-mixed"}  # the scaler depends on the loop
+_TF_WARNING = "WARNING:tensorflow:"  # tf_logging (absl) on stderr
+_NEMO_WARNING = "[NeMo W 2026-11-30 10:00:00 asr_model:142] "
+_COMPOSER = "2026-11-30 10:00:00,000: rank0[822018][MainThread]: {level}: {logger}: "
 _TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
               "in the iteration.")
 
@@ -126,11 +130,32 @@ MESSAGES: tuple[Message, ...] = (
             "Attempting to unscale FP16 gradients.",
             "the optimizer holds float16 parameters (model.half() under a GradScaler)", FLAG,
             "AMP012", reader="torch", prefix="ValueError: "),
+    Message("torch", "1.6-2.2", "torch/cuda/amp/grad_scaler.py (GradScaler.update)",
+            "new_scale should be a float or a 1-element torch.cuda.FloatTensor with "
+            "requires_grad=False.",
+            "scaler.update(new_scale) with a value it cannot take", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "2.3-2.13", "torch/amp/grad_scaler.py (GradScaler.update)",
+            "new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+            "torch.FloatTensor with requires_grad=False.",
+            "scaler.update(new_scale) with a value it cannot take", FLAG, "AMP002",
+            prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.load_state_dict)",
+            "The source state dict is empty, possibly because it was saved from a disabled "
+            "instance of GradScaler.",
+            "a resume loads the state of a disabled scaler (the saved run trained unscaled) "
+            "into an enabled one", FLAG, "AMP002", prefix="RuntimeError: "),
     Message("torch", "1.10-2.2", "torch/autocast_mode.py, torch/amp/autocast_mode.py "
             "(autocast.__init__)",
             "User provided device_type of 'cuda', but CUDA is not available. Disabling",
             "autocast asked for on CUDA is off: the run computes in fp32", FLAG, "AMP010",
             prefix="/x/torch/amp/autocast_mode.py:250: UserWarning: "),
+    Message("torch", "1.6-1.9", "torch/cuda/amp/autocast_mode.py (autocast.__init__)",
+            "torch.cuda.amp.autocast only affects CUDA ops, but CUDA is not available.  "
+            "Disabling.",
+            "autocast asked for without a GPU is off: the run computes in fp32", FLAG, "AMP010",
+            prefix="/x/torch/cuda/amp/autocast_mode.py:118: UserWarning: "),
     Message("torch", "2.3-2.13", "torch/amp/autocast_mode.py (autocast.__init__)",
             "CUDA is not available or torch_xla is imported. Disabling autocast.",
             "autocast asked for on CUDA is off: the run computes in fp32", FLAG, "AMP010",
@@ -471,6 +496,41 @@ MESSAGES: tuple[Message, ...] = (
             "Batch {n}: Invalid loss, terminating training",
             "TerminateOnNaN stopped the run: the loss is NaN/inf", FLAG, "AMP006",
             reader="errors", prefix=""),
+    Message("Keras", "2.9-2.15 (tf.keras)", "keras/mixed_precision/loss_scale_optimizer.py "
+            "(_maybe_warn_about_scaling)",
+            "You forgot to call LossScaleOptimizer.get_scaled_loss() and "
+            "LossScaleOptimizer.get_unscaled_gradients() before calling "
+            "LossScaleOptimizer.apply_gradients(). This will likely result in worse model "
+            "quality, so please call them in the correct places! For example:",
+            "a custom loop under LossScaleOptimizer that neither scales the loss nor unscales "
+            "the gradients", FLAG, "AMP002", prefix=_TF_WARNING),
+    Message("Keras", "2.9-2.15 (tf.keras)", "keras/mixed_precision/loss_scale_optimizer.py "
+            "(_maybe_warn_about_scaling)",
+            "You forgot to call LossScaleOptimizer.get_scaled_loss() before calling "
+            "LossScaleOptimizer.apply_gradients() (you did call get_unscaled_gradients() "
+            "however).",
+            "the gradients are unscaled but the loss was never scaled", FLAG, "AMP002",
+            prefix=_TF_WARNING),
+    Message("Keras", "2.9-2.15 (tf.keras)", "keras/mixed_precision/loss_scale_optimizer.py "
+            "(_maybe_warn_about_scaling)",
+            "You forgot to call LossScaleOptimizer.get_unscaled_gradients() before calling "
+            "LossScaleOptimizer.apply_gradients() (you did call get_scaled_loss() however).",
+            "the loss is scaled but the gradients are applied still scaled", FLAG, "AMP002",
+            prefix=_TF_WARNING),
+    Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
+            "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
+            "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",
+            "Mixed precision compatibility check (mixed_float16): OK",
+            "the mixed_float16 policy is set (model.compile wraps the optimizer in a "
+            "LossScaleOptimizer; a custom loop must itself)", SETUP, setup=_FP16_POLICY,
+            prefix="INFO:tensorflow:"),
+    Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
+            "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
+            "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",
+            "Mixed precision compatibility check (mixed_float16): WARNING",
+            "the mixed_float16 policy is set on a device that runs it slowly (a CPU, or a GPU "
+            "below compute capability 7.0): fp16 all the same", SETUP, setup=_FP16_POLICY,
+            prefix=_TF_WARNING),
     Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
             "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
             "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",
@@ -489,4 +549,68 @@ MESSAGES: tuple[Message, ...] = (
             "place is {text}, so it makes no effect.",
             "autocast asked for is off on this device", FLAG, "AMP010", reader="errors",
             prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+    # -- MosaicML Composer ------------------------------------------------------------------
+    Message("composer", "0.12-0.32", "composer/trainer/trainer.py (Trainer.__init__)",
+            "Using precision Precision.AMP_FP16",
+            "fp16 mixed precision: torch autocast with a GradScaler", SETUP, setup=_FP16,
+            logger=("composer.trainer.trainer", "INFO"), prefix=_COMPOSER),
+    Message("composer", "0.12-0.32", "composer/trainer/trainer.py (Trainer.__init__)",
+            "Using precision Precision.AMP_BF16",
+            "bf16 mixed precision: no loss scaler", SETUP, setup=_BF16,
+            logger=("composer.trainer.trainer", "INFO"), prefix=_COMPOSER),
+    Message("composer", "0.8-0.11", "composer/trainer/trainer.py (Trainer.__init__)",
+            "Using precision Precision.AMP",
+            "fp16 mixed precision (Precision.AMP, renamed AMP_FP16 in 0.12): autocast with a "
+            "GradScaler", SETUP, setup=_FP16, logger=("composer.trainer.trainer", "INFO"),
+            prefix=_COMPOSER),
+    Message("composer", "0.12-0.32", "composer/core/precision.py, composer/trainer/trainer.py "
+            "(_validate_precision)",
+            "Precision.AMP_FP16 is not supported for CPU training.",
+            "fp16 was asked for on a CPU", FLAG, "AMP010", prefix="ValueError: "),
+    Message("composer", "0.11", "composer/trainer/trainer.py (_validate_precision)",
+            "Precision.AMP is not supported for CPU training.",
+            "fp16 (Precision.AMP) was asked for on a CPU", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("composer", "0.3-0.32", "composer/trainer/trainer.py (_use_grad_scaling)",
+            "Attempting to use grad scaling with {text}, but scaler is not enabled.Potentially "
+            "your hardware does not support Precision {text}.",
+            "fp16 asked for, but the GradScaler is off (no GPU): not active", FLAG, "AMP010",
+            prefix="RuntimeError: ", values={"text": "Precision.AMP_FP16"}),
+    Message("composer", "0.17-0.32", "composer/callbacks/nan_monitor.py (NaNMonitor.after_loss)",
+            "Train loss contains a NaN.",
+            "NaNMonitor stopped the run: the training loss is NaN", FLAG, "AMP006",
+            prefix="RuntimeError: "),
+    Message("composer", "0.17-0.32", "composer/callbacks/nan_monitor.py (NaNMonitor.after_loss)",
+            "Train loss {text} contains a NaN.",
+            "NaNMonitor stopped the run: a term of the training loss is NaN", FLAG, "AMP006",
+            prefix="RuntimeError: ", values={"text": "loss_ce"}),
+    # -- torchtune ---------------------------------------------------------------------------
+    Message("torchtune", "0.1-0.6", "recipes/full_finetune_*.py, lora_finetune_distributed.py, "
+            "qat_*.py, ppo_full_finetune_single_device.py (recipe __init__)",
+            "full fp16 training is not supported with this recipe. Please use bf16 or fp32 "
+            "instead.",
+            "dtype=fp16 asked for: the recipe has no loss scaling and refuses it", FLAG,
+            "AMP010", prefix="ValueError: "),
+    Message("torchtune", "0.1-0.6", "recipes/lora_finetune_single_device.py, lora_dpo_*.py, "
+            "knowledge_distillation_*.py (recipe __init__)",
+            "fp16 precision is not supported in this recipe. Please use fp32 or bf16.",
+            "dtype=fp16 asked for: the recipe has no loss scaling and refuses it", FLAG,
+            "AMP010", prefix="ValueError: "),
+    # -- NeMo --------------------------------------------------------------------------------
+    Message("NeMo", "1.8-2.4", "nemo/collections/asr/models/asr_model.py "
+            "(ASRModel.on_after_backward), audio_to_audio model",
+            "detected inf or nan values in gradients! Setting gradients to zero.",
+            "skip_nan_grad: a step whose gradients are not finite is dropped (zero gradients)",
+            SKIP, prefix=_NEMO_WARNING),
+    # -- MindSpore ---------------------------------------------------------------------------
+    Message("MindSpore", "1.x-2.x", "mindspore/train/callback/_loss_monitor.py "
+            "(LossMonitor.step_end)",
+            "epoch: {n} step: {step}. Invalid loss, terminating training.",
+            "LossMonitor stopped the run: the loss is NaN/inf", FLAG, "AMP006",
+            prefix="ValueError: "),
+    Message("MindSpore", "2.x", "mindspore/train/amp.py (build_train_network)",
+            "Only `loss_scale_manager=None` or `loss_scale_manager=FixedLossScaleManager("
+            "drop_overflow_update=False)`are supported on device `CPU`. ",
+            "a dynamic (overflow-dropping) loss scale asked for on CPU: refused", FLAG,
+            "AMP010", prefix="ValueError: "),
 )

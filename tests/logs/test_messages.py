@@ -146,3 +146,36 @@ def test_the_prefilter_keeps_few_keywords() -> None:
 def test_a_static_scale_message_value_is_not_nan() -> None:
     event = parse_line("Using static loss scale of 128")[0]
     assert event.scale_before == 128.0 and not math.isnan(event.scale_after or 0.0)
+
+
+def test_composer_precision_names_are_read_apart() -> None:
+    # composer/trainer/trainer.py: log.info('Using precision %s', self.state.precision), the
+    # enum's str: Precision.AMP (0.8-0.11) is fp16, and must not claim Precision.AMP_BF16
+    prefix = "2026-11-30 10:00:00,000: rank0[822018][MainThread]: INFO: composer.trainer.trainer: "
+    setups = {name: [e.setup for e in parse_line(prefix + f"Using precision Precision.{name}")
+                     if e.kind == SETUP]
+              for name in ("AMP", "AMP_FP16", "AMP_BF16", "FP32")}
+    assert setups["AMP"] == setups["AMP_FP16"] == [{"active_precision": "fp16-mixed",
+                                                    "scaler": "dynamic"}]
+    assert setups["AMP_BF16"] == [{"active_precision": "bf16-mixed", "scaler": None}]
+    assert not [s for s in setups["FP32"] if s.get("active_precision") == "fp16-mixed"]
+
+
+def test_a_bf16_precision_refused_on_cpu_is_not_an_fp16_fault() -> None:
+    # composer's f'{precision} is not supported for CPU training.' for any non-fp32 precision:
+    # only the fp16 ones are rows
+    line = "ValueError: Precision.AMP_BF16 is not supported for CPU training."
+    assert not [e for e in parse_line(line) if e.code == "AMP010"]
+
+
+def test_a_nemo_nan_gradient_skip_alone_is_no_fault(tmp_path: Path) -> None:
+    # nemo asr_model.py on_after_backward (skip_nan_grad): one dropped step on a healthy run
+    lines = [f"Epoch 0: {i}/100 loss={2.0 - i * 0.01:.3f}" for i in range(1, 40)]
+    lines.insert(20, "[NeMo W 2026-11-30 10:00:00 asr_model:142] detected inf or nan values in "
+                     "gradients! Setting gradients to zero.")
+    assert faults(tmp_path, lines) == []
+
+
+def test_tf_mixed_float16_check_says_fp16_without_claiming_a_scaler() -> None:
+    events = parse_line("INFO:tensorflow:Mixed precision compatibility check (mixed_float16): OK")
+    assert [e.setup for e in events if e.kind == SETUP] == [{"active_precision": "fp16-mixed"}]
