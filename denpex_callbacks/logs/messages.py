@@ -489,4 +489,48 @@ MESSAGES: tuple[Message, ...] = (
             "place is {text}, so it makes no effect.",
             "autocast asked for is off on this device", FLAG, "AMP010", reader="errors",
             prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+    # -- icefall (k2-fsa): egs/*/ASR/*/train.py (zipformer recipes), icefall/err.py ------------
+    Message("icefall", "2022-11-2026", "egs/*/ASR/zipformer*/train.py (train_one_epoch)",
+            "Grad scale is small: {scale}",
+            "the GradScaler's scale fell below 0.01 (icefall warns, saves the model, adds its "
+            "inf-check hooks)", FLAG, "AMP004", logger=("root", "WARNING"),
+            values={"scale": 0.0078125}),
+    Message("icefall", "2022-11-2026", "egs/*/ASR/zipformer*/train.py (train_one_epoch), "
+            "icefall/err.py (raise_grad_scale_is_too_small_error, 2024-03-2026)",
+            "grad_scale is too small, exiting: {scale}",
+            "the scale fell below 1e-05 under persistent overflow: the run stops", FLAG,
+            "AMP003", prefix="RuntimeError: ", values={"scale": 5.960464477539063e-08}),
+    # -- Coqui TTS (coqui-ai/TTS, mozilla/TTS before it) -----------------------------------------
+    Message("Coqui TTS", "2020-05-0.22", "TTS/utils/training.py (check_update)",
+            " | > Gradient is INF !!",
+            "the gradient norm is inf: under AMP the scaler skips the step (fp32 applies it)",
+            SKIP, prefix=""),
+    Message("Coqui TTS", "0.0.9-0.2", "TTS/bin/train_tacotron.py, train_vocoder_wavegrad.py, "
+            "TTS/trainer.py (train_step)",
+            "Detected NaN loss at step {step}.",
+            "the run stopped on a NaN loss", FLAG, "AMP006", prefix="RuntimeError: "),
+    Message("Coqui TTS", "0.0.9-0.22", "TTS/tts/layers/losses.py (GlowTTSLoss, TacotronLoss)",
+            " [!] NaN loss with {text}.",
+            "the run stopped on a NaN loss term", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "log_mle"}),
+    # -- SpeechBrain (older and newer wordings) --------------------------------------------------
+    Message("SpeechBrain", "0.5", "speechbrain/core.py (Brain.check_gradients)",
+            "Patience not yet exhausted, ignoring this batch.",
+            "a non-finite loss, the batch skipped (within nonfinite_patience)", SKIP,
+            logger=("speechbrain.core", "WARNING")),
+    Message("SpeechBrain", "0.5", "speechbrain/core.py (Brain.check_gradients)",
+            "Parameter is not finite: {text}",
+            "after a non-finite loss, a parameter itself is NaN/inf: the weights are corrupt",
+            FLAG, "AMP006", logger=("speechbrain.core", "WARNING"),
+            values={"text": "Parameter containing:"}),
+    Message("SpeechBrain", "1.0-1.1", "speechbrain/core.py (Brain.__init__)",
+            "The option `--precision` or `--eval_precision` is set to fp16. This option is not "
+            "yet supported on CPU. Please use `--precision=bf16` or `--eval_precision=bf16` "
+            "instead to enable mixed precision on CPU.",
+            "fp16 was asked for on CPU: the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("SpeechBrain", "1.0.3-1.1", "speechbrain/core.py (Brain.__init__)",
+            "Using training precision: `--precision=fp16`",
+            "fp16 mixed precision with a GradScaler (on CUDA)", SETUP, setup=_FP16,
+            logger=("speechbrain.core", "INFO")),
 )

@@ -146,3 +146,24 @@ def test_the_prefilter_keeps_few_keywords() -> None:
 def test_a_static_scale_message_value_is_not_nan() -> None:
     event = parse_line("Using static loss scale of 128")[0]
     assert event.scale_before == 128.0 and not math.isnan(event.scale_after or 0.0)
+
+
+def test_icefall_exit_inside_its_multiline_error() -> None:
+    # icefall/err.py (2024-03-): RuntimeError(f"""\n        grad_scale is too small, exiting: ...
+    events = parse_line("        grad_scale is too small, exiting: 5.960464477539063e-08")
+    assert [e.code for e in events if e.kind == FLAG] == ["AMP003"]
+    small = parse_line("2026-11-30 10:00:00,000 WARNING [train.py:1179] Grad scale is small: "
+                       "0.00390625")
+    assert [e.code for e in small if e.kind == FLAG] == ["AMP004"]
+
+
+def test_speechbrain_older_patience_wording_is_a_skip_not_a_flag() -> None:
+    events = parse_line("speechbrain.core - WARNING - Patience not yet exhausted, ignoring this "
+                        "batch.")
+    assert [e.kind for e in events] == [OVERFLOW]
+    assert events[0].scale_before is None and events[0].scale_after is None
+
+
+def test_coqui_inf_gradient_is_one_skipped_step() -> None:
+    events = parse_line(" | > Gradient is INF !!")
+    assert [e.kind for e in events] == [OVERFLOW]
