@@ -289,14 +289,15 @@ MESSAGES: tuple[Message, ...] = (
             "Cannot use fp16 without accelerator.",
             "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
     # -- apex --------------------------------------------------------------------------------
-    Message("apex", "2019-2023", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
+    Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
             "Gradient overflow.  Skipping step, loss scaler {n} reducing loss scale to {after}",
             "an overflow: skipped, the scale halves ({n} is the loss scaler's index)", OVERFLOW,
             reader="apex", logger=("apex.amp", "WARNING"), prefix="", values={"n": 0}),
-    Message("apex", "2019-2023", "apex/amp/handle.py, apex/fp16_utils/fp16_optimizer.py",
+    Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py, apex/fp16_utils/fp16_optimizer.py",
             "Gradient overflow.  Skipping step, reducing loss scale to {after}",
             "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
-    Message("apex", "2019-2023", "apex/fp16_utils/fp16_optimizer.py (step with a closure)",
+    Message("apex", "2019-2025 (to 25.05)",
+            "apex/fp16_utils/fp16_optimizer.py (step with a closure)",
             "OVERFLOW within closure! Skipping step, reducing loss scale to {after}",
             "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
     Message("apex", "2018-2019", "apex/fp16_utils/fp16_optimizer.py (step)",
@@ -533,4 +534,35 @@ MESSAGES: tuple[Message, ...] = (
             "Using training precision: `--precision=fp16`",
             "fp16 mixed precision with a GradScaler (on CUDA)", SETUP, setup=_FP16,
             logger=("speechbrain.core", "INFO")),
+    # -- apex (contrib), older wordings --------------------------------------------------------
+    Message("apex", "2019-10-2026", "apex/contrib/optimizers/fp16_optimizer.py "
+            "(FP16_Optimizer.step)",
+            "Grad overflow on iteration {step}",
+            "an overflow: the step is skipped, the scale backs off (printed with a leading "
+            "newline)", OVERFLOW, reader="deepspeed", prefix=""),
+    # -- mmengine: optim/optimizer/amp_optimizer_wrapper.py, runner/amp.py ---------------------
+    Message("mmengine", "0.1-0.2", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu",
+            "the AMP optimizer wrapper (fp16 with a GradScaler) asked for without a GPU", FLAG,
+            "AMP010", prefix="AssertionError: "),
+    Message("mmengine", "0.3-0.7", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu or npu",
+            "the AMP optimizer wrapper asked for without a GPU or NPU", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.8-0.10.2", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu, npu or mlu",
+            "the AMP optimizer wrapper asked for without an accelerator", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.10.3-0.10.7", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu, npu, mlu or musa",
+            "the AMP optimizer wrapper asked for without an accelerator", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.1-0.10.7", "mmengine/runner/amp.py (autocast)",
+            "In CPU autocast, only support `torch.bfloat16` dtype",
+            "fp16 autocast asked for on CPU: the run does not start", FLAG, "AMP010",
+            prefix="AssertionError: "),
 )
