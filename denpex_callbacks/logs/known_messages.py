@@ -76,7 +76,7 @@ _ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len,
 # prefilter): few and short, each one more pass over the bytes without RE2.
 KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
                                b"Nan/Inf", b"half precision", b"is INF", b"not finite",
-                               b"AmpOptimizerWrapper")
+                               b"AmpOptimizerWrapper", b"steps are invalid")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
 # row, the first of these its message holds, else its longest literal piece.
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",

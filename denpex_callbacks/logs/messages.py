@@ -565,4 +565,14 @@ MESSAGES: tuple[Message, ...] = (
             "In CPU autocast, only support `torch.bfloat16` dtype",
             "fp16 autocast asked for on CPU: the run does not start", FLAG, "AMP010",
             prefix="AssertionError: "),
+    # -- ESPnet: espnet2/train/trainer.py (Trainer.run) ----------------------------------------
+    Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (Trainer.run)",
+            "The gradients at all steps are invalid in this epoch. Something seems wrong. This "
+            "training was stopped at {n}epoch",
+            "every step of an epoch had a non-finite gradient norm (skipped): the run stops",
+            FLAG, "AMP003", values={"n": 3}),
+    Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (Trainer.run)",
+            "Require torch>=1.6.0 for  Automatic Mixed Precision",
+            "--use_amp true with a torch without torch.cuda.amp: the run does not start", FLAG,
+            "AMP010", prefix="RuntimeError: "),
 )
