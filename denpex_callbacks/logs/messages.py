@@ -157,7 +157,7 @@ MESSAGES: tuple[Message, ...] = (
             setup=_FP16, logger=("transformers.trainer", "INFO"),
             values={"text": "cuda_amp"}),
     # -- accelerate -------------------------------------------------------------------------
-    Message("accelerate", "0.4-0.2x", "src/accelerate/accelerator.py (Accelerator.__init__)",
+    Message("accelerate", "0.28-1.10", "src/accelerate/accelerator.py (Accelerator.__init__)",
             "fp16 mixed precision requires a GPU (not {text}).",
             "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
             prefix="ValueError: ", values={"text": "'cpu'"}),
@@ -575,4 +575,23 @@ MESSAGES: tuple[Message, ...] = (
             "Require torch>=1.6.0 for  Automatic Mixed Precision",
             "--use_amp true with a torch without torch.cuda.amp: the run does not start", FLAG,
             "AMP010", prefix="RuntimeError: "),
+    # -- accelerate, older and newer wordings: src/accelerate/accelerator.py (__init__) --------
+    Message("accelerate", "0.11-0.27", "src/accelerate/accelerator.py (Accelerator.__init__: "
+            "err.format(mode=\"fp16\", requirement=\"a GPU\"))",
+            "fp16 mixed precision requires a GPU",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
+            prefix="ValueError: "),
+    Message("accelerate", "0.6-0.12", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision requires PyTorch >= 1.6",
+            "fp16 was asked for with a torch without torch.cuda.amp", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("accelerate", "1.11-1.14", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision requires a device in {text} (not {value}).",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", prefix="ValueError: ",
+            values={"text": "('xpu', 'cuda', 'npu', 'xla', 'mlu', 'musa', 'hpu', 'sdaa', 'mps')",
+                    "value": "'xla'"}),
+    Message("accelerate", "1.11-1.14", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision with MPS device requires a Pytorch >= 2.5.0",
+            "fp16 was asked for on MPS with a torch that lacks it", FLAG, "AMP010",
+            prefix="ValueError: "),
 )
