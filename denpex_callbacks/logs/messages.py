@@ -145,7 +145,7 @@ MESSAGES: tuple[Message, ...] = (
             "anomaly mode found the first NaN in a backward", FLAG, "AMP006", reader="torch",
             prefix="RuntimeError: ", values={"text": "LogSoftmaxBackward0", "n": 0}),
     # -- transformers ------------------------------------------------------------------------
-    Message("transformers", "4.3-4.45", "src/transformers/training_args.py "
+    Message("transformers", "4.20-4.41", "src/transformers/training_args.py "
             "(TrainingArguments.__post_init__)",
             "FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision "
             "evaluation (`--fp16_full_eval`) can only be used on {text}.",
@@ -593,5 +593,30 @@ MESSAGES: tuple[Message, ...] = (
     Message("accelerate", "1.11-1.14", "src/accelerate/accelerator.py (Accelerator.__init__)",
             "fp16 mixed precision with MPS device requires a Pytorch >= 2.5.0",
             "fp16 was asked for on MPS with a torch that lacks it", FLAG, "AMP010",
+            prefix="ValueError: "),
+    # -- transformers, older wordings (read in the released wheels' training_args.py) ----------
+    Message("transformers", "3.4-4.1", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "AMP (`--fp16`) can only be used on CUDA devices.",
+            "fp16 was asked for on a device without CUDA", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("transformers", "4.2-4.3", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16`) can only be used on CUDA "
+            "devices.",
+            "fp16 was asked for on a device without CUDA", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("transformers", "4.4-4.12", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16`) and FP16 evaluation can only "
+            "be used on CUDA devices.",
+            "fp16 (training or full evaluation) was asked for on a device without CUDA", FLAG,
+            "AMP010", prefix="ValueError: "),
+    Message("transformers", "4.13-4.19", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16` or `--bf16`) and half precision "
+            "evaluation (`--fp16_full_eval` or `--bf16_full_eval`) can only be used on CUDA "
+            "devices.",
+            "fp16 or bf16 was asked for on a device without CUDA", FLAG, "AMP010",
             prefix="ValueError: "),
 )
