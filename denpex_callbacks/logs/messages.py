@@ -78,6 +78,9 @@ _BF16 = {"active_precision": "bf16-mixed", "scaler": None}
 _TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
               "in the iteration.")
 
+_FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
+                  "gradient clipping, or increasing the batch size.")
+
 MESSAGES: tuple[Message, ...] = (
     # -- torch: torch/cuda/amp/grad_scaler.py (1.6-2.2), torch/amp/grad_scaler.py (2.3-2.13) ---
     Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
@@ -619,4 +622,63 @@ MESSAGES: tuple[Message, ...] = (
             "devices.",
             "fp16 or bf16 was asked for on a device without CUDA", FLAG, "AMP010",
             prefix="ValueError: "),
+    # -- fairseq2: src/fairseq2/optim/dynamic_loss_scaler.py (0.1-0.2), trainer.py (0.3-) -------
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, decreasing loss scale from {before} to "
+            "{after}.",
+            "an overflow: the step is skipped, the scale backs off", OVERFLOW,
+            logger=("fairseq2", "INFO"), values={"before": 128.0, "after": 64.0}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, decreasing loss scale from {before} to "
+            "{after} (minimum). " + _FAIRSEQ2_HINT,
+            "an overflow that brings the scale down to min_scale: skipped", OVERFLOW,
+            logger=("fairseq2", "ERROR"), values={"before": 0.0002, "after": 0.0001}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, loss scale is already at minimum ({scale}). "
+            + _FAIRSEQ2_HINT,
+            "the scale is at min_scale and still overflows", FLAG, "AMP003",
+            logger=("fairseq2", "ERROR"), values={"scale": 0.0001}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "No gradient overflow detected in the last {n} step(s), increasing loss scale from "
+            "{before} to {after}.",
+            "a growth after scale_window clean steps", GROWTH, logger=("fairseq2", "INFO"),
+            values={"n": 2000, "before": 64.0, "after": 128.0}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "recipes/trainer.py, trainer.py (Trainer._run_optimizer_step)",
+            "Overflow detected at step {step}, ignoring gradient, decreasing loss scale from "
+            "{before} to {after}.",
+            "an overflow at that step: skipped, the scale backs off", OVERFLOW,
+            logger=("fairseq2", "INFO"), values={"before": 128, "after": 64}),
+    Message("fairseq2", "0.3-0.4", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected at step {step}, ignoring gradient, decreasing loss scale from "
+            "{before} to {after} (minimum). " + _FAIRSEQ2_HINT,
+            "an overflow that brings the scale down to min_scale: skipped", OVERFLOW,
+            logger=("fairseq2", "ERROR"), values={"before": 0.0002, "after": 0.0001}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "trainer.py (Trainer._run_optimizer_step)",
+            "Overflow detected at step {step}, ignoring gradient, loss scale is already at "
+            "minimum ({scale}). " + _FAIRSEQ2_HINT,
+            "the scale is at min_scale and still overflows: the run stops "
+            "(MinimumLossScaleReachedError from 0.5)", FLAG, "AMP003",
+            logger=("fairseq2", "ERROR"), values={"scale": 0.0001}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "trainer.py (Trainer._run_optimizer_step)",
+            "No gradient overflow detected in the last {n} step(s) after step {step}, "
+            "increasing loss scale from {before} to {after}.",
+            "a growth after scale_window clean steps", GROWTH, logger=("fairseq2", "INFO"),
+            values={"n": 2000, "before": 64, "after": 128}),
+    Message("fairseq2", "0.3-0.4", "src/fairseq2/recipes/trainer.py (Trainer._run_optimizer_step)",
+            "The gradients are scaled down to minimum at step {step}. Training cannot continue.",
+            "the scale reached its minimum under persistent overflow: the run stops", FLAG,
+            "AMP003", prefix="FloatingPointError: "),
+    Message("fairseq2", "0.5-0.8 (2025-2026)", "src/fairseq2/recipe/cli.py "
+            "(MinimumLossScaleReachedError)",
+            "Loss is scaled down to minimum at step {step}. Training cannot continue.",
+            "the scale reached its minimum under persistent overflow: the run stops", FLAG,
+            "AMP003", logger=("fairseq2", "ERROR")),
 )

@@ -167,3 +167,15 @@ def test_speechbrain_older_patience_wording_is_a_skip_not_a_flag() -> None:
 def test_coqui_inf_gradient_is_one_skipped_step() -> None:
     events = parse_line(" | > Gradient is INF !!")
     assert [e.kind for e in events] == [OVERFLOW]
+
+
+def test_a_scale_before_a_full_stop_is_read_whole() -> None:
+    # fairseq2 0.3-0.4: "... to {after} (minimum). Your loss ..." beside "... to {after}."
+    line = ("fairseq2 - ERROR - Overflow detected at step 12, ignoring gradient, decreasing loss "
+            "scale from 0.0002 to 0.0001 (minimum). Your loss is probably exploding. Try "
+            "lowering the learning rate, using gradient clipping, or increasing the batch size.")
+    event = next(e for e in parse_line(line) if e.kind == OVERFLOW)
+    assert (event.step, event.scale_before, event.scale_after) == (12, 0.0002, 0.0001)
+    plain = parse_line("fairseq2 - INFO - Overflow detected at step 12, ignoring gradient, "
+                       "decreasing loss scale from 128 to 64.")
+    assert [(e.kind, e.scale_after) for e in plain] == [(OVERFLOW, 64.0)]
