@@ -29,7 +29,9 @@ from denpex_callbacks.logs.messages import OVERFLOW as OVERFLOW_ROW
 from denpex_callbacks.logs.messages import SETUP as SETUP_ROW
 
 FAMILY = "messages"
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)"
+# a whole number: never "0" of "0.0001" where a sentence's full stop follows the value
+# (fairseq2: "... to {after}." beside "... to {after} (minimum). ...")
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)(?!\.?\d)"
 _PATTERNS = {
     "before": _NUMBER, "after": _NUMBER, "scale": _NUMBER, "value": r"\S+?", "norm": r".+?",
     "step": r"\d+", "rank": r"\d+", "n": r"\d+", "metric": r"\S+", "text": r".+?",
@@ -75,7 +77,8 @@ _ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len,
 # What every row's line holds (tests/logs/test_messages.py checks each row against the whole
 # prefilter): few and short, each one more pass over the bytes without RE2.
 KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
-                               b"Nan/Inf", b"half precision", b"mixed_float16")
+                               b"Nan/Inf", b"half precision", b"mixed_float16", b"is INF",
+                               b"not finite", b"AmpOptimizerWrapper", b"steps are invalid")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
 # row, the first of these its message holds, else its longest literal piece.
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",
@@ -102,13 +105,13 @@ def parse(text: str) -> list[LogEvent]:
             break
     else:
         return []
-    found = _ANCHORS.search(text)
-    if found is None:
-        return []
-    for row, pattern in _BY_ANCHOR[found.group(0)]:
-        match = pattern.search(text)
-        if match is not None:
-            return _events(row, {k[2:]: v for k, v in match.groupdict().items()})
+    # every anchor on the line, leftmost first: a row's anchor can sit in another's message
+    # (fairseq2's "... loss scale from {before} to {after} (minimum). Your loss ...")
+    for found in _ANCHORS.finditer(text):
+        for row, pattern in _BY_ANCHOR[found.group(0)]:
+            match = pattern.search(text)
+            if match is not None:
+                return _events(row, {k[2:]: v for k, v in match.groupdict().items()})
     return []
 
 

@@ -82,6 +82,9 @@ _COMPOSER = "2026-11-30 10:00:00,000: rank0[822018][MainThread]: {level}: {logge
 _TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
               "in the iteration.")
 
+_FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
+                  "gradient clipping, or increasing the batch size.")
+
 MESSAGES: tuple[Message, ...] = (
     # -- torch: torch/cuda/amp/grad_scaler.py (1.6-2.2), torch/amp/grad_scaler.py (2.3-2.13) ---
     Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
@@ -170,7 +173,7 @@ MESSAGES: tuple[Message, ...] = (
             "anomaly mode found the first NaN in a backward", FLAG, "AMP006", reader="torch",
             prefix="RuntimeError: ", values={"text": "LogSoftmaxBackward0", "n": 0}),
     # -- transformers ------------------------------------------------------------------------
-    Message("transformers", "4.3-4.45", "src/transformers/training_args.py "
+    Message("transformers", "4.20-4.41", "src/transformers/training_args.py "
             "(TrainingArguments.__post_init__)",
             "FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision "
             "evaluation (`--fp16_full_eval`) can only be used on {text}.",
@@ -182,7 +185,7 @@ MESSAGES: tuple[Message, ...] = (
             setup=_FP16, logger=("transformers.trainer", "INFO"),
             values={"text": "cuda_amp"}),
     # -- accelerate -------------------------------------------------------------------------
-    Message("accelerate", "0.4-0.2x", "src/accelerate/accelerator.py (Accelerator.__init__)",
+    Message("accelerate", "0.28-1.10", "src/accelerate/accelerator.py (Accelerator.__init__)",
             "fp16 mixed precision requires a GPU (not {text}).",
             "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
             prefix="ValueError: ", values={"text": "'cpu'"}),
@@ -314,14 +317,15 @@ MESSAGES: tuple[Message, ...] = (
             "Cannot use fp16 without accelerator.",
             "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
     # -- apex --------------------------------------------------------------------------------
-    Message("apex", "2019-2023", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
+    Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
             "Gradient overflow.  Skipping step, loss scaler {n} reducing loss scale to {after}",
             "an overflow: skipped, the scale halves ({n} is the loss scaler's index)", OVERFLOW,
             reader="apex", logger=("apex.amp", "WARNING"), prefix="", values={"n": 0}),
-    Message("apex", "2019-2023", "apex/amp/handle.py, apex/fp16_utils/fp16_optimizer.py",
+    Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py, apex/fp16_utils/fp16_optimizer.py",
             "Gradient overflow.  Skipping step, reducing loss scale to {after}",
             "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
-    Message("apex", "2019-2023", "apex/fp16_utils/fp16_optimizer.py (step with a closure)",
+    Message("apex", "2019-2025 (to 25.05)",
+            "apex/fp16_utils/fp16_optimizer.py (step with a closure)",
             "OVERFLOW within closure! Skipping step, reducing loss scale to {after}",
             "an overflow: skipped, the scale halves", OVERFLOW, reader="apex", prefix=""),
     Message("apex", "2018-2019", "apex/fp16_utils/fp16_optimizer.py (step)",
@@ -613,4 +617,192 @@ MESSAGES: tuple[Message, ...] = (
             "drop_overflow_update=False)`are supported on device `CPU`. ",
             "a dynamic (overflow-dropping) loss scale asked for on CPU: refused", FLAG,
             "AMP010", prefix="ValueError: "),
+    # -- icefall (k2-fsa): egs/*/ASR/*/train.py (zipformer recipes), icefall/err.py ------------
+    Message("icefall", "2022-11-2026", "egs/*/ASR/zipformer*/train.py (train_one_epoch)",
+            "Grad scale is small: {scale}",
+            "the GradScaler's scale fell below 0.01 (icefall warns, saves the model, adds its "
+            "inf-check hooks)", FLAG, "AMP004", logger=("root", "WARNING"),
+            values={"scale": 0.0078125}),
+    Message("icefall", "2022-11-2026", "egs/*/ASR/zipformer*/train.py (train_one_epoch), "
+            "icefall/err.py (raise_grad_scale_is_too_small_error, 2024-03-2026)",
+            "grad_scale is too small, exiting: {scale}",
+            "the scale fell below 1e-05 under persistent overflow: the run stops", FLAG,
+            "AMP003", prefix="RuntimeError: ", values={"scale": 5.960464477539063e-08}),
+    # -- Coqui TTS (coqui-ai/TTS, mozilla/TTS before it) -----------------------------------------
+    Message("Coqui TTS", "2020-05-0.22", "TTS/utils/training.py (check_update)",
+            " | > Gradient is INF !!",
+            "the gradient norm is inf: under AMP the scaler skips the step (fp32 applies it)",
+            SKIP, prefix=""),
+    Message("Coqui TTS", "0.0.9-0.2", "TTS/bin/train_tacotron.py, train_vocoder_wavegrad.py, "
+            "TTS/trainer.py (train_step)",
+            "Detected NaN loss at step {step}.",
+            "the run stopped on a NaN loss", FLAG, "AMP006", prefix="RuntimeError: "),
+    Message("Coqui TTS", "0.0.9-0.22", "TTS/tts/layers/losses.py (GlowTTSLoss, TacotronLoss)",
+            " [!] NaN loss with {text}.",
+            "the run stopped on a NaN loss term", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "log_mle"}),
+    # -- SpeechBrain (older and newer wordings) --------------------------------------------------
+    Message("SpeechBrain", "0.5", "speechbrain/core.py (Brain.check_gradients)",
+            "Patience not yet exhausted, ignoring this batch.",
+            "a non-finite loss, the batch skipped (within nonfinite_patience)", SKIP,
+            logger=("speechbrain.core", "WARNING")),
+    Message("SpeechBrain", "0.5", "speechbrain/core.py (Brain.check_gradients)",
+            "Parameter is not finite: {text}",
+            "after a non-finite loss, a parameter itself is NaN/inf: the weights are corrupt",
+            FLAG, "AMP006", logger=("speechbrain.core", "WARNING"),
+            values={"text": "Parameter containing:"}),
+    Message("SpeechBrain", "1.0-1.1", "speechbrain/core.py (Brain.__init__)",
+            "The option `--precision` or `--eval_precision` is set to fp16. This option is not "
+            "yet supported on CPU. Please use `--precision=bf16` or `--eval_precision=bf16` "
+            "instead to enable mixed precision on CPU.",
+            "fp16 was asked for on CPU: the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("SpeechBrain", "1.0.3-1.1", "speechbrain/core.py (Brain.__init__)",
+            "Using training precision: `--precision=fp16`",
+            "fp16 mixed precision with a GradScaler (on CUDA)", SETUP, setup=_FP16,
+            logger=("speechbrain.core", "INFO")),
+    # -- apex (contrib), older wordings --------------------------------------------------------
+    Message("apex", "2019-10-2026", "apex/contrib/optimizers/fp16_optimizer.py "
+            "(FP16_Optimizer.step)",
+            "Grad overflow on iteration {step}",
+            "an overflow: the step is skipped, the scale backs off (printed with a leading "
+            "newline)", OVERFLOW, reader="deepspeed", prefix=""),
+    # -- mmengine: optim/optimizer/amp_optimizer_wrapper.py, runner/amp.py ---------------------
+    Message("mmengine", "0.1-0.2", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu",
+            "the AMP optimizer wrapper (fp16 with a GradScaler) asked for without a GPU", FLAG,
+            "AMP010", prefix="AssertionError: "),
+    Message("mmengine", "0.3-0.7", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu or npu",
+            "the AMP optimizer wrapper asked for without a GPU or NPU", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.8-0.10.2", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu, npu or mlu",
+            "the AMP optimizer wrapper asked for without an accelerator", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.10.3-0.10.7", "mmengine/optim/optimizer/amp_optimizer_wrapper.py "
+            "(AmpOptimWrapper.__init__)",
+            "``AmpOptimizerWrapper`` is only available training on gpu, npu, mlu or musa",
+            "the AMP optimizer wrapper asked for without an accelerator", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmengine", "0.1-0.10.7", "mmengine/runner/amp.py (autocast)",
+            "In CPU autocast, only support `torch.bfloat16` dtype",
+            "fp16 autocast asked for on CPU: the run does not start", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    # -- ESPnet: espnet2/train/trainer.py (Trainer.run) ----------------------------------------
+    Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (Trainer.run)",
+            "The gradients at all steps are invalid in this epoch. Something seems wrong. This "
+            "training was stopped at {n}epoch",
+            "every step of an epoch had a non-finite gradient norm (skipped): the run stops",
+            FLAG, "AMP003", values={"n": 3}),
+    Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (Trainer.run)",
+            "Require torch>=1.6.0 for  Automatic Mixed Precision",
+            "--use_amp true with a torch without torch.cuda.amp: the run does not start", FLAG,
+            "AMP010", prefix="RuntimeError: "),
+    # -- accelerate, older and newer wordings: src/accelerate/accelerator.py (__init__) --------
+    Message("accelerate", "0.11-0.27", "src/accelerate/accelerator.py (Accelerator.__init__: "
+            "err.format(mode=\"fp16\", requirement=\"a GPU\"))",
+            "fp16 mixed precision requires a GPU",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", reader="errors",
+            prefix="ValueError: "),
+    Message("accelerate", "0.6-0.12", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision requires PyTorch >= 1.6",
+            "fp16 was asked for with a torch without torch.cuda.amp", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("accelerate", "1.11-1.14", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision requires a device in {text} (not {value}).",
+            "fp16 was asked for on a device without it", FLAG, "AMP010", prefix="ValueError: ",
+            values={"text": "('xpu', 'cuda', 'npu', 'xla', 'mlu', 'musa', 'hpu', 'sdaa', 'mps')",
+                    "value": "'xla'"}),
+    Message("accelerate", "1.11-1.14", "src/accelerate/accelerator.py (Accelerator.__init__)",
+            "fp16 mixed precision with MPS device requires a Pytorch >= 2.5.0",
+            "fp16 was asked for on MPS with a torch that lacks it", FLAG, "AMP010",
+            prefix="ValueError: "),
+    # -- transformers, older wordings (read in the released wheels' training_args.py) ----------
+    Message("transformers", "3.4-4.1", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "AMP (`--fp16`) can only be used on CUDA devices.",
+            "fp16 was asked for on a device without CUDA", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("transformers", "4.2-4.3", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16`) can only be used on CUDA "
+            "devices.",
+            "fp16 was asked for on a device without CUDA", FLAG, "AMP010",
+            prefix="ValueError: "),
+    Message("transformers", "4.4-4.12", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16`) and FP16 evaluation can only "
+            "be used on CUDA devices.",
+            "fp16 (training or full evaluation) was asked for on a device without CUDA", FLAG,
+            "AMP010", prefix="ValueError: "),
+    Message("transformers", "4.13-4.19", "src/transformers/training_args.py "
+            "(TrainingArguments.__post_init__)",
+            "Mixed precision training with AMP or APEX (`--fp16` or `--bf16`) and half precision "
+            "evaluation (`--fp16_full_eval` or `--bf16_full_eval`) can only be used on CUDA "
+            "devices.",
+            "fp16 or bf16 was asked for on a device without CUDA", FLAG, "AMP010",
+            prefix="ValueError: "),
+    # -- fairseq2: src/fairseq2/optim/dynamic_loss_scaler.py (0.1-0.2), trainer.py (0.3-) -------
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, decreasing loss scale from {before} to "
+            "{after}.",
+            "an overflow: the step is skipped, the scale backs off", OVERFLOW,
+            logger=("fairseq2", "INFO"), values={"before": 128.0, "after": 64.0}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, decreasing loss scale from {before} to "
+            "{after} (minimum). " + _FAIRSEQ2_HINT,
+            "an overflow that brings the scale down to min_scale: skipped", OVERFLOW,
+            logger=("fairseq2", "ERROR"), values={"before": 0.0002, "after": 0.0001}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected, ignoring gradient, loss scale is already at minimum ({scale}). "
+            + _FAIRSEQ2_HINT,
+            "the scale is at min_scale and still overflows", FLAG, "AMP003",
+            logger=("fairseq2", "ERROR"), values={"scale": 0.0001}),
+    Message("fairseq2", "0.1-0.2", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "No gradient overflow detected in the last {n} step(s), increasing loss scale from "
+            "{before} to {after}.",
+            "a growth after scale_window clean steps", GROWTH, logger=("fairseq2", "INFO"),
+            values={"n": 2000, "before": 64.0, "after": 128.0}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "recipes/trainer.py, trainer.py (Trainer._run_optimizer_step)",
+            "Overflow detected at step {step}, ignoring gradient, decreasing loss scale from "
+            "{before} to {after}.",
+            "an overflow at that step: skipped, the scale backs off", OVERFLOW,
+            logger=("fairseq2", "INFO"), values={"before": 128, "after": 64}),
+    Message("fairseq2", "0.3-0.4", "src/fairseq2/optim/dynamic_loss_scaler.py "
+            "(DynamicLossScaler._update_scale)",
+            "Overflow detected at step {step}, ignoring gradient, decreasing loss scale from "
+            "{before} to {after} (minimum). " + _FAIRSEQ2_HINT,
+            "an overflow that brings the scale down to min_scale: skipped", OVERFLOW,
+            logger=("fairseq2", "ERROR"), values={"before": 0.0002, "after": 0.0001}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "trainer.py (Trainer._run_optimizer_step)",
+            "Overflow detected at step {step}, ignoring gradient, loss scale is already at "
+            "minimum ({scale}). " + _FAIRSEQ2_HINT,
+            "the scale is at min_scale and still overflows: the run stops "
+            "(MinimumLossScaleReachedError from 0.5)", FLAG, "AMP003",
+            logger=("fairseq2", "ERROR"), values={"scale": 0.0001}),
+    Message("fairseq2", "0.3-0.8 (2024-2026)", "src/fairseq2/optim/dynamic_loss_scaler.py, "
+            "trainer.py (Trainer._run_optimizer_step)",
+            "No gradient overflow detected in the last {n} step(s) after step {step}, "
+            "increasing loss scale from {before} to {after}.",
+            "a growth after scale_window clean steps", GROWTH, logger=("fairseq2", "INFO"),
+            values={"n": 2000, "before": 64, "after": 128}),
+    Message("fairseq2", "0.3-0.4", "src/fairseq2/recipes/trainer.py (Trainer._run_optimizer_step)",
+            "The gradients are scaled down to minimum at step {step}. Training cannot continue.",
+            "the scale reached its minimum under persistent overflow: the run stops", FLAG,
+            "AMP003", prefix="FloatingPointError: "),
+    Message("fairseq2", "0.5-0.8 (2025-2026)", "src/fairseq2/recipe/cli.py "
+            "(MinimumLossScaleReachedError)",
+            "Loss is scaled down to minimum at step {step}. Training cannot continue.",
+            "the scale reached its minimum under persistent overflow: the run stops", FLAG,
+            "AMP003", logger=("fairseq2", "ERROR")),
 )

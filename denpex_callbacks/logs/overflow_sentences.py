@@ -19,7 +19,8 @@ import re
 from denpex_callbacks.logs.events import OVERFLOW, LogEvent, to_float
 
 FAMILY = "sentences"
-KEYWORDS = (b"verflow", b"VERFLOW", b"non-finite", b"Non-finite")  # and the prefilter's nan, inf
+# The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
+KEYWORDS = (b"verflow", b"VERFLOW")
 # What a line must hold before the rule's regexes are tried (metric lines come by millions).
 _CUES = ("verflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
 

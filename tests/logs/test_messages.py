@@ -179,3 +179,36 @@ def test_a_nemo_nan_gradient_skip_alone_is_no_fault(tmp_path: Path) -> None:
 def test_tf_mixed_float16_check_says_fp16_without_claiming_a_scaler() -> None:
     events = parse_line("INFO:tensorflow:Mixed precision compatibility check (mixed_float16): OK")
     assert [e.setup for e in events if e.kind == SETUP] == [{"active_precision": "fp16-mixed"}]
+
+
+def test_icefall_exit_inside_its_multiline_error() -> None:
+    # icefall/err.py (2024-03-): RuntimeError(f"""\n        grad_scale is too small, exiting: ...
+    events = parse_line("        grad_scale is too small, exiting: 5.960464477539063e-08")
+    assert [e.code for e in events if e.kind == FLAG] == ["AMP003"]
+    small = parse_line("2026-11-30 10:00:00,000 WARNING [train.py:1179] Grad scale is small: "
+                       "0.00390625")
+    assert [e.code for e in small if e.kind == FLAG] == ["AMP004"]
+
+
+def test_speechbrain_older_patience_wording_is_a_skip_not_a_flag() -> None:
+    events = parse_line("speechbrain.core - WARNING - Patience not yet exhausted, ignoring this "
+                        "batch.")
+    assert [e.kind for e in events] == [OVERFLOW]
+    assert events[0].scale_before is None and events[0].scale_after is None
+
+
+def test_coqui_inf_gradient_is_one_skipped_step() -> None:
+    events = parse_line(" | > Gradient is INF !!")
+    assert [e.kind for e in events] == [OVERFLOW]
+
+
+def test_a_scale_before_a_full_stop_is_read_whole() -> None:
+    # fairseq2 0.3-0.4: "... to {after} (minimum). Your loss ..." beside "... to {after}."
+    line = ("fairseq2 - ERROR - Overflow detected at step 12, ignoring gradient, decreasing loss "
+            "scale from 0.0002 to 0.0001 (minimum). Your loss is probably exploding. Try "
+            "lowering the learning rate, using gradient clipping, or increasing the batch size.")
+    event = next(e for e in parse_line(line) if e.kind == OVERFLOW)
+    assert (event.step, event.scale_before, event.scale_after) == (12, 0.0002, 0.0001)
+    plain = parse_line("fairseq2 - INFO - Overflow detected at step 12, ignoring gradient, "
+                       "decreasing loss scale from 128 to 64.")
+    assert [(e.kind, e.scale_after) for e in plain] == [(OVERFLOW, 64.0)]
