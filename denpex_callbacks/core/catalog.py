@@ -278,6 +278,32 @@ _ENTRIES = (
                       "guard divisions in the metrics you log with self.log."},
     ),
     CatalogEntry(
+        "AMP014", "fp16-dtype-error", "fp16 dtype error: an op refused a float16 tensor",
+        Severity.ERROR,
+        "torch raised one of its float16 dtype errors and the run stopped. Three kinds, told "
+        "apart by the message: an op with no float16 kernel on the device (\"addmm_impl_cpu_\" "
+        "not implemented for 'Half'), almost always fp16 on the CPU (model.half() on CPU, or "
+        "torch.autocast('cpu', dtype=torch.float16) in an older torch); float16 and float32 "
+        "tensors mixed outside autocast (expected scalar type Half but found Float; mat1 "
+        "and mat2 must have the same dtype), typically a model cast with .half() fed float32 "
+        "inputs, or a custom op or loss run outside autocast; a constant beyond the float16 "
+        "range of 65504 written into a float16 tensor (value cannot be converted to type "
+        "at::Half without overflow), classically masked_fill(mask, -1e9) on fp16 attention "
+        "scores.",
+        "Keep the parameters in float32 and let autocast choose the float16 ops: remove "
+        "model.half(); scaler = torch.amp.GradScaler('cuda'); " + _SCALER_LOOP + ". On CPU "
+        "use bfloat16 (torch.autocast('cpu', dtype=torch.bfloat16)) instead of float16. For a "
+        "constant, "
+        "use torch.finfo(scores.dtype).min (-65504 in float16) instead of -1e9 or -1e4 * ...",
+        ("Read the last line of the traceback: the kernel name, the two dtypes or the "
+         "constant it names.",
+         "print({p.dtype for p in model.parameters()}) and the input's dtype and device "
+         "before the forward."),
+        "Never call .half() on a model you train; let the framework's mixed-precision switch "
+        "cast per op, and write masks and fills with torch.finfo(dtype).min.",
+        (TORCH_AMP_DOCS, TORCH_AMP_EXAMPLES),
+    ),
+    CatalogEntry(
         "SYS001", "out-of-memory", "Out of memory (not an AMP fault)", Severity.ERROR,
         "The device ran out of memory. This is not a loss-scale problem; a NaN or skipped step "
         "printed nearby is a consequence, not the cause.",
@@ -313,6 +339,7 @@ CONSEQUENCES: Mapping[str, frozenset[str]] = {
     "AMP005": frozenset({"AMP007", "AMP008"}),
     "AMP011": frozenset({"AMP003", "AMP004", "AMP006", "AMP007", "AMP008"}),
     "AMP012": frozenset({"AMP006"}),
+    # AMP014 has none: torch raises it, so the run stops there.
     "SYS001": frozenset({"AMP006", "AMP003"}),
 }
 

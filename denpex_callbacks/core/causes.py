@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core import fixes
+from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
@@ -35,12 +36,19 @@ ACTIVATION_OVERFLOW = "activation-overflow"
 GRADIENT_UNDERFLOW = "gradient-underflow"
 SCALER_PROTOCOL = "scaler-protocol"
 FP16_WEIGHTS = "fp16-weights"
+# torch's float16 dtype errors (AMP014), told apart by the message (the log parser reads it
+# into evidence["dtype_error"], with the kernel, the dtypes and the value it names).
+FP16_NO_KERNEL = "fp16-no-kernel"
+FP16_DTYPE_MISMATCH = "fp16-dtype-mismatch"
+FP16_CONSTANT_OVERFLOW = "fp16-constant-overflow"
+DTYPE_ERRORS = (FP16_NO_KERNEL, FP16_DTYPE_MISMATCH, FP16_CONSTANT_OVERFLOW)
 # Not judged from the run: the failing-step re-run found it (same inputs, parameters and RNG
 # state, finite this time).
 TRANSIENT = "transient"
 UNDETERMINED = "undetermined"
 CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, LOSS_MAGNITUDE, ACTIVATION_OVERFLOW,
-          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, TRANSIENT, UNDETERMINED)
+          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, *DTYPE_ERRORS, TRANSIENT,
+          UNDETERMINED)
 
 FP16_MAX = 65504.0
 # A fault that persists from right after the first applied update(s) was made by them: the
@@ -380,6 +388,36 @@ def _cause(kind: str, ev: RunEvidence, reasons: list[str]) -> Cause:
     return Cause(kind, tuple(reasons), root, fix)
 
 
+def dtype_error(evidence: dict[str, Any], setup: RunSetup) -> Cause:
+    """The cause of an AMP014 (one of torch's float16 dtype errors) from what its message
+    named: ``evidence["dtype_error"]`` (one of :data:`DTYPE_ERRORS`), with ``kernel``,
+    ``dtypes`` and ``value`` where the message gave them.
+
+    Example:
+        >>> cause = dtype_error({"dtype_error": "fp16-no-kernel", "kernel": "addmm_impl_cpu_"},
+        ...                     RunSetup())
+        >>> print(cause.kind, cause.reasons[0])
+        fp16-no-kernel "addmm_impl_cpu_" not implemented for 'Half'
+        >>> dtype_error({}, RunSetup()).kind
+        'undetermined'
+    """
+    kind = evidence.get("dtype_error")
+    if kind not in DTYPE_ERRORS:
+        return Cause(UNDETERMINED)
+    kernel = evidence.get("kernel") if isinstance(evidence.get("kernel"), str) else None
+    dtypes = tuple(str(d) for d in evidence.get("dtypes") or ())
+    value = evidence.get("value") if isinstance(evidence.get("value"), str) else None
+    if kind == FP16_NO_KERNEL:
+        reason = f'"{kernel or "?"}" not implemented for \'Half\''
+    elif kind == FP16_DTYPE_MISMATCH:
+        reason = (f"{fixes.dtype_word(dtypes[0])} and {fixes.dtype_word(dtypes[1])} in one op"
+                  if len(dtypes) == 2 else "two dtypes in one op")
+    else:
+        reason = f"a constant{f' ({value})' if value else ''} beyond float16's range"
+    root, fix = fixes.dtype_error_text(kind, setup, kernel=kernel, dtypes=dtypes, value=value)
+    return Cause(kind, (reason,), root, fix)
+
+
 def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
     """A finding with the root cause and fix its evidence supports, for this run.
 
@@ -400,6 +438,15 @@ def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
     """
     if finding.root_cause is not None and finding.fix is not None:
         return finding
+    if finding.code == "AMP014":  # the message said which error: no trajectory to weigh
+        cause = dtype_error(finding.evidence, setup)
+        evidence = dict(finding.evidence)
+        if cause.kind != UNDETERMINED:
+            evidence.update(cause.evidence())
+        info = entry(finding.code)
+        return replace(finding, root_cause=finding.root_cause or cause.root_cause
+                       or info.root_cause, fix=finding.fix or cause.fix or info.fix,
+                       evidence=evidence)
     cause = judge(gather(finding.code, finding.step, run, setup))
     evidence = dict(finding.evidence)
     if cause.kind != UNDETERMINED:

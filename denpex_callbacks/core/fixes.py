@@ -199,6 +199,86 @@ def text_for(
     return None, generic_fix(code, setup)
 
 
+# How torch names a dtype in its messages (ScalarType names, C++ type names, legacy tensor
+# type names), in the words of torch's Python dtypes.
+_DTYPE_WORDS = {"half": "float16", "c10::half": "float16", "at::half": "float16",
+                "float": "float32", "double": "float64", "bfloat16": "bfloat16",
+                "c10::bfloat16": "bfloat16", "at::bfloat16": "bfloat16"}
+
+
+def dtype_word(name: str) -> str:
+    """A dtype as torch's messages name it, as ``torch.<dtype>`` names it.
+
+    Example:
+        >>> dtype_word("c10::Half"), dtype_word("torch.cuda.FloatTensor"), dtype_word("Long")
+        ('float16', 'float32', 'Long')
+    """
+    key = name.strip().lower()
+    if key.startswith("torch.") and key.endswith("tensor"):  # torch.cuda.HalfTensor
+        key = key.rsplit(".", 1)[-1][: -len("tensor")]
+    return _DTYPE_WORDS.get(key, name.strip())
+
+
+def dtype_error_text(kind: str, setup: RunSetup, *, kernel: str | None = None,
+                     dtypes: tuple[str, ...] = (), value: str | None = None) -> tuple[str, str]:
+    """Root cause and fix of one of torch's float16 dtype errors (AMP014), by its kind.
+
+    ``kind`` is ``fp16-no-kernel`` (an op without a float16 kernel), ``fp16-dtype-mismatch``
+    (float16 and float32 tensors in one op) or ``fp16-constant-overflow`` (a constant beyond
+    float16's range); ``kernel``, ``dtypes`` and ``value`` are what the message named.
+
+    Example:
+        >>> root, fix = dtype_error_text("fp16-constant-overflow", RunSetup(), value="-1e+09")
+        >>> "-1e+09" in root, "torch.finfo(scores.dtype).min" in fix
+        (True, True)
+    """
+    bf16 = bf16_switch(setup.framework)
+    cpu_bf16 = ("torch.autocast('cpu', dtype=torch.bfloat16) with float32 parameters"
+                + (f" ({bf16})" if setup.framework in BF16 else ""))
+    autocast = ("keep the model in float32 and wrap the forward in torch.autocast('cuda', "
+                "dtype=torch.float16) with a torch.amp.GradScaler('cuda')")
+    if kind == "fp16-no-kernel":
+        name = f'"{kernel}"' if kernel else "an op's"
+        cpu = kernel is not None and "cpu" in kernel.lower()
+        where = (" (a CPU kernel: the run computes in float16 on the CPU)" if cpu else "")
+        return (
+            f"an op ran in float16 where it has no float16 kernel: torch's {name} kernel is "
+            f"not implemented for 'Half'{where}. Almost always fp16 on the CPU: model.half() "
+            "on a CPU run, or torch.autocast('cpu', dtype=torch.float16) in a torch whose CPU "
+            "kernels lack float16; on a GPU, an op that has no float16 kernel there.",
+            f"Run fp16 on the GPU ({autocast}), or on the CPU use bfloat16: {cpu_bf16}. Do not "
+            "call model.half() for training; an op that has no float16 kernel anywhere runs "
+            "in float32 (its inputs .float(), under torch.autocast(device_type, "
+            "enabled=False)).",
+        )
+    if kind == "fp16-dtype-mismatch":
+        named = [dtype_word(d) for d in dtypes]
+        met = f" ({named[0]} against {named[1]})" if len(named) == 2 else ""
+        unnamed = ("" if named else " The message does not name the dtypes (older torch): "
+                   "float16 against float32 is the mixed-precision case; float64 (a NumPy "
+                   "array) against float32 is not fp16's.")
+        return (
+            f"float16 and float32 tensors met in one op outside autocast{met}: typically the "
+            "model was cast with .half() while its inputs stay float32 (or a float32 model "
+            "was fed a .half() batch), or a custom op or loss runs outside autocast on tensors "
+            "of both dtypes. Autocast casts each op's inputs to one dtype; a cast by hand "
+            f"does not.{unnamed}",
+            f"Remove the hand casts (.half() on the model and the batch): {autocast} (on the "
+            f"CPU: {cpu_bf16}). Or cast consistently: x.to(next(model.parameters()).dtype) "
+            "before the op that failed, and compute a custom loss on .float() tensors.",
+        )
+    said = f" ({value})" if value else ""
+    return (
+        f"a constant beyond float16's range (+-65504) was written into a float16 "
+        f"tensor{said}: classically masked_fill(mask, -1e9) or -1e4 * ... on fp16 attention "
+        "scores, or fill_/full with a large sentinel, once the tensor is float16 (autocast "
+        "or .half()).",
+        "Use a dtype-aware constant: scores.masked_fill(mask, torch.finfo(scores.dtype).min) "
+        "(-65504 in float16) instead of -1e9, or compute the masking in float32 "
+        "(scores.float()) and cast back.",
+    )
+
+
 def _at(step: int | None) -> str:
     return f" (the batch of step {step} holds them)" if step is not None else ""
 

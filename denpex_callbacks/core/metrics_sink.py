@@ -32,7 +32,7 @@ from denpex_callbacks.core.severity import Severity
 
 MetricsTarget = Any  # a SummaryWriter-like object or Callable[[dict[str, float], int], None]
 FAULT_PREFIX = "amp/fault/"
-FINGERPRINT_IDS = ("AMP001", "AMP002", "AMP003", "AMP004", "AMP006", "AMP012")
+FINGERPRINT_IDS = ("AMP001", "AMP002", "AMP003", "AMP004", "AMP006", "AMP012", "AMP014")
 
 
 def informative_metrics(run: RunState, faults: int) -> dict[str, float]:

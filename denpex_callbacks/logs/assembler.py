@@ -391,7 +391,8 @@ class Assembler:
         step = event.step if event.step is not None else (self.clock or None)
         self.on_flag(Finding(
             code, step, event.summary,
-            evidence={"family": event.family}, lines=(line,), quotes=(text.strip(),),
+            evidence={"family": event.family, **event.evidence}, lines=(line,),
+            quotes=(text.strip(),),
             rank=event.rank,
         ))
 

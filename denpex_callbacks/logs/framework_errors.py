@@ -33,9 +33,10 @@ import re
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "errors"
-# accelerate's message comes in a "ValueError: " line.
+# accelerate's message comes in a "ValueError: " line; PyTorch-Ignite's TerminateOnNan line
+# holds "NaN" ("... contains NaN or Inf"), a keyword of the generic reader's.
 KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast", b"makes no effect",
-            b"Invalid loss", b"TerminateOnNan", b"GradScaler is enabled")
+            b"Invalid loss", b"GradScaler is enabled")
 
 _DETECTRON = re.compile(r"Loss became infinite or NaN at iteration=(\d+)")
 _MMCV = "loss become infinite or NaN"

@@ -172,6 +172,58 @@ MESSAGES: tuple[Message, ...] = (
             "Function '{text}' returned nan values in its {n}th output.",
             "anomaly mode found the first NaN in a backward", FLAG, "AMP006", reader="torch",
             prefix="RuntimeError: ", values={"text": "LogSoftmaxBackward0", "n": 0}),
+    # -- torch's float16 dtype errors (AMP014; torch_errors.py reads them, evidence and all) --
+    Message("torch", "1.x-2.x", "aten/src/ATen/Dispatch.h (the AT_DISPATCH default case)",
+            "\"{text}\" not implemented for 'Half'",
+            "an op ran in float16 where it has no float16 kernel: fp16 on the CPU, usually "
+            "(model.half(), or fp16 CPU autocast in an older torch)", FLAG, "AMP014",
+            reader="torch", prefix="RuntimeError: ", values={"text": "addmm_impl_cpu_"}),
+    Message("torch", "2.x-2.13", "aten/src/ATen/Dispatch.h (AT_DISPATCH_DEFAULT: "
+            "TORCH_CHECK_NOT_IMPLEMENTED)",
+            "\"{text}\" not implemented for 'Half'",
+            "an op ran in float16 where it has no float16 kernel (2.13 on CPU: cdist, pdist, "
+            "ctc_loss, cholesky...)", FLAG, "AMP014", reader="torch",
+            prefix="NotImplementedError: ", values={"text": "ctc_loss_cpu"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/templates/TensorMethods.cpp "
+            "(Tensor::data_ptr<T>), aten/src/ATen/native/LinearAlgebra.cpp (bmm, baddbmm)",
+            "expected scalar type {text} but found {value}",
+            "float16 and float32 tensors in one op outside autocast (a .half() model fed "
+            "float32, or the other way round)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ", values={"text": "Half", "value": "Float"}),
+    Message("torch", "1.x-2.x (without the dtypes)", "aten/src/ATen/native/LinearAlgebra.cpp "
+            "(ADDMM_META)",
+            "mat1 and mat2 must have the same dtype",
+            "two dtypes in one matrix multiply (nn.Linear): float16 against float32 under "
+            "mixed precision, though the message does not say", FLAG, "AMP014",
+            reader="torch", prefix="RuntimeError: "),
+    Message("torch", "2.x-2.13", "aten/src/ATen/native/LinearAlgebra.cpp (ADDMM_META)",
+            "mat1 and mat2 must have the same dtype, but got {text} and {value}",
+            "float16 and float32 in one matrix multiply (nn.Linear) outside autocast", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "Half", "value": "Float"}),
+    Message("torch", "2.x-2.13", "aten/src/ATen/native/LinearAlgebra.cpp (addmm_impl_cpu_)",
+            "expected m1 and m2 to have the same dtype, but got: {text} != {value}",
+            "float16 and float32 in one matrix multiply on the CPU (torch.mm, @)", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "c10::Half", "value": "float"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/Convolution.cpp "
+            "(check_input_same_type_as_parameters)",
+            "Input type ({text}) and weight type ({value}) should be the same",
+            "a float16 input to a float32 convolution, or the other way round (also 'bias "
+            "type'; 2.13 names c10::Half and float)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ",
+            values={"text": "torch.cuda.HalfTensor", "value": "torch.cuda.FloatTensor"}),
+    Message("torch", "1.0-1.x", "aten/src/ATen/Half.h, c10/Half.h, c10/util/TypeCast.h "
+            "(checked_convert)",
+            "value cannot be converted to type at::Half without overflow: {value}",
+            "a constant beyond float16's range (65504) written into a float16 tensor: "
+            "masked_fill(mask, -1e9) on fp16 scores", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ", values={"value": "-1e+09"}),
+    Message("torch", "2.x-2.13", "c10/util/TypeCast.cpp (report_overflow)",
+            "value cannot be converted to type c10::Half without overflow",
+            "a constant beyond float16's range (65504) written into a float16 tensor (the "
+            "value no longer printed)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: "),
     # -- transformers ------------------------------------------------------------------------
     Message("transformers", "4.20-4.41", "src/transformers/training_args.py "
             "(TrainingArguments.__post_init__)",

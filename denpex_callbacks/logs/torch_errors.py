@@ -5,17 +5,43 @@ Verbatim sources (torch 2.x): anomaly mode ``Function '{name}' returned nan valu
 ``unscale_() has already been called on this optimizer since the last update().``,
 ``unscale_() is being called after step().``, ``No inf checks were recorded for this
 optimizer.``, ``Attempting to unscale FP16 gradients.``
+
+torch's float16 dtype errors (AMP014), every wording read in torch's source:
+
+- an op without a float16 kernel: ``"{kernel}" not implemented for 'Half'``
+  (``aten/src/ATen/Dispatch.h``, the AT_DISPATCH default case: ``AT_ERROR(#NAME, " not
+  implemented for '", toString(TYPE), "'")`` in 1.x, ``TORCH_CHECK(false, '"',
+  at_dispatch_name, "\" not implemented for '", toString(_st), "'")`` later, a
+  NotImplementedError since ``TORCH_CHECK_NOT_IMPLEMENTED``; torch 2.13 on CPU still raises
+  it for cdist, pdist, ctc_loss, cholesky...);
+- float16 and float32 mixed in one op: ``expected scalar type {a} but found {b}``
+  (``aten/src/ATen/templates/TensorMethods.cpp`` ``data_ptr<T>()``, bmm/baddbmm), ``mat1 and
+  mat2 must have the same dtype`` and, later, ``..., but got {a} and {b}`` (``self and
+  mat2 ...`` beside it; ``aten/src/ATen/native/LinearAlgebra.cpp`` ADDMM_META), ``expected m1
+  and m2 to have the same dtype, but got: {a} != {b}`` (``addmm_impl_cpu_``, e.g.
+  ``c10::Half != float``; XPU's ``expected mat1 and mat2 ...``), ``Input type ({a}) and weight
+  type ({b}) should be the same`` (and ``bias type``; ``aten/src/ATen/native/Convolution.cpp``,
+  ``torch.cuda.HalfTensor`` in the older type names, ``c10::Half`` in 2.13);
+- a constant beyond float16's range: ``value cannot be converted to type at::Half without
+  overflow: {value}`` (``aten/src/ATen/Half.h``, ``c10/Half.h``, ``c10/util/TypeCast.h``
+  ``checked_convert``), ``value cannot be converted to type c10::Half without overflow``
+  without the value since ``c10/util/TypeCast.cpp`` ``report_overflow`` (the type name is
+  the stringified C++ type of ``c10/core/ScalarType.h``: ``at::Half``, then ``c10::Half``).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from denpex_callbacks.core import fixes
 from denpex_callbacks.logs.events import FLAG, LogEvent
 
 FAMILY = "torch"
-# Each message is raised as an exception: its line always holds "...Error: ".
-KEYWORDS = (b"Error",)
+# Each message is raised as an exception: its line always holds "...Error: "; a float16
+# dtype error logged without its exception's name still names 'Half' (but the untyped
+# "mat1 and mat2 must have the same dtype" of older torch, which comes as a RuntimeError).
+KEYWORDS = (b"Error", b"Half")
 
 _ANOMALY = re.compile(r"Function '(\w+)' returned (nan|inf) values in its (\d+)\w* output")
 _PROTOCOL = (
@@ -26,12 +52,75 @@ _PROTOCOL = (
 )
 
 
+_NO_KERNEL = re.compile(r"\"([^\"\s]+)\" not implemented for 'Half'")
+_MISMATCHES = (
+    re.compile(r"expected scalar type (\w+) but found (\w+)"),
+    re.compile(r"\b(?:mat1|self) and mat2 must have the same dtype(?:, but got (\w+) and (\w+))?"),
+    re.compile(r"expected (?:m1 and m2|mat1 and mat2) to have the same dtype, but got: "
+               r"(\S+) != (\S+)"),
+    re.compile(r"Input type \(([^()]+)\) and (?:weight|bias) type \(([^()]+)\) should be the "
+               r"same"),
+)
+_OVERFLOW = re.compile(r"value cannot be converted to type (?:at|c10)::Half without overflow"
+                       r"(?:: ([-+]?[\d.]+(?:e[-+]?\d+)?|[-+]?inf|nan))?")
+
+
+def _dtype_error(text: str) -> list[LogEvent]:
+    """The AMP014 event of one of torch's float16 dtype errors on this line (empty: none).
+
+    Example:
+        >>> [e.evidence for e in _dtype_error(
+        ...     "RuntimeError: value cannot be converted to type at::Half without overflow: "
+        ...     "-1e+09")]
+        [{'dtype_error': 'fp16-constant-overflow', 'value': '-1e+09'}]
+        >>> _dtype_error("RuntimeError: mat1 and mat2 must have the same dtype, but got Double "
+        ...              "and Float")
+        []
+    """
+    if "not implemented for 'Half'" in text and (found := _NO_KERNEL.search(text)):
+        kernel = found.group(1)
+        return [_event({"dtype_error": "fp16-no-kernel", "kernel": kernel},
+                       f'"{kernel}" not implemented for \'Half\': an op ran in float16 where it '
+                       "has no float16 kernel (fp16 on the CPU, usually)")]
+    if "without overflow" in text and (found := _OVERFLOW.search(text)):
+        value = found.group(1)
+        evidence = {"dtype_error": "fp16-constant-overflow"}
+        if value:
+            evidence["value"] = value
+        return [_event(evidence, "a constant "
+                       + (f"({value}) " if value else "")
+                       + "beyond float16's range (65504) was written into a float16 tensor")]
+    for pattern in _MISMATCHES:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        a, b = found.groups()
+        if a is None or b is None:  # older torch's "mat1 and mat2 must have the same dtype"
+            return [_event({"dtype_error": "fp16-dtype-mismatch"},
+                           "two dtypes met in one matrix multiply (the message of older torch "
+                           "does not name them; float16 against float32 under mixed precision)")]
+        words = {fixes.dtype_word(a), fixes.dtype_word(b)}
+        if "float16" not in words or len(words) < 2:
+            return []  # float64 against float32, or a device mismatch: not fp16's
+        return [_event({"dtype_error": "fp16-dtype-mismatch", "dtypes": [a, b]},
+                       f"{fixes.dtype_word(a)} and {fixes.dtype_word(b)} tensors met in one op "
+                       "outside autocast")]
+    return []
+
+
+def _event(evidence: dict[str, Any], summary: str) -> LogEvent:
+    return LogEvent(FLAG, FAMILY, code="AMP014", summary=f"torch: {summary}", evidence=evidence)
+
+
 def parse(text: str) -> list[LogEvent]:
     """Events on one line of a torch traceback.
 
     Example:
         >>> parse("RuntimeError: Attempting to unscale FP16 gradients.")[0].code
         'AMP012'
+        >>> line = 'NotImplementedError: "cdist" not implemented for ' + "'Half'"
+        >>> parse(line)[0].evidence
+        {'dtype_error': 'fp16-no-kernel', 'kernel': 'cdist'}
     """
     if "values in its" in text and (found := _ANOMALY.search(text)):
         name, value, index = found.groups()
@@ -47,4 +136,6 @@ def parse(text: str) -> list[LogEvent]:
         if message in text:
             return [LogEvent(FLAG, FAMILY, code="AMP002",
                              summary=f"GradScaler protocol error: {message}")]
+    if "Half" in text or "same dtype" in text:
+        return _dtype_error(text)
     return []
