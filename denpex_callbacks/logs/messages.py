@@ -86,6 +86,7 @@ _MARIAN = "[2026-11-30 10:00:00] "  # spdlog's "[%Y-%m-%d %T] %v" (src/common/lo
 _MMF = "2026-11-30T10:00:00 | {level} | {logger} : "  # mmf/utils/logger.py, plain formatter
 _MARIAN_DEV = "master 2021-01..2021-10 (between 1.10 and 1.11)"
 _NEMO0 = "nemo/backends/pytorch/actions.py (PtActions.train)"
+_PADDLENLP = "[2026-11-30 10:00:00,000] [{level:>8}] - "  # paddlenlp/utils/log.py
 
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
@@ -974,4 +975,10 @@ MESSAGES: tuple[Message, ...] = (
             "Loss is NaN or inf.",
             "the loss is not finite under apex amp (O1-O3), which skips the step itself", FLAG,
             "AMP006", prefix=_NEMO_WARNING),
+    # -- PaddleNLP: paddlenlp/trainer/trainer.py (Trainer: the GradScaler's step) --------------
+    Message("PaddleNLP", "2022-2025 (after 2.3, whose trainer_base.py said nothing)",
+            "paddlenlp/trainer/trainer.py (Trainer._inner_training_loop, optimizer_step)",
+            "optimizer not run, scale_before: {before}, scale_after: {after}",
+            "an overflow: the GradScaler skipped the step and backed the scale off", OVERFLOW,
+            logger=("PaddleNLP", "WARNING"), prefix=_PADDLENLP),
 )
