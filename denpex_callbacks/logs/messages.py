@@ -82,6 +82,12 @@ _COMPOSER = "2026-11-30 10:00:00,000: rank0[822018][MainThread]: {level}: {logge
 _TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
               "in the iteration.")
 
+_MARIAN = "[2026-11-30 10:00:00] "  # spdlog's "[%Y-%m-%d %T] %v" (src/common/logging.cpp)
+_MMF = "2026-11-30T10:00:00 | {level} | {logger} : "  # mmf/utils/logger.py, plain formatter
+_MARIAN_DEV = "master 2021-01..2021-10 (between 1.10 and 1.11)"
+_NEMO0 = "nemo/backends/pytorch/actions.py (PtActions.train)"
+_PADDLENLP = "[2026-11-30 10:00:00,000] [{level:>8}] - "  # paddlenlp/utils/log.py
+
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
 
@@ -857,4 +863,122 @@ MESSAGES: tuple[Message, ...] = (
             "Loss is scaled down to minimum at step {step}. Training cannot continue.",
             "the scale reached its minimum under persistent overflow: the run stops", FLAG,
             "AMP003", logger=("fairseq2", "ERROR")),
+    # -- Marian (C++): src/training/graph_group.cpp, graph_group_sync.cpp; --log-level debug --
+    Message("Marian", "1.11-1.12 (2021-10-2025)", "src/training/graph_group.cpp "
+            "(GraphGroup::decreaseCostScaleFactor)",
+            "Seen NaN/Inf after {n} gradient updates. Reduced cost-scaling factor to {after}",
+            "an fp16 overflow: the update is skipped and the cost-scaling factor (the loss "
+            "scale) backs off", OVERFLOW, prefix=_MARIAN, values={"n": 1200}),
+    Message("Marian", "1.11-1.12 (2021-10-2025)", "src/training/graph_group.cpp "
+            "(GraphGroup::decreaseCostScaleFactor)",
+            "Seen NaN/Inf after {n} gradient updates, Reduced cost-scaling factor to minimum "
+            "{after}. Pruning NaNs now.",
+            "an overflow that brings the cost-scaling factor to its minimum: from then on NaNs "
+            "are zeroed and infs clipped instead of skipping", OVERFLOW, prefix=_MARIAN,
+            values={"n": 40, "after": 1.0}),
+    Message("Marian", "1.11-1.12 (2021-10-2025)", "src/training/graph_group.cpp "
+            "(GraphGroup::increaseCostScaleFactor)",
+            "No NaN/Inf after {n} gradient updates. Increasing cost-scaling factor to {after}",
+            "a growth of the cost-scaling factor after the clean updates of its frequency",
+            GROWTH, prefix=_MARIAN, values={"n": 1000}),
+    Message("Marian", "1.11-1.12 (2021-01-2025)", "src/training/graph_group_sync.cpp "
+            "(SyncGraphGroup::update)",
+            "Seen NaN in gradient, skipping update, resetting gradient",
+            "the gradient is not finite (cost scaling or --check-gradient-nan): the update is "
+            "skipped", SKIP, prefix=_MARIAN),
+    Message("Marian", _MARIAN_DEV, "src/training/graph_group.cpp "
+            "(GraphGroup::decreaseCostScaleFactor)",
+            "NaN/Inf percentage {value} in {n} gradient updates, reducing cost-scaling factor "
+            "to {after}",
+            "overflows above the tolerance in the range: the cost-scaling factor backs off",
+            OVERFLOW, prefix=_MARIAN, values={"value": "0.06", "n": 50}),
+    Message("Marian", _MARIAN_DEV, "src/training/graph_group.cpp "
+            "(GraphGroup::decreaseCostScaleFactor)",
+            "NaN/Inf percentage {value} in {n} gradient updates, but cost-scaling factor "
+            "{scale} is already at minimum",
+            "the cost-scaling factor is at its minimum and the gradients still overflow", FLAG,
+            "AMP003", prefix=_MARIAN, values={"value": "0.50", "n": 50, "scale": 1.0}),
+    Message("Marian", _MARIAN_DEV, "src/training/graph_group.cpp "
+            "(GraphGroup::increaseCostScaleFactor)",
+            "NaN/Inf percentage {value} after {n} gradient updates. Increasing cost-scaling "
+            "factor to {after}",
+            "a growth of the cost-scaling factor after the clean updates of its frequency",
+            GROWTH, prefix=_MARIAN, values={"value": "0.00", "n": 1000}),
+    # -- AllenNLP: allennlp/training/trainer.py (gradient_descent_trainer.py from 2.0) ----------
+    Message("allennlp", "0.7.2-2.10 (2018-11-2022)", "allennlp/training/trainer.py, "
+            "gradient_descent_trainer.py (GradientDescentTrainer._train_epoch)",
+            "nan loss encountered",
+            "the training loss is NaN: the run stops", FLAG, "AMP006", prefix="ValueError: "),
+    Message("allennlp", "1.1-2.10 (2020-07-2022)", "allennlp/training/trainer.py, "
+            "gradient_descent_trainer.py (GradientDescentTrainer.__init__)",
+            "Using AMP requires a cuda device",
+            "use_amp asked for on the CPU: the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
+    # -- MMF: mmf/trainers/mmf_trainer.py (MMFTrainer.load_fp16_scaler) -------------------------
+    Message("mmf", "2021-02-2026", "mmf/trainers/mmf_trainer.py (MMFTrainer.load_fp16_scaler)",
+            "Using Pytorch AMP GradScaler",
+            "training.fp16: torch autocast with a GradScaler (said on distributed runs without "
+            "fairscale)", SETUP, setup=_FP16, logger=("mmf.trainers.mmf_trainer", "INFO"),
+            prefix=_MMF),
+    Message("mmf", "2020-10-2026", "mmf/trainers/mmf_trainer.py (MMFTrainer.load_fp16_scaler)",
+            "fp16 cannot be used on cpu",
+            "training.fp16 asked for on the CPU: the run does not start", FLAG, "AMP010",
+            prefix="AssertionError: "),
+    Message("mmf", "2020-10-2026", "mmf/trainers/mmf_trainer.py (MMFTrainer.load_fp16_scaler)",
+            "Using fp16 requires torch version >- 1.6, found: {text}",
+            "training.fp16 with a torch without torch.cuda.amp: the run does not start", FLAG,
+            "AMP010", prefix="AssertionError: ", values={"text": "1.5.1"}),
+    # -- nanotron: src/nanotron/trainer.py (2023), sanity_checks.py (2024-) --------------------
+    Message("nanotron", "2023-09-2025-03", "src/nanotron/trainer.py, sanity_checks.py "
+            "(after_optim_step_sanity_checks; with sanity checks on)",
+            "Gradient is nan or inf",
+            "a gradient is not finite: the run stops", FLAG, "AMP006", prefix="ValueError: "),
+    Message("nanotron", "2025-03-2026", "src/nanotron/sanity_checks.py "
+            "(after_optim_step_sanity_checks; with sanity checks on)",
+            "Gradient is nan or inf for {text}",
+            "a parameter's gradient is not finite: the run stops", FLAG, "AMP006",
+            prefix="ValueError: ", values={"text": "model.decoder.0.pp_block.attn.qkv_proj"}),
+    # -- kohya-ss/sd-scripts: train_network.py, train_db.py, fine_tune.py, sdxl_train*.py -------
+    Message("sd-scripts", "2022-12-2026", "train_network.py, train_db.py, fine_tune.py, "
+            "sdxl_train.py (--full_fp16)",
+            "enable full fp16 training.",
+            "--full_fp16: the weights themselves are float16, under accelerate's GradScaler "
+            "(patched to unscale fp16 gradients)", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    # -- OpenNMT-tf: opennmt/training.py (Trainer) ---------------------------------------------
+    Message("OpenNMT-tf", "2.0-2.32 (2019-2023)", "opennmt/training.py (Trainer._steps)",
+            "Model diverged with loss = NaN.",
+            "the training loss is NaN: the run stops (tf.estimator's NanTensorHook says it "
+            "too, as an error log)", FLAG, "AMP006", prefix="RuntimeError: "),
+    # -- NeMo 0.x: the neural-module actions' training loop ------------------------------------
+    Message("NeMo", "0.10.0 (2020-01-2020-04)", _NEMO0,
+            "WARNING: Loss is NaN or inf",
+            "the loss is not finite: the step is dropped (and the run stops when "
+            "stop_on_nan_loss)", FLAG, "AMP006", prefix=_NEMO_WARNING),
+    Message("NeMo", "0.10.0-0.11.1 (2020)", _NEMO0,
+            "Loss is NaN or inf - exiting",
+            "the loss is not finite and stop_on_nan_loss is set: the run stops", FLAG,
+            "AMP006", prefix="ValueError: "),
+    Message("NeMo", "0.10.1 (2020-04)", _NEMO0,
+            "Loss is NaN or inf at step {step}, will terminate within the next "
+            "steps_per_nan_check steps",
+            "the loss is not finite at that step: the run will stop", FLAG, "AMP006",
+            prefix=_NEMO_WARNING),
+    Message("NeMo", "0.10.1 (2020-04)", _NEMO0,
+            "Loss is NaN or inf, continuing training",
+            "the loss is not finite (stop_on_nan_loss off): training goes on", FLAG, "AMP006",
+            prefix=_NEMO_WARNING),
+    Message("NeMo", "0.11.0-0.11.1 (2020-07-2020-08)", _NEMO0,
+            "Loss is NaN or inf. Skipping update.",
+            "the loss is not finite in an fp32 run (no amp): the update is skipped", SKIP,
+            prefix=_NEMO_WARNING),
+    Message("NeMo", "0.11.0-0.11.1 (2020-07-2020-08)", _NEMO0,
+            "Loss is NaN or inf.",
+            "the loss is not finite under apex amp (O1-O3), which skips the step itself", FLAG,
+            "AMP006", prefix=_NEMO_WARNING),
+    # -- PaddleNLP: paddlenlp/trainer/trainer.py (Trainer: the GradScaler's step) --------------
+    Message("PaddleNLP", "2022-2025 (after 2.3, whose trainer_base.py said nothing)",
+            "paddlenlp/trainer/trainer.py (Trainer._inner_training_loop, optimizer_step)",
+            "optimizer not run, scale_before: {before}, scale_after: {after}",
+            "an overflow: the GradScaler skipped the step and backed the scale off", OVERFLOW,
+            logger=("PaddleNLP", "WARNING"), prefix=_PADDLENLP),
 )
