@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
@@ -273,10 +273,12 @@ class Assembler:
         if self._last_metrics is not None and _same(self._last_metrics, key):
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
+        span_unknown = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
+            span_unknown = event.step is None
             event = self._skips_since_last_row(event)
         if event.skipped_in_interval is not None:
-            self._interval(event, line, text)
+            self._interval(event, line, text, span_unknown=span_unknown)
             return
         step = event.step if event.step is not None else self.clock + 1
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
@@ -330,7 +332,12 @@ class Assembler:
         step = event.step if event.step is not None else self.clock + skipped + 1
         return replace(event, step=step, skipped_in_interval=skipped)
 
-    def _interval(self, event: LogEvent, line: int, text: str) -> None:
+    def _interval(self, event: LogEvent, line: int, text: str, *,
+                  span_unknown: bool = False) -> None:
+        """Place an interval's skips on single steps (see the module docstring).
+        ``span_unknown``: the row printed no step counter, so the steps it stands for are not
+        known (its own step and its skips are counted; the observations say so)."""
+        extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
         length = max(end - self.clock, 1)
         skipped = min(event.skipped_in_interval or 0, length)
@@ -359,7 +366,7 @@ class Assembler:
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
-                text=text if last or was_skipped else None))
+                text=text if last or was_skipped else None, extra=dict(extra)))
 
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler."""
