@@ -136,6 +136,8 @@ class Assembler:
     _rank_skips: dict[int, int] = field(default_factory=dict)
     # Per rank: clean steps seen one by one since the scale last changed (None: not known).
     _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
+    interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
+    _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -317,11 +319,29 @@ class Assembler:
         elif change.skipped:
             self._rank_clean_run[rank] = 0
         elif scale == change.before * 2.0:
-            if run is not None and "growth_interval" not in self.setup:
-                self.setup.update(scaler="dynamic", growth_interval=run + 1)
+            if run is not None:
+                self._learn(run + 1)
             self._rank_clean_run[rank] = 0
         elif run is not None:
             self._rank_clean_run[rank] = run + 1
+
+    def _learn(self, stretch: int) -> None:
+        """A clean stretch of ``stretch`` steps, seen one by one, that ended in a growth.
+
+        The growth interval is published once two stretches agree (a scaler grows after the
+        same count every time), as the longest stretch seen, and only ever grows after that:
+        one odd stretch (a scale set by hand, a skip that showed no halving, two runs' lines
+        mixed) must not make the next full interval look stuck, and a longer limit can only
+        silence AMP005, never raise it. An interval the log's setup states is kept.
+        """
+        if self.setup.get("growth_interval") is not None and not self.interval_learned:
+            return
+        consistent = self.interval_learned or stretch in self._stretches
+        self._stretches.add(stretch)
+        longest = max(self._stretches)
+        if consistent and longest > (self.setup.get("growth_interval") or 0):
+            self.setup.update(scaler="dynamic", growth_interval=longest)
+            self.interval_learned = True
 
     def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
         """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF

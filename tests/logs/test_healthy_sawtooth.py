@@ -218,21 +218,40 @@ def test_rows_printing_only_the_new_scale_show_its_growth(tmp_path: Path) -> Non
     assert result.error is None and [d.code for d in result.faults] == []
 
 
+def test_one_odd_stretch_does_not_set_the_growth_interval(tmp_path: Path) -> None:
+    # A start-up overflow at step 3, the scale set by hand (x2) at step 30 (GradScaler's
+    # update(new_scale) leaves the tracker alone), then growth every 100 steps and a
+    # sawtooth. The 27 steps from the overflow to the hand-set doubling are no growth
+    # interval: learnt from that one stretch, every full interval after it was AMP005.
+    scale, tracker, lines = 65536.0, 0, []
+    for step in range(1, 1500):
+        if step == 3 or scale > 2.0**19:
+            scale, tracker = scale / 2, 0
+        else:
+            tracker += 1
+            if tracker == 100:
+                scale, tracker = scale * 2, 0
+        if step == 30:
+            scale *= 2
+        lines.append(f"step {step} loss {_loss(step):.4f} loss_scale {scale}")
+    assert faults(tmp_path, lines) == []
+
+
 # --- the genuine cases stay found ---------------------------------------------------------------
 def test_a_scale_that_never_grows_after_overflows_is_still_amp005(tmp_path: Path) -> None:
-    # A start-up back-off 65536 -> 8192 printed every step, then 700 clean steps at 8192 with
-    # a learnt interval of 100 (from an earlier clean stretch ending in a growth): growth is
-    # disabled. AMP005 at the first clean step at that scale.
-    seq = _torch(400, 100, top=2.0**40, init=1024.0)  # 1024 -> 4096 -> 16384 by step 400
-    lines = _torch_lines(seq)
+    # fairseq printing every update: growth every 100 updates (128 -> 2048, the interval
+    # learnt from two agreeing stretches), three overflows (2048 -> 256), then 700 clean
+    # updates at 256 that never grow: growth is disabled, AMP005 where the clean stretch began
+    # (num_updates counts applied updates only: the first one after the overflows is 400).
+    seq = _fairseq(399, 100, top=2.0**40)
     scale, step = seq[-1][2], len(seq)
     for _ in range(3):
         step, scale = step + 1, scale / 2
-        lines.append(f"step {step} loss {_loss(step):.4f} loss_scale {scale}")
-    stuck_from = step + 1
-    lines += [f"step {s} loss {_loss(s):.4f} loss_scale {scale}"
-              for s in range(stuck_from, stuck_from + 700)]
-    assert ("AMP005", stuck_from) in faults(tmp_path, lines)
+        seq.append((step, True, scale))
+    seq += [(s, False, scale) for s in range(step + 1, step + 701)]
+    found = faults(tmp_path, _fairseq_lines(seq, every=1))
+    assert [code for code, _ in found] == ["AMP005"]
+    assert 400 <= (found[0][1] or 0) <= 403
 
 
 def test_megatron_skipping_every_iteration_at_a_constant_scale_is_still_amp005(
