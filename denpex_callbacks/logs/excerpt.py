@@ -119,6 +119,7 @@ class ExcerptJudge:
     halved: tuple[_Point, int, float | None, float] | None = None
     halved_from: float | None = None
     row_scale: float | None = None  # the scale of the last row that printed one
+    row_step: int | None = None  # ...and its step
     scale_steady: bool = False  # a row's scale stayed or grew: past the start-up back-off
     recent_losses: deque[float] = field(default_factory=lambda: deque(maxlen=8))
     since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
@@ -233,6 +234,13 @@ class ExcerptJudge:
         """A row's logged scale against the previous row's: halved (or less) on every one of
         several consecutive rows is an overflow on every logging interval."""
         previous, self.row_scale = self.row_scale, scale
+        last_step, self.row_step = self.row_step, point.step
+        if last_step is not None and point.step is not None and point.step <= last_step:
+            # The step counter went back: a resumed or restarted run (appended to the same
+            # log), whose scaler may start over with its own start-up back-off.
+            self.scale_steady = False
+            self.halved_run = 0
+            return
         if previous is None:
             return
         if scale >= previous:

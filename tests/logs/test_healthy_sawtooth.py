@@ -127,11 +127,13 @@ def _megatron_lines(seq: list[Step], every: int) -> list[str]:
 
 
 def _deepspeed_lines(window: int, steps: int, *, top: float, startup: int, every: int,
-                     user: bool) -> list[str]:
+                     user: bool, first: int = 1) -> list[str]:
+    """``first``: the step the run starts at (a resumed run counts on from its checkpoint)."""
     lines, skipped = [], 0
     prefix = "[2026-12-03 10:00:00,000] [INFO]"
     for step, overflow, before, after, held in _deepspeed(steps, window, top=top,
                                                           startup=startup):
+        step += first - 1
         if overflow:
             skipped += 1
             tail = (f"reducing to {int(after)}" if after != before else
@@ -187,6 +189,12 @@ HEALTHY = {
     "megatron log-interval 10": lambda: _megatron_lines(_megatron(3000, 100, top=2.0**17), 10),
     "deepspeed progress and own scale lines": lambda: _deepspeed_lines(
         100, 800, top=2.0**17, startup=4, every=10, user=True),
+    # resumed from the checkpoint of step 450 after a crash at 533, appended to the same log,
+    # its scaler starting over at 65536 with its own start-up back-off: the rows' scale fell
+    # 262144 -> 16384 across the restart (was AMP003 "halved on 4 consecutive rows")
+    "deepspeed resumed with a fresh scaler": lambda: [
+        *_deepspeed_lines(100, 533, top=2.0**17, startup=4, every=10, user=True),
+        *_deepspeed_lines(100, 800, top=2.0**17, startup=4, every=10, user=True, first=451)],
     # one GPU: the scale window is 2**14 updates, longer than the 6000 clean steps at which a
     # scale of unknown growth interval used to be called stuck (was AMP005)
     "fairseq one GPU, scale window 16384": lambda: _fairseq_lines(
