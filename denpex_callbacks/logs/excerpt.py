@@ -185,6 +185,7 @@ class ExcerptJudge:
         self.printed_steps.append(last_step)
         if self.megatron_last is not None:
             self.megatron_last = (last_step, scale)
+        self.stuck_run = None  # applied steps end a streak of all-skipped intervals
 
     def _row(self, obs: Observation, skipped: bool | None) -> None:
         """What one row shows beside the steps it stands for: its gradient norm, its scale
