@@ -6,6 +6,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+# ``extra`` key: the step comes from a log row that prints no step counter (an HF Trainer dict
+# printed every ``logging_steps``), so how many applied steps the row stands for is not known;
+# its skips are real, but no share of skipped steps can be read from such rows.
+SPAN_UNKNOWN = "span_unknown"
+
 
 @dataclass(frozen=True, init=False)
 class Observation:

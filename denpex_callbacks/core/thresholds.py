@@ -28,7 +28,10 @@ class Thresholds:
         stuck_skip_streak: Consecutive skipped steps at a never-changing scale: AMP005.
         stuck_clean_factor: AMP005 when the scale has not grown for this many growth
             intervals of clean steps (needs a known growth interval).
-        stuck_clean_steps: Same, in steps, when the growth interval is unknown.
+        stuck_clean_steps: Same, in steps, when the growth interval is unknown: three of the
+            longest default interval (fairseq's ``2**14 / world_size / update_freq``, 16384
+            on one GPU; torch 2000, DeepSpeed and Megatron 1000), so no healthy scaler's
+            stretch without growth reaches it.
         tracker_frozen_steps: Clean steps with a GradScaler growth tracker that never
             advances (update() not called): AMP005.
         max_growth_interval: A dynamic scaler configured with a larger growth interval (or a
@@ -65,7 +68,7 @@ class Thresholds:
     underflow_scale: float = 1.0
     stuck_skip_streak: int = 4
     stuck_clean_factor: float = 3.0
-    stuck_clean_steps: int = 6000
+    stuck_clean_steps: int = 49_152
     tracker_frozen_steps: int = 8
     max_growth_interval: int = 100_000
     zero_loss_steps: int = 20

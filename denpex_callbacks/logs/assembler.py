@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
@@ -136,6 +136,8 @@ class Assembler:
     _rank_skips: dict[int, int] = field(default_factory=dict)
     # Per rank: clean steps seen one by one since the scale last changed (None: not known).
     _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
+    interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
+    _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -273,10 +275,12 @@ class Assembler:
         if self._last_metrics is not None and _same(self._last_metrics, key):
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
+        span_unknown = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
+            span_unknown = event.step is None
             event = self._skips_since_last_row(event)
         if event.skipped_in_interval is not None:
-            self._interval(event, line, text)
+            self._interval(event, line, text, span_unknown=span_unknown)
             return
         step = event.step if event.step is not None else self.clock + 1
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
@@ -315,11 +319,29 @@ class Assembler:
         elif change.skipped:
             self._rank_clean_run[rank] = 0
         elif scale == change.before * 2.0:
-            if run is not None and "growth_interval" not in self.setup:
-                self.setup.update(scaler="dynamic", growth_interval=run + 1)
+            if run is not None:
+                self._learn(run + 1)
             self._rank_clean_run[rank] = 0
         elif run is not None:
             self._rank_clean_run[rank] = run + 1
+
+    def _learn(self, stretch: int) -> None:
+        """A clean stretch of ``stretch`` steps, seen one by one, that ended in a growth.
+
+        The growth interval is published once two stretches agree (a scaler grows after the
+        same count every time), as the longest stretch seen, and only ever grows after that:
+        one odd stretch (a scale set by hand, a skip that showed no halving, two runs' lines
+        mixed) must not make the next full interval look stuck, and a longer limit can only
+        silence AMP005, never raise it. An interval the log's setup states is kept.
+        """
+        if self.setup.get("growth_interval") is not None and not self.interval_learned:
+            return
+        consistent = self.interval_learned or stretch in self._stretches
+        self._stretches.add(stretch)
+        longest = max(self._stretches)
+        if consistent and longest > (self.setup.get("growth_interval") or 0):
+            self.setup.update(scaler="dynamic", growth_interval=longest)
+            self.interval_learned = True
 
     def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
         """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF
@@ -330,7 +352,12 @@ class Assembler:
         step = event.step if event.step is not None else self.clock + skipped + 1
         return replace(event, step=step, skipped_in_interval=skipped)
 
-    def _interval(self, event: LogEvent, line: int, text: str) -> None:
+    def _interval(self, event: LogEvent, line: int, text: str, *,
+                  span_unknown: bool = False) -> None:
+        """Place an interval's skips on single steps (see the module docstring).
+        ``span_unknown``: the row printed no step counter, so the steps it stands for are not
+        known (its own step and its skips are counted; the observations say so)."""
+        extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
         length = max(end - self.clock, 1)
         skipped = min(event.skipped_in_interval or 0, length)
@@ -359,7 +386,7 @@ class Assembler:
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
-                text=text if last or was_skipped else None))
+                text=text if last or was_skipped else None, extra=dict(extra)))
 
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler."""

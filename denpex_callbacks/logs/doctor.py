@@ -296,7 +296,7 @@ class _Session:
         if not ranks:  # the common case, without building a list per step
             self._judge(obs.rank).observation(obs)
             monitor = self.monitors.get(obs.rank) or self._ensure(obs.rank)
-            if monitor.setup.growth_interval is None:
+            if monitor.setup.growth_interval is None or self.assembler.interval_learned:
                 self._learned(monitor)
             monitor.observe(obs)
             return
@@ -312,8 +312,13 @@ class _Session:
         interval, read from the logged scale's doublings) reaches its detectors, which hold
         the monitor's setup: what a live run reads from its scaler at the start."""
         setup = self.assembler.setup
-        if monitor.setup.growth_interval is None and "growth_interval" in setup:
-            monitor.setup.growth_interval = setup["growth_interval"]
+        learned = setup.get("growth_interval")
+        if learned is None:
+            return
+        if monitor.setup.growth_interval is None or (
+                self.assembler.interval_learned and learned > monitor.setup.growth_interval):
+            # a learnt interval only grows (the longest stretch seen): a lower bound
+            monitor.setup.growth_interval = learned
             monitor.setup.scaler = monitor.setup.scaler or setup.get("scaler")
 
     def _flag(self, finding: Finding) -> None:

@@ -51,6 +51,10 @@ STABLE_ROWS = 3  # finite training rows (or one evaluation) before them: trainin
 FAULT_ROWS = 3  # rows whose gradient norm is NaN/inf (after the first finite one)...
 ROW_SHARE = 0.05  # ...making this share of the rows: overflow on that share of the steps
 HALVED_ROWS = 4  # consecutive rows, each logged scale half the one before (or less)
+# Consecutive skipped iterations at one constant scale that prove it stuck: more than a
+# hysteresis spends before halving (Megatron's default of 2 skips once at the scale, which a
+# run logging every iteration shows as one all-skipped interval per sawtooth tooth).
+STUCK_ITERATIONS = Thresholds().stuck_skip_streak
 JUMP = 1000.0  # a loss this many times its recent median...
 JUMP_NEAR = 3  # ...within this many observations of an overflow: the loss exploded
 _LOSS_FAULTS = frozenset({"AMP006", "AMP009"})
@@ -90,9 +94,12 @@ class ExcerptJudge:
     zeros: int = 0
     zero_start: _Point | None = None
     megatron_last: tuple[int, float | None] | None = None
-    stuck_intervals: int = 0
+    stuck_intervals: int = 0  # all-skipped intervals of the first streak that proved stuck
     stuck_first: _Point | None = None
     stuck_scale: float | None = None
+    # The streak of consecutive all-skipped intervals at one scale now: (first, intervals,
+    # iterations); only a long one is a stuck scale (see STUCK_ITERATIONS).
+    stuck_run: tuple[_Point, int, int] | None = None
     missing_loss: _Point | None = None
     last_scale: float | None = None
     superseded: set[str] = field(default_factory=set)  # codes a finding here replaces
@@ -112,6 +119,7 @@ class ExcerptJudge:
     halved: tuple[_Point, int, float | None, float] | None = None
     halved_from: float | None = None
     row_scale: float | None = None  # the scale of the last row that printed one
+    row_step: int | None = None  # ...and its step
     scale_steady: bool = False  # a row's scale stayed or grew: past the start-up back-off
     recent_losses: deque[float] = field(default_factory=lambda: deque(maxlen=8))
     since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
@@ -177,6 +185,7 @@ class ExcerptJudge:
         self.printed_steps.append(last_step)
         if self.megatron_last is not None:
             self.megatron_last = (last_step, scale)
+        self.stuck_run = None  # applied steps end a streak of all-skipped intervals
 
     def _row(self, obs: Observation, skipped: bool | None) -> None:
         """What one row shows beside the steps it stands for: its gradient norm, its scale
@@ -226,6 +235,13 @@ class ExcerptJudge:
         """A row's logged scale against the previous row's: halved (or less) on every one of
         several consecutive rows is an overflow on every logging interval."""
         previous, self.row_scale = self.row_scale, scale
+        last_step, self.row_step = self.row_step, point.step
+        if last_step is not None and point.step is not None and point.step <= last_step:
+            # The step counter went back: a resumed or restarted run (appended to the same
+            # log), whose scaler may start over with its own start-up back-off.
+            self.scale_steady = False
+            self.halved_run = 0
+            return
         if previous is None:
             return
         if scale >= previous:
@@ -275,11 +291,18 @@ class ExcerptJudge:
         if previous is None or event.step is None or event.scale_after is None:
             return
         interval = event.step - previous[0]
-        if interval > 0 and event.skipped_in_interval == interval \
-                and event.scale_after == previous[1]:
-            if self.stuck_intervals == 0:
-                self.stuck_first, self.stuck_scale = point, event.scale_after
-            self.stuck_intervals += 1
+        if not (interval > 0 and event.skipped_in_interval == interval
+                and event.scale_after == previous[1]):
+            self.stuck_run = None  # an applied step or a back-off ends the streak
+            return
+        first, intervals, iterations = self.stuck_run or (point, 0, 0)
+        self.stuck_run = (first, intervals + 1, iterations + interval)
+        if iterations + interval < STUCK_ITERATIONS:
+            return  # a hysteresis skip, not a scale that never backs off
+        if self.stuck_first is None:
+            self.stuck_first, self.stuck_scale = first, event.scale_after
+        if self.stuck_first is first:
+            self.stuck_intervals = intervals + 1
 
     # -- verdicts -------------------------------------------------------------------------------
 

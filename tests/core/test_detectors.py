@@ -92,10 +92,10 @@ def test_no_growth_for_three_growth_intervals():
 
 
 def test_constant_scale_that_never_overflows_is_info_not_a_warning():
-    # A log's scale with no growth interval known (Megatron's --loss-scale 65536): 6000 clean
-    # steps at one scale, no overflow. A static scale that works is a choice.
+    # A log's scale with no growth interval known (Megatron's --loss-scale 65536): 50000
+    # clean steps at one scale, no overflow. A static scale that works is a choice.
     stream = [Observation(s, scale_before=65536.0, scale_after=65536.0, loss=3.0 - s / 4000)
-              for s in range(6000)]
+              for s in range(50_000)]
     setup = RunSetup(active_precision="fp16-mixed", scaler="unknown")
     found = run(stream, setup)
     assert [(f[0], f[3]) for f in found] == [("AMP005", "info")]
@@ -103,10 +103,12 @@ def test_constant_scale_that_never_overflows_is_info_not_a_warning():
 
 
 def test_constant_scale_after_an_overflow_is_still_a_warning():
-    # The scale halved once (a dynamic scaler), then never grew again over 7000 clean steps.
+    # The scale halved once (a dynamic scaler), then never grew again over 50000 clean steps
+    # (three of the longest default growth interval, fairseq's 16384, with the interval
+    # unknown).
     stream = [Observation(0, scale_before=65536.0, scale_after=32768.0, loss=3.0)]
     stream += [Observation(s, scale_before=32768.0, scale_after=32768.0, loss=2.0)
-               for s in range(1, 7000)]
+               for s in range(1, 50_000)]
     setup = RunSetup(active_precision="fp16-mixed", scaler="unknown")
     assert [(f[0], f[3]) for f in run(stream, setup)] == [("AMP005", "warning")]
 

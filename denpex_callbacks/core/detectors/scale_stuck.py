@@ -37,7 +37,8 @@ class ScaleStuckDetector(Detector):
     """
 
     code = "AMP005"
-    _state = ("firing", "frozen_tracker_steps", "last_tracker", "clean_at_scale", "clean_start")
+    _state = ("firing", "frozen_tracker_steps", "last_tracker", "clean_at_scale", "clean_start",
+              "scale_seen")
 
     def reset(self) -> None:
         self.firing = False
@@ -45,10 +46,14 @@ class ScaleStuckDetector(Detector):
         self.last_tracker: int | None = None
         self.clean_at_scale = 0
         self.clean_start: int | None = None
+        # The last scale observed: a log row may print only the scale after its step (an HF
+        # row's amp/loss_scale, a row after a gap), so a growth shows only as a new value.
+        self.scale_seen: float | None = None
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         skipped = obs.was_skipped
-        moved = (
+        new_value = self._new_value(obs.scale)  # (always: it keeps the last scale seen)
+        moved = new_value or (
             obs.scale_before is not None
             and obs.scale_after is not None
             and obs.scale_after != obs.scale_before
@@ -63,6 +68,15 @@ class ScaleStuckDetector(Detector):
             return None
         self.firing = True
         return finding
+
+    def _new_value(self, scale: float | None) -> bool:
+        """True when ``scale`` differs from the last scale observed: the scale moved in
+        between (in a gap, or on a row that prints no scale before its step), so it is not
+        stuck whatever the steps between showed."""
+        if scale is None:
+            return False
+        seen, self.scale_seen = self.scale_seen, scale
+        return seen is not None and scale != seen
 
     def _every_step_skipped(self, obs: Observation, run: RunState) -> Finding | None:
         if run.skip_streak < self.t.stuck_skip_streak:
@@ -180,6 +194,7 @@ class ScaleStuckDetector(Detector):
     def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
         self.frozen_tracker_steps = 0
         self.last_tracker = last.growth_tracker
+        self.scale_seen = last.scale if last.scale is not None else self.scale_seen
         if self.setup.scaler == "static":
             return
         if self.clean_at_scale == 0:

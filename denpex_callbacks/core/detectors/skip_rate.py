@@ -8,7 +8,7 @@ from typing import Any
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
 from denpex_callbacks.core.run_state import RunState
 
 
@@ -78,7 +78,10 @@ class SkipRateDetector(Detector):
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         skipped = obs.was_skipped
-        if skipped is None or run.in_startup:
+        if skipped is None or run.in_startup or obs.extra.get(SPAN_UNKNOWN):
+            # A row without a step counter stands for an unknown number of applied steps
+            # (one row per 500 in HF's default): counted as one, a sawtooth would look like
+            # a skip every few steps.
             return None
         if len(self.window) == self.window.maxlen and self.window[0][1]:
             self.skips_in_window -= 1
