@@ -138,6 +138,7 @@ class Assembler:
     _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
     interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
     _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
+    _longest: int = 0  # the longest of them, once the interval is learnt
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -334,14 +335,20 @@ class Assembler:
         mixed) must not make the next full interval look stuck, and a longer limit can only
         silence AMP005, never raise it. An interval the log's setup states is kept.
         """
-        if self.setup.get("growth_interval") is not None and not self.interval_learned:
+        known = self.setup.get("growth_interval")
+        if self.interval_learned:
+            self._longest = max(self._longest, stretch)
+        elif known is not None:
             return
-        consistent = self.interval_learned or stretch in self._stretches
-        self._stretches.add(stretch)
-        longest = max(self._stretches)
-        if consistent and longest > (self.setup.get("growth_interval") or 0):
-            self.setup.update(scaler="dynamic", growth_interval=longest)
+        elif stretch in self._stretches:  # two agree: learnt, and the set is no longer needed
+            self._longest = max(self._stretches)
+            self._stretches.clear()
             self.interval_learned = True
+        else:
+            self._stretches.add(stretch)
+            return
+        if self._longest > (known or 0):
+            self.setup.update(scaler="dynamic", growth_interval=self._longest)
 
     def _skips_since_last_row(self, event: LogEvent) -> LogEvent:
         """A cumulative skip count on a metrics row (denpex's ``amp/skipped_steps`` in an HF

@@ -45,14 +45,18 @@ def _torch(steps: int, interval: int, *, top: float, startup: int = 0,
     scale, tracker, out = init, 0, []
     for step in range(1, steps + 1):
         overflow = step <= startup or scale > top
-        if overflow:
-            scale, tracker = scale * 0.5, 0
-        else:
-            tracker += 1
-            if tracker == interval:
-                scale, tracker = scale * 2.0, 0
+        scale, tracker = _grad_scaler_update(scale, tracker, overflow, interval)
         out.append((step, overflow, scale))
     return out
+
+
+def _grad_scaler_update(scale: float, tracker: int, overflow: bool,
+                        interval: int) -> tuple[float, int]:
+    """GradScaler.update(): the scale and growth tracker after one step."""
+    if overflow:
+        return scale * 0.5, 0
+    tracker += 1
+    return (scale * 2.0, 0) if tracker == interval else (scale, tracker)
 
 
 def _megatron(steps: int, interval: int, *, top: float, hysteresis: int = 2,
@@ -233,12 +237,7 @@ def test_one_odd_stretch_does_not_set_the_growth_interval(tmp_path: Path) -> Non
     # interval: learnt from that one stretch, every full interval after it was AMP005.
     scale, tracker, lines = 65536.0, 0, []
     for step in range(1, 1500):
-        if step == 3 or scale > 2.0**19:
-            scale, tracker = scale / 2, 0
-        else:
-            tracker += 1
-            if tracker == 100:
-                scale, tracker = scale * 2, 0
+        scale, tracker = _grad_scaler_update(scale, tracker, step == 3 or scale > 2.0**19, 100)
         if step == 30:
             scale *= 2
         lines.append(f"step {step} loss {_loss(step):.4f} loss_scale {scale}")
