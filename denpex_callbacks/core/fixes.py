@@ -203,7 +203,8 @@ def text_for(
 # type names), in the words of torch's Python dtypes.
 _DTYPE_WORDS = {"half": "float16", "c10::half": "float16", "at::half": "float16",
                 "float": "float32", "double": "float64", "bfloat16": "bfloat16",
-                "c10::bfloat16": "bfloat16", "at::bfloat16": "bfloat16"}
+                "c10::bfloat16": "bfloat16", "at::bfloat16": "bfloat16", "float16": "float16",
+                "float32": "float32", "float64": "float64"}
 
 
 def dtype_word(name: str) -> str:
@@ -216,6 +217,8 @@ def dtype_word(name: str) -> str:
     key = name.strip().lower()
     if key.startswith("torch.") and key.endswith("tensor"):  # torch.cuda.HalfTensor
         key = key.rsplit(".", 1)[-1][: -len("tensor")]
+    elif key.startswith("torch."):  # torch.float16, as the RNN dtype check names it
+        key = key[len("torch."):]
     return _DTYPE_WORDS.get(key, name.strip())
 
 

@@ -230,6 +230,66 @@ MESSAGES: tuple[Message, ...] = (
             "a constant beyond float16's range (65504) written into a float16 tensor (the "
             "value no longer printed)", FLAG, "AMP014", reader="torch",
             prefix="RuntimeError: "),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/TensorAdvancedIndexing.cpp "
+            "(index_put_ / x[idx] = v)",
+            "Index put requires the source and destination dtypes match, got {text} for the "
+            "destination and {value} for the source.",
+            "a float16 value written by index into a float32 tensor, or the other way round "
+            "(scores[idx] = v outside autocast)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ", values={"text": "Float", "value": "Half"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/Blas.cpp (dot, vdot)",
+            "dot : expected both vectors to have same dtype, but found {text} and {value}",
+            "float16 and float32 vectors in one dot product outside autocast", FLAG, "AMP014",
+            reader="torch", prefix="RuntimeError: ", values={"text": "Float", "value": "Half"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/Lerp.cpp (lerp_meta)",
+            "expected dtype {text} for `end` but got dtype {value}",
+            "float16 and float32 in one lerp (an EMA of fp32 weights towards fp16 ones; also "
+            "`weight`)", FLAG, "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "float", "value": "c10::Half"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/TensorIterator.cpp (compute_types)",
+            "Found dtype {text} but expected {value}",
+            "a float16 tensor in a float32 op that does not promote (a loss fed an fp16 "
+            "target: binary_cross_entropy)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ", values={"text": "Half", "value": "Float"}),
+    Message("torch", "2.x-2.13", "torch/nn/modules/rnn.py (RNNBase.forward)",
+            "RNN input dtype ({text}) does not match weight dtype ({value}). Convert input: "
+            "input.to({value}), or convert model: model.to({text})",
+            "a float16 batch into a float32 LSTM/GRU/RNN outside autocast, or the other way "
+            "round", FLAG, "AMP014", reader="torch", prefix="ValueError: ",
+            values={"text": "torch.float16", "value": "torch.float32"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/TensorAdvancedIndexing.cpp "
+            "(index_add, index_copy)",
+            "index_add_(): self ({text}) and source ({value}) must have the same scalar type",
+            "float16 and float32 in one index_add_ (also index_copy_'s 'self and source "
+            "expected to have the same dtype, but got (self) ... and (source) ...')", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "Float", "value": "Half"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/native/TensorAdvancedIndexing.cpp "
+            "(masked_scatter)",
+            "masked_scatter: expected self and source to have same dtypes but got{text} and "
+            "{value}",
+            "float16 and float32 in one masked_scatter_ (no space after 'got': torch's)", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "Float", "value": "Half"}),
+    Message("torch", "1.x-2.13", "aten/src/ATen/TensorUtils.cpp (checkSameType)",
+            "Expected tensor for argument #1 'input' to have the same type as tensor for "
+            "argument #2 'weight'; but type {text} does not equal {value} (while checking "
+            "arguments for cudnn_convolution)",
+            "a float16 input to a float32 layer (torch 1.x's cuDNN convolution; 2.13's "
+            "embedding_bag per_sample_weights)", FLAG, "AMP014", reader="torch",
+            prefix="RuntimeError: ",
+            values={"text": "torch.cuda.HalfTensor", "value": "torch.cuda.FloatTensor"}),
+    Message("torch", "2.x-2.13", "aten/src/ATen/native/Blas.cpp (addmv_out)",
+            "addmv input tensors must have the same dtype, but got {text}, {value}, and {text}",
+            "float16 and float32 in one matrix-vector product (torch.mv) outside autocast",
+            FLAG, "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "Float", "value": "Half"}),
+    Message("torch", "1.x-2.13", "torchgen/dest/register_dispatch_key.py "
+            "(resize_out, a structured op's out=)",
+            "Expected out tensor to have dtype {text}, but got {value} instead",
+            "an out= tensor of float16 for a float32 result, or the other way round", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "float", "value": "c10::Half"}),
     # -- transformers ------------------------------------------------------------------------
     Message("transformers", "4.20-4.41", "src/transformers/training_args.py "
             "(TrainingArguments.__post_init__)",

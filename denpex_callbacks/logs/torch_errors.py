@@ -21,7 +21,24 @@ torch's float16 dtype errors (AMP014), every wording read in torch's source:
   and m2 to have the same dtype, but got: {a} != {b}`` (``addmm_impl_cpu_``, e.g.
   ``c10::Half != float``; XPU's ``expected mat1 and mat2 ...``), ``Input type ({a}) and weight
   type ({b}) should be the same`` (and ``bias type``; ``aten/src/ATen/native/Convolution.cpp``,
-  ``torch.cuda.HalfTensor`` in the older type names, ``c10::Half`` in 2.13);
+  ``torch.cuda.HalfTensor`` in the older type names, ``c10::Half`` in 2.13); and, each
+  raised by torch 2.13 on CPU: ``Index put requires the source and destination dtypes match,
+  got {a} for the destination and {b} for the source.`` (``TensorAdvancedIndexing.cpp``,
+  ``x[idx] = v``), ``dot : expected both vectors to have same dtype, but found {a} and {b}``
+  (``Blas.cpp``, dot and vdot), lerp's ``expected dtype {a} for `end` but got dtype {b}``
+  (and `weight`; ``Lerp.cpp``), ``Found dtype {a} but expected {b}``
+  (``TensorIterator.cpp`` ``compute_types``: a loss fed an fp16 target), ``RNN input dtype
+  ({a}) does not match weight dtype ({b})`` (``torch/nn/modules/rnn.py``, ``torch.float16``:
+  no 'Half' on the line), ``index_add_(): self ({a}) and source ({b}) must have the same
+  scalar type``, ``index_copy_(): ... but got (self) {a} and (source) {b}``,
+  ``masked_scatter: expected self and source to have same dtypes but got{a} and {b}``,
+  ``Expected tensor for argument #1 'input' to have the same type as tensor for argument #2
+  'weight'; but type {a} does not equal {b}`` (``TensorUtils.cpp`` ``checkSameType``: 1.x's
+  cuDNN convolution, 2.13's embedding_bag), ``addmv input tensors must have the same dtype,
+  but got {a}, {b}, and {c}`` (``Blas.cpp``, torch.mv) and ``Expected out tensor to have
+  dtype {a}, but got {b} instead`` (an ``out=`` of the other dtype). scatter's ``Expected
+  self.dtype to be equal to src.dtype`` names no dtype: float64 against float32 reads the
+  same, so it is left alone;
 - a constant beyond float16's range: ``value cannot be converted to type at::Half without
   overflow: {value}`` (``aten/src/ATen/Half.h``, ``c10/Half.h``, ``c10/util/TypeCast.h``
   ``checked_convert``), ``value cannot be converted to type c10::Half without overflow``
@@ -60,6 +77,23 @@ _MISMATCHES = (
                r"(\S+) != (\S+)"),
     re.compile(r"Input type \(([^()]+)\) and (?:weight|bias) type \(([^()]+)\) should be the "
                r"same"),
+    re.compile(r"Index put requires the source and destination dtypes match, got (\w+) for the "
+               r"destination and (\w+) for the source"),
+    re.compile(r"dot : expected both vectors to have same dtype, but found (\w+) and (\w+)"),
+    re.compile(r"expected dtype (\S+) for `(?:end|weight)` but got dtype (\S+)"),
+    re.compile(r"Found dtype (\w+) but expected (\w+)"),
+    re.compile(r"RNN input dtype \((torch\.\w+)\) does not match weight dtype \((torch\.\w+)\)"),
+    re.compile(r"index_add_?\(\): self \((\w+)\) and source \((\w+)\) must have the same "
+               r"scalar type"),
+    re.compile(r"index_copy_?\(\): self and source expected to have the same dtype, but got "
+               r"\(self\) (\w+) and \(source\) (\w+)"),
+    re.compile(r"masked_scatter_?: expected self and source to have same dtypes but got ?(\w+) "
+               r"and (\w+)"),
+    re.compile(r"Expected tensor for argument #\d+ '\w+' to have the same type as tensor for "
+               r"argument #\d+ '\w+'; but type (\S+) does not equal (\S+)"),
+    re.compile(r"addmv input tensors must have the same dtype, but got (\w+), (\w+),? and "
+               r"(\w+)"),
+    re.compile(r"Expected out tensor to have dtype (\S+), but got (\S+) instead"),
 )
 _OVERFLOW = re.compile(r"value cannot be converted to type (?:at|c10)::Half without overflow"
                        r"(?:: ([-+]?[\d.]+(?:e[-+]?\d+)?|[-+]?inf|nan))?")
@@ -94,17 +128,18 @@ def _dtype_error(text: str) -> list[LogEvent]:
         found = pattern.search(text)
         if found is None:
             continue
-        a, b = found.groups()
-        if a is None or b is None:  # older torch's "mat1 and mat2 must have the same dtype"
+        named = [name for name in found.groups() if name is not None]
+        if not named:  # older torch's "mat1 and mat2 must have the same dtype"
             return [_event({"dtype_error": "fp16-dtype-mismatch"},
                            "two dtypes met in one matrix multiply (the message of older torch "
                            "does not name them; float16 against float32 under mixed precision)")]
-        words = {fixes.dtype_word(a), fixes.dtype_word(b)}
+        # addmv names three dtypes (input, mat, vec): each dtype once, in the message's order
+        dtypes = list(dict.fromkeys(named))
+        words = list(dict.fromkeys(fixes.dtype_word(name) for name in dtypes))
         if "float16" not in words or len(words) < 2:
             return []  # float64 against float32, or a device mismatch: not fp16's
-        return [_event({"dtype_error": "fp16-dtype-mismatch", "dtypes": [a, b]},
-                       f"{fixes.dtype_word(a)} and {fixes.dtype_word(b)} tensors met in one op "
-                       "outside autocast")]
+        return [_event({"dtype_error": "fp16-dtype-mismatch", "dtypes": dtypes},
+                       f"{' and '.join(words)} tensors met in one op outside autocast")]
     return []
 
 
@@ -136,6 +171,7 @@ def parse(text: str) -> list[LogEvent]:
         if message in text:
             return [LogEvent(FLAG, FAMILY, code="AMP002",
                              summary=f"GradScaler protocol error: {message}")]
-    if "Half" in text or "same dtype" in text:
+    # 'float16': the RNN check names torch.float16, not Half
+    if "Half" in text or "same dtype" in text or "float16" in text:
         return _dtype_error(text)
     return []

@@ -63,6 +63,108 @@ def _ctc_loss() -> None:
     torch.nn.functional.ctc_loss(logits, torch.tensor([[1, 2]]), [6], [2])
 
 
+FLOAT = torch.float32
+
+
+def _index_put(src: torch.dtype = HALF) -> None:
+    torch.zeros(4).index_put_((torch.tensor([0]),), torch.ones(1, dtype=src))
+
+
+def _setitem(src: torch.dtype = HALF) -> None:
+    scores = torch.zeros(4)
+    scores[torch.tensor([1])] = torch.ones(1, dtype=src)  # a float16 value into fp32 by index
+
+
+def _dot(other: torch.dtype = HALF) -> None:
+    torch.dot(torch.ones(3), torch.ones(3, dtype=other))
+
+
+def _vdot(other: torch.dtype = HALF) -> None:
+    torch.vdot(torch.ones(3), torch.ones(3, dtype=other))
+
+
+def _lerp_end(other: torch.dtype = HALF) -> None:
+    # an EMA of fp32 weights towards float16 ones
+    torch.ones(3).lerp_(torch.ones(3, dtype=other), 0.1)
+
+
+def _lerp_weight(other: torch.dtype = HALF) -> None:
+    torch.lerp(torch.ones(3), torch.ones(3), torch.ones(3, dtype=other))
+
+
+def _bce_fp16_target(other: torch.dtype = HALF) -> None:
+    torch.nn.functional.binary_cross_entropy(torch.full((3,), 0.5), torch.ones(3, dtype=other))
+
+
+def _lstm_fed_half(other: torch.dtype = HALF) -> None:
+    torch.nn.LSTM(4, 4)(torch.randn(2, 1, 4).to(other))
+
+
+def _index_add(other: torch.dtype = HALF) -> None:
+    torch.zeros(3).index_add_(0, torch.tensor([0]), torch.ones(1, dtype=other))
+
+
+def _index_copy(other: torch.dtype = HALF) -> None:
+    torch.zeros(3).index_copy_(0, torch.tensor([0]), torch.ones(1, dtype=other))
+
+
+def _masked_scatter(other: torch.dtype = HALF) -> None:
+    torch.zeros(3).masked_scatter_(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=other))
+
+
+def _embedding_bag(other: torch.dtype = HALF) -> None:
+    torch.nn.functional.embedding_bag(torch.tensor([[0]]), torch.ones(2, 2), mode="sum",
+                                      per_sample_weights=torch.ones(1, 1, dtype=other))
+
+
+def _mv(other: torch.dtype = HALF) -> None:
+    torch.mv(torch.ones(2, 2, dtype=other), torch.ones(2))
+
+
+def _out_of_another_dtype(other: torch.dtype = HALF) -> None:
+    torch.gather(torch.ones(3), 0, torch.tensor([0]), out=torch.ones(1, dtype=other))
+
+
+# each: the line torch 2.13 prints, and the dtypes named in it
+MORE: dict[str, tuple[Callable[..., None], str, list[str]]] = {
+    "index_put": (_index_put, "RuntimeError: Index put requires the source and destination "
+                  "dtypes match, got Float for the destination and Half for the source.",
+                  ["Float", "Half"]),
+    "setitem": (_setitem, "RuntimeError: Index put requires the source and destination dtypes "
+                "match, got Float for the destination and Half for the source.",
+                ["Float", "Half"]),
+    "dot": (_dot, "RuntimeError: dot : expected both vectors to have same dtype, but found "
+            "Float and Half", ["Float", "Half"]),
+    "vdot": (_vdot, "RuntimeError: dot : expected both vectors to have same dtype, but found "
+             "Float and Half", ["Float", "Half"]),
+    "lerp end": (_lerp_end, "RuntimeError: expected dtype float for `end` but got dtype "
+                 "c10::Half", ["float", "c10::Half"]),
+    "lerp weight": (_lerp_weight, "RuntimeError: expected dtype float for `weight` but got "
+                    "dtype c10::Half", ["float", "c10::Half"]),
+    "bce": (_bce_fp16_target, "RuntimeError: Found dtype Half but expected Float",
+            ["Half", "Float"]),
+    "lstm": (_lstm_fed_half, "ValueError: RNN input dtype (torch.float16) does not match "
+             "weight dtype (torch.float32). Convert input: input.to(torch.float32), or convert "
+             "model: model.to(torch.float16)", ["torch.float16", "torch.float32"]),
+    "index_add": (_index_add, "RuntimeError: index_add_(): self (Float) and source (Half) must "
+                  "have the same scalar type", ["Float", "Half"]),
+    "index_copy": (_index_copy, "RuntimeError: index_copy_(): self and source expected to "
+                   "have the same dtype, but got (self) Float and (source) Half",
+                   ["Float", "Half"]),
+    "masked_scatter": (_masked_scatter, "RuntimeError: masked_scatter: expected self and "
+                       "source to have same dtypes but gotFloat and Half", ["Float", "Half"]),
+    "embedding_bag": (_embedding_bag, "RuntimeError: Expected tensor for argument #1 'weight' "
+                      "to have the same type as tensor for argument #1 'per_sample_weights'; "
+                      "but type torch.FloatTensor does not equal torch.HalfTensor (while "
+                      "checking arguments for embedding_bag)",
+                      ["torch.FloatTensor", "torch.HalfTensor"]),
+    "mv": (_mv, "RuntimeError: addmv input tensors must have the same dtype, but got Float, "
+           "Half, and Float", ["Float", "Half"]),
+    "out=": (_out_of_another_dtype, "RuntimeError: Expected out tensor to have dtype float, "
+             "but got c10::Half instead", ["float", "c10::Half"]),
+}
+
+
 def raised(failing: Callable[[], None]) -> list[str]:
     """A loop of three logged steps, then ``failing`` raises: the traceback as printed."""
     model = torch.nn.Linear(8, 1)
@@ -76,7 +178,7 @@ def raised(failing: Callable[[], None]) -> list[str]:
         lines.append(f"step {step} | loss {loss.item():.4f} | lr 0.01")
     try:
         failing()
-    except (RuntimeError, NotImplementedError):
+    except (RuntimeError, NotImplementedError, ValueError):
         lines += traceback.format_exc().rstrip("\n").splitlines()
     else:
         pytest.fail(f"{failing.__name__} did not raise")
@@ -167,6 +269,27 @@ def test_the_cli_reports_a_fault_not_nothing_to_diagnose(tmp_path: Path,
     assert "AMP014 fp16-dtype-error [error]" in out and "(step 30" in out
 
 
+@pytest.mark.parametrize("name", list(MORE))
+def test_more_fp16_and_fp32_mixes(tmp_path: Path, name: str) -> None:
+    failing, line, dtypes = MORE[name]
+    lines = raised(failing)
+    assert lines[-1] == line
+    found = the_one(tmp_path, lines)
+    assert found.evidence["cause"] == "fp16-dtype-mismatch"
+    assert found.evidence["dtypes"] == dtypes
+    assert "outside autocast" in found.root_cause
+    assert "GradScaler" in found.fix
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_the_same_messages_with_float_and_double_stay_silent(tmp_path: Path, name: str) -> None:
+    failing = MORE[name][0]
+    lines = raised(lambda: failing(torch.float64))
+    assert "Double" in lines[-1] or "double" in lines[-1] or "float64" in lines[-1], lines[-1]
+    assert not [e for e in parse_line(lines[-1]) if e.code == "AMP014"]
+    assert faults(tmp_path, lines) == []
+
+
 # --- older wordings, from torch's format strings -------------------------------------------
 
 
@@ -186,6 +309,11 @@ OLDER = {
     "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) "
     "should be the same": ("fp16-dtype-mismatch", "dtypes",
                            ["torch.cuda.HalfTensor", "torch.cuda.FloatTensor"]),
+    # aten/src/ATen/TensorUtils.cpp checkSameType, the cuDNN convolution of torch 1.x
+    "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for "
+    "argument #2 'weight'; but type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor "
+    "(while checking arguments for cudnn_convolution)":
+        ("fp16-dtype-mismatch", "dtypes", ["torch.cuda.HalfTensor", "torch.cuda.FloatTensor"]),
     # aten/src/ATen/templates/TensorMethods.cpp (data_ptr<T>)
     "RuntimeError: expected scalar type Float but found Half":
         ("fp16-dtype-mismatch", "dtypes", ["Float", "Half"]),
