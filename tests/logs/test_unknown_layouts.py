@@ -11,6 +11,7 @@ format strings (each names its source), with healthy controls beside the faults:
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,61 @@ def test_a_sawtooth_beside_a_steady_loss_stays_quiet(tmp_path: Path) -> None:
               "reducing to 32768", "step 10 | loss 2.2100", "step 11 | loss 21.0000",
               "step 12 | loss 2.2000"]
     assert faults(tmp_path, lines) == []
+
+
+def _imagenet_row(epoch: int, i: int, loss: float) -> str:
+    # pytorch/examples imagenet/main.py ProgressMeter: "Epoch: [{}]" then "[{i}/{n}]", then
+    # AverageMeter's "{name} {val} ({avg})" cells, tab-separated (apex's imagenet example too)
+    return (f"Epoch: [{epoch}][{i:>3d}/500]\tTime  0.300 ( 0.310)\tData  0.010 ( 0.012)\t"
+            f"Loss {loss:.4e} ({loss:.4e})\tAcc@1  10.00 ( 10.00)")
+
+
+def test_an_overflow_cascade_between_imagenet_rows_mid_epoch_is_a_collapse(
+        tmp_path: Path) -> None:
+    # Epoch 3, iteration 120: mid-run, so the halvings are no start-up back-off, though the
+    # excerpt starts with them; each overflow is printed before its iteration's row
+    lines = [line for i in range(12)
+             for line in (_apex(2.0 ** (15 - i)), _imagenet_row(3, 120 + i, 4.3))]
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step) for d in result.faults] == [("AMP003", 1121)]
+    assert "after training was stable" in result.faults[0].summary
+    assert "None" not in result.faults[0].summary  # apex prints the scale after, not before
+
+
+def test_a_scale_falling_across_rows_that_do_not_print_it_is_a_collapse(
+        tmp_path: Path) -> None:
+    # one overflow every ten iterations, each halving: clean steps between, no growth (the
+    # next overflow would reduce from a higher scale), 2**14 -> 2**6 in 70 steps
+    lines = [_imagenet_row(3, 100, 2.1)]
+    for i in range(10):
+        lines += [_apex(2.0 ** (14 - i)), _imagenet_row(3, 110 + 10 * i, 2.1)]
+    result = diagnose_lines(tmp_path, lines)
+    # and the skips themselves, one in ten steps, are AMP008
+    assert [(d.code, d.step) for d in result.faults] == [("AMP003", 1111), ("AMP008", 1101)]
+    assert result.faults[0].evidence["pattern"] == "scale-trajectory"
+
+
+def test_an_apex_sawtooth_between_imagenet_rows_stays_quiet(tmp_path: Path) -> None:
+    # the scale grows back between overflows: each one reduces to the same value
+    lines = []
+    for i in range(0, 5000, 10):
+        if i and i % 1000 == 0:
+            lines.append(_apex(32768.0))
+        lines.append(_imagenet_row(1 + i // 500, i % 500, 6.0 - i / 1000))
+    assert faults(tmp_path, lines) == []
+
+
+def _gan_row(batch: int, d_loss: float, g_loss: float) -> str:
+    # eriklindernoren/PyTorch-GAN implementations: "[Epoch %d/%d] [Batch %d/%d] [D loss: %f]
+    # [G loss: %f]"
+    return f"[Epoch 0/200] [Batch {batch}/938] [D loss: {d_loss:f}] [G loss: {g_loss:f}]"
+
+
+def test_a_gan_batch_counter_numbers_the_step(tmp_path: Path) -> None:
+    rows = [_gan_row(b, 0.5 if b < 300 else math.nan, 1.2) for b in range(0, 500, 10)]
+    assert faults(tmp_path, rows) == [("AMP006", 300)]
+    healthy = [_gan_row(b, 0.5 + (b % 7) / 50, 1.2 + (b % 5) / 10) for b in range(0, 500, 10)]
+    assert faults(tmp_path, healthy) == []
 
 
 def _scale_row(step: int, scale: float) -> str:

@@ -112,7 +112,9 @@ class ScaleCollapseDetector(Detector):
             self.code,
             start,
             f"{run.skip_streak} consecutive skipped steps from step {run.skip_streak_start}"
-            f"{began} ({phase}); loss scale {scale} -> {obs.scale}",
+            f"{began} ({phase}); "
+            + (f"loss scale {scale} -> {obs.scale}" if scale is not None
+               else f"loss scale now {obs.scale}"),
             evidence={
                 "pattern": "startup-back-off" if run.in_startup else "skip-streak",
                 "consecutive_skipped": run.skip_streak,
@@ -157,8 +159,14 @@ class ScaleCollapseDetector(Detector):
     # -- the trajectory ------------------------------------------------------------------------
 
     def _push_window(self, item: tuple[int, float]) -> None:
-        if len(self.window) == self.window.maxlen and self._peaks[0] == self.window[0]:
-            self._peaks.popleft()
+        # The window spans collapse_trend_window steps, not items: rows without a scale
+        # (not pushed) must not stretch it over a longer stretch of the run.
+        oldest = item[0] - self.t.collapse_trend_window
+        while self.window and (len(self.window) == self.window.maxlen
+                               or self.window[0][0] <= oldest):
+            if self._peaks and self._peaks[0] == self.window[0]:
+                self._peaks.popleft()
+            self.window.popleft()
         self.window.append(item)
         self._push_peak(item)
 
@@ -169,6 +177,10 @@ class ScaleCollapseDetector(Detector):
 
     def _trend(self, obs: Observation, run: RunState) -> Finding | None:
         scale = obs.scale
+        if scale is None and not run.in_startup:
+            # A log row that does not print the scale (a metric row between overflow lines)
+            # says nothing changed it: the trajectory goes on across the row.
+            return None
         if scale is None or not math.isfinite(scale) or run.in_startup:
             self.window.clear()
             self._peaks.clear()
