@@ -4,9 +4,10 @@ message table (a custom loop's print, a toolkit nobody described).
 
 A line is an overflow when it names the overflow (``overflow``, ``inf/nan``, ``nan or inf``,
 ``non-finite``, ``found inf``) and what the scaler did about it: skipped the step (the update,
-the iteration, the batch) or reduced the loss scale (reduced, decreased, lowered, halved,
-backed off, set, adjusted). The scale after it is the number the line says the scale goes to
-(``to 512``, ``-> 512``, ``scale=512``, ``new loss scale 512``); ``from X to Y`` gives both. A
+the iteration, the batch; "the step was skipped") or reduced the loss scale (reduced,
+decreased, lowered, halved, backed off, set, adjusted; a new scale announced). The scale after
+it is the number the line says the scale goes to (``to 512``, ``-> 512``, ``scale=512``,
+``new loss scale 512``); ``from X to Y`` gives both. A
 negated overflow (``no overflow``, ``overflow: False``, ``overflow=0``) is none, and a line that
 only counts overflows (``overflows: 3``) names no verb and is left to the metric reader, as is a
 ``key=value`` line such as ``overflow=True, loss_scale=8192`` (its other values are metrics).
@@ -30,13 +31,15 @@ _CAUSE = re.compile(
     r"|non-?finite|not\s+finite|found\s+(?:inf|nan)"
     r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf))\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
-                      r"|overflow\w*\s*[:=]?\s*(?:false|0|no|none)\b")
+                      r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
 _KEY_VALUE = re.compile(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
 # What the scaler did about it: skipped the step, lowered the scale, or the overflow is
 # announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5").
 _SKIPPED = re.compile(
     r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|optimizer\s+|parameter\s+"
     r"|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
+    r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
+    r"skipped\b"
     r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
 _SCALE_WORDS = r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp)[\s_]+)*scal(?:e|er|ing)\b"
 _VERB = r"(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off|adjust|set|cut)\w*"
@@ -71,6 +74,10 @@ def parse(text: str) -> list[LogEvent]:
         >>> [(e.scale_before, e.scale_after) for e in parse(
         ...     "Loss scale reduced from 65536 to 32768 due to overflow")]
         [(65536.0, 32768.0)]
+        >>> [(e.step, e.scale_after) for e in parse("[step 7] overflow! new scale = 512")]
+        [(7, 512.0)]
+        >>> len(parse("Gradient overflow detected, optimizer step was skipped"))
+        1
         >>> parse("no overflow, skipping nothing"), parse("overflow=True, loss_scale=8192")
         ([], [])
     """
@@ -79,7 +86,8 @@ def parse(text: str) -> list[LogEvent]:
     cause = _CAUSE.search(text)
     if cause is None or _NEGATED.search(text) or _KEY_VALUE.search(text):
         return []
-    if _SKIPPED.search(text) is None and _REDUCED.search(text) is None:
+    if (_SKIPPED.search(text) is None and _REDUCED.search(text) is None
+            and _NEW_SCALE.search(text) is None):  # "overflow! new scale = 512"
         return []
     before = after = None
     if found := _FROM_TO.search(text) or _ARROW.search(text):

@@ -23,6 +23,7 @@ from denpex_callbacks.logs import (
     known_messages,
     lightning,
     megatron,
+    nonfinite_sentences,
     other_scalers,
     overflow_sentences,
     run_summaries,
@@ -36,10 +37,12 @@ from denpex_callbacks.logs.reader import ValueRowLine
 
 # Order matters only when two families could claim one segment: errors first; the message
 # table next to last (its rows are no family's lines, and the families' literal checks are
-# cheaper), and the overflow sentences in any wording after every known one.
+# cheaper), and the NaN-loss and overflow sentences in any wording after every known one (a
+# "non-finite loss, skipping the batch" is the loss's: AMP006, not one skipped step).
 FAMILIES: tuple[ModuleType, ...] = (
     denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
-    other_scalers, fairseq, megatron, hf, lightning, known_messages, overflow_sentences,
+    other_scalers, fairseq, megatron, hf, lightning, known_messages, nonfinite_sentences,
+    overflow_sentences,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,

@@ -32,6 +32,9 @@ WORDINGS = {
     "The gradients are non-finite, skipping this step": (None, None, None),
     "iter 88 | grad norm is inf, skipping update | new loss scale: 256": (88, None, 256.0),
     "Found NaN or Inf in grads; lowering the grad scaler to 0.5": (None, None, 0.5),
+    "Gradient overflow detected, optimizer step was skipped": (None, None, None),
+    "[step 410] overflow! new scale = 512": (410, None, 512.0),
+    "Overflow detected at step 77, new loss scale: 1024.0": (77, None, 1024.0),
 }
 
 
@@ -53,6 +56,8 @@ NOT_OVERFLOWS = [
     "skip_overflow=True, min_loss_scale=0.0001, fp16_scale_window=128",
     "Reducing learning rate to 1e-05 on plateau",
     "Setting the loss scale to 1024 (static)",
+    "No overflow for 2000 steps, new loss scale: 131072",  # a growth
+    "overflow count 0, new loss scale 131072",
 ]
 
 

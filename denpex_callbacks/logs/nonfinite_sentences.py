@@ -1,0 +1,81 @@
+"""A non-finite training loss announced in a sentence, in any wording: a custom loop's or an
+undescribed toolkit's warning that its loss went NaN (``NaN detected in loss at iteration
+1200``, ``Detected NaN loss, skipping batch``, ``loss became inf at step 7``), which holds no
+``key: value`` pair for the metric reader.
+
+A line is one when it names a non-finite value (``nan``, ``inf``, ``nan/inf``, ``non-finite``,
+``not finite``) and the loss together with a word that says it was seen (detected, found,
+encountered, occurred, observed, got, became, at/on step ...), in one of three orders: the
+value found in the loss, a non-finite loss found, the loss became non-finite. The step is the
+one the line names, else the next one. A negated finding (``no NaN loss``), an evaluation loss
+(``NaN detected in val loss``: the evaluation stream's, read by the metric reader where it has
+a value) and a setting (``nan loss check enabled``, no verb of finding) are none.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from denpex_callbacks.logs.events import METRICS, LogEvent
+
+FAMILY = "sentences"
+# The prefilter's own "nan", "NaN", "inf" and "oss" find the lines; "NAN"/"INF" alone would
+# match every "INFO" line.
+KEYWORDS: tuple[bytes, ...] = ()
+# What a line must hold before the regex is tried (metric lines come by millions): "loss"
+# and a non-finite word ("INF" alone would be every "[INFO]" line).
+_CUES = ("nan", "NaN", "inf", "Inf", "finite")
+
+_VALUE = (r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nan|infinity|inf|non-?finite"
+          r"|not\s+finite)")
+_FOUND = (r"(?:detected|found|encountered|occurred|occured|appeared|observed|seen|produced"
+          r"|got)")
+_EVAL = r"(?:val|valid|validation|eval|evaluation|test|dev)"
+# The word before "loss" that names which loss: a qualifier or a component, never evaluation.
+_WHICH = r"(?:(?!" + _EVAL + r"\b)[a-z_]+\s+)?"
+_LOSS = r"loss(?:_\w+)?\b"  # the loss, or a term of it (loss_ctc)
+_SENTENCE = re.compile(
+    r"(?i)\b(?:"
+    # "NaN detected in loss", "inf found in the training loss"
+    + _VALUE + r"\s+(?:values?\s+)?" + _FOUND + r"\s+(?:in|for|on)\s+(?:the\s+)?" + _WHICH
+    + _LOSS
+    # "Detected NaN loss", "encountered a non-finite training loss", "got inf loss"
+    + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+" + _WHICH + _LOSS
+    # "NaN loss detected", "nan loss at step 7", "Non-finite loss encountered"
+    + r"|" + _VALUE + r"\s+" + _WHICH + _LOSS + r"\s+(?:(?:was|is|has\s+been)\s+)?(?:" + _FOUND
+    + r"|at|on|in\s+(?:step|iter|iteration|batch|epoch))\b"
+    # "loss became NaN", "loss has become inf", "the loss went non-finite"
+    + r"|\bloss\s+(?:has\s+)?(?:became|become|becomes|turned|went|goes|exploded\s+to)\s+"
+    + _VALUE + r")")
+_NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
+                      + r"\s+(?:\w+\s+)?loss")
+_EVAL_LOSS = re.compile(r"(?i)\b" + _EVAL + r"(?:[\s_/.-]?(?:set|split))?[\s_/.-]*loss\b")
+_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global[_ ]step|batch_idx)"
+                   r"\s*[:=#]?\s*(\d+)\b")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """The non-finite training loss one line announces in words no family knows.
+
+    Example:
+        >>> [(e.step, e.loss) for e in parse("WARNING:root:NaN detected in loss at iteration 12")]
+        [(12, nan)]
+        >>> [(e.step, e.loss) for e in parse("Detected NaN loss, skipping batch")]
+        [(None, nan)]
+        >>> [e.step for e in parse("step 7: loss became inf")]
+        [7]
+        >>> parse("nan loss check enabled"), parse("No NaN loss in 1000 steps")
+        ([], [])
+        >>> parse("NaN detected in val loss at step 5")
+        []
+    """
+    if "oss" not in text or not any(cue in text for cue in _CUES):
+        return []
+    found = _SENTENCE.search(text)
+    if found is None or _NEGATED.search(text) or _EVAL_LOSS.search(found.group(0)):
+        return []
+    step = _STEP.search(text)
+    value = found.group(0).lower()
+    loss = math.inf if "inf" in value and "nan" not in value else math.nan
+    return [LogEvent(METRICS, FAMILY, step=int(step.group(1)) if step else None, loss=loss)]

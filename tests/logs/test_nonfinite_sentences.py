@@ -1,0 +1,74 @@
+"""A non-finite training loss announced in a sentence no family and no table row knows (a
+custom loop's warning, a toolkit nobody described): read as a NaN/inf loss at the step the
+line names, so that a log holding only such warnings is AMP006, not "no fault found".
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs import nonfinite_sentences
+from denpex_callbacks.logs.events import METRICS
+from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
+
+# wording -> (step, loss is inf rather than NaN)
+WORDINGS = {
+    "WARNING:root:NaN detected in loss at iteration 1200": (1200, False),
+    "Detected NaN loss, skipping batch": (None, False),
+    "[W] step 7: loss became inf": (7, True),
+    "Non-finite loss encountered at step 88, skipping this batch": (88, False),
+    "nan loss detected at global_step 300": (300, False),
+    "Inf found in the training loss (iter 42)": (42, True),
+    "2026-11-30 10:00:00 | WARNING | trainer | NaN/Inf found in loss_ctc at update 9": (9, False),
+    "the loss has become NaN at epoch 3": (None, False),
+}
+
+
+@pytest.mark.parametrize("line", WORDINGS)
+def test_a_free_worded_nan_loss_is_read_at_its_step(line: str) -> None:
+    assert any(keyword.decode() in line for keyword in KEYWORDS), line  # the prefilter
+    events = [e for e in parse_line(line) if e.kind == METRICS]
+    assert len(events) == 1, (line, events)
+    step, inf = WORDINGS[line]
+    assert events[0].step == step
+    assert events[0].loss is not None and not math.isfinite(events[0].loss)
+    assert math.isinf(events[0].loss) is inf
+
+
+NOT_NAN_LOSSES = [
+    "nan loss check enabled",
+    "No NaN loss in the last 1000 steps",
+    "--skip-nan-loss: True",
+    "NaN detected in val loss at step 5",  # evaluation: not the training loss
+    "nan_loss_count: 0 | loss 2.31",
+    "Loss: 2.3412 | INFO: checking for nan in loss",
+    "Infinity loss guard: off",
+]
+
+
+@pytest.mark.parametrize("line", NOT_NAN_LOSSES)
+def test_lines_that_announce_no_nan_loss_are_none(line: str) -> None:
+    assert nonfinite_sentences.parse(line) == []
+    assert not any(e.kind == METRICS and e.loss is not None and not math.isfinite(e.loss)
+                   for e in parse_line(line))
+
+
+def _steps(first: int, last: int) -> list[str]:
+    return [f"step {i} | loss {2.3 - i * 0.001:.4f} | lr 1.0e-04" for i in range(first, last)]
+
+
+def test_a_nan_loss_warning_after_healthy_steps_is_amp006_at_its_step(tmp_path: Path) -> None:
+    lines = [*_steps(100, 110), *[f"WARNING:root:NaN detected in loss at iteration {i}"
+                                  for i in range(110, 122)]]
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step) for d in result.faults] == [("AMP006", 110)]
+    assert result.faults[0].evidence["last_finite_loss"] == pytest.approx(2.191)
+
+
+def test_healthy_steps_with_finite_warnings_stay_quiet(tmp_path: Path) -> None:
+    lines = [*_steps(100, 150), "INFO: nan loss check enabled", *_steps(150, 200)]
+    assert faults(tmp_path, lines) == []
