@@ -7,7 +7,8 @@ training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the tra
 ``logging_nan_inf_filter`` (on by default) hiding a NaN/inf loss. A run watched by denpex adds
 ``'amp/loss_scale'`` (the scale at the row's step) and ``'amp/skipped_steps'`` (skipped steps so
 far) to the same dict; they are read as the scale and the cumulative skip count. A tqdm bar
-(``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step.
+(``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step, and
+so does transformers 3.x's ``'step': 500`` in the dict itself.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
 
 _VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?"""
-_KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch)['"]:""" + _VALUE)
+_KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch|step)['"]:""" + _VALUE)
 _DICT = re.compile(r"""\{['"]loss['"]:""")
 _AMP = re.compile(r"""['"](?:train/)?amp/(loss_scale|skipped_steps)['"]:""" + _VALUE)
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
@@ -35,6 +36,8 @@ def parse(text: str) -> list[LogEvent]:
         ...           "'learning_rate': '5e-05', 'epoch': '0.05'}")[0]
         >>> e.step, e.loss, e.grad_norm
         (5, nan, nan)
+        >>> parse('{"loss": NaN, "learning_rate": 4.9e-05, "epoch": 0.1, "step": 300}')[0].step
+        300
         >>> e = parse("{'loss': '0.69', 'amp/skipped_steps': '140', 'amp/loss_scale': '0.5'}")[0]
         >>> e.scale_after, e.skipped_total
         (0.5, 140)
@@ -46,7 +49,9 @@ def parse(text: str) -> list[LogEvent]:
     if "loss" not in fields:
         return []
     counters = _TQDM.findall(text, 0, start.start())
-    step = int(counters[-1][0]) if counters else None
+    # transformers 3.x's Trainer.log printed {**logs, "step": global_step}
+    step = (int(counters[-1][0]) if counters
+            else int(fields["step"]) if fields.get("step", "").isdigit() else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
     amp = dict(_AMP.findall(text, start.start())) if "amp/" in text else {}
     skipped = to_float(amp.get("skipped_steps"))

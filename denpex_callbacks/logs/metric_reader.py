@@ -49,9 +49,10 @@ FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
-# GAN scripts' ``[Epoch 3/200] [Batch 50/938]``.
+# GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
+# ``Train: [3/300][50/1251]``.
 _EPOCH_ITER = re.compile(
-    r"Epoch(?:\(train\))?:?\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
@@ -218,7 +219,7 @@ class MetricReader:
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = as_step(values.get(lexicon.STEP))
-        if step is None and "Epoch" in text:
+        if step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 step = (epoch - 1) * total + done if epoch >= 1 else done

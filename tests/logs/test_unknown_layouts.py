@@ -299,6 +299,42 @@ def test_an_apex_sawtooth_between_imagenet_rows_stays_quiet(tmp_path: Path) -> N
     assert faults(tmp_path, lines) == []
 
 
+def _swin_row(i: int, loss: float, scale: float) -> str:
+    # microsoft/Swin-Transformer main.py train_one_epoch: f'Train: [{epoch}/{EPOCHS}]'
+    # f'[{idx}/{num_steps}]\t' ... f'loss {loss_meter.val:.4f} ({loss_meter.avg:.4f})\t'
+    # f'grad_norm ...\t' f'loss_scale {scaler_meter.val:.4f} ({scaler_meter.avg:.4f})\t'
+    norm = "nan" if math.isnan(loss) else "1.2000"
+    return (f"[2026-11-30 10:00:00 swin_tiny] (main.py 230): INFO Train: [0/300][{i}/1251]\t"
+            f"eta 0:10:00 lr 0.000100\t wd 0.0500\ttime 0.3012 (0.3100)\tloss {loss:.4f} "
+            f"({loss:.4f})\tgrad_norm {norm} ({norm})\tloss_scale {scale:.4f} ({scale:.4f})\t"
+            "mem 8000MB")
+
+
+def test_a_scale_falling_row_after_row_is_a_collapse_before_the_nan_it_ends_in(
+        tmp_path: Path) -> None:
+    # a row every 50 steps; from step 650 each row shows the scale down 4x (two skips between
+    # rows, none shown one by one), the loss NaN from step 950
+    scales = [65536.0 / 4 ** max(0, (i - 600) // 50) for i in range(100, 1300, 50)]
+    rows = [_swin_row(i, math.nan if i > 900 else 6.9 - i / 1000, s)
+            for i, s in zip(range(100, 1300, 50), scales, strict=True)]
+    result = diagnose_lines(tmp_path, rows)
+    assert [(d.code, d.step) for d in result.faults][:2] == [("AMP003", 650), ("AMP006", 950)]
+    assert result.faults[0].evidence["pattern"] == "scale-trajectory"
+
+
+def test_a_sawtooth_in_swin_rows_stays_quiet(tmp_path: Path) -> None:
+    rows = [_swin_row(i, 6.9 - i / 10000, 65536.0 if (i // 1000) % 2 == 0 else 32768.0)
+            for i in range(100, 5000, 50)]
+    assert faults(tmp_path, rows) == []
+
+
+def test_the_step_in_a_transformers_3_log_dict_numbers_the_row(tmp_path: Path) -> None:
+    # transformers 3.x Trainer.log: output = {**logs, **{"step": self.global_step}}
+    rows = [f"{{'loss': {'nan' if s >= 300 else 2.1}, 'learning_rate': 4.9e-05, "
+            f"'epoch': {s / 1000}, 'step': {s}}}" for s in range(100, 600, 100)]
+    assert faults(tmp_path, rows) == [("AMP006", 300)]
+
+
 def _gan_row(batch: int, d_loss: float, g_loss: float) -> str:
     # eriklindernoren/PyTorch-GAN implementations: "[Epoch %d/%d] [Batch %d/%d] [D loss: %f]
     # [G loss: %f]"

@@ -30,7 +30,8 @@ class ScaleCollapseDetector(Detector):
       that has never changed is a stuck scale (AMP005).
     - The scale's trajectory: it fell ``collapse_net_halvings`` times net within
       ``collapse_trend_window`` steps although clean steps came between the skips (several
-      optimizers sharing one scaler, a GAN's generator and discriminator, break every streak).
+      optimizers sharing one scaler, a GAN's generator and discriminator, break every streak;
+      a log that prints the scale on a row every N steps shows the fall, not the skips).
 
     One collapse, one report: once either pattern fired, the episode lasts until the scale
     recovers (16 times the scale it fired at); a clean step between two streaks of the same
@@ -163,7 +164,7 @@ class ScaleCollapseDetector(Detector):
         # (not pushed) must not stretch it over a longer stretch of the run.
         oldest = item[0] - self.t.collapse_trend_window
         while self.window and (len(self.window) == self.window.maxlen
-                               or self.window[0][0] <= oldest):
+                               or self.window[0][0] < oldest):
             if self._peaks and self._peaks[0] == self.window[0]:
                 self._peaks.popleft()
             self.window.popleft()
@@ -185,11 +186,16 @@ class ScaleCollapseDetector(Detector):
             self.window.clear()
             self._peaks.clear()
             return None
+        # A scale below the last one seen fell through skips, on this step or (a log row
+        # every N steps) in the gap before it, where the skips are counted but not observed.
+        # A row that shows the scale already below 1 (or printed as 0) is AMP004's alone: the
+        # trajectory is for a collapse seen while the scale still protects the gradients.
+        fell = (bool(self.window) and self.t.underflow_scale <= scale < self.window[-1][1])
         self._push_window((obs.step, scale))
         peak_step, peak = self._peaks[0]
         if self.trend_floor is not None and scale >= self.trend_floor * 16:
             self.trend_floor = None  # recovered: the trend may fire again
-        if self.trend_floor is not None or self.firing or not obs.was_skipped:
+        if self.trend_floor is not None or self.firing or not (obs.was_skipped or fell):
             return None
         if peak <= 0 or scale > peak / 2.0 ** self.t.collapse_net_halvings:
             return None
