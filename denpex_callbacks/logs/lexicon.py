@@ -10,6 +10,16 @@ makes it a component (``loss_cls``, ``d_loss``, ``box_loss``, ``kl_cost``); a wo
 it a setting (``loss_weight``, ``min_loss_scale``) makes it nothing. Keys that start with an
 evaluation prefix (``val``, ``eval``, ``test``...) are no training loss: the metrics among them
 are evaluation metrics (:func:`evaluation_metric`), read as a stream of their own.
+
+The loss scale is named by a rule too: a key is the loss scale when its head is ``scale``
+(``scaler``; ``scaling`` and ``sc`` beside ``loss``), glued or not (``lscale``, ``ampScale``),
+and every other word says whose scale it is (``loss``, ``amp``, ``fp16``, ``grad``,
+``scaler``, ``cur``, ``dynamic``...): ``grad_scaler/scale``, ``fp16_scale``, ``loss_sc``. Any
+other word makes it something else (``lr_scale``, ``min_loss_scale``, ``scale_window``). A bare
+``scale`` (``ls_scale`` too: ``ls`` is as often label smoothing) is :data:`MAYBE_SCALE`: an
+image, model or learning-rate scale as often as the loss scale, it is read as the loss scale
+only where its values are what a dynamic loss scaler prints, which the reader of a log's
+lines decides (:class:`~denpex_callbacks.logs.metric_reader.BareScale`).
 """
 
 from __future__ import annotations
@@ -20,6 +30,9 @@ import re
 LOSS = "loss"  # the total training loss
 COMPONENT = "component"  # one term of the loss (loss_cls, d_loss): not the total
 SCALE = "scale"  # the current loss scale
+# A bare "scale": the loss scale only where its values are a dynamic scaler's (the reader
+# decides, line by line; a key alone cannot say).
+MAYBE_SCALE = "maybe scale"
 GRAD_NORM = "grad_norm"
 SKIPPED = "skipped"  # a cumulative count of skipped steps
 STEP = "step"  # an optimizer step / iteration counter
@@ -63,16 +76,28 @@ _SETTING = frozenset({
     "beta", "gamma",
 })
 
+# Heads of a loss scale's name; "scaling" and "sc" only beside a word of _SCALE_LOSS
+# ("loss scaling", "loss_sc"): alone they are any scaling.
+_SCALE_HEADS = frozenset({"scale", "scaler", "scaling", "sc"})
+# Words that say whose scale it is: beside a head, only these (and _TRAIN prefixes) may stand.
+_SCALE_OWNERS = frozenset({
+    "loss", "l", "amp", "fp16", "fp", "half", "mixed", "precision", "mp", "grad", "grads",
+    "gradient", "scaler", "gradscaler", "dynamic", "dyn", "current", "cur", "curr",
+    "optimizer", "optim", "cuda", "torch",
+})
+# The owners that make "scaling", "sc" and a "factor" tail the loss scale's.
+_SCALE_LOSS = frozenset({"loss", "l"})
+# Owners that may be glued to the head (``lscale``, ``ampscale``, ``gradscaler``).
+_GLUED_SCALE = re.compile(r"(l|loss|amp|fp16|fp|half|grad|gradient|cur|curr|dyn|dynamic)"
+                          r"(scale|scaler|scaling)")
+# Owners that leave a key ambiguous: "ls" is the loss scale or label smoothing.
+_SCALE_MAYBE_OWNERS = frozenset({"ls"})
+
 # A verb between a key and its value in a sentence-like print.
 _VERBS = frozenset({"is", "was", "becomes", "became"})
 
 _EXACT: dict[tuple[str, ...], str] = {}
 for _role, _phrases in {
-    SCALE: ("loss scale", "lossscale", "loss scaler", "grad scale", "fp16 grad scale",
-            "current scale", "cur scale", "amp scale", "scaler scale", "scaler",
-            "dynamic loss scale", "current loss scale", "cur loss scale", "loss scale value",
-            "gradscaler scale", "loss scaling", "loss scale factor", "grad scaler",
-            "gradient scale", "loss scaling factor", "dynamic scale"),
     GRAD_NORM: ("grad norm", "gradnorm", "gnorm", "grad", "grads norm", "gradient norm",
                 "grad l2 norm", "total norm", "total grad norm", "global grad norm",
                 "global norm", "grad norm total", "gradients norm", "grad total norm",
@@ -161,6 +186,36 @@ def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
     return parts[:i] + parts[i + 1:]
 
 
+def _scale_role(parts: tuple[str, ...]) -> str | None:
+    """:data:`SCALE` or :data:`MAYBE_SCALE` when a key names a loss scale, else None."""
+    tail = parts[-1]
+    if tail in ("value", "factor") and len(parts) > 1:  # "loss_scale_value"
+        parts = parts[:-1]
+    else:
+        tail = ""
+    head = parts[-1]
+    if head not in _SCALE_HEADS:
+        glued = _GLUED_SCALE.fullmatch(head)
+        if glued is None:
+            return None
+        parts = (*parts[:-1], glued.group(1), glued.group(2))
+        head = glued.group(2)
+    owners = parts[:-1]
+    if not owners:
+        # "scaler" alone is a scaler's; a bare "scale" may be any scale; "scale_factor" is
+        # DeepSpeed's backoff setting, "scaling" anything.
+        if head == "scaler" and not tail:
+            return SCALE
+        return MAYBE_SCALE if head == "scale" and tail != "factor" else None
+    if not all(word in _SCALE_OWNERS or word in _SCALE_MAYBE_OWNERS for word in owners):
+        return None  # "lr_scale", "min_loss_scale", "img_scale"
+    if (head in ("scaling", "sc") or tail == "factor") and _SCALE_LOSS.isdisjoint(owners):
+        return None  # "grad_scaling", "scaler_factor"
+    if any(word in _SCALE_MAYBE_OWNERS for word in owners):
+        return MAYBE_SCALE
+    return SCALE
+
+
 @functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None (evaluation metrics:
@@ -174,6 +229,19 @@ def role(key: str | tuple[str, ...]) -> str | None:
         >>> [role(k) for k in ("avg_cost", "CrossEntropy", "nll", "train/objective",
         ...                    "total averaged loss", "kl_cost", "loss_weight")]
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
+
+        The loss scale, glued, abbreviated or namespaced, and keys that are not it:
+
+        >>> {role(k) for k in ("lscale", "lossscale", "LossScale", "loss_sc", "amp_scale",
+        ...                    "fp16_scale", "scaler_scale", "grad_scaler/scale",
+        ...                    "scaler.scale", "cur_scale", "optimizer/loss_scale")}
+        {'scale'}
+        >>> [role(k) for k in ("scale", "train/scale", "ls_scale")]
+        ['maybe scale', 'maybe scale', 'maybe scale']
+        >>> [role(k) for k in ("min_loss_scale", "loss_scale_window", "initial_scale_power",
+        ...                    "scale_factor", "scale_window", "lr_scale", "img_scale",
+        ...                    "grad_scaling")]
+        [None, None, None, None, None, None, None, None]
     """
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
@@ -187,6 +255,9 @@ def role(key: str | tuple[str, ...]) -> str | None:
     exact = _EXACT.get(parts)
     if exact is not None:
         return exact
+    scale = _scale_role(parts)
+    if scale is not None:
+        return scale
     beside = _loss_words(parts)
     if beside is None:
         return None

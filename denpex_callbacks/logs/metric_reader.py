@@ -41,9 +41,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "MetricEvent", "MetricLine", "MetricReader", "classify",
-           "collect", "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
-           "starts_with_value", "to_value"]
+__all__ = ["FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine", "MetricReader",
+           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
+           "read_pairs", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -134,6 +134,7 @@ class MetricReader:
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
+        self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
 
     @property
     def notations(self) -> dict[str, int]:
@@ -232,6 +233,13 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
         scale = values.get(lexicon.SCALE)
+        bare = values.get(lexicon.MAYBE_SCALE) if scale is None else None
+        # A bare scale is read only on a training step's line (a step or a loss beside it):
+        # a lone "scale: 0.5" is a configuration's, and says nothing of the stream.
+        if bare is not None and (loss is not None or step is not None):
+            scale = self.bare_scale.read(bare)
+        # A bare scale key that is not what the scale was read from is no key read either.
+        unread = lexicon.MAYBE_SCALE in values and (bare is None or scale is None)
         grad_norm = values.get(lexicon.GRAD_NORM)
         skipped = counted = None
         if lexicon.SKIPPED in values:
@@ -249,8 +257,11 @@ class MetricReader:
             scale = None
         if not measured and scale is None and skipped is None:
             return []
-        keys = tuple(metrics.keys.values()) if epoch_text is None else tuple(
-            key for kind, key in metrics.keys.items() if kind != "epoch_text")
+        if epoch_text is None and not unread:
+            keys = tuple(metrics.keys.values())
+        else:
+            keys = tuple(key for kind, key in metrics.keys.items() if kind != "epoch_text"
+                         and not (unread and kind == lexicon.MAYBE_SCALE))
         if metrics.components:
             keys += tuple(key for key, _v in metrics.components)
         read_as = self.last_read_as = (written, keys)
@@ -322,6 +333,71 @@ class MetricReader:
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
         return out
+
+
+class BareScale:
+    """Whether the values of a bare ``scale`` key (:data:`~denpex_callbacks.logs.lexicon.
+    MAYBE_SCALE`) are a dynamic loss scaler's, decided value by value over an input.
+
+    A scaler's scale starts at a power of two of at least ``2**7`` (GradScaler, apex and
+    DeepSpeed at ``2**16``, Megatron at ``2**32``, fairseq at ``2**7``), is halved on an
+    overflow (by a power of two between two printed rows) and doubled after a growth
+    interval of clean steps: every value it prints is a power of two, and it never grows by
+    more than twice between two lines (a log prints more often than once per growth
+    interval). An image, model or learning-rate scale (``scale 0.5`` held constant,
+    ``scale 1.37`` drawn per batch) breaks that rule at once, and the key is then left unread
+    for the rest of the input: a healthy log's bare ``scale`` never raises an alarm, at the
+    price of a real loss scale that starts below ``2**7`` (a resumed run) or grows faster
+    than it is printed going unread. Values already read stay read: a stream that was a
+    scaler's until then is judged as one.
+
+    Cheap per line: an unchanged value (most lines) is one comparison.
+
+    Example:
+        >>> guard = BareScale()
+        >>> [guard.read(v) for v in (65536.0, 65536.0, 32768.0, 65536.0, 1024.0)]
+        [65536.0, 65536.0, 32768.0, 65536.0, 1024.0]
+        >>> guard.read(4096.0) is None, guard.read(2048.0) is None  # grew fourfold: unread
+        (True, True)
+        >>> guard = BareScale()
+        >>> guard.read(0.5) is None, guard.read(65536.0) is None  # an image scale first
+        (True, True)
+        >>> BareScale().read(6.10352e-05) is None, BareScale().read(131072.0)  # too small
+        (True, 131072.0)
+    """
+
+    FIRST = 2.0 ** 7  # the smallest first value read (fairseq's --fp16-init-scale default)
+    # Printed values are rounded (``6.10352e-05`` for 2**-14): how far from a power of two,
+    # in binary orders of magnitude, a value may be (0.1%).
+    TOLERANCE = 0.0015
+
+    __slots__ = ("last", "off")
+
+    def __init__(self) -> None:
+        self.last: float | None = None  # the last value read
+        self.off = False  # a value broke the rule: the key is no loss scale in this input
+
+    def read(self, value: float) -> float | None:
+        """``value`` when the stream so far is a scaler's, else None (from now on)."""
+        if self.off:
+            return None
+        last = self.last
+        if value == last:
+            return value
+        if (not _power_of_two(value, self.TOLERANCE)
+                or (value < self.FIRST if last is None else value > 2.0 * last * 1.001)):
+            self.off = True
+            return None
+        self.last = value
+        return value
+
+
+def _power_of_two(value: float, tolerance: float) -> bool:
+    """Whether a finite, positive ``value`` is a power of two, as printed."""
+    if not 0.0 < value < math.inf:
+        return False
+    exponent = math.log2(value)
+    return abs(exponent - round(exponent)) <= tolerance
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:

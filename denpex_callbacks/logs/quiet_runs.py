@@ -37,7 +37,7 @@ _FAMILIES = frozenset({"generic", "megatron"})
 _STEP = rb"(?P<step>\d+)"
 _FINITE = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NONZERO = rb"[-+]?(?=[\d.]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_EXACT = frozenset({lexicon.SCALE, lexicon.SKIPPED, lexicon.EVAL})
+_EXACT = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.SKIPPED, lexicon.EVAL})
 _LOSSES = frozenset({lexicon.LOSS, lexicon.COMPONENT})
 _DIGITS = re.compile(r"\d+")
 
@@ -65,9 +65,12 @@ class Shape:
     grad_norm: bool
 
 
-# Shapes by template: what a template's values mean does not change from line to line (see
-# metric_templates), so its shape is built once.
-_SHAPES: dict[bytes, Shape | None] = {}
+# Shapes by template and scale: what a template's values mean does not change from line to
+# line (see metric_templates), so its shape is built once per scale it prints. The scale is
+# part of the key because a shape matches its scale's very text (``1024.0`` and ``2048.0``
+# share a template), and because whether a bare ``scale`` is the loss scale at all is the
+# reader's decision for one input (lexicon.MAYBE_SCALE), not the template's.
+_SHAPES: dict[tuple[bytes, float | None], Shape | None] = {}
 
 
 def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
@@ -98,11 +101,12 @@ def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
         template = text.encode().translate(_TEMPLATE)
     except UnicodeEncodeError:
         return None
-    if template in _SHAPES:
-        return _SHAPES[template]
+    key = (template, event.scale_after)
+    if key in _SHAPES:
+        return _SHAPES[key]
     if len(_SHAPES) >= _LIMIT:
         _SHAPES.clear()
-    shape = _SHAPES[template] = _build(text, event)
+    shape = _SHAPES[key] = _build(text, event)
     return shape
 
 
@@ -110,8 +114,11 @@ def _build(text: str, event: LogEvent) -> Shape | None:
     """The shape of a quiet line's template (the same for every line of it)."""
     claims, spans = find_claims(text)
     read = collect(claims, text)
+    scale = read.values.get(lexicon.SCALE)
+    if scale is None and event.scale_after is not None:
+        scale = read.values.get(lexicon.MAYBE_SCALE)  # a bare scale the reader took as one
     if (read.values.get(lexicon.STEP) != event.step or read.values.get(lexicon.LOSS) != event.loss
-            or read.values.get(lexicon.SCALE) != event.scale_after):
+            or scale != event.scale_after):
         return None  # the generic reading of the line is not the family's: no shape
     roles = {(start, end): role for start, end, role, _key, _sep in claims}
     out: list[bytes] = []
