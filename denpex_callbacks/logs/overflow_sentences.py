@@ -11,13 +11,17 @@ it is the number the line says the scale goes to (``to 512``, ``-> 512``, ``scal
 negated overflow (``no overflow``, ``overflow: False``, ``overflow=0``) is none, and a line that
 only counts overflows (``overflows: 3``) names no verb and is left to the metric reader, as is a
 ``key=value`` line such as ``overflow=True, loss_scale=8192`` (its other values are metrics).
+
+A scale said to be at its floor (``loss scale already at minimum``, ``minimum loss scale
+reached``, ``cannot decrease the loss scale any further``) is AMP003 by itself: the scaler can
+back off no more and the gradients still overflow.
 """
 
 from __future__ import annotations
 
 import re
 
-from denpex_callbacks.logs.events import OVERFLOW, LogEvent, to_float
+from denpex_callbacks.logs.events import FLAG, OVERFLOW, LogEvent, to_float
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
@@ -58,6 +62,16 @@ _SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w.
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
 _ATTEMPTED = re.compile(r"(?i)\b(?:attempted|current|old|previous)\s+" + _SCALE_WORDS
                         + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
+# The scale at its floor, still overflowing: "loss scale already at minimum", "cost-scaling
+# factor is already at its minimum", "minimum loss scale reached", "cannot decrease the loss
+# scale any further".
+_AT_MINIMUM = re.compile(
+    r"(?i)\b(?:loss[\s_-]?|cost[\s_-]?|grad(?:ient)?[\s_-]?)?scal(?:e|er|ing)(?:\s+factor)?"
+    r"(?:\s+(?:is|was|has\s+been))?\s+(?:already\s+)?(?:at|reached)\s+(?:its\s+|the\s+)?"
+    r"(?:minimum|min|floor|lower\s+bound)\b"
+    r"|\bminimum\s+(?:loss\s+)?scale\s+(?:\(\S+\)\s+)?(?:has\s+been\s+|was\s+)?reached"
+    r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
+    r"(?:further|more|anymore)")
 _STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global_step)\s*[:=#]?\s*(\d+)\b")
 
 
@@ -78,9 +92,16 @@ def parse(text: str) -> list[LogEvent]:
         [(7, 512.0)]
         >>> len(parse("Gradient overflow detected, optimizer step was skipped"))
         1
+        >>> [e.code for e in parse("Loss scaling factor already at minimum, cannot decrease")]
+        ['AMP003']
         >>> parse("no overflow, skipping nothing"), parse("overflow=True, loss_scale=8192")
         ([], [])
     """
+    if ("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text)):
+        step = _STEP.search(text)
+        return [LogEvent(FLAG, FAMILY, step=int(step.group(1)) if step else None, code="AMP003",
+                         summary="the loss scale is at its minimum and the gradients still "
+                                 f"overflow ({floor.group(0)!r})")]
     if not any(cue in text for cue in _CUES):
         return []
     cause = _CAUSE.search(text)

@@ -111,3 +111,26 @@ def test_a_free_worded_cascade_after_healthy_steps_is_a_collapse(tmp_path: Path)
 def test_one_free_worded_start_up_overflow_stays_quiet(tmp_path: Path) -> None:
     lines = ["WARNING:root:Loss scale reduced from 65536 to 32768 due to overflow", *HEALTHY[1:]]
     assert faults(tmp_path, lines) == []
+
+
+AT_THE_FLOOR = [
+    "WARNING: Loss scaling factor already at minimum (1.0), cannot decrease further",
+    "[step 5120] minimum loss scale reached, gradients still overflow",
+    "Overflow at iteration 88: cannot decrease the loss scale any further",
+    "grad scale is already at its minimum of 0.0001",
+]
+
+
+@pytest.mark.parametrize("line", AT_THE_FLOOR)
+def test_a_scale_said_to_be_at_its_floor_is_amp003(tmp_path: Path, line: str) -> None:
+    assert any(keyword.decode() in line for keyword in KEYWORDS), line  # the prefilter
+    healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
+    assert [code for code, _ in faults(tmp_path, [*healthy, line])] == ["AMP003"]
+
+
+@pytest.mark.parametrize("line", ["  min_loss_scale ................ 1.0",
+                                  "Setting the minimum loss scale to 1",
+                                  "loss scale is not at its minimum (65536)"])
+def test_a_floor_setting_is_none(tmp_path: Path, line: str) -> None:
+    healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
+    assert faults(tmp_path, [*healthy, line]) == []
