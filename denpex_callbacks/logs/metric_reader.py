@@ -50,10 +50,11 @@ FAMILY = "generic"
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
 # GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``.
+# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``.
 _EPOCH_ITER = re.compile(
     r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
-    r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]")
+    r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
+    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\(")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
 _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
@@ -130,6 +131,7 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -223,7 +225,10 @@ class MetricReader:
         if step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
-                step = (epoch - 1) * total + done if epoch >= 1 else done
+                # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):
+                # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
+                self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+                step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
             elif counters and (found := _EPOCH_BAR.search(text)):
                 epoch, done, total = (int(g) for g in found.groups())
                 step = epoch * total + done

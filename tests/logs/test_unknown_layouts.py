@@ -335,6 +335,21 @@ def test_the_step_in_a_transformers_3_log_dict_numbers_the_row(tmp_path: Path) -
     assert faults(tmp_path, rows) == [("AMP006", 300)]
 
 
+def _timm_row(epoch: int, i: int, loss: float) -> str:
+    # timm train.py train_one_epoch: f'Train: {epoch} [{update_idx:>4d}/{updates_per_epoch} '
+    # f'({100. * (update_idx + 1) / updates_per_epoch:>3.0f}%)]  Loss: {loss_now:#.3g} ...'
+    return (f"Train: {epoch} [{i:>4d}/1251 ({100 * (i + 1) / 1251:>3.0f}%)]  Loss: {loss:#.3g} "
+            f"({loss:#.3g})  Time: 0.352s,  727.27/s  (0.360s,  711.11/s)  LR: 1.000e-03  "
+            "Data: 0.012 (0.030)")
+
+
+def test_epochs_counted_from_zero_number_the_steps_across_epochs(tmp_path: Path) -> None:
+    # epoch 0, then 1, then 2: epoch 1 is the second epoch, not the first again
+    rows = [_timm_row(e, i, math.nan if (e, i) >= (2, 500) else 6.9 - e / 10)
+            for e in range(3) for i in range(0, 1251, 250)]
+    assert faults(tmp_path, rows) == [("AMP006", 2 * 1251 + 500)]
+
+
 def _gan_row(batch: int, d_loss: float, g_loss: float) -> str:
     # eriklindernoren/PyTorch-GAN implementations: "[Epoch %d/%d] [Batch %d/%d] [D loss: %f]
     # [G loss: %f]"
