@@ -18,7 +18,7 @@ from typing import Any
 
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors import default_detectors
-from denpex_callbacks.core.detectors.base import Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Finding
 from denpex_callbacks.core.ledger import DiagnosisLedger
 from denpex_callbacks.core.lints import lint_setup
@@ -248,10 +248,13 @@ class Monitor:
         self._quiet.flush(self._detectors)
         return self._detectors
 
-    def advance(self, steps: int, skipped: int = 0) -> None:
+    def advance(self, steps: int, skipped: int = 0, *, printed: int = 0,
+                scale: float | None = None) -> None:
         """``steps`` optimizer steps not observed one by one (a log whose step counter moved
         on), ``skipped`` of them known to be skipped (the rest applied): the run state and
-        the detectors move on without invented observations."""
+        the detectors move on without invented observations. ``printed``: of the applied
+        steps, how many a log printed at ``scale`` (a run of quiet lines, counted rather
+        than read: see :meth:`Detector.advance`)."""
         if self.disabled or steps <= 0:
             return
 
@@ -262,9 +265,18 @@ class Monitor:
             self._quiet.stop()  # the next step is judged one by one, and re-arms
             self.run.advance(steps, skipped)
             for detector in self._detectors:
-                detector.advance(steps, self.run, skipped)
+                detector.advance(steps, self.run, skipped, printed=printed, scale=scale)
 
         self.guard(move_on)
+
+    def printed_horizon(self, scale: float | None) -> int:
+        """How many printed quiet steps at ``scale`` (:meth:`advance`'s ``printed``) may be
+        counted at once before a detector could fire (:meth:`Detector.printed_horizon`): the
+        log doctor reads the step after them one by one. :data:`UNBOUNDED` when none could."""
+        if self.disabled:
+            return UNBOUNDED
+        return min((d.printed_horizon(self.run, scale) for d in self.detectors),
+                   default=UNBOUNDED)
 
     def flag(self, finding: Finding, reported_step: int | None = None) -> list[Diagnosis]:
         """Report a finding an adapter or parser saw itself (protocol misuse, an error line).

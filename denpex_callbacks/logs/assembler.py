@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
@@ -97,6 +97,24 @@ def _first(a: float | None, b: float | None) -> float | None:
     return a if a is not None else b
 
 
+@dataclass(frozen=True)
+class Printed:
+    """The lines of a quiet run, in a gap: each an applied step a rank printed at ``scale``
+    (its loss finite), counted rather than read."""
+
+    rows: int
+    scale: float | None
+    rank: int
+
+
+class OnGap(Protocol):
+    """Told of steps that were not observed one by one: how many, how many of them skipped,
+    and the lines of a quiet run among them (None: a plain gap)."""
+
+    def __call__(self, steps: int, skipped: int, printed: Printed | None = None, /) -> Any:
+        ...
+
+
 @dataclass
 class Assembler:
     """Feeds Observations and line-level Findings to two callables, in log order.
@@ -116,8 +134,9 @@ class Assembler:
 
     on_observation: Callable[[Observation], Any]
     on_flag: Callable[[Finding], Any]
-    # Told of steps that were not observed one by one: how many, how many of them skipped.
-    on_gap: Callable[[int, int], Any]
+    # Told of steps that were not observed one by one: how many, how many of them skipped,
+    # the quiet run's lines among them.
+    on_gap: OnGap
     clock: int = 0
     setup: dict[str, Any] = field(default_factory=dict)
     ranks: set[int] = field(default_factory=set)
@@ -186,16 +205,18 @@ class Assembler:
         """Flush what is pending at the end of the input."""
         self._flush()
 
-    def quiet_run(self, last_step: int, scale: float | None, rank: int | None) -> int:
-        """Lines that repeated a quiet line up to ``last_step`` (each an applied step at
-        ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them.
-        Returns the steps counted."""
+    def quiet_run(self, last_step: int, scale: float | None, rank: int | None,
+                  rows: int = 0) -> int:
+        """``rows`` lines that repeated a quiet line up to ``last_step`` (each an applied step
+        at ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them,
+        which hands on the rows and their scale (a detector that counts clean steps at a
+        scale counts them as it would have read them). Returns the steps counted."""
         self._flush()
         steps = last_step - self.clock
         if steps <= 0:
             return 0
-        self._gap(steps)
         owner = rank or 0
+        self._gap(steps, printed=Printed(min(rows, steps), scale, owner) if rows else None)
         if scale is not None:
             self._rank_scales[owner] = (self.clock, scale)
         run = self._rank_clean_run.get(owner)
@@ -263,13 +284,16 @@ class Assembler:
             gap = 1
         self._gap(gap, min(skipped, gap))
 
-    def _gap(self, steps: int, skipped: int = 0) -> None:
+    def _gap(self, steps: int, skipped: int = 0, printed: Printed | None = None) -> None:
         self.clock += steps
         if skipped < steps:
             self._any_clean = self._clean_since_skip = True
         else:
             self._clean_since_skip = False
-        self.on_gap(steps, skipped)
+        if printed is None:
+            self.on_gap(steps, skipped)
+        else:
+            self.on_gap(steps, skipped, printed)
 
     def _metrics(self, event: LogEvent, line: int, text: str) -> None:
         key = (event.step, event.loss)

@@ -14,9 +14,11 @@ import os
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import repeat
 from pathlib import Path
 
 from denpex_callbacks.core.config import MonitorConfig
+from denpex_callbacks.core.detectors.base import UNBOUNDED
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
@@ -31,13 +33,13 @@ from denpex_callbacks.core.report import (
 from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.logs import folder_verdict, run_files, run_folder
-from denpex_callbacks.logs.assembler import Assembler
+from denpex_callbacks.logs.assembler import Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
-from denpex_callbacks.logs.quiet_runs import QuietRuns
+from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -54,6 +56,10 @@ __all__ = ["Result", "diagnose", "summary_counts"]
 _FRAMEWORK_OF = {"deepspeed": "deepspeed", "hf": "hf", "lightning": "lightning",
                  "torch": "torch", "fairseq": "torch", "apex": "torch", "megatron": "torch"}
 _LOSS_CODES = frozenset({"AMP006", "AMP007", "AMP009"})
+# The window of recent lines in which a diagnosis' first line is looked up: (step, line,
+# shows the loss) of the last lines read; _NO_LINE stands for a line counted in a quiet run.
+_RECENT_LINES = 512
+_NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
@@ -133,7 +139,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     parser = LineParser()
     session = _Session(result, config or MonitorConfig(report_dir=None),
                        lambda: parser.evaluation_lines)
-    runs = QuietRuns() if quiet_runs else None
+    runs = QuietRuns(session.printed_room) if quiet_runs else None
     stream = open_input(path)
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
@@ -201,7 +207,7 @@ class _Session:
         self.evaluations: dict[int, EvaluationStream] = {}
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
-        self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=512)
+        self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=_RECENT_LINES)
         self.start_lines: dict[tuple[str, int | None], int] = {}
 
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
@@ -237,7 +243,18 @@ class _Session:
         rank = shape.rank or 0
         self._judge(rank).quiet_rows(lines, runs.last_step, shape.scale,
                                      grad_norm=shape.grad_norm)
-        self.assembler.quiet_run(runs.last_step, shape.scale, shape.rank)
+        self.assembler.quiet_run(runs.last_step, shape.scale, shape.rank, lines)
+        # Read one by one, the run's lines would have pushed as many older ones out of the
+        # window of recent lines: so do placeholders (no step is -1), or a condition that
+        # began before the run would be placed on its line here and not there.
+        self.recent_lines.extend(repeat(_NO_LINE, min(lines, _RECENT_LINES)))
+
+    def printed_room(self, shape: Shape) -> int:
+        """How many lines of a quiet run of ``shape`` may be counted at once: as many as its
+        rank's detectors can take as printed quiet steps before one could fire (AMP005's
+        clean steps without growth), so the line that reaches a limit is read one by one."""
+        monitor = self.monitors.get(shape.rank or 0)
+        return UNBOUNDED if monitor is None else monitor.printed_horizon(shape.scale)
 
     def _judge(self, rank: int) -> ExcerptJudge:
         judge = self.judges.get(rank)
@@ -270,16 +287,22 @@ class _Session:
                 self.start_lines[(diagnosis.code, diagnosis.step)] = line
                 return
 
-    def _gap(self, steps: int, skipped: int) -> None:
+    def _gap(self, steps: int, skipped: int, printed: Printed | None = None) -> None:
         """Steps the log did not show one by one (``skipped`` of them known to be skipped
-        from the scale): counted, never made up."""
+        from the scale): counted, never made up. ``printed``: a quiet run's lines among
+        them, which its rank's detectors count as the steps they printed."""
         self.result.timeline.steps += steps
         self.result.timeline.skipped += skipped
         first = self.assembler.clock - steps + 1
         for judge in self.judges.values():
             judge.gap(first, steps, skipped)
-        for monitor in list(self.monitors.values()) or [self._ensure()]:
-            monitor.advance(steps, skipped)
+        if not self.monitors:
+            self._ensure()
+        for rank, monitor in list(self.monitors.items()):
+            if printed is not None and printed.rank == rank:
+                monitor.advance(steps, skipped, printed=printed.rows, scale=printed.scale)
+            else:
+                monitor.advance(steps, skipped)
 
     def _observe(self, obs: Observation) -> None:
         skipped, scale = obs.was_skipped, obs.scale

@@ -238,13 +238,13 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
         scale = values.get(lexicon.SCALE)
-        bare = values.get(lexicon.MAYBE_SCALE) if scale is None else None
-        # A bare scale is read only on a training step's line (a step or a loss beside it):
-        # a lone "scale: 0.5" is a configuration's, and says nothing of the stream.
-        if bare is not None and (loss is not None or step is not None):
-            scale = self.bare_scale.read(bare)
-        # A bare scale key that is not what the scale was read from is no key read either.
-        unread = lexicon.MAYBE_SCALE in values and (bare is None or scale is None)
+        unread = False  # a bare scale key that the scale was not read from: no key read
+        if lexicon.MAYBE_SCALE in values:
+            # A bare scale is read only on a training step's line (a step or a loss beside
+            # it): a lone "scale: 0.5" is a configuration's, and says nothing of the stream.
+            if scale is None and (loss is not None or step is not None):
+                scale = self.bare_scale.read(values[lexicon.MAYBE_SCALE])
+            unread = scale is None or lexicon.SCALE in values
         grad_norm = values.get(lexicon.GRAD_NORM)
         skipped = counted = None
         if lexicon.SKIPPED in values:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from denpex_callbacks.logs import lexicon
@@ -195,7 +196,12 @@ class QuietRuns:
         (34, 36)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, room: Callable[[Shape], int] | None = None) -> None:
+        # How many lines of a run of ``shape`` may be counted at once: what the detectors can
+        # take as printed quiet steps before one of them could fire on a line (the doctor's
+        # monitors say; None: no bound). The line past it is read one by one, so a limit
+        # reached inside a run is judged on its very line, as reading every line would.
+        self.room = room
         self.shape: Shape | None = None  # armed: the lines after the last one read repeat it
         self.last_step: int | None = None  # the step of the last line of the last run
         self._seen: tuple[int, bytes, int] | None = None  # (line, shape regex, step) last read
@@ -224,6 +230,9 @@ class QuietRuns:
         shape = self.shape
         if shape is None:
             return start
+        room = self.room(shape) if self.room is not None else None
+        if room is not None and room <= 0:
+            return start
         cut = start
         while (found := shape.run.match(buffer, cut, stop)) is not None:
             cut = found.end()
@@ -233,6 +242,11 @@ class QuietRuns:
             cut = buffer.rfind(b"\n", start, cut - 1) + 1
             if cut <= start:
                 return start
+        # At most ``room`` lines (each one byte at least: most runs skip the count).
+        if room is not None and room < cut - start and buffer.count(b"\n", start, cut) > room:
+            cut = start
+            for _ in range(room):
+                cut = buffer.index(b"\n", cut) + 1
         last = buffer.rfind(b"\n", start, cut - 1) + 1
         step = shape.line.match(buffer, last, cut - 1)
         if step is None:

@@ -15,6 +15,22 @@ from denpex_callbacks.core.thresholds import Thresholds
 UNBOUNDED = 1 << 62  # a quiet horizon no run reaches: quiet steps never make it fire
 
 
+def printed_steps(run: RunState, steps: int, printed: int) -> range:
+    """The steps of the ``printed`` rows of a gap of ``steps`` steps that ends at the run's
+    last step (:meth:`Detector.advance`): spread evenly over it when they divide it (a log
+    that prints every ``N`` steps), else its last ones.
+
+    Example:
+        >>> run = RunState()
+        >>> run.advance(100)
+        >>> list(printed_steps(run, 100, 10))[:3], list(printed_steps(run, 100, 3))
+        ([10, 20, 30], [98, 99, 100])
+    """
+    last = run.last_step or 0
+    stride = steps // printed if printed > 0 and steps % printed == 0 else 1
+    return range(last - (printed - 1) * stride, last + 1, stride)
+
+
 class Detector(ABC):
     """One condition, judged one observation at a time.
 
@@ -43,11 +59,24 @@ class Detector(ABC):
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         """Judge one observation; ``run`` already includes it."""
 
-    def advance(self, steps: int, run: RunState, skipped: int = 0) -> None:
+    def advance(self, steps: int, run: RunState, skipped: int = 0, *, printed: int = 0,
+                scale: float | None = None) -> None:
         """``steps`` steps that were not observed one by one, ``skipped`` of them skipped and
         the rest applied (``run`` already includes them). Only a detector that counts steps
-        needs to know."""
+        needs to know.
+
+        ``printed``: of the applied steps, how many a log printed, each at ``scale``, and
+        the log doctor counted instead of reading (a run of quiet lines: each an applied step
+        at an unchanged scale, its loss finite). A detector that counts such steps when it
+        observes them counts them here too, within :meth:`printed_horizon`."""
         return None
+
+    def printed_horizon(self, run: RunState, scale: float | None) -> int:
+        """How many printed quiet steps (:meth:`advance`'s ``printed``) at ``scale`` in a row,
+        from now, none of which could make this detector fire: the log doctor counts no more
+        of them at once, so the step that reaches a limit is read, and judged, one by one.
+        :data:`UNBOUNDED` (the default) for a detector that does not count them."""
+        return UNBOUNDED
 
     def quiet_horizon(self, run: RunState) -> int:
         """How many quiet steps in a row, from now, none of which could make this detector

@@ -6,7 +6,7 @@ import math
 from collections import deque
 from typing import Any
 
-from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector, printed_steps
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -146,6 +146,21 @@ class ScaleCollapseDetector(Detector):
 
     def quiet_horizon(self, run: RunState) -> int:
         return UNBOUNDED  # both patterns fire on a skipped step only
+
+    def advance(self, steps: int, run: RunState, skipped: int = 0, *, printed: int = 0,
+                scale: float | None = None) -> None:
+        """Steps a log printed at ``scale`` and the doctor counted instead of reading (a quiet
+        run: applied steps) enter the trajectory's window as observing them would have
+        pushed them, older entries out: the trend is measured over the same steps whether
+        the log was read line by line or not. Other unseen steps enter nothing, as before."""
+        if printed <= 0 or scale is None or skipped or not math.isfinite(scale):
+            return
+        self.firing = False  # applied steps: the skip streak is over
+        keep = min(printed, self.window.maxlen or printed)
+        for step in printed_steps(run, steps, printed)[-keep:]:
+            self._push_window((step, scale))
+        if self.trend_floor is not None and scale >= self.trend_floor * 16:
+            self.trend_floor = None
 
     def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
         self.firing = False  # the skip streak is over

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
+from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector, printed_steps
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.run_state import RunState
@@ -190,6 +190,53 @@ class ScaleStuckDetector(Detector):
         if self.firing or self.setup.scaler == "static":
             return UNBOUNDED
         return max(0, self._clean_limit() - 1 - self.clean_at_scale)
+
+    def advance(self, steps: int, run: RunState, skipped: int = 0, *, printed: int = 0,
+                scale: float | None = None) -> None:
+        """Steps a log printed at ``scale`` and the doctor counted instead of reading (a quiet
+        run) are clean steps at that scale, counted as observing them one by one would count
+        them: a stuck scale in a per-step log whose lines all share one shape is found as in
+        the log read line by line. Other unseen steps count for nothing (their scale is not
+        known), as before.
+
+        Example (growth interval 10: 30 clean steps at one scale are stuck):
+            >>> from denpex_callbacks.core.run_setup import RunSetup
+            >>> d, run = ScaleStuckDetector(), RunState()
+            >>> d.configure(RunSetup(scaler="dynamic", growth_interval=10))
+            >>> obs = Observation(1, scale_before=8.0, scale_after=8.0, skipped=False)
+            >>> run.update(obs)
+            >>> d.observe(obs, run), d.printed_horizon(run, 8.0)  # 28 more may be counted
+            (None, 28)
+            >>> run.advance(28)
+            >>> d.advance(28, run, printed=28, scale=8.0)  # steps 2..29, printed at 8.0
+            >>> obs = Observation(30, scale_before=8.0, scale_after=8.0, skipped=False)
+            >>> run.update(obs)
+            >>> found = d.observe(obs, run)  # the 30th, read one by one
+            >>> found.step, found.evidence["clean_steps"]
+            (1, 30)
+        """
+        if printed <= 0 or scale is None or skipped:
+            return
+        if self._new_value(scale):  # the run's first line moved the scale: not a clean one
+            self.firing = False
+            self.clean_at_scale = 0
+            self.clean_start = None
+            printed -= 1
+        if printed <= 0:
+            return
+        # What observe leaves after clean steps with no growth tracker (a log prints none).
+        self.frozen_tracker_steps = 0
+        self.last_tracker = None
+        if self.setup.scaler == "static":
+            return
+        if self.clean_at_scale == 0:
+            self.clean_start = printed_steps(run, steps, printed)[0]
+        self.clean_at_scale += printed
+
+    def printed_horizon(self, run: RunState, scale: float | None) -> int:
+        # Printed quiet steps at a scale are counted as quiet steps are: the same limit
+        # ahead; without a scale they count for nothing.
+        return UNBOUNDED if scale is None else self.quiet_horizon(run)
 
     def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
         self.frozen_tracker_steps = 0

@@ -117,7 +117,8 @@ class SkipRateDetector(Detector):
             },
         )
 
-    def advance(self, steps: int, run: RunState, skipped: int = 0) -> None:
+    def advance(self, steps: int, run: RunState, skipped: int = 0, *, printed: int = 0,
+                scale: float | None = None) -> None:
         """Unseen steps enter the window (at most a window's worth): the applied ones clean,
         the ``skipped`` ones last (where they lay in the gap is not known; last keeps them
         in the window longest, as a skip at the gap's end would be). Skips during the
