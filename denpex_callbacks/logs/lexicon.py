@@ -42,7 +42,7 @@ EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the trainin
 
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
                    "testing", "holdout"})
-_TRAIN = frozenset({"train", "training", "tr", "trainer", "optim"})
+_TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({
     "avg", "average", "avr", "mean", "running", "smoothed", "smooth", "total", "lm", "step",
@@ -52,9 +52,13 @@ _QUALIFIERS = frozenset({
     "aggregated", "per", "token", "sample", "tok", "last", "local", "minibatch",
     "normalized", "accum", "accumulated",
 })
-# The head nouns of a loss: one of them makes a key a loss (the total or a component).
+# The head nouns of a loss: one of them makes a key a loss (the total or a component). The
+# objectives trained on directly count too (a regression's mse, a VAE's elbo, an ASR model's
+# ctc, a density model's bits per dim); metrics that are seldom the objective (mae, kl, ppl)
+# do not.
 _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", "xent",
-                         "crossentropy", "xentropy", "ce", "bce"})
+                         "crossentropy", "xentropy", "ce", "bce", "mse", "rmse", "elbo",
+                         "nelbo", "ctc", "bpd"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))
@@ -229,6 +233,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         >>> [role(k) for k in ("avg_cost", "CrossEntropy", "nll", "train/objective",
         ...                    "total averaged loss", "kl_cost", "loss_weight")]
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
+        >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
+        ['loss', 'loss', 'loss', None, None, None]
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 

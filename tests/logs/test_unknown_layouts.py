@@ -165,6 +165,11 @@ LAYOUTS = {
     # print(step, loss): a tensor
     "bare step tensor": [*HEALTHY_HF[:2], "400 tensor(nan, device='cuda:0', "
                          "grad_fn=<NllLossBackward0>)"],
+    # objectives trained on directly: a regression's mse, a VAE's elbo, an ASR model's ctc
+    "train mse": [f"epoch {i} | trn_mse {'0.0123' if i < 4 else 'nan'} | lr 1e-3"
+                  for i in range(1, 7)],
+    "elbo": [f"step {i * 100}: elbo={'-104.2' if i < 4 else 'nan'} kl=3.1" for i in range(1, 7)],
+    "ctc": [f"batch {i * 20} ctc {'45.1' if i < 4 else 'inf'} wer 0.9" for i in range(1, 7)],
 }
 
 
