@@ -178,6 +178,14 @@ MESSAGES: tuple[Message, ...] = (
             "Function '{text}' returned nan values in its {n}th output.",
             "anomaly mode found the first NaN in a backward", FLAG, "AMP006", reader="torch",
             prefix="RuntimeError: ", values={"text": "LogSoftmaxBackward0", "n": 0}),
+    Message("torch", "1.9-2.13", "torch/nn/utils/clip_grad.py (clip_grad_norm_, "
+            "error_if_nonfinite=True)",
+            "The total norm of order {value} for gradients from `parameters` is non-finite, so "
+            "it cannot be clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`",
+            "the gradients are NaN/inf and clip_grad_norm_(error_if_nonfinite=True) stopped the "
+            "run (under a GradScaler, after unscale_(), such a step is one the scaler would "
+            "have skipped)", FLAG, "AMP006", prefix="RuntimeError: ", values={"value": 2.0}),
     # -- torch's float16 dtype errors (AMP014; torch_errors.py reads them, evidence and all) --
     Message("torch", "1.x-2.x", "aten/src/ATen/Dispatch.h (the AT_DISPATCH default case)",
             "\"{text}\" not implemented for 'Half'",
@@ -326,6 +334,11 @@ MESSAGES: tuple[Message, ...] = (
             "accelerator_connector.py",
             "You passed `Trainer(accelerator='cpu', precision=16)` but AMP is not supported on "
             "CPU. Using `precision='bf16'` instead.",
+            "fp16 asked for on CPU runs as bf16", FLAG, "AMP010", prefix=RANK_ZERO),
+    Message("pytorch_lightning", "1.5-1.7", "pytorch_lightning/trainer/connectors/"
+            "accelerator_connector.py (_check_and_init_precision)",
+            "You passed `Trainer(accelerator='cpu', precision=16)` but native AMP is not "
+            "supported on CPU. Using `precision='bf16'` instead.",
             "fp16 asked for on CPU runs as bf16", FLAG, "AMP010", prefix=RANK_ZERO),
     Message("pytorch_lightning", "1.0-1.5", "pytorch_lightning/trainer/connectors/"
             "accelerator_connector.py, precision_connector.py",
