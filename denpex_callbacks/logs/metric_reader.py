@@ -90,6 +90,12 @@ CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys
 # missing data: not read). Finite rows hold no keyword; a NaN one does.
 _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
                    r"|dtype=\S*|[\s,)])*$")
+# A YOLO training row read without its header row (an excerpt that starts below it, or
+# YOLOv5's ``Epoch gpu_mem box obj cls labels img_size`` header, which holds no keyword):
+# ``{epoch}/{epochs - 1}``, the GPU memory, the loss terms, then two counts (labels or
+# instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
+_YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
+                       r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -202,14 +208,29 @@ class MetricReader:
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
     def _bare(self, text: str) -> list[MetricEvent]:
-        """``step value`` columns with nothing else on the line: the value is the loss."""
+        """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
+        training row without its header: the loss terms' sum is the loss."""
         found = _BARE.match(text)
         if found is None:
-            return []
+            return self._yolo_row(text)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
                             loss=to_value(found.group(2)))]
+
+    def _yolo_row(self, text: str) -> list[MetricEvent]:
+        found = _YOLO_ROW.match(text)
+        if found is None:
+            return []
+        terms = [to_value(cell) for cell in found.group(2).split()]
+        loss = math.fsum(terms) if all(math.isfinite(t) for t in terms) else next(
+            t for t in terms if not math.isfinite(t))
+        bar = _TQDM.search(text, found.end())
+        epoch = int(found.group(1))
+        step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
+        read_as = ("YOLO epoch/GPU-memory row", ())
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
     def _events(self, text: str, metrics: MetricLine, written: str, *,
                 counters: bool, line: int = 0) -> list[MetricEvent]:

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from excerpts import diagnose_lines, faults
 
+from denpex_callbacks.logs.doctor import diagnose
+
 
 def _hf(loss: float | str, norm: float | str = 1.1, epoch: float = 0.1) -> str:
     # transformers 5 Trainer.log: the values as strings (trainer.py, ``logs`` rounded to 4)
@@ -353,6 +355,29 @@ def test_epochs_counted_from_zero_number_the_steps_across_epochs(tmp_path: Path)
     rows = [_timm_row(e, i, math.nan if (e, i) >= (2, 500) else 6.9 - e / 10)
             for e in range(3) for i in range(0, 1251, 250)]
     assert faults(tmp_path, rows) == [("AMP006", 2 * 1251 + 500)]
+
+
+def _yolov5_row(epoch: int, value: str) -> str:
+    # ultralytics/yolov5 train.py: ('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs - 1}', mem,
+    # *mloss, targets.shape[0], imgs.shape[-1]) before the tqdm bar
+    return (f"{epoch:>10}/299{'3.39G':>10}{value:>10}{value:>10}{value:>10}{22:>10}{640:>10}: "
+            "100%|██████████| 100/100 [00:30<00:00,  3.30it/s]")
+
+
+def test_yolov5_rows_whose_losses_turn_nan_are_amp006_without_a_header(tmp_path: Path) -> None:
+    # YOLOv5's header ("Epoch gpu_mem box obj cls labels img_size") holds no keyword, and an
+    # excerpt may start below it: the NaN rows are read by their shape
+    header = f"{'Epoch':>10}{'gpu_mem':>10}{'box':>10}{'obj':>10}{'cls':>10}{'labels':>10}" \
+             f"{'img_size':>10}"
+    rows = [header, *[_yolov5_row(e, "nan" if e >= 4 else f"{0.1 - e * 0.005:.4g}")
+                      for e in range(8)]]
+    result = diagnose_lines(tmp_path, rows)
+    assert [(d.code, d.step) for d in result.faults] == [("AMP006", 4 * 100 + 100)]
+    assert "no finite loss seen before it" in result.faults[0].summary
+    # finite rows hold no keyword: a healthy YOLOv5 log is nothing to diagnose, never a fault
+    healthy = tmp_path / "healthy.log"
+    healthy.write_text("\n".join([header, *[_yolov5_row(e, "0.05") for e in range(8)]]) + "\n")
+    assert diagnose(str(healthy)).faults == []
 
 
 def _gan_row(batch: int, d_loss: float, g_loss: float) -> str:

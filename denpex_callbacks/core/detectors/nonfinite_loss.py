@@ -92,16 +92,17 @@ class NonFiniteLossDetector(Detector):
 
     def _finding(self, obs: Observation, severity: Severity, *, persistent: bool) -> Finding:
         start = self.episode_start if self.episode_start is not None else obs.step
+        # An excerpt may show no finite loss before the first NaN: then none is quoted.
+        before = ("no finite loss seen before it" if self.last_finite_loss is None
+                  else f"last finite loss: {self.last_finite_loss}")
         if persistent:
             summary = (f"loss is {obs.loss} again at step {obs.step}: {self.episode_losses} "
-                       f"non-finite losses since step {start} (last finite loss: "
-                       f"{self.last_finite_loss}); the fault persists")
+                       f"non-finite losses since step {start} ({before}); the fault persists")
         elif severity is Severity.WARNING:
-            summary = (f"loss is {obs.loss} at step {obs.step} (last finite loss: "
-                       f"{self.last_finite_loss}); the loss scaler skipped the step")
+            summary = (f"loss is {obs.loss} at step {obs.step} ({before}); the loss scaler "
+                       "skipped the step")
         else:
-            summary = (f"loss is {obs.loss} at step {obs.step} (last finite loss: "
-                       f"{self.last_finite_loss})")
+            summary = f"loss is {obs.loss} at step {obs.step} ({before})"
         return Finding(
             self.code,
             start,
