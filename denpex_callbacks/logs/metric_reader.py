@@ -222,6 +222,7 @@ class MetricReader:
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = as_step(values.get(lexicon.STEP))
+        epoch_start = False  # the row of an epoch's first batch (a resumed run starts there)
         if step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
@@ -229,6 +230,7 @@ class MetricReader:
                 # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
                 self.epochs_from_zero = self.epochs_from_zero or epoch == 0
                 step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+                epoch_start = done == 0
             elif counters and (found := _EPOCH_BAR.search(text)):
                 epoch, done, total = (int(g) for g in found.groups())
                 step = epoch * total + done
@@ -275,7 +277,8 @@ class MetricReader:
         if measured or scale is not None:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
-                                   keys=keys, epoch_text=epoch_text))
+                                   keys=keys, epoch_text=epoch_text,
+                                   epoch_start=epoch_start))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -456,8 +459,12 @@ class MetricEvent(LogEvent):
 
     keys: tuple[str, ...] = ()
     epoch_text: str | None = None
+    # The row of an epoch's first batch by its counter (``Epoch: [30][   0/5005]``): where
+    # the scripts that print it resume a run, so a log may start there (the assembler).
+    epoch_start: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
-                 epoch_text: str | None = None, **fields: Any) -> None:
+                 epoch_text: str | None = None, epoch_start: bool = False,
+                 **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
-        vars(self).update(keys=keys, epoch_text=epoch_text)
+        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start)
