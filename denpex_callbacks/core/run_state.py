@@ -221,6 +221,7 @@ class RunState:
             return
         if self.first_clean_step is None:
             self.first_clean_step = first
+        self.restart_reason = None  # applied steps: a restart's back-off is over too
         self.skip_streak = 0
         self.skip_streak_start = None
         self.skip_streak_start_scale = None

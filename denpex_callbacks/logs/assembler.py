@@ -355,13 +355,18 @@ class Assembler:
         further than rows of several ranks interleave (:data:`RESTART_BACK`: a resumed run
         appended to its log, or another run's log after this one), or an epoch's first batch
         (``Train: [30/300][0/625]``: where the scripts that print such rows resume) is the
-        log's first step or follows a jump as far as another run's (:data:`MAX_GAP`). The
+        log's first step or follows missing epochs (the reader's ``epoch_start``). The
         scaler of a resumed run may be a fresh one that backs off from its initial scale
         again: the steps before are not this run's, and not known to be clean, so its
-        start-up is judged from this row on. Moves the clock there."""
-        went_back = self.clock > 0 and step < self.clock - RESTART_BACK
-        epoch_start = getattr(event, "epoch_start", False) and (
-            self.clock == 0 or abs(step - self.clock) > MAX_GAP)
+        start-up is judged from this row on. Moves the clock there. (The log's first row
+        moves it without a gap and is no restart: there is no earlier run to start over
+        from.)"""
+        if self.clock == 0:
+            if getattr(event, "epoch_start", False) and step > 1:
+                self.clock = step - 1  # no gap before it; nothing seen yet to start over
+            return False
+        went_back = step < self.clock - RESTART_BACK
+        epoch_start = getattr(event, "epoch_start", False) and step > self.clock
         if not (went_back or epoch_start):
             return False
         # The row stands for its own step, and for its interval's skips (a Megatron row):

@@ -132,6 +132,7 @@ class MetricReader:
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
+        self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -222,7 +223,9 @@ class MetricReader:
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = as_step(values.get(lexicon.STEP))
-        epoch_start = False  # the row of an epoch's first batch (a resumed run starts there)
+        # The first batch of an epoch that does not follow the last one read (the log's first,
+        # or one after missing epochs): where a resumed run starts.
+        epoch_start = False
         if step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
@@ -230,7 +233,9 @@ class MetricReader:
                 # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
                 self.epochs_from_zero = self.epochs_from_zero or epoch == 0
                 step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
-                epoch_start = done == 0
+                epoch_start = done == 0 and epoch not in (self.last_epoch, (
+                    self.last_epoch or 0) + 1)
+                self.last_epoch = epoch
             elif counters and (found := _EPOCH_BAR.search(text)):
                 epoch, done, total = (int(g) for g in found.groups())
                 step = epoch * total + done
@@ -459,8 +464,9 @@ class MetricEvent(LogEvent):
 
     keys: tuple[str, ...] = ()
     epoch_text: str | None = None
-    # The row of an epoch's first batch by its counter (``Epoch: [30][   0/5005]``): where
-    # the scripts that print it resume a run, so a log may start there (the assembler).
+    # The row of an epoch's first batch by its counter (``Epoch: [30][   0/5005]``) where the
+    # epoch does not follow the last one read (the log's first row, or after missing epochs):
+    # where the scripts that print it resume a run (the assembler starts one there).
     epoch_start: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
