@@ -216,6 +216,11 @@ class MetricReader:
                 counters: bool, line: int = 0) -> list[MetricEvent]:
         values = metrics.values
         loss = values.get(lexicon.LOSS)
+        key = metrics.keys.get(lexicon.LOSS)
+        if (loss is not None and key is not None and lexicon.verb_key(key)
+                and lexicon.HYPOTHETICAL.search(text, 0, max(text.find(key), 0))):
+            # "stop training if the loss becomes NaN": a condition, no value the run had.
+            loss = None
         if loss is None and metrics.components:
             # No total printed: the components are its terms; one non-finite term makes the
             # total non-finite, and their sum is what the optimizer saw.
