@@ -39,6 +39,7 @@ from denpex_callbacks.logs.events import (
     METRICS,
     OVERFLOW,
     PROGRESS,
+    RUN_START,
     SETUP,
     SUMMARY,
     LogEvent,
@@ -173,7 +174,9 @@ class Assembler:
             self.ranks.add(event.rank)
         kind = event.kind
         if kind == SETUP:
-            self.setup.update(event.setup)
+            if event.setup.get(RUN_START):
+                self._run_start()
+            self.setup.update({k: v for k, v in event.setup.items() if k != RUN_START})
             return
         if kind in (EVAL, SUMMARY):
             return  # no training step: the evaluation stream is judged on its own
@@ -349,6 +352,19 @@ class Assembler:
                                extra={SPAN_UNKNOWN: True} if event.step is None else None))
         if event.scale_after is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
+
+    def _run_start(self) -> None:
+        """A line that starts a run, after steps were read: a run appended to this log (a
+        resume, or another run), whose overflow lines may come before any row with a step
+        counter. Its first observation begins a run (its start-up back-off is its own); the
+        last run's scales are no scales its lines fell from."""
+        self._flush()  # an overflow already read is the last run's
+        if self.clock == 0:
+            return
+        self._rank_scales.clear()
+        self._rank_clean_run.clear()
+        self._last_scale = None
+        self._restarted = True
 
     def _restarts(self, event: LogEvent, step: int) -> bool:
         """Whether the row of ``event`` at ``step`` begins a run: its step counter went back

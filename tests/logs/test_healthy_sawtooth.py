@@ -78,9 +78,10 @@ def _megatron(steps: int, interval: int, *, top: float, hysteresis: int = 2,
 
 
 def _deepspeed(steps: int, window: int, *, top: float, startup: int = 0,
-               hysteresis: int = 2) -> Iterator[tuple[int, bool, float, float, int]]:
+               hysteresis: int = 2,
+               init: float = 65536.0) -> Iterator[tuple[int, bool, float, float, int]]:
     """DynamicLossScaler (consecutive_hysteresis off): (step, overflow, before, after, h)."""
-    scale, left, last_overflow = 65536.0, hysteresis, -1
+    scale, left, last_overflow = init, hysteresis, -1
     for it in range(steps):
         before, held = scale, left
         overflow = it < startup or scale > top
@@ -131,12 +132,12 @@ def _megatron_lines(seq: list[Step], every: int) -> list[str]:
 
 
 def _deepspeed_lines(window: int, steps: int, *, top: float, startup: int, every: int,
-                     user: bool, first: int = 1) -> list[str]:
+                     user: bool, first: int = 1, init: float = 65536.0) -> list[str]:
     """``first``: the step the run starts at (a resumed run counts on from its checkpoint)."""
     lines, skipped = [], 0
     prefix = "[2026-12-03 10:00:00,000] [INFO]"
     for step, overflow, before, after, held in _deepspeed(steps, window, top=top,
-                                                          startup=startup):
+                                                          startup=startup, init=init):
         step += first - 1
         if overflow:
             skipped += 1
@@ -243,6 +244,13 @@ def _hf_lines(seq: list[Step], every: int) -> list[str]:
     return lines
 
 
+# DeepSpeedConfig.print: logger.info("  {} {} {}".format(arg, dots, getattr(self, arg))) for
+# each field, once per deepspeed.initialize (releases before 0.19)
+_DS_CONFIG = ("[2026-12-03 10:00:00,000] [INFO] [config.py:1004:print]   dynamic_loss_scale_args "
+              "...... {'init_scale': 65536, 'scale_window': 1000, 'delayed_shift': 2, "
+              "'consecutive_hysteresis': False, 'min_scale': 1}")
+
+
 # --- healthy runs ------------------------------------------------------------------------------
 HEALTHY = {
     # the excerpt starts a third of the way into a growth interval, then a sawtooth
@@ -308,6 +316,16 @@ HEALTHY = {
         *_swin_lines(_torch(1250, 1000, top=2.0**16, startup=1), first_epoch=0, batches=625),
         *_swin_lines(_torch(1250, 1000, top=2.0**13, init=2.0**24), first_epoch=30,
                      batches=625)],
+    # two DeepSpeed runs in one log, the second with "initial_scale_power": 32: its engine's
+    # configuration dump (DeepSpeedConfig.print) starts it,
+    # and its overflow lines come before its first step counter (was AMP003 "6 consecutive
+    # skipped steps ... (after training was stable); loss scale 4294967296.0 -> 134217728.0")
+    "deepspeed log of two runs, the second from 2**32": lambda: [
+        _DS_CONFIG,
+        *_deepspeed_lines(1000, 3000, top=2.0**15, startup=2, every=10, user=False),
+        _DS_CONFIG,
+        *_deepspeed_lines(1000, 3000, top=2.0**15, startup=0, every=10, user=False,
+                          init=2.0**32)],
     # two Megatron runs in one log: --initial-loss-scale 65536, then the default 2**32, whose
     # counter starts again at 10 (was AMP003: the second run's start-up back-off judged as a
     # collapse after the first run's stable training)
@@ -432,3 +450,20 @@ def test_a_fairseq_cascade_after_training_was_under_way_is_still_amp003(
         step, scale = step + 1, scale / 2
         seq.append((step, True, scale))
     assert "AMP003" in [code for code, _ in faults(tmp_path, _fairseq_lines(seq, every=100))]
+
+
+def test_a_collapse_in_the_second_deepspeed_run_is_still_amp003(tmp_path: Path) -> None:
+    # the run started by its configuration dump is judged as a run: after its start-up and
+    # 3000 stable steps, 20 overflows in a row (each halving) are a collapse
+    lines = [_DS_CONFIG,
+             *_deepspeed_lines(1000, 3000, top=2.0**15, startup=2, every=10, user=False),
+             _DS_CONFIG,
+             *_deepspeed_lines(1000, 3000, top=2.0**15, startup=0, every=10, user=False,
+                               init=2.0**32)]
+    scale = 2.0**15
+    for _ in range(20):
+        lines.append("[2026-12-03 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] "
+                     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+                     f"{int(scale)}, reducing to {int(scale / 2)}")
+        scale /= 2
+    assert "AMP003" in [code for code, _ in faults(tmp_path, lines)]
