@@ -10,6 +10,10 @@ from typing import Any
 # printed every ``logging_steps``), so how many applied steps the row stands for is not known;
 # its skips are real, but no share of skipped steps can be read from such rows.
 SPAN_UNKNOWN = "span_unknown"
+# ``extra`` key: the step begins a run in a log (a resumed run appended to its log, a log that
+# starts at an epoch's first batch): its scaler may be a fresh one, backing off from its
+# initial scale again (a start-up, not a collapse).
+RESTARTED = "restarted"
 
 
 @dataclass(frozen=True, init=False)

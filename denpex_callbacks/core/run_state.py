@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import RESTARTED, Observation
 
 RECENT_STEPS = 16  # observations kept for evidence ("the scale history before it fell")
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
@@ -99,6 +99,9 @@ class RunState:
     def update(self, obs: Observation) -> None:
         """Fold one observation into the summary."""
         reset = self._scale_reset(obs)
+        if obs.extra and obs.extra.get(RESTARTED):
+            reset = "after a new run began in the log"
+            self.initial_scale = None  # the new run's scaler starts where its first line says
         skipped = None if reset and obs.skipped is None else obs.was_skipped
         self.steps_seen += 1
         self.last_step = obs.step
@@ -218,6 +221,7 @@ class RunState:
             return
         if self.first_clean_step is None:
             self.first_clean_step = first
+        self.restart_reason = None  # applied steps: a restart's back-off is over too
         self.skip_streak = 0
         self.skip_streak_start = None
         self.skip_streak_start_scale = None

@@ -27,7 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
+from denpex_callbacks.core.observation import (
+    RESTARTED,
+    SPAN_UNKNOWN,
+    Observation,
+)
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
@@ -35,6 +39,7 @@ from denpex_callbacks.logs.events import (
     METRICS,
     OVERFLOW,
     PROGRESS,
+    RUN_START,
     SETUP,
     SUMMARY,
     LogEvent,
@@ -45,6 +50,9 @@ from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 # and the overflow sentences in any wording (overflow_sentences).
 SKIPPING = frozenset({"messages", "sentences"})
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
+# How far a row's step counter may go back and still be the same run: ranks' rows of one
+# logging step interleave a little; a counter that goes back further started a run again.
+RESTART_BACK = 50
 # A scale that grew between two overflow lines proves applied steps in between (at least one
 # growth window) even when the log prints no step counter. How many is not printed: this many
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
@@ -147,6 +155,7 @@ class Assembler:
     _any_clean: bool = False
     _clean_since_skip: bool = True
     _last_scale: float | None = None
+    _restarted: bool = False  # a run began on the last row read: its first observation says so
     _last_metrics: tuple[int | None, float | None] | None = None
     _skipped_total: int = 0
     _skipped_step: int | None = None  # the step of the last overflow emitted
@@ -165,7 +174,9 @@ class Assembler:
             self.ranks.add(event.rank)
         kind = event.kind
         if kind == SETUP:
-            self.setup.update(event.setup)
+            if event.setup.get(RUN_START):
+                self._run_start()
+            self.setup.update({k: v for k, v in event.setup.items() if k != RUN_START})
             return
         if kind in (EVAL, SUMMARY):
             return  # no training step: the evaluation stream is judged on its own
@@ -228,6 +239,9 @@ class Assembler:
     # -- internals --------------------------------------------------------------------------
 
     def _emit(self, obs: Observation) -> None:
+        if self._restarted:
+            self._restarted = False
+            obs.extra[RESTARTED] = True  # (each observation has a dict of its own)
         self.clock = max(self.clock, obs.step)
         skipped = obs.was_skipped
         if skipped:
@@ -300,6 +314,12 @@ class Assembler:
         if self._last_metrics is not None and _same(self._last_metrics, key):
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
+        if event.step is not None and self._restarts(event, event.step):
+            # The last run's scale and clean stretch say nothing of this one's.
+            self._rank_scales.pop(event.rank or 0, None)
+            self._rank_clean_run.pop(event.rank or 0, None)
+            self._last_scale = None
+            self._restarted = True  # the next observation begins the run
         span_unknown = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
             span_unknown = event.step is None
@@ -328,9 +348,47 @@ class Assembler:
                                scale_after=event.scale_after,
                                skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
-                               line=line, text=text))
+                               line=line, text=text,
+                               extra={SPAN_UNKNOWN: True} if event.step is None else None))
         if event.scale_after is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
+
+    def _run_start(self) -> None:
+        """A line that starts a run, after steps were read: a run appended to this log (a
+        resume, or another run), whose overflow lines may come before any row with a step
+        counter. Its first observation begins a run (its start-up back-off is its own); the
+        last run's scales are no scales its lines fell from."""
+        self._flush()  # an overflow already read is the last run's
+        if self.clock == 0:
+            return
+        self._rank_scales.clear()
+        self._rank_clean_run.clear()
+        self._last_scale = None
+        self._restarted = True
+
+    def _restarts(self, event: LogEvent, step: int) -> bool:
+        """Whether the row of ``event`` at ``step`` begins a run: its step counter went back
+        further than rows of several ranks interleave (:data:`RESTART_BACK`: a resumed run
+        appended to its log, or another run's log after this one), or an epoch's first batch
+        (``Train: [30/300][0/625]``: where the scripts that print such rows resume) is the
+        log's first step or follows missing epochs (the reader's ``epoch_start``). The
+        scaler of a resumed run may be a fresh one that backs off from its initial scale
+        again: the steps before are not this run's, and not known to be clean, so its
+        start-up is judged from this row on. Moves the clock there. (The log's first row
+        moves it without a gap and is no restart: there is no earlier run to start over
+        from.)"""
+        if self.clock == 0:
+            if getattr(event, "epoch_start", False) and step > 1:
+                self.clock = step - 1  # no gap before it; nothing seen yet to start over
+            return False
+        went_back = step < self.clock - RESTART_BACK
+        epoch_start = getattr(event, "epoch_start", False) and step > self.clock
+        if not (went_back or epoch_start):
+            return False
+        # The row stands for its own step, and for its interval's skips (a Megatron row):
+        # those are the new run's first steps.
+        self.clock = max(0, step - max(1, event.skipped_in_interval or 0))
+        return True
 
     def _learn_growth_interval(self, rank: int, change: ScaleChange | None,
                                scale: float) -> None:

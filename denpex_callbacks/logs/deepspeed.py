@@ -17,6 +17,8 @@ Families matched (wording varies by release and optimizer):
   unfused FP16 optimizers' ``log_dist``, ranks=[0], 0.10-0.14).
 - ``step={step}, skipped={n}, lr={lr}, mom={mom}`` (engine progress, ``[Rank 0]`` prefix up to
   0.14); ``Current loss scale already at minimum - cannot decrease scale anymore.``;
+  the engine's configuration dump (``float16_config ...``, ``dynamic_loss_scale_args ....``),
+  printed once per ``deepspeed.initialize``: a run starts there;
   ``Creating fp16 [unfused ]optimizer with {static|dynamic} loss scale[: {s}]``.
 """
 
@@ -29,6 +31,7 @@ from denpex_callbacks.logs.events import (
     GROWTH,
     OVERFLOW,
     PROGRESS,
+    RUN_START,
     SETUP,
     LogEvent,
     to_float,
@@ -62,6 +65,7 @@ _MINIMUM = "Current loss scale already at minimum"
 # releases print ``fp16_enabled ... True`` and ``dynamic_loss_scale_args ... {...}``).
 _FP16_CONFIG = re.compile(r"float16_config\s+\.*\s*enabled=(True|False)(.*)")
 _BF16_CONFIG = re.compile(r"bfloat16_config\s+\.*\s*enabled=True")
+_ARGS_FIELD = re.compile(r"dynamic_loss_scale_args\s+\.+\s")
 _CONFIG_FIELD = re.compile(r"(loss_scale|initial_scale_power|hysteresis|min_loss_scale)=([\d.]+)")
 
 
@@ -79,6 +83,9 @@ def parse(text: str) -> list[LogEvent]:
     out: list[LogEvent] = []
     if "_config " in text:
         return _config(text)
+    if "dynamic_loss_scale_args" in text and _ARGS_FIELD.search(text):
+        # DeepSpeedConfig.print's field (releases before 0.19), once per deepspeed.initialize
+        return [LogEvent(SETUP, FAMILY, setup={RUN_START: True})]
     if "verflow" in text or "VERFLOW" in text:
         found = _OVERFLOW.search(text)
         if found:
@@ -130,15 +137,17 @@ def parse(text: str) -> list[LogEvent]:
 
 
 def _config(text: str) -> list[LogEvent]:
+    # The dump is printed once per deepspeed.initialize: a run starts (RUN_START).
     if _BF16_CONFIG.search(text):
-        return [LogEvent(SETUP, FAMILY, setup={"active_precision": "bf16-mixed", "scaler": None})]
+        return [LogEvent(SETUP, FAMILY, setup={"active_precision": "bf16-mixed", "scaler": None,
+                                               RUN_START: True})]
     found = _FP16_CONFIG.search(text)
     if found is None or found.group(1) != "True":
         return []
     fields = dict(_CONFIG_FIELD.findall(found.group(2)))
     static = to_float(fields.get("loss_scale")) or 0.0
     setup: dict[str, object] = {"active_precision": "fp16-mixed",
-                                "scaler": "static" if static else "dynamic"}
+                                "scaler": "static" if static else "dynamic", RUN_START: True}
     if static:
         setup["init_scale"] = static
     elif "initial_scale_power" in fields:

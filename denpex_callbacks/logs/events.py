@@ -14,6 +14,9 @@ METRICS = "metrics"  # loss / grad norm / lr / scale of a step (or of a logging 
 PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
+# A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
+# fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
+RUN_START = "run_start"
 EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it)
 SUMMARY = "summary"  # a value of a run's closing summary: no step, nothing to judge
 

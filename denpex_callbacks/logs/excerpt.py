@@ -31,7 +31,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import RESTARTED, Observation
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
@@ -106,6 +106,7 @@ class ExcerptJudge:
     # -- rows ---------------------------------------------------------------------------------
     stable_rows: int = 0  # finite training rows (not skipped) seen so far
     evaluations: int = 0  # evaluation lines seen so far (told by the session)
+    evaluations_before: int = 0  # ...of them before this run began (a restart in the log)
     cascade: tuple[_Point, int] | None = None  # overflows without steps after stable rows
     streak_after_stable: bool = False  # the current streak began once training was under way
     printed_steps: deque[int] = field(default_factory=lambda: deque(maxlen=64))
@@ -140,6 +141,8 @@ class ExcerptJudge:
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
+        if obs.extra and obs.extra.get(RESTARTED):
+            self._new_run()
         skipped = obs.was_skipped
         if skipped:
             self._overflow(obs, _Point(obs.step, obs.line, obs.text))
@@ -156,6 +159,18 @@ class ExcerptJudge:
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0
+
+    def _new_run(self) -> None:
+        """A run began again in the log (its step counter went back, or an epoch's first
+        batch followed another run's steps): what showed the last run under way (its rows,
+        evaluations, its steady scale) says nothing of this one's start-up back-off, and its
+        last scale is no scale this run's overflow lines fell from. Findings already made
+        stay."""
+        self.stable_rows = self.streak = self.halved_run = self.grad_rows = self.grad_run = 0
+        self.evaluations_before = self.evaluations
+        self.scale_steady = False
+        self.row_scale = self.row_step = self.last_overflow_scale = self.last_scale = None
+        self.megatron_last = self.stuck_run = None
 
     def gap(self, first: int, steps: int, skipped: int = 0) -> None:
         """Steps ``first``.. the log did not show, ``skipped`` of them skipped: an overflow
@@ -262,7 +277,7 @@ class ExcerptJudge:
         if self.streak == 0:
             self.streak_start, self.streak_start_scale = point, obs.scale_before
             self.streak_after_stable = (self.stable_rows >= STABLE_ROWS
-                                        or self.evaluations > 0)
+                                        or self.evaluations > self.evaluations_before)
         self.streak += 1
         if (self.cascade is None and self.streak_after_stable and self.streak >= CASCADE
                 and self.streak_start is not None):
@@ -271,8 +286,13 @@ class ExcerptJudge:
         # Lines that print only the new scale (apex, fairseq, ColossalAI): the one before is
         # the previous overflow's.
         fell_from = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
+        # A cascade before training was seen under way may be the start-up back-off: where
+        # its first scale is not printed (only the new one is), it may have begun as low as
+        # fairseq's initial 128, whose back-off reaches 8 in four halvings (fairseq sums the
+        # loss over tokens: its healthy scales sit at 4 to 64). The monitor judges those.
+        known_start = self.streak_after_stable or self.streak_start_scale is not None
         if (self.collapse is None and self.streak >= HALVINGS and after is not None
-                and after <= LOW_SCALE and fell_from is not None
+                and after <= LOW_SCALE and fell_from is not None and known_start
                 and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
         # Pinned: the scale did not fall (lines printing only the new scale repeat it).

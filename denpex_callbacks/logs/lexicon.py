@@ -99,6 +99,23 @@ _SCALE_MAYBE_OWNERS = frozenset({"ls"})
 
 # A verb between a key and its value in a sentence-like print.
 _VERBS = frozenset({"is", "was", "becomes", "became"})
+# A condition or a check before a sentence-like print ("stop training if the loss becomes
+# NaN", "training stops when the loss is NaN", "checking for NaN loss"): a configuration's or a
+# help text's words, which state no value the run had.
+HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+case|should"
+                          r"|would|will|checking\s+for|checks?\s+for|watch(?:ing)?\s+for"
+                          r"|guard(?:s|ing)?\s+against)\b")
+
+
+def verb_key(key: str) -> bool:
+    """Whether ``key`` ends in a verb (``loss is``, ``loss became``): a sentence-like print.
+
+    Example:
+        >>> verb_key("loss becomes"), verb_key("train/loss")
+        (True, False)
+    """
+    parts = words(key)
+    return len(parts) > 1 and parts[-1] in _VERBS
 
 _EXACT: dict[tuple[str, ...], str] = {}
 for _role, _phrases in {

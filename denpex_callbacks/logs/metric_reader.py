@@ -138,6 +138,7 @@ class MetricReader:
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
+        self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -236,6 +237,11 @@ class MetricReader:
                 counters: bool, line: int = 0) -> list[MetricEvent]:
         values = metrics.values
         loss = values.get(lexicon.LOSS)
+        key = metrics.keys.get(lexicon.LOSS)
+        if (loss is not None and key is not None and lexicon.verb_key(key)
+                and lexicon.HYPOTHETICAL.search(text, 0, max(text.find(key), 0))):
+            # "stop training if the loss becomes NaN": a condition, no value the run had.
+            loss = None
         if loss is None and metrics.components:
             # No total printed: the components are its terms; one non-finite term makes the
             # total non-finite, and their sum is what the optimizer saw.
@@ -243,6 +249,9 @@ class MetricReader:
                 math.isfinite(v) for _k, v in metrics.components) else next(
                 v for _k, v in metrics.components if not math.isfinite(v))
         step = as_step(values.get(lexicon.STEP))
+        # The first batch of an epoch that does not follow the last one read (the log's first,
+        # or one after missing epochs): where a resumed run starts.
+        epoch_start = False
         if step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
@@ -250,6 +259,9 @@ class MetricReader:
                 # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
                 self.epochs_from_zero = self.epochs_from_zero or epoch == 0
                 step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+                epoch_start = done == 0 and epoch not in (self.last_epoch, (
+                    self.last_epoch or 0) + 1)
+                self.last_epoch = epoch
             elif counters and (found := _EPOCH_BAR.search(text)):
                 epoch, done, total = (int(g) for g in found.groups())
                 step = epoch * total + done
@@ -296,7 +308,8 @@ class MetricReader:
         if measured or scale is not None:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
-                                   keys=keys, epoch_text=epoch_text))
+                                   keys=keys, epoch_text=epoch_text,
+                                   epoch_start=epoch_start))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -477,8 +490,13 @@ class MetricEvent(LogEvent):
 
     keys: tuple[str, ...] = ()
     epoch_text: str | None = None
+    # The row of an epoch's first batch by its counter (``Epoch: [30][   0/5005]``) where the
+    # epoch does not follow the last one read (the log's first row, or after missing epochs):
+    # where the scripts that print it resume a run (the assembler starts one there).
+    epoch_start: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
-                 epoch_text: str | None = None, **fields: Any) -> None:
+                 epoch_text: str | None = None, epoch_start: bool = False,
+                 **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
-        vars(self).update(keys=keys, epoch_text=epoch_text)
+        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start)

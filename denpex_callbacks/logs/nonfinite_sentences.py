@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 
+from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import METRICS, LogEvent
 
 FAMILY = "sentences"
@@ -44,13 +45,16 @@ _SENTENCE = re.compile(
     + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+" + _WHICH + _LOSS
     # "NaN loss detected", "nan loss at step 7", "Non-finite loss encountered"
     + r"|" + _VALUE + r"\s+" + _WHICH + _LOSS + r"\s+(?:(?:was|is|has\s+been)\s+)?(?:" + _FOUND
-    + r"|at|on|in\s+(?:step|iter|iteration|batch|epoch))\b"
+    + r"|(?:at|on|in)\s+(?:step|iter|iteration|batch|epoch|update|rank)\b)"
     # "loss became NaN", "loss has become inf", "the loss went non-finite"
     + r"|\bloss\s+(?:has\s+)?(?:became|become|becomes|turned|went|goes|exploded\s+to)\s+"
     + _VALUE + r")")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
 _EVAL_LOSS = re.compile(r"(?i)\b" + _EVAL + r"(?:[\s_/.-]?(?:set|split))?[\s_/.-]*loss\b")
+# Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
+# nan"): the evaluation stream's, read by the metric reader where it has a value.
+_EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
 _STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global[_ ]step|batch_idx)"
                    r"\s*[:=#]?\s*(\d+)\b")
 
@@ -67,13 +71,18 @@ def parse(text: str) -> list[LogEvent]:
         [7]
         >>> parse("nan loss check enabled"), parse("No NaN loss in 1000 steps")
         ([], [])
-        >>> parse("NaN detected in val loss at step 5")
+        >>> parse("NaN detected in val loss at step 5"), parse("Got inf loss on eval batch 3")
+        ([], [])
+        >>> parse("Will stop training if the loss becomes NaN")  # a condition, not a finding
+        []
+        >>> parse("Checking for NaN loss at every step")
         []
     """
     if "oss" not in text or not any(cue in text for cue in _CUES):
         return []
     found = _SENTENCE.search(text)
-    if found is None or _NEGATED.search(text) or _EVAL_LOSS.search(found.group(0)):
+    if (found is None or _NEGATED.search(text) or _EVAL_LOSS.search(found.group(0))
+            or _EVAL_WORD.search(text) or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
         return []
     step = _STEP.search(text)
     value = found.group(0).lower()

@@ -73,6 +73,9 @@ _AT_MINIMUM = re.compile(
     r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
     r"(?:further|more|anymore)")
 _STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global_step)\s*[:=#]?\s*(\d+)\b")
+# The floor phrase as a key given a false value: a status or configuration dump ("loss scale at
+# minimum: False", "minimum loss scale reached = 0") says the scale is not at its floor.
+_NOT_SO = re.compile(r"(?i)\s*(?:[:=]|\bis\b)?\s*['\"]?(?:false|no|none|off|0)(?![\w.])")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -96,8 +99,11 @@ def parse(text: str) -> list[LogEvent]:
         ['AMP003']
         >>> parse("no overflow, skipping nothing"), parse("overflow=True, loss_scale=8192")
         ([], [])
+        >>> parse("loss scale at minimum: False")  # a status dump: not at the floor
+        []
     """
-    if ("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text)):
+    if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text))
+            and not _NOT_SO.match(text, floor.end())):
         step = _STEP.search(text)
         return [LogEvent(FLAG, FAMILY, step=int(step.group(1)) if step else None, code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "

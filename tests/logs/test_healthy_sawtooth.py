@@ -78,9 +78,10 @@ def _megatron(steps: int, interval: int, *, top: float, hysteresis: int = 2,
 
 
 def _deepspeed(steps: int, window: int, *, top: float, startup: int = 0,
-               hysteresis: int = 2) -> Iterator[tuple[int, bool, float, float, int]]:
+               hysteresis: int = 2,
+               init: float = 65536.0) -> Iterator[tuple[int, bool, float, float, int]]:
     """DynamicLossScaler (consecutive_hysteresis off): (step, overflow, before, after, h)."""
-    scale, left, last_overflow = 65536.0, hysteresis, -1
+    scale, left, last_overflow = init, hysteresis, -1
     for it in range(steps):
         before, held = scale, left
         overflow = it < startup or scale > top
@@ -131,12 +132,12 @@ def _megatron_lines(seq: list[Step], every: int) -> list[str]:
 
 
 def _deepspeed_lines(window: int, steps: int, *, top: float, startup: int, every: int,
-                     user: bool, first: int = 1) -> list[str]:
+                     user: bool, first: int = 1, init: float = 65536.0) -> list[str]:
     """``first``: the step the run starts at (a resumed run counts on from its checkpoint)."""
     lines, skipped = [], 0
     prefix = "[2026-12-03 10:00:00,000] [INFO]"
     for step, overflow, before, after, held in _deepspeed(steps, window, top=top,
-                                                          startup=startup):
+                                                          startup=startup, init=init):
         step += first - 1
         if overflow:
             skipped += 1
@@ -168,6 +169,70 @@ def _fairseq_lines(seq: list[Step], every: int) -> list[str]:
     return lines
 
 
+def _drifting(steps: int, interval: int, *, top: float, floor: float,
+              per_halving: int) -> list[Step]:
+    """GradScaler whose overflow threshold halves every ``per_halving`` steps from ``top``
+    down to ``floor``: a healthy run whose gradients grow slowly over training."""
+    scale, tracker, out = 65536.0, 0, []
+    for step in range(1, steps + 1):
+        limit = max(top / 2 ** (step // per_halving), floor)
+        scale, tracker = _grad_scaler_update(scale, tracker, scale > limit, interval)
+        out.append((step, scale > limit, scale))
+    return out
+
+
+def _spiky(steps: int, interval: int, *, top: float, spike_every: int) -> list[Step]:
+    """GradScaler at its ceiling ``top``, and a loss spike that overflows every
+    ``spike_every`` steps."""
+    scale, tracker, out = 65536.0, 0, []
+    for step in range(1, steps + 1):
+        overflow = scale > top or step % spike_every == 0
+        scale, tracker = _grad_scaler_update(scale, tracker, overflow, interval)
+        out.append((step, overflow, scale))
+    return out
+
+
+def _apex_and_rows(seq: list[Step], every: int) -> list[str]:
+    # apex/amp/scaler.py: "Gradient overflow.  Skipping step, loss scaler {} reducing loss
+    # scale to {}", and the loop's own row every N steps, without a step counter
+    lines = []
+    for step, overflow, scale in seq:
+        if overflow:
+            lines.append("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale "
+                         f"to {scale}")
+        if step % every == 0:
+            lines.append(f"loss {_loss(step):.4f} | lr 0.0003 | loss_scale {scale:g}")
+    return lines
+
+
+def _loop_rows(seq: list[Step], every: int) -> list[str]:
+    # A custom loop's print every N steps, without a step counter:
+    # print(f"loss {loss:.4f} | lr {lr:g} | loss_scale {scaler.get_scale():g}")
+    return [f"loss {_loss(step):.4f} | lr 0.0003 | loss_scale {scale:g}"
+            for step, _, scale in seq if step % every == 0]
+
+
+def _swin_lines(seq: list[Step], *, first_epoch: int, batches: int) -> list[str]:
+    """Swin Transformer main.py train_one_epoch, every PRINT_FREQ (10) batches:
+    f'Train: [{epoch}/{config.TRAIN.EPOCHS}][{idx}/{num_steps}]\t' ... f'loss_scale
+    {scaler_meter.val:.4f} ({scaler_meter.avg:.4f})\t' f'mem {memory_used:.0f}MB'; the grad
+    norm is inf on an overflowed step (and so is its running average from then on)."""
+    lines, total, norm_avg = [], 0.0, 0.0
+    for i, (step, overflow, scale) in enumerate(seq):
+        epoch, idx = first_epoch + i // batches, i % batches
+        total += scale
+        norm = math.inf if overflow else 1.5
+        norm_avg = math.inf if overflow or math.isinf(norm_avg) else 1.5
+        if idx % 10 == 0:
+            lines.append(
+                f"[2026-12-03 10:00:00 swin_tiny_patch4_window7_224] (main.py 235): INFO "
+                f"Train: [{epoch}/300][{idx}/{batches}]\teta 0:05:00 lr 0.000100\t wd 0.0500\t"
+                f"time 0.3000 (0.3000)\tloss {_loss(step):.4f} ({_loss(step):.4f})\t"
+                f"grad_norm {norm:.4f} ({norm_avg:.4f})\tloss_scale {scale:.4f} "
+                f"({total / (i + 1):.4f})\tmem 8000MB")
+    return lines
+
+
 def _hf_lines(seq: list[Step], every: int) -> list[str]:
     lines, skipped = [], 0
     for step, overflow, scale in seq:
@@ -177,6 +242,13 @@ def _hf_lines(seq: list[Step], every: int) -> list[str]:
                          f"'epoch': {step / 10000:.2f}, 'amp/loss_scale': {scale}, "
                          f"'amp/skipped_steps': {skipped}}}")
     return lines
+
+
+# DeepSpeedConfig.print: logger.info("  {} {} {}".format(arg, dots, getattr(self, arg))) for
+# each field, once per deepspeed.initialize (releases before 0.19)
+_DS_CONFIG = ("[2026-12-03 10:00:00,000] [INFO] [config.py:1004:print]   dynamic_loss_scale_args "
+              "...... {'init_scale': 65536, 'scale_window': 1000, 'delayed_shift': 2, "
+              "'consecutive_hysteresis': False, 'min_scale': 1}")
 
 
 # --- healthy runs ------------------------------------------------------------------------------
@@ -209,6 +281,57 @@ HEALTHY = {
         _torch(2000, 100, top=2.0**17, startup=5), every=10),
     "hf rows every 500 steps (the Trainer's default), growth interval 2000": lambda: _hf_lines(
         _torch(200_000, 2000, top=2.0**16), every=500),
+    # fairseq's --fp16-init-scale is 128 and its losses are sums over tokens: a start-up
+    # back-off 128 -> 8 in four overflows is its own (was AMP003 "4 consecutive overflows took
+    # the loss scale from ? to 8", judged from the excerpt)
+    "fairseq start-up back-off from 128 to 8": lambda: _fairseq_lines(
+        _fairseq(5000, 1024, top=8.0), every=100),
+    # rows without a step counter every 50 steps (growth interval 100, the scaler at its
+    # ceiling, a loss spike overflowing every 1000 steps): read as one step each, the rows
+    # teach a growth interval of 2 and show the scale constant between spikes, where the
+    # scaler grew and overflowed back between two rows (was AMP005 "stayed at 32768.0 for 6
+    # consecutive clean steps (growth interval 2)")
+    "loop rows every 50 steps without a counter, spikes": lambda: _loop_rows(
+        _spiky(40_000, 100, top=2.0**15, spike_every=1000), every=50),
+    # the same rows while the overflow threshold falls slowly (was AMP005 at each level)
+    "loop rows every 50 steps without a counter, slow drift down": lambda: _loop_rows(
+        _drifting(20_000, 100, top=2.0**13, floor=2.0**8, per_halving=3000), every=50),
+    # apex's overflow lines between rows printed every 10 steps without a counter: the rows
+    # are not steps, so no share of skipped steps can be read (was AMP008 "10 of the last 200
+    # steps were skipped", the rows counted as the steps between the overflows)
+    "apex overflow lines between loop rows without a counter": lambda: _apex_and_rows(
+        _torch(40_000, 200, top=2.0**16), every=10),
+    # a halving every 3000 steps, 65536 -> 256, printed every 500 steps without a counter:
+    # 200 rows are 100,000 steps, not AMP003's window of 200 (was "fell from 32768 to 128
+    # (8 halvings) in 59 steps")
+    "loop rows every 500 steps without a counter, slow drift down": lambda: _loop_rows(
+        _drifting(60_000, 500, top=2.0**16, floor=2.0**8, per_halving=3000), every=500),
+    # Swin resumed at epoch 30 from a checkpoint without the scaler's state: a fresh
+    # GradScaler(init_scale=2**24) backs off to 2**13 on its first 11 steps (was AMP003 "10
+    # consecutive skipped steps from step 18126 (after training was stable)")
+    "swin resumed at an epoch's first batch, fresh scaler from 2**24": lambda: _swin_lines(
+        _torch(1250, 1000, top=2.0**13, init=2.0**24), first_epoch=30, batches=625),
+    # the same run's log appended to an earlier run's (epochs 0 and 1)
+    "swin log of a run, then of its resume with a fresh scaler": lambda: [
+        *_swin_lines(_torch(1250, 1000, top=2.0**16, startup=1), first_epoch=0, batches=625),
+        *_swin_lines(_torch(1250, 1000, top=2.0**13, init=2.0**24), first_epoch=30,
+                     batches=625)],
+    # two DeepSpeed runs in one log, the second with "initial_scale_power": 32: its engine's
+    # configuration dump (DeepSpeedConfig.print) starts it,
+    # and its overflow lines come before its first step counter (was AMP003 "6 consecutive
+    # skipped steps ... (after training was stable); loss scale 4294967296.0 -> 134217728.0")
+    "deepspeed log of two runs, the second from 2**32": lambda: [
+        _DS_CONFIG,
+        *_deepspeed_lines(1000, 3000, top=2.0**15, startup=2, every=10, user=False),
+        _DS_CONFIG,
+        *_deepspeed_lines(1000, 3000, top=2.0**15, startup=0, every=10, user=False,
+                          init=2.0**32)],
+    # two Megatron runs in one log: --initial-loss-scale 65536, then the default 2**32, whose
+    # counter starts again at 10 (was AMP003: the second run's start-up back-off judged as a
+    # collapse after the first run's stable training)
+    "megatron log of two runs with different initial scales": lambda: [
+        *_megatron_lines(_megatron(3000, 1000, top=2.0**15, init=2.0**16), every=10),
+        *_megatron_lines(_megatron(3000, 1000, top=2.0**15), every=10)],
 }
 
 
@@ -266,3 +389,81 @@ def test_megatron_skipping_every_iteration_at_a_constant_scale_is_still_amp005(
     # Every iteration skipped at one scale over several log intervals: stuck, not hysteresis.
     seq = [(s, True, 16384.0) for s in range(1, 41)]
     assert "AMP005" in [code for code, _ in faults(tmp_path, _megatron_lines(seq, every=10))]
+
+
+def _collapsing(seq: list[Step], *, after: int, halvings: int = 20) -> list[Step]:
+    """``seq`` up to step ``after``, then an overflow on every step (the scale halving each
+    time) for ``halvings`` steps: a collapse."""
+    out = [item for item in seq if item[0] <= after]
+    scale = out[-1][2]
+    for step in range(after + 1, after + halvings + 1):
+        scale /= 2
+        out.append((step, True, scale))
+    return out
+
+
+def test_a_collapse_after_a_resumed_start_up_is_still_amp003(tmp_path: Path) -> None:
+    # Swin resumed at epoch 30 with a fresh scaler (its start-up back-off is no fault), then
+    # mid-epoch every step overflows: the collapse is found in the rows
+    # mid-epoch, an overflow every 5th step with clean steps between, the scale never growing
+    # back: 2 halvings a row (AMP003's trajectory, no streak)
+    seq = [item for item in _torch(600, 1000, top=2.0**13, init=2.0**24) if item[0] <= 300]
+    scale = seq[-1][2]
+    for step in range(301, 601):
+        overflow = step % 5 == 0 and scale > 2.0**-4
+        scale = scale / 2 if overflow else scale
+        seq.append((step, overflow, scale))
+    found = faults(tmp_path, _swin_lines(seq, first_epoch=30, batches=625))
+    # at the collapse (epoch 30 numbered from 1: steps 18125 on; its first overflow at
+    # 18430, the first row after it at 18435), not at the back-off; and found, not taken as
+    # a start-up that never ended (the rows show no clean step one by one)
+    assert [step for code, step in found if code == "AMP003"] == [18125 + 310]
+
+
+def test_a_collapse_in_the_second_run_of_a_log_is_still_amp003(tmp_path: Path) -> None:
+    first = _megatron_lines(_megatron(3000, 1000, top=2.0**15, init=2.0**16), every=10)
+    second = _megatron_lines(_collapsing(_megatron(3000, 1000, top=2.0**15), after=1000,
+                                         halvings=40), every=10)
+    assert "AMP003" in [code for code, _ in faults(tmp_path, [*first, *second])]
+
+
+def test_a_collapse_in_rows_without_a_counter_is_still_amp003(tmp_path: Path) -> None:
+    # rows every 50 steps without a counter, each showing the scale halved from the last:
+    # every logging interval overflowed
+    seq = _spiky(2000, 100, top=2.0**15, spike_every=10**9)
+    rows = _loop_rows(seq, every=50)
+    scale = 32768.0
+    for _ in range(12):
+        scale /= 2
+        rows.append(f"loss {_loss(2000):.4f} | lr 0.0003 | loss_scale {scale:g}")
+    assert "AMP003" in [code for code, _ in faults(tmp_path, rows)]
+
+
+def test_a_fairseq_cascade_after_training_was_under_way_is_still_amp003(
+        tmp_path: Path) -> None:
+    # the start-up back-off to 8 is fairseq's own, but four overflows in a row down to 8
+    # after stable rows at 128 are a collapse
+    seq = _fairseq(3000, 1024, top=2.0**7)
+    step = len(seq)
+    scale = seq[-1][2]
+    for _ in range(6):
+        step, scale = step + 1, scale / 2
+        seq.append((step, True, scale))
+    assert "AMP003" in [code for code, _ in faults(tmp_path, _fairseq_lines(seq, every=100))]
+
+
+def test_a_collapse_in_the_second_deepspeed_run_is_still_amp003(tmp_path: Path) -> None:
+    # the run started by its configuration dump is judged as a run: after its start-up and
+    # 3000 stable steps, 20 overflows in a row (each halving) are a collapse
+    lines = [_DS_CONFIG,
+             *_deepspeed_lines(1000, 3000, top=2.0**15, startup=2, every=10, user=False),
+             _DS_CONFIG,
+             *_deepspeed_lines(1000, 3000, top=2.0**15, startup=0, every=10, user=False,
+                               init=2.0**32)]
+    scale = 2.0**15
+    for _ in range(20):
+        lines.append("[2026-12-03 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] "
+                     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+                     f"{int(scale)}, reducing to {int(scale / 2)}")
+        scale /= 2
+    assert "AMP003" in [code for code, _ in faults(tmp_path, lines)]

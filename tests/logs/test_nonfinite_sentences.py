@@ -47,6 +47,15 @@ NOT_NAN_LOSSES = [
     "nan_loss_count: 0 | loss 2.31",
     "Loss: 2.3412 | INFO: checking for nan in loss",
     "Infinity loss guard: off",
+    # a check or a condition, printed by healthy runs' set-up (was AMP006): a loop's
+    # print("Checking for NaN loss at every step"), print(f"Will stop training if the loss
+    # becomes NaN"), a trainer flag's help text, a scaler's description
+    "Checking for NaN loss at every step",
+    "Will stop training if the loss becomes NaN",
+    "terminate_on_nan=True: training stops when the loss becomes NaN or inf",
+    "If the loss becomes inf the scaler will skip the step",
+    # an evaluation batch's loss, named after the loss (was AMP006, the training loss's)
+    "Got inf loss on eval batch 3, ignoring",
 ]
 
 
@@ -72,3 +81,14 @@ def test_a_nan_loss_warning_after_healthy_steps_is_amp006_at_its_step(tmp_path: 
 def test_healthy_steps_with_finite_warnings_stay_quiet(tmp_path: Path) -> None:
     lines = [*_steps(100, 150), "INFO: nan loss check enabled", *_steps(150, 200)]
     assert faults(tmp_path, lines) == []
+
+
+def test_set_up_sentences_about_nan_losses_stay_quiet(tmp_path: Path) -> None:
+    # a healthy loop that prints its guards before training (each was AMP006 at its line)
+    lines = [*_steps(1, 30), "Checking for NaN loss at every step",
+             "Will stop training if the loss becomes NaN",
+             "If the loss becomes inf the scaler will skip the step", *_steps(30, 60)]
+    assert faults(tmp_path, lines) == []
+    # and the finding itself, without a condition, is still one
+    assert [code for code, _ in faults(tmp_path, [*lines, "step 60: the loss became NaN"])] \
+        == ["AMP006"]

@@ -130,7 +130,12 @@ def test_a_scale_said_to_be_at_its_floor_is_amp003(tmp_path: Path, line: str) ->
 
 @pytest.mark.parametrize("line", ["  min_loss_scale ................ 1.0",
                                   "Setting the minimum loss scale to 1",
-                                  "loss scale is not at its minimum (65536)"])
+                                  "loss scale is not at its minimum (65536)",
+                                  # a loop's status dump: print(f"loss scale at minimum: "
+                                  # f"{scaler.get_scale() <= min_scale}") (was AMP003)
+                                  "loss scale at minimum: False",
+                                  # print(f"minimum loss scale reached = {int(at_floor)}")
+                                  "minimum loss scale reached = 0"])
 def test_a_floor_setting_is_none(tmp_path: Path, line: str) -> None:
     healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
     assert faults(tmp_path, [*healthy, line]) == []

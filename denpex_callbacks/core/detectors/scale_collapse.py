@@ -8,7 +8,7 @@ from typing import Any
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector, printed_steps
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
 from denpex_callbacks.core.run_state import RunState
 
 # Below this many applied updates a run has not been "stable" yet, whatever its streak.
@@ -197,7 +197,11 @@ class ScaleCollapseDetector(Detector):
             # A log row that does not print the scale (a metric row between overflow lines)
             # says nothing changed it: the trajectory goes on across the row.
             return None
-        if scale is None or not math.isfinite(scale) or run.in_startup:
+        # A row without a step counter stands for an unknown number of steps (one every 500,
+        # say): a window of collapse_trend_window such rows may span a run's slow, healthy
+        # drift of the scale. No trajectory is measured in them (the streak still is).
+        if (scale is None or not math.isfinite(scale) or run.in_startup
+                or obs.extra.get(SPAN_UNKNOWN)):
             self.window.clear()
             self._peaks.clear()
             return None

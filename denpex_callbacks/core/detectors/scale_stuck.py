@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector, printed_steps
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 
@@ -144,7 +144,13 @@ class ScaleStuckDetector(Detector):
             self.clean_start = obs.step
         self.clean_at_scale += 1
         interval = self.setup.growth_interval
-        if self.clean_at_scale < self._clean_limit():
+        # Rows without a step counter may each stand for N steps: at its ceiling a healthy
+        # scaler grows and overflows back between two rows, so the rows show the scale
+        # constant for as many growth intervals as they like. Counted in rows, a stuck scale
+        # needs as many as the steps of an unknown interval (a per-step log still gets there).
+        limit = (self.t.stuck_clean_steps if obs.extra and obs.extra.get(SPAN_UNKNOWN)
+                 else self._clean_limit())
+        if self.clean_at_scale < limit:
             return None
         if interval is None and not run.scale_ever_changed and run.skipped_total == 0:
             return Finding(

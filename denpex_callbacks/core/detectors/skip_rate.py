@@ -78,10 +78,16 @@ class SkipRateDetector(Detector):
 
     def observe(self, obs: Observation, run: RunState) -> Finding | None:
         skipped = obs.was_skipped
-        if skipped is None or run.in_startup or obs.extra.get(SPAN_UNKNOWN):
+        if obs.extra.get(SPAN_UNKNOWN):
             # A row without a step counter stands for an unknown number of applied steps
             # (one row per 500 in HF's default): counted as one, a sawtooth would look like
-            # a skip every few steps.
+            # a skip every few steps. Left out alone, the skips beside it (overflow lines,
+            # the halvings its scale shows) would fill the window by themselves: the share
+            # of the steps around such a row is not known, so the count starts over after it.
+            self.window.clear()
+            self.skips_in_window = 0
+            return None
+        if skipped is None or run.in_startup:
             return None
         if len(self.window) == self.window.maxlen and self.window[0][1]:
             self.skips_in_window -= 1
