@@ -315,11 +315,7 @@ class Assembler:
             return  # the same bar/dict printed again (refresh, or another rank)
         self._last_metrics = key
         if event.step is not None and self._restarts(event, event.step):
-            # The last run's scale and clean stretch say nothing of this one's.
-            self._rank_scales.pop(event.rank or 0, None)
-            self._rank_clean_run.pop(event.rank or 0, None)
-            self._last_scale = None
-            self._restarted = True  # the next observation begins the run
+            self._begin_run(event.rank or 0)
         span_unknown = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
             span_unknown = event.step is None
@@ -359,10 +355,18 @@ class Assembler:
         counter. Its first observation begins a run (its start-up back-off is its own); the
         last run's scales are no scales its lines fell from."""
         self._flush()  # an overflow already read is the last run's
-        if self.clock == 0:
-            return
-        self._rank_scales.clear()
-        self._rank_clean_run.clear()
+        if self.clock > 0:
+            self._begin_run(None)
+
+    def _begin_run(self, rank: int | None) -> None:
+        """Forget the last run's scales and clean stretch (of ``rank``; None: of every rank):
+        they say nothing of the run that begins. Its first observation says it begins."""
+        if rank is None:
+            self._rank_scales.clear()
+            self._rank_clean_run.clear()
+        else:
+            self._rank_scales.pop(rank, None)
+            self._rank_clean_run.pop(rank, None)
         self._last_scale = None
         self._restarted = True
 

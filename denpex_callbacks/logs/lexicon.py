@@ -107,6 +107,7 @@ HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+cas
                           r"|guard(?:s|ing)?\s+against)\b")
 
 
+@functools.lru_cache(maxsize=4096)
 def verb_key(key: str) -> bool:
     """Whether ``key`` ends in a verb (``loss is``, ``loss became``): a sentence-like print.
 

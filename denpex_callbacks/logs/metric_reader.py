@@ -223,9 +223,7 @@ class MetricReader:
         found = _YOLO_ROW.match(text)
         if found is None:
             return []
-        terms = [to_value(cell) for cell in found.group(2).split()]
-        loss = math.fsum(terms) if all(math.isfinite(t) for t in terms) else next(
-            t for t in terms if not math.isfinite(t))
+        loss = _total([to_value(cell) for cell in found.group(2).split()])
         bar = _TQDM.search(text, found.end())
         epoch = int(found.group(1))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
@@ -243,11 +241,8 @@ class MetricReader:
             # "stop training if the loss becomes NaN": a condition, no value the run had.
             loss = None
         if loss is None and metrics.components:
-            # No total printed: the components are its terms; one non-finite term makes the
-            # total non-finite, and their sum is what the optimizer saw.
-            loss = math.fsum(v for _k, v in metrics.components) if all(
-                math.isfinite(v) for _k, v in metrics.components) else next(
-                v for _k, v in metrics.components if not math.isfinite(v))
+            # No total printed: the components are its terms.
+            loss = _total([v for _k, v in metrics.components])
         step = as_step(values.get(lexicon.STEP))
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
@@ -437,6 +432,18 @@ def _power_of_two(value: float, tolerance: float) -> bool:
         return False
     exponent = math.log2(value)
     return abs(exponent - round(exponent)) <= tolerance
+
+
+def _total(terms: list[float]) -> float:
+    """The total of a loss's terms: their sum, or the first non-finite term (one makes the
+    total non-finite).
+
+    Example:
+        >>> _total([0.5, 0.25]), _total([0.5, float("nan"), float("inf")])
+        (0.75, nan)
+    """
+    bad = next((t for t in terms if not math.isfinite(t)), None)
+    return math.fsum(terms) if bad is None else bad
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:

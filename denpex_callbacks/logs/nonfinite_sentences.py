@@ -33,8 +33,8 @@ _VALUE = (r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nan|infinity|in
 _FOUND = (r"(?:detected|found|encountered|occurred|occured|appeared|observed|seen|produced"
           r"|got)")
 _EVAL = r"(?:val|valid|validation|eval|evaluation|test|dev)"
-# The word before "loss" that names which loss: a qualifier or a component, never evaluation.
-_WHICH = r"(?:(?!" + _EVAL + r"\b)[a-z_]+\s+)?"
+# The word before "loss" that names which loss (evaluation named anywhere: see _EVAL_WORD).
+_WHICH = r"(?:[a-z_]+\s+)?"
 _LOSS = r"loss(?:_\w+)?\b"  # the loss, or a term of it (loss_ctc)
 _SENTENCE = re.compile(
     r"(?i)\b(?:"
@@ -51,7 +51,6 @@ _SENTENCE = re.compile(
     + _VALUE + r")")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
-_EVAL_LOSS = re.compile(r"(?i)\b" + _EVAL + r"(?:[\s_/.-]?(?:set|split))?[\s_/.-]*loss\b")
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
 # nan"): the evaluation stream's, read by the metric reader where it has a value.
 _EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
@@ -81,8 +80,8 @@ def parse(text: str) -> list[LogEvent]:
     if "oss" not in text or not any(cue in text for cue in _CUES):
         return []
     found = _SENTENCE.search(text)
-    if (found is None or _NEGATED.search(text) or _EVAL_LOSS.search(found.group(0))
-            or _EVAL_WORD.search(text) or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
+    if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)
+            or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
         return []
     step = _STEP.search(text)
     value = found.group(0).lower()

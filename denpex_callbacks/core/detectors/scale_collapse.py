@@ -155,22 +155,27 @@ class ScaleCollapseDetector(Detector):
         the log was read line by line or not. Other unseen steps enter nothing, as before."""
         if printed <= 0 or scale is None or skipped or not math.isfinite(scale):
             return
-        self.firing = False  # applied steps: the skip streak is over
         keep = min(printed, self.window.maxlen or printed)
-        for step in printed_steps(run, steps, printed)[-keep:]:
-            self._push_window((step, scale))
-        if self.trend_floor is not None and scale >= self.trend_floor * 16:
-            self.trend_floor = None
+        self._applied(printed_steps(run, steps, printed)[-keep:], scale)
 
     def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
-        self.firing = False  # the skip streak is over
         scale = last.scale
         assert scale is not None  # a quiet step has its scale
         # Only the last window's worth of steps stays in the window (and so in its peaks).
-        for step in range(last.step - min(steps, self.window.maxlen or steps) + 1, last.step + 1):
+        self._applied(range(last.step - min(steps, self.window.maxlen or steps) + 1,
+                            last.step + 1), scale)
+
+    def _applied(self, steps: range, scale: float) -> None:
+        """Applied steps at ``scale``, taken together: the skip streak is over, they enter
+        the trajectory's window, and the scale may have recovered from a collapse."""
+        self.firing = False
+        for step in steps:
             self._push_window((step, scale))
+        self._note_recovery(scale)
+
+    def _note_recovery(self, scale: float) -> None:
         if self.trend_floor is not None and scale >= self.trend_floor * 16:
-            self.trend_floor = None
+            self.trend_floor = None  # recovered: the trend may fire again
 
     # -- the trajectory ------------------------------------------------------------------------
 
@@ -212,8 +217,7 @@ class ScaleCollapseDetector(Detector):
         fell = (bool(self.window) and self.t.underflow_scale <= scale < self.window[-1][1])
         self._push_window((obs.step, scale))
         peak_step, peak = self._peaks[0]
-        if self.trend_floor is not None and scale >= self.trend_floor * 16:
-            self.trend_floor = None  # recovered: the trend may fire again
+        self._note_recovery(scale)
         if self.trend_floor is not None or self.firing or not (obs.was_skipped or fell):
             return None
         if peak <= 0 or scale > peak / 2.0 ** self.t.collapse_net_halvings:
