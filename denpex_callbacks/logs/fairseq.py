@@ -6,13 +6,28 @@ scale to to {s}`` (AMPOptimizer), ``[AMP: ]Minimum loss scale reached ({m}). You
 probably exploding. ...``, and progress lines carrying ``num_updates`` / ``loss_scale``:
 ``epoch 001:    100 / 2000 loss=9.2, ..., num_updates=100, lr=..., gnorm=1.2, loss_scale=64``
 or ``{"epoch": 1, "update": 0.05, "loss": "9.2", ..., "loss_scale": "64", ...}``.
+
+Each run prints its whole configuration on one line as it starts (``fairseq_cli/train.py``:
+``logger.info(cfg)``, an omegaconf dict ``{..., 'fp16': True, ..., 'fp16_init_scale': 128,
+...}`` since 0.10.2; ``logger.info(args)`` / ``print(args)``, ``Namespace(..., fp16=True,
+fp16_init_scale=128, ...)`` before): a run starts there, so the overflow lines of its own
+start-up back-off, printed before its first progress line, are not read as the last run's.
 """
 
 from __future__ import annotations
 
 import re
 
-from denpex_callbacks.logs.events import FLAG, METRICS, OVERFLOW, LogEvent, to_float, to_int
+from denpex_callbacks.logs.events import (
+    FLAG,
+    METRICS,
+    OVERFLOW,
+    RUN_START,
+    SETUP,
+    LogEvent,
+    to_float,
+    to_int,
+)
 
 FAMILY = "fairseq"
 KEYWORDS = (b"verflow", b"loss")
@@ -27,6 +42,9 @@ _FIELD = re.compile(
     r"""(?:^|[\s,{|])"?(loss|num_updates|loss_scale|gnorm|lr)"?(?:=|":\s*"?|\s+)"""
     r"""([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"""
 )
+# a field of the configuration dump: 'key': value (omegaconf) or key=value (argparse)
+_CONFIG_FIELD = re.compile(r"""['"]?\b(fp16|amp|fp16_init_scale|amp_init_scale|min_loss_scale)"""
+                           r"""['"]?(?::\s*|=)([\w.+-]+)""")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -49,6 +67,8 @@ def parse(text: str) -> list[LogEvent]:
         return [LogEvent(FLAG, FAMILY, code="AMP003",
                          summary=f"fairseq stopped: minimum loss scale reached "
                                  f"({found.group(1)}); the loss is exploding")]
+    if "fp16_init_scale" in text:
+        return _config(text)
     if "num_updates" not in text or "valid on '" in text:
         return []
     fields = {key: value for key, value in _FIELD.findall(text)}
@@ -58,3 +78,24 @@ def parse(text: str) -> list[LogEvent]:
     return [LogEvent(METRICS, FAMILY, step=step, loss=to_float(fields.get("loss")),
                      scale_after=to_float(fields.get("loss_scale")),
                      grad_norm=to_float(fields.get("gnorm")), lr=to_float(fields.get("lr")))]
+
+
+def _config(text: str) -> list[LogEvent]:
+    """A run's configuration dump: the run starts; its initial scale when it trains in fp16.
+
+    Example:
+        >>> _config("{'common': {'fp16': True, 'fp16_init_scale': 128, 'amp': False}}")[0].setup
+        {'run_start': True, 'scaler': 'dynamic', 'init_scale': 128.0}
+        >>> _config("Namespace(arch='lstm', fp16=False, fp16_init_scale=128)")[0].setup
+        {'run_start': True}
+    """
+    fields = dict(_CONFIG_FIELD.findall(text))
+    setup: dict[str, object] = {RUN_START: True}
+    for flag, init in (("fp16", "fp16_init_scale"), ("amp", "amp_init_scale")):
+        if fields.get(flag) == "True":
+            setup["scaler"] = "dynamic"
+            setup["init_scale"] = to_float(fields.get(init))
+            if flag == "fp16" and fields.get("min_loss_scale") is not None:
+                setup["min_scale"] = to_float(fields["min_loss_scale"])
+            break
+    return [LogEvent(SETUP, FAMILY, setup=setup)]

@@ -249,6 +249,16 @@ def _hf_lines(seq: list[Step], every: int) -> list[str]:
 _DS_CONFIG = ("[2026-12-03 10:00:00,000] [INFO] [config.py:1004:print]   dynamic_loss_scale_args "
               "...... {'init_scale': 65536, 'scale_window': 1000, 'delayed_shift': 2, "
               "'consecutive_hysteresis': False, 'min_scale': 1}")
+# fairseq_cli/train.py's logger.info(cfg) as a run starts (0.12: an omegaconf dict, one line)
+_FAIRSEQ_CONFIG = (
+    "2026-12-03 10:00:00 | INFO | fairseq_cli.train | {'_name': None, 'common': {'_name': None, "
+    "'no_progress_bar': False, 'log_interval': 100, 'log_format': None, 'seed': 1, "
+    "'cpu': False, 'tpu': False, 'bf16': False, 'memory_efficient_bf16': False, 'fp16': True, "
+    "'memory_efficient_fp16': False, 'fp16_no_flatten_grads': False, 'fp16_init_scale': 128, "
+    "'fp16_scale_window': None, 'fp16_scale_tolerance': 0.0, 'on_cpu_convert_precision': "
+    "False, 'min_loss_scale': 0.0001, 'threshold_loss_scale': None, 'amp': False, "
+    "'amp_batch_retries': 2, 'amp_init_scale': 128, 'amp_scale_window': None}, 'criterion': "
+    "{'_name': 'label_smoothed_cross_entropy', 'label_smoothing': 0.1}}")
 
 
 # --- healthy runs ------------------------------------------------------------------------------
@@ -329,6 +339,13 @@ HEALTHY = {
     # two Megatron runs in one log: --initial-loss-scale 65536, then the default 2**32, whose
     # counter starts again at 10 (was AMP003: the second run's start-up back-off judged as a
     # collapse after the first run's stable training)
+    # two fairseq runs in one log (the second started again from scratch): each starts with
+    # its configuration dump, and the second's start-up overflows (128 -> 8) come before its
+    # first progress line (was AMP003 "4 consecutive overflows took the loss scale from ? to
+    # 8", the first run's end)
+    "fairseq log of two runs": lambda: [
+        _FAIRSEQ_CONFIG, *_fairseq_lines(_fairseq(5000, 1024, top=8.0), every=100),
+        _FAIRSEQ_CONFIG, *_fairseq_lines(_fairseq(3000, 1024, top=8.0), every=100)],
     "megatron log of two runs with different initial scales": lambda: [
         *_megatron_lines(_megatron(3000, 1000, top=2.0**15, init=2.0**16), every=10),
         *_megatron_lines(_megatron(3000, 1000, top=2.0**15), every=10)],
@@ -466,4 +483,13 @@ def test_a_collapse_in_the_second_deepspeed_run_is_still_amp003(tmp_path: Path) 
                      "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
                      f"{int(scale)}, reducing to {int(scale / 2)}")
         scale /= 2
+    assert "AMP003" in [code for code, _ in faults(tmp_path, lines)]
+
+
+def test_a_collapse_in_the_second_fairseq_run_is_still_amp003(tmp_path: Path) -> None:
+    # the second run, started by its configuration dump, backs off to 8 at start-up (its own)
+    # and trains; then 20 overflows in a row halve its scale: a collapse
+    second = _fairseq_lines(_collapsing(_fairseq(3000, 1024, top=8.0), after=2000), every=100)
+    lines = [_FAIRSEQ_CONFIG, *_fairseq_lines(_fairseq(5000, 1024, top=8.0), every=100),
+             _FAIRSEQ_CONFIG, *second]
     assert "AMP003" in [code for code, _ in faults(tmp_path, lines)]
