@@ -631,6 +631,10 @@ MESSAGES: tuple[Message, ...] = (
             "Batch {n}: Invalid loss, terminating training",
             "TerminateOnNaN stopped the run: the loss is NaN/inf", FLAG, "AMP006",
             reader="errors", prefix=""),
+    Message("fastai", "1.0.x", "fastai/callbacks/tracker.py (TerminateOnNaNCallback.on_batch_end)",
+            "Epoch/Batch ({n}/{value}): Invalid loss, terminating training.",
+            "TerminateOnNaNCallback stopped the run: the last batch's loss is NaN", FLAG,
+            "AMP006", prefix="", values={"n": 3, "value": 118}),
     Message("Keras", "2.9-2.15 (tf.keras)", "keras/mixed_precision/loss_scale_optimizer.py "
             "(_maybe_warn_about_scaling)",
             "You forgot to call LossScaleOptimizer.get_scaled_loss() and "
