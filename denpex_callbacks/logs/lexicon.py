@@ -69,6 +69,8 @@ _NOT_METRIC = frozenset({
     "wps", "ups", "wpb", "bsz", "mem", "memory", "gpu", "lr", "best", "min", "max", "lowest",
     "highest", "prev", "previous", "init", "initial", "batch", "batches", "size", "count",
     "num", "flos", "tokens", "ms", "per", "interval", "patience", "wait", "every",
+    # a log level after a logger named for a test run (``...\ttest\tINFO\t[nan, ...]``)
+    "info", "debug", "warning", "warn", "critical",
 })
 # Words that make a "loss..." key a setting rather than a value (loss_weight, min_loss_scale).
 _SETTING = frozenset({

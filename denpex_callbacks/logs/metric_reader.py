@@ -55,6 +55,11 @@ _EPOCH_ITER = re.compile(
     r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\(")
+# ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
+# pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
+# (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
+_EPOCH_STEP = re.compile(
+    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
 _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
@@ -75,6 +80,12 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing)\b(?![/_.-])|Epoch\((?:val|test)\)")
+# Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
+# \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
+# default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
+_LOGGER_PREFIX = re.compile(
+    r"(?:[^\t]*\t|.{0,40}? - )?[\w.-]+(?:\t| - )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\t| - )"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
@@ -96,6 +107,14 @@ _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:devi
 # instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
 _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
                        r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
+# The VITS family's unlabelled row, ``logger.info([x.item() for x in losses] + [global_step,
+# lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
+# ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
+# the message is a bare list of Python floats, the loss terms, then an integer (the step) and
+# a learning rate (a fraction below 1). Finite rows hold no keyword; a NaN one does.
+_LIST_ROW = re.compile(
+    r"(?:^|[\s:])\[((?:\s*(?:[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|-?inf),)+)"
+    r"\s*(\d+),\s*(0?\.\d+(?:e-\d+)?|\d(?:\.\d+)?e-\d+)\]\s*$")
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -104,8 +123,13 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
-    if _EVAL_CONTEXT.search(text) is not None and _TRAINING_LOSS_KEY.search(text) is None:
-        return EVALUATION
+    if (found := _EVAL_CONTEXT.search(text)) is not None and (
+            _TRAINING_LOSS_KEY.search(text) is None):
+        # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
+        # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
+        prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
+        if prefix is None or _EVAL_CONTEXT.search(text, prefix.end()) is not None:
+            return EVALUATION
     if any(marker in text for marker in _SUMMARY):
         return CLOSING
     return None
@@ -210,10 +234,11 @@ class MetricReader:
 
     def _bare(self, text: str) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
-        training row without its header: the loss terms' sum is the loss."""
+        training row without its header: the loss terms' sum is the loss; a bare list of
+        loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
-            return self._yolo_row(text)
+            return self._yolo_row(text) or self._list_row(text)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -231,6 +256,17 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
+    def _list_row(self, text: str) -> list[MetricEvent]:
+        """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
+        loss."""
+        if not text.rstrip().endswith("]") or (found := _LIST_ROW.search(text)) is None:
+            return []
+        terms = [to_value(cell) for cell in found.group(1).split(",") if cell.strip()]
+        read_as = ("bare list of loss terms, step and lr", ())
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=_total(terms),
+                            lr=float(found.group(3)))]
+
     def _events(self, text: str, metrics: MetricLine, written: str, *,
                 counters: bool, line: int = 0) -> list[MetricEvent]:
         values = metrics.values
@@ -247,7 +283,11 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
-        if step is None and ("Epoch" in text or "Train:" in text):
+        if "Epoch [" in text and (found := _EPOCH_STEP.search(text)):
+            epoch, done, total = (int(g) for g in found.groups())
+            self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+            step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+        elif step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):
@@ -295,8 +335,8 @@ class MetricReader:
         else:
             keys = tuple(key for kind, key in metrics.keys.items() if kind != "epoch_text"
                          and not (unread and kind == lexicon.MAYBE_SCALE))
-        if metrics.components:
-            keys += tuple(key for key, _v in metrics.components)
+        if metrics.components:  # (a list of terms names its key once)
+            keys += tuple(dict.fromkeys(key for key, _v in metrics.components))
         read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []

@@ -1,0 +1,213 @@
+"""Speech and TTS trainers' logs, each excerpt written from the tool's own format strings
+(each names its source), with healthy controls beside the faults:
+
+- the VITS family's bare list row, ``logger.info([x.item() for x in losses] + [global_step,
+  lr])`` (jaywalnut310/vits ``train.py``; Bert-VITS2 ``train_ms.py``, GPT-SoVITS
+  ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS copy it);
+- the logger named for the run (``logging.getLogger(os.path.basename(model_dir))``, RVC's
+  default experiment ``mi-test``): no evaluation line for it;
+- so-vits-svc 4.1's ``Losses: [...]``: each term of the list counts; its ``====> Epoch: 3,
+  cost 123.45 s`` is a time, not a loss;
+- StyleTTS2's ``Epoch [4/100], Step [10/120]``: the step counts the batches of the epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.metric_pairs import read_pairs
+from denpex_callbacks.logs.metric_reader import MetricReader
+
+# vits utils.get_logger: logging.Formatter("%(asctime)s\t%(name)s\t%(levelname)s\t%(message)s")
+# on the model_dir's file handler; utils.py's logging.basicConfig(stream=sys.stdout) prints
+# the same records as "%(levelname)s:%(name)s:%(message)s".
+FILE = "2023-05-01 12:03:20,200\t{name}\tINFO\t"
+STDOUT = "INFO:{name}:"
+NAN = float("nan")
+
+
+def _vits(steps: range, nan_from: int | None = None, *, prefix: str = FILE,
+          name: str = "ljs_base", per_epoch: int = 1000, bad: int | None = None) -> list[str]:
+    """vits train.py train_and_evaluate: every ``log_interval`` steps the epoch line, then
+    ``[loss_disc, loss_gen, loss_fm, loss_mel, loss_dur, loss_kl] + [global_step, lr]``
+    (``bad``: the one term that goes NaN, else all of them)."""
+    head = prefix.format(name=name)
+    lines = []
+    for step in steps:
+        epoch = step // per_epoch + 1
+        lr = 2e-4 * 0.999875 ** (epoch - 1)
+        losses = [2.61, 2.49, 5.7 - step / 1e4, 45.2 - step / 1e3, 2.1, 4.05]
+        if nan_from is not None and step >= nan_from:
+            if bad is None:
+                losses = [NAN] * 6
+            else:
+                losses[bad] = NAN
+        done = 100.0 * (step % per_epoch) / per_epoch
+        lines.append(head + f"Train Epoch: {epoch} [{done:.0f}%]")
+        lines.append(head + str([*losses, step, lr]))
+        if (step + 200) % per_epoch == 0:
+            lines.append(head + f"====> Epoch: {epoch}")
+    return lines
+
+
+@pytest.mark.parametrize("prefix", [FILE, STDOUT])
+def test_vits_list_row_with_nan_losses(tmp_path: Path, prefix: str) -> None:
+    assert faults(tmp_path, _vits(range(0, 6001, 200), 3400, prefix=prefix)) == [
+        ("AMP006", 3400)]
+
+
+def test_vits_list_row_one_term_non_finite_mid_run(tmp_path: Path) -> None:
+    # a mid-run excerpt, log_interval 500, only loss_kl NaN: the total is NaN
+    lines = _vits(range(152000, 160001, 500), 157000, bad=5, per_epoch=1234)
+    assert faults(tmp_path, lines[3:]) == [("AMP006", 157000)]
+
+
+@pytest.mark.parametrize("name", ["test", "mi-test", "valid", "eval_run"])
+def test_a_logger_named_for_a_test_run_is_no_evaluation(tmp_path: Path, name: str) -> None:
+    # getLogger(os.path.basename(model_dir)): "-m test" names the logger "test"
+    for prefix in (FILE, STDOUT):
+        assert faults(tmp_path, _vits(range(0, 4001, 200), 2600, prefix=prefix, name=name)) \
+            == [("AMP006", 2600)]
+
+
+def _rvc(steps: range, nan_from: int | None = None) -> list[str]:
+    # RVC infer/modules/train/train.py: "Train Epoch: {} [{:.0f}%]", [global_step, lr], then
+    # f"loss_disc={loss_disc:.3f}, loss_gen={loss_gen:.3f}, loss_fm={loss_fm:.3f},loss_mel=..."
+    head = FILE.format(name="mi-test")
+    lines = []
+    for step in steps:
+        bad = nan_from is not None and step >= nan_from
+        d, g, fm, mel, kl = (NAN,) * 5 if bad else (3.9, 3.2, 8.4, 22.4, 1.6)
+        lines += [head + f"Train Epoch: {step // 600 + 1} [{100.0 * (step % 600) / 600:.0f}%]",
+                  head + str([step, 1e-4]),
+                  head + f"loss_disc={d:.3f}, loss_gen={g:.3f}, loss_fm={fm:.3f},"
+                         f"loss_mel={mel:.3f}, loss_kl={kl:.3f}"]
+    return lines
+
+
+def test_rvc_losses_under_the_mi_test_logger_are_training_losses(tmp_path: Path) -> None:
+    assert [code for code, _ in faults(tmp_path, _rvc(range(0, 4001, 200), 2600))] == [
+        "AMP006"]
+    assert faults(tmp_path, _rvc(range(0, 4001, 200))) == []
+
+
+def test_an_evaluation_line_under_a_logger_prefix_stays_evaluation(tmp_path: Path) -> None:
+    # StyleTTS2 train_second.py: logger.info('Validation loss: %.3f, ...'), a file handler
+    # "%(levelname)s:%(asctime)s: %(message)s"; and a named logger's evaluation line
+    lines = [f"INFO:2023-11-20 10:00:{i:02d},123: Epoch [1/100], Step [{i}/120], Loss: 0.41"
+             for i in range(10, 121, 10)]
+    lines.append("INFO:2023-11-20 10:01:00,000: Validation loss: nan, Dur loss: nan, "
+                 "F0 loss: nan")
+    lines.append(FILE.format(name="mi-test") + "Validation loss: nan")
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP013"]
+
+
+@pytest.mark.parametrize("row", [
+    "[nan, nan]",  # no step, no learning rate
+    "[nan, 200, 5]",  # the last is no learning rate
+    "[nan, 3400.5, 0.0002]",  # the step is no integer
+    "selected ids: [nan, 12, 0.5] kept",  # not the whole message
+])
+def test_other_lists_are_not_vits_rows(row: str) -> None:
+    assert MetricReader().read(FILE.format(name="x") + row, 1) == []
+
+
+def test_healthy_vits_rows_read_as_finite_losses() -> None:
+    # finite rows hold no keyword of the prefilter (see the report on the keyword budget):
+    # handed to the reader they are read, finite, at their step
+    reader = MetricReader()
+    events = [e for line in _vits(range(0, 1001, 200)) for e in reader.read(line, 1)]
+    assert [e.step for e in events] == [0, 200, 400, 600, 800, 1000]
+    assert all(e.loss is not None and math.isfinite(e.loss) for e in events)
+    assert events[0].lr == pytest.approx(2e-4)
+
+
+def test_healthy_vits_excerpts_raise_no_alarm(tmp_path: Path) -> None:
+    for lines in (_vits(range(0, 6001, 200)), _vits(range(0, 6001, 200), prefix=STDOUT),
+                  _vits(range(152000, 160001, 500), per_epoch=1234, name="test")):
+        path = tmp_path / "healthy.log"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert diagnose(str(path)).faults == []
+
+
+def _sovits(steps: range, nan_from: int | None = None, bad: int | None = None) -> list[str]:
+    # so-vits-svc 4.1 train.py: f"Losses: {[x.item() for x in losses]}, step: {global_step},
+    # lr: {lr}, reference_loss: {reference_loss}" (a tensor), then per epoch
+    # f'====> Epoch: {epoch}, cost {durtaion} s'
+    head = FILE.format(name="44k")
+    lines = []
+    for step in steps:
+        losses = [2.4, 2.3, 9.1, 20.5 - step / 1e3, 1.4]
+        if nan_from is not None and step >= nan_from:
+            losses = [NAN] * 5 if bad is None else [*losses[:bad], NAN, *losses[bad + 1:]]
+        total = sum(losses)
+        lines += [head + f"Train Epoch: {step // 800 + 1} [{100.0 * (step % 800) / 800:.0f}%]",
+                  head + f"Losses: {losses}, step: {step}, lr: 0.0001, reference_loss: "
+                         f"tensor({total:.4f}, device='cuda:0', grad_fn=<AddBackward0>)"]
+        if (step + 200) % 800 == 0:
+            lines.append(head + f"====> Epoch: {step // 800 + 1}, cost {123.45 + step:.2f} s")
+    return lines
+
+
+def test_sovits_each_loss_term_counts(tmp_path: Path) -> None:
+    assert faults(tmp_path, _sovits(range(0, 3001, 200), 2000, bad=3)) == [("AMP006", 2000)]
+    assert faults(tmp_path, _sovits(range(0, 3001, 200), 2600)) == [("AMP006", 2600)]
+    assert faults(tmp_path, _sovits(range(0, 3001, 200))) == []
+
+
+def test_a_list_after_a_loss_key_is_its_terms() -> None:
+    line = read_pairs("Losses: [2.4, 2.3, nan, 1.4], step: 2000, lr: 0.0001")
+    assert "loss" not in line.values and line.values["step"] == 2000
+    assert [key for key, _ in line.components] == ["Losses"] * 4
+    assert math.isnan(line.components[2][1])
+
+
+@pytest.mark.parametrize("text", ["====> Epoch: 3, cost 123.45 s", "epoch 3 time cost 0.00 s",
+                                  "cost: 12.5 sec"])
+def test_a_duration_is_no_loss(text: str) -> None:
+    line = read_pairs(text)
+    assert "loss" not in line.values and not line.components
+
+
+def test_a_loss_beside_a_unit_word_is_still_read() -> None:
+    assert read_pairs("loss 2.31 sec/it 0.5").values["loss"] == 2.31
+    assert read_pairs("loss 2.3 h_loss 4").values["loss"] == 2.3
+
+
+def _styletts2(epochs: range, nan_at: int | None = None, batches: int = 120) -> list[str]:
+    # StyleTTS2 train_second.py: logger.info('Epoch [%d/%d], Step [%d/%d], Loss: %.5f, Disc
+    # Loss: %.5f, ...' % (epoch+1, epochs, i+1, len(train_list)//batch_size, ...)) every
+    # log_interval (10) batches, a file handler '%(levelname)s:%(asctime)s: %(message)s'
+    lines = []
+    for epoch in epochs:
+        for i in range(10, batches + 1, 10):
+            step = (epoch - 1) * batches + i
+            value = "nan" if nan_at is not None and step >= nan_at else "0.41234"
+            lines.append(f"INFO:2023-11-20 10:00:00,123: Epoch [{epoch}/100], Step [{i}/"
+                         f"{batches}], Loss: {value}, Disc Loss: 3.91234, Dur Loss: 0.91234, "
+                         f"CE Loss: 0.31234, Norm Loss: 0.21234, F0 Loss: 0.51234, LM Loss: "
+                         f"0.05123, Gen Loss: 2.11234, Sty Loss: 0.00000, Diff Loss: 0.00000, "
+                         f"DiscLM Loss: 0.00000, GenLM Loss: 0.00000")
+        lines.append(f"Epochs: {epoch}")
+    return lines
+
+
+def test_epoch_and_step_of_the_epoch_make_the_step(tmp_path: Path) -> None:
+    assert faults(tmp_path, _styletts2(range(1, 6), nan_at=370)) == [("AMP006", 370)]
+    # a mid-run excerpt, and the pytorch-tutorial spelling "Epoch [1/5], Step [100/600]"
+    assert faults(tmp_path, _styletts2(range(31, 34), nan_at=32 * 120 + 50)) == [
+        ("AMP006", 3890)]
+    tutorial = [f"Epoch [{e}/5], Step [{i}/600], Loss: {'nan' if (e, i) >= (2, 300) else 0.2}"
+                for e in range(1, 4) for i in range(100, 601, 100)]
+    assert faults(tmp_path, tutorial) == [("AMP006", 900)]
+
+
+def test_healthy_styletts2_epochs_raise_no_alarm(tmp_path: Path) -> None:
+    result = diagnose_lines(tmp_path, _styletts2(range(1, 6)))
+    assert result.faults == []
+    assert result.timeline.steps == 600  # the steps go on across epochs
