@@ -41,7 +41,8 @@ LR = "lr"
 EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the training loss
 
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
-                   "testing", "holdout"})
+                   "testing", "holdout",
+                   "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({

@@ -544,6 +544,12 @@ MESSAGES: tuple[Message, ...] = (
             "gemini/gemini_optimizer.py (step)",
             "Found overflow. Skip step",
             "an overflow: the step is skipped", SKIP, logger=("colossalai", "INFO")),
+    # -- audiocraft: audiocraft/solvers/musicgen.py, magnet.py, jasco.py (run_step) -----------
+    Message("audiocraft", "1.0-1.3 (2023-09..2024)", "audiocraft/solvers/musicgen.py, "
+            "magnet.py, jasco.py (run_step: ``if not loss.isfinite().all()``)",
+            "Model probably diverged.",
+            "the training loss went non-finite: the run stops", FLAG, "AMP006",
+            prefix="RuntimeError: "),
     # -- detectron2, mmcv/mmdet, mmengine ------------------------------------------------------
     Message("detectron2", "0.1-0.6", "detectron2/engine/train_loop.py "
             "(SimpleTrainer._write_metrics)",

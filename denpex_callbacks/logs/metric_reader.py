@@ -50,11 +50,13 @@ FAMILY = "generic"
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
 # GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``.
+# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``; flashy's
+# LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 | 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
     r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
-    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\(")
+    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
+    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
 # ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
 # pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
 # (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
@@ -78,8 +80,10 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
+# wenet tags its cross-validation lines ``CV | steps/sec 8.1| Batch 2/10 loss nan ...`` and
+# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing)\b(?![/_.-])|Epoch\((?:val|test)\)")
+                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.

@@ -211,3 +211,74 @@ def test_healthy_styletts2_epochs_raise_no_alarm(tmp_path: Path) -> None:
     result = diagnose_lines(tmp_path, _styletts2(range(1, 6)))
     assert result.faults == []
     assert result.timeline.steps == 600  # the steps go on across epochs
+
+
+def _wenet(epochs: range, nan_from: int | None = None, cv_nan_epoch: int | None = None,
+           batches: int = 400, interval: int = 100) -> list[str]:
+    # wenet utils/train_utils.py log_per_step: logging.debug(f"{tag} | steps/sec ...| Batch
+    # {epoch}/{batch_idx + 1} loss {loss:.6f} {name} {value:.6f} ... lr {lrs} grad_norm ...
+    # rank 0") for TRAIN and CV; log_per_epoch: 'Epoch {} Step {} CV info lr {} cv_loss {}
+    # rank {} acc {}'; bin/train.py basicConfig '%(asctime)s %(levelname)s %(message)s'
+    lines, step = [], 0
+    for epoch in epochs:
+        lines.append(f"2024-03-01 10:00:00,000 INFO Epoch {epoch} Step {step} TRAIN info lr "
+                     f"1.0000e-03 rank 0")
+        for batch in range(interval, batches + 1, interval):
+            step += interval
+            loss = NAN if nan_from is not None and step >= nan_from else 80 / (1 + step / 500)
+            lines.append(f"2024-03-01 10:00:00,123 DEBUG TRAIN | steps/sec 2.345| Batch {epoch}/"
+                         f"{batch} loss {loss:.6f} loss_att {loss * 0.9:.6f} loss_ctc "
+                         f"{loss * 1.3:.6f} th_accuracy 0.300000 lr 1.0000e-03 grad_norm "
+                         f"45.670000 rank 0")
+        cv = NAN if epoch == cv_nan_epoch else 30.0
+        lines += [f"2024-03-01 11:00:00,000 DEBUG CV | steps/sec 8.123| Batch {epoch}/{b} loss "
+                  f"{cv:.6f} loss_att {cv:.6f} loss_ctc {cv:.6f} th_accuracy 0.400000 "
+                  for b in (10, 20, 30)]
+        lines.append(f"2024-03-01 11:00:00,000 INFO Epoch {epoch} Step {step} CV info lr "
+                     f"1.0000e-03 cv_loss {cv} rank 0 acc 0.41")
+    return lines
+
+
+def test_wenet_cross_validation_is_evaluation(tmp_path: Path) -> None:
+    assert [code for code, _ in faults(tmp_path, _wenet(range(3), cv_nan_epoch=2))] == [
+        "AMP013"]
+    assert [code for code, _ in faults(tmp_path, _wenet(range(3), nan_from=700))] == ["AMP006"]
+    assert faults(tmp_path, _wenet(range(3))) == []
+
+
+# flashy logging.py LogProgressBar._log: f' {delimiter} '.join([name, f'{index}/{total}', speed]
+# + [f"{k} {v}"]), name = "Train | Epoch {epoch}" (ResultLogger.get_log_progress_bar), behind
+# colorlog's '[%(asctime)s][%(name)s][%(levelname)s] - ' (setup_logging); audiocraft's
+# musicgen.py formats lr '.2E', grad_norm '.3E', others '.3f' (get_formatter).
+_FLASHY = "[\x1b[36m12-01 10:00:00\x1b[0m][audiocraft.solvers.musicgen][INFO] - "
+
+
+def _flashy(epochs: range, ce_nan: int | None = None, total: int = 2000) -> list[str]:
+    lines = []
+    for epoch in epochs:
+        for index in range(400, total, 400):
+            step = (epoch - 1) * total + index  # flashy's epochs count from 1
+            ce = NAN if ce_nan is not None and step >= ce_nan else 5.0 - step / 3000
+            lines.append(_FLASHY + f"Train | Epoch {epoch} | {index}/{total} | 5.23 it/sec | lr "
+                         f"1.00E-04 | grad_norm 1.234E+00 | grad_scale 65536.000 | ce {ce:.3f} | "
+                         f"ppl {math.exp(ce):.3f}")
+        lines.append(_FLASHY + f"Valid | Epoch {epoch} | 40/100 | 9.1 it/sec | ce 4.300 | "
+                               f"ppl 73.700")
+        lines.append(_FLASHY + f"Train Summary | Epoch {epoch} | ce=4.123 | ppl=61.722")
+    return lines
+
+
+def test_flashy_progress_bar_steps_count_across_epochs(tmp_path: Path) -> None:
+    assert faults(tmp_path, _flashy(range(1, 4), ce_nan=5200)) == [("AMP006", 5200)]
+    result = diagnose_lines(tmp_path, _flashy(range(1, 4)))
+    assert result.faults == [] and result.timeline.steps == 5600
+
+
+def test_audiocraft_divergence_error_is_a_non_finite_loss(tmp_path: Path) -> None:
+    # musicgen.py run_step: the loss is checked before it is logged, so the log shows the
+    # raise after finite rows
+    lines = [*_flashy(range(1, 3)), "Traceback (most recent call last):",
+             '  File "/x/audiocraft/solvers/musicgen.py", line 434, in run_step',
+             '    raise RuntimeError("Model probably diverged.")',
+             "RuntimeError: Model probably diverged."]
+    assert faults(tmp_path, lines) == [("AMP006", 3600)]
