@@ -159,7 +159,8 @@ class MetricReader:
     """
 
     def __init__(self, *, templates: bool = True) -> None:
-        self.header: tuple[int, list[str]] | None = None
+        # (line, column names, their (start, end) on the header row)
+        self.header: tuple[int, list[str], list[tuple[int, int]]] | None = None
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -378,17 +379,22 @@ class MetricReader:
         cells = header_cells(text)
         if cells is None:
             return False
-        self.header = (line, cells)
+        self.header = (line, cells, [found.span() for found in _HEADER_CELL.finditer(text)])
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
-        if self.header is None or line - self.header[0] > HEADER_REACH:
+        if self.header is None:
             return None
         names = self.header[1]
         cells = _HEADER_CELL.findall(text)[:len(names)]
-        if len(cells) < len(names):
-            return None
+        # A row far below its header (printed once, as PrintReport does) is read only where
+        # it lines up with it (a row that holds a keyword: a NaN one).
+        if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
+            columns = _aligned(text, self.header[2])
+            if columns is None or len(columns) * 2 < len(names):
+                return None  # (half the columns filled, as a table's row fills them)
+            names, cells = [names[i] for i in columns], _HEADER_CELL.findall(text)
         out = MetricLine()
         numeric = 0
         for name, cell in zip(names, cells, strict=True):
@@ -468,6 +474,22 @@ class BareScale:
             return None
         self.last = value
         return value
+
+
+def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
+    """The header column of each cell of a row that leaves some cells empty, by position: a
+    fixed-width table (chainer's PrintReport in ESPnet1: the validation columns are blank
+    until an epoch ends) starts each value where its column's name starts (left-aligned), or
+    ends it where the name ends (right-aligned). None when a cell is in neither place."""
+    starts = {start: i for i, (start, _end) in enumerate(columns)}
+    ends = {end: i for i, (_start, end) in enumerate(columns)}
+    out: list[int] = []
+    for found in _HEADER_CELL.finditer(text):
+        column = starts.get(found.start(), ends.get(found.end()))
+        if column is None or (out and column <= out[-1]):
+            return None
+        out.append(column)
+    return out or None
 
 
 def _power_of_two(value: float, tolerance: float) -> bool:

@@ -31,6 +31,14 @@ STDOUT = "INFO:{name}:"
 NAN = float("nan")
 
 
+def _found_then_quiet(tmp_path: Path, faulty: list[str], found: tuple[str, int],
+                      healthy: list[str], steps: int) -> None:
+    """The fault at its step on ``faulty``; silence, every step counted, on ``healthy``."""
+    assert faults(tmp_path, faulty) == [found]
+    result = diagnose_lines(tmp_path, healthy)
+    assert result.faults == [] and result.timeline.steps == steps
+
+
 def _vits(steps: range, nan_from: int | None = None, *, prefix: str = FILE,
           name: str = "ljs_base", per_epoch: int = 1000, bad: int | None = None) -> list[str]:
     """vits train.py train_and_evaluate: every ``log_interval`` steps the epoch line, then
@@ -208,9 +216,9 @@ def test_epoch_and_step_of_the_epoch_make_the_step(tmp_path: Path) -> None:
 
 
 def test_healthy_styletts2_epochs_raise_no_alarm(tmp_path: Path) -> None:
-    result = diagnose_lines(tmp_path, _styletts2(range(1, 6)))
-    assert result.faults == []
-    assert result.timeline.steps == 600  # the steps go on across epochs
+    # the steps go on across epochs
+    _found_then_quiet(tmp_path, _styletts2(range(1, 3), nan_at=130), ("AMP006", 130),
+                      _styletts2(range(1, 6)), 600)
 
 
 def _wenet(epochs: range, nan_from: int | None = None, cv_nan_epoch: int | None = None,
@@ -269,9 +277,8 @@ def _flashy(epochs: range, ce_nan: int | None = None, total: int = 2000) -> list
 
 
 def test_flashy_progress_bar_steps_count_across_epochs(tmp_path: Path) -> None:
-    assert faults(tmp_path, _flashy(range(1, 4), ce_nan=5200)) == [("AMP006", 5200)]
-    result = diagnose_lines(tmp_path, _flashy(range(1, 4)))
-    assert result.faults == [] and result.timeline.steps == 5600
+    _found_then_quiet(tmp_path, _flashy(range(1, 4), ce_nan=5200), ("AMP006", 5200),
+                      _flashy(range(1, 4)), 5600)
 
 
 def test_audiocraft_divergence_error_is_a_non_finite_loss(tmp_path: Path) -> None:
@@ -282,3 +289,60 @@ def test_audiocraft_divergence_error_is_a_non_finite_loss(tmp_path: Path) -> Non
              '    raise RuntimeError("Model probably diverged.")',
              "RuntimeError: Model probably diverged."]
     assert faults(tmp_path, lines) == [("AMP006", 3600)]
+
+
+# chainer training/extensions/print_report.py (ESPnet1's trainer, pytorch-pfn-extras copy it):
+# entry_widths = [max(10, len(s)) for s in entries]; the header '  '.join('{:%d}' % w) once,
+# then per report '{:<%dg}  ' % w for each entry observed, ' ' * (w + 2) for the others (the
+# validation entries until an epoch ends). espnet/asr/pytorch_backend/asr.py report_keys.
+_ENTRIES = ["epoch", "iteration", "main/loss", "main/loss_ctc", "main/loss_att",
+            "validation/main/loss", "validation/main/loss_ctc", "validation/main/loss_att",
+            "main/acc", "validation/main/acc", "main/cer_ctc", "validation/main/cer_ctc",
+            "elapsed_time", "lr"]
+_WIDTHS = [max(10, len(entry)) for entry in _ENTRIES]
+
+
+def _print_report(epochs: range, nan_from: int | None = None, per_epoch: int = 10,
+                  chatter: bool = False) -> list[str]:
+    lines = ["  ".join(f"{entry:{width}}" for entry, width in zip(_ENTRIES, _WIDTHS,
+                                                                    strict=True))]
+    iteration = 0
+    for epoch in epochs:
+        for k in range(1, per_epoch + 1):
+            iteration += 100
+            loss = NAN if nan_from is not None and iteration >= nan_from else 150 / (
+                1 + iteration / 3000)
+            seen = {"epoch": epoch, "iteration": iteration, "main/loss": loss,
+                    "main/loss_ctc": loss * 1.2, "main/loss_att": loss * 0.9, "main/acc": 0.3,
+                    "main/cer_ctc": 0.4, "elapsed_time": iteration * 0.5, "lr": 1.0}
+            if k == per_epoch:
+                seen |= {key: 33.0 for key in _ENTRIES if key.startswith("validation/")}
+            lines.append("".join(f"{seen[entry]:<{width}g}  " if entry in seen
+                                 else " " * (width + 2)
+                                 for entry, width in zip(_ENTRIES, _WIDTHS, strict=True)))
+            if chatter:  # chainer's ProgressBar between the reports
+                lines += [f"     total [{'#' * (iteration // 2000):.<50}] {iteration / 600:.2f}%",
+                          f"this epoch [{'#' * (k * 5):.<50}] {k * 10:.2f}%",
+                          f"{iteration:>10} iter, {epoch} epoch / 12 epochs",
+                          "    2.1234 iters/sec. Estimated time to finish: 0:12:34.567890."]
+    return lines
+
+
+def test_print_report_rows_with_blank_validation_cells(tmp_path: Path) -> None:
+    _found_then_quiet(tmp_path, _print_report(range(1, 4), nan_from=700), ("AMP006", 700),
+                      _print_report(range(1, 4)), 3000)
+
+
+def test_print_report_rows_far_below_their_header(tmp_path: Path) -> None:
+    # the header is printed once: a NaN row thousands of lines below it is still its row
+    lines = _print_report(range(1, 13), nan_from=45000, per_epoch=50, chatter=True)
+    assert faults(tmp_path, lines) == [("AMP006", 45000)]
+    assert faults(tmp_path, _print_report(range(1, 13), per_epoch=50, chatter=True)) == []
+
+
+def test_a_line_that_does_not_line_up_is_no_row_of_the_table() -> None:
+    reader = MetricReader()
+    reader.read(_print_report(range(1))[0], 1)  # the header row
+    assert reader.read(" " * 24 + "nan", 500) == []  # one cell, under "main/loss"
+    assert reader.read("  nan", 500) == []  # under no column
+    assert reader.read("loss went nan here " + " " * 40 + "nan", 501) == []
