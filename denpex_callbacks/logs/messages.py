@@ -594,6 +594,22 @@ MESSAGES: tuple[Message, ...] = (
     Message("ESPnet", "espnet1 0.5-0.9", "espnet/asr/pytorch_backend/asr.py (CustomUpdater)",
             "The grad norm is nan. Skipping updating the model.",
             "the update is skipped: the gradient norm is NaN", SKIP),
+    # DL-Art-School (tortoise-tts' trainer): codes/trainer/steps.py (ConfigurableStep), print()
+    Message("DL-Art-School", "2021-06..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_step)",
+            "NaN found in grads. Throwing this step out.",
+            "the step is skipped (and the GradScaler not updated): a gradient is NaN", SKIP,
+            prefix=RANK_ZERO),
+    Message("DL-Art-School", "2022-02..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_step)",
+            "NaN found in clip_grad; zeroing grad and trying again.",
+            "the step is skipped: the clipped gradient norm is NaN", SKIP, prefix=RANK_ZERO),
+    Message("DL-Art-School", "2022-02..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_forward_backward)",
+            "Encountered 10 NaN losses in a row. Something is screwed up. Dumping model weights "
+            "and exiting.",
+            "the loss was non-finite on 10 steps in a row: the run stops", FLAG, "AMP006",
+            prefix=RANK_ZERO),
     Message("SpeechBrain", "0.5-1.0", "speechbrain/core.py (Brain.check_loss_isfinite)",
             "Loss is not finite and patience is exhausted. To debug, wrap `fit()` with "
             "autograd's `detect_anomaly()`, e.g.",

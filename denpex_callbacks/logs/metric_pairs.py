@@ -40,6 +40,7 @@ _MAX_KEY_WORDS = 5
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 # ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
+_THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)(?![\w/])")  # a unit
 
@@ -195,6 +196,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled)
         except ValueError:
             value = to_value(spelled)
+        if kind in _COUNTERS and text.startswith(",", end) and (
+                grouped := _THOUSANDS.match(text, end)):
+            # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
+            # counter's own digits, not values of their own
+            value = float(spelled + grouped.group(0).replace(",", ""))
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:

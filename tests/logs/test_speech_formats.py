@@ -346,3 +346,46 @@ def test_a_line_that_does_not_line_up_is_no_row_of_the_table() -> None:
     assert reader.read(" " * 24 + "nan", 500) == []  # one cell, under "main/loss"
     assert reader.read("  nan", 500) == []  # under no column
     assert reader.read("loss went nan here " + " " * 40 + "nan", 501) == []
+
+
+def _dlas(steps: range, *, text_ce_nan: int | None = None, nan_grads: int | None = None,
+          skips: int = 30) -> list[str]:
+    # DL-Art-School codes/train.py: message = '[epoch:{:3d}, iter:{:8,d}, lr:('...')] ' then
+    # '{:s}: {:.4e} ' for each log (the steps' metrics with grad_scaler_scale, the learning
+    # rates), behind utils/util.py's '%(asctime)s.%(msecs)03d - %(levelname)s: %(message)s';
+    # codes/trainer/steps.py print()s its NaN messages
+    lines = []
+    for step in steps:
+        ce = NAN if text_ce_nan is not None and step >= text_ce_nan else 4.0 - step / 1e4
+        logs = {"step": step, "samples": step * 32, "iteration_rate": 1.234, "loss_text_ce": ce,
+                "loss_mel_ce": 1.8, "grad_scaler_scale": 32768.0, "learning_rate_gpt_0": 1e-4}
+        head = f"[epoch:{step // 5000:3d}, iter:{step:8,d}, lr:({1e-4:.3e},)] "
+        lines.append("22-10-10 12:00:00.123 - INFO: " + head
+                     + "".join(f"{key:s}: {value:.4e} " for key, value in logs.items()))
+        if math.isnan(ce):
+            lines += ["!!Detected non-finite loss loss_text_ce",
+                      "Non-finite loss encountered. Skipping backwards step."]
+        if nan_grads is not None and step >= nan_grads:
+            lines += ["NaN found in grads. Throwing this step out."] * skips
+    return lines
+
+
+def test_dlas_thousands_in_the_step_and_its_nan_messages(tmp_path: Path) -> None:
+    assert faults(tmp_path, _dlas(range(100, 3001, 100), text_ce_nan=1500)) == [
+        ("AMP006", 1500)]
+    # NaN gradients thrown out at a scale that never moves (the scaler is not updated)
+    assert [code for code, _ in faults(tmp_path, _dlas(range(100, 3001, 100),
+                                                          nan_grads=1500))] == ["AMP008"]
+    lines = [*_dlas(range(100, 1001, 100)), "Encountered 10 NaN losses in a row. Something is "
+             "screwed up. Dumping model weights and exiting."]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+def test_healthy_dlas_is_quiet(tmp_path: Path) -> None:
+    result = diagnose_lines(tmp_path, _dlas(range(100, 20001, 100)))
+    assert result.faults == [] and result.timeline.steps == 20000
+    # a NaN gradient thrown out now and then
+    lines = _dlas(range(100, 20001, 100))
+    for at in (40, 110, 170):
+        lines.insert(at, "NaN found in grads. Throwing this step out.")
+    assert faults(tmp_path, lines) == []
