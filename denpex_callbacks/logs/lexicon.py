@@ -59,7 +59,10 @@ _QUALIFIERS = frozenset({
 # do not.
 _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", "xent",
                          "crossentropy", "xentropy", "ce", "bce", "mse", "rmse", "elbo",
-                         "nelbo", "ctc", "bpd"})
+                         "nelbo", "ctc", "bpd",
+                         # Kaldi's and k2's "objective function" (snowfall's "current batch
+                         # average objf: nan", Kaldi's "objf")
+                         "objf"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))

@@ -594,6 +594,13 @@ MESSAGES: tuple[Message, ...] = (
     Message("ESPnet", "espnet1 0.5-0.9", "espnet/asr/pytorch_backend/asr.py (CustomUpdater)",
             "The grad norm is nan. Skipping updating the model.",
             "the update is skipped: the gradient norm is NaN", SKIP),
+    Message("Amphion", "snapshot 2025-05", "models/base/new_trainer.py (BaseTrainer._check_nan)",
+            "Fatal Error: Training is down since loss has Nan!",
+            "the training loss is NaN: the run stops (``loss = nan`` follows)", FLAG, "AMP006",
+            logger=("amphion", "ERROR")),
+    Message("Amphion", "snapshot 2025-05", "models/base/new_trainer.py (BaseTrainer._check_nan)",
+            "Loss has Nan! See log for more info.",
+            "the training loss is NaN: the run stops", FLAG, "AMP006", prefix="RuntimeError: "),
     # DL-Art-School (tortoise-tts' trainer): codes/trainer/steps.py (ConfigurableStep), print()
     Message("DL-Art-School", "2021-06..2022-10", "codes/trainer/steps.py "
             "(ConfigurableStep.do_step)",

@@ -389,3 +389,25 @@ def test_healthy_dlas_is_quiet(tmp_path: Path) -> None:
     for at in (40, 110, 170):
         lines.insert(at, "NaN found in grads. Throwing this step out.")
     assert faults(tmp_path, lines) == []
+
+
+def test_amphion_nan_check(tmp_path: Path) -> None:
+    # Amphion models/base/new_trainer.py _check_nan, behind utils/util.py Logger's
+    # "%(asctime)s : %(message)s"; the epoch summary "  |- Train/Loss: {:.6f}" before it
+    lines = [f"2025-01-01 10:00:00,000 :   |- Train/Loss: {0.5 - e / 100:.6f}" for e in range(3)]
+    lines += ["2025-01-01 10:00:00,000 : Fatal Error: Training is down since loss has Nan!",
+              "RuntimeError: Loss has Nan! See log for more info."]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+def test_snowfall_objf_is_a_loss(tmp_path: Path) -> None:
+    # k2-fsa/snowfall egs/librispeech/asr/simple_v1/mmi_att_transformer_train.py, behind
+    # snowfall/common.py '%(asctime)s %(levelname)s [%(filename)s:%(lineno)d] %(message)s'
+    def line(batch: int, objf: float) -> str:
+        return (f"2021-03-01 10:00:00,123 INFO [mmi_att_transformer_train.py:273] batch "
+                f"{batch}, epoch 0/10 global average objf: {objf:.6f} over 12345.0 frames "
+                f"(99.8% kept), current batch average objf: {objf:.6f} over 1234.0 frames "
+                f"(99.9% kept) avg time waiting for batch 0.012s")
+    assert read_pairs(line(10, 0.9)).values["loss"] == 0.9
+    lines = [line(b, 0.9 if b < 150 else NAN) for b in range(0, 300, 10)]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
