@@ -41,9 +41,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine", "MetricReader",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
-           "read_pairs", "starts_with_value", "to_value"]
+__all__ = ["FAMILY", "HEADER_REACH", "ROW_REACH", "BareScale", "MetricEvent", "MetricLine",
+           "MetricReader", "announces_row", "classify", "collect", "dangling_key", "find_claims",
+           "header_cells", "notation", "read_pairs", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -115,10 +115,16 @@ _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
 # lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
 # ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
 # the message is a bare list of Python floats, the loss terms, then an integer (the step) and
-# a learning rate (a fraction below 1). Finite rows hold no keyword; a NaN one does.
+# a learning rate (a fraction below 1). RVC prints only ``[global_step, lr]``, its losses on
+# the next line (``loss_disc=...``): that step is theirs. Finite rows hold no keyword: they
+# are read as the lines announced by the progress line before them (``announces_row``).
 _LIST_ROW = re.compile(
-    r"(?:^|[\s:])\[((?:\s*(?:[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|-?inf),)+)"
+    r"(?:^|[\s:])\[((?:\s*(?:[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|-?inf),)*)"
     r"\s*(\d+),\s*(0?\.\d+(?:e-\d+)?|\d(?:\.\d+)?e-\d+)\]\s*$")
+# The progress line that announces such a row: the epoch and how far into it, nothing else
+# (VITS' ``Train Epoch: {} [{:.0f}%]``, RVC's translations of it).
+_ROW_ANNOUNCED = re.compile(r"\d+\s*\[\s*\d+%\]\s*$")
+ROW_REACH = 2  # lines read after it (RVC: ``[step, lr]``, then its losses)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -173,6 +179,9 @@ class MetricReader:
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
+        # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
+        # line right after it, which prints none
+        self.row_step: tuple[int, int] | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -216,7 +225,7 @@ class MetricReader:
             return []
         row = self._value_row(text, line)
         if row is None:
-            return self._bare(text)
+            return self._bare(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
 
     def read_again(self, lines: int) -> None:
@@ -237,13 +246,13 @@ class MetricReader:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
-    def _bare(self, text: str) -> list[MetricEvent]:
+    def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
         training row without its header: the loss terms' sum is the loss; a bare list of
         loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
-            return self._yolo_row(text) or self._list_row(text)
+            return self._yolo_row(text) or self._list_row(text, line)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -261,12 +270,15 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
-    def _list_row(self, text: str) -> list[MetricEvent]:
+    def _list_row(self, text: str, line: int) -> list[MetricEvent]:
         """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
-        loss."""
+        loss; one of only ``[step, lr]`` numbers the metric line after it."""
         if not text.rstrip().endswith("]") or (found := _LIST_ROW.search(text)) is None:
             return []
         terms = [to_value(cell) for cell in found.group(1).split(",") if cell.strip()]
+        if not terms:
+            self.row_step = (line, int(found.group(2)))
+            return []
         read_as = ("bare list of loss terms, step and lr", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=_total(terms),
@@ -307,6 +319,8 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if step is None and self.row_step is not None and self.row_step[0] == line - 1:
+            step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
@@ -363,7 +377,7 @@ class MetricReader:
             return []
         row = self._value_row(text, line)
         if row is None:
-            return []
+            return self._list_row(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
@@ -533,6 +547,19 @@ def header_cells(text: str) -> list[str] | None:
     if known >= 2 and not VALUE.search(text):
         return cells
     return None
+
+
+def announces_row(text: str) -> bool:
+    """True for a progress line that prints only the epoch and how far into it, its values
+    on the next line (VITS' ``Train Epoch: 3 [40%]`` over its bare list row).
+
+    Example:
+        >>> announces_row("2023-05-01 12:00:00,000\tljs\tINFO\tTrain Epoch: 3 [40%]")
+        True
+        >>> announces_row("Train Epoch: 1 [0/60000 (0%)]\tLoss: 2.3")
+        False
+    """
+    return _ROW_ANNOUNCED.search(text) is not None
 
 
 def dangling_key(text: str) -> bool:
