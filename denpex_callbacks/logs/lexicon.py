@@ -41,7 +41,8 @@ LR = "lr"
 EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the training loss
 
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
-                   "testing", "holdout"})
+                   "testing", "holdout",
+                   "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({
@@ -58,7 +59,10 @@ _QUALIFIERS = frozenset({
 # do not.
 _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", "xent",
                          "crossentropy", "xentropy", "ce", "bce", "mse", "rmse", "elbo",
-                         "nelbo", "ctc", "bpd"})
+                         "nelbo", "ctc", "bpd",
+                         # Kaldi's and k2's "objective function" (snowfall's "current batch
+                         # average objf: nan", Kaldi's "objf")
+                         "objf"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))
@@ -69,6 +73,8 @@ _NOT_METRIC = frozenset({
     "wps", "ups", "wpb", "bsz", "mem", "memory", "gpu", "lr", "best", "min", "max", "lowest",
     "highest", "prev", "previous", "init", "initial", "batch", "batches", "size", "count",
     "num", "flos", "tokens", "ms", "per", "interval", "patience", "wait", "every",
+    # a log level after a logger named for a test run (``...\ttest\tINFO\t[nan, ...]``)
+    "info", "debug", "warning", "warn", "critical",
 })
 # Words that make a "loss..." key a setting rather than a value (loss_weight, min_loss_scale).
 _SETTING = frozenset({

@@ -544,6 +544,12 @@ MESSAGES: tuple[Message, ...] = (
             "gemini/gemini_optimizer.py (step)",
             "Found overflow. Skip step",
             "an overflow: the step is skipped", SKIP, logger=("colossalai", "INFO")),
+    # -- audiocraft: audiocraft/solvers/musicgen.py, magnet.py, jasco.py (run_step) -----------
+    Message("audiocraft", "1.0-1.3 (2023-09..2024)", "audiocraft/solvers/musicgen.py, "
+            "magnet.py, jasco.py (run_step: ``if not loss.isfinite().all()``)",
+            "Model probably diverged.",
+            "the training loss went non-finite: the run stops", FLAG, "AMP006",
+            prefix="RuntimeError: "),
     # -- detectron2, mmcv/mmdet, mmengine ------------------------------------------------------
     Message("detectron2", "0.1-0.6", "detectron2/engine/train_loop.py "
             "(SimpleTrainer._write_metrics)",
@@ -588,6 +594,29 @@ MESSAGES: tuple[Message, ...] = (
     Message("ESPnet", "espnet1 0.5-0.9", "espnet/asr/pytorch_backend/asr.py (CustomUpdater)",
             "The grad norm is nan. Skipping updating the model.",
             "the update is skipped: the gradient norm is NaN", SKIP),
+    Message("Amphion", "snapshot 2025-05", "models/base/new_trainer.py (BaseTrainer._check_nan)",
+            "Fatal Error: Training is down since loss has Nan!",
+            "the training loss is NaN: the run stops (``loss = nan`` follows)", FLAG, "AMP006",
+            logger=("amphion", "ERROR")),
+    Message("Amphion", "snapshot 2025-05", "models/base/new_trainer.py (BaseTrainer._check_nan)",
+            "Loss has Nan! See log for more info.",
+            "the training loss is NaN: the run stops", FLAG, "AMP006", prefix="RuntimeError: "),
+    # DL-Art-School (tortoise-tts' trainer): codes/trainer/steps.py (ConfigurableStep), print()
+    Message("DL-Art-School", "2021-06..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_step)",
+            "NaN found in grads. Throwing this step out.",
+            "the step is skipped (and the GradScaler not updated): a gradient is NaN", SKIP,
+            prefix=RANK_ZERO),
+    Message("DL-Art-School", "2022-02..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_step)",
+            "NaN found in clip_grad; zeroing grad and trying again.",
+            "the step is skipped: the clipped gradient norm is NaN", SKIP, prefix=RANK_ZERO),
+    Message("DL-Art-School", "2022-02..2022-10", "codes/trainer/steps.py "
+            "(ConfigurableStep.do_forward_backward)",
+            "Encountered 10 NaN losses in a row. Something is screwed up. Dumping model weights "
+            "and exiting.",
+            "the loss was non-finite on 10 steps in a row: the run stops", FLAG, "AMP006",
+            prefix=RANK_ZERO),
     Message("SpeechBrain", "0.5-1.0", "speechbrain/core.py (Brain.check_loss_isfinite)",
             "Loss is not finite and patience is exhausted. To debug, wrap `fit()` with "
             "autograd's `detect_anomaly()`, e.g.",

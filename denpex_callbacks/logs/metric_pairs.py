@@ -38,6 +38,11 @@ _TENSOR = re.compile(r"tensor\($")
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
+# ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
+_LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
+_THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
+_TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
+_DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)(?![\w/])")  # a unit
 
 
 @dataclass
@@ -105,6 +110,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None
+    if stripped[:len(stripped) - len(found.group(0))].endswith(_LEVEL_COLON):
+        return None  # basicConfig's "INFO:eval_run:[nan, ...": the logger's name, no key
     tokens = found.group(0).split()
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
@@ -143,13 +150,30 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     claims: list[Claim] = []
     spans: list[tuple[int, int]] = []
     previous = 0
+    terms: str | None = None  # the loss key whose list of terms the values are in
     for found in VALUE.finditer(text):
         start, end = found.span()
         spans.append((start, end))
-        claimed = _claim(text[previous:start])
+        between = text[previous:start]
+        claimed = _claim(between)
         previous = end
-        if claimed is not None:
-            claims.append((start, end, *claimed))
+        if claimed is None:
+            if terms is not None and between.strip() == ",":
+                claims.append((start, end, lexicon.COMPONENT, terms, between))
+            else:
+                terms = None
+            continue
+        terms = None
+        if claimed[0] in _TERMS and _DURATION.match(text, end):
+            # "cost 123.45 s" (so-vits-svc's ``====> Epoch: 3, cost 123.45 s``): the time an
+            # epoch cost, not a loss
+            continue
+        if claimed[0] in _TERMS and claimed[2].endswith("["):
+            # A loss key over a list (so-vits-svc ``Losses: [2.4, 2.2, nan, ...]``): the
+            # values are its terms, each one counts (their sum is the loss).
+            terms = claimed[1]
+            claimed = (lexicon.COMPONENT, terms, claimed[2])
+        claims.append((start, end, *claimed))
     return claims, spans
 
 
@@ -172,6 +196,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled)
         except ValueError:
             value = to_value(spelled)
+        if kind in _COUNTERS and text.startswith(",", end) and (
+                grouped := _THOUSANDS.match(text, end)):
+            # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
+            # counter's own digits, not values of their own
+            value = float(spelled + grouped.group(0).replace(",", ""))
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:

@@ -41,20 +41,27 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine", "MetricReader",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
-           "read_pairs", "starts_with_value", "to_value"]
+__all__ = ["FAMILY", "HEADER_REACH", "ROW_REACH", "BareScale", "MetricEvent", "MetricLine",
+           "MetricReader", "announces_row", "classify", "collect", "dangling_key", "find_claims",
+           "header_cells", "notation", "read_pairs", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
 # GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``.
+# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``; flashy's
+# LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 | 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
     r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
-    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\(")
+    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
+    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+# ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
+# pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
+# (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
+_EPOCH_STEP = re.compile(
+    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
 _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
@@ -73,8 +80,16 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
+# wenet tags its cross-validation lines ``CV | steps/sec 8.1| Batch 2/10 loss nan ...`` and
+# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing)\b(?![/_.-])|Epoch\((?:val|test)\)")
+                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+# Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
+# \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
+# default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
+_LOGGER_PREFIX = re.compile(
+    r"(?:[^\t]*\t|.{0,40}? - )?[\w.-]+(?:\t| - )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\t| - )"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
@@ -96,6 +111,20 @@ _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:devi
 # instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
 _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
                        r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
+# The VITS family's unlabelled row, ``logger.info([x.item() for x in losses] + [global_step,
+# lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
+# ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
+# the message is a bare list of Python floats, the loss terms, then an integer (the step) and
+# a learning rate (a fraction below 1). RVC prints only ``[global_step, lr]``, its losses on
+# the next line (``loss_disc=...``): that step is theirs. Finite rows hold no keyword: they
+# are read as the lines announced by the progress line before them (``announces_row``).
+_LIST_ROW = re.compile(
+    r"(?:^|[\s:])\[((?:\s*(?:[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|-?inf),)*)"
+    r"\s*(\d+),\s*(0?\.\d+(?:e-\d+)?|\d(?:\.\d+)?e-\d+)\]\s*$")
+# The progress line that announces such a row: the epoch and how far into it, nothing else
+# (VITS' ``Train Epoch: {} [{:.0f}%]``, RVC's translations of it).
+_ROW_ANNOUNCED = re.compile(r"\d+\s*\[\s*\d+%\]\s*$")
+ROW_REACH = 2  # lines read after it (RVC: ``[step, lr]``, then its losses)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -104,8 +133,13 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
-    if _EVAL_CONTEXT.search(text) is not None and _TRAINING_LOSS_KEY.search(text) is None:
-        return EVALUATION
+    if (found := _EVAL_CONTEXT.search(text)) is not None and (
+            _TRAINING_LOSS_KEY.search(text) is None):
+        # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
+        # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
+        prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
+        if prefix is None or _EVAL_CONTEXT.search(text, prefix.end()) is not None:
+            return EVALUATION
     if any(marker in text for marker in _SUMMARY):
         return CLOSING
     return None
@@ -131,7 +165,8 @@ class MetricReader:
     """
 
     def __init__(self, *, templates: bool = True) -> None:
-        self.header: tuple[int, list[str]] | None = None
+        # (line, column names, their (start, end) on the header row)
+        self.header: tuple[int, list[str], list[tuple[int, int]]] | None = None
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -144,6 +179,9 @@ class MetricReader:
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
+        # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
+        # line right after it, which prints none
+        self.row_step: tuple[int, int] | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -187,7 +225,7 @@ class MetricReader:
             return []
         row = self._value_row(text, line)
         if row is None:
-            return self._bare(text)
+            return self._bare(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
 
     def read_again(self, lines: int) -> None:
@@ -208,12 +246,13 @@ class MetricReader:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
-    def _bare(self, text: str) -> list[MetricEvent]:
+    def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
-        training row without its header: the loss terms' sum is the loss."""
+        training row without its header: the loss terms' sum is the loss; a bare list of
+        loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
-            return self._yolo_row(text)
+            return self._yolo_row(text) or self._list_row(text, line)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -231,6 +270,20 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
+    def _list_row(self, text: str, line: int) -> list[MetricEvent]:
+        """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
+        loss; one of only ``[step, lr]`` numbers the metric line after it."""
+        if not text.rstrip().endswith("]") or (found := _LIST_ROW.search(text)) is None:
+            return []
+        terms = [to_value(cell) for cell in found.group(1).split(",") if cell.strip()]
+        if not terms:
+            self.row_step = (line, int(found.group(2)))
+            return []
+        read_as = ("bare list of loss terms, step and lr", ())
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=_total(terms),
+                            lr=float(found.group(3)))]
+
     def _events(self, text: str, metrics: MetricLine, written: str, *,
                 counters: bool, line: int = 0) -> list[MetricEvent]:
         values = metrics.values
@@ -247,7 +300,11 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
-        if step is None and ("Epoch" in text or "Train:" in text):
+        if "Epoch [" in text and (found := _EPOCH_STEP.search(text)):
+            epoch, done, total = (int(g) for g in found.groups())
+            self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+            step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+        elif step is None and ("Epoch" in text or "Train:" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):
@@ -262,6 +319,8 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if step is None and self.row_step is not None and self.row_step[0] == line - 1:
+            step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
@@ -295,8 +354,8 @@ class MetricReader:
         else:
             keys = tuple(key for kind, key in metrics.keys.items() if kind != "epoch_text"
                          and not (unread and kind == lexicon.MAYBE_SCALE))
-        if metrics.components:
-            keys += tuple(key for key, _v in metrics.components)
+        if metrics.components:  # (a list of terms names its key once)
+            keys += tuple(dict.fromkeys(key for key, _v in metrics.components))
         read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
@@ -318,7 +377,7 @@ class MetricReader:
             return []
         row = self._value_row(text, line)
         if row is None:
-            return []
+            return self._list_row(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
@@ -334,17 +393,22 @@ class MetricReader:
         cells = header_cells(text)
         if cells is None:
             return False
-        self.header = (line, cells)
+        self.header = (line, cells, [found.span() for found in _HEADER_CELL.finditer(text)])
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
-        if self.header is None or line - self.header[0] > HEADER_REACH:
+        if self.header is None:
             return None
         names = self.header[1]
         cells = _HEADER_CELL.findall(text)[:len(names)]
-        if len(cells) < len(names):
-            return None
+        # A row far below its header (printed once, as PrintReport does) is read only where
+        # it lines up with it (a row that holds a keyword: a NaN one).
+        if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
+            columns = _aligned(text, self.header[2])
+            if columns is None or len(columns) * 2 < len(names):
+                return None  # (half the columns filled, as a table's row fills them)
+            names, cells = [names[i] for i in columns], _HEADER_CELL.findall(text)
         out = MetricLine()
         numeric = 0
         for name, cell in zip(names, cells, strict=True):
@@ -426,6 +490,22 @@ class BareScale:
         return value
 
 
+def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
+    """The header column of each cell of a row that leaves some cells empty, by position: a
+    fixed-width table (chainer's PrintReport in ESPnet1: the validation columns are blank
+    until an epoch ends) starts each value where its column's name starts (left-aligned), or
+    ends it where the name ends (right-aligned). None when a cell is in neither place."""
+    starts = {start: i for i, (start, _end) in enumerate(columns)}
+    ends = {end: i for i, (_start, end) in enumerate(columns)}
+    out: list[int] = []
+    for found in _HEADER_CELL.finditer(text):
+        column = starts.get(found.start(), ends.get(found.end()))
+        if column is None or (out and column <= out[-1]):
+            return None
+        out.append(column)
+    return out or None
+
+
 def _power_of_two(value: float, tolerance: float) -> bool:
     """Whether a finite, positive ``value`` is a power of two, as printed."""
     if not 0.0 < value < math.inf:
@@ -467,6 +547,19 @@ def header_cells(text: str) -> list[str] | None:
     if known >= 2 and not VALUE.search(text):
         return cells
     return None
+
+
+def announces_row(text: str) -> bool:
+    """True for a progress line that prints only the epoch and how far into it, its values
+    on the next line (VITS' ``Train Epoch: 3 [40%]`` over its bare list row).
+
+    Example:
+        >>> announces_row("2023-05-01 12:00:00,000\tljs\tINFO\tTrain Epoch: 3 [40%]")
+        True
+        >>> announces_row("Train Epoch: 1 [0/60000 (0%)]\tLoss: 2.3")
+        False
+    """
+    return _ROW_ANNOUNCED.search(text) is not None
 
 
 def dangling_key(text: str) -> bool:

@@ -51,7 +51,11 @@ FAMILIES: tuple[ModuleType, ...] = (
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
-                    b"cost", b"Cost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective")
+                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective", b"%]")
+# ``ost`` finds ``cost`` and ``Cost`` in one keyword (a few more lines, ``host``, ``most``,
+# are parsed for nothing); ``%]`` ends the progress line that announces a row of values on
+# the next line: VITS' ``Train Epoch: 3 [40%]`` over its bare list of losses, step and lr,
+# which holds no keyword (see ``metric_reader.announces_row``).
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
 # prints glued into one segment, read as two.

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
-from denpex_callbacks.logs.metric_reader import HEADER_REACH, header_cells
+from denpex_callbacks.logs.metric_reader import (
+    HEADER_REACH,
+    ROW_REACH,
+    announces_row,
+    header_cells,
+)
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -38,8 +43,10 @@ class Readable(Protocol):
 
 class ValueRowLine(str):
     """A line handed over because it follows a header row (``Epoch GPU_mem box_loss ...``)
-    within ``HEADER_REACH`` lines, though it holds no keyword: it is read only as a row of
-    values under that header (a YOLO table's rows of finite values hold no keyword)."""
+    within ``HEADER_REACH`` lines, or a progress line that announces a row of values on the
+    next line (VITS' ``Train Epoch: 3 [40%]``) within ``ROW_REACH`` lines, though it holds
+    no keyword: it is read only as a row of values (a YOLO table's rows of finite values and
+    VITS' bare lists hold no keyword)."""
 
     __slots__ = ()
 
@@ -245,8 +252,12 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _DIGIT.search(text) is None and header_cells(text) is not None:
-                following.until = number + HEADER_REACH
+            if _DIGIT.search(text) is None:
+                if header_cells(text) is not None:
+                    following.until = number + HEADER_REACH
+            elif "%]" in text and announces_row(text):
+                # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
+                following.until = max(following.until, number + ROW_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
