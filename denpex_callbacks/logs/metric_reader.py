@@ -41,9 +41,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine", "MetricReader",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
-           "read_pairs", "starts_with_value", "to_value"]
+__all__ = ["BLOCK_REACH", "FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine",
+           "MetricReader", "classify", "collect", "dangling_key", "find_claims", "header_cells",
+           "notation", "read_pairs", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -66,6 +66,16 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
+# that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
+# accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
+# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
+_BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+# tqdm_loggable's progress line (levanter logs its bar through it): ``Progress on:train
+# 1.20kit/10.0kit rate:1.2it/s remaining:... postfix:loss=nan``; the counts are tqdm's
+# ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
+_LOGGABLE_BAR = re.compile(r"Progress on:.*? (\d+(?:\.\d+)?)([kMGT]?)[A-Za-z/]*/\S+ rate:")
+_SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
@@ -79,9 +89,16 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
-# over the run, not a step.
-_SUMMARY = ("_runtime", "train_samples_per_second")
+# over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
+# (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
+# on every logging step).
+_SUMMARY = re.compile(r"\b(?:train|eval|predict|test)_runtime\b|train_samples_per_second")
 HEADER_REACH = 200  # value rows are read this many lines after their header row
+# A multi-line record prints its step on a line of its own, each metric on a line below it
+# (OLMo's ``[step=1080/739328]`` over ``    train/CrossEntropyLoss=nan``, fms-fsdp's
+# ``step: 700`` over ``loss: nan``): a metric line that names no step, this many lines
+# below a line that holds only a step, is that step's. Such a record is a dozen lines.
+BLOCK_REACH = 16
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
@@ -106,7 +123,7 @@ def _not_training(text: str) -> str | None:
     None for a training line."""
     if _EVAL_CONTEXT.search(text) is not None and _TRAINING_LOSS_KEY.search(text) is None:
         return EVALUATION
-    if any(marker in text for marker in _SUMMARY):
+    if _SUMMARY.search(text) is not None:
         return CLOSING
     return None
 
@@ -144,6 +161,8 @@ class MetricReader:
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
+        # (step, line) of the last line that held only a step: the record's step below it
+        self.block_step: tuple[int, int] | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -265,6 +284,12 @@ class MetricReader:
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
+        if step is None and counters and "[" in text and (found := _BRACKET_STEP.search(text)):
+            step = int(found.group(1))
+        if step is None and counters and "Progress on:" in text and (
+                found := _LOGGABLE_BAR.search(text)):
+            # "1.20k" is 1195 to 1204: the nearest step the bar can mean
+            step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -289,7 +314,14 @@ class MetricReader:
         if lone_scale and scale == 0.0:
             scale = None
         if not measured and scale is None and skipped is None:
+            if step is not None and counters:
+                self.block_step = (step, line)  # a record's step line: its metrics follow
             return []
+        if counters and self.block_step is not None:
+            if step is not None:
+                self.block_step = None  # the log numbers its metric lines themselves
+            elif line - self.block_step[1] <= BLOCK_REACH:
+                step = self.block_step[0]
         if epoch_text is None and not unread:
             keys = tuple(metrics.keys.values())
         else:

@@ -1,0 +1,172 @@
+"""LLM pre-training and fine-tuning stacks, on excerpts written from their own format strings
+(each case names the source it follows): the fault's id at the step the log prints, and
+silence on the healthy controls.
+
+The steps here are the hard part: these tools print a step in places the generic reader did
+not look (a line of its own above a multi-line record, a bracket before the metrics, a
+tqdm_loggable count, a ``current_steps`` key), or print a per-interval runtime that read as
+a run's closing summary.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults
+
+NAN = float("nan")
+
+
+def _falling(n: int, start: float = 3.0) -> list[float]:
+    return [start - 0.01 * i for i in range(n)]
+
+
+# --- OLMo: olmo/train.py Trainer.log_metrics_to_console -----------------------------------------
+# log.info(f"{prefix}\n" + "\n".join(f"    {name}={format_float(value)}" ...)) with the prefix
+# f"[step={self.global_step}/{self.max_steps}]", every console_log_interval steps.
+def _olmo_float(value: float) -> str:
+    # format_float: str() below 1e-4, else by size; a NaN falls through to f"{value:.4f}"
+    if math.isnan(value):
+        return f"{value:.4f}"
+    if value < 0.0001:
+        return str(value)
+    if value > 1000:
+        return f"{int(value):,d}"
+    if value > 100:
+        return f"{value:.1f}"
+    return f"{value:.3f}" if value > 1 else f"{value:.4f}"
+
+
+def _olmo(losses: list[float], first: int, every: int) -> list[str]:
+    lines = []
+    for i, loss in enumerate(losses):
+        step = first + i * every
+        lines.append(f"2024-02-01 10:{i:02d}:00.000\tjupiter-cs-aus-1:0\tolmo.train:INFO\t"
+                     f"[step={step}/739328]")
+        perplexity = math.exp(loss) if not math.isnan(loss) else NAN
+        for name, value in (("train/CrossEntropyLoss", loss), ("train/Perplexity", perplexity),
+                            ("throughput/total_tokens", step * 4194304.0),
+                            ("throughput/device/tokens_per_second", 2345.6),
+                            ("throughput/device/batches_per_second", 0.5),
+                            ("System/Peak GPU Memory (MB)", 41234.0)):
+            lines.append(f"    {name}={_olmo_float(value)}")
+    return lines
+
+
+# --- fms-fsdp: fms_fsdp/utils/train_utils.py train() --------------------------------------------
+# print("step:", batch_idx); print("loss:", current_loss); print("LR:", current_lr); ...
+def _fms(losses: list[float], first: int, every: int) -> list[str]:
+    lines = []
+    for i, loss in enumerate(losses):
+        step = first + i * every
+        lines += [f"step: {step}", f"loss: {loss}", "LR: 0.0003",
+                  f"tokens seen: {step * 1048576}", "gradient norm: 0.45",
+                  "reserved memory: 71234567168", "allocated memory: 60123456789",
+                  "current step time: 1.234", "overall step time: 1.25",
+                  "current token per gpu per sec: 3456", "overall token per gpu per sec: 3400",
+                  "overall token per day: 1234567890"]
+    return lines
+
+
+# --- CLU LoggingWriter.write_scalars (t5x and other JAX loops) ----------------------------------
+# logging.info("[%d]%s %s", step, self._collection_str, ", ".join(f"{k}={v:.6g}" ...)), sorted
+def _clu(losses: list[float], first: int, every: int) -> list[str]:
+    return [f"I0601 10:00:00.000000 139 logging_writer.py:48] [{first + i * every}] "
+            f"collection=train accuracy=0.512, cross_ent_loss={loss:.6g}, "
+            f"learning_rate=0.001, loss={loss:.6g}, timing/seconds=12.3"
+            for i, loss in enumerate(losses)]
+
+
+# --- big_vision: big_vision/utils.py BigVisionMetricWriter.measure ------------------------------
+# logging.info(f"\u001b[35m[{self.step}]\u001b[0m {name} = {value}"), one metric a line
+def _big_vision(losses: list[float], first: int, every: int) -> list[str]:
+    lines = []
+    for i, loss in enumerate(losses):
+        step = first + i * every
+        for name, value in (("training_loss", loss), ("l2_grads", 1.23), ("lr", 0.001)):
+            lines.append(f"I0601 10:00:00.000000 139 utils.py:1000] \x1b[35m[{step}]\x1b[0m "
+                         f"{name} = {value}")
+    return lines
+
+
+# --- levanter: callbacks pbar_logger through tqdm_loggable's tqdm_logging.display -------------
+# logger.log(level, "Progress on:%s %s/%s rate:%s remaining:%s elapsed:%s postfix:%s", name,
+# format_sizeof(n, unit, 1000), format_sizeof(total, ...), ...), postfix "loss=..."
+def _sizeof(num: float) -> str:
+    # tqdm's format_sizeof(num, suffix="it", divisor=1000)
+    for prefix in ("", "k", "M"):
+        if abs(num) < 999.5:
+            if abs(num) < 99.95:
+                if abs(num) < 9.995:
+                    return f"{num:1.2f}{prefix}it"
+                return f"{num:2.1f}{prefix}it"
+            return f"{num:3.0f}{prefix}it"
+        num /= 1000
+    return f"{num:3.1f}Git"
+
+
+def _levanter(losses: list[float], first: int, every: int) -> list[str]:
+    return [f"2024-01-01T10:00:00 - 0 - levanter.callbacks._metrics - INFO :: Progress on:train "
+            f"{_sizeof(first + i * every)}/{_sizeof(10000)} rate:1.2it/s remaining:1:00:00 "
+            f"elapsed:0:10:00 postfix:loss={loss}" for i, loss in enumerate(losses)]
+
+
+# --- LLaMA-Factory: extras/callbacks.py LogCallback.on_log, trainer_log.jsonl -------------------
+# logs = dict(current_steps=..., total_steps=..., loss=..., lr=..., epoch=..., percentage=...,
+# elapsed_time=..., remaining_time=...); the None values dropped; json.dumps per line
+def _llama_factory(losses: list[float], first: int, every: int) -> list[str]:
+    return [json.dumps({"current_steps": first + i * every, "total_steps": 3000, "loss": loss,
+                        "lr": 5e-05, "epoch": round(0.01 * i, 2), "percentage": 1.0,
+                        "elapsed_time": "0:01:00", "remaining_time": "0:10:00"})
+            for i, loss in enumerate(losses)]
+
+
+# --- PaddleNLP Trainer: trainer/trainer.py _maybe_log_save_evaluate -> logger.info ---------------
+# ", ".join(f"{k}: {v}") of loss, learning_rate, global_step, interval_runtime,
+# interval_samples_per_second, interval_steps_per_second, epoch
+def _paddlenlp(losses: list[float], first: int, every: int) -> list[str]:
+    return [f"[2022-08-31 16:19:16,008] [    INFO] - loss: {loss:.8f}, learning_rate: 3e-05, "
+            f"global_step: {first + i * every}, interval_runtime: 2.2591, "
+            f"interval_samples_per_second: 3.541, interval_steps_per_second: 4.427, "
+            f"epoch: {0.01 * i:.4f}" for i, loss in enumerate(losses)]
+
+
+MAKERS = {"OLMo": _olmo, "fms-fsdp": _fms, "CLU": _clu, "big_vision": _big_vision,
+          "levanter": _levanter, "LLaMA-Factory": _llama_factory, "PaddleNLP": _paddlenlp}
+
+
+@pytest.mark.parametrize("tool", MAKERS)
+def test_a_nan_loss_is_amp006_at_the_printed_step(tmp_path: Path, tool: str) -> None:
+    # eight finite records, then NaN: the ninth record's step, as the tool printed it
+    lines = MAKERS[tool]([*_falling(8), NAN, NAN, NAN, NAN], 100, 50)
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 500)], tool
+
+
+@pytest.mark.parametrize("tool", MAKERS)
+def test_a_healthy_run_is_silent(tmp_path: Path, tool: str) -> None:
+    result = diagnose_lines(tmp_path, MAKERS[tool](_falling(20), 1000, 10))
+    assert result.faults == [], tool
+    assert result.timeline.steps >= 1190, tool  # the printed steps, not one per record
+
+
+def test_levanter_counts_above_a_thousand_are_read_to_three_digits(tmp_path: Path) -> None:
+    # "1.20kit" is what tqdm prints for 1195 to 1204: the nearest step it can mean
+    lines = _levanter([*_falling(4), NAN, NAN], 1000, 50)
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 1200)]
+
+
+def test_a_step_line_far_above_is_not_a_records_step(tmp_path: Path) -> None:
+    # "Saving checkpoint at step: 500", then dozens of lines, then a loss line without a step:
+    # the loss line is not that step's record
+    lines = ["Saving checkpoint at step: 500", *(f"note {i}" for i in range(40)),
+             *(f"loss: {v}" for v in [*_falling(5), NAN])]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 6)]
+
+
+def test_a_launcher_rank_in_brackets_is_not_a_step(tmp_path: Path) -> None:
+    # horovodrun's "[1]<stdout>:" tag: a rank, not a step
+    lines = [f"[0]<stdout>:loss={v}" for v in [*_falling(5), NAN]]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 6)]
