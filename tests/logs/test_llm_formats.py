@@ -170,3 +170,30 @@ def test_a_launcher_rank_in_brackets_is_not_a_step(tmp_path: Path) -> None:
     # horovodrun's "[1]<stdout>:" tag: a rank, not a step
     lines = [f"[0]<stdout>:loss={v}" for v in [*_falling(5), NAN]]
     assert faults(tmp_path, lines)[:1] == [("AMP006", 6)]
+
+
+# --- GPT-NeoX: megatron/logging.py training_log -------------------------------------------------
+# " iteration {:8d}/{:8d} |" ... " {}: {:.6E} |".format(key, avg) with avg = the interval's
+# summed loss / max(1, log_interval - skipped), " loss scale: {:.1f} |" (fp16),
+# " number of skipped iterations: {:3d} |", " number of nan iterations: {:3d} |"
+def _neox(rows: list[tuple[float, float, int]], first: int, every: int) -> list[str]:
+    return [f" samples/sec: 102.345 | iteration {first + i * every:8d}/  320000 | elapsed time "
+            f"per iteration (ms): 1234.5 | learning rate: 6.000E-04 | approx flops per GPU: "
+            f"120.3TFLOPS | lm_loss: {loss:.6E} | loss scale: {scale:.1f} | number of skipped "
+            f"iterations: {skipped:3d} | number of nan iterations:   0 |"
+            for i, (loss, scale, skipped) in enumerate(rows)]
+
+
+def test_neox_interval_with_every_iteration_skipped_is_no_zero_loss(tmp_path: Path) -> None:
+    # fp16 gradients overflow on every iteration from 1041: the scale collapses, and each
+    # all-skipped interval prints its empty average as lm_loss 0 (no loss of 0: not AMP007)
+    rows = [(2.3, 65536.0, 0)] * 5 + [(0.0, max(65536.0 / 2 ** (10 * k), 1.0), 10)
+                                      for k in range(1, 12)]
+    assert faults(tmp_path, _neox(rows, 1000, 10)) == [("AMP003", 1041)]
+
+
+def test_neox_healthy_sawtooth_and_one_skip_are_silent(tmp_path: Path) -> None:
+    # one skipped iteration in an interval of 100: the average is over the 99 others
+    rows = [(2.3 - 0.01 * i, 32768.0 if i % 12 < 10 else 65536.0, int(i % 12 == 0))
+            for i in range(40)]
+    assert faults(tmp_path, _neox(rows, 1000, 100)) == []
