@@ -26,7 +26,9 @@ MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
 _DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told by one digit
-_STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/\d+)?\]?\s*$")  # a record's step line's end
+# A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
+# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
+_STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
 
 
 class Readable(Protocol):
@@ -296,9 +298,16 @@ def _step_line(buffer: bytes, resume: int, start: int) -> bytes | None:
 
 
 def _is_step_line(line: bytes) -> bool:
-    """Whether a line ends with its step (``[step=1080/739328]``, ``step: 700``): a record's
-    step line; a line that goes on after its step is a line of its own (DeepSpeed's timer
-    line ``epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=...``)."""
+    """Whether a line ends with its step (``[step=1080/739328]``, ``step: 700``; in a
+    bracket, what says where the run is may follow: ``[step=1080/100000,epoch=0,eta=1d]``):
+    a record's step line. A line that goes on after its step is a line of its own
+    (DeepSpeed's timer line ``epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=...``).
+
+    Example:
+        >>> [_is_step_line(x) for x in (b"step: 7", b"[step=7/9,epoch=0,eta=1d2h]",
+        ...                             b"global_step=3, RunningAvgSamplesPerSec=1224.88")]
+        [True, True, False]
+    """
     at = line.rfind(b"step")
     return at >= 0 and _STEP_TAIL.match(line, at) is not None
 

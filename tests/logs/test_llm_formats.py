@@ -197,3 +197,58 @@ def test_neox_healthy_sawtooth_and_one_skip_are_silent(tmp_path: Path) -> None:
     rows = [(2.3 - 0.01 * i, 32768.0 if i % 12 < 10 else 65536.0, int(i % 12 == 0))
             for i in range(40)]
     assert faults(tmp_path, _neox(rows, 1000, 100)) == []
+
+
+# --- OLMo-core: train/callbacks/console_logger.py ConsoleLoggerCallback.log_metrics --------------
+# log.info(f"{prefix}\n" + "\n".join(f"    {name}={format_float(value)}" ...)) with the prefix
+# f"[step={step}/{max_steps or '???'},epoch={epoch},eta={eta_str}]"
+def _olmo_core(losses: list[float], first: int, every: int) -> list[str]:
+    lines = []
+    for i, loss in enumerate(losses):
+        step = first + i * every
+        lines.append("2025-01-01 10:00:00.000\tnode-0:0\tolmo_core.train.callbacks.console_logger"
+                     f":INFO\t[step={step}/100000,epoch=0,eta=1d2h3m]")
+        for name, value in (("train/CE loss", loss), ("train/Z loss", 0.0001),
+                            ("optim/total grad norm", 0.3), ("optim/LR (group 0)", 0.0003),
+                            ("throughput/total tokens", step * 4e6)):
+            lines.append(f"    {name}={_olmo_float(value)}")
+    return lines
+
+
+def test_olmo_core_nan_at_the_printed_step(tmp_path: Path) -> None:
+    assert faults(tmp_path, _olmo_core([*_falling(8), NAN, NAN], 100, 50))[:1] == [
+        ("AMP006", 500)]
+
+
+def test_olmo_core_healthy_is_silent(tmp_path: Path) -> None:
+    assert faults(tmp_path, _olmo_core(_falling(20), 1000, 10)) == []
+
+
+# --- InternLM / InternEvo: train.py record_current_batch_training_metrics, and the optimizer ------
+# line += f"{key}={value} " for tflops, step, loss, tgs, lr, loss_scale, grad_norm, ...;
+# hybrid_zero_optim.py: logger.warning("Overflow occurs, please check it.") before the metrics
+_INTERN_OVERFLOW = ("2023-07-07 12:29:01,600\tWARNING hybrid_zero_optim.py:618 in step -- "
+                    "Overflow occurs, please check it.")
+
+
+def _intern(steps: range, overflows: set[int], scale: float = 65536.0) -> list[str]:
+    lines = []
+    for step in steps:
+        if step in overflows:
+            lines.append(_INTERN_OVERFLOW)
+            scale /= 2
+        lines.append("2023-07-07 12:29:01,636\tINFO train.py:323 in "
+                     f"record_current_batch_training_metrics -- tflops=189.8 step={step} "
+                     f"loss=2.1 tgs (tokens/gpu/second)=4274.45 lr=6e-07 loss_scale={scale} "
+                     "grad_norm={'0_default': 0.65} micro_num=4 inf_nan_skip_batches=0 "
+                     "adam_beta2=0.95 fwd_bwd_time=3.67")
+    return lines
+
+
+def test_internlm_overflow_on_every_step_is_a_collapse(tmp_path: Path) -> None:
+    found = faults(tmp_path, _intern(range(100, 130), set(range(110, 130))))
+    assert found[:1] == [("AMP003", 110)]
+
+
+def test_internlm_start_up_back_off_is_silent(tmp_path: Path) -> None:
+    assert faults(tmp_path, _intern(range(0, 40), {0, 1, 2})) == []
