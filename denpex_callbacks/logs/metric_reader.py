@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import EVAL, METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.metric_pairs import (
     VALUE,
     MetricLine,
@@ -76,6 +76,13 @@ _BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
 # ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
 _LOGGABLE_BAR = re.compile(r"Progress on:.*? (\d+(?:\.\d+)?)([kMGT]?)[A-Za-z/]*/\S+ rate:")
 _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+# A step's overflow flag beside its metrics: MindSpore's TrainOneStepWithLossScaleCell returns
+# it and MindFormers' MFLossMonitor prints ``..., overflow cond: True, loss_scale: 1024.0``
+# (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
+# the word too (DeepSpeed's ``check_grad_overflow=True``, ``skip_overflow=True``): the flag
+# counts only on a training step's line (a step and a loss or a scale) and alone as its key.
+_OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond(?:ition)?)?"
+                            r"['\"]?\s*[:=]\s*(True|true|1)\b")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
@@ -340,6 +347,9 @@ class MetricReader:
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
+        if step is not None and "verflow" in text and _OVERFLOW_FLAG.search(text) is not None:
+            # the step was skipped: its overflow first, then what the line says of it
+            out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:

@@ -252,3 +252,36 @@ def test_internlm_overflow_on_every_step_is_a_collapse(tmp_path: Path) -> None:
 
 def test_internlm_start_up_back_off_is_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, _intern(range(0, 40), {0, 1, 2})) == []
+
+
+# --- MindFormers: core/callback/callback.py MFLossMonitor.print_output_info ---------------------
+# logger.info("{ Epoch:[%3d/%3d], step:[%5d/%5d], loss: %5.3f, per_step_time: %dms, lr: %s, "
+#             "overflow cond: %s, loss_scale: %s, global_norm: %s%s", ...): the overflow flag
+# of MindSpore's TrainOneStepWithLossScaleCell (the optimizer skipped the step)
+def _mindformers(rows: list[tuple[float, bool, float]], first: int) -> list[str]:
+    return ["2024-05-01 10:00:00,000 - mindformers[mindformers/core/callback/callback.py:330] "
+            f"- INFO - {{ Epoch:[  1/  2], step:[{first + i:5d}/ 2000], loss: {loss:5.3f}, "
+            f"per_step_time: 512ms, lr: 1e-05, overflow cond: {overflow}, loss_scale: {scale}, "
+            "global_norm: [0.54], train_throughput_per_npu: 120.3T"
+            for i, (loss, overflow, scale) in enumerate(rows)]
+
+
+def test_mindformers_overflow_on_every_step_at_a_static_scale(tmp_path: Path) -> None:
+    # a fixed loss scale (FixedLossScaleUpdateCell): the scale never moves, every step from
+    # 110 is skipped; only the flag says so
+    rows = [(2.0, i >= 10, 1024.0) for i in range(30)]
+    assert faults(tmp_path, _mindformers(rows, 100))[:1] == [("AMP003", 110)]
+
+
+def test_mindformers_one_overflow_and_a_start_up_back_off_are_silent(tmp_path: Path) -> None:
+    one = [(2.0 - 0.01 * i, i == 10, 65536.0 if i < 10 else 32768.0) for i in range(30)]
+    start = [(10.0 - 0.1 * i, i < 4, 2.0 ** (32 - min(i, 4))) for i in range(25)]
+    assert faults(tmp_path, _mindformers(one, 100)) == []
+    assert faults(tmp_path, _mindformers(start, 1)) == []
+
+
+def test_an_overflow_setting_is_no_skipped_step(tmp_path: Path) -> None:
+    # a setting that holds the word, on a line with a step, is no overflow of that step
+    lines = [f"step={i}, loss={2.0 - 0.01 * i}, check_grad_overflow=True, skip_overflow=True, "
+             f"loss_scale=1024.0" for i in range(30)]
+    assert faults(tmp_path, lines) == []
