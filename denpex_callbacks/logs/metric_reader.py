@@ -168,8 +168,10 @@ class MetricReader:
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
-        # (step, line) of the last line that held only a step: the record's step below it
+        # (step, line) of the last line that held only a step: the record's step below it;
+        # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
+        self.block_keys: set[str] = set()
 
     @property
     def notations(self) -> dict[str, int]:
@@ -323,12 +325,19 @@ class MetricReader:
         if not measured and scale is None and skipped is None:
             if step is not None and counters:
                 self.block_step = (step, line)  # a record's step line: its metrics follow
+                self.block_keys = set()
             return []
         if counters and self.block_step is not None:
             if step is not None:
                 self.block_step = None  # the log numbers its metric lines themselves
-            elif line - self.block_step[1] <= BLOCK_REACH:
+            elif line - self.block_step[1] <= BLOCK_REACH and self.block_keys.isdisjoint(
+                    named := {*metrics.keys.values(), *(k for k, _v in metrics.components)}):
                 step = self.block_step[0]
+                self.block_keys |= named
+            else:
+                # past the record, or a metric it printed already: a line of its own (a
+                # stray "step: 500" before a loop that prints "loss: x" a batch)
+                self.block_step = None
         if epoch_text is None and not unread:
             keys = tuple(metrics.keys.values())
         else:

@@ -285,3 +285,12 @@ def test_an_overflow_setting_is_no_skipped_step(tmp_path: Path) -> None:
     lines = [f"step={i}, loss={2.0 - 0.01 * i}, check_grad_overflow=True, skip_overflow=True, "
              f"loss_scale=1024.0" for i in range(30)]
     assert faults(tmp_path, lines) == []
+
+
+def test_a_stray_step_line_numbers_one_record_not_the_batches_after_it(tmp_path: Path) -> None:
+    # a loop that prints "training loss: x" every batch (x-transformers' train scripts) and
+    # once "step: 100": the line below it is step 100's, the batches after it count on from
+    # there one a row (not all at step 100: a record prints each metric once)
+    lines = [f"training loss: {v}" for v in _falling(5)]
+    lines += ["step: 100", *(f"training loss: {v}" for v in [*_falling(3), NAN, NAN])]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 103)]
