@@ -172,6 +172,9 @@ class MetricReader:
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
         self.block_keys: set[str] = set()
+        # the last step read from a bracket before the metrics; off once one went back
+        self.bracket_last = 0
+        self.bracket_off = False
 
     @property
     def notations(self) -> dict[str, int]:
@@ -293,8 +296,15 @@ class MetricReader:
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
-        if step is None and counters and "[" in text and (found := _BRACKET_STEP.search(text)):
-            step = int(found.group(1))
+        if (step is None and counters and not self.bracket_off and "[" in text
+                and (found := _BRACKET_STEP.search(text))):
+            value = int(found.group(1))
+            if value < self.bracket_last:
+                # a step never goes back: these brackets number something else (ranks
+                # printing "[0] loss: x", "[1] loss: x"), for the rest of the input
+                self.bracket_off = True
+            else:
+                step = self.bracket_last = value
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean

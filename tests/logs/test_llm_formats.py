@@ -294,3 +294,23 @@ def test_a_stray_step_line_numbers_one_record_not_the_batches_after_it(tmp_path:
     lines = [f"training loss: {v}" for v in _falling(5)]
     lines += ["step: 100", *(f"training loss: {v}" for v in [*_falling(3), NAN, NAN])]
     assert faults(tmp_path, lines)[:1] == [("AMP006", 103)]
+
+
+def test_ranks_in_brackets_are_not_steps(tmp_path: Path) -> None:
+    # two ranks printing "[0] loss: x" and "[1] loss: x": the bracket goes back, so it numbers
+    # something else than steps; the NaN is not put at "step 0"
+    lines = [f"[{rank}] loss: {v}" for v in [*_falling(8), NAN, NAN] for rank in (0, 1)]
+    found = faults(tmp_path, lines)
+    assert found[0][0] == "AMP006" and found[0][1] not in (0, 1), found
+
+
+def test_clu_train_and_eval_lines_of_one_step(tmp_path: Path) -> None:
+    # CLU writes each collection at the step: the same bracket twice is no step going back
+    lines = []
+    for i, v in enumerate([*_falling(8), NAN, NAN]):
+        step = 1000 + 100 * i
+        lines.append(f"I0601 10:00:00.000000 139 logging_writer.py:48] [{step}] collection=train "
+                     f"accuracy=0.5, loss={v:.6g}")
+        lines.append(f"I0601 10:00:00.000000 139 logging_writer.py:48] [{step}] collection=eval "
+                     "accuracy=0.5, loss=2.5")
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 1800)]
