@@ -314,3 +314,17 @@ def test_clu_train_and_eval_lines_of_one_step(tmp_path: Path) -> None:
         lines.append(f"I0601 10:00:00.000000 139 logging_writer.py:48] [{step}] collection=eval "
                      "accuracy=0.5, loss=2.5")
     assert faults(tmp_path, lines)[:1] == [("AMP006", 1800)]
+
+
+@pytest.mark.parametrize("tool", ["InternLM", "MindFormers"])
+def test_an_overflow_and_its_steps_metrics_line_are_one_step(tmp_path: Path, tool: str) -> None:
+    # InternLM's "Overflow occurs" before the step's metrics line; MindFormers' line flagging
+    # its own overflow: steps 100 to 129 are 30 steps, 20 of them skipped, not 50
+    if tool == "InternLM":
+        lines = _intern(range(100, 130), set(range(110, 130)))
+    else:
+        lines = _mindformers([(2.0, i >= 10, 65536.0 / 2 ** max(0, i - 9)) for i in range(30)],
+                             100)
+    result = diagnose_lines(tmp_path, lines)
+    assert (result.timeline.steps, result.timeline.skipped) == (129, 20)
+    assert [(d.code, d.step) for d in result.faults][:1] == [("AMP003", 110)]
