@@ -201,6 +201,8 @@ class Assembler:
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
                                       event.hysteresis, {event.rank}, [line], [text])
             return
+        if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
+            return
         self._flush()
         if kind == PROGRESS and event.step is not None:
             self._catch_up(event.step, line)
@@ -258,6 +260,29 @@ class Assembler:
             for rank in (obs.extra.get("ranks") if obs.extra else None) or [obs.rank]:
                 self._rank_skips[rank] = self._rank_skips.get(rank, 0) + 1
         self.on_observation(obs)
+
+    def _scale_of_overflow(self, event: LogEvent) -> bool:
+        """Whether ``event`` is the metrics line of the step whose overflow was just read,
+        printing the scale that overflow left (InternLM's "Overflow occurs, please check it."
+        before the step's ``loss_scale=``; MindFormers' line flagging its own overflow): then
+        the scale is the overflow's new scale and the two are one step, emitted here (a
+        second observation of the step would read the halving as applied)."""
+        pending = self._pending
+        assert pending is not None
+        if (pending.scale_after is not None or event.scale_after is None or event.step is None
+                or event.skipped_in_interval is not None or event.skipped_total is not None
+                or (event.loss is not None and not math.isfinite(event.loss))
+                or pending.ranks != {event.rank}):
+            return False
+        if pending.step != event.step and (pending.step is not None
+                                           or event.step != self.clock + 1):
+            return False
+        pending.step, pending.scale_after = event.step, event.scale_after
+        self._flush()
+        rank = event.rank or 0
+        self._rank_scales[rank] = (event.step, event.scale_after)  # the next line's is read
+        self._rank_skips.pop(rank, None)  # from this one
+        return True
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, None

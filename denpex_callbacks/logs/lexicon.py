@@ -137,7 +137,10 @@ for _role, _phrases in {
               "total skipped", "num skipped steps", "nan iterations"),
     STEP: ("step", "global step", "iter", "iteration", "num updates", "updates", "update",
            "optimizer step", "global iteration", "iters", "gstep", "global steps",
-           "trainer global step", "it", "num steps", "step num", "steps", "optimizer steps"),
+           "trainer global step", "it", "num steps", "step num", "steps", "optimizer steps",
+           # LLaMA-Factory's trainer_log.jsonl ``current_steps`` (beside ``total_steps``);
+           # accelerate's examples' ``completed_steps``
+           "current step", "current steps", "cur step", "completed steps"),
     EPOCH: ("epoch", "epochs", "ep"),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr"),

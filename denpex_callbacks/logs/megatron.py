@@ -57,10 +57,17 @@ def parse(text: str) -> list[LogEvent]:
     fields = {key.strip().lower(): value for key, value in _FIELD.findall(text)}
     loss = next((to_float(v) for k, v in fields.items()
                  if k.endswith("loss") and k != "loss scale"), None)
+    skipped = to_int(fields.get("number of skipped iterations")) or 0
+    if loss == 0.0 and skipped:
+        # The interval's losses are summed over its applied iterations only and divided by
+        # max(1, applied): with every iteration skipped the average is an empty 0. Megatron-LM
+        # leaves it out (``if avg > 0.0``); GPT-NeoX's training_log prints it
+        # (``lm_loss: 0.000000E+00``): no loss the model had.
+        loss = None
     return [LogEvent(
         METRICS, FAMILY, step=int(found.group(1)), loss=loss,
         scale_after=to_float(fields.get("loss scale")),
         grad_norm=to_float(fields.get("grad norm")), lr=to_float(fields.get("learning rate")),
-        skipped_in_interval=to_int(fields.get("number of skipped iterations")) or 0,
+        skipped_in_interval=skipped,
         nan_in_interval=to_int(fields.get("number of nan iterations")) or 0,
     )]

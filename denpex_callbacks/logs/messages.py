@@ -87,6 +87,9 @@ _MMF = "2026-11-30T10:00:00 | {level} | {logger} : "  # mmf/utils/logger.py, pla
 _MARIAN_DEV = "master 2021-01..2021-10 (between 1.10 and 1.11)"
 _NEMO0 = "nemo/backends/pytorch/actions.py (PtActions.train)"
 _PADDLENLP = "[2026-11-30 10:00:00,000] [{level:>8}] - "  # paddlenlp/utils/log.py
+# InternLM / InternEvo's handler: "%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s in
+# %(funcName)s -- %(message)s" (internlm/utils/logger.py); ``logger`` is "file:line in function"
+_INTERNLM = "2026-11-30 10:00:00,000\t{level} {logger} -- "
 
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
@@ -529,6 +532,14 @@ MESSAGES: tuple[Message, ...] = (
     Message("NeMo", "1.x-2.x", "nemo/collections/tts/parts/utils/splines.py",
             "NaN detected in PWLinear bin indexing",
             "a NaN in the model's forward", FLAG, "AMP006", prefix="AvertedCUDARuntimeError: "),
+    # -- InternLM / InternEvo ------------------------------------------------------------------
+    Message("InternLM / InternEvo", "2023-07-2025",
+            "internlm/solver/optimizer/hybrid_zero_optim.py (HybridZeroOptimizer.step, after "
+            "grad_scaler.update(found_inf))",
+            "Overflow occurs, please check it.",
+            "an overflow: the step is skipped and the scale backs off (the new scale is the "
+            "next metrics line's loss_scale)", SKIP,
+            logger=("hybrid_zero_optim.py:618 in step", "WARNING"), prefix=_INTERNLM),
     # -- ColossalAI --------------------------------------------------------------------------
     Message("ColossalAI", "0.1-0.4", "colossalai/amp/naive_amp/grad_scaler/"
             "dynamic_grad_scaler.py (DynamicGradScaler.update)",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import EVAL, METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.metric_pairs import (
     VALUE,
     MetricLine,
@@ -41,9 +41,10 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "ROW_REACH", "BareScale", "MetricEvent", "MetricLine",
-           "MetricReader", "announces_row", "classify", "collect", "dangling_key", "find_claims",
-           "header_cells", "notation", "read_pairs", "starts_with_value", "to_value"]
+__all__ = ["BLOCK_REACH", "FAMILY", "HEADER_REACH", "ROW_REACH", "BareScale", "MetricEvent",
+           "MetricLine", "MetricReader", "announces_row", "classify", "collect", "dangling_key",
+           "find_claims", "header_cells", "notation", "read_pairs", "starts_with_value",
+           "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -73,6 +74,23 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
+# that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
+# accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
+# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
+_BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+# tqdm_loggable's progress line (levanter logs its bar through it): ``Progress on:train
+# 1.20kit/10.0kit rate:1.2it/s remaining:... postfix:loss=nan``; the counts are tqdm's
+# ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
+_LOGGABLE_BAR = re.compile(r"Progress on:.*? (\d+(?:\.\d+)?)([kMGT]?)[A-Za-z/]*/\S+ rate:")
+_SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+# A step's overflow flag beside its metrics: MindSpore's TrainOneStepWithLossScaleCell returns
+# it and MindFormers' MFLossMonitor prints ``..., overflow cond: True, loss_scale: 1024.0``
+# (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
+# the word too (DeepSpeed's ``check_grad_overflow=True``, ``skip_overflow=True``): the flag
+# counts only on a training step's line (a step and a loss or a scale) and alone as its key.
+_OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond(?:ition)?)?"
+                            r"['\"]?\s*[:=]\s*(True|true|1)\b")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
@@ -94,9 +112,16 @@ _LOGGER_PREFIX = re.compile(
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
-# over the run, not a step.
-_SUMMARY = ("_runtime", "train_samples_per_second")
+# over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
+# (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
+# on every logging step).
+_SUMMARY = re.compile(r"\b(?:train|eval|predict|test)_runtime\b|train_samples_per_second")
 HEADER_REACH = 200  # value rows are read this many lines after their header row
+# A multi-line record prints its step on a line of its own, each metric on a line below it
+# (OLMo's ``[step=1080/739328]`` over ``    train/CrossEntropyLoss=nan``, fms-fsdp's
+# ``step: 700`` over ``loss: nan``): a metric line that names no step, this many lines
+# below a line that holds only a step, is that step's. Such a record is a dozen lines.
+BLOCK_REACH = 16
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
@@ -140,7 +165,7 @@ def _not_training(text: str) -> str | None:
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
         if prefix is None or _EVAL_CONTEXT.search(text, prefix.end()) is not None:
             return EVALUATION
-    if any(marker in text for marker in _SUMMARY):
+    if _SUMMARY.search(text) is not None:
         return CLOSING
     return None
 
@@ -182,6 +207,13 @@ class MetricReader:
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
         # line right after it, which prints none
         self.row_step: tuple[int, int] | None = None
+        # (step, line) of the last line that held only a step: the record's step below it;
+        # the keys its record read so far (a record prints each metric once)
+        self.block_step: tuple[int, int] | None = None
+        self.block_keys: set[str] = set()
+        # the last step read from a bracket before the metrics; off once one went back
+        self.bracket_last = 0
+        self.bracket_off = False
 
     @property
     def notations(self) -> dict[str, int]:
@@ -324,6 +356,19 @@ class MetricReader:
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
+        if (step is None and counters and not self.bracket_off and "[" in text
+                and (found := _BRACKET_STEP.search(text))):
+            value = int(found.group(1))
+            if value < self.bracket_last:
+                # a step never goes back: these brackets number something else (ranks
+                # printing "[0] loss: x", "[1] loss: x"), for the rest of the input
+                self.bracket_off = True
+            else:
+                step = self.bracket_last = value
+        if step is None and counters and "Progress on:" in text and (
+                found := _LOGGABLE_BAR.search(text)):
+            # "1.20k" is 1195 to 1204: the nearest step the bar can mean
+            step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -348,7 +393,21 @@ class MetricReader:
         if lone_scale and scale == 0.0:
             scale = None
         if not measured and scale is None and skipped is None:
+            if step is not None and counters:
+                self.block_step = (step, line)  # a record's step line: its metrics follow
+                self.block_keys = set()
             return []
+        if counters and self.block_step is not None:
+            if step is not None:
+                self.block_step = None  # the log numbers its metric lines themselves
+            elif line - self.block_step[1] <= BLOCK_REACH and self.block_keys.isdisjoint(
+                    named := {*metrics.keys.values(), *(k for k, _v in metrics.components)}):
+                step = self.block_step[0]
+                self.block_keys |= named
+            else:
+                # past the record, or a metric it printed already: a line of its own (a
+                # stray "step: 500" before a loop that prints "loss: x" a batch)
+                self.block_step = None
         if epoch_text is None and not unread:
             keys = tuple(metrics.keys.values())
         else:
@@ -367,6 +426,9 @@ class MetricReader:
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
+        if step is not None and "verflow" in text and _OVERFLOW_FLAG.search(text) is not None:
+            # the step was skipped: its overflow first, then what the line says of it
+            out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:

@@ -33,11 +33,13 @@ from typing import BinaryIO
 
 from denpex_callbacks.logs.keyword_scan import HAS_RE2, line_starts
 from denpex_callbacks.logs.reader import (
+    MAX_TEXT,
     STDIN,
     InputError,
     ReadStats,
     RunMatcher,
     candidate_lines,
+    last_line,
     looks_binary,
 )
 
@@ -269,9 +271,14 @@ def _lines_between(
 ) -> Iterator[tuple[int, str]]:
     """Candidate lines of the file's bytes ``[first, stop)`` (both line starts), numbered from
     1 there; the file's start was checked for binary content already."""
+    before = b""
+    if first > 0:  # the line before the span's first: a record's step line may be there
+        low = max(0, first - 2 - MAX_TEXT)
+        handle.seek(low)
+        before = last_line(handle.read(first - low), first - low, keywords)
     handle.seek(first)
     yield from candidate_lines(_Window(handle, stop - first), keywords, stats, progress,
-                               check_binary=False)
+                               check_binary=False, before=before)
 
 
 def _line_start_from(handle: BinaryIO, offset: int) -> int:

@@ -31,6 +31,9 @@ MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
 _DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told by one digit
+# A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
+# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
+_STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
 
 
 class Readable(Protocol):
@@ -136,6 +139,7 @@ def candidate_lines(
     *,
     check_binary: bool = True,
     runs: RunMatcher | None = None,
+    before: bytes = b"",
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line holding one of ``keywords``, and for
     the lines within ``HEADER_REACH`` after a header row (as :class:`ValueRowLine`). Where
@@ -145,7 +149,8 @@ def candidate_lines(
     Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
     keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
     ``check_binary``: refuse a stream whose first block holds NUL bytes (off for a piece from
-    the middle of a file that was checked already).
+    the middle of a file that was checked already). ``before``: the line before the stream's
+    first (a piece from the middle of a file), for a record's step line (:func:`_step_line`).
 
     Raises:
         InputError: Binary content, or a compressed stream that is corrupt.
@@ -166,7 +171,8 @@ def candidate_lines(
             progress(stats.bytes_read)
         if not block:
             if carry:
-                yield from _scan(carry, len(carry), line_no, keywords, stats, following, runs)
+                yield from _scan(carry, len(carry), line_no, keywords, stats, following, runs,
+                                 before)
             return
         buffer = carry + block if carry else block
         cut = buffer.rfind(b"\n") + 1
@@ -175,11 +181,13 @@ def candidate_lines(
                 carry = buffer
                 continue
             stats.long_lines += 1
-            yield from _scan(buffer, len(buffer), line_no, keywords, stats, following, runs)
-            carry = b""
+            yield from _scan(buffer, len(buffer), line_no, keywords, stats, following, runs,
+                             before)
+            carry = before = b""
             continue
         newlines = yield from _scan(buffer, cut, line_no, keywords, stats,
-                                   following, runs)
+                                   following, runs, before)
+        before = last_line(buffer, cut, keywords)
         carry = buffer[cut:]
         stats.lines += newlines
         line_no += newlines
@@ -219,10 +227,11 @@ def _read_block(stream: Readable, stats: ReadStats) -> tuple[bytes, bool]:
 
 def _scan(
     buffer: bytes, stop: int, line_no: int, keywords: tuple[bytes, ...], stats: ReadStats,
-    following: _Following, runs: RunMatcher | None = None,
+    following: _Following, runs: RunMatcher | None = None, before: bytes = b"",
 ) -> Generator[tuple[int, str], None, int]:
-    """Yield the candidate lines of ``buffer[:stop]`` (and the lines after a header row);
-    return its number of newlines.
+    """Yield the candidate lines of ``buffer[:stop]`` (and the lines after a header row, and
+    a record's step line: :func:`_step_line`); return its number of newlines. ``before``:
+    the line before the buffer's first, when it holds no keyword.
 
     Works on offsets (no slice of the chunk is copied) and counts newlines in one pass.
     """
@@ -230,10 +239,17 @@ def _scan(
     resume, resume_number = 0, line_no  # the line after the last one handed over
     starts = line_starts_from(buffer, 0, stop, keywords)
     while (start := next(starts, -1)) >= 0:
-        if following.until >= resume_number and resume < start:
+        gap = resume < start  # lines without a keyword just before this one
+        if gap and following.until >= resume_number:
             yield from _value_rows(buffer, resume, start, resume_number, following.until, stats)
+            gap = False
         number += buffer.count(b"\n", counted_to, start)
         counted_to = start
+        if gap:
+            if (step_line := _step_line(buffer, resume, start)) is not None:
+                yield number - 1, _decode(step_line, stats)
+        elif start == 0 and before and _is_step_line(before):
+            yield number - 1, _decode(before, stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
             count = buffer.count(b"\n", start, end)
@@ -267,6 +283,61 @@ def _scan(
     if following.until >= resume_number and resume < stop:
         yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _step_line(buffer: bytes, resume: int, start: int) -> bytes | None:
+    """The line just before ``start`` (one of the lines without a keyword from ``resume``)
+    when it is a record's step line, else None.
+
+    A multi-line record prints its step on a line of its own and each metric on a line below
+    it (OLMo's ``[step=1080/739328]`` over ``    train/CrossEntropyLoss=nan``, fms-fsdp's
+    ``step: 700`` over ``loss: nan``); the step line holds no keyword, so it is handed over
+    with the record's first metric line. Looking back one line costs an ``rfind`` per
+    candidate after a gap, where keywords would cost a pass over every byte.
+
+    Example:
+        >>> b = b"[step=10/99]\\n  loss=nan\\n"
+        >>> _step_line(b, 0, 13)
+        b'[step=10/99]'
+    """
+    low = max(resume, start - 1 - MAX_TEXT)
+    newline = buffer.rfind(b"\n", low, start - 1)
+    if newline < 0 and low > resume:
+        return None  # a line longer than any handed over
+    line = buffer[max(newline + 1, resume):start - 1]
+    return line if _is_step_line(line) else None
+
+
+def _is_step_line(line: bytes) -> bool:
+    """Whether a line ends with its step (``[step=1080/739328]``, ``step: 700``; in a
+    bracket, what says where the run is may follow: ``[step=1080/100000,epoch=0,eta=1d]``):
+    a record's step line. A line that goes on after its step is a line of its own
+    (DeepSpeed's timer line ``epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=...``).
+
+    Example:
+        >>> [_is_step_line(x) for x in (b"step: 7", b"[step=7/9,epoch=0,eta=1d2h]",
+        ...                             b"global_step=3, RunningAvgSamplesPerSec=1224.88")]
+        [True, True, False]
+    """
+    at = line.rfind(b"step")
+    return at >= 0 and _STEP_TAIL.match(line, at) is not None
+
+
+def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:
+    """The last whole line of ``buffer[:cut]`` (``cut`` after a newline) when it holds no
+    keyword (no candidate) and is no longer than ``MAX_TEXT``, else ``b""``: the line before
+    the next buffer's first, for :func:`_step_line`.
+
+    Example:
+        >>> last_line(b"a loss\\nstep: 3\\n", 15, (b"loss",))
+        b'step: 3'
+    """
+    low = max(0, cut - 2 - MAX_TEXT)
+    newline = buffer.rfind(b"\n", low, cut - 1)
+    if newline < 0 and low > 0:
+        return b""
+    line = buffer[newline + 1:cut - 1]
+    return b"" if any(keyword in line for keyword in keywords) else line
 
 
 def _value_rows(buffer: bytes, position: int, stop: int, number: int, until: int,
