@@ -155,7 +155,8 @@ def python_loop_seconds(path: Path, pattern: str) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024)
-    parser.add_argument("--path", default="/tmp/denpex_bench_1gb.log")
+    parser.add_argument("--path", help="the log to read (generated when missing or smaller "
+                        "than --size-mb); default: one file per kind of log under /tmp")
     parser.add_argument("--generic", type=float, default=0.0,
                         help="share of metric lines in formats without a family parser")
     parser.add_argument("--shape", choices=("megatron", "nanogpt"),
@@ -163,7 +164,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--baseline", help="another interpreter whose denpex runs beside")
     args = parser.parse_args()
-    path = Path(args.path)
+    # One default file per kind: a log generated for one shape is never timed as another's.
+    kind = args.shape or f"mixed{args.generic:g}"
+    path = Path(args.path or f"/tmp/denpex_bench_{kind}.log")
     if not path.exists() or path.stat().st_size < args.size_mb * 900_000:
         print(f"generating {path} ({args.size_mb} MB)...", flush=True)
         if args.shape:
