@@ -172,6 +172,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled)
         except ValueError:
             value = to_value(spelled)
+        if kind == lexicon.LOG2_SCALE:
+            kind, value = lexicon.SCALE, lexicon.from_log2(value)
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:

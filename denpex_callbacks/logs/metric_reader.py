@@ -41,9 +41,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "BareScale", "MetricEvent", "MetricLine", "MetricReader",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
-           "read_pairs", "starts_with_value", "to_value"]
+__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "BareScale", "MetricEvent", "MetricLine",
+           "MetricReader", "classify", "collect", "dangling_key", "find_claims", "header_cells",
+           "notation", "read_pairs", "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -96,6 +96,16 @@ _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:devi
 # instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
 _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
                        r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
+# A record printed one key per line between two rules (OpenAI baselines' logger, copied by
+# improved-diffusion, guided-diffusion and stable-baselines3: ``| loss          | 0.103    |``
+# rows, sorted by key, between lines of dashes): the cells of one record are one step's
+# values, read together when the record ends, since its step counter (``| step | 40 |``)
+# is a row of its own. A row with an empty value is a section's title (``| train/ |  |``).
+_RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)[ \t]*\|"
+                          r"[ \t]*(\S*)[ \t]*\|\s*$")
+_RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
+RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
+RECORD = "| key | value | record rows"
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -144,6 +154,7 @@ class MetricReader:
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
+        self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
 
     @property
     def notations(self) -> dict[str, int]:
@@ -164,6 +175,15 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if self.record or text[:1] == "|":
+            ended = self._record(text, line)
+            if ended is not None:
+                return ended
+            if self.record:  # a line that is no row of the record ends it
+                return self._end_record(line) + self._read(text, line)
+        return self._read(text, line)
+
+    def _read(self, text: str, line: int) -> list[MetricEvent]:
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)
@@ -174,15 +194,9 @@ class MetricReader:
             return self._evaluation(text, plan.claims, plan.skip)
         else:
             metrics = collect(plan.claims, text)
-        if metrics.values or metrics.components:
-            written = written_as(metrics.separator or "", text)
-            events = self._events(text, metrics, written, counters=True, line=line)
-            if metrics.evals:
-                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+        events = self._pairs(text, metrics, None, line)
+        if events is not None:
             return events
-        if metrics.evals:
-            self.evaluation_lines += 1
-            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         if self._header_row(text, line):
             return []
         row = self._value_row(text, line)
@@ -313,13 +327,57 @@ class MetricReader:
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row
         (a line the reader hands over because it follows a header row, though it holds no
-        keyword: a YOLO table's rows of finite values)."""
+        keyword: a YOLO table's rows of finite values), or as a row of a record."""
+        if self.record or text[:1] == "|":
+            ended = self._record(text, line)
+            if ended is not None:
+                return ended
+        if self.record:
+            return self._end_record(line)
         if _not_training(text) is not None:
             return []
         row = self._value_row(text, line)
         if row is None:
             return []
         return self._events(text, row, "header row over value rows", counters=False)
+
+    def _record(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
+        any other line."""
+        cell = record_cell(text)
+        if cell is not None:
+            if cell[1]:
+                self.record.append(cell)
+            return []
+        if _RECORD_RULE.match(text) is not None:
+            return self._end_record(line)
+        return None
+
+    def _end_record(self, line: int) -> list[MetricEvent]:
+        """The events of the record read so far, as one line of ``key: value`` pairs."""
+        if not self.record:
+            return []
+        text = "  ".join(f"{key}: {value}" for key, value in self.record)
+        self.record = []
+        return self._pairs(text, read_pairs(text), RECORD, line) or []
+
+    def _pairs(self, text: str, metrics: MetricLine, written: str | None,
+               line: int) -> list[MetricEvent] | None:
+        """The events of a line's pairs, its evaluation metrics' included (``written``: the
+        notation, None to tell it from the line; a record's is :data:`RECORD`, its made-up
+        line no bar); None when it holds none."""
+        if metrics.values or metrics.components:
+            counters = written is None
+            if written is None:
+                written = written_as(metrics.separator or "", text)
+            events = self._events(text, metrics, written, counters=counters, line=line)
+            if metrics.evals:
+                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+            return events
+        if metrics.evals:
+            self.evaluation_lines += 1
+            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+        return None
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
@@ -467,6 +525,25 @@ def header_cells(text: str) -> list[str] | None:
     if known >= 2 and not VALUE.search(text):
         return cells
     return None
+
+
+def record_cell(text: str) -> tuple[str, str] | None:
+    """The (key, value) of a record's row (``| loss          | 0.103    |``; the value empty
+    for a section's title), or None.
+
+    Example:
+        >>> record_cell("| lg_loss_scale | 20       |"), record_cell("| train/  |   |")
+        (('lg_loss_scale', '20'), ('train/', ''))
+        >>> record_cell("| epoch | loss |") is None, record_cell("| 3 | 0.5 |") is None
+        (True, True)
+    """
+    found = _RECORD_CELL.match(text)
+    if found is None:
+        return None
+    key, value = found.groups()
+    if value and VALUE.fullmatch(value) is None:
+        return None  # a table's header row ("| epoch | loss |"), not a record's row
+    return key, value
 
 
 def dangling_key(text: str) -> bool:

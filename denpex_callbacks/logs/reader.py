@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
-from denpex_callbacks.logs.metric_reader import HEADER_REACH, header_cells
+from denpex_callbacks.logs.metric_reader import (
+    HEADER_REACH,
+    RECORD_REACH,
+    header_cells,
+    record_cell,
+)
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -247,6 +252,10 @@ def _scan(
             yield number, text
             if _DIGIT.search(text) is None and header_cells(text) is not None:
                 following.until = number + HEADER_REACH
+            elif text[:1] == "|" and record_cell(text) is not None:
+                # a record's row: the rest of the record (its step row, its closing rule)
+                # holds no keyword
+                following.until = max(following.until, number + RECORD_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.

@@ -1,0 +1,155 @@
+"""Vision, diffusion and general-purpose trainers' logs, written in the test from each tool's
+own format strings, read as the tool prints them: the fault where it began, silence on the
+healthy controls.
+
+- mmcv 1.x (mmdet 2.x) ``Fp16OptimizerHook`` with mmcv's own ``LossScaler``
+  (mmcv/runner/hooks/optimizer.py, mmcv/runner/fp16_utils.py: 2**32 at first, halved on an
+  overflow down to 1, doubled after 1000 clean iterations): ``Check overflow, downscale loss
+  scale to {cur_scale}`` beside ``TextLoggerHook``'s ``Epoch [1][50/7330]\\tlr: ..., loss: ...``
+  (mmcv/runner/hooks/logger/text.py);
+- OpenAI improved-diffusion / guided-diffusion (improved_diffusion/train_util.py, logger.py):
+  the fp16 loop keeps ``lg_loss_scale`` (20.0 at first, -1 on non-finite gradients with
+  ``Found NaN, decreased lg_loss_scale to {lg}``, +1e-3 per clean step) and ``dumpkvs``
+  prints each step's record one key per line (``| loss | 0.103 |``, sorted, ``%-8.3g``)
+  between rules of dashes, its ``step`` on a row of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.parsers import parse_line
+
+MMDET = "2021-06-01 12:00:00,000 - mmdet - {level} - "
+
+
+def _loss(step: int) -> float:
+    return 2.0 * math.exp(-step / 3000) + 0.4 + 0.01 * math.sin(step)
+
+
+# -- mmcv 1.x / mmdet 2.x -----------------------------------------------------------------------
+
+def _mmcv(rows: int, *, overflows: dict[int, int], interval: int = 10,
+          epoch_len: int = 7330) -> list[str]:
+    """``TextLoggerHook`` rows every ``interval`` iterations of epoch 1; ``overflows[r]``
+    overflowing iterations just before row ``r`` (each a ``Check overflow`` warning with the
+    scale after ``update_scale``, as Fp16OptimizerHook logs it)."""
+    out = [MMDET.format(level="INFO") + "workflow: [('train', 1)], max: 12 epochs"]
+    scale = 2.0 ** 32
+    for row in range(rows):
+        for _ in range(overflows.get(row, 0)):
+            scale = max(scale / 2, 1)
+            out.append(MMDET.format(level="WARNING")
+                       + f"Check overflow, downscale loss scale to {scale}")
+        it = (row + 1) * interval
+        loss = _loss(it)
+        out.append(MMDET.format(level="INFO") + f"Epoch [1][{it}/{epoch_len}]\tlr: 2.000e-02, "
+                   "eta: 1 day, 2:03:04, time: 0.512, data_time: 0.050, memory: 3456, "
+                   f"loss_rpn_cls: {loss * 0.1:.4f}, loss_rpn_bbox: {loss * 0.05:.4f}, "
+                   f"loss_cls: {loss * 0.5:.4f}, acc: 90.1234, loss_bbox: {loss * 0.35:.4f}, "
+                   f"loss: {loss:.4f}")
+    return out
+
+
+def test_mmcv_check_overflow_is_an_overflow_with_the_scale_after() -> None:
+    events = parse_line(MMDET.format(level="WARNING")
+                        + "Check overflow, downscale loss scale to 2147483648.0")
+    assert [(e.kind, e.scale_after) for e in events] == [("overflow", 2.0 ** 31)]
+
+
+def test_mmcv_scale_collapsing_to_its_floor_is_found_where_it_began(tmp_path: Path) -> None:
+    # every iteration overflows from iteration 201 on: the scale falls from 2**32 to its
+    # floor of 1 and stays there
+    lines = _mmcv(40, overflows={row: 10 for row in range(20, 40)})
+    found = faults(tmp_path, lines)
+    assert ("AMP003", 201) in found, found
+
+
+@pytest.mark.parametrize("overflows", [
+    {0: 16},  # the start-up back-off from 2**32 to 2**16 before the first row
+    {0: 10, 1: 6},  # ... over two rows
+    {0: 16, 14: 1, 27: 1},  # then a sawtooth's single overflows
+], ids=["startup", "startup-two-rows", "startup-sawtooth"])
+def test_mmcv_healthy_overflows_are_quiet(tmp_path: Path, overflows: dict[int, int]) -> None:
+    result = diagnose_lines(tmp_path, _mmcv(30, overflows=overflows))
+    assert result.faults == [], result.faults
+    assert result.timeline.skipped == sum(overflows.values())
+
+
+# -- improved-diffusion / guided-diffusion ---------------------------------------------------
+
+def _dumpkvs(kvs: dict[str, float]) -> list[str]:
+    """logger.HumanOutputFormat.writekvs: one ``| key | value |`` row per key, sorted."""
+    cells = {key: f"{value:<8.3g}" for key, value in sorted(kvs.items())}  # "%-8.3g"
+    keys, values = max(map(len, cells)), max(map(len, cells.values()))
+    dashes = "-" * (keys + values + 7)
+    rows = [f"| {key}{' ' * (keys - len(key))} | {value}{' ' * (values - len(value))} |"
+            for key, value in sorted(cells.items(), key=lambda kv: kv[0].lower())]
+    return [dashes, *rows, dashes]
+
+
+def _diffusion(steps: int, *, start: int = 0, interval: int = 10, lg: float = 20.0,
+               overflow: frozenset[int] = frozenset(), nan_from: int | None = None) -> list[str]:
+    """TrainLoop.run_loop with use_fp16: a record every ``interval`` steps (the means since
+    the last one), ``Found NaN`` on each step whose gradients are not finite."""
+    out = ["Logging to /tmp/openai-2021-03-01-12-00-00-000000", "training..."]
+    sums: dict[str, list[float]] = {}
+    for step in range(start, start + steps):
+        loss = 0.1 * math.exp(-step / 3000) + 0.02
+        if nan_from is not None and step >= nan_from:
+            loss = math.nan
+        for key, value in (("loss", loss), ("mse", loss * 0.9), ("vb", loss * 0.1)):
+            sums.setdefault(key, []).append(value)
+            sums.setdefault(f"{key}_q{step % 4}", []).append(value)
+        if step in overflow or not math.isfinite(loss):
+            lg -= 1
+            out.append(f"Found NaN, decreased lg_loss_scale to {lg}")
+        else:
+            sums.setdefault("grad_norm", []).append(0.35)
+            lg += 1e-3
+        if step % interval == 0:
+            record = {key: sum(v) / len(v) for key, v in sums.items()}
+            record.update(step=step, samples=(step + 1) * 128, lg_loss_scale=lg)
+            out += _dumpkvs(record)
+            sums = {}
+    return out
+
+
+def test_diffusion_found_nan_halves_the_scale_its_logarithm_names() -> None:
+    events = parse_line("Found NaN, decreased lg_loss_scale to 15.0")
+    assert [(e.kind, e.scale_after) for e in events] == [("overflow", 32768.0)]
+
+
+def test_a_record_one_key_per_line_is_one_step(tmp_path: Path) -> None:
+    lines = _diffusion(40, nan_from=23)
+    found = faults(tmp_path, lines)
+    # the first record whose mean loss is NaN is step 30's (steps 21-30)
+    assert ("AMP006", 30) in found, found
+
+
+def test_a_record_prints_the_scale_as_its_logarithm(tmp_path: Path) -> None:
+    # persistent overflow from step 37 with a finite loss: the scale falls from 2**20 below 1
+    lines = _diffusion(80, overflow=frozenset(range(37, 80)))
+    found = faults(tmp_path, lines)
+    codes = [code for code, _step in found]
+    assert "AMP003" in codes and "AMP004" in codes, found
+    assert all(31 <= step <= 40 for code, step in found if code == "AMP003"), found
+    result = diagnose_lines(tmp_path, lines)
+    assert result.reading.keys.get("lg_loss_scale"), result.reading.keys
+
+
+@pytest.mark.parametrize("lines", [
+    _diffusion(60),  # from the start
+    _diffusion(50, start=240_000, lg=21.3),  # mid-run
+    _diffusion(30, start=500, interval=1),  # a record every step
+    _diffusion(4000, start=100_000, interval=100,
+               overflow=frozenset({100_700, 101_900, 103_300})),  # a sawtooth
+], ids=["start", "mid-run", "every-step", "sawtooth"])
+def test_healthy_diffusion_records_are_read_and_quiet(tmp_path: Path, lines: list[str]) -> None:
+    result = diagnose_lines(tmp_path, lines)
+    assert result.faults == [], result.faults
+    assert result.reading.keys.get("step"), result.reading.keys  # read, not refused
