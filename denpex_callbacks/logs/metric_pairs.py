@@ -37,6 +37,10 @@ _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
 _TENSOR = re.compile(r"tensor\($")
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
+# "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
+# it ("(for 1 batch)")
+_AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
+_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 
 
@@ -143,14 +147,39 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     claims: list[Claim] = []
     spans: list[tuple[int, int]] = []
     previous = 0
+    step_prefix = None  # the line before the last value, when a step counter claimed it
     for found in VALUE.finditer(text):
         start, end = found.span()
         spans.append((start, end))
-        claimed = _claim(text[previous:start])
+        prefix = text[previous:start]
+        claimed = _claim(prefix)
+        if claimed is None and step_prefix is not None and not prefix.strip(_SEPARATORS):
+            claimed = _before_step(step_prefix)
+        step_prefix = (text[max(0, start - 120):start]
+                       if claimed is not None and claimed[0] == lexicon.STEP else None)
         previous = end
         if claimed is not None:
             claims.append((start, end, *claimed))
     return claims, spans
+
+
+def _before_step(prefix: str) -> tuple[str, str, str] | None:
+    """The key of a value printed after the step it was measured at (``Training loss (for 1
+    batch) at step 200: 0.1234``, the Keras and TensorFlow guides' custom loops; ``Average
+    loss at step 2000: 4.3``): ``prefix``, the line before the step's value (an aside may
+    hold a number), names it before ``at step``. Not the step's own key again.
+
+    Example:
+        >>> _before_step("Training loss (for 1 batch) at step ")
+        ('loss', 'Training loss', ': ')
+        >>> _before_step("step "), _before_step("time at step ")
+        (None, None)
+    """
+    found = _AT_STEP.search(prefix)
+    if found is None:
+        return None
+    claimed = _claim(_ASIDE.sub("", found.group(1)) + ": ")
+    return None if claimed is None or claimed[0] == lexicon.STEP else claimed
 
 
 def collect(claims: list[Claim], text: str) -> MetricLine:

@@ -11,7 +11,10 @@ healthy controls.
   the fp16 loop keeps ``lg_loss_scale`` (20.0 at first, -1 on non-finite gradients with
   ``Found NaN, decreased lg_loss_scale to {lg}``, +1e-3 per clean step) and ``dumpkvs``
   prints each step's record one key per line (``| loss | 0.103 |``, sorted, ``%-8.3g``)
-  between rules of dashes, its ``step`` on a row of its own.
+  between rules of dashes, its ``step`` on a row of its own;
+- the Keras / TensorFlow guides' custom training loop (``Training loss (for 1 batch) at step
+  {step}: {loss:.4f}``, keras-io guides/writing_a_training_loop_from_scratch.py; ``(for one
+  batch) ... %d: %.4f`` in the older TensorFlow guide).
 """
 
 from __future__ import annotations
@@ -153,3 +156,53 @@ def test_healthy_diffusion_records_are_read_and_quiet(tmp_path: Path, lines: lis
     result = diagnose_lines(tmp_path, lines)
     assert result.faults == [], result.faults
     assert result.reading.keys.get("step"), result.reading.keys  # read, not refused
+
+
+# -- Keras / TensorFlow custom training loops -------------------------------------------------
+
+def _custom_loop(epochs: int, *, nan_from: int | None = None, every: int = 200,
+                 batches: int = 782, one: str = "1") -> list[str]:
+    out: list[str] = []
+    seen = 0
+    for epoch in range(epochs):
+        out.append(f"\nStart of epoch {epoch}")
+        for step in range(batches):
+            loss = math.nan if nan_from is not None and seen >= nan_from else _loss(seen)
+            if step % every == 0:
+                out.append(f"Training loss (for {one} batch) at step {step}: {loss:.4f}")
+                out.append(f"Seen so far: {(step + 1) * 64} samples")
+            seen += 1
+        out.append("Training acc over epoch: 0.8123")
+        out.append("Validation acc: 0.8012")
+    return out
+
+
+@pytest.mark.parametrize("line, step, loss", [
+    ("Training loss (for 1 batch) at step 200: nan", 200, math.nan),
+    ("Training loss (for one batch) at step 200: 0.5000", 200, 0.5),
+    ("Average loss at step 2000: 4.3", 2000, 4.3),
+    ("Minibatch loss at step 500: inf", 500, math.inf),
+])
+def test_a_key_before_at_step_names_the_value_after_it(line: str, step: int,
+                                                       loss: float) -> None:
+    events = parse_line(line)
+    assert [e.step for e in events] == [step], events
+    assert str(events[0].loss) == str(loss)
+
+
+@pytest.mark.parametrize("line", ["step 10: 0.5", "iter 3 at step 5: 0.5",
+                                  "Seen so far: 12800 samples"])
+def test_no_key_before_at_step_names_nothing(line: str) -> None:
+    assert parse_line(line) == []
+
+
+def test_custom_loop_nan_is_found_at_the_step_printed(tmp_path: Path) -> None:
+    # NaN from the 1000th batch: epoch 1, batch 218; the next print is epoch 1's step 400
+    assert faults(tmp_path, _custom_loop(3, nan_from=1000)) == [("AMP006", 400)]
+
+
+@pytest.mark.parametrize("one", ["1", "one"])
+def test_custom_loop_healthy_is_read_and_quiet(tmp_path: Path, one: str) -> None:
+    result = diagnose_lines(tmp_path, _custom_loop(3, one=one))
+    assert result.faults == [], result.faults
+    assert result.reading.keys.get("Training loss"), result.reading.keys
