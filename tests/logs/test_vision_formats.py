@@ -12,6 +12,9 @@ healthy controls.
   ``Found NaN, decreased lg_loss_scale to {lg}``, +1e-3 per clean step) and ``dumpkvs``
   prints each step's record one key per line (``| loss | 0.103 |``, sorted, ``%-8.3g``)
   between rules of dashes, its ``step`` on a row of its own;
+- YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
+  'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
+  1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
 - the Keras / TensorFlow guides' custom training loop (``Training loss (for 1 batch) at step
   {step}: {loss:.4f}``, keras-io guides/writing_a_training_loop_from_scratch.py; ``(for one
   batch) ... %d: %.4f`` in the older TensorFlow guide).
@@ -25,6 +28,7 @@ from pathlib import Path
 import pytest
 from excerpts import diagnose_lines, faults
 
+from denpex_callbacks.logs.doctor import diagnose
 from denpex_callbacks.logs.parsers import parse_line
 
 MMDET = "2021-06-01 12:00:00,000 - mmdet - {level} - "
@@ -206,3 +210,52 @@ def test_custom_loop_healthy_is_read_and_quiet(tmp_path: Path, one: str) -> None
     result = diagnose_lines(tmp_path, _custom_loop(3, one=one))
     assert result.faults == [], result.faults
     assert result.reading.keys.get("Training loss"), result.reading.keys
+
+
+# -- a log whose healthy lines hold no keyword ------------------------------------------------
+
+def _yolov5(epochs: int, *, start: int = 0, nan_from: int | None = None,
+            batches: int = 296) -> list[str]:
+    """train.py's header and each epoch's last bar, then val.py's summary row."""
+    out = ["Starting training for 300 epochs..."]
+    for epoch in range(start, start + epochs):
+        out.append(("\n" + "%10s" * 7) % ("Epoch", "gpu_mem", "box", "obj", "cls", "labels",
+                                          "img_size"))
+        losses = [0.1 * math.exp(-epoch / 50) + 0.02, 0.07, 0.04 * math.exp(-epoch / 30)]
+        if nan_from is not None and epoch >= nan_from:
+            losses = [math.nan] * 3
+        row = ("%10s" * 2 + "%10.4g" * 5) % (f"{epoch}/299", "3.39G", *losses, 204, 640)
+        out.append(f"{row}: 100%|##########| {batches}/{batches} [01:23<00:00,  3.55it/s]")
+        out.append(("%20s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 1000, 13437, 0.6, 0.5, 0.55,
+                                                           0.33))
+    return out
+
+
+@pytest.mark.parametrize("lines", [
+    _yolov5(12),  # from the start
+    _yolov5(15, start=140),  # mid-run
+    ["epoch;mse;lr", *(f"{i};{0.5 / (i + 1):.4f};0.001" for i in range(30))],  # a CSV print
+], ids=["yolov5", "yolov5-mid-run", "header-row"])
+def test_a_healthy_log_without_keywords_is_read_and_quiet(tmp_path: Path,
+                                                           lines: list[str]) -> None:
+    result = diagnose_lines(tmp_path, lines)  # read: not "nothing to diagnose"
+    assert result.faults == [], result.faults
+    assert result.families, result.families
+
+
+def test_a_log_without_keywords_keeps_its_fault(tmp_path: Path) -> None:
+    # epoch 7's row: 7 epochs of 296 batches, then its 296th
+    assert faults(tmp_path, _yolov5(12, nan_from=7)) == [("AMP006", 7 * 296 + 296)]
+
+
+@pytest.mark.parametrize("lines", [
+    [f"Collecting package{i}==1.{i}.0" for i in range(30)],
+    ["| N/A   32C    P0    61W / 400W |      0MiB / 40960MiB |      0%      Default |"],
+    [("%20s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 1000, 13437, 0.6, 0.5, 0.55, 0.33)] * 5,
+], ids=["pip", "nvidia-smi", "validation-only"])
+def test_a_text_that_is_no_training_log_is_still_refused(tmp_path: Path,
+                                                         lines: list[str]) -> None:
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    error = diagnose(str(path)).error
+    assert error is not None and "nothing to diagnose" in error, error
