@@ -574,6 +574,13 @@ MESSAGES: tuple[Message, ...] = (
             "the monitored metric is NaN/inf (evaluation's when it is an evaluation metric)",
             MONITORED, logger=("mmengine", "WARNING"),
             values={"metric": "val/loss", "value": "inf", "scale": 0.512}),
+    # -- ParlAI: parlai/utils/fp16.py (its own fairseq-derived DynamicLossScaler: 2**17 at first,
+    # lowered only once 5% of the steps since the last change overflowed) -------------------
+    Message("ParlAI", "0.9-1.7 (2020-2022)", "parlai/utils/fp16.py "
+            "(MemoryEfficientFP16Optimizer / SafeFP16Optimizer.clip_master_grads)",
+            "Overflow: setting loss scale to {after}",
+            "an overflow: the update is skipped; the scale is lowered once overflows pass the "
+            "tolerance (else printed unchanged)", OVERFLOW, prefix="12:00:00 | "),
     # -- OpenAI improved-diffusion / guided-diffusion (and the loops copied from them) --------
     # Their fp16 loop keeps the scale's base-2 logarithm (20.0 at first), lowers it by 1 on
     # non-finite gradients (skipping the step) and raises it by fp16_scale_growth (1e-3) on

@@ -12,6 +12,9 @@ healthy controls.
   ``Found NaN, decreased lg_loss_scale to {lg}``, +1e-3 per clean step) and ``dumpkvs``
   prints each step's record one key per line (``| loss | 0.103 |``, sorted, ``%-8.3g``)
   between rules of dashes, its ``step`` on a row of its own;
+- ParlAI's own fp16 scaler (parlai/utils/fp16.py: 2**17 at first, lowered only once 5% of
+  the steps since the last change overflowed, raised after 2000 clean ones): ``Overflow:
+  setting loss scale to {scale}`` on each skipped update, the scale often unchanged;
 - YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
   'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
   1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
@@ -23,6 +26,7 @@ healthy controls.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -259,3 +263,42 @@ def test_a_text_that_is_no_training_log_is_still_refused(tmp_path: Path,
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     error = diagnose(str(path)).error
     assert error is not None and "nothing to diagnose" in error, error
+
+
+# -- ParlAI ------------------------------------------------------------------------------------
+
+def _parlai(steps: int, overflows: Callable[[int, float], bool]) -> list[str]:
+    """DynamicLossScaler.update_scale and clip_master_grads, as parlai/utils/fp16.py runs
+    them (the run stops with fairseq's FloatingPointError at the floor of 1e-4)."""
+    scale, last_overflow, last_rescale, since = 2.0 ** 17, -1, -1, 0
+    out = ["12:00:05 | training..."]
+    for it in range(steps):
+        overflow = overflows(it, scale)
+        if overflow:
+            last_overflow, since = it, since + 1
+            if since / float(it - last_rescale) >= 0.05:
+                scale, last_rescale, since = scale / 2, it, 0
+            if scale <= 1e-4:
+                out.append("FloatingPointError: Minimum loss scale reached (0.0001). Your loss "
+                           "is probably exploding. Try lowering the learning rate, using "
+                           "gradient clipping or increasing the batch size.")
+                break
+            out.append(f"12:00:{it % 60:02d} | Overflow: setting loss scale to {scale}")
+        elif (it - last_overflow) % 2000 == 0:
+            scale, last_rescale = scale * 2, it
+    return out
+
+
+def test_parlai_healthy_overflows_are_quiet(tmp_path: Path) -> None:
+    # the start-up back-off from 2**17, then an overflow now and then (the scale unchanged)
+    rare = {2500, 7100, 7102, 13000, 18500}
+    lines = _parlai(20000, lambda it, scale: scale > 2 ** 15 or it in rare)
+    result = diagnose_lines(tmp_path, lines)
+    assert result.faults == [], result.faults
+    assert result.timeline.skipped >= 2
+
+
+def test_parlai_collapse_is_found(tmp_path: Path) -> None:
+    lines = _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000)
+    codes = {code for code, _step in faults(tmp_path, lines)}
+    assert {"AMP003", "AMP004"} <= codes, codes
