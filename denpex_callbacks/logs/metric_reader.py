@@ -56,8 +56,11 @@ _EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\(")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
-# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
-_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
+# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
+# counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
+# (train): 100%|####| 1875/1875 [``): the step is ``(E - 1) * batches + n``.
+_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)"
+                        r"|(\d+)/\d+ \* Epoch \([^)]*\):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 # A bar that starts its line with the batch of its epoch: Keras ``15/20 ━━━━ 0s 32ms/step -
 # loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
 # (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
@@ -272,7 +275,11 @@ class MetricReader:
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
             elif counters and (found := _EPOCH_BAR.search(text)):
-                epoch, done, total = (int(g) for g in found.groups())
+                if found.group(1) is not None:
+                    epoch, done, total = (int(g) for g in found.groups()[:3])
+                else:  # "E/N * Epoch (...)": from 1
+                    epoch, done, total = (int(g) for g in found.groups()[3:])
+                    epoch -= 1
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)

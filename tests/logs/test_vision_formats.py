@@ -15,6 +15,9 @@ healthy controls.
 - ParlAI's own fp16 scaler (parlai/utils/fp16.py: 2**17 at first, lowered only once 5% of
   the steps since the last change overflowed, raised after 2000 clean ones): ``Overflow:
   setting loss scale to {scale}`` on each skipped update, the scale often unchanged;
+- Catalyst 21.x: VerboseCallback's bar ``{epoch}/{epochs} * Epoch ({loader}): ...| i/N [...,
+  loss=...]`` (epochs from 1, postfix ``{:3.3f}``), ConsoleLogger's ``train (4/10) loss: ... |
+  lr: ...`` (``" | ".join(f"{k}: {float(v)}")``);
 - YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
   'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
   1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
@@ -302,3 +305,34 @@ def test_parlai_collapse_is_found(tmp_path: Path) -> None:
     lines = _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000)
     codes = {code for code, _step in faults(tmp_path, lines)}
     assert {"AMP003", "AMP004"} <= codes, codes
+
+
+# -- Catalyst ----------------------------------------------------------------------------------
+
+def _catalyst(epochs: int, *, nan_from: int | None = None, batches: int = 1875) -> list[str]:
+    def postfix(value: float) -> str:
+        return f"{value:3.3f}" if not value <= 1e-3 else f"{value:1.3e}"
+
+    out = []
+    for epoch in range(1, epochs + 1):
+        loss = math.nan if nan_from is not None and epoch >= nan_from else _loss(epoch * 900)
+        out.append(f"{epoch}/{epochs} * Epoch (train): 100%|##########| {batches}/{batches} "
+                   f"[00:15<00:00, 120.5it/s, accuracy01={postfix(0.9)}, loss={postfix(loss)}, "
+                   f"lr={postfix(0.001)}, momentum={postfix(0.9)}]")
+        out.append(f"train ({epoch}/{epochs}) accuracy01: 0.9 | loss: {float(loss)} | "
+                   f"loss/mean: {float(loss)} | loss/std: 0.0 | lr: 0.001 | momentum: 0.9")
+        out.append(f"{epoch}/{epochs} * Epoch (valid): 100%|##########| 313/313 [00:01<00:00, "
+                   f"250.1it/s, accuracy01={postfix(0.88)}, loss={postfix(loss * 1.1)}]")
+        out.append(f"valid ({epoch}/{epochs}) accuracy01: 0.88 | loss: {float(loss * 1.1)}")
+        out.append(f"* Epoch ({epoch}/{epochs}) lr: 0.001 | momentum: 0.9")
+    return out
+
+
+def test_catalyst_bar_numbers_the_steps_of_each_epoch(tmp_path: Path) -> None:
+    found = faults(tmp_path, _catalyst(10, nan_from=4))
+    # epoch 4's bar at its last batch: three whole epochs of 1875 before it
+    assert found[0] == ("AMP006", 3 * 1875 + 1875), found
+
+
+def test_catalyst_healthy_is_quiet(tmp_path: Path) -> None:
+    assert faults(tmp_path, _catalyst(10)) == []
