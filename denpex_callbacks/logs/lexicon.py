@@ -136,8 +136,9 @@ for _role, _phrases in {
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",
               "total skipped", "num skipped steps", "nan iterations"),
+    # "gs": EveryDream2's bar postfix ``vram=... MB gs:300`` and its "at gs:300" lines
     STEP: ("step", "global step", "iter", "iteration", "num updates", "updates", "update",
-           "optimizer step", "global iteration", "iters", "gstep", "global steps",
+           "optimizer step", "global iteration", "iters", "gstep", "gs", "global steps",
            "trainer global step", "it", "num steps", "step num", "steps", "optimizer steps"),
     EPOCH: ("epoch", "epochs", "ep"),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",

@@ -18,6 +18,9 @@ healthy controls.
 - Catalyst 21.x: VerboseCallback's bar ``{epoch}/{epochs} * Epoch ({loader}): ...| i/N [...,
   loss=...]`` (epochs from 1, postfix ``{:3.3f}``), ConsoleLogger's ``train (4/10) loss: ... |
   lr: ...`` (``" | ".join(f"{k}: {float(v)}")``);
+- EveryDream2 (train.py ``append_epoch_log``): the epoch bar's postfix ``img/s=...,
+  loss/log_step=..., lr_te=..., lr_unet=..., vram=... MB gs:{global_step}``, its counter the
+  epochs';
 - YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
   'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
   1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
@@ -336,3 +339,28 @@ def test_catalyst_bar_numbers_the_steps_of_each_epoch(tmp_path: Path) -> None:
 
 def test_catalyst_healthy_is_quiet(tmp_path: Path) -> None:
     assert faults(tmp_path, _catalyst(10)) == []
+
+
+# -- EveryDream2 -------------------------------------------------------------------------------
+
+def _everydream(rows: int, *, nan_from: int | None = None, every: int = 25,
+                epoch_len: int = 50) -> list[str]:
+    out = []
+    for row in range(1, rows + 1):
+        step = row * every
+        epoch = step // epoch_len
+        loss = math.nan if nan_from is not None and step >= nan_from else _loss(step) / 20
+        out.append(f"\x1b[96mEpochs\x1b[0m:  {epoch:2d}%|#         | {epoch}/100 "
+                   f"[1:00:00<9:00:00, 360.12s/it, img/s=3.21, loss/log_step={loss:.3g}, "
+                   f"lr_te=1.5e-06, lr_unet=1.5e-06, vram=\x1b[94m10000/24000 MB\x1b[0m "
+                   f"gs:{step}]")
+    return out
+
+
+def test_everydream_global_step_numbers_the_row(tmp_path: Path) -> None:
+    # the bar counts epochs (12); the row's global step is its "gs:625"
+    assert faults(tmp_path, _everydream(40, nan_from=610)) == [("AMP006", 625)]
+
+
+def test_everydream_healthy_is_quiet(tmp_path: Path) -> None:
+    assert faults(tmp_path, _everydream(40)) == []
