@@ -207,8 +207,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))
-        elif kind in _COUNTERS and as_step(value) is None:
-            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
+        elif kind in _COUNTERS and (as_step(value) is None or text[end:end + 1] == "%"):
+            # fairseq's "update": 0.05 is a fraction of an epoch, not a counter; a bar
+            # described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [") shows
+            # its percentage there, the count after it
+            continue
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
             out.values[kind] = value
             out.keys[kind] = key

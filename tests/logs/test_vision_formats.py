@@ -21,6 +21,9 @@ healthy controls.
 - EveryDream2 (train.py ``append_epoch_log``): the epoch bar's postfix ``img/s=...,
   loss/log_step=..., lr_te=..., lr_unet=..., vram=... MB gs:{global_step}``, its counter the
   epochs';
+- OneTrainer (modules/trainer/GenericTrainer.py): ``tqdm(desc="step")`` with
+  ``set_postfix({'loss': ..., 'smooth loss': ...})``; kohya sd-scripts' ``tqdm(desc="steps")``
+  with ``avr_loss``: the percentage follows the description, the count comes after the bar;
 - YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
   'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
   1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
@@ -364,3 +367,23 @@ def test_everydream_global_step_numbers_the_row(tmp_path: Path) -> None:
 
 def test_everydream_healthy_is_quiet(tmp_path: Path) -> None:
     assert faults(tmp_path, _everydream(40)) == []
+
+
+# -- a bar described "step(s)" -----------------------------------------------------------------
+
+@pytest.mark.parametrize("line, step", [
+    ("steps:  12%|#2        | 120/1000 [00:10<01:30,  1.20it/s, avr_loss=nan]", 120),
+    ("step:   3%|3         | 37/1000 [01:00<07:20,  2.00it/s, loss=nan, smooth loss=nan]", 37),
+    ("step 3, loss nan", 3),
+])
+def test_a_percentage_is_no_step(line: str, step: int) -> None:
+    assert [e.step for e in parse_line(line)] == [step]
+
+
+def test_onetrainer_nan_is_found_at_its_step(tmp_path: Path) -> None:
+    lines = ["epoch:   0%|          | 0/10 [00:00<?, ?it/s]"]
+    for step in range(1, 51):
+        loss = math.nan if step >= 37 else _loss(step) / 20
+        lines.append(f"step:  {step // 10:2d}%|#         | {step}/1000 [01:00<07:20,  2.00it/s, "
+                     f"loss={loss:.3g}, smooth loss={loss:.3g}]")
+    assert faults(tmp_path, lines) == [("AMP006", 37)]
