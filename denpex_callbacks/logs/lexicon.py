@@ -84,6 +84,11 @@ _SETTING = frozenset({
     "beta", "gamma",
 })
 
+# Words that make a "cost" or "loss" key a time: Sockeye's checkpoint line "Time-cost=300.000"
+# (seconds), a loop's "loss_time" ("duration" stays: a TTS duration predictor's loss).
+_TIME = frozenset({"time", "times", "runtime", "elapsed", "sec", "secs", "seconds", "ms",
+                   "wall"})
+
 # Heads of a loss scale's name; "scaling" and "sc" only beside a word of _SCALE_LOSS
 # ("loss scaling", "loss_sc"): alone they are any scaling.
 _SCALE_HEADS = frozenset({"scale", "scaler", "scaling", "sc"})
@@ -274,6 +279,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
         >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
         ['loss', 'loss', 'loss', None, None, None]
+        >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
+        [None, None, 'component']
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 
@@ -310,7 +317,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
     beside = _loss_words(parts)
     if beside is None:
         return None
-    if any(part in _SETTING for part in parts):
+    if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"
         return LOSS

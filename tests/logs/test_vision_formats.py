@@ -24,6 +24,8 @@ healthy controls.
 - OneTrainer (modules/trainer/GenericTrainer.py): ``tqdm(desc="step")`` with
   ``set_postfix({'loss': ..., 'smooth loss': ...})``; kohya sd-scripts' ``tqdm(desc="steps")``
   with ``avr_loss``: the percentage follows the description, the count comes after the bar;
+- Sockeye (sockeye/training.py ``_create_checkpoint``): ``Checkpoint [%d]\tUpdates=%d Epoch=%d
+  Samples=%d Time-cost=%.3f Updates/sec=%.3f``: the time cost is seconds, no loss;
 - YOLOv5 (train.py, v1-v6): ``('%10s' * 7) % ('Epoch', 'gpu_mem', 'box', 'obj', 'cls',
   'labels', 'img_size')`` over tqdm rows ``('%10s' * 2 + '%10.4g' * 5) % (f'{epoch}/{epochs -
   1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``: no keyword on a healthy line;
@@ -387,3 +389,14 @@ def test_onetrainer_nan_is_found_at_its_step(tmp_path: Path) -> None:
         lines.append(f"step:  {step // 10:2d}%|#         | {step}/1000 [01:00<07:20,  2.00it/s, "
                      f"loss={loss:.3g}, smooth loss={loss:.3g}]")
     assert faults(tmp_path, lines) == [("AMP006", 37)]
+
+
+# -- a time is no loss -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "[INFO:sockeye.training] Checkpoint [3]\tUpdates=3000 Epoch=0 Samples=96000 "
+    "Time-cost=300.000 Updates/sec=10.000",
+    "step 10 loss_time 0.0 data_time 0.1",
+])
+def test_a_time_cost_is_no_loss(line: str) -> None:
+    assert all(e.loss is None for e in parse_line(line)), parse_line(line)
