@@ -53,6 +53,9 @@ class MetricLine:
     components: list[tuple[str, float]] = field(default_factory=list)
     separator: str | None = None  # the separator before the first value claimed
     evals: list[tuple[str, float]] = field(default_factory=list)  # evaluation metrics
+    # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
+    # digit reads as 0 there, not only an exact 0
+    zero_places: int = 0
 
 
 
@@ -215,7 +218,22 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
             out.values[kind] = value
             out.keys[kind] = key
+            if kind == lexicon.LOSS:
+                out.zero_places = _places(spelled) if value == 0.0 else 0
     return out
+
+
+def _places(spelled: str) -> int:
+    """The decimals a number was printed with (0 in exponent notation).
+
+    Example:
+        >>> _places("0.0000"), _places("0.0"), _places("0"), _places("0.000e+00")
+        (4, 1, 0, 0)
+    """
+    point = spelled.find(".")
+    if point < 0 or "e" in spelled or "E" in spelled:
+        return 0
+    return len(spelled) - point - 1
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:

@@ -158,6 +158,7 @@ class MetricReader:
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
+        self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
     def notations(self) -> dict[str, int]:
@@ -260,6 +261,13 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = _total([v for _k, v in metrics.components])
+        if loss == 0.0 and metrics.zero_places >= 2 and (
+                0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
+            # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
+            # an exact 0 (which drops from a normal value): unknown, not 0
+            loss = None
+        elif loss is not None and loss != 0.0 and math.isfinite(loss):
+            self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.

@@ -400,3 +400,21 @@ def test_onetrainer_nan_is_found_at_its_step(tmp_path: Path) -> None:
 ])
 def test_a_time_cost_is_no_loss(line: str) -> None:
     assert all(e.loss is None for e in parse_line(line)), parse_line(line)
+
+
+# -- a loss printed as 0 at the print's precision ----------------------------------------------
+
+@pytest.mark.parametrize("key", ["loss", "mse"])
+def test_a_loss_decaying_below_the_printed_digits_is_no_exact_zero(tmp_path: Path,
+                                                                    key: str) -> None:
+    # printed with 4 decimals, the loss reads 0.0000 from step 280 on: rounding, not 0
+    lines = [f"step {i * 10} {key} {0.5 * math.exp(-i / 3):.4f} lr 0.001" for i in range(60)]
+    assert faults(tmp_path, lines) == []
+
+
+@pytest.mark.parametrize("loss", ["0.0000", "0.0"])
+def test_a_loss_dropping_to_zero_stays_an_exact_zero(tmp_path: Path, loss: str) -> None:
+    # from a normal value to 0 at once (fp16 underflow, a masked batch): AMP007 where it began
+    lines = [f"step {i * 10} loss {0.5 * math.exp(-i / 30) if i < 20 else 0:.4f}" for i in
+             range(20)] + [f"step {i * 10} loss {loss}" for i in range(20, 60)]
+    assert faults(tmp_path, lines) == [("AMP007", 200)]
