@@ -163,6 +163,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             session.feed(line_no, text.strip(), events)
             if runs is not None:
                 runs.offer(line_no, text, events)
+        session.feed(stats.lines, "", parser.finish())  # a record the excerpt cut off
         session.assembler.finish()
     finally:
         if path != STDIN:

@@ -208,6 +208,11 @@ class MetricReader:
             return self._bare(text)
         return self._events(text, row, "header row over value rows", counters=False)
 
+    def finish(self) -> list[MetricEvent]:
+        """The events of what the input left pending at its end (a record without its
+        closing rule: an excerpt cut there)."""
+        return self._end_record(0)
+
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
         it, handed over as a count)."""

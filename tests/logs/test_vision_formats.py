@@ -153,6 +153,14 @@ def test_a_record_one_key_per_line_is_one_step(tmp_path: Path) -> None:
     assert ("AMP006", 30) in found, found
 
 
+def test_a_record_cut_off_by_the_excerpt_is_read(tmp_path: Path) -> None:
+    lines = _diffusion(40, nan_from=23)
+    cut = next(i for i, line in enumerate(lines) if line.startswith("| loss ")
+               and "nan" in line)
+    found = faults(tmp_path, lines[:cut + 1])  # up to its loss row: no step row, no rule
+    assert "AMP006" in [code for code, _step in found], found
+
+
 def test_a_record_prints_the_scale_as_its_logarithm(tmp_path: Path) -> None:
     # persistent overflow from step 37 with a finite loss: the scale falls from 2**20 below 1
     lines = _diffusion(80, overflow=frozenset(range(37, 80)))
