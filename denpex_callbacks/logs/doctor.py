@@ -59,6 +59,11 @@ _LOSS_CODES = frozenset({"AMP006", "AMP007", "AMP009"})
 # The window of recent lines in which a diagnosis' first line is looked up: (step, line,
 # shows the loss) of the last lines read; _NO_LINE stands for a line counted in a quiet run.
 _RECENT_LINES = 512
+# An input where no line was read is read once more with every line a candidate (a newline
+# ends it; a digit finds the last one), up to this size (a pasted excerpt; a big file of
+# nothing known stays refused without a second, slow pass).
+RESCAN_BYTES = 4 << 20
+EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
@@ -132,7 +137,7 @@ def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Re
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                   config: MonitorConfig | None, workers: int | None,
-                  quiet_runs: bool = True) -> Result:
+                  quiet_runs: bool = True, keywords: tuple[bytes, ...] = KEYWORDS) -> Result:
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
@@ -146,7 +151,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
     try:
-        for line_no, text in scan_input(path, stream, KEYWORDS, stats, tick,
+        for line_no, text in scan_input(path, stream, keywords, stats, tick,
                                         workers=workers, runs=runs):
             if isinstance(text, QuietLines):
                 assert runs is not None and runs.shape is not None
@@ -158,6 +163,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             session.feed(line_no, text.strip(), events)
             if runs is not None:
                 runs.offer(line_no, text, events)
+        session.feed(stats.lines, "", parser.finish())  # a record the excerpt cut off
         session.assembler.finish()
     finally:
         if path != STDIN:
@@ -172,6 +178,13 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if stats.bytes_read == 0:
         raise InputError(f"{path}: empty file")
     if not result.families:
+        if keywords is KEYWORDS and path != STDIN and stats.bytes_read <= RESCAN_BYTES:
+            # A loop whose healthy lines hold no keyword (YOLOv5's ``0/299  3.39G  0.1097
+            # 0.06887  0.04095  204  640: 100%|...`` under a header of ``box obj cls``; an
+            # ``mse 0.05`` line, a header row ``epoch mse lr`` over its values): an excerpt
+            # is read once more, every line a candidate, so that a healthy one is "no fault"
+            # rather than "nothing to diagnose".
+            return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
         # "no fault found" would claim a healthy run that was never seen.
         raise InputError(f"{path}: read {stats.lines} line(s), none with a training metric "
                          "(loss, loss scale, grad norm, skipped steps) or a known event line: "

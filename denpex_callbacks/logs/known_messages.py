@@ -34,7 +34,8 @@ FAMILY = "messages"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)(?!\.?\d)"
 _PATTERNS = {
     "before": _NUMBER, "after": _NUMBER, "scale": _NUMBER, "value": r"\S+?", "norm": r".+?",
-    "step": r"\d+", "rank": r"\d+", "n": r"\d+", "metric": r"\S+", "text": r".+?",
+    "log2_after": _NUMBER, "step": r"\d+", "rank": r"\d+", "n": r"\d+", "metric": r"\S+",
+    "text": r".+?",
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ROWS = tuple(m for m in MESSAGES if m.reader == "table")
@@ -122,6 +123,8 @@ def _events(row: Message, values: dict[str, str]) -> list[LogEvent]:
         before, after = to_float(values.get("before")), to_float(values.get("after"))
         if after is None and before is not None and "*" in row.message:
             after = before / 2
+        if after is None and (exponent := to_float(values.get("log2_after"))) is not None:
+            after = lexicon.from_log2(exponent)
         return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank, scale_before=before,
                          scale_after=after)]
     if row.event == SKIP:

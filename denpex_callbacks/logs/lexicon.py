@@ -25,6 +25,7 @@ lines decides (:class:`~denpex_callbacks.logs.metric_reader.BareScale`).
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 LOSS = "loss"  # the total training loss
@@ -33,6 +34,9 @@ SCALE = "scale"  # the current loss scale
 # A bare "scale": the loss scale only where its values are a dynamic scaler's (the reader
 # decides, line by line; a key alone cannot say).
 MAYBE_SCALE = "maybe scale"
+# The loss scale's base-2 logarithm (OpenAI's diffusion loops log ``lg_loss_scale``, 20.0 at
+# first): read as the scale ``2 ** value``.
+LOG2_SCALE = "log2 scale"
 GRAD_NORM = "grad_norm"
 SKIPPED = "skipped"  # a cumulative count of skipped steps
 STEP = "step"  # an optimizer step / iteration counter
@@ -86,6 +90,11 @@ _SETTING = frozenset({
     "beta", "gamma",
 })
 
+# Words that make a "cost" or "loss" key a time: Sockeye's checkpoint line "Time-cost=300.000"
+# (seconds), a loop's "loss_time" ("duration" stays: a TTS duration predictor's loss).
+_TIME = frozenset({"time", "times", "runtime", "elapsed", "sec", "secs", "seconds", "ms",
+                   "wall"})
+
 # Heads of a loss scale's name; "scaling" and "sc" only beside a word of _SCALE_LOSS
 # ("loss scaling", "loss_sc"): alone they are any scaling.
 _SCALE_HEADS = frozenset({"scale", "scaler", "scaling", "sc"})
@@ -102,6 +111,9 @@ _GLUED_SCALE = re.compile(r"(l|loss|amp|fp16|fp|half|grad|gradient|cur|curr|dyn|
                           r"(scale|scaler|scaling)")
 # Owners that leave a key ambiguous: "ls" is the loss scale or label smoothing.
 _SCALE_MAYBE_OWNERS = frozenset({"ls"})
+# A loss scale's name after one of these holds the scale's base-2 logarithm ("lg_loss_scale";
+# not "log": a natural logarithm is as likely).
+_LOG2 = frozenset({"lg", "log2"})
 
 # A verb between a key and its value in a sentence-like print.
 _VERBS = frozenset({"is", "was", "becomes", "became"})
@@ -135,8 +147,9 @@ for _role, _phrases in {
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",
               "total skipped", "num skipped steps", "nan iterations"),
+    # "gs": EveryDream2's bar postfix ``vram=... MB gs:300`` and its "at gs:300" lines
     STEP: ("step", "global step", "iter", "iteration", "num updates", "updates", "update",
-           "optimizer step", "global iteration", "iters", "gstep", "global steps",
+           "optimizer step", "global iteration", "iters", "gstep", "gs", "global steps",
            "trainer global step", "it", "num steps", "step num", "steps", "optimizer steps",
            # LLaMA-Factory's trainer_log.jsonl ``current_steps`` (beside ``total_steps``);
            # accelerate's examples' ``completed_steps``
@@ -247,6 +260,19 @@ def _scale_role(parts: tuple[str, ...]) -> str | None:
     return SCALE
 
 
+def from_log2(exponent: float) -> float:
+    """The scale whose base-2 logarithm was printed (:data:`LOG2_SCALE`, and the diffusion
+    loops' ``decreased lg_loss_scale to {value}``); one too large for a float is infinite.
+
+    Example:
+        >>> from_log2(20.0), from_log2(-1.0), from_log2(5000.0), from_log2(-5000.0)
+        (1048576.0, 0.5, inf, 0.0)
+    """
+    if not exponent < 1024.0:  # nan too
+        return math.nan if math.isnan(exponent) else math.inf
+    return float(2.0 ** exponent) if exponent > -1075.0 else 0.0
+
+
 @functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None (evaluation metrics:
@@ -262,6 +288,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
         >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
         ['loss', 'loss', 'loss', None, None, None]
+        >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
+        [None, None, 'component']
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 
@@ -275,6 +303,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ...                    "scale_factor", "scale_window", "lr_scale", "img_scale",
         ...                    "grad_scaling")]
         [None, None, None, None, None, None, None, None]
+        >>> [role(k) for k in ("lg_loss_scale", "log2_loss_scale", "lg_scale", "log_loss_scale")]
+        ['log2 scale', 'log2 scale', None, None]
     """
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
@@ -288,13 +318,15 @@ def role(key: str | tuple[str, ...]) -> str | None:
     exact = _EXACT.get(parts)
     if exact is not None:
         return exact
+    if parts[0] in _LOG2 and len(parts) > 1:
+        return LOG2_SCALE if _scale_role(parts[1:]) == SCALE else None
     scale = _scale_role(parts)
     if scale is not None:
         return scale
     beside = _loss_words(parts)
     if beside is None:
         return None
-    if any(part in _SETTING for part in parts):
+    if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"
         return LOSS

@@ -13,9 +13,9 @@ regex; the row documents it and the tests hold the family to it). The docs page
 renders every row as the tool prints it (the format filled in, behind its logger's prefix)
 and checks that the doctor reads it as the row says.
 
-Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{step}`` ``{rank}`` ``{n}``
-(counts), ``{value}`` ``{norm}`` (numbers, possibly NaN/inf), ``{metric}`` (a metric's key),
-``{text}`` (anything).
+Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{log2_after}`` (the new
+scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts), ``{value}`` ``{norm}``
+(numbers, possibly NaN/inf), ``{metric}`` (a metric's key), ``{text}`` (anything).
 """
 
 from __future__ import annotations
@@ -577,11 +577,37 @@ MESSAGES: tuple[Message, ...] = (
             "loss become infinite or NaN!",
             "the loss is not finite", FLAG, "AMP006", reader="errors",
             prefix="AssertionError: "),
+    # mmcv's own LossScaler (mmcv/runner/fp16_utils.py: 2**32 at first, halved on an
+    # overflow down to a floor of 1), used where torch has no GradScaler (< 1.6) or parrots;
+    # Fp16OptimizerHook logs after update_scale (the new scale), the gradient-cumulative
+    # variant before it (the scale the step overflowed at): one halving apart.
+    Message("mmcv / mmdet", "1.0-1.7", "mmcv/runner/hooks/optimizer.py "
+            "(Fp16OptimizerHook.after_train_iter)",
+            "Check overflow, downscale loss scale to {after}",
+            "an overflow: the iteration is skipped, the scale halves (not below 1)", OVERFLOW,
+            logger=("mmdet", "WARNING")),
     Message("mmengine", "0.4-0.10", "mmengine/hooks/early_stopping_hook.py",
             "Monitored metric {metric} = {value} is infinite. Previous best value was {scale}.",
             "the monitored metric is NaN/inf (evaluation's when it is an evaluation metric)",
             MONITORED, logger=("mmengine", "WARNING"),
             values={"metric": "val/loss", "value": "inf", "scale": 0.512}),
+    # -- ParlAI: parlai/utils/fp16.py (its own fairseq-derived DynamicLossScaler: 2**17 at first,
+    # lowered only once 5% of the steps since the last change overflowed) -------------------
+    Message("ParlAI", "0.9-1.7 (2020-2022)", "parlai/utils/fp16.py "
+            "(MemoryEfficientFP16Optimizer / SafeFP16Optimizer.clip_master_grads)",
+            "Overflow: setting loss scale to {after}",
+            "an overflow: the update is skipped; the scale is lowered once overflows pass the "
+            "tolerance (else printed unchanged)", OVERFLOW, prefix="12:00:00 | "),
+    # -- OpenAI improved-diffusion / guided-diffusion (and the loops copied from them) --------
+    # Their fp16 loop keeps the scale's base-2 logarithm (20.0 at first), lowers it by 1 on
+    # non-finite gradients (skipping the step) and raises it by fp16_scale_growth (1e-3) on
+    # every clean step: the value printed is the new logarithm.
+    Message("improved-diffusion / guided-diffusion", "2021-2022",
+            "improved_diffusion/train_util.py (TrainLoop.optimize_fp16), "
+            "guided_diffusion/fp16_util.py (MixedPrecisionTrainer._optimize_fp16)",
+            "Found NaN, decreased lg_loss_scale to {log2_after}",
+            "non-finite gradients: the step is skipped, the scale halves (log2 printed)",
+            OVERFLOW, prefix="", values={"log2_after": 15.0}),
     # -- timm ----------------------------------------------------------------------------------
     Message("timm", "0.3-1.0", "train.py (main)",
             "Using native Torch AMP. Training in mixed precision.",

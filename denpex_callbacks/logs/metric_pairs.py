@@ -37,6 +37,10 @@ _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
 _TENSOR = re.compile(r"tensor\($")
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
+# "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
+# it ("(for 1 batch)")
+_AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
+_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 # ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
@@ -54,6 +58,9 @@ class MetricLine:
     components: list[tuple[str, float]] = field(default_factory=list)
     separator: str | None = None  # the separator before the first value claimed
     evals: list[tuple[str, float]] = field(default_factory=list)  # evaluation metrics
+    # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
+    # digit reads as 0 there, not only an exact 0
+    zero_places: int = 0
 
 
 
@@ -151,11 +158,16 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     spans: list[tuple[int, int]] = []
     previous = 0
     terms: str | None = None  # the loss key whose list of terms the values are in
+    step_prefix = None  # the line before the last value, when a step counter claimed it
     for found in VALUE.finditer(text):
         start, end = found.span()
         spans.append((start, end))
         between = text[previous:start]
         claimed = _claim(between)
+        if claimed is None and step_prefix is not None and not between.strip(_SEPARATORS):
+            claimed = _before_step(step_prefix)
+        step_prefix = (text[max(0, start - 120):start]
+                       if claimed is not None and claimed[0] == lexicon.STEP else None)
         previous = end
         if claimed is None:
             if terms is not None and between.strip() == ",":
@@ -175,6 +187,25 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             claimed = (lexicon.COMPONENT, terms, claimed[2])
         claims.append((start, end, *claimed))
     return claims, spans
+
+
+def _before_step(prefix: str) -> tuple[str, str, str] | None:
+    """The key of a value printed after the step it was measured at (``Training loss (for 1
+    batch) at step 200: 0.1234``, the Keras and TensorFlow guides' custom loops; ``Average
+    loss at step 2000: 4.3``): ``prefix``, the line before the step's value (an aside may
+    hold a number), names it before ``at step``. Not the step's own key again.
+
+    Example:
+        >>> _before_step("Training loss (for 1 batch) at step ")
+        ('loss', 'Training loss', ': ')
+        >>> _before_step("step "), _before_step("time at step ")
+        (None, None)
+    """
+    found = _AT_STEP.search(prefix)
+    if found is None:
+        return None
+    claimed = _claim(_ASIDE.sub("", found.group(1)) + ": ")
+    return None if claimed is None or claimed[0] == lexicon.STEP else claimed
 
 
 def collect(claims: list[Claim], text: str) -> MetricLine:
@@ -201,16 +232,36 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
             # counter's own digits, not values of their own
             value = float(spelled + grouped.group(0).replace(",", ""))
+        if kind == lexicon.LOG2_SCALE:
+            kind, value = lexicon.SCALE, lexicon.from_log2(value)
         if kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))
-        elif kind in _COUNTERS and as_step(value) is None:
-            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
+        elif kind in _COUNTERS and (as_step(value) is None or text[end:end + 1] == "%"):
+            # fairseq's "update": 0.05 is a fraction of an epoch, not a counter; a bar
+            # described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [") shows
+            # its percentage there, the count after it
+            continue
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
             out.values[kind] = value
             out.keys[kind] = key
+            if kind == lexicon.LOSS:
+                out.zero_places = _places(spelled) if value == 0.0 else 0
     return out
+
+
+def _places(spelled: str) -> int:
+    """The decimals a number was printed with (0 in exponent notation).
+
+    Example:
+        >>> _places("0.0000"), _places("0.0"), _places("0"), _places("0.000e+00")
+        (4, 1, 0, 0)
+    """
+    point = spelled.find(".")
+    if point < 0 or "e" in spelled or "E" in spelled:
+        return 0
+    return len(spelled) - point - 1
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:

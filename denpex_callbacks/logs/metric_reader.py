@@ -41,10 +41,10 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["BLOCK_REACH", "FAMILY", "HEADER_REACH", "ROW_REACH", "BareScale", "MetricEvent",
-           "MetricLine", "MetricReader", "announces_row", "classify", "collect", "dangling_key",
-           "find_claims", "header_cells", "notation", "read_pairs", "starts_with_value",
-           "to_value"]
+__all__ = ["BLOCK_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+           "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
+           "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
+           "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -64,8 +64,11 @@ _EPOCH_ITER = re.compile(
 _EPOCH_STEP = re.compile(
     r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
-# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``.
-_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)")
+# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
+# counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
+# (train): 100%|####| 1875/1875 [``): the step is ``(E - 1) * batches + n``.
+_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)"
+                        r"|(\d+)/\d+ \* Epoch \([^)]*\):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 # A bar that starts its line with the batch of its epoch: Keras ``15/20 ━━━━ 0s 32ms/step -
 # loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
 # (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
@@ -150,6 +153,16 @@ _LIST_ROW = re.compile(
 # (VITS' ``Train Epoch: {} [{:.0f}%]``, RVC's translations of it).
 _ROW_ANNOUNCED = re.compile(r"\d+\s*\[\s*\d+%\]\s*$")
 ROW_REACH = 2  # lines read after it (RVC: ``[step, lr]``, then its losses)
+# A record printed one key per line between two rules (OpenAI baselines' logger, copied by
+# improved-diffusion, guided-diffusion and stable-baselines3: ``| loss          | 0.103    |``
+# rows, sorted by key, between lines of dashes): the cells of one record are one step's
+# values, read together when the record ends, since its step counter (``| step | 40 |``)
+# is a row of its own. A row with an empty value is a section's title (``| train/ |  |``).
+_RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)[ \t]*\|"
+                          r"[ \t]*(\S*)[ \t]*\|\s*$")
+_RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
+RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
+RECORD = "| key | value | record rows"
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -214,6 +227,8 @@ class MetricReader:
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
+        self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
+        self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
     def notations(self) -> dict[str, int]:
@@ -234,6 +249,15 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if self.record or text[:1] == "|":
+            ended = self._record(text, line)
+            if ended is not None:
+                return ended
+            if self.record:  # a line that is no row of the record ends it
+                return self._end_record(line) + self._read(text, line)
+        return self._read(text, line)
+
+    def _read(self, text: str, line: int) -> list[MetricEvent]:
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)
@@ -244,21 +268,20 @@ class MetricReader:
             return self._evaluation(text, plan.claims, plan.skip)
         else:
             metrics = collect(plan.claims, text)
-        if metrics.values or metrics.components:
-            written = written_as(metrics.separator or "", text)
-            events = self._events(text, metrics, written, counters=True, line=line)
-            if metrics.evals:
-                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+        events = self._pairs(text, metrics, None, line)
+        if events is not None:
             return events
-        if metrics.evals:
-            self.evaluation_lines += 1
-            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         if self._header_row(text, line):
             return []
         row = self._value_row(text, line)
         if row is None:
             return self._bare(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
+
+    def finish(self) -> list[MetricEvent]:
+        """The events of what the input left pending at its end (a record without its
+        closing rule: an excerpt cut there)."""
+        return self._end_record(0)
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -328,6 +351,13 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = _total([v for _k, v in metrics.components])
+        if loss == 0.0 and metrics.zero_places >= 2 and (
+                0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
+            # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
+            # an exact 0 (which drops from a normal value): unknown, not 0
+            loss = None
+        elif loss is not None and loss != 0.0 and math.isfinite(loss):
+            self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
@@ -347,7 +377,11 @@ class MetricReader:
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
             elif counters and (found := _EPOCH_BAR.search(text)):
-                epoch, done, total = (int(g) for g in found.groups())
+                if found.group(1) is not None:
+                    epoch, done, total = (int(g) for g in found.groups()[:3])
+                else:  # "E/N * Epoch (...)": from 1
+                    epoch, done, total = (int(g) for g in found.groups()[3:])
+                    epoch -= 1
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
@@ -434,13 +468,57 @@ class MetricReader:
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row
         (a line the reader hands over because it follows a header row, though it holds no
-        keyword: a YOLO table's rows of finite values)."""
+        keyword: a YOLO table's rows of finite values), or as a row of a record."""
+        if self.record or text[:1] == "|":
+            ended = self._record(text, line)
+            if ended is not None:
+                return ended
+        if self.record:
+            return self._end_record(line)
         if _not_training(text) is not None:
             return []
         row = self._value_row(text, line)
         if row is None:
             return self._list_row(text, line)
         return self._events(text, row, "header row over value rows", counters=False)
+
+    def _record(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
+        any other line."""
+        cell = record_cell(text)
+        if cell is not None:
+            if cell[1]:
+                self.record.append(cell)
+            return []
+        if _RECORD_RULE.match(text) is not None:
+            return self._end_record(line)
+        return None
+
+    def _end_record(self, line: int) -> list[MetricEvent]:
+        """The events of the record read so far, as one line of ``key: value`` pairs."""
+        if not self.record:
+            return []
+        text = "  ".join(f"{key}: {value}" for key, value in self.record)
+        self.record = []
+        return self._pairs(text, read_pairs(text), RECORD, line) or []
+
+    def _pairs(self, text: str, metrics: MetricLine, written: str | None,
+               line: int) -> list[MetricEvent] | None:
+        """The events of a line's pairs, its evaluation metrics' included (``written``: the
+        notation, None to tell it from the line; a record's is :data:`RECORD`, its made-up
+        line no bar); None when it holds none."""
+        if metrics.values or metrics.components:
+            counters = written is None
+            if written is None:
+                written = written_as(metrics.separator or "", text)
+            events = self._events(text, metrics, written, counters=counters, line=line)
+            if metrics.evals:
+                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+            return events
+        if metrics.evals:
+            self.evaluation_lines += 1
+            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+        return None
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
@@ -622,6 +700,25 @@ def announces_row(text: str) -> bool:
         False
     """
     return _ROW_ANNOUNCED.search(text) is not None
+
+
+def record_cell(text: str) -> tuple[str, str] | None:
+    """The (key, value) of a record's row (``| loss          | 0.103    |``; the value empty
+    for a section's title), or None.
+
+    Example:
+        >>> record_cell("| lg_loss_scale | 20       |"), record_cell("| train/  |   |")
+        (('lg_loss_scale', '20'), ('train/', ''))
+        >>> record_cell("| epoch | loss |") is None, record_cell("| 3 | 0.5 |") is None
+        (True, True)
+    """
+    found = _RECORD_CELL.match(text)
+    if found is None:
+        return None
+    key, value = found.groups()
+    if value and VALUE.fullmatch(value) is None:
+        return None  # a table's header row ("| epoch | loss |"), not a record's row
+    return key, value
 
 
 def dangling_key(text: str) -> bool:

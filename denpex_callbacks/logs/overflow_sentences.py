@@ -45,8 +45,11 @@ _SKIPPED = re.compile(
     r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
     r"skipped\b"
     r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
-_SCALE_WORDS = r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp)[\s_]+)*scal(?:e|er|ing)\b"
-_VERB = r"(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off|adjust|set|cut)\w*"
+# Marian names its loss scale the "cost-scaling factor"; mmcv "downscale[s]" it.
+_SCALE_WORDS = (r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp|cost)[\s_-]+)*"
+                r"scal(?:e|er|ing)\b")
+_VERB = (r"(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off|adjust|set|cut"
+         r"|downscal)\w*")
 _REDUCED = re.compile(r"(?i)\b" + _VERB + r"\s+" + _SCALE_WORDS + r"|\b" + _SCALE_WORDS
                       + r"\s+(?:is\s+|was\s+|has\s+been\s+)?" + _VERB + r"|\b(?:reduc|decreas)"
                       r"\w*\s+to\b")

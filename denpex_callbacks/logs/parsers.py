@@ -151,6 +151,10 @@ class LineParser:
             self._wrapped = (line, segments[-1])
         return out
 
+    def finish(self) -> list[LogEvent]:
+        """The events of what the input left pending at its end."""
+        return list(self.generic.finish()) if self.generic is not None else []
+
     def _value_rows(self, text: str, line: int) -> list[LogEvent]:
         """A line that holds no keyword but follows a header row: read only as value rows
         under it (each carriage-return segment: a progress bar rewrites its row)."""

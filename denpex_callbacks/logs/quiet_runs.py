@@ -38,7 +38,8 @@ _FAMILIES = frozenset({"generic", "megatron"})
 _STEP = rb"(?P<step>\d+)"
 _FINITE = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NONZERO = rb"[-+]?(?=[\d.]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_EXACT = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.SKIPPED, lexicon.EVAL})
+_EXACT = frozenset({lexicon.SCALE, lexicon.LOG2_SCALE, lexicon.MAYBE_SCALE, lexicon.SKIPPED,
+                    lexicon.EVAL})
 _LOSSES = frozenset({lexicon.LOSS, lexicon.COMPONENT})
 _DIGITS = re.compile(r"\d+")
 

@@ -21,9 +21,11 @@ from typing import BinaryIO, Protocol
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import (
     HEADER_REACH,
+    RECORD_REACH,
     ROW_REACH,
     announces_row,
     header_cells,
+    record_cell,
 )
 
 CHUNK = 4 * 1024 * 1024
@@ -268,12 +270,15 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _DIGIT.search(text) is None:
-                if header_cells(text) is not None:
-                    following.until = number + HEADER_REACH
+            if _DIGIT.search(text) is None and header_cells(text) is not None:
+                following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
                 following.until = max(following.until, number + ROW_REACH)
+            elif text[:1] == "|" and record_cell(text) is not None:
+                # a record's row: the rest of the record (its step row, its closing rule)
+                # holds no keyword
+                following.until = max(following.until, number + RECORD_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
