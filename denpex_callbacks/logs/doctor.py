@@ -35,7 +35,7 @@ from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.logs import folder_verdict, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
-from denpex_callbacks.logs.events import EVAL, LogEvent
+from denpex_callbacks.logs.events import EVAL, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
@@ -135,6 +135,15 @@ def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Re
     return result
 
 
+def _read_training(result: Result, *, rescanned: bool) -> bool:
+    """Whether reading found a training log: any line of a family or the generic reader; read
+    again with every line a candidate, a value or an event, not a counter or a setting alone
+    (a test run's ``SKIPPED [1] test_x.py:105: ...`` is no count of skipped steps)."""
+    if not rescanned:
+        return bool(result.families)
+    return any(kind not in (PROGRESS, SETUP) for _family, kind in result.reading.parts)
+
+
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                   config: MonitorConfig | None, workers: int | None,
                   quiet_runs: bool = True, keywords: tuple[bytes, ...] = KEYWORDS) -> Result:
@@ -177,7 +186,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         raise InputError(f"{path}: {stats.problems[0]}")
     if stats.bytes_read == 0:
         raise InputError(f"{path}: empty file")
-    if not result.families:
+    if not _read_training(result, rescanned=keywords is not KEYWORDS):
         if keywords is KEYWORDS and path != STDIN and stats.bytes_read <= RESCAN_BYTES:
             # A loop whose healthy lines hold no keyword (YOLOv5's ``0/299  3.39G  0.1097
             # 0.06887  0.04095  204  640: 100%|...`` under a header of ``box obj cls``; an

@@ -275,7 +275,12 @@ def test_a_log_without_keywords_keeps_its_fault(tmp_path: Path) -> None:
     [f"Collecting package{i}==1.{i}.0" for i in range(30)],
     ["| N/A   32C    P0    61W / 400W |      0MiB / 40960MiB |      0%      Default |"],
     [("%20s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 1000, 13437, 0.6, 0.5, 0.55, 0.33)] * 5,
-], ids=["pip", "nvidia-smi", "validation-only"])
+    # a test run's summary: its "SKIPPED [1]" is no count of skipped optimizer steps
+    ["........................................................................ [ 98%]",
+     "=========================== short test summary info ============================",
+     "SKIPPED [1] tests/logs/test_bad_input.py:105: running as root",
+     "1272 passed, 1 skipped, 5 deselected, 7 warnings in 56.28s"],
+], ids=["pip", "nvidia-smi", "validation-only", "pytest"])
 def test_a_text_that_is_no_training_log_is_still_refused(tmp_path: Path,
                                                          lines: list[str]) -> None:
     path = tmp_path / "excerpt.log"
