@@ -54,10 +54,14 @@ FAMILY = "generic"
 # ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``; flashy's
 # LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 | 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
-    r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+# A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
+# ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
+# count is the step itself, not an epoch (the batches of the epoch follow in the next one).
+_STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+\s*\]")
 # ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
 # pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
 # (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
@@ -367,7 +371,9 @@ class MetricReader:
             self.epochs_from_zero = self.epochs_from_zero or epoch == 0
             step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
         elif step is None and ("Epoch" in text or "Train:" in text):
-            if found := _EPOCH_ITER.search(text):
+            if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
+                step = int(found.group(1))
+            elif found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):
                 # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
