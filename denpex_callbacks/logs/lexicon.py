@@ -153,7 +153,10 @@ for _role, _phrases in {
            "trainer global step", "it", "num steps", "step num", "steps", "optimizer steps",
            # LLaMA-Factory's trainer_log.jsonl ``current_steps`` (beside ``total_steps``);
            # accelerate's examples' ``completed_steps``
-           "current step", "current steps", "cur step", "completed steps"),
+           "current step", "current steps", "cur step", "completed steps",
+           # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
+           # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
+           "tick", "progress tick"),
     EPOCH: ("epoch", "epochs", "ep"),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr"),

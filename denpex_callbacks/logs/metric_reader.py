@@ -100,6 +100,13 @@ _OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond
                             r"['\"]?\s*[:=]\s*(True|true|1)\b")
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
+# A statistic as NVlabs' ``torch_utils/training_stats.py`` ``Collector.as_dict()`` keeps it,
+# ``NAME = EasyDict(num=..., mean=..., std=...)``, which StyleGAN2-ADA, StyleGAN3, EDM and
+# their descendants write to ``stats.jsonl`` once a tick (``json.dumps(dict(stats_dict,
+# timestamp=...))``: ``"Loss/G/loss": {"num": 64, "mean": NaN, "std": NaN}``). The mean is
+# the statistic's value; with ``num`` 0 (nothing reported in that tick: a lazy regulariser)
+# its NaN means "no value", not a non-finite one.
+_STAT_RECORD = re.compile(r'\{"num": ([^,{}]*), "mean": ([^,{}]*), "std": [^,{}]*\}')
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
@@ -253,6 +260,8 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if '{"num": ' in text:
+            text = _STAT_RECORD.sub(_stat_mean, text)
         if self.record or text[:1] == "|":
             ended = self._record(text, line)
             if ended is not None:
@@ -634,6 +643,18 @@ class BareScale:
             return None
         self.last = value
         return value
+
+
+def _stat_mean(found: re.Match[str]) -> str:
+    """A ``training_stats`` record's mean in place of the record (``null`` where nothing was
+    reported: its mean is no value).
+
+    Example:
+        >>> _STAT_RECORD.sub(_stat_mean, '{"Loss/G/loss": {"num": 64, "mean": NaN, '
+        ...                  '"std": NaN}, "Loss/r1": {"num": 0, "mean": NaN, "std": NaN}}')
+        '{"Loss/G/loss": NaN, "Loss/r1": null}'
+    """
+    return "null" if found.group(1).strip() in ("0", "0.0") else found.group(2)
 
 
 def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:

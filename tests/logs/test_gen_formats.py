@@ -6,14 +6,23 @@ read as the tool prints them: the fault where it began, silence on the healthy c
   1}/{len(train_dataloader)}]:total_eta: {eta}, epoch_eta:{eta_epoch}, time_all:{t:.3f},
   time_data:{t_d:.3f}, lr:{lr:.3e}, s:({h}, {w}), `` then ``{k}:{v:.4f}`` of its log buffer
   (``loss``, ``grad_norm``) joined by ``, ``: the first bracket holds the global step and the
-  epoch, not an epoch.
+  epoch, not an epoch;
+- NVlabs' ``torch_utils/training_stats.py`` (StyleGAN2-ADA, StyleGAN3, EDM): once a tick,
+  ``training_loop.py`` writes ``json.dumps(dict(stats_collector.as_dict(),
+  timestamp=...))`` to ``stats.jsonl``, each statistic ``{"num": N, "mean": M, "std": S}``
+  (``mean`` NaN where ``num`` is 0: nothing reported in that tick); the tick is
+  ``Progress/tick``, as the tick line ``tick {cur_tick:<5d} kimg ...`` of ``log.txt`` prints.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
 
 PIXART = "2024-03-01 10:00:00 - PixArt - INFO - "
 
@@ -53,3 +62,55 @@ def test_pixart_step_past_the_first_epoch(tmp_path: Path) -> None:
 def test_pixart_healthy_is_quiet(tmp_path: Path) -> None:
     assert faults(tmp_path, _pixart(40)) == []
     assert faults(tmp_path, _pixart(40, first=80_001, interval=50)) == []
+
+
+# -- NVlabs training_stats: stats.jsonl ---------------------------------------------------------
+
+def _stats_jsonl(ticks: int, *, nan_from: int | None = None, first: int = 0,
+                 edm: bool = False) -> list[str]:
+    """``stats.jsonl`` of StyleGAN3 (or EDM: ``Loss/loss`` alone), one record a tick from
+    tick ``first``; the losses NaN from tick ``nan_from``. ``Loss/pl_penalty`` reports
+    nothing (``num`` 0, its mean NaN), as with path-length regularisation off."""
+    lines = []
+    for tick in range(first, first + ticks):
+        bad = nan_from is not None and tick >= nan_from
+
+        def stat(mean: float, std: float, num: int = 64, bad: bool = bad) -> dict[str, float]:
+            nan = float("nan")
+            return {"num": num, "mean": nan if bad else mean, "std": nan if bad else std}
+
+        losses = ({"Loss/loss": stat(0.31 - tick * 1e-4, 0.4, num=512)} if edm else {
+            "Loss/scores/fake": stat(-1.2, 0.8), "Loss/signs/fake": stat(-0.7, 0.7),
+            "Loss/G/loss": stat(0.9, 0.4), "Loss/scores/real": stat(1.1, 0.9),
+            "Loss/signs/real": stat(0.6, 0.8), "Loss/D/loss": stat(0.8, 0.3),
+            "Loss/r1_penalty": stat(0.05, 0.02, num=4), "Loss/D/reg": stat(0.3, 0.1, num=4),
+            "Loss/pl_penalty": {"num": 0, "mean": float("nan"), "std": float("nan")}})
+        record = dict(losses, **{
+            "Progress/tick": {"num": 1, "mean": float(tick), "std": 0.0},
+            "Progress/kimg": {"num": 1, "mean": tick * 4.0, "std": 0.0},
+            "Timing/total_sec": {"num": 1, "mean": 60.0 * tick, "std": 0.0},
+            "Timing/sec_per_kimg": {"num": 1, "mean": 15.02, "std": 0.0},
+            "Resources/peak_gpu_mem_gb": {"num": 1, "mean": 10.23, "std": 0.0},
+            "Progress/augment": {"num": 1, "mean": 0.012, "std": 0.0}},
+            timestamp=1612345678.1 + 60 * tick)
+        lines.append(json.dumps(record))
+    return lines
+
+
+@pytest.mark.parametrize("edm", [False, True])
+def test_training_stats_nan_mean_is_found_at_its_tick(tmp_path: Path, edm: bool) -> None:
+    assert faults(tmp_path, _stats_jsonl(40, nan_from=25, edm=edm))[0] == ("AMP006", 25)
+    # mid-run, long enough for the quiet runs: the same tick either way
+    lines = _stats_jsonl(300, nan_from=1250, first=1000, edm=edm)
+    assert faults(tmp_path, lines)[0] == ("AMP006", 1250)
+    path = tmp_path / "stats.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    slow = diagnose(str(path), quiet_runs=False)
+    assert (slow.faults[0].code, slow.faults[0].step) == ("AMP006", 1250)
+
+
+@pytest.mark.parametrize("edm", [False, True])
+def test_training_stats_healthy_is_quiet(tmp_path: Path, edm: bool) -> None:
+    # a statistic nothing reported (num 0, mean NaN) is no value, not a NaN loss
+    assert faults(tmp_path, _stats_jsonl(60, edm=edm)) == []
+    assert faults(tmp_path, _stats_jsonl(60, first=5000, edm=edm)) == []
