@@ -1087,6 +1087,12 @@ MESSAGES: tuple[Message, ...] = (
             "enable full fp16 training.",
             "--full_fp16: the weights themselves are float16, under accelerate's GradScaler "
             "(patched to unscale fp16 gradients)", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    # -- VAR (FoundationVision): utils/amp_sc.py (AmpOptimizer.backward_clip_step) ------------
+    Message("VAR", "2024-04-2026", "utils/amp_sc.py (AmpOptimizer.backward_clip_step)",
+            "[scaler_sc = {scale}]",
+            "printed 15 times when math.log2 of the GradScaler's scale fails (a ValueError "
+            "follows): the scale has underflowed to 0.0 under persistent overflow", FLAG,
+            "AMP004", prefix=RANK_ZERO, values={"scale": 0.0}),
     # -- OpenNMT-tf: opennmt/training.py (Trainer) ---------------------------------------------
     Message("OpenNMT-tf", "2.0-2.32 (2019-2023)", "opennmt/training.py (Trainer._steps)",
             "Model diverged with loss = NaN.",

@@ -11,7 +11,11 @@ read as the tool prints them: the fault where it began, silence on the healthy c
   ``training_loop.py`` writes ``json.dumps(dict(stats_collector.as_dict(),
   timestamp=...))`` to ``stats.jsonl``, each statistic ``{"num": N, "mean": M, "std": S}``
   (``mean`` NaN where ``num`` is 0: nothing reported in that tick); the tick is
-  ``Progress/tick``, as the tick line ``tick {cur_tick:<5d} kimg ...`` of ``log.txt`` prints.
+  ``Progress/tick``, as the tick line ``tick {cur_tick:<5d} kimg ...`` of ``log.txt`` prints;
+- VAR (FoundationVision, utils/amp_sc.py): ``print(f'[scaler_sc = {scaler_sc}]\\n' * 15)``
+  where ``math.log2`` of the GradScaler's scale raises (a scale of 0.0), then the
+  ``ValueError``; its MetricLogger rows (``Lm: 6.912 (6.930)``, train.py) name no loss the
+  doctor knows.
 """
 
 from __future__ import annotations
@@ -114,3 +118,16 @@ def test_training_stats_healthy_is_quiet(tmp_path: Path, edm: bool) -> None:
     # a statistic nothing reported (num 0, mean NaN) is no value, not a NaN loss
     assert faults(tmp_path, _stats_jsonl(60, edm=edm)) == []
     assert faults(tmp_path, _stats_jsonl(60, first=5000, edm=edm)) == []
+
+
+# -- VAR: the scale's logarithm that failed ------------------------------------------------------
+
+def test_var_scale_at_zero_is_an_underflow(tmp_path: Path) -> None:
+    row = ("[Ep]: [   3/200]  [ 500/1251]  eta: 0:10:00  tlr: 0.0001  tnm: 0.52  "
+           "Lm: 6.912 (6.930)  Lt: 6.801 (6.850)  Accm: 1.20 (1.10)  Acct: 1.50 (1.40)  "
+           "time: 0.4512  data: 0.0012")
+    lines = [row, *["[scaler_sc = 0.0]"] * 15, "Traceback (most recent call last):",
+             '  File "/root/VAR/utils/amp_sc.py", line 61, in backward_clip_step',
+             "    scaler_sc = float(math.log2(scaler_sc))", "ValueError: math domain error",
+             "[rk 0] ValueError", "[err]:", "math domain error"]
+    assert [code for code, _step in faults(tmp_path, lines)] == ["AMP004"]
