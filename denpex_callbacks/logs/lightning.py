@@ -32,6 +32,17 @@ _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
 # ``val_loss=nan`` (TQDM) / ``val_loss: nan`` (Rich) beside the training loss: evaluation's.
 _EVAL_VALUE = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
                          r"([-+]?(?:nan|inf)(?:\.0)?)(?=[\s,\]]|$)")
+# A step logged with ``prog_bar=True`` (CompVis latent-diffusion and the textual-inversion /
+# DreamBooth forks of it: ``self.log("global_step", self.global_step, prog_bar=True)``, shown
+# ``global_step=449.000``) or a loop's own tqdm postfix beside ``desc=f"Epoch {epoch}"``
+# (Open-Sora: ``loss=..., step=99, global_step=499``): the step the run counts, which wins
+# over the bar's count of its epoch's batches.
+_GLOBAL_STEP = re.compile(r"(?:^|[\s,])global_step=(\d+)(?:\.0*)?(?=[\s,\]]|$)")
+# Any other metric of the postfix that is not finite: a loss term (taming-transformers'
+# ``train/aeloss_step=nan``) makes the training loss not finite, whatever ``loss=`` says
+# (Lightning 1.x's running mean of 20 batches shows it late; 2.x shows no ``loss=``).
+_NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(?:\.0)?)"
+                              r"(?=[\s,\]]|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
@@ -68,8 +79,16 @@ def parse(text: str) -> list[LogEvent]:
             return []
     epoch, done, total, postfix = found.groups()
     loss = pattern.search(postfix)
+    value = to_float(loss.group(1)) if loss else None
     step = int(epoch) * int(total) + int(done)
-    out = [LogEvent(METRICS, FAMILY, step=step, loss=to_float(loss.group(1)))] if loss else []
+    if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
+        step = int(counted.group(1))
+    if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
+        for key, term in _NONFINITE_VALUE.findall(postfix):
+            if lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT):
+                value = to_float(term)
+                break
+    out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
         for key, value in _EVAL_VALUE.findall(postfix):
             number = to_float(value)

@@ -15,7 +15,14 @@ read as the tool prints them: the fault where it began, silence on the healthy c
 - VAR (FoundationVision, utils/amp_sc.py): ``print(f'[scaler_sc = {scaler_sc}]\\n' * 15)``
   where ``math.log2`` of the GradScaler's scale raises (a scale of 0.0), then the
   ``ValueError``; its MetricLogger rows (``Lm: 6.912 (6.930)``, train.py) name no loss the
-  doctor knows.
+  doctor knows;
+- Lightning bars of the generative trainers: CompVis latent-diffusion (ldm/models/diffusion/
+  ddpm.py, and rinongal textual_inversion / XavierXiao Dreambooth-Stable-Diffusion, its
+  forks) logs ``self.log("global_step", self.global_step, prog_bar=True)`` (Lightning 1.4
+  shows ``global_step=449.000``); taming-transformers (taming/models/vqgan.py) logs
+  ``train/aeloss`` and ``train/discloss`` with ``prog_bar=True`` (``train/aeloss_step=``);
+  Open-Sora (scripts/train.py) its own tqdm, ``desc=f"Epoch {epoch}"`` with
+  ``set_postfix({"loss": avg_loss, "step": step, "global_step": global_step})``.
 """
 
 from __future__ import annotations
@@ -131,3 +138,66 @@ def test_var_scale_at_zero_is_an_underflow(tmp_path: Path) -> None:
              "    scaler_sc = float(math.log2(scaler_sc))", "ValueError: math domain error",
              "[rk 0] ValueError", "[err]:", "math domain error"]
     assert [code for code, _step in faults(tmp_path, lines)] == ["AMP004"]
+
+
+# -- Lightning bars of the generative trainers ---------------------------------------------------
+
+def _bar(epoch: int, done: int, total: int, postfix: str) -> str:
+    return (f"Epoch {epoch}:  {done * 100 // total:2d}%|#    | {done}/{total} "
+            f"[05:12<06:21,  1.44it/s, {postfix}]")
+
+
+def _ldm(*, nan_from: int | None = None) -> list[str]:
+    """CompVis LDM's bar (epoch 0 of 1000 batches) every 25 batches; NaN from batch
+    ``nan_from`` (its ``global_step`` one less: the optimizer steps done before it)."""
+    lines = []
+    for done in range(25, 1000, 25):
+        value = "nan" if nan_from is not None and done >= nan_from else f"{0.12 - done * 1e-5:.3f}"
+        lines.append(_bar(0, done, 1000, f"loss={value}, v_num=0, train/loss_simple_step="
+                          f"{value}, train/loss_vlb_step=0.000444, train/loss_step={value}, "
+                          f"global_step={done - 1}.000"))
+    return lines
+
+
+def _taming(*, nan_from: int | None = None) -> list[str]:
+    """taming's VQGAN bar every 50 batches: the running ``loss`` still finite on the batch
+    where ``train/aeloss_step`` turns NaN."""
+    lines = []
+    for done in range(50, 2000, 50):
+        value = "nan" if nan_from is not None and done >= nan_from else f"{0.8 - done * 1e-4:.3f}"
+        lines.append(_bar(0, done, 5000, f"loss=0.512, v_num=0, train/aeloss_step={value}, "
+                          "train/discloss_step=0.000"))
+    return lines
+
+
+def _open_sora(*, nan_from: int | None = None, per_epoch: int = 400) -> list[str]:
+    """Open-Sora's bar every 10 steps over three epochs; the average loss NaN from global
+    step ``nan_from``."""
+    lines = ["[2024-03-01 10:00:00] Boost model for distributed training"]
+    for epoch in range(3):
+        for step in range(9, per_epoch, 10):
+            global_step = epoch * per_epoch + step
+            bad = nan_from is not None and global_step >= nan_from
+            loss = "nan" if bad else f"{0.5 - global_step * 1e-4:.3g}"
+            lines.append(_bar(epoch, step + 1, per_epoch,
+                              f"loss={loss}, step={step}, global_step={global_step}"))
+    return lines
+
+
+def test_a_bar_global_step_is_the_step(tmp_path: Path) -> None:
+    assert faults(tmp_path, _ldm(nan_from=500))[0] == ("AMP006", 499)
+    assert faults(tmp_path, _open_sora(nan_from=1099))[0] == ("AMP006", 1099)
+
+
+def test_a_bar_loss_term_not_finite_is_the_loss(tmp_path: Path) -> None:
+    assert faults(tmp_path, _taming(nan_from=1000))[0] == ("AMP006", 1000)
+
+
+def test_generative_lightning_bars_healthy_are_quiet(tmp_path: Path) -> None:
+    assert faults(tmp_path, _ldm()) == []
+    assert faults(tmp_path, _taming()) == []
+    assert faults(tmp_path, _open_sora()) == []
+    # an evaluation metric not finite in the postfix stays evaluation's (no training NaN)
+    lines = [_bar(0, done, 1000, f"loss=0.{done:03d}, val/aeloss=nan")
+             for done in range(10, 300, 10)]
+    assert "AMP006" not in [code for code, _step in faults(tmp_path, lines)]
