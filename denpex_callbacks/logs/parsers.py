@@ -30,7 +30,7 @@ from denpex_callbacks.logs import (
     system,
     torch_errors,
 )
-from denpex_callbacks.logs.events import FLAG, LogEvent
+from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent
 from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
 from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
@@ -77,6 +77,13 @@ KEYWORDS: tuple[bytes, ...] = _minimal(
 _LAUNCHER_RANK = re.compile(r"^\s*(?:\[[A-Za-z_]*?(\d+)\]:|\[\d+,(\d+)\]<std(?:out|err)>:"
                             r"|(\d{1,5}): |\[rank: (\d+)\] )")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
+# srun -l's ``{rank}: `` is also how a loop prints its step before its metrics (lucidrains'
+# trainers: muse-maskgit-pytorch ``f"{steps}: vae loss: {...} - discr loss: {...}"``,
+# audiolm-pytorch ``f"{steps}: soundstream total loss: ..."``). Ranks repeat, a step counts
+# up: this many metric lines in a row that print no step of their own, each numbered more
+# than the last, make it a step; a number that goes back makes it a rank for good
+# (ranks printing in turn, ``0: loss 2.1`` ... ``7: loss 2.1``, then ``0: ...`` again).
+_COUNTED_PREFIX = 5
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
@@ -119,6 +126,12 @@ class LineParser:
         self._parsers = tuple((family.parse, family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
+        # srun's ``N: `` read as a step (see _COUNTED_PREFIX): the last N, the run of lines
+        # numbered more than the line before (-1: N went back, a rank for good), and whether
+        # N is a step
+        self._prefix_last = -1
+        self._prefix_run = 0
+        self._prefix_step = False
 
     @property
     def evaluation_lines(self) -> int:
@@ -144,12 +157,34 @@ class LineParser:
         for segment in segments:  # (most lines: one segment, no list built for it)
             if segment.strip():
                 out += self._segment(segment, line)
+        if rank is not None and text.lstrip()[:1].isdigit() and out:
+            rank = self._counted_prefix(rank, out)
         if rank is not None:
             for event in out:
                 _with_rank(event, rank)  # (in place)
         if not out and self.generic is not None and dangling_key(segments[-1]):
             self._wrapped = (line, segments[-1])
         return out
+
+    def _counted_prefix(self, number: int, events: list[LogEvent]) -> int | None:
+        """The rank of a line that starts with srun's ``N: `` (``N``), or None where ``N``
+        has proven to be the step (the step is then set on the metric events without one).
+        A step never goes back: a number that does is a rank again."""
+        if self._prefix_run < 0 or not any(e.kind == METRICS and e.step is None
+                                           for e in events):
+            return number
+        if number <= self._prefix_last:
+            self._prefix_run, self._prefix_step = -1, False  # gone back: ranks, for good
+            return number
+        self._prefix_run += 1
+        self._prefix_step = self._prefix_run >= _COUNTED_PREFIX
+        self._prefix_last = number
+        if not self._prefix_step:
+            return number
+        for event in events:
+            if event.kind == METRICS and event.step is None:
+                object.__setattr__(event, "step", number)  # built just now: see _with_rank
+        return None
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end."""

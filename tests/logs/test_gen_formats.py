@@ -22,7 +22,11 @@ read as the tool prints them: the fault where it began, silence on the healthy c
   shows ``global_step=449.000``); taming-transformers (taming/models/vqgan.py) logs
   ``train/aeloss`` and ``train/discloss`` with ``prog_bar=True`` (``train/aeloss_step=``);
   Open-Sora (scripts/train.py) its own tqdm, ``desc=f"Epoch {epoch}"`` with
-  ``set_postfix({"loss": avg_loss, "step": step, "global_step": global_step})``.
+  ``set_postfix({"loss": avg_loss, "step": step, "global_step": global_step})``;
+- lucidrains' trainers print the step before the metrics, as srun -l prints a rank:
+  muse-maskgit-pytorch (muse_maskgit_pytorch/trainers.py, VQGanVAETrainer.train_step)
+  ``self.print(f"{steps}: vae loss: {logs['Train/vae_loss']} - discr loss:
+  {logs['Train/discr_loss']} - lr: {self.lr_scheduler.get_last_lr()[0]}")``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import pytest
 from excerpts import faults
 
 from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.result import Result
 
 PIXART = "2024-03-01 10:00:00 - PixArt - INFO - "
 
@@ -201,3 +206,37 @@ def test_generative_lightning_bars_healthy_are_quiet(tmp_path: Path) -> None:
     lines = [_bar(0, done, 1000, f"loss=0.{done:03d}, val/aeloss=nan")
              for done in range(10, 300, 10)]
     assert "AMP006" not in [code for code, _step in faults(tmp_path, lines)]
+
+
+# -- a step printed where srun prints a rank -----------------------------------------------------
+
+def _muse(steps: range, *, nan_from: int | None = None) -> list[str]:
+    lines = []
+    for step in steps:
+        bad = nan_from is not None and step >= nan_from
+        value = "nan" if bad else repr(0.9 * 0.99 ** step)
+        lines.append(f"{step}: vae loss: {value} - discr loss: 0.0 - lr: 3e-05")
+    return lines
+
+
+def _first(result: Result) -> tuple[str, int | None, int | None]:
+    fault = result.faults[0]
+    return fault.code, fault.step, fault.rank
+
+
+def test_a_step_counting_up_before_its_metrics_is_no_rank(tmp_path: Path) -> None:
+    assert faults(tmp_path, _muse(range(60), nan_from=40))[0] == ("AMP006", 40)
+    path = tmp_path / "muse.log"
+    path.write_text("\n".join(_muse(range(5000, 5600, 10), nan_from=5300)) + "\n")
+    assert _first(diagnose(str(path))) == ("AMP006", 5300, 0)
+    assert faults(tmp_path, _muse(range(60))) == []
+
+
+def test_ranks_printing_in_turn_stay_ranks(tmp_path: Path) -> None:
+    # srun -l, eight ranks printing a step-less loss in turn: rank 5 NaN from the third round
+    lines = [f"{rank}: loss {'nan' if rank == 5 and turn >= 2 else 2.1 - turn / 100}"
+             for turn in range(12) for rank in range(8)]
+    path = tmp_path / "srun.log"
+    path.write_text("\n".join(lines) + "\n")
+    code, _step, rank = _first(diagnose(str(path)))
+    assert (code, rank) == ("AMP006", 5)
