@@ -86,6 +86,9 @@ _SETTING = frozenset({
     "fn", "type", "func", "function", "scaling", "power", "ratio", "clip", "threshold", "min",
     "max", "init", "initial", "name", "names", "config", "cfg", "reduction", "mode", "class",
     "ignore", "index", "hysteresis", "delta", "patience", "best", "target", "lambda",
+    # the best or the last value so far, not this step's: ``lowest_loss=inf`` and
+    # ``prev_loss=inf`` before the first one (an early-stopping loop's sentinels)
+    "lowest", "highest", "prev", "previous",
     "scaled", "multiplier", "temperature", "margin", "smoothing", "eps", "epsilon", "alpha",
     "beta", "gamma",
 })

@@ -208,6 +208,16 @@ def test_generative_lightning_bars_healthy_are_quiet(tmp_path: Path) -> None:
     assert "AMP006" not in [code for code, _step in faults(tmp_path, lines)]
 
 
+@pytest.mark.parametrize("key", ["lowest_loss", "prev_loss"])
+def test_a_best_so_far_sentinel_is_no_loss(tmp_path: Path, key: str) -> None:
+    # an early-stopping loop's ``float("inf")`` before its first value, in a bar's postfix
+    # (a term the bar's rule reads) and on a plain metric line
+    bar = [_bar(0, done, 1000, f"loss=0.{done:03d}, {key}=inf") for done in range(10, 300, 10)]
+    assert faults(tmp_path, bar) == []
+    lines = [f"step {step} loss {2.0 - step / 1000:.4f} {key} inf" for step in range(10, 300, 10)]
+    assert faults(tmp_path, lines) == []
+
+
 # -- a step printed where srun prints a rank -----------------------------------------------------
 
 def _muse(steps: range, *, nan_from: int | None = None) -> list[str]:
