@@ -73,13 +73,16 @@ def test_every_row_is_read_as_the_table_says(row: messages.Message) -> None:
         assert event.step == values["step"], (line, event)
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r.reader == "table"],
-                         ids=[i for r, i in zip(ROWS, IDS, strict=True) if r.reader == "table"])
+# A row whose longest literal piece has three words or more (fewer cannot be shuffled into a
+# line that differs: VAR's ``[scaler_sc = {scale}]``).
+_SHUFFLED = [(r, i) for r, i in zip(ROWS, IDS, strict=True)
+             if r.reader == "table" and len(anchor(r).split()) >= 3]
+
+
+@pytest.mark.parametrize("row", [r for r, _ in _SHUFFLED], ids=[i for _, i in _SHUFFLED])
 def test_a_table_row_is_not_read_from_a_line_that_only_resembles_it(row: messages.Message) -> None:
     # the row's longest literal piece with its words shuffled: not the message
     words = anchor(row).split()
-    if len(words) < 3:
-        pytest.skip("too short to shuffle")
     shuffled = " ".join(words[1:] + words[:1])
     assert not [e for e in parse_line(shuffled) if e.family == "messages"], shuffled
 
