@@ -120,6 +120,7 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     if stripped[:len(stripped) - len(found.group(0))].endswith(_LEVEL_COLON):
         return None  # basicConfig's "INFO:eval_run:[nan, ...": the logger's name, no key
     tokens = found.group(0).split()
+    evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
         kind = lexicon.role(key)
@@ -127,8 +128,11 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             # "val_lm loss": an evaluation metric (its last word is no training loss either)
             if lexicon.evaluation_metric(key):
                 return lexicon.EVAL, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
-            return None
-        if kind is None or (size > 1 and kind == lexicon.COMPONENT):
+            # "CV info cv_loss" (wenet's ``Epoch 3 CV info cv_loss nan``): the evaluation
+            # word opens the sentence; its metric is the key that ends it
+            evaluation = True
+            continue
+        if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None

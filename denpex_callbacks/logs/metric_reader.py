@@ -82,6 +82,10 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
 # bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
 _BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+# A bracket numbers the step only before something the step measured (a loss, a scale, a
+# gradient norm): beside a count alone it numbers anything (a test run's summary ``SKIPPED
+# [2] tests/test_gpu.py:10: CUDA not available``: two tests skipped, no step 2).
+_MEASURED = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.GRAD_NORM})
 # tqdm_loggable's progress line (levanter logs its bar through it): ``Progress on:train
 # 1.20kit/10.0kit rate:1.2it/s remaining:... postfix:loss=nan``; the counts are tqdm's
 # ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
@@ -220,6 +224,9 @@ class MetricReader:
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
         # line right after it, which prints none
         self.row_step: tuple[int, int] | None = None
+        # The last line that announced a row of values below it (VITS' ``Train Epoch: 3
+        # [40%]``): a finite bare list is read as loss terms only within ROW_REACH of it.
+        self.row_announced = -ROW_REACH - 1
         # (step, line) of the last line that held only a step: the record's step below it;
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
@@ -249,6 +256,8 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if "%]" in text and announces_row(text):
+            self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if self.record or text[:1] == "|":
             ended = self._record(text, line)
             if ended is not None:
@@ -307,7 +316,8 @@ class MetricReader:
         loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
-            return self._yolo_row(text) or self._list_row(text, line)
+            return self._yolo_row(text) or self._list_row(
+                text, line, announced=line - self.row_announced <= ROW_REACH)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -325,14 +335,19 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
-    def _list_row(self, text: str, line: int) -> list[MetricEvent]:
+    def _list_row(self, text: str, line: int, *, announced: bool = True) -> list[MetricEvent]:
         """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
-        loss; one of only ``[step, lr]`` numbers the metric line after it."""
+        loss; one of only ``[step, lr]`` numbers the metric line after it. ``announced``:
+        whether a progress line announced it; a list of finite numbers that none did is any
+        list a program printed (read again with every line a candidate, a text that is no
+        training log holds them), not loss terms."""
         if not text.rstrip().endswith("]") or (found := _LIST_ROW.search(text)) is None:
             return []
         terms = [to_value(cell) for cell in found.group(1).split(",") if cell.strip()]
         if not terms:
             self.row_step = (line, int(found.group(2)))
+            return []
+        if not announced and all(math.isfinite(term) for term in terms):
             return []
         read_as = ("bare list of loss terms, step and lr", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
@@ -391,6 +406,7 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
         if (step is None and counters and not self.bracket_off and "[" in text
+                and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
             value = int(found.group(1))
             if value < self.bracket_last:
