@@ -46,7 +46,10 @@ _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
-_DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)(?![\w/])")  # a unit
+# A unit of time after a value; a unit word followed by a value of its own is that value's
+# key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
+_DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
+                       r"(?![\w/]|[ \t]*[:=]?[ \t]*[-+]?(?:\d|\.\d|nan|inf))")
 
 
 @dataclass

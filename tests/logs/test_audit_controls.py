@@ -76,3 +76,17 @@ def test_wenet_epoch_summary_cv_loss_is_evaluation(tmp_path: Path) -> None:
     assert [code for code, _step in found] == ["AMP013"]
     assert faults(tmp_path, [*train, "2024-01-01 10:00:00,000 INFO Epoch 0 CV info cv_loss 2.3"]
                   ) == []
+
+
+@pytest.mark.parametrize("after", ["min {low:.3f} max {high:.3f}", "h {low:.2f}"])
+def test_a_unit_word_followed_by_its_own_value_is_a_key(tmp_path: Path, after: str) -> None:
+    # a loop that prints its loss's statistics after it ("loss nan min 1.9 max 3.1"): "min"
+    # there is a key, not minutes, and the NaN loss is still the loss
+    def row(step: int, loss: float) -> str:
+        return f"step {step} loss {loss:.4f} " + after.format(low=1.9, high=3.1)
+    lines = [row(s, 2 + 6 / (1 + s / 300)) for s in range(0, 500, 20)]
+    lines += [row(s, float("nan")) for s in range(500, 800, 20)]
+    assert faults(tmp_path, lines) == [("AMP006", 500)]
+    # a time is still no loss: "cost 123.45 s" at a line's end or before a comma
+    lines = [f"====> Epoch: {e}, cost {120 + e:.2f} s, lr 0.0002" for e in range(1, 20)]
+    _refused(tmp_path, lines)
