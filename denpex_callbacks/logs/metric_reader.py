@@ -234,6 +234,7 @@ class MetricReader:
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
+        self.bracket_loss: int | None = None  # the last bracket that numbered a loss
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
@@ -409,12 +410,15 @@ class MetricReader:
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
             value = int(found.group(1))
-            if value < self.bracket_last:
-                # a step never goes back: these brackets number something else (ranks
-                # printing "[0] loss: x", "[1] loss: x"), for the rest of the input
+            if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
+                # a step never goes back, and prints its loss once: these brackets number
+                # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's
+                # "[3] loss: x" on every line), for the rest of the input
                 self.bracket_off = True
             else:
                 step = self.bracket_last = value
+                if loss is not None:
+                    self.bracket_loss = value
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean

@@ -90,3 +90,15 @@ def test_a_unit_word_followed_by_its_own_value_is_a_key(tmp_path: Path, after: s
     # a time is still no loss: "cost 123.45 s" at a line's end or before a comma
     lines = [f"====> Epoch: {e}, cost {120 + e:.2f} s, lr 0.0002" for e in range(1, 20)]
     _refused(tmp_path, lines)
+
+
+def test_one_ranks_bracket_on_every_line_is_no_step(tmp_path: Path) -> None:
+    # print(f"[{rank}] loss: {loss:.4f}") from one rank: the bracket repeats on every line,
+    # a step prints its loss once; the loss dropping to an exact 0 is still AMP007 there
+    lines = [f"[3] loss: {2 + 6 / (1 + s / 300) if s < 200 else 0.0:.4f}" for s in range(300)]
+    assert [code for code, _step in faults(tmp_path, lines)] == ["AMP007"]
+    # CLU's bracket still numbers the steps (one loss a step)
+    lines = [f"[{s}] collection=train accuracy=0.5, loss={2 + 6 / (1 + s / 300):.4f}"
+             for s in range(100, 4000, 100)]
+    result = diagnose_lines(tmp_path, lines)
+    assert result.faults == [] and result.timeline.steps == 3900
