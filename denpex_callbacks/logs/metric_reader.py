@@ -520,7 +520,13 @@ class MetricReader:
             return []
         text = "  ".join(f"{key}: {value}" for key, value in self.record)
         self.record = []
-        return self._pairs(text, read_pairs(text), RECORD, line) or []
+        metrics = read_pairs(text)
+        if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
+                or lexicon.GRAD_NORM in metrics.values):
+            # a table of settings printed as a record (``| loss_scale | 1024 |`` beside
+            # ``| seed | 42 |``): a step's record holds what it measured
+            return []
+        return self._pairs(text, metrics, RECORD, line) or []
 
     def _pairs(self, text: str, metrics: MetricLine, written: str | None,
                line: int) -> list[MetricEvent] | None:

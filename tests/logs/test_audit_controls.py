@@ -102,3 +102,12 @@ def test_one_ranks_bracket_on_every_line_is_no_step(tmp_path: Path) -> None:
              for s in range(100, 4000, 100)]
     result = diagnose_lines(tmp_path, lines)
     assert result.faults == [] and result.timeline.steps == 3900
+
+
+def test_a_table_of_settings_printed_as_a_record_is_no_step(tmp_path: Path) -> None:
+    # a run's hyperparameters in the baselines logger's layout: a scale among settings,
+    # nothing measured; a text that is no training log
+    _refused(tmp_path, ["-----------------------------", "| batch_size    | 256      |",
+                        "| fp16          | 1        |", "| learning_rate | 0.0003   |",
+                        "| loss_scale    | 1024     |", "| seed          | 42       |",
+                        "| warmup_steps  | 500      |", "-----------------------------"])
