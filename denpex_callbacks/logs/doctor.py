@@ -32,10 +32,10 @@ from denpex_callbacks.core.report import (
 )
 from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.logs import folder_verdict, run_files, run_folder
+from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.assembler import Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
-from denpex_callbacks.logs.events import EVAL, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
@@ -135,13 +135,29 @@ def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Re
     return result
 
 
-def _read_training(result: Result, *, rescanned: bool) -> bool:
+def _read_training(result: Result, *, rescanned: bool, numbered: int = 0) -> bool:
     """Whether reading found a training log: any line of a family or the generic reader; read
     again with every line a candidate, a value or an event, not a counter or a setting alone
-    (a test run's ``SKIPPED [1] test_x.py:105: ...`` is no count of skipped steps)."""
+    (a test run's ``SKIPPED [1] test_x.py:105: ...`` is no count of skipped steps), on
+    ``numbered`` lines of two steps or epochs or more (:func:`_numbered`)."""
     if not rescanned:
         return bool(result.families)
-    return any(kind not in (PROGRESS, SETUP) for _family, kind in result.reading.parts)
+    return numbered >= 2 and any(kind not in (PROGRESS, SETUP)
+                                 for _family, kind in result.reading.parts)
+
+
+def _numbered(events: list[LogEvent], marks: set[object], line: int) -> None:
+    """Add to ``marks`` where training was for each metric or overflow event that says it:
+    its step, or its line when it names an epoch. A text that is no training log holds
+    values a loss noun names too (a regression report's ``Fold 3: RMSE=1.52``, a
+    configuration's ``step: 0`` over ``mse: 0.0``), but not at two steps or epochs; a
+    training loop prints them over time."""
+    for event in events:
+        if event.kind in (METRICS, OVERFLOW):
+            if event.step is not None:
+                marks.add(event.step)
+            elif any(lexicon.role(key) == lexicon.EPOCH for key in getattr(event, "keys", ())):
+                marks.add((line,))
 
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
@@ -159,6 +175,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     tick = (lambda done: progress(done, total)) if progress else None
+    rescanned = keywords is not KEYWORDS
+    marks: set[object] = set()  # (read again: where the metric lines say training was)
     try:
         for line_no, text in scan_input(path, stream, keywords, stats, tick,
                                         workers=workers, runs=runs):
@@ -169,10 +187,15 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                     parser.generic.read_again(text.lines)
                 continue
             events = parser.parse(text, line_no)
+            if rescanned and events and len(marks) < 2:
+                _numbered(events, marks, line_no)
             session.feed(line_no, text.strip(), events)
             if runs is not None:
                 runs.offer(line_no, text, events)
-        session.feed(stats.lines, "", parser.finish())  # a record the excerpt cut off
+        last = parser.finish()  # a record the excerpt cut off
+        if rescanned:
+            _numbered(last, marks, stats.lines)
+        session.feed(stats.lines, "", last)
         session.assembler.finish()
     finally:
         if path != STDIN:
@@ -186,8 +209,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         raise InputError(f"{path}: {stats.problems[0]}")
     if stats.bytes_read == 0:
         raise InputError(f"{path}: empty file")
-    if not _read_training(result, rescanned=keywords is not KEYWORDS):
-        if keywords is KEYWORDS and path != STDIN and stats.bytes_read <= RESCAN_BYTES:
+    if not _read_training(result, rescanned=rescanned, numbered=len(marks)):
+        if not rescanned and path != STDIN and stats.bytes_read <= RESCAN_BYTES:
             # A loop whose healthy lines hold no keyword (YOLOv5's ``0/299  3.39G  0.1097
             # 0.06887  0.04095  204  640: 100%|...`` under a header of ``box obj cls``; an
             # ``mse 0.05`` line, a header row ``epoch mse lr`` over its values): an excerpt

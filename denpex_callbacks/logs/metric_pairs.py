@@ -46,7 +46,10 @@ _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
-_DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)(?![\w/])")  # a unit
+# A unit of time after a value; a unit word followed by a value of its own is that value's
+# key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
+_DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
+                       r"(?![\w/]|[ \t]*[:=]?[ \t]*[-+]?(?:\d|\.\d|nan|inf))")
 
 
 @dataclass
@@ -120,6 +123,7 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     if stripped[:len(stripped) - len(found.group(0))].endswith(_LEVEL_COLON):
         return None  # basicConfig's "INFO:eval_run:[nan, ...": the logger's name, no key
     tokens = found.group(0).split()
+    evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
         kind = lexicon.role(key)
@@ -127,8 +131,11 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             # "val_lm loss": an evaluation metric (its last word is no training loss either)
             if lexicon.evaluation_metric(key):
                 return lexicon.EVAL, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
-            return None
-        if kind is None or (size > 1 and kind == lexicon.COMPONENT):
+            # "CV info cv_loss" (wenet's ``Epoch 3 CV info cv_loss nan``): the evaluation
+            # word opens the sentence; its metric is the key that ends it
+            evaluation = True
+            continue
+        if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None

@@ -86,6 +86,10 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
 # bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
 _BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+# A bracket numbers the step only before something the step measured (a loss, a scale, a
+# gradient norm): beside a count alone it numbers anything (a test run's summary ``SKIPPED
+# [2] tests/test_gpu.py:10: CUDA not available``: two tests skipped, no step 2).
+_MEASURED = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.GRAD_NORM})
 # tqdm_loggable's progress line (levanter logs its bar through it): ``Progress on:train
 # 1.20kit/10.0kit rate:1.2it/s remaining:... postfix:loss=nan``; the counts are tqdm's
 # ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
@@ -231,6 +235,9 @@ class MetricReader:
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
         # line right after it, which prints none
         self.row_step: tuple[int, int] | None = None
+        # The last line that announced a row of values below it (VITS' ``Train Epoch: 3
+        # [40%]``): a finite bare list is read as loss terms only within ROW_REACH of it.
+        self.row_announced = -ROW_REACH - 1
         # (step, line) of the last line that held only a step: the record's step below it;
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
@@ -238,6 +245,7 @@ class MetricReader:
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
+        self.bracket_loss: int | None = None  # the last bracket that numbered a loss
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
@@ -262,6 +270,8 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
+        if "%]" in text and announces_row(text):
+            self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if self.record or text[:1] == "|":
             ended = self._record(text, line)
             if ended is not None:
@@ -320,7 +330,8 @@ class MetricReader:
         loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
-            return self._yolo_row(text) or self._list_row(text, line)
+            return self._yolo_row(text) or self._list_row(
+                text, line, announced=line - self.row_announced <= ROW_REACH)
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -338,14 +349,19 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
-    def _list_row(self, text: str, line: int) -> list[MetricEvent]:
+    def _list_row(self, text: str, line: int, *, announced: bool = True) -> list[MetricEvent]:
         """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
-        loss; one of only ``[step, lr]`` numbers the metric line after it."""
+        loss; one of only ``[step, lr]`` numbers the metric line after it. ``announced``:
+        whether a progress line announced it; a list of finite numbers that none did is any
+        list a program printed (read again with every line a candidate, a text that is no
+        training log holds them), not loss terms."""
         if not text.rstrip().endswith("]") or (found := _LIST_ROW.search(text)) is None:
             return []
         terms = [to_value(cell) for cell in found.group(1).split(",") if cell.strip()]
         if not terms:
             self.row_step = (line, int(found.group(2)))
+            return []
+        if not announced and all(math.isfinite(term) for term in terms):
             return []
         read_as = ("bare list of loss terms, step and lr", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
@@ -406,14 +422,18 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
         if (step is None and counters and not self.bracket_off and "[" in text
+                and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
             value = int(found.group(1))
-            if value < self.bracket_last:
-                # a step never goes back: these brackets number something else (ranks
-                # printing "[0] loss: x", "[1] loss: x"), for the rest of the input
+            if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
+                # a step never goes back, and prints its loss once: these brackets number
+                # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's
+                # "[3] loss: x" on every line), for the rest of the input
                 self.bracket_off = True
             else:
                 step = self.bracket_last = value
+                if loss is not None:
+                    self.bracket_loss = value
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
@@ -515,7 +535,13 @@ class MetricReader:
             return []
         text = "  ".join(f"{key}: {value}" for key, value in self.record)
         self.record = []
-        return self._pairs(text, read_pairs(text), RECORD, line) or []
+        metrics = read_pairs(text)
+        if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
+                or lexicon.GRAD_NORM in metrics.values):
+            # a table of settings printed as a record (``| loss_scale | 1024 |`` beside
+            # ``| seed | 42 |``): a step's record holds what it measured
+            return []
+        return self._pairs(text, metrics, RECORD, line) or []
 
     def _pairs(self, text: str, metrics: MetricLine, written: str | None,
                line: int) -> list[MetricEvent] | None:
