@@ -51,18 +51,26 @@ FAMILY = "generic"
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
 # GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``; flashy's
-# LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 | 5.23 it/sec | ...``.
+# ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
+# ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
+# 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
+# 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
-    r"(?:Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
 # ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
 # pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
 # (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
+# The same counters without brackets, the epoch's batch keyed by ``iter`` or ``batch``: MONAI's
+# StatsHandler ``Epoch: 2/3, Iter: 13/20 -- train_loss: 0.5``, FastPitch's DLLogger step
+# (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
+# ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
+# left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
 _EPOCH_STEP = re.compile(
-    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]")
+    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
 # counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
@@ -362,11 +370,11 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
-        if "Epoch [" in text and (found := _EPOCH_STEP.search(text)):
-            epoch, done, total = (int(g) for g in found.groups())
+        if "poch" in text and (found := _EPOCH_STEP.search(text)):
+            epoch, done, total = (int(g) for g in found.groups() if g is not None)
             self.epochs_from_zero = self.epochs_from_zero or epoch == 0
             step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
-        elif step is None and ("Epoch" in text or "Train:" in text):
+        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
             if found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):

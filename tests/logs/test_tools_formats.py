@@ -1,0 +1,106 @@
+"""NVIDIA's reference trainers, medical and classic NLP toolkits: excerpts written from each
+tool's own format strings (each names its source), a fault beside healthy controls.
+
+- an epoch and the batch of that epoch without brackets: MONAI's StatsHandler
+  (``monai/handlers/stats_handler.py``: ``"Epoch: {}/{}, Iter: {}/{} -- "`` then
+  ``"{}: {:.4f} "``), FastPitch's DLLogger step (DeepLearningExamples
+  ``PyTorch/SpeechSynthesis/FastPitch/common/tb_dllogger.py`` ``stdout_step_format``:
+  ``"epoch {:>4}"``, ``"iter {:>3}"`` + ``"/{}"``, joined by ``" | "``), Flair's
+  ``ModelTrainer`` (``f"epoch {epoch} - iter {seen_batches}/{total_number_of_batches} - loss
+  {...:.8f} - ..."``): the step is ``(epoch - 1) * batches + batch``;
+- GNMT's ``TRAIN [{epoch}][{i}/{len}]`` (DeepLearningExamples
+  ``PyTorch/Translation/GNMT/seq2seq/train/trainer.py``), epochs from 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from excerpts import diagnose_lines, faults
+
+
+def _quiet(tmp_path: Path, lines: list[str]) -> None:
+    result = diagnose_lines(tmp_path, lines)
+    assert result.error is None and result.faults == []
+
+
+def _batches(epochs: int, batches: int, nan_from: int | None,
+             finite: Callable[[int], str]) -> Iterator[tuple[int, int, str]]:
+    """Each batch of each epoch (both from 1) and the loss it prints: ``nan`` from the step
+    ``nan_from`` (``(epoch - 1) * batches + batch``), else ``finite(step)``."""
+    for epoch in range(1, epochs + 1):
+        for it in range(1, batches + 1):
+            step = (epoch - 1) * batches + it
+            yield epoch, it, "nan" if nan_from and step >= nan_from else finite(step)
+
+
+def _monai(nan_from: int | None = None, epochs: int = 3, batches: int = 20) -> list[str]:
+    """StatsHandler's iteration lines through ``logging.basicConfig`` (``INFO:name:``), the
+    evaluator's metrics after each epoch."""
+    lines = []
+    for epoch, it, value in _batches(epochs, batches, nan_from,
+                                     lambda step: f"{math.exp(-step / 30):.4f}"):
+        lines.append("INFO:ignite.engine.engine.SupervisedTrainer:"
+                     f"Epoch: {epoch}/{epochs}, Iter: {it}/{batches} -- train_loss: {value} ")
+        if it == batches:
+            lines.append("INFO:ignite.engine.engine.SupervisedEvaluator:"
+                         f"Epoch[{epoch}] Metrics -- val_mean_dice: {0.5 + epoch / 10:.4f} ")
+    return lines
+
+
+def _fastpitch(nan_from: int | None = None, epochs: int = 3, batches: int = 15) -> list[str]:
+    """train.py's ``log((epoch, epoch_iter, num_iters), ...)`` through tb_dllogger, its
+    epoch's averages after each epoch."""
+    lines = []
+    for epoch, it, value in _batches(epochs, batches, nan_from,
+                                     lambda step: f"{30 * math.exp(-step / 15):.2f}"):
+        lines.append(f"DLL 2021-05-01 12:00:00 - epoch {epoch:>4} | iter {it:>3}/{batches} | "
+                     f"loss {value} | mel_loss {value} | kl_loss 0.12345 | frames/s 123456 "
+                     "| took 0.45 s | lrate 1.00e-04")
+        if it == batches:
+            lines.append(f"DLL 2021-05-01 12:00:00 - epoch {epoch:>4} | avg train loss {value} "
+                         "| avg frames/s 123456 | took 6.7 s")
+    return lines
+
+
+def _flair(nan_from: int | None = None, epochs: int = 3) -> list[str]:
+    """ModelTrainer.train's ten progress lines an epoch, then its epoch summary."""
+    lines, row = [], 0
+    for epoch in range(1, epochs + 1):
+        for it in range(10, 110, 10):
+            row += 1
+            value = "nan" if nan_from and row >= nan_from else f"{math.exp(-row / 20):.8f}"
+            lines.append(f"2023-01-01 12:00:00,123 epoch {epoch} - iter {it}/100 - loss {value} "
+                         "- time (sec): 12.34 - samples/sec: 523.45 - lr: 0.100000")
+        lines.append(f"2023-01-01 12:00:00,123 EPOCH {epoch} done: loss {value} - lr: 0.100000")
+    return lines
+
+
+def _gnmt(nan_from: int | None = None) -> list[str]:
+    """trainer.py feed_data's log line every ``print_freq`` iterations, behind its rank."""
+    lines = []
+    for epoch in range(2):
+        for i in range(0, 1000, 50):
+            step = epoch * 1000 + i
+            loss = 8 * math.exp(-step / 1500) + 2
+            value = "nan (nan)" if nan_from and step >= nan_from else f"{loss:.4f} ({loss:.4f})"
+            lines.append(f"0: TRAIN [{epoch}][{i}/1000]\tTime 0.123 (0.124)\tData 1.23e-04 "
+                         f"(1.20e-04)\tTok/s 123456 (120000)\tLoss/tok {value}\tLR 2.000e-03")
+    return lines
+
+
+def test_epoch_and_its_batch_without_brackets(tmp_path: Path) -> None:
+    # MONAI: epoch 2, Iter 13/20 is step 33; FastPitch: epoch 2, iter 5/15 is 20; Flair's
+    # 14th line is epoch 2, iter 40/100: batch 140.
+    assert faults(tmp_path, _monai(nan_from=33)) == [("AMP006", 33)]
+    assert faults(tmp_path, _fastpitch(nan_from=20))[0] == ("AMP006", 20)
+    assert faults(tmp_path, _flair(nan_from=14)) == [("AMP006", 140)]
+    for healthy in (_monai(), _fastpitch(), _flair()):
+        _quiet(tmp_path, healthy)
+
+
+def test_gnmt_train_counters(tmp_path: Path) -> None:
+    assert faults(tmp_path, _gnmt(nan_from=1350)) == [("AMP006", 1350)]
+    _quiet(tmp_path, _gnmt())
