@@ -113,6 +113,12 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+# ...unless each of those words is a split's name keying that split's score, after the
+# training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
+# Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
+# 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
+_LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
+_SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
@@ -176,11 +182,21 @@ RECORD = "| key | value | record rows"
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 
 
+def _split_scores(text: str, first: re.Match[str]) -> bool:
+    """True when every evaluation word of ``text`` (the first one ``first``) keys a score of
+    its own, after the loss (``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``)."""
+    loss = _LOSS_KEY.search(text, 0, first.start())
+    if loss is None:
+        return False
+    return all(_SPLIT_SCORE.match(text, found.end())
+               for found in _EVAL_CONTEXT.finditer(text, first.start()))
+
+
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
-            _TRAINING_LOSS_KEY.search(text) is None):
+            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found):
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
         # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None

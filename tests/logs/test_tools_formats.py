@@ -104,3 +104,38 @@ def test_epoch_and_its_batch_without_brackets(tmp_path: Path) -> None:
 def test_gnmt_train_counters(tmp_path: Path) -> None:
     assert faults(tmp_path, _gnmt(nan_from=1350)) == [("AMP006", 1350)]
     _quiet(tmp_path, _gnmt())
+
+
+def _pyg(nan_from: int | None = None, runs: tuple[str, ...] = ("",)) -> list[str]:
+    """PyTorch Geometric's examples (``examples/gcn.py``: ``f'Epoch: {epoch:03d}, Loss:
+    {loss:.4f}, Train: {train_acc:.4f}, Val: {val_acc:.4f}, Test: {test_acc:.4f}'``) and
+    OGB's (``examples/nodeproppred/arxiv/gnn.py``'s Logger-fed print: ``f'Run: {run + 1:02d},
+    Epoch: {epoch:02d}, Loss: {loss:.4f}, Train: {100 * train_acc:.2f}%, Valid: {100 *
+    valid_acc:.2f}% Test: {100 * test_acc:.2f}%'``)."""
+    lines = []
+    for run in runs:
+        for epoch in range(1, 31):
+            loss = "nan" if nan_from and epoch >= nan_from else f"{1.9 * math.exp(-epoch / 10):.4f}"
+            if run:
+                lines.append(f"Run: {run}, Epoch: {epoch:02d}, Loss: {loss}, Train: "
+                             f"{60 + epoch / 2:.2f}%, Valid: {58 + epoch / 2:.2f}% Test: "
+                             f"{57 + epoch / 2:.2f}%")
+            else:
+                lines.append(f"Epoch: {epoch:03d}, Loss: {loss}, Train: {0.5 + epoch / 100:.4f}, "
+                             f"Val: {0.4 + epoch / 100:.4f}, Test: {0.4 + epoch / 100:.4f}")
+    return lines
+
+
+def test_split_scores_after_the_training_loss(tmp_path: Path) -> None:
+    # The training loss, then each split's accuracy keyed by the split's name: the loss is
+    # training's (AMP006 at the epoch printed), not evaluation's (AMP013).
+    assert faults(tmp_path, _pyg(nan_from=19)) == [("AMP006", 19)]
+    assert faults(tmp_path, _pyg(nan_from=11, runs=("01",)))[0] == ("AMP006", 11)
+    _quiet(tmp_path, _pyg())
+    _quiet(tmp_path, _pyg(runs=("01", "02")))
+    # A line about evaluation stays evaluation's: the split names no score of its own there.
+    mnist = [f"Train Epoch: {e} [0/60000 (0%)]\tLoss: {2.3 / e:.6f}" for e in range(1, 4)]
+    test = "Test set: Average loss: nan, Accuracy: 980/10000 (10%)"
+    assert [code for code, _ in faults(tmp_path, [*mnist, test])] == ["AMP013"]
+    split_loss = "Epoch: 004, Loss: 0.4172, Test loss: nan, Test: 0.1000"
+    assert [code for code, _ in faults(tmp_path, [*_pyg()[:3], split_loss])] == ["AMP013"]
