@@ -139,3 +139,34 @@ def test_split_scores_after_the_training_loss(tmp_path: Path) -> None:
     assert [code for code, _ in faults(tmp_path, [*mnist, test])] == ["AMP013"]
     split_loss = "Epoch: 004, Loss: 0.4172, Test loss: nan, Test: 0.1000"
     assert [code for code, _ in faults(tmp_path, [*_pyg()[:3], split_loss])] == ["AMP013"]
+
+
+def _tacotron2(nan_from: int | None = None, overflows: tuple[int, ...] = ()) -> list[str]:
+    """NVIDIA/tacotron2 train.py: ``print("Train loss {} {:.6f} Grad Norm {:.6f}
+    {:.2f}s/it".format(iteration, reduced_loss, grad_norm, duration))`` on every iteration
+    that did not overflow, apex amp's line on those that did, and ``"Validation loss {}:
+    {:9f}  "`` with each checkpoint."""
+    lines, scale = ["Epoch: 0"], 65536.0
+    for it in range(60):
+        if it in overflows:
+            scale /= 2
+            lines.append("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale "
+                         f"to {scale}")
+            continue
+        loss = 5 * math.exp(-it / 30) + 0.4
+        if nan_from is not None and it >= nan_from:
+            lines.append(f"Train loss {it} nan Grad Norm nan 0.52s/it")
+        else:
+            lines.append(f"Train loss {it} {loss:.6f} Grad Norm {1 + it % 3 / 2:.6f} 0.52s/it")
+        if it % 25 == 0:
+            lines.append(f"Validation loss {it}: {loss + 0.1:9f}  ")
+    return lines
+
+
+def test_tacotron2_iteration_before_its_loss(tmp_path: Path) -> None:
+    # The integer after "Train loss" is the iteration: the NaN after it is the loss (AMP006
+    # at its iteration), not a row with a NaN gradient norm only (AMP003).
+    assert faults(tmp_path, _tacotron2(nan_from=37)) == [("AMP006", 37)]
+    _quiet(tmp_path, _tacotron2())
+    _quiet(tmp_path, _tacotron2(overflows=(0, 1, 2, 3)))  # apex's start-up back-off
+    _quiet(tmp_path, _tacotron2(overflows=(12, 41)))
