@@ -269,15 +269,15 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.values[kind] = value
             out.keys[kind] = key
             if kind == lexicon.LOSS:
-                out.zero_places = _places(spelled) if value == 0.0 else 0
+                out.zero_places = decimals(spelled) if value == 0.0 else 0
     return out
 
 
-def _places(spelled: str) -> int:
+def decimals(spelled: str) -> int:
     """The decimals a number was printed with (0 in exponent notation).
 
     Example:
-        >>> _places("0.0000"), _places("0.0"), _places("0"), _places("0.000e+00")
+        >>> decimals("0.0000"), decimals("0.0"), decimals("0"), decimals("0.000e+00")
         (4, 1, 0, 0)
     """
     point = spelled.find(".")

@@ -33,6 +33,7 @@ from denpex_callbacks.logs.metric_pairs import (
     as_step,
     classify,
     collect,
+    decimals,
     find_claims,
     notation,
     read_pairs,
@@ -106,6 +107,10 @@ _OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
+# A fixed-width table whose column names hold a blank, two blanks or more between columns:
+# spaCy's training table (``spacy/training/loggers.py`` console_logger through wasabi's
+# ``msg.row``, spacing 2): ``E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ...  SCORE``.
+_WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
@@ -557,7 +562,8 @@ class MetricReader:
         cells = header_cells(text)
         if cells is None:
             return False
-        self.header = (line, cells, [found.span() for found in _HEADER_CELL.finditer(text)])
+        cell = _WIDE_CELL if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL
+        self.header = (line, cells, [found.span() for found in cell.finditer(text)])
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -575,8 +581,10 @@ class MetricReader:
             names, cells = [names[i] for i in columns], _HEADER_CELL.findall(text)
         out = MetricLine()
         numeric = 0
+        zeros: list[int] = []  # the decimals of each loss cell printed as 0
         for name, cell in zip(names, cells, strict=True):
-            kind = lexicon.role(name)
+            # A column named "#" numbers the rows: spaCy's holds the step ("E  #  LOSS ...").
+            kind = lexicon.STEP if name == "#" else lexicon.role(name)
             if kind == lexicon.EPOCH and "/" in cell:
                 out.keys["epoch_text"] = cell
                 numeric += 1
@@ -587,6 +595,9 @@ class MetricReader:
                 continue
             numeric += 1
             value = to_value(cell)
+            if value == 0.0 and kind in (lexicon.LOSS, lexicon.COMPONENT):
+                # "0.00" (spaCy's "{0:.2f}"): the decimals a decayed loss was rounded to
+                zeros.append(decimals(cell))
             if kind == lexicon.COMPONENT:
                 out.components.append((name, value))
             elif kind is not None and kind not in out.values:
@@ -594,6 +605,7 @@ class MetricReader:
                 out.keys[kind] = name
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
+        out.zero_places = min(zeros, default=0)
         return out
 
 
@@ -697,20 +709,29 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
 
 
 def header_cells(text: str) -> list[str] | None:
-    """The column names of a header row (two or more cells the lexicon knows, no number on
-    the line), or None.
+    """The column names of a header row (two or more cells the lexicon knows, or ``#``, no
+    number on the line), or None.
 
     Example:
         >>> header_cells("      Epoch    GPU_mem   box_loss   cls_loss  Instances       Size")
         ['Epoch', 'GPU_mem', 'box_loss', 'cls_loss', 'Instances', 'Size']
         >>> header_cells("loss 0.5 lr 0.1") is None
         True
+        >>> header_cells("E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  SCORE ")
+        ['E', '#', 'LOSS TOK2VEC', 'LOSS NER', 'ENTS_F', 'SCORE']
     """
+    if VALUE.search(text):
+        return None
     cells = _HEADER_CELL.findall(text)
-    known = sum(1 for cell in cells if lexicon.role(cell) is not None)
-    if known >= 2 and not VALUE.search(text):
-        return cells
-    return None
+    if "  " in text:
+        # Names of two words or more, known only whole (``LOSS NER``): the table's columns
+        # are what two blanks or more part.
+        wide = _WIDE_CELL.findall(text)
+        if any(" " in cell and lexicon.role(cell) is not None for cell in wide):
+            cells = wide
+    # "#" numbers the rows (spaCy's step): a column the reader knows too.
+    known = sum(1 for cell in cells if cell == "#" or lexicon.role(cell) is not None)
+    return cells if known >= 2 else None
 
 
 def announces_row(text: str) -> bool:

@@ -170,3 +170,40 @@ def test_tacotron2_iteration_before_its_loss(tmp_path: Path) -> None:
     _quiet(tmp_path, _tacotron2())
     _quiet(tmp_path, _tacotron2(overflows=(0, 1, 2, 3)))  # apex's start-up back-off
     _quiet(tmp_path, _tacotron2(overflows=(12, 41)))
+
+
+def _spacy(losses: list[tuple[float, ...]], pipes: tuple[str, ...] = ("tok2vec", "ner"),
+           nan_from: int | None = None) -> list[str]:
+    """spaCy 3's console_logger (``spacy/training/loggers.py``): the table's header through
+    wasabi's ``msg.row`` (left-aligned, spacing 2), its rule, then a right-aligned row every
+    ``eval_frequency`` (200) steps, each loss ``"{0:.2f}"`` (summed since the last row)."""
+    names = [f"LOSS {pipe.upper()}" for pipe in pipes]
+    widths = [3, 6, *(max(len(name), 8) for name in names), 6, 6]
+    header = ["E", "#", *names, "ENTS_F", "SCORE"]
+    lines = ["ℹ Pipeline: " + str(list(pipes)), "ℹ Initial learn rate: 0.001",
+             "  ".join(f"{cell:<{width}}" for cell, width in zip(header, widths, strict=True)),
+             "  ".join("-" * width for width in widths)]
+    for row, terms in enumerate(losses):
+        step = row * 200
+        terms_as = ["nan" if nan_from is not None and step >= nan_from else f"{term:.2f}"
+                    for term in terms]
+        cells = [str(step // 1000), str(step), *terms_as, f"{min(90.0, step / 60):.2f}",
+                 f"{min(0.9, step / 6000):.2f}"]
+        lines.append("  ".join(f"{cell:>{width}}"
+                               for cell, width in zip(cells, widths, strict=True)))
+    return [*lines, "✔ Saved pipeline to output directory"]
+
+
+def test_spacy_training_table(tmp_path: Path) -> None:
+    # Column names of two words ("LOSS NER") part by two blanks; "#" is the step. The rows
+    # hold no keyword: the excerpt is read again with every line a candidate.
+    ner = [(0.0, 49.29)] + [(20.12 * math.exp(-r / 20) + 3, 1063.22 * math.exp(-r / 15) + 50)
+                            for r in range(1, 31)]
+    assert faults(tmp_path, _spacy(ner, nan_from=3600)) == [("AMP006", 3600)]
+    _quiet(tmp_path, _spacy(ner))
+    # A frozen tok2vec's 0.00 beside the tagger's loss; a textcat loss summed to 0.00 once
+    # the model fits its data: a loss that decayed, no fault.
+    frozen = [(0.0, 80.0 * math.exp(-r / 10) + 1) for r in range(30)]
+    _quiet(tmp_path, _spacy(frozen, pipes=("tok2vec", "tagger")))
+    fitted = [(12.5 * math.exp(-r / 2),) for r in range(30)]
+    _quiet(tmp_path, _spacy(fitted, pipes=("textcat",)))
