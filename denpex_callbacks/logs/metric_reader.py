@@ -256,6 +256,10 @@ class MetricReader:
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
+        # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
+        # a row printed its step, no whole epoch, or an epoch that did not go up
+        self.epoch_row = -1
+        self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
@@ -432,6 +436,10 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        if counters and not self.epoch_rows_off and (
+                loss is not None or lexicon.GRAD_NORM in values):
+            step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
+                                   metrics.keys.get(lexicon.EPOCH))
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -556,6 +564,27 @@ class MetricReader:
             epochs += 1
         self.bars[total] = (done, epochs, line)
         return epochs * total + done
+
+    def _epoch_row(self, step: int | None, epoch: float | None, text: str,
+                   key: str | None) -> int | None:
+        """The step of a training row that prints no step: its epoch, in a log that prints
+        one row an epoch (pytorch-tabnet's ``epoch 23 | loss: nan | val_0_auc: ...``, PyTorch
+        Geometric's ``Epoch: 019, Loss: nan, ...``), as its reader counts; else ``step``.
+
+        From the first training row on, every row must print a whole epoch above the last
+        one: a row printed every few batches repeats its epoch, a fractional epoch (HF's
+        ``epoch: 0.27``) is no count, a log that prints steps numbers its rows itself. Once
+        a row breaks that the rows are numbered as before (the count goes on from the last
+        epoch), for the rest of the input: the steps never go back.
+        """
+        whole = as_step(epoch)
+        if step is None and whole is not None and whole > self.epoch_row and key is not None and (
+                # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
+                re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text)):
+            self.epoch_row = whole
+            return whole
+        self.epoch_rows_off = True
+        return step
 
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""

@@ -207,3 +207,31 @@ def test_spacy_training_table(tmp_path: Path) -> None:
     _quiet(tmp_path, _spacy(frozen, pipes=("tok2vec", "tagger")))
     fitted = [(12.5 * math.exp(-r / 2),) for r in range(30)]
     _quiet(tmp_path, _spacy(fitted, pipes=("textcat",)))
+
+
+def _tabnet(nan_from: int | None = None, epochs: int = 40) -> list[str]:
+    """pytorch-tabnet's History callback (``pytorch_tabnet/callbacks.py`` on_epoch_end):
+    ``f"epoch {epoch:<3}"``, then ``f"| {metric_name:<3}: {np.round(metric_value, 5):<8}"``
+    per metric, then the time since the start."""
+    lines = []
+    for epoch in range(epochs):
+        loss = "nan" if nan_from is not None and epoch >= nan_from else (
+            f"{round(0.7 * math.exp(-epoch / 20), 5):<8}")
+        lines.append(f"epoch {epoch:<3}| loss: {loss:<8}| val_0_auc: {0.5 + epoch / 100:<8}|"
+                     f"  0:00:{epoch:02d}s")
+    return lines
+
+
+def test_one_row_an_epoch_is_numbered_by_its_epoch(tmp_path: Path) -> None:
+    # A row an epoch, no step printed: the step named is the epoch the row prints (from 0
+    # in pytorch-tabnet), not the row's place in the excerpt.
+    assert faults(tmp_path, _tabnet(nan_from=23)) == [("AMP006", 23)]
+    assert faults(tmp_path, _tabnet(nan_from=23)[10:]) == [("AMP006", 23)]
+    _quiet(tmp_path, _tabnet())
+    # Several rows an epoch, or a fractional epoch: the rows are numbered, as before.
+    rows = [f"Epoch {1 + row // 10} loss: {'nan' if row >= 14 else f'{2.0 - row / 50:.4f}'}"
+            for row in range(30)]
+    assert faults(tmp_path, rows) == [("AMP006", 15)]
+    fractions = [f"epoch: {row / 7:.2f}, loss: {'nan' if row >= 9 else f'{2 - row / 50:.3f}'}"
+                 for row in range(20)]
+    assert faults(tmp_path, fractions) == [("AMP006", 10)]
