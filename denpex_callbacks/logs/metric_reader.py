@@ -86,6 +86,10 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
+# _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
+# 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
+_POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -423,6 +427,8 @@ class MetricReader:
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
+            if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
+                step += (int(postfix.group(1)) - 1) * int(found.group(2))
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (found := _BRACKET_STEP.search(text))):
             value = int(found.group(1))

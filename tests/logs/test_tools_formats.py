@@ -235,3 +235,29 @@ def test_one_row_an_epoch_is_numbered_by_its_epoch(tmp_path: Path) -> None:
     fractions = [f"epoch: {row / 7:.2f}, loss: {'nan' if row >= 9 else f'{2 - row / 50:.3f}'}"
                  for row in range(20)]
     assert faults(tmp_path, fractions) == [("AMP006", 10)]
+
+
+def _gluonts(nan_epoch: int | None = None, epochs: int = 12) -> list[str]:
+    """GluonTS' MXNet Trainer (``gluonts/mx/trainer/_base.py``): a tqdm bar a epoch with the
+    postfix ``{"epoch": f"{epoch_no + 1}/{self.epochs}", "avg_epoch_loss": lv}``, the epoch's
+    lines through the ``gluonts.trainer`` logger; a non-finite running loss logs
+    ``"Epoch[%d] gave nan loss"`` before the postfix shows it, and the epoch stops."""
+    lines = []
+    for epoch in range(epochs):
+        for batch in (10, 20, 30, 40, 50):
+            if epoch == nan_epoch and batch == 40:
+                return [*lines, f"WARNING:gluonts.trainer:Epoch[{epoch}] gave nan loss"]
+            lines.append(f" {batch * 2}%|██        | {batch}/50 [00:01<00:00, 30.12it/s, "
+                         f"epoch={epoch + 1}/{epochs}, avg_epoch_loss={5.2 - epoch / 20:.3f}]")
+        lines.append(f"INFO:gluonts.trainer:Epoch[{epoch}] Elapsed time 1.660 seconds")
+        lines.append(f"INFO:gluonts.trainer:Epoch[{epoch}] Evaluation metric "
+                     f"'epoch_loss'={5.2 - epoch / 20:.6f}")
+    return lines
+
+
+def test_gluonts_bar_and_its_nan_warning(tmp_path: Path) -> None:
+    # The bar's counter counts the batches of the epoch its postfix names (from 1): the
+    # warning comes after batch 30 of epoch 9 (epoch_no 8), step 8 * 50 + 30.
+    assert faults(tmp_path, _gluonts(nan_epoch=8)) == [("AMP006", 430)]
+    _quiet(tmp_path, _gluonts())
+    assert diagnose_lines(tmp_path, _gluonts()).timeline.steps == 600
