@@ -82,8 +82,10 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 # loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
 # (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
 # so does the same count on a new line (a bar printed once an epoch, ``32/32 ...``; Keras
-# redraws its last count once more on the same line, after a carriage return).
-_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
+# redraws its last count once more on the same line, after a carriage return). MONAI's
+# tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
+# train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
+_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)[\s,]")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/

@@ -261,3 +261,25 @@ def test_gluonts_bar_and_its_nan_warning(tmp_path: Path) -> None:
     assert faults(tmp_path, _gluonts(nan_epoch=8)) == [("AMP006", 430)]
     _quiet(tmp_path, _gluonts())
     assert diagnose_lines(tmp_path, _gluonts()).timeline.steps == 600
+
+
+def _monai_tutorial(nan_from: int | None = None, epochs: int = 5, batches: int = 10) -> list[str]:
+    """MONAI's tutorials' loop (``3d_segmentation/unet_training_dict.py`` and the many
+    scripts copied from it): ``print(f"epoch {epoch + 1}/{max_epochs}")``, then
+    ``print(f"{step}/{epoch_len}, train_loss: {loss.item():.4f}")`` a batch, then ``print(f"epoch
+    {epoch + 1} average loss: {epoch_loss:.4f}")``."""
+    lines = []
+    for epoch in range(epochs):
+        lines += ["-" * 10, f"epoch {epoch + 1}/{epochs}"]
+        for step in range(1, batches + 1):
+            at = epoch * batches + step
+            loss = "nan" if nan_from and at >= nan_from else f"{math.exp(-at / 20):.4f}"
+            lines.append(f"{step}/{batches}, train_loss: {loss}")
+        lines.append(f"epoch {epoch + 1} average loss: {loss}")
+    return lines
+
+
+def test_monai_tutorial_batch_count_then_comma(tmp_path: Path) -> None:
+    # "7/10, train_loss: nan" in the third epoch: step 27, not the 29th row.
+    assert faults(tmp_path, _monai_tutorial(nan_from=27)) == [("AMP006", 27)]
+    _quiet(tmp_path, _monai_tutorial())
