@@ -807,6 +807,12 @@ MESSAGES: tuple[Message, ...] = (
             "detected inf or nan values in gradients! Setting gradients to zero.",
             "skip_nan_grad: a step whose gradients are not finite is dropped (zero gradients)",
             SKIP, prefix=_NEMO_WARNING),
+    # -- GluonTS: the MXNet Trainer (gluonts/trainer/_base.py, later gluonts/mx/trainer/_base.py)
+    Message("GluonTS", "0.x (the MXNet Trainer)", "gluonts/mx/trainer/_base.py (Trainer.__call__"
+            " loop: ``if not np.isfinite(lv)``), gluonts/trainer/_base.py before",
+            "Epoch[{n}] gave nan loss",
+            "the epoch's running loss is not finite: the epoch stops", FLAG, "AMP006",
+            logger=("gluonts.trainer", "WARNING")),
     # -- MindSpore ---------------------------------------------------------------------------
     Message("MindSpore", "1.x-2.x", "mindspore/train/callback/_loss_monitor.py "
             "(LossMonitor.step_end)",

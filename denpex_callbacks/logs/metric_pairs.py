@@ -175,6 +175,12 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             claimed = _before_step(step_prefix)
         step_prefix = (text[max(0, start - 120):start]
                        if claimed is not None and claimed[0] == lexicon.STEP else None)
+        if claimed is None and claims and _indexed(claims[-1], text, previous, between):
+            # "Train loss 37 0.523" (NVIDIA/tacotron2's "Train loss {} {:.6f} Grad Norm ...",
+            # its forks'): the key's integer is the iteration, the value after it the loss.
+            index_start, index_end, kind, key, separator = claims[-1]
+            claims[-1] = (index_start, index_end, lexicon.STEP, key, separator)
+            claimed = (kind, key, between)
         previous = end
         if claimed is None:
             if terms is not None and between.strip() == ",":
@@ -194,6 +200,22 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             claimed = (lexicon.COMPONENT, terms, claimed[2])
         claims.append((start, end, *claimed))
     return claims, spans
+
+
+def _indexed(last: Claim, text: str, previous: int, between: str) -> bool:
+    """True when the loss key of ``last`` (training's or evaluation's) claimed an integer
+    that a value follows at once, blanks (or the integer's colon) between: ``Train loss 37
+    nan``, ``Validation loss 50: 0.61``. The integer numbers the value, which is the key's.
+
+    Example:
+        >>> claims, _ = find_claims("Train loss 37 nan Grad Norm nan 0.52s/it")
+        >>> [(kind, key) for _start, _end, kind, key, _separator in claims]
+        [('step', 'Train loss'), ('loss', 'Train loss'), ('grad_norm', 'Grad Norm')]
+    """
+    start, end, kind, _key, _separator = last
+    return (end == previous and (kind in _TERMS or kind == lexicon.EVAL)
+            and text[start:end].isdigit() and between.strip(" \t") in ("", ":")
+            and between.endswith((" ", "\t")))
 
 
 def _before_step(prefix: str) -> tuple[str, str, str] | None:
@@ -254,15 +276,15 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.values[kind] = value
             out.keys[kind] = key
             if kind == lexicon.LOSS:
-                out.zero_places = _places(spelled) if value == 0.0 else 0
+                out.zero_places = decimals(spelled) if value == 0.0 else 0
     return out
 
 
-def _places(spelled: str) -> int:
+def decimals(spelled: str) -> int:
     """The decimals a number was printed with (0 in exponent notation).
 
     Example:
-        >>> _places("0.0000"), _places("0.0"), _places("0"), _places("0.000e+00")
+        >>> decimals("0.0000"), decimals("0.0"), decimals("0"), decimals("0.000e+00")
         (4, 1, 0, 0)
     """
     point = spelled.find(".")

@@ -33,6 +33,7 @@ from denpex_callbacks.logs.metric_pairs import (
     as_step,
     classify,
     collect,
+    decimals,
     find_claims,
     notation,
     read_pairs,
@@ -51,10 +52,12 @@ FAMILY = "generic"
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
 # GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``; timm's ``Train: 3 [  50/1251 (  4%)]``; flashy's
-# LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 | 5.23 it/sec | ...``.
+# ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
+# ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
+# 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
+# 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
-    r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
@@ -65,8 +68,14 @@ _STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d
 # ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
 # pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
 # (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
+# The same counters without brackets, the epoch's batch keyed by ``iter`` or ``batch``: MONAI's
+# StatsHandler ``Epoch: 2/3, Iter: 13/20 -- train_loss: 0.5``, FastPitch's DLLogger step
+# (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
+# ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
+# left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
 _EPOCH_STEP = re.compile(
-    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]")
+    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
 # counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
@@ -77,10 +86,16 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 # loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
 # (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
 # so does the same count on a new line (a bar printed once an epoch, ``32/32 ...``; Keras
-# redraws its last count once more on the same line, after a carriage return).
-_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)\s")
+# redraws its last count once more on the same line, after a carriage return). MONAI's
+# tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
+# train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
+_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)[\s,]")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
+# _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
+# 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
+_POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -113,6 +128,10 @@ _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STAT_RECORD = re.compile(r'\{"num": ([^,{}]*), "mean": ([^,{}]*), "std": [^,{}]*\}')
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
+# A fixed-width table whose column names hold a blank, two blanks or more between columns:
+# spaCy's training table (``spacy/training/loggers.py`` console_logger through wasabi's
+# ``msg.row``, spacing 2): ``E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ...  SCORE``.
+_WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # A line about evaluation (``valid on 'valid' subset``, ``Validation: ...``, ``Test set:``)
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
@@ -120,6 +139,12 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+# ...unless each of those words is a split's name keying that split's score, after the
+# training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
+# Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
+# 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
+_LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
+_SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
@@ -183,11 +208,21 @@ RECORD = "| key | value | record rows"
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 
 
+def _split_scores(text: str, first: re.Match[str]) -> bool:
+    """True when every evaluation word of ``text`` (the first one ``first``) keys a score of
+    its own, after the loss (``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``)."""
+    loss = _LOSS_KEY.search(text, 0, first.start())
+    if loss is None:
+        return False
+    return all(_SPLIT_SCORE.match(text, found.end())
+               for found in _EVAL_CONTEXT.finditer(text, first.start()))
+
+
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
-            _TRAINING_LOSS_KEY.search(text) is None):
+            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found):
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
         # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
@@ -246,6 +281,10 @@ class MetricReader:
         self.bracket_last = 0
         self.bracket_off = False
         self.bracket_loss: int | None = None  # the last bracket that numbered a loss
+        # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
+        # a row printed its step, no whole epoch, or an epoch that did not go up
+        self.epoch_row = -1
+        self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
@@ -391,11 +430,11 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
-        if "Epoch [" in text and (found := _EPOCH_STEP.search(text)):
-            epoch, done, total = (int(g) for g in found.groups())
+        if "poch" in text and (found := _EPOCH_STEP.search(text)):
+            epoch, done, total = (int(g) for g in found.groups() if g is not None)
             self.epochs_from_zero = self.epochs_from_zero or epoch == 0
             step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
-        elif step is None and ("Epoch" in text or "Train:" in text):
+        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := _EPOCH_ITER.search(text):
@@ -421,6 +460,8 @@ class MetricReader:
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
+            if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
+                step += (int(postfix.group(1)) - 1) * int(found.group(2))
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -438,6 +479,10 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        if counters and not self.epoch_rows_off and (
+                loss is not None or lexicon.GRAD_NORM in values):
+            step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
+                                   metrics.keys.get(lexicon.EPOCH))
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -569,12 +614,34 @@ class MetricReader:
         self.bars[total] = (done, epochs, line)
         return epochs * total + done
 
+    def _epoch_row(self, step: int | None, epoch: float | None, text: str,
+                   key: str | None) -> int | None:
+        """The step of a training row that prints no step: its epoch, in a log that prints
+        one row an epoch (pytorch-tabnet's ``epoch 23 | loss: nan | val_0_auc: ...``, PyTorch
+        Geometric's ``Epoch: 019, Loss: nan, ...``), as its reader counts; else ``step``.
+
+        From the first training row on, every row must print a whole epoch above the last
+        one: a row printed every few batches repeats its epoch, a fractional epoch (HF's
+        ``epoch: 0.27``) is no count, a log that prints steps numbers its rows itself. Once
+        a row breaks that the rows are numbered as before (the count goes on from the last
+        epoch), for the rest of the input: the steps never go back.
+        """
+        whole = as_step(epoch)
+        if step is None and whole is not None and whole > self.epoch_row and key is not None and (
+                # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
+                re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text)):
+            self.epoch_row = whole
+            return whole
+        self.epoch_rows_off = True
+        return step
+
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""
         cells = header_cells(text)
         if cells is None:
             return False
-        self.header = (line, cells, [found.span() for found in _HEADER_CELL.finditer(text)])
+        cell = _WIDE_CELL if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL
+        self.header = (line, cells, [found.span() for found in cell.finditer(text)])
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -592,8 +659,10 @@ class MetricReader:
             names, cells = [names[i] for i in columns], _HEADER_CELL.findall(text)
         out = MetricLine()
         numeric = 0
+        zeros: list[int] = []  # the decimals of each loss cell printed as 0
         for name, cell in zip(names, cells, strict=True):
-            kind = lexicon.role(name)
+            # A column named "#" numbers the rows: spaCy's holds the step ("E  #  LOSS ...").
+            kind = lexicon.STEP if name == "#" else lexicon.role(name)
             if kind == lexicon.EPOCH and "/" in cell:
                 out.keys["epoch_text"] = cell
                 numeric += 1
@@ -604,6 +673,9 @@ class MetricReader:
                 continue
             numeric += 1
             value = to_value(cell)
+            if value == 0.0 and kind in (lexicon.LOSS, lexicon.COMPONENT):
+                # "0.00" (spaCy's "{0:.2f}"): the decimals a decayed loss was rounded to
+                zeros.append(decimals(cell))
             if kind == lexicon.COMPONENT:
                 out.components.append((name, value))
             elif kind is not None and kind not in out.values:
@@ -611,6 +683,7 @@ class MetricReader:
                 out.keys[kind] = name
         if numeric * 2 < len(names) or not (out.values or out.components):
             return None
+        out.zero_places = min(zeros, default=0)
         return out
 
 
@@ -726,20 +799,29 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
 
 
 def header_cells(text: str) -> list[str] | None:
-    """The column names of a header row (two or more cells the lexicon knows, no number on
-    the line), or None.
+    """The column names of a header row (two or more cells the lexicon knows, or ``#``, no
+    number on the line), or None.
 
     Example:
         >>> header_cells("      Epoch    GPU_mem   box_loss   cls_loss  Instances       Size")
         ['Epoch', 'GPU_mem', 'box_loss', 'cls_loss', 'Instances', 'Size']
         >>> header_cells("loss 0.5 lr 0.1") is None
         True
+        >>> header_cells("E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  SCORE ")
+        ['E', '#', 'LOSS TOK2VEC', 'LOSS NER', 'ENTS_F', 'SCORE']
     """
+    if VALUE.search(text):
+        return None
     cells = _HEADER_CELL.findall(text)
-    known = sum(1 for cell in cells if lexicon.role(cell) is not None)
-    if known >= 2 and not VALUE.search(text):
-        return cells
-    return None
+    if "  " in text:
+        # Names of two words or more, known only whole (``LOSS NER``): the table's columns
+        # are what two blanks or more part.
+        wide = _WIDE_CELL.findall(text)
+        if any(" " in cell and lexicon.role(cell) is not None for cell in wide):
+            cells = wide
+    # "#" numbers the rows (spaCy's step): a column the reader knows too.
+    known = sum(1 for cell in cells if cell == "#" or lexicon.role(cell) is not None)
+    return cells if known >= 2 else None
 
 
 def announces_row(text: str) -> bool:
