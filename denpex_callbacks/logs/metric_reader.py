@@ -11,7 +11,8 @@ spelling is read (``nan -nan NaN NAN nan.0 inf -inf Infinity 1.#INF``).
 The pairs of one line are found by :mod:`~denpex_callbacks.logs.metric_pairs`; lines of a
 template met before are read by its plan (:mod:`~denpex_callbacks.logs.metric_templates`).
 This module keeps what spans lines (a header row over value rows, a key wrapped onto the next
-line) and turns pairs into events.
+line, a record printed one key a line, a step printed on a line of its own above its metrics,
+the counters of bars and epochs) and turns pairs into events.
 
 Precedence: a family parser that claims a line wins it (they know the event sentences and
 their own fields better); this reader sees only lines no family claimed, so the two never
@@ -42,7 +43,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["BLOCK_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
            "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
            "record_cell", "starts_with_value", "to_value"]
@@ -240,7 +241,8 @@ def _learn(text: str) -> tuple[str | None, list[Claim], list[tuple[int, int]]]:
 
 class MetricReader:
     """Reads one input's unclaimed lines; holds the little state notations need across
-    lines (a header row over value rows, a key wrapped onto the next line).
+    lines (a header row over value rows, a record's rows, a step line above its metrics, the
+    counters of bars, brackets and epochs).
 
     Example:
         >>> r = MetricReader()
@@ -548,7 +550,8 @@ class MetricReader:
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row
         (a line the reader hands over because it follows a header row, though it holds no
-        keyword: a YOLO table's rows of finite values), or as a row of a record."""
+        keyword: a YOLO table's rows of finite values), as a row of a record, or as the bare
+        list row that a progress line announced (VITS' ``Train Epoch: 3 [40%]``)."""
         if self.record or text[:1] == "|":
             ended = self._record(text, line)
             if ended is not None:
@@ -623,7 +626,7 @@ class MetricReader:
         From the first training row on, every row must print a whole epoch above the last
         one: a row printed every few batches repeats its epoch, a fractional epoch (HF's
         ``epoch: 0.27``) is no count, a log that prints steps numbers its rows itself. Once
-        a row breaks that the rows are numbered as before (the count goes on from the last
+        a row breaks that, the rows are numbered as before (the count goes on from the last
         epoch), for the rest of the input: the steps never go back.
         """
         whole = as_step(epoch)
