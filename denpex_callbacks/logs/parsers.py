@@ -126,12 +126,10 @@ class LineParser:
         self._parsers = tuple((family.parse, family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
-        # srun's ``N: `` read as a step (see _COUNTED_PREFIX): the last N, the run of lines
-        # numbered more than the line before (-1: N went back, a rank for good), and whether
-        # N is a step
+        # srun's ``N: `` read as a step (see _COUNTED_PREFIX): the last N, and the run of
+        # lines numbered more than the line before (-1: N went back, a rank for good)
         self._prefix_last = -1
         self._prefix_run = 0
-        self._prefix_step = False
 
     @property
     def evaluation_lines(self) -> int:
@@ -169,17 +167,16 @@ class LineParser:
     def _counted_prefix(self, number: int, events: list[LogEvent]) -> int | None:
         """The rank of a line that starts with srun's ``N: `` (``N``), or None where ``N``
         has proven to be the step (the step is then set on the metric events without one).
-        A step never goes back: a number that does is a rank again."""
+        A step never goes back: a number that does is a rank, for good."""
         if self._prefix_run < 0 or not any(e.kind == METRICS and e.step is None
                                            for e in events):
             return number
         if number <= self._prefix_last:
-            self._prefix_run, self._prefix_step = -1, False  # gone back: ranks, for good
+            self._prefix_run = -1  # gone back: ranks, for good
             return number
         self._prefix_run += 1
-        self._prefix_step = self._prefix_run >= _COUNTED_PREFIX
         self._prefix_last = number
-        if not self._prefix_step:
+        if self._prefix_run < _COUNTED_PREFIX:
             return number
         for event in events:
             if event.kind == METRICS and event.step is None:
