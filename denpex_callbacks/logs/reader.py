@@ -48,10 +48,11 @@ class Readable(Protocol):
 
 class ValueRowLine(str):
     """A line handed over because it follows a header row (``Epoch GPU_mem box_loss ...``)
-    within ``HEADER_REACH`` lines, or a progress line that announces a row of values on the
-    next line (VITS' ``Train Epoch: 3 [40%]``) within ``ROW_REACH`` lines, though it holds
-    no keyword: it is read only as a row of values (a YOLO table's rows of finite values and
-    VITS' bare lists hold no keyword)."""
+    within ``HEADER_REACH`` lines, a progress line that announces a row of values on the
+    next line (VITS' ``Train Epoch: 3 [40%]``) within ``ROW_REACH`` lines, or a record's row
+    (``| loss | 0.103 |``) within ``RECORD_REACH`` lines, though it holds no keyword: it is
+    read only as a row of values or of the record (a YOLO table's rows of finite values,
+    VITS' bare lists and a record's step row and closing rule hold no keyword)."""
 
     __slots__ = ()
 
@@ -143,10 +144,12 @@ def candidate_lines(
     runs: RunMatcher | None = None,
     before: bytes = b"",
 ) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for every line holding one of ``keywords``, and for
-    the lines within ``HEADER_REACH`` after a header row (as :class:`ValueRowLine`). Where
-    ``runs`` says that the lines from a candidate on repeat a quiet line, they are yielded as
-    one :class:`QuietLines` (their count), not one by one.
+    """Yield ``(line_number, text)`` for every line holding one of ``keywords``; for the
+    lines within ``HEADER_REACH`` after a header row, ``ROW_REACH`` after a progress line that
+    announces a row of values, ``RECORD_REACH`` after a record's row (as
+    :class:`ValueRowLine`); and for a record's step line just above a candidate
+    (:func:`_step_line`). Where ``runs`` says that the lines from a candidate on repeat a
+    quiet line, they are yielded as one :class:`QuietLines` (their count), not one by one.
 
     Line numbers start at 1. A line longer than ``MAX_LINE`` is scanned in pieces (all pieces
     keep its number). Text is decoded as UTF-8 with replacement and cut to ``MAX_TEXT``.
