@@ -479,10 +479,13 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
         if counters and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
+            printed = step
             step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
                                    metrics.keys.get(lexicon.EPOCH))
+            epoch_row = printed is None and step is not None
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -536,7 +539,7 @@ class MetricReader:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    keys=keys, epoch_text=epoch_text,
-                                   epoch_start=epoch_start))
+                                   epoch_start=epoch_start, epoch_row=epoch_row))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -888,9 +891,13 @@ class MetricEvent(LogEvent):
     # epoch does not follow the last one read (the log's first row, or after missing epochs):
     # where the scripts that print it resume a run (the assembler starts one there).
     epoch_start: bool = False
+    # The step is the epoch of a row printed once an epoch (``epoch 23 | loss: ...``): the
+    # row stands for that epoch's steps, how many is not known (as for a row without a step).
+    epoch_row: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
-                 **fields: Any) -> None:
+                 epoch_row: bool = False, **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
-        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start)
+        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
+                          epoch_row=epoch_row)
