@@ -144,6 +144,9 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
 # 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
 _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
+# Both print the epoch before the loss: a row without one (a results table's or a README's
+# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
+_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 _SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
@@ -210,9 +213,10 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
     """True when every evaluation word of ``text`` (the first one ``first``) keys a score of
-    its own, after the loss (``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``)."""
+    its own, after the loss that follows an epoch (``Epoch: 019, Loss: 0.41, Train: 0.95,
+    Val: 0.78, Test: 0.80``)."""
     loss = _LOSS_KEY.search(text, 0, first.start())
-    if loss is None:
+    if loss is None or _EPOCH_KEY.search(text, 0, loss.start()) is None:
         return False
     return all(_SPLIT_SCORE.match(text, found.end())
                for found in _EVAL_CONTEXT.finditer(text, first.start()))

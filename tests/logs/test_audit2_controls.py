@@ -6,15 +6,26 @@ log)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+
+def _refused(tmp_path: Path, lines: list[str]) -> None:
+    """An input that holds nothing to diagnose (no training log)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    error = diagnose(str(path)).error
+    assert error is not None and "nothing to diagnose" in error, error
 
 
 def _loss(i: int) -> str:
     return f"{2.5 * math.exp(-i / 8) + 0.1:.4f}"
 
 
-def test_epoch_rows_with_a_healthy_sawtooth_are_no_stuck_scale(tmp_path) -> None:
+def test_epoch_rows_with_a_healthy_sawtooth_are_no_stuck_scale(tmp_path: Path) -> None:
     # One row an epoch with its fp16 scale (a loop printing ``scaler.get_scale()`` at each
     # epoch's end): the rows are numbered by their epoch, but each stands for an epoch's
     # steps. A scale that halved once and grew back at the next epoch shows no growth
@@ -34,3 +45,17 @@ def test_epoch_rows_with_a_healthy_sawtooth_are_no_stuck_scale(tmp_path) -> None
     # ...and a NaN loss is still found at its epoch
     lines[23] = "Epoch 23 | loss nan | loss_scale 65536.0 | grad_norm nan"
     assert ("AMP006", 23) in faults(tmp_path, lines)
+
+
+def test_split_scores_without_an_epoch_are_a_results_table(tmp_path: Path) -> None:
+    # A results table's or a README's rows in PyTorch Geometric's words but without the
+    # epoch its examples print first: a finished model's scores, no training log ('no
+    # fault found' when the split names took the line for training's).
+    lines = [f"Loss: {loss:.3f}, Train: {train:.2f}, Val: {val:.2f}, Test: {test:.2f}"
+             for loss, train, val, test in ((0.41, .95, .78, .80), (0.39, .96, .79, .81),
+                                            (0.52, .90, .75, .77))]
+    _refused(tmp_path, lines)
+    # PyG's rows themselves, with their epoch, are still training's
+    pyg = [f"Epoch: {epoch:03d}, Loss: {_loss(epoch) if epoch < 12 else 'nan'}, Train: 0.90, "
+           f"Val: 0.80, Test: 0.80" for epoch in range(1, 20)]
+    assert faults(tmp_path, pyg) == [("AMP006", 12)]
