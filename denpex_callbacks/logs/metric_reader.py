@@ -667,9 +667,9 @@ class MetricReader:
         out = MetricLine()
         numeric = 0
         zeros: list[int] = []  # the decimals of each loss cell printed as 0
+        counted = _step_column(self.header[1])
         for name, cell in zip(names, cells, strict=True):
-            # A column named "#" numbers the rows: spaCy's holds the step ("E  #  LOSS ...").
-            kind = lexicon.STEP if name == "#" else lexicon.role(name)
+            kind = (lexicon.STEP if counted else None) if name == "#" else lexicon.role(name)
             if kind == lexicon.EPOCH and "/" in cell:
                 out.keys["epoch_text"] = cell
                 numeric += 1
@@ -826,9 +826,18 @@ def header_cells(text: str) -> list[str] | None:
         wide = _WIDE_CELL.findall(text)
         if any(" " in cell and lexicon.role(cell) is not None for cell in wide):
             cells = wide
-    # "#" numbers the rows (spaCy's step): a column the reader knows too.
-    known = sum(1 for cell in cells if cell == "#" or lexicon.role(cell) is not None)
+    # "#" beside the epoch numbers the steps (spaCy's): a column the reader knows too.
+    steps = _step_column(cells)
+    known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _step_column(names: list[str]) -> bool:
+    """True when a column named ``#`` holds the step: beside the epoch's (spaCy's ``E    #
+    LOSS NER ...``). In a table without an epoch it numbers the rows (a results table's runs
+    or models: ``#  Model  Loss  Acc``), no training log's steps."""
+    return "#" in names and any(name == "E" or lexicon.role(name) == lexicon.EPOCH
+                                for name in names)
 
 
 def announces_row(text: str) -> bool:

@@ -59,3 +59,19 @@ def test_split_scores_without_an_epoch_are_a_results_table(tmp_path: Path) -> No
     pyg = [f"Epoch: {epoch:03d}, Loss: {_loss(epoch) if epoch < 12 else 'nan'}, Train: 0.90, "
            f"Val: 0.80, Test: 0.80" for epoch in range(1, 20)]
     assert faults(tmp_path, pyg) == [("AMP006", 12)]
+
+
+def test_a_hash_column_without_an_epoch_numbers_rows_not_steps(tmp_path: Path) -> None:
+    # A results table whose first column numbers its runs or models: no training log ('no
+    # fault found' when any "#" column was taken for spaCy's step column).
+    _refused(tmp_path, ["#   run        loss    val_loss", "1   baseline   0.521   0.611",
+                        "2   +aug       0.498   0.590", "3   +mixup     0.480   0.575"])
+    _refused(tmp_path, ["#  Model     Loss   Acc", "1  resnet18  0.52   0.91",
+                        "2  resnet34  0.48   0.92", "3  resnet50  0.41   0.93"])
+    # spaCy's table, "#" beside its epoch column "E", still numbers the steps
+    spacy = ["E    #       LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+             "---  ------  --------  ------  ------  ------  ------"]
+    spacy += [f"{i // 5:>3}  {step:>6}  {'nan' if step >= 3600 else f'{900 / (i + 1):.2f}':>8}"
+              f"  {60 + i:>6.2f}  {60 + i:>6.2f}  {60 + i:>6.2f}  {0.6 + i / 100:>6.2f}"
+              for i, step in enumerate(range(200, 4001, 200))]
+    assert faults(tmp_path, spacy) == [("AMP006", 3600)]
