@@ -465,7 +465,11 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
             if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
-                step += (int(postfix.group(1)) - 1) * int(found.group(2))
+                # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
+                # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
+                epoch = int(postfix.group(1))
+                self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+                step += (epoch if self.epochs_from_zero else epoch - 1) * int(found.group(2))
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):

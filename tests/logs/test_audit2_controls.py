@@ -75,3 +75,13 @@ def test_a_hash_column_without_an_epoch_numbers_rows_not_steps(tmp_path: Path) -
               f"  {60 + i:>6.2f}  {60 + i:>6.2f}  {60 + i:>6.2f}  {0.6 + i / 100:>6.2f}"
               for i, step in enumerate(range(200, 4001, 200))]
     assert faults(tmp_path, spacy) == [("AMP006", 3600)]
+
+
+def test_a_postfix_epoch_from_zero(tmp_path: Path) -> None:
+    # A script's own bar over each epoch's batches with ``set_postfix(epoch=f"{epoch}/
+    # {epochs}")`` over ``range(epochs)``: once an epoch 0 was seen the epochs count from 0
+    # (the NaN at epoch 10's batch 20 is step 520; 470 when counted from 1 as GluonTS does).
+    lines = [f"100%|##########| {batch}/50 [00:01<00:00, 30.12it/s, epoch={epoch}/20, "
+             f"loss={'nan' if epoch * 50 + batch >= 520 else _loss(epoch)}]"
+             for epoch in range(20) for batch in range(10, 51, 10)]
+    assert faults(tmp_path, lines)[0] == ("AMP006", 520)
