@@ -341,12 +341,15 @@ class Assembler:
         self._last_metrics = key
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
-        span_unknown = False
+        # A row without a step, or numbered by its epoch (one row an epoch), stands for steps
+        # the log does not count.
+        span_unknown = event.step is None or getattr(event, "epoch_row", False)
+        counted_skips = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
-            span_unknown = event.step is None
+            counted_skips = span_unknown
             event = self._skips_since_last_row(event)
         if event.skipped_in_interval is not None:
-            self._interval(event, line, text, span_unknown=span_unknown)
+            self._interval(event, line, text, span_unknown=counted_skips)
             return
         step = event.step if event.step is not None else self.clock + 1
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
@@ -370,7 +373,7 @@ class Assembler:
                                skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
-                               extra={SPAN_UNKNOWN: True} if event.step is None else None))
+                               extra={SPAN_UNKNOWN: True} if span_unknown else None))
         if event.scale_after is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
 

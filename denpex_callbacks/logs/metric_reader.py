@@ -145,6 +145,9 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluatio
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
 # 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
 _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
+# Both print the epoch before the loss: a row without one (a results table's or a README's
+# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
+_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 _SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
@@ -211,9 +214,10 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
     """True when every evaluation word of ``text`` (the first one ``first``) keys a score of
-    its own, after the loss (``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``)."""
+    its own, after the loss that follows an epoch (``Epoch: 019, Loss: 0.41, Train: 0.95,
+    Val: 0.78, Test: 0.80``)."""
     loss = _LOSS_KEY.search(text, 0, first.start())
-    if loss is None:
+    if loss is None or _EPOCH_KEY.search(text, 0, loss.start()) is None:
         return False
     return all(_SPLIT_SCORE.match(text, found.end())
                for found in _EVAL_CONTEXT.finditer(text, first.start()))
@@ -463,7 +467,11 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
             step = int(found.group(1))
             if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
-                step += (int(postfix.group(1)) - 1) * int(found.group(2))
+                # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
+                # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
+                epoch = int(postfix.group(1))
+                self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+                step += (epoch if self.epochs_from_zero else epoch - 1) * int(found.group(2))
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -481,10 +489,13 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
         if counters and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
+            printed = step
             step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
                                    metrics.keys.get(lexicon.EPOCH))
+            epoch_row = printed is None and step is not None
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
@@ -538,7 +549,7 @@ class MetricReader:
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    keys=keys, epoch_text=epoch_text,
-                                   epoch_start=epoch_start))
+                                   epoch_start=epoch_start, epoch_row=epoch_row))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -663,9 +674,9 @@ class MetricReader:
         out = MetricLine()
         numeric = 0
         zeros: list[int] = []  # the decimals of each loss cell printed as 0
+        counted = _step_column(self.header[1])
         for name, cell in zip(names, cells, strict=True):
-            # A column named "#" numbers the rows: spaCy's holds the step ("E  #  LOSS ...").
-            kind = lexicon.STEP if name == "#" else lexicon.role(name)
+            kind = (lexicon.STEP if counted else None) if name == "#" else lexicon.role(name)
             if kind == lexicon.EPOCH and "/" in cell:
                 out.keys["epoch_text"] = cell
                 numeric += 1
@@ -822,9 +833,18 @@ def header_cells(text: str) -> list[str] | None:
         wide = _WIDE_CELL.findall(text)
         if any(" " in cell and lexicon.role(cell) is not None for cell in wide):
             cells = wide
-    # "#" numbers the rows (spaCy's step): a column the reader knows too.
-    known = sum(1 for cell in cells if cell == "#" or lexicon.role(cell) is not None)
+    # "#" beside the epoch numbers the steps (spaCy's): a column the reader knows too.
+    steps = _step_column(cells)
+    known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _step_column(names: list[str]) -> bool:
+    """True when a column named ``#`` holds the step: beside the epoch's (spaCy's ``E    #
+    LOSS NER ...``). In a table without an epoch it numbers the rows (a results table's runs
+    or models: ``#  Model  Loss  Acc``), no training log's steps."""
+    return "#" in names and any(name == "E" or lexicon.role(name) == lexicon.EPOCH
+                                for name in names)
 
 
 def announces_row(text: str) -> bool:
@@ -891,9 +911,13 @@ class MetricEvent(LogEvent):
     # epoch does not follow the last one read (the log's first row, or after missing epochs):
     # where the scripts that print it resume a run (the assembler starts one there).
     epoch_start: bool = False
+    # The step is the epoch of a row printed once an epoch (``epoch 23 | loss: ...``): the
+    # row stands for that epoch's steps, how many is not known (as for a row without a step).
+    epoch_row: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
-                 **fields: Any) -> None:
+                 epoch_row: bool = False, **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
-        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start)
+        vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
+                          epoch_row=epoch_row)
