@@ -105,5 +105,7 @@ def find_line_starts(buffer: bytes, stop: int, keywords: tuple[bytes, ...],
             end = buffer.find(b"\n", pos, stop)
             if end < 0:
                 break
-            pos = buffer.find(keyword, end, stop)
+            # on from the next line: a keyword that is the newline itself (the doctor's
+            # every-line pass) is found at ``end`` again
+            pos = buffer.find(keyword, end + 1, stop)
     return sorted(starts)
