@@ -23,12 +23,15 @@ PIECES = st.sampled_from([b"loss", b"los", b"nan", b"na", b"NaN", b"INFO", b"inf
 
 @pytest.mark.skipif(not HAS_RE2, reason="the fast extra (google-re2) is not "
                     "installed: only the bytes.find scanner exists")
+# the prefilter's keywords, and the doctor's second pass: every line a candidate (the newline
+# and the digits as keywords)
+@pytest.mark.parametrize("keywords", [KEYWORDS, EVERY_LINE], ids=["prefilter", "every-line"])
 @settings(max_examples=300, deadline=None)
-@given(st.lists(PIECES, max_size=40), st.integers(0, 400))
-def test_re2_and_find_agree(pieces: list[bytes], cut: int) -> None:
+@given(pieces=st.lists(PIECES, max_size=40), cut=st.integers(0, 400))
+def test_re2_and_find_agree(keywords: tuple[bytes, ...], pieces: list[bytes], cut: int) -> None:
     buffer = b"".join(pieces)
     stop = min(cut, len(buffer))
-    assert line_starts(buffer, stop, KEYWORDS) == find_line_starts(buffer, stop, KEYWORDS)
+    assert line_starts(buffer, stop, keywords) == find_line_starts(buffer, stop, keywords)
 
 
 def test_lines_holding_a_keyword_are_found_once_each() -> None:
@@ -36,17 +39,6 @@ def test_lines_holding_a_keyword_are_found_once_each() -> None:
     assert line_starts(buffer, len(buffer), KEYWORDS) == [14, 28]
     # a keyword that ends past ``stop`` does not count, as with bytes.find's end
     assert line_starts(buffer, 17, KEYWORDS) == []
-
-
-@pytest.mark.skipif(not HAS_RE2, reason="the fast extra (google-re2) is not "
-                    "installed: only the bytes.find scanner exists")
-@settings(max_examples=200, deadline=None)
-@given(st.lists(PIECES, max_size=40), st.integers(0, 400))
-def test_re2_and_find_agree_on_every_line(pieces: list[bytes], cut: int) -> None:
-    # the doctor's second pass, every line a candidate: the newline and the digits
-    buffer = b"".join(pieces)
-    stop = min(cut, len(buffer))
-    assert line_starts(buffer, stop, EVERY_LINE) == find_line_starts(buffer, stop, EVERY_LINE)
 
 
 def test_the_every_line_pass_ends_without_re2(tmp_path: Path) -> None:
