@@ -438,17 +438,13 @@ class MetricReader:
         epoch_start = False
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
-            self.epochs_from_zero = self.epochs_from_zero or epoch == 0
-            step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+            step = self._epochs_before(epoch) * total + done
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := _EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
-                # Epochs count from 1 (mmcv) or from 0 (the ImageNet example, Swin, timm):
-                # once an epoch 0 was seen, epoch 1 is the second one, not the first again.
-                self.epochs_from_zero = self.epochs_from_zero or epoch == 0
-                step = (epoch if self.epochs_from_zero else epoch - 1) * total + done
+                step = self._epochs_before(epoch) * total + done
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
@@ -469,9 +465,7 @@ class MetricReader:
             if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
-                epoch = int(postfix.group(1))
-                self.epochs_from_zero = self.epochs_from_zero or epoch == 0
-                step += (epoch if self.epochs_from_zero else epoch - 1) * int(found.group(2))
+                step += self._epochs_before(int(postfix.group(1))) * int(found.group(2))
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -619,6 +613,13 @@ class MetricReader:
             self.evaluation_lines += 1
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
+
+    def _epochs_before(self, epoch: int) -> int:
+        """How many epochs came before ``epoch``. Epochs count from 1 (mmcv, StyleTTS2,
+        GluonTS) or from 0 (the ImageNet example, Swin, timm, a loop over ``range(epochs)``):
+        once an epoch 0 was seen, epoch 1 is the second one, not the first again."""
+        self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+        return epoch if self.epochs_from_zero else epoch - 1
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
