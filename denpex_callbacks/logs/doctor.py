@@ -262,15 +262,16 @@ class _Session:
         families, assembler = self.result.families, self.assembler
         for event in events:
             families[event.family] += 1
+            at, shown = (line, text) if event.quoted is None else event.quoted
             if event.kind == EVAL:
                 rank = event.rank or 0
                 stream = self.evaluations.get(rank)
                 if stream is None:
                     stream = self.evaluations[rank] = EvaluationStream()
-                stream.event(event, line, text, assembler.clock or None)
+                stream.event(event, at, shown, assembler.clock or None)
                 continue
-            self._judge(event.rank or 0).event(event, line, text)
-            assembler.feed(event, line, text)
+            self._judge(event.rank or 0).event(event, at, shown)
+            assembler.feed(event, at, shown)
         if len(events) == 1:  # most lines: counted without a set built per line
             self.result.reading.parts[(events[0].family, events[0].kind)] += 1
         else:

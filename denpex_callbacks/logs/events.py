@@ -47,6 +47,8 @@ class LogEvent:
             is in ``loss``.
         evidence: What a ``flag`` line's message names, for its diagnosis's evidence (an
             AMP014 dtype error: its kind, kernel, dtypes, value).
+        quoted: (line, text) of the line to quote instead of the one the event was read on
+            (a record of rows ends on a rule that shows none of them).
     """
 
     kind: str
@@ -67,6 +69,7 @@ class LogEvent:
     setup: dict[str, Any] = field(default_factory=dict)
     metric: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    quoted: tuple[int, str] | None = None
 
     def __init__(self, kind: str, family: str, step: int | None = None, rank: int | None = None,
                  scale_before: float | None = None, scale_after: float | None = None,
@@ -75,9 +78,10 @@ class LogEvent:
                  skipped_total: int | None = None, skipped_in_interval: int | None = None,
                  nan_in_interval: int | None = None, code: str | None = None,
                  summary: str = "", setup: dict[str, Any] | None = None,
-                 metric: str | None = None, evidence: dict[str, Any] | None = None) -> None:
+                 metric: str | None = None, evidence: dict[str, Any] | None = None,
+                 quoted: tuple[int, str] | None = None) -> None:
         # One update of the instance dict instead of the frozen dataclass's generated
-        # __init__, which sets each of the 18 fields through object.__setattr__: a big log
+        # __init__, which sets each of the 19 fields through object.__setattr__: a big log
         # makes millions of events, and this builds each about 2.5x faster.
         vars(self).update(kind=kind, family=family, step=step, rank=rank,
                           scale_before=scale_before, scale_after=scale_after,
@@ -85,7 +89,7 @@ class LogEvent:
                           skipped_total=skipped_total, skipped_in_interval=skipped_in_interval,
                           nan_in_interval=nan_in_interval, code=code, summary=summary,
                           setup={} if setup is None else setup, metric=metric,
-                          evidence={} if evidence is None else evidence)
+                          evidence={} if evidence is None else evidence, quoted=quoted)
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)", re.I)

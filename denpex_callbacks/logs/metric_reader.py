@@ -292,6 +292,10 @@ class MetricReader:
         self.epoch_row = -1
         self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
+        # the row a record's events quote, (line, text): its first non-finite row, else its
+        # first (the rule that ends a record, a line of dashes, shows nothing)
+        self.record_quote: tuple[int, str] | None = None
+        self.record_nonfinite = False
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -577,6 +581,10 @@ class MetricReader:
         if cell is not None:
             if cell[1]:
                 self.record.append(cell)
+                if not self.record_nonfinite:
+                    self.record_nonfinite = not math.isfinite(to_value(cell[1]))
+                    if self.record_nonfinite or self.record_quote is None:
+                        self.record_quote = (line, text.strip())
             return []
         if _RECORD_RULE.match(text) is not None:
             return self._end_record(line)
@@ -587,14 +595,18 @@ class MetricReader:
         if not self.record:
             return []
         text = "  ".join(f"{key}: {value}" for key, value in self.record)
-        self.record = []
+        quote = self.record_quote
+        self.record, self.record_quote, self.record_nonfinite = [], None, False
         metrics = read_pairs(text)
         if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
                 or lexicon.GRAD_NORM in metrics.values):
             # a table of settings printed as a record (``| loss_scale | 1024 |`` beside
             # ``| seed | 42 |``): a step's record holds what it measured
             return []
-        return self._pairs(text, metrics, RECORD, line) or []
+        events = self._pairs(text, metrics, RECORD, line) or []
+        for event in events:
+            object.__setattr__(event, "quoted", quote)
+        return events
 
     def _pairs(self, text: str, metrics: MetricLine, written: str | None,
                line: int) -> list[MetricEvent] | None:

@@ -153,6 +153,14 @@ def test_a_record_one_key_per_line_is_one_step(tmp_path: Path) -> None:
     assert ("AMP006", 30) in found, found
 
 
+def test_a_record_quotes_its_non_finite_row_not_the_rule_that_ends_it(tmp_path: Path) -> None:
+    lines = _diffusion(40, nan_from=23)
+    nan = next(d for d in diagnose_lines(tmp_path, lines).faults if d.code == "AMP006")
+    row = next(i for i, line in enumerate(lines, 1) if line.startswith("| loss ")
+               and "nan" in line)
+    assert nan.lines == (row,) and nan.quotes[0].startswith("| loss "), (nan.lines, nan.quotes)
+
+
 def test_a_record_cut_off_by_the_excerpt_is_read(tmp_path: Path) -> None:
     lines = _diffusion(40, nan_from=23)
     cut = next(i for i, line in enumerate(lines) if line.startswith("| loss ")
