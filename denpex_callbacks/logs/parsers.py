@@ -30,6 +30,7 @@ from denpex_callbacks.logs import (
     system,
     torch_errors,
 )
+from denpex_callbacks.logs.cjk import has_cjk, in_english
 from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent
 from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
 from denpex_callbacks.logs.paste import strip_paste
@@ -51,11 +52,13 @@ FAMILIES: tuple[ModuleType, ...] = (
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
-                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective", b"%]")
+                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective", b"%]",
+                    "失".encode())
 # ``ost`` finds ``cost`` and ``Cost`` in one keyword (a few more lines, ``host``, ``most``,
 # are parsed for nothing); ``%]`` ends the progress line that announces a row of values on
 # the next line: VITS' ``Train Epoch: 3 [40%]`` over its bare list of losses, step and lr,
-# which holds no keyword (see ``metric_reader.announces_row``).
+# which holds no keyword (see ``metric_reader.announces_row``). ``失`` ends the loss of
+# Chinese and Japanese prints, 损失 and 損失 (:mod:`~denpex_callbacks.logs.cjk`).
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
 # prints glued into one segment, read as two.
@@ -142,6 +145,8 @@ class LineParser:
         if isinstance(text, ValueRowLine):
             return self._value_rows(text, line)
         text = strip_paste(text)
+        if has_cjk(text):
+            text = in_english(text)
         if self._wrapped is not None:
             wrapped_line, head = self._wrapped
             self._wrapped = None
@@ -193,6 +198,8 @@ class LineParser:
         if self.generic is None:
             return []
         text = strip_paste(text)
+        if has_cjk(text):
+            text = in_english(text)
         rank = line_rank(text)
         out: list[LogEvent] = []
         for segment in text.split("\r"):

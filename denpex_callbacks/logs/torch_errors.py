@@ -58,7 +58,8 @@ FAMILY = "torch"
 # Each message is raised as an exception: its line always holds "...Error: "; a float16
 # dtype error logged without its exception's name still names 'Half' (but the untyped
 # "mat1 and mat2 must have the same dtype" of older torch, which comes as a RuntimeError).
-KEYWORDS = (b"Error", b"Half")
+# "alf" finds "Half" and the table's "half precision" in one keyword.
+KEYWORDS = (b"Error", b"alf")
 
 _ANOMALY = re.compile(r"Function '(\w+)' returned (nan|inf) values in its (\d+)\w* output")
 _PROTOCOL = (
