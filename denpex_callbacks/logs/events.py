@@ -129,3 +129,22 @@ def to_int(text: str | None) -> int | None:
     if value is None or not math.isfinite(value):
         return None
     return int(value)
+
+
+# The step a free-worded sentence names ("at iteration 12", "step 301:", "global step 40",
+# "batch_idx=3"); the first one, where a line names several.
+_SENTENCE_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global[_ ]step|batch_idx)"
+                            r"\s*[:=#]?\s*(\d+)\b")
+
+
+def sentence_step(text: str) -> int | None:
+    """The step a sentence names, or None.
+
+    Example:
+        >>> sentence_step("NaN detected in loss at iteration 12"), sentence_step("overflow!")
+        (12, None)
+        >>> sentence_step("[step 7] overflow! new scale = 512")
+        7
+    """
+    found = _SENTENCE_STEP.search(text)
+    return int(found.group(1)) if found else None

@@ -18,7 +18,7 @@ import math
 import re
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import METRICS, LogEvent
+from denpex_callbacks.logs.events import METRICS, LogEvent, sentence_step
 
 FAMILY = "sentences"
 # The prefilter's own "nan", "NaN", "inf" and "oss" find the lines; "NAN"/"INF" alone would
@@ -54,8 +54,6 @@ _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?"
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
 # nan"): the evaluation stream's, read by the metric reader where it has a value.
 _EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
-_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global[_ ]step|batch_idx)"
-                   r"\s*[:=#]?\s*(\d+)\b")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -83,7 +81,6 @@ def parse(text: str) -> list[LogEvent]:
     if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)
             or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
         return []
-    step = _STEP.search(text)
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
-    return [LogEvent(METRICS, FAMILY, step=int(step.group(1)) if step else None, loss=loss)]
+    return [LogEvent(METRICS, FAMILY, step=sentence_step(text), loss=loss)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from denpex_callbacks.logs.events import FLAG, OVERFLOW, LogEvent, to_float
+from denpex_callbacks.logs.events import FLAG, OVERFLOW, LogEvent, sentence_step, to_float
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
@@ -75,7 +75,6 @@ _AT_MINIMUM = re.compile(
     r"|\bminimum\s+(?:loss\s+)?scale\s+(?:\(\S+\)\s+)?(?:has\s+been\s+|was\s+)?reached"
     r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
     r"(?:further|more|anymore)")
-_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global_step)\s*[:=#]?\s*(\d+)\b")
 # The floor phrase as a key given a false value: a status or configuration dump ("loss scale at
 # minimum: False", "minimum loss scale reached = 0") says the scale is not at its floor.
 _NOT_SO = re.compile(r"(?i)\s*(?:[:=]|\bis\b)?\s*['\"]?(?:false|no|none|off|0)(?![\w.])")
@@ -107,8 +106,7 @@ def parse(text: str) -> list[LogEvent]:
     """
     if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text))
             and not _NOT_SO.match(text, floor.end())):
-        step = _STEP.search(text)
-        return [LogEvent(FLAG, FAMILY, step=int(step.group(1)) if step else None, code="AMP003",
+        return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
     if not any(cue in text for cue in _CUES):
@@ -136,6 +134,5 @@ def parse(text: str) -> list[LogEvent]:
         before = to_float(found.group(1))
     elif found := _SCALE_IS.search(text):
         after = to_float(found.group(1))
-    step = _STEP.search(text)
-    return [LogEvent(OVERFLOW, FAMILY, step=int(step.group(1)) if step else None,
+    return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                      scale_before=before, scale_after=after)]
