@@ -129,6 +129,14 @@ _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STAT_RECORD = re.compile(r'\{"num": ([^,{}]*), "mean": ([^,{}]*), "std": [^,{}]*\}')
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
+# A table whose cells tabs part: one copied as text from a notebook or a spreadsheet (HF's
+# notebook table, ``Step\tTraining Loss\tValidation Loss\tRouge1``, whose cell reads ``No log``
+# until a training loss was logged): a cell is what the tabs part, blanks and all.
+_TAB_CELL = re.compile(r"[^\t]*[^\t\s][^\t]*")
+# A message, not a row of column names: a word and a colon before more words, or a sentence's
+# full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
+# scale anymore. Exiting run.").
+_PROSE = re.compile(r"\w: |\w\.\s*$")
 # A fixed-width table whose column names hold a blank, two blanks or more between columns:
 # spaCy's training table (``spacy/training/loggers.py`` console_logger through wasabi's
 # ``msg.row``, spacing 2): ``E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ...  SCORE``.
@@ -260,7 +268,8 @@ class MetricReader:
 
     def __init__(self, *, templates: bool = True) -> None:
         # (line, column names, their (start, end) on the header row)
-        self.header: tuple[int, list[str], list[tuple[int, int]]] | None = None
+        # (line, column names, their spans, whether tabs part its cells)
+        self.header: tuple[int, list[str], list[tuple[int, int]], bool] | None = None
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -348,7 +357,7 @@ class MetricReader:
         row = self._value_row(text, line)
         if row is None:
             return self._bare(text, line)
-        return self._events(text, row, "header row over value rows", counters=False)
+        return self._row_events(text, row)
 
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
@@ -572,7 +581,14 @@ class MetricReader:
         row = self._value_row(text, line)
         if row is None:
             return self._list_row(text, line)
-        return self._events(text, row, "header row over value rows", counters=False)
+        return self._row_events(text, row)
+
+    def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
+        """The events of a value row under a header row, its evaluation columns' included."""
+        events = self._events(text, row, "header row over value rows", counters=False)
+        if row.evals:
+            events += _nonfinite(row.evals, as_step(row.values.get(lexicon.STEP)))
+        return events
 
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
         """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
@@ -667,8 +683,10 @@ class MetricReader:
         cells = header_cells(text)
         if cells is None:
             return False
-        cell = _WIDE_CELL if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL
-        self.header = (line, cells, [found.span() for found in cell.finditer(text)])
+        tabbed = _tabbed(text)
+        cell = (_TAB_CELL if tabbed else _WIDE_CELL if len(cells) < len(_HEADER_CELL.findall(text))
+                else _HEADER_CELL)
+        self.header = (line, cells, [found.span() for found in cell.finditer(text)], tabbed)
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -676,7 +694,10 @@ class MetricReader:
         if self.header is None:
             return None
         names = self.header[1]
-        cells = _HEADER_CELL.findall(text)[:len(names)]
+        if self.header[3] and _tabbed(text):
+            cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
+        else:
+            cells = _HEADER_CELL.findall(text)[:len(names)]
         # A row far below its header (printed once, as PrintReport does) is read only where
         # it lines up with it (a row that holds a keyword: a NaN one).
         if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
@@ -705,6 +726,8 @@ class MetricReader:
                 zeros.append(decimals(cell))
             if kind == lexicon.COMPONENT:
                 out.components.append((name, value))
+            elif kind is None and lexicon.evaluation_metric(name):
+                out.evals.append((name, value))  # ("Validation Loss": the evaluation's)
             elif kind is not None and kind not in out.values:
                 out.values[kind] = value
                 out.keys[kind] = name
@@ -836,11 +859,16 @@ def header_cells(text: str) -> list[str] | None:
         True
         >>> header_cells("E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  SCORE ")
         ['E', '#', 'LOSS TOK2VEC', 'LOSS NER', 'ENTS_F', 'SCORE']
+        >>> header_cells("Step\\tTraining Loss\\tValidation Loss\\tRouge1")
+        ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
     """
-    if VALUE.search(text):
+    if VALUE.search(text) or _PROSE.search(text):
         return None
-    cells = _HEADER_CELL.findall(text)
-    if "  " in text:
+    if _tabbed(text):
+        cells = [cell.strip() for cell in _TAB_CELL.findall(text)]
+    else:
+        cells = _HEADER_CELL.findall(text)
+    if "  " in text and not _tabbed(text):
         # Names of two words or more, known only whole (``LOSS NER``): the table's columns
         # are what two blanks or more part.
         wide = _WIDE_CELL.findall(text)
@@ -850,6 +878,11 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _tabbed(text: str) -> bool:
+    """Whether tabs part a line's cells (a tab between two of them, not only around it)."""
+    return "\t" in text.strip()
 
 
 def _step_column(names: list[str]) -> bool:

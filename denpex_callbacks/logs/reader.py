@@ -32,7 +32,9 @@ CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
-_DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told by one digit
+# A header row holds no number, though its names may hold digits (``Rouge1``, ``mAP50-95``,
+# ``lr0``): most lines are told by the first digit that starts a number.
+_NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
@@ -273,7 +275,7 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _DIGIT.search(text) is None and header_cells(text) is not None:
+            if _NUMBER_START.search(text) is None and header_cells(text) is not None:
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
