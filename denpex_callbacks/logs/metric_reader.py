@@ -43,7 +43,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale", "EpochBatches",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
            "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
            "record_cell", "starts_with_value", "to_value"]
@@ -97,6 +97,24 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
 _POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
+# An epoch and the batch of that epoch, the epoch's length not printed: icefall's ``Epoch 3,
+# batch 500, loss[...]`` (``egs/*/ASR/*/train.py``), snowfall's ``batch 10, epoch 0/10 global
+# average objf: ...`` (the number after the epoch is the run's epochs, not the batches'); the
+# batch first or the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
+_EPOCH_BATCH = re.compile(r"\b[Ee]poch:?\s*(\d+)(?:/\d+)?,?\s+[Bb]atch:?\s*(\d+)\b(?!\s*/)"
+                          r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# wenet's executor and ``log_per_step`` (``wenet/utils/executor.py``, ``train_utils.py``):
+# ``TRAIN Batch {epoch}/{batch_idx} loss ...``, the epoch first. The GAN scripts' ``Batch
+# 300/938`` is the batch of how many: which of the two a log prints is told by its lines
+# (the first count stays while the second moves: an epoch and its batches).
+_SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
+# DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
+# Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
+# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``.
+_STEP_TUPLE = re.compile(r"(?:^|\s)\((\d+), (\d+)\)\s+[A-Za-z]")
+# ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
+# two bare counts open the line, the epoch then the batch of the epoch, then the keys.
+_TWO_COUNTS = re.compile(r"\s*(\d+) (\d+) [A-Za-z]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -268,6 +286,12 @@ class MetricReader:
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
+        # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
+        self.epoch_batches = EpochBatches()
+        # wenet's ``Batch a/b``: the last pair, and whether ``a`` is the epoch (None: not
+        # told yet)
+        self.slash_last: tuple[int, int] | None = None
+        self.slash_epochs: bool | None = None
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -436,6 +460,7 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
+        printed = step
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             step = self._epochs_before(epoch) * total + done
@@ -457,6 +482,9 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if step == printed and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
+                pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
+            step = self.epoch_batches.step_of(*pair)
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -621,6 +649,48 @@ class MetricReader:
         self.epochs_from_zero = self.epochs_from_zero or epoch == 0
         return epoch if self.epochs_from_zero else epoch - 1
 
+    def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
+                         line: int) -> tuple[int, int, int] | None:
+        """The epoch and the batch of that epoch that a training line prints without the
+        epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's
+        ``(3, 500)``, DALLE's ``3 500 loss - ...``, ConvNets' ``Epoch: 3 Iteration: 500``),
+        and how many batches the epoch holds where printed (0: not printed), or None. Runs
+        only on a line that read a loss."""
+        if "atch" in text:
+            if found := _EPOCH_BATCH.search(text):
+                if found.group(1) is not None:
+                    return int(found.group(1)), int(found.group(2)), 0
+                return int(found.group(4)), int(found.group(3)), 0
+            if "poch" not in text and (found := _SLASH_BATCH.search(text)):
+                return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
+        if ") " in text and (found := _STEP_TUPLE.search(text)):
+            return int(found.group(1)), int(found.group(2)), 0
+        if printed is None and (found := _TWO_COUNTS.match(text)):
+            return int(found.group(1)), int(found.group(2)), 0
+        epoch = as_step(metrics.values.get(lexicon.EPOCH))
+        key = metrics.keys.get(lexicon.STEP)
+        if printed is not None and epoch is not None:
+            # a step key beside the epoch (the counter decides), the batches it counts to
+            # printed after it or not (``it: 100/1000 ep: 1/10``)
+            total = re.search(rf"{re.escape(key)}\W{{0,3}}0*{printed}/(\d+)", text) if (
+                "/" in text and key is not None) else None
+            return epoch, printed, int(total.group(1)) if total else 0
+        return None
+
+    def _slash_batch(self, first: int, second: int, line: int) -> tuple[int, int, int] | None:
+        """wenet's ``Batch {epoch}/{batch}`` or ``Batch {batch}/{batches}``: the first line
+        cannot tell; the second can (the epoch stays while its batches move on; the batch
+        moves on while the total stays). None until told, or for a batch of a total (the
+        bar's counter then numbers it: see ``_bar_step``)."""
+        last, self.slash_last = self.slash_last, (first, second)
+        if self.slash_epochs is None and last is not None:
+            if first == last[0] and second != last[1]:
+                self.slash_epochs = True
+                self.epoch_batches.step_of(*last)  # the first line's, not numbered then
+            elif second == last[1] and first != last[0]:
+                self.slash_epochs = False
+        return (first, second, 0) if self.slash_epochs else None
+
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
@@ -700,6 +770,54 @@ class MetricReader:
             return None
         out.zero_places = min(zeros, default=0)
         return out
+
+
+class EpochBatches:
+    """The step of the batch of an epoch where the line does not print how many batches an
+    epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
+    500)``): learnt from the log, one epoch at a time.
+
+    A counter that starts over when the epoch goes up counts the batches of the epoch: an
+    epoch holds its last batch printed (counted from 1), or one print interval more (counted
+    from 0: its last batch is not printed); the longest epoch read so far is each epoch's
+    length (an epoch of which few lines were read is no shorter), and the steps go on from
+    there. A counter that never started over is the run's own step, read as printed. The
+    excerpt's first epoch starts at 0: the batches of the epochs before it are not known.
+
+    Example:
+        >>> counter = EpochBatches()
+        >>> [counter.step_of(e, b) for e, b in ((0, 0), (0, 100), (0, 200), (1, 0), (3, 200))]
+        [0, 100, 200, 300, 1100]
+        >>> counter = EpochBatches()  # a global step beside the epoch
+        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))]
+        [100, 200, 300]
+    """
+
+    __slots__ = ("epoch", "from_zero", "interval", "last", "length", "offset")
+
+    def __init__(self) -> None:
+        self.epoch: int | None = None  # the epoch of the last batch read
+        self.last = 0  # the last batch read
+        self.interval = 0  # how many batches apart it prints (0: not known)
+        self.offset = 0  # the batches of the epochs before this one
+        self.length = 0  # batches an epoch (0: the counter has not started over yet)
+        self.from_zero = False  # a batch 0 was read: the batches count from 0
+
+    def step_of(self, epoch: int, batch: int, total: int = 0) -> int:
+        """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
+        holds, 0 where it does not)."""
+        self.from_zero = self.from_zero or batch == 0
+        if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
+            self.offset = self.length = 0
+        elif epoch == self.epoch:
+            if batch > self.last:
+                self.interval = batch - self.last
+        elif self.length or batch <= self.last:  # the counter starts over with each epoch
+            held = total or self.last + ((self.interval or 1) if self.from_zero else 0)
+            self.length = max(self.length, held)
+            self.offset += self.length * (epoch - self.epoch)
+        self.epoch, self.last = epoch, batch
+        return self.offset + batch
 
 
 class BareScale:
