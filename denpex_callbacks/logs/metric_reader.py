@@ -307,6 +307,9 @@ class MetricReader:
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
         self.block_keys: set[str] = set()
+        # (epoch, line) of the last line that held only an epoch (nnU-Net's ``Epoch 12``):
+        # the epoch of a row below it that prints none
+        self.block_epoch: tuple[int, int] | None = None
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
@@ -515,8 +518,13 @@ class MetricReader:
         if counters and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
             printed = step
-            step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
-                                   metrics.keys.get(lexicon.EPOCH))
+            row_epoch = values.get(lexicon.EPOCH)
+            block = self.block_epoch
+            above = row_epoch is None and block is not None and line - block[1] <= BLOCK_REACH
+            if above and block is not None:  # nnU-Net's row under its ``Epoch 12`` line
+                row_epoch = float(block[0])
+            step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
+                                   above=above)
             epoch_row = printed is None and step is not None
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
@@ -545,6 +553,9 @@ class MetricReader:
             if step is not None and counters:
                 self.block_step = (step, line)  # a record's step line: its metrics follow
                 self.block_keys = set()
+            elif (counters and len(values) == 1
+                  and (only := as_step(values.get(lexicon.EPOCH))) is not None):
+                self.block_epoch = (only, line)  # an epoch's line: its row follows
             return []
         if counters and self.block_step is not None:
             if step is not None:
@@ -700,7 +711,7 @@ class MetricReader:
         return epochs * total + done
 
     def _epoch_row(self, step: int | None, epoch: float | None, text: str,
-                   key: str | None) -> int | None:
+                   key: str | None, *, above: bool = False) -> int | None:
         """The step of a training row that prints no step: its epoch, in a log that prints
         one row an epoch (pytorch-tabnet's ``epoch 23 | loss: nan | val_0_auc: ...``, PyTorch
         Geometric's ``Epoch: 019, Loss: nan, ...``), as its reader counts; else ``step``.
@@ -709,12 +720,14 @@ class MetricReader:
         one: a row printed every few batches repeats its epoch, a fractional epoch (HF's
         ``epoch: 0.27``) is no count, a log that prints steps numbers its rows itself. Once
         a row breaks that, the rows are numbered as before (the count goes on from the last
-        epoch), for the rest of the input: the steps never go back.
+        epoch), for the rest of the input: the steps never go back. ``above``: the epoch is
+        a line's of its own above the row (nnU-Net's ``Epoch 12``, then ``train_loss -0.7``).
         """
         whole = as_step(epoch)
-        if step is None and whole is not None and whole > self.epoch_row and key is not None and (
+        if step is None and whole is not None and whole > self.epoch_row and (above or (
                 # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
-                re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text)):
+                key is not None
+                and re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text))):
             self.epoch_row = whole
             return whole
         self.epoch_rows_off = True

@@ -180,3 +180,33 @@ def _dalle(nan_from: int | None, epochs: int = 3, batches: int = 200) -> list[st
 
 def test_dalle_bare_epoch_and_batch(tmp_path: Path) -> None:
     _found_then_quiet(tmp_path, _dalle, 450, ("AMP006", 450))
+
+
+def _nnunet_v2(nan_from: int | None, epochs: int = 6) -> list[str]:
+    stamp = "2023-05-01 10:00:00.123456:"
+    lines = []
+    for epoch in range(epochs):
+        loss = "nan" if nan_from is not None and epoch >= nan_from else f"{-0.1 * epoch:.4f}"
+        lines += [f"{stamp} ", f"{stamp} Epoch {epoch} ",
+                  f"{stamp} Current learning rate: 0.00982 ", f"{stamp} train_loss {loss} ",
+                  f"{stamp} val_loss {-0.1 * epoch + 0.05:.4f} ",
+                  f"{stamp} Pseudo dice [0.8123, 0.7012] ", f"{stamp} Epoch time: 123.45 s "]
+    return lines
+
+
+def _nnunet_v1(nan_from: int | None, epochs: int = 6) -> list[str]:
+    stamp = "2021-05-01 10:00:00.123456:"
+    lines = []
+    for epoch in range(epochs):
+        loss = "nan" if nan_from is not None and epoch >= nan_from else f"{-0.1 * epoch:.4f}"
+        lines += [f"{stamp} ", f"epoch:  {epoch} ", f"{stamp} train loss : {loss} ",
+                  f"{stamp} validation loss: {-0.1 * epoch + 0.05:.4f} ",
+                  f"{stamp} Average global foreground Dice: [0.8123, 0.7012] ",
+                  f"{stamp} lr: 0.009818 ", f"{stamp} This epoch took 123.456789 s", ""]
+    return lines
+
+
+def test_nnunet_row_belongs_to_the_epoch_above_it(tmp_path: Path) -> None:
+    # epochs from 0: the fourth row is epoch 3's, not step 4
+    _found_then_quiet(tmp_path, _nnunet_v2, 3, ("AMP006", 3))
+    _found_then_quiet(tmp_path, _nnunet_v1, 3, ("AMP006", 3))
