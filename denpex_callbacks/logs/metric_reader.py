@@ -56,12 +56,15 @@ FAMILY = "generic"
 # ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
 # ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
 # 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
-# 5.23 it/sec | ...``.
+# 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
+# scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
+# batches opening the line.
 _EPOCH_ITER = re.compile(
     r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
-    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
+    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -467,7 +470,8 @@ class MetricReader:
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             step = self._epochs_before(epoch) * total + done
-        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
+        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
+                               or text[:1] == "["):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := _EPOCH_ITER.search(text):

@@ -210,3 +210,18 @@ def test_nnunet_row_belongs_to_the_epoch_above_it(tmp_path: Path) -> None:
     # epochs from 0: the fourth row is epoch 3's, not step 4
     _found_then_quiet(tmp_path, _nnunet_v2, 3, ("AMP006", 3))
     _found_then_quiet(tmp_path, _nnunet_v1, 3, ("AMP006", 3))
+
+
+def _dcgan(nan_from: int | None, epochs: int = 3, batches: int = 200) -> list[str]:
+    lines = []
+    for epoch in range(epochs):
+        for i in range(batches):
+            step = epoch * batches + i
+            d = "nan" if nan_from is not None and step >= nan_from else f"{0.5 + step / 1e4:.4f}"
+            lines.append(f"[{epoch}/25][{i}/{batches}] Loss_D: {d} Loss_G: {d} D(x): 0.5000 "
+                         "D(G(z)): 0.4000 / 0.3000")
+    return lines
+
+
+def test_dcgan_epoch_and_batch_brackets(tmp_path: Path) -> None:
+    _found_then_quiet(tmp_path, _dcgan, 450, ("AMP006", 450))
