@@ -106,6 +106,11 @@ _POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 # batch first or the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
 _EPOCH_BATCH = re.compile(r"\b[Ee]poch:?\s*(\d+)(?:/\d+)?,?\s+[Bb]atch:?\s*(\d+)\b(?!\s*/)"
                           r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
+# ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
+# (from 1), then the batches of that epoch the values average (counted from 1); the last is
+# where the line stands.
+_EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
 # wenet's executor and ``log_per_step`` (``wenet/utils/executor.py``, ``train_utils.py``):
 # ``TRAIN Batch {epoch}/{batch_idx} loss ...``, the epoch first. The GAN scripts' ``Batch
 # 300/938`` is the batch of how many: which of the two a log prints is told by its lines
@@ -466,7 +471,7 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
-        printed = step
+        found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             step = self._epochs_before(epoch) * total + done
@@ -489,8 +494,9 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
-        if step == printed and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
+        if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
+            # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
@@ -667,8 +673,9 @@ class MetricReader:
     def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
                          line: int) -> tuple[int, int, int] | None:
         """The epoch and the batch of that epoch that a training line prints without the
-        epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's
-        ``(3, 500)``, DALLE's ``3 500 loss - ...``, ConvNets' ``Epoch: 3 Iteration: 500``),
+        epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, ESPnet2's
+        ``3epoch:train:401-500batch:``, DLLogger's ``(3, 500)``, DALLE's ``3 500 loss - ...``,
+        ConvNets' ``Epoch: 3 Iteration: 500``),
         and how many batches the epoch holds where printed (0: not printed), or None. Runs
         only on a line that read a loss."""
         if "atch" in text:
@@ -676,6 +683,8 @@ class MetricReader:
                 if found.group(1) is not None:
                     return int(found.group(1)), int(found.group(2)), 0
                 return int(found.group(4)), int(found.group(3)), 0
+            if "batch:" in text and (found := _EPOCH_RANGE.search(text)):
+                return int(found.group(1)), int(found.group(2)), 0
             if "poch" not in text and (found := _SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
         if ") " in text and (found := _STEP_TUPLE.search(text)):

@@ -11,8 +11,9 @@
   ``StdOutBackend`` (``"DLL {} - ".format(timestamp)``, ``str(step)``, ``"{} : {} {}"``) and
   ConvNets' ``image_classification/logger.py`` ``format_step`` (``"Epoch: {} "``,
   ``"Iteration: {} "``), DALLE-pytorch's ``print(epoch, i, f'loss - {avg_loss.item()}')``
-  (``train_dalle.py``): the step counts the batches across the epochs, an epoch's length
-  learnt where the counter starts over;
+  (``train_dalle.py``), ESPnet2's ``f"{self.epoch}epoch:{self.key}:{self.prev_count +
+  1}-{self.count}batch: "`` (``espnet2/train/reporter.py``): the step counts the batches
+  across the epochs, an epoch's length learnt where the counter starts over;
 - an epoch printed on a line of its own above its row: nnU-Net v2
   (``nnunetv2/training/nnUNetTrainer/nnUNetTrainer.py``: ``print_to_log_file(f'Epoch
   {self.current_epoch}')``, then ``print_to_log_file('train_loss', ...)``; each line behind
@@ -210,6 +211,32 @@ def test_nnunet_row_belongs_to_the_epoch_above_it(tmp_path: Path) -> None:
     # epochs from 0: the fourth row is epoch 3's, not step 4
     _found_then_quiet(tmp_path, _nnunet_v2, 3, ("AMP006", 3))
     _found_then_quiet(tmp_path, _nnunet_v1, 3, ("AMP006", 3))
+
+
+def _espnet2(nan_from: int | None, epochs: int = 3, batches: int = 500,
+             interval: int = 100) -> list[str]:
+    """espnet2/train/reporter.py ``SubReporter.log_message`` (epochs and batches from 1; values
+    ``:.3f`` between 1e-3 and 1e3, else ``:.3e``) behind espnet2's ``[%(hostname)s]
+    %(asctime)s (%(module)s:%(lineno)d) %(levelname)s: %(message)s``; the epoch's results
+    after it."""
+    head = "[host] 2023-01-01 10:00:00,123 (trainer:732) INFO: "
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for end in range(interval, batches + 1, interval):
+            v = _loss((epoch - 1) * batches + end, nan_from)
+            lines.append(f"{head}{epoch}epoch:train:{end - interval + 1}-{end}batch: "
+                         f"iter_time=1.234e-04, forward_time=0.123, loss_ctc={v:.3f}, "
+                         f"loss_att={v:.3f}, acc=0.456, loss={v:.3f}, backward_time=0.234, "
+                         "optim_step_time=0.012, optim0_lr0=1.000e-03, train_time=1.234")
+        lines.append(f"{head}{epoch}epoch results: [train] iter_time=1.234e-04, loss=2.000, "
+                     "time=10 minutes and 3.2 seconds, total_count=500, [valid] loss=2.500, "
+                     "acc=0.500")
+    return lines
+
+
+def test_espnet2_epoch_and_batch_range(tmp_path: Path) -> None:
+    # epoch 3 (from 1), batches 201-300 of 500: step 1300, not the 13th row
+    _found_then_quiet(tmp_path, _espnet2, 1300, ("AMP006", 1300))
 
 
 def _dcgan(nan_from: int | None, epochs: int = 3, batches: int = 200) -> list[str]:
