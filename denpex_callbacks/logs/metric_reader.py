@@ -118,8 +118,10 @@ _EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
 _SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
 # DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
 # Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
-# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``.
-_STEP_TUPLE = re.compile(r"(?:^|\s)\((\d+), (\d+)\)\s+[A-Za-z]")
+# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``. Only where the step
+# opens the message (after DLLogger's `` - ``, or the line's start): a tuple further on is
+# any pair a program printed (a tensor's shape).
+_STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
 # ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
 # two bare counts open the line, the epoch then the batch of the epoch, then the keys.
 _TWO_COUNTS = re.compile(r"\s*(\d+) (\d+) [A-Za-z]")
@@ -814,6 +816,9 @@ class EpochBatches:
         >>> counter = EpochBatches()
         >>> [counter.step_of(e, b) for e, b in ((0, 0), (0, 100), (0, 200), (1, 0), (3, 200))]
         [0, 100, 200, 300, 1100]
+        >>> counter = EpochBatches()  # the line prints the epoch's length: ``it: 100/1000``
+        >>> [counter.step_of(e, b, 1000) for e, b in ((1, 100), (1, 200), (2, 100))]
+        [100, 200, 1100]
         >>> counter = EpochBatches()  # a global step beside the epoch
         >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))]
         [100, 200, 300]
