@@ -43,7 +43,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale", "EpochBatches",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
            "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
            "record_cell", "starts_with_value", "to_value"]
@@ -56,12 +56,15 @@ FAMILY = "generic"
 # ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
 # ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
 # 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
-# 5.23 it/sec | ...``.
+# 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
+# scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
+# batches opening the line.
 _EPOCH_ITER = re.compile(
     r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
-    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
+    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -97,6 +100,31 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
 _POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
+# An epoch and the batch of that epoch, the epoch's length not printed: icefall's ``Epoch 3,
+# batch 500, loss[...]`` (``egs/*/ASR/*/train.py``), snowfall's ``batch 10, epoch 0/10 global
+# average objf: ...`` (the number after the epoch is the run's epochs, not the batches'); the
+# batch first or the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
+_EPOCH_BATCH = re.compile(r"\b[Ee]poch:?\s*(\d+)(?:/\d+)?,?\s+[Bb]atch:?\s*(\d+)\b(?!\s*/)"
+                          r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
+# ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
+# (from 1), then the batches of that epoch the values average (counted from 1); the last is
+# where the line stands.
+_EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
+# wenet's executor and ``log_per_step`` (``wenet/utils/executor.py``, ``train_utils.py``):
+# ``TRAIN Batch {epoch}/{batch_idx} loss ...``, the epoch first. The GAN scripts' ``Batch
+# 300/938`` is the batch of how many: which of the two a log prints is told by its lines
+# (the first count stays while the second moves: an epoch and its batches).
+_SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
+# DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
+# Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
+# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``. Only where the step
+# opens the message (after DLLogger's `` - ``, or the line's start): a tuple further on is
+# any pair a program printed (a tensor's shape).
+_STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
+# ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
+# two bare counts open the line, the epoch then the batch of the epoch, then the keys.
+_TWO_COUNTS = re.compile(r"\s*(\d+) (\d+) [A-Za-z]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -277,6 +305,12 @@ class MetricReader:
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
+        # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
+        self.epoch_batches = EpochBatches()
+        # wenet's ``Batch a/b``: the last pair, and whether ``a`` is the epoch (None: not
+        # told yet)
+        self.slash_last: tuple[int, int] | None = None
+        self.slash_epochs: bool | None = None
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -292,6 +326,9 @@ class MetricReader:
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
         self.block_keys: set[str] = set()
+        # (epoch, line) of the last line that held only an epoch (nnU-Net's ``Epoch 12``):
+        # the epoch of a row below it that prints none
+        self.block_epoch: tuple[int, int] | None = None
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
@@ -449,10 +486,12 @@ class MetricReader:
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
+        found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             step = self._epochs_before(epoch) * total + done
-        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
+        elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
+                               or text[:1] == "["):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := _EPOCH_ITER.search(text):
@@ -470,6 +509,10 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
+                pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
+            # no layout above numbered the line: an epoch and its batch, the length unknown
+            step = self.epoch_batches.step_of(*pair)
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -500,8 +543,13 @@ class MetricReader:
         if counters and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
             printed = step
-            step = self._epoch_row(step, values.get(lexicon.EPOCH), text,
-                                   metrics.keys.get(lexicon.EPOCH))
+            row_epoch = values.get(lexicon.EPOCH)
+            block = self.block_epoch
+            above = row_epoch is None and block is not None and line - block[1] <= BLOCK_REACH
+            if above and block is not None:  # nnU-Net's row under its ``Epoch 12`` line
+                row_epoch = float(block[0])
+            step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
+                                   above=above)
             epoch_row = printed is None and step is not None
         scale = values.get(lexicon.SCALE)
         unread = False  # a bare scale key that the scale was not read from: no key read
@@ -530,6 +578,9 @@ class MetricReader:
             if step is not None and counters:
                 self.block_step = (step, line)  # a record's step line: its metrics follow
                 self.block_keys = set()
+            elif (counters and len(values) == 1
+                  and (only := as_step(values.get(lexicon.EPOCH))) is not None):
+                self.block_epoch = (only, line)  # an epoch's line: its row follows
             return []
         if counters and self.block_step is not None:
             if step is not None:
@@ -649,6 +700,51 @@ class MetricReader:
         self.epochs_from_zero = self.epochs_from_zero or epoch == 0
         return epoch if self.epochs_from_zero else epoch - 1
 
+    def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
+                         line: int) -> tuple[int, int, int] | None:
+        """The epoch and the batch of that epoch that a training line prints without the
+        epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, ESPnet2's
+        ``3epoch:train:401-500batch:``, DLLogger's ``(3, 500)``, DALLE's ``3 500 loss - ...``,
+        ConvNets' ``Epoch: 3 Iteration: 500``),
+        and how many batches the epoch holds where printed (0: not printed), or None. Runs
+        only on a line that read a loss."""
+        if "atch" in text:
+            if found := _EPOCH_BATCH.search(text):
+                if found.group(1) is not None:
+                    return int(found.group(1)), int(found.group(2)), 0
+                return int(found.group(4)), int(found.group(3)), 0
+            if "batch:" in text and (found := _EPOCH_RANGE.search(text)):
+                return int(found.group(1)), int(found.group(2)), 0
+            if "poch" not in text and (found := _SLASH_BATCH.search(text)):
+                return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
+        if ") " in text and (found := _STEP_TUPLE.search(text)):
+            return int(found.group(1)), int(found.group(2)), 0
+        if printed is None and (found := _TWO_COUNTS.match(text)):
+            return int(found.group(1)), int(found.group(2)), 0
+        epoch = as_step(metrics.values.get(lexicon.EPOCH))
+        key = metrics.keys.get(lexicon.STEP)
+        if printed is not None and epoch is not None:
+            # a step key beside the epoch (the counter decides), the batches it counts to
+            # printed after it or not (``it: 100/1000 ep: 1/10``)
+            total = re.search(rf"{re.escape(key)}\W{{0,3}}0*{printed}/(\d+)", text) if (
+                "/" in text and key is not None) else None
+            return epoch, printed, int(total.group(1)) if total else 0
+        return None
+
+    def _slash_batch(self, first: int, second: int, line: int) -> tuple[int, int, int] | None:
+        """wenet's ``Batch {epoch}/{batch}`` or ``Batch {batch}/{batches}``: the first line
+        cannot tell; the second can (the epoch stays while its batches move on; the batch
+        moves on while the total stays). None until told, or for a batch of a total (the
+        bar's counter then numbers it: see ``_bar_step``)."""
+        last, self.slash_last = self.slash_last, (first, second)
+        if self.slash_epochs is None and last is not None:
+            if first == last[0] and second != last[1]:
+                self.slash_epochs = True
+                self.epoch_batches.step_of(*last)  # the first line's, not numbered then
+            elif second == last[1] and first != last[0]:
+                self.slash_epochs = False
+        return (first, second, 0) if self.slash_epochs else None
+
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
@@ -658,7 +754,7 @@ class MetricReader:
         return epochs * total + done
 
     def _epoch_row(self, step: int | None, epoch: float | None, text: str,
-                   key: str | None) -> int | None:
+                   key: str | None, *, above: bool = False) -> int | None:
         """The step of a training row that prints no step: its epoch, in a log that prints
         one row an epoch (pytorch-tabnet's ``epoch 23 | loss: nan | val_0_auc: ...``, PyTorch
         Geometric's ``Epoch: 019, Loss: nan, ...``), as its reader counts; else ``step``.
@@ -667,12 +763,14 @@ class MetricReader:
         one: a row printed every few batches repeats its epoch, a fractional epoch (HF's
         ``epoch: 0.27``) is no count, a log that prints steps numbers its rows itself. Once
         a row breaks that, the rows are numbered as before (the count goes on from the last
-        epoch), for the rest of the input: the steps never go back.
+        epoch), for the rest of the input: the steps never go back. ``above``: the epoch is
+        a line's of its own above the row (nnU-Net's ``Epoch 12``, then ``train_loss -0.7``).
         """
         whole = as_step(epoch)
-        if step is None and whole is not None and whole > self.epoch_row and key is not None and (
+        if step is None and whole is not None and whole > self.epoch_row and (above or (
                 # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
-                re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text)):
+                key is not None
+                and re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text))):
             self.epoch_row = whole
             return whole
         self.epoch_rows_off = True
@@ -735,6 +833,57 @@ class MetricReader:
             return None
         out.zero_places = min(zeros, default=0)
         return out
+
+
+class EpochBatches:
+    """The step of the batch of an epoch where the line does not print how many batches an
+    epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
+    500)``): learnt from the log, one epoch at a time.
+
+    A counter that starts over when the epoch goes up counts the batches of the epoch: an
+    epoch holds its last batch printed (counted from 1), or one print interval more (counted
+    from 0: its last batch is not printed); the longest epoch read so far is each epoch's
+    length (an epoch of which few lines were read is no shorter), and the steps go on from
+    there. A counter that never started over is the run's own step, read as printed. The
+    excerpt's first epoch starts at 0: the batches of the epochs before it are not known.
+
+    Example:
+        >>> counter = EpochBatches()
+        >>> [counter.step_of(e, b) for e, b in ((0, 0), (0, 100), (0, 200), (1, 0), (3, 200))]
+        [0, 100, 200, 300, 1100]
+        >>> counter = EpochBatches()  # the line prints the epoch's length: ``it: 100/1000``
+        >>> [counter.step_of(e, b, 1000) for e, b in ((1, 100), (1, 200), (2, 100))]
+        [100, 200, 1100]
+        >>> counter = EpochBatches()  # a global step beside the epoch
+        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))]
+        [100, 200, 300]
+    """
+
+    __slots__ = ("epoch", "from_zero", "interval", "last", "length", "offset")
+
+    def __init__(self) -> None:
+        self.epoch: int | None = None  # the epoch of the last batch read
+        self.last = 0  # the last batch read
+        self.interval = 0  # how many batches apart it prints (0: not known)
+        self.offset = 0  # the batches of the epochs before this one
+        self.length = 0  # batches an epoch (0: the counter has not started over yet)
+        self.from_zero = False  # a batch 0 was read: the batches count from 0
+
+    def step_of(self, epoch: int, batch: int, total: int = 0) -> int:
+        """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
+        holds, 0 where it does not)."""
+        self.from_zero = self.from_zero or batch == 0
+        if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
+            self.offset = self.length = 0
+        elif epoch == self.epoch:
+            if batch > self.last:
+                self.interval = batch - self.last
+        elif self.length or batch <= self.last:  # the counter starts over with each epoch
+            held = total or self.last + ((self.interval or 1) if self.from_zero else 0)
+            self.length = max(self.length, held)
+            self.offset += self.length * (epoch - self.epoch)
+        self.epoch, self.last = epoch, batch
+        return self.offset + batch
 
 
 class BareScale:

@@ -122,6 +122,11 @@ def _build(text: str, event: LogEvent) -> Shape | None:
     if (read.values.get(lexicon.STEP) != event.step or read.values.get(lexicon.LOSS) != event.loss
             or scale != event.scale_after):
         return None  # the generic reading of the line is not the family's: no shape
+    if lexicon.EPOCH in read.values and event.family == "generic":
+        # a step beside its epoch may count the epoch's batches (ConvNets' ``Epoch: 3
+        # Iteration: 500``): the reader learns that where the counter starts over, a line
+        # that a run would hand over as a count
+        return None
     roles = {(start, end): role for start, end, role, _key, _sep in claims}
     out: list[bytes] = []
     previous, stepped = 0, False

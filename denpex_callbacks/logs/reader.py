@@ -38,6 +38,10 @@ _NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+_EPOCH_TAIL = re.compile(rb"poch:? +\d+ *$")
+# An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
+# learning rate between its ``Epoch 12`` and the row's ``train_loss``).
+EPOCH_REACH = 3
 
 
 class Readable(Protocol):
@@ -254,8 +258,8 @@ def _scan(
         counted_to = start
         if gap:
             if (step_line := _step_line(buffer, resume, start)) is not None:
-                yield number - 1, _decode(step_line, stats)
-        elif start == 0 and before and _is_step_line(before):
+                yield number - 1 - step_line[1], _decode(step_line[0], stats)
+        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)):
             yield number - 1, _decode(before, stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
@@ -295,9 +299,24 @@ def _scan(
     return number - line_no + buffer.count(b"\n", counted_to, stop)
 
 
-def _step_line(buffer: bytes, resume: int, start: int) -> bytes | None:
+def _is_epoch_line(line: bytes) -> bool:
+    """Whether a line ends with an epoch and holds nothing else after it (nnU-Net's
+    ``print_to_log_file(f'Epoch {self.current_epoch}')``, v1's ``"\\nepoch: ", self.epoch``):
+    the epoch of the row its trainer prints a few lines below it.
+
+    Example:
+        >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
+        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5")]
+        [True, True, False, False]
+    """
+    at = line.rfind(b"poch")
+    return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
+
+
+def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | None:
     """The line just before ``start`` (one of the lines without a keyword from ``resume``)
-    when it is a record's step line, else None.
+    when it is a record's step line, or one of the :data:`EPOCH_REACH` lines before it when it
+    is an epoch line (:func:`_is_epoch_line`), with how many lines lie between; else None.
 
     A multi-line record prints its step on a line of its own and each metric on a line below
     it (OLMo's ``[step=1080/739328]`` over ``    train/CrossEntropyLoss=nan``, fms-fsdp's
@@ -308,14 +327,25 @@ def _step_line(buffer: bytes, resume: int, start: int) -> bytes | None:
     Example:
         >>> b = b"[step=10/99]\\n  loss=nan\\n"
         >>> _step_line(b, 0, 13)
-        b'[step=10/99]'
+        (b'[step=10/99]', 0)
+        >>> b = b"x: Epoch 12 \\nx: Current learning rate: 0.00982 \\nx: train_loss nan\\n"
+        >>> _step_line(b, 0, 47)
+        (b'x: Epoch 12 ', 1)
     """
-    low = max(resume, start - 1 - MAX_TEXT)
-    newline = buffer.rfind(b"\n", low, start - 1)
-    if newline < 0 and low > resume:
-        return None  # a line longer than any handed over
-    line = buffer[max(newline + 1, resume):start - 1]
-    return line if _is_step_line(line) else None
+    end = start - 1
+    for back in range(EPOCH_REACH):
+        if end < resume:
+            return None
+        low = max(resume, end - MAX_TEXT)
+        newline = buffer.rfind(b"\n", low, end)
+        if newline < 0 and low > resume:
+            return None  # a line longer than any handed over
+        begin = max(newline + 1, resume)
+        line = buffer[begin:end]
+        if (back == 0 and _is_step_line(line)) or _is_epoch_line(line):
+            return line, back
+        end = begin - 1
+    return None
 
 
 def _is_step_line(line: bytes) -> bool:
