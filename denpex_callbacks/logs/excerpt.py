@@ -340,11 +340,15 @@ class ExcerptJudge:
             # A constant scale at the floor is not stuck: it cannot go lower.
             self.superseded.add("AMP005")
             out.append(floor)
-        elif scaled and not scale_known:
+        elif scaled and scale_known <= {"AMP004"}:
             scale = (self._counter(), self._collapse(), floor, self._stuck(), self._cascade(),
                      self._halved_rows(), self._jump(),
                      None if loss_known else self._grad_rows())
-            out.extend(next(([f] for f in scale if f is not None), []))
+            found = next((f for f in scale if f is not None), None)
+            # A scale already known to be below 1 still leaves its cause to tell: the
+            # overflow cascade that drove it there (rows that each show the scale halved)
+            if found is not None and (not scale_known or found.code == "AMP003"):
+                out.append(found)
         elif not scaled and not loss_known and (rows := self._grad_rows()) is not None:
             # no loss scaler: NaN/inf gradients were applied, not skipped
             out.append(replace(rows, code="AMP006", summary=rows.summary.replace(

@@ -456,6 +456,17 @@ def test_a_collapse_in_rows_without_a_counter_is_still_amp003(tmp_path: Path) ->
     assert "AMP003" in [code for code, _ in faults(tmp_path, rows)]
 
 
+def test_rows_that_halve_the_scale_below_1_tell_the_cascade_too(tmp_path: Path) -> None:
+    # a row every 50 steps, each with the scale halved from 65536 to below 1: the underflow
+    # (AMP004) has a cause the rows show, an overflow on every logging interval (AMP003)
+    rows, scale = [], 65536.0
+    for step in range(50, 3001, 50):
+        scale = scale / 2 if step > 2000 else scale
+        rows.append(f"step {step} | loss {_loss(step):.4f} | lr 0.0003 | grad_scale {scale:g}")
+    found = faults(tmp_path, rows)
+    assert found[0] == ("AMP003", 2050) and "AMP004" in [code for code, _ in found], found
+
+
 def test_a_fairseq_cascade_after_training_was_under_way_is_still_amp003(
         tmp_path: Path) -> None:
     # the start-up back-off to 8 is fairseq's own, but four overflows in a row down to 8
