@@ -14,8 +14,9 @@ renders every row as the tool prints it (the format filled in, behind its logger
 and checks that the doctor reads it as the row says.
 
 Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{log2_after}`` (the new
-scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts), ``{value}`` ``{norm}``
-(numbers, possibly NaN/inf), ``{metric}`` (a metric's key), ``{text}`` (anything).
+scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts; ``{epoch}``: the epoch
+whose batches ``{step}`` counts), ``{value}`` ``{norm}`` (numbers, possibly NaN/inf),
+``{metric}`` (a metric's key), ``{text}`` (anything).
 """
 
 from __future__ import annotations
@@ -736,6 +737,22 @@ MESSAGES: tuple[Message, ...] = (
             "the mixed_float16 policy is set on a device that runs it slowly (a CPU, or a GPU "
             "below compute capability 7.0): fp16 all the same", SETUP, setup=_FP16_POLICY,
             prefix=_TF_WARNING),
+    # -- TensorFlow: tf.debugging.check_numerics, and what calls it (tf.clip_by_global_norm's
+    # "Found Inf or NaN global norm.", tf.compat.v1's add_check_numerics_ops) -------------
+    Message("TensorFlow", "1.x-2.x", "tensorflow/core/kernels/check_numerics_op.cc "
+            "(CheckNumericsOp: errors::InvalidArgument(message_, \" : Tensor had \", status, "
+            "\" values\"))",
+            "{text} : Tensor had NaN values",
+            "check_numerics stopped the run: a tensor it checks (the loss, the gradients' "
+            "global norm) is NaN", FLAG, "AMP006",
+            prefix="tensorflow.python.framework.errors_impl.InvalidArgumentError: ",
+            values={"text": "Found Inf or NaN global norm."}),
+    Message("TensorFlow", "1.x-2.x", "tensorflow/core/kernels/check_numerics_op.cc "
+            "(CheckNumericsOp)",
+            "{text} : Tensor had Inf and NaN values",
+            "check_numerics stopped the run: a tensor it checks holds Inf and NaN", FLAG,
+            "AMP006", prefix="tensorflow.python.framework.errors_impl.InvalidArgumentError: ",
+            values={"text": "loss"}),
     Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
             "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
             "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",
@@ -816,9 +833,9 @@ MESSAGES: tuple[Message, ...] = (
     # -- MindSpore ---------------------------------------------------------------------------
     Message("MindSpore", "1.x-2.x", "mindspore/train/callback/_loss_monitor.py "
             "(LossMonitor.step_end)",
-            "epoch: {n} step: {step}. Invalid loss, terminating training.",
-            "LossMonitor stopped the run: the loss is NaN/inf", FLAG, "AMP006",
-            prefix="ValueError: "),
+            "epoch: {epoch} step: {step}. Invalid loss, terminating training.",
+            "LossMonitor stopped the run: the loss is NaN/inf (``{step}`` counts the batches "
+            "of the epoch)", FLAG, "AMP006", prefix="ValueError: ", values={"epoch": 1}),
     Message("MindSpore", "2.x", "mindspore/train/amp.py (build_train_network)",
             "Only `loss_scale_manager=None` or `loss_scale_manager=FixedLossScaleManager("
             "drop_overflow_update=False)`are supported on device `CPU`. ",

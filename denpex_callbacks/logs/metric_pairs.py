@@ -34,7 +34,17 @@ VALUE = re.compile(
 )
 _SEPARATORS = " \t=:'\"[(#>-"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
-_TENSOR = re.compile(r"tensor\($")
+# A scalar printed as its type's repr wraps the value, the key before the wrapper: torch's
+# ``tensor(nan)``, numpy 2's ``np.float32(nan)`` (a dict of numpy scalars, as TF Model Garden's
+# orbit Controller pprints its ``train | step: ... | output: {...}``), JAX's ``Array(nan,
+# dtype=float32)`` (EasyLM's pprint'd metrics), TF2 eager's ``tf.Tensor(nan, shape=(),
+# dtype=float32)`` and ``<tf.Tensor: shape=(), dtype=float32, numpy=nan>``, MindSpore's
+# ``Tensor(shape=[], dtype=Float32, value= nan)``. Matched on the text before the value,
+# its separators stripped.
+_WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor"
+                      r"|(?:np|numpy|jnp)\.[a-z]+\d*)"
+                      r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
+                      r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
@@ -114,8 +124,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
-    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
-        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
+    if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
+        stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:

@@ -43,10 +43,10 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
-           "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
-           "record_cell", "starts_with_value", "to_value"]
+           "dangling_key", "find_claims", "header_cells", "notation", "opens_dict",
+           "read_pairs", "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -62,6 +62,12 @@ _EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+# An epoch and the batch of that epoch, with no count of the epoch's batches: MXNet's
+# Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec``, ``Batch
+# [0-%d]`` without auto_reset, ``Batch [%d]`` before 1.0), GluonCV's scripts after it. The
+# count going back when the epoch goes up says so (:meth:`MetricReader.in_epoch`), as for
+# MindSpore's LossMonitor's keyed ``epoch: 2 step: 50, loss is 0.69``.
+_MX_BATCH = re.compile(r"Epoch\[(\d+)\] Batch \[(?:\d+-)?(\d+)\]")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -118,6 +124,17 @@ _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # counts only on a training step's line (a step and a loss or a scale) and alone as its key.
 _OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond(?:ition)?)?"
                             r"['\"]?\s*[:=]\s*(True|true|1)\b")
+# MindSpore's ``TrainOneStepWithLossScaleCell`` returns (loss, overflow condition, loss
+# scale), which the model zoo's LossCallBack prints unnamed (models official/nlp/Bert
+# src/utils.py and the trainers copied from it: ``print("epoch: {}, step: {}, outputs are
+# {}".format(cb_params.cur_epoch_num, cb_params.cur_step_num, str(cb_params.net_outputs)))``:
+# ``outputs are (Tensor(shape=[1], dtype=Float32, value= [ 6.5e+00]), Tensor(shape=[],
+# dtype=Bool, value= False), Tensor(shape=[], dtype=Float32, value= 65536))``); named here.
+_NET_OUTPUTS = re.compile(
+    r"outputs are \(Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\),"
+    r"\s*Tensor\(shape=\[\d*\], dtype=Bool, value=\s*\[?\s*(True|False)\]?\),"
+    r"\s*Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\)\)")
+_NAMED_OUTPUTS = r"loss: \1, overflow cond: \2, loss_scale: \3"
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 # A statistic as NVlabs' ``torch_utils/training_stats.py`` ``Collector.as_dict()`` keeps it,
@@ -137,9 +154,13 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 # wenet tags its cross-validation lines ``CV | steps/sec 8.1| Batch 2/10 loss nan ...`` and
-# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
+# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``. TensorFlow's Estimator names no split
+# when it logs an evaluation's results: ``Saving dict for global step 1000: accuracy = 0.91,
+# global_step = 1000, loss = 0.31`` (tensorflow_estimator/python/estimator/estimator.py,
+# ``_write_dict_to_summary``; TF 1.x tensorflow/python/estimator/estimator.py).
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
+                           r"|Saving dict for global step")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -207,6 +228,19 @@ _RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)
 _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
+# A dict that ``pprint`` spread over lines, one key a line: ``{'accuracy': ...,`` then
+# `` 'loss': Array(nan, dtype=float32),`` ... `` 'step': 100}`` (EasyLM's ``tqdm.write(
+# pprint.pformat(log_metrics))``, EasyLM/models/*/..._train.py), indented under the line that
+# says whose output it is (TF Model Garden's orbit Controller, orbit/controller.py
+# ``_format_output``: ``train | step:   3000 | steps/sec:    5.2 | output: `` over
+# ``    {'learning_rate': np.float32(0.08),``...). Its rows are one record, read together
+# when the row that closes the dict (``}``) ends it: the step may be a row of its own, after
+# the loss (pprint sorts the keys). Its rows without a keyword come with the one that has.
+_DICT_ROW = re.compile(r"\s*\{?'[^'\n]{1,80}': \S.*[,}]\s*$")
+# The line over such a dict that says whose output it is, with its step (orbit's), in a
+# dict's reach: read as a step line.
+_STEP_OVER_OUTPUT = re.compile(r"\bstep[=:] *\d+\b.*:[ \t]*$")
+DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -292,7 +326,19 @@ class MetricReader:
         self.epoch_row = -1
         self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
+        self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
+        self.dict_lines = (0, 0)  # the lines of its first and last rows
+        self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
+        # ... | output: ``): the dict on the lines below it is evaluation's
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        # An epoch and a count beside it (MindSpore's ``epoch: 2 step: 50``): the last
+        # (epoch, count) read, the steps of the epochs before it, and whether the count
+        # proved to number the batches of its epoch (True), the run's steps (False) or not
+        # yet (None)
+        self.epoch_count: tuple[int, int] | None = None
+        self.epoch_base = 0
+        self.counts_in_epoch: bool | None = None
+        self.epoch_gap = 0  # the last difference between two counts of one epoch
 
     @property
     def notations(self) -> dict[str, int]:
@@ -315,6 +361,8 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
+        if "outputs are (" in text:
+            text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if self.record or text[:1] == "|":
@@ -323,13 +371,44 @@ class MetricReader:
                 return ended
             if self.record:  # a line that is no row of the record ends it
                 return self._end_record(line) + self._read(text, line)
+        if self.dict_rows or "': " in text:
+            held = self._dict_row(text, line)
+            if held is not None:
+                return held
+            return self._end_dict() + self._read(text, line)
         return self._read(text, line)
+
+    def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a pprint'd dict: kept (``[]``), or the events of the dict it closes;
+        None for a line that is no row of an open dict (or opens none)."""
+        if not (self.dict_rows and line - self.dict_lines[1] <= 1) and (
+                self.dict_rows or text.rstrip().endswith("}")):
+            return None  # no dict open (a dict on one line is a line), or one cut off
+        if _DICT_ROW.match(text) is None:
+            return None
+        self.dict_lines = (self.dict_lines[0] if self.dict_rows else line, line)
+        self.dict_rows.append(text.strip())
+        return self._end_dict() if text.rstrip().endswith("}") else []
+
+    def _end_dict(self) -> list[MetricEvent]:
+        """The events of the dict's rows read so far, as the one line pprint cut (read at
+        its first row's line: a step line above it numbers it)."""
+        if not self.dict_rows:
+            return []
+        text = " ".join(self.dict_rows)
+        self.dict_rows = []
+        first = self.dict_lines[0]
+        if first - 1 == self.eval_opener:
+            return self._evaluation(text, find_claims(text)[0], EVALUATION)
+        return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)
             if why is not None:
+                if why == EVALUATION and text.rstrip().endswith(":"):
+                    self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
                 return self._evaluation(text, find_claims(text)[0], why)
             metrics = read_pairs(text)
         elif plan.skip:
@@ -348,8 +427,8 @@ class MetricReader:
 
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule: an excerpt cut there)."""
-        return self._end_record(0)
+        closing rule, a dict without its last row: an excerpt cut there)."""
+        return self._end_record(0) + self._end_dict()
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -432,13 +511,18 @@ class MetricReader:
             loss = None
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
-        step = as_step(values.get(lexicon.STEP))
+        step = keyed = as_step(values.get(lexicon.STEP))
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
-            step = self._epochs_before(epoch) * total + done
+            self.in_epoch(epoch, done)
+            # a count that goes on rising as the epoch goes up is the run's, of all its
+            # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
+            # train.py), not the epoch's (MONAI's ``Epoch: 2/3, Iter: 13/20``)
+            step = done if self.counts_in_epoch is False else (
+                self._epochs_before(epoch) * total + done)
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
@@ -457,6 +541,12 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if counters and step is not None and step == keyed and lexicon.EPOCH in values and (
+                (epoch_count := as_step(values[lexicon.EPOCH])) is not None):
+            step = self.in_epoch(epoch_count, step)  # MindSpore's "epoch: 2 step: 50, ..."
+        elif counters and step is None and "Batch [" in text and (
+                found := _MX_BATCH.search(text)):
+            step = self.in_epoch(int(found.group(1)), int(found.group(2)))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -563,12 +653,20 @@ class MetricReader:
                 return ended
         if self.record:
             return self._end_record(line)
+        closed: list[MetricEvent] = []  # a dict that this line does not go on
+        if self.dict_rows or "': " in text:
+            held = self._dict_row(text, line)
+            if held is not None:
+                return held
+            closed = self._end_dict()
+        if text.rstrip().endswith(":") and _STEP_OVER_OUTPUT.search(text) is not None:
+            return closed + self._read(text, line)  # the step line over a dict (orbit's)
         if _not_training(text) is not None:
-            return []
+            return closed
         row = self._value_row(text, line)
         if row is None:
-            return self._list_row(text, line)
-        return self._events(text, row, "header row over value rows", counters=False)
+            return closed + self._list_row(text, line)
+        return closed + self._events(text, row, "header row over value rows", counters=False)
 
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
         """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
@@ -628,6 +726,35 @@ class MetricReader:
             epochs += 1
         self.bars[total] = (done, epochs, line)
         return epochs * total + done
+
+    def in_epoch(self, epoch: int, count: int, *, keep: bool = True) -> int:
+        """The step of ``count`` printed beside ``epoch``, with no count of the epoch's
+        batches (MindSpore's LossMonitor: ``epoch: 2 step: 50, loss is 0.69`` prints
+        ``cur_step_in_epoch``; MXNet's ``Epoch[1] Batch [650-700]``). Where the count goes
+        back as the epoch goes up, it numbers the batches of its epoch: the step is the
+        count plus the batches of the epochs before, each taken as the last count its epoch
+        printed, one print interval more where the counts start at 0 (exact where every
+        step prints, or an epoch's batches are a multiple of the interval; else short by
+        less than an interval an epoch). A count that goes on rising is the run's step.
+        ``keep``: False to ask without reading (a message's ``epoch: 2 step: 50``)."""
+        base, proven, gap = self.epoch_base, self.counts_in_epoch, self.epoch_gap
+        if self.epoch_count is not None and proven is not False:
+            last_epoch, last_count = self.epoch_count
+            if epoch < last_epoch:  # a new run (or a resumed one): counted afresh
+                base, proven, gap = 0, None, 0
+            elif epoch > last_epoch and (proven or count <= last_count):
+                # counted from 0 (DGL's ``Step 00080`` the last of 100 batches printed every
+                # 20): the epoch's batches are one interval more than its last count
+                length = last_count + (gap if count == 0 else 0)
+                base, proven = base + length * (epoch - last_epoch), True
+            elif epoch > last_epoch:
+                proven = False
+            elif count > last_count:
+                gap = count - last_count  # the print interval within an epoch
+        if keep:
+            self.epoch_base, self.counts_in_epoch, self.epoch_gap = base, proven, gap
+            self.epoch_count = (epoch, count)
+        return base + count if proven else count
 
     def _epoch_row(self, step: int | None, epoch: float | None, text: str,
                    key: str | None) -> int | None:
@@ -878,6 +1005,17 @@ def record_cell(text: str) -> tuple[str, str] | None:
     if value and VALUE.fullmatch(value) is None:
         return None  # a table's header row ("| epoch | loss |"), not a record's row
     return key, value
+
+
+def opens_dict(text: str) -> bool:
+    """True for a row of a dict that pprint spread over lines, not its last (``{'loss':
+    Array(nan, dtype=float32),``): its other rows follow.
+
+    Example:
+        >>> opens_dict(" 'loss': Array(nan, dtype=float32),"), opens_dict("{'loss': nan}")
+        (True, False)
+    """
+    return text.rstrip().endswith(",") and _DICT_ROW.match(text) is not None
 
 
 def dangling_key(text: str) -> bool:

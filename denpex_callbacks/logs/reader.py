@@ -20,11 +20,13 @@ from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import (
+    DICT_REACH,
     HEADER_REACH,
     RECORD_REACH,
     ROW_REACH,
     announces_row,
     header_cells,
+    opens_dict,
     record_cell,
 )
 
@@ -36,6 +38,10 @@ _DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told 
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ...or a step, then the key of what the lines below print (TF Model Garden's orbit
+# Controller, orbit/controller.py: ``train | step:   3000 | steps/sec:    5.2 | output: ``
+# over its pprint'd dict of outputs)
+_STEP_OVER_OUTPUT = re.compile(rb"\bstep[=:] *\d+\b.*:[ \t]*$")
 
 
 class Readable(Protocol):
@@ -282,6 +288,10 @@ def _scan(
                 # a record's row: the rest of the record (its step row, its closing rule)
                 # holds no keyword
                 following.until = max(following.until, number + RECORD_REACH)
+            elif "': " in text and opens_dict(text):
+                # a row of a dict pprint spread over lines: its other rows (the step's, after
+                # the loss) hold no keyword
+                following.until = max(following.until, number + DICT_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
@@ -328,7 +338,9 @@ def _is_step_line(line: bytes) -> bool:
         [True, True, False]
     """
     at = line.rfind(b"step")
-    return at >= 0 and _STEP_TAIL.match(line, at) is not None
+    if at >= 0 and _STEP_TAIL.match(line, at) is not None:
+        return True
+    return at >= 0 and line.rstrip().endswith(b":") and _STEP_OVER_OUTPUT.search(line) is not None
 
 
 def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:
