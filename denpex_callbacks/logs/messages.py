@@ -753,6 +753,14 @@ MESSAGES: tuple[Message, ...] = (
             "check_numerics stopped the run: a tensor it checks holds Inf and NaN", FLAG,
             "AMP006", prefix="tensorflow.python.framework.errors_impl.InvalidArgumentError: ",
             values={"text": "loss"}),
+    Message("TensorFlow", "1.14-2.x", "tensorflow/core/grappler/optimizers/"
+            "auto_mixed_precision.cc (AutoMixedPrecision::Optimize)",
+            "No (suitable) GPUs detected, skipping {text} graph optimizer",
+            "the fp16 graph rewrite asked for (enable_mixed_precision_graph_rewrite, "
+            "TF_ENABLE_AUTO_MIXED_PRECISION=1) found no GPU of compute capability 7.0 or more: "
+            "off, the graph runs in fp32", FLAG, "AMP010",
+            prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
+            "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
     Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
             "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
             "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",

@@ -1,7 +1,7 @@
 """The (key, value) pairs of one line, in any common notation: the generic reader's core.
 
 How a value finds its key: every number on the line is located with one regex (``VALUE``);
-the text between it and the previous number, stripped of separators (``= : ' " [ (``), must
+the text between it and the previous number, stripped of separators (``= : ' " [ ( |``), must
 end in a key, of which the longest run of up to five words that the lexicon knows is taken. A
 key of several space-separated words counts only when the lexicon knows it as a whole (``lm
 loss``, ``Train Loss``, ``number of skipped iterations``): prose before a value is not a key.
@@ -32,7 +32,9 @@ VALUE = re.compile(
     r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
-_SEPARATORS = " \t=:'\"[(#>-"
+# ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
+# ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``).
+_SEPARATORS = " \t=:'\"[(#>-|"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
 # A scalar printed as its type's repr wraps the value, the key before the wrapper: torch's
 # ``tensor(nan)``, numpy 2's ``np.float32(nan)`` (a dict of numpy scalars, as TF Model Garden's

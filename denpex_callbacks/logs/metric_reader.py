@@ -43,10 +43,10 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
-           "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
-           "dangling_key", "find_claims", "header_cells", "notation", "opens_dict",
-           "read_pairs", "record_cell", "starts_with_value", "to_value"]
+__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "STEP_ABOVE",
+           "BareScale", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
+           "classify", "collect", "dangling_key", "find_claims", "header_cells", "notation",
+           "opens_dict", "read_pairs", "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -64,10 +64,12 @@ _EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
 # An epoch and the batch of that epoch, with no count of the epoch's batches: MXNet's
 # Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec``, ``Batch
-# [0-%d]`` without auto_reset, ``Batch [%d]`` before 1.0), GluonCV's scripts after it. The
-# count going back when the epoch goes up says so (:meth:`MetricReader.in_epoch`), as for
-# MindSpore's LossMonitor's keyed ``epoch: 2 step: 50, loss is 0.69``.
-_MX_BATCH = re.compile(r"Epoch\[(\d+)\] Batch \[(?:\d+-)?(\d+)\]")
+# [0-%d]`` without auto_reset, ``Batch [%d]`` before 1.0), GluonCV's scripts after it;
+# PaddlePaddle's v2 and fluid examples count epochs in passes (``"Pass %d, Batch %d, Cost
+# %f"``, PaddlePaddle/book). The count going back when the epoch goes up says so
+# (:meth:`MetricReader.in_epoch`), as for MindSpore's LossMonitor's ``epoch: 2 step: 50``.
+_EPOCH_BATCH = re.compile(r"\b(?:Epoch|Pass)\s*\[?\s*(\d+)\s*\]?,?\s*Batch\s*\[?\s*(?:\d+-)?(\d+)"
+                          r"\s*\]?(?![\d/])")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -80,8 +82,11 @@ _STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d
 # (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
 # ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
 # left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
+# MindCV's callback keys both (mindcv/utils/callbacks.py: ``Epoch: [1/90], batch:
+# [100/1000], loss: ...``).
 _EPOCH_STEP = re.compile(
-    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
+    r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
@@ -169,7 +174,11 @@ _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
 # Both print the epoch before the loss: a row without one (a results table's or a README's
 # ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
 _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
-_SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
+# The split's name may key a score it names (the TensorFlow mixed precision guide's custom
+# loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
+# mixed_precision.ipynb).
+_SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
+                          r"(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
@@ -236,10 +245,17 @@ RECORD = "| key | value | record rows"
 # ``    {'learning_rate': np.float32(0.08),``...). Its rows are one record, read together
 # when the row that closes the dict (``}``) ends it: the step may be a row of its own, after
 # the loss (pprint sorts the keys). Its rows without a keyword come with the one that has.
-_DICT_ROW = re.compile(r"\s*\{?'[^'\n]{1,80}': \S.*[,}]\s*$")
-# The line over such a dict that says whose output it is, with its step (orbit's), in a
-# dict's reach: read as a step line.
-_STEP_OVER_OUTPUT = re.compile(r"\bstep[=:] *\d+\b.*:[ \t]*$")
+# The first row may follow a logging prefix (the TF Object Detection API logs
+# ``pprint.pformat(logged_dict_np, width=40)``: ``INFO:tensorflow:{'Loss/classification_loss':
+# 0.5,``, research/object_detection/model_lib_v2.py).
+_DICT_ROW = re.compile(r"\s*'[^'\n]{1,80}': \S.*[,}]\s*$")
+_DICT_OPEN = re.compile(r".*?\{'[^'\n]{1,80}': \S.*,\s*$")
+# A line above such a dict that numbers it: its step, then the key of what the lines below
+# print (orbit's ``train | step:   3000 | steps/sec:    5.2 | output: ``), or a message that
+# opens with its step (the Object Detection API's ``'Step {} per-step time {:.3f}s'`` over its
+# dict). Handed over (reader.py) and read as a step line, above a dict or in its reach.
+STEP_ABOVE = r"\bstep[=:] *\d+\b.*:[ \t]*$|(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
+_STEP_ABOVE = re.compile(STEP_ABOVE)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
@@ -384,7 +400,7 @@ class MetricReader:
         if not (self.dict_rows and line - self.dict_lines[1] <= 1) and (
                 self.dict_rows or text.rstrip().endswith("}")):
             return None  # no dict open (a dict on one line is a line), or one cut off
-        if _DICT_ROW.match(text) is None:
+        if (_DICT_ROW if self.dict_rows else _DICT_OPEN).match(text) is None:
             return None
         self.dict_lines = (self.dict_lines[0] if self.dict_rows else line, line)
         self.dict_rows.append(text.strip())
@@ -544,8 +560,8 @@ class MetricReader:
         if counters and step is not None and step == keyed and lexicon.EPOCH in values and (
                 (epoch_count := as_step(values[lexicon.EPOCH])) is not None):
             step = self.in_epoch(epoch_count, step)  # MindSpore's "epoch: 2 step: 50, ..."
-        elif counters and step is None and "Batch [" in text and (
-                found := _MX_BATCH.search(text)):
+        elif counters and step is None and "Batch" in text and (
+                found := _EPOCH_BATCH.search(text)):
             step = self.in_epoch(int(found.group(1)), int(found.group(2)))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
@@ -659,8 +675,8 @@ class MetricReader:
             if held is not None:
                 return held
             closed = self._end_dict()
-        if text.rstrip().endswith(":") and _STEP_OVER_OUTPUT.search(text) is not None:
-            return closed + self._read(text, line)  # the step line over a dict (orbit's)
+        if "tep" in text and _STEP_ABOVE.search(text) is not None:
+            return closed + self._read(text, line)  # the step line over a dict
         if _not_training(text) is not None:
             return closed
         row = self._value_row(text, line)
@@ -1015,7 +1031,8 @@ def opens_dict(text: str) -> bool:
         >>> opens_dict(" 'loss': Array(nan, dtype=float32),"), opens_dict("{'loss': nan}")
         (True, False)
     """
-    return text.rstrip().endswith(",") and _DICT_ROW.match(text) is not None
+    return text.rstrip().endswith(",") and (_DICT_ROW.match(text) or _DICT_OPEN.match(text)) \
+        is not None
 
 
 def dangling_key(text: str) -> bool:

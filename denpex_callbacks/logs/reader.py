@@ -24,6 +24,7 @@ from denpex_callbacks.logs.metric_reader import (
     HEADER_REACH,
     RECORD_REACH,
     ROW_REACH,
+    STEP_ABOVE,
     announces_row,
     header_cells,
     opens_dict,
@@ -38,10 +39,10 @@ _DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told 
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
-# ...or a step, then the key of what the lines below print (TF Model Garden's orbit
-# Controller, orbit/controller.py: ``train | step:   3000 | steps/sec:    5.2 | output: ``
-# over its pprint'd dict of outputs)
-_STEP_OVER_OUTPUT = re.compile(rb"\bstep[=:] *\d+\b.*:[ \t]*$")
+# ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
+# STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
+# API's ``Step 100 per-step time 0.123s``)
+_STEP_ABOVE = re.compile(STEP_ABOVE.encode())
 
 
 class Readable(Protocol):
@@ -337,10 +338,10 @@ def _is_step_line(line: bytes) -> bool:
         ...                             b"global_step=3, RunningAvgSamplesPerSec=1224.88")]
         [True, True, False]
     """
-    at = line.rfind(b"step")
-    if at >= 0 and _STEP_TAIL.match(line, at) is not None:
+    at = line.rfind(b"tep")
+    if at >= 1 and _STEP_TAIL.match(line, at - 1) is not None:
         return True
-    return at >= 0 and line.rstrip().endswith(b":") and _STEP_OVER_OUTPUT.search(line) is not None
+    return at >= 1 and _STEP_ABOVE.search(line) is not None
 
 
 def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:

@@ -29,6 +29,20 @@
 - TensorFlow's check_numerics error (tensorflow/core/kernels/check_numerics_op.cc:
   ``errors::InvalidArgument(message_, " : Tensor had ", status, " values")``), as
   tf.clip_by_global_norm raises it;
+- TensorFlow's fp16 graph rewrite without a GPU for it
+  (tensorflow/core/grappler/optimizers/auto_mixed_precision.cc: ``LOG(WARNING) << "No
+  (suitable) GPUs detected, skipping " << name() << " graph optimizer"``): AMP010;
+- the TensorFlow mixed precision guide's custom loop (tensorflow/docs site/en/guide/
+  mixed_precision.ipynb: ``'Epoch {}: loss={}, test accuracy={}'``): the test split keys its
+  accuracy, the loss is training's;
+- MindCV's callback (mindspore-lab/mindcv mindcv/utils/callbacks.py: ``Epoch: [{}/{}],
+  batch: [{}/{}], loss: ...``); PaddlePaddle's v2 and fluid examples (PaddlePaddle/book:
+  ``"Pass %d, Batch %d, Cost %f"``): a pass is an epoch;
+- the TF Object Detection API's TF2 loop (tensorflow/models research/object_detection/
+  model_lib_v2.py: ``'Step {} per-step time {:.3f}s'`` then ``pprint.pformat(logged_dict_np,
+  width=40)``, behind tf.compat.v1.logging's ``INFO:tensorflow:`` or absl's prefix);
+- trax's Loop (google/trax trax/supervised/training.py: ``'Step % 6d: %s' % (step, '%s %s |
+  % .8f' % (prefix.ljust(5), name.rjust(n), value))``): the key before ``|``;
 - MindSpore's model zoo LossCallBack printing TrainOneStepWithLossScaleCell's unnamed
   (loss, overflow, scale) (mindspore models official/nlp/Bert/src/utils.py: ``print("epoch:
   {}, step: {}, outputs are {}".format(cb_params.cur_epoch_num, cb_params.cur_step_num,
@@ -234,6 +248,74 @@ def test_tensorflow_check_numerics_error(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 1000)]
 
 
+def test_tensorflow_graph_rewrite_without_a_gpu(tmp_path: Path) -> None:
+    lines = [
+        "2026-12-06 08:00:00.123456: W tensorflow/core/grappler/optimizers/auto_mixed_precision"
+        ".cc:1981] No (suitable) GPUs detected, skipping auto_mixed_precision graph optimizer",
+        *_estimator()]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+# --- TensorFlow mixed precision guide, MindCV, PaddlePaddle fluid -----------------------------
+def _tf_guide(nan_from: int | None = None, epochs: int = 5) -> list[str]:
+    losses = [NAN if nan_from is not None and epoch >= nan_from else _loss(epoch, 3)
+              for epoch in range(epochs)]
+    return [f"Epoch {epoch}: loss={loss}, test accuracy={0.9 + epoch / 100}"
+            for epoch, loss in enumerate(losses)]
+
+
+def _mindcv(nan_from: int | None = None, epochs: int = 3, batches: int = 1000) -> list[str]:
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for batch in range(100, batches + 1, 100):
+            step = (epoch - 1) * batches + batch
+            loss = "nan" if nan_from and step >= nan_from else f"{_loss(step, 900):.6f}"
+            lines.append(f"[2026-12-06 08:00:00] mindcv.utils.callbacks INFO - Epoch: [{epoch}/90]"
+                         f", batch: [{batch}/{batches}], loss: {loss}, lr: 0.100000, time: "
+                         "12.345678s")
+        lines.append("[2026-12-06 08:00:00] mindcv.utils.callbacks INFO - Validation Top_1_"
+                     "Accuracy: 50.0000%, Top_5_Accuracy: 80.0000%, time: 12.345678s")
+    return lines
+
+
+def _fluid(nan_from: int | None = None, passes: int = 3, batches: int = 500) -> list[str]:
+    lines = []
+    for pass_id in range(passes):
+        for batch in range(0, batches, 100):
+            step = pass_id * batches + batch
+            cost = "nan" if nan_from and step >= nan_from else f"{_loss(step, 900):.6f}"
+            lines.append(f"Pass {pass_id}, Batch {batch}, Cost {cost}")
+        lines.append(f"Test with Pass {pass_id}, Loss 0.5, Acc 0.9")
+    return lines
+
+
+# --- TF Object Detection API (TF2), trax ------------------------------------------------------
+def _od_api(nan_from: int | None = None, steps: int = 2000, *, absl: bool) -> list[str]:
+    """Every 100 steps; ``absl``: absl's prefix, else tf.compat.v1.logging's."""
+    lines = []
+    for step in range(100, steps + 1, 100):
+        loss = NAN if nan_from and step >= nan_from else _loss(step, 800)
+        rows = [f"'Loss/classification_loss': {loss * 0.5}", f"'Loss/localization_loss': "
+                f"{loss * 0.3}", "'Loss/regularization_loss': 0.1",
+                f"'Loss/total_loss': {loss}", "'learning_rate': 0.01"]
+        prefix = ("I1206 08:00:00.123456 139872 model_lib_v2.py:{}] " if absl
+                  else "INFO:tensorflow:")
+        lines += [prefix.format(705) + f"Step {step} per-step time 0.123s",
+                  prefix.format(708) + "{" + ",\n ".join(rows) + "}"]
+    return "\n".join(lines).split("\n")
+
+
+def _trax(nan_from: int | None = None, steps: int = 2000) -> list[str]:
+    lines = []
+    for step in range(100, steps + 1, 100):
+        loss = NAN if nan_from and step >= nan_from else _loss(step, 800)
+        lines += [f"Step {step:6d}: Ran 100 train steps in 12.34 secs",
+                  f"Step {step:6d}: train WeightedCategoryCrossEntropy | {loss: .8f}",
+                  f"Step {step:6d}: eval  WeightedCategoryCrossEntropy | {loss: .8f}",
+                  f"Step {step:6d}: eval      WeightedCategoryAccuracy |  0.12345678", ""]
+    return lines
+
+
 # Each excerpt with its fault, and the first diagnoses it must give; the same excerpt without
 # the fault is the control (quiet; on the parent commit, a control that was read at all was
 # quiet too, the others were "nothing to diagnose").
@@ -252,6 +334,14 @@ _CASES: dict[str, tuple[Build, int, list[tuple[str, int]]]] = {
         _net_outputs, 150, [("AMP003", 150), ("AMP004", 164)]),
     "DGL GraphSAGE: counted from 0 every 20 batches": (_graphsage, 140, [("AMP006", 140)]),
     "PaddleSeg: the run's iterations beside the epoch": (_paddleseg, 600, [("AMP006", 600)]),
+    "TF guide: a test accuracy after the loss": (_tf_guide, 2, [("AMP006", 2)]),
+    "MindCV: Epoch: [E/N], batch: [b/n]": (_mindcv, 1300, [("AMP006", 1300)]),
+    "PaddlePaddle fluid: Pass, Batch": (_fluid, 700, [("AMP006", 700)]),
+    "Object Detection API: its step over its dict (tf.logging)": (
+        lambda at: _od_api(at, absl=False), 1000, [("AMP006", 1000)]),
+    "Object Detection API: its step over its dict (absl)": (
+        lambda at: _od_api(at, absl=True), 1000, [("AMP006", 1000)]),
+    "trax: the key before |": (_trax, 1000, [("AMP006", 1000), ("AMP013", 1000)]),
 }
 
 
