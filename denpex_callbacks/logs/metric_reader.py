@@ -247,9 +247,16 @@ RECORD = "| key | value | record rows"
 # the loss (pprint sorts the keys). Its rows without a keyword come with the one that has.
 # The first row may follow a logging prefix (the TF Object Detection API logs
 # ``pprint.pformat(logged_dict_np, width=40)``: ``INFO:tensorflow:{'Loss/classification_loss':
-# 0.5,``, research/object_detection/model_lib_v2.py).
-_DICT_ROW = re.compile(r"\s*'[^'\n]{1,80}': \S.*[,}]\s*$")
-_DICT_OPEN = re.compile(r".*?\{'[^'\n]{1,80}': \S.*,\s*$")
+# 0.5,``, research/object_detection/model_lib_v2.py). A record may start at a later row (its
+# first rows held no keyword). JSON indented the same way is read alike, its closing brace on
+# a line of its own: Chainer's LogReport file (chainer/training/extensions/log_report.py
+# ``json.dump(self._log, f, indent=4)``: ``    {`` then ``        "main/loss": NaN,`` ...
+# ``        "iteration": 3000,`` ... ``    },``), ESPnet1's ``exp/*/results/log``.
+_DICT_KEY = r"""(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"): \S"""
+_DICT_ROW = re.compile(r"\s*" + _DICT_KEY)
+_DICT_OPEN = re.compile(r"(?:.*?\{)?\s*" + _DICT_KEY + r".*,\s*$")
+_MEASURED_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.GRAD_NORM})
+_DICT_CLOSE = re.compile(r"\s*\}[,\]]*\s*$")
 # A line above such a dict that numbers it: its step, then the key of what the lines below
 # print (orbit's ``train | step:   3000 | steps/sec:    5.2 | output: ``), or a message that
 # opens with its step (the Object Detection API's ``'Step {} per-step time {:.3f}s'`` over its
@@ -387,7 +394,7 @@ class MetricReader:
                 return ended
             if self.record:  # a line that is no row of the record ends it
                 return self._end_record(line) + self._read(text, line)
-        if self.dict_rows or "': " in text:
+        if self.dict_rows or "': " in text or '": ' in text:
             held = self._dict_row(text, line)
             if held is not None:
                 return held
@@ -395,12 +402,17 @@ class MetricReader:
         return self._read(text, line)
 
     def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
-        """A row of a pprint'd dict: kept (``[]``), or the events of the dict it closes;
-        None for a line that is no row of an open dict (or opens none)."""
-        if not (self.dict_rows and line - self.dict_lines[1] <= 1) and (
-                self.dict_rows or text.rstrip().endswith("}")):
-            return None  # no dict open (a dict on one line is a line), or one cut off
-        if (_DICT_ROW if self.dict_rows else _DICT_OPEN).match(text) is None:
+        """A row of a dict spread over lines: kept (``[]``), or the events of the dict it
+        closes; None for a line that is no row of an open dict (or opens none)."""
+        if not self.dict_rows:
+            # a row that more rows follow (a dict on one line is a line)
+            if not text.rstrip().endswith(",") or _DICT_OPEN.match(text) is None:
+                return None
+        elif line - self.dict_lines[1] > 1:
+            return None  # cut off: the rows read so far are the dict
+        elif _DICT_CLOSE.match(text) is not None:
+            return self._end_dict()  # JSON's closing brace, on a line of its own
+        elif _DICT_ROW.match(text) is None:
             return None
         self.dict_lines = (self.dict_lines[0] if self.dict_rows else line, line)
         self.dict_rows.append(text.strip())
@@ -670,7 +682,7 @@ class MetricReader:
         if self.record:
             return self._end_record(line)
         closed: list[MetricEvent] = []  # a dict that this line does not go on
-        if self.dict_rows or "': " in text:
+        if self.dict_rows or "': " in text or '": ' in text:
             held = self._dict_row(text, line)
             if held is not None:
                 return held
@@ -1031,8 +1043,14 @@ def opens_dict(text: str) -> bool:
         >>> opens_dict(" 'loss': Array(nan, dtype=float32),"), opens_dict("{'loss': nan}")
         (True, False)
     """
-    return text.rstrip().endswith(",") and (_DICT_ROW.match(text) or _DICT_OPEN.match(text)) \
-        is not None
+    if not text.rstrip().endswith(",") or (found := _DICT_OPEN.match(text)) is None:
+        return False
+    # A dict of what a step measured (a loss, a gradient norm, an evaluation metric), not a
+    # configuration's (DeepSpeed's JSON dump: ``"loss_scale_window": 4,``): its rows come
+    # with it, read in a record; a configuration's are left to the keyword scan.
+    key = found.group(1) or found.group(2)
+    return lexicon.role(key) in _MEASURED_ROLES or (
+        lexicon.role(key) is None and lexicon.evaluation_metric(key))
 
 
 def dangling_key(text: str) -> bool:

@@ -289,7 +289,7 @@ def _scan(
                 # a record's row: the rest of the record (its step row, its closing rule)
                 # holds no keyword
                 following.until = max(following.until, number + RECORD_REACH)
-            elif "': " in text and opens_dict(text):
+            elif ("': " in text or '": ' in text) and opens_dict(text):
                 # a row of a dict pprint spread over lines: its other rows (the step's, after
                 # the loss) hold no keyword
                 following.until = max(following.until, number + DICT_REACH)

@@ -43,6 +43,9 @@
   width=40)``, behind tf.compat.v1.logging's ``INFO:tensorflow:`` or absl's prefix);
 - trax's Loop (google/trax trax/supervised/training.py: ``'Step % 6d: %s' % (step, '%s %s |
   % .8f' % (prefix.ljust(5), name.rjust(n), value))``): the key before ``|``;
+- Chainer's LogReport file, JSON indented 4 (chainer/training/extensions/log_report.py:
+  ``json.dump(self._log, f, indent=4)``), one record an epoch: its ``iteration`` row, after
+  the loss, is the step;
 - MindSpore's model zoo LossCallBack printing TrainOneStepWithLossScaleCell's unnamed
   (loss, overflow, scale) (mindspore models official/nlp/Bert/src/utils.py: ``print("epoch:
   {}, step: {}, outputs are {}".format(cb_params.cur_epoch_num, cb_params.cur_step_num,
@@ -51,6 +54,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -316,6 +320,14 @@ def _trax(nan_from: int | None = None, steps: int = 2000) -> list[str]:
     return lines
 
 
+def _chainer_log(nan_from: int | None = None, epochs: int = 10) -> list[str]:
+    records = [{"main/loss": NAN if nan_from and epoch >= nan_from else _loss(epoch, 5),
+                "main/accuracy": 0.9, "validation/main/loss": _loss(epoch, 5),
+                "validation/main/accuracy": 0.91, "epoch": epoch, "iteration": epoch * 600,
+                "elapsed_time": epoch * 5.87} for epoch in range(1, epochs + 1)]
+    return json.dumps(records, indent=4).split("\n")
+
+
 # Each excerpt with its fault, and the first diagnoses it must give; the same excerpt without
 # the fault is the control (quiet; on the parent commit, a control that was read at all was
 # quiet too, the others were "nothing to diagnose").
@@ -342,6 +354,9 @@ _CASES: dict[str, tuple[Build, int, list[tuple[str, int]]]] = {
     "Object Detection API: its step over its dict (absl)": (
         lambda at: _od_api(at, absl=True), 1000, [("AMP006", 1000)]),
     "trax: the key before |": (_trax, 1000, [("AMP006", 1000), ("AMP013", 1000)]),
+    "Chainer LogReport: JSON records, the iteration after the loss": (
+        _chainer_log, 5, [("AMP006", 3000)]),
+    "EasyLM: the first record, from its loss row": (_easylm, 0, [("AMP006", 0)]),
 }
 
 
