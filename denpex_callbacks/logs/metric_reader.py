@@ -64,12 +64,13 @@ _EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
 # An epoch and the batch of that epoch, with no count of the epoch's batches: MXNet's
 # Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec``, ``Batch
-# [0-%d]`` without auto_reset, ``Batch [%d]`` before 1.0), GluonCV's scripts after it;
+# [0-%d]`` without auto_reset, ``Batch [%d]`` before 1.0), GluonCV's scripts after it (their
+# detection scripts: ``'[Epoch {}][Batch {}], Speed: {:.3f} samples/sec, {}'``);
 # PaddlePaddle's v2 and fluid examples count epochs in passes (``"Pass %d, Batch %d, Cost
 # %f"``, PaddlePaddle/book). The count going back when the epoch goes up says so
 # (:meth:`MetricReader.in_epoch`), as for MindSpore's LossMonitor's ``epoch: 2 step: 50``.
-_EPOCH_BATCH = re.compile(r"\b(?:Epoch|Pass)\s*\[?\s*(\d+)\s*\]?,?\s*Batch\s*\[?\s*(?:\d+-)?(\d+)"
-                          r"\s*\]?(?![\d/])")
+_EPOCH_BATCH = re.compile(r"\b(?:Epoch|Pass)\s*\[?\s*(\d+)\s*\]?,?\s*\[?Batch\s*\[?\s*"
+                          r"(?:\d+-)?(\d+)\s*\]?(?![\d/])")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -761,9 +762,10 @@ class MetricReader:
         ``cur_step_in_epoch``; MXNet's ``Epoch[1] Batch [650-700]``). Where the count goes
         back as the epoch goes up, it numbers the batches of its epoch: the step is the
         count plus the batches of the epochs before, each taken as the last count its epoch
-        printed, one print interval more where the counts start at 0 (exact where every
-        step prints, or an epoch's batches are a multiple of the interval; else short by
-        less than an interval an epoch). A count that goes on rising is the run's step.
+        printed, and the interval less the first count where the counts start below it
+        (exact where every step prints, or an epoch's batches are a multiple of the
+        interval; else short by less than an interval an epoch). A count that goes on
+        rising is the run's step.
         ``keep``: False to ask without reading (a message's ``epoch: 2 step: 50``)."""
         base, proven, gap = self.epoch_base, self.counts_in_epoch, self.epoch_gap
         if self.epoch_count is not None and proven is not False:
@@ -771,9 +773,11 @@ class MetricReader:
             if epoch < last_epoch:  # a new run (or a resumed one): counted afresh
                 base, proven, gap = 0, None, 0
             elif epoch > last_epoch and (proven or count <= last_count):
-                # counted from 0 (DGL's ``Step 00080`` the last of 100 batches printed every
-                # 20): the epoch's batches are one interval more than its last count
-                length = last_count + (gap if count == 0 else 0)
+                # the epoch's batches: its last count, and the interval less the new epoch's
+                # first count where that is below it (counted from 0: DGL's ``Step 00080``
+                # the last of 100 batches printed every 20, ``Step 00000`` next; GluonCV's
+                # ``Batch 999`` of 1000 printed at 99, 199, ...)
+                length = last_count + (gap - count if count < gap else 0)
                 base, proven = base + length * (epoch - last_epoch), True
             elif epoch > last_epoch:
                 proven = False

@@ -22,6 +22,9 @@
 - the same counts where the epoch's are printed from 0 every N batches: DGL's GraphSAGE
   example (dmlc/dgl examples/pytorch/graphsage/train_sampling.py: ``'Epoch {:05d} | Step
   {:05d} | Loss {:.4f} | Train Acc {:.4f} | Speed (samples/sec) {:.4f} | GPU {:.1f} MB'``);
+  GluonCV's detection scripts (dmlc/gluon-cv scripts/detection/yolo/train_yolo3.py:
+  ``'[Epoch {}][Batch {}], LR: {:.2E}, Speed: {:.3f} samples/sec, {}={:.3f}, ...'`` at
+  ``(i + 1) % log_interval == 0``, ``i`` from 0);
   and a count that goes on rising as the epoch goes up, the run's iterations: PaddleSeg
   (PaddlePaddle/PaddleSeg paddleseg/core/train.py: ``"[TRAIN] epoch: {}, iter: {}/{}, loss:
   {:.4f}, lr: {:.6f}, batch_cost: {:.4f}, reader_cost: {:.5f}, ips: {:.4f} samples/sec |
@@ -228,6 +231,19 @@ def _graphsage(nan_from: int | None = None, epochs: int = 3, batches: int = 100)
 
 
 
+def _gluoncv_yolo(nan_from: int | None = None, epochs: int = 3, batches: int = 1000) -> list[str]:
+    lines = []
+    for epoch in range(epochs):
+        for i in range(99, batches, 100):
+            step = epoch * batches + i  # the batch's index from the run's start
+            loss = "nan" if nan_from and step >= nan_from else f"{_loss(step, 900):.3f}"
+            lines.append(f"INFO:root:[Epoch {epoch}][Batch {i}], LR: 1.00E-03, Speed: 12.345 "
+                         f"samples/sec, ObjLoss={loss}, BoxCenterLoss={loss}, BoxScaleLoss="
+                         f"{loss}, ClassLoss={loss}")
+        lines.append(f"INFO:root:[Epoch {epoch}] Training cost: 123.456, ObjLoss={loss}")
+    return lines
+
+
 def _paddleseg(nan_from: int | None = None, iters: int = 1000, per_epoch: int = 300) -> list[str]:
     lines = []
     for it in range(10, iters + 1, 10):
@@ -357,6 +373,8 @@ _CASES: dict[str, tuple[Build, int, list[tuple[str, int]]]] = {
     "Chainer LogReport: JSON records, the iteration after the loss": (
         _chainer_log, 5, [("AMP006", 3000)]),
     "EasyLM: the first record, from its loss row": (_easylm, 0, [("AMP006", 0)]),
+    "GluonCV: [Epoch E][Batch i], i from 0 at (i + 1) % 100 == 0": (
+        _gluoncv_yolo, 1299, [("AMP006", 1299)]),
 }
 
 
