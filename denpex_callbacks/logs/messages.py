@@ -779,6 +779,16 @@ MESSAGES: tuple[Message, ...] = (
             "place is {text}, so it makes no effect.",
             "autocast asked for is off on this device", FLAG, "AMP010", reader="errors",
             prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+    Message("PaddlePaddle", "2.5-3.x", "paddle/phi/kernels/funcs/check_numerics_utils.h, "
+            "paddle/fluid/framework/details/nan_inf_utils_detail.cc (FLAGS_check_nan_inf=1, "
+            "check_nan_inf_level 0: PADDLE_THROW(\"There are NAN or INF (num_nan=%lld, num_inf="
+            "%lld, num_zero=%lld) in %s.\"); 2.5 without num_zero)",
+            "There are NAN or INF (num_nan={n}, num_inf={text}",
+            "FLAGS_check_nan_inf stopped the run: an op's output holds NaN or Inf (the op, the "
+            "tensor and its dtype follow)", FLAG, "AMP006",
+            prefix="RuntimeError: (PreconditionNotMet) ",
+            values={"n": 0, "text": "4, num_zero=0) in [device=gpu:0, op=divide, tensor=, "
+                    "dtype=fp32]."}),
     # -- MosaicML Composer ------------------------------------------------------------------
     Message("composer", "0.12-0.32", "composer/trainer/trainer.py (Trainer.__init__)",
             "Using precision Precision.AMP_FP16",

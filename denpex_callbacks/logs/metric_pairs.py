@@ -33,7 +33,8 @@ VALUE = re.compile(
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 # ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
-# ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``).
+# ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``);
+# not where the key is a table's cell (see ``_claim``).
 _SEPARATORS = " \t=:'\"[(#>-|"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
 # A scalar printed as its type's repr wraps the value, the key before the wrapper: torch's
@@ -132,8 +133,13 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None
-    if stripped[:len(stripped) - len(found.group(0))].endswith(_LEVEL_COLON):
+    before = stripped[:len(stripped) - len(found.group(0))]
+    if before.endswith(_LEVEL_COLON):
         return None  # basicConfig's "INFO:eval_run:[nan, ...": the logger's name, no key
+    if "|" in prefix[len(stripped):] and before.rstrip().endswith("|"):
+        # a table's cell, not a key: Lightning's model summary ``1 | loss_fn |
+        # CrossEntropyLoss | 0 | train`` (its Params column)
+        return None
     tokens = found.group(0).split()
     evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):

@@ -128,8 +128,10 @@ _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
 # the word too (DeepSpeed's ``check_grad_overflow=True``, ``skip_overflow=True``): the flag
 # counts only on a training step's line (a step and a loss or a scale) and alone as its key.
+# MindSpore's model zoo (PanGu-alpha's and its copies' LossCallBack: ``"time: {} local_rank:
+# {}, epoch: {}, step: {}, loss is {}, overflow is {}, loss scale is {}, ..."``) says ``is``.
 _OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond(?:ition)?)?"
-                            r"['\"]?\s*[:=]\s*(True|true|1)\b")
+                            r"(?:['\"]?\s*[:=]\s*(?:True|true|1)| is True)\b")
 # MindSpore's ``TrainOneStepWithLossScaleCell`` returns (loss, overflow condition, loss
 # scale), which the model zoo's LossCallBack prints unnamed (models official/nlp/Bert
 # src/utils.py and the trainers copied from it: ``print("epoch: {}, step: {}, outputs are

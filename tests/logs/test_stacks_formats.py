@@ -32,6 +32,10 @@
 - TensorFlow's check_numerics error (tensorflow/core/kernels/check_numerics_op.cc:
   ``errors::InvalidArgument(message_, " : Tensor had ", status, " values")``), as
   tf.clip_by_global_norm raises it;
+- PaddlePaddle's FLAGS_check_nan_inf error (paddle/phi/kernels/funcs/check_numerics_utils.h:
+  ``PADDLE_THROW(... "There are NAN or INF (num_nan=%lld, num_inf=%lld, num_zero=%lld) in
+  %s.")``) under hapi's ``Model.fit`` bar (python/paddle/hapi/progressbar.py: ``step
+  {}/{} - loss: ... - {}ms/step``): AMP006 after the last step printed;
 - TensorFlow's fp16 graph rewrite without a GPU for it
   (tensorflow/core/grappler/optimizers/auto_mixed_precision.cc: ``LOG(WARNING) << "No
   (suitable) GPUs detected, skipping " << name() << " graph optimizer"``): AMP010;
@@ -46,6 +50,10 @@
   width=40)``, behind tf.compat.v1.logging's ``INFO:tensorflow:`` or absl's prefix);
 - trax's Loop (google/trax trax/supervised/training.py: ``'Step % 6d: %s' % (step, '%s %s |
   % .8f' % (prefix.ljust(5), name.rjust(n), value))``): the key before ``|``;
+- MindSpore's PanGu-alpha LossCallBack and its copies (mindspore models
+  official/nlp/Pangu_alpha/src/callbacks.py: ``"time: {} local_rank: {}, epoch: {}, step: {},
+  loss is {}, overflow is {}, loss scale is {}, lr is {:.5f}. cost time is {:.4f}s"``): its
+  ``overflow is True`` is a skipped step;
 - Chainer's LogReport file, JSON indented 4 (chainer/training/extensions/log_report.py:
   ``json.dump(self._log, f, indent=4)``), one record an epoch: its ``iteration`` row, after
   the loss, is the step;
@@ -64,6 +72,8 @@ from pathlib import Path
 
 import pytest
 from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.parsers import parse_line
 
 NAN = float("nan")
 
@@ -274,6 +284,47 @@ def test_tensorflow_graph_rewrite_without_a_gpu(tmp_path: Path) -> None:
         ".cc:1981] No (suitable) GPUs detected, skipping auto_mixed_precision graph optimizer",
         *_estimator()]
     assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+def test_a_table_cell_before_a_bar_is_no_key() -> None:
+    """``|`` between a key and its value (trax), not between a table's cells: Lightning's
+    model summary (lightning/pytorch/utilities/model_summary/model_summary.py
+    ``_format_summary_table``) prints its loss module's Params in the cell after its Type.
+    (A control: the parent did not read it either.)"""
+    assert parse_line("1 | loss_fn | CrossEntropyLoss | 0      | train") == []
+    assert [e.loss for e in parse_line(
+        "Step    100: train WeightedCategoryCrossEntropy |  4.12345678")] == [4.12345678]
+
+
+def _pangu(overflow_from: int | None = None, steps: int = 300) -> list[str]:
+    """One overflow at step 20 (the scale window is 100 steps here), or a cascade."""
+    lines, scale = [], 65536.0
+    for step in range(1, steps + 1):
+        overflow = step == 20 or (overflow_from is not None and step >= overflow_from)
+        scale = scale / 2 if overflow else scale * 2 if step % 100 == 0 else scale
+        lines.append(f"time: 2026-12-06 08:00:{step % 60:02d} local_rank: 0, epoch: 0, step: "
+                     f"{step}, loss is {_loss(step, 200):.6f}, overflow is {overflow}, loss "
+                     f"scale is {scale}, lr is 0.00010. cost time is 1.2345s")
+    return lines
+
+
+def test_mindspore_overflow_is_true_is_a_skipped_step(tmp_path: Path) -> None:
+    result = diagnose_lines(tmp_path, _pangu())
+    assert result.faults == [] and result.timeline.skipped == 1
+    assert faults(tmp_path, _pangu(150))[:1] == [("AMP003", 150)]
+
+
+def test_paddle_check_nan_inf_error(tmp_path: Path) -> None:
+    lines = ["Epoch 1/2"]
+    lines += [f"step {step:3d}/100 - loss: {_loss(step):.4f} - acc: 0.5000 - 12ms/step"
+              for step in range(10, 101, 10)]
+    lines += ["Epoch 2/2", "step  10/100 - loss: 1.2345 - acc: 0.5000 - 12ms/step",
+              "Traceback (most recent call last):",
+              "RuntimeError: (PreconditionNotMet) There are NAN or INF (num_nan=12, num_inf=0, "
+              "num_zero=0) in [device=gpu:0, op=matmul_v2, tensor=linear_3.tmp_0, dtype=fp16].",
+              "  [Hint: Expected false == true, but received false:0 != true:1.] (at "
+              "/paddle/paddle/phi/kernels/funcs/check_numerics_utils.h:412)"]
+    assert faults(tmp_path, lines) == [("AMP006", 110)]
 
 
 # --- TensorFlow mixed precision guide, MindCV, PaddlePaddle fluid -----------------------------
