@@ -193,9 +193,12 @@ def _mxnet(nan_from: int | None = None, epochs: int = 3, batches: int = 500) -> 
 
 
 # --- MindSpore -------------------------------------------------------------------------------
-def _loss_monitor(nan_from: int | None = None, epochs: int = 3, batches: int = 100) -> list[str]:
-    """LossMonitor(per_print_times=1) and TimeMonitor; a NaN raises before it is printed."""
-    lines = []
+def _loss_monitor(nan_from: int | None = None, epochs: int = 3, batches: int = 100,
+                  every: int = 1) -> list[str]:
+    """LossMonitor(per_print_times=every) and TimeMonitor; a NaN raises before it is
+    printed. Every ``every`` steps of the run: the count of the epoch's batches it prints does
+    not start at the interval in every epoch (1875 batches, every 100: 1800, then 25)."""
+    lines, printed = [], 0
     for epoch in range(1, epochs + 1):
         for batch in range(1, batches + 1):
             step = (epoch - 1) * batches + batch
@@ -203,7 +206,9 @@ def _loss_monitor(nan_from: int | None = None, epochs: int = 3, batches: int = 1
                 return [*lines, "Traceback (most recent call last):",
                         f"ValueError: epoch: {epoch} step: {batch}. Invalid loss, terminating "
                         "training."]
-            lines.append(f"epoch: {epoch} step: {batch}, loss is {_loss(step):.7f}")
+            if step - printed >= every:
+                printed = step
+                lines.append(f"epoch: {epoch} step: {batch}, loss is {_loss(step):.7f}")
         lines.append("epoch time: 12345.678 ms, per step time: 123.457 ms")
     return lines
 
@@ -409,6 +414,8 @@ _CASES: dict[str, tuple[Build, int, list[tuple[str, int]]]] = {
     "Paxml: step_i": (_pax, 1099, [("AMP006", 1099)]),
     "MXNet Speedometer: the batches of the epoch": (_mxnet, 700, [("AMP006", 700)]),
     "MindSpore LossMonitor: the batches of the epoch": (_loss_monitor, 150, [("AMP006", 150)]),
+    "MindSpore LossMonitor every 100 of 1875 batches": (
+        lambda at: _loss_monitor(at, batches=1875, every=100), 4800, [("AMP006", 4800)]),
     "MindSpore: unnamed (loss, overflow, scale)": (
         _net_outputs, 150, [("AMP003", 150), ("AMP004", 164)]),
     "DGL GraphSAGE: counted from 0 every 20 batches": (_graphsage, 140, [("AMP006", 140)]),
