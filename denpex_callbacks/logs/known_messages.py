@@ -34,8 +34,8 @@ FAMILY = "messages"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)(?!\.?\d)"
 _PATTERNS = {
     "before": _NUMBER, "after": _NUMBER, "scale": _NUMBER, "value": r"\S+?", "norm": r".+?",
-    "log2_after": _NUMBER, "step": r"\d+", "rank": r"\d+", "n": r"\d+", "metric": r"\S+",
-    "text": r".+?",
+    "log2_after": _NUMBER, "step": r"\d+", "epoch": r"\d+", "rank": r"\d+", "n": r"\d+",
+    "metric": r"\S+", "text": r".+?",
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ROWS = tuple(m for m in MESSAGES if m.reader == "table")
@@ -138,9 +138,12 @@ def _events(row: Message, values: dict[str, str]) -> list[LogEvent]:
     if row.event == MONITORED:
         return _monitored(row, values.get("metric") or "", values.get("value") or "")
     assert row.event == FLAG_ROW
+    # ``{epoch}``: the epoch whose batches ``{step}`` counts (the parser numbers the step)
+    epoch = to_int(values.get("epoch"))
     return [LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
                      loss=math.nan if row.code == "AMP006" else None,
-                     summary=f"{row.tool}: {row.means}")]
+                     summary=f"{row.tool}: {row.means}",
+                     evidence=None if epoch is None else {"epoch": epoch})]
 
 
 def _monitored(row: Message, metric: str, value: str) -> list[LogEvent]:

@@ -159,7 +159,10 @@ for _role, _phrases in {
            "current step", "current steps", "cur step", "completed steps",
            # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
-           "tick", "progress tick"),
+           "tick", "progress tick",
+           # Paxml's trainer (paxml/trainer_lib.py, programs.py): ``logging.info('step_i:
+           # %d, training loss: %s', step_i, loss)``
+           "step i"),
     EPOCH: ("epoch", "epochs", "ep"),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr"),

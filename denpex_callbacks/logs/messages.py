@@ -14,8 +14,9 @@ renders every row as the tool prints it (the format filled in, behind its logger
 and checks that the doctor reads it as the row says.
 
 Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{log2_after}`` (the new
-scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts), ``{value}`` ``{norm}``
-(numbers, possibly NaN/inf), ``{metric}`` (a metric's key), ``{text}`` (anything).
+scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts; ``{epoch}``: the epoch
+whose batches ``{step}`` counts), ``{value}`` ``{norm}`` (numbers, possibly NaN/inf),
+``{metric}`` (a metric's key), ``{text}`` (anything).
 """
 
 from __future__ import annotations
@@ -736,6 +737,30 @@ MESSAGES: tuple[Message, ...] = (
             "the mixed_float16 policy is set on a device that runs it slowly (a CPU, or a GPU "
             "below compute capability 7.0): fp16 all the same", SETUP, setup=_FP16_POLICY,
             prefix=_TF_WARNING),
+    # -- TensorFlow: tf.debugging.check_numerics, and what calls it (tf.clip_by_global_norm's
+    # "Found Inf or NaN global norm.", tf.compat.v1's add_check_numerics_ops) -------------
+    Message("TensorFlow", "1.x-2.x", "tensorflow/core/kernels/check_numerics_op.cc "
+            "(CheckNumericsOp: errors::InvalidArgument(message_, \" : Tensor had \", status, "
+            "\" values\"))",
+            "{text} : Tensor had NaN values",
+            "check_numerics stopped the run: a tensor it checks (the loss, the gradients' "
+            "global norm) is NaN", FLAG, "AMP006",
+            prefix="tensorflow.python.framework.errors_impl.InvalidArgumentError: ",
+            values={"text": "Found Inf or NaN global norm."}),
+    Message("TensorFlow", "1.x-2.x", "tensorflow/core/kernels/check_numerics_op.cc "
+            "(CheckNumericsOp)",
+            "{text} : Tensor had Inf and NaN values",
+            "check_numerics stopped the run: a tensor it checks holds Inf and NaN", FLAG,
+            "AMP006", prefix="tensorflow.python.framework.errors_impl.InvalidArgumentError: ",
+            values={"text": "loss"}),
+    Message("TensorFlow", "1.14-2.x", "tensorflow/core/grappler/optimizers/"
+            "auto_mixed_precision.cc (AutoMixedPrecision::Optimize)",
+            "No (suitable) GPUs detected, skipping {text} graph optimizer",
+            "the fp16 graph rewrite asked for (enable_mixed_precision_graph_rewrite, "
+            "TF_ENABLE_AUTO_MIXED_PRECISION=1) found no GPU of compute capability 7.0 or more: "
+            "off, the graph runs in fp32", FLAG, "AMP010",
+            prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
+            "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
     Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
             "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
             "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",
@@ -754,6 +779,16 @@ MESSAGES: tuple[Message, ...] = (
             "place is {text}, so it makes no effect.",
             "autocast asked for is off on this device", FLAG, "AMP010", reader="errors",
             prefix="UserWarning: ", values={"text": "Place(cpu)"}),
+    Message("PaddlePaddle", "2.5-3.x", "paddle/phi/kernels/funcs/check_numerics_utils.h, "
+            "paddle/fluid/framework/details/nan_inf_utils_detail.cc (FLAGS_check_nan_inf=1, "
+            "check_nan_inf_level 0: PADDLE_THROW(\"There are NAN or INF (num_nan=%lld, num_inf="
+            "%lld, num_zero=%lld) in %s.\"); 2.5 without num_zero)",
+            "There are NAN or INF (num_nan={n}, num_inf={text}",
+            "FLAGS_check_nan_inf stopped the run: an op's output holds NaN or Inf (the op, the "
+            "tensor and its dtype follow)", FLAG, "AMP006",
+            prefix="RuntimeError: (PreconditionNotMet) ",
+            values={"n": 0, "text": "4, num_zero=0) in [device=gpu:0, op=divide, tensor=, "
+                    "dtype=fp32]."}),
     # -- MosaicML Composer ------------------------------------------------------------------
     Message("composer", "0.12-0.32", "composer/trainer/trainer.py (Trainer.__init__)",
             "Using precision Precision.AMP_FP16",
@@ -816,9 +851,9 @@ MESSAGES: tuple[Message, ...] = (
     # -- MindSpore ---------------------------------------------------------------------------
     Message("MindSpore", "1.x-2.x", "mindspore/train/callback/_loss_monitor.py "
             "(LossMonitor.step_end)",
-            "epoch: {n} step: {step}. Invalid loss, terminating training.",
-            "LossMonitor stopped the run: the loss is NaN/inf", FLAG, "AMP006",
-            prefix="ValueError: "),
+            "epoch: {epoch} step: {step}. Invalid loss, terminating training.",
+            "LossMonitor stopped the run: the loss is NaN/inf (``{step}`` counts the batches "
+            "of the epoch)", FLAG, "AMP006", prefix="ValueError: ", values={"epoch": 1}),
     Message("MindSpore", "2.x", "mindspore/train/amp.py (build_train_network)",
             "Only `loss_scale_manager=None` or `loss_scale_manager=FixedLossScaleManager("
             "drop_overflow_update=False)`are supported on device `CPU`. ",

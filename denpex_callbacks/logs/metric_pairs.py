@@ -1,7 +1,7 @@
 """The (key, value) pairs of one line, in any common notation: the generic reader's core.
 
 How a value finds its key: every number on the line is located with one regex (``VALUE``);
-the text between it and the previous number, stripped of separators (``= : ' " [ (``), must
+the text between it and the previous number, stripped of separators (``= : ' " [ ( |``), must
 end in a key, of which the longest run of up to five words that the lexicon knows is taken. A
 key of several space-separated words counts only when the lexicon knows it as a whole (``lm
 loss``, ``Train Loss``, ``number of skipped iterations``): prose before a value is not a key.
@@ -32,9 +32,22 @@ VALUE = re.compile(
     r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
-_SEPARATORS = " \t=:'\"[(#>-"
+# ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
+# ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``);
+# not where the key is a table's cell (see ``_claim``).
+_SEPARATORS = " \t=:'\"[(#>-|"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
-_TENSOR = re.compile(r"tensor\($")
+# A scalar printed as its type's repr wraps the value, the key before the wrapper: torch's
+# ``tensor(nan)``, numpy 2's ``np.float32(nan)`` (a dict of numpy scalars, as TF Model Garden's
+# orbit Controller pprints its ``train | step: ... | output: {...}``), JAX's ``Array(nan,
+# dtype=float32)`` (EasyLM's pprint'd metrics), TF2 eager's ``tf.Tensor(nan, shape=(),
+# dtype=float32)`` and ``<tf.Tensor: shape=(), dtype=float32, numpy=nan>``, MindSpore's
+# ``Tensor(shape=[], dtype=Float32, value= nan)``. Matched on the text before the value,
+# its separators stripped.
+_WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor"
+                      r"|(?:np|numpy|jnp)\.[a-z]+\d*)"
+                      r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
+                      r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
@@ -114,14 +127,19 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
-    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
-        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
+    if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
+        stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None
-    if stripped[:len(stripped) - len(found.group(0))].endswith(_LEVEL_COLON):
+    before = stripped[:len(stripped) - len(found.group(0))]
+    if before.endswith(_LEVEL_COLON):
         return None  # basicConfig's "INFO:eval_run:[nan, ...": the logger's name, no key
+    if "|" in prefix[len(stripped):] and before.rstrip().endswith("|"):
+        # a table's cell, not a key: Lightning's model summary ``1 | loss_fn |
+        # CrossEntropyLoss | 0 | train`` (its Params column)
+        return None
     tokens = found.group(0).split()
     evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):

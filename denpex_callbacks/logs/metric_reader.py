@@ -43,10 +43,11 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale", "EpochBatches",
-           "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
-           "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
-           "record_cell", "starts_with_value", "to_value"]
+__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "STEP_ABOVE",
+           "BareScale", "EpochBatches", "MetricEvent", "MetricLine", "MetricReader",
+           "announces_row", "classify", "collect", "dangling_key", "find_claims", "header_cells",
+           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
+           "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -77,8 +78,11 @@ _STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d
 # (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
 # ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
 # left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
+# MindCV's callback keys both (mindcv/utils/callbacks.py: ``Epoch: [1/90], batch:
+# [100/1000], loss: ...``).
 _EPOCH_STEP = re.compile(
-    r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
+    r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
@@ -102,9 +106,14 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 _POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 # An epoch and the batch of that epoch, the epoch's length not printed: icefall's ``Epoch 3,
 # batch 500, loss[...]`` (``egs/*/ASR/*/train.py``), snowfall's ``batch 10, epoch 0/10 global
-# average objf: ...`` (the number after the epoch is the run's epochs, not the batches'); the
-# batch first or the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
-_EPOCH_BATCH = re.compile(r"\b[Ee]poch:?\s*(\d+)(?:/\d+)?,?\s+[Bb]atch:?\s*(\d+)\b(?!\s*/)"
+# average objf: ...`` (the number after the epoch is the run's epochs, not the batches');
+# MXNet's Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f
+# samples/sec``, ``Batch [%d]`` before 1.0: the range's last batch), GluonCV's scripts after
+# it (``'[Epoch {}][Batch {}], Speed: ...'``); PaddlePaddle's v2 and fluid examples count
+# epochs in passes (PaddlePaddle/book: ``"Pass %d, Batch %d, Cost %f"``). The batch first or
+# the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
+_EPOCH_BATCH = re.compile(r"\b(?:[Ee]poch|Pass):?\s*\[?\s*(\d+)(?:/\d+)?\s*\]?,?\s*\[?[Bb]atch:?"
+                          r"\s*\[?\s*(?:\d+-)?(\d+)\s*\]?(?![\d/])"
                           r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
 # ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
 # ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
@@ -144,8 +153,21 @@ _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
 # the word too (DeepSpeed's ``check_grad_overflow=True``, ``skip_overflow=True``): the flag
 # counts only on a training step's line (a step and a loss or a scale) and alone as its key.
+# MindSpore's model zoo (PanGu-alpha's and its copies' LossCallBack: ``"time: {} local_rank:
+# {}, epoch: {}, step: {}, loss is {}, overflow is {}, loss scale is {}, ..."``) says ``is``.
 _OVERFLOW_FLAG = re.compile(r"(?<![\w./-])(?:is[_ ]|has[_ ])?overflow(?:[_ ]cond(?:ition)?)?"
-                            r"['\"]?\s*[:=]\s*(True|true|1)\b")
+                            r"(?:['\"]?\s*[:=]\s*(?:True|true|1)| is True)\b")
+# MindSpore's ``TrainOneStepWithLossScaleCell`` returns (loss, overflow condition, loss
+# scale), which the model zoo's LossCallBack prints unnamed (models official/nlp/Bert
+# src/utils.py and the trainers copied from it: ``print("epoch: {}, step: {}, outputs are
+# {}".format(cb_params.cur_epoch_num, cb_params.cur_step_num, str(cb_params.net_outputs)))``:
+# ``outputs are (Tensor(shape=[1], dtype=Float32, value= [ 6.5e+00]), Tensor(shape=[],
+# dtype=Bool, value= False), Tensor(shape=[], dtype=Float32, value= 65536))``); named here.
+_NET_OUTPUTS = re.compile(
+    r"outputs are \(Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\),"
+    r"\s*Tensor\(shape=\[\d*\], dtype=Bool, value=\s*\[?\s*(True|False)\]?\),"
+    r"\s*Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\)\)")
+_NAMED_OUTPUTS = r"loss: \1, overflow cond: \2, loss_scale: \3"
 # A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
 _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 # A statistic as NVlabs' ``torch_utils/training_stats.py`` ``Collector.as_dict()`` keeps it,
@@ -173,9 +195,13 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # holds no training loss, whatever its keys say; ``val_loss`` as a key is left to the lexicon.
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 # wenet tags its cross-validation lines ``CV | steps/sec 8.1| Batch 2/10 loss nan ...`` and
-# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
+# ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``. TensorFlow's Estimator names no split
+# when it logs an evaluation's results: ``Saving dict for global step 1000: accuracy = 0.91,
+# global_step = 1000, loss = 0.31`` (tensorflow_estimator/python/estimator/estimator.py,
+# ``_write_dict_to_summary``; TF 1.x tensorflow/python/estimator/estimator.py).
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
+                           r"|Saving dict for global step")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -184,7 +210,11 @@ _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
 # Both print the epoch before the loss: a row without one (a results table's or a README's
 # ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
 _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
-_SPLIT_SCORE = re.compile(r"\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)(?=[\s,;|]|$)")
+# The split's name may key a score it names (the TensorFlow mixed precision guide's custom
+# loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
+# mixed_precision.ipynb).
+_SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
+                          r"(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
@@ -243,6 +273,33 @@ _RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)
 _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
+# A dict that ``pprint`` spread over lines, one key a line: ``{'accuracy': ...,`` then
+# `` 'loss': Array(nan, dtype=float32),`` ... `` 'step': 100}`` (EasyLM's ``tqdm.write(
+# pprint.pformat(log_metrics))``, EasyLM/models/*/..._train.py), indented under the line that
+# says whose output it is (TF Model Garden's orbit Controller, orbit/controller.py
+# ``_format_output``: ``train | step:   3000 | steps/sec:    5.2 | output: `` over
+# ``    {'learning_rate': np.float32(0.08),``...). Its rows are one record, read together
+# when the row that closes the dict (``}``) ends it: the step may be a row of its own, after
+# the loss (pprint sorts the keys). Its rows without a keyword come with the one that has.
+# The first row may follow a logging prefix (the TF Object Detection API logs
+# ``pprint.pformat(logged_dict_np, width=40)``: ``INFO:tensorflow:{'Loss/classification_loss':
+# 0.5,``, research/object_detection/model_lib_v2.py). A record may start at a later row (its
+# first rows held no keyword). JSON indented the same way is read alike, its closing brace on
+# a line of its own: Chainer's LogReport file (chainer/training/extensions/log_report.py
+# ``json.dump(self._log, f, indent=4)``: ``    {`` then ``        "main/loss": NaN,`` ...
+# ``        "iteration": 3000,`` ... ``    },``), ESPnet1's ``exp/*/results/log``.
+_DICT_KEY = r"""(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"): \S"""
+_DICT_ROW = re.compile(r"\s*" + _DICT_KEY)
+_DICT_OPEN = re.compile(r"(?:.*?\{)?\s*" + _DICT_KEY + r".*,\s*$")
+_MEASURED_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.GRAD_NORM})
+_DICT_CLOSE = re.compile(r"\s*\}[,\]]*\s*$")
+# A line above such a dict that numbers it: its step, then the key of what the lines below
+# print (orbit's ``train | step:   3000 | steps/sec:    5.2 | output: ``), or a message that
+# opens with its step (the Object Detection API's ``'Step {} per-step time {:.3f}s'`` over its
+# dict). Handed over (reader.py) and read as a step line, above a dict or in its reach.
+STEP_ABOVE = r"\bstep[=:] *\d+\b.*:[ \t]*$|(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
+_STEP_ABOVE = re.compile(STEP_ABOVE)
+DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -342,6 +399,10 @@ class MetricReader:
         # first (the rule that ends a record, a line of dashes, shows nothing)
         self.record_quote: tuple[int, str] | None = None
         self.record_nonfinite = False
+        self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
+        self.dict_lines = (0, 0)  # the lines of its first and last rows
+        self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
+        # ... | output: ``): the dict on the lines below it is evaluation's
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -365,6 +426,8 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
+        if "outputs are (" in text:
+            text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if self.record or text[:1] == "|":
@@ -373,13 +436,49 @@ class MetricReader:
                 return ended
             if self.record:  # a line that is no row of the record ends it
                 return self._end_record(line) + self._read(text, line)
+        if self.dict_rows or "': " in text or '": ' in text:
+            held = self._dict_row(text, line)
+            if held is not None:
+                return held
+            return self._end_dict() + self._read(text, line)
         return self._read(text, line)
+
+    def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a dict spread over lines: kept (``[]``), or the events of the dict it
+        closes; None for a line that is no row of an open dict (or opens none)."""
+        if not self.dict_rows:
+            # a row that more rows follow (a dict on one line is a line)
+            if not text.rstrip().endswith(",") or _DICT_OPEN.match(text) is None:
+                return None
+        elif line - self.dict_lines[1] > 1:
+            return None  # cut off: the rows read so far are the dict
+        elif _DICT_CLOSE.match(text) is not None:
+            return self._end_dict()  # JSON's closing brace, on a line of its own
+        elif _DICT_ROW.match(text) is None:
+            return None
+        self.dict_lines = (self.dict_lines[0] if self.dict_rows else line, line)
+        self.dict_rows.append(text.strip())
+        return self._end_dict() if text.rstrip().endswith("}") else []
+
+    def _end_dict(self) -> list[MetricEvent]:
+        """The events of the dict's rows read so far, as the one line pprint cut (read at
+        its first row's line: a step line above it numbers it)."""
+        if not self.dict_rows:
+            return []
+        text = " ".join(self.dict_rows)
+        self.dict_rows = []
+        first = self.dict_lines[0]
+        if first - 1 == self.eval_opener:
+            return self._evaluation(text, find_claims(text)[0], EVALUATION)
+        return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)
             if why is not None:
+                if why == EVALUATION and text.rstrip().endswith(":"):
+                    self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
                 return self._evaluation(text, find_claims(text)[0], why)
             metrics = read_pairs(text)
         elif plan.skip:
@@ -398,8 +497,8 @@ class MetricReader:
 
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule: an excerpt cut there)."""
-        return self._end_record(0)
+        closing rule, a dict without its last row: an excerpt cut there)."""
+        return self._end_record(0) + self._end_dict()
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -489,7 +588,12 @@ class MetricReader:
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
-            step = self._epochs_before(epoch) * total + done
+            # a count that goes on rising as the epoch goes up is the run's, of all its
+            # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
+            # train.py), not the epoch's (MONAI's ``Epoch: 2/3, Iter: 13/20``)
+            self.epoch_batches.step_of(epoch, done, total)
+            step = done if self.epoch_batches.run_wide else (
+                self._epochs_before(epoch) * total + done)
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "["):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
@@ -627,12 +731,20 @@ class MetricReader:
                 return ended
         if self.record:
             return self._end_record(line)
+        closed: list[MetricEvent] = []  # a dict that this line does not go on
+        if self.dict_rows or "': " in text or '": ' in text:
+            held = self._dict_row(text, line)
+            if held is not None:
+                return held
+            closed = self._end_dict()
+        if "tep" in text and _STEP_ABOVE.search(text) is not None:
+            return closed + self._read(text, line)  # the step line over a dict
         if _not_training(text) is not None:
-            return []
+            return closed
         row = self._value_row(text, line)
         if row is None:
-            return self._list_row(text, line)
-        return self._row_events(text, row)
+            return closed + self._list_row(text, line)
+        return closed + self._row_events(text, row)
 
     def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
@@ -838,14 +950,19 @@ class MetricReader:
 class EpochBatches:
     """The step of the batch of an epoch where the line does not print how many batches an
     epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
-    500)``): learnt from the log, one epoch at a time.
+    500)``, MXNet's ``Epoch[1] Batch [650-700]``, MindSpore's ``epoch: 2 step: 50``): learnt
+    from the log, one epoch at a time.
 
     A counter that starts over when the epoch goes up counts the batches of the epoch: an
-    epoch holds its last batch printed (counted from 1), or one print interval more (counted
-    from 0: its last batch is not printed); the longest epoch read so far is each epoch's
-    length (an epoch of which few lines were read is no shorter), and the steps go on from
-    there. A counter that never started over is the run's own step, read as printed. The
-    excerpt's first epoch starts at 0: the batches of the epochs before it are not known.
+    epoch holds its last batch printed, and the print interval less the next epoch's first
+    count where that is below it (counted from 0: DGL's ``Step 00080``, the last of 100
+    batches printed every 20, then ``Step 00000``; GluonCV's ``Batch 999`` of 1000 printed at
+    99, 199, ...): exact where every batch prints or an epoch's batches are a multiple of the
+    interval, else short by less than an interval. The longest epoch read so far is each
+    epoch's length (an epoch of which few lines were read is no shorter), and the steps go on
+    from there. A counter that goes on rising as the epoch goes up is the run's own step
+    (:attr:`run_wide`), read as printed. The excerpt's first epoch starts at 0: the batches
+    of the epochs before it are not known.
 
     Example:
         >>> counter = EpochBatches()
@@ -855,11 +972,11 @@ class EpochBatches:
         >>> [counter.step_of(e, b, 1000) for e, b in ((1, 100), (1, 200), (2, 100))]
         [100, 200, 1100]
         >>> counter = EpochBatches()  # a global step beside the epoch
-        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))]
-        [100, 200, 300]
+        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))], counter.run_wide
+        ([100, 200, 300], True)
     """
 
-    __slots__ = ("epoch", "from_zero", "interval", "last", "length", "offset")
+    __slots__ = ("epoch", "interval", "last", "length", "offset", "run_wide")
 
     def __init__(self) -> None:
         self.epoch: int | None = None  # the epoch of the last batch read
@@ -867,23 +984,34 @@ class EpochBatches:
         self.interval = 0  # how many batches apart it prints (0: not known)
         self.offset = 0  # the batches of the epochs before this one
         self.length = 0  # batches an epoch (0: the counter has not started over yet)
-        self.from_zero = False  # a batch 0 was read: the batches count from 0
+        self.run_wide = False  # the count went on rising as the epoch went up
 
-    def step_of(self, epoch: int, batch: int, total: int = 0) -> int:
+    def step_of(self, epoch: int, batch: int, total: int = 0, *, keep: bool = True) -> int:
         """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
-        holds, 0 where it does not)."""
-        self.from_zero = self.from_zero or batch == 0
+        holds, 0 where it does not); ``keep=False`` asks without reading (a message that
+        numbers its step within an epoch: MindSpore's ``epoch: 2 step: 50. Invalid loss``)."""
+        state = tuple(getattr(self, name) for name in self.__slots__)
         if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
             self.offset = self.length = 0
+            self.run_wide = False
         elif epoch == self.epoch:
             if batch > self.last:
                 self.interval = batch - self.last
+        elif self.run_wide:
+            pass
         elif self.length or batch <= self.last:  # the counter starts over with each epoch
-            held = total or self.last + ((self.interval or 1) if self.from_zero else 0)
+            held = total or self.last + (
+                self.interval - batch if batch < self.interval else 0)
             self.length = max(self.length, held)
             self.offset += self.length * (epoch - self.epoch)
+        else:
+            self.run_wide = True
         self.epoch, self.last = epoch, batch
-        return self.offset + batch
+        step = batch if self.run_wide else self.offset + batch
+        if not keep:
+            for name, value in zip(self.__slots__, state, strict=True):
+                setattr(self, name, value)
+        return step
 
 
 class BareScale:
@@ -1072,6 +1200,24 @@ def record_cell(text: str) -> tuple[str, str] | None:
     if value and VALUE.fullmatch(value) is None:
         return None  # a table's header row ("| epoch | loss |"), not a record's row
     return key, value
+
+
+def opens_dict(text: str) -> bool:
+    """True for a row of a dict that pprint spread over lines, not its last (``{'loss':
+    Array(nan, dtype=float32),``): its other rows follow.
+
+    Example:
+        >>> opens_dict(" 'loss': Array(nan, dtype=float32),"), opens_dict("{'loss': nan}")
+        (True, False)
+    """
+    if not text.rstrip().endswith(",") or (found := _DICT_OPEN.match(text)) is None:
+        return False
+    # A dict of what a step measured (a loss, a gradient norm, an evaluation metric), not a
+    # configuration's (DeepSpeed's JSON dump: ``"loss_scale_window": 4,``): its rows come
+    # with it, read in a record; a configuration's are left to the keyword scan.
+    key = found.group(1) or found.group(2)
+    return lexicon.role(key) in _MEASURED_ROLES or (
+        lexicon.role(key) is None and lexicon.evaluation_metric(key))
 
 
 def dangling_key(text: str) -> bool:

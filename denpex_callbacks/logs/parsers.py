@@ -126,7 +126,8 @@ class LineParser:
         self.generic = MetricReader() if generic else None
         self.families = families
         # The parse functions themselves: one attribute lookup per family and segment less.
-        self._parsers = tuple((family.parse, family is torch_errors) for family in families)
+        self._parsers = tuple((self._message if family is known_messages else family.parse,
+                               family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
         # srun's ``N: `` read as a step (see _COUNTED_PREFIX): the last N, and the run of
@@ -206,6 +207,19 @@ class LineParser:
             if segment.strip():
                 out.extend(self.generic.read_value_row(segment, line))
         return [_with_rank(e, rank) for e in out] if rank is not None else out
+
+    def _message(self, segment: str) -> list[LogEvent]:
+        """The message table's events; a message that numbers its step within an epoch
+        (MindSpore's ``epoch: 2 step: 50. Invalid loss, ...``) is at the step the generic
+        reader numbers that count at (its
+        :class:`~denpex_callbacks.logs.metric_reader.EpochBatches`)."""
+        events = known_messages.parse(segment)
+        if events and self.generic is not None and events[0].step is not None and (
+                epoch := events[0].evidence.get("epoch")) is not None:
+            object.__setattr__(events[0], "step",  # built just now: see _with_rank
+                               self.generic.epoch_batches.step_of(
+                                   epoch, events[0].step, keep=False))
+        return events
 
     def _segment(self, segment: str, line: int) -> list[LogEvent]:
         for parse, torch_family in self._parsers:

@@ -20,11 +20,14 @@ from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import (
+    DICT_REACH,
     HEADER_REACH,
     RECORD_REACH,
     ROW_REACH,
+    STEP_ABOVE,
     announces_row,
     header_cells,
+    opens_dict,
     record_cell,
 )
 
@@ -38,6 +41,10 @@ _NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
+# STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
+# API's ``Step 100 per-step time 0.123s``)
+_STEP_ABOVE = re.compile(STEP_ABOVE.encode())
 _EPOCH_TAIL = re.compile(rb"poch:? +\d+ *$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -288,6 +295,10 @@ def _scan(
                 # a record's row: the rest of the record (its step row, its closing rule)
                 # holds no keyword
                 following.until = max(following.until, number + RECORD_REACH)
+            elif ("': " in text or '": ' in text) and opens_dict(text):
+                # a row of a dict pprint spread over lines: its other rows (the step's, after
+                # the loss) hold no keyword
+                following.until = max(following.until, number + DICT_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
@@ -359,8 +370,10 @@ def _is_step_line(line: bytes) -> bool:
         ...                             b"global_step=3, RunningAvgSamplesPerSec=1224.88")]
         [True, True, False]
     """
-    at = line.rfind(b"step")
-    return at >= 0 and _STEP_TAIL.match(line, at) is not None
+    at = line.rfind(b"tep")
+    if at >= 1 and _STEP_TAIL.match(line, at - 1) is not None:
+        return True
+    return at >= 1 and _STEP_ABOVE.search(line) is not None
 
 
 def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:
