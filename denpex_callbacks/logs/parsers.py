@@ -52,8 +52,9 @@ FAMILIES: tuple[ModuleType, ...] = (
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
-                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bjective", b"%]",
+                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]",
                     "失".encode())
+# ``bj`` finds ``objective``, ``Objective`` and Kaldi's and snowfall's ``objf`` in one keyword.
 # ``ost`` finds ``cost`` and ``Cost`` in one keyword (a few more lines, ``host``, ``most``,
 # are parsed for nothing); ``%]`` ends the progress line that announces a row of values on
 # the next line: VITS' ``Train Epoch: 3 [40%]`` over its bare list of losses, step and lr,

@@ -114,6 +114,28 @@ def test_icefall_epoch_and_batch(tmp_path: Path) -> None:
     _found_then_quiet(tmp_path, _icefall, 1200, ("AMP006", 1200))
 
 
+def _snowfall(nan_from: int | None, epochs: int = 3, batches: int = 300,
+              interval: int = 10) -> list[str]:
+    """snowfall's MMI training loop (egs/librispeech/asr/simple_v1/mmi_att_transformer_train.py
+    ``logging.info('batch {}, epoch {}/{} global average objf: {:.6f} over {} frames ...')``):
+    the batch first, then the epoch of the run's epochs; Kaldi's "objf" its only loss word."""
+    head = f"{_TIME} INFO [mmi_att_transformer_train.py:273] "
+    lines = []
+    for epoch in range(epochs):
+        for batch in range(0, batches, interval):
+            v = _loss(epoch * batches + batch, nan_from)
+            lines.append(f"{head}batch {batch}, epoch {epoch}/10 global average objf: {v:.6f} "
+                         f"over 12345.0 frames (99.8% kept), current batch average objf: "
+                         f"{v:.6f} over 1234.0 frames (99.9% kept) avg time waiting for batch "
+                         "0.012s")
+    return lines
+
+
+def test_snowfall_batch_then_epoch(tmp_path: Path) -> None:
+    # its finite lines hold no other keyword than "objf": read, they number the epochs
+    _found_then_quiet(tmp_path, _snowfall, 700, ("AMP006", 700))
+
+
 _DLL = "DLL 2021-05-01 12:00:00.123456 - "
 
 
