@@ -29,12 +29,12 @@ from denpex_callbacks.logs.metric_templates import Claim
 # "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
 VALUE = re.compile(
     r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
+    r"|[-+]?\.?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 _SEPARATORS = " \t=:'\"[(#>-"
 _KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
-_TENSOR = re.compile(r"tensor\($")
+_TENSOR = re.compile(r"(?:tensor|array)\($")  # torch's tensor(nan, ...), numpy's array(nan, ...)
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
@@ -114,8 +114,9 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
-    if stripped.endswith("tensor(") or stripped.endswith("tensor"):
-        stripped = _TENSOR.sub("", stripped).removesuffix("tensor").rstrip(_SEPARATORS)
+    if stripped.endswith(("tensor(", "tensor", " array")):
+        stripped = (_TENSOR.sub("", stripped).removesuffix("tensor").removesuffix(" array")
+                    .rstrip(_SEPARATORS))
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
@@ -277,6 +278,15 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.keys[kind] = key
             if kind == lexicon.LOSS:
                 out.zero_places = decimals(spelled) if value == 0.0 else 0
+    if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
+            "lm" in lexicon.words(held)):
+        # "lm" names an objective: the total only where it is the one printed (Megatron's
+        # "lm loss"); beside other terms it is one of them (BLIP's and ALBEF's MetricLogger
+        # "loss_ita: nan  loss_itm: 0.61  loss_lm: 3.01", lavis/models/blip_models/
+        # blip_pretrain.py: the loss trained on is their sum)
+        out.components.append((held, out.values.pop(lexicon.LOSS)))
+        del out.keys[lexicon.LOSS]
+        out.zero_places = 0
     return out
 
 
@@ -306,8 +316,8 @@ def to_value(text: str) -> float:
     """A number in any spelling a log holds.
 
     Example:
-        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3")]
-        [nan, nan, inf, -inf, 0.001]
+        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3", "-.inf")]
+        [nan, nan, inf, -inf, 0.001, -inf]
     """
     lowered = text.lower()
     if "#" in lowered:
@@ -316,6 +326,8 @@ def to_value(text: str) -> float:
         return math.nan
     if "nan" in lowered:
         return math.nan
+    if ".inf" in lowered:  # YAML's spelling (PyYAML's safe_dump: ".inf", "-.inf", ".nan")
+        return -math.inf if lowered.startswith("-") else math.inf
     return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
 
 

@@ -45,7 +45,7 @@ from denpex_callbacks.logs.metric_templates import Claim, Templates
 
 __all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
-           "dangling_key", "find_claims", "header_cells", "notation", "read_pairs",
+           "dangling_key", "dict_row", "find_claims", "header_cells", "notation", "read_pairs",
            "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
@@ -58,10 +58,17 @@ FAMILY = "generic"
 # 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
 # 5.23 it/sec | ...``.
 _EPOCH_ITER = re.compile(
-    r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|")
+# LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
+# runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
+# ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
+# ``dinov2/train/train.py``: ``header = "Training"`` over the run's iterations, from
+# ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
+# counts the run's own steps: the step is the count.
+_LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -77,6 +84,12 @@ _STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d
 _EPOCH_STEP = re.compile(
     r"Epoch\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch)\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
+# ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
+# ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
+# step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's
+# steps. A run's count lies in its epoch's share of M; a count outside it (or one that goes
+# back when the epoch moves on) counts the epoch's batches: the step is ``(E - 1) * M + i``.
+_EPOCH_OF_STEPS = re.compile(r"\b[Ee]poch:?\s+(\d+)/(\d+),?\s+[Ss]tep:?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
 # counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
@@ -90,7 +103,9 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 # redraws its last count once more on the same line, after a carriage return). MONAI's
 # tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
 # train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
-_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)[\s,]")
+# A count followed by a clock time is a date (mmengine's console and file format
+# ``%m/%d %H:%M:%S``: ``06/01 10:04:00 - mmengine - INFO - Iter(train) [240/5198]``), no bar.
+_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
@@ -207,6 +222,16 @@ _RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)
 _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
+# A dict too wide for one line, as ``pprint.pformat`` wraps it: one ``'key': value,`` a line,
+# sorted by key, the step often last (EasyLM's trainers, ``EasyLM/models/llama/llama_train.py``:
+# ``tqdm.write("\n" + pprint.pformat(log_metrics) + "\n")`` of numpy scalars: ``{'accuracy':
+# array(0.51, dtype=float32),`` ... `` 'loss': array(nan, dtype=float32),`` ... `` 'step':
+# 700}``). Its rows are kept and read as the one-line dict they print, once the closing
+# brace (or a line that is no row of it) ends it; a row hands over the lines after it, as a
+# record's row does, since the rest of the dict holds no keyword.
+_DICT_ROW = re.compile(r"[{ ]'[^'\n]+': [^\n]+[,}]\s*$")
+DICT_ROW_STARTS = ("{'", " '")
+PPRINT = "pprint-wrapped dict rows"
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -268,6 +293,9 @@ class MetricReader:
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
+        # the last "Epoch E/N, step i/M" (epoch, i), and whether its steps count batches
+        self.epoch_of_steps: tuple[int, int] | None = None
+        self.epoch_batches = False
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -292,6 +320,7 @@ class MetricReader:
         self.epoch_row = -1
         self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
+        self.dict_rows: list[str] = []  # the rows of a wrapped dict not yet ended
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -323,6 +352,12 @@ class MetricReader:
                 return ended
             if self.record:  # a line that is no row of the record ends it
                 return self._end_record(line) + self._read(text, line)
+        if self.dict_rows or text[:2] in DICT_ROW_STARTS:
+            ended = self._dict_row(text, line)
+            if ended is not None:
+                return ended
+            if self.dict_rows:  # a line that is no row of the dict ends it
+                return self._end_dict(line) + self._read(text, line)
         return self._read(text, line)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
@@ -349,7 +384,7 @@ class MetricReader:
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
         closing rule: an excerpt cut there)."""
-        return self._end_record(0)
+        return self._end_record(0) + self._end_dict(0)
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -439,6 +474,8 @@ class MetricReader:
         if "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             step = self._epochs_before(epoch) * total + done
+        elif "tep" in text and "poch" in text and (found := _EPOCH_OF_STEPS.search(text)):
+            step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
@@ -457,6 +494,8 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if step is None and "eta: " in text and (found := _LOGGER_COUNT.search(text)):
+            step = int(found.group(1))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -563,6 +602,9 @@ class MetricReader:
                 return ended
         if self.record:
             return self._end_record(line)
+        if self.dict_rows:
+            ended = self._dict_row(text, line)
+            return self._end_dict(line) if ended is None else ended
         if _not_training(text) is not None:
             return []
         row = self._value_row(text, line)
@@ -581,6 +623,27 @@ class MetricReader:
         if _RECORD_RULE.match(text) is not None:
             return self._end_record(line)
         return None
+
+    def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a wrapped dict (kept: ``[]``), its last row (the dict's events), or None
+        for any other line, or a one-line dict when none is open (read as any line)."""
+        stripped = text.rstrip()
+        if _DICT_ROW.match(stripped) is None:
+            return None
+        if stripped[0] == "{" and self.dict_rows:
+            self._end_dict(line)  # a new dict: the last one was cut (an excerpt's edge)
+        if not self.dict_rows and stripped[-1] == "}":
+            return None
+        self.dict_rows.append(stripped[1:].rstrip(",}"))
+        return self._end_dict(line) if stripped[-1] == "}" else []
+
+    def _end_dict(self, line: int) -> list[MetricEvent]:
+        """The events of the wrapped dict read so far, as the one line it prints."""
+        if not self.dict_rows:
+            return []
+        text = "{" + ", ".join(self.dict_rows) + "}"
+        self.dict_rows = []
+        return self._pairs(text, read_pairs(text), PPRINT, line) or []
 
     def _end_record(self, line: int) -> list[MetricEvent]:
         """The events of the record read so far, as one line of ``key: value`` pairs."""
@@ -620,6 +683,18 @@ class MetricReader:
         once an epoch 0 was seen, epoch 1 is the second one, not the first again."""
         self.epochs_from_zero = self.epochs_from_zero or epoch == 0
         return epoch if self.epochs_from_zero else epoch - 1
+
+    def _step_of_epoch(self, epoch: int, epochs: int, done: int, total: int) -> int:
+        """The step of ``Epoch E/N, step i/M`` (see ``_EPOCH_OF_STEPS``): ``i`` where it may
+        count the run's steps, ``(E - 1) * M + i`` once it cannot (outside epoch E's share of
+        M, or gone back while the epoch moved on)."""
+        last = self.epoch_of_steps
+        if not self.epoch_batches and 0 < epoch <= epochs and (
+                not (epoch - 1) * total <= done * epochs <= epoch * total
+                or (last is not None and epoch > last[0] and done < last[1])):
+            self.epoch_batches = True
+        self.epoch_of_steps = (epoch, done)
+        return (epoch - 1) * total + done if self.epoch_batches else done
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
@@ -859,6 +934,17 @@ def announces_row(text: str) -> bool:
         False
     """
     return _ROW_ANNOUNCED.search(text) is not None
+
+
+def dict_row(text: str) -> bool:
+    """True when ``text`` is a row of a wrapped dict that more rows follow.
+
+    Example:
+        >>> dict_row(" 'loss': array(nan, dtype=float32),"), dict_row(" 'step': 700}")
+        (True, False)
+    """
+    stripped = text.rstrip()
+    return stripped.endswith(",") and _DICT_ROW.match(stripped) is not None
 
 
 def record_cell(text: str) -> tuple[str, str] | None:

@@ -1,0 +1,168 @@
+"""RL and LLM post-training, multimodal fine-tuning and research trainers: excerpts written
+from each tool's own format strings (each names its source), a fault beside healthy controls.
+
+- the MetricLogger lines of the vision-language and self-supervised trainers: LAVIS' and
+  MiniGPT-4's ``Train: data epoch: [0]  [ 600/5000]  eta: ...`` (salesforce/LAVIS
+  ``lavis/tasks/base_task.py`` ``_train_inner_loop``, the header ``"Train: data epoch:
+  [{}]"``), BLIP's ``Train Epoch: [1]  [ 300/1000]  ...  loss_ita: nan  loss_itm: ...  loss_lm:
+  ...`` (salesforce/BLIP ``train_caption.py`` / ``pretrain.py``: the loss is their sum, no
+  total printed), DINOv2's ``Training  [  500/125000]  eta: ...`` (facebookresearch/dinov2
+  ``dinov2/train/train.py`` through ``dinov2/logging/helpers.py`` ``MetricLogger.log_every``:
+  the count is the run's iteration);
+- mmengine's console line (xtuner, InternLM/xtuner, logs through mmengine's ``LoggerHook``:
+  ``%m/%d %H:%M:%S - mmengine - INFO - Iter(train) [ 240/5198]  lr: ...  loss: nan``): the
+  date is no bar's count.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+
+def _metric_logger(header: str, counts: range, total: int, meters: str,
+                   nan_from: int | None) -> list[str]:
+    """One ``log_every`` line each count: ``header  [ i/N]  eta: ...  meters  time: ...``;
+    ``meters`` holds ``{value}`` where the loss goes (``nan`` from ``nan_from``)."""
+    lines = []
+    for i in counts:
+        value = "nan" if nan_from is not None and i >= nan_from else f"{2.3 - i / 1e4:.4f}"
+        lines.append(f"{header}  [{i:>4}/{total}]  eta: 1:00:00  lr: 0.000100  "
+                     f"{meters.format(value=value)}  time: 0.5310  data: 0.0001  max mem: 15382")
+    return lines
+
+
+def _lavis(nan_from: int | None = None) -> list[str]:
+    return ["2024-06-01 10:00:00,000 [INFO] Start training",
+            "2024-06-01 10:00:00,100 [INFO] Start training epoch 0, 5000 iters per inner epoch.",
+            *_metric_logger("Train: data epoch: [0]", range(0, 1000, 50), 5000,
+                            "loss: {value}", nan_from)]
+
+
+def _blip(nan_from: int | None = None) -> list[str]:
+    return _metric_logger("Train Epoch: [0]", range(0, 1000, 50), 1000,
+                          "loss_ita: {value}  loss_itm: 0.6123  loss_lm: 3.0123", nan_from)
+
+
+def _dinov2(nan_from: int | None = None) -> list[str]:
+    lines = ["I20240601 10:00:00 12345 dinov2 train.py:220] Starting training from iteration 0"]
+    for line in _metric_logger("Training", range(0, 1000, 10), 125000,
+                               "wd: 0.0400 (0.0400)  total_loss: {value} ({value})  "
+                               "dino_local_crops_loss: 5.1 (5.1)  koleo_loss: -0.2 (-0.2)",
+                               nan_from):
+        lines.append("I20240601 10:00:01 12345 dinov2 helpers.py:103] " + line)
+    return lines
+
+
+def test_metric_logger_counts_are_the_step(tmp_path: Path) -> None:
+    """Before: LAVIS' lower-case ``epoch: [0]`` and DINOv2's header without an epoch left the
+    count unread (the step was the row's number), and BLIP's ``loss_lm`` was read as the total
+    beside ``loss_ita: nan`` (silence)."""
+    assert faults(tmp_path, _lavis(600)) == [("AMP006", 600)]
+    assert faults(tmp_path, _blip(300)) == [("AMP006", 300)]
+    assert faults(tmp_path, _dinov2(500)) == [("AMP006", 500)]
+
+
+def test_metric_logger_controls(tmp_path: Path) -> None:
+    """Healthy runs (pass on the parent too)."""
+    for lines in (_lavis(), _blip(), _dinov2()):
+        assert faults(tmp_path, lines) == []
+
+
+def _xtuner(nan_from: int | None = None) -> list[str]:
+    lines = ["06/01 10:00:00 - mmengine - INFO - Checkpoints will be saved to /work_dirs/llava."]
+    for it in range(10, 500, 10):
+        value = "nan" if nan_from is not None and it >= nan_from else f"{1.2 - it / 1e3:.4f}"
+        lines.append(f"06/01 10:{it // 60:02d}:{it % 60:02d} - mmengine - INFO - Iter(train) "
+                     f"[{it:>4}/5198]  lr: 1.9996e-04  eta: 4:37:12  time: 3.2105  data_time: "
+                     f"0.0134  memory: 15283  loss: {value}  grad_norm: 0.5000")
+    return lines
+
+
+def test_mmengine_date_is_no_bar(tmp_path: Path) -> None:
+    """Before: ``06/01 10:04:00`` at the line's start was read as a Keras bar's ``6/1``, each
+    line a new epoch: the NaN at iteration 240 was reported at step 29."""
+    assert faults(tmp_path, _xtuner(240)) == [("AMP006", 240)]
+    assert faults(tmp_path, _xtuner()) == []
+
+
+def _swift(nan_from: int | None = None) -> list[str]:
+    """ms-swift's ``swift sft``: its log dicts (swift/trainers/callback.py, the Trainer's
+    logs plus ``'memory(GiB)'``, ``'train_speed(iter/s)'``, ``'global_step/max_steps'``...)
+    written beside its own ``Train:`` bar, an evaluation dict every 50 steps."""
+    lines = ["[INFO:swift] model_kwargs: {'device_map': 'cuda:0'}",
+             "[INFO:swift] trainable parameters: 20,185,088",
+             "Train:   0%|          | 0/100 [00:00<?, ?it/s]"]
+    for step in range(5, 101, 5):
+        bad = nan_from is not None and step >= nan_from
+        loss = "nan" if bad else f"{1.9 - step / 100:.8f}"
+        tail = (f"'epoch': {step / 100}, 'global_step/max_steps': '{step}/100', 'percentage': "
+                f"'{step:.2f}%', 'elapsed_time': '20s', 'remaining_time': '6m 20s'}}")
+        lines.append(f"{{'loss': {loss}, 'token_acc': 0.61, 'grad_norm': 2.31, 'learning_rate': "
+                     f"9.9e-05, 'memory(GiB)': 17.3, 'train_speed(iter/s)': 0.25, {tail}")
+        lines.append(f"Train:  {step}%|▌         | {step}/100 [00:20<06:20,  4.01s/it]")
+        if step % 50 == 0:
+            lines.append(f"{{'eval_loss': {'nan' if bad else '1.2'}, 'eval_token_acc': 0.62, "
+                         f"'eval_runtime': 1.23, 'eval_samples_per_second': 40.6, {tail}")
+    return lines
+
+
+def test_swift_global_step_is_the_step(tmp_path: Path) -> None:
+    """Before: the dict's ``'global_step/max_steps': '35/100'`` went unread (the bar is on a
+    line of its own): the NaN at step 35 was reported at step 7 (the dicts' count)."""
+    assert faults(tmp_path, _swift(35)) == [("AMP006", 35), ("AMP013", 50)]
+    assert faults(tmp_path, _swift()) == []
+
+
+def _llama_recipes(nan_from: int | None = None, epochs: range = range(1, 3)) -> list[str]:
+    """llama-recipes' bar description (src/llama_recipes/utils/train_utils.py ``train``: the
+    step counts the epoch's batches from 0), its epoch summary after each epoch."""
+    lines = ["--> Model meta-llama/Llama-2-7b-hf",
+             "--> meta-llama/Llama-2-7b-hf has 6738.415616 Million params",
+             "--> Training Set Length = 14732"]
+    for epoch in epochs:
+        for step in range(100):
+            run_step = (epoch - 1) * 100 + step
+            loss = "nan" if nan_from is not None and run_step >= nan_from else (
+                f"{1.45 - run_step / 500}")
+            lines.append(f"Training Epoch: {epoch}/3, step {step}/100 completed (loss: {loss}):"
+                         f"  {step}%|█         | {step + 1}/100 [00:{step % 60:02d}<02:00, "
+                         " 1.2s/it]")
+        lines.append("Max CUDA memory allocated was 22 GB")
+        bad = nan_from is not None and nan_from < epoch * 100
+        lines.append(f"Epoch {epoch}: train_perplexity={'nan' if bad else '2.9931'}, "
+                     f"train_epoch_loss={'nan' if bad else '1.0963'}, epoch time 121.8s")
+    return lines
+
+
+def test_llama_recipes_step_counts_the_epoch(tmp_path: Path) -> None:
+    """Before: ``Training Epoch: 2/3, step 50/100`` was read as step 50 (``step`` after an
+    epoch may count the run's steps): the count went back when the epoch moved on, and 5 of
+    100 cannot be a run's step in epoch 2 of 3: it counts the epoch's batches (step 150)."""
+    assert faults(tmp_path, _llama_recipes(150)) == [("AMP006", 150)]
+    assert faults(tmp_path, _llama_recipes(105, epochs=range(2, 3))) == [("AMP006", 105)]
+    assert faults(tmp_path, _llama_recipes()) == []
+
+
+def _easylm(nan_from: int | None = None) -> list[str]:
+    """EasyLM's trainer (EasyLM/models/llama/llama_train.py: ``tqdm.write("\\n" +
+    pprint.pformat(log_metrics) + "\\n")`` of numpy scalars: sorted keys, the step last)."""
+    lines = []
+    for step in range(100, 2000, 100):
+        bad = nan_from is not None and step >= nan_from
+        lines += ["", "{'accuracy': array(0.51, dtype=float32),",
+                  f" 'gradient_norm': array({'nan' if bad else '1.23'}, dtype=float32),",
+                  " 'learning_rate': array(3.e-04, dtype=float32),",
+                  f" 'loss': array({'nan' if bad else 2.3 - step / 1e4}, dtype=float32),",
+                  " 'param_norm': array(123.4, dtype=float32),",
+                  f" 'perplexity': array({'nan' if bad else '9.97'}, dtype=float32),",
+                  f" 'step': {step}}}", ""]
+    return lines
+
+
+def test_pprint_wrapped_dict_is_one_step(tmp_path: Path) -> None:
+    """Before: nothing to diagnose (numpy's ``array(nan, dtype=float32)`` was no value, and
+    the step is on the dict's last row, which holds no keyword)."""
+    assert faults(tmp_path, _easylm(700)) == [("AMP006", 700)]
+    assert faults(tmp_path, _easylm()) == []
