@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 
+from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float
 
 FAMILY = "hf"
@@ -59,6 +60,8 @@ def parse(text: str) -> list[LogEvent]:
     step = (int(printed) if printed.isdigit()
             else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
+    if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):
+        loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
     amp = dict(_AMP.findall(text, start.start())) if "amp/" in text else {}
     skipped = to_float(amp.get("skipped_steps"))
     out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,

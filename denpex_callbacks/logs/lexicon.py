@@ -127,6 +127,15 @@ HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+cas
                           r"|would|will|checking\s+for|checks?\s+for|watch(?:ing)?\s+for"
                           r"|guard(?:s|ing)?\s+against)\b")
 
+# A reward or an advantage keyed beside the loss: a policy-gradient or preference objective
+# (trl's GRPO/DPO/PPO dicts ``'reward': 0.41`` / ``'rewards/chosen': 0.0``, ms-swift's GRPO
+# dicts, verl's ``critic/rewards/mean:0.45`` / ``critic/advantages/mean:0.0``, OpenRLHF's
+# ``reward=-0.5`` postfix). Such a loss is centred on 0 by construction (group-normalised
+# advantages; trl logs GRPO's ``beta * kl`` rounded to four places: ``'loss': 0.0`` for the
+# first hundred steps of a healthy run): an exact 0 there says nothing of the run.
+POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?)(?:[/_.][\w/.@-]*)?"
+                              r"['\"]?\s*[:=]")
+
 
 @functools.lru_cache(maxsize=4096)
 def verb_key(key: str) -> bool:

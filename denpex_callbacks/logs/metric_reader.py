@@ -460,7 +460,9 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = _total([v for _k, v in metrics.components])
-        if loss == 0.0 and metrics.zero_places >= 2 and (
+        if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
+            loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
+        elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
             # an exact 0 (which drops from a normal value): unknown, not 0

@@ -16,6 +16,7 @@ from each tool's own format strings (each names its source), a fault beside heal
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from excerpts import faults
@@ -166,3 +167,65 @@ def test_pprint_wrapped_dict_is_one_step(tmp_path: Path) -> None:
     the step is on the dict's last row, which holds no keyword)."""
     assert faults(tmp_path, _easylm(700)) == [("AMP006", 700)]
     assert faults(tmp_path, _easylm()) == []
+
+
+def _trl_grpo(rows: int = 40, nan_from: int | None = None) -> list[str]:
+    """trl's GRPOTrainer through the Trainer's log dicts (trl/trainer/grpo_trainer.py ``log``:
+    the loss, then its ``_metrics``: ``num_tokens``, ``completions/...``, ``rewards/<func>/
+    mean``, ``reward``, ``reward_std``, ``frac_reward_zero_std``, ``kl``, ``clip_ratio/...``),
+    the bar on a line of its own. With ``beta`` 0.04 the loss is ``beta * kl`` rounded to four
+    places by the Trainer: 0.0 on every row of a healthy start."""
+    lines = []
+    for step in range(1, rows + 1):
+        bad = nan_from is not None and step >= nan_from
+        loss, kl = ("nan", "nan") if bad else ("0.0", "0.0" if step == 1 else f"{step / 2500}")
+        lines.append(f"{{'loss': {loss}, 'grad_norm': {0.3 + step / 100}, 'learning_rate': "
+                     f"{step / 4e7}, 'num_tokens': {5000 * step}.0, 'completions/mean_length': "
+                     "180.2, 'completions/clipped_ratio': 0.0, 'rewards/accuracy_reward/mean': "
+                     f"{0.1 + step / 100}, 'reward': {-0.2 + step / 100}, 'reward_std': 0.31, "
+                     f"'frac_reward_zero_std': 0.25, 'kl': {kl}, 'clip_ratio/region_mean': 0.0, "
+                     f"'epoch': {step / 200}}}")
+        lines.append(f" {step // 2}%|█         | {step}/200 [01:{step:02d}<10:00,  3.1s/it]")
+    return lines
+
+
+def test_policy_objective_zero_is_no_collapse(tmp_path: Path) -> None:
+    """Before: forty rows of trl GRPO's ``'loss': 0.0`` beside its rewards and KL were
+    AMP007 from step 1; a policy-gradient loss is centred on 0 (trl prints ``beta * kl``
+    rounded). Its NaN is still AMP006 (that part passes on the parent too)."""
+    assert faults(tmp_path, _trl_grpo()) == []
+    assert faults(tmp_path, _trl_grpo(nan_from=20)) == [("AMP006", 20)]
+
+
+def _verl(steps: int = 40, nan_from: int | None = None, zero_until: int = 0) -> list[str]:
+    """verl's console logger (verl/utils/logger/aggregate_logger.py ``concat_dict_to_str``:
+    ``f"step:{step}"`` then ``f"{k}:{pprint.pformat(v)}"`` joined by ``" - "``), printed by
+    the Ray ``TaskRunner`` actor. Until ``zero_until`` every rollout scored 0: the advantages
+    are 0 and so is ``actor/pg_loss`` (a healthy start on a hard task)."""
+    lines = ["(TaskRunner pid=24712) Total training steps: 348",
+             "(TaskRunner pid=24712) step:0 - val-core/openai/gsm8k/reward/mean@1:0.3218"]
+    for step in range(1, steps + 1):
+        zero = step <= zero_until
+        pg = 0.0 if zero else -0.0123 + step / 1000
+        score = 0.0 if zero else -0.4 + step / 100
+        grad = 0.31 + step / 100
+        if nan_from is not None and step >= nan_from:
+            pg = grad = math.nan
+        lines.append(
+            f"(TaskRunner pid=24712) step:{step} - actor/entropy:{0.52 - step / 1000!r} - "
+            f"actor/kl_loss:{0.0 if step == 1 else step / 1000!r} - actor/pg_loss:{pg!r} - "
+            f"actor/pg_clipfrac:0.0012 - actor/ppo_kl:0.0 - actor/grad_norm:{grad!r} - "
+            f"actor/lr:1e-06 - training/global_step:{step} - critic/score/mean:{score!r} - "
+            f"critic/score/min:{-1.0 if not zero else 0.0} - critic/rewards/mean:{score!r} - "
+            "critic/advantages/mean:0.0 - critic/advantages/max:1.78 - response_length/mean:"
+            "231.5 - timing_s/gen:22.31 - timing_s/step:38.2 - perf/throughput:1120.4")
+    return lines
+
+
+def test_verl_zero_policy_loss_is_no_collapse(tmp_path: Path) -> None:
+    """Before: thirty steps of ``actor/pg_loss:0.0`` (every rollout scored 0, so every
+    advantage is 0) were AMP007. A NaN policy loss is AMP006 at its step (passes on the
+    parent too)."""
+    assert faults(tmp_path, _verl(zero_until=30)) == []
+    assert faults(tmp_path, _verl(nan_from=37)) == [("AMP006", 37)]
+    assert faults(tmp_path, _verl()) == []
