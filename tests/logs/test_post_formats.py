@@ -179,12 +179,13 @@ def _trl_grpo(rows: int = 40, nan_from: int | None = None) -> list[str]:
     for step in range(1, rows + 1):
         bad = nan_from is not None and step >= nan_from
         loss, kl = ("nan", "nan") if bad else ("0.0", "0.0" if step == 1 else f"{step / 2500}")
-        lines.append(f"{{'loss': {loss}, 'grad_norm': {0.3 + step / 100}, 'learning_rate': "
-                     f"{step / 4e7}, 'num_tokens': {5000 * step}.0, 'completions/mean_length': "
-                     "180.2, 'completions/clipped_ratio': 0.0, 'rewards/accuracy_reward/mean': "
-                     f"{0.1 + step / 100}, 'reward': {-0.2 + step / 100}, 'reward_std': 0.31, "
-                     f"'frac_reward_zero_std': 0.25, 'kl': {kl}, 'clip_ratio/region_mean': 0.0, "
-                     f"'epoch': {step / 200}}}")
+        logs = {"loss": loss, "grad_norm": 0.3 + step / 100, "learning_rate": step / 4e7,
+                "num_tokens": 5000.0 * step, "completions/mean_length": 180.2,
+                "completions/clipped_ratio": 0.0,
+                "rewards/accuracy_reward/mean": 0.1 + step / 100,
+                "reward": -0.2 + step / 100, "reward_std": 0.31, "frac_reward_zero_std": 0.25,
+                "kl": kl, "clip_ratio/region_mean": 0.0, "epoch": step / 200}
+        lines.append("{" + ", ".join(f"'{key}': {value}" for key, value in logs.items()) + "}")
         lines.append(f" {step // 2}%|█         | {step}/200 [01:{step:02d}<10:00,  3.1s/it]")
     return lines
 
