@@ -291,6 +291,7 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        self.tqdm_bars: dict[int, tuple[int, int]] = {}  # total: (last count, passes before)
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the last "Epoch E/N, step i/M" (epoch, i), and whether its steps count batches
@@ -502,11 +503,13 @@ class MetricReader:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
-            step = int(found.group(1))
+            step, total = int(found.group(1)), int(found.group(2))
             if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
-                step += self._epochs_before(int(postfix.group(1))) * int(found.group(2))
+                step += self._epochs_before(int(postfix.group(1))) * total
+            else:
+                step = self._tqdm_step(step, total)
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -697,6 +700,18 @@ class MetricReader:
             self.epoch_batches = True
         self.epoch_of_steps = (epoch, done)
         return (epoch - 1) * total + done if self.epoch_batches else done
+
+    def _tqdm_step(self, done: int, total: int) -> int:
+        """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
+        back; a bar that starts again counts on from its last pass (OpenRLHF's PPO
+        ``Train epoch [1/1]: ... 2/4 [..., act_loss=..., reward=...]``, one pass over each
+        rollout's replay buffer, an optimizer step a batch: openrlhf/trainer/ray/
+        ppo_actor.py ``ppo_train``)."""
+        last, passes = self.tqdm_bars.get(total, (0, 0))
+        if done < last:
+            passes += 1
+        self.tqdm_bars[total] = (done, passes)
+        return passes * total + done
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""

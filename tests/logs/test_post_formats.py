@@ -230,3 +230,34 @@ def test_verl_zero_policy_loss_is_no_collapse(tmp_path: Path) -> None:
     assert faults(tmp_path, _verl(zero_until=30)) == []
     assert faults(tmp_path, _verl(nan_from=37)) == [("AMP006", 37)]
     assert faults(tmp_path, _verl()) == []
+
+
+def _openrlhf_ppo(rollouts: int = 40, nan_from: int | None = None) -> list[str]:
+    """OpenRLHF's PPO: the driver's ``Episode [1/1]`` bar over the prompts, each rollout's
+    ``Train epoch [1/1]`` bar over its replay buffer from the Ray actor (openrlhf/trainer/ray/
+    ppo_actor.py ``ppo_train``: ``pbar.set_postfix(short_status)``, ``act_loss``, ``reward``,
+    ``return``, ``gen_len``, ``tot_len``, ``kl``, ``act_lr``), four optimizer steps a rollout;
+    the reward is negative at the start (a penalty-shaped reward model)."""
+    lines = []
+    for rollout in range(1, rollouts + 1):
+        reward = -1.2 + rollout / 50
+        lines.append(f"Episode [1/1]:  {rollout}%|▌         | {rollout}/100 [12:00<1:40:00, "
+                     " 61.2s/it]")
+        for batch in range(1, 5):
+            step = (rollout - 1) * 4 + batch
+            status = {"act_loss": f"{-0.01 + step / 1e4:.3g}", "reward": f"{reward:.3g}",
+                      "return": f"{reward - 0.01:.3g}", "gen_len": "241", "tot_len": "501",
+                      "kl": "0" if step == 1 else f"{step / 5000:.3g}", "act_lr": "5e-7"}
+            if nan_from is not None and step >= nan_from:
+                status["act_loss"] = "nan"
+            postfix = ", ".join(f"{key}={value}" for key, value in status.items())
+            lines.append(f"(ActorModelRayActor pid=3121) Train epoch [1/1]: {batch * 25}%|██▌"
+                         f"       | {batch}/4 [00:31<00:00,  7.8s/it, {postfix}]")
+    return lines
+
+
+def test_tqdm_bar_that_starts_again_counts_on(tmp_path: Path) -> None:
+    """Before: each rollout's bar counts 1..4 again, and the NaN at the 97th optimizer step
+    was reported at step 1; a bar whose count goes back counts on from its last pass."""
+    assert faults(tmp_path, _openrlhf_ppo(nan_from=97)) == [("AMP006", 97)]
+    assert faults(tmp_path, _openrlhf_ppo()) == []
