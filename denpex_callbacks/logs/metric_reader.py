@@ -43,7 +43,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
+__all__ = ["FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH", "ROW_REACH", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row", "classify", "collect",
            "dangling_key", "dict_row", "find_claims", "header_cells", "notation", "read_pairs",
            "record_cell", "starts_with_value", "to_value"]
@@ -230,8 +230,18 @@ RECORD = "| key | value | record rows"
 # brace (or a line that is no row of it) ends it; a row hands over the lines after it, as a
 # record's row does, since the rest of the dict holds no keyword.
 _DICT_ROW = re.compile(r"[{ ]'[^'\n]+': [^\n]+[,}]\s*$")
-DICT_ROW_STARTS = ("{'", " '")
+# A YAML mapping, one key a line, nested by indentation (RLlib's results through
+# ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
+# .nan`` under ``info: / learner: / default_policy: / learner_stats:``, its
+# ``training_iteration: 4`` far below): an indented row holding a value opens it; its rows are
+# kept, each key once, and read as one line when a line that is no row ends it (the blank
+# line ``print`` leaves after the dump). A mapping without a loss, a gradient norm or an
+# evaluation metric is a configuration, as a record's table of settings is.
+_YAML_ROW = re.compile(r"( *)([A-Za-z_][\w./@-]*):(?: +(\S[^\n]*?))?\s*$")
+DICT_ROW_STARTS = ("{'", " '", "  ")
 PPRINT = "pprint-wrapped dict rows"
+YAML = "YAML mapping rows"
+MAPPING_REACH = 200  # lines handed over after such a row (the step row may be far below)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -322,6 +332,8 @@ class MetricReader:
         self.epoch_rows_off = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         self.dict_rows: list[str] = []  # the rows of a wrapped dict not yet ended
+        self.dict_style: str | None = None  # PPRINT or YAML while one is open
+        self.yaml_keys: set[tuple[str, int]] = set()  # (key, indentation) of its rows
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -630,25 +642,50 @@ class MetricReader:
         return None
 
     def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
-        """A row of a wrapped dict (kept: ``[]``), its last row (the dict's events), or None
-        for any other line, or a one-line dict when none is open (read as any line)."""
+        """A row of a wrapped dict or a YAML mapping (kept: ``[]``), a dict's last row (its
+        events), or None for any other line, or a one-line dict when none is open (read as
+        any line)."""
         stripped = text.rstrip()
-        if _DICT_ROW.match(stripped) is None:
+        if self.dict_style != YAML and _DICT_ROW.match(stripped) is not None:
+            out = []
+            if stripped[0] == "{" and self.dict_rows:
+                out = self._end_dict(line)  # a new dict: the last one was cut (excerpt's edge)
+            if not self.dict_rows and stripped[-1] == "}":
+                return None
+            self.dict_style = PPRINT
+            self.dict_rows.append(stripped[1:].rstrip(",}"))
+            return out + self._end_dict(line) if stripped[-1] == "}" else out
+        if self.dict_style == PPRINT or (found := _YAML_ROW.match(stripped)) is None or (
+                not self.dict_rows and not (found.group(1) and found.group(3))):
             return None
-        if stripped[0] == "{" and self.dict_rows:
-            self._end_dict(line)  # a new dict: the last one was cut (an excerpt's edge)
-        if not self.dict_rows and stripped[-1] == "}":
-            return None
-        self.dict_rows.append(stripped[1:].rstrip(",}"))
-        return self._end_dict(line) if stripped[-1] == "}" else []
+        key, value = found.group(2), found.group(3)
+        out = []
+        if (key, len(found.group(1))) in self.yaml_keys:
+            out = self._end_dict(line)  # a key again: the next mapping
+        self.dict_style = YAML
+        self.yaml_keys.add((key, len(found.group(1))))
+        if value is not None:
+            self.dict_rows.append(f"{key}: {value}")
+        return out
 
     def _end_dict(self, line: int) -> list[MetricEvent]:
-        """The events of the wrapped dict read so far, as the one line it prints."""
+        """The events of the wrapped dict or mapping read so far, as the one line it
+        prints."""
         if not self.dict_rows:
+            self.dict_style = None
             return []
-        text = "{" + ", ".join(self.dict_rows) + "}"
-        self.dict_rows = []
-        return self._pairs(text, read_pairs(text), PPRINT, line) or []
+        style, self.dict_style = self.dict_style, None
+        self.yaml_keys = set()
+        rows, self.dict_rows = self.dict_rows, []
+        if style == PPRINT:
+            text = "{" + ", ".join(rows) + "}"
+            return self._pairs(text, read_pairs(text), PPRINT, line) or []
+        text = "  ".join(rows)
+        metrics = read_pairs(text)
+        if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
+                or lexicon.GRAD_NORM in metrics.values):
+            return []  # a configuration printed as YAML
+        return self._pairs(text, metrics, YAML, line) or []
 
     def _end_record(self, line: int) -> list[MetricEvent]:
         """The events of the record read so far, as one line of ``key: value`` pairs."""
@@ -954,14 +991,20 @@ def announces_row(text: str) -> bool:
 
 
 def dict_row(text: str) -> bool:
-    """True when ``text`` is a row of a wrapped dict that more rows follow.
+    """True when ``text`` is a row of a wrapped dict that more rows follow, or an indented row
+    of a YAML mapping.
 
     Example:
         >>> dict_row(" 'loss': array(nan, dtype=float32),"), dict_row(" 'step': 700}")
         (True, False)
+        >>> dict_row("        total_loss: .nan"), dict_row("  info:")
+        (True, False)
     """
     stripped = text.rstrip()
-    return stripped.endswith(",") and _DICT_ROW.match(stripped) is not None
+    if stripped.endswith(",") and _DICT_ROW.match(stripped) is not None:
+        return True
+    found = _YAML_ROW.match(stripped) if text[:2] == "  " else None
+    return found is not None and found.group(3) is not None
 
 
 def record_cell(text: str) -> tuple[str, str] | None:

@@ -22,6 +22,7 @@ from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import (
     DICT_ROW_STARTS,
     HEADER_REACH,
+    MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
     announces_row,
@@ -280,11 +281,14 @@ def _scan(
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
                 following.until = max(following.until, number + ROW_REACH)
-            elif (text[:1] == "|" and record_cell(text) is not None) or (
-                    text[:2] in DICT_ROW_STARTS and dict_row(text)):
-                # a record's row, a wrapped dict's: the rest of it (its step row, its closing
-                # rule or brace) holds no keyword
+            elif text[:1] == "|" and record_cell(text) is not None:
+                # a record's row: the rest of the record (its step row, its closing rule)
+                # holds no keyword
                 following.until = max(following.until, number + RECORD_REACH)
+            elif text[:2] in DICT_ROW_STARTS and dict_row(text):
+                # a wrapped dict's row, a YAML mapping's: the rest of it (its step row, its
+                # closing brace) holds no keyword
+                following.until = max(following.until, number + MAPPING_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.

@@ -261,3 +261,34 @@ def test_tqdm_bar_that_starts_again_counts_on(tmp_path: Path) -> None:
     was reported at step 1; a bar whose count goes back counts on from its last pass."""
     assert faults(tmp_path, _openrlhf_ppo(nan_from=97)) == [("AMP006", 97)]
     assert faults(tmp_path, _openrlhf_ppo()) == []
+
+
+def _rllib(iterations: int = 8, nan_from: int | None = None) -> list[str]:
+    """RLlib's results printed by ``print(pretty_print(result))`` (ray/tune/logger.py
+    ``pretty_print``: ``yaml.safe_dump`` sorted by key, NaN as ``.nan``; the loop of RLlib's
+    examples), the learner's stats nested under ``info``, ``training_iteration`` below; the
+    returns are negative, the KL 0 at the first iteration."""
+    lines = []
+    for it in range(1, iterations + 1):
+        loss = ".nan" if nan_from is not None and it >= nan_from else f"{8.5 - it / 2}"
+        lines += [f"agent_timesteps_total: {4000 * it}", "custom_metrics: {}",
+                  f"date: 2024-06-01_10-00-{it:02d}", "done: false",
+                  f"episode_len_mean: {20.1 + it}", "episode_reward_max: 200.0",
+                  f"episode_reward_mean: {-21.4 + it}", "episode_reward_min: -200.0",
+                  "info:", "  learner:", "    default_policy:", "      learner_stats:",
+                  "        cur_kl_coeff: 0.2", "        cur_lr: 5.0e-05",
+                  "        entropy: 0.66", f"        kl: {0.0 if it == 1 else 0.027}",
+                  "        policy_loss: -0.04", f"        total_loss: {loss}",
+                  f"        vf_loss: {loss}", f"  num_steps_trained: {4000 * it}",
+                  f"iterations_since_restore: {it}", "perf:", "  cpu_util_percent: 12.3",
+                  "  ram_util_percent: 40.1", "time_this_iter_s: 5.1",
+                  f"timesteps_total: {4000 * it}", f"training_iteration: {it}",
+                  "trial_id: default", ""]
+    return lines
+
+
+def test_yaml_mapping_is_one_step(tmp_path: Path) -> None:
+    """Before: ``total_loss: .nan`` was no value (silence); a YAML mapping's rows are now
+    read together, its ``training_iteration`` below the losses the step."""
+    assert faults(tmp_path, _rllib(nan_from=4)) == [("AMP006", 4)]
+    assert faults(tmp_path, _rllib()) == []
