@@ -302,6 +302,9 @@ class MetricReader:
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
         self.tqdm_bars: dict[int, tuple[int, int]] = {}  # total: (last count, passes before)
+        # a step key's count beside an epoch key: (epoch, count, highest count of the epoch,
+        # logging interval, batches an epoch once the count went back, else 0)
+        self.epoch_counts: tuple[int, int, int, int, int] | None = None
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the last "Epoch E/N, step i/M" (epoch, i), and whether its steps count batches
@@ -482,7 +485,7 @@ class MetricReader:
             loss = None
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
-        step = as_step(values.get(lexicon.STEP))
+        step = printed_step = as_step(values.get(lexicon.STEP))
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -509,6 +512,9 @@ class MetricReader:
                 step = epoch * total + done
         elif counters and (found := _BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+        if (step is not None and step == printed_step and counters and lexicon.EPOCH in values
+                and (epoch_number := as_step(values[lexicon.EPOCH])) is not None):
+            step = self._epoch_count(epoch_number, step)
         if step is None and "eta: " in text and (found := _LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
@@ -737,6 +743,22 @@ class MetricReader:
             self.epoch_batches = True
         self.epoch_of_steps = (epoch, done)
         return (epoch - 1) * total + done if self.epoch_batches else done
+
+    def _epoch_count(self, epoch: int, count: int) -> int:
+        """The step of a printed step key beside a printed epoch key: the count itself until
+        it goes back while the epoch moves on; from then on it counts the epoch's batches
+        (DGL's examples, ``examples/pytorch/graphsage``: ``'Epoch {:05d} | Step {:05d} | Loss
+        {:.4f} | ...'`` every ``log_every`` batches of ``enumerate(dataloader)``), of which
+        there are the highest count of an epoch plus the logging interval (the total is
+        printed nowhere): the step is ``epochs before * batches + count``."""
+        last_epoch, last, high, gap, batches = self.epoch_counts or (epoch, count, 0, 0, 0)
+        if epoch == last_epoch and count > last:
+            gap = count - last if gap == 0 else min(gap, count - last)
+        elif epoch > last_epoch and count < last:
+            batches = max(batches, high + max(gap, 1))
+        high = max(high, count) if epoch == last_epoch else count
+        self.epoch_counts = (epoch, count, high, gap, batches)
+        return self._epochs_before(epoch) * batches + count  # (notes an epoch 0 when seen)
 
     def _tqdm_step(self, done: int, total: int) -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes

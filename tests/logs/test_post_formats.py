@@ -292,3 +292,26 @@ def test_yaml_mapping_is_one_step(tmp_path: Path) -> None:
     read together, its ``training_iteration`` below the losses the step."""
     assert faults(tmp_path, _rllib(nan_from=4)) == [("AMP006", 4)]
     assert faults(tmp_path, _rllib()) == []
+
+
+def _dgl_sage(nan_from: int | None = None, epochs: int = 5) -> list[str]:
+    """DGL's GraphSAGE example (dmlc/dgl ``examples/pytorch/graphsage/train_sampling.py``:
+    ``'Epoch {:05d} | Step {:05d} | Loss {:.4f} | Train Acc {:.4f} | Speed (samples/sec)
+    {:.4f} | GPU {:.1f} MB'`` every ``log_every`` (20) of an epoch's 100 batches, from 0)."""
+    lines = []
+    for epoch in range(epochs):
+        for batch in range(0, 100, 20):
+            bad = nan_from is not None and epoch * 100 + batch >= nan_from
+            lines.append(f"Epoch {epoch:05d} | Step {batch:05d} | Loss "
+                         f"{'nan' if bad else f'{1.2 - epoch / 100:.4f}'} | Train Acc 0.8123 | "
+                         "Speed (samples/sec) 12345.6789 | GPU 1234.5 MB")
+        lines.append("Epoch Time(s): 12.3456")
+    return lines
+
+
+def test_step_key_that_counts_the_epoch(tmp_path: Path) -> None:
+    """Before: ``Epoch 00003 | Step 00020`` was step 20, below steps already read; a step key
+    that goes back while the epoch key moves on counts the epoch's batches (highest count
+    80, every 20: 100 an epoch): step 320."""
+    assert faults(tmp_path, _dgl_sage(320)) == [("AMP006", 320)]
+    assert faults(tmp_path, _dgl_sage()) == []
