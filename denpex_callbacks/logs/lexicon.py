@@ -149,6 +149,7 @@ def verb_key(key: str) -> bool:
     return len(parts) > 1 and parts[-1] in _VERBS
 
 _EXACT: dict[tuple[str, ...], str] = {}
+_OWNED = frozenset({GRAD_NORM, LR})  # roles a namespace before a slash may own
 for _role, _phrases in {
     GRAD_NORM: ("grad norm", "gradnorm", "gnorm", "grad", "grads norm", "gradient norm",
                 "grad l2 norm", "total norm", "total grad norm", "global grad norm",
@@ -303,6 +304,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
         >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
         ['loss', 'loss', 'loss', None, None, None]
+        >>> [role(k) for k in ("actor/grad_norm", "actor/lr", "val/grad_norm", "actor/kl")]
+        ['grad_norm', 'lr', None, None]
         >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
         [None, None, 'component']
 
@@ -333,6 +336,11 @@ def role(key: str | tuple[str, ...]) -> str | None:
     exact = _EXACT.get(parts)
     if exact is not None:
         return exact
+    if isinstance(key, str) and "/" in key and (
+            _EXACT.get(words(key.partition("/")[2])) in _OWNED):
+        # the model it belongs to before a slash: verl's ``actor/grad_norm``, ``actor/lr``,
+        # ``critic/grad_norm`` (verl/workers/actor/dp_actor.py ``update_policy``)
+        return _EXACT[words(key.partition("/")[2])]
     if parts[0] in _LOG2 and len(parts) > 1:
         return LOG2_SCALE if _scale_role(parts[1:]) == SCALE else None
     scale = _scale_role(parts)

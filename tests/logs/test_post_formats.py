@@ -315,3 +315,30 @@ def test_step_key_that_counts_the_epoch(tmp_path: Path) -> None:
     80, every 20: 100 an epoch): step 320."""
     assert faults(tmp_path, _dgl_sage(320)) == [("AMP006", 320)]
     assert faults(tmp_path, _dgl_sage()) == []
+
+
+def _verl_grad(bad: set[int] | None = None, nan_from: int | None = None) -> list[str]:
+    """verl's actor skips the update when the gradient norm is not finite (verl/workers/
+    actor/dp_actor.py ``_optimizer_step``: ``print(f"WARN: rank {rank} grad_norm is not
+    finite: {grad_norm}")``), and logs it as ``actor/grad_norm`` on the step's line."""
+    lines = ["(TaskRunner pid=24712) Total training steps: 348"]
+    for step in range(1, 80):
+        grad = 0.31 + step / 1000
+        if bad and step in bad:
+            grad = math.inf
+        elif nan_from is not None and step >= nan_from:
+            grad = math.nan
+        if not math.isfinite(grad):
+            lines.append(f"(WorkerDict pid=25111) WARN: rank 0 grad_norm is not finite: {grad}")
+        lines.append(f"(TaskRunner pid=24712) step:{step} - actor/pg_loss:{-0.01 + step / 1e4!r}"
+                     f" - actor/ppo_kl:0.0 - actor/grad_norm:{grad!r} - actor/lr:1e-06 - "
+                     f"critic/score/mean:{-0.4 + step / 100!r} - timing_s/step:38.2")
+    return lines
+
+
+def test_namespaced_grad_norm(tmp_path: Path) -> None:
+    """Before: ``actor/grad_norm`` named nothing: forty steps of a NaN gradient norm (every
+    update skipped) were silent; two isolated ``inf`` steps stay silent (pass on the parent
+    too)."""
+    assert faults(tmp_path, _verl_grad(nan_from=40)) == [("AMP003", 40)]
+    assert faults(tmp_path, _verl_grad(bad={23, 51})) == []
