@@ -133,7 +133,7 @@ HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+cas
 # ``reward=-0.5`` postfix). Such a loss is centred on 0 by construction (group-normalised
 # advantages; trl logs GRPO's ``beta * kl`` rounded to four places: ``'loss': 0.0`` for the
 # first hundred steps of a healthy run): an exact 0 there says nothing of the run.
-POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?)(?:[/_.][\w/.@-]*)?"
+POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?|pg)(?:[/_.][\w/.@-]*)?"
                               r"['\"]?\s*[:=]")
 
 
@@ -171,6 +171,10 @@ for _role, _phrases in {
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
            "tick", "progress tick"),
     EPOCH: ("epoch", "epochs", "ep"),
+    # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
+    # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":
+    # status["reward"], ..., "kl": ...}``); ``pg_clipfrac`` is no loss
+    LOSS: ("pg",),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr"),
 }.items():

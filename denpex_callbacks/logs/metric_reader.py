@@ -301,7 +301,8 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
-        self.tqdm_bars: dict[int, tuple[int, int]] = {}  # total: (last count, passes before)
+        # a tqdm bar's total: (last count, passes before, its line)
+        self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         # a step key's count beside an epoch key: (epoch, count, highest count of the epoch,
         # logging interval, batches an epoch once the count went back, else 0)
         self.epoch_counts: tuple[int, int, int, int, int] | None = None
@@ -527,7 +528,7 @@ class MetricReader:
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
-                step = self._tqdm_step(step, total)
+                step = self._tqdm_step(step, total, line)
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -760,16 +761,17 @@ class MetricReader:
         self.epoch_counts = (epoch, count, high, gap, batches)
         return self._epochs_before(epoch) * batches + count  # (notes an epoch 0 when seen)
 
-    def _tqdm_step(self, done: int, total: int) -> int:
+    def _tqdm_step(self, done: int, total: int, line: int) -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
-        back; a bar that starts again counts on from its last pass (OpenRLHF's PPO
-        ``Train epoch [1/1]: ... 2/4 [..., act_loss=..., reward=...]``, one pass over each
-        rollout's replay buffer, an optimizer step a batch: openrlhf/trainer/ray/
-        ppo_actor.py ``ppo_train``)."""
-        last, passes = self.tqdm_bars.get(total, (0, 0))
-        if done < last:
+        back, or a finished bar is printed again on a line of its own; a bar that starts again
+        counts on from its last pass (OpenRLHF's PPO ``Train epoch [1/1]: ... 2/4 [...,
+        act_loss=..., reward=...]``, one pass over each rollout's replay buffer, an optimizer
+        step a batch: openrlhf/trainer/ray/ppo_actor.py ``ppo_train``; a pasted log keeps
+        each pass's last state, ``4/4``)."""
+        last, passes, last_line = self.tqdm_bars.get(total, (0, 0, line))
+        if done < last or (done == last == total and line != last_line):
             passes += 1
-        self.tqdm_bars[total] = (done, passes)
+        self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
 
     def _bar_step(self, done: int, total: int, line: int) -> int:

@@ -342,3 +342,27 @@ def test_namespaced_grad_norm(tmp_path: Path) -> None:
     too)."""
     assert faults(tmp_path, _verl_grad(nan_from=40)) == [("AMP003", 40)]
     assert faults(tmp_path, _verl_grad(bad={23, 51})) == []
+
+
+def _openrlhf_ppo_old(rollouts: int = 30) -> list[str]:
+    """OpenRLHF's PPO before 0.6 (openrlhf/trainer/ppo_trainer.py ``ppo_train``:
+    ``short_status = {"pg": status["policy_loss"], "rm": status["reward"], "ret": ...,
+    "glen": ..., "tlen": ..., "kl": ..., "act_lr": ...}`` and the critic's ``cri``, ``vals``,
+    ``cri_lr``), each rollout's bar as the log keeps it: its last state."""
+    lines = []
+    for rollout in range(1, rollouts + 1):
+        reward = -1.2 + rollout / 50
+        kl = "0" if rollout == 1 else f"{rollout / 5000:.3g}"
+        lines.append(f"Episode [1/1]:  {rollout}%|▌         | {rollout}/100 [12:00<1:40:00, "
+                     " 61.2s/it]")
+        lines.append(f"Train epoch [1/1]: 100%|██████████| 4/4 [00:31<00:00,  7.8s/it, "
+                     f"pg={-0.01 + rollout / 1e4:.3g}, rm={reward:.3g}, ret={reward:.3g}, "
+                     f"glen=241, tlen=501, kl={kl}, act_lr=5e-7, cri=0.213, vals=0.112, "
+                     "cri_lr=9e-6]")
+    return lines
+
+
+def test_openrlhf_short_policy_loss(tmp_path: Path) -> None:
+    """Before: nothing to diagnose (``pg=`` named nothing); ``pg`` alone is the policy
+    loss, each finished bar printed again a new pass: a healthy run is no fault."""
+    assert faults(tmp_path, _openrlhf_ppo_old()) == []
