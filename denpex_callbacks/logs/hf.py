@@ -29,7 +29,10 @@ _VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?
 _KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch|step|global_step/max_steps)['"]:"""
                   + _VALUE)
 _DICT = re.compile(r"""\{['"]loss['"]:""")
-_AMP = re.compile(r"""['"](?:train/)?amp/(loss_scale|skipped_steps)['"]:""" + _VALUE)
+# ``'amp/loss_scale'`` (denpex's own), or a plain ``"loss_scale"`` (Megatron-SWIFT's
+# ``logging.jsonl``: swift/megatron/trainers/base.py ``logs['loss_scale'] =
+# round(loss_scale, 8)`` beside ``'global_step/max_steps'``).
+_AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:""" + _VALUE)
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 
 
@@ -62,7 +65,7 @@ def parse(text: str) -> list[LogEvent]:
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
     if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):
         loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
-    amp = dict(_AMP.findall(text, start.start())) if "amp/" in text else {}
+    amp = dict(_AMP.findall(text, start.start())) if "_s" in text else {}
     skipped = to_float(amp.get("skipped_steps"))
     out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                     lr=to_float(fields.get("learning_rate")),

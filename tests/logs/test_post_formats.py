@@ -16,6 +16,7 @@ from each tool's own format strings (each names its source), a fault beside heal
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -366,3 +367,29 @@ def test_openrlhf_short_policy_loss(tmp_path: Path) -> None:
     """Before: nothing to diagnose (``pg=`` named nothing); ``pg`` alone is the policy
     loss, each finished bar printed again a new pass: a healthy run is no fault."""
     assert faults(tmp_path, _openrlhf_ppo_old()) == []
+
+
+def _megatron_swift(scales: list[float]) -> list[str]:
+    """Megatron-SWIFT's ``logging.jsonl`` (swift/megatron/trainers/base.py ``training_log``:
+    the loss dict, ``grad_norm``, ``learning_rate``, ``consumed_samples``, ``memory(GiB)``,
+    ``train_speed(s/it)``, ``loss_scale``, ``global_step/max_steps``), one row an iteration
+    at ``scales[i]``."""
+    rows = []
+    for it, scale in enumerate(scales, 1):
+        rows.append(json.dumps({
+            "loss": 2.3 - it / 1000, "grad_norm": 1.2, "learning_rate": 1e-05,
+            "consumed_samples": it * 32, "memory(GiB)": 30.1, "train_speed(s/it)": 1.2,
+            "loss_scale": scale, "global_step/max_steps": f"{it}/1000",
+            "percentage": f"{it / 10:.2f}%", "elapsed_time": "1m", "remaining_time": "10m"}))
+    return rows
+
+
+def test_plain_loss_scale_in_a_dict(tmp_path: Path) -> None:
+    """Before: a dict's plain ``loss_scale`` went unread (only ``amp/loss_scale`` was): a
+    scale halved on sixteen iterations in a row from 60 was silent. A sawtooth back-off
+    and bf16's constant 1.0 stay silent (pass on the parent too)."""
+    collapse = [65536.0] * 59 + [65536.0 / 2 ** k for k in range(1, 17)] + [1.0] * 40
+    assert faults(tmp_path, _megatron_swift(collapse)) == [("AMP003", 60)]
+    sawtooth = [65536.0] * 40 + [32768.0] * 60 + [65536.0] * 20
+    assert faults(tmp_path, _megatron_swift(sawtooth)) == []
+    assert faults(tmp_path, _megatron_swift([1.0] * 120)) == []
