@@ -148,6 +148,10 @@ def verb_key(key: str) -> bool:
     parts = words(key)
     return len(parts) > 1 and parts[-1] in _VERBS
 
+# Rank and linear correlations: sentence-transformers' evaluators (sentence_transformers/
+# evaluation/EmbeddingSimilarityEvaluator.py: ``"Cosine-Similarity :\tPearson: {:.4f}\t
+# Spearman: {:.4f}"``), SimCSE's and GLUE's STS-B scores: an evaluation's, whatever precedes.
+_CORRELATIONS = frozenset({"pearson", "spearman", "pearsonr", "spearmanr"})
 _EXACT: dict[tuple[str, ...], str] = {}
 _OWNED = frozenset({GRAD_NORM, LR})  # roles a namespace before a slash may own
 for _role, _phrases in {
@@ -213,7 +217,7 @@ def is_evaluation(key: str) -> bool:
         (True, False)
     """
     parts = words(key)
-    return bool(parts) and parts[0] in _EVAL
+    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS)
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -224,10 +228,12 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
     Example:
         >>> [evaluation_metric(k) for k in ("val_loss", "eval_bleu", "eval_runtime",
         ...                                 "eval_samples_per_second", "val_best_loss",
-        ...                                 "train_loss")]
-        [True, True, False, False, False, False]
+        ...                                 "train_loss", "Spearman", "stsb_pearson")]
+        [True, True, False, False, False, False, True, True]
     """
     parts = words(key) if isinstance(key, str) else key
+    if parts and parts[-1] in _CORRELATIONS:
+        return True  # no loop trains on a correlation: it is measured on held-out pairs
     return (len(parts) > 1 and parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 

@@ -393,3 +393,27 @@ def test_plain_loss_scale_in_a_dict(tmp_path: Path) -> None:
     sawtooth = [65536.0] * 40 + [32768.0] * 60 + [65536.0] * 20
     assert faults(tmp_path, _megatron_swift(sawtooth)) == []
     assert faults(tmp_path, _megatron_swift([1.0] * 120)) == []
+
+
+def _st_fit(nan_from_epoch: int | None = None) -> list[str]:
+    """sentence-transformers' old ``fit`` (sentence_transformers/SentenceTransformer.py: its
+    ``Epoch`` / ``Iteration`` bars print no loss; EmbeddingSimilarityEvaluator logs ``"Cosine-
+    Similarity :\\tPearson: {:.4f}\\tSpearman: {:.4f}"`` and the other distances after each
+    epoch): an fp16 run whose embeddings went NaN shows it only there."""
+    lines = ["2024-06-01 10:00:00 - Use pytorch device_name: cuda",
+             "Epoch:   0%|          | 0/4 [00:00<?, ?it/s]"]
+    for epoch in range(4):
+        lines.append("Iteration: 100%|██████████| 1000/1000 [04:10<00:00,  4.01it/s]")
+        lines.append(f"2024-06-01 10:0{epoch}:00 - EmbeddingSimilarityEvaluator: Evaluating the "
+                     f"model on sts-dev dataset after epoch {epoch}:")
+        score = "nan" if nan_from_epoch is not None and epoch >= nan_from_epoch else "0.8123"
+        for name in ("Cosine-Similarity :", "Manhattan-Distance:", "Euclidean-Distance:"):
+            lines.append(f"2024-06-01 10:0{epoch}:01 - {name}\tPearson: {score}\tSpearman: "
+                         f"{score}")
+    return lines
+
+
+def test_correlations_are_evaluation_metrics(tmp_path: Path) -> None:
+    """Before: nothing to diagnose (``Pearson: nan`` named nothing); a correlation is an
+    evaluation's metric: AMP013 (no step: the evaluator prints only its epoch)."""
+    assert faults(tmp_path, _st_fit(2)) == [("AMP013", None)]
