@@ -417,3 +417,13 @@ def test_correlations_are_evaluation_metrics(tmp_path: Path) -> None:
     """Before: nothing to diagnose (``Pearson: nan`` named nothing); a correlation is an
     evaluation's metric: AMP013 (no step: the evaluator prints only its epoch)."""
     assert faults(tmp_path, _st_fit(2)) == [("AMP013", None)]
+
+
+def test_dinov2_nan_detected_stops_the_run(tmp_path: Path) -> None:
+    """Before: DINOv2's own ``NaN detected`` (dinov2/train/train.py: logged before ``raise
+    AssertionError`` when the reduced loss is NaN, between two logged iterations) was
+    silent: AMP006 at the iteration after the last one logged."""
+    lines = [*_dinov2()[:45],
+             "I20240601 10:00:05 12345 dinov2 train.py:262] NaN detected",
+             "Traceback (most recent call last):", "    raise AssertionError", "AssertionError"]
+    assert faults(tmp_path, lines) == [("AMP006", 431)]
