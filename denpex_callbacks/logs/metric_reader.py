@@ -153,8 +153,11 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # mmengine's ``Epoch(val) [1][10/10]`` and ``Epoch(test)`` runner lines are evaluation too.
 # wenet tags its cross-validation lines ``CV | steps/sec 8.1| Batch 2/10 loss nan ...`` and
 # ``Epoch 2 Step 1200 CV info lr ... cv_loss nan``.
+# The ImageNet example's ``validate`` summary and the scripts copied from it (DeiT's, MAE's,
+# ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
+# {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)")
+                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)|\* Acc@1 ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:

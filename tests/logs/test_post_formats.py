@@ -427,3 +427,20 @@ def test_dinov2_nan_detected_stops_the_run(tmp_path: Path) -> None:
              "I20240601 10:00:05 12345 dinov2 train.py:262] NaN detected",
              "Traceback (most recent call last):", "    raise AssertionError", "AssertionError"]
     assert faults(tmp_path, lines) == [("AMP006", 431)]
+
+
+def test_accuracy_summary_is_evaluation(tmp_path: Path) -> None:
+    """Before: DeiT's evaluation summary (facebookresearch/deit ``engine.py`` ``evaluate``:
+    ``'* Acc@1 {:.3f} Acc@5 {:.3f} loss {:.3f}'``, after its ``Test:`` MetricLogger rows)
+    was read as a training loss: a NaN evaluation was AMP006 beside AMP013 on a healthy
+    run; it is the evaluation's (AMP013 only)."""
+    lines = []
+    for epoch in range(3):
+        lines += _metric_logger(f"Epoch: [{epoch}]", range(0, 1251, 250), 1251,
+                                "loss: {value} (6.9)", None)
+        score = "nan" if epoch == 2 else "1.2345"
+        lines += [f"Test:  [{i:>3}/100]  eta: 0:00:30  loss: {score} ({score})  acc1: 50.0000 "
+                  "(50.0000)  acc5: 70.0000 (70.0000)  time: 0.2  data: 0.01  max mem: 15000"
+                  for i in (0, 50)]
+        lines.append(f"* Acc@1 50.000 Acc@5 70.000 loss {'nan' if epoch == 2 else '1.234'}")
+    assert faults(tmp_path, lines) == [("AMP013", 3752)]
