@@ -687,15 +687,12 @@ class MetricReader:
         style, self.dict_style = self.dict_style, None
         self.yaml_keys = set()
         rows, self.dict_rows = self.dict_rows, []
-        if style == PPRINT:
-            text = "{" + ", ".join(rows) + "}"
-            return self._pairs(text, read_pairs(text), PPRINT, line) or []
-        text = "  ".join(rows)
+        text = "{" + ", ".join(rows) + "}" if style == PPRINT else "  ".join(rows)
         metrics = read_pairs(text)
         if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
                 or lexicon.GRAD_NORM in metrics.values):
-            return []  # a configuration printed as YAML
-        return self._pairs(text, metrics, YAML, line) or []
+            return []  # a configuration printed so (verl pprints its config at start)
+        return self._pairs(text, metrics, style or YAML, line) or []
 
     def _end_record(self, line: int) -> list[MetricEvent]:
         """The events of the record read so far, as one line of ``key: value`` pairs."""

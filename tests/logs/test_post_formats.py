@@ -444,3 +444,18 @@ def test_accuracy_summary_is_evaluation(tmp_path: Path) -> None:
                   for i in (0, 50)]
         lines.append(f"* Acc@1 50.000 Acc@5 70.000 loss {'nan' if epoch == 2 else '1.234'}")
     assert faults(tmp_path, lines) == [("AMP013", 3752)]
+
+
+def test_config_printed_as_a_mapping_is_no_step(tmp_path: Path) -> None:
+    """verl pprints its whole configuration at start (verl/trainer/main_ppo.py
+    ``pprint(OmegaConf.to_container(config, resolve=True))``), the YAML of a Hydra run
+    likewise: rows of settings, no step (controls: pass on the parent too)."""
+    config = ["{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,",
+              "                                 'grad_clip': 1.0,",
+              "                                 'kl_loss_coef': 0.001,",
+              "                                 'loss_agg_mode': 'token-mean'}},",
+              " 'algorithm': {'adv_estimator': 'grpo', 'kl_ctrl': {'kl_coef': 0.001}},",
+              " 'trainer': {'loss_scale': 0, 'save_freq': -1, 'total_epochs': 15}}"]
+    hydra = ["trainer:", "  precision: 16", "  max_steps: 1000", "optim:", "  lr: 0.001",
+             "  loss_scale: 128", "  min_loss_scale: 1.0", ""]
+    assert faults(tmp_path, [*config, *hydra, *_verl()]) == []
