@@ -24,16 +24,18 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.metric_templates import Claim
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
-# otherwise its ``1`` would be read as a number.
+# otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``).
 # The lookahead names every first character a value can have (İ and ı: case-insensitive
 # "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
 VALUE = re.compile(
-    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
+    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#@])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
     r"|[-+]?\.?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 _SEPARATORS = " \t=:'\"[(#>-"
-_KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
+# A number after ``@`` is part of a name, not a value: verl's ``reward/mean@1``,
+# ``acc/best@4/mean``, ``Acc@1``, ``ndcg@10``.
+_KEY_TAIL = re.compile(r"[A-Za-z][\w./@-]*(?:[ \t]+[A-Za-z][\w./@-]*){0,4}$")
 _TENSOR = re.compile(r"(?:tensor|array)\($")  # torch's tensor(nan, ...), numpy's array(nan, ...)
 _MODE = re.compile(r"\((?:train|training)\)$")
 _MAX_KEY_WORDS = 5

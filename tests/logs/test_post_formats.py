@@ -459,3 +459,13 @@ def test_config_printed_as_a_mapping_is_no_step(tmp_path: Path) -> None:
     hydra = ["trainer:", "  precision: 16", "  max_steps: 1000", "optim:", "  lr: 0.001",
              "  loss_scale: 128", "  min_loss_scale: 1.0", ""]
     assert faults(tmp_path, [*config, *hydra, *_verl()]) == []
+
+
+def test_number_after_at_sign_is_part_of_the_key(tmp_path: Path) -> None:
+    """Before: verl's ``val-core/openai/gsm8k/reward/mean@1:nan`` was silent (the ``1`` of
+    ``@1`` was read as a value, the ``nan`` after it had no key): a number right after ``@``
+    is a name's; the NaN validation score is AMP013 at its step."""
+    lines = _verl()
+    lines.insert(42, "(TaskRunner pid=24712) step:40 - val-core/openai/gsm8k/reward/mean@1:nan"
+                     " - val-aux/openai/gsm8k/reward/best@4/mean:nan")
+    assert faults(tmp_path, lines) == [("AMP013", 40)]
