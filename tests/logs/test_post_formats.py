@@ -469,3 +469,23 @@ def test_number_after_at_sign_is_part_of_the_key(tmp_path: Path) -> None:
     lines.insert(42, "(TaskRunner pid=24712) step:40 - val-core/openai/gsm8k/reward/mean@1:nan"
                      " - val-aux/openai/gsm8k/reward/best@4/mean:nan")
     assert faults(tmp_path, lines) == [("AMP013", 40)]
+
+
+def _hf_rows(losses: list[float], grad_norms: list[float]) -> list[str]:
+    """The Trainer's log dicts (transformers ``Trainer._maybe_log_save_evaluate``: ``round(
+    loss, 4)``; the gradient norm unrounded), as sentence-transformers, SetFit and trl's
+    SFTTrainer print them."""
+    return [f"{{'loss': {round(loss, 4)!r}, 'grad_norm': {norm!r}, 'learning_rate': 2e-05, "
+            f"'epoch': {round(i / 80, 2)}}}"
+            for i, (loss, norm) in enumerate(zip(losses, grad_norms, strict=True), 1)]
+
+
+def test_loss_decayed_to_zero_is_no_collapse(tmp_path: Path) -> None:
+    """Before: a loss that decayed below 5e-5 prints ``'loss': 0.0`` (four places) and was
+    AMP007; zeros after a loss that decayed towards them (below 0.01) are rounded away. An
+    abrupt drop to 0 from a normal loss is still AMP007 (passes on the parent too)."""
+    decay = [0.5 * 0.8 ** i for i in range(1, 80)]
+    assert faults(tmp_path, _hf_rows(decay, [0.6 * d for d in decay])) == []
+    collapse = [1.8 - i / 100 if i < 25 else 0.0 for i in range(1, 61)]
+    norms = [0.61 if i < 25 else 0.0 for i in range(1, 61)]
+    assert faults(tmp_path, _hf_rows(collapse, norms)) == [("AMP007", 25)]
