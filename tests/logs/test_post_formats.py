@@ -11,7 +11,12 @@ from each tool's own format strings (each names its source), a fault beside heal
   the count is the run's iteration);
 - mmengine's console line (xtuner, InternLM/xtuner, logs through mmengine's ``LoggerHook``:
   ``%m/%d %H:%M:%S - mmengine - INFO - Iter(train) [ 240/5198]  lr: ...  loss: nan``): the
-  date is no bar's count.
+  date is no bar's count;
+- LLM post-training: ms-swift's dicts, llama-recipes' bar, EasyLM's pprint-wrapped dicts, trl's
+  GRPO dicts, verl's console logger, OpenRLHF's PPO bars (both key sets), Megatron-SWIFT's
+  ``logging.jsonl``; RLlib's YAML results; DGL's, sentence-transformers', DeiT's and DINOv2's
+  own lines. Each test names its source file; each failed on the parent commit (475d074)
+  except where its docstring says a control passes there too.
 """
 
 from __future__ import annotations
