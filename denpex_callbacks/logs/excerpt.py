@@ -353,6 +353,11 @@ class ExcerptJudge:
             # no loss scaler: NaN/inf gradients were applied, not skipped
             out.append(replace(rows, code="AMP006", summary=rows.summary.replace(
                 "overflowed (a loss scaler skips such steps)", "were applied")))
+        normal = self.last_nonzero_loss
+        if "AMP007" in known and self.zeros and normal is not None and abs(normal) < NORMAL_LOSS:
+            # The zeros follow a loss that decayed towards them (HF's Trainer rounds to four
+            # places: 0.0002, 0.0001, then 0.0): rounded away, not a collapse to an exact 0.
+            self.superseded.add("AMP007")
         for finding in (self._zero_loss(), self._missing_loss()):
             if finding is not None and not known & _EXPLAINED_BY[finding.code]:
                 out.append(finding)

@@ -8,7 +8,8 @@ training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the tra
 ``'amp/loss_scale'`` (the scale at the row's step) and ``'amp/skipped_steps'`` (skipped steps so
 far) to the same dict; they are read as the scale and the cumulative skip count. A tqdm bar
 (``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step, and
-so does transformers 3.x's ``'step': 500`` in the dict itself.
+so does transformers 3.x's ``'step': 500`` in the dict itself, or ms-swift's
+``'global_step/max_steps': '35/100'``.
 """
 
 from __future__ import annotations
@@ -16,15 +17,22 @@ from __future__ import annotations
 import math
 import re
 
+from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float
 
 FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
 
 _VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?"""
-_KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch|step)['"]:""" + _VALUE)
+# ms-swift's callbacks add the step to the dict as a string: ``'global_step/max_steps':
+# '35/100'`` (swift/trainers/callback.py ``add_train_message``); the value read is the step.
+_KEY = re.compile(r"""['"](loss|grad_norm|learning_rate|epoch|step|global_step/max_steps)['"]:"""
+                  + _VALUE)
 _DICT = re.compile(r"""\{['"]loss['"]:""")
-_AMP = re.compile(r"""['"](?:train/)?amp/(loss_scale|skipped_steps)['"]:""" + _VALUE)
+# ``'amp/loss_scale'`` (denpex's own), or a plain ``"loss_scale"`` (Megatron-SWIFT's
+# ``logging.jsonl``: swift/megatron/trainers/base.py ``logs['loss_scale'] =
+# round(loss_scale, 8)`` beside ``'global_step/max_steps'``).
+_AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:""" + _VALUE)
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 
 
@@ -49,11 +57,15 @@ def parse(text: str) -> list[LogEvent]:
     if "loss" not in fields:
         return []
     counters = _TQDM.findall(text, 0, start.start())
-    # transformers 3.x's Trainer.log printed {**logs, "step": global_step}
-    step = (int(counters[-1][0]) if counters
-            else int(fields["step"]) if fields.get("step", "").isdigit() else None)
+    # transformers 3.x's Trainer.log printed {**logs, "step": global_step}; ms-swift prints
+    # 'global_step/max_steps' (its bar is on a line of its own, or none: a file's log)
+    printed = fields.get("step") or fields.get("global_step/max_steps", "")
+    step = (int(printed) if printed.isdigit()
+            else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
-    amp = dict(_AMP.findall(text, start.start())) if "amp/" in text else {}
+    if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):
+        loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
+    amp = dict(_AMP.findall(text, start.start())) if "_s" in text else {}
     skipped = to_float(amp.get("skipped_steps"))
     out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                     lr=to_float(fields.get("learning_rate")),

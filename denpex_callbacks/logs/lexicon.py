@@ -127,6 +127,15 @@ HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+cas
                           r"|would|will|checking\s+for|checks?\s+for|watch(?:ing)?\s+for"
                           r"|guard(?:s|ing)?\s+against)\b")
 
+# A reward or an advantage keyed beside the loss: a policy-gradient or preference objective
+# (trl's GRPO/DPO/PPO dicts ``'reward': 0.41`` / ``'rewards/chosen': 0.0``, ms-swift's GRPO
+# dicts, verl's ``critic/rewards/mean:0.45`` / ``critic/advantages/mean:0.0``, OpenRLHF's
+# ``reward=-0.5`` postfix). Such a loss is centred on 0 by construction (group-normalised
+# advantages; trl logs GRPO's ``beta * kl`` rounded to four places: ``'loss': 0.0`` for the
+# first hundred steps of a healthy run): an exact 0 there says nothing of the run.
+POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?|pg)(?:[/_.][\w/.@-]*)?"
+                              r"['\"]?\s*[:=]")
+
 
 @functools.lru_cache(maxsize=4096)
 def verb_key(key: str) -> bool:
@@ -139,7 +148,12 @@ def verb_key(key: str) -> bool:
     parts = words(key)
     return len(parts) > 1 and parts[-1] in _VERBS
 
+# Rank and linear correlations: sentence-transformers' evaluators (sentence_transformers/
+# evaluation/EmbeddingSimilarityEvaluator.py: ``"Cosine-Similarity :\tPearson: {:.4f}\t
+# Spearman: {:.4f}"``), SimCSE's and GLUE's STS-B scores: an evaluation's, whatever precedes.
+_CORRELATIONS = frozenset({"pearson", "spearman", "pearsonr", "spearmanr"})
 _EXACT: dict[tuple[str, ...], str] = {}
+_OWNED = frozenset({GRAD_NORM, LR})  # roles a namespace before a slash may own
 for _role, _phrases in {
     GRAD_NORM: ("grad norm", "gradnorm", "gnorm", "grad", "grads norm", "gradient norm",
                 "grad l2 norm", "total norm", "total grad norm", "global grad norm",
@@ -164,6 +178,10 @@ for _role, _phrases in {
            # %d, training loss: %s', step_i, loss)``
            "step i"),
     EPOCH: ("epoch", "epochs", "ep"),
+    # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
+    # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":
+    # status["reward"], ..., "kl": ...}``); ``pg_clipfrac`` is no loss
+    LOSS: ("pg",),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr"),
 }.items():
@@ -202,7 +220,7 @@ def is_evaluation(key: str) -> bool:
         (True, False)
     """
     parts = words(key)
-    return bool(parts) and parts[0] in _EVAL
+    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS)
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -213,10 +231,12 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
     Example:
         >>> [evaluation_metric(k) for k in ("val_loss", "eval_bleu", "eval_runtime",
         ...                                 "eval_samples_per_second", "val_best_loss",
-        ...                                 "train_loss")]
-        [True, True, False, False, False, False]
+        ...                                 "train_loss", "Spearman", "stsb_pearson")]
+        [True, True, False, False, False, False, True, True]
     """
     parts = words(key) if isinstance(key, str) else key
+    if parts and parts[-1] in _CORRELATIONS:
+        return True  # no loop trains on a correlation: it is measured on held-out pairs
     return (len(parts) > 1 and parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 
@@ -297,6 +317,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
         >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
         ['loss', 'loss', 'loss', None, None, None]
+        >>> [role(k) for k in ("actor/grad_norm", "actor/lr", "val/grad_norm", "actor/kl")]
+        ['grad_norm', 'lr', None, None]
         >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
         [None, None, 'component']
 
@@ -327,6 +349,11 @@ def role(key: str | tuple[str, ...]) -> str | None:
     exact = _EXACT.get(parts)
     if exact is not None:
         return exact
+    if isinstance(key, str) and "/" in key and (
+            _EXACT.get(words(key.partition("/")[2])) in _OWNED):
+        # the model it belongs to before a slash: verl's ``actor/grad_norm``, ``actor/lr``,
+        # ``critic/grad_norm`` (verl/workers/actor/dp_actor.py ``update_policy``)
+        return _EXACT[words(key.partition("/")[2])]
     if parts[0] in _LOG2 and len(parts) > 1:
         return LOG2_SCALE if _scale_role(parts[1:]) == SCALE else None
     scale = _scale_role(parts)

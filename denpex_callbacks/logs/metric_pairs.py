@@ -24,19 +24,21 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.metric_templates import Claim
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
-# otherwise its ``1`` would be read as a number.
+# otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``).
 # The lookahead names every first character a value can have (İ and ı: case-insensitive
 # "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
 VALUE = re.compile(
-    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?(?i:nan(?:\.0)?|inf(?:inity)?)"
+    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#@])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
+    r"|[-+]?\.?(?i:nan(?:\.0)?|inf(?:inity)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 # ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
 # ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``);
 # not where the key is a table's cell (see ``_claim``).
 _SEPARATORS = " \t=:'\"[(#>-|"
-_KEY_TAIL = re.compile(r"[A-Za-z][\w./-]*(?:[ \t]+[A-Za-z][\w./-]*){0,4}$")
+# A number after ``@`` is part of a name, not a value: verl's ``reward/mean@1``,
+# ``acc/best@4/mean``, ``Acc@1``, ``ndcg@10``.
+_KEY_TAIL = re.compile(r"[A-Za-z][\w./@-]*(?:[ \t]+[A-Za-z][\w./@-]*){0,4}$")
 # A scalar printed as its type's repr wraps the value, the key before the wrapper: torch's
 # ``tensor(nan)``, numpy 2's ``np.float32(nan)`` (a dict of numpy scalars, as TF Model Garden's
 # orbit Controller pprints its ``train | step: ... | output: {...}``), JAX's ``Array(nan,
@@ -295,6 +297,15 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.keys[kind] = key
             if kind == lexicon.LOSS:
                 out.zero_places = decimals(spelled) if value == 0.0 else 0
+    if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
+            "lm" in lexicon.words(held)):
+        # "lm" names an objective: the total only where it is the one printed (Megatron's
+        # "lm loss"); beside other terms it is one of them (BLIP's and ALBEF's MetricLogger
+        # "loss_ita: nan  loss_itm: 0.61  loss_lm: 3.01", lavis/models/blip_models/
+        # blip_pretrain.py: the loss trained on is their sum)
+        out.components.append((held, out.values.pop(lexicon.LOSS)))
+        del out.keys[lexicon.LOSS]
+        out.zero_places = 0
     return out
 
 
@@ -324,8 +335,8 @@ def to_value(text: str) -> float:
     """A number in any spelling a log holds.
 
     Example:
-        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3")]
-        [nan, nan, inf, -inf, 0.001]
+        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3", "-.inf")]
+        [nan, nan, inf, -inf, 0.001, -inf]
     """
     lowered = text.lower()
     if "#" in lowered:
@@ -334,6 +345,8 @@ def to_value(text: str) -> float:
         return math.nan
     if "nan" in lowered:
         return math.nan
+    if ".inf" in lowered:  # YAML's spelling (PyYAML's safe_dump: ".inf", "-.inf", ".nan")
+        return -math.inf if lowered.startswith("-") else math.inf
     return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
 
 

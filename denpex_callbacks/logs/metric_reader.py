@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,11 +44,11 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "RECORD_REACH", "ROW_REACH", "STEP_ABOVE",
-           "BareScale", "EpochBatches", "MetricEvent", "MetricLine", "MetricReader",
-           "announces_row", "classify", "collect", "dangling_key", "find_claims", "header_cells",
-           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
-           "to_value"]
+__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH",
+           "ROW_REACH", "STEP_ABOVE", "BareScale", "EpochBatches", "MetricEvent", "MetricLine",
+           "MetricReader", "announces_row", "classify", "collect", "dangling_key",
+           "find_claims", "header_cells", "mapping_row", "notation", "opens_dict", "read_pairs",
+           "record_cell", "starts_with_value", "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -61,11 +62,18 @@ FAMILY = "generic"
 # scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
 # batches opening the line.
 _EPOCH_ITER = re.compile(
-    r"(?:(?<!/)Epoch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
     r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]")
+# LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
+# runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
+# ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
+# ``dinov2/train/train.py``: ``header = "Training"`` over the run's iterations, from
+# ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
+# counts the run's own steps: the step is the count.
+_LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -84,6 +92,12 @@ _EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
+# ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
+# ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
+# step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's
+# steps. A run's count lies in its epoch's share of M; a count outside it (or one that goes
+# back when the epoch moves on) counts the epoch's batches: the step is ``(E - 1) * M + i``.
+_EPOCH_OF_STEPS = re.compile(r"\b[Ee]poch:?\s+(\d+)/(\d+),?\s+[Ss]tep:?\s+(\d+)/(\d+)\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
 # counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
@@ -97,7 +111,9 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 # redraws its last count once more on the same line, after a carriage return). MONAI's
 # tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
 # train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
-_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)[\s,]")
+# A count followed by a clock time is a date (mmengine's console and file format
+# ``%m/%d %H:%M:%S``: ``06/01 10:04:00 - mmengine - INFO - Iter(train) [240/5198]``), no bar.
+_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
@@ -199,9 +215,12 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # when it logs an evaluation's results: ``Saving dict for global step 1000: accuracy = 0.91,
 # global_step = 1000, loss = 0.31`` (tensorflow_estimator/python/estimator/estimator.py,
 # ``_write_dict_to_summary``; TF 1.x tensorflow/python/estimator/estimator.py).
+# The ImageNet example's ``validate`` summary and the scripts copied from it (DeiT's, MAE's,
+# ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
+# {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
-                           r"|Saving dict for global step")
+                           r"|Saving dict for global step|\* Acc@1 ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -300,6 +319,16 @@ _DICT_CLOSE = re.compile(r"\s*\}[,\]]*\s*$")
 STEP_ABOVE = r"\bstep[=:] *\d+\b.*:[ \t]*$|(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
 _STEP_ABOVE = re.compile(STEP_ABOVE)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
+# A YAML mapping, one key a line, nested by indentation (RLlib's results through
+# ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
+# .nan`` under ``info: / learner: / default_policy: / learner_stats:``, its
+# ``training_iteration: 4`` far below): an indented row holding a value opens it; its rows are
+# kept, each key once, and read as one line when a line that is no row ends it (the blank
+# line ``print`` leaves after the dump). A mapping without a loss, a gradient norm or an
+# evaluation metric is a configuration, as a record's table of settings is.
+_YAML_ROW = re.compile(r"( *)([A-Za-z_][\w./@-]*):(?: +(\S[^\n]*?))?\s*$")
+YAML = "YAML mapping rows"
+MAPPING_REACH = 200  # lines handed over after such a row (the step row may be far below)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
@@ -360,6 +389,8 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # a tqdm bar's total: (last count, passes before, its line)
+        self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
@@ -368,6 +399,10 @@ class MetricReader:
         # told yet)
         self.slash_last: tuple[int, int] | None = None
         self.slash_epochs: bool | None = None
+        # the last "Epoch E/N, step i/M" (epoch, i), and whether its steps count the epoch's
+        # batches
+        self.epoch_of_steps: tuple[int, int] | None = None
+        self.steps_in_epoch = False
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -403,6 +438,8 @@ class MetricReader:
         self.dict_lines = (0, 0)  # the lines of its first and last rows
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
+        self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
+        self.mapping_keys: set[tuple[str, int]] = set()  # (key, indentation) of its rows
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -430,18 +467,30 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
-        if self.record or text[:1] == "|":
-            ended = self._record(text, line)
-            if ended is not None:
-                return ended
-            if self.record:  # a line that is no row of the record ends it
-                return self._end_record(line) + self._read(text, line)
-        if self.dict_rows or "': " in text or '": ' in text:
-            held = self._dict_row(text, line)
-            if held is not None:
-                return held
-            return self._end_dict() + self._read(text, line)
+        # A record, a dict or a mapping spread over lines: a row of the open one is kept, a
+        # line that is no row ends it (its events, then the line's own).
+        if (self.record or text[:1] == "|") and (out := self._spread(
+                self._record(text, line), self.record, self._end_record, text, line)) is not None:
+            return out
+        if (self.dict_rows or "': " in text or '": ' in text) and (out := self._spread(
+                self._dict_row(text, line), self.dict_rows, self._end_dict, text,
+                line)) is not None:
+            return out
+        if (self.mapping_rows or text[:2] == "  ") and (out := self._spread(
+                self._mapping_row(text, line), self.mapping_rows, self._end_mapping, text,
+                line)) is not None:
+            return out
         return self._read(text, line)
+
+    def _spread(self, held: list[MetricEvent] | None, rows: list[Any],
+                end: Callable[[int], list[MetricEvent]], text: str,
+                line: int) -> list[MetricEvent] | None:
+        """What a line gives that may go on a record, a dict or a mapping spread over lines:
+        ``held``, its reading as a row of one, where it is a row; else, where one is open
+        (``rows``), that one's events (``end``) and the line's own; else None."""
+        if held is not None:
+            return held
+        return end(line) + self._read(text, line) if rows else None
 
     def _dict_row(self, text: str, line: int) -> list[MetricEvent] | None:
         """A row of a dict spread over lines: kept (``[]``), or the events of the dict it
@@ -460,13 +509,15 @@ class MetricReader:
         self.dict_rows.append(text.strip())
         return self._end_dict() if text.rstrip().endswith("}") else []
 
-    def _end_dict(self) -> list[MetricEvent]:
+    def _end_dict(self, line: int = 0) -> list[MetricEvent]:
         """The events of the dict's rows read so far, as the one line pprint cut (read at
-        its first row's line: a step line above it numbers it)."""
+        its first row's line, not ``line``: a step line above it numbers it)."""
         if not self.dict_rows:
             return []
         text = " ".join(self.dict_rows)
         self.dict_rows = []
+        if not _measured(read_pairs(text)):
+            return []  # a configuration printed so (verl pprints its config at start)
         first = self.dict_lines[0]
         if first - 1 == self.eval_opener:
             return self._evaluation(text, find_claims(text)[0], EVALUATION)
@@ -497,8 +548,8 @@ class MetricReader:
 
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule, a dict without its last row: an excerpt cut there)."""
-        return self._end_record(0) + self._end_dict()
+        closing rule, a dict or a mapping without its last row: an excerpt cut there)."""
+        return self._end_record(0) + self._end_dict() + self._end_mapping(0)
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -574,7 +625,9 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = _total([v for _k, v in metrics.components])
-        if loss == 0.0 and metrics.zero_places >= 2 and (
+        if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
+            loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
+        elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
             # an exact 0 (which drops from a normal value): unknown, not 0
@@ -594,6 +647,8 @@ class MetricReader:
             self.epoch_batches.step_of(epoch, done, total)
             step = done if self.epoch_batches.run_wide else (
                 self._epochs_before(epoch) * total + done)
+        elif "tep" in text and "poch" in text and (found := _EPOCH_OF_STEPS.search(text)):
+            step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "["):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
@@ -617,15 +672,19 @@ class MetricReader:
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
+        if step is None and "eta: " in text and (found := _LOGGER_COUNT.search(text)):
+            step = int(found.group(1))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
         if step is None and counters and "|" in text and (found := _TQDM.search(text)):
-            step = int(found.group(1))
+            step, total = int(found.group(1)), int(found.group(2))
             if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
-                step += self._epochs_before(int(postfix.group(1))) * int(found.group(2))
+                step += self._epochs_before(int(postfix.group(1))) * total
+            else:
+                step = self._tqdm_step(step, total, line)
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := _BRACKET_STEP.search(text))):
@@ -739,6 +798,9 @@ class MetricReader:
             closed = self._end_dict()
         if "tep" in text and _STEP_ABOVE.search(text) is not None:
             return closed + self._read(text, line)  # the step line over a dict
+        if self.mapping_rows:
+            held = self._mapping_row(text, line)
+            return self._end_mapping(line) if held is None else held
         if _not_training(text) is not None:
             return closed
         row = self._value_row(text, line)
@@ -769,6 +831,33 @@ class MetricReader:
             return self._end_record(line)
         return None
 
+    def _mapping_row(self, text: str, line: int) -> list[MetricEvent] | None:
+        """A row of a YAML mapping (kept: ``[]``, or the events of the mapping before it where
+        its key comes again: the next mapping), or None for a line that is no row of one (an
+        indented row holding a value opens one)."""
+        found = _YAML_ROW.match(text.rstrip())
+        if found is None or (not self.mapping_rows and not (found.group(1) and found.group(3))):
+            return None
+        key, indent, value = found.group(2), len(found.group(1)), found.group(3)
+        out: list[MetricEvent] = []
+        if (key, indent) in self.mapping_keys:
+            out = self._end_mapping(line)
+        self.mapping_keys.add((key, indent))
+        if value is not None:
+            self.mapping_rows.append(f"{key}: {value}")
+        return out
+
+    def _end_mapping(self, line: int) -> list[MetricEvent]:
+        """The events of the YAML mapping read so far, as the one line it prints."""
+        rows, self.mapping_rows, self.mapping_keys = self.mapping_rows, [], set()
+        if not rows:
+            return []
+        text = "  ".join(rows)
+        metrics = read_pairs(text)
+        if not _measured(metrics):
+            return []  # a configuration printed so
+        return self._pairs(text, metrics, YAML, line) or []
+
     def _end_record(self, line: int) -> list[MetricEvent]:
         """The events of the record read so far, as one line of ``key: value`` pairs."""
         if not self.record:
@@ -777,8 +866,7 @@ class MetricReader:
         quote = self.record_quote
         self.record, self.record_quote, self.record_nonfinite = [], None, False
         metrics = read_pairs(text)
-        if not (metrics.components or metrics.evals or lexicon.LOSS in metrics.values
-                or lexicon.GRAD_NORM in metrics.values):
+        if not _measured(metrics):
             # a table of settings printed as a record (``| loss_scale | 1024 |`` beside
             # ``| seed | 42 |``): a step's record holds what it measured
             return []
@@ -856,6 +944,31 @@ class MetricReader:
             elif second == last[1] and first != last[0]:
                 self.slash_epochs = False
         return (first, second, 0) if self.slash_epochs else None
+
+    def _step_of_epoch(self, epoch: int, epochs: int, done: int, total: int) -> int:
+        """The step of ``Epoch E/N, step i/M`` (see ``_EPOCH_OF_STEPS``): ``i`` where it may
+        count the run's steps, ``(E - 1) * M + i`` once it cannot (outside epoch E's share of
+        M, or gone back while the epoch moved on)."""
+        last = self.epoch_of_steps
+        if not self.steps_in_epoch and 0 < epoch <= epochs and (
+                not (epoch - 1) * total <= done * epochs <= epoch * total
+                or (last is not None and epoch > last[0] and done < last[1])):
+            self.steps_in_epoch = True
+        self.epoch_of_steps = (epoch, done)
+        return (epoch - 1) * total + done if self.steps_in_epoch else done
+
+    def _tqdm_step(self, done: int, total: int, line: int) -> int:
+        """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
+        back, or a finished bar is printed again on a line of its own; a bar that starts again
+        counts on from its last pass (OpenRLHF's PPO ``Train epoch [1/1]: ... 2/4 [...,
+        act_loss=..., reward=...]``, one pass over each rollout's replay buffer, an optimizer
+        step a batch: openrlhf/trainer/ray/ppo_actor.py ``ppo_train``; a pasted log keeps
+        each pass's last state, ``4/4``)."""
+        last, passes, last_line = self.tqdm_bars.get(total, (0, 0, line))
+        if done < last or (done == last == total and line != last_line):
+            passes += 1
+        self.tqdm_bars[total] = (done, passes, line)
+        return passes * total + done
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
@@ -1181,6 +1294,24 @@ def announces_row(text: str) -> bool:
         False
     """
     return _ROW_ANNOUNCED.search(text) is not None
+
+
+def _measured(metrics: MetricLine) -> bool:
+    """Whether a record, a dict or a mapping read as one line holds what a step measured (a
+    loss, a gradient norm, an evaluation metric), not only settings."""
+    return bool(metrics.components or metrics.evals or lexicon.LOSS in metrics.values
+                or lexicon.GRAD_NORM in metrics.values)
+
+
+def mapping_row(text: str) -> bool:
+    """True for an indented row of a YAML mapping that holds a value (its other rows follow).
+
+    Example:
+        >>> mapping_row("        total_loss: .nan"), mapping_row("  info:")
+        (True, False)
+    """
+    found = _YAML_ROW.match(text.rstrip()) if text[:2] == "  " else None
+    return found is not None and found.group(3) is not None
 
 
 def record_cell(text: str) -> tuple[str, str] | None:

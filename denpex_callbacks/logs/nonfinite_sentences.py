@@ -7,9 +7,11 @@ A line is one when it names a non-finite value (``nan``, ``inf``, ``nan/inf``, `
 ``not finite``) and the loss together with a word that says it was seen (detected, found,
 encountered, occurred, observed, got, became, at/on step ...), in one of three orders: the
 value found in the loss, a non-finite loss found, the loss became non-finite. The step is the
-one the line names, else the next one. A negated finding (``no NaN loss``), an evaluation loss
-(``NaN detected in val loss``: the evaluation stream's, read by the metric reader where it has
-a value) and a setting (``nan loss check enabled``, no verb of finding) are none.
+one the line names, else the next one. A line whose whole message is ``NaN detected``
+(DINOv2's, before it stops) says it of the loss too. A negated finding (``no NaN loss``), an
+evaluation loss (``NaN detected in val loss``: the evaluation stream's, read by the metric
+reader where it has a value) and a setting (``nan loss check enabled``, no verb of finding) are
+none.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?"
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
 # nan"): the evaluation stream's, read by the metric reader where it has a value.
 _EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
+# The announcement alone, the whole message after its logger's prefix: DINOv2's
+# (dinov2/train/train.py ``do_train``: ``if math.isnan(losses_reduced):  # this happens most
+# likely due to fp16`` then ``logger.info("NaN detected")`` and ``raise AssertionError``,
+# behind its glog-like prefix ``I20240601 10:00:00 12345 dinov2 train.py:262] ``).
+_BARE = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*$")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -74,8 +81,14 @@ def parse(text: str) -> list[LogEvent]:
         []
         >>> parse("Checking for NaN loss at every step")
         []
+        >>> [e.loss for e in parse("I20240601 10:00:00 12 dinov2 train.py:262] NaN detected")]
+        [nan]
+        >>> parse("NaN detected in PWLinear bin indexing"), parse("no NaN detected")
+        ([], [])
     """
     if "oss" not in text or not any(cue in text for cue in _CUES):
+        if "etected" in text and _BARE.search(text):
+            return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
         return []
     found = _SENTENCE.search(text)
     if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)

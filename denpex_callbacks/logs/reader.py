@@ -22,11 +22,13 @@ from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
     HEADER_REACH,
+    MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
     STEP_ABOVE,
     announces_row,
     header_cells,
+    mapping_row,
     opens_dict,
     record_cell,
 )
@@ -299,6 +301,10 @@ def _scan(
                 # a row of a dict pprint spread over lines: its other rows (the step's, after
                 # the loss) hold no keyword
                 following.until = max(following.until, number + DICT_REACH)
+            elif text[:2] == "  " and mapping_row(text):
+                # a YAML mapping's row: the rest of it (its step row far below) holds no
+                # keyword
+                following.until = max(following.until, number + MAPPING_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
