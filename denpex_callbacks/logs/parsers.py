@@ -71,11 +71,47 @@ KEYWORDS: tuple[bytes, ...] = _minimal(
     {kw for family in FAMILIES for kw in family.KEYWORDS} | set(GENERIC_KEYWORDS))
 
 # Launcher prefixes: torchrun --tee ``[default1]:`` (``[{role}{local_rank}]:``, tail_log.py;
-# ``[rank1]:`` from torch.distributed's excepthook and the usual prefix template), mpirun
-# ``[1,0]<stdout>:``, srun -l ``0: ``, Lightning's ``[rank: 1] `` (lightning_utilities'
-# rank_prefixed_message); DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
-_LAUNCHER_RANK = re.compile(r"^\s*(?:\[[A-Za-z_]*?(\d+)\]:|\[\d+,(\d+)\]<std(?:out|err)>:"
-                            r"|(\d{1,5}): |\[rank: (\d+)\] )")
+# ``[rank1]:`` from torch.distributed's excepthook and the usual prefix template), srun -l
+# ``0: ``, Lightning's ``[rank: 1] `` (lightning_utilities' rank_prefixed_message);
+# DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
+# mpirun --tag-output, every form of its tag (ORTE and PRRTE iof_base_output.c, PMIx
+# src/mca/iof/base: ``"[%s,%s]<%s>: "`` job and rank, ``"[%s,%s][%s:%s]<%s>: "`` with host and
+# pid, ``"[%s]<%s>: "`` the rank alone, a ``[ctime]`` before any of them with --timestamp-
+# output, a job named by its whole namespace ``prterun-host-123@1``) and the one SageMaker's
+# smdistributed jobs print, ``[1,mpirank:0,algo-1]<stdout>:``: the rank is the number after
+# the job (or ``mpirank:``), or the only one.
+# What collects a launcher's output may write its own prefix before the launcher's (each
+# matched whole, then a blank): kubectl logs --timestamps' and GitHub Actions' RFC 3339 time
+# (``2024-05-01T12:00:00.123456789Z``), kubectl logs --prefix's ``[pod/NAME/CONTAINER]``
+# (kubectl's logs.go: ``fmt.Sprintf("[%s/%s/%s] ", kind, name, container)``), journald's and
+# syslog's short form (``May 01 12:00:00 host python3[1234]:``; RFC 5424's ``<14>1 TIME HOST
+# APP PID MSGID -``), a Ray worker's process
+# (ray/_private/worker.py print_worker_logs: ``({actor or task name} pid={pid}, ip={ip})``,
+# names no rank), pdsh's host (DeepSpeed's multinode_runner.py PDSHRunner: ``worker-0:``,
+# ``10.0.0.1:``; a name with a digit, a dot or a dash, so that a key, ``step: 10: ``, is
+# none) and docker compose's ``trainer-1  |``. Read only where a launcher's rank prefix
+# follows (torchrun's, mpirun's, SkyPilot's): alone they name no rank.
+_COLLECTED = (r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+              r"|\[pod/[^\]\s]+\]"
+              r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s:\[]+(?:\[\d+\])?:"
+              r"|<\d{1,3}>\d (?:\S+ ){5}(?:-|\[[^\]]*\])"
+              r"|\([^()]*?\bpid=\d+(?:, ip=[^()]*)?\)"
+              r"|(?=[\w.-]*[\d.-])[\w.-]+:"
+              r"|[\w.-]+ +\|)\s+")
+# SkyPilot's multi-node run prefix (sky/skylet/executor/slurm.py, the prefix it hands to
+# log_lib's run_bash_command_with_log: ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}``
+# on the workers) names the rank (the node's: ranks of one node share it).
+_PLAIN = r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] "
+_LAUNCHER_RANK = re.compile(r"^\s*(?:" + _PLAIN + ")")
+# The forms that cost backtracking on every line that opens with a bracket (a timestamp), and
+# the collectors before any of them, are tried only on a line that holds what they end with
+# (``]:``, ``>:``, ``rank=``): most lines hold none, and cost three ``in`` each. srun's ``N: ``
+# has no such mark: behind a collector it is not read.
+_COLLECTED_RANK = re.compile(
+    r"^\s*(?:" + _COLLECTED + r")*(?:\[[A-Za-z_]*?(\d+)\]:"
+    r"|(?:\[[^\]]*\])?\[(?:[^\],\[]+,)?(?:mpirank:)?(\d+)(?:,[^\]]*)?\](?:\[[^\]]*\])?"
+    r"<std(?:out|err)>:"
+    r"|\[rank: (\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) )")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 # srun -l's ``{rank}: `` is also how a loop prints its step before its metrics (lucidrains'
 # trainers: muse-maskgit-pytorch ``f"{steps}: vae loss: {...} - discr loss: {...}"``,
@@ -96,12 +132,27 @@ def line_rank(text: str) -> int | None:
         (3, 2, None)
         >>> line_rank("[default1]:step 3 loss nan"), line_rank("[rank: 1] Seed set to 0")
         (1, 1)
+        >>> line_rank("2024-05-01T12:00:00.123456789Z [pod/job-0/pytorch] [default3]:loss nan")
+        3
+        >>> line_rank("[1,mpirank:2,algo-1]<stdout>:x"), line_rank("[1,3][gpu7:88]<stderr>: x")
+        (2, 3)
+        >>> line_rank("(worker1, rank=1, pid=2346, ip=10.0.0.2) iter 3: loss nan")
+        1
     """
+    return _line_rank(text)[0]
+
+
+def _line_rank(text: str) -> tuple[int | None, bool]:
+    """The rank of :func:`line_rank`, and whether srun's ``N: `` gave it (a number that may
+    be a loop's step: see _COUNTED_PREFIX)."""
     found = _LAUNCHER_RANK.match(text)
+    if found is None and ("]:" in text or ">:" in text or "rank=" in text):
+        found = _COLLECTED_RANK.match(text)
     if found:
-        return int(next(g for g in found.groups() if g is not None))
+        return (int(next(g for g in found.groups() if g is not None)),
+                found.re is _LAUNCHER_RANK and bool(found["srun"]))
     tag = _RANK_TAG.search(text) if "[Rank " in text else None
-    return int(tag.group(1)) if tag else None
+    return (int(tag.group(1)) if tag else None), False
 
 
 class LineParser:
@@ -147,7 +198,7 @@ class LineParser:
             self._wrapped = None
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
-        rank = line_rank(text)
+        rank, numbered = _line_rank(text)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if "Invalid loss" in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
@@ -155,7 +206,7 @@ class LineParser:
         for segment in segments:  # (most lines: one segment, no list built for it)
             if segment.strip():
                 out += self._segment(segment, line)
-        if rank is not None and text.lstrip()[:1].isdigit() and out:
+        if numbered and rank is not None and out:
             rank = self._counted_prefix(rank, out)
         if rank is not None:
             for event in out:
