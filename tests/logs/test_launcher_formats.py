@@ -15,7 +15,9 @@ behind the prefixes they write, each from its source:
   worker.py`` ``print_worker_logs``: ``"{}({}{}, ip={}){} {}"`` in colour), pdsh's host
   (deepspeedai/DeepSpeed ``deepspeed/launcher/multinode_runner.py`` PDSHRunner), docker
   compose's ``name  |``; torchrun ``--tee``'s ``[default1]:`` (torch
-  ``distributed/elastic/multiprocessing/tail_log.py``) after them.
+  ``distributed/elastic/multiprocessing/tail_log.py``) after them;
+- ranks that print the same step and loss (an all-reduced loss), rows without a step from
+  several ranks.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ def _loop(nan_from: int | None = None, steps: int = STEPS) -> list[str]:
     """A plain loop's ``print(f"epoch 1 step {step} loss {loss:.4f} lr 0.001")``."""
     return [f"epoch 1 step {s} loss {'nan' if nan_from and s >= nan_from else f'{3 - s / 50:.4f}'}"
             f" lr 0.001" for s in range(1, steps + 1)]
+
+
+def _hf_rows(nan_from: int | None = None, rows: int = 20) -> list[str]:
+    """HF Trainer's ``log()`` dicts (no step printed: the row counts), one every 5 steps."""
+    return [f"{{'loss': {'nan' if nan_from and i >= nan_from else f'{2.5 - i / 20:.4f}'}, "
+            f"'grad_norm': {1 + i / 100:.4f}, 'learning_rate': {5e-05 - i * 1e-06:.6g}, "
+            f"'epoch': {i * 0.05:.2f}}}" for i in range(1, rows + 1)]
 
 
 def _interleaved(prefix: Callable[[int], str], rank0: list[str], rank1: list[str]) -> list[str]:
@@ -91,4 +100,29 @@ def test_healthy_ranks_behind_a_collector_stay_silent(tmp_path: Path, collector:
     # a control: passes on the parent too
     outer = COLLECTORS[collector]
     lines = _interleaved(lambda r: f"{outer}[default{r}]:", _loop(), _loop())
+    assert _diagnosed(tmp_path, lines) == []
+
+
+def test_ranks_printing_the_same_loss_each_see_their_steps(tmp_path: Path) -> None:
+    # An all-reduced loss: both ranks print 4.0, 2.0, ... until rank 1 prints 0.0 from step
+    # 6. Rank 1's first rows are its own observations, not copies of rank 0's.
+    def rank(zero_from: int | None) -> list[str]:
+        return [f"step {s} loss {0.0 if zero_from and s >= zero_from else 4.0 / s} "
+                "loss_scale 1024.0" for s in range(1, 15)]
+    lines = _interleaved(lambda r: f"[default{r}]:", rank(None), rank(6))
+    assert _diagnosed(tmp_path, lines) == [("AMP007", 6, 1)]
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_rows_without_a_step_from_two_ranks_are_not_counted_twice(
+        tmp_path: Path, blocks: bool) -> None:
+    rank0 = [f"[default0]:{row}" for row in _hf_rows()]
+    rank1 = [f"[default1]:{row}" for row in _hf_rows(nan_from=9)]
+    lines = rank0 + rank1 if blocks else _interleaved(lambda r: "", rank0, rank1)
+    assert _diagnosed(tmp_path, lines) == [("AMP006", 9, 1)]
+
+
+def test_healthy_rows_without_a_step_from_two_ranks_stay_silent(tmp_path: Path) -> None:
+    # a control: passes on the parent too
+    lines = _interleaved(lambda r: f"[default{r}]:", _hf_rows(), _hf_rows())
     assert _diagnosed(tmp_path, lines) == []
