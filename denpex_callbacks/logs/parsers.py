@@ -120,6 +120,9 @@ _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 # than the last, make it a step; a number that goes back makes it a rank for good
 # (ranks printing in turn, ``0: loss 2.1`` ... ``7: loss 2.1``, then ``0: ...`` again).
 _COUNTED_PREFIX = 5
+# A line's opening up to its first digit (see _glued_prints): a print's own words.
+_PRINT_HEAD = re.compile(r"[^\d\s][^\d]{3,39}(?=\d)")
+_PRINT_ENDS = "%)]}'\""
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
@@ -204,8 +207,18 @@ class LineParser:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
         for segment in segments:  # (most lines: one segment, no list built for it)
-            if segment.strip():
+            if not segment.strip():
+                continue
+            pieces = _glued_prints(segment)
+            if pieces is None:
                 out += self._segment(segment, line)
+                continue
+            for piece in pieces:  # each print its own, with the rank its own prefix names
+                events = self._segment(piece, line)
+                piece_rank = _line_rank(piece)[0]
+                if piece_rank is not None:
+                    events = [_with_rank(event, piece_rank) for event in events]
+                out += events
         if numbered and rank is not None and out:
             rank = self._counted_prefix(rank, out)
         if rank is not None:
@@ -264,6 +277,51 @@ class LineParser:
         if self.generic is not None:
             return list(self.generic.read(segment, line))
         return []
+
+
+def _glued_prints(segment: str) -> list[str] | None:
+    """The prints of one segment that holds several glued together, or None (most lines).
+
+    Processes that share one stdout (ranks launched without a prefix, a ``tee`` of several)
+    write into each other's lines: a print that did not end its line before another began
+    leaves ``...lr 0.001epoch 1 step 20 loss nan``, or with torchrun's prefixes ``...lr
+    0.001[default1]:epoch 1 ...``. A line's opening (up to its first digit, four characters
+    or more: ``epoch ``, ``iter ``, ``{'loss': ``, ``[default``) found again right after a
+    character that is no blank starts another print there (a line that names a key twice
+    puts a blank or a separator before the second); an opening of words only after a digit
+    or what ends a value (``%)]}'"``): after a letter, ``_`` or ``/`` it is the end of a
+    longer key (``train_loss: 0.5, val_train_loss: 0.6``).
+
+    Example:
+        >>> _glued_prints("iter 10: loss 2.31, mfu 12.30%iter 10: loss nan, mfu 12.30%")
+        ['iter 10: loss 2.31, mfu 12.30%', 'iter 10: loss nan, mfu 12.30%']
+        >>> _glued_prints("epoch 1 step 2 loss 0.5 epoch_loss 0.6") is None
+        True
+        >>> _glued_prints("train_loss: 0.5, val_train_loss: 0.6") is None
+        True
+    """
+    if segment.find(segment[:4], 4) < 0:
+        return None  # (most lines, at C speed: the opening's first four characters recur)
+    head = _PRINT_HEAD.match(segment)
+    if head is None:
+        return None
+    opening = head.group()
+    at = segment.find(opening, head.end())
+    if at < 0:
+        return None
+    pieces: list[str] = []
+    start = 0
+    worded = opening[0].isalpha()
+    while at >= 0:
+        before = segment[at - 1]
+        if not before.isspace() and (not worded or before.isdigit() or before in _PRINT_ENDS):
+            pieces.append(segment[start:at])
+            start = at
+        at = segment.find(opening, at + len(opening))
+    if not pieces:
+        return None
+    pieces.append(segment[start:])
+    return pieces
 
 
 def parse_line(text: str) -> list[LogEvent]:

@@ -17,7 +17,7 @@ behind the prefixes they write, each from its source:
   compose's ``name  |``; torchrun ``--tee``'s ``[default1]:`` (torch
   ``distributed/elastic/multiprocessing/tail_log.py``) after them;
 - ranks that print the same step and loss (an all-reduced loss), rows without a step from
-  several ranks.
+  several ranks, and two processes writing into one line.
 """
 
 from __future__ import annotations
@@ -126,3 +126,22 @@ def test_healthy_rows_without_a_step_from_two_ranks_stay_silent(tmp_path: Path) 
     # a control: passes on the parent too
     lines = _interleaved(lambda r: f"[default{r}]:", _hf_rows(), _hf_rows())
     assert _diagnosed(tmp_path, lines) == []
+
+
+def test_two_ranks_glued_into_one_line_are_read_as_two_prints(tmp_path: Path) -> None:
+    # ranks sharing one stdout: rank 0's print not yet ended when rank 1's began
+    glued = [a + b for a, b in zip(_loop(), _loop(NAN_FROM), strict=True)]
+    assert _diagnosed(tmp_path, glued) == [("AMP006", NAN_FROM, 0)]
+    tee = [f"[default0]:{a}[default1]:{b}"
+           for a, b in zip(_loop(), _loop(NAN_FROM), strict=True)]
+    assert _diagnosed(tmp_path, tee) == [("AMP006", NAN_FROM, 1)]
+    nano = [f"iter {i}: loss {3 - i / 1000:.4f}, time 35.21ms, mfu 12.30%"
+            f"iter {i}: loss {'nan' if i >= 250 else f'{3 - i / 1000:.4f}'}, time 35.90ms, "
+            "mfu 12.10%" for i in range(0, 400, 10)]
+    assert _diagnosed(tmp_path, nano) == [("AMP006", 250, 0)]
+
+
+def test_healthy_prints_glued_together_stay_silent(tmp_path: Path) -> None:
+    # a control: passes on the parent too
+    glued = [a + b for a, b in zip(_loop(), _loop(), strict=True)]
+    assert _diagnosed(tmp_path, glued) == []
