@@ -172,6 +172,7 @@ class Assembler:
     _rank_rows: dict[int, int] = field(default_factory=dict)
     _row_steps: list[int] = field(default_factory=list)
     _row_base: int = 0
+    _row_high: int = 0  # the highest step a row without a named rank printed
     interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
     _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
     _longest: int = 0  # the longest of them, once the interval is learnt
@@ -352,9 +353,19 @@ class Assembler:
         self._last_metrics = key
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
+            self._row_high = event.step
         # A row without a step, or numbered by its epoch (one row an epoch), stands for steps
         # the log does not count.
         span_unknown = event.step is None or getattr(event, "epoch_row", False)
+        if event.rank is None and event.step is not None and not span_unknown:
+            if event.step < self._row_high and (event.loss is None or math.isfinite(event.loss)):
+                # A row for a step before one a row already printed, no rank named: another
+                # rank's copy, behind in a tee of several (ranks flush their output in blocks).
+                # Read as the log's own next row, its finite loss would end the NaN run the
+                # leading rank's rows began (the same NaN found again a few steps on). A
+                # non-finite loss is still read: a rank's own NaN may come late.
+                return
+            self._row_high = max(self._row_high, event.step)
         counted_skips = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
             counted_skips = span_unknown
@@ -376,21 +387,30 @@ class Assembler:
             return
         rank = event.rank or 0
         change = None
-        if event.scale_after is not None:
-            change = read_change(self._rank_scales.get(rank), step, event.scale_after)
+        scale = event.scale_after
+        logged = self._rank_scales.get(rank) if scale is not None else None
+        if logged is not None and step < logged[0]:
+            # A scale printed for a step before one this rank's scale was already read at:
+            # another rank's row that no prefix names, behind in a tee of several (ranks
+            # flush their output in blocks). It says nothing of what the scale did since: read
+            # as the rank's own, each lagging row would be the scale growing back and halving
+            # again (a sawtooth, a cascade found again a few steps on).
+            scale = None
+        if scale is not None:
+            change = read_change(logged, step, scale)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
-            self._rank_scales[rank] = (step, event.scale_after)
-            self._learn_growth_interval(rank, change, event.scale_after)
+            self._rank_scales[rank] = (step, scale)
+            self._learn_growth_interval(rank, change, scale)
         if step > self.clock + 1:
             self._catch_up(step - 1, line, change.gap_skipped if change else 0)
         self._emit(Observation(step, rank=rank, scale_before=change.before if change else None,
-                               scale_after=event.scale_after,
+                               scale_after=scale,
                                skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
                                extra={SPAN_UNKNOWN: True} if span_unknown else None))
-        if event.scale_after is not None:
+        if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
 
     def _row_step(self, rank: int) -> int:

@@ -145,3 +145,58 @@ def test_healthy_prints_glued_together_stay_silent(tmp_path: Path) -> None:
     # a control: passes on the parent too
     glued = [a + b for a, b in zip(_loop(), _loop(), strict=True)]
     assert _diagnosed(tmp_path, glued) == []
+
+
+def _tee(ranks: list[list[str]], *, lag: int, block: int = 3) -> list[str]:
+    """Ranks sharing one stdout (``torchrun`` without ``--tee``, ``accelerate launch``, ``| tee``
+    of all ranks), no prefix: rank ``r`` prints row ``k`` at time ``k + r * lag``, and each
+    rank's rows come out in blocks of ``block`` (its stdout buffer flushed)."""
+    rows = len(ranks[0])
+    out: list[str] = []
+    for start in range(0, rows + lag * len(ranks), block):
+        for rank, lines in enumerate(ranks):
+            first = max(0, start - rank * lag)
+            out += lines[first:max(first, min(rows, start + block - rank * lag))]
+    return out
+
+
+def _scale_rows(rank: int, collapse_from: int | None = None, steps: int = 300) -> list[str]:
+    """A GradScaler loop's ``print(f"step {step} loss {loss:.4f} loss_scale {scale}")`` on
+    every rank (the scale is the same on all: the overflow check is all-reduced); healthy:
+    the start-up back-off, then a sawtooth."""
+    scale, out = 65536.0, []
+    for step in range(1, steps + 1):
+        halves = step >= collapse_from if collapse_from else step in (1, 2, 3, 100, 200)
+        if halves:
+            scale /= 2
+        elif collapse_from is None and step in (60, 160, 260):
+            scale *= 2
+        out.append(f"step {step} loss {2.0 + (rank * 7 + step) % 10 / 100:.4f} "
+                   f"loss_scale {scale}")
+    return out
+
+
+@pytest.mark.parametrize("lag", [1, 2])
+def test_a_tee_of_ranks_behind_each_other_is_one_collapse(tmp_path: Path, lag: int) -> None:
+    # The ranks' rows of steps already read (a rank behind) are not the scale growing back
+    # and halving again: one AMP003 where the cascade began, one AMP004.
+    lines = _tee([_scale_rows(rank, collapse_from=150) for rank in range(8)], lag=lag)
+    assert _diagnosed(tmp_path, lines) == [("AMP003", 150, 0), ("AMP004", 166, 0)]
+
+
+@pytest.mark.parametrize("lag", [1, 2])
+def test_a_tee_of_healthy_ranks_behind_each_other_stays_silent(
+        tmp_path: Path, lag: int) -> None:
+    # a control: passes on the parent too
+    assert _diagnosed(tmp_path, _tee([_scale_rows(rank) for rank in range(8)], lag=lag)) == []
+    assert _diagnosed(tmp_path, _tee([_loop() for _ in range(8)], lag=lag)) == []
+
+
+@pytest.mark.parametrize("lag", [1, 2])
+@pytest.mark.parametrize("value, code", [("nan", "AMP006"), ("0.0", "AMP007")])
+def test_a_tee_of_ranks_behind_each_other_names_the_fault_once(
+        tmp_path: Path, lag: int, value: str, code: str) -> None:
+    def rank(r: int) -> list[str]:
+        return [f"epoch 1 step {s} loss {value if s >= 120 else f'{3 - s / 200 + r / 100:.4f}'}"
+                " lr 0.001" for s in range(1, 201)]
+    assert _diagnosed(tmp_path, _tee([rank(r) for r in range(8)], lag=lag)) == [(code, 120, 0)]
