@@ -98,6 +98,11 @@ _COLLECTED = (r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d
               r"|\([^()]*?\bpid=\d+(?:, ip=[^()]*)?\)"
               r"|(?=[\w.-]*[\d.-])[\w.-]+:"
               r"|[\w.-]+ +\|)\s+")
+# torchrun's prefix from a template of one's own (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE, torch
+# distributed/elastic/agent/server/local_elastic_agent.py: ``Template(...).safe_substitute(
+# role_name=, rank=, local_rank=)``): the first number is read as the rank, words and numbers
+# after it (``[${role_name}${rank}|${local_rank}]:`` ``[default3|1]:``, ``[rank3-1]:``); no
+# ``:``, ``.`` or blank inside, so that a bracketed time is none.
 # SkyPilot's multi-node run prefix (sky/skylet/executor/slurm.py, the prefix it hands to
 # log_lib's run_bash_command_with_log: ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}``
 # on the workers) names the rank (the node's: ranks of one node share it).
@@ -111,7 +116,8 @@ _COLLECTED_RANK = re.compile(
     r"^\s*(?:" + _COLLECTED + r")*(?:\[[A-Za-z_]*?(\d+)\]:"
     r"|(?:\[[^\]]*\])?\[(?:[^\],\[]+,)?(?:mpirank:)?(\d+)(?:,[^\]]*)?\](?:\[[^\]]*\])?"
     r"<std(?:out|err)>:"
-    r"|\[rank: (\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) )")
+    r"|\[rank: (\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) "
+    r"|\[[A-Za-z_]*(\d{1,5})[-|_A-Za-z0-9]+\]:)")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 # srun -l's ``{rank}: `` is also how a loop prints its step before its metrics (lucidrains'
 # trainers: muse-maskgit-pytorch ``f"{steps}: vae loss: {...} - discr loss: {...}"``,
@@ -141,6 +147,8 @@ def line_rank(text: str) -> int | None:
         (2, 3)
         >>> line_rank("(worker1, rank=1, pid=2346, ip=10.0.0.2) iter 3: loss nan")
         1
+        >>> line_rank("[default3|1]:loss nan"), line_rank("[12:00:00]: loss")
+        (3, None)
     """
     return _line_rank(text)[0]
 

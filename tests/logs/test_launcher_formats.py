@@ -6,6 +6,9 @@ behind the prefixes they write, each from its source:
   iof_base_output.c`` ``"[%s,%s]<%s>:"``; PMIx ``src/mca/iof/base/iof_base_output.c``
   ``"[%s,%s]<%s>: "``, ``"[%s,%s][%s:%s]<%s>: "`` with host and pid, ``"[%s]<%s>: "``) and
   SageMaker smdistributed's ``[1,mpirank:0,algo-1]<stdout>:``;
+- torchrun's prefix from ``TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE`` (torch ``distributed/
+  elastic/agent/server/local_elastic_agent.py``: ``safe_substitute(role_name=, rank=,
+  local_rank=)``);
 - SkyPilot's multi-node prefix (skypilot-org/skypilot ``sky/skylet/executor/slurm.py``:
   ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}`` on the workers);
 - collectors before a launcher's rank prefix: kubectl logs ``--timestamps`` (RFC 3339 with
@@ -59,6 +62,8 @@ MPI_TAGS = {
     "pmix_rank": lambda r: f"[{r}]<stdout>: ",
     "pmix_fullname": lambda r: f"[prterun-node-4242@1,{r}]<stdout>: ",
     "timestamped": lambda r: f"[Sun Dec  6 08:00:00 2026][1,{r}]<stdout>: ",
+    # torchrun with TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[${role_name}${rank}|${local_rank}]:"
+    "torchrun_template": lambda r: f"[default{r}|{r}]:",
     "skypilot": lambda r: ("\x1b[36m(head, rank=0, pid=2345)\x1b[0m " if r == 0 else
                            f"\x1b[36m(worker{r}, rank={r}, pid={2345 + r}, ip=10.0.0.{r + 1})"
                            "\x1b[0m "),
