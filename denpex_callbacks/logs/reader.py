@@ -27,12 +27,16 @@ from denpex_callbacks.logs.metric_reader import (
     header_cells,
     record_cell,
 )
+from denpex_callbacks.logs.paste import without_collector
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
 MAX_TEXT = 16 * 1024  # characters of a candidate line handed to the parsers
 STDIN = "-"
 _DIGIT = re.compile(r"\d")  # a header row holds no number: most lines are told by one digit
+# How far the prefixes of log collectors reach (kubectl's ``[pod/NAME/CONTAINER]`` and its
+# RFC 3339 time, nanoseconds and all): a digit further on is no collector's.
+_COLLECTOR_REACH = 96
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
@@ -273,7 +277,7 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _DIGIT.search(text) is None and header_cells(text) is not None:
+            if _header_row(text):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
@@ -291,6 +295,17 @@ def _scan(
     if following.until >= resume_number and resume < stop:
         yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _header_row(text: str) -> bool:
+    """Whether ``text`` is a header row (names, no number), behind a collector's prefix too
+    (``kubectl logs --timestamps``: its time holds digits)."""
+    if _DIGIT.search(text) is None:
+        return header_cells(text) is not None
+    if _DIGIT.search(text, _COLLECTOR_REACH) is not None:
+        return False  # a digit past where a collector's prefix ends (most metric lines)
+    body = without_collector(text)
+    return body is not text and _DIGIT.search(body) is None and header_cells(body) is not None
 
 
 def _step_line(buffer: bytes, resume: int, start: int) -> bytes | None:

@@ -205,3 +205,25 @@ def test_a_tee_of_ranks_behind_each_other_names_the_fault_once(
         return [f"epoch 1 step {s} loss {value if s >= 120 else f'{3 - s / 200 + r / 100:.4f}'}"
                 " lr 0.001" for s in range(1, 201)]
     assert _diagnosed(tmp_path, _tee([rank(r) for r in range(8)], lag=lag)) == [(code, 120, 0)]
+
+
+def _skorch_table(nan_from: int | None = None, epochs: int = 8) -> list[str]:
+    """skorch's PrintLog (skorch/callbacks/logging.py: tabulate's ``simple`` table, a header
+    printed once, a row an epoch), as the recorded corpus has it (tests/logs/recorded/skorch)."""
+    lines = ["  epoch    train_loss    valid_loss      lr     dur",
+             "-------  ------------  ------------  ------  ------"]
+    for epoch in range(1, epochs + 1):
+        bad = nan_from is not None and epoch >= nan_from
+        train, valid = ("nan", "nan") if bad else (f"{3 - epoch / 2:.4f}", f"{3 - epoch / 3:.4f}")
+        lines.append(f"{epoch:>7}  {train:>12}  {valid:>12}  0.0100  0.0246")
+    return lines
+
+
+@pytest.mark.parametrize("collector", ["kubectl_timestamps", "kubectl_both", "github_actions",
+                                       "journald", "ray_worker"])
+def test_a_table_behind_a_collectors_prefix_is_read(tmp_path: Path, collector: str) -> None:
+    # The collector's prefix is no cell of the header row: the rows under it are read.
+    outer = COLLECTORS[collector]
+    assert _diagnosed(tmp_path, [outer + line for line in _skorch_table(nan_from=4)]) == [
+        ("AMP006", 4, 0)]
+    assert _diagnosed(tmp_path, [outer + line for line in _skorch_table()]) == []
