@@ -80,24 +80,14 @@ KEYWORDS: tuple[bytes, ...] = _minimal(
 # output, a job named by its whole namespace ``prterun-host-123@1``) and the one SageMaker's
 # smdistributed jobs print, ``[1,mpirank:0,algo-1]<stdout>:``: the rank is the number after
 # the job (or ``mpirank:``), or the only one.
-# What collects a launcher's output may write its own prefix before the launcher's (each
-# matched whole, then a blank): kubectl logs --timestamps' and GitHub Actions' RFC 3339 time
-# (``2024-05-01T12:00:00.123456789Z``), kubectl logs --prefix's ``[pod/NAME/CONTAINER]``
-# (kubectl's logs.go: ``fmt.Sprintf("[%s/%s/%s] ", kind, name, container)``), journald's and
-# syslog's short form (``May 01 12:00:00 host python3[1234]:``; RFC 5424's ``<14>1 TIME HOST
-# APP PID MSGID -``), a Ray worker's process
-# (ray/_private/worker.py print_worker_logs: ``({actor or task name} pid={pid}, ip={ip})``,
-# names no rank), pdsh's host (DeepSpeed's multinode_runner.py PDSHRunner: ``worker-0:``,
-# ``10.0.0.1:``; a name with a digit, a dot or a dash, so that a key, ``step: 10: ``, is
-# none) and docker compose's ``trainer-1  |``. Read only where a launcher's rank prefix
-# follows (torchrun's, mpirun's, SkyPilot's): alone they name no rank.
-_COLLECTED = (r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-              r"|\[pod/[^\]\s]+\]"
-              r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s:\[]+(?:\[\d+\])?:"
-              r"|<\d{1,3}>\d (?:\S+ ){5}(?:-|\[[^\]]*\])"
-              r"|\([^()]*?\bpid=\d+(?:, ip=[^()]*)?\)"
-              r"|(?=[\w.-]*[\d.-])[\w.-]+:"
-              r"|[\w.-]+ +\|)\s+")
+# What collects a launcher's output may write its own prefix before the launcher's. Most are
+# taken off with the paste artefacts before the rank is read (paste._COLLECTOR: kubectl's and
+# GitHub Actions' time, kubectl's ``[pod/NAME/CONTAINER]``, journald, syslog, a Ray worker's
+# process); two look like too many other things to be taken off every line, and are read only
+# where a launcher's rank prefix follows them: pdsh's host (DeepSpeed's multinode_runner.py
+# PDSHRunner: ``worker-0:``, ``10.0.0.1:``; a name with a digit, a dot or a dash, so that a
+# key, ``step: 10: ``, is none) and docker compose's ``trainer-1  |``.
+_COLLECTED = r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|)\s+"
 # torchrun's prefix from a template of one's own (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE, torch
 # distributed/elastic/agent/server/local_elastic_agent.py: ``Template(...).safe_substitute(
 # role_name=, rank=, local_rank=)``): the first number is read as the rank, words and numbers
@@ -134,14 +124,15 @@ _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
 
 def line_rank(text: str) -> int | None:
-    """The rank a launcher or DeepSpeed prefix assigns to a line.
+    """The rank a launcher or DeepSpeed prefix assigns to a line (its paste artefacts and
+    collector's prefix taken off: :func:`~denpex_callbacks.logs.paste.strip_paste`).
 
     Example:
         >>> line_rank("[rank3]: Traceback"), line_rank("[1,2]<stdout>:x"), line_rank("hi")
         (3, 2, None)
         >>> line_rank("[default1]:step 3 loss nan"), line_rank("[rank: 1] Seed set to 0")
         (1, 1)
-        >>> line_rank("2024-05-01T12:00:00.123456789Z [pod/job-0/pytorch] [default3]:loss nan")
+        >>> line_rank("worker-0: [default3]:loss nan")  # (pdsh's host before torchrun's)
         3
         >>> line_rank("[1,mpirank:2,algo-1]<stdout>:x"), line_rank("[1,3][gpu7:88]<stderr>: x")
         (2, 3)
