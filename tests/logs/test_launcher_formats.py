@@ -31,6 +31,8 @@ from pathlib import Path
 import pytest
 from excerpts import diagnose_lines
 
+from denpex_callbacks.logs.doctor import diagnose
+
 STEPS, NAN_FROM = 40, 20
 
 
@@ -227,3 +229,17 @@ def test_a_table_behind_a_collectors_prefix_is_read(tmp_path: Path, collector: s
     assert _diagnosed(tmp_path, [outer + line for line in _skorch_table(nan_from=4)]) == [
         ("AMP006", 4, 0)]
     assert _diagnosed(tmp_path, [outer + line for line in _skorch_table()]) == []
+
+
+def test_crlf_redraws_and_a_cut_first_line_keep_step_and_rank(tmp_path: Path) -> None:
+    # a control (passes on the parent too): Windows line ends, tqdm's carriage-return
+    # redraws before each row (torchrun prefixes the line, so the bar follows the prefix),
+    # and an excerpt that starts in the middle of a line
+    bar = " 45%|####5     | 9/20 [00:01<00:01,  8.50it/s]\r"
+    rows = [line for pair in zip(_loop(), _loop(NAN_FROM), strict=True)
+            for line in (f"[default0]:{bar}{pair[0]}", f"[default1]:{bar}{pair[1]}")]
+    lines = [rows[0][len(rows[0]) // 2:], *rows[1:]]
+    log = tmp_path / "excerpt.log"
+    log.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    result = diagnose(str(log))
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", NAN_FROM, 1)]
