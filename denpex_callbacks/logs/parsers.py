@@ -208,7 +208,8 @@ class LineParser:
         for segment in segments:  # (most lines: one segment, no list built for it)
             if not segment.strip():
                 continue
-            pieces = _glued_prints(segment)
+            # (most lines: their first four characters do not recur, told inline)
+            pieces = None if segment.find(segment[:4], 4) < 0 else _glued_prints(segment)
             if pieces is None:
                 out += self._segment(segment, line)
                 continue
@@ -299,8 +300,6 @@ def _glued_prints(segment: str) -> list[str] | None:
         >>> _glued_prints("train_loss: 0.5, val_train_loss: 0.6") is None
         True
     """
-    if segment.find(segment[:4], 4) < 0:
-        return None  # (most lines, at C speed: the opening's first four characters recur)
     head = _PRINT_HEAD.match(segment)
     if head is None:
         return None

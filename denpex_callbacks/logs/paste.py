@@ -14,7 +14,7 @@ _QUOTED = re.compile(r"^\s*(?:>\s?)+")
 _BORDER = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 _NUMBERED = re.compile(r"^\s*\d{1,7}\s*[│|]\s")
 _BOX = ("│", "┃", "║")
-_OPENERS = ("[", "(", "<")
+_OPENERS = ("(", "<")
 # What a collector writes before each line of a program's output, one or more of them: the
 # RFC 3339 time of ``kubectl logs --timestamps`` and of GitHub Actions' raw logs
 # (``2024-05-01T12:00:00.123456789Z``), ``kubectl logs --prefix`` (kubectl pkg/cmd/logs/
@@ -25,7 +25,7 @@ _OPENERS = ("[", "(", "<")
 # it). A prefix read as part of the line would be a table row's first
 # cell (a header row over value rows no longer lines up: skorch's, YOLO's) or a value.
 # Each with the one blank after it (the program's own indentation, a table's alignment,
-# stays). Tried only on a line that opens with a digit, ``[``, ``(``, ``<`` or a capital.
+# stays). Tried only on a line that opens as one of them does (_may_be_collected).
 _COLLECTOR = re.compile(
     r"^\s*(?:(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\[pod/[^\]\s]+\]"
@@ -47,9 +47,10 @@ def strip_paste(text: str) -> str:
     """
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    first = text.lstrip()[:1]  # looked at twice: found once unless the text changes between
-    if (first in _OPENERS or first.isdigit() or first.isupper()) and (
-            found := _COLLECTOR.match(text)):
+    head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
+    first = head[:1]
+    if (head == "[pod/" if first == "[" else first != "{" and _may_be_collected(head)) and (
+            found := _COLLECTOR.match(text)):  # (DeepSpeed's and HF's lines told inline)
         text = text[found.end():]
         first = text[:1]
     if first == ">":
@@ -75,8 +76,20 @@ def without_collector(text: str) -> str:
         True
     """
     plain = _ANSI.sub("", text) if "\x1b" in text else text
-    first = plain.lstrip()[:1]
-    if (first in _OPENERS or first.isdigit() or first.isupper()) and (
-            found := _COLLECTOR.match(plain)):
+    if _may_be_collected(plain.lstrip()[:5]) and (found := _COLLECTOR.match(plain)):
         return plain[found.end():]
     return text
+
+
+def _may_be_collected(head: str) -> bool:
+    """Whether a line that opens with ``head`` (its first five characters) may open with a
+    collector's prefix: what each of them opens with, told without a regex (most lines are
+    told by their first character)."""
+    first = head[:1]
+    if first.isdigit():
+        return head[4:5] == "-"  # 2024-05-01T...
+    if first == "[":
+        return head == "[pod/"
+    if first in _OPENERS:
+        return True  # ``(`` a Ray worker's process, ``<`` syslog's priority
+    return first.isupper() and head[3:4] == " "  # May 01 ...

@@ -277,7 +277,8 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _header_row(text):
+            if ((_DIGIT.search(text) is None and header_cells(text) is not None)
+                    or (_DIGIT.search(text, _COLLECTOR_REACH) is None and _collected_header(text))):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
@@ -297,13 +298,12 @@ def _scan(
     return number - line_no + buffer.count(b"\n", counted_to, stop)
 
 
-def _header_row(text: str) -> bool:
-    """Whether ``text`` is a header row (names, no number), behind a collector's prefix too
-    (``kubectl logs --timestamps``: its time holds digits)."""
-    if _DIGIT.search(text) is None:
-        return header_cells(text) is not None
-    if _DIGIT.search(text, _COLLECTOR_REACH) is not None:
-        return False  # a digit past where a collector's prefix ends (most metric lines)
+def _collected_header(text: str) -> bool:
+    """Whether ``text``, which holds a digit but none past where a collector's prefix ends
+    (most metric lines have one further on), is a header row (names, no number) behind a
+    collector's prefix (``kubectl logs --timestamps``: its time holds digits)."""
+    if text[:1] == "{":
+        return False  # (an HF Trainer dict, told without a call)
     body = without_collector(text)
     return body is not text and _DIGIT.search(body) is None and header_cells(body) is not None
 
