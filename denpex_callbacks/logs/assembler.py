@@ -173,6 +173,7 @@ class Assembler:
     _row_steps: list[int] = field(default_factory=list)
     _row_base: int = 0
     _row_high: int = 0  # the highest step a row without a named rank printed
+    _row_first: int | None = None  # the lowest step such a row printed: a count starts there
     interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
     _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
     _longest: int = 0  # the longest of them, once the interval is learnt
@@ -357,14 +358,23 @@ class Assembler:
         # A row without a step, or numbered by its epoch (one row an epoch), stands for steps
         # the log does not count.
         span_unknown = event.step is None or getattr(event, "epoch_row", False)
+        behind = False
         if event.rank is None and event.step is not None and not span_unknown:
-            if event.step < self._row_high and (event.loss is None or math.isfinite(event.loss)):
+            if self._row_first is None or event.step <= self._row_first:
+                # the log's first row, or a counter started over (each epoch's batches
+                # counted from 1): not behind, a new count
+                self._row_first = min(event.step, self._row_first or event.step)
+                self._row_high = event.step
+            elif event.step < self._row_high:
                 # A row for a step before one a row already printed, no rank named: another
                 # rank's copy, behind in a tee of several (ranks flush their output in blocks).
                 # Read as the log's own next row, its finite loss would end the NaN run the
-                # leading rank's rows began (the same NaN found again a few steps on). A
-                # non-finite loss is still read: a rank's own NaN may come late.
-                return
+                # leading rank's rows began (the same NaN found again a few steps on), its
+                # scale would be the scale growing back and halving again. A non-finite loss
+                # is still read (a rank's own NaN may come late), without its scale.
+                if event.loss is None or math.isfinite(event.loss):
+                    return
+                behind = True
             self._row_high = max(self._row_high, event.step)
         counted_skips = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
@@ -387,17 +397,9 @@ class Assembler:
             return
         rank = event.rank or 0
         change = None
-        scale = event.scale_after
-        logged = self._rank_scales.get(rank) if scale is not None else None
-        if logged is not None and step < logged[0]:
-            # A scale printed for a step before one this rank's scale was already read at:
-            # another rank's row that no prefix names, behind in a tee of several (ranks
-            # flush their output in blocks). It says nothing of what the scale did since: read
-            # as the rank's own, each lagging row would be the scale growing back and halving
-            # again (a sawtooth, a cascade found again a few steps on).
-            scale = None
+        scale = None if behind else event.scale_after
         if scale is not None:
-            change = read_change(logged, step, scale)
+            change = read_change(self._rank_scales.get(rank), step, scale)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
             self._rank_scales[rank] = (step, scale)

@@ -243,3 +243,13 @@ def test_crlf_redraws_and_a_cut_first_line_keep_step_and_rank(tmp_path: Path) ->
     log.write_bytes(("\r\n".join(lines) + "\r\n").encode())
     result = diagnose(str(log))
     assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", NAN_FROM, 1)]
+
+
+@pytest.mark.parametrize("value, code", [("0.0", "AMP007"), ("nan", "AMP006")])
+def test_a_step_counted_over_each_epoch_is_no_rank_behind(
+        tmp_path: Path, value: str, code: str) -> None:
+    # a control (passes on the parent too): one process whose step counts each epoch's
+    # batches from 1 (20 a epoch) goes back to its first step, not a little behind
+    lines = [f"epoch {e} step {i} loss {value if (e - 1) * 20 + i >= 70 else '1.5'} lr 0.001"
+             for e in range(1, 6) for i in range(1, 21)]
+    assert _diagnosed(tmp_path, lines) == [(code, 10, 0)]
