@@ -213,7 +213,10 @@ class LineParser:
             if pieces is None:
                 out += self._segment(segment, line)
                 continue
-            for piece in pieces:  # each print its own, with the rank its own prefix names
+            for index, piece in enumerate(pieces):  # each print its own, with its own rank
+                if index and piece == pieces[index - 1]:
+                    continue  # the same row printed by two ranks: one row (its step, if it
+                    # prints none, counted once)
                 events = self._segment(piece, line)
                 piece_rank = _line_rank(piece)[0]
                 if piece_rank is not None:

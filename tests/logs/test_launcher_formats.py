@@ -253,3 +253,10 @@ def test_a_step_counted_over_each_epoch_is_no_rank_behind(
     lines = [f"epoch {e} step {i} loss {value if (e - 1) * 20 + i >= 70 else '1.5'} lr 0.001"
              for e in range(1, 6) for i in range(1, 21)]
     assert _diagnosed(tmp_path, lines) == [(code, 10, 0)]
+
+
+def test_the_same_row_glued_twice_is_one_row(tmp_path: Path) -> None:
+    # a control (the parent read such a line as one row too): two ranks printing the same HF
+    # row (no step printed: the row counts) into one line
+    rows = _hf_rows(nan_from=9)
+    assert _diagnosed(tmp_path, [row + row for row in rows]) == [("AMP006", 9, 0)]
