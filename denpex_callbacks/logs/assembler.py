@@ -363,8 +363,7 @@ class Assembler:
             if self._row_first is None or event.step <= self._row_first:
                 # the log's first row, or a counter started over (each epoch's batches
                 # counted from 1): not behind, a new count
-                self._row_first = min(event.step, self._row_first or event.step)
-                self._row_high = event.step
+                self._row_first = self._row_high = event.step
             elif event.step < self._row_high:
                 # A row for a step before one a row already printed, no rank named: another
                 # rank's copy, behind in a tee of several (ranks flush their output in blocks).
