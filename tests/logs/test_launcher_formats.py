@@ -13,14 +13,18 @@ behind the prefixes they write, each from its source:
   ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}`` on the workers);
 - collectors before a launcher's rank prefix: kubectl logs ``--timestamps`` (RFC 3339 with
   nanoseconds) and ``--prefix`` (kubernetes/kubectl ``pkg/cmd/logs/logs.go``:
-  ``"[%s/%s/%s] "``), GitHub Actions' raw log time (seven decimals), journald's short form
+  ``"[pod/%s/%s] "``), GitHub Actions' raw log time (seven decimals), journald's short form
   and RFC 5424 syslog, a Ray worker's process (ray-project/ray ``python/ray/_private/
-  worker.py`` ``print_worker_logs``: ``"{}({}{}, ip={}){} {}"`` in colour), pdsh's host
-  (deepspeedai/DeepSpeed ``deepspeed/launcher/multinode_runner.py`` PDSHRunner), docker
+  worker.py`` ``print_worker_logs``: ``"{}({}{}, ip={}){} {}"`` in colour), pdsh's ``host: ``
+  (``pdsh -w``, as deepspeedai/DeepSpeed ``deepspeed/launcher/multinode_runner.py`` PDSHRunner
+  runs it), docker
   compose's ``name  |``; torchrun ``--tee``'s ``[default1]:`` (torch
   ``distributed/elastic/multiprocessing/tail_log.py``) after them;
 - ranks that print the same step and loss (an all-reduced loss), rows without a step from
-  several ranks, and two processes writing into one line.
+  several ranks, two processes writing into one line, ranks sharing one stdout a row or two
+  behind each other (a ``tee`` of all ranks), a table (skorch's PrintLog) behind a
+  collector's prefix; controls: healthy ranks, CRLF with tqdm redraws and a cut first line,
+  a step counted over each epoch.
 """
 
 from __future__ import annotations
