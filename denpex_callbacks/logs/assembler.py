@@ -58,6 +58,9 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
+# How many steps of rows without a step counter are kept to number the same rows of the other
+# ranks (see Assembler._row_step): ranks flush their output in blocks far smaller than this.
+_ROWS_KEPT = 8192
 
 
 @dataclass
@@ -156,7 +159,7 @@ class Assembler:
     _clean_since_skip: bool = True
     _last_scale: float | None = None
     _restarted: bool = False  # a run began on the last row read: its first observation says so
-    _last_metrics: tuple[int | None, float | None] | None = None
+    _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _skipped_step: int | None = None  # the step of the last overflow emitted
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
@@ -164,6 +167,13 @@ class Assembler:
     _rank_skips: dict[int, int] = field(default_factory=dict)
     # Per rank: clean steps seen one by one since the scale last changed (None: not known).
     _rank_clean_run: dict[int, int | None] = field(default_factory=dict)
+    # Rows without a step counter from ranks that a prefix names: how many each rank printed,
+    # and the step the k-th of them was given (from ``_row_base`` on; see _row_step).
+    _rank_rows: dict[int, int] = field(default_factory=dict)
+    _row_steps: list[int] = field(default_factory=list)
+    _row_base: int = 0
+    _row_high: int = 0  # the highest step a row without a named rank printed
+    _row_first: int | None = None  # the lowest step such a row printed: a count starts there
     interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
     _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
     _longest: int = 0  # the longest of them, once the interval is learnt
@@ -335,15 +345,36 @@ class Assembler:
             self.on_gap(steps, skipped, printed)
 
     def _metrics(self, event: LogEvent, line: int, text: str) -> None:
-        key = (event.step, event.loss)
+        key = (event.step, event.loss, event.rank)
         if self._last_metrics is not None and _same(self._last_metrics, key):
-            return  # the same bar/dict printed again (refresh, or another rank)
+            # the same bar/dict printed again (a refresh, or another rank that no prefix
+            # names); a rank that a prefix names sees the step itself (an all-reduced loss
+            # printed by each rank is each rank's observation: its judge needs it)
+            return
         self._last_metrics = key
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
+            self._row_high = event.step
         # A row without a step, or numbered by its epoch (one row an epoch), stands for steps
         # the log does not count.
         span_unknown = event.step is None or getattr(event, "epoch_row", False)
+        behind = False
+        if event.rank is None and event.step is not None and not span_unknown:
+            if self._row_first is None or event.step <= self._row_first:
+                # the log's first row, or a counter started over (each epoch's batches
+                # counted from 1): not behind, a new count
+                self._row_first = self._row_high = event.step
+            elif event.step < self._row_high:
+                # A row for a step before one a row already printed, no rank named: another
+                # rank's copy, behind in a tee of several (ranks flush their output in blocks).
+                # Read as the log's own next row, its finite loss would end the NaN run the
+                # leading rank's rows began (the same NaN found again a few steps on), its
+                # scale would be the scale growing back and halving again. A non-finite loss
+                # is still read (a rank's own NaN may come late), without its scale.
+                if event.loss is None or math.isfinite(event.loss):
+                    return
+                behind = True
+            self._row_high = max(self._row_high, event.step)
         counted_skips = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
             counted_skips = span_unknown
@@ -351,7 +382,12 @@ class Assembler:
         if event.skipped_in_interval is not None:
             self._interval(event, line, text, span_unknown=counted_skips)
             return
-        step = event.step if event.step is not None else self.clock + 1
+        if event.step is not None:
+            step = event.step
+        elif event.rank is not None:
+            step = self._row_step(event.rank)
+        else:
+            step = self.clock + 1
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
                 and (event.loss is None or math.isfinite(event.loss))):
             # The loop's own line for the step whose overflow its scaler just printed
@@ -360,22 +396,41 @@ class Assembler:
             return
         rank = event.rank or 0
         change = None
-        if event.scale_after is not None:
-            change = read_change(self._rank_scales.get(rank), step, event.scale_after)
+        scale = None if behind else event.scale_after
+        if scale is not None:
+            change = read_change(self._rank_scales.get(rank), step, scale)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
-            self._rank_scales[rank] = (step, event.scale_after)
-            self._learn_growth_interval(rank, change, event.scale_after)
+            self._rank_scales[rank] = (step, scale)
+            self._learn_growth_interval(rank, change, scale)
         if step > self.clock + 1:
             self._catch_up(step - 1, line, change.gap_skipped if change else 0)
         self._emit(Observation(step, rank=rank, scale_before=change.before if change else None,
-                               scale_after=event.scale_after,
+                               scale_after=scale,
                                skipped=change.skipped if change else None,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
                                extra={SPAN_UNKNOWN: True} if span_unknown else None))
-        if event.scale_after is not None:
+        if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
+
+    def _row_step(self, rank: int) -> int:
+        """The step of a row without a step counter that ``rank`` printed (a prefix named the
+        rank): its k-th such row is the k-th such row of every rank, interleaved or one
+        rank's block after another's (each rank prints its own copy of the logging step),
+        not the next step after the last rank's row. A rank more rows behind than are kept
+        counts on from the clock."""
+        k = self._rank_rows.get(rank, 0)
+        self._rank_rows[rank] = k + 1
+        if self._row_base <= k < self._row_base + len(self._row_steps):
+            return self._row_steps[k - self._row_base]
+        step = self.clock + 1
+        if k == self._row_base + len(self._row_steps):
+            self._row_steps.append(step)
+            if len(self._row_steps) > _ROWS_KEPT:  # bounded: drop the older half
+                del self._row_steps[:_ROWS_KEPT // 2]
+                self._row_base += _ROWS_KEPT // 2
+        return step
 
     def _run_start(self) -> None:
         """A line that starts a run, after steps were read: a run appended to this log (a
@@ -556,8 +611,9 @@ class Assembler:
         return rank, step
 
 
-def _same(a: tuple[int | None, float | None], b: tuple[int | None, float | None]) -> bool:
-    if a[0] != b[0] or a[0] is None:
+def _same(a: tuple[int | None, float | None, int | None],
+          b: tuple[int | None, float | None, int | None]) -> bool:
+    if a[0] != b[0] or a[0] is None or a[2] != b[2]:
         return False
     la, lb = a[1], b[1]
     if la is None or lb is None:

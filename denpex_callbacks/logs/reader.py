@@ -32,6 +32,7 @@ from denpex_callbacks.logs.metric_reader import (
     opens_dict,
     record_cell,
 )
+from denpex_callbacks.logs.paste import without_collector
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -40,6 +41,9 @@ STDIN = "-"
 # A header row holds no number, though its names may hold digits (``Rouge1``, ``mAP50-95``,
 # ``lr0``): most lines are told by the first digit that starts a number.
 _NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
+# How far the prefixes of log collectors reach (kubectl's ``[pod/NAME/CONTAINER]`` and its
+# RFC 3339 time, nanoseconds and all): a number further on is no collector's.
+_COLLECTOR_REACH = 96
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
@@ -288,7 +292,9 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if _NUMBER_START.search(text) is None and header_cells(text) is not None:
+            if ((_NUMBER_START.search(text) is None and header_cells(text) is not None)
+                    or (_NUMBER_START.search(text, _COLLECTOR_REACH) is None
+                        and _collected_header(text))):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
@@ -314,6 +320,17 @@ def _scan(
     if following.until >= resume_number and resume < stop:
         yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _collected_header(text: str) -> bool:
+    """Whether ``text``, which holds a digit but none past where a collector's prefix ends
+    (most metric lines have one further on), is a header row (names, no number) behind a
+    collector's prefix (``kubectl logs --timestamps``: its time holds digits)."""
+    if text[:1] == "{":
+        return False  # (an HF Trainer dict, told without a call)
+    body = without_collector(text)
+    return (body is not text and _NUMBER_START.search(body) is None
+            and header_cells(body) is not None)
 
 
 def _is_epoch_line(line: bytes) -> bool:
