@@ -45,10 +45,11 @@ from denpex_callbacks.logs.metric_pairs import (
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
 __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH",
-           "ROW_REACH", "STEP_ABOVE", "BareScale", "EpochBatches", "MetricEvent", "MetricLine",
-           "MetricReader", "announces_row", "classify", "collect", "dangling_key",
-           "find_claims", "header_cells", "mapping_row", "notation", "opens_dict", "read_pairs",
-           "record_cell", "starts_with_value", "to_value"]
+           "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_OPENS", "BareScale",
+           "EpochBatches", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
+           "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
+           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
+           "to_value"]
 
 FAMILY = "generic"
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
@@ -316,7 +317,9 @@ _DICT_CLOSE = re.compile(r"\s*\}[,\]]*\s*$")
 # print (orbit's ``train | step:   3000 | steps/sec:    5.2 | output: ``), or a message that
 # opens with its step (the Object Detection API's ``'Step {} per-step time {:.3f}s'`` over its
 # dict). Handed over (reader.py) and read as a step line, above a dict or in its reach.
-STEP_ABOVE = r"\bstep[=:] *\d+\b.*:[ \t]*$|(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
+STEP_BEFORE_KEY = r"\bstep[=:] *\d+\b.*:[ \t]*$"  # (a line that ends with a colon)
+STEP_OPENS = r"(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
+STEP_ABOVE = STEP_BEFORE_KEY + "|" + STEP_OPENS
 _STEP_ABOVE = re.compile(STEP_ABOVE)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # A YAML mapping, one key a line, nested by indentation (RLlib's results through

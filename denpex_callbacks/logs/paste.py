@@ -25,7 +25,7 @@ _OPENERS = ("(", "<")
 # it). A prefix read as part of the line would be a table row's first
 # cell (a header row over value rows no longer lines up: skorch's, YOLO's) or a value.
 # Each with the one blank after it (the program's own indentation, a table's alignment,
-# stays). Tried only on a line that opens as one of them does (_may_be_collected).
+# stays). Tried only on a line that opens as one of them does (may_be_collected).
 _COLLECTOR = re.compile(
     r"^\s*(?:(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\[pod/[^\]\s]+\]"
@@ -49,7 +49,7 @@ def strip_paste(text: str) -> str:
         text = _ANSI.sub("", text)
     head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
     first = head[:1]
-    if (head == "[pod/" if first == "[" else first != "{" and _may_be_collected(head)) and (
+    if (head == "[pod/" if first == "[" else first != "{" and may_be_collected(head)) and (
             found := _COLLECTOR.match(text)):  # (DeepSpeed's and HF's lines told inline)
         text = text[found.end():]
         first = text[:1]
@@ -76,15 +76,20 @@ def without_collector(text: str) -> str:
         True
     """
     plain = _ANSI.sub("", text) if "\x1b" in text else text
-    if _may_be_collected(plain.lstrip()[:5]) and (found := _COLLECTOR.match(plain)):
+    if may_be_collected(plain.lstrip()[:5]) and (found := _COLLECTOR.match(plain)):
         return plain[found.end():]
     return text
 
 
-def _may_be_collected(head: str) -> bool:
+def may_be_collected(head: str) -> bool:
     """Whether a line that opens with ``head`` (its first five characters) may open with a
     collector's prefix: what each of them opens with, told without a regex (most lines are
-    told by their first character)."""
+    told by their first character).
+
+    Example:
+        >>> may_be_collected("2024-"), may_be_collected("[pod/"), may_be_collected("[2024")
+        (True, True, False)
+    """
     first = head[:1]
     if first.isdigit():
         return head[4:5] == "-"  # 2024-05-01T...

@@ -25,7 +25,7 @@ from denpex_callbacks.logs.metric_reader import (
     MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
-    STEP_ABOVE,
+    STEP_BEFORE_KEY,
     announces_row,
     header_cells,
     mapping_row,
@@ -50,11 +50,14 @@ _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
-_STEP_ABOVE = re.compile(STEP_ABOVE.encode())
+_STEP_BEFORE_KEY = re.compile(STEP_BEFORE_KEY.encode())
+_STEP_NUMBER = re.compile(rb"[Ss]tep:? ?\d+\b")  # (STEP_OPENS without what opens it)
 _EPOCH_TAIL = re.compile(rb"poch:? +\d+ *$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
 EPOCH_REACH = 3
+EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
+_EPOCH_ABOVE = re.compile(rb"poch:? +\d+ *\n")  # (an epoch line's end, as _EPOCH_TAIL)
 
 
 class Readable(Protocol):
@@ -293,7 +296,10 @@ def _scan(
             text = _decode(buffer[start:end], stats)
             yield number, text
             if ((_NUMBER_START.search(text) is None and header_cells(text) is not None)
-                    or (_NUMBER_START.search(text, _COLLECTOR_REACH) is None
+                    # (behind a collector's prefix: not DeepSpeed's ``[2024-...`` nor HF's
+                    # ``{'loss'``, most of a big log's lines, told inline)
+                    or ((text.startswith("[pod/") if text[:1] == "[" else text[:1] != "{")
+                        and _NUMBER_START.search(text, _COLLECTOR_REACH) is None
                         and _collected_header(text))):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
@@ -363,23 +369,42 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         >>> _step_line(b, 0, 13)
         (b'[step=10/99]', 0)
         >>> b = b"x: Epoch 12 \\nx: Current learning rate: 0.00982 \\nx: train_loss nan\\n"
-        >>> _step_line(b, 0, 47)
+        >>> _step_line(b, 0, 48)
         (b'x: Epoch 12 ', 1)
     """
     end = start - 1
-    for back in range(EPOCH_REACH):
-        if end < resume:
-            return None
-        low = max(resume, end - MAX_TEXT)
-        newline = buffer.rfind(b"\n", low, end)
-        if newline < 0 and low > resume:
-            return None  # a line longer than any handed over
-        begin = max(newline + 1, resume)
-        line = buffer[begin:end]
-        if (back == 0 and _is_step_line(line)) or _is_epoch_line(line):
-            return line, back
-        end = begin - 1
-    return None
+    if end < resume:
+        return None
+    low = max(resume, end - MAX_TEXT)
+    newline = buffer.rfind(b"\n", low, end)
+    if newline < 0 and low > resume:
+        return None  # a line longer than any handed over
+    begin = max(newline + 1, resume)
+    line = buffer[begin:end]
+    if _is_step_line(line):
+        return line, 0
+    # An epoch line up to EPOCH_REACH lines up: one search of the bytes before (most gaps
+    # hold none), the last one found
+    epoch = None
+    for found in _EPOCH_ABOVE.finditer(buffer, max(resume, begin - EPOCH_BYTES), start):
+        epoch = found
+    if epoch is None or (back := buffer.count(b"\n", epoch.end(), start)) >= EPOCH_REACH:
+        return None
+    first = buffer.rfind(b"\n", resume, epoch.start()) + 1
+    return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _opens_with_step(line: bytes, found: re.Match[bytes] | None) -> bool:
+    """Whether a message opens with its step (:data:`STEP_OPENS`: the Object Detection API's
+    ``Step 100 per-step time 0.123s``), from the first step and number ``found``: the step
+    and its number are looked for first (most lines hold none: DeepSpeed's ``micro_step=3``
+    has ``=``), since a search led by what comes before the step would try every position."""
+    while found is not None:
+        at = found.start()
+        if at == 0 or line[at - 1:at] in (b"]", b":") or line[at - 2:at] in (b"] ", b": "):
+            return True
+        found = _STEP_NUMBER.search(line, found.end())
+    return False
 
 
 def _is_step_line(line: bytes) -> bool:
@@ -394,9 +419,15 @@ def _is_step_line(line: bytes) -> bool:
         [True, True, False]
     """
     at = line.rfind(b"tep")
-    if at >= 1 and _STEP_TAIL.match(line, at - 1) is not None:
+    if at < 1:
+        return False
+    if _STEP_TAIL.match(line, at - 1) is not None:
         return True
-    return at >= 1 and _STEP_ABOVE.search(line) is not None
+    if (found := _STEP_NUMBER.search(line)) is not None and _opens_with_step(line, found):
+        return True
+    # (the key's pattern runs to the line's end from each step: only on a line that ends
+    # with the colon it looks for, not on DeepSpeed's long timer lines)
+    return line.rstrip().endswith(b":") and _STEP_BEFORE_KEY.search(line) is not None
 
 
 def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:
