@@ -200,7 +200,7 @@ class LineParser:
         if isinstance(text, ValueRowLine):
             return self._value_rows(text, line)
         text = strip_paste(text)
-        if has_cjk(text):
+        if not text.isascii() and has_cjk(text):  # (most lines: ASCII, told inline)
             text = in_english(text)
         if self._wrapped is not None:
             wrapped_line, head = self._wrapped
@@ -267,7 +267,7 @@ class LineParser:
         if self.generic is None:
             return []
         text = strip_paste(text)
-        if has_cjk(text):
+        if not text.isascii() and has_cjk(text):
             text = in_english(text)
         rank = line_rank(text)
         out: list[LogEvent] = []

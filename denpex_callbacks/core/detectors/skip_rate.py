@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from itertools import islice, repeat
 from typing import Any
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
@@ -134,10 +135,7 @@ class SkipRateDetector(Detector):
         kept = min(steps, self.t.skip_rate_window)
         skips = min(skipped, kept)
         last = run.last_step or 0
-        for step in range(last - kept + 1, last - skips + 1):
-            if len(self.window) == self.window.maxlen and self.window[0][1]:
-                self.skips_in_window -= 1
-            self.window.append((step, False))
+        self._clean(last - kept + 1, last - skips + 1)
         for step in range(last - skips + 1, last + 1):
             if len(self.window) == self.window.maxlen and self.window[0][1]:
                 self.skips_in_window -= 1
@@ -145,6 +143,16 @@ class SkipRateDetector(Detector):
             self.skips_in_window += 1
         if self.skips_in_window / max(len(self.window), 1) < self.t.skip_rate_threshold / 2:
             self.firing = False
+
+    def _clean(self, first: int, stop: int) -> None:
+        """Steps ``first`` to ``stop - 1`` enter the window applied (clean), in one extend: the
+        skips among the oldest entries they push out leave the count with them."""
+        window = self.window
+        if self.skips_in_window and window.maxlen is not None:
+            leaving = min(len(window) + (stop - first) - window.maxlen, len(window))
+            if leaving > 0:
+                self.skips_in_window -= sum(was for _step, was in islice(window, leaving))
+        window.extend(zip(range(first, stop), repeat(False)))
 
     def quiet_horizon(self, run: RunState) -> int:
         # A clean step never raises the rate (the window grows, or its oldest entry leaves):
@@ -158,10 +166,7 @@ class SkipRateDetector(Detector):
 
     def absorb_quiet(self, steps: int, run: RunState, last: Observation) -> None:
         kept = min(steps, self.window.maxlen or steps)
-        for step in range(last.step - kept + 1, last.step + 1):
-            if len(self.window) == self.window.maxlen and self.window[0][1]:
-                self.skips_in_window -= 1
-            self.window.append((step, False))
+        self._clean(last.step - kept + 1, last.step + 1)
         # The rate only fell: had it dropped below half the limit (window full) on any of
         # these steps, it is below it now.
         if len(self.window) >= self.t.skip_rate_window and (
