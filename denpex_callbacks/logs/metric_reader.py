@@ -45,7 +45,8 @@ from denpex_callbacks.logs.metric_pairs import (
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
 __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH",
-           "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_OPENS", "BareScale",
+           "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER", "STEP_OPENS",
+           "BareScale",
            "EpochBatches", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
@@ -318,7 +319,8 @@ _DICT_CLOSE = re.compile(r"\s*\}[,\]]*\s*$")
 # opens with its step (the Object Detection API's ``'Step {} per-step time {:.3f}s'`` over its
 # dict). Handed over (reader.py) and read as a step line, above a dict or in its reach.
 STEP_BEFORE_KEY = r"\bstep[=:] *\d+\b.*:[ \t]*$"  # (a line that ends with a colon)
-STEP_OPENS = r"(?:^|[\]:] ?)[Ss]tep:? ?\d+\b"
+STEP_NUMBER = r"[Ss]tep:? ?\d+\b"  # the step and its number, whatever opens them
+STEP_OPENS = r"(?:^|[\]:] ?)" + STEP_NUMBER
 STEP_ABOVE = STEP_BEFORE_KEY + "|" + STEP_OPENS
 _STEP_ABOVE = re.compile(STEP_ABOVE)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
@@ -384,8 +386,8 @@ class MetricReader:
     """
 
     def __init__(self, *, templates: bool = True) -> None:
-        # (line, column names, their (start, end) on the header row)
-        # (line, column names, their spans, whether tabs part its cells)
+        # (line, column names, their (start, end) on the header row, whether tabs part its
+        # cells)
         self.header: tuple[int, list[str], list[tuple[int, int]], bool] | None = None
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
@@ -1257,11 +1259,12 @@ def header_cells(text: str) -> list[str] | None:
     """
     if VALUE.search(text) or _PROSE.search(text):
         return None
-    if _tabbed(text):
+    tabbed = _tabbed(text)
+    if tabbed:
         cells = [cell.strip() for cell in _TAB_CELL.findall(text)]
     else:
         cells = _HEADER_CELL.findall(text)
-    if "  " in text and not _tabbed(text):
+    if "  " in text and not tabbed:
         # Names of two words or more, known only whole (``LOSS NER``): the table's columns
         # are what two blanks or more part.
         wide = _WIDE_CELL.findall(text)

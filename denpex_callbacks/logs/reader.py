@@ -26,6 +26,8 @@ from denpex_callbacks.logs.metric_reader import (
     RECORD_REACH,
     ROW_REACH,
     STEP_BEFORE_KEY,
+    STEP_NUMBER,
+    STEP_OPENS,
     announces_row,
     header_cells,
     mapping_row,
@@ -51,13 +53,16 @@ _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
 _STEP_BEFORE_KEY = re.compile(STEP_BEFORE_KEY.encode())
-_STEP_NUMBER = re.compile(rb"[Ss]tep:? ?\d+\b")  # (STEP_OPENS without what opens it)
-_EPOCH_TAIL = re.compile(rb"poch:? +\d+ *$")
+_STEP_NUMBER = re.compile(STEP_NUMBER.encode())
+_STEP_OPENS = re.compile(STEP_OPENS.encode())
+# An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
+_EPOCH_END = rb"poch:? +\d+ *"
+_EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
 EPOCH_REACH = 3
 EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
-_EPOCH_ABOVE = re.compile(rb"poch:? +\d+ *\n")  # (an epoch line's end, as _EPOCH_TAIL)
+_EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\n")  # (an epoch line's end, in the bytes)
 
 
 class Readable(Protocol):
@@ -394,19 +399,6 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     return buffer[max(first, resume):epoch.end() - 1], back
 
 
-def _opens_with_step(line: bytes, found: re.Match[bytes] | None) -> bool:
-    """Whether a message opens with its step (:data:`STEP_OPENS`: the Object Detection API's
-    ``Step 100 per-step time 0.123s``), from the first step and number ``found``: the step
-    and its number are looked for first (most lines hold none: DeepSpeed's ``micro_step=3``
-    has ``=``), since a search led by what comes before the step would try every position."""
-    while found is not None:
-        at = found.start()
-        if at == 0 or line[at - 1:at] in (b"]", b":") or line[at - 2:at] in (b"] ", b": "):
-            return True
-        found = _STEP_NUMBER.search(line, found.end())
-    return False
-
-
 def _is_step_line(line: bytes) -> bool:
     """Whether a line ends with its step (``[step=1080/739328]``, ``step: 700``; in a
     bracket, what says where the run is may follow: ``[step=1080/100000,epoch=0,eta=1d]``):
@@ -423,7 +415,10 @@ def _is_step_line(line: bytes) -> bool:
         return False
     if _STEP_TAIL.match(line, at - 1) is not None:
         return True
-    if (found := _STEP_NUMBER.search(line)) is not None and _opens_with_step(line, found):
+    # A message that opens with its step (the Object Detection API's ``Step 100 per-step time
+    # 0.123s``): the step and its number looked for first, since most lines hold none
+    # (DeepSpeed's ``micro_step=3``) and a search led by what opens it tries every position.
+    if _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None:
         return True
     # (the key's pattern runs to the line's end from each step: only on a line that ends
     # with the colon it looks for, not on DeepSpeed's long timer lines)
