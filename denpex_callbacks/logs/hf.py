@@ -34,6 +34,9 @@ _DICT = re.compile(r"""\{['"]loss['"]:""")
 # round(loss_scale, 8)`` beside ``'global_step/max_steps'``).
 _AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:""" + _VALUE)
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A run's own JSON record that nests the metrics under their split (``{"iter": 400,
+# "train": {"loss": NaN}}``): its counter is the outer record's, before the loss's dict.
+_OUTER_STEP = re.compile(r"""['"](?:global_step|step|iter|iteration)['"]:\s*(\d+)\s*,""")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -46,6 +49,8 @@ def parse(text: str) -> list[LogEvent]:
         (5, nan, nan)
         >>> parse('{"loss": NaN, "learning_rate": 4.9e-05, "epoch": 0.1, "step": 300}')[0].step
         300
+        >>> parse('{"iter": 400, "train": {"loss": NaN, "lr": 0.0001}}')[0].step
+        400
         >>> e = parse("{'loss': '0.69', 'amp/skipped_steps': '140', 'amp/loss_scale': '0.5'}")[0]
         >>> e.scale_after, e.skipped_total
         (0.5, 140)
@@ -60,7 +65,10 @@ def parse(text: str) -> list[LogEvent]:
     # transformers 3.x's Trainer.log printed {**logs, "step": global_step}; ms-swift prints
     # 'global_step/max_steps' (its bar is on a line of its own, or none: a file's log)
     printed = fields.get("step") or fields.get("global_step/max_steps", "")
+    outer = (_OUTER_STEP.search(text, 0, start.start())
+             if not printed and "{" in text[:start.start()] else None)
     step = (int(printed) if printed.isdigit()
+            else int(outer.group(1)) if outer is not None
             else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
     if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):

@@ -89,11 +89,15 @@ _STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d
 # ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
 # left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
 # MindCV's callback keys both (mindcv/utils/callbacks.py: ``Epoch: [1/90], batch:
-# [100/1000], loss: ...``).
+# [100/1000], loss: ...``). The count may name what it counts after it: pytorch/examples'
+# word_language_model (``main.py``: ``'| epoch {:3d} | {:5d}/{:5d} batches | lr {:02.2f} |
+# ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
+# after it).
 _EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
-    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b")
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
 # ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
 # ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
 # step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's

@@ -2,14 +2,24 @@
 
 Markdown quoting on every line (``> ``, nested), tmux or box-drawing borders (``│ ... │``)
 and editor line numbers (``12 | ...``). Terminal escape sequences (colours) go too, and what
-a log collector wrote before each line of the program's own (see ``_COLLECTOR``).
+a log collector wrote before each line of the program's own (see ``_COLLECTOR``). What a web
+page or a notebook's output turns characters into is turned back: non-breaking and other
+Unicode spaces (a rendered page's ``&nbsp;``), zero-width characters, and HTML's character
+references (``{&#39;loss&#39;: nan}`` from a page's source or an API's escaped text).
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Spaces a page or a notebook renders (no-break, thin, figure, narrow no-break...) as the
+# space the program printed; zero-width characters and a byte-order mark as nothing. (The
+# ideographic space is the CJK rewrite's: see cjk.py.)
+_WEB_SPACES = str.maketrans({**dict.fromkeys(
+    ["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
+    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], None)})
 _QUOTED = re.compile(r"^\s*(?:>\s?)+")
 _BORDER = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 _NUMBERED = re.compile(r"^\s*\d{1,7}\s*[│|]\s")
@@ -44,9 +54,15 @@ def strip_paste(text: str) -> str:
         '     1  2.3010  2.2860'
         >>> strip_paste("(RayTrainWorker pid=1234, ip=10.0.0.1) iter 3: loss nan")
         'iter 3: loss nan'
+        >>> strip_paste("{&#39;loss&#39;: nan}"), strip_paste("step\u00a03 loss\u00a0nan")
+        ("{'loss': nan}", 'step 3 loss nan')
     """
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if not text.isascii():
+        text = text.translate(_WEB_SPACES)
+    if "&" in text:
+        text = html.unescape(text)
     head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
     first = head[:1]
     if (head == "[pod/" if first == "[" else first != "{" and may_be_collected(head)) and (
