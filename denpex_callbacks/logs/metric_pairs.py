@@ -51,6 +51,10 @@ _WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor
                       r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
                       r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
 _MODE = re.compile(r"\((?:train|training)\)$")
+# Python's self-documenting f-string (``f"{loss.item()=} {scaler.get_scale()=}"``) prints the
+# expression as the key: its trailing method calls go, the name they are called on is the key
+# (``loss``, ``scaler``).
+_CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
@@ -132,6 +136,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
         stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
+    if stripped.endswith("()"):
+        stripped = _CALLS.sub("", stripped)
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None

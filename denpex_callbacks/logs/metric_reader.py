@@ -62,9 +62,10 @@ FAMILY = "generic"
 # 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
 # 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
 # scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
-# batches opening the line.
+# batches opening the line; pytorch/examples' super_resolution (``main.py``: ``"===>
+# Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses.
 _EPOCH_ITER = re.compile(
-    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
@@ -154,8 +155,11 @@ _SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
 # any pair a program printed (a tensor's shape).
 _STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
 # ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
-# two bare counts open the line, the epoch then the batch of the epoch, then the keys.
-_TWO_COUNTS = re.compile(r"\s*(\d+) (\d+) [A-Za-z]")
+# two bare counts open the line, the epoch then the batch of the epoch, then the keys. The
+# PyTorch CIFAR-10 tutorial (``beginner_source/blitz/cifar10_tutorial.py``: ``print(f'[{epoch +
+# 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')``, copied into most first training
+# loops) puts the two in a bracket.
+_TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -929,7 +933,8 @@ class MetricReader:
         if ") " in text and (found := _STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
         if printed is None and (found := _TWO_COUNTS.match(text)):
-            return int(found.group(1)), int(found.group(2)), 0
+            first, second = (int(g) for g in found.groups() if g is not None)
+            return first, second, 0
         epoch = as_step(metrics.values.get(lexicon.EPOCH))
         key = metrics.keys.get(lexicon.STEP)
         if printed is not None and epoch is not None:
