@@ -73,7 +73,9 @@ def parse(text: str) -> list[LogEvent]:
         return []
     fields = {key: value for key, value in _FIELD.findall(text)}
     step = to_int(fields.get("num_updates"))
-    if step is None:
+    if step is None or not ("loss" in fields or "loss_scale" in fields or "gnorm" in fields):
+        # a counter named as fairseq names it, the values not as it prints them (a loop's own
+        # ``num_updates=300  Loss=NaN``): the generic reader's line
         return []
     return [LogEvent(METRICS, FAMILY, step=step, loss=to_float(fields.get("loss")),
                      scale_after=to_float(fields.get("loss_scale")),

@@ -176,7 +176,10 @@ for _role, _phrases in {
            "tick", "progress tick",
            # Paxml's trainer (paxml/trainer_lib.py, programs.py): ``logging.info('step_i:
            # %d, training loss: %s', step_i, loss)``
-           "step i"),
+           "step i",
+           # a loop's own names for its counter; a batch beside an epoch is the epoch's
+           # (the epoch's batches are counted as such: see metric_reader.EpochBatches)
+           "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
     # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":

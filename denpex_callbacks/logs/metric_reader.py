@@ -148,6 +148,39 @@ _EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
 # 300/938`` is the batch of how many: which of the two a log prints is told by its lines
 # (the first count stays while the second moves: an epoch and its batches).
 _SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
+# A count of a total that no key claims (``[2000/10000]``, ``(400/2000)``, ``400/2000``
+# after a logging prefix or between fields): a loop's own progress, the step (a count that
+# goes back starts another pass: see ``_bar_step``). Not a date (``05/01/2024``), nor a value
+# of a key before it (``mem 12/80``: unbracketed, a count must follow a separator, not a
+# word); only where no epoch is printed (an epoch's batch is the epoch counters' to read).
+_FRACTION = re.compile(r"(?<![\w./])([\[(]?)\s*(\d+)\s*/\s*(\d+)\s*[\])]?(?![\w./])")
+_BEFORE_COUNT = frozenset("[(|,;-]>)")
+# ...or after another key's value (``loss: inf  2000/10000``, a rank's ``Rank 0:``), a phase
+# (``train: 400/2000``), or logging.basicConfig's ``INFO:root:``.
+_AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf):?"
+                          r"|\b(?i:train|training|progress):"
+                          r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
+
+
+def _bare_fraction(text: str) -> tuple[int, int] | None:
+    """The first count of a total that no key claims on ``text`` (see ``_FRACTION``), or None.
+
+    Example:
+        >>> _bare_fraction("[INFO] 400/2000 | loss=nan"), _bare_fraction("mem 12/80 loss 1")
+        ((400, 2000), None)
+        >>> _bare_fraction("loss: inf  2000/10000"), _bare_fraction("INFO:root:400/2000 - loss")
+        ((2000, 10000), (400, 2000))
+    """
+    for found in _FRACTION.finditer(text):
+        done, total = int(found.group(2)), int(found.group(3))
+        before = text[:found.start()].rstrip()
+        if 0 < done <= total and (found.group(1) or not before or before[-1] in _BEFORE_COUNT
+                                  or (before[-1] == ":" and before[-2:-1] in ("]", ")"))
+                                  or _AFTER_VALUE.search(before) is not None):
+            return done, total
+    return None
+
+
 # DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
 # Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
 # ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``. Only where the step
@@ -711,6 +744,9 @@ class MetricReader:
                 step = self.bracket_last = value
                 if loss is not None:
                     self.bracket_loss = value
+        if step is None and counters and loss is not None and "/" in text and (
+                "poch" not in text) and (found := _bare_fraction(text)) is not None:
+            step = self._bar_step(*found, line)
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean

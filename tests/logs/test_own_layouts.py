@@ -15,6 +15,9 @@ run's own JSON record nests its metrics under their split.
   Training``;
 - Python's self-documenting f-string, ``print(f"{step=} {loss.item()=} {scaler.get_scale()=}")``:
   the expression is the key;
+- a loop's own progress, ``N/T`` with no key, behind the logging prefixes of logging,
+  absl, Hydra, torchrun and accelerate's examples (``400/2000 | loss=nan``), and its counter
+  under a loop's own names (``num_updates``, ``opt_step``, ``n_iter``, ``batch``);
 - a JSON-lines record ``json.dumps({"iter": i, "train": {"loss": ..., "lr": ...}})``.
 """
 
@@ -136,3 +139,57 @@ def test_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _debug_prints()) == []
     assert faults(tmp_path, _cifar10()) == []
     assert faults(tmp_path, _cifar10(batches=12500, every=500)) == []
+
+
+_PREFIXES = ("05/01/2024 12:00:00 - INFO - __main__ - ",  # accelerate's examples
+             "I0501 12:00:00.123456 140000 train.py:123] ",  # absl
+             "[2024-05-01 12:00:00,123][__main__][INFO] - ",  # Hydra's job logging
+             "[rank0]: ", "INFO:root:", "")
+_COUNTS = ("{n}/{t} | loss={v}", "[{n}/{t}]  Loss {v}  lr: 1.0e-04", "({n}/{t}) - train_loss: {v}",
+           "loss: {v}  {n}/{t}  grad_norm: 1.23", "train: {n}/{t}, loss {v}")
+
+
+def _progress(prefix: str, layout: str, nan_from: int | None = None, every: int = 10,
+              total: int = 2000) -> list[str]:
+    return [prefix + layout.format(n=n, t=total, v="nan" if nan_from is not None and n >= nan_from
+                                   else f"{3.0 - n / 1e4:.4f}")
+            for n in range(every, total // 2, every)]
+
+
+def test_unkeyed_progress_count_is_the_step(tmp_path: Path) -> None:
+    """Before: a count of the run's total with no key was not read behind a logging prefix
+    or after another value (the step was the row's number, 40)."""
+    for prefix in _PREFIXES:
+        for layout in _COUNTS:
+            assert faults(tmp_path, _progress(prefix, layout, 400)) == [("AMP006", 400)], (
+                prefix + layout)
+
+
+def test_loop_counter_names(tmp_path: Path) -> None:
+    """Before: ``num_updates`` was claimed by the fairseq reader, which reads ``loss=`` only
+    (silence); ``opt_step``, ``n_iter`` and ``batch`` named no counter (the row's number)."""
+    for line in ("num_updates={n}  Loss={v}  tokens/s=12345", "opt_step: {n} - loss: {v}",
+                 "n_iter {n} loss_G 1.2 loss_D {v}", "Batch: {n} | loss: {v}"):
+        lines = [line.format(n=n, v="NaN" if n >= 400 else f"{2.0 - n / 1e4:.4f}")
+                 for n in range(10, 800, 10)]
+        assert faults(tmp_path, lines) == [("AMP006", 400)], line
+
+
+def test_counts_that_are_not_the_step(tmp_path: Path) -> None:
+    """A key's own fraction (``mem 12/80``) and a date are no step; an epoch's batch is the
+    epoch's (these passed on the parent too: controls for the rule)."""
+    mem = [f"step {n} loss {'nan' if n >= 400 else 2.0} mem 12/80 GB" for n in range(10, 800, 10)]
+    assert faults(tmp_path, mem) == [("AMP006", 400)]
+    dated = [f"05/01/2024 loss {'nan' if n >= 40 else 2.0}" for n in range(1, 80)]
+    assert faults(tmp_path, dated) == [("AMP006", 40)]
+    epochs = [f"epoch {e} batch {b} loss {'nan' if (e, b) >= (2, 50) else 2.0}"
+              for e in range(4) for b in range(0, 100, 10)]
+    assert faults(tmp_path, epochs) == [("AMP006", 250)]
+
+
+def test_progress_controls(tmp_path: Path) -> None:
+    """Healthy runs with every prefix and layout above, printed every 5 (silent on the
+    parent too)."""
+    for prefix in _PREFIXES:
+        for layout in _COUNTS:
+            assert faults(tmp_path, _progress(prefix, layout, every=5)) == [], prefix + layout
