@@ -745,8 +745,8 @@ class MetricReader:
                 if loss is not None:
                     self.bracket_loss = value
         if step is None and counters and loss is not None and "/" in text and (
-                "poch" not in text) and (found := _bare_fraction(text)) is not None:
-            step = self._bar_step(*found, line)
+                "poch" not in text) and (count := _bare_fraction(text)) is not None:
+            step = self._bar_step(*count, line)
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
