@@ -32,7 +32,7 @@ _CUES = ("verflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+))"
 _CAUSE = re.compile(
     r"(?i)\b(?:overflow(?:ed|s|ing)?|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
-    r"|non-?finite|not\s+finite|found\s+(?:inf|nan)"
+    r"|non-?finite|not\s+finite|found\s+(?:inf|nan)|(?:inf|nan)\s+grad(?:ient)?s?"
     r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf))\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
                       r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
@@ -56,12 +56,13 @@ _REDUCED = re.compile(r"(?i)\b" + _VERB + r"\s+" + _SCALE_WORDS + r"|\b" + _SCAL
 # The scale after, in the order the wordings are tried: "scale from X to Y", "X -> Y",
 # "reducing (loss scale) to Y", "new loss scale Y", "scale=Y".
 _FROM_TO = re.compile(r"(?i)" + _SCALE_WORDS + r"[^\d\n]{0,30}?\bfrom\s+" + _NUM
-                      + r"\s*(?:to|->|→)\s*" + _NUM + r"(?![\w.*])")
+                      + r"\s*(?:to|->|→)\s*" + _NUM + r"(?![\w*]|\.\d)")
 _ARROW = re.compile(_NUM + r"\s*(?:->|→)\s*" + _NUM)
 _REDUCED_TO = re.compile(r"(?i)\b" + _VERB + r"\s+(?:" + _SCALE_WORDS + r"\s+)?(?:factor\s+)?"
-                         r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?(?![\w.*])")
+                         r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?"
+                         r"(?![\w*]|\.\d)")
 _NEW_SCALE = re.compile(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
-_SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w.*])")
+_SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
 _ATTEMPTED = re.compile(r"(?i)\b(?:attempted|current|old|previous)\s+" + _SCALE_WORDS
                         + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
@@ -95,6 +96,9 @@ def parse(text: str) -> list[LogEvent]:
         [(65536.0, 32768.0)]
         >>> [(e.step, e.scale_after) for e in parse("[step 7] overflow! new scale = 512")]
         [(7, 512.0)]
+        >>> [(e.step, e.scale_after) for e in parse(
+        ...     "Detected inf grad at step 300. Decreasing loss scale to 32768.0.")]
+        [(300, 32768.0)]
         >>> len(parse("Gradient overflow detected, optimizer step was skipped"))
         1
         >>> [e.code for e in parse("Loss scaling factor already at minimum, cannot decrease")]

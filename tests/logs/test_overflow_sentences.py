@@ -35,6 +35,9 @@ WORDINGS = {
     "Gradient overflow detected, optimizer step was skipped": (None, None, None),
     "[step 410] overflow! new scale = 512": (410, None, 512.0),
     "Overflow detected at step 77, new loss scale: 1024.0": (77, None, 1024.0),
+    # the cause named before the gradients, the sentence's full stop after the scale
+    "Detected inf grad at step 300. Decreasing loss scale to 32768.0.": (300, None, 32768.0),
+    "NaN gradients in iteration 12, skipping update; scale reduced to 64.": (12, None, 64.0),
 }
 
 
