@@ -29,6 +29,7 @@ from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_pairs import (
     VALUE,
     MetricLine,
@@ -585,11 +586,13 @@ class MetricReader:
         events = self._pairs(text, metrics, None, line)
         if events is not None:
             return events
-        if self._header_row(text, line):
+        # a table behind a launcher's rank prefix: its cells where the prefix ends
+        cells = text[rank_prefix_end(text):]
+        if self._header_row(cells, line):
             return []
-        row = self._value_row(text, line)
+        row = self._value_row(cells, line)
         if row is None:
-            return self._bare(text, line)
+            return self._bare(cells, line)
         return self._row_events(text, row)
 
     def finish(self) -> list[MetricEvent]:

@@ -32,6 +32,7 @@ from denpex_callbacks.logs import (
 )
 from denpex_callbacks.logs.cjk import has_cjk, in_english
 from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent
+from denpex_callbacks.logs.launcher_ranks import line_rank, prefixed_rank, rank_prefix_end
 from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
 from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
@@ -74,45 +75,6 @@ def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
 KEYWORDS: tuple[bytes, ...] = _minimal(
     {kw for family in FAMILIES for kw in family.KEYWORDS} | set(GENERIC_KEYWORDS))
 
-# Launcher prefixes: torchrun --tee ``[default1]:`` (``[{role}{local_rank}]:``, tail_log.py;
-# ``[rank1]:`` from torch.distributed's excepthook and the usual prefix template), srun -l
-# ``0: ``, Lightning's ``[rank: 1] `` (lightning_utilities' rank_prefixed_message);
-# DeepSpeed's log_dist ``[Rank 0]`` can sit anywhere in the line.
-# mpirun --tag-output, every form of its tag (ORTE and PRRTE iof_base_output.c, PMIx
-# src/mca/iof/base: ``"[%s,%s]<%s>: "`` job and rank, ``"[%s,%s][%s:%s]<%s>: "`` with host and
-# pid, ``"[%s]<%s>: "`` the rank alone, a ``[ctime]`` before any of them with --timestamp-
-# output, a job named by its whole namespace ``prterun-host-123@1``) and the one SageMaker's
-# smdistributed jobs print, ``[1,mpirank:0,algo-1]<stdout>:``: the rank is the number after
-# the job (or ``mpirank:``), or the only one.
-# What collects a launcher's output may write its own prefix before the launcher's. Most are
-# taken off with the paste artefacts before the rank is read (paste._COLLECTOR: kubectl's and
-# GitHub Actions' time, kubectl's ``[pod/NAME/CONTAINER]``, journald, syslog, a Ray worker's
-# process); two look like too many other things to be taken off every line, and are read only
-# where a launcher's rank prefix follows them: pdsh's host (DeepSpeed's multinode_runner.py
-# PDSHRunner: ``worker-0:``, ``10.0.0.1:``; a name with a digit, a dot or a dash, so that a
-# key, ``step: 10: ``, is none) and docker compose's ``trainer-1  |``.
-_COLLECTED = r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|)\s+"
-# torchrun's prefix from a template of one's own (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE, torch
-# distributed/elastic/agent/server/local_elastic_agent.py: ``Template(...).safe_substitute(
-# role_name=, rank=, local_rank=)``): the first number is read as the rank, words and numbers
-# after it (``[${role_name}${rank}|${local_rank}]:`` ``[default3|1]:``, ``[rank3-1]:``); no
-# ``:``, ``.`` or blank inside, so that a bracketed time is none.
-# SkyPilot's multi-node run prefix (sky/skylet/executor/slurm.py, the prefix it hands to
-# log_lib's run_bash_command_with_log: ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}``
-# on the workers) names the rank (the node's: ranks of one node share it).
-_PLAIN = r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] "
-_LAUNCHER_RANK = re.compile(r"^\s*(?:" + _PLAIN + ")")
-# The forms that cost backtracking on every line that opens with a bracket (a timestamp), and
-# the collectors before any of them, are tried only on a line that holds what they end with
-# (``]:``, ``>:``, ``rank=``): most lines hold none, and cost three ``in`` each. srun's ``N: ``
-# has no such mark: behind a collector it is not read.
-_COLLECTED_RANK = re.compile(
-    r"^\s*(?:" + _COLLECTED + r")*(?:\[[A-Za-z_]*?(\d+)\]:"
-    r"|(?:\[[^\]]*\])?\[(?:[^\],\[]+,)?(?:mpirank:)?(\d+)(?:,[^\]]*)?\](?:\[[^\]]*\])?"
-    r"<std(?:out|err)>:"
-    r"|\[rank: (\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) "
-    r"|\[[A-Za-z_]*(\d{1,5})[-|_A-Za-z0-9]+\]:)")
-_RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 # srun -l's ``{rank}: `` is also how a loop prints its step before its metrics (lucidrains'
 # trainers: muse-maskgit-pytorch ``f"{steps}: vae loss: {...} - discr loss: {...}"``,
 # audiolm-pytorch ``f"{steps}: soundstream total loss: ..."``). Ranks repeat, a step counts
@@ -125,40 +87,6 @@ _PRINT_HEAD = re.compile(r"[^\d\s][^\d]{3,39}(?=\d)")
 _PRINT_ENDS = "%)]}'\""
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
-
-
-def line_rank(text: str) -> int | None:
-    """The rank a launcher or DeepSpeed prefix assigns to a line (its paste artefacts and
-    collector's prefix taken off: :func:`~denpex_callbacks.logs.paste.strip_paste`).
-
-    Example:
-        >>> line_rank("[rank3]: Traceback"), line_rank("[1,2]<stdout>:x"), line_rank("hi")
-        (3, 2, None)
-        >>> line_rank("[default1]:step 3 loss nan"), line_rank("[rank: 1] Seed set to 0")
-        (1, 1)
-        >>> line_rank("worker-0: [default3]:loss nan")  # (pdsh's host before torchrun's)
-        3
-        >>> line_rank("[1,mpirank:2,algo-1]<stdout>:x"), line_rank("[1,3][gpu7:88]<stderr>: x")
-        (2, 3)
-        >>> line_rank("(worker1, rank=1, pid=2346, ip=10.0.0.2) iter 3: loss nan")
-        1
-        >>> line_rank("[default3|1]:loss nan"), line_rank("[12:00:00]: loss")
-        (3, None)
-    """
-    return _line_rank(text)[0]
-
-
-def _line_rank(text: str) -> tuple[int | None, bool]:
-    """The rank of :func:`line_rank`, and whether srun's ``N: `` gave it (a number that may
-    be a loop's step: see _COUNTED_PREFIX)."""
-    found = _LAUNCHER_RANK.match(text)
-    if found is None and ("]:" in text or ">:" in text or "rank=" in text):
-        found = _COLLECTED_RANK.match(text)
-    if found:
-        return (int(next(g for g in found.groups() if g is not None)),
-                found.re is _LAUNCHER_RANK and bool(found["srun"]))
-    tag = _RANK_TAG.search(text) if "[Rank " in text else None
-    return (int(tag.group(1)) if tag else None), False
 
 
 class LineParser:
@@ -207,7 +135,7 @@ class LineParser:
             self._wrapped = None
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
-        rank, numbered = _line_rank(text)
+        rank, numbered = prefixed_rank(text)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if "Invalid loss" in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
@@ -225,7 +153,7 @@ class LineParser:
                     continue  # the same row printed by two ranks: one row (its step, if it
                     # prints none, counted once)
                 events = self._segment(piece, line)
-                piece_rank = _line_rank(piece)[0]
+                piece_rank = prefixed_rank(piece)[0]
                 if piece_rank is not None:
                     events = [_with_rank(event, piece_rank) for event in events]
                 out += events
@@ -270,6 +198,8 @@ class LineParser:
         if not text.isascii() and has_cjk(text):
             text = in_english(text)
         rank = line_rank(text)
+        if rank is not None:
+            text = text[rank_prefix_end(text):]  # a row's cells, as its header's stand
         out: list[LogEvent] = []
         for segment in text.split("\r"):
             if segment.strip():

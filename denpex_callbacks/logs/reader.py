@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
     HEADER_REACH,
@@ -46,6 +47,8 @@ _NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
 # How far the prefixes of log collectors reach (kubectl's ``[pod/NAME/CONTAINER]`` and its
 # RFC 3339 time, nanoseconds and all): a number further on is no collector's.
 _COLLECTOR_REACH = 96
+# How far into a line a launcher's rank prefix holds its digits (``[1,mpirank:0,algo-1]<stdout>:``).
+_RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
@@ -300,12 +303,16 @@ def _scan(
         if end - start <= MAX_TEXT:
             text = _decode(buffer[start:end], stats)
             yield number, text
-            if ((_NUMBER_START.search(text) is None and header_cells(text) is not None)
+            first = _NUMBER_START.search(text)
+            if ((first is None and header_cells(text) is not None)
                     # (behind a collector's prefix: not DeepSpeed's ``[2024-...`` nor HF's
                     # ``{'loss'``, most of a big log's lines, told inline)
                     or ((text.startswith("[pod/") if text[:1] == "[" else text[:1] != "{")
                         and _NUMBER_START.search(text, _COLLECTOR_REACH) is None
-                        and _collected_header(text))):
+                        and _collected_header(text))
+                    # behind a launcher's rank prefix (its digits before the names, if any)
+                    or ((first is None or first.start() < _RANK_REACH)
+                        and _ranked_header(text))):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
@@ -331,6 +338,14 @@ def _scan(
     if following.until >= resume_number and resume < stop:
         yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
+
+
+def _ranked_header(text: str) -> bool:
+    """Whether ``text`` is a header row behind a launcher's rank prefix (``[default0]:epoch
+    train_loss  valid_loss``, ``[1,0]<stdout>:``, ``0: ``)."""
+    end = rank_prefix_end(text)
+    return (end > 0 and _NUMBER_START.search(text, end) is None
+            and header_cells(text[end:]) is not None)
 
 
 def _collected_header(text: str) -> bool:

@@ -10,7 +10,8 @@ from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.logs.assembler import Assembler
 from denpex_callbacks.logs.events import LogEvent
-from denpex_callbacks.logs.parsers import KEYWORDS, line_rank, parse_line
+from denpex_callbacks.logs.launcher_ranks import line_rank
+from denpex_callbacks.logs.parsers import KEYWORDS, parse_line
 
 # (line, kind, rank, scale_before, scale_after), strings from the sources named.
 DEEPSPEED_FAMILY = [
