@@ -154,6 +154,9 @@ class Assembler:
     first_nonfinite: dict[int, tuple[int, int]] = field(default_factory=dict)
     flags: dict[str, list[int]] = field(default_factory=dict)
     overflow_lines: int = 0
+    # A metrics row was read since the last overflow line: in a log that prints each
+    # overflow, the next row's step overflowed not (see _metrics).
+    _row_since_overflow: bool = False
     _pending: _Overflow | None = None
     _any_clean: bool = False
     _clean_since_skip: bool = True
@@ -204,6 +207,7 @@ class Assembler:
             return
         if kind == OVERFLOW:
             self.overflow_lines += 1
+            self._row_since_overflow = False
             if self._pending is not None and self._pending.accepts(event):
                 self._pending.merge(event, line, text)
                 return
@@ -397,6 +401,12 @@ class Assembler:
         rank = event.rank or 0
         change = None
         scale = None if behind else event.scale_after
+        # A row after a row, in a log that prints each overflow (DeepSpeed's, apex's, a
+        # loop's own), none between them: its step was applied (the row just after an
+        # overflow line may be that skipped step's own).
+        applied = (False if scale is None and self.overflow_lines and self._row_since_overflow
+                   and event.loss is not None and math.isfinite(event.loss) else None)
+        self._row_since_overflow = True
         if scale is not None:
             change = read_change(self._rank_scales.get(rank), step, scale)
             # The halvings that overflow lines already showed are not inferred again.
@@ -407,7 +417,7 @@ class Assembler:
             self._catch_up(step - 1, line, change.gap_skipped if change else 0)
         self._emit(Observation(step, rank=rank, scale_before=change.before if change else None,
                                scale_after=scale,
-                               skipped=change.skipped if change else None,
+                               skipped=change.skipped if change else applied,
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
                                extra={SPAN_UNKNOWN: True} if span_unknown else None))
