@@ -291,6 +291,14 @@ MESSAGES: tuple[Message, ...] = (
             "embedding_bag per_sample_weights)", FLAG, "AMP014", reader="torch",
             prefix="RuntimeError: ",
             values={"text": "torch.cuda.HalfTensor", "value": "torch.cuda.FloatTensor"}),
+    Message("torch", "2.0-2.13", "aten/src/ATen/native/transformers/attention.cpp "
+            "(scaled_dot_product_attention)",
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            "{value} key.dtype: {text} and value.dtype: {text} instead.",
+            "float16 keys and values beside a float32 query in attention (RoPE's float32 "
+            "tables promote q and k, or a .half() cache meets a float32 model)", FLAG,
+            "AMP014", reader="torch", prefix="RuntimeError: ",
+            values={"text": "c10::Half", "value": "float"}),
     Message("torch", "2.x-2.13", "aten/src/ATen/native/Blas.cpp (addmv_out)",
             "addmv input tensors must have the same dtype, but got {text}, {value}, and {text}",
             "float16 and float32 in one matrix-vector product (torch.mv) outside autocast",

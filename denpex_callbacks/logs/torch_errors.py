@@ -35,10 +35,13 @@ torch's float16 dtype errors (AMP014), every wording read in torch's source:
   ``Expected tensor for argument #1 'input' to have the same type as tensor for argument #2
   'weight'; but type {a} does not equal {b}`` (``TensorUtils.cpp`` ``checkSameType``: 1.x's
   cuDNN convolution, 2.13's embedding_bag), ``addmv input tensors must have the same dtype,
-  but got {a}, {b}, and {c}`` (``Blas.cpp``, torch.mv) and ``Expected out tensor to have
-  dtype {a}, but got {b} instead`` (an ``out=`` of the other dtype). scatter's ``Expected
-  self.dtype to be equal to src.dtype`` names no dtype: float64 against float32 reads the
-  same, so it is left alone;
+  but got {a}, {b}, and {c}`` (``Blas.cpp``, torch.mv), ``Expected out tensor to have
+  dtype {a}, but got {b} instead`` (an ``out=`` of the other dtype) and ``Expected query, key,
+  and value to have the same dtype, but got query.dtype: {a} key.dtype: {b} and value.dtype:
+  {c} instead.`` (``native/transformers/attention.cpp``, scaled_dot_product_attention since
+  2.0: a float32 query beside float16 keys, RoPE's float32 tables promoting q and k).
+  scatter's ``Expected self.dtype to be equal to src.dtype`` names no dtype: float64 against
+  float32 reads the same, so it is left alone;
 - a constant beyond float16's range: ``value cannot be converted to type at::Half without
   overflow: {value}`` (``aten/src/ATen/Half.h``, ``c10/Half.h``, ``c10/util/TypeCast.h``
   ``checked_convert``), ``value cannot be converted to type c10::Half without overflow``
@@ -95,6 +98,8 @@ _MISMATCHES = (
     re.compile(r"addmv input tensors must have the same dtype, but got (\w+), (\w+),? and "
                r"(\w+)"),
     re.compile(r"Expected out tensor to have dtype (\S+), but got (\S+) instead"),
+    re.compile(r"Expected query, key, and value to have the same dtype, but got query\.dtype: "
+               r"([\w.:]+),? key\.dtype: ([\w.:]+),? and value\.dtype: ([\w.:]+) instead"),
 )
 _OVERFLOW = re.compile(r"value cannot be converted to type (?:at|c10)::Half without overflow"
                        r"(?:: ([-+]?[\d.]+(?:e[-+]?\d+)?|[-+]?inf|nan))?")

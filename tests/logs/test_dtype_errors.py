@@ -108,6 +108,12 @@ def _index_copy(other: torch.dtype = HALF) -> None:
     torch.zeros(3).index_copy_(0, torch.tensor([0]), torch.ones(1, dtype=other))
 
 
+def _sdpa(other: torch.dtype = HALF) -> None:
+    # a float32 query beside a float16 cache (or RoPE's float32 tables promoting q)
+    cache = torch.ones(1, 1, 4, 8, dtype=other)
+    torch.nn.functional.scaled_dot_product_attention(torch.ones(1, 1, 4, 8), cache, cache)
+
+
 def _masked_scatter(other: torch.dtype = HALF) -> None:
     torch.zeros(3).masked_scatter_(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=other))
 
@@ -162,6 +168,9 @@ MORE: dict[str, tuple[Callable[..., None], str, list[str]]] = {
            "Half, and Float", ["Float", "Half"]),
     "out=": (_out_of_another_dtype, "RuntimeError: Expected out tensor to have dtype float, "
              "but got c10::Half instead", ["float", "c10::Half"]),
+    "sdpa": (_sdpa, "RuntimeError: Expected query, key, and value to have the same dtype, but "
+             "got query.dtype: float key.dtype: c10::Half and value.dtype: c10::Half instead.",
+             ["float", "c10::Half"]),
 }
 
 
