@@ -1,0 +1,285 @@
+"""Classic deep-learning libraries, time series and tabular trainers, and the experiment
+trackers' console output: excerpts written from each tool's own format strings (each names
+its source), a fault at a known step beside healthy controls (non-default settings too).
+
+- fastai's progress table (fastai/fastai ``fastai/callback/progress.py``
+  ``ProgressCallback._write_stats`` through fastai/fastprogress ``fastprogress/fastprogress.py``
+  ``ConsoleMasterBar.write``): the header's names padded to 8 and joined by two blanks, each
+  row's cells padded to their column, the epoch from 0; copied from a notebook, tabs part the
+  cells; the cells of a run without validation: fastai v2's ``None``, v1's ``#na#``
+  (``fastai/basic_train.py`` ``Recorder.format_stats``);
+- poutyne's ColorProgress (GRAAL-Research/poutyne ``poutyne/framework/callbacks/
+  color_formatting.py``): ``Epoch: 3/5 Step: 40/100  40.00% |...|ETA: ... loss: ...`` a batch
+  and ``Epoch: 3/5 Train steps: 100 Val steps: 20 5.32s loss: ... val_loss: ...`` an epoch;
+- torchbearer's printers (pytorchbearer/torchbearer ``torchbearer/callbacks/printer.py``):
+  the Tqdm bar ``2/5(t): 40%|...| 40/100 [..., running_loss=nan, ...]`` and the
+  ConsolePrinter's ``2/5(t): 40/100 running_loss=nan, running_acc=0.5``.
+
+Each fault test failed on the parent commit (f42b11f); the controls pass there too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+# --- fastai -----------------------------------------------------------------------------------
+
+_FASTAI = ("epoch", "train_loss", "valid_loss", "accuracy", "time")
+
+
+def _fastai_table(names: tuple[str, ...], rows: list[list[str]]) -> list[str]:
+    """fastprogress' ``ConsoleMasterBar.write(line, table=True)``: the names padded to 8 and
+    joined by two blanks, then each cell followed by ``2 + len(name) - len(cell)`` blanks."""
+    padded = [name + " " * (8 - len(name)) if len(name) < 8 else name for name in names]
+    out = ["  ".join(padded)]
+    for row in rows:
+        out.append("".join(cell + " " * (2 + len(name) - len(cell))
+                           for cell, name in zip(row, padded, strict=False)))
+    return out
+
+
+def _fastai_rows(epochs: int, nan_from: int | None, valid_nan_from: int | None,
+                 metrics: int = 1) -> list[list[str]]:
+    """``Recorder``'s log a row an epoch (from 0): ``f'{l:.6f}'`` for a float, the time
+    ``mm:ss``."""
+    rows = []
+    for epoch in range(epochs):
+        bad = nan_from is not None and epoch >= nan_from
+        valid_bad = bad or (valid_nan_from is not None and epoch >= valid_nan_from)
+        rows.append([str(epoch), "nan" if bad else f"{0.9 - epoch * 0.03:.6f}",
+                     "nan" if valid_bad else f"{0.8 - epoch * 0.02:.6f}",
+                     *[f"{0.7 + epoch / 100:.6f}"] * metrics, "00:05"])
+    return rows
+
+
+def _fastai(nan_from: int | None = None, valid_nan_from: int | None = None, *,
+            names: tuple[str, ...] = _FASTAI, epochs: int = 10, tabs: bool = False) -> list[str]:
+    rows = _fastai_rows(epochs, nan_from, valid_nan_from, metrics=len(names) - 4)
+    if tabs:  # the notebook's HTML table copied as text
+        return ["\t".join(names), *("\t".join(row) for row in rows)]
+    return _fastai_table(names, rows)
+
+
+def _fastprogress_bar(prefix: str, done: int, total: int, comment: str) -> str:
+    """fastprogress' ``ConsoleProgressBar.on_update`` (100 columns, ``txt_len=60``): ``\\r{prefix}
+    |{bar}| {pct}% [{done}/{total} {elapsed}<{remaining} {comment}]``, the comment fastai's
+    smoothed loss ``f'{self.smooth_loss:.4f}'``."""
+    text = f"{100 * done / total:.2f}% [{done}/{total} 00:{done % 60:02d}<00:10" + (
+        f" {comment}]" if comment else "]")
+    length = min(40, 100 - len(text) - len(prefix) - 4)
+    filled = length * done // total
+    return f"\r{prefix} |{'█' * filled + '-' * (length - filled)}| {text}"
+
+
+def _fastai_console(nan_at: int | None = None, valid_nan_from: int | None = None,
+                    epochs: int = 5, batches: int = 100) -> list[str]:
+    """A console run: the header before the first bar, each epoch's training and validation
+    bars (``Epoch {e+1}/{n} :``, redrawn after carriage returns, blanked on their end: the
+    child bars do not ``leave``), then the epoch's row on the same line."""
+    names = [name + " " * (8 - len(name)) if len(name) < 8 else name for name in _FASTAI]
+    out = ["  ".join(names)]
+    comment, bad = "", False
+    for epoch in range(epochs):
+        prefix = f"Epoch {epoch + 1}/{epochs} :"
+        line = ""
+        for done in range(batches + 1):
+            bad = bad or (nan_at is not None and done > 0 and epoch * batches + done >= nan_at)
+            comment = "" if done == 0 else "nan" if bad else f"{0.9 - epoch / 50:.4f}"
+            line += _fastprogress_bar(prefix, done, batches, comment)
+        line += "\r" + " " * 90 + "\r"
+        for done in range(21):
+            line += _fastprogress_bar(prefix, done, 20, comment if done else "")
+        line += "\r" + " " * 90 + "\r"
+        valid_bad = bad or (valid_nan_from is not None and epoch >= valid_nan_from)
+        row = [str(epoch), "nan" if bad else f"{0.9 - epoch * 0.03:.6f}",
+               "nan" if valid_bad else f"{0.8 - epoch * 0.02:.6f}", "0.700000", "00:05"]
+        out.append(line + "".join(cell + " " * (2 + len(name) - len(cell))
+                                  for cell, name in zip(row, names, strict=True)))
+    return out
+
+
+def test_fastai_table_is_numbered_by_its_epoch(tmp_path: Path) -> None:
+    """Before: the table's rows were numbered by their place (the epoch from 1): the NaN of
+    epoch 4 was reported at step 5, the NaN valid_loss (AMP013) too; an excerpt that starts
+    below epoch 0 moved it further."""
+    assert faults(tmp_path, _fastai(4)) == [("AMP006", 4), ("AMP013", 4)]
+    assert faults(tmp_path, _fastai(4, tabs=True)) == [("AMP006", 4), ("AMP013", 4)]
+    assert faults(tmp_path, _fastai(valid_nan_from=6)) == [("AMP013", 6)]
+    error_rate = ("epoch", "train_loss", "valid_loss", "error_rate", "time")
+    assert faults(tmp_path, _fastai(7, names=error_rate, epochs=12)) == [
+        ("AMP006", 7), ("AMP013", 7)]
+    # its bars on the same lines as the rows: the table's epoch all the same
+    assert faults(tmp_path, _fastai_console(nan_at=240)) == [("AMP006", 2), ("AMP013", 2)]
+    assert faults(tmp_path, _fastai_console(valid_nan_from=3)) == [("AMP013", 3)]
+
+
+def _missing_rows(nan_from: int | None, missing: list[str]) -> list[list[str]]:
+    """Rows of a run without validation: ``missing`` where the validation values go."""
+    return [[str(e), "nan" if nan_from is not None and e >= nan_from else f"{0.9 - e / 50:.6f}",
+             *missing, "00:05"] for e in range(8)]
+
+
+def test_fastai_cells_without_a_value_fill_their_column(tmp_path: Path) -> None:
+    """A run without a validation set. fastai v2: ``AvgLoss``/``AvgMetric.value`` is None
+    (``self.total/self.count if self.count != 0 else None``, fastai/learner.py), printed
+    ``str(None)`` in the valid_loss column and each metric's. Before: those rows held fewer
+    numbers than half the columns and were no table's rows: "nothing to diagnose".
+    fastai v1: ``Recorder.format_stats`` writes ``'#na#'`` for the missing validation loss
+    and stops there (its zip with the names): the time falls under the first metric. Before:
+    read, but numbered by place (step 4 for epoch 3)."""
+    wide = ("epoch", "train_loss", "valid_loss", "accuracy", "error_rate", "time")
+    assert faults(tmp_path, _fastai_table(_FASTAI, _missing_rows(3, ["None", "None"]))) == [
+        ("AMP006", 3)]
+    assert faults(tmp_path, _fastai_table(wide, _missing_rows(5, ["None"] * 3))) == [
+        ("AMP006", 5)]
+    assert faults(tmp_path, _fastai_table(_FASTAI, _missing_rows(3, ["#na#"]))) == [
+        ("AMP006", 3)]
+
+
+def test_fastai_controls(tmp_path: Path) -> None:
+    """Healthy runs: the console table, the notebook's, more metrics, the bars, ``#na#`` and
+    ``None`` cells (pass on the parent too, but for the ``None`` cells' table: unread there,
+    "nothing to diagnose")."""
+    wide = ("epoch", "train_loss", "valid_loss", "accuracy", "error_rate", "top_k_accuracy",
+            "time")
+    for lines in (_fastai(), _fastai(tabs=True), _fastai(names=wide, epochs=30),
+                  _fastai_console(),
+                  _fastai_table(_FASTAI, _missing_rows(None, ["#na#"])),
+                  _fastai_table(_FASTAI, _missing_rows(None, ["None", "None"]))):
+        assert faults(tmp_path, lines) == []
+
+
+# --- poutyne ----------------------------------------------------------------------------------
+
+_EIGHTHS = [" ", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589"]
+_COLORS = {"text": "\x1b[37m", "ratio": "\x1b[96m", "value": "\x1b[32m", "time": "\x1b[93m",
+           "reset": "\x1b[0m"}
+_PLAIN = dict.fromkeys(_COLORS, "")
+
+
+def _poutyne_bar(done: int, total: int) -> str:
+    """poutyne/framework/callbacks/progress_bar.py ``ProgressBar.__str__`` (20 wide)."""
+    share = done / total
+    full = "\u2588" * int(share * 20)
+    part = _EIGHTHS[int((share * 20 - len(full)) * 8)] if share < 1.0 else ""
+    return f"{share * 100:6.2f}% |{full + part + ' ' * (20 - len(full) - 1)}|"
+
+
+def _poutyne_metrics(colors: dict[str, str], pairs: list[tuple[str, str]]) -> str:
+    """``_get_formatted_metrics``: the ``', '``-joined ``f'{k}: {v:f}'`` split on commas, each
+    name and value coloured."""
+    text = ", ".join(f"{key}: {value}" for key, value in pairs)
+    return "".join(colors["text"] + name + ":" + colors["value"] + value
+                   for name, value in (part.split(":") for part in text.split(",")))
+
+
+def _poutyne(nan_at: int | None = None, valid_nan_from: int | None = None, *,
+             epochs: int = 5, steps: int = 100, every: int = 1, color: bool = True,
+             bar: bool = True) -> list[str]:
+    """``fit`` with ``ProgressionCallback``: each batch redraws ``\\rEpoch: E/N Step: i/M
+    [bar]ETA: ... loss: ... acc: ...`` (no new line), the epoch's summary ends the line.
+    ``every``: ``show_every_n_train_steps`` (0: ``'none'``)."""
+    c = _COLORS if color else _PLAIN
+    lines = []
+    for epoch in range(1, epochs + 1):
+        head = f"\r{c['text']}Epoch: {c['ratio']}{epoch:d}/{epochs:d} "
+        line, bad, loss = "", False, ""
+        for done in range(1, steps + 1):
+            step = (epoch - 1) * steps + done
+            bad = nan_at is not None and step >= nan_at
+            loss = "nan" if bad else f"{0.9 - step / 1e4:f}"
+            if not every or (done % every and done != steps):
+                continue
+            line += head + f"{c['text']}Step: {c['ratio']}{done:3d}/{steps} "
+            if bar:
+                line += c["text"] + _poutyne_bar(done, steps)
+            line += f"{c['text']}ETA: {c['time']}{(steps - done) * 0.05:.2f}s "
+            line += _poutyne_metrics(c, [("loss", loss), ("acc", f"{50 + step / 100:f}")])
+            line += c["reset"]
+        valid = "nan" if bad or (valid_nan_from is not None and epoch >= valid_nan_from) else (
+            f"{0.8 - epoch / 100:f}")
+        line += (head + f"{c['text']}Train steps: {c['ratio']}{steps} {c['text']}Val steps: "
+                 f"{c['ratio']}20 {c['time']}5.32s " + _poutyne_metrics(
+                     c, [("loss", loss), ("acc", "55.000000"), ("val_loss", valid),
+                         ("val_acc", "52.000000")]) + c["reset"])
+        lines.append(line)
+    return lines
+
+
+def test_poutyne_epoch_summary_counts_the_epochs_steps(tmp_path: Path) -> None:
+    """Before: the epoch's ``Train steps: 100`` was read as the step: a NaN val_loss after
+    epoch 3 (of 100 steps each) was reported at step 100, not 300."""
+    assert faults(tmp_path, _poutyne(valid_nan_from=3)) == [("AMP013", 300)]
+    assert faults(tmp_path, _poutyne(valid_nan_from=4, every=10, color=False)) == [
+        ("AMP013", 400)]
+    # no batch lines (``show_every_n_train_steps='none'``): the count stays put a line
+    assert faults(tmp_path, _poutyne(valid_nan_from=2, every=0)) == [("AMP013", 200)]
+    assert faults(tmp_path, _poutyne(nan_at=240)) == [("AMP006", 240), ("AMP013", 300)]
+
+
+def test_poutyne_controls(tmp_path: Path) -> None:
+    """Healthy runs, coloured or not, with or without the bar, every 10 steps (pass on the
+    parent too)."""
+    for lines in (_poutyne(), _poutyne(color=False, bar=False), _poutyne(every=10, epochs=8),
+                  _poutyne(every=0)):
+        assert faults(tmp_path, lines) == []
+
+
+# --- torchbearer ------------------------------------------------------------------------------
+
+def _tqdm(desc: str, done: int, total: int, postfix: str) -> str:
+    """tqdm's default ``{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<
+    {remaining}, {rate_fmt}{postfix}]``."""
+    filled = 10 * done // total
+    bar = "█" * filled + " " * (10 - filled)
+    return (f"{desc}: {100 * done / total:3.0f}%|{bar}| {done}/{total} [00:0{done % 10}<00:05, "
+            f"19.53it/s{', ' + postfix if postfix else ''}]")
+
+
+def _torchbearer(nan_at: int | None = None, *, epochs: int = 5, steps: int = 100,
+                 console: bool = False, precision: int = 4) -> list[str]:
+    """``Trial(...).run(epochs, verbose=2)``: a ``Tqdm`` bar each epoch and phase, its
+    description ``'{:d}/{:d}({:s})'.format(epoch, epochs, 't')`` (the epoch from 0), its
+    postfix ``_format_metrics``: ``key=str(round(value, precision))`` joined by ``', '``.
+    ``console``: the ``ConsolePrinter`` instead, ``\\r{e}/{n}(t): {i}/{M} {metrics}`` a batch,
+    ``\\r{e}/{n}(t): {metrics}`` at the epoch's end."""
+    lines = []
+    for epoch in range(epochs):
+        parts, running = [], ""
+        for done in range(steps + 1):
+            step = epoch * steps + done
+            loss = ("nan" if nan_at is not None and step >= nan_at
+                    else str(round(0.9 - step / 1e4, precision)))
+            running = f"running_loss={loss}, running_acc={round(0.5 + step / 1e4, precision)}"
+            if console and done:
+                parts.append(f"\r{epoch}/{epochs}(t): {done}/{steps} {running}")
+            elif not console:
+                parts.append(_tqdm(f"{epoch}/{epochs}(t)", done, steps, running if done else ""))
+        end = f"{running}, loss={loss}, acc={round(0.55 + epoch / 100, precision)}"
+        if console:
+            lines.append("".join(parts) + f"\r{epoch}/{epochs}(t): {end}")
+        else:
+            lines.append("\r".join([*parts, _tqdm(f"{epoch}/{epochs}(t)", steps, steps, end)]))
+        valid = f"val_loss={loss if loss == 'nan' else 0.8}, val_acc=0.52"
+        lines.append(f"\r{epoch}/{epochs}(v): {valid}" if console else "\r".join(
+            [_tqdm(f"{epoch}/{epochs}(v)", 0, 20, ""), _tqdm(f"{epoch}/{epochs}(v)", 20, 20,
+                                                           valid)]))
+    return lines
+
+
+def test_torchbearer_console_printer_counts_epoch_and_batch(tmp_path: Path) -> None:
+    """Before: the ConsolePrinter's ``2/5(t): 40/100`` went unread, each line numbered by its
+    place: the NaN of epoch 2's batch 40 was reported at step 242 (the epochs' summary
+    lines counted as steps)."""
+    assert faults(tmp_path, _torchbearer(240, console=True))[0] == ("AMP006", 240)
+    assert faults(tmp_path, _torchbearer(330, console=True, precision=6))[0] == ("AMP006", 330)
+
+
+def test_torchbearer_controls(tmp_path: Path) -> None:
+    """The Tqdm bars (read before: the fault at its step) and healthy runs of both printers
+    (pass on the parent too)."""
+    assert faults(tmp_path, _torchbearer(240)) == [("AMP006", 240), ("AMP013", 300)]
+    for lines in (_torchbearer(), _torchbearer(console=True), _torchbearer(precision=8)):
+        assert faults(tmp_path, lines) == []
