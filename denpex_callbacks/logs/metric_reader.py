@@ -658,8 +658,8 @@ class MetricReader:
             self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
-                found := _EPOCH_OF_COUNT.search(text)):
-            step = self._epoch_count(int(found.group(1)), step)
+                summary := _EPOCH_OF_COUNT.search(text)):
+            step = self._epoch_count(int(summary.group(1)), step)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
