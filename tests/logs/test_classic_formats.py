@@ -281,5 +281,49 @@ def test_torchbearer_controls(tmp_path: Path) -> None:
     """The Tqdm bars (read before: the fault at its step) and healthy runs of both printers
     (pass on the parent too)."""
     assert faults(tmp_path, _torchbearer(240)) == [("AMP006", 240), ("AMP013", 300)]
-    for lines in (_torchbearer(), _torchbearer(console=True), _torchbearer(precision=8)):
+    for lines in (_torchbearer(), _torchbearer(console=True), _torchbearer(precision=8),
+                  [_torchbearer_epochs(10)]):
         assert faults(tmp_path, lines) == []
+
+
+def _stopped(lines: list[str], line: int, redraws: int, message: str) -> list[str]:
+    """A run that a TerminateOnNaN callback stopped: ``line``'s first ``redraws`` bar redraws
+    (split at carriage returns), the callback's ``print`` glued to the last one."""
+    parts = lines[line].split("\r")
+    return [*lines[:line], "\r".join(parts[:redraws]) + message]
+
+
+def _torchbearer_epochs(epochs: int, total: int = 10) -> str:
+    """``verbose=1``: one ``Tqdm(on_epoch=True)`` bar over the epochs, no description, its
+    postfix the epoch's metrics, the validation's too."""
+    parts = [f"  0%|          | 0/{total} [00:00<?, ?it/s]"]
+    for done in range(1, epochs + 1):
+        parts.append(_tqdm("", done, total, f"running_loss={0.9 - done / 20}, running_acc=0.5, "
+                                            f"loss={0.9 - done / 20}, acc=0.55, val_loss=0.7, "
+                                            "val_acc=0.52")[2:])
+    return "\r".join(parts)
+
+
+def test_terminate_on_nan_prints_glued_to_the_bar(tmp_path: Path) -> None:
+    """torchbearer's ``TerminateOnNaN`` (torchbearer/callbacks/terminate_on_nan.py ``_check``:
+    ``print('Invalid ' + self._monitor + ', terminating')``) and poutyne's
+    (poutyne/framework/callbacks/terminate_on_nan.py: ``print(f'Batch {batch_number:d}:
+    Invalid loss, terminating training')``), each glued to the bar it interrupted. Before:
+    torchbearer's message was unread, and the console printer's step was the line's place
+    (step 242); the validation monitor's NaN is AMP013's."""
+    # epoch 2's bar, redrawn from batch 0: the 41st redraw is batch 40
+    bar = _stopped(_torchbearer(240), 4, 41, "Invalid running_loss, terminating")
+    assert faults(tmp_path, bar) == [("AMP006", 240)]
+    # the console printer's ``print(..., end='')``: the message right after the last value
+    console = _stopped(_torchbearer(240, console=True), 4, 41,
+                       "Invalid running_loss, terminating")
+    assert faults(tmp_path, console) == [("AMP006", 240)]
+    assert faults(tmp_path, [*_torchbearer(epochs=3), "Invalid val_loss, terminating"]) == [
+        ("AMP013", 300)]
+    # the epochs' bar (``verbose=1``) never shows the NaN of the epoch it stopped in (index 3)
+    assert faults(tmp_path, [_torchbearer_epochs(3) + "Invalid running_loss, terminating"]) == [
+        ("AMP006", 3)]
+    # poutyne's batch line has no carriage return between redraws but its own: epoch 3's
+    # 40th redraw is step 240
+    stopped = _stopped(_poutyne(240), 2, 41, "Batch 40: Invalid loss, terminating training")
+    assert faults(tmp_path, stopped) == [("AMP006", 240)]
