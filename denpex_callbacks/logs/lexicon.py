@@ -220,7 +220,8 @@ def is_evaluation(key: str) -> bool:
         (True, False)
     """
     parts = words(key)
-    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS)
+    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS
+                            or _namespaced_evaluation(key))
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:

@@ -327,3 +327,89 @@ def test_terminate_on_nan_prints_glued_to_the_bar(tmp_path: Path) -> None:
     # 40th redraw is step 240
     stopped = _stopped(_poutyne(240), 2, 41, "Batch 40: Invalid loss, terminating training")
     assert faults(tmp_path, stopped) == [("AMP006", 240)]
+
+
+# --- Lightning-based forecasting: darts, pytorch-forecasting, NeuralForecast ------------------
+
+def _lightning(nan_at: int | None = None, valid_nan_from: int | None = None, *,
+               step_keys: tuple[str, ...] = ("train_loss",), epoch_key: str | None = None,
+               valid_keys: tuple[str, ...] = ("val_loss",), v_num: bool = True,
+               epochs: int = 6, batches: int = 32) -> list[str]:
+    """Lightning's TQDMProgressBar (``Epoch {e}: {pct}%|{bar}| {n}/{total} [..., {metrics}]``,
+    floats ``{:.3f}``), one line an epoch, its redraws parted by carriage returns; the keys
+    are what the library's module logs with ``prog_bar=True``: ``step_keys`` each batch,
+    ``epoch_key`` (``on_epoch=True`` beside ``on_step``) and ``valid_keys`` from the epoch's
+    end on."""
+    lines, valid, epoch_value = [], None, None
+    for epoch in range(epochs):
+        parts, loss = [], ""
+        for done in range(batches + 1):
+            step = epoch * batches + done
+            loss = "nan" if nan_at is not None and step >= nan_at else f"{0.9 - step / 1e3:.3f}"
+            shown = ["v_num=0"] if v_num else []
+            shown += [f"{key}={loss}" for key in step_keys] if done else []
+            shown += [f"{key}={valid}" for key in valid_keys] if valid is not None else []
+            shown += [f"{epoch_key}={epoch_value}"] if epoch_key and epoch_value else []
+            filled = 10 * done // batches
+            parts.append(f"Epoch {epoch}: {100 * done // batches:3d}%|{'█' * filled}"
+                         f"{' ' * (10 - filled)}| {done}/{batches} [00:0{done % 10}<00:00, "
+                         f"45.60it/s{''.join(', ' + item for item in shown)}]")
+        bad = loss == "nan" or (valid_nan_from is not None and epoch >= valid_nan_from)
+        valid, epoch_value = "nan" if bad else f"{0.8 - epoch / 100:.3f}", loss
+        shown = ["v_num=0"] if v_num else []
+        shown += [f"{key}={loss}" for key in step_keys]
+        shown += [f"{key}={valid}" for key in valid_keys]
+        shown += [f"{epoch_key}={epoch_value}"] if epoch_key else []
+        parts.append(f"Epoch {epoch}: 100%|{'█' * 10}| {batches}/{batches} [00:01<00:00, "
+                     f"45.60it/s, {', '.join(shown)}]")
+        lines.append("\r".join(parts))
+    return lines
+
+
+# darts/models/forecasting/pl_forecasting_module.py: ``self.log("train_loss", ...,
+# prog_bar=True)``, ``"val_loss"``, and ``f"{tag}_{metric_str}"`` for its torch_metrics
+_DARTS = {"step_keys": ("train_loss",), "valid_keys": ("val_loss", "val_MeanAbsoluteError")}
+# pytorch_forecasting/models/base_model.py ``step``: ``self.log(f"{self.current_stage}_loss",
+# loss, on_step=self.training, on_epoch=True, prog_bar=True)``
+_FORECASTING = {"step_keys": ("train_loss_step",), "epoch_key": "train_loss_epoch",
+                "valid_keys": ("val_loss",)}
+# neuralforecast/common/_base_model.py: ``self.log("train_loss", ..., prog_bar=True,
+# on_epoch=True)``, ``self.log("valid_loss", ..., prog_bar=True, on_epoch=True)``
+_NEURALFORECAST = {"step_keys": ("train_loss_step",), "epoch_key": "train_loss_epoch",
+                   "valid_keys": ("valid_loss",)}
+
+
+def test_a_namespaced_evaluation_key_is_the_evaluations(tmp_path: Path) -> None:
+    """``ptl/val_loss`` (NeuralForecast's EarlyStopping monitor, logged in
+    ``on_validation_epoch_end``; the Ray Tune Lightning examples' key) in the bar of a module
+    that logs it with ``prog_bar=True``. Before: read as a term of the training loss: a NaN
+    there was reported as AMP006, not AMP013."""
+    keys = {**_NEURALFORECAST, "valid_keys": ("ptl/val_loss",)}
+    assert faults(tmp_path, _lightning(valid_nan_from=3, **keys)) == [("AMP013", 128)]
+
+
+def test_forecasting_libraries_read_as_lightning(tmp_path: Path) -> None:
+    """The training NaN at batch 10 of epoch 3 (32 batches): step 106; a NaN valid_loss at
+    epoch 3's end: step 128 (read before too: controls of the Lightning bar's keys)."""
+    for keys in (_DARTS, _FORECASTING, _NEURALFORECAST):
+        assert faults(tmp_path, _lightning(106, **keys)) == [("AMP006", 106), ("AMP013", 128)]
+        assert faults(tmp_path, _lightning(valid_nan_from=3, **keys)) == [("AMP013", 128)]
+        for lines in (_lightning(**keys), _lightning(v_num=False, batches=7, **keys)):
+            assert faults(tmp_path, lines) == []
+
+
+def test_neuralforecast_stops_on_a_nan_loss(tmp_path: Path) -> None:
+    """NeuralForecast's ``training_step`` prints the model's parameters and the NaN counts,
+    then ``raise Exception("Loss is NaN, training stopped.")`` before it logs the loss: the
+    bar never shows it (read before too: the sentence is a NaN loss, the step after the
+    bar's last)."""
+    lines = [*_lightning(epochs=3, batches=1, **_NEURALFORECAST),
+             'Model Parameters "activation":                  ReLU',
+             '"batch_size":                  32',
+             "insample_y tensor(0, device='cuda:0')",
+             "outsample_y tensor(0, device='cuda:0')",
+             "Traceback (most recent call last):",
+             '  File "neuralforecast/common/_base_model.py", line 2057, in training_step',
+             '    raise Exception("Loss is NaN, training stopped.")',
+             "Exception: Loss is NaN, training stopped."]
+    assert faults(tmp_path, lines) == [("AMP006", 4)]
