@@ -413,3 +413,86 @@ def test_neuralforecast_stops_on_a_nan_loss(tmp_path: Path) -> None:
              '    raise Exception("Loss is NaN, training stopped.")',
              "Exception: Loss is NaN, training stopped."]
     assert faults(tmp_path, lines) == [("AMP006", 4)]
+
+
+# --- AllenNLP, Composer -----------------------------------------------------------------------
+
+_ALLENNLP = "2026-06-01 10:00:00,000 - INFO - "
+
+
+def _allennlp_bar(description: str, done: int, total: int) -> str:
+    filled = 10 * done // total
+    return (f"{description}: {100 * done // total:3d}%|{'#' * filled}{' ' * (10 - filled)}| "
+            f"{done}/{total} [00:{done % 60:02d}<00:10,  4.50it/s]")
+
+
+def _allennlp(epochs: int = 4, batches: int = 100, every: int = 25) -> list[str]:
+    """AllenNLP 2.x's log file: GradientDescentTrainer's ``Epoch %d/%d`` and ``Training``,
+    the tqdm bar logged to the ``tqdm`` logger every 10 s and at 100% (allennlp/common/
+    tqdm.py ``TqdmToLogsWriter``), its description ``training_util.description_from_metrics``
+    (``", ".join("%s: %.4f" ...) + " ||"``), then the validation's bar and the console
+    callback's table (allennlp/training/callbacks/console_logger.py: ``"%s |  %8.3f  |
+    %8.3f"``)."""
+    trainer = _ALLENNLP + "allennlp.training.gradient_descent_trainer - "
+    console = _ALLENNLP + "allennlp.training.callbacks.console_logger - "
+    lines = []
+    for epoch in range(epochs):
+        lines += [f"{trainer}Epoch {epoch}/{epochs - 1}", f"{trainer}Training"]
+        loss = 0.0
+        for done in range(every, batches + 1, every):
+            loss = 0.9 - (epoch * batches + done) / 1e3
+            lines.append(_ALLENNLP + "tqdm - " + _allennlp_bar(
+                f"accuracy: {0.5 + done / 1e3:.4f}, batch_loss: {loss:.4f}, loss: {loss:.4f} ||",
+                done, batches))
+        lines += [f"{trainer}Validating", _ALLENNLP + "tqdm - " + _allennlp_bar(
+            "accuracy: 0.5200, batch_loss: 0.8000, loss: 0.8000 ||", 20, 20)]
+        lines.append(console + f"{'Training':>21} |  {'Validation':<10}")
+        lines += [console + f"{'accuracy':<8} |  {0.55:8.3f}  |  {0.52:8.3f}",
+                  console + f"{'loss':<8} |  {loss:8.3f}  |  {0.8:8.3f}"]
+    return lines
+
+
+def test_allennlp_nan_loss_error_is_at_the_bars_step(tmp_path: Path) -> None:
+    """``raise ValueError("nan loss encountered")`` (gradient_descent_trainer.py
+    ``_train_epoch``) after epoch 2's bar logged 75/100: at step 275 (read before too: a
+    control of the tqdm logger's lines between epochs and validations)."""
+    lines = [*_allennlp(epochs=3)[:-6], "Traceback (most recent call last):",
+             '  File "allennlp/training/gradient_descent_trainer.py", line 466, in _train_epoch',
+             '    raise ValueError("nan loss encountered")',
+             "ValueError: nan loss encountered"]
+    assert faults(tmp_path, lines) == [("AMP006", 275)]
+    for healthy in (_allennlp(), _allennlp(every=10, epochs=6)):
+        assert faults(tmp_path, healthy) == []
+
+
+def _composer(nan_at: int | None = None, *, epochs: int = 3, batches: int = 32,
+              every: int = 1) -> list[str]:
+    """Composer's ConsoleLogger (composer/loggers/console_logger.py ``log_to_console``):
+    ``[epoch={e}][batch={b}/{n}]:`` then ``\\n\\t Train {name}: {value}`` a metric, every
+    ``console_log_interval`` batches; at each evaluation's end ``[Eval batch={b}/{n}] Eval on
+    eval data:`` and its metrics."""
+    lines = ["*" * 30, "Config:", "num_nodes: 1", "precision: Precision.AMP_FP16", "*" * 30]
+    for epoch in range(epochs):
+        for done in range(1, batches + 1):
+            step = epoch * batches + done
+            if step % every:
+                continue
+            loss = "nan" if nan_at is not None and step >= nan_at else f"{2.3 - step / 100:.4f}"
+            lines.append(f"[epoch={epoch + 1}][batch={done}/{batches}]:")
+            lines += [f"\t Train {key}: {value}" for key, value in (
+                ("time/epoch", epoch), ("time/batch", step - 1), ("time/sample", (step - 1) * 64),
+                ("time/batch_in_epoch", done - 1), ("trainer/device_train_microbatch_size", 64),
+                ("loss/train/total", loss), ("metrics/train/MulticlassAccuracy", "0.5000"),
+                ("lr-DecoupledSGDW/group0", "0.1000"))]
+        lines += ["[Eval batch=1/10] Eval on eval data", "[Eval batch=10/10] Eval on eval data:",
+                  "\t Eval metrics/eval/MulticlassAccuracy: 0.5200",
+                  f"\t Eval metrics/eval/CrossEntropy: {0.9 - epoch / 10:.4f}"]
+    return lines
+
+
+def test_composer_console_logger_every_batch(tmp_path: Path) -> None:
+    """A record a batch (``console_log_interval='1ba'``): the NaN of batch 16 of epoch 2
+    (32 batches) at step 48 (read before too: a control)."""
+    assert faults(tmp_path, _composer(48)) == [("AMP006", 48)]
+    assert faults(tmp_path, _composer()) == []
+    assert faults(tmp_path, _composer(every=4, epochs=4)) == []
