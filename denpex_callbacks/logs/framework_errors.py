@@ -90,12 +90,13 @@ def parse(text: str) -> list[LogEvent]:
                          summary=f"PaddlePaddle switched off {_PADDLE_WHAT[found.group(1)]} on "
                                  f"{found.group(2)}: fp16 was asked for and the run trains "
                                  "unscaled in fp32")]
-    if "Invalid loss" in text and (found := _KERAS_NAN.search(text)):
-        return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
-                         summary="Keras TerminateOnNaN stopped the run: the loss of batch "
-                                 f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
-    if "terminating" in text and (found := _TORCHBEARER_NAN.search(text.strip())):
-        return _torchbearer(found.group(1))
+    if "Invalid " in text:  # (one check for both callbacks' messages)
+        if found := _KERAS_NAN.search(text):
+            return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                             summary="Keras TerminateOnNaN stopped the run: the loss of batch "
+                                     f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
+        if found := _TORCHBEARER_NAN.search(text.strip()):
+            return _torchbearer(found.group(1))
     if "GradScaler is enabled" in text and (found := _SCALER_OFF.search(text)):
         return [LogEvent(FLAG, FAMILY, code="AMP010",
                          summary=f"torch disabled the GradScaler ({found.group(1)} is not "
