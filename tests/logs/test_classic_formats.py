@@ -13,7 +13,13 @@ its source), a fault at a known step beside healthy controls (non-default settin
   and ``Epoch: 3/5 Train steps: 100 Val steps: 20 5.32s loss: ... val_loss: ...`` an epoch;
 - torchbearer's printers (pytorchbearer/torchbearer ``torchbearer/callbacks/printer.py``):
   the Tqdm bar ``2/5(t): 40%|...| 40/100 [..., running_loss=nan, ...]`` and the
-  ConsolePrinter's ``2/5(t): 40/100 running_loss=nan, running_acc=0.5``.
+  ConsolePrinter's ``2/5(t): 40/100 running_loss=nan, running_acc=0.5``; torchbearer's and
+  poutyne's TerminateOnNaN messages glued to the bar they interrupted;
+- Lightning's bar with the keys darts, pytorch-forecasting and NeuralForecast log
+  (``ptl/val_loss``: an evaluation's key under a namespace), NeuralForecast's
+  ``Loss is NaN, training stopped.``;
+- AllenNLP's tqdm logger and its ``nan loss encountered``; Composer's ConsoleLogger records;
+- wandb's run footer after the run's own lines.
 
 Each fault test failed on the parent commit (f42b11f); the controls pass there too.
 """
@@ -496,3 +502,31 @@ def test_composer_console_logger_every_batch(tmp_path: Path) -> None:
     assert faults(tmp_path, _composer(48)) == [("AMP006", 48)]
     assert faults(tmp_path, _composer()) == []
     assert faults(tmp_path, _composer(every=4, epochs=4)) == []
+
+
+# --- an experiment tracker's console output beside the run --------------------------------------
+
+def _wandb_footer(train: str, valid: str) -> list[str]:
+    """wandb's run footer (wandb/sdk/wandb_run.py, as run_summaries.py reads it): the
+    ``Run history:`` sparklines and the ``Run summary:`` last values, keys right-aligned."""
+    return ["wandb: Waiting for W&B process to finish... (success).", "wandb: ",
+            "wandb: Run history:", "wandb:      epoch ▁▂▃▄▅▆▇█",
+            "wandb: train_loss █▇▆▅▄▃▂▁", "wandb: valid_loss █▇▆▅▄▃▂▁", "wandb: ",
+            "wandb: Run summary:", "wandb:      epoch 9", f"wandb: train_loss {train}",
+            f"wandb: valid_loss {valid}", "wandb: ",
+            "wandb: 🚀 View run dainty-sun-3 at: https://wandb.ai/team/project/runs/abc123",
+            "wandb: Synced 5 W&B file(s), 0 media file(s), 0 artifact file(s) and 0 other file(s)"]
+
+
+def test_a_trackers_footer_keeps_the_runs_step(tmp_path: Path) -> None:
+    """wandb's summary after the run's own lines repeats their last values: the fault stays
+    where the run's lines put it (the fastai ones failed on the parent for the table's step,
+    the poutyne one for the epoch summary's count); healthy runs stay quiet."""
+    assert faults(tmp_path, [*_fastai(4), *_wandb_footer("nan", "nan")]) == [
+        ("AMP006", 4), ("AMP013", 4)]
+    assert faults(tmp_path, [*_fastai(valid_nan_from=8), *_wandb_footer("0.63", "nan")]) == [
+        ("AMP013", 8)]
+    assert faults(tmp_path, [*_poutyne(valid_nan_from=5), *_wandb_footer("0.63", "nan")]) == [
+        ("AMP013", 500)]
+    for lines in (_fastai(), _poutyne(), _lightning(**_NEURALFORECAST)):
+        assert faults(tmp_path, [*lines, *_wandb_footer("0.63", "0.62")]) == []
