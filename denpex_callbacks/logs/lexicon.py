@@ -239,7 +239,10 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
     if parts and parts[-1] in _CORRELATIONS:
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
-        return evaluation_metric(key.partition("/")[2])
+        head, _, rest = key.partition("/")
+        split = words(rest)
+        # "Loss/val" (a TensorBoard tag): the split's name alone, the metric before it
+        return evaluation_metric((split[0], *words(head)) if len(split) == 1 else split)
     return (len(parts) > 1 and parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 
@@ -253,6 +256,8 @@ def _namespaced_evaluation(key: str) -> bool:
     Example:
         >>> _namespaced_evaluation("ptl/val_loss"), _namespaced_evaluation("train/loss")
         (True, False)
+        >>> evaluation_metric("ptl/val_loss"), evaluation_metric("Loss/val")
+        (True, True)
     """
     if "/" not in key:
         return False
