@@ -24,13 +24,17 @@ Verbatim sources:
   step is taken: the step is that of the bar the message is glued to).
 - PyTorch-Ignite ``ignite/handlers/terminate_on_nan.py``: ``TerminateOnNan: Output '{output}'
   contains NaN or Inf. Stop training`` (AMP006).
+- torchbearer ``torchbearer/callbacks/terminate_on_nan.py`` (``TerminateOnNaN._check``):
+  ``print('Invalid ' + self._monitor + ', terminating')``, the whole line: AMP006 for the
+  training metric it monitors by default (``running_loss``), AMP013 for an evaluation's.
 """
 
 from __future__ import annotations
 
 import re
 
-from denpex_callbacks.logs.events import FLAG, LogEvent
+from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.events import EVAL, FLAG, LogEvent
 
 FAMILY = "errors"
 # accelerate's message comes in a "ValueError: " line; PyTorch-Ignite's TerminateOnNan line
@@ -46,6 +50,8 @@ _PADDLE_OFF = re.compile(r"\b(AmpScaler|amp_guard) can only be enabled on CUDAPl
                          r"current place is (.+?), so it makes no effect")
 _SCALER_OFF = re.compile(r"GradScaler is enabled, but (\w+) is not available\.\s+Disabling")
 _KERAS_NAN = re.compile(r"Batch (\d+): Invalid loss, terminating training")
+# the whole print, or glued to the tqdm bar it interrupted (``... running_loss=nan]Invalid``)
+_TORCHBEARER_NAN = re.compile(r"(?:^|\])Invalid (\S+), terminating$")
 _PADDLE_WHAT = {"AmpScaler": "the loss scaler (paddle.amp.GradScaler)",
                 "amp_guard": "fp16 autocast (paddle.amp.auto_cast)"}
 
@@ -84,10 +90,13 @@ def parse(text: str) -> list[LogEvent]:
                          summary=f"PaddlePaddle switched off {_PADDLE_WHAT[found.group(1)]} on "
                                  f"{found.group(2)}: fp16 was asked for and the run trains "
                                  "unscaled in fp32")]
-    if "Invalid loss" in text and (found := _KERAS_NAN.search(text)):
-        return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
-                         summary="Keras TerminateOnNaN stopped the run: the loss of batch "
-                                 f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
+    if "Invalid " in text:  # (one check for both callbacks' messages)
+        if found := _KERAS_NAN.search(text):
+            return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                             summary="Keras TerminateOnNaN stopped the run: the loss of batch "
+                                     f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
+        if found := _TORCHBEARER_NAN.search(text.strip()):
+            return _torchbearer(found.group(1))
     if "GradScaler is enabled" in text and (found := _SCALER_OFF.search(text)):
         return [LogEvent(FLAG, FAMILY, code="AMP010",
                          summary=f"torch disabled the GradScaler ({found.group(1)} is not "
@@ -101,3 +110,17 @@ def parse(text: str) -> list[LogEvent]:
                          summary="torch disabled CUDA autocast (CUDA is not available): the "
                                  "run asked for mixed precision and trains in fp32")]
     return []
+
+
+def _torchbearer(metric: str) -> list[LogEvent]:
+    """torchbearer's TerminateOnNaN on ``metric``: an evaluation's is AMP013's (no flag).
+
+    Example:
+        >>> [(e.kind, e.code) for e in _torchbearer("running_loss") + _torchbearer("val_loss")]
+        [('flag', 'AMP006'), ('eval', None)]
+    """
+    if lexicon.evaluation_metric(metric):
+        return [LogEvent(EVAL, FAMILY, loss=float("nan"), metric=metric)]
+    return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
+                     summary=f"torchbearer's TerminateOnNaN stopped the run: {metric} was NaN "
+                             "or inf")]

@@ -223,7 +223,8 @@ def is_evaluation(key: str) -> bool:
         (True, False)
     """
     parts = words(key)
-    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS)
+    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS
+                            or _namespaced_evaluation(key))
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -240,8 +241,31 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
     parts = words(key) if isinstance(key, str) else key
     if parts and parts[-1] in _CORRELATIONS:
         return True  # no loop trains on a correlation: it is measured on held-out pairs
+    if isinstance(key, str) and _namespaced_evaluation(key):
+        head, _, rest = key.partition("/")
+        split = words(rest)
+        # "Loss/val" (a TensorBoard tag): the split's name alone, the metric before it
+        return evaluation_metric((split[0], *words(head)) if len(split) == 1 else split)
     return (len(parts) > 1 and parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
+
+
+def _namespaced_evaluation(key: str) -> bool:
+    """Whether an evaluation's name follows a namespace and a slash: ``ptl/val_loss``, the
+    key of Ray Tune's Lightning examples, which NeuralForecast logs beside ``valid_loss``
+    (neuralforecast/common/_base_model.py ``validation_step``). The name is the evaluation's,
+    the namespace no training's.
+
+    Example:
+        >>> _namespaced_evaluation("ptl/val_loss"), _namespaced_evaluation("train/loss")
+        (True, False)
+        >>> evaluation_metric("ptl/val_loss"), evaluation_metric("Loss/val")
+        (True, True)
+    """
+    if "/" not in key:
+        return False
+    rest = words(key.partition("/")[2])
+    return bool(rest) and rest[0] in _EVAL
 
 
 def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -320,8 +344,9 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['loss', 'loss', 'loss', 'loss', 'loss', 'component', None]
         >>> [role(k) for k in ("trn_mse", "elbo", "ctc", "ctc_weight", "val_mse", "mae")]
         ['loss', 'loss', 'loss', None, None, None]
-        >>> [role(k) for k in ("actor/grad_norm", "actor/lr", "val/grad_norm", "actor/kl")]
-        ['grad_norm', 'lr', None, None]
+        >>> [role(k) for k in ("actor/grad_norm", "actor/lr", "val/grad_norm", "actor/kl",
+        ...                    "ptl/val_loss")]
+        ['grad_norm', 'lr', None, None, None]
         >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
         [None, None, 'component']
 
@@ -343,7 +368,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
-    if not parts or parts[0] in _EVAL:
+    if not parts or parts[0] in _EVAL or (isinstance(key, str) and _namespaced_evaluation(key)):
         return None
     while len(parts) > 1 and parts[0] in _TRAIN:
         parts = parts[1:]

@@ -31,6 +31,7 @@ GROWTH = "growth"  # the dynamic scale grew on a clean step
 FLAG = "flag"  # a diagnosis by itself (``code``)
 SETUP = "setup"  # a configuration fact (``setup``)
 MONITORED = "monitored"  # ``{metric} = {value}`` not finite: evaluation's or training's
+# (a row without ``{value}``: the message says itself that it is not)
 
 # How the tools' loggers put a message on a line (tests render each row behind its prefix).
 PY_LOGGING = "2026-11-30 10:00:00,000 - {logger} - {level} - "
@@ -769,6 +770,17 @@ MESSAGES: tuple[Message, ...] = (
             "off, the graph runs in fp32", FLAG, "AMP010",
             prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
             "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
+    Message("poutyne", "0.1-1.17", "poutyne/framework/callbacks/terminate_on_nan.py "
+            "(TerminateOnNaN.on_train_batch_end)",
+            "Batch {n}: Invalid loss, terminating training",
+            "TerminateOnNaN stopped the run: the loss of a batch (numbered from 1 in its "
+            "epoch) is NaN/inf", FLAG, "AMP006", reader="errors", prefix=""),
+    Message("torchbearer", "0.1.3-0.5.5", "torchbearer/callbacks/terminate_on_nan.py "
+            "(TerminateOnNaN._check)",
+            "Invalid {metric}, terminating",
+            "TerminateOnNaN stopped the run: the metric it monitors (running_loss by default, "
+            "or an evaluation's: val_loss) is NaN/inf", MONITORED, reader="errors", prefix="",
+            values={"metric": "running_loss"}),
     Message("PyTorch-Ignite", "0.4-0.5", "ignite/handlers/terminate_on_nan.py",
             "TerminateOnNan: Output '{text}' contains NaN or Inf. Stop training",
             "TerminateOnNan stopped the run", FLAG, "AMP006", reader="errors",

@@ -70,7 +70,10 @@ _EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
-    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]")
+    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|^(\d+)/\d+\(t\): (\d+)/(\d+) ")
+# torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
+# '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
 # LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
 # runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
 # ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
@@ -106,6 +109,11 @@ _EPOCH_STEP = re.compile(
 # steps. A run's count lies in its epoch's share of M; a count outside it (or one that goes
 # back when the epoch moves on) counts the epoch's batches: the step is ``(E - 1) * M + i``.
 _EPOCH_OF_STEPS = re.compile(r"\b[Ee]poch:?\s+(\d+)/(\d+),?\s+[Ss]tep:?\s+(\d+)/(\d+)\b")
+# An epoch's summary line that counts its steps, the key plural (poutyne's ColorProgress
+# ``on_epoch_end``, poutyne/framework/callbacks/color_formatting.py: ``Epoch: 3/5 Train
+# steps: 100 Val steps: 20 5.32s loss: ... val_loss: ...``): how many steps the epoch took,
+# not which step the line is.
+_EPOCH_OF_COUNT = re.compile(r"\b[Ee]poch:?\s+(\d+)/\d+\b")
 # A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
 # its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
 # counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
@@ -243,6 +251,10 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # notebook table, ``Step\tTraining Loss\tValidation Loss\tRouge1``, whose cell reads ``No log``
 # until a training loss was logged): a cell is what the tabs part, blanks and all.
 _TAB_CELL = re.compile(r"[^\t]*[^\t\s][^\t]*")
+# What a table prints in a cell that has no value yet: fastai v1's Recorder ``'#na#' if stat
+# is None`` (fastai/basic_train.py ``format_stats``: a run without a validation set), fastai
+# v2's ``str(None)``, HF's ``No log``. It stands in its column as a value would.
+_NOT_AVAILABLE = frozenset({"#na#", "None", "No log"})
 # A message, not a row of column names: a word and a colon before more words, or a sentence's
 # full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
 # scale anymore. Exiting run.").
@@ -292,6 +304,7 @@ _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|n
 # (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
 # on every logging step).
 _SUMMARY = re.compile(r"\b(?:train|eval|predict|test)_runtime\b|train_samples_per_second")
+_TABLE_ROW = "header row over value rows"  # how a table's value row is read
 HEADER_REACH = 200  # value rows are read this many lines after their header row
 # A multi-line record prints its step on a line of its own, each metric on a line below it
 # (OLMo's ``[step=1080/739328]`` over ``    train/CrossEntropyLoss=nan``, fms-fsdp's
@@ -476,6 +489,10 @@ class MetricReader:
         # a row printed its step, no whole epoch, or an epoch that did not go up
         self.epoch_row = -1
         self.epoch_rows_off = False
+        # (epoch, count) of the last ``Epoch: E/N ... steps: T`` line, and whether its
+        # count is the epoch's steps (see ``_epoch_count``)
+        self.epoch_count: tuple[int, int] | None = None
+        self.counts_epoch = False
         self.record: list[tuple[str, str]] = []  # the rows of a record not yet ended
         # the row a record's events quote, (line, text): its first non-finite row, else its
         # first (the rule that ends a record, a line of dashes, shows nothing)
@@ -684,6 +701,9 @@ class MetricReader:
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
+        if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
+                summary := _EPOCH_OF_COUNT.search(text)):
+            step = self._epoch_count(int(summary.group(1)), step)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -699,7 +719,7 @@ class MetricReader:
         elif "tep" in text and "poch" in text and (found := _EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
-                               or text[:1] == "["):
+                               or text[:1] == "[" or "(t): " in text):
             if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := _EPOCH_ITER.search(text):
@@ -755,13 +775,17 @@ class MetricReader:
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
         epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
-        if counters and not self.epoch_rows_off and (
+        # A table's epoch column holds the epoch alone in its cell (fastai's ``epoch
+        # train_loss valid_loss ...`` table, from 0): whole there is whole as printed.
+        table = written == _TABLE_ROW
+        if (counters or table) and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
             printed = step
             row_epoch = values.get(lexicon.EPOCH)
             block = self.block_epoch
-            above = row_epoch is None and block is not None and line - block[1] <= BLOCK_REACH
-            if above and block is not None:  # nnU-Net's row under its ``Epoch 12`` line
+            above = table or (
+                row_epoch is None and block is not None and line - block[1] <= BLOCK_REACH)
+            if above and not table and block is not None:  # nnU-Net's ``Epoch 12`` line
                 row_epoch = float(block[0])
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
@@ -862,9 +886,12 @@ class MetricReader:
 
     def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
-        events = self._events(text, row, "header row over value rows", counters=False)
+        events = self._events(text, row, _TABLE_ROW, counters=False)
         if row.evals:
-            events += _nonfinite(row.evals, as_step(row.values.get(lexicon.STEP)))
+            step = as_step(row.values.get(lexicon.STEP))
+            if step is None and events and events[0].epoch_row:
+                step = events[0].step  # the row's epoch numbers its evaluation too
+            events += _nonfinite(row.evals, step)
         return events
 
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
@@ -938,7 +965,11 @@ class MetricReader:
                 written = written_as(metrics.separator or "", text)
             events = self._events(text, metrics, written, counters=counters, line=line)
             if metrics.evals:
-                events += _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+                # the step the line's counters gave its training values numbers its
+                # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
+                step = next((e.step for e in events if e.kind == METRICS), None)
+                events += _nonfinite(metrics.evals, as_step(metrics.values.get(
+                    lexicon.STEP)) if step is None else step)
             return events
         if metrics.evals:
             self.evaluation_lines += 1
@@ -997,6 +1028,18 @@ class MetricReader:
             elif second == last[1] and first != last[0]:
                 self.slash_epochs = False
         return (first, second, 0) if self.slash_epochs else None
+
+    def _epoch_count(self, epoch: int, count: int) -> int:
+        """The step of an epoch's summary line that prints how many steps the epoch took
+        (poutyne's ``Epoch: 3/5 Train steps: 100 ... val_loss: nan``, see
+        ``_EPOCH_OF_COUNT``): the epoch's last step, ``E * count``, once the count is known
+        to be the epoch's (it stayed put while the epoch went up, or the batch lines counted
+        the epoch's steps); the count itself while it may be the run's."""
+        last = self.epoch_count
+        self.epoch_count = (epoch, count)
+        if self.steps_in_epoch or (last is not None and epoch > last[0] and count == last[1]):
+            self.counts_epoch = True
+        return epoch * count if self.counts_epoch else count
 
     def _step_of_epoch(self, epoch: int, epochs: int, done: int, total: int) -> int:
         """The step of ``Epoch E/N, step i/M`` (see ``_EPOCH_OF_STEPS``): ``i`` where it may
@@ -1094,6 +1137,7 @@ class MetricReader:
             if kind == lexicon.EPOCH and not VALUE.fullmatch(cell):
                 return None  # not a row of this table ("all" opens a validation row)
             if not VALUE.fullmatch(cell):
+                numeric += cell in _NOT_AVAILABLE  # (the tool's mark fills its column)
                 continue
             numeric += 1
             value = to_value(cell)

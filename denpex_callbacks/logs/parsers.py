@@ -63,8 +63,10 @@ GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"auto
 # Chinese and Japanese prints, 损失 and 損失 (:mod:`~denpex_callbacks.logs.cjk`).
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
-# prints glued into one segment, read as two.
-_GLUED = re.compile(r"(?=Batch \d+: Invalid loss)")
+# prints glued into one segment, read as two. torchbearer's TerminateOnNaN prints its whole
+# line after the tqdm bar it interrupted: ``... running_loss=nan]Invalid running_loss,
+# terminating``.
+_GLUED = re.compile(r"(?=Batch \d+: Invalid loss)|(?<=\])(?=Invalid \S+, terminating$)")
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
     """Drop every keyword that contains another: a line holding it is found anyway."""
@@ -137,7 +139,7 @@ class LineParser:
                 text = head.rstrip() + " " + text.lstrip()
         rank, numbered = prefixed_rank(text)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
-        if "Invalid loss" in text:
+        if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
         for segment in segments:  # (most lines: one segment, no list built for it)

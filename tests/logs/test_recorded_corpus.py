@@ -127,7 +127,8 @@ PRINTS = {  # what prints a metric line, from the tools' own source
     "ignite": re.compile(r"Epoch \[(\d+)/\d+\]: \[(\d+)/(\d+)\].*?, loss=([-+]?(?:nan|inf|"
                          r"\d[\d.]*(?:e[-+]?\d+)?))"),
     # skorch/callbacks/logging.py (PrintLog, a tabulate table): "  {epoch}  {train_loss} ..."
-    "skorch": re.compile(r"^\s+\d+\s+([-+]?(?:nan|inf|\d[\d.]*))\s"),
+    # (a row an epoch: the epoch it prints is its step, as for pytorch-tabnet's rows)
+    "skorch": re.compile(r"^\s+(\d+)\s+([-+]?(?:nan|inf|\d[\d.]*))\s"),
 }
 
 
@@ -144,7 +145,7 @@ def _oracle(text: str) -> list[tuple[int | None, float | None, float | None]]:
                 e, n, total = (int(g) for g in found.groups()[:3])
                 out.append(((e - 1) * total + n, float(found.group(4)), None))
             elif found := PRINTS["skorch"].match(segment):
-                out.append((None, float(found.group(1)), None))  # a row: no step printed
+                out.append((int(found.group(1)), float(found.group(2)), None))
             elif (found := PRINTS["keras"].match(segment)) or (
                     found := PRINTS["hapi"].match(segment)):
                 n, total = int(found.group(1)), int(found.group(2))
