@@ -50,8 +50,8 @@ def _yolov5(prefix: str, nan_from: int | None = None, epochs: int = 12,
 def test_table_behind_a_rank_prefix(tmp_path: Path, prefix: str) -> None:
     """Before: behind ``[default0]:``, ``[1,0]<stdout>:`` or ``0: `` the header's digits made
     it no header ("nothing to diagnose"), or the NaN row was read alone (step 1). The plain
-    table's steps: fastai's seventh row, YOLOv5's epoch 7 of 296 batches."""
-    assert faults(tmp_path, _fastai(prefix, nan_from=6)) == [("AMP006", 7), ("AMP013", 7)]
+    table's steps: fastai's epoch column (6), YOLOv5's epoch 7 of 296 batches."""
+    assert faults(tmp_path, _fastai(prefix, nan_from=6)) == [("AMP006", 6), ("AMP013", 6)]
     assert faults(tmp_path, _yolov5(prefix, nan_from=7)) == [("AMP006", 7 * 296 + 296)]
 
 
