@@ -69,6 +69,12 @@ _EPOCH_ITER = re.compile(
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
     r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]")
+# ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:
+# {} [{}/{} ({:.0f}%)]`` (pytorch/examples ``mnist/main.py``: ``batch_idx * len(data)``, from
+# 0) and open_clip's ``Train Epoch: {epoch} [{num_samples:>{sample_digits}}/{samples_per_epoch}
+# ({percent_complete:.0f}%)]`` (mlfoundations/open_clip ``src/training/train.py``:
+# ``batch_count * batch_size * world_size``, its first line at batch 1).
+_EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)?%\)\]")
 # LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
 # runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
 # ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
@@ -221,7 +227,7 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
 # {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
+                           r"|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
@@ -408,6 +414,9 @@ class MetricReader:
         # batches
         self.epoch_of_steps: tuple[int, int] | None = None
         self.steps_in_epoch = False
+        # the samples a step of ``Epoch E [n/N (p%)]`` counts (None: not told yet; 0: not
+        # known, the counts are read as nothing)
+        self.step_samples: int | None = None
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -664,6 +673,8 @@ class MetricReader:
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
+            elif "%)]" in text and (found := _EPOCH_SAMPLES.search(text)):
+                step = self._sample_step(*(int(g) for g in found.groups()))
             elif counters and (found := _EPOCH_BAR.search(text)):
                 if found.group(1) is not None:
                     epoch, done, total = (int(g) for g in found.groups()[:3])
@@ -815,6 +826,15 @@ class MetricReader:
 
     def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
+        epoch_text = row.keys.get("epoch_text")
+        if (epoch_text is not None and lexicon.STEP not in row.values and "|" in text
+                and (bar := _TQDM.search(text)) is not None):
+            # ``{epoch}/{epochs - 1}`` in the first column, a tqdm bar of the epoch's batches
+            # after the cells (YOLOv6's ``Epoch lr iou_loss dfl_loss cls_loss`` table,
+            # yolov6/core/engine.py ``print_details``): the bar counts the epoch's batches
+            epoch = int(epoch_text.partition("/")[0])
+            row.values[lexicon.STEP] = (self._epochs_before(epoch) * int(bar.group(2))
+                                        + int(bar.group(1)))
         events = self._events(text, row, "header row over value rows", counters=False)
         if row.evals:
             events += _nonfinite(row.evals, as_step(row.values.get(lexicon.STEP)))
@@ -961,6 +981,20 @@ class MetricReader:
             self.steps_in_epoch = True
         self.epoch_of_steps = (epoch, done)
         return (epoch - 1) * total + done if self.steps_in_epoch else done
+
+    def _sample_step(self, epoch: int, samples: int, total: int) -> int | None:
+        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``_EPOCH_SAMPLES``):
+        where the input's first count is above 0 (a count of batches done, from 1, times the
+        batch) and each count after it a multiple of it, it is one step's samples; else the
+        batch is not known (the PyTorch examples count ``batch_idx * len(data)`` from 0: the
+        first count above 0 holds the print interval too) and the count numbers no step."""
+        if self.step_samples is None:
+            self.step_samples = samples
+        unit = self.step_samples
+        if not unit or samples % unit:
+            self.step_samples = 0
+            return None
+        return self._epochs_before(epoch) * -(-total // unit) + samples // unit
 
     def _tqdm_step(self, done: int, total: int, line: int) -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
