@@ -107,7 +107,7 @@ def _paddleocr(nan_from: int | None = None, *, epochs: range = range(1, 4), batc
                           for k in keys})
             if metrics:
                 stats.update({"acc": 0.453125, "norm_edit_dis": 0.801234})
-            logs = ", ".join(str({k: v}).strip("{}") if old else "{}: {:x<6f}".format(k, v)
+            logs = ", ".join(str({k: v}).strip("{}") if old else f"{k}: {v:x<6f}"
                              for k, v in stats.items())
             lines.append(head + f"epoch: [{epoch}/500], global_step: {global_step}, {logs}, "
                          "avg_reader_cost: 0.01234 s, avg_batch_cost: 0.45670 s, avg_samples: "
