@@ -343,6 +343,7 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
+_LOSS_ONLY = frozenset({lexicon.LOSS})  # a line that prints nothing but a loss
 
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
@@ -450,6 +451,7 @@ class MetricReader:
         self.record_nonfinite = False
         self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
         self.dict_lines = (0, 0)  # the lines of its first and last rows
+        self.eval_line = -2  # the last line read as evaluation's
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -544,12 +546,17 @@ class MetricReader:
             if why is not None:
                 if why == EVALUATION and text.rstrip().endswith(":"):
                     self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
-                return self._evaluation(text, find_claims(text)[0], why)
+                return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
         elif plan.skip:
-            return self._evaluation(text, plan.claims, plan.skip)
+            return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
+        if line - 1 == self.eval_line and metrics.values and metrics.values.keys() <= _LOSS_ONLY:
+            # a line of losses alone right below an evaluation line goes on with it
+            # (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss: ...`` over
+            # ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``)
+            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
             return events
@@ -570,6 +577,13 @@ class MetricReader:
         it, handed over as a count)."""
         if self.last_read_as is not None:
             self._read_as[self.last_read_as] += lines
+
+    def _evaluated(self, text: str, claims: list[Claim], why: str,
+                   line: int) -> list[MetricEvent]:
+        """``_evaluation``, the line kept as the last evaluation line read."""
+        if why == EVALUATION:
+            self.eval_line = line
+        return self._evaluation(text, claims, why)
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and

@@ -393,6 +393,44 @@ def _open_clip(nan_from: int | None = None, *, epochs: range = range(2), batch: 
     return lines
 
 
+def _open_clip_eval(lines: list[str], nan_epoch: int | None = None, *,
+                    generative: bool = False) -> list[str]:
+    """``evaluate`` after each epoch's last line: ``Eval Epoch: {epoch} [{num_samples} /
+    {samples_per_val}]\tClip Loss: ...\t`` every 100 batches, CoCa's ``Generative Loss:
+    ...\t`` on a line of its own below it, then the metrics ``{k}: {round(v, 4):.4f}``
+    joined by tabs."""
+    head = "2023-06-01,10:00:00 | INFO | "
+    out = []
+    for line in lines:
+        out.append(line)
+        if "(100%)]" not in line:
+            continue
+        epoch = int(line.split("Train Epoch: ")[1].split()[0])
+        value = math.nan if epoch == nan_epoch else 1.234567
+        for batch in (1, 101, 201):
+            out.append(head + f"Eval Epoch: {epoch} [{batch * 256} / 50000]\tClip Loss: "
+                       f"{value:.6f}\t")
+            if generative:
+                out.append(head + f"Generative Loss: {value:.6f}\t")
+        metrics = {"image_to_text_mean_rank": 12.3, "image_to_text_R@1": 0.31,
+                   "clip_val_loss": value, "epoch": epoch, "num_samples": 50000}
+        if generative:
+            metrics["val_generative_loss"] = value
+        out.append(head + f"Eval Epoch: {epoch} " + "\t".join(
+            f"{k}: {round(v, 4):.4f}" for k, v in metrics.items()))
+    return out
+
+
+def test_open_clip_generative_loss_below_its_evaluation_line(tmp_path: Path) -> None:
+    """Before: CoCa's ``Generative Loss: nan`` (a line of its own right below ``Eval Epoch:
+    1 [...]\tClip Loss: nan``) was read as the training loss: AMP006 beside the
+    evaluation's AMP013 (at steps 26 and 25 there, the lines' count: see the next test);
+    now AMP013 alone, at 1954, the end of epoch 1."""
+    coca = ("contrastive_loss", "caption_loss", "loss")
+    assert faults(tmp_path, _open_clip_eval(_open_clip(names=coca), 1, generative=True)) == [
+        ("AMP013", 1954)]
+
+
 def test_open_clip_sample_counts_are_steps(tmp_path: Path) -> None:
     """Before: ``Train Epoch: 1 [ 410624/1000448 (41%)]`` counts samples (no layout read it):
     the NaN logged at step 1377 (epoch 1, ``i_accum`` 400; batch 401 of 977) was reported at
@@ -402,18 +440,21 @@ def test_open_clip_sample_counts_are_steps(tmp_path: Path) -> None:
     coca = ("contrastive_loss", "caption_loss", "loss")
     assert faults(tmp_path, _open_clip(1300, names=coca, every=50, batch=512)) == [
         ("AMP006", 1328)]
+    # the evaluation after epoch 1 (AMP013 at step 22 before)
+    assert faults(tmp_path, _open_clip_eval(_open_clip(), 1)) == [("AMP013", 1954)]
 
 
 def test_open_clip_controls(tmp_path: Path) -> None:
-    """Healthy runs, resumed at epoch 5, CoCa's two losses (pass on the parent too); an
-    excerpt that starts mid-epoch (its first count is no step's samples: read as before) and
-    the PyTorch MNIST example's counts from 0 stay unnumbered by them, and quiet."""
+    """Healthy runs, resumed at epoch 5, CoCa's two losses, with its evaluations (pass on the
+    parent too); an excerpt that starts mid-epoch (its first count is no step's samples:
+    read as before) and the PyTorch MNIST example's counts from 0 stay unnumbered by them,
+    and quiet."""
     coca = ("contrastive_loss", "caption_loss", "loss")
     mid_epoch = _open_clip()[5:]
     mnist = [f"Train Epoch: {e} [{b * 64}/60000 ({100. * b / 938:.0f}%)]\tLoss: "
              f"{2.3 / (e + b / 100):.6f}" for e in range(1, 3) for b in range(0, 938, 10)]
     for lines in (_open_clip(), _open_clip(epochs=range(5, 7)), _open_clip(names=coca),
-                  mid_epoch, mnist):
+                  mid_epoch, mnist, _open_clip_eval(_open_clip(names=coca), generative=True)):
         assert faults(tmp_path, lines) == []
 
 
