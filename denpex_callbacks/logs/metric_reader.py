@@ -343,7 +343,8 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
-_LOSS_ONLY = frozenset({lexicon.LOSS})  # a line that prints nothing but a loss
+_DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
+_KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
 
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
@@ -451,7 +452,8 @@ class MetricReader:
         self.record_nonfinite = False
         self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
         self.dict_lines = (0, 0)  # the lines of its first and last rows
-        self.eval_line = -2  # the last line read as evaluation's
+        self.eval_line = -2  # the last line read as evaluation's, and its text
+        self.eval_text = ""
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -552,10 +554,7 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
-        if line - 1 == self.eval_line and metrics.values and metrics.values.keys() <= _LOSS_ONLY:
-            # a line of losses alone right below an evaluation line goes on with it
-            # (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss: ...`` over
-            # ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``)
+        if line - 1 == self.eval_line and self._goes_on(text, metrics):
             return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
@@ -582,8 +581,22 @@ class MetricReader:
                    line: int) -> list[MetricEvent]:
         """``_evaluation``, the line kept as the last evaluation line read."""
         if why == EVALUATION:
-            self.eval_line = line
+            self.eval_line, self.eval_text = line, text
         return self._evaluation(text, claims, why)
+
+    def _goes_on(self, text: str, metrics: MetricLine) -> bool:
+        """Whether the line right below an evaluation line goes on with it: its message is a
+        loss alone, behind the logging prefix the evaluation line has (open_clip's ``Eval
+        Epoch: 1 [2048 / 50000]\tClip Loss: ...`` over ``Generative Loss: ...``,
+        src/open_clip_train/train.py ``evaluate``), not a training line that names its step
+        or its split before the loss."""
+        if len(metrics.values) != 1 or lexicon.LOSS not in metrics.values or metrics.components:
+            return False
+        start = text.find(metrics.keys[lexicon.LOSS])
+        if start < 0:
+            return False
+        prefix = _KEY_WORDS.sub("", text[:start], count=1)  # ("Generative " of its key)
+        return _DIGITS.sub("0", self.eval_text).startswith(_DIGITS.sub("0", prefix))
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
