@@ -343,6 +343,7 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
+SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
 
@@ -554,7 +555,7 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
-        if line - 1 == self.eval_line and self._goes_on(text, metrics):
+        if line - self.eval_line <= SUMMARY_REACH and self._goes_on(text, metrics, line):
             return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
@@ -584,13 +585,18 @@ class MetricReader:
             self.eval_line, self.eval_text = line, text
         return self._evaluation(text, claims, why)
 
-    def _goes_on(self, text: str, metrics: MetricLine) -> bool:
-        """Whether the line right below an evaluation line goes on with it: its message is a
-        loss alone, behind the logging prefix the evaluation line has (open_clip's ``Eval
-        Epoch: 1 [2048 / 50000]\tClip Loss: ...`` over ``Generative Loss: ...``,
-        src/open_clip_train/train.py ``evaluate``), not a training line that names its step
-        or its split before the loss."""
-        if len(metrics.values) != 1 or lexicon.LOSS not in metrics.values or metrics.components:
+    def _goes_on(self, text: str, metrics: MetricLine, line: int) -> bool:
+        """Whether a line below an evaluation line goes on with it: the MetricLogger's
+        ``Averaged stats:`` summary of the evaluation's meters (facebookresearch/detr
+        ``engine.py`` ``evaluate``, and its copies: only ``Test: Total time: ...`` between);
+        the line right below it whose message is a loss alone, behind the logging prefix
+        the evaluation line has (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss:
+        ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
+        a training line that names its step or its split before the loss."""
+        if "Averaged stats:" in text:
+            return True
+        if (line - 1 != self.eval_line or len(metrics.values) != 1
+                or lexicon.LOSS not in metrics.values or metrics.components):
             return False
         start = text.find(metrics.keys[lexicon.LOSS])
         if start < 0:

@@ -253,7 +253,7 @@ def _ppdet(nan_from: int | None = None, *, epochs: range = range(3), batches: in
 
 
 def _detr(stop_at: int | None = None, *, epochs: range = range(2), batches: int = 7393,
-          upto: int = 400) -> list[str]:
+          upto: int = 400, test_nan: bool | None = None) -> list[str]:
     """DETR's ``log_every`` (``Epoch: [0]  [  10/7393]  eta: ...  {meters}  time: ...``, the
     meters ``{median:.4f} ({global_avg:.4f})``); on a non-finite loss it prints ``Loss is
     nan, stopping training`` and the loss dict, then exits: the NaN is never a meter."""
@@ -276,7 +276,31 @@ def _detr(stop_at: int | None = None, *, epochs: range = range(2), batches: int 
                          "92.5000 (92.5000)  time: 0.4536  data: 0.0401  max mem: 5169")
         lines += [f"Epoch: [{epoch}] Total time: 1:02:03 (0.5036 s / it)",
                   "Averaged stats: lr: 0.000100  class_error: 81.25  loss: 30.1234 (31.2345)"]
+        if test_nan is not None:
+            lines += _detr_evaluate(test_nan)
     return lines
+
+
+def _detr_evaluate(nan: bool) -> list[str]:
+    """``evaluate``: ``log_every`` under the header ``Test:`` every 10 batches, its ``Test:
+    Total time``, then ``print("Averaged stats:", metric_logger)`` as training does, and
+    the COCO summary."""
+    value = "nan" if nan else "0.5123"
+    return [*(f"Test:  [{done:>3}/625]  eta: 0:01:12  class_error: 0.00  loss: {value} "
+              f"({value})  loss_ce: 0.1234 (0.1345)  loss_bbox: 0.0512 (0.0623)  time: 0.1123"
+              "  data: 0.0101  max mem: 5169" for done in range(0, 625, 10)),
+            "Test: Total time: 0:01:10 (0.1120 s / it)",
+            f"Averaged stats: class_error: 0.00  loss: {value} ({value})",
+            "Accumulating evaluation results...",
+            " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.420"]
+
+
+def test_detr_evaluation_summary_is_evaluation(tmp_path: Path) -> None:
+    """Before: DETR's ``Averaged stats: class_error: 0.00  loss: nan (nan)`` after its
+    ``Test:`` lines (engine.py ``evaluate`` prints the summary as ``train_one_epoch`` does)
+    was read as the training loss: AMP006 at steps 392 and 7785 beside the evaluation's
+    AMP013 at 391 (the end of the 40 rows of epoch 0 read)."""
+    assert faults(tmp_path, _detr(test_nan=True)) == [("AMP013", 391)]
 
 
 def _beit(*, overflows: tuple[int, ...] = (3, 4, 5, 6, 900, 1800),
@@ -360,7 +384,7 @@ def test_healthy_detection_and_self_supervised_runs(tmp_path: Path) -> None:
                   _mm_epochs(_MMPOSE), _mm_epochs(_MMPOSE, epochs=range(101, 104), batches=1171,
                                                   every=100),
                   _mm_epochs(_MMDET, batches=1000), _mm_epochs(_MMOCR, batches=1000),
-                  _detr(), _beit(), _moco_v3()):
+                  _detr(), _detr(test_nan=False), _beit(), _moco_v3()):
         assert faults(tmp_path, lines) == []
 
 
