@@ -275,7 +275,11 @@ _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:devi
 # ``{epoch}/{epochs - 1}``, the GPU memory, the loss terms, then two counts (labels or
 # instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
 _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
-                       r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
+                       r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s"
+                       # YOLOv6's (yolov6/core/engine.py ``print_details``): no memory, no
+                       # counts, the learning rate and the loss terms right before the bar
+                       r"|\s*(\d+)/\d+((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,7})"
+                       r":\s+\d+%\|")
 # The VITS family's unlabelled row, ``logger.info([x.item() for x in losses] + [global_step,
 # lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
 # ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
@@ -633,9 +637,10 @@ class MetricReader:
         found = _YOLO_ROW.match(text)
         if found is None:
             return []
-        loss = _total([to_value(cell) for cell in found.group(2).split()])
-        bar = _TQDM.search(text, found.end())
-        epoch = int(found.group(1))
+        first = 1 if found.group(1) is not None else 3
+        loss = _total([to_value(cell) for cell in found.group(first + 1).split()])
+        bar = _TQDM.search(text, found.end() - 1)
+        epoch = int(found.group(first))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
         read_as = ("YOLO epoch/GPU-memory row", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1

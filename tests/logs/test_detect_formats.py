@@ -78,6 +78,13 @@ def test_yolov6_rows_count_the_epochs_batches(tmp_path: Path) -> None:
         ("AMP006", 700)]
 
 
+def test_yolov6_rows_without_their_header(tmp_path: Path) -> None:
+    """Before: an excerpt of rows without the header above them (no memory cell, no counts
+    before the bar: YOLOv5's header-less row pattern did not fit) was silent."""
+    rows = [line for line in _yolov6(1150) if "Epoch" not in line]
+    assert faults(tmp_path, rows) == [("AMP006", 1150)]
+
+
 def test_yolov6_controls(tmp_path: Path) -> None:
     """Healthy runs: from epoch 0, resumed at epoch 37 (1833 batches, a row every 100), with
     the distillation column (pass on the parent too)."""
