@@ -16,6 +16,7 @@ from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
     GROWTH,
+    METRICS,
     OVERFLOW,
     SETUP,
     LogEvent,
@@ -140,10 +141,15 @@ def _events(row: Message, values: dict[str, str]) -> list[LogEvent]:
     assert row.event == FLAG_ROW
     # ``{epoch}``: the epoch whose batches ``{step}`` counts (the parser numbers the step)
     epoch = to_int(values.get("epoch"))
-    return [LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
-                     loss=math.nan if row.code == "AMP006" else None,
-                     summary=f"{row.tool}: {row.means}",
-                     evidence=None if epoch is None else {"epoch": epoch})]
+    flag = LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
+                    loss=math.nan if row.code == "AMP006" else None,
+                    summary=f"{row.tool}: {row.means}",
+                    evidence=None if epoch is None else {"epoch": epoch})
+    if row.in_step and step is None:
+        # said by the step that fails, before any line of its own: its NaN loss is that
+        # step's, the one after the last read (as a metric line's NaN without a step is)
+        return [LogEvent(METRICS, FAMILY, rank=rank, loss=math.nan), flag]
+    return [flag]
 
 
 def _monitored(row: Message, metric: str, value: str) -> list[LogEvent]:

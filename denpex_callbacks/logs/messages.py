@@ -58,6 +58,9 @@ class Message:
         logger: The logger's name and level as the tool prints them, for the line's prefix.
         prefix: The prefix format (one of the module's constants).
         values: Plausible values of the placeholders, for the tests and the docs.
+        in_step: A ``flag`` the failing step prints before any line of its own (the DETR
+            family's ``Loss is nan, stopping training``): where it names no step, its NaN
+            loss is the step after the last one read, not that one.
     """
 
     tool: str
@@ -72,6 +75,7 @@ class Message:
     logger: tuple[str, str] = ("root", "WARNING")
     prefix: str = PY_LOGGING
     values: dict[str, Any] = field(default_factory=dict)
+    in_step: bool = False
 
 
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
@@ -92,6 +96,9 @@ _PADDLENLP = "[2026-11-30 10:00:00,000] [{level:>8}] - "  # paddlenlp/utils/log.
 # InternLM / InternEvo's handler: "%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s in
 # %(funcName)s -- %(message)s" (internlm/utils/logger.py); ``logger`` is "file:line in function"
 _INTERNLM = "2026-11-30 10:00:00,000\t{level} {logger} -- "
+# VISSL's handler: "%(levelname)s %(asctime)s %(filename)s:%(lineno)4d: %(message)s"
+# (vissl/utils/logger.py); ``logger`` is the file's name
+_VISSL = "{level} 2026-11-30 10:00:00,000 {logger}: 152: "
 
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
@@ -601,6 +608,37 @@ MESSAGES: tuple[Message, ...] = (
             "the monitored metric is NaN/inf (evaluation's when it is an evaluation metric)",
             MONITORED, logger=("mmengine", "WARNING"),
             values={"metric": "val/loss", "value": "inf", "scale": 0.512}),
+    # -- the DETR family's loop: facebookresearch/detr engine.py (train_one_epoch), copied
+    # with its MetricLogger by Deformable-DETR, DINO-DETR, DeiT, MAE, BEiT, ConvNeXt, DINO --
+    Message("DETR / DeiT / MAE family", "2020-05-2024 (detr, Deformable-DETR, DINO-DETR, "
+            "deit, mae, unilm/beit, ConvNeXt, dino)",
+            "engine.py (train_one_epoch: ``if not math.isfinite(loss_value)``, then "
+            "``sys.exit(1)``; DINO's main_dino.py prints it with force=True)",
+            "Loss is {value}, stopping training",
+            "the training loss is not finite: the run stops before the step (the loss dict "
+            "follows, the MetricLogger line never shows the NaN)", FLAG, "AMP006",
+            prefix=RANK_ZERO, in_step=True),
+    # -- VISSL (facebookresearch/vissl): its hooks and SwAV's losses ---------------------------
+    Message("VISSL", "0.1.5-0.1.6 (2021-2022) and main",
+            "vissl/hooks/state_update_hooks.py (CheckNanLossHook.on_loss_and_meter)",
+            "Infinite Loss or NaN at iteration={step}. Loss value: {value}",
+            "the all-reduced training loss is not finite: the run stops", FLAG, "AMP006",
+            prefix="FloatingPointError: ", values={"value": "tensor(nan)"}),
+    Message("VISSL", "0.1.5-0.1.6 (2021-2022) and main",
+            "vissl/hooks/state_update_hooks.py (CheckNanModelOutputHook.on_forward), "
+            "vissl/hooks/log_hooks.py (LogLossMetricsCheckpointHook.on_forward)",
+            "Infinite Model output or NaN at iteration={step}.",
+            "the model's output is not finite: a checkpoint and the batch are saved, then "
+            "the run stops", FLAG, "AMP006", logger=("state_update_hooks.py", "INFO"),
+            prefix=_VISSL),
+    Message("VISSL", "0.1.5-0.1.6 (2021-2022) and main",
+            "vissl/losses/swav_loss.py (SwAVCriterion.forward), "
+            "vissl/losses/swav_distillation_loss.py",
+            "Infinite Loss or NaN. Loss value: {text}, rank: {rank}",
+            "SwAV's loss is NaN on a rank: its scores and assignments are saved, then the run "
+            "stops", FLAG, "AMP006", logger=("swav_loss.py", "INFO"), prefix=_VISSL,
+            values={"text": "tensor(nan, device='cuda:3', grad_fn=<AddBackward0>)"},
+            in_step=True),
     # -- ParlAI: parlai/utils/fp16.py (its own fairseq-derived DynamicLossScaler: 2**17 at first,
     # lowered only once 5% of the steps since the last change overflowed) -------------------
     Message("ParlAI", "0.9-1.7 (2020-2022)", "parlai/utils/fp16.py "

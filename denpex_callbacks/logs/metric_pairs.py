@@ -27,9 +27,12 @@ from denpex_callbacks.logs.metric_templates import Claim
 # otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``).
 # The lookahead names every first character a value can have (İ and ı: case-insensitive
 # "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
+# A non-finite value padded with a fill character is still one: ``'{:x<6f}'`` (PaddleOCR's
+# ``TrainingStats.log``, ppocr/utils/stats.py, and the trainers copied from it) pads a
+# number's six decimals with nothing but ``nan`` to ``nanxxx``.
 VALUE = re.compile(
     r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#@])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?\.?(?i:nan(?:\.0)?|inf(?:inity)?)"
+    r"|[-+]?\.?(?i:nan(?:\.0|x+)?|inf(?:inity|x+)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 # ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
@@ -341,10 +344,11 @@ def to_value(text: str) -> float:
     """A number in any spelling a log holds.
 
     Example:
-        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3", "-.inf")]
-        [nan, nan, inf, -inf, 0.001, -inf]
+        >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3", "-.inf",
+        ...                        "infxxx")]
+        [nan, nan, inf, -inf, 0.001, -inf, inf]
     """
-    lowered = text.lower()
+    lowered = text.lower().rstrip("x")  # a fill after nan/inf ("nanxxx", see VALUE)
     if "#" in lowered:
         if "inf" in lowered:
             return -math.inf if lowered.startswith("-") else math.inf

@@ -74,6 +74,12 @@ _EPOCH_ITER = re.compile(
     r"|^(\d+)/\d+\(t\): (\d+)/(\d+) ")
 # torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
 # '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
+# ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:
+# {} [{}/{} ({:.0f}%)]`` (pytorch/examples ``mnist/main.py``: ``batch_idx * len(data)``, from
+# 0) and open_clip's ``Train Epoch: {epoch} [{num_samples:>{sample_digits}}/{samples_per_epoch}
+# ({percent_complete:.0f}%)]`` (mlfoundations/open_clip ``src/training/train.py``:
+# ``batch_count * batch_size * world_size``, its first line at batch 1).
+_EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)?%\)\]")
 # LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
 # runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
 # ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
@@ -275,7 +281,7 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
 # {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
+                           r"|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
@@ -324,7 +330,11 @@ _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:devi
 # ``{epoch}/{epochs - 1}``, the GPU memory, the loss terms, then two counts (labels or
 # instances, the image size), then the bar. Finite rows hold no keyword; a NaN one does.
 _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
-                       r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s")
+                       r"((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,6})\s+\d+\s+\d+:?\s"
+                       # YOLOv6's (yolov6/core/engine.py ``print_details``): no memory, no
+                       # counts, the learning rate and the loss terms right before the bar
+                       r"|\s*(\d+)/\d+((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,7})"
+                       r":\s+\d+%\|")
 # The VITS family's unlabelled row, ``logger.info([x.item() for x in losses] + [global_step,
 # lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
 # ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
@@ -392,6 +402,9 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
+SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
+_DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
+_KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
 
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
@@ -463,6 +476,9 @@ class MetricReader:
         # batches
         self.epoch_of_steps: tuple[int, int] | None = None
         self.steps_in_epoch = False
+        # the samples a step of ``Epoch E [n/N (p%)]`` counts (None: not told yet; 0: not
+        # known, the counts are read as nothing)
+        self.step_samples: int | None = None
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
@@ -500,6 +516,8 @@ class MetricReader:
         self.record_nonfinite = False
         self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
         self.dict_lines = (0, 0)  # the lines of its first and last rows
+        self.eval_line = -2  # the last line read as evaluation's, and its text
+        self.eval_text = ""
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -594,12 +612,14 @@ class MetricReader:
             if why is not None:
                 if why == EVALUATION and text.rstrip().endswith(":"):
                     self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
-                return self._evaluation(text, find_claims(text)[0], why)
+                return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
         elif plan.skip:
-            return self._evaluation(text, plan.claims, plan.skip)
+            return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
+        if line - self.eval_line <= SUMMARY_REACH and self._goes_on(text, metrics, line):
+            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
             return events
@@ -622,6 +642,32 @@ class MetricReader:
         it, handed over as a count)."""
         if self.last_read_as is not None:
             self._read_as[self.last_read_as] += lines
+
+    def _evaluated(self, text: str, claims: list[Claim], why: str,
+                   line: int) -> list[MetricEvent]:
+        """``_evaluation``, the line kept as the last evaluation line read."""
+        if why == EVALUATION:
+            self.eval_line, self.eval_text = line, text
+        return self._evaluation(text, claims, why)
+
+    def _goes_on(self, text: str, metrics: MetricLine, line: int) -> bool:
+        """Whether a line below an evaluation line goes on with it: the MetricLogger's
+        ``Averaged stats:`` summary of the evaluation's meters (facebookresearch/detr
+        ``engine.py`` ``evaluate``, and its copies: only ``Test: Total time: ...`` between);
+        the line right below it whose message is a loss alone, behind the logging prefix
+        the evaluation line has (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss:
+        ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
+        a training line that names its step or its split before the loss."""
+        if "Averaged stats:" in text:
+            return True
+        if (line - 1 != self.eval_line or len(metrics.values) != 1
+                or lexicon.LOSS not in metrics.values or metrics.components):
+            return False
+        start = text.find(metrics.keys[lexicon.LOSS])
+        if start < 0:
+            return False
+        prefix = _KEY_WORDS.sub("", text[:start], count=1)  # ("Generative " of its key)
+        return _DIGITS.sub("0", self.eval_text).startswith(_DIGITS.sub("0", prefix))
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
@@ -652,9 +698,10 @@ class MetricReader:
         found = _YOLO_ROW.match(text)
         if found is None:
             return []
-        loss = _total([to_value(cell) for cell in found.group(2).split()])
-        bar = _TQDM.search(text, found.end())
-        epoch = int(found.group(1))
+        first = 1 if found.group(1) is not None else 3
+        loss = _total([to_value(cell) for cell in found.group(first + 1).split()])
+        bar = _TQDM.search(text, found.end() - 1)
+        epoch = int(found.group(first))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
         read_as = ("YOLO epoch/GPU-memory row", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
@@ -728,6 +775,8 @@ class MetricReader:
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
+            elif "%)]" in text and (found := _EPOCH_SAMPLES.search(text)):
+                step = self._sample_step(*(int(g) for g in found.groups()))
             elif counters and (found := _EPOCH_BAR.search(text)):
                 if found.group(1) is not None:
                     epoch, done, total = (int(g) for g in found.groups()[:3])
@@ -886,6 +935,15 @@ class MetricReader:
 
     def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
+        epoch_text = row.keys.get("epoch_text")
+        if (epoch_text is not None and lexicon.STEP not in row.values and "|" in text
+                and (bar := _TQDM.search(text)) is not None):
+            # ``{epoch}/{epochs - 1}`` in the first column, a tqdm bar of the epoch's batches
+            # after the cells (YOLOv6's ``Epoch lr iou_loss dfl_loss cls_loss`` table,
+            # yolov6/core/engine.py ``print_details``): the bar counts the epoch's batches
+            epoch = int(epoch_text.partition("/")[0])
+            row.values[lexicon.STEP] = (self._epochs_before(epoch) * int(bar.group(2))
+                                        + int(bar.group(1)))
         events = self._events(text, row, _TABLE_ROW, counters=False)
         if row.evals:
             step = as_step(row.values.get(lexicon.STEP))
@@ -1052,6 +1110,20 @@ class MetricReader:
             self.steps_in_epoch = True
         self.epoch_of_steps = (epoch, done)
         return (epoch - 1) * total + done if self.steps_in_epoch else done
+
+    def _sample_step(self, epoch: int, samples: int, total: int) -> int | None:
+        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``_EPOCH_SAMPLES``):
+        where the input's first count is above 0 (a count of batches done, from 1, times the
+        batch) and each count after it a multiple of it, it is one step's samples; else the
+        batch is not known (the PyTorch examples count ``batch_idx * len(data)`` from 0: the
+        first count above 0 holds the print interval too) and the count numbers no step."""
+        if self.step_samples is None:
+            self.step_samples = samples
+        unit = self.step_samples
+        if not unit or samples % unit:
+            self.step_samples = 0
+            return None
+        return self._epochs_before(epoch) * -(-total // unit) + samples // unit
 
     def _tqdm_step(self, done: int, total: int, line: int) -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
