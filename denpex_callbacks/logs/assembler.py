@@ -154,6 +154,10 @@ class Assembler:
     first_nonfinite: dict[int, tuple[int, int]] = field(default_factory=dict)
     flags: dict[str, list[int]] = field(default_factory=dict)
     overflow_lines: int = 0
+    # Metrics rows that printed their step, and rows numbered by their place in the log
+    # (no step counter on them): a log of the latter only is judged in rows.
+    printed_rows: int = 0
+    counted_rows: int = 0
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -356,6 +360,10 @@ class Assembler:
             # printed by each rank is each rank's observation: its judge needs it)
             return
         self._last_metrics = key
+        if event.step is None:
+            self.counted_rows += 1
+        else:
+            self.printed_rows += 1
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
             self._row_high = event.step

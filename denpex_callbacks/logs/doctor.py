@@ -394,6 +394,8 @@ class _Session:
         self._ensure(finding.rank or 0).flag(finding)
 
     def finish(self) -> list[Diagnosis]:
+        self.result.steps_are_rows = (self.assembler.counted_rows > 0
+                                      and self.assembler.printed_rows == 0)
         # What a rank's detectors did not see on their own, its excerpt may still prove.
         scaled = self.assembler.setup.get("scaler", "unknown") is not None
         findings = {rank: judge.findings(self._known(rank), scaled=scaled)

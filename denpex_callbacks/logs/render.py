@@ -55,6 +55,8 @@ def _verdict(result: Result) -> str:
         return result.error
     faults = result.faults
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
+    if counts["steps_are_rows"]:
+        what += " (no row prints its step: steps are counted by the log's rows)"
     if result.kind == "folder":
         what = f"{describe_files(result)}; {what}"
     elif result.kind != "reports":

@@ -60,6 +60,8 @@ class Result:
         ranks: The ranks whose reports were read (run reports only).
         reading: What was read, by which part (logs and run files).
         files: Each file of a run folder that was read, and how (folders only).
+        steps_are_rows: The log's metric rows print no step: its steps are the rows'
+            places in the log (an HF Trainer's dict rows in a file), not optimizer steps.
     """
 
     path: str
@@ -75,6 +77,7 @@ class Result:
     ranks: list[int] = field(default_factory=list)
     reading: Reading = field(default_factory=Reading)
     files: list[FileRead] = field(default_factory=list)
+    steps_are_rows: bool = False
 
     @property
     def faults(self) -> list[Diagnosis]:
@@ -96,4 +99,5 @@ def summary_counts(result: Result) -> dict[str, Any]:
         "lines": stats.lines if stats else None,
         "bytes": stats.bytes_read if stats else None,
         "families": dict(result.families),
+        "steps_are_rows": result.steps_are_rows,
     }

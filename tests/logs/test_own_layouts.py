@@ -27,7 +27,9 @@ import json
 import math
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.render import render_text
 
 _BATCHES = 2983
 _RULE = "-" * 89
@@ -193,3 +195,17 @@ def test_progress_controls(tmp_path: Path) -> None:
     for prefix in _PREFIXES:
         for layout in _COUNTS:
             assert faults(tmp_path, _progress(prefix, layout, every=5)) == [], prefix + layout
+
+
+def test_a_log_whose_rows_print_no_step_says_so(tmp_path: Path) -> None:
+    """HF Trainer's dict rows in a file print no step: the verdict says that its steps are
+    the rows' places in the log (before: "step 25" read as an optimizer step)."""
+    rows = [f"{{'loss': {'nan' if row >= 25 else 2.0}, 'learning_rate': 5e-05, "
+            f"'epoch': {row / 100:.2f}}}" for row in range(1, 41)]
+    result = diagnose_lines(tmp_path, rows)
+    assert result.steps_are_rows and [(d.code, d.step) for d in result.faults] == [("AMP006", 25)]
+    assert "steps are counted by the log's rows" in render_text([result])
+    printed = diagnose_lines(tmp_path, [f"step {n} loss {'nan' if n >= 25 else 2.0}"
+                                        for n in range(1, 41)])
+    assert not printed.steps_are_rows
+    assert "counted by the log's rows" not in render_text([printed])
