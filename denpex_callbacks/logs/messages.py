@@ -1171,4 +1171,12 @@ MESSAGES: tuple[Message, ...] = (
             "optimizer not run, scale_before: {before}, scale_after: {after}",
             "an overflow: the GradScaler skipped the step and backed the scale off", OVERFLOW,
             logger=("PaddleNLP", "WARNING"), prefix=_PADDLENLP),
+    # -- EveryDream2: optimizer/optimizers.py (EveryDreamOptimizer.__init__), train.py before --
+    Message("EveryDream2", "2022-12-2025 (train.py; \" (amp mode)\" after it from 2023-01, "
+            "in optimizer/optimizers.py from 2023-04)",
+            "optimizer/optimizers.py, train.py (``logging.info(f\" Grad scaler enabled: "
+            "{scaler.is_enabled()}\")``)",
+            "Grad scaler enabled: True",
+            "amp mode: fp16 autocast under a GradScaler (init_scale 2**17.5, growth_interval 25)",
+            SETUP, setup=_FP16, prefix=" "),
 )

@@ -118,6 +118,13 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A tqdm bar that knows no total (an iterable without a length: a WebDataset, a generator)
+# prints no bar, only ``{n}{unit} [{elapsed}, {rate}{unit}/s{postfix}]`` (tqdm's
+# ``format_meter``), behind Lightning's ``Epoch 0: `` (stable-audio-tools' ``train.py``):
+# ``Epoch 0: 1777it [14:37, 2.00it/s, v_num=a1b2, train/loss=nan]``. The count is the batch
+# of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
+_OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
+                       r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
@@ -644,7 +651,13 @@ class MetricReader:
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
-        if "poch" in text and (found := _EPOCH_STEP.search(text)):
+        if counters and " [" in text and ("/s" in text or "s/" in text) and (
+                found := _OPEN_BAR.search(text)):
+            # the count before the unit numbers the line, not the "it" it reads as a key
+            count = int(found.group(2))
+            step = count if found.group(1) is None else self.epoch_batches.step_of(
+                int(found.group(1)), count)
+        elif "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             # a count that goes on rising as the epoch goes up is the run's, of all its
             # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
@@ -772,8 +785,11 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
+            # A row's own cumulative count of skipped updates (optax's ``total_notfinite``)
+            # says which steps since the last row were skipped, as HF's rows do.
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
+                                   skipped_total=counted if step is not None else None,
                                    keys=keys, epoch_text=epoch_text,
                                    epoch_start=epoch_start, epoch_row=epoch_row))
         if skipped is not None and step is not None:
@@ -1146,7 +1162,10 @@ class BareScale:
     for the rest of the input: a healthy log's bare ``scale`` never raises an alarm, at the
     price of a real loss scale that starts below ``2**7`` (a resumed run) or grows faster
     than it is printed going unread. Values already read stay read: a stream that was a
-    scaler's until then is judged as one.
+    scaler's until then is judged as one. Once a value has held over two rows, a value
+    between powers of two is read too (still never more than twice the last): the mean of a
+    window in which the scaler halved or doubled, as a loop that averages its metrics over
+    each logging window prints it.
 
     Cheap per line: an unchanged value (most lines) is one comparison.
 
@@ -1161,6 +1180,12 @@ class BareScale:
         (True, True)
         >>> BareScale().read(6.10352e-05) is None, BareScale().read(131072.0)  # too small
         (True, 131072.0)
+        >>> guard = BareScale()  # a window's mean: the scale halved within it
+        >>> [guard.read(v) for v in (65536.0, 65536.0, 42598.4, 32768.0)]
+        [65536.0, 65536.0, 42598.4, 32768.0]
+        >>> guard = BareScale()
+        >>> guard.read(256.0), guard.read(200.0)  # no power of two before one held
+        (256.0, None)
     """
 
     FIRST = 2.0 ** 7  # the smallest first value read (fairseq's --fp16-init-scale default)
@@ -1168,10 +1193,11 @@ class BareScale:
     # in binary orders of magnitude, a value may be (0.1%).
     TOLERANCE = 0.0015
 
-    __slots__ = ("last", "off")
+    __slots__ = ("held", "last", "off")
 
     def __init__(self) -> None:
         self.last: float | None = None  # the last value read
+        self.held = False  # a value read was printed again on the next row
         self.off = False  # a value broke the rule: the key is no loss scale in this input
 
     def read(self, value: float) -> float | None:
@@ -1180,9 +1206,18 @@ class BareScale:
             return None
         last = self.last
         if value == last:
+            self.held = True
             return value
-        if (not _power_of_two(value, self.TOLERANCE)
-                or (value < self.FIRST if last is None else value > 2.0 * last * 1.001)):
+        if last is None:
+            broken = value < self.FIRST or not _power_of_two(value, self.TOLERANCE)
+        else:
+            # Once a power of two has held over two rows, a value that is none may be the
+            # mean of a window in which the scaler halved or doubled (Flax's imagenet
+            # example prints each metric averaged over log_every_steps steps, its
+            # DynamicScale's ``train_scale`` among them); it still never grows past twice.
+            broken = value > 2.0 * last * 1.001 or (
+                not self.held and not _power_of_two(value, self.TOLERANCE))
+        if broken:
             self.off = True
             return None
         self.last = value
