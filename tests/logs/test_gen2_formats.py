@@ -18,6 +18,9 @@ own format strings (each names its source), a fault beside healthy controls.
 - optax's ``apply_if_finite`` (google-deepmind/optax ``optax/transforms/_conditionality.py``
   ``ApplyIfFiniteState``: ``notfinite_count``, ``last_finite``, ``total_notfinite``) whose
   ``total_notfinite`` a JAX loop logs beside its loss through the same writer;
+- big_vision (google-research/big_vision ``big_vision/train.py``): its run stops with
+  ``{k} became nan or inf somewhere within steps [a, b]`` after a logging step whose
+  ``training_loss`` or ``l2_grads`` is not finite (rows in ``logs/messages.py``);
 - controls that the doctor already read right (they pass on the parent too): huggingface
   diffusers' example scripts (``examples/text_to_image/train_text_to_image.py``,
   ``examples/dreambooth/train_dreambooth.py``: ``tqdm(..., desc="Steps")`` and
@@ -187,6 +190,90 @@ def test_optax_total_notfinite_controls(tmp_path: Path) -> None:
     """Healthy runs: no skipped update, and a few isolated ones (pass on the parent too)."""
     assert faults(tmp_path, _optax()) == []
     assert faults(tmp_path, _optax(single=(1234, 4321, 4322), every=50)) == []
+
+
+# -- big_vision: one measurement a line, and the run's own stop --------------------------------
+# BigVisionMetricWriter.measure (big_vision/utils.py): logging.info(f"\u001b[35m[{self.step}]
+# \u001b[0m {name} = {value}"); train.py then raises f"{k} became nan or inf somewhere within
+# steps [{step - get_steps('log_training')}, {step}]" for k in training_loss, l2_grads,
+# l2_updates, l2_params (2024-12 on; "The loss became ..." before).
+
+def _big_vision(last: int, every: int, nan_key: str | None = None) -> list[str]:
+    lines = []
+    for step in range(every, last + 1, every):
+        for name in ("global_schedule", "training_loss", "l2_grads", "l2_params", "l2_updates"):
+            value = {"global_schedule": 0.001, "training_loss": 3.0 - step / 1e4,
+                     "l2_grads": 1.23, "l2_params": 123.4, "l2_updates": 0.01}[name]
+            if name == nan_key and step == last:
+                value = NAN
+            lines.append(f"I0601 10:00:00.000000 139 utils.py:1277] \x1b[35m[{step}]\x1b[0m "
+                         f"{name} = {float(value)}")
+    if nan_key is not None:
+        lines += ["Traceback (most recent call last):",
+                  '  File "/big_vision/big_vision/train.py", line 460, in main',
+                  f"RuntimeError: {nan_key} became nan or inf somewhere within steps "
+                  f"[{last - every}, {last}]"]
+    return lines
+
+
+def test_big_vision_stops_on_a_non_finite_gradient_norm(tmp_path: Path) -> None:
+    """Before: ``l2_grads = nan`` (one measurement a line, a key the doctor does not read as a
+    loss) and the run's own ``RuntimeError: l2_grads became nan or inf ...`` were silent; the
+    message's range ends at the step measured."""
+    assert faults(tmp_path, _big_vision(1400, 100, "l2_grads")) == [("AMP006", 1400)]
+
+
+def test_big_vision_controls(tmp_path: Path) -> None:
+    """A healthy run logging every 50 steps (passes on the parent too), and a NaN training
+    loss, read from its measurement line on the parent too."""
+    assert faults(tmp_path, _big_vision(2000, 50)) == []
+    assert faults(tmp_path, _big_vision(1400, 100, "training_loss")) == [("AMP006", 1400)]
+
+
+# -- scenic: a NaN summary raises before it is written ------------------------------------------
+# classification_trainer.py: log_train_summary at step % log_summary_steps == 1, its metrics
+# normalised by train_utils.normalize_metrics_summary (which raises TrainingDivergedError on a
+# train NaN, logs "WARNING: Split eval ..." on an eval one) before writer.write_scalars.
+
+def _scenic(last: int, *, every: int = 100, train_nan: bool = False,
+            eval_nan_at: int | None = None) -> list[str]:
+    lines = ["I0601 10:00:00.000000 139 train_utils.py:387] device_count: 8"]
+    for step in range(1, last + 1, every):
+        lines.append(_clu_line(step, {"train_accuracy": 0.001 + step / 1e5,
+                                      "train_loss": 6.9 - step / 2000}))
+        lines.append(_clu_line(step, {"l2_grads": np.float32(1.23),
+                                      "learning_rate": np.float32(0.001)}))
+        if step % 500 == 1:
+            bad = eval_nan_at is not None and step >= eval_nan_at
+            if bad:
+                lines.append("E0601 10:00:00.000000 139 train_utils.py:772] WARNING: Split eval "
+                             "NaN detected in eval_loss (Unnormalized values: (np.float32(nan), "
+                             "np.float32(10000.0)))")
+            lines.append(_clu_line(step, {"valid_accuracy": 0.3, "valid_loss": NAN if bad else
+                                          5.1}))
+    if train_nan:
+        lines += ["Traceback (most recent call last):",
+                  '  File "/scenic/scenic/train_lib/train_utils.py", line 770, in '
+                  "normalize_metrics_summary",
+                  "    raise TrainingDivergedError(msg)",
+                  "scenic.train_lib.train_utils.TrainingDivergedError: NaN detected in train_loss "
+                  "(Unnormalized values: (np.float32(nan), np.float32(1024.0)))"]
+    return lines
+
+
+def test_scenic_divergence_is_read(tmp_path: Path) -> None:
+    """Before: the NaN summary never reaches the writer, and ``TrainingDivergedError: NaN
+    detected in train_loss (...)`` was silent (the step: the last summary written, 1201; the
+    NaN came within the 100 steps after it). An evaluation's ``NaN detected in eval_loss``
+    was silent too until its row was written."""
+    assert faults(tmp_path, _scenic(1201, train_nan=True)) == [("AMP006", 1201)]
+
+
+def test_scenic_controls(tmp_path: Path) -> None:
+    """A healthy run logging every 50 steps (passes on the parent too), and an evaluation's
+    NaN, found on its row on the parent too."""
+    assert faults(tmp_path, _scenic(3001, every=50)) == []
+    assert faults(tmp_path, _scenic(3001, eval_nan_at=1001)) == [("AMP013", 1001)]
 
 
 # -- controls: diffusers, SimpleTuner, audiocraft's EnCodec (right on the parent) --------------
