@@ -1186,6 +1186,14 @@ MESSAGES: tuple[Message, ...] = (
             "the training loss, the gradients', the updates' or the weights' norm measured at "
             "the second step is not finite: the run stops (no loss scaler skipped anything)", FLAG,
             "AMP006", prefix="RuntimeError: ", values={"metric": "l2_grads", "n": 1100}),
+    # -- t5x: t5x/trainer.py (TerminateOnNanAction.run, an action on TRAIN_EVAL metrics) ------
+    Message("t5x", "2021-11-2026", "t5x/trainer.py (TerminateOnNanAction.run: "
+            "``logging.warning(\"Requested `stop_training` in training loop (Details below).\\n "
+            "NaN encountered in metric for task : %s\", task)``)",
+            "NaN encountered in metric for task : {text}",
+            "the monitored metric (``loss`` by default) of a train-eval task is NaN or inf: "
+            "the training loop stops", FLAG, "AMP013", prefix=" ",
+            values={"text": "wmt_t2t_ende_v003"}),
     # -- scenic: scenic/train_lib/train_utils.py (normalize_metrics_summary) ------------------
     Message("scenic", "2021-07-2026", "scenic/train_lib/train_utils.py "
             "(normalize_metrics_summary, split 'train': raises TrainingDivergedError)",

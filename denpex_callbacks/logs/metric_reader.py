@@ -227,9 +227,13 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # The ImageNet example's ``validate`` summary and the scripts copied from it (DeiT's, MAE's,
 # ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
 # {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
+# CLU's LoggingWriter names its writer's collection: t5x's train-eval metrics are logged as
+# ``[2000] collection=training_eval/wmt_t2t_ende_v003 accuracy=0.4, loss=nan``
+# (t5x/trainer.py, ``MetricsManager(f"training_eval/{name}")``).
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
-                           r"|Saving dict for global step|\* Acc@1 ")
+                           r"|Saving dict for global step|\* Acc@1 "
+                           r"|\bcollection=[\w.-]*?(?:eval|valid|test)")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:

@@ -230,6 +230,48 @@ def test_big_vision_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _big_vision(1400, 100, "training_loss")) == [("AMP006", 1400)]
 
 
+# -- t5x: the train-eval task's collection, and TerminateOnNanAction -----------------------------
+# t5x/trainer.py: the train metrics through MetricsManager("train"), each train-eval task's
+# through MetricsManager(f"training_eval/{task}") (CLU's create_default_writer(collection=...)),
+# TerminateOnNanAction.run's logging.warning("Requested `stop_training` in training loop
+# (Details below).\n NaN encountered in metric for task : %s", task).
+
+def _t5x(last: int, *, every: int = 100, eval_every: int = 1000, train_nan: int | None = None,
+         eval_nan: int | None = None) -> list[str]:
+    task = "wmt_t2t_ende_v003"
+    lines = []
+    for step in range(every, last + 1, every):
+        loss = NAN if train_nan is not None and step >= train_nan else 3.0 - step / 1e4
+        lines.append(_CLU + f"[{step}] collection=train accuracy=0.512, cross_ent_loss="
+                            f"{loss:.6g}, learning_rate=0.001, loss={loss:.6g}, "
+                            "timing/seconds=12.3, z_loss=0.0001")
+        if step % eval_every == 0:
+            bad = eval_nan is not None and step >= eval_nan
+            lines.append(_CLU + f"[{step}] collection=training_eval/{task} accuracy=0.4, "
+                                f"loss={NAN if bad else 2.9:.6g}")
+            if bad:
+                lines += ["W0601 10:00:00.000000 139 trainer.py:1278] Requested `stop_training` "
+                          "in training loop (Details below).",
+                          f" NaN encountered in metric for task : {task}"]
+                break
+    return lines
+
+
+def test_t5x_train_eval_is_evaluation(tmp_path: Path) -> None:
+    """Before: ``collection=training_eval/...`` named no evaluation the doctor knew: the train
+    eval's NaN was a training NaN, and its bracket, a second loss at the step the train row
+    had printed, turned the brackets off for the rest of the log (AMP006 at step 1012); a
+    training NaN at 2500 after train-eval rows was reported at step 1017."""
+    assert faults(tmp_path, _t5x(3000, eval_nan=2000)) == [("AMP013", 2000)]
+    assert faults(tmp_path, _t5x(3000, train_nan=2500)) == [("AMP006", 2500)]
+
+
+def test_t5x_controls(tmp_path: Path) -> None:
+    """Healthy runs, train-eval every 1000 and every 250 steps (pass on the parent too)."""
+    assert faults(tmp_path, _t5x(5000)) == []
+    assert faults(tmp_path, _t5x(5000, every=50, eval_every=250)) == []
+
+
 # -- scenic: a NaN summary raises before it is written ------------------------------------------
 # classification_trainer.py: log_train_summary at step % log_summary_steps == 1, its metrics
 # normalised by train_utils.normalize_metrics_summary (which raises TrainingDivergedError on a
