@@ -1190,6 +1190,9 @@ class BareScale:
         >>> guard = BareScale()
         >>> guard.read(256.0), guard.read(200.0)  # no power of two before one held
         (256.0, None)
+        >>> guard = BareScale()  # rising twice between powers of two: an image size
+        >>> [guard.read(v) for v in (256.0, 256.0, 320.0, 384.0, 512.0)]
+        [256.0, 256.0, 320.0, None, None]
     """
 
     FIRST = 2.0 ** 7  # the smallest first value read (fairseq's --fp16-init-scale default)
@@ -1214,13 +1217,17 @@ class BareScale:
             return value
         if last is None:
             broken = value < self.FIRST or not _power_of_two(value, self.TOLERANCE)
+        elif _power_of_two(value, self.TOLERANCE):
+            broken = value > 2.0 * last * 1.001  # it never grows past twice
         else:
             # Once a power of two has held over two rows, a value that is none may be the
             # mean of a window in which the scaler halved or doubled (Flax's imagenet
             # example prints each metric averaged over log_every_steps steps, its
-            # DynamicScale's ``train_scale`` among them); it still never grows past twice.
-            broken = value > 2.0 * last * 1.001 or (
-                not self.held and not _power_of_two(value, self.TOLERANCE))
+            # DynamicScale's ``train_scale`` among them): a fall, or one rise from a power
+            # of two to less than twice it (the window after holds the doubled scale; an
+            # image size stepping 256, 320, 384 is no scaler's).
+            broken = not self.held or (value > last and (
+                value > 2.0 * last * 1.001 or not _power_of_two(last, self.TOLERANCE)))
         if broken:
             self.off = True
             return None

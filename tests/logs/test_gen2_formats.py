@@ -187,9 +187,11 @@ def test_optax_total_notfinite_counts_skipped_updates(tmp_path: Path) -> None:
 
 
 def test_optax_total_notfinite_controls(tmp_path: Path) -> None:
-    """Healthy runs: no skipped update, and a few isolated ones (pass on the parent too)."""
+    """Healthy runs: no skipped update, a few isolated ones, and a start-up back-off (jmp's
+    DynamicLossScale from 2**15: the first 12 updates dropped) (pass on the parent too)."""
     assert faults(tmp_path, _optax()) == []
     assert faults(tmp_path, _optax(single=(1234, 4321, 4322), every=50)) == []
+    assert faults(tmp_path, _optax(single=(*range(1, 13), 2500), every=10)) == []
 
 
 # -- big_vision: one measurement a line, and the run's own stop --------------------------------
