@@ -233,7 +233,7 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
-                           r"|\bcollection=[\w.-]*?(?:eval|valid|test)")
+                           r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
