@@ -31,6 +31,18 @@ own format strings (each names its source), a fault beside healthy controls.
   models) and audiocraft's EnCodec solver (facebookresearch/audiocraft
   ``audiocraft/solvers/compression.py``: ``d_loss``, ``g_loss`` and their terms, no total,
   through flashy's ``LogProgressBar``, default format ``.3f``).
+
+Left as they are (no test): transformers' Flax examples (``run_mlm_flax.py``) put the
+evaluation's ``Step... ({step} | Loss: {loss}, Acc: {acc})`` in the epoch bar's description,
+the same shape as the training line ``Step... ({step} | Loss: ..., Learning Rate: ...)``: an
+evaluation NaN there is read as the training loss's (AMP006, not AMP013). audiocraft's flashy
+bar prints each metric's running mean over the epoch, ``grad_scale`` too: a collapse that
+begins mid-epoch pulls the mean down by no power of two (65536, 49193, 39354) and is
+reported where the next epoch's mean is 0.000 (AMP004 at that row). A run's own stop that
+names no step (scenic's ``TrainingDivergedError``, audiocraft's ``Model probably diverged.``)
+is placed at the last step the log showed; SimpleTuner's ``Non-finite training loss detected
+(loss=nan, ...)`` is left to the generic reader, which places it at the step after (the bar
+shows each step).
 """
 
 from __future__ import annotations
