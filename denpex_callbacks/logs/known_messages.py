@@ -86,8 +86,9 @@ KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",
                "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
                "out of memory")
-_TRIGGERS = tuple(sorted({next((c for c in _CANDIDATES if c in row.message), anchor(row))
-                          for row in _ROWS}))
+_FIRST = {next((c for c in _CANDIDATES if c in row.message), anchor(row)) for row in _ROWS}
+# a trigger that holds another is found where that one is: one check fewer a line
+_TRIGGERS = tuple(sorted(t for t in _FIRST if not any(o != t and o in t for o in _FIRST)))
 
 
 def parse(text: str) -> list[LogEvent]:

@@ -163,7 +163,10 @@ for _role, _phrases in {
     SKIPPED: ("skipped", "skipped steps", "skipped iterations", "skipped iters",
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",
-              "total skipped", "num skipped steps", "nan iterations"),
+              "total skipped", "num skipped steps", "nan iterations",
+              # optax ``apply_if_finite``'s state: ``total_notfinite`` counts the updates it
+              # dropped for non-finite gradients (``notfinite_count`` only the latest run)
+              "total notfinite"),
     # "gs": EveryDream2's bar postfix ``vram=... MB gs:300`` and its "at gs:300" lines
     STEP: ("step", "global step", "iter", "iteration", "num updates", "updates", "update",
            "optimizer step", "global iteration", "iters", "gstep", "gs", "global steps",

@@ -1229,4 +1229,57 @@ MESSAGES: tuple[Message, ...] = (
             "optimizer not run, scale_before: {before}, scale_after: {after}",
             "an overflow: the GradScaler skipped the step and backed the scale off", OVERFLOW,
             logger=("PaddleNLP", "WARNING"), prefix=_PADDLENLP),
+    # -- big_vision: big_vision/train.py and the trainers after it (the training report) -------
+    Message("big_vision", "2022-04-2024-12 (big_vision/train.py; trainers/proj/* to 2025)",
+            "big_vision/train.py, trainers/proj/*/train.py (after ``mw.measure(\"training_loss\""
+            ", ...)`` of a logging step)",
+            "The loss became nan or inf somewhere within steps [{n}, {step}]",
+            "the training loss measured at the second step is not finite (finite at the first, "
+            "the report before): the run stops", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"n": 1100}),
+    Message("big_vision", "2024-12-2025 (big_vision/train.py)",
+            "big_vision/train.py (``for k in (\"training_loss\", \"l2_grads\", "
+            "\"l2_updates\", \"l2_params\")`` after a logging step's measurements)",
+            "{metric} became nan or inf somewhere within steps [{n}, {step}]",
+            "the training loss, the gradients', the updates' or the weights' norm measured at "
+            "the second step is not finite: the run stops (no loss scaler skipped anything)", FLAG,
+            "AMP006", prefix="RuntimeError: ", values={"metric": "l2_grads", "n": 1100}),
+    # -- t5x: t5x/trainer.py (TerminateOnNanAction.run, an action on TRAIN_EVAL metrics) ------
+    Message("t5x", "2021-11-2026", "t5x/trainer.py (TerminateOnNanAction.run: "
+            "``logging.warning(\"Requested `stop_training` in training loop (Details below).\\n "
+            "NaN encountered in metric for task : %s\", task)``)",
+            "NaN encountered in metric for task : {text}",
+            "the monitored metric (``loss`` by default) of a train-eval task is NaN or inf: "
+            "the training loop stops", FLAG, "AMP013", prefix=" ",
+            values={"text": "wmt_t2t_ende_v003"}),
+    # -- scenic: scenic/train_lib/train_utils.py (normalize_metrics_summary) ------------------
+    Message("scenic", "2021-07-2026", "scenic/train_lib/train_utils.py "
+            "(normalize_metrics_summary, split 'train': raises TrainingDivergedError)",
+            "NaN detected in train_{metric} (Unnormalized values: {text})",
+            "a training metric summed over the summary's steps is NaN: the run stops before "
+            "the summary is written", FLAG, "AMP006",
+            prefix="scenic.train_lib.train_utils.TrainingDivergedError: ",
+            values={"metric": "loss", "text": "(nan, 1024.0)"}),
+    Message("scenic", "2021-07-2026 (raised before 2022-11, then logged as an error after "
+            "\"WARNING: Split eval \")", "scenic/train_lib/train_utils.py "
+            "(normalize_metrics_summary, split 'eval')",
+            "NaN detected in eval_{metric} (Unnormalized values: {text})",
+            "an evaluation metric is NaN", FLAG, "AMP013",
+            prefix="E0601 10:00:00.000000 139 train_utils.py:772] WARNING: Split eval ",
+            values={"metric": "loss", "text": "(nan, 10000.0)"}),
+    Message("scenic", "2021-07-2026 (DETR, OWL-ViT, layout_denoise)",
+            "scenic/projects/baselines/detr/train_utils.py, owl_vit/utils.py "
+            "(normalize_metrics_summary)",
+            "NaN detected in train_{metric}",
+            "a training metric (a detection loss term) is NaN: the run stops", FLAG, "AMP006",
+            prefix="scenic.train_lib.train_utils.TrainingDivergedError: ",
+            values={"metric": "loss_bbox"}),
+    # -- EveryDream2: optimizer/optimizers.py (EveryDreamOptimizer.__init__), train.py before --
+    Message("EveryDream2", "2022-12-2025 (train.py; \" (amp mode)\" after it from 2023-01, "
+            "in optimizer/optimizers.py from 2023-04)",
+            "optimizer/optimizers.py, train.py (``logging.info(f\" Grad scaler enabled: "
+            "{scaler.is_enabled()}\")``)",
+            "Grad scaler enabled: True",
+            "amp mode: fp16 autocast under a GradScaler (init_scale 2**17.5, growth_interval 25)",
+            SETUP, setup=_FP16, prefix=" "),
 )

@@ -138,6 +138,13 @@ _EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/
 _BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
 # A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A tqdm bar that knows no total (an iterable without a length: a WebDataset, a generator)
+# prints no bar, only ``{n}{unit} [{elapsed}, {rate}{unit}/s{postfix}]`` (tqdm's
+# ``format_meter``), behind Lightning's ``Epoch 0: `` (stable-audio-tools' ``train.py``):
+# ``Epoch 0: 1777it [14:37, 2.00it/s, v_num=a1b2, train/loss=nan]``. The count is the batch
+# of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
+_OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
+                       r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
@@ -280,9 +287,13 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # The ImageNet example's ``validate`` summary and the scripts copied from it (DeiT's, MAE's,
 # ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
 # {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
+# CLU's LoggingWriter names its writer's collection: t5x's train-eval metrics are logged as
+# ``[2000] collection=training_eval/wmt_t2t_ende_v003 accuracy=0.4, loss=nan``
+# (t5x/trainer.py, ``MetricsManager(f"training_eval/{name}")``).
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
                            r"|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
-                           r"|Saving dict for global step|\* Acc@1 ")
+                           r"|Saving dict for global step|\* Acc@1 "
+                           r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -755,7 +766,13 @@ class MetricReader:
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
-        if "poch" in text and (found := _EPOCH_STEP.search(text)):
+        if counters and " [" in text and ("/s" in text or "s/" in text) and (
+                found := _OPEN_BAR.search(text)):
+            # the count before the unit numbers the line, not the "it" it reads as a key
+            count = int(found.group(2))
+            step = count if found.group(1) is None else self.epoch_batches.step_of(
+                int(found.group(1)), count)
+        elif "poch" in text and (found := _EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             # a count that goes on rising as the epoch goes up is the run's, of all its
             # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
@@ -817,8 +834,8 @@ class MetricReader:
                 if loss is not None:
                     self.bracket_loss = value
         if step is None and counters and loss is not None and "/" in text and (
-                "poch" not in text) and (count := _bare_fraction(text)) is not None:
-            step = self._bar_step(*count, line)
+                "poch" not in text) and (fraction := _bare_fraction(text)) is not None:
+            step = self._bar_step(*fraction, line)
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
@@ -892,8 +909,11 @@ class MetricReader:
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
+            # A row's own cumulative count of skipped updates (optax's ``total_notfinite``)
+            # says which steps since the last row were skipped, as HF's rows do.
             out.append(MetricEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                                    lr=values.get(lexicon.LR), scale_after=scale,
+                                   skipped_total=counted if step is not None else None,
                                    keys=keys, epoch_text=epoch_text,
                                    epoch_start=epoch_start, epoch_row=epoch_row))
         if skipped is not None and step is not None:
@@ -1310,7 +1330,10 @@ class BareScale:
     for the rest of the input: a healthy log's bare ``scale`` never raises an alarm, at the
     price of a real loss scale that starts below ``2**7`` (a resumed run) or grows faster
     than it is printed going unread. Values already read stay read: a stream that was a
-    scaler's until then is judged as one.
+    scaler's until then is judged as one. Once a value has held over two rows, a value
+    between powers of two is read too (still never more than twice the last): the mean of a
+    window in which the scaler halved or doubled, as a loop that averages its metrics over
+    each logging window prints it.
 
     Cheap per line: an unchanged value (most lines) is one comparison.
 
@@ -1325,6 +1348,15 @@ class BareScale:
         (True, True)
         >>> BareScale().read(6.10352e-05) is None, BareScale().read(131072.0)  # too small
         (True, 131072.0)
+        >>> guard = BareScale()  # a window's mean: the scale halved within it
+        >>> [guard.read(v) for v in (65536.0, 65536.0, 42598.4, 32768.0)]
+        [65536.0, 65536.0, 42598.4, 32768.0]
+        >>> guard = BareScale()
+        >>> guard.read(256.0), guard.read(200.0)  # no power of two before one held
+        (256.0, None)
+        >>> guard = BareScale()  # rising twice between powers of two: an image size
+        >>> [guard.read(v) for v in (256.0, 256.0, 320.0, 384.0, 512.0)]
+        [256.0, 256.0, 320.0, None, None]
     """
 
     FIRST = 2.0 ** 7  # the smallest first value read (fairseq's --fp16-init-scale default)
@@ -1332,10 +1364,11 @@ class BareScale:
     # in binary orders of magnitude, a value may be (0.1%).
     TOLERANCE = 0.0015
 
-    __slots__ = ("last", "off")
+    __slots__ = ("held", "last", "off")
 
     def __init__(self) -> None:
         self.last: float | None = None  # the last value read
+        self.held = False  # a value read was printed again on the next row
         self.off = False  # a value broke the rule: the key is no loss scale in this input
 
     def read(self, value: float) -> float | None:
@@ -1344,9 +1377,22 @@ class BareScale:
             return None
         last = self.last
         if value == last:
+            self.held = True
             return value
-        if (not _power_of_two(value, self.TOLERANCE)
-                or (value < self.FIRST if last is None else value > 2.0 * last * 1.001)):
+        if last is None:
+            broken = value < self.FIRST or not _power_of_two(value, self.TOLERANCE)
+        elif _power_of_two(value, self.TOLERANCE):
+            broken = value > 2.0 * last * 1.001  # it never grows past twice
+        else:
+            # Once a power of two has held over two rows, a value that is none may be the
+            # mean of a window in which the scaler halved or doubled (Flax's imagenet
+            # example prints each metric averaged over log_every_steps steps, its
+            # DynamicScale's ``train_scale`` among them): a fall, or one rise from a power
+            # of two to less than twice it (the window after holds the doubled scale; an
+            # image size stepping 256, 320, 384 is no scaler's).
+            broken = not self.held or (value > last and (
+                value > 2.0 * last * 1.001 or not _power_of_two(last, self.TOLERANCE)))
+        if broken:
             self.off = True
             return None
         self.last = value
