@@ -310,8 +310,10 @@ def _scan(
                     or ((text.startswith("[pod/") if text[:1] == "[" else text[:1] != "{")
                         and _NUMBER_START.search(text, _COLLECTOR_REACH) is None
                         and _collected_header(text))
-                    # behind a launcher's rank prefix (its digits before the names, if any)
+                    # behind a launcher's rank prefix (its digits before the names, if any;
+                    # most lines hold a number further on, told without a call)
                     or ((first is None or first.start() < _RANK_REACH)
+                        and _NUMBER_START.search(text, _RANK_REACH) is None
                         and _ranked_header(text))):
                 following.until = number + HEADER_REACH
             elif "%]" in text and announces_row(text):
