@@ -220,9 +220,15 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # The ImageNet example's ``validate`` summary and the scripts copied from it (DeiT's, MAE's,
 # ConvNeXt's ``engine.py`` ``evaluate``: ``'* Acc@1 {top1.global_avg:.3f} Acc@5
 # {top5.global_avg:.3f} loss {losses.global_avg:.3f}'``) open with ``* Acc@1``.
-_EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
-                           r"|Saving dict for global step|\* Acc@1 ")
+# torchtitan's validator prints ``validate step: 50  loss:  2.3412  memory: ...``
+# (torchtitan/components/metrics.py ``log_validation``). DeepSpeed-Chat's evaluations name
+# no split: under a banner of their own (``***** Evaluating perplexity, Epoch 1/2 *****``,
+# no keyword), they print what they measured, then the loss (step 1's ``ppl: {perplexity},
+# loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
+_EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
+                           r"|evaluating|test|testing|cv)\b(?![/_.-])|Epoch\((?:val|test)\)"
+                           r"|Saving dict for global step|\* Acc@1 "
+                           r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:

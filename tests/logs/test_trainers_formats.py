@@ -1,0 +1,345 @@
+"""LLM pre-training and fine-tuning stacks not tried before, on excerpts written from their own
+format strings (each case names the source it follows): a NaN loss at the step the log prints,
+a loss-scale collapse where the tool trains fp16 under a dynamic scaler (with the tool's own
+overflow message where it has one), and silence on healthy controls run with settings other
+than the defaults (other log intervals, bf16, gradient accumulation, evaluation lines).
+
+- torchtitan's metric logger (``step: N  loss: X  memory: ...`` in colours, in five wordings
+  since 2024) and its validator's ``validate step:`` lines, its non-finite stop;
+- unsloth's banners above HF's rows, and the notebook's table;
+- DeepSpeed-Chat's step 1 (``loss = tensor(...)`` from every rank, the epoch's perplexity) and
+  step 3 prints (``Epoch: | Step: | PPO Epoch: | Actor Loss: | Critic Loss:``, its
+  ``OVERFLOW:`` lines);
+- open-instruct's accelerate loops;
+- the alignment handbook's trl rows.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults
+
+NAN = float("nan")
+
+
+def _falling(n: int, start: float = 3.0) -> list[float]:
+    return [round(start - 0.01 * i, 4) for i in range(n)]
+
+
+def _quiet(tmp_path: Path, lines: list[str]) -> None:
+    result = diagnose_lines(tmp_path, lines)
+    assert result.faults == [], [(d.code, d.step, d.summary) for d in result.faults]
+
+
+# HF Trainer's row as its ProgressCallback prints it (axolotl's, unsloth's)
+def _hf_row(loss: float, grad_norm: float, epoch: float, strings: bool,
+            extra: dict[str, object]) -> str:
+    row: dict[str, object] = {"loss": loss, "grad_norm": grad_norm, "learning_rate": 2e-05,
+                              "epoch": round(epoch, 2), **extra}
+    if strings:  # transformers 5's ProgressCallback: f"{v:.4g}" for every float
+        row = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in row.items()}
+    return str(row)
+
+
+# --- torchtitan: torchtitan/components/metrics.py MetricsProcessor.log ----------------------------
+# logger.info(f"{color.red}step: {step:2}  {color.green}loss: {global_avg_loss:8.5f}  "
+# f"{color.orange}grad_norm: {grad_norm:7.4f}  {color.turquoise}memory: ...GiB(...%)  "
+# f"{color.blue}tps: {round(tps):,}  {color.cyan}tflops: {tflops:,.2f}  "
+# f"{color.magenta}mfu: {mfu_str}{color.reset}") behind "[titan] %(asctime)s - %(name)s -
+# %(levelname)s - " (torchtitan/tools/logging.py); the colours are ANSI (tools/utils.py Color),
+# none with --metrics.disable_color_printing. Earlier wordings (train.py): 2024-02 ``step:  1
+# loss:  10.23  iter:  1.2  data: 0.01  lr: 0.0008``, 2024-03 ``wps:`` and ``peak_memory:``,
+# 2024-04 ``memory: ...GiB(...%)  wps:  mfu:``, 2025-02 ``tps:`` and ``tflops:``, 2025-07
+# ``grad_norm:`` and ``loss:`` to five places. Validation (log_validation): ``validate step:
+# {step:2}  loss: {loss:7.4f}  memory: ...  tps: ...``.
+_C = {"red": "\x1b[31m", "green": "\x1b[32m", "yellow": "\x1b[33m", "blue": "\x1b[34m",
+      "magenta": "\x1b[35m", "cyan": "\x1b[36m", "reset": "\x1b[39m",
+      "orange": "\x1b[38;2;180;60;0m", "turquoise": "\x1b[38;2;54;234;195m"}
+_NO_C = dict.fromkeys(_C, "")
+_TITAN = "[titan] 2025-08-01 10:00:00,000 - root - INFO - "
+
+
+def _titan_line(era: str, step: int, loss: float, c: dict[str, str]) -> str:
+    norm = 0.5 if math.isfinite(loss) else NAN
+    if era == "2024-02":
+        return (f"{c['cyan']}step: {step:>2}  {c['green']}loss: {round(loss, 4):>7}  "
+                f"{c['reset']}iter: {c['blue']}{1.2345:>7}{c['reset']}  data: {c['blue']}"
+                f"{0.0012:>5}  {c['reset']}lr: {c['yellow']}{0.0008:<6}{c['reset']}")
+    if era == "2024-03":
+        return (f"2024-03-12 10:00:00,000 - root - INFO - {c['cyan']}step: {step:2}  "
+                f"{c['green']}loss: {loss:7.4f}  {c['blue']}wps: {12345:7,}  "
+                f"{c['yellow']}peak_memory: {45.6:5}%{c['reset']}")
+    if era == "2024-04":
+        return (f"{_TITAN}{c['cyan']}step: {step:2}  {c['green']}loss: {loss:7.4f}  "
+                f"{c['yellow']}memory: 45.12GiB(56.78%)  {c['blue']}wps: 12,345  "
+                f"{c['magenta']}mfu: 31.60%{c['reset']}")
+    if era == "2025-02":
+        return (f"{_TITAN}{c['red']}step: {step:2}  {c['green']}loss: {loss:7.4f}  "
+                f"{c['yellow']}memory: 45.12GiB(56.78%)  {c['blue']}tps: 12,345  "
+                f"{c['cyan']}tflops: 312.50  {c['magenta']}mfu: 31.60%{c['reset']}")
+    return (f"{_TITAN}{c['red']}step: {step:2}  {c['green']}loss: {loss:8.5f}  "
+            f"{c['orange']}grad_norm: {norm:7.4f}  {c['turquoise']}memory: 45.12GiB(56.78%)  "
+            f"{c['blue']}tps: 12,345  {c['cyan']}tflops: 312.50  {c['magenta']}mfu: 31.60%"
+            f"{c['reset']}")
+
+
+def _titan(losses: list[float], every: int, era: str = "2025-07", *, color: bool = True,
+           validate_every: int | None = None, val_loss: float = 2.5) -> list[str]:
+    c = _C if color else _NO_C
+    lines = []
+    for i, loss in enumerate(losses):
+        step = (i + 1) * every
+        lines.append(_titan_line(era, step, loss, c))
+        if validate_every and step % validate_every == 0:
+            lines.append(f"{_TITAN}{c['yellow']}validate step: {step:2}  {c['green']}loss: "
+                         f"{val_loss:7.4f}  {c['turquoise']}memory: 45.12GiB(56.78%)  "
+                         f"{c['blue']}tps: 23,456{c['reset']}")
+    return lines
+
+
+@pytest.mark.parametrize("era", ["2024-02", "2024-03", "2024-04", "2025-02", "2025-07"])
+def test_torchtitan_nan_at_the_printed_step(tmp_path: Path, era: str) -> None:
+    # --metrics.log_freq 10: the ninth line is step 90
+    assert faults(tmp_path, _titan([*_falling(8, 11.0), NAN, NAN, NAN], 10, era))[:1] == [
+        ("AMP006", 90)]
+
+
+def test_torchtitan_healthy_runs_are_silent(tmp_path: Path) -> None:
+    # bf16 (FSDP's default mixed precision: no scaler), logged every step or every 10, with
+    # colours or without, validation every 50 steps
+    _quiet(tmp_path, _titan(_falling(60, 11.0), 1, validate_every=50))
+    _quiet(tmp_path, _titan(_falling(30, 11.0), 10, color=False, validate_every=50))
+    result = diagnose_lines(tmp_path, _titan(_falling(30, 11.0), 10, validate_every=50))
+    assert result.timeline.steps == 300  # the validator's lines are no training steps
+
+
+def test_torchtitan_validation_nan_is_evaluation_not_training(tmp_path: Path) -> None:
+    # Before: "validate step: 100  loss:     nan" was read as a training row (AMP006, and a
+    # step counted per validation)
+    lines = _titan(_falling(30, 11.0), 10, validate_every=100, val_loss=NAN)
+    assert faults(tmp_path, lines) == [("AMP013", 100)]
+
+
+def test_torchtitan_stops_on_a_non_finite_step(tmp_path: Path) -> None:
+    # torchtitan/trainer.py (2026-08): torch._assert_async(step_is_finite, "Loss or gradient
+    # norm is not finite on at least one rank at step {self.step}. Stopping training before
+    # the optimizer update."), raised before the step's own metrics line
+    lines = [*_titan(_falling(12, 11.0), 10),
+             "[rank0]: RuntimeError: Loss or gradient norm is not finite on at least one rank "
+             "at step 123. Stopping training before the optimizer update."]
+    assert faults(tmp_path, lines) == [("AMP006", 123)]
+
+
+# --- unsloth: its banners (unsloth/models/llama.py: the patching statistics on load, and the
+# one its patched Trainer._inner_training_loop logs, logger.warning(debug_info)) above HF's rows
+_UNSLOTH = [
+    "==((====))==  Unsloth 2025.3.19: Fast Llama patching. Transformers: 4.50.0.",
+    "   \\\\   /|    Tesla T4. Num GPUs = 1. Max memory: 14.741 GB. Platform: Linux.",
+    "O^O/ \\_/ \\    Torch: 2.6.0+cu124. CUDA: 7.5. CUDA Toolkit: 12.4. Triton: 3.2.0",
+    "\\        /    Bfloat16 = FALSE. FA [Xformers = 0.0.29.post3. FA2 = False]",
+    ' "-____-"     Free license: http://github.com/unslothai/unsloth',
+    "Unsloth: Fast downloading is enabled - ignore downloading bars which are red colored!",
+    "==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1",
+    "   \\\\   /|    Num examples = 51,760 | Num Epochs = 1 | Total steps = 60",
+    "O^O/ \\_/ \\    Batch size per device = 2 | Gradient accumulation steps = 4",
+    "\\        /    Data Parallel GPUs = 1 | Total batch size (2 x 4 x 1) = 8",
+    ' "-____-"     Trainable parameters = 41,943,040 of 8,072,204,288 (0.52% trained)',
+]
+
+
+def _unsloth(losses: list[float]) -> list[str]:
+    return [*_UNSLOTH, *(_hf_row(loss, 0.6 if math.isfinite(loss) else NAN, 8 * (i + 1) / 51760,
+                                 False, {}) for i, loss in enumerate(losses))]
+
+
+def test_unsloth_banners_are_no_metrics(tmp_path: Path) -> None:
+    # "Total steps = 60", "Num Epochs = 1", "Gradient accumulation steps = 4": settings
+    result = diagnose_lines(tmp_path, _unsloth(_falling(60, 1.8)))
+    assert result.faults == [] and result.timeline.steps == 60
+
+
+def test_unsloth_nan_at_its_row(tmp_path: Path) -> None:
+    assert faults(tmp_path, _unsloth([*_falling(29, 1.8), NAN, NAN, NAN]))[:1] == [
+        ("AMP006", 30)]
+
+
+def test_unsloth_notebook_table_nan_at_its_step(tmp_path: Path) -> None:
+    # the notebook's progress table as a Colab cell's output is copied: tabs between cells
+    table = [*_UNSLOTH[6:], " [60/60 01:23, Epoch 0/1]", "Step\tTraining Loss"]
+    rows = [f"{i}\t{'nan' if i >= 30 else f'{1.8 - i * 0.01:.6f}'}" for i in range(1, 61)]
+    assert faults(tmp_path, table + rows) == [("AMP006", 30)]
+
+
+def test_unsloth_float32_fallback_applies_nan_gradients(tmp_path: Path) -> None:
+    # unsloth/models/rl.py (2026-08): a float32 model on a GPU without bf16 trains in fp32;
+    # gradient norms that turn NaN are applied (no scaler to skip them): AMP006, not a collapse
+    lines = ["Unsloth: Model is in float32 and this GPU has no bfloat16 support, so training "
+             "stays in float32. Pass fp16 = True to force float16 mixed precision instead.",
+             *(_hf_row(1.8 - 0.01 * i, 0.6 if i < 10 else NAN, 0.01 * i, False, {})
+               for i in range(20))]
+    assert [code for code, _step in faults(tmp_path, lines)] == ["AMP006"]
+
+
+# --- DeepSpeed-Chat (DeepSpeedExamples applications/DeepSpeed-Chat) -----------------------------
+# step 1 main.py with --print_loss: print(f"Epoch: {epoch}, Step: {step}, Rank: {rank}, loss =
+# {loss}") on every rank, every micro-batch (the loss a tensor: its repr), the epoch's
+# perplexity after "***** Evaluating perplexity, Epoch {e}/{n} *****" (print_rank_0(f"ppl:
+# {perplexity}, loss: {eval_loss}")); step 3 main.py (2023-08-): f'Epoch: {epoch} | Step:
+# {step} | PPO Epoch: {ppo_ep+1} | Actor Loss: {...} | Critic Loss: {...} | Unsupervised Loss:
+# {...}', before it (2023-04..07) f'epoch: {epoch}|step: {step}|ppo_ep: {ppo_ep+1}|act_loss:
+# {...}|cri_loss: {...}|unsuper_loss: {...}'; the PPO trainer's --align_overflow prints
+# "OVERFLOW: actor overflow, skipping both actor and critic steps" (dschat/rlhf/
+# ppo_trainer.py).
+def _tensor(value: float) -> str:
+    shown = "nan" if math.isnan(value) else f"{value:.4f}"
+    return f"tensor({shown}, device='cuda:0', dtype=torch.float16, grad_fn=<NllLossBackward0>)"
+
+
+def _dschat_sft(nan_from: int | None = None, epochs: int = 2, batches: int = 20) -> list[str]:
+    """Step 1 on two ranks; ``nan_from``: the micro-batch (counted from 0 over the epochs)
+    whose loss is NaN first."""
+    lines = ["***** Running training *****",
+             "***** Evaluating perplexity, Epoch 0/2 *****", "ppl: 4998.29638671875, loss: 8.5167"]
+    for epoch in range(epochs):
+        lines.append(f"Beginning of Epoch {epoch + 1}/{epochs}, Total Micro Batches {batches}")
+        broken = False
+        for step in range(batches):
+            seen = epoch * batches + step
+            broken = nan_from is not None and seen >= nan_from
+            loss = NAN if broken else 3.0 - seen * 0.01
+            lines += [f"Epoch: {epoch}, Step: {step}, Rank: {rank}, loss = {_tensor(loss)}"
+                      for rank in (0, 1)]
+            if step % 10 == 9:
+                lines.append("Model Parameters: 1.316 B, Latency: 0.55s, TFLOPs: 0.51, "
+                             "Samples/sec: 3.65, Time/seq 0.27s, Batch Size: 2, Sequence "
+                             "Length: 512")
+        lines += [f"***** Evaluating perplexity, Epoch {epoch + 1}/{epochs} *****",
+                  "ppl: nan, loss: nan" if broken else "ppl: 2.31, loss: 0.8372"]
+    return lines
+
+
+def test_dschat_sft_nan_at_its_micro_batch(tmp_path: Path) -> None:
+    # epoch 1, step 4 of 20 batches counted from 0: the run's micro-batch 24; the epoch's
+    # evaluation after it is evaluation's (before: "ppl: ..., loss: ..." was a training row,
+    # each one a step, and the NaN was put at 20)
+    found = faults(tmp_path, _dschat_sft(nan_from=24))
+    assert found == [("AMP006", 24), ("AMP013", 39)]
+
+
+def test_dschat_sft_healthy_is_silent(tmp_path: Path) -> None:
+    result = diagnose_lines(tmp_path, _dschat_sft())
+    assert result.faults == [] and result.timeline.steps == 40
+
+
+def _dschat_ppo(steps: int = 30, nan_from: int | None = None, overflows: range = range(0),
+                old: bool = False) -> list[str]:
+    lines = [f"***** Running training (total_iters={steps}) *****",
+             f"Beginning of Epoch 1/1, Total Generation Batches {steps}"]
+    for step in range(steps):
+        if step in overflows:
+            lines.append("OVERFLOW: actor overflow, skipping both actor and critic steps")
+        actor = NAN if nan_from is not None and step >= nan_from else 0.2 - step * 0.001
+        if old:
+            lines.append(f"epoch: 0|step: {step}|ppo_ep: 1|act_loss: {actor}|cri_loss: 0.1|"
+                         "unsuper_loss: 0.0")
+        else:
+            lines.append(f"Epoch: 0 | Step: {step} | PPO Epoch: 1 | Actor Loss: {actor} | "
+                         "Critic Loss: 0.1 | Unsupervised Loss: 0.0")
+        lines += ["End-to-End => Latency: 4.50s, TFLOPs: 12.34, Samples/sec: 14.22, Time/seq "
+                  "0.07s, Batch Size: 64, Total Seq. Length: 512",
+                  "Training   => Latency: 2.40s, TFLOPs: 20.00",
+                  f"Average reward score: {-1.23 if math.isfinite(actor) else 'nan'} | EMA "
+                  "reward score: -1.30",
+                  "-" * 85]
+    return lines
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["2023-08 on", "2023-04"])
+def test_dschat_ppo_nan_at_its_step(tmp_path: Path, old: bool) -> None:
+    assert faults(tmp_path, _dschat_ppo(nan_from=12, old=old))[:1] == [("AMP006", 12)]
+
+
+def test_dschat_ppo_overflow_on_every_step_collapses(tmp_path: Path) -> None:
+    # --align_overflow's print for each skipped PPO step, from step 10 on
+    result = diagnose_lines(tmp_path, _dschat_ppo(overflows=range(10, 30)))
+    assert [(d.code, d.step) for d in result.faults] == [("AMP003", 10)]
+    assert (result.timeline.steps, result.timeline.skipped) == (30, 20)
+
+
+def test_dschat_ppo_one_overflow_and_bf16_are_silent(tmp_path: Path) -> None:
+    _quiet(tmp_path, _dschat_ppo(overflows=range(5, 6)))
+    _quiet(tmp_path, _dschat_ppo(steps=60, old=True))
+
+
+# --- open-instruct: open_instruct/finetune.py, dpo_tune_cache.py (accelerate loops) ------------
+# logger.info(f"  Step: {completed_steps}, LR: {lr_scheduler.get_last_lr()[0]}, Loss:
+# {avg_loss}") every logging_steps optimizer steps (2023-06: basicConfig "%(asctime)s -
+# %(levelname)s - %(name)s - %(message)s" with datefmt "%m/%d/%Y %H:%M:%S"); from 2025 with
+# ", TPS: {...}" and "%(asctime)s - %(levelname)s - %(filename)s:%(lineno)d - %(message)s",
+# beside accelerator.print(f"Approx. time remaining: ... {completed_steps=}, ...").
+def _open_instruct(every: int, nan_from: int | None = None, rows: int = 20,
+                   new: bool = False) -> list[str]:
+    lines = []
+    for i in range(1, rows + 1):
+        step = i * every
+        loss = NAN if nan_from is not None and step >= nan_from else 1.5 - step * 1e-3
+        if new:
+            lines += [f"Approx. time remaining: 0:10:00. args.max_train_steps=1000, "
+                      f"completed_steps={step}, steps_remaining={1000 - step}",
+                      f"2025-01-01 10:00:00,000 - INFO - finetune.py:949 -   Step: {step}, LR: "
+                      f"1.9e-05, Loss: {loss}, TPS: 12345.6"]
+        else:
+            lines.append(f"06/09/2023 10:00:00 - INFO - __main__ -   Step: {step}, LR: 1.9e-05, "
+                         f"Loss: {loss}")
+    return lines
+
+
+@pytest.mark.parametrize("new", [False, True], ids=["2023", "2025"])
+def test_open_instruct_nan_at_the_printed_step(tmp_path: Path, new: bool) -> None:
+    assert faults(tmp_path, _open_instruct(10, nan_from=90, new=new))[:1] == [("AMP006", 90)]
+
+
+@pytest.mark.parametrize("every", [1, 25])
+def test_open_instruct_healthy_is_silent(tmp_path: Path, every: int) -> None:
+    result = diagnose_lines(tmp_path, _open_instruct(every, new=True))
+    assert result.faults == [] and result.timeline.steps == 20 * every
+
+
+# --- the alignment handbook: scripts/dpo.py, sft.py on trl's trainers ----------------------------
+# logger.info(f"Training parameters {training_args}") (the whole config's repr on one line),
+# trl DPOTrainer's rows (rewards/*, logps/*, logits/*), trainer.log_metrics("train", metrics)
+# ("***** train metrics *****" then "  train_loss               =     0.55").
+_DPO_CONFIG = ("2024-03-01 10:00:00 - INFO - __main__ - Training parameters DPOConfig(output_dir="
+               "'data/zephyr-7b-dpo-full', per_device_train_batch_size=8, "
+               "gradient_accumulation_steps=2, learning_rate=5e-07, max_grad_norm=1.0, "
+               "logging_steps=10, logging_nan_inf_filter=True, fp16=False, bf16=True, "
+               "fp16_opt_level='O1', half_precision_backend='auto', fp16_full_eval=False, "
+               "beta=0.01, loss_type='sigmoid', label_smoothing=0, max_length=1024)")
+
+
+def _dpo(rows: int = 20, nan_from: int | None = None) -> list[str]:
+    lines = [_DPO_CONFIG, "2024-03-01 10:00:00 - INFO - __main__ - *** Train ***"]
+    for i in range(1, rows + 1):
+        loss = NAN if nan_from is not None and i >= nan_from else round(0.6931 - i * 0.01, 4)
+        lines.append(str({"loss": loss, "grad_norm": 12.3 if math.isfinite(loss) else NAN,
+                          "learning_rate": 5e-07, "rewards/chosen": 0.01,
+                          "rewards/rejected": -0.01, "rewards/accuracies": 0.6,
+                          "rewards/margins": 0.02, "logps/rejected": -250.5,
+                          "logps/chosen": -240.1, "logits/rejected": -2.5, "logits/chosen": -2.6,
+                          "epoch": round(i / 100, 2)}))
+    train_loss = "nan" if nan_from else "0.55"
+    lines += ["***** train metrics *****", "  epoch                    =        1.0",
+              f"  train_loss               =     {train_loss}",
+              "  train_runtime            = 0:20:34.50", "  train_samples_per_second =     49.531"]
+    return lines
+
+
+def test_alignment_handbook_dpo(tmp_path: Path) -> None:
+    # the config's fp16/bf16/logging_nan_inf_filter settings are no metrics
+    _quiet(tmp_path, _dpo())
+    assert faults(tmp_path, _dpo(nan_from=12)) == [("AMP006", 12)]
+
+
