@@ -6,6 +6,8 @@ than the defaults (other log intervals, bf16, gradient accumulation, evaluation 
 
 - torchtitan's metric logger (``step: N  loss: X  memory: ...`` in colours, in five wordings
   since 2024) and its validator's ``validate step:`` lines, its non-finite stop;
+- axolotl's HF Trainer rows with its own keys (``ppl``, ``memory/max_active (GiB)``) behind
+  its coloured logger, under DeepSpeed ZeRO-2 fp16 (``initial_scale_power: 32``, hysteresis 2);
 - unsloth's banners above HF's rows, and the notebook's table;
 - DeepSpeed-Chat's step 1 (``loss = tensor(...)`` from every rank, the epoch's perplexity) and
   step 3 prints (``Epoch: | Step: | PPO Epoch: | Actor Loss: | Critic Loss:``, its
@@ -131,6 +133,93 @@ def test_torchtitan_stops_on_a_non_finite_step(tmp_path: Path) -> None:
              "[rank0]: RuntimeError: Loss or gradient norm is not finite on at least one rank "
              "at step 123. Stopping training before the optimizer update."]
     assert faults(tmp_path, lines) == [("AMP006", 123)]
+
+
+# --- axolotl: HF Trainer rows with axolotl's keys (src/axolotl/core/trainers/base.py log():
+# ``ppl`` = exp(loss), ``memory/max_active (GiB)`` ...), its logger ("[%(asctime)s]
+# [%(levelname)s] [%(name)s.%(funcName)s:%(lineno)d] [PID:%(process)d][RANK] %(message)s" in
+# colour, src/axolotl/logging_config.py), DeepSpeed's lines under deepspeed_configs/zero2.json
+# ("fp16": initial_scale_power 32, hysteresis 2, loss_scale_window 1000, min_loss_scale 1).
+_AXOLOTL = "[2024-05-01 10:00:00,000] [INFO] [axolotl.train.train:173] [PID:1234] [RANK:0] "
+_DS_INFO = "[2024-05-01 10:00:00,000] [INFO] "
+_DS_OVERFLOW = (_DS_INFO + "[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                "Skipping step. Attempted loss scale: {before}, reducing to {after}")
+_DS_HYSTERESIS = (_DS_INFO + "[loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                  "Skipping step. Attempted loss scale: {before}, but hysteresis is 2. "
+                  "Reducing hysteresis to 1")
+_DS_PROGRESS = (_DS_INFO + "[logging.py:96:log_dist] [Rank 0] step={step}, skipped={skipped},"
+                " lr=[2e-05], mom=[(0.9, 0.999)]")
+
+
+def _axolotl_row(loss: float, epoch: float, strings: bool = False) -> str:
+    finite = math.isfinite(loss)
+    return _hf_row(loss, 0.42 if finite else NAN, epoch, strings,
+                   {"ppl": round(math.exp(loss), 5) if finite else NAN,
+                    "memory/max_active (GiB)": 14.2, "memory/max_allocated (GiB)": 14.2,
+                    "memory/device_reserved (GiB)": 15.1})
+
+
+def _axolotl(losses: list[float], strings: bool = False) -> list[str]:
+    return [_AXOLOTL + "Starting trainer...\x1b[39m",
+            *(_axolotl_row(loss, 0.01 * i, strings) for i, loss in enumerate(losses))]
+
+
+@pytest.mark.parametrize("strings", [False, True], ids=["transformers 4", "transformers 5"])
+def test_axolotl_nan_at_its_row(tmp_path: Path, strings: bool) -> None:
+    # HF's rows print no step: the ninth row (logging_steps set or not)
+    assert faults(tmp_path, _axolotl([*_falling(8, 1.5), NAN, NAN, NAN], strings))[:1] == [
+        ("AMP006", 9)]
+
+
+def test_axolotl_bf16_rows_and_its_own_lines_are_silent(tmp_path: Path) -> None:
+    # the loss watchdog (src/axolotl/utils/callbacks/__init__.py LossWatchDogCallback) warns
+    # of a loss above its threshold, no fault of the loss scale
+    lines = [*_axolotl(_falling(40, 1.5), strings=True),
+             "\x1b[33m[2024-05-01 10:00:00,000] [WARNING] [axolotl.utils.callbacks.on_step_end:79]"
+             " [PID:1234] Loss is too high, stopping training (loss_watchdog_threshold)\x1b[39m"]
+    _quiet(tmp_path, lines)
+
+
+def _axolotl_zero2(steps: int, collapse_from: int | None = None,
+                   logging_steps: int = 5) -> list[str]:
+    """A run under zero2.json fp16: DeepSpeed backs off from 2**32 at start (one hysteresis
+    step, then a halving per overflow), prints ``step=, skipped=`` every 10 steps
+    (steps_per_print) and one OVERFLOW line per skipped step; HF prints its row every
+    ``logging_steps``. From ``collapse_from`` every step overflows, down to the floor."""
+    lines = [_AXOLOTL + "Starting trainer...\x1b[39m"]
+    scale, skipped = 2.0 ** 32, 0
+    for step in range(1, steps + 1):
+        overflow = step <= 17 or (collapse_from is not None and step >= collapse_from)
+        if overflow:
+            if scale == 1.0:
+                lines.append("Exception: Current loss scale already at minimum - cannot "
+                             "decrease scale anymore. Exiting run.")
+                break
+            if step == 1:
+                lines.append(_DS_HYSTERESIS.format(before=int(scale)))
+            else:
+                lines.append(_DS_OVERFLOW.format(before=int(scale), after=int(scale / 2)))
+                scale /= 2
+            skipped += 1
+        if step % 10 == 0:
+            lines.append(_DS_PROGRESS.format(step=step, skipped=skipped))
+        if step % logging_steps == 0:
+            lines.append(_axolotl_row(1.5 - step * 1e-3, step / 1000))
+    return lines
+
+
+def test_axolotl_zero2_fp16_collapse(tmp_path: Path) -> None:
+    # every step from 121 on overflows: the scale halves from 32768 down to its floor of 1,
+    # where DeepSpeed stops the run
+    found = faults(tmp_path, _axolotl_zero2(300, collapse_from=121))
+    assert found[:1] == [("AMP003", 121)]
+
+
+def test_axolotl_zero2_fp16_start_up_back_off_is_silent(tmp_path: Path) -> None:
+    # 17 halvings from 2**32 (and one hysteresis step) before the first applied step
+    result = diagnose_lines(tmp_path, _axolotl_zero2(300, logging_steps=10))
+    assert result.faults == []
+    assert (result.timeline.steps, result.timeline.skipped) == (300, 17)
 
 
 # --- unsloth: its banners (unsloth/models/llama.py: the patching statistics on load, and the
