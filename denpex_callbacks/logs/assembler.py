@@ -562,8 +562,23 @@ class Assembler:
         known (its own step and its skips are counted; the observations say so)."""
         extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
+        rank = event.rank or 0
+        # The overflow lines read since the rank's last row were this interval's skips, each
+        # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
+        # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.
+        shown = min(self._rank_skips.pop(rank, 0), event.skipped_in_interval or 0)
+        if shown and end <= self.clock:
+            # Every step up to the row's last was such a line: the row adds only that the
+            # skipped iterations' losses were not finite (Megatron's "number of nan
+            # iterations").
+            if event.nan_in_interval:
+                self._flag(replace(
+                    event, kind=FLAG, step=self.clock - shown + 1, code="AMP006",
+                    loss=math.nan, summary=f"{event.nan_in_interval} skipped iteration(s) of "
+                    f"the interval that ends at {end} had a non-finite loss"), line, text)
+            return
         length = max(end - self.clock, 1)
-        skipped = min(event.skipped_in_interval or 0, length)
+        skipped = min((event.skipped_in_interval or 0) - shown, length)
         nonfinite = min(event.nan_in_interval or 0, length)
         pattern = _spread(length, skipped, startup=not self._any_clean)
         first_step = end - length + 1
@@ -585,11 +600,12 @@ class Assembler:
             before = self._last_scale if was_skipped and first_skip else None
             first_skip = first_skip and not was_skipped
             self._emit(Observation(
-                first_step + index, rank=event.rank or 0, scale_before=before,
+                first_step + index, rank=rank, scale_before=before,
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
                 text=text if last or was_skipped else None, extra=dict(extra)))
+        self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler."""

@@ -9,11 +9,14 @@ than the defaults (other log intervals, bf16, gradient accumulation, evaluation 
 - axolotl's HF Trainer rows with its own keys (``ppl``, ``memory/max_active (GiB)``) behind
   its coloured logger, under DeepSpeed ZeRO-2 fp16 (``initial_scale_power: 32``, hysteresis 2);
 - unsloth's banners above HF's rows, and the notebook's table;
+- Megatron-DeepSpeed (BigScience's and Microsoft's forks): seconds per iteration, consumed
+  tokens, DeepSpeed's overflow lines between the iteration lines;
 - DeepSpeed-Chat's step 1 (``loss = tensor(...)`` from every rank, the epoch's perplexity) and
   step 3 prints (``Epoch: | Step: | PPO Epoch: | Actor Loss: | Critic Loss:``, its
   ``OVERFLOW:`` lines);
 - open-instruct's accelerate loops;
-- the alignment handbook's trl rows.
+- the alignment handbook's trl rows;
+- Megatron-core's newer iteration fields and its rerun state machine's wordings.
 """
 
 from __future__ import annotations
@@ -272,6 +275,97 @@ def test_unsloth_float32_fallback_applies_nan_gradients(tmp_path: Path) -> None:
     assert [code for code, _step in faults(tmp_path, lines)] == ["AMP006"]
 
 
+# --- Megatron-DeepSpeed: megatron/training.py training_log -------------------------------------
+# BigScience's fork (bigscience-workshop/Megatron-DeepSpeed, 2021-2023): ' iteration {:8d}/{:8d}
+# |', ' consumed samples: {:12d} |', ' consumed tokens: {:12d} |', ' elapsed time per iteration
+# (s): {:.2f} |', ' learning rate: {:.3E} |', ' global batch size: {:5d} |', ' {}: {:.6E} |'
+# (only where the average is > 0), ' loss scale: {:.1f} |' (fp16 only), ' grad norm: {:.3f} |',
+# ' num zeros: {:.1f} |', ' number of skipped iterations: {:3d} |', ' number of nan
+# iterations: {:3d} |', ' samples per second: {:.3f} |', ' TFLOPs: {:.2f} |'. Microsoft's fork
+# (2024): milliseconds, ' actual seqlen: {:5d} |', ' tokens per gpu per second (tgs): {:.3f} |'.
+# Under DeepSpeed's fp16 optimizer, DeepSpeed prints an OVERFLOW line per skipped iteration too.
+_BLOOM_OVERFLOW = ("[2022-05-01 10:00:00,000] [INFO] [stage_1_and_2.py:1734:step] [deepspeed] "
+                   "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: {before}, reducing to "
+                   "{after}")
+
+
+def _bloom_line(iteration: int, loss: float | None, scale: float | None, skipped: int,
+                nans: int, norm: float | None, microsoft: bool = False) -> str:
+    line = (f" iteration {iteration:8d}/  115311 | consumed samples: {iteration * 2048:12d} | "
+            f"consumed tokens: {iteration * 2048 * 2048:12d} | ")
+    line += ("elapsed time per iteration (ms): 1234.5 | " if microsoft
+             else "elapsed time per iteration (s): 107.04 | ")
+    line += "learning rate: 6.000E-05 | global batch size:  2048 |"
+    if loss is not None:
+        line += f" lm loss: {loss:.6E} |"
+    if scale is not None:
+        line += f" loss scale: {scale:.1f} |"
+    if norm is not None:
+        line += f" grad norm: {norm:.3f} |"
+    line += " num zeros: 0.0 |"
+    if microsoft:
+        line += " actual seqlen:  2048 |"
+    line += (f" number of skipped iterations: {skipped:3d} | number of nan iterations: "
+             f"{nans:3d} | samples per second: 19.133 |")
+    if microsoft:
+        line += " tokens per gpu per second (tgs): 1234.567 |"
+    return line + " TFLOPs: 148.19 |"
+
+
+def _bloom(healthy: int, collapsing: int = 0, every: int = 10, *,
+           overflow_lines: bool = True) -> list[str]:
+    """``healthy`` fp16 intervals at a scale of 4096, then ``collapsing`` intervals in which
+    every iteration overflows (no loss printed: none was applied), the scale halving each time
+    down to 1."""
+    lines, scale = [], 4096.0
+    for i in range(healthy):
+        lines.append(_bloom_line((i + 1) * every, 2.6 - i * 0.001, scale, 0, 0, 0.2))
+    for i in range(healthy, healthy + collapsing):
+        for _ in range(every):
+            after = max(scale / 2, 1.0)
+            if overflow_lines:
+                lines.append(_BLOOM_OVERFLOW.format(before=int(scale), after=int(after)))
+            scale = after
+        lines.append(_bloom_line((i + 1) * every, None, scale, every, every, None))
+    return lines
+
+
+@pytest.mark.parametrize("overflow_lines", [True, False], ids=["with DeepSpeed's", "alone"])
+def test_megatron_deepspeed_fp16_collapse_counts_each_skip_once(tmp_path: Path,
+                                                                overflow_lines: bool) -> None:
+    # Before: DeepSpeed's OVERFLOW lines placed the interval's skips one by one, then the
+    # iteration line's "number of skipped iterations: 10" placed one more on its last
+    # iteration: 110 skipped of 210 steps (was 100 of 200)
+    result = diagnose_lines(tmp_path, _bloom(10, 10, overflow_lines=overflow_lines))
+    assert (result.timeline.steps, result.timeline.skipped) == (200, 100)
+    assert sorted((d.code, d.step) for d in result.faults) == [("AMP003", 101), ("AMP006", 101)]
+
+
+def test_megatron_deepspeed_healthy_runs_are_silent(tmp_path: Path) -> None:
+    # bf16 (BLOOM-176B's: no loss scale printed), a microsoft-fork line every 5 iterations, an
+    # fp16 sawtooth (one overflow an interval now and then), and the run skipping a range of
+    # data on purpose (--skip-train-iteration-range, megatron/training.py)
+    _quiet(tmp_path, [_bloom_line(i * 10, 2.6 - i * 0.001, None, 0, 0, 0.2) for i in range(1, 40)])
+    _quiet(tmp_path, [_bloom_line(i * 5, 2.6 - i * 0.001, 4096.0, 0, 0, 0.2, microsoft=True)
+                      for i in range(1, 40)])
+    lines, scale = [], 4096.0
+    for i in range(1, 40):
+        if i % 8 == 0:
+            lines.append(_BLOOM_OVERFLOW.format(before=int(scale * 2), after=int(scale)))
+        lines.append(_bloom_line(i * 10, 2.6 - i * 0.001, scale, int(i % 8 == 0), 0, 0.2))
+    lines.insert(20, "Skipped iterations 200 to 240 due to --skip-train-iteration-range flag.")
+    _quiet(tmp_path, lines)
+
+
+def test_megatron_deepspeed_bf16_nan_without_a_loss(tmp_path: Path) -> None:
+    # bf16: no scaler skips the NaN step; Megatron leaves the loss out (avg > 0.0 is False for
+    # NaN) and prints "grad norm: nan", no loss scale. Before: the line without a loss or a
+    # loss scale was no Megatron line, and the NaN gradient norms read as a collapse (AMP003)
+    lines = [_bloom_line(i * 10, 2.6 - i * 0.001, None, 0, 0, 0.2) for i in range(1, 11)]
+    lines += [_bloom_line(i * 10, None, None, 0, 0, NAN) for i in range(11, 16)]
+    assert faults(tmp_path, lines) == [("AMP006", 110)]
+
+
 # --- DeepSpeed-Chat (DeepSpeedExamples applications/DeepSpeed-Chat) -----------------------------
 # step 1 main.py with --print_loss: print(f"Epoch: {epoch}, Step: {step}, Rank: {rank}, loss =
 # {loss}") on every rank, every micro-batch (the loss a tensor: its repr), the epoch's
@@ -432,3 +526,92 @@ def test_alignment_handbook_dpo(tmp_path: Path) -> None:
     assert faults(tmp_path, _dpo(nan_from=12)) == [("AMP006", 12)]
 
 
+# --- Megatron-core (NVIDIA/Megatron-LM megatron/training/training.py training_log, 2024-2026) ----
+# f' [{datetime.now()...}] iteration {:8d}/{:8d} | consumed samples: ... | elapsed time per
+# iteration (ms): ... | throughput per GPU (TFLOP/s/GPU): ... | learning rate: ... | global
+# batch size: ... |', a loss per key (' {}: {:.6E} |', printed where avg >= 0.0 from 2026-03:
+# 0.0 when every iteration was skipped; never a NaN), MoE's routing losses (' {k}: {v:.2f} |'),
+# multi-token prediction's (' mtp_1 loss: ...'), f' loss scale: {loss_scale:.1f} |' (1.0 in
+# bf16), f' num zeros: {num_zeros_in_grad} |', ' number of skipped iterations: {:3d} |',
+# ' number of nan iterations: {:3d} |'; ' skipped samples: {:12d} |' once some were.
+def _core_line(iteration: int, loss: float | None, scale: float, skipped: int,
+               norm: float | None, moe: bool = False) -> str:
+    line = (f" [2026-05-01 10:00:00.000000] iteration {iteration:8d}/  100000 | consumed "
+            f"samples: {iteration * 512:12d} | elapsed time per iteration (ms): 1234.5 | "
+            "throughput per GPU (TFLOP/s/GPU): 401.2 | learning rate: 3.000000E-04 | global "
+            "batch size:   512 |")
+    if loss is not None:
+        line += f" lm loss: {loss:.6E} |"
+    if moe:
+        line += f" mtp_1 loss: {2.9:.6E} | load_balancing_loss: 1.00 | z_loss: 0.01 |"
+    line += f" loss scale: {scale:.1f} |"
+    if norm is not None:
+        line += f" grad norm: {norm:.3f} |"
+    return line + (f" num zeros: 0 | number of skipped iterations: {skipped:3d} | number of nan "
+                   "iterations:   0 |")
+
+
+def _core(healthy: int, every: int = 10, moe: bool = False) -> list[str]:
+    return [_core_line(i * every, 2.5 - i * 1e-4, 1.0, 0, 0.321, moe)
+            for i in range(1, healthy + 1)]
+
+
+_RERUN = "[2026-05-01 10:00:00] [ERROR] [megatron.core.rerun_state_machine] "
+
+
+@pytest.mark.parametrize(("message", "rank"), [
+    # rerun mode on (the default from 2025-07), 2026-01 on
+    (_RERUN + "Unexpected result tensor(nan, device='cuda:0') on rank 3 at iteration #105 "
+     "invocation #1 (message='found NaN in local forward loss calculation')", 3),
+    (_RERUN + "Unexpected result tensor(inf, device='cuda:0') on rank 3 at iteration #105 "
+     "invocation #2 (message='found Inf in local grad norm for bucket #0 in backward pass "
+     "before data-parallel communication collective')", 3),
+    # rerun mode off: raised
+    ("RuntimeError: Rank 3, node n0, device 0, iteration 105: Unexpected result tensor(nan, "
+     "device='cuda:0') (message='found NaN in local forward loss calculation')", 3),
+    # 2024-12..2026-01: the caller's file and line, "invokation"
+    (_RERUN + "Unexpected result tensor(nan, device='cuda:0') at /workspace/Megatron-LM/"
+     "pretrain_gpt.py line 190, invokation #1 at iteration #105 (message='found NaN in local "
+     "forward loss calculation')", 0),
+])
+def test_megatron_core_rerun_messages_name_the_iteration(tmp_path: Path, message: str,
+                                                         rank: int) -> None:
+    # Before: "at iteration #105" and "on rank 3" were not read (the NaN put at the last
+    # iteration line's 100, on rank 0)
+    result = diagnose_lines(tmp_path, [*_core(10), message])
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 105, rank)]
+
+
+def test_megatron_core_spiky_loss_and_reruns_are_no_fault(tmp_path: Path) -> None:
+    lines = [*_core(10),
+             _RERUN + "Unexpected result tensor(123.4567, device='cuda:0') on rank 3 at "
+             "iteration #105 invocation #3 (message='Spiky loss')",
+             _RERUN + "Rank 3, node n0, device 0, iteration #105: First rerun: unexpected result "
+             "is not reproducible within the tolerance (tensor(123.4567, device='cuda:0') != "
+             "tensor(2.4990, device='cuda:0')). Possible transient error!!"]
+    _quiet(tmp_path, lines)
+
+
+def test_megatron_core_bf16_nan_is_applied_not_a_collapse(tmp_path: Path) -> None:
+    # bf16: "loss scale: 1.0", no step skipped, the loss left out (its average is NaN), the
+    # gradient norm NaN. Before: AMP003 (the NaN gradient norms read as overflows a scaler
+    # skips) with AMP006 as its consequence; the MoE and MTP terms stay no loss
+    for moe in (False, True):
+        lines = [*_core(10, moe=moe),
+                 *(_core_line(i * 10, None, 1.0, 0, NAN, moe) for i in range(11, 16))]
+        assert faults(tmp_path, lines) == [("AMP006", 110)], moe
+
+
+def test_megatron_core_new_fields_healthy_is_silent(tmp_path: Path) -> None:
+    _quiet(tmp_path, _core(40, moe=True))
+    _quiet(tmp_path, _core(40, every=1))
+
+
+def test_megatron_core_all_skipped_interval_prints_zero_loss(tmp_path: Path) -> None:
+    # 2026-03 on: an interval whose iterations were all skipped prints "lm loss:
+    # 0.000000E+00" (avg >= 0.0); fp16 overflowing on every iteration from 101
+    lines = [_core_line(i * 10, 2.5 - i * 1e-4, 65536.0, 0, 0.321) for i in range(1, 11)]
+    lines += [_core_line(i * 10, 0.0, max(65536.0 / 2 ** (10 * (i - 10)), 1.0), 10, None)
+              for i in range(11, 20)]
+    assert [code for code, _step in faults(tmp_path, lines)][:1] == ["AMP003"]
+    assert "AMP007" not in [code for code, _step in faults(tmp_path, lines)]
