@@ -44,9 +44,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH",
-           "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER", "STEP_OPENS",
-           "BareScale",
+__all__ = ["COMPOSER_PROGRESS", "DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
+           "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER",
+           "STEP_OPENS", "BareScale",
            "EpochBatches", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
@@ -76,6 +76,12 @@ _EPOCH_ITER = re.compile(
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 _LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# Composer's ConsoleLogger heads each record with where training is, its metrics one a line
+# below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
+# for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
+# measured in epochs (composer/loggers/console_logger.py ``_get_progress_string``).
+COMPOSER_PROGRESS = r"\[(?:epoch=(\d+)\]\[)?batch=(\d+)(?:/(\d+))?\]:[ \t]*"
+_COMPOSER_PROGRESS = re.compile(COMPOSER_PROGRESS + "$")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -535,6 +541,12 @@ class MetricReader:
         return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
+        if text[:1] == "[" and (progress := _COMPOSER_PROGRESS.match(text)) is not None:
+            epoch, batch, batches = progress.groups()
+            if epoch is None or batches is not None:  # (an epoch's length not printed: none)
+                before = (int(epoch) - 1) * int(batches) if epoch is not None else 0
+                self.block_step, self.block_keys = (before + int(batch), line), set()
+            return []
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)

@@ -15,6 +15,7 @@ than the defaults (other log intervals, bf16, gradient accumulation, evaluation 
   step 3 prints (``Epoch: | Step: | PPO Epoch: | Actor Loss: | Critic Loss:``, its
   ``OVERFLOW:`` lines);
 - open-instruct's accelerate loops;
+- llm-foundry's Composer console records;
 - the alignment handbook's trl rows;
 - Megatron-core's newer iteration fields and its rerun state machine's wordings.
 """
@@ -489,6 +490,63 @@ def test_open_instruct_nan_at_the_printed_step(tmp_path: Path, new: bool) -> Non
 def test_open_instruct_healthy_is_silent(tmp_path: Path, every: int) -> None:
     result = diagnose_lines(tmp_path, _open_instruct(every, new=True))
     assert result.faults == [] and result.timeline.steps == 20 * every
+
+
+# --- llm-foundry: Composer's ConsoleLogger (composer/loggers/console_logger.py) ----------------
+# log_to_console: f'{progress}:' then f'\n\t {prefix}{data_name}: {data_str}' a metric a line,
+# floats as f'{data:.4f}' (loggers/logger.py format_log_data_value); progress ``[batch=12/4800]``
+# for a duration in batches, ``[epoch=1][batch=16/32]`` in epochs; evaluation's ``[Eval
+# batch=3/10] Eval on eval data:`` with ``Eval `` before each name.
+def _composer(losses: list[float], every: int = 1, total: int = 4800,
+              epoch_length: int | None = None, eval_every: int | None = None,
+              eval_loss: float = 2.5) -> list[str]:
+    lines = []
+    for i, loss in enumerate(losses):
+        batch = (i + 1) * every
+        if epoch_length:
+            epoch, in_epoch = divmod(batch - 1, epoch_length)
+            lines.append(f"[epoch={epoch + 1}][batch={in_epoch + 1}/{epoch_length}]:")
+        else:
+            lines.append(f"[batch={batch}/{total}]:")
+        value = "nan" if math.isnan(loss) else f"{loss:.4f}"
+        for name, shown in (("time/batch", batch - 1), ("time/sample", (batch - 1) * 256),
+                            ("time/batch_in_epoch", batch - 1),
+                            ("time/token", (batch - 1) * 524288),
+                            ("trainer/device_train_microbatch_size", 8),
+                            ("loss/train/total", value),
+                            ("metrics/train/LanguageCrossEntropy", value),
+                            ("metrics/train/LanguagePerplexity", "nan" if math.isnan(loss)
+                             else f"{math.exp(loss):.4f}"),
+                            ("throughput/batches_per_sec", "0.5000"),
+                            ("lr-DecoupledAdamW/group0", "0.0006"),
+                            ("l2_norm/grad/global", "nan" if math.isnan(loss) else "0.9000"),
+                            ("time/train", "0.0122"), ("time/val", "0.0000")):
+            lines.append(f"\t Train {name}: {shown}")
+        if eval_every and batch % eval_every == 0:
+            lines += ["[Eval batch=10/10] Eval on eval data:",
+                      f"\t Eval metrics/eval/LanguageCrossEntropy: {eval_loss:.4f}",
+                      f"\t Eval metrics/eval/LanguagePerplexity: {math.exp(eval_loss):.4f}"]
+    return lines
+
+
+@pytest.mark.parametrize(("every", "epoch_length", "step"),
+                         [(1, None, 12), (10, None, 120), (10, 50, 120)])
+def test_composer_record_nan_at_its_batch(tmp_path: Path, every: int, epoch_length: int | None,
+                                          step: int) -> None:
+    # Before: the record's progress line (no keyword) was never read and its two loss lines
+    # (the loss and LanguageCrossEntropy) were two rows: the NaN at step 23, 60 steps of 30
+    lines = _composer([*_falling(11, 7.5), NAN, NAN, NAN], every, epoch_length=epoch_length)
+    assert faults(tmp_path, lines)[:1] == [("AMP006", step)]
+
+
+def test_composer_healthy_records_are_silent(tmp_path: Path) -> None:
+    result = diagnose_lines(tmp_path, _composer(_falling(30, 7.5), 10, eval_every=100))
+    assert result.faults == [] and result.timeline.steps == 300
+
+
+def test_composer_evaluation_nan_is_evaluation(tmp_path: Path) -> None:
+    lines = _composer(_falling(30, 7.5), 10, eval_every=100, eval_loss=NAN)
+    assert [code for code, _step in faults(tmp_path, lines)] == ["AMP013"]
 
 
 # --- the alignment handbook: scripts/dpo.py, sft.py on trl's trainers ----------------------------
