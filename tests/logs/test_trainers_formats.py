@@ -16,6 +16,7 @@ than the defaults (other log intervals, bf16, gradient accumulation, evaluation 
   ``OVERFLOW:`` lines);
 - open-instruct's accelerate loops;
 - llm-foundry's Composer console records;
+- lit-llama's ``iter N:`` and lit-gpt's ``iter N step M`` lines;
 - the alignment handbook's trl rows;
 - Megatron-core's newer iteration fields and its rerun state machine's wordings.
 """
@@ -547,6 +548,56 @@ def test_composer_healthy_records_are_silent(tmp_path: Path) -> None:
 def test_composer_evaluation_nan_is_evaluation(tmp_path: Path) -> None:
     lines = _composer(_falling(30, 7.5), 10, eval_every=100, eval_loss=NAN)
     assert [code for code, _step in faults(tmp_path, lines)] == ["AMP013"]
+
+
+# --- lit-llama and lit-gpt / litgpt ---------------------------------------------------------------
+# lit-llama finetune/*.py, pretrain/*.py: fabric.print(f"iter {iter_num}: loss {loss.item():.4f},
+# time: {dt*1000:.2f}ms") every micro-batch, f"step {iter_num}: val loss {val_loss:.4f}";
+# lit-gpt (2023-2024) f"iter {iter_num} step {step_count}: loss {loss.item():.4f}, iter time:
+# {...:.2f}ms{' (optimizer.step)' if not is_accumulating else ''}"; litgpt (2024-03-):
+# f"Epoch {epoch+1} | iter {iter} step {step} | loss train: {loss:.3f}, val: {val_loss} | iter
+# time: {...:.2f} ms{' (step)' ...} remaining time: {...}", f"iter {iter}: val loss {...:.4f},
+# val time: {...:.2f} ms".
+def _lit_gpt(steps: int, accumulation: int, nan_from: int | None = None,
+             litgpt: bool = True, eval_every: int = 10) -> list[str]:
+    lines = []
+    for it in range(1, steps * accumulation + 1):
+        step = it // accumulation
+        loss = NAN if nan_from is not None and step >= nan_from else 3.1 - step * 0.01
+        stepped = it % accumulation == 0
+        if litgpt:
+            lines.append(f"Epoch 1 | iter {it} step {step} | loss train: {loss:.3f}, val: n/a | "
+                         f"iter time: 120.00 ms{' (step)' if stepped else ''} remaining time: "
+                         "0:10:00")
+        else:
+            lines.append(f"iter {it} step {step}: loss {loss:.4f}, iter time: 120.00ms"
+                         f"{' (optimizer.step)' if stepped else ''}")
+        if stepped and step % eval_every == 0:
+            lines.append(f"iter {it}: val loss 2.9000, val time: 1234.00 ms")
+    return lines
+
+
+@pytest.mark.parametrize("litgpt", [True, False], ids=["litgpt", "lit-gpt"])
+def test_lit_gpt_step_is_the_optimizer_step(tmp_path: Path, litgpt: bool) -> None:
+    # Before: "iter 48 step 12" was step 48 (the micro-batches), and 120 steps of 30
+    result = diagnose_lines(tmp_path, _lit_gpt(30, 4, nan_from=12, litgpt=litgpt))
+    assert [(d.code, d.step) for d in result.faults][:1] == [("AMP006", 12)]
+    assert result.timeline.steps <= 31  # (lit-gpt prints step 0 for its first micro-batches)
+
+
+def test_lit_gpt_healthy_with_accumulation_is_silent(tmp_path: Path) -> None:
+    _quiet(tmp_path, _lit_gpt(40, 8))
+    _quiet(tmp_path, _lit_gpt(40, 1, litgpt=False))
+
+
+def test_lit_llama_iterations(tmp_path: Path) -> None:
+    lines = []
+    for it in range(60):
+        loss = NAN if it >= 30 else 3.1 - it * 0.01
+        lines.append(f"iter {it}: loss {loss:.4f}, time: 120.00ms")
+        if it and it % 20 == 0:
+            lines.append(f"step {it}: val loss {loss:.4f}")
+    assert faults(tmp_path, lines) == [("AMP006", 30), ("AMP013", 40)]
 
 
 # --- the alignment handbook: scripts/dpo.py, sft.py on trl's trainers ----------------------------
