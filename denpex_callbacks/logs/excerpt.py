@@ -310,7 +310,7 @@ class ExcerptJudge:
         if event.grad_norm is not None and not math.isfinite(event.grad_norm):
             if event.loss is None and self.missing_loss is None:
                 self.missing_loss = point
-            if event.skipped_in_interval == 0:
+            if event.skipped_in_interval == 0 and self.grad_rows:  # (counted as grad_bad is)
                 self.grad_applied += 1
         previous, self.megatron_last = self.megatron_last, (event.step or 0, event.scale_after)
         if previous is None or event.step is None or event.scale_after is None:

@@ -21,13 +21,13 @@ KEYWORDS = (b"loss", b" grad norm for bucket")
 _ITERATION = re.compile(r"\biteration\s+(\d+)/\s*\d+\s*\|")
 # ``| key: value |``; releases before the ``training_log`` rewrite print ``| lm loss NAN |``
 # (no colon).
+_FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?)(?::\s*|\s+)([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
+                    r"\s*(?=\|)", re.I)
 # Terms Megatron-core prints beside the loss, on the same line: MoE's routing losses
 # (`` load_balancing_loss: 1.00 |``, ``z_loss``: moe_logging.py) and multi-token
 # prediction's (`` mtp_1 loss: 2.3E+00 |``). Where the loss itself is left out (not finite),
 # none of them is it.
 _AUXILIARY = ("load_balancing", "seq_load_balancing", "global_load_balancing", "z_loss", "mtp_")
-_FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?)(?::\s*|\s+)([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
-                    r"\s*(?=\|)", re.I)
 _LOCAL = re.compile(r"found (NaN|Inf) in local (forward loss calculation|grad norm)")
 # Megatron-core's rerun state machine (megatron/core/rerun_state_machine.py): raised with
 # ``Rank {r}, node {n}, device {d}, iteration {i}: Unexpected result {result} (message=

@@ -92,7 +92,7 @@ _PADDLENLP = "[2026-11-30 10:00:00,000] [{level:>8}] - "  # paddlenlp/utils/log.
 # %(funcName)s -- %(message)s" (internlm/utils/logger.py); ``logger`` is "file:line in function"
 _INTERNLM = "2026-11-30 10:00:00,000\t{level} {logger} -- "
 
-_DSCHAT = "2023-07..2025-02 (DeepSpeedExamples master, still there)"
+_DSCHAT = "2023-07 on (DeepSpeedExamples master, read at 2025-02)"
 _DSCHAT_PPO = ("applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/ppo_trainer.py, "
                "dschat/rlhf/ppo_trainer.py from 2023-11 (DeepSpeedPPOTrainer.train_rlhf, "
                "--align_overflow)")
