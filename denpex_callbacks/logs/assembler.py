@@ -139,8 +139,9 @@ class Assembler:
         ...                     scale_after=4.0), line=rank + 1, text="...")
         >>> a.feed(LogEvent("progress", "deepspeed", step=3, skipped_total=1), 3, "...")
         >>> a.finish()
-        >>> [(o.step, o.was_skipped) for o in seen], gaps  # steps 2-3: applied, not seen
-        ([(1, True)], [2])
+        >>> # steps 2-3: applied, not seen (3, the progress line's own, once no row of it came)
+        >>> [(o.step, o.was_skipped) for o in seen], gaps
+        ([(1, True)], [1, 1])
     """
 
     on_observation: Callable[[Observation], Any]
@@ -169,6 +170,10 @@ class Assembler:
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _skipped_step: int | None = None  # the step of the last overflow emitted
+    # (step, line) of a progress line (DeepSpeed's ``step=N, skipped=K``) whose own step is not
+    # counted yet: HF's Trainer prints that step's row right after it, with no step of its own
+    # (DeepSpeed's engine steps inside the Trainer's step, which logs after it).
+    _progress: tuple[int, int] | None = None
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
     # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
     _rank_skips: dict[int, int] = field(default_factory=dict)
@@ -190,6 +195,14 @@ class Assembler:
         if event.rank is not None:
             self.ranks.add(event.rank)
         kind = event.kind
+        progress_row = False  # the row of the step the last progress line counted
+        if self._progress is not None:
+            progress_row = (kind == METRICS and event.step is None
+                            and event.skipped_total is None and event.skipped_in_interval is None)
+            if progress_row:
+                self._progress = None  # (the clock stands before it: the row is that step)
+            else:
+                self._count_progress()
         if kind == SETUP:
             if event.setup.get(RUN_START):
                 self._run_start()
@@ -223,18 +236,28 @@ class Assembler:
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
-            self._catch_up(event.step, line)
+            self._catch_up(event.step - 1, line)
+            if event.step == self.clock + 1:
+                self._progress = (event.step, line)  # counted with its row, or before the next
         elif kind == GROWTH:
             self._emit(Observation(self.clock + 1, rank=event.rank or 0,
                                    scale_before=event.scale_before,
                                    scale_after=event.scale_after, skipped=False,
                                    line=line, text=text))
         elif kind == METRICS:
-            self._metrics(event, line, text)
+            self._metrics(event, line, text, applied=progress_row)
 
     def finish(self) -> None:
         """Flush what is pending at the end of the input."""
         self._flush()
+        self._count_progress()
+
+    def _count_progress(self) -> None:
+        """Count the step of the last progress line, which no row of its own followed."""
+        if self._progress is not None:
+            step, line = self._progress
+            self._progress = None
+            self._catch_up(step, line)
 
     def quiet_run(self, last_step: int, scale: float | None, rank: int | None,
                   rows: int = 0) -> int:
@@ -242,6 +265,7 @@ class Assembler:
         at ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them,
         which hands on the rows and their scale (a detector that counts clean steps at a
         scale counts them as it would have read them). Returns the steps counted."""
+        self._count_progress()
         self._flush()
         steps = last_step - self.clock
         if steps <= 0:
@@ -352,7 +376,9 @@ class Assembler:
         else:
             self.on_gap(steps, skipped, printed)
 
-    def _metrics(self, event: LogEvent, line: int, text: str) -> None:
+    def _metrics(self, event: LogEvent, line: int, text: str, *, applied: bool = False) -> None:
+        """A row's observation. ``applied``: a progress line counted the row's step as applied
+        (DeepSpeed's ``step=N, skipped=K``, read with no overflow line left to place)."""
         key = (event.step, event.loss, event.rank)
         if self._last_metrics is not None and _same(self._last_metrics, key):
             # the same bar/dict printed again (a refresh, or another rank that no prefix
@@ -412,8 +438,8 @@ class Assembler:
         # A row after a row, in a log that prints each overflow (DeepSpeed's, apex's, a
         # loop's own), none between them: its step was applied (the row just after an
         # overflow line may be that skipped step's own).
-        applied = (False if scale is None and self.overflow_lines and self._row_since_overflow
-                   and event.loss is not None and math.isfinite(event.loss) else None)
+        between_rows = (scale is None and self.overflow_lines > 0 and self._row_since_overflow
+                        and event.loss is not None and math.isfinite(event.loss))
         self._row_since_overflow = True
         if scale is not None:
             change = read_change(self._rank_scales.get(rank), step, scale)
@@ -425,7 +451,8 @@ class Assembler:
             self._catch_up(step - 1, line, change.gap_skipped if change else 0)
         self._emit(Observation(step, rank=rank, scale_before=change.before if change else None,
                                scale_after=scale,
-                               skipped=change.skipped if change else applied,
+                               skipped=change.skipped if change else (
+                                   False if applied or between_rows else None),
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
                                extra={SPAN_UNKNOWN: True} if span_unknown else None))
@@ -553,8 +580,23 @@ class Assembler:
         known (its own step and its skips are counted; the observations say so)."""
         extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
+        rank = event.rank or 0
+        # The overflow lines read since the rank's last row were this interval's skips, each
+        # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
+        # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.
+        shown = min(self._rank_skips.pop(rank, 0), event.skipped_in_interval or 0)
+        if shown and end <= self.clock:
+            # Every step up to the row's last was such a line: the row adds only that the
+            # skipped iterations' losses were not finite (Megatron's "number of nan
+            # iterations").
+            if event.nan_in_interval:
+                self._flag(replace(
+                    event, kind=FLAG, step=self.clock - shown + 1, code="AMP006",
+                    loss=math.nan, summary=f"{event.nan_in_interval} skipped iteration(s) of "
+                    f"the interval that ends at {end} had a non-finite loss"), line, text)
+            return
         length = max(end - self.clock, 1)
-        skipped = min(event.skipped_in_interval or 0, length)
+        skipped = min((event.skipped_in_interval or 0) - shown, length)
         nonfinite = min(event.nan_in_interval or 0, length)
         pattern = _spread(length, skipped, startup=not self._any_clean)
         first_step = end - length + 1
@@ -576,11 +618,12 @@ class Assembler:
             before = self._last_scale if was_skipped and first_skip else None
             first_skip = first_skip and not was_skipped
             self._emit(Observation(
-                first_step + index, rank=event.rank or 0, scale_before=before,
+                first_step + index, rank=rank, scale_before=before,
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
                 text=text if last or was_skipped else None, extra=dict(extra)))
+        self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler."""

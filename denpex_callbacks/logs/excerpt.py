@@ -115,6 +115,9 @@ class ExcerptJudge:
     grad_run: int = 0  # consecutive NaN/inf ones now
     grad_longest: int = 0
     grad_first: _Point | None = None
+    # ...of them on a row that counts its interval's skipped steps as none (Megatron's
+    # "number of skipped iterations:   0" beside "grad norm: nan"): applied, not skipped
+    grad_applied: int = 0
     halved_run: int = 0
     halved_first: _Point | None = None
     halved: tuple[_Point, int, float | None, float] | None = None
@@ -304,9 +307,11 @@ class ExcerptJudge:
         self.last_overflow_scale = after
 
     def _megatron(self, event: LogEvent, point: _Point) -> None:
-        if event.loss is None and event.grad_norm is not None \
-                and not math.isfinite(event.grad_norm) and self.missing_loss is None:
-            self.missing_loss = point
+        if event.grad_norm is not None and not math.isfinite(event.grad_norm):
+            if event.loss is None and self.missing_loss is None:
+                self.missing_loss = point
+            if event.skipped_in_interval == 0 and self.grad_rows:  # (counted as grad_bad is)
+                self.grad_applied += 1
         previous, self.megatron_last = self.megatron_last, (event.step or 0, event.scale_after)
         if previous is None or event.step is None or event.scale_after is None:
             return
@@ -336,22 +341,26 @@ class ExcerptJudge:
         floor = self._floor()
         # NaN/inf gradients on rows whose loss is known to be non-finite are its consequence.
         loss_known = bool(known & _LOSS_FAULTS)
+        grad = None if loss_known else self._grad_rows()
+        # Rows that say their steps were applied (none skipped) with NaN/inf gradients: no loss
+        # scaler skipped them (a bf16 Megatron run prints "loss scale: 1.0"), whatever the
+        # setup says.
+        applied = grad is not None and self.grad_applied >= self.grad_bad
         if scaled and floor is not None and scale_known == {"AMP005"}:
             # A constant scale at the floor is not stuck: it cannot go lower.
             self.superseded.add("AMP005")
             out.append(floor)
         elif scaled and scale_known <= {"AMP004"}:
             scale = (self._counter(), self._collapse(), floor, self._stuck(), self._cascade(),
-                     self._halved_rows(), self._jump(),
-                     None if loss_known else self._grad_rows())
+                     self._halved_rows(), self._jump(), None if applied else grad)
             found = next((f for f in scale if f is not None), None)
             # A scale already known to be below 1 still leaves its cause to tell: the
             # overflow cascade that drove it there (rows that each show the scale halved)
             if found is not None and (not scale_known or found.code == "AMP003"):
                 out.append(found)
-        elif not scaled and not loss_known and (rows := self._grad_rows()) is not None:
-            # no loss scaler: NaN/inf gradients were applied, not skipped
-            out.append(replace(rows, code="AMP006", summary=rows.summary.replace(
+        if grad is not None and (applied or not scaled):
+            # no loss scaler skipped them: NaN/inf gradients were applied
+            out.append(replace(grad, code="AMP006", summary=grad.summary.replace(
                 "overflowed (a loss scaler skips such steps)", "were applied")))
         normal = self.last_nonzero_loss
         if "AMP007" in known and self.zeros and normal is not None and abs(normal) < NORMAL_LOSS:
@@ -359,7 +368,8 @@ class ExcerptJudge:
             # places: 0.0002, 0.0001, then 0.0): rounded away, not a collapse to an exact 0.
             self.superseded.add("AMP007")
         for finding in (self._zero_loss(), self._missing_loss()):
-            if finding is not None and not known & _EXPLAINED_BY[finding.code]:
+            if finding is not None and not (
+                    known | {f.code for f in out}) & _EXPLAINED_BY[finding.code]:
                 out.append(finding)
         return out
 

@@ -159,7 +159,9 @@ for _role, _phrases in {
                 "grad l2 norm", "total norm", "total grad norm", "global grad norm",
                 "global norm", "grad norm total", "gradients norm", "grad total norm",
                 "gradient global norm", "grad norm avg", "grad norm mean", "norm grad",
-                "gradient norm total", "grads"),
+                "gradient norm total", "grads",
+                # Composer's OptimizerMonitor (llm-foundry's runs): ``l2_norm/grad/global``
+                "l2 norm grad global"),
     SKIPPED: ("skipped", "skipped steps", "skipped iterations", "skipped iters",
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",

@@ -23,9 +23,21 @@ _ITERATION = re.compile(r"\biteration\s+(\d+)/\s*\d+\s*\|")
 # (no colon).
 _FIELD = re.compile(r"\|\s*([a-z][a-z0-9 _-]*?)(?::\s*|\s+)([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
                     r"\s*(?=\|)", re.I)
+# Terms Megatron-core prints beside the loss, on the same line: MoE's routing losses
+# (`` load_balancing_loss: 1.00 |``, ``z_loss``: moe_logging.py) and multi-token
+# prediction's (`` mtp_1 loss: 2.3E+00 |``). Where the loss itself is left out (not finite),
+# none of them is it.
+_AUXILIARY = ("load_balancing", "seq_load_balancing", "global_load_balancing", "z_loss", "mtp_")
 _LOCAL = re.compile(r"found (NaN|Inf) in local (forward loss calculation|grad norm)")
-_RANK = re.compile(r"\bRank (\d+)")
-_ITER_AT = re.compile(r"\biteration (\d+):")
+# Megatron-core's rerun state machine (megatron/core/rerun_state_machine.py): raised with
+# ``Rank {r}, node {n}, device {d}, iteration {i}: Unexpected result {result} (message=
+# '...')`` where reruns are off; logged as ``Unexpected result {result} at {file} line {l},
+# invokation #{k} at iteration #{i} (message='...')`` (2024-12) and ``Unexpected result
+# {result} on rank {r} at iteration #{i} invocation #{k} (message='...')`` (2026-01) where
+# they are on (the default from 2025-07). The iteration is the failing one from 2026-03; the
+# releases before print the one before it (its 0-based count): read as printed.
+_RANK = re.compile(r"\b[Rr]ank (\d+)")
+_ITER_AT = re.compile(r"\biteration #?(\d+)[: ]")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -49,14 +61,18 @@ def parse(text: str) -> list[LogEvent]:
             loss=float(kind.lower()) if what == "loss" else None,
             summary=f"Megatron found {kind} in the local {what}"
                     + (f" on rank {rank.group(1)}" if rank else ""))]
-    if "iteration" not in text or ("loss scale" not in text and "lm loss" not in text):
+    if "iteration" not in text or ("loss scale" not in text and "lm loss" not in text
+                                   and "skipped iterations" not in text):
+        # (a bf16 run's line whose loss Megatron left out: no loss scale, no loss, its skip
+        # count still printed)
         return []
     found = _ITERATION.search(text)
     if found is None:
         return []
     fields = {key.strip().lower(): value for key, value in _FIELD.findall(text)}
     loss = next((to_float(v) for k, v in fields.items()
-                 if k.endswith("loss") and k != "loss scale"), None)
+                 if k.endswith("loss") and k != "loss scale" and not k.startswith(_AUXILIARY)),
+                None)
     skipped = to_int(fields.get("number of skipped iterations")) or 0
     if loss == 0.0 and skipped:
         # The interval's losses are summed over its applied iterations only and divided by

@@ -100,6 +100,11 @@ _INTERNLM = "2026-11-30 10:00:00,000\t{level} {logger} -- "
 # (vissl/utils/logger.py); ``logger`` is the file's name
 _VISSL = "{level} 2026-11-30 10:00:00,000 {logger}: 152: "
 
+_DSCHAT = "2023-07 on (DeepSpeedExamples master, read at 2025-02)"
+_DSCHAT_PPO = ("applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/ppo_trainer.py, "
+               "dschat/rlhf/ppo_trainer.py from 2023-11 (DeepSpeedPPOTrainer.train_rlhf, "
+               "--align_overflow)")
+
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
 
@@ -557,6 +562,55 @@ MESSAGES: tuple[Message, ...] = (
             "an overflow: the step is skipped and the scale backs off (the new scale is the "
             "next metrics line's loss_scale)", SKIP,
             logger=("hybrid_zero_optim.py:618 in step", "WARNING"), prefix=_INTERNLM),
+    # -- torchtitan ------------------------------------------------------------------------
+    Message("torchtitan", "2026-08 (main, after #4226)", "torchtitan/trainer.py "
+            "(Trainer.train_step: torch._assert_async before the optimizer step)",
+            "Loss or gradient norm is not finite on at least one rank at step {step}. Stopping "
+            "training before the optimizer update.",
+            "the loss or the gradient norm is NaN/inf: the run stops before the update (the "
+            "message is raised where the check runs on the host; a failed CUDA device "
+            "assertion may print only the assertion)", FLAG, "AMP006",
+            prefix="RuntimeError: "),
+    # -- DeepSpeed-Chat (DeepSpeedExamples' RLHF step 3, --align_overflow) --------------------
+    Message("DeepSpeed-Chat", _DSCHAT, _DSCHAT_PPO,
+            "OVERFLOW: actor overflow, skipping both actor and critic steps",
+            "the actor's fp16 gradients overflowed: the PPO step of both models is skipped "
+            "(DeepSpeed backs the actor's scale off)", SKIP, prefix=RANK_ZERO),
+    Message("DeepSpeed-Chat", _DSCHAT, _DSCHAT_PPO,
+            "OVERFLOW: critic overflow, skipping both actor and critic steps",
+            "the critic's fp16 gradients overflowed: the PPO step of both models is skipped",
+            SKIP, prefix=RANK_ZERO),
+    Message("DeepSpeed-Chat", _DSCHAT, _DSCHAT_PPO,
+            "OVERFLOW: actor and critic overflow, skipping both actor and critic steps",
+            "both models' fp16 gradients overflowed: the PPO step is skipped", SKIP,
+            prefix=RANK_ZERO),
+    # -- fairscale: optim/grad_scaler.py (ShardedGradScaler), experimental/optim/
+    # dynamic_loss_scaler.py (a fairseq-style scaler for CPU-offloaded optimizers) -------------
+    Message("fairscale", "0.1-0.4.13 (2020-11-2025)", "fairscale/optim/grad_scaler.py "
+            "(ShardedGradScaler.__init__)",
+            "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+            "the ShardedGradScaler asked for is switched off: the run trains unscaled", FLAG,
+            "AMP010", reader="errors",
+            prefix="/x/fairscale/optim/grad_scaler.py:95: UserWarning: "),
+    Message("fairscale", "0.3.7-0.4.13 (2021-05-2025)", "fairscale/experimental/optim/"
+            "dynamic_loss_scaler.py (DynamicLossScaler._check_overflow)",
+            "setting loss scale to: {after}",
+            "an overflow: the step is skipped and the scale backs off (raised as OverflowError "
+            "for the loop to catch; uncaught, the run stops at its first overflow)", OVERFLOW,
+            prefix="OverflowError: "),
+    Message("fairscale", "0.3.7-0.4.13 (2021-05-2025)", "fairscale/experimental/optim/"
+            "dynamic_loss_scaler.py (DynamicLossScaler._check_overflow)",
+            "Minimum loss scale reached ({scale}). Your loss is probably exploding. Try "
+            "lowering the learning rate, using gradient clipping or increasing the batch size.",
+            "the scale reached min_loss_scale and still overflows: the run stops (fairseq's "
+            "wording)", FLAG, "AMP003", reader="fairseq", prefix="FloatingPointError: ",
+            values={"scale": 0.0001}),
+    # -- unsloth ---------------------------------------------------------------------------------
+    Message("unsloth", "2026.8", "unsloth/models/rl.py (the patched TRL trainers' __init__)",
+            "Unsloth: Model is in float32 and this GPU has no bfloat16 support, so training "
+            "stays in float32. Pass fp16 = True to force float16 mixed precision instead.",
+            "a float32 model asked for on a GPU without bf16: fp32, no autocast and no loss "
+            "scaler", SETUP, setup=_FP32, prefix=RANK_ZERO),
     # -- ColossalAI --------------------------------------------------------------------------
     Message("ColossalAI", "0.1-0.4", "colossalai/amp/naive_amp/grad_scaler/"
             "dynamic_grad_scaler.py (DynamicGradScaler.update)",

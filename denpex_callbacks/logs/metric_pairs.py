@@ -67,6 +67,10 @@ _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 # ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
+# Two counts of one progress side by side, ``iter {n} step {m}`` (lit-gpt's pretrain and
+# finetune scripts, litgpt's ``Epoch 1 | iter 48 step 12 | loss train: ...``): the iterations
+# count micro-batches, the steps count optimizer steps (gradient accumulation between them).
+_STEP_AFTER_ITER = re.compile(r"\s+step\s")
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
@@ -277,6 +281,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         ({'step': 7.0, 'loss': nan}, ': ')
     """
     out = MetricLine()
+    step_end = 0  # where the step held ends (see _STEP_AFTER_ITER)
     for start, end, kind, key, separator in claims:
         if out.separator is None:
             out.separator = separator
@@ -301,7 +306,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             # described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [") shows
             # its percentage there, the count after it
             continue
-        elif kind not in out.values or _prefer(kind, key, out.keys[kind]):
+        elif kind not in out.values or _prefer(kind, key, out.keys[kind]) or (
+                kind == lexicon.STEP and out.keys[kind].lower() == "iter"
+                and _STEP_AFTER_ITER.match(text, step_end) is not None):
+            if kind == lexicon.STEP:
+                step_end = end
             out.values[kind] = value
             out.keys[kind] = key
             if kind == lexicon.LOSS:

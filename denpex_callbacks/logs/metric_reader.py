@@ -45,9 +45,9 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 
-__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH", "RECORD_REACH",
-           "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER", "STEP_OPENS",
-           "BareScale",
+__all__ = ["COMPOSER_PROGRESS", "DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
+           "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER",
+           "STEP_OPENS", "BareScale",
            "EpochBatches", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
@@ -87,6 +87,12 @@ _EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 _LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# Composer's ConsoleLogger heads each record with where training is, its metrics one a line
+# below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
+# for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
+# measured in epochs (composer/loggers/console_logger.py ``_get_progress_string``).
+COMPOSER_PROGRESS = r"\[(?:epoch=(\d+)\]\[)?batch=(\d+)(?:/(\d+))?\]:[ \t]*"
+_COMPOSER_PROGRESS = re.compile(COMPOSER_PROGRESS + "$")
 # A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
 # ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
 # count is the step itself, not an epoch (the batches of the epoch follow in the next one).
@@ -290,10 +296,16 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # CLU's LoggingWriter names its writer's collection: t5x's train-eval metrics are logged as
 # ``[2000] collection=training_eval/wmt_t2t_ende_v003 accuracy=0.4, loss=nan``
 # (t5x/trainer.py, ``MetricsManager(f"training_eval/{name}")``).
-_EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validation|validating|eval|evaluation|evaluating"
-                           r"|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
+# torchtitan's validator prints ``validate step: 50  loss:  2.3412  memory: ...``
+# (torchtitan/components/metrics.py ``log_validation``). DeepSpeed-Chat's evaluations name
+# no split: under a banner of their own (``***** Evaluating perplexity, Epoch 1/2 *****``,
+# no keyword), they print what they measured, then the loss (step 1's ``ppl: {perplexity},
+# loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
+_EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
+                           r"|evaluating|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
-                           r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)")
+                           r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
+                           r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -617,6 +629,12 @@ class MetricReader:
         return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
+        if text[:1] == "[" and (progress := _COMPOSER_PROGRESS.match(text)) is not None:
+            epoch, batch, batches = progress.groups()
+            if epoch is None or batches is not None:  # (an epoch's length not printed: none)
+                before = (int(epoch) - 1) * int(batches) if epoch is not None else 0
+                self.block_step, self.block_keys = (before + int(batch), line), set()
+            return []
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)

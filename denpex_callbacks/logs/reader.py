@@ -21,6 +21,7 @@ from typing import BinaryIO, Protocol
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
+    COMPOSER_PROGRESS,
     DICT_REACH,
     HEADER_REACH,
     MAPPING_REACH,
@@ -66,6 +67,13 @@ _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 EPOCH_REACH = 3
 EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
 _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\n")  # (an epoch line's end, in the bytes)
+# Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
+# time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
+# such a row, this many lines and bytes up at most.
+_RECORD_ROW = b"\t Train "
+_PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\n")
+PROGRESS_REACH = 24
+PROGRESS_BYTES = 2048
 
 
 class Readable(Protocol):
@@ -405,6 +413,14 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     line = buffer[begin:end]
     if _is_step_line(line):
         return line, 0
+    if line.startswith(_RECORD_ROW):
+        progress = None  # the last one found
+        for found in _PROGRESS_ABOVE.finditer(buffer, max(resume, begin - PROGRESS_BYTES), start):
+            progress = found
+        if progress is None or (back := buffer.count(b"\n", progress.end(), start)) \
+                >= PROGRESS_REACH:
+            return None
+        return progress.group(0).rstrip(), back
     # An epoch line up to EPOCH_REACH lines up: one search of the bytes before (most gaps
     # hold none), the last one found
     epoch = None
