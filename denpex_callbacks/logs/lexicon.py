@@ -183,7 +183,7 @@ for _role, _phrases in {
            # %d, training loss: %s', step_i, loss)``
            "step i",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
-           # (the epoch's batches are counted as such: see metric_reader.EpochBatches)
+           # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/

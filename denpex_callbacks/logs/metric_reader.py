@@ -44,188 +44,39 @@ from denpex_callbacks.logs.metric_pairs import (
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
+from denpex_callbacks.logs.step_layouts import (
+    BATCH_BAR,
+    BRACKET_STEP,
+    COMPOSER_LINE,
+    EPOCH_BAR,
+    EPOCH_BATCH,
+    EPOCH_ITER,
+    EPOCH_OF_COUNT,
+    EPOCH_OF_STEPS,
+    EPOCH_RANGE,
+    EPOCH_SAMPLES,
+    EPOCH_STEP,
+    LOGGER_COUNT,
+    OPEN_BAR,
+    POSTFIX_EPOCH,
+    SLASH_BATCH,
+    STEP_EPOCH,
+    STEP_TUPLE,
+    TQDM,
+    TWO_COUNTS,
+    EpochBatches,
+    bare_fraction,
+)
 
-__all__ = ["COMPOSER_PROGRESS", "DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
+__all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
            "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER",
            "STEP_OPENS", "BareScale",
-           "EpochBatches", "MetricEvent", "MetricLine", "MetricReader", "announces_row",
+           "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
            "to_value"]
 
 FAMILY = "generic"
-# mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
-# PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
-# the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
-# GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
-# ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
-# ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
-# 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
-# 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
-# scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
-# batches opening the line; pytorch/examples' super_resolution (``main.py``: ``"===>
-# Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses.
-_EPOCH_ITER = re.compile(
-    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
-    r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
-    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
-    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
-    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]"
-    r"|^(\d+)/\d+\(t\): (\d+)/(\d+) ")
-# torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
-# '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
-# ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:
-# {} [{}/{} ({:.0f}%)]`` (pytorch/examples ``mnist/main.py``: ``batch_idx * len(data)``, from
-# 0) and open_clip's ``Train Epoch: {epoch} [{num_samples:>{sample_digits}}/{samples_per_epoch}
-# ({percent_complete:.0f}%)]`` (mlfoundations/open_clip ``src/training/train.py``:
-# ``batch_count * batch_size * world_size``, its first line at batch 1).
-_EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)?%\)\]")
-# LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
-# runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
-# ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
-# ``dinov2/train/train.py``: ``header = "Training"`` over the run's iterations, from
-# ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
-# counts the run's own steps: the step is the count.
-_LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
-# Composer's ConsoleLogger heads each record with where training is, its metrics one a line
-# below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
-# for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
-# measured in epochs (composer/loggers/console_logger.py ``_get_progress_string``).
-COMPOSER_PROGRESS = r"\[(?:epoch=(\d+)\]\[)?batch=(\d+)(?:/(\d+))?\]:[ \t]*"
-_COMPOSER_PROGRESS = re.compile(COMPOSER_PROGRESS + "$")
-# A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
-# ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
-# count is the step itself, not an epoch (the batches of the epoch follow in the next one).
-_STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+\s*\]")
-# ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
-# pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
-# (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
-# The same counters without brackets, the epoch's batch keyed by ``iter`` or ``batch``: MONAI's
-# StatsHandler ``Epoch: 2/3, Iter: 13/20 -- train_loss: 0.5``, FastPitch's DLLogger step
-# (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
-# ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
-# left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
-# MindCV's callback keys both (mindcv/utils/callbacks.py: ``Epoch: [1/90], batch:
-# [100/1000], loss: ...``). The count may name what it counts after it: pytorch/examples'
-# word_language_model (``main.py``: ``'| epoch {:3d} | {:5d}/{:5d} batches | lr {:02.2f} |
-# ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
-# after it).
-_EPOCH_STEP = re.compile(
-    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
-    r"\[\s*(\d+)\s*/\s*(\d+)\]"
-    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
-    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
-# ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
-# ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
-# step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's
-# steps. A run's count lies in its epoch's share of M; a count outside it (or one that goes
-# back when the epoch moves on) counts the epoch's batches: the step is ``(E - 1) * M + i``.
-_EPOCH_OF_STEPS = re.compile(r"\b[Ee]poch:?\s+(\d+)/(\d+),?\s+[Ss]tep:?\s+(\d+)/(\d+)\b")
-# An epoch's summary line that counts its steps, the key plural (poutyne's ColorProgress
-# ``on_epoch_end``, poutyne/framework/callbacks/color_formatting.py: ``Epoch: 3/5 Train
-# steps: 100 Val steps: 20 5.32s loss: ... val_loss: ...``): how many steps the epoch took,
-# not which step the line is.
-_EPOCH_OF_COUNT = re.compile(r"\b[Ee]poch:?\s+(\d+)/\d+\b")
-# A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
-# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
-# counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
-# (train): 100%|####| 1875/1875 [``): the step is ``(E - 1) * batches + n``.
-_EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)"
-                        r"|(\d+)/\d+ \* Epoch \([^)]*\):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
-# A bar that starts its line with the batch of its epoch: Keras ``15/20 ━━━━ 0s 32ms/step -
-# loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
-# (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
-# so does the same count on a new line (a bar printed once an epoch, ``32/32 ...``; Keras
-# redraws its last count once more on the same line, after a carriage return). MONAI's
-# tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
-# train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
-# A count followed by a clock time is a date (mmengine's console and file format
-# ``%m/%d %H:%M:%S``: ``06/01 10:04:00 - mmengine - INFO - Iter(train) [240/5198]``), no bar.
-_BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
-# A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
-_TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
-# A tqdm bar that knows no total (an iterable without a length: a WebDataset, a generator)
-# prints no bar, only ``{n}{unit} [{elapsed}, {rate}{unit}/s{postfix}]`` (tqdm's
-# ``format_meter``), behind Lightning's ``Epoch 0: `` (stable-audio-tools' ``train.py``):
-# ``Epoch 0: 1777it [14:37, 2.00it/s, v_num=a1b2, train/loss=nan]``. The count is the batch
-# of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
-_OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
-                       r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
-# The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
-# _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
-# 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
-_POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
-# An epoch and the batch of that epoch, the epoch's length not printed: icefall's ``Epoch 3,
-# batch 500, loss[...]`` (``egs/*/ASR/*/train.py``), snowfall's ``batch 10, epoch 0/10 global
-# average objf: ...`` (the number after the epoch is the run's epochs, not the batches');
-# MXNet's Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f
-# samples/sec``, ``Batch [%d]`` before 1.0: the range's last batch), GluonCV's scripts after
-# it (``'[Epoch {}][Batch {}], Speed: ...'``); PaddlePaddle's v2 and fluid examples count
-# epochs in passes (PaddlePaddle/book: ``"Pass %d, Batch %d, Cost %f"``). The batch first or
-# the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
-_EPOCH_BATCH = re.compile(r"\b(?:[Ee]poch|Pass):?\s*\[?\s*(\d+)(?:/\d+)?\s*\]?,?\s*\[?[Bb]atch:?"
-                          r"\s*\[?\s*(?:\d+-)?(\d+)\s*\]?(?![\d/])"
-                          r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
-# ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
-# ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
-# (from 1), then the batches of that epoch the values average (counted from 1); the last is
-# where the line stands.
-_EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
-# wenet's executor and ``log_per_step`` (``wenet/utils/executor.py``, ``train_utils.py``):
-# ``TRAIN Batch {epoch}/{batch_idx} loss ...``, the epoch first. The GAN scripts' ``Batch
-# 300/938`` is the batch of how many: which of the two a log prints is told by its lines
-# (the first count stays while the second moves: an epoch and its batches).
-_SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
-# A count of a total that no key claims (``[2000/10000]``, ``(400/2000)``, ``400/2000``
-# after a logging prefix or between fields): a loop's own progress, the step (a count that
-# goes back starts another pass: see ``_bar_step``). Not a date (``05/01/2024``), nor a value
-# of a key before it (``mem 12/80``: unbracketed, a count must follow a separator, not a
-# word); only where no epoch is printed (an epoch's batch is the epoch counters' to read).
-_FRACTION = re.compile(r"(?<![\w./])([\[(]?)\s*(\d+)\s*/\s*(\d+)\s*[\])]?(?![\w./])")
-_BEFORE_COUNT = frozenset("[(|,;-]>)")
-# ...or after another key's value (``loss: inf  2000/10000``, a rank's ``Rank 0:``), a phase
-# (``train: 400/2000``), or logging.basicConfig's ``INFO:root:``.
-_AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf):?"
-                          r"|\b(?i:train|training|progress):"
-                          r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
-
-
-def _bare_fraction(text: str) -> tuple[int, int] | None:
-    """The first count of a total that no key claims on ``text`` (see ``_FRACTION``), or None.
-
-    Example:
-        >>> _bare_fraction("[INFO] 400/2000 | loss=nan"), _bare_fraction("mem 12/80 loss 1")
-        ((400, 2000), None)
-        >>> _bare_fraction("loss: inf  2000/10000"), _bare_fraction("INFO:root:400/2000 - loss")
-        ((2000, 10000), (400, 2000))
-    """
-    for found in _FRACTION.finditer(text):
-        done, total = int(found.group(2)), int(found.group(3))
-        before = text[:found.start()].rstrip()
-        if 0 < done <= total and (found.group(1) or not before or before[-1] in _BEFORE_COUNT
-                                  or (before[-1] == ":" and before[-2:-1] in ("]", ")"))
-                                  or _AFTER_VALUE.search(before) is not None):
-            return done, total
-    return None
-
-
-# DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
-# Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
-# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``. Only where the step
-# opens the message (after DLLogger's `` - ``, or the line's start): a tuple further on is
-# any pair a program printed (a tensor's shape).
-_STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
-# ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
-# two bare counts open the line, the epoch then the batch of the epoch, then the keys. The
-# PyTorch CIFAR-10 tutorial (``beginner_source/blitz/cifar10_tutorial.py``: ``print(f'[{epoch +
-# 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')``, copied into most first training
-# loops) puts the two in a bracket.
-_TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
-# A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
-# that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
-# accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
-# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
-_BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
 # A bracket numbers the step only before something the step measured (a loss, a scale, a
 # gradient norm): beside a count alone it numbers anything (a test run's summary ``SKIPPED
 # [2] tests/test_gpu.py:10: CUDA not available``: two tests skipped, no step 2).
@@ -629,7 +480,7 @@ class MetricReader:
         return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
-        if text[:1] == "[" and (progress := _COMPOSER_PROGRESS.match(text)) is not None:
+        if text[:1] == "[" and (progress := COMPOSER_LINE.match(text)) is not None:
             epoch, batch, batches = progress.groups()
             if epoch is None or batches is not None:  # (an epoch's length not printed: none)
                 before = (int(epoch) - 1) * int(batches) if epoch is not None else 0
@@ -729,7 +580,7 @@ class MetricReader:
             return []
         first = 1 if found.group(1) is not None else 3
         loss = _total([to_value(cell) for cell in found.group(first + 1).split()])
-        bar = _TQDM.search(text, found.end() - 1)
+        bar = TQDM.search(text, found.end() - 1)
         epoch = int(found.group(first))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
         read_as = ("YOLO epoch/GPU-memory row", ())
@@ -778,19 +629,19 @@ class MetricReader:
             self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
-                summary := _EPOCH_OF_COUNT.search(text)):
+                summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if counters and " [" in text and ("/s" in text or "s/" in text) and (
-                found := _OPEN_BAR.search(text)):
+                found := OPEN_BAR.search(text)):
             # the count before the unit numbers the line, not the "it" it reads as a key
             count = int(found.group(2))
             step = count if found.group(1) is None else self.epoch_batches.step_of(
                 int(found.group(1)), count)
-        elif "poch" in text and (found := _EPOCH_STEP.search(text)):
+        elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             # a count that goes on rising as the epoch goes up is the run's, of all its
             # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
@@ -798,41 +649,41 @@ class MetricReader:
             self.epoch_batches.step_of(epoch, done, total)
             step = done if self.epoch_batches.run_wide else (
                 self._epochs_before(epoch) * total + done)
-        elif "tep" in text and "poch" in text and (found := _EPOCH_OF_STEPS.search(text)):
+        elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "[" or "(t): " in text):
-            if "/Epoch" in text and (found := _STEP_EPOCH.search(text)):
+            if "/Epoch" in text and (found := STEP_EPOCH.search(text)):
                 step = int(found.group(1))
-            elif found := _EPOCH_ITER.search(text):
+            elif found := EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 step = self._epochs_before(epoch) * total + done
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
-            elif "%)]" in text and (found := _EPOCH_SAMPLES.search(text)):
+            elif "%)]" in text and (found := EPOCH_SAMPLES.search(text)):
                 step = self._sample_step(*(int(g) for g in found.groups()))
-            elif counters and (found := _EPOCH_BAR.search(text)):
+            elif counters and (found := EPOCH_BAR.search(text)):
                 if found.group(1) is not None:
                     epoch, done, total = (int(g) for g in found.groups()[:3])
                 else:  # "E/N * Epoch (...)": from 1
                     epoch, done, total = (int(g) for g in found.groups()[3:])
                     epoch -= 1
                 step = epoch * total + done
-        elif counters and (found := _BATCH_BAR.match(text)):
+        elif counters and (found := BATCH_BAR.match(text)):
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
         if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
-        if step is None and "eta: " in text and (found := _LOGGER_COUNT.search(text)):
+        if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
-        if step is None and counters and "|" in text and (found := _TQDM.search(text)):
+        if step is None and counters and "|" in text and (found := TQDM.search(text)):
             step, total = int(found.group(1)), int(found.group(2))
-            if "epoch=" in text and (postfix := _POSTFIX_EPOCH.search(text, found.end())):
+            if "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
                 step += self._epochs_before(int(postfix.group(1))) * total
@@ -840,7 +691,7 @@ class MetricReader:
                 step = self._tqdm_step(step, total, line)
         if (step is None and counters and not self.bracket_off and "[" in text
                 and (loss is not None or _MEASURED.intersection(values))
-                and (found := _BRACKET_STEP.search(text))):
+                and (found := BRACKET_STEP.search(text))):
             value = int(found.group(1))
             if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
@@ -852,7 +703,7 @@ class MetricReader:
                 if loss is not None:
                     self.bracket_loss = value
         if step is None and counters and loss is not None and "/" in text and (
-                "poch" not in text) and (fraction := _bare_fraction(text)) is not None:
+                "poch" not in text) and (fraction := bare_fraction(text)) is not None:
             step = self._bar_step(*fraction, line)
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
@@ -975,7 +826,7 @@ class MetricReader:
         """The events of a value row under a header row, its evaluation columns' included."""
         epoch_text = row.keys.get("epoch_text")
         if (epoch_text is not None and lexicon.STEP not in row.values and "|" in text
-                and (bar := _TQDM.search(text)) is not None):
+                and (bar := TQDM.search(text)) is not None):
             # ``{epoch}/{epochs - 1}`` in the first column, a tqdm bar of the epoch's batches
             # after the cells (YOLOv6's ``Epoch lr iou_loss dfl_loss cls_loss`` table,
             # yolov6/core/engine.py ``print_details``): the bar counts the epoch's batches
@@ -1088,17 +939,17 @@ class MetricReader:
         and how many batches the epoch holds where printed (0: not printed), or None. Runs
         only on a line that read a loss."""
         if "atch" in text:
-            if found := _EPOCH_BATCH.search(text):
+            if found := EPOCH_BATCH.search(text):
                 if found.group(1) is not None:
                     return int(found.group(1)), int(found.group(2)), 0
                 return int(found.group(4)), int(found.group(3)), 0
-            if "batch:" in text and (found := _EPOCH_RANGE.search(text)):
+            if "batch:" in text and (found := EPOCH_RANGE.search(text)):
                 return int(found.group(1)), int(found.group(2)), 0
-            if "poch" not in text and (found := _SLASH_BATCH.search(text)):
+            if "poch" not in text and (found := SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
-        if ") " in text and (found := _STEP_TUPLE.search(text)):
+        if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
-        if printed is None and (found := _TWO_COUNTS.match(text)):
+        if printed is None and (found := TWO_COUNTS.match(text)):
             first, second = (int(g) for g in found.groups() if g is not None)
             return first, second, 0
         epoch = as_step(metrics.values.get(lexicon.EPOCH))
@@ -1128,7 +979,7 @@ class MetricReader:
     def _epoch_count(self, epoch: int, count: int) -> int:
         """The step of an epoch's summary line that prints how many steps the epoch took
         (poutyne's ``Epoch: 3/5 Train steps: 100 ... val_loss: nan``, see
-        ``_EPOCH_OF_COUNT``): the epoch's last step, ``E * count``, once the count is known
+        ``EPOCH_OF_COUNT``): the epoch's last step, ``E * count``, once the count is known
         to be the epoch's (it stayed put while the epoch went up, or the batch lines counted
         the epoch's steps); the count itself while it may be the run's."""
         last = self.epoch_count
@@ -1138,7 +989,7 @@ class MetricReader:
         return epoch * count if self.counts_epoch else count
 
     def _step_of_epoch(self, epoch: int, epochs: int, done: int, total: int) -> int:
-        """The step of ``Epoch E/N, step i/M`` (see ``_EPOCH_OF_STEPS``): ``i`` where it may
+        """The step of ``Epoch E/N, step i/M`` (see ``EPOCH_OF_STEPS``): ``i`` where it may
         count the run's steps, ``(E - 1) * M + i`` once it cannot (outside epoch E's share of
         M, or gone back while the epoch moved on)."""
         last = self.epoch_of_steps
@@ -1150,7 +1001,7 @@ class MetricReader:
         return (epoch - 1) * total + done if self.steps_in_epoch else done
 
     def _sample_step(self, epoch: int, samples: int, total: int) -> int | None:
-        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``_EPOCH_SAMPLES``):
+        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``EPOCH_SAMPLES``):
         where the input's first count is above 0 (a count of batches done, from 1, times the
         batch) and each count after it a multiple of it, it is one step's samples; else the
         batch is not known (the PyTorch examples count ``batch_idx * len(data)`` from 0: the
@@ -1265,73 +1116,6 @@ class MetricReader:
             return None
         out.zero_places = min(zeros, default=0)
         return out
-
-
-class EpochBatches:
-    """The step of the batch of an epoch where the line does not print how many batches an
-    epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
-    500)``, MXNet's ``Epoch[1] Batch [650-700]``, MindSpore's ``epoch: 2 step: 50``): learnt
-    from the log, one epoch at a time.
-
-    A counter that starts over when the epoch goes up counts the batches of the epoch: an
-    epoch holds its last batch printed, and the print interval less the next epoch's first
-    count where that is below it (counted from 0: DGL's ``Step 00080``, the last of 100
-    batches printed every 20, then ``Step 00000``; GluonCV's ``Batch 999`` of 1000 printed at
-    99, 199, ...): exact where every batch prints or an epoch's batches are a multiple of the
-    interval, else short by less than an interval. The longest epoch read so far is each
-    epoch's length (an epoch of which few lines were read is no shorter), and the steps go on
-    from there. A counter that goes on rising as the epoch goes up is the run's own step
-    (:attr:`run_wide`), read as printed. The excerpt's first epoch starts at 0: the batches
-    of the epochs before it are not known.
-
-    Example:
-        >>> counter = EpochBatches()
-        >>> [counter.step_of(e, b) for e, b in ((0, 0), (0, 100), (0, 200), (1, 0), (3, 200))]
-        [0, 100, 200, 300, 1100]
-        >>> counter = EpochBatches()  # the line prints the epoch's length: ``it: 100/1000``
-        >>> [counter.step_of(e, b, 1000) for e, b in ((1, 100), (1, 200), (2, 100))]
-        [100, 200, 1100]
-        >>> counter = EpochBatches()  # a global step beside the epoch
-        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))], counter.run_wide
-        ([100, 200, 300], True)
-    """
-
-    __slots__ = ("epoch", "interval", "last", "length", "offset", "run_wide")
-
-    def __init__(self) -> None:
-        self.epoch: int | None = None  # the epoch of the last batch read
-        self.last = 0  # the last batch read
-        self.interval = 0  # how many batches apart it prints (0: not known)
-        self.offset = 0  # the batches of the epochs before this one
-        self.length = 0  # batches an epoch (0: the counter has not started over yet)
-        self.run_wide = False  # the count went on rising as the epoch went up
-
-    def step_of(self, epoch: int, batch: int, total: int = 0, *, keep: bool = True) -> int:
-        """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
-        holds, 0 where it does not); ``keep=False`` asks without reading (a message that
-        numbers its step within an epoch: MindSpore's ``epoch: 2 step: 50. Invalid loss``)."""
-        state = tuple(getattr(self, name) for name in self.__slots__)
-        if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
-            self.offset = self.length = 0
-            self.run_wide = False
-        elif epoch == self.epoch:
-            if batch > self.last:
-                self.interval = batch - self.last
-        elif self.run_wide:
-            pass
-        elif self.length or batch <= self.last:  # the counter starts over with each epoch
-            held = total or self.last + (
-                self.interval - batch if batch < self.interval else 0)
-            self.length = max(self.length, held)
-            self.offset += self.length * (epoch - self.epoch)
-        else:
-            self.run_wide = True
-        self.epoch, self.last = epoch, batch
-        step = batch if self.run_wide else self.offset + batch
-        if not keep:
-            for name, value in zip(self.__slots__, state, strict=True):
-                setattr(self, name, value)
-        return step
 
 
 class BareScale:

@@ -212,7 +212,7 @@ class LineParser:
         """The message table's events; a message that numbers its step within an epoch
         (MindSpore's ``epoch: 2 step: 50. Invalid loss, ...``) is at the step the generic
         reader numbers that count at (its
-        :class:`~denpex_callbacks.logs.metric_reader.EpochBatches`)."""
+        :class:`~denpex_callbacks.logs.step_layouts.EpochBatches`)."""
         events = known_messages.parse(segment)
         if events and self.generic is not None and events[0].step is not None and (
                 epoch := events[0].evidence.get("epoch")) is not None:

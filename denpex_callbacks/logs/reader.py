@@ -21,7 +21,6 @@ from typing import BinaryIO, Protocol
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
-    COMPOSER_PROGRESS,
     DICT_REACH,
     HEADER_REACH,
     MAPPING_REACH,
@@ -37,6 +36,7 @@ from denpex_callbacks.logs.metric_reader import (
     record_cell,
 )
 from denpex_callbacks.logs.paste import without_collector
+from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size

@@ -1,0 +1,251 @@
+"""The layouts in which a training line prints its step, each with the tools whose format
+strings it follows: an epoch and the batch of that epoch (bracketed, keyed, glued, in a
+tuple), a bar's count, a run's count of a total with no key, a bracketed step; and
+:class:`EpochBatches`, which numbers the batches of epochs whose length the line does not
+print. The generic reader (:mod:`~denpex_callbacks.logs.metric_reader`) tries them in its
+order and keeps the counts across lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+# mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
+# PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
+# the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
+# GAN scripts' ``[Epoch 3/200] [Batch 50/938]``; Swin Transformer's and its descendants'
+# ``Train: [3/300][50/1251]``; GNMT's (DeepLearningExamples ``seq2seq/train/trainer.py``)
+# ``TRAIN [1][350/1000]\tTime ...\tLoss/tok 8.1 (8.2)``; timm's ``Train: 3 [  50/1251 (
+# 4%)]``; flashy's LogProgressBar (audiocraft, dora solvers): ``Train | Epoch 3 | 400/2000 |
+# 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
+# scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
+# batches opening the line; pytorch/examples' super_resolution (``main.py``: ``"===>
+# Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses.
+EPOCH_ITER = re.compile(
+    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
+    r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
+    r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
+    r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
+    r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|^(\d+)/\d+\(t\): (\d+)/(\d+) ")
+# torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
+# '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
+# ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:
+# {} [{}/{} ({:.0f}%)]`` (pytorch/examples ``mnist/main.py``: ``batch_idx * len(data)``, from
+# 0) and open_clip's ``Train Epoch: {epoch} [{num_samples:>{sample_digits}}/{samples_per_epoch}
+# ({percent_complete:.0f}%)]`` (mlfoundations/open_clip ``src/training/train.py``:
+# ``batch_count * batch_size * world_size``, its first line at batch 1).
+EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)?%\)\]")
+# LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
+# runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
+# ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
+# ``dinov2/train/train.py``: ``header = "Training"`` over the run's iterations, from
+# ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
+# counts the run's own steps: the step is the count.
+LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# Composer's ConsoleLogger heads each record with where training is, its metrics one a line
+# below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
+# for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
+# measured in epochs (composer/loggers/console_logger.py ``_get_progress_string``).
+COMPOSER_PROGRESS = r"\[(?:epoch=(\d+)\]\[)?batch=(\d+)(?:/(\d+))?\]:[ \t]*"
+COMPOSER_LINE = re.compile(COMPOSER_PROGRESS + "$")
+# A bracket under a key that names its counts (PixArt-alpha/-sigma train_scripts/train.py:
+# ``Step/Epoch [{global_step}/{epoch}][{step}/{len(loader)}]:total_eta: ...``): the first
+# count is the step itself, not an epoch (the batches of the epoch follow in the next one).
+STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+\s*\]")
+# ``Epoch [4/100], Step [10/120]`` (StyleTTS2's ``train_first.py`` / ``train_second.py``, the
+# pytorch-tutorial scripts copied everywhere): its step key counts the batches of the epoch
+# (from 1), the epochs count from 1: the step is ``(epoch - 1) * 120 + 10``.
+# The same counters without brackets, the epoch's batch keyed by ``iter`` or ``batch``: MONAI's
+# StatsHandler ``Epoch: 2/3, Iter: 13/20 -- train_loss: 0.5``, FastPitch's DLLogger step
+# (DeepLearningExamples ``common/tb_dllogger.py``) ``epoch    2 | iter   5/15 |``, Flair's
+# ``epoch 2 - iter 40/100 - loss 0.5`` (each counts epochs and batches from 1). ``step`` is
+# left out here: ``Epoch 2, step 1200/50000`` often counts the run's steps, not the epoch's.
+# MindCV's callback keys both (mindcv/utils/callbacks.py: ``Epoch: [1/90], batch:
+# [100/1000], loss: ...``). The count may name what it counts after it: pytorch/examples'
+# word_language_model (``main.py``: ``'| epoch {:3d} | {:5d}/{:5d} batches | lr {:02.2f} |
+# ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
+# after it).
+EPOCH_STEP = re.compile(
+    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
+    r"\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
+# ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
+# ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
+# step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's
+# steps. A run's count lies in its epoch's share of M; a count outside it (or one that goes
+# back when the epoch moves on) counts the epoch's batches: the step is ``(E - 1) * M + i``.
+EPOCH_OF_STEPS = re.compile(r"\b[Ee]poch:?\s+(\d+)/(\d+),?\s+[Ss]tep:?\s+(\d+)/(\d+)\b")
+# An epoch's summary line that counts its steps, the key plural (poutyne's ColorProgress
+# ``on_epoch_end``, poutyne/framework/callbacks/color_formatting.py: ``Epoch: 3/5 Train
+# steps: 100 Val steps: 20 5.32s loss: ... val_loss: ...``): how many steps the epoch took,
+# not which step the line is.
+EPOCH_OF_COUNT = re.compile(r"\b[Ee]poch:?\s+(\d+)/\d+\b")
+# A bar counting the batches of an epoch (Lightning's TQDM ``Epoch 1:  40%|###  | 4/10 [``,
+# its Rich bar ``Epoch 1/9  ━━━━ 4/10``): the step is ``epoch * batches + n``. An epoch
+# counted ``E/N`` before ``Epoch`` counts from 1 (Catalyst's VerboseCallback: ``4/10 * Epoch
+# (train): 100%|####| 1875/1875 [``): the step is ``(E - 1) * batches + n``.
+EPOCH_BAR = re.compile(r"Epoch (\d+)(?::\s*\d+%\|[^|]*\||/-?\d+\s+\S*)\s*(\d+)/(\d+)"
+                        r"|(\d+)/\d+ \* Epoch \([^)]*\):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
+# A bar that starts its line with the batch of its epoch: Keras ``15/20 ━━━━ 0s 32ms/step -
+# loss: 2.42``, Paddle's hapi ``step  4/20 - loss: 2.90``. The epoch is on a line of its own
+# (``Epoch 2/3``) that no keyword brings here: the counter going back marks a new epoch, and
+# so does the same count on a new line (a bar printed once an epoch, ``32/32 ...``; Keras
+# redraws its last count once more on the same line, after a carriage return). MONAI's
+# tutorials (copied into most of its users' scripts) print ``f"{step}/{epoch_len},
+# train_loss: {loss.item():.4f}"`` under ``epoch 3/5``: the count then a comma.
+# A count followed by a clock time is a date (mmengine's console and file format
+# ``%m/%d %H:%M:%S``: ``06/01 10:04:00 - mmengine - INFO - Iter(train) [240/5198]``), no bar.
+BATCH_BAR = re.compile(r"\s*(?:step\s+)?(\d+)/(\d+)(?:,|\s(?!\s*\d{1,2}:\d\d))")
+# A tqdm counter before its postfix: ``| 120/1000 [00:10<01:30, ...``.
+TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# A tqdm bar that knows no total (an iterable without a length: a WebDataset, a generator)
+# prints no bar, only ``{n}{unit} [{elapsed}, {rate}{unit}/s{postfix}]`` (tqdm's
+# ``format_meter``), behind Lightning's ``Epoch 0: `` (stable-audio-tools' ``train.py``):
+# ``Epoch 0: 1777it [14:37, 2.00it/s, v_num=a1b2, train/loss=nan]``. The count is the batch
+# of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
+OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
+                       r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
+# The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
+# _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
+# 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
+POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
+# An epoch and the batch of that epoch, the epoch's length not printed: icefall's ``Epoch 3,
+# batch 500, loss[...]`` (``egs/*/ASR/*/train.py``), snowfall's ``batch 10, epoch 0/10 global
+# average objf: ...`` (the number after the epoch is the run's epochs, not the batches');
+# MXNet's Speedometer (mxnet/callback.py: ``Epoch[%d] Batch [%d-%d]\tSpeed: %.2f
+# samples/sec``, ``Batch [%d]`` before 1.0: the range's last batch), GluonCV's scripts after
+# it (``'[Epoch {}][Batch {}], Speed: ...'``); PaddlePaddle's v2 and fluid examples count
+# epochs in passes (PaddlePaddle/book: ``"Pass %d, Batch %d, Cost %f"``). The batch first or
+# the epoch first (groups 1-2: epoch, batch; 3-4: batch, epoch).
+EPOCH_BATCH = re.compile(r"\b(?:[Ee]poch|Pass):?\s*\[?\s*(\d+)(?:/\d+)?\s*\]?,?\s*\[?[Bb]atch:?"
+                          r"\s*\[?\s*(?:\d+-)?(\d+)\s*\]?(?![\d/])"
+                          r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
+# ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
+# (from 1), then the batches of that epoch the values average (counted from 1); the last is
+# where the line stands.
+EPOCH_RANGE = re.compile(r"(?<![\w.])(\d+)epoch:[\w-]+:\d+-(\d+)batch:")
+# wenet's executor and ``log_per_step`` (``wenet/utils/executor.py``, ``train_utils.py``):
+# ``TRAIN Batch {epoch}/{batch_idx} loss ...``, the epoch first. The GAN scripts' ``Batch
+# 300/938`` is the batch of how many: which of the two a log prints is told by its lines
+# (the first count stays while the second moves: an epoch and its batches).
+SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
+# A count of a total that no key claims (``[2000/10000]``, ``(400/2000)``, ``400/2000``
+# after a logging prefix or between fields): a loop's own progress, the step (a count that
+# goes back starts another pass: see ``_bar_step``). Not a date (``05/01/2024``), nor a value
+# of a key before it (``mem 12/80``: unbracketed, a count must follow a separator, not a
+# word); only where no epoch is printed (an epoch's batch is the epoch counters' to read).
+FRACTION = re.compile(r"(?<![\w./])([\[(]?)\s*(\d+)\s*/\s*(\d+)\s*[\])]?(?![\w./])")
+BEFORE_COUNT = frozenset("[(|,;-]>)")
+# ...or after another key's value (``loss: inf  2000/10000``, a rank's ``Rank 0:``), a phase
+# (``train: 400/2000``), or logging.basicConfig's ``INFO:root:``.
+AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf):?"
+                          r"|\b(?i:train|training|progress):"
+                          r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
+
+
+def bare_fraction(text: str) -> tuple[int, int] | None:
+    """The first count of a total that no key claims on ``text`` (see ``FRACTION``), or None.
+
+    Example:
+        >>> bare_fraction("[INFO] 400/2000 | loss=nan"), bare_fraction("mem 12/80 loss 1")
+        ((400, 2000), None)
+        >>> bare_fraction("loss: inf  2000/10000"), bare_fraction("INFO:root:400/2000 - loss")
+        ((2000, 10000), (400, 2000))
+    """
+    for found in FRACTION.finditer(text):
+        done, total = int(found.group(2)), int(found.group(3))
+        before = text[:found.start()].rstrip()
+        if 0 < done <= total and (found.group(1) or not before or before[-1] in BEFORE_COUNT
+                                  or (before[-1] == ":" and before[-2:-1] in ("]", ")"))
+                                  or AFTER_VALUE.search(before) is not None):
+            return done, total
+    return None
+
+
+# DLLogger's step tuple (``dllogger/logger.py`` ``default_step_format`` is ``str(step)``): the
+# Tacotron2/WaveGlow trainers log ``step=(epoch, i)``, ``i`` the batch of the epoch:
+# ``DLL 2021-05-01 12:00:00.123456 - (0, 37) train_iter_loss : nan``. Only where the step
+# opens the message (after DLLogger's `` - ``, or the line's start): a tuple further on is
+# any pair a program printed (a tensor's shape).
+STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
+# ``print(epoch, i, f'loss - {loss}')`` (DALLE-pytorch ``train_dalle.py``, ``train_vae.py``):
+# two bare counts open the line, the epoch then the batch of the epoch, then the keys. The
+# PyTorch CIFAR-10 tutorial (``beginner_source/blitz/cifar10_tutorial.py``: ``print(f'[{epoch +
+# 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')``, copied into most first training
+# loops) puts the two in a bracket.
+TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
+# A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
+# that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
+# accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
+# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
+BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+
+
+class EpochBatches:
+    """The step of the batch of an epoch where the line does not print how many batches an
+    epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
+    500)``, MXNet's ``Epoch[1] Batch [650-700]``, MindSpore's ``epoch: 2 step: 50``): learnt
+    from the log, one epoch at a time.
+
+    A counter that starts over when the epoch goes up counts the batches of the epoch: an
+    epoch holds its last batch printed, and the print interval less the next epoch's first
+    count where that is below it (counted from 0: DGL's ``Step 00080``, the last of 100
+    batches printed every 20, then ``Step 00000``; GluonCV's ``Batch 999`` of 1000 printed at
+    99, 199, ...): exact where every batch prints or an epoch's batches are a multiple of the
+    interval, else short by less than an interval. The longest epoch read so far is each
+    epoch's length (an epoch of which few lines were read is no shorter), and the steps go on
+    from there. A counter that goes on rising as the epoch goes up is the run's own step
+    (:attr:`run_wide`), read as printed. The excerpt's first epoch starts at 0: the batches
+    of the epochs before it are not known.
+
+    Example:
+        >>> counter = EpochBatches()
+        >>> [counter.step_of(e, b) for e, b in ((0, 0), (0, 100), (0, 200), (1, 0), (3, 200))]
+        [0, 100, 200, 300, 1100]
+        >>> counter = EpochBatches()  # the line prints the epoch's length: ``it: 100/1000``
+        >>> [counter.step_of(e, b, 1000) for e, b in ((1, 100), (1, 200), (2, 100))]
+        [100, 200, 1100]
+        >>> counter = EpochBatches()  # a global step beside the epoch
+        >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))], counter.run_wide
+        ([100, 200, 300], True)
+    """
+
+    __slots__ = ("epoch", "interval", "last", "length", "offset", "run_wide")
+
+    def __init__(self) -> None:
+        self.epoch: int | None = None  # the epoch of the last batch read
+        self.last = 0  # the last batch read
+        self.interval = 0  # how many batches apart it prints (0: not known)
+        self.offset = 0  # the batches of the epochs before this one
+        self.length = 0  # batches an epoch (0: the counter has not started over yet)
+        self.run_wide = False  # the count went on rising as the epoch went up
+
+    def step_of(self, epoch: int, batch: int, total: int = 0, *, keep: bool = True) -> int:
+        """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
+        holds, 0 where it does not); ``keep=False`` asks without reading (a message that
+        numbers its step within an epoch: MindSpore's ``epoch: 2 step: 50. Invalid loss``)."""
+        state = tuple(getattr(self, name) for name in self.__slots__)
+        if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
+            self.offset = self.length = 0
+            self.run_wide = False
+        elif epoch == self.epoch:
+            if batch > self.last:
+                self.interval = batch - self.last
+        elif self.run_wide:
+            pass
+        elif self.length or batch <= self.last:  # the counter starts over with each epoch
+            held = total or self.last + (
+                self.interval - batch if batch < self.interval else 0)
+            self.length = max(self.length, held)
+            self.offset += self.length * (epoch - self.epoch)
+        else:
+            self.run_wide = True
+        self.epoch, self.last = epoch, batch
+        step = batch if self.run_wide else self.offset + batch
+        if not keep:
+            for name, value in zip(self.__slots__, state, strict=True):
+                setattr(self, name, value)
+        return step
