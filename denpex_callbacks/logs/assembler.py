@@ -201,6 +201,8 @@ class Assembler:
                             and event.skipped_total is None and event.skipped_in_interval is None)
             if progress_row:
                 self._progress = None  # (the clock stands before it: the row is that step)
+            elif kind == PROGRESS and event.step is not None and event.step > self._progress[0]:
+                self._progress = None  # counted in the gap up to this line's step: one gap
             else:
                 self._count_progress()
         if kind == SETUP:
