@@ -197,7 +197,9 @@ class Assembler:
         kind = event.kind
         progress_row = False  # the row of the step the last progress line counted
         if self._progress is not None:
-            progress_row = (kind == METRICS and event.step is None
+            # (its row prints no step, or the progress line's own: HF's bar before the dict;
+            # counted in a gap and again as a row, the step was two steps)
+            progress_row = (kind == METRICS and event.step in (None, self._progress[0])
                             and event.skipped_total is None and event.skipped_in_interval is None)
             if progress_row:
                 self._progress = None  # (the clock stands before it: the row is that step)

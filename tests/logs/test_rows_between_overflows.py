@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 
 
 def _overflow(scale: int) -> str:
@@ -57,3 +57,17 @@ def test_startup_back_off_then_healthy_rows_stay_quiet(tmp_path: Path) -> None:
     run whose rows are printed every step."""
     assert faults(tmp_path, _run(startup=7, cascade=0, steps=3000)) == []
     assert faults(tmp_path, _run(startup=5, cascade=0, every=1)) == []
+
+
+def test_a_row_printed_with_its_progress_line_is_one_step(tmp_path: Path) -> None:
+    """DeepSpeed's ``step=N, skipped=K`` (engine.py ``_report_progress``) and the Trainer's row
+    for that step after it, its bar's ``N/total`` before the dict: one step, not two (before:
+    330 steps counted for a run of 300, every logging interval one step too long)."""
+    lines = []
+    for step in range(10, 310, 10):
+        lines += ["[2024-05-01 12:00:00,000] [INFO] [logging.py:128:log_dist] [Rank 0] "
+                  f"step={step}, skipped=0, lr=[2e-05], mom=[(0.9, 0.999)]",
+                  f" {step // 10}%|#         | {step}/1000 [00:10<01:30, 9.1it/s]"
+                  + _row(step)]
+    result = diagnose_lines(tmp_path, lines)
+    assert result.faults == [] and result.timeline.steps == 300
