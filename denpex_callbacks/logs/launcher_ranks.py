@@ -73,9 +73,7 @@ def line_rank(text: str) -> int | None:
 def prefixed_rank(text: str) -> tuple[int | None, bool]:
     """The rank of :func:`line_rank`, and whether srun's ``N: `` gave it (a number that may
     be a loop's step: see _COUNTED_PREFIX)."""
-    found = _LAUNCHER_RANK.match(text)
-    if found is None and ("]:" in text or ">:" in text or "rank=" in text):
-        found = _COLLECTED_RANK.match(text)
+    found = _prefix(text)
     if found:
         return (int(next(g for g in found.groups() if g is not None)),
                 found.re is _LAUNCHER_RANK and bool(found["srun"]))
@@ -94,7 +92,14 @@ def rank_prefix_end(text: str) -> int:
         >>> rank_prefix_end("[1,0]<stdout>:0  nan  nan"), rank_prefix_end("3: 0  nan")
         (14, 3)
     """
+    found = _prefix(text)
+    return found.end() if found else 0
+
+
+def _prefix(text: str) -> re.Match[str] | None:
+    """A launcher's rank prefix opening ``text`` (a collector's before it, tried only on a
+    line that holds what those end with)."""
     found = _LAUNCHER_RANK.match(text)
     if found is None and ("]:" in text or ">:" in text or "rank=" in text):
         found = _COLLECTED_RANK.match(text)
-    return found.end() if found else 0
+    return found

@@ -354,8 +354,7 @@ def _ranked_header(text: str) -> bool:
     """Whether ``text`` is a header row behind a launcher's rank prefix (``[default0]:epoch
     train_loss  valid_loss``, ``[1,0]<stdout>:``, ``0: ``)."""
     end = rank_prefix_end(text)
-    return (end > 0 and _NUMBER_START.search(text, end) is None
-            and header_cells(text[end:]) is not None)
+    return end > 0 and _names_only(text[end:])
 
 
 def _collected_header(text: str) -> bool:
@@ -365,8 +364,12 @@ def _collected_header(text: str) -> bool:
     if text[:1] == "{":
         return False  # (an HF Trainer dict, told without a call)
     body = without_collector(text)
-    return (body is not text and _NUMBER_START.search(body) is None
-            and header_cells(body) is not None)
+    return body is not text and _names_only(body)
+
+
+def _names_only(body: str) -> bool:
+    """Whether what a prefix left of a line is a header row: names, no number."""
+    return _NUMBER_START.search(body) is None and header_cells(body) is not None
 
 
 def _is_epoch_line(line: bytes) -> bool:
@@ -414,22 +417,30 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     if _is_step_line(line):
         return line, 0
     if line.startswith(_RECORD_ROW):
-        progress = None  # the last one found
-        for found in _PROGRESS_ABOVE.finditer(buffer, max(resume, begin - PROGRESS_BYTES), start):
-            progress = found
-        if progress is None or (back := buffer.count(b"\n", progress.end(), start)) \
-                >= PROGRESS_REACH:
-            return None
-        return progress.group(0).rstrip(), back
+        found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
+                            PROGRESS_REACH)
+        return None if found is None else (found[0].group(0).rstrip(), found[1])
     # An epoch line up to EPOCH_REACH lines up: one search of the bytes before (most gaps
-    # hold none), the last one found
-    epoch = None
-    for found in _EPOCH_ABOVE.finditer(buffer, max(resume, begin - EPOCH_BYTES), start):
-        epoch = found
-    if epoch is None or (back := buffer.count(b"\n", epoch.end(), start)) >= EPOCH_REACH:
+    # hold none)
+    found = _last_above(_EPOCH_ABOVE, buffer, max(resume, begin - EPOCH_BYTES), start,
+                        EPOCH_REACH)
+    if found is None:
         return None
+    epoch, back = found
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _last_above(pattern: re.Pattern[bytes], buffer: bytes, low: int, start: int,
+                reach: int) -> tuple[re.Match[bytes], int] | None:
+    """The last line-ending match of ``pattern`` in ``buffer[low:start]`` and how many lines
+    lie between it and ``start``, where fewer than ``reach``; else None."""
+    matches = list(pattern.finditer(buffer, low, start))
+    if not matches:
+        return None
+    last = matches[-1]
+    back = buffer.count(b"\n", last.end(), start)
+    return (last, back) if back < reach else None
 
 
 def _is_step_line(line: bytes) -> bool:
