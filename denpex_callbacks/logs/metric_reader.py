@@ -69,11 +69,11 @@ from denpex_callbacks.logs.step_layouts import (
 )
 
 __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
-           "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_BEFORE_KEY", "STEP_NUMBER",
-           "STEP_OPENS", "BareScale",
+           "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_ALONE", "STEP_BEFORE_KEY",
+           "STEP_NUMBER", "STEP_OPENS", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
-           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value",
+           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value", "step_line",
            "to_value"]
 
 FAMILY = "generic"
@@ -121,6 +121,11 @@ _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`
 # notebook table, ``Step\tTraining Loss\tValidation Loss\tRouge1``, whose cell reads ``No log``
 # until a training loss was logged): a cell is what the tabs part, blanks and all.
 _TAB_CELL = re.compile(r"[^\t]*[^\t\s][^\t]*")
+# A table whose cells pipes part, names of several words among them: a Markdown table (a
+# notebook's table pasted into a README or an issue: ``| Step | Training Loss |``, its rows
+# ``| 100 | 2.2900 |``), a rich or box-drawn one once paste.strip_paste has made its rules
+# pipes (``┃ Step ┃ Train Loss ┃``): a cell is what the pipes part, blanks and all.
+_PIPE_CELL = re.compile(r"[^|\s](?:[^|]*[^|\s])?")
 # What a table prints in a cell that has no value yet: fastai v1's Recorder ``'#na#' if stat
 # is None`` (fastai/basic_train.py ``format_stats``: a run without a validation set), fastai
 # v2's ``str(None)``, HF's ``No log``. It stands in its column as a value would.
@@ -262,6 +267,12 @@ STEP_NUMBER = r"[Ss]tep:? ?\d+\b"  # the step and its number, whatever opens the
 STEP_OPENS = r"(?:^|[\]:] ?)" + STEP_NUMBER
 STEP_ABOVE = STEP_BEFORE_KEY + "|" + STEP_OPENS
 _STEP_ABOVE = re.compile(STEP_ABOVE)
+# ...or a line that holds a step counter and nothing else but the marks around it: the banner
+# a loop prints over a step's metrics (``==== Step 100 ====``, ``[Step 100]``, ``--- Iteration
+# 100 ---``, ``>> global step 100``)
+STEP_ALONE = (r"[\W_]*(?:[Gg]lobal[ _])?(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?)"
+              r"[\W_]{1,3}\d+(?:/\d+)?[\W_]*$")
+_STEP_ALONE = re.compile(STEP_ALONE)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # A YAML mapping, one key a line, nested by indentation (RLlib's results through
 # ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
@@ -330,7 +341,8 @@ class MetricReader:
     def __init__(self, *, templates: bool = True) -> None:
         # (line, column names, their (start, end) on the header row, whether tabs part its
         # cells)
-        self.header: tuple[int, list[str], list[tuple[int, int]], bool] | None = None
+        # (line, names, their spans, what parts the cells: "\t", "|" or "" for blanks)
+        self.header: tuple[int, list[str], list[tuple[int, int]], str] | None = None
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -396,6 +408,9 @@ class MetricReader:
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
         self.mapping_keys: set[tuple[str, int]] = set()  # (key, indentation) of its rows
+        # The step of the step line just above a mapping's first row (a loop's ``==== Step
+        # 100 ====`` or ``step: 100`` over its indented metrics), or None
+        self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
 
     @property
@@ -810,11 +825,15 @@ class MetricReader:
             if held is not None:
                 return held
             closed = self._end_dict()
-        if "tep" in text and _STEP_ABOVE.search(text) is not None:
-            return closed + self._read(text, line)  # the step line over a dict
         if self.mapping_rows:
             held = self._mapping_row(text, line)
-            return self._end_mapping(line) if held is None else held
+            if held is not None:
+                return held
+            closed += self._end_mapping(line)
+            if not step_line(text):
+                return closed
+        if step_line(text):
+            return closed + self._read(text, line)  # the step line over a dict or a mapping
         if _not_training(text) is not None:
             return closed
         row = self._value_row(text, line)
@@ -865,6 +884,12 @@ class MetricReader:
         if found is None or (not self.mapping_rows and not (found.group(1) and found.group(3))):
             return None
         key, indent, value = found.group(2), len(found.group(1)), found.group(3)
+        if not self.mapping_rows:
+            above = self.block_step
+            self.mapping_step = above[0] if above is not None and 0 < line - above[1] <= 2 \
+                else None
+        elif not indent and self.mapping_step is not None and lexicon.role(key) == lexicon.STEP:
+            return None  # a mapping under a step line: the next one's step line (``step: 200``)
         out: list[MetricEvent] = []
         if (key, indent) in self.mapping_keys:
             out = self._end_mapping(line)
@@ -876,8 +901,12 @@ class MetricReader:
     def _end_mapping(self, line: int) -> list[MetricEvent]:
         """The events of the YAML mapping read so far, as the one line it prints."""
         rows, self.mapping_rows, self.mapping_keys = self.mapping_rows, [], set()
+        above, self.mapping_step = self.mapping_step, None
         if not rows:
             return []
+        if above is not None and not any(lexicon.role(row.partition(":")[0]) == lexicon.STEP
+                                         for row in rows):
+            rows.insert(0, f"step: {above}")  # numbered by its step line
         text = "  ".join(rows)
         metrics = read_pairs(text)
         if not _measured(metrics):
@@ -1063,21 +1092,29 @@ class MetricReader:
         cells = header_cells(text)
         if cells is None:
             return False
-        tabbed = _tabbed(text)
-        cell = (_TAB_CELL if tabbed else _WIDE_CELL if len(cells) < len(_HEADER_CELL.findall(text))
-                else _HEADER_CELL)
-        self.header = (line, cells, [found.span() for found in cell.finditer(text)], tabbed)
+        parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
+        cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
+                if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
+        self.header = (line, cells, [found.span() for found in cell.finditer(text)], parted)
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
         if self.header is None:
             return None
-        names = self.header[1]
-        if self.header[3] and _tabbed(text):
+        names, parted = self.header[1], self.header[3]
+        if parted == "\t" and _tabbed(text):
             cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
+        elif parted == "|" and "|" in text:
+            cells = _PIPE_CELL.findall(text)[:len(names)]
         else:
-            cells = _HEADER_CELL.findall(text)[:len(names)]
+            cells = _HEADER_CELL.findall(text)
+            if len(cells) == len(names) + 1 and cells[0].isdigit() and (
+                    text.find(cells[0]) + len(cells[0]) <= self.header[2][0][0]):
+                # a cell left of the first column's name: the row's number under no name
+                # (pandas prints a DataFrame's index so: ``0    100  2.290000``)
+                cells = cells[1:]
+            cells = cells[:len(names)]
         # A row far below its header (printed once, as PrintReport does) is read only where
         # it lines up with it (a row that holds a keyword: a NaN one).
         if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
@@ -1274,9 +1311,11 @@ def header_cells(text: str) -> list[str] | None:
     tabbed = _tabbed(text)
     if tabbed:
         cells = [cell.strip() for cell in _TAB_CELL.findall(text)]
+    elif _piped(text):
+        cells = _PIPE_CELL.findall(text)
     else:
         cells = _HEADER_CELL.findall(text)
-    if "  " in text and not tabbed:
+    if "  " in text and not tabbed and not _piped(text):
         # Names of two words or more, known only whole (``LOSS NER``): the table's columns
         # are what two blanks or more part.
         wide = _WIDE_CELL.findall(text)
@@ -1291,6 +1330,14 @@ def header_cells(text: str) -> list[str] | None:
 def _tabbed(text: str) -> bool:
     """Whether tabs part a line's cells (a tab between two of them, not only around it)."""
     return "\t" in text.strip()
+
+
+def _piped(text: str) -> bool:
+    """Whether pipes part a header row's cells and a name of several words is one of them
+    (``| Step | Training Loss |``): a table whose cells are what the pipes part (a row of
+    single words, ``| step | loss |``, is read by blanks as before)."""
+    return "|" in text and any(" " in cell and lexicon.role(cell) is not None
+                               for cell in _PIPE_CELL.findall(text))
 
 
 def _step_column(names: list[str]) -> bool:
@@ -1319,6 +1366,20 @@ def _measured(metrics: MetricLine) -> bool:
     loss, a gradient norm, an evaluation metric), not only settings."""
     return bool(metrics.components or metrics.evals or lexicon.LOSS in metrics.values
                 or lexicon.GRAD_NORM in metrics.values)
+
+
+def step_line(text: str) -> bool:
+    """True for a line that numbers the metric lines below it: a step and what a record's
+    rows print below (:data:`STEP_ABOVE`), or a step counter alone (:data:`STEP_ALONE`).
+
+    Example:
+        >>> step_line("==== Step 100 ===="), step_line("train | step:   3000 | output: ")
+        (True, True)
+        >>> step_line("lr: 0.0001")
+        False
+    """
+    return ("tep" in text and _STEP_ABOVE.search(text) is not None) or (
+        _STEP_ALONE.match(text) is not None)
 
 
 def mapping_row(text: str) -> bool:

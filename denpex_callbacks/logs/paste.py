@@ -24,6 +24,7 @@ _QUOTED = re.compile(r"^\s*(?:>\s?)+")
 _BORDER = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 _NUMBERED = re.compile(r"^\s*\d{1,7}\s*[│|]\s")
 _BOX = ("│", "┃", "║")
+_RULES = str.maketrans(dict.fromkeys(_BOX, "|"))
 _OPENERS = ("(", "<")
 # What a collector writes before each line of a program's output, one or more of them: the
 # RFC 3339 time of ``kubectl logs --timestamps`` and of GitHub Actions' raw logs
@@ -50,6 +51,8 @@ def strip_paste(text: str) -> str:
     Example:
         >>> strip_paste("> > 12 | loss: nan"), strip_paste("│ step 3 loss 0.5 │")
         ('loss: nan', 'step 3 loss 0.5')
+        >>> strip_paste("┃ Step ┃ Train Loss ┃"), strip_paste("│ 100  │ nan        │")
+        ('Step | Train Loss', '100  | nan')
         >>> strip_paste("[pod/llm-0/pytorch] 2024-05-01T12:00:00.1Z      1  2.3010  2.2860")
         '     1  2.3010  2.2860'
         >>> strip_paste("(RayTrainWorker pid=1234, ip=10.0.0.1) iter 3: loss nan")
@@ -72,10 +75,13 @@ def strip_paste(text: str) -> str:
     if first == ">":
         text = _QUOTED.sub("", text)
         first = text.lstrip()[:1]
+    bordered = False  # a drawn table's row: its first cell is no editor's line number
     if _BOX[0] in text or _BOX[1] in text or _BOX[2] in text:
-        text = _BORDER.sub("", text)
+        bordered = first in _BOX
+        # the rules between a drawn table's cells as the pipes a Markdown table parts them by
+        text = _BORDER.sub("", text).translate(_RULES)
         first = text.lstrip()[:1]
-    if first.isdigit() and (found := _NUMBERED.match(text)):
+    if first.isdigit() and not bordered and (found := _NUMBERED.match(text)):
         text = text[found.end():]
     return text
 

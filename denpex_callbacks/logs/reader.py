@@ -26,6 +26,7 @@ from denpex_callbacks.logs.metric_reader import (
     MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
+    STEP_ALONE,
     STEP_BEFORE_KEY,
     STEP_NUMBER,
     STEP_OPENS,
@@ -59,6 +60,9 @@ _STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s
 _STEP_BEFORE_KEY = re.compile(STEP_BEFORE_KEY.encode())
 _STEP_NUMBER = re.compile(STEP_NUMBER.encode())
 _STEP_OPENS = re.compile(STEP_OPENS.encode())
+# ...or a step counter alone on its line (metric_reader's STEP_ALONE)
+_STEP_ALONE = re.compile(STEP_ALONE.encode())
+_SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
 # An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
 _EPOCH_END = rb"poch:? +\d+ *"
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
@@ -401,6 +405,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         >>> b = b"[step=10/99]\\n  loss=nan\\n"
         >>> _step_line(b, 0, 13)
         (b'[step=10/99]', 0)
+        >>> b = b"step: 100\\ntrain:\\n  loss: nan\\n"
+        >>> _step_line(b, 0, 17)
+        (b'step: 100', 1)
         >>> b = b"x: Epoch 12 \\nx: Current learning rate: 0.00982 \\nx: train_loss nan\\n"
         >>> _step_line(b, 0, 48)
         (b'x: Epoch 12 ', 1)
@@ -416,6 +423,12 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     line = buffer[begin:end]
     if _is_step_line(line):
         return line, 0
+    if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
+        # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
+        # as yaml.dump sorts a step's metrics)
+        above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
+        if _is_step_line(above):
+            return above, 1
     if line.startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
@@ -453,16 +466,21 @@ def _is_step_line(line: bytes) -> bool:
         >>> [_is_step_line(x) for x in (b"step: 7", b"[step=7/9,epoch=0,eta=1d2h]",
         ...                             b"global_step=3, RunningAvgSamplesPerSec=1224.88")]
         [True, True, False]
+        >>> [_is_step_line(x) for x in (b"==== Step 100 ====", b"--- Iteration 100 ---",
+        ...                             b"Saved 100 steps")]
+        [True, True, False]
     """
     at = line.rfind(b"tep")
     if at < 1:
-        return False
+        return _STEP_ALONE.match(line) is not None
     if _STEP_TAIL.match(line, at - 1) is not None:
         return True
     # A message that opens with its step (the Object Detection API's ``Step 100 per-step time
     # 0.123s``): the step and its number looked for first, since most lines hold none
     # (DeepSpeed's ``micro_step=3``) and a search led by what opens it tries every position.
     if _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None:
+        return True
+    if _STEP_ALONE.match(line) is not None:
         return True
     # (the key's pattern runs to the line's end from each step: only on a line that ends
     # with the colon it looks for, not on DeepSpeed's long timer lines)

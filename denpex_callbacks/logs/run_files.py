@@ -115,7 +115,9 @@ def _metrics_csv(path: str) -> Iterator[Record]:
                 if all(values.get(role) is None for role in _ROLES):
                     yield number, text, []  # validation or epoch-only rows
                     continue
-                step = _number(row.get("step"))
+                # the step column by what the lexicon calls it (``Step``, ``global_step``,
+                # ``iteration``), not Lightning's CSVLogger's name alone
+                step = _number(row.get(columns.get(lexicon.STEP, "step")))
                 yield number, text, [LogEvent(
                     METRICS, CSV, step=int(step) if step is not None and math.isfinite(step)
                     else None, loss=values.get(lexicon.LOSS),
