@@ -24,14 +24,16 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.metric_templates import Claim
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
-# otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``).
+# otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``)
+# nor after a ``#`` glued to a name (``1.#INF``'s ``INF``); after a ``#`` on its own it is a
+# number sign (``Step #1500``).
 # The lookahead names every first character a value can have (İ and ı: case-insensitive
 # "inf"): the regex engine then skips other positions fast (about 25% of this regex's time).
 # A non-finite value padded with a fill character is still one: ``'{:x<6f}'`` (PaddleOCR's
 # ``TrainingStats.log``, ppocr/utils/stats.py, and the trainers copied from it) pads a
 # number's six decimals with nothing but ``nan`` to ``nanxxx``.
 VALUE = re.compile(
-    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.#@])(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
+    r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.@])(?<![\w.]#)(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
     r"|[-+]?\.?(?i:nan(?:\.0|x+)?|inf(?:inity|x+)?)"
     r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
 )
@@ -53,7 +55,9 @@ _WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor
                       r"|(?:np|numpy|jnp)\.[a-z]+\d*)"
                       r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
                       r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
-_MODE = re.compile(r"\((?:train|training)\)$")
+# An aside that names the split or the statistic a key's value is (``loss (train)``,
+# ``loss(avg)``, ``loss (ema)``): the key is the name before it.
+_MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running)\)$")
 # Python's self-documenting f-string (``f"{loss.item()=} {scaler.get_scale()=}"``) prints the
 # expression as the key: its trailing method calls go, the name they are called on is the key
 # (``loss``, ``scaler``).

@@ -180,8 +180,9 @@ TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
-# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this.
-BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?\s+[A-Za-z]")
+# bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this; a
+# field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``).
+BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s+[A-Za-z]")
 
 
 class EpochBatches:
