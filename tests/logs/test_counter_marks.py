@@ -24,19 +24,13 @@ def _lines(layout: str, nan_from: int | None = None, *, nan: str = "nan") -> lis
     "Step #{s} loss: {v} lr: 0.0001",
     "Iteration #{s}, loss: {v}",
     "Update #{s} | loss {v} | lr 0.0001",
-])
-def test_number_sign_before_the_step(tmp_path: Path, layout: str) -> None:
-    """Before: step 150 (the rows counted): no number was read after a ``#``."""
-    assert faults(tmp_path, _lines(layout, 1500)) == [("AMP006", 1500)]
-
-
-@pytest.mark.parametrize("layout", [
     "[{s}] - loss: {v} - lr: 0.0001",
     "[{s}] | loss {v} | lr 0.0001",
     "[{s}], loss = {v}, lr = 0.0001",
 ])
-def test_separator_after_a_bracketed_step(tmp_path: Path, layout: str) -> None:
-    """Before: step 150: a bracketed step counted only before a blank and a word."""
+def test_marks_around_the_step(tmp_path: Path, layout: str) -> None:
+    """Before: step 150 (the rows counted): no number was read after a ``#``, and a
+    bracketed step counted only before a blank and a word."""
     assert faults(tmp_path, _lines(layout, 1500)) == [("AMP006", 1500)]
 
 
