@@ -371,6 +371,25 @@ def judge(ev: RunEvidence) -> Cause:
     return Cause(UNDETERMINED)
 
 
+def one_off(code: str, fault_step: int | None, setup: RunSetup, finite_after: int) -> Cause:
+    """The cause of a non-finite loss that the run shows to be a one-off after the fact (a
+    log read to its end): no other non-finite loss next to it, ``finite_after`` finite ones
+    after it. Weights that a NaN update had reached would give NaN losses from then on, so
+    the update was not applied (the scaler skipped it) and the model was not broken: that
+    step's batch held, or produced, the bad values.
+
+    Example:
+        >>> cause = one_off("AMP006", 1500, RunSetup(), 40)
+        >>> cause.kind, cause.reasons[0].split(":")[0]
+        ('bad-data', 'a one-off')
+    """
+    at = f"step {fault_step}'s" if fault_step is not None else "its"
+    return _cause(BAD_DATA, RunEvidence(code, fault_step, setup=setup), [
+        f"a one-off: {at} loss was non-finite alone and the {finite_after} losses "
+        "after it were finite, so the model was not broken; that step's batch (or its "
+        "targets) held or produced the bad values"])
+
+
 def _overflow_reason(ev: RunEvidence, origin: OriginFacts) -> str:
     when = ("before any update was applied" if ev.updates_before == 0
             else "with a steady loss before it")

@@ -17,6 +17,7 @@ from dataclasses import replace
 from itertools import repeat
 from pathlib import Path
 
+from denpex_callbacks.core.causes import one_off
 from denpex_callbacks.core.config import MonitorConfig
 from denpex_callbacks.core.detectors.base import UNBOUNDED
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
@@ -426,6 +427,8 @@ class _Session:
             judge = self.judges.get(diagnosis.rank)
             if judge is not None and diagnosis.code in judge.superseded:
                 continue
+            if judge is not None and diagnosis.code == "AMP006":
+                diagnosis = self._one_off(diagnosis, judge)
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
             if from_flag and len(lines) > 1:
@@ -457,6 +460,22 @@ class _Session:
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
 
+
+    def _one_off(self, diagnosis: Diagnosis, judge: ExcerptJudge) -> Diagnosis:
+        """A non-finite loss that the log to its end shows a one-off (the only one of its
+        episode, finite losses after it), where the run's evidence named no cause: that
+        batch's, said so
+        (:func:`~denpex_callbacks.core.causes.one_off`)."""
+        after = judge.one_off(diagnosis.step)
+        if after is None or "cause" in diagnosis.evidence:
+            return diagnosis
+        monitor = self.monitors.get(diagnosis.rank)
+        cause = one_off(diagnosis.code, diagnosis.step,
+                        monitor.setup if monitor is not None else RunSetup(), after)
+        evidence = {**diagnosis.evidence, **cause.evidence(), "persistent": False,
+                    "finite_losses_after": after}
+        return replace(diagnosis, root_cause=cause.root_cause or diagnosis.root_cause,
+                       fix=cause.fix or diagnosis.fix, evidence=evidence)
 
     def _known(self, rank: int) -> set[str]:
         """The codes rank ``rank``'s detectors diagnosed."""

@@ -39,6 +39,9 @@ from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
 HALVINGS = 4  # consecutive overflows that prove a collapse once the scale is this low...
 LOW_SCALE = 8.0  # ...: no healthy fp16 run overflows all the way down to 8
 FLOOR = 1.0
+# Finite losses after a non-finite one, with no other between, that show it a one-off: a NaN
+# update would have made every loss after it NaN.
+ONE_OFF_AFTER = 5
 FLOOR_OVERFLOWS = 3  # overflows at the floor that prove the scale cannot absorb them
 ZERO_LINES = 3  # consecutive losses of exactly 0 after a normal value
 NORMAL_LOSS = 0.01  # the value before the zeros: above it the drop is abrupt, not decay
@@ -129,6 +132,9 @@ class ExcerptJudge:
     since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
+    # Episodes of non-finite training losses, the latest last: [first step, non-finite
+    # losses, finite ones after the last of them (quiet rows included)]
+    nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
 
     def event(self, event: LogEvent, line: int, text: str) -> None:
         """Take one parsed event (counters and Megatron intervals are read here)."""
@@ -155,6 +161,14 @@ class ExcerptJudge:
             self.last_scale = obs.scale
         self._row(obs, skipped)
         loss = obs.loss
+        if loss is not None and not math.isfinite(loss):
+            last = self.nonfinite[-1] if self.nonfinite else None
+            if last is not None and last[2] < ONE_OFF_AFTER:
+                last[1], last[2] = last[1] + 1, 0  # the same episode goes on
+            elif obs.step is not None:
+                self.nonfinite.append([obs.step, 1, 0])
+        elif loss is not None and self.nonfinite:
+            self.nonfinite[-1][2] += 1
         if loss is not None and math.isfinite(loss):
             if loss == 0.0:
                 if self.zeros == 0:
@@ -162,6 +176,14 @@ class ExcerptJudge:
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0
+
+    def one_off(self, step: int | None) -> int | None:
+        """How many finite losses followed the non-finite one at ``step``, where it was the
+        only one of its episode and at least :data:`ONE_OFF_AFTER` followed it; else None."""
+        for first, losses, after in reversed(self.nonfinite):
+            if first == step:
+                return after if losses == 1 and after >= ONE_OFF_AFTER else None
+        return None
 
     def _new_run(self) -> None:
         """A run began again in the log (its step counter went back, or an epoch's first
@@ -194,6 +216,8 @@ class ExcerptJudge:
         self.streak = 0
         self.since_overflow += rows
         self.stable_rows += rows
+        if self.nonfinite:
+            self.nonfinite[-1][2] += rows
         if grad_norm and self.grad_rows:
             self.grad_rows += rows
         self.grad_run = self.zeros = self.halved_run = 0
