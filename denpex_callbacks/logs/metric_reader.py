@@ -157,8 +157,12 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # no split: under a banner of their own (``***** Evaluating perplexity, Epoch 1/2 *****``,
 # no keyword), they print what they measured, then the loss (step 1's ``ppl: {perplexity},
 # loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
+# A line that opens with ``val`` (``val: loss nan acc 0.1``, ``[val] loss ...``, ``Val |
+# ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
-                           r"|evaluating|test|testing|cv)\b(?![/_.-])|(?:Epoch|Iter)\((?:val|test)\)"
+                           r"|evaluating|test|testing|cv)\b(?![/_.-])"
+                           r"|^\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
+                           r"|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
                            r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: ")
