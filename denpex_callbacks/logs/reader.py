@@ -8,6 +8,7 @@ decoding only the lines that contain a keyword, instead of a Python loop over ev
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -16,7 +17,7 @@ import sys
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
@@ -155,7 +156,7 @@ def open_input(path: str) -> BinaryIO:
         InputError: Missing file, a directory, permission denied.
     """
     if path == STDIN:
-        return _gunzipped_if_gzip(sys.stdin.buffer)
+        return _decoded_if_utf16(_gunzipped_if_gzip(sys.stdin.buffer))
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory without denpex run reports (rank*.jsonl)")
     try:
@@ -166,7 +167,7 @@ def open_input(path: str) -> BinaryIO:
         raise InputError(f"{path}: permission denied") from None
     except OSError as err:
         raise InputError(f"{path}: cannot open ({err.strerror or err})") from None
-    return _gunzipped_if_gzip(handle)
+    return _decoded_if_utf16(_gunzipped_if_gzip(handle))
 
 
 def _gunzipped_if_gzip(handle: BinaryIO) -> BinaryIO:
@@ -174,6 +175,32 @@ def _gunzipped_if_gzip(handle: BinaryIO) -> BinaryIO:
     if magic == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
     return handle
+
+
+def _decoded_if_utf16(handle: BinaryIO) -> BinaryIO:
+    """``handle``, or where it opens with a UTF-16 byte-order mark, the UTF-8 bytes of its
+    text: Windows PowerShell 5.1 writes a program's output redirected with ``>``, ``Out-File``
+    or ``Tee-Object`` as UTF-16LE with a BOM, which would read as binary (a NUL byte after
+    every ASCII character)."""
+    peek = getattr(handle, "peek", None)
+    if peek is None or peek(2)[:2] not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return handle
+    return cast(BinaryIO, _Utf16Text(handle))
+
+
+class _Utf16Text:
+    """A UTF-16 stream read as UTF-8 bytes (see :func:`_decoded_if_utf16`)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self._text = codecs.getreader("utf-16")(handle, "replace")
+
+    def read(self, size: int = -1, /) -> bytes:
+        """About ``size`` bytes of the input, as UTF-8; ``b""`` at its end."""
+        return self._text.read(size).encode("utf-8")
+
+    def close(self) -> None:
+        self._handle.close()
 
 
 def candidate_lines(
