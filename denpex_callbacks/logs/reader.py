@@ -71,6 +71,10 @@ _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\n")  # (an epoch line's end, in the b
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
 # such a row, this many lines and bytes up at most.
 _RECORD_ROW = b"\t Train "
+# A split's name alone on a line, over the table its batches fill (NequIP prints
+# ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
+# nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
+_SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation|eval|test)\s*")
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
@@ -416,6 +420,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     line = buffer[begin:end]
     if _is_step_line(line):
         return line, 0
+    if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
+        return line, 0  # the split whose table's header row this candidate may be
     if line.startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
