@@ -339,6 +339,7 @@ class MetricReader:
         # its columns that are an evaluation's, each with its training twin's
         self.header_evals: dict[str, str] = {}
         self.header_split = False  # the table is an evaluation's (its split named above it)
+        self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -1099,6 +1100,7 @@ class MetricReader:
                 else _HEADER_CELL)
         self.header = (line, cells, [found.span() for found in cell.finditer(text)], tabbed)
         self.header_evals = lexicon.evaluation_twins(cells)
+        self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
         self.header_split = self.eval_line == line - 1 and " " not in self.eval_text.strip()
@@ -1109,14 +1111,22 @@ class MetricReader:
         if self.header is None:
             return None
         names = self.header[1]
+        csv = self.header_csv and _comma_separated(text)
         if self.header[3] and _tabbed(text):
             cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
+        elif csv:
+            # each cell where the commas put it, an empty one too (a metric not logged on
+            # this row: Lightning's CSVLogger leaves the validation's cells empty on a
+            # training step's row)
+            cells = text.strip().split(",")
+            if len(cells) != len(names):
+                return None
         else:
             cells = _HEADER_CELL.findall(text)[:len(names)]
             names = _uncommented(names, cells)
         # A row far below its header (printed once, as PrintReport does) is read only where
         # it lines up with it (a row that holds a keyword: a NaN one).
-        if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
+        if not csv and (len(cells) < len(names) or line - self.header[0] > HEADER_REACH):
             columns = _aligned(text, self.header[2])
             if columns is None or len(columns) * 2 < len(names):
                 return None  # (half the columns filled, as a table's row fills them)
@@ -1149,7 +1159,7 @@ class MetricReader:
             elif kind is not None and kind not in out.values:
                 out.values[kind] = value
                 out.keys[kind] = name
-        if numeric * 2 < len(names) or not (out.values or out.components):
+        if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
             return None
         if out.evals and self.header_evals:
             out.evals = _measured_twins(out.evals, dict(zip(names, cells, strict=True)),
@@ -1361,6 +1371,12 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _comma_separated(text: str) -> bool:
+    """Whether commas alone part a line's cells: a CSV file's header row or row (Lightning's
+    ``metrics.csv`` pasted into a log: ``epoch,step,train/loss,val/loss``)."""
+    return "," in text and " " not in text.strip() and "\t" not in text
 
 
 def _tabbed(text: str) -> bool:

@@ -12,7 +12,10 @@ strings (each test names its source), a fault at a known step beside healthy con
   (``"mode": "opt"`` / ``"eval"``);
 - NequIP (mir-group/nequip 0.5/0.6): nequip/train/trainer.py's batch tables (``training`` or
   ``validation`` over ``# Epoch batch  loss ...``) and its ``! Train`` / ``! Validation`` rows;
-- DiffDock (gcorso/DiffDock train.py): read right before (controls).
+- DiffDock (gcorso/DiffDock train.py): read right before (controls);
+- OpenFold (aqlaboratory/openfold train_openfold.py ``_log``) through Lightning's CSVLogger:
+  its ``metrics.csv`` pasted into a log (a CSV's empty cells kept in their columns).
+  (SchNetPack and MatterGen train through Lightning too: their own keys were not tried.)
 
 Each fault test failed on the parent commit (c9ca303) unless its docstring says it is a
 control that passes there too. Left as documented misses (no test): torchdrug
@@ -332,3 +335,50 @@ def test_diffdock_read_right_before(tmp_path: Path) -> None:
     assert faults(tmp_path, _diffdock(12, sidechains=False))[0] == ("AMP006", 12)
     assert faults(tmp_path, _diffdock(val_nan_at=12)) == [("AMP013", 12)]
     assert faults(tmp_path, _diffdock()) == []
+
+
+_OPENFOLD_LOSSES = ("distogram", "fape", "loss", "masked_msa", "plddt_loss", "violation")
+_OPENFOLD_METRICS = ("drmsd_ca", "lddt_ca")
+
+
+def _openfold_csv(nan_at: int | None = None, val_nan_from: int | None = None) -> list[str]:
+    """OpenFold's Lightning ``metrics.csv`` (CSVLogger: sorted column names, one row a
+    logging call, a metric not logged on a row left empty), pasted as a log:
+    openfold/train_openfold.py ``_log`` logs ``f"{phase}/{loss_name}"`` on each training
+    step, ``f"{phase}/{loss_name}_epoch"`` at each epoch's end, and the validation's losses
+    and metrics once an epoch."""
+    columns = sorted(["epoch", "step",
+                      *(f"train/{name}" for name in _OPENFOLD_LOSSES),
+                      *(f"train/{name}_epoch" for name in _OPENFOLD_LOSSES),
+                      *(f"val/{name}" for name in (*_OPENFOLD_LOSSES, *_OPENFOLD_METRICS))])
+    lines = [",".join(columns)]
+
+    def row(cells: dict[str, str]) -> str:
+        return ",".join(cells.get(name, "") for name in columns)
+
+    for step in range(50, 2001, 50):
+        epoch = (step - 1) // 500
+        bad = nan_at is not None and step >= nan_at
+        value = "nan" if bad else f"{3.0 / (1 + step / 100):.6f}"
+        lines.append(row({"epoch": str(epoch), "step": str(step - 1),
+                          **{f"train/{name}": value for name in _OPENFOLD_LOSSES}}))
+        if step % 500 == 0:
+            lines.append(row({"epoch": str(epoch), "step": str(step - 1),
+                              **{f"train/{name}_epoch": value for name in _OPENFOLD_LOSSES}}))
+            out = "nan" if bad or (val_nan_from is not None and step >= val_nan_from) else "1.2"
+            lines.append(row({"epoch": str(epoch), "step": str(step - 1),
+                              **{f"val/{name}": out
+                                 for name in (*_OPENFOLD_LOSSES, *_OPENFOLD_METRICS)}}))
+    return lines
+
+
+def test_openfold_metrics_csv_pasted(tmp_path: Path) -> None:
+    """Before: a CSV's rows were split where blanks or commas are, the empty cells dropped:
+    no row held as many cells as the header row ("nothing to diagnose")."""
+    assert faults(tmp_path, _openfold_csv(1200))[0] == ("AMP006", 1199)
+    assert faults(tmp_path, _openfold_csv(val_nan_from=1000)) == [("AMP013", 999)]
+
+
+def test_openfold_metrics_csv_controls(tmp_path: Path) -> None:
+    """A healthy run (read as nothing on the parent: "nothing to diagnose")."""
+    assert faults(tmp_path, _openfold_csv()) == []
