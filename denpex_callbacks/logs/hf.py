@@ -18,7 +18,7 @@ import math
 import re
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float
+from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, LogEvent, to_float
 
 FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
@@ -37,6 +37,12 @@ _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A run's own JSON record that nests the metrics under their split (``{"iter": 400,
 # "train": {"loss": NaN}}``): its counter is the outer record's, before the loss's dict.
 _OUTER_STEP = re.compile(r"""['"](?:global_step|step|iter|iteration)['"]:\s*(\d+)\s*,""")
+# A run's own record that names its split in a field of its own: MACE's results file, one
+# JSON line a step (``{"loss": 0.1, "time": 0.2, "mode": "opt", "epoch": 0}``) and one an
+# evaluation (``"mode": "eval"``), mace/tools/train.py ``train_one_epoch`` / ``valid_err_log``
+# through mace/tools/utils.py ``MetricsLogger``. An evaluation's record is no step.
+_SPLIT_FIELD = re.compile(r"""['"](?:mode|phase|split|stage)['"]:\s*['"](?:eval|val|valid"""
+                          r"""|validation|test)['"]""")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -71,6 +77,10 @@ def parse(text: str) -> list[LogEvent]:
             else int(outer.group(1)) if outer is not None
             else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
+    if ("mode" in text or "phase" in text or "split" in text or "stage" in text) and (
+            _SPLIT_FIELD.search(text, start.start())):
+        return ([LogEvent(EVAL, FAMILY, step=step, loss=loss, metric="loss")]
+                if loss is not None and not math.isfinite(loss) else [])
     if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):
         loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
     amp = dict(_AMP.findall(text, start.start())) if "_s" in text else {}

@@ -255,6 +255,26 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 
 
+def evaluation_twins(keys: list[str]) -> dict[str, str]:
+    """The keys of a table's columns that name an evaluation's value by a split's name after
+    the metric, each with its training twin beside it: DeePMD-kit's ``lcurve.out`` pairs
+    ``rmse_val`` with ``rmse_trn``, ``rmse_e_val`` with ``rmse_e_trn`` (deepmd/train/
+    trainer.py ``print_header``). Alone, ``loss_val`` may be the loss's value; beside
+    ``loss_trn`` it is a split's.
+
+    Example:
+        >>> evaluation_twins(["step", "rmse_val", "rmse_trn", "rmse_e_val", "rmse_e_trn"])
+        {'rmse_val': 'rmse_trn', 'rmse_e_val': 'rmse_e_trn'}
+        >>> evaluation_twins(["loss_val", "lr"])
+        {}
+    """
+    split = [words(key) for key in keys]
+    trained = {parts[:-1]: key for key, parts in zip(keys, split, strict=True)
+               if len(parts) > 1 and parts[-1] in _TRAIN}
+    return {key: trained[parts[:-1]] for key, parts in zip(keys, split, strict=True)
+            if len(parts) > 1 and parts[-1] in _EVAL and parts[:-1] in trained}
+
+
 def _namespaced_evaluation(key: str) -> bool:
     """Whether an evaluation's name follows a namespace and a slash: ``ptl/val_loss``, the
     key of Ray Tune's Lightning examples, which NeuralForecast logs beside ``valid_loss``

@@ -159,13 +159,18 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
 # A line that opens with ``val`` (``val: loss nan acc 0.1``, ``[val] loss ...``, ``Val |
 # ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too.
+# DeePMD-kit names the split as a label before its keys: ``batch    1000: val: rmse = 3.2e-01,
+# rmse_e = ...`` (deepmd/loggers/training.py ``format_training_message_per_task``, the task
+# name ``val`` beside ``trn``, its keys ``key = value``); ``Val: 0.78`` (a split keying its
+# score) and LitGPT's ``loss train: 3.1, val: n/a`` are no label.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
                            r"|evaluating|test|testing|cv)\b(?![/_.-])"
                            r"|^\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
                            r"|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
-                           r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: ")
+                           r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: "
+                           r"|\bval: [a-z_]+ = ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -343,10 +348,13 @@ class MetricReader:
     """
 
     def __init__(self, *, templates: bool = True) -> None:
-        # (line, column names, their (start, end) on the header row, whether tabs part its
-        # cells)
-        # (line, names, their spans, what parts the cells: "\t", "|" or "" for blanks)
+        # (line, column names, their (start, end) on the header row, what parts its cells:
+        # "\t", "|" or "" for blanks)
         self.header: tuple[int, list[str], list[tuple[int, int]], str] | None = None
+        # its columns that are an evaluation's, each with its training twin's
+        self.header_evals: dict[str, str] = {}
+        self.header_split = False  # the table is an evaluation's (its split named above it)
+        self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -395,6 +403,7 @@ class MetricReader:
         # a row printed its step, no whole epoch, or an epoch that did not go up
         self.epoch_row = -1
         self.epoch_rows_off = False
+        self.before_epochs = False  # a row without an epoch came before the first epoch row
         # (epoch, count) of the last ``Epoch: E/N ... steps: T`` line, and whether its
         # count is the epoch's steps (see ``_epoch_count``)
         self.epoch_count: tuple[int, int] | None = None
@@ -839,6 +848,8 @@ class MetricReader:
         if step_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
         if _not_training(text) is not None:
+            if " " not in text.strip():  # a split's name alone, over its table (NequIP's)
+                self.eval_line, self.eval_text = line, text
             return closed
         row = self._value_row(text, line)
         if row is None:
@@ -856,6 +867,20 @@ class MetricReader:
             epoch = int(epoch_text.partition("/")[0])
             row.values[lexicon.STEP] = (self._epochs_before(epoch) * int(bar.group(2))
                                         + int(bar.group(1)))
+        if self.header_split:
+            self.evaluation_lines += 1
+            losses = [(row.keys[lexicon.LOSS], row.values[lexicon.LOSS])] if (
+                lexicon.LOSS in row.values) else []
+            # (its batch counts the evaluation's batches: the training step reached is its)
+            return _nonfinite([*losses, *row.components, *row.evals], None)
+        row_epoch = as_step(row.values.get(lexicon.EPOCH))
+        batch = as_step(row.values.get(lexicon.STEP))
+        if row_epoch is not None and batch is not None:
+            # an epoch's column beside its batch's: the batch may start over each epoch
+            # (NequIP's ``# Epoch batch  loss ...`` table, nequip/train/trainer.py
+            # ``end_of_batch_log``: ``f"  {iepoch+1:5d} {ibatch+1:5d}"``), counted as the
+            # epoch-and-batch lines are
+            row.values[lexicon.STEP] = self.epoch_batches.step_of(row_epoch, batch)
         events = self._events(text, row, _TABLE_ROW, counters=False)
         if row.evals:
             step = as_step(row.values.get(lexicon.STEP))
@@ -1088,6 +1113,12 @@ class MetricReader:
                 and re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text))):
             self.epoch_row = whole
             return whole
+        if step is None and whole is None and self.epoch_row < 0 and not self.before_epochs:
+            # One row before the first epoch's: an evaluation before any training (MACE's
+            # ``Initial: head: Default, loss=...`` above ``Epoch 0: ...``, mace/tools/
+            # train.py ``valid_err_log``), counted as a row.
+            self.before_epochs = True
+            return step
         self.epoch_rows_off = True
         return step
 
@@ -1100,6 +1131,11 @@ class MetricReader:
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
                 if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
         self.header = (line, cells, [found.span() for found in cell.finditer(text)], parted)
+        self.header_evals = lexicon.evaluation_twins(cells)
+        self.header_csv = _comma_separated(text)
+        # right below an evaluation split's name alone (NequIP's ``validation`` over its
+        # batch table): the table's rows are the evaluation's
+        self.header_split = self.eval_line == line - 1 and " " not in self.eval_text.strip()
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -1107,10 +1143,18 @@ class MetricReader:
         if self.header is None:
             return None
         names, parted = self.header[1], self.header[3]
+        csv = self.header_csv and _comma_separated(text)
         if parted == "\t" and _tabbed(text):
             cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
         elif parted == "|" and "|" in text:
             cells = _PIPE_CELL.findall(text)[:len(names)]
+        elif csv:
+            # each cell where the commas put it, an empty one too (a metric not logged on
+            # this row: Lightning's CSVLogger leaves the validation's cells empty on a
+            # training step's row)
+            cells = text.strip().split(",")
+            if len(cells) != len(names):
+                return None
         else:
             cells = _HEADER_CELL.findall(text)
             if len(cells) == len(names) + 1 and cells[0].isdigit() and (
@@ -1119,19 +1163,21 @@ class MetricReader:
                 # (pandas prints a DataFrame's index so: ``0    100  2.290000``)
                 cells = cells[1:]
             cells = cells[:len(names)]
+            names = _uncommented(names, cells)
         # A row far below its header (printed once, as PrintReport does) is read only where
         # it lines up with it (a row that holds a keyword: a NaN one).
-        if len(cells) < len(names) or line - self.header[0] > HEADER_REACH:
+        if not csv and (len(cells) < len(names) or line - self.header[0] > HEADER_REACH):
             columns = _aligned(text, self.header[2])
             if columns is None or len(columns) * 2 < len(names):
                 return None  # (half the columns filled, as a table's row fills them)
-            names, cells = [names[i] for i in columns], _HEADER_CELL.findall(text)
+            names, cells = [self.header[1][i] for i in columns], _HEADER_CELL.findall(text)
         out = MetricLine()
         numeric = 0
         zeros: list[int] = []  # the decimals of each loss cell printed as 0
         counted = _step_column(self.header[1])
         for name, cell in zip(names, cells, strict=True):
-            kind = (lexicon.STEP if counted else None) if name == "#" else lexicon.role(name)
+            kind = (lexicon.STEP if counted else None) if name == "#" else (
+                lexicon.EVAL if name in self.header_evals else lexicon.role(name))
             if kind == lexicon.EPOCH and "/" in cell:
                 out.keys["epoch_text"] = cell
                 numeric += 1
@@ -1148,13 +1194,16 @@ class MetricReader:
                 zeros.append(decimals(cell))
             if kind == lexicon.COMPONENT:
                 out.components.append((name, value))
-            elif kind is None and lexicon.evaluation_metric(name):
+            elif kind == lexicon.EVAL or (kind is None and lexicon.evaluation_metric(name)):
                 out.evals.append((name, value))  # ("Validation Loss": the evaluation's)
             elif kind is not None and kind not in out.values:
                 out.values[kind] = value
                 out.keys[kind] = name
-        if numeric * 2 < len(names) or not (out.values or out.components):
+        if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
             return None
+        if out.evals and self.header_evals:
+            out.evals = _measured_twins(out.evals, dict(zip(names, cells, strict=True)),
+                                        self.header_evals)
         out.zero_places = min(zeros, default=0)
         return out
 
@@ -1254,6 +1303,39 @@ def _stat_mean(found: re.Match[str]) -> str:
     return "null" if found.group(1).strip() in ("0", "0.0") else found.group(2)
 
 
+def _measured_twins(evals: list[tuple[str, float]], row: dict[str, str],
+                    twins: dict[str, str]) -> list[tuple[str, float]]:
+    """A row's evaluation values less those of a quantity with no reference data: DeePMD-kit
+    prints ``nan`` in both its ``_val`` and its ``_trn`` column then ("If there is no
+    available reference data, rmse_*_{val,trn} will print nan", under ``lcurve.out``'s
+    header), a virial's on every row of a run without virials. A training value that went
+    non-finite is the loss's to report."""
+    def unmeasured(name: str, value: float) -> bool:
+        twin = row.get(twins.get(name, ""))
+        return not math.isfinite(value) and twin is not None and (
+            VALUE.fullmatch(twin) is None or not math.isfinite(to_value(twin)))
+    return [(name, value) for name, value in evals if not unmeasured(name, value)]
+
+
+def _under(cell: tuple[int, int], columns: list[tuple[int, int]]) -> int | None:
+    """The one column whose name a value cell overlaps, aligned neither way: a name printed
+    left-aligned over a wider right-aligned value (DeePMD-kit's ``lcurve.out``: ``"   {:8s}"
+    .format("lr")`` over ``"   %8.1e" % lr``). None when it overlaps none, or two."""
+    start, end = cell
+    under = [i for i, (left, right) in enumerate(columns) if left < end and start < right]
+    return under[0] if len(under) == 1 else None
+
+
+def _uncommented(names: list[str], cells: list[str]) -> list[str]:
+    """The column names of a header row that ``#`` comments out (a data file written for
+    gnuplot or ``numpy.loadtxt``: DeePMD-kit's ``lcurve.out``, ``#  step  rmse_val ...``),
+    where its rows hold one cell fewer: the ``#`` names no column. A ``#`` that numbers the
+    rows (or the steps, beside the epoch) has its cell on each row."""
+    if names[0] == "#" and len(cells) == len(names) - 1 and not _step_column(names):
+        return names[1:]
+    return names
+
+
 def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
     """The header column of each cell of a row that leaves some cells empty, by position: a
     fixed-width table (chainer's PrintReport in ESPnet1: the validation columns are blank
@@ -1264,6 +1346,8 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
     out: list[int] = []
     for found in _HEADER_CELL.finditer(text):
         column = starts.get(found.start(), ends.get(found.end()))
+        if column is None:
+            column = _under(found.span(), columns)
         if column is None or (out and column <= out[-1]):
             return None
         out.append(column)
@@ -1329,6 +1413,12 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _comma_separated(text: str) -> bool:
+    """Whether commas alone part a line's cells: a CSV file's header row or row (Lightning's
+    ``metrics.csv`` pasted into a log: ``epoch,step,train/loss,val/loss``)."""
+    return "," in text and " " not in text.strip() and "\t" not in text
 
 
 def _tabbed(text: str) -> bool:

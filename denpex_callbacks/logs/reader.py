@@ -76,6 +76,10 @@ _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\n")  # (an epoch line's end, in the b
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
 # such a row, this many lines and bytes up at most.
 _RECORD_ROW = b"\t Train "
+# A split's name alone on a line, over the table its batches fill (NequIP prints
+# ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
+# nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
+_SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation|eval|test)\s*")
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
@@ -182,7 +186,9 @@ def _decoded_if_utf16(handle: BinaryIO) -> BinaryIO:
     text: Windows PowerShell 5.1 writes a program's output redirected with ``>``, ``Out-File``
     or ``Tee-Object`` as UTF-16LE with a BOM, which would read as binary (a NUL byte after
     every ASCII character)."""
-    peek = getattr(handle, "peek", None)
+    # (not a gzip stream's: peeking into it would raise on a truncated one, before the scan
+    # that reports what it could read)
+    peek = None if isinstance(handle, gzip.GzipFile) else getattr(handle, "peek", None)
     if peek is None or peek(2)[:2] not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         return handle
     return cast(BinaryIO, _Utf16Text(handle))
@@ -456,6 +462,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
         if _is_step_line(above):
             return above, 1
+    if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
+        return line, 0  # the split whose table's header row this candidate may be
     if line.startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
