@@ -44,8 +44,10 @@ EPOCH = "epoch"
 LR = "lr"
 EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the training loss
 
+# "vali": the Informer family's epoch line (thuml/Time-Series-Library exp/
+# exp_long_term_forecasting.py ``"... | Train Loss: {2:.7f} Vali Loss: {3:.7f} Test Loss: ..."``)
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
-                   "testing", "holdout",
+                   "testing", "holdout", "vali",
                    "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
@@ -66,7 +68,10 @@ _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", 
                          "nelbo", "ctc", "bpd",
                          # Kaldi's and k2's "objective function" (snowfall's "current batch
                          # average objf: nan", Kaldi's "objf")
-                         "objf"})
+                         "objf",
+                         # an objective abbreviated: ElegantRL's evaluator's ``objC`` / ``objA``
+                         # (the critic's and the actor's, elegantrl/train/evaluator.py)
+                         "obj"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))
@@ -182,6 +187,11 @@ for _role, _phrases in {
            # Paxml's trainer (paxml/trainer_lib.py, programs.py): ``logging.info('step_i:
            # %d, training loss: %s', step_i, loss)``
            "step i",
+           # the environment steps an RL run's record counts (stable-baselines3's logger,
+           # dumped at ``step=self.num_timesteps``: ``|    total_timesteps      | 10240 |``;
+           # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
+           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
+           "total timesteps", "total env interacts",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),
@@ -301,6 +311,13 @@ def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
             if parts[i:i + size] == phrase:
                 parts = (*parts[:i], "loss", *parts[i + size:])  # "CrossEntropyLoss"
                 break
+    if "loss" not in parts:
+        # a loss numbered with its index glued on: RecBole's trainer prints a model's tuple
+        # of losses as ``train_loss1: 96.2, train_loss2: 0.25`` (recbole/trainer/trainer.py
+        # ``_generate_train_loss_output``): each one a term, their sum the loss trained on
+        parts = tuple(part for glued in parts for part in (
+            ("loss", glued[4:]) if glued[4:].isdigit() and glued.startswith("loss")
+            else (glued,)))
     if "loss" in parts or "losses" in parts:
         # "loss" is the head: the other nouns qualify it ("nll_loss" is a term of it)
         return tuple(p for p in parts if p not in ("loss", "losses"))

@@ -1328,6 +1328,24 @@ MESSAGES: tuple[Message, ...] = (
             "a training metric (a detection loss term) is NaN: the run stops", FLAG, "AMP006",
             prefix="scenic.train_lib.train_utils.TrainingDivergedError: ",
             values={"metric": "loss_bbox"}),
+    # -- AutoGluon: its tabular network checks the validation score after each epoch -------
+    Message("AutoGluon", "0.1-1.4 (2021-2026)",
+            "tabular/src/autogluon/tabular/models/tabular_nn/torch/tabular_nn_torch.py "
+            "(TabularNeuralNetTorchModel._assert_valid_metric, after an epoch with a best one)",
+            "Warning: NaNs encountered in {text} training. Reverting model to last checkpoint "
+            "without NaNs.",
+            "the validation score after an epoch is NaN (the weights diverged): the epoch's "
+            "model is dropped, the best one restored, training stops", FLAG, "AMP006",
+            logger=("autogluon.tabular.models.tabular_nn.torch.tabular_nn_torch", "WARNING"),
+            values={"text": "TabularNeuralNetTorchModel"}, in_step=True),
+    Message("AutoGluon", "0.1-1.4 (2021-2026)",
+            "tabular/src/autogluon/tabular/models/tabular_nn/torch/tabular_nn_torch.py "
+            "(TabularNeuralNetTorchModel._assert_valid_metric, the first epoch)",
+            "NaNs encountered in {text} training. Features/labels may be improperly "
+            "formatted, or NN weights may have diverged.",
+            "the validation score after the first epoch is NaN: the model fails (AutoGluon "
+            "logs the error and skips it)", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "TabularNeuralNetTorchModel"}, in_step=True),
     # -- EveryDream2: optimizer/optimizers.py (EveryDreamOptimizer.__init__), train.py before --
     Message("EveryDream2", "2022-12-2025 (train.py; \" (amp mode)\" after it from 2023-01, "
             "in optimizer/optimizers.py from 2023-04)",

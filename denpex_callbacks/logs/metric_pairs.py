@@ -76,6 +76,12 @@ _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d
 # count micro-batches, the steps count optimizer steps (gradient accumulation between them).
 _STEP_AFTER_ITER = re.compile(r"\s+step\s")
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
+# A change printed as its two ends: ``(inf --> 0.700000)`` (the EarlyStopping class that
+# thuml/Time-Series-Library utils/tools.py and many loops copy: ``"Validation loss decreased
+# ({self.val_loss_min:.6f} --> {val_loss:.6f})"``), Keras' ModelCheckpoint ``val_loss
+# improved from inf to 0.50000`` (keras/callbacks.py). The first end is the best so far
+# (inf before the first evaluation), the second the value measured now.
+_CHANGE_TO = re.compile(r"[ \t]*(?:-+>|=+>|\u2192|to)[ \t]*$")
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
@@ -218,6 +224,8 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             index_start, index_end, kind, key, separator = claims[-1]
             claims[-1] = (index_start, index_end, lexicon.STEP, key, separator)
             claimed = (kind, key, between)
+        if claimed is None and claims and _changed(claims[-1], previous, between):
+            claimed = claims.pop()[2:]
         previous = end
         if claimed is None:
             if terms is not None and between.strip() == ",":
@@ -253,6 +261,22 @@ def _indexed(last: Claim, text: str, previous: int, between: str) -> bool:
     return (end == previous and (kind in _TERMS or kind == lexicon.EVAL)
             and text[start:end].isdigit() and between.strip(" \t") in ("", ":")
             and between.endswith((" ", "\t")))
+
+
+def _changed(last: Claim, previous: int, between: str) -> bool:
+    """True when the value of ``last`` (a measured one, not a counter) ends right before
+    ``between`` and ``between`` says it changed to the value after (``inf --> 0.7``, ``inf
+    to 0.5``): that value is the key's, the first one what it was.
+
+    Example:
+        >>> claims, _ = find_claims("Validation loss decreased (inf --> 0.700000).  Saving")
+        >>> [(kind, key) for _start, _end, kind, key, _separator in claims]
+        [('eval', 'Validation loss decreased')]
+        >>> read_pairs("val_loss improved from inf to 0.50000, saving model to m.h5").evals
+        [('val_loss improved from', 0.5)]
+    """
+    return (last[1] == previous and last[2] not in _COUNTERS
+            and _CHANGE_TO.match(between) is not None)
 
 
 def _before_step(prefix: str) -> tuple[str, str, str] | None:

@@ -132,8 +132,9 @@ _PIPE_CELL = re.compile(r"[^|\s](?:[^|]*[^|\s])?")
 _NOT_AVAILABLE = frozenset({"#na#", "None", "No log"})
 # A message, not a row of column names: a word and a colon before more words, or a sentence's
 # full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
-# scale anymore. Exiting run.").
-_PROSE = re.compile(r"\w: |\w\.\s*$")
+# scale anymore. Exiting run."); not "etc." closing a row of names (ElegantRL's evaluator,
+# elegantrl/train/evaluator.py: ``ID  Step  Time |  avgR  stdR ... |  expR  objC  objA  etc.``).
+_PROSE = re.compile(r"\w: |\w(?<!\betc)\.\s*$")
 # A fixed-width table whose column names hold a blank, two blanks or more between columns:
 # spaCy's training table (``spacy/training/loggers.py`` console_logger through wasabi's
 # ``msg.row``, spacing 2): ``E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ...  SCORE``.

@@ -373,7 +373,10 @@ def test_yolov5_rows_whose_losses_turn_nan_are_amp006_without_a_header(tmp_path:
                       for e in range(8)]]
     result = diagnose_lines(tmp_path, rows)
     assert [(d.code, d.step) for d in result.faults] == [("AMP006", 4 * 100 + 100)]
-    assert "no finite loss seen before it" in result.faults[0].summary
+    # where the excerpt holds the header, ``Epoch`` and ``obj`` (the objectness loss) make it
+    # a header row: its finite rows are read too
+    assert "last finite loss: 0.085" in result.faults[0].summary
+    assert "no finite loss seen before it" in diagnose_lines(tmp_path, rows[1:]).faults[0].summary
     # finite rows hold no keyword: a healthy YOLOv5 log is nothing to diagnose, never a fault
     healthy = tmp_path / "healthy.log"
     healthy.write_text("\n".join([header, *[_yolov5_row(e, "0.05") for e in range(8)]]) + "\n")
