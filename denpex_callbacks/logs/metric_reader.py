@@ -1431,7 +1431,9 @@ def _piped(text: str) -> bool:
     """Whether pipes part a header row's cells and a name of several words is one of them
     (``| Step | Training Loss |``): a table whose cells are what the pipes part (a row of
     single words, ``| step | loss |``, is read by blanks as before)."""
-    return "|" in text and any(" " in cell and lexicon.role(cell) is not None
+    # (two blanks inside a cell: fixed-width columns between rules, ElegantRL's ``ID    Step
+    # Time |    avgR ...``, whose names the blanks part)
+    return "|" in text and any(" " in cell and "  " not in cell and lexicon.role(cell) is not None
                                for cell in _PIPE_CELL.findall(text))
 
 
