@@ -38,6 +38,7 @@ from denpex_callbacks.logs.metric_pairs import (
     collect,
     decimals,
     find_claims,
+    nonfinite_scores,
     notation,
     read_pairs,
     to_value,
@@ -168,6 +169,11 @@ _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 # The split's name may key a score it names (the TensorFlow mixed precision guide's custom
 # loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
 # mixed_precision.ipynb).
+# A line that announces an evaluation pass and says nothing else: the logging prefix, then
+# the word (AllenNLP's ``logger.info("Validating")``; reader.py hands it over).
+_ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
+# A non-finite value's word anywhere on a line (the cheap check before a slower reading).
+_NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
                           r"(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
@@ -397,6 +403,9 @@ class MetricReader:
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
         self.mapping_keys: set[tuple[str, int]] = set()  # (key, indentation) of its rows
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
+        # line, and the total of the bar read since (None: none yet)
+        self.announced: tuple[int, int | None] | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -423,6 +432,12 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
+        if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
+            self.announced = (line, None)
+            return []
+        if self.announced is not None and "|" in text and (
+                out := self._announced_bar(text, line)) is not None:
+            return out
         # A record, a dict or a mapping spread over lines: a row of the open one is kept, a
         # line that is no row ends it (its events, then the line's own).
         if (self.record or text[:1] == "|") and (out := self._spread(
@@ -437,6 +452,25 @@ class MetricReader:
                 line)) is not None:
             return out
         return self._read(text, line)
+
+    def _announced_bar(self, text: str, line: int) -> list[MetricEvent] | None:
+        """The events of a bar of an announced evaluation pass (AllenNLP's validation bar
+        prints the training bar's keys: ``loss: nan ||: 48%|#  | 150/313 [``), as
+        evaluation's; None for a line that is none. The pass's bar is the first one after
+        the announcement, unless its total is a training bar's (training went on: no pass
+        printed a bar); a bar of another total, or the pass's last count, ends the pass."""
+        bar = TQDM.search(text)
+        if bar is None or self.announced is None:
+            return None
+        done, total = int(bar.group(1)), int(bar.group(2))
+        if self.announced[1] is None and total not in self.tqdm_bars:
+            self.announced = (self.announced[0], total)
+        if self.announced[1] != total:
+            self.announced = None
+            return None
+        if done >= total:
+            self.announced = None
+        return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
 
     def _spread(self, held: list[MetricEvent] | None, rows: list[Any],
                 end: Callable[[int], list[MetricEvent]], text: str,
@@ -555,10 +589,16 @@ class MetricReader:
         roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
         metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
         found = [*metrics.evals, *metrics.components]
-        if found or lexicon.LOSS in metrics.values:
-            self.evaluation_lines += 1
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
+        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None and all(
+                math.isfinite(value) for _, value in found):
+            # An evaluator's scores under their own names (mmseg's ``mIoU: nan`` on
+            # mmengine's ``Epoch(val)`` line): no lexicon lists them; the line says whose
+            # they are. (Read only where a non-finite word is on the line: seldom.)
+            found += nonfinite_scores(text, find_claims(text)[0])
+        if found:
+            self.evaluation_lines += 1
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
