@@ -52,7 +52,7 @@ _COLLECTOR_REACH = 96
 _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
-_STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+_STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
@@ -484,7 +484,7 @@ def _is_step_line(line: bytes) -> bool:
         [True, True, False]
     """
     at = line.rfind(b"tep")
-    if at < 1:
+    if at < 1 and (at := line.rfind(b"TEP")) < 1:  # (``print('STEP: ', i)``)
         return False
     if _STEP_TAIL.match(line, at - 1) is not None:
         return True
