@@ -171,6 +171,9 @@ _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 # mixed_precision.ipynb).
 # A line that announces an evaluation pass and says nothing else: the logging prefix, then
 # the word (AllenNLP's ``logger.info("Validating")``; reader.py hands it over).
+# Its bar's first line with values comes right below it (AllenNLP's empty 0% line between):
+# one further down is another loop's (a bar without values between, then training's own).
+ANNOUNCED_BAR_REACH = 4
 _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
@@ -475,14 +478,19 @@ class MetricReader:
     def _announced_bar(self, text: str, line: int) -> list[MetricEvent] | None:
         """The events of a bar of an announced evaluation pass (AllenNLP's validation bar
         prints the training bar's keys: ``loss: nan ||: 48%|#  | 150/313 [``), as
-        evaluation's; None for a line that is none. The pass's bar is the first one after
-        the announcement, unless its total is a training bar's (training went on: no pass
-        printed a bar); a bar of another total, or the pass's last count, ends the pass."""
+        evaluation's; None for a line that is none. The pass's bar is the first one right
+        below the announcement, unless its total is a training bar's (training went on: no
+        pass printed a bar); a bar of another total, or the pass's last count, ends the
+        pass."""
         bar = TQDM.search(text)
         if bar is None or self.announced is None:
             return None
         done, total = int(bar.group(1)), int(bar.group(2))
-        if self.announced[1] is None and total not in self.tqdm_bars:
+        if self.announced[1] is None and total not in self.tqdm_bars and (
+                line - self.announced[0] <= ANNOUNCED_BAR_REACH) and (
+                lexicon.LOSS in read_pairs(text[:text.rfind("%|", 0, bar.start())]).values):
+            # (its loss in the bar's description, as the training bar's: not a dict glued
+            # after another loop's bar)
             self.announced = (self.announced[0], total)
         if self.announced[1] != total:
             self.announced = None

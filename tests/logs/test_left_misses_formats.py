@@ -364,3 +364,23 @@ def test_scenic_divergence_after_the_last_summary(tmp_path: Path) -> None:
 def test_scenic_controls(tmp_path: Path) -> None:
     """A healthy run (passes on the parent too)."""
     assert faults(tmp_path, _scenic(3001)) == []
+
+
+def test_an_announcement_far_above_a_bar_is_not_its_pass(tmp_path: Path) -> None:
+    """A script's own ``Evaluating`` line, an evaluation bar without values below it (HF's
+    ``tqdm`` in ``evaluation_loop``) or none, then the training bar with its dict glued to it
+    (a bar's total not seen before, its values after it): the training NaN stays AMP006
+    (passes on the parent)."""
+    lines = ["03/01/2024 10:00:00 - INFO - __main__ - Evaluating"]
+    lines += [f"{done * 2}%|{'#' * (done // 5):<10}| {done}/50 [00:0{done // 10}<00:05, "
+              "10.00it/s]" for done in range(5, 51, 5)]
+    lines += ["{'eval_loss': 2.31, 'eval_runtime': 5.1, 'epoch': 1.0}"]
+    # a bar whose values follow it (tqdm's ``set_postfix``)
+    assert faults(tmp_path, [*lines[:1], *(
+        f"{done // 10}%|#         | {done}/1000 [01:00<10:00, 1.50it/s, loss="
+        f"{'nan' if done >= 400 else '2.2'}, lr=5e-05]" for done in range(100, 700, 100))]) == [
+        ("AMP006", 400)]
+    lines += [f"{done // 10}%|#         | {done}/1000 [01:00<10:00, 1.50it/s]{{'loss': "
+              f"{'nan' if done >= 400 else '2.2'}, 'learning_rate': 5e-05, 'epoch': 1.2}}"
+              for done in range(100, 700, 100)]
+    assert faults(tmp_path, lines) == [("AMP006", 400)]
