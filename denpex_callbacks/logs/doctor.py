@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import repeat
 from pathlib import Path
+from typing import BinaryIO
 
 from denpex_callbacks.core.causes import one_off
 from denpex_callbacks.core.config import MonitorConfig
@@ -40,6 +41,7 @@ from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETU
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
+from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -175,6 +177,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
+    escaped = False
+    if plain and total is not None and total <= ESCAPED_BYTES:
+        stream, escaped = _unescaped(stream)
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -229,10 +234,27 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if stats.long_lines:
         stats.problems.append(f"{stats.long_lines} line(s) longer than {MAX_LINE >> 20} MiB "
                               "(read in pieces)")
+    if escaped:
+        stats.problems.append(f"one line of escapes (a JSON string or a Python repr of the "
+                              f"output), read as the {stats.lines} line(s) it escapes; line "
+                              "numbers count those")
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
     return result
+
+
+def _unescaped(stream: BinaryIO) -> tuple[BinaryIO, bool]:
+    """``stream``, or the lines it escapes where it is a log pasted as one line of escapes
+    (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's output), and
+    whether it was."""
+    if not isinstance(stream, io.BufferedReader) or not may_be_escaped(
+            stream.peek(ESCAPED_HEAD)[:ESCAPED_HEAD]):
+        return stream, False
+    data = stream.read()
+    stream.close()
+    lines = unescaped_log(data)
+    return io.BytesIO(data if lines is None else lines), lines is not None
 
 
 class _Session:

@@ -285,6 +285,21 @@ def evaluation_twins(keys: list[str]) -> dict[str, str]:
             if len(parts) > 1 and parts[-1] in _EVAL and parts[:-1] in trained}
 
 
+def score_name(key: str) -> bool:
+    """Whether a key that names no role may name a score an evaluation measured (``mIoU``,
+    ``coco/bbox_mAP``, ``accuracy``): one name, no time, speed, count, setting or best value
+    so far among its words. Only read on a line about evaluation (mmengine's ``Epoch(val)``
+    line prints its evaluator's metrics under their own names, no split before them).
+
+    Example:
+        >>> [score_name(k) for k in ("mIoU", "coco/bbox_mAP", "data_time", "best_acc", "lr")]
+        [True, True, False, False, False]
+    """
+    parts = words(key)
+    return (bool(parts) and role(key) is None
+            and not any(part in _NOT_METRIC or part in _SETTING for part in parts))
+
+
 def _namespaced_evaluation(key: str) -> bool:
     """Whether an evaluation's name follows a namespace and a slash: ``ptl/val_loss``, the
     key of Ray Tune's Lightning examples, which NeuralForecast logs beside ``valid_loss``

@@ -1313,7 +1313,7 @@ MESSAGES: tuple[Message, ...] = (
             "a training metric summed over the summary's steps is NaN: the run stops before "
             "the summary is written", FLAG, "AMP006",
             prefix="scenic.train_lib.train_utils.TrainingDivergedError: ",
-            values={"metric": "loss", "text": "(nan, 1024.0)"}),
+            values={"metric": "loss", "text": "(nan, 1024.0)"}, in_step=True),
     Message("scenic", "2021-07-2026 (raised before 2022-11, then logged as an error after "
             "\"WARNING: Split eval \")", "scenic/train_lib/train_utils.py "
             "(normalize_metrics_summary, split 'eval')",
@@ -1327,7 +1327,7 @@ MESSAGES: tuple[Message, ...] = (
             "NaN detected in train_{metric}",
             "a training metric (a detection loss term) is NaN: the run stops", FLAG, "AMP006",
             prefix="scenic.train_lib.train_utils.TrainingDivergedError: ",
-            values={"metric": "loss_bbox"}),
+            values={"metric": "loss_bbox"}, in_step=True),
     # -- AutoGluon: its tabular network checks the validation score after each epoch -------
     Message("AutoGluon", "0.1-1.4 (2021-2026)",
             "tabular/src/autogluon/tabular/models/tabular_nn/torch/tabular_nn_torch.py "

@@ -407,3 +407,33 @@ def as_step(value: float | None) -> int | None:
     if value is None or not math.isfinite(value) or value < 0 or value != int(value):
         return None
     return int(value)
+
+
+# A score under a name of its own (``mIoU: nan``, ``coco/bbox_mAP: nan``, ``accuracy = nan``):
+# one word right before ``:`` or ``=`` and the value.
+_SCORE_KEY = re.compile(r"([A-Za-z][\w./@-]*)[ \t]*[:=][ \t]*$")
+
+
+def nonfinite_scores(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
+    """The non-finite values of ``text`` that no claim holds, each under a name that may be a
+    score (:func:`~denpex_callbacks.logs.lexicon.score_name`): what an evaluator prints on a
+    line about evaluation, under names no lexicon lists (mmseg's ``mIoU``, mmdet's
+    ``coco/bbox_mAP``, TF Estimator's ``accuracy``).
+
+    Example:
+        >>> text = "Epoch(val) [3][500/500]    aAcc: 95.1000  mIoU: nan  data_time: nan"
+        >>> nonfinite_scores(text, find_claims(text)[0])
+        [('mIoU', nan)]
+    """
+    claimed = {start for start, *_ in claims}
+    out = []
+    for found in VALUE.finditer(text):
+        if found.start() in claimed:
+            continue
+        value = to_value(found.group(0))
+        if math.isfinite(value):
+            continue
+        key = _SCORE_KEY.search(text, max(0, found.start() - 80), found.start())
+        if key is not None and lexicon.score_name(key.group(1)):
+            out.append((key.group(1), value))
+    return out

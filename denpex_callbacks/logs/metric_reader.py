@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
@@ -38,6 +38,7 @@ from denpex_callbacks.logs.metric_pairs import (
     collect,
     decimals,
     find_claims,
+    nonfinite_scores,
     notation,
     read_pairs,
     to_value,
@@ -183,6 +184,14 @@ _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 # The split's name may key a score it names (the TensorFlow mixed precision guide's custom
 # loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
 # mixed_precision.ipynb).
+# A line that announces an evaluation pass and says nothing else: the logging prefix, then
+# the word (AllenNLP's ``logger.info("Validating")``; reader.py hands it over).
+# Its bar's first line with values comes right below it (AllenNLP's empty 0% line between):
+# one further down is another loop's (a bar without values between, then training's own).
+ANNOUNCED_BAR_REACH = 4
+_ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
+# A non-finite value's word anywhere on a line (the cheap check before a slower reading).
+_NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
                           r"(?=[\s,;|]|$)")
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
@@ -393,6 +402,14 @@ class MetricReader:
         # the keys its record read so far (a record prints each metric once)
         self.block_step: tuple[int, int] | None = None
         self.block_keys: set[str] = set()
+        # Step lines that recur, each the last one plus 1, over lines that print the same
+        # metric again (LBFGS' closure, one ``loss:`` line an evaluation, several a step:
+        # pytorch/examples ``time_sequence_prediction/train.py`` prints ``'STEP: ', i`` over
+        # them): those lines are that step's. The last step line's step, whether its lines
+        # printed a metric again, and whether the current one's may.
+        self.step_only: int | None = None
+        self.block_repeated = False
+        self.block_again = False
         # (epoch, line) of the last line that held only an epoch (nnU-Net's ``Epoch 12``):
         # the epoch of a row below it that prints none
         self.block_epoch: tuple[int, int] | None = None
@@ -426,6 +443,9 @@ class MetricReader:
         # 100 ====`` or ``step: 100`` over its indented metrics), or None
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
+        # line, and the total of the bar read since (None: none yet)
+        self.announced: tuple[int, int | None] | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -452,6 +472,12 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
+        if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
+            self.announced = (line, None)
+            return []
+        if self.announced is not None and "|" in text and (
+                out := self._announced_bar(text, line)) is not None:
+            return out
         # A record, a dict or a mapping spread over lines: a row of the open one is kept, a
         # line that is no row ends it (its events, then the line's own).
         if (self.record or text[:1] == "|") and (out := self._spread(
@@ -466,6 +492,41 @@ class MetricReader:
                 line)) is not None:
             return out
         return self._read(text, line)
+
+    def _in_block(self, named: set[str], line: int) -> bool:
+        """Whether a metric line that prints no step is the record's below the last step
+        line: within its reach, a metric it has not printed yet; or, below step lines that
+        recur over the same metric printed again (``block_again``), the same metrics again,
+        up to the next step line."""
+        if self.block_step is None:
+            return False
+        if self.block_again:
+            return named == self.block_keys or not self.block_keys
+        return line - self.block_step[1] <= BLOCK_REACH and self.block_keys.isdisjoint(named)
+
+    def _announced_bar(self, text: str, line: int) -> list[MetricEvent] | None:
+        """The events of a bar of an announced evaluation pass (AllenNLP's validation bar
+        prints the training bar's keys: ``loss: nan ||: 48%|#  | 150/313 [``), as
+        evaluation's; None for a line that is none. The pass's bar is the first one right
+        below the announcement, unless its total is a training bar's (training went on: no
+        pass printed a bar); a bar of another total, or the pass's last count, ends the
+        pass."""
+        bar = TQDM.search(text)
+        if bar is None or self.announced is None:
+            return None
+        done, total = int(bar.group(1)), int(bar.group(2))
+        if self.announced[1] is None and total not in self.tqdm_bars and (
+                line - self.announced[0] <= ANNOUNCED_BAR_REACH) and (
+                lexicon.LOSS in read_pairs(text[:text.rfind("%|", 0, bar.start())]).values):
+            # (its loss in the bar's description, as the training bar's: not a dict glued
+            # after another loop's bar)
+            self.announced = (self.announced[0], total)
+        if self.announced[1] != total:
+            self.announced = None
+            return None
+        if done >= total:
+            self.announced = None
+        return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
 
     def _spread(self, held: list[MetricEvent] | None, rows: list[Any],
                 end: Callable[[int], list[MetricEvent]], text: str,
@@ -529,6 +590,9 @@ class MetricReader:
             metrics = collect(plan.claims, text)
         if line - self.eval_line <= SUMMARY_REACH and self._goes_on(text, metrics, line):
             return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
+        if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
+                summed := _total_of_terms(text)) is not None:
+            metrics = _with_loss(metrics, *summed)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
             return events
@@ -584,10 +648,16 @@ class MetricReader:
         roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
         metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
         found = [*metrics.evals, *metrics.components]
-        if found or lexicon.LOSS in metrics.values:
-            self.evaluation_lines += 1
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
+        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None and all(
+                math.isfinite(value) for _, value in found):
+            # An evaluator's scores under their own names (mmseg's ``mIoU: nan`` on
+            # mmengine's ``Epoch(val)`` line): no lexicon lists them; the line says whose
+            # they are. (Read only where a non-finite word is on the line: seldom.)
+            found += nonfinite_scores(text, find_claims(text)[0])
+        if found:
+            self.evaluation_lines += 1
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
@@ -781,6 +851,9 @@ class MetricReader:
             if step is not None and counters:
                 self.block_step = (step, line)  # a record's step line: its metrics follow
                 self.block_keys = set()
+                self.block_again = (self.block_repeated or self.block_again) and (
+                    step == (self.step_only or 0) + 1)
+                self.step_only, self.block_repeated = step, False
             elif (counters and len(values) == 1
                   and (only := as_step(values.get(lexicon.EPOCH))) is not None):
                 self.block_epoch = (only, line)  # an epoch's line: its row follows
@@ -788,13 +861,16 @@ class MetricReader:
         if counters and self.block_step is not None:
             if step is not None:
                 self.block_step = None  # the log numbers its metric lines themselves
-            elif line - self.block_step[1] <= BLOCK_REACH and self.block_keys.isdisjoint(
-                    named := {*metrics.keys.values(), *(k for k, _v in metrics.components)}):
+            elif self._in_block(
+                    named := {*metrics.keys.values(), *(k for k, _v in metrics.components)},
+                    line):
                 step = self.block_step[0]
                 self.block_keys |= named
             else:
                 # past the record, or a metric it printed already: a line of its own (a
                 # stray "step: 500" before a loop that prints "loss: x" a batch)
+                self.block_repeated = self.block_repeated or not self.block_keys.isdisjoint(
+                    named)
                 self.block_step = None
         if epoch_text is None and not unread:
             keys = tuple(metrics.keys.values())
@@ -865,9 +941,10 @@ class MetricReader:
             # ``{epoch}/{epochs - 1}`` in the first column, a tqdm bar of the epoch's batches
             # after the cells (YOLOv6's ``Epoch lr iou_loss dfl_loss cls_loss`` table,
             # yolov6/core/engine.py ``print_details``): the bar counts the epoch's batches
-            epoch = int(epoch_text.partition("/")[0])
-            row.values[lexicon.STEP] = (self._epochs_before(epoch) * int(bar.group(2))
-                                        + int(bar.group(1)))
+            epoch, _, last = epoch_text.partition("/")
+            row.values[lexicon.STEP] = (
+                self._epochs_before(int(epoch), int(last) if last.isdigit() else None)
+                * int(bar.group(2)) + int(bar.group(1)))
         if self.header_split:
             self.evaluation_lines += 1
             losses = [(row.keys[lexicon.LOSS], row.values[lexicon.LOSS])] if (
@@ -982,11 +1059,15 @@ class MetricReader:
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
 
-    def _epochs_before(self, epoch: int) -> int:
+    def _epochs_before(self, epoch: int, last: int | None = None) -> int:
         """How many epochs came before ``epoch``. Epochs count from 1 (mmcv, StyleTTS2,
         GluonTS) or from 0 (the ImageNet example, Swin, timm, a loop over ``range(epochs)``):
-        once an epoch 0 was seen, epoch 1 is the second one, not the first again."""
-        self.epochs_from_zero = self.epochs_from_zero or epoch == 0
+        once an epoch 0 was seen, epoch 1 is the second one, not the first again. ``last``:
+        the last epoch printed after a slash (``{epoch}/{epochs - 1}``, YOLOv5's and
+        YOLOv6's): one below a round count of epochs (``37/399``) says they count from 0,
+        in an excerpt resumed past epoch 0 too."""
+        self.epochs_from_zero = self.epochs_from_zero or epoch == 0 or (
+            last is not None and last % 10 == 9)
         return epoch if self.epochs_from_zero else epoch - 1
 
     def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
@@ -1373,6 +1454,54 @@ def _total(terms: list[float]) -> float:
     """
     bad = next((t for t in terms if not math.isfinite(t)), None)
     return math.fsum(terms) if bad is None else bad
+
+
+# ``name: value`` and ``name=value`` pairs, for a total's terms (see _total_of_terms).
+_NAMED_NUMBER = re.compile(r"([A-Za-z][\w./-]*)[ \t]*[:=][ \t]*([-+]?(?:\d+(?:\.\d*)?"
+                           r"(?:[eE][-+]?\d+)?|(?i:nan|inf)))(?![\w.])")
+
+
+def _total_of_terms(text: str) -> tuple[str, float, list[tuple[str, float]]] | None:
+    """``total`` after the terms it sums, where no key names the loss: the loss and its
+    terms (pytorch/examples fast_neural_style ``"...\\tcontent: {:.6f}\\tstyle: {:.6f}
+    \\ttotal: {:.6f}"``: the loss trained on is content plus style). Told by the sum: a finite
+    total is its terms' sum (to the print's rounding); a non-finite one is where a term is.
+
+    Example:
+        >>> _total_of_terms("Epoch 1: [8/90]  content: 1.5  style: 2.25  total: 3.75")
+        ('total', 3.75, [('content', 1.5), ('style', 2.25)])
+        >>> _total_of_terms("done: 3  failed: 1  total: 5") is None
+        True
+        >>> _total_of_terms("train: 800  val: 100  test: 100  total: 1000") is None
+        True
+    """
+    # (counts print no decimals: ``train: 800 val: 100 test: 100 total: 1000`` is a split)
+    pairs = [(key, to_value(value)) for key, value in _NAMED_NUMBER.findall(text)
+             if "." in value or value.isalpha()]
+    at = next((i for i, (key, _) in enumerate(pairs) if key.lower() == "total"), None)
+    if at is None:
+        return None
+    terms = [(key, value) for key, value in pairs[:at]
+             if lexicon.score_name(key) or lexicon.role(key) == lexicon.COMPONENT]
+    total = pairs[at][1]
+    if len(terms) < 2:
+        return None
+    if not math.isfinite(total):
+        return (pairs[at][0], total, terms) if any(
+            not math.isfinite(value) for _, value in terms) else None
+    summed = math.fsum(value for _, value in terms)
+    return (pairs[at][0], total, terms) if math.isclose(
+        summed, total, rel_tol=1e-4, abs_tol=1e-5) else None
+
+
+def _with_loss(metrics: MetricLine, key: str, loss: float,
+               terms: list[tuple[str, float]]) -> MetricLine:
+    """``metrics`` with ``loss`` under ``key`` as the loss and ``terms`` as its components."""
+    held = {name for name, _ in metrics.components}
+    return replace(metrics, values={**metrics.values, lexicon.LOSS: loss},
+                   keys={**metrics.keys, lexicon.LOSS: key},
+                   components=[*metrics.components,
+                               *(term for term in terms if term[0] not in held)])
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:

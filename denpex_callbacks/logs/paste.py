@@ -120,3 +120,55 @@ def may_be_collected(head: str) -> bool:
     if first in _OPENERS:
         return True  # ``(`` a Ray worker's process, ``<`` syslog's priority
     return first.isupper() and head[3:4] == " "  # May 01 ...
+
+
+# A whole log pasted as one line of escapes: the JSON string of a notebook cell's output or
+# of an API's response, a Python repr of the captured output (``'Epoch 1 ...\nEpoch 2 ...'``).
+# Read as the lines it escapes where the text has at most this many lines of its own and
+# ESCAPED_MIN escaped newlines, more than ESCAPED_RATIO for each line of its own (a log with
+# an escaped newline inside a message here and there is left as it is).
+ESCAPED_MAX_LINES = 3
+ESCAPED_MIN = 8
+ESCAPED_RATIO = 4
+ESCAPED_BYTES = 16 << 20  # a larger input is no paste
+ESCAPED_HEAD = 4096  # bytes looked at first (most logs have several newlines there)
+# JSON's escapes and Python's: a backslash and its character, ``\xHH``, ``\uHHHH``.
+_ESCAPE = re.compile(rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+_ESCAPED = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"f": b"\f", b"b": b"\b", b"0": b"\0",
+            b"/": b"/"}
+
+
+def may_be_escaped(head: bytes) -> bool:
+    """Whether the first bytes of an input may open a log pasted as one line of escapes (an
+    escaped newline, at most one line of its own): then the whole input is looked at
+    (:func:`unescaped_log`).
+
+    Example:
+        >>> may_be_escaped(b"'step 1 loss 2.3\\\\nstep 2 loss nan\\\\n'"), may_be_escaped(b"a\\nb")
+        (True, False)
+    """
+    return b"\\n" in head and head.count(b"\n") <= 1
+
+
+def unescaped_log(data: bytes) -> bytes | None:
+    """The lines a log pasted as one line of escapes holds, or None for any other input.
+
+    Example:
+        >>> unescaped_log(b"'" + b"\\\\n".join(b"step %d" % i for i in range(9)) + b"'")
+        b"'step 0\\nstep 1\\nstep 2\\nstep 3\\nstep 4\\nstep 5\\nstep 6\\nstep 7\\nstep 8'"
+        >>> unescaped_log(b"step 1 loss 2.3\\nmsg: a\\\\nb\\n") is None
+        True
+    """
+    lines = data.count(b"\n")
+    escaped = data.count(b"\\n")
+    if lines > ESCAPED_MAX_LINES or escaped < ESCAPED_MIN or escaped <= ESCAPED_RATIO * lines:
+        return None
+    return _ESCAPE.sub(_unescape, data)
+
+
+def _unescape(found: re.Match[bytes]) -> bytes:
+    """What one escape stands for (an unknown escape stays as it was)."""
+    hex2, hex4, char = found.groups()
+    if hex2 is not None or hex4 is not None:
+        return chr(int(hex2 or hex4, 16)).encode("utf-8", "replace")
+    return _ESCAPED.get(char, char if char in (b"\\", b"'", b'"') else found.group(0))

@@ -54,7 +54,7 @@ _COLLECTOR_REACH = 96
 _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
-_STEP_TAIL = re.compile(rb"step[=:] ?\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+_STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
@@ -83,6 +83,15 @@ _SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
+# A line that announces an evaluation pass, and nothing else (AllenNLP's trainer logs
+# ``Validating`` over a tqdm bar that prints the training bar's keys: allennlp/training/
+# gradient_descent_trainer.py ``_validation_loss``): handed over with the first candidate
+# that follows it within ANNOUNCED_REACH lines (the bar's empty 0% line between), so that
+# the bar is read as evaluation's (metric_reader's ``announces_evaluation``).
+_ANNOUNCED_TAIL = b"ating"
+_ANNOUNCED_ABOVE = re.compile(rb"(?:Validating|Evaluating) *\r?\n")
+ANNOUNCED_REACH = 3
+ANNOUNCED_BYTES = 512
 
 
 class Readable(Protocol):
@@ -473,10 +482,30 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     found = _last_above(_EPOCH_ABOVE, buffer, max(resume, begin - EPOCH_BYTES), start,
                         EPOCH_REACH)
     if found is None:
-        return None
+        return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _announcement(buffer: bytes, low: int, start: int) -> tuple[bytes, int] | None:
+    """The line that announces an evaluation pass (``_ANNOUNCED_ABOVE``) among the
+    :data:`ANNOUNCED_REACH` lines above ``start``, with how many lines lie between; else
+    None. A ``rfind`` of its tail first: most gaps hold none.
+
+    Example:
+        >>> b = b"x - Validating\\n  0%|   | 0/313 [\\nloss: nan ||: 48%|#  | 150/313 [\\n"
+        >>> _announcement(b, 0, b.index(b"loss"))
+        (b'x - Validating', 1)
+    """
+    if buffer.rfind(_ANNOUNCED_TAIL, low, start) < 0:
+        return None
+    found = _last_above(_ANNOUNCED_ABOVE, buffer, low, start, ANNOUNCED_REACH)
+    if found is None:
+        return None
+    announced, back = found
+    first = buffer.rfind(b"\n", low, announced.start()) + 1
+    return buffer[max(first, low):announced.end()].rstrip(), back
 
 
 def _last_above(pattern: re.Pattern[bytes], buffer: bytes, low: int, start: int,
@@ -506,7 +535,7 @@ def _is_step_line(line: bytes) -> bool:
         [True, True, False]
     """
     at = line.rfind(b"tep")
-    if at < 1:
+    if at < 1 and (at := line.rfind(b"TEP")) < 1:  # (``print('STEP: ', i)``)
         return _STEP_ALONE.match(line) is not None
     if _STEP_TAIL.match(line, at - 1) is not None:
         return True

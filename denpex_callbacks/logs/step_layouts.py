@@ -20,14 +20,17 @@ import re
 # 5.23 it/sec | ...``; the DCGAN example's (pytorch/examples ``dcgan/main.py``, and the GAN
 # scripts copied from it) ``[%d/%d][%d/%d] Loss_D: ...``, epoch of epochs then batch of
 # batches opening the line; pytorch/examples' super_resolution (``main.py``: ``"===>
-# Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses.
+# Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses; pytorch/examples'
+# fast_neural_style (``neural_style/neural_style.py``: ``"{}\tEpoch {}:\t[{}/{}]\tcontent:
+# ..."``, the count of images done, from 1: no batch size printed, the count is the step).
 EPOCH_ITER = re.compile(
     r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
     r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]"
-    r"|^(\d+)/\d+\(t\): (\d+)/(\d+) ")
+    r"|^(\d+)/\d+\(t\): (\d+)/(\d+) "
+    r"|Epoch\s+(\d+):\s*\[(\d+)/(\d+)\]")
 # torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
 # '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
 # ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:

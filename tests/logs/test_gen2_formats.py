@@ -319,10 +319,12 @@ def _scenic(last: int, *, every: int = 100, train_nan: bool = False,
 
 def test_scenic_divergence_is_read(tmp_path: Path) -> None:
     """Before: the NaN summary never reaches the writer, and ``TrainingDivergedError: NaN
-    detected in train_loss (...)`` was silent (the step: the last summary written, 1201; the
-    NaN came within the 100 steps after it). An evaluation's ``NaN detected in eval_loss``
-    was silent too until its row was written."""
-    assert faults(tmp_path, _scenic(1201, train_nan=True)) == [("AMP006", 1201)]
+    detected in train_loss (...)`` was silent. The NaN came within the 100 steps after the
+    last summary written (1201, finite): the step is the first of them, 1202, as for any
+    message the failing step says without numbering it (the row is that step's: ``in_step``
+    in messages.py). An evaluation's ``NaN detected in eval_loss`` was silent too until its
+    row was written."""
+    assert faults(tmp_path, _scenic(1201, train_nan=True)) == [("AMP006", 1202)]
 
 
 def test_scenic_controls(tmp_path: Path) -> None:
