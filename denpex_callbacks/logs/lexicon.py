@@ -176,6 +176,9 @@ for _role, _phrases in {
            # LLaMA-Factory's trainer_log.jsonl ``current_steps`` (beside ``total_steps``);
            # accelerate's examples' ``completed_steps``
            "current step", "current steps", "cur step", "completed steps",
+           # OpenPCDet's train_utils (tools/train_utils/train_utils.py ``train_one_epoch``):
+           # ``Acc_iter {accumulated_iter:<10d}``, the run's iterations over its epochs
+           "acc iter", "accumulated iter", "accumulated iters",
            # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
            "tick", "progress tick",
@@ -253,6 +256,29 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         return evaluation_metric((split[0], *words(head)) if len(split) == 1 else split)
     return (len(parts) > 1 and parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
+
+
+# Scores that are +inf at perfection (a reconstruction's PSNR or SNR where the error is 0):
+# an infinite one says the images match, not that evaluation broke.
+_INFINITE_AT_BEST = frozenset({"psnr", "snr", "sisnr", "sdr", "sisdr"})
+
+
+def measured_on_evaluation(key: str, value: float) -> bool:
+    """Whether a word keying a non-finite ``value`` on a line about evaluation names a score
+    of it: a name the lexicon gives no role (``L1``, ``PSNR``, ``SSIM``, ``mIoU``), no time,
+    count or best-so-far, and not a PSNR's +inf (see ``_INFINITE_AT_BEST``).
+
+    Example:
+        >>> [measured_on_evaluation(k, math.nan) for k in ("L1", "PSNR", "lr", "eta", "best")]
+        [True, True, False, False, False]
+        >>> measured_on_evaluation("PSNR", math.inf), measured_on_evaluation("L1", math.inf)
+        (False, True)
+    """
+    parts = words(key)
+    if not parts or role(parts) is not None or any(
+            part in _NOT_METRIC or part in _SETTING for part in parts):
+        return False
+    return not (value == math.inf and parts[-1] in _INFINITE_AT_BEST)
 
 
 def _namespaced_evaluation(key: str) -> bool:

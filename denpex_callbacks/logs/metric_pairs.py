@@ -327,6 +327,36 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     return out
 
 
+def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
+    """The non-finite values of a line about evaluation that no key of the lexicon claims,
+    each under the word before it where that word names a score (``[ITER 7000] Evaluating
+    test: L1 nan PSNR nan``: graphdeco-inria/gaussian-splatting ``train.py``
+    ``training_report``, and the splatting and NeRF trainers copied from it): evaluation
+    prints the scores it computes, whatever their names.
+
+    Example:
+        >>> unclaimed_nonfinite("[ITER 7000] Evaluating test: L1 nan PSNR inf", [])
+        [('L1', nan)]
+    """
+    taken = {(start, end) for start, end, *_rest in claims}
+    out: list[tuple[str, float]] = []
+    previous = 0
+    for found in VALUE.finditer(text):
+        start, end = found.span()
+        between, previous = text[previous:start], end
+        if found.group(0)[-1].isdigit() or (start, end) in taken:
+            continue  # a finite number, or one a known key reads
+        stripped = between.rstrip(_SEPARATORS)
+        key = _KEY_TAIL.search(stripped[-80:]) if len(stripped) < len(between) else None
+        if key is None:
+            continue
+        name = key.group(0).split()[-1]  # the word before the value, not the prose before it
+        value = to_value(found.group(0))
+        if lexicon.measured_on_evaluation(name, value):
+            out.append((name, value))
+    return out
+
+
 def decimals(spelled: str) -> int:
     """The decimals a number was printed with (0 in exponent notation).
 

@@ -41,6 +41,7 @@ from denpex_callbacks.logs.metric_pairs import (
     notation,
     read_pairs,
     to_value,
+    unclaimed_nonfinite,
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
@@ -86,6 +87,17 @@ _MEASURED = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.GRAD_NORM})
 # ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
 _LOGGABLE_BAR = re.compile(r"Progress on:.*? (\d+(?:\.\d+)?)([kMGT]?)[A-Za-z/]*/\S+ rate:")
 _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+# A step counter printed abbreviated, a 1000s prefix glued on and rounded to the print's
+# digits: LeRobot's MetricsTracker (lerobot/common/utils/logging_utils.py ``__str__``:
+# ``f"step:{format_big_number(self.steps)}"``, no decimals: ``step:200`` ... ``step:800``,
+# then ``step:1K`` for 1000 to 1499 and ``step:3K`` for 2500 to 3499), behind its
+# ``INFO 2024-06-01 10:00:00 ts/train.py:232 `` prefix.
+_ABBREVIATED_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?(\d+(?:\.(\d+))?)([KMB])\b")
+_COUNT_PREFIX = {"K": 10**3, "M": 10**6, "B": 10**9}
+# A heading that names its phase and epoch, nothing after it: robomimic's ``print("Validation
+# Epoch {}".format(epoch))`` over ``json.dumps(step_log, sort_keys=True, indent=4)``
+# (robomimic/scripts/train.py): the dict below it is that phase's.
+_EPOCH_HEADING = re.compile(r"\b[Ee]poch:? +\d+\s*$")
 # A step's overflow flag beside its metrics: MindSpore's TrainOneStepWithLossScaleCell returns
 # it and MindFormers' MFLossMonitor prints ``..., overflow cond: True, loss_scale: 1024.0``
 # (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
@@ -397,6 +409,9 @@ class MetricReader:
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
         self.mapping_keys: set[tuple[str, int]] = set()  # (key, indentation) of its rows
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        # the last step a metric line numbered and how far it was from the one before it:
+        # what numbers a row whose counter is printed abbreviated (``_ABBREVIATED_STEP``)
+        self.step_rhythm = (0, 0)
 
     @property
     def notations(self) -> dict[str, int]:
@@ -475,7 +490,7 @@ class MetricReader:
         if not _measured(read_pairs(text)):
             return []  # a configuration printed so (verl pprints its config at start)
         first = self.dict_lines[0]
-        if first - 1 == self.eval_opener:
+        if 0 < first - self.eval_opener <= 2:  # (JSON's opening brace between)
             return self._evaluation(text, find_claims(text)[0], EVALUATION)
         return self._read(text, first)
 
@@ -490,8 +505,6 @@ class MetricReader:
         if plan is None:
             why = _not_training(text)
             if why is not None:
-                if why == EVALUATION and text.rstrip().endswith(":"):
-                    self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
                 return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
         elif plan.skip:
@@ -528,7 +541,15 @@ class MetricReader:
         """``_evaluation``, the line kept as the last evaluation line read."""
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
+            self._opens_below(text, line)
         return self._evaluation(text, claims, why)
+
+    def _opens_below(self, text: str, line: int) -> None:
+        """Keep an evaluation line as the opener of the dict below it, where it heads one:
+        orbit's `` eval | ... | output: `` (it ends with a colon), robomimic's ``Validation
+        Epoch 4`` over its JSON dict (it ends with its epoch)."""
+        if text.rstrip().endswith(":") or _EPOCH_HEADING.search(text) is not None:
+            self.eval_opener = line
 
     def _goes_on(self, text: str, metrics: MetricLine, line: int) -> bool:
         """Whether a line below an evaluation line goes on with it: the MetricLogger's
@@ -559,6 +580,10 @@ class MetricReader:
             self.evaluation_lines += 1
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
+        if why == EVALUATION and all(math.isfinite(value) for _key, value in found) and (
+                "nan" in text or "inf" in text or "NaN" in text or "Inf" in text):
+            # scores the lexicon has no name for (``L1 nan PSNR nan``): evaluation's still
+            found += unclaimed_nonfinite(text, claims)
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
@@ -709,6 +734,13 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        if step is None and loss is not None and (
+                "K " in text or "M " in text or "B " in text) and (
+                found := _ABBREVIATED_STEP.search(text)) is not None:
+            step = self._abbreviated_step(found)
+        if step is not None and counters:
+            last = self.step_rhythm[0]
+            self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])
         epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
         # A table's epoch column holds the epoch alone in its cell (fastai's ``epoch
         # train_loss valid_loss ...`` table, from 0): whole there is whole as printed.
@@ -815,7 +847,9 @@ class MetricReader:
         if self.mapping_rows:
             held = self._mapping_row(text, line)
             return self._end_mapping(line) if held is None else held
-        if _not_training(text) is not None:
+        if (why := _not_training(text)) is not None:
+            if why == EVALUATION:
+                self._opens_below(text, line)
             return closed
         row = self._value_row(text, line)
         if row is None:
@@ -923,6 +957,18 @@ class MetricReader:
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
 
+    def _abbreviated_step(self, found: re.Match[str]) -> int:
+        """The step a counter printed abbreviated stands for (``step:3K``, see
+        ``_ABBREVIATED_STEP``): the step after the last one read, as far on as the rows
+        before were apart, where the print rounds that step to what it shows; else what it
+        shows (its rows then repeat a step: the count is known only to its rounding)."""
+        unit = _COUNT_PREFIX[found.group(3)] / 10 ** len(found.group(2) or "")
+        shown = round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)])
+        last, interval = self.step_rhythm
+        if interval and abs(last + interval - shown) <= unit / 2:
+            return last + interval
+        return shown
+
     def _epochs_before(self, epoch: int) -> int:
         """How many epochs came before ``epoch``. Epochs count from 1 (mmcv, StyleTTS2,
         GluonTS) or from 0 (the ImageNet example, Swin, timm, a loop over ``range(epochs)``):
@@ -956,8 +1002,10 @@ class MetricReader:
         key = metrics.keys.get(lexicon.STEP)
         if printed is not None and epoch is not None:
             # a step key beside the epoch (the counter decides), the batches it counts to
-            # printed after it or not (``it: 100/1000 ep: 1/10``)
-            total = re.search(rf"{re.escape(key)}\W{{0,3}}0*{printed}/(\d+)", text) if (
+            # printed after it or not (``it: 100/1000 ep: 1/10``; quoted in a JSON dict,
+            # SlowFast's ``json_stats: {..., "epoch": "2/200", ..., "iter": "100/196", ...}``,
+            # slowfast/utils/meters.py ``TrainMeter.log_iter_stats``)
+            total = re.search(rf"{re.escape(key)}\W{{0,4}}0*{printed}/(\d+)", text) if (
                 "/" in text and key is not None) else None
             return epoch, printed, int(total.group(1)) if total else 0
         return None

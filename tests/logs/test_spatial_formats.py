@@ -1,0 +1,309 @@
+"""3D vision, video, robotics and segmentation trainers: excerpts written from each tool's own
+format strings (each test names its source), a fault at a known step beside healthy controls.
+
+- 3D Gaussian Splatting's tqdm bar and its evaluation line (graphdeco-inria/gaussian-splatting
+  ``train.py``): ``Training progress:  23%|... | 7000/30000 [..., Loss=0.0512345]`` and
+  ``[ITER 7000] Evaluating test: L1 {} PSNR {}``;
+- SlowFast's ``json_stats: {...}`` lines (facebookresearch/SlowFast ``slowfast/utils/
+  logging.py`` ``log_json_stats``, ``slowfast/utils/meters.py`` ``TrainMeter``) and its
+  ``RuntimeError: ERROR: Got NaN losses`` (``slowfast/utils/misc.py`` ``check_nan_losses``);
+- LeRobot's MetricsTracker line (huggingface/lerobot ``lerobot/common/utils/logging_utils.py``
+  ``MetricsTracker.__str__``: ``step:3K smpl:21K ep:52 epch:1.04 loss:... grdn:... lr:...``);
+- OpenPCDet's logger line (open-mmlab/OpenPCDet ``tools/train_utils/train_utils.py``
+  ``train_one_epoch``: ``Train:    2/80 (  2%) [ 600/1856 ( 32%)]  Loss: ...  Acc_iter ...``);
+- robomimic's ``Train Epoch {}`` / ``Validation Epoch {}`` over ``json.dumps(step_log,
+  sort_keys=True, indent=4)`` (ARISE-Initiative/robomimic ``robomimic/scripts/train.py``);
+- SAM 2's ProgressMeter and its ``Loss is nan, attempting to stop training``
+  (facebookresearch/sam2 ``training/trainer.py``, ``training/utils/train_utils.py``).
+
+Each fault test failed on the parent commit (c9ca303) unless its docstring says it is a
+control that passes there too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from excerpts import faults
+
+# -- 3D Gaussian Splatting: graphdeco-inria/gaussian-splatting train.py ------------------------
+
+
+def _splatting(nan_from: int | None = None, *, depth: bool = False,
+               eval_nan: bool = False) -> list[str]:
+    """``progress_bar.set_postfix({"Loss": f"{ema_loss_for_log:.{7}f}"})`` every 10
+    iterations (with ``"Depth Loss"`` where depth regularisation is on), and at the test
+    iterations ``training_report``'s ``print("\\n[ITER {}] Evaluating {}: L1 {} PSNR
+    {}".format(iteration, config['name'], l1_test, psnr_test))`` for the test and train views,
+    then ``[ITER {}] Saving Gaussians``."""
+    lines = ["Optimizing output/garden", "Output folder: output/garden [01/06 10:00:00]",
+             "Reading camera 185/185 [01/06 10:00:01]",
+             "Number of points at initialisation :  138766 [01/06 10:00:03]",
+             "Training progress:   0%|          | 0/30000 [00:00<?, ?it/s]"]
+    for it in range(10, 9001, 10):
+        loss = "nan" if nan_from is not None and it >= nan_from else f"{0.2 - it / 1e6:.7f}"
+        postfix = f"Loss={loss}" + (f", Depth Loss={0.0012:.7f}" if depth else "")
+        lines.append(f"Training progress:  {100 * it // 30000:>2}%|##        | {it}/30000 "
+                     f"[02:10<07:08, 53.67it/s, {postfix}]")
+        if it == 7000:
+            l1, psnr = ("nan", "nan") if eval_nan else ("0.0312", "27.12")
+            lines += ["", f"[ITER 7000] Evaluating test: L1 {l1} PSNR {psnr}", "",
+                      "[ITER 7000] Evaluating train: L1 0.0291 PSNR 28.33", "",
+                      "[ITER 7000] Saving Gaussians"]
+    return lines
+
+
+def test_splatting_evaluation_scores_without_known_names(tmp_path: Path) -> None:
+    """Before: ``L1 nan PSNR nan`` on the evaluation line: neither key is one the lexicon
+    names, so nothing was read (nothing to diagnose). The bar's NaN was already read."""
+    assert faults(tmp_path, _splatting(eval_nan=True)) == [("AMP013", 7000)]
+    assert faults(tmp_path, _splatting(5000, depth=True)) == [("AMP006", 5000)]
+
+
+def test_splatting_controls(tmp_path: Path) -> None:
+    """Healthy runs, with and without the depth loss (pass on the parent too); a PSNR of
+    +inf (identical images) is no fault."""
+    assert faults(tmp_path, _splatting()) == []
+    assert faults(tmp_path, _splatting(depth=True)) == []
+    perfect = [line.replace("PSNR 27.12", "PSNR inf") for line in _splatting()]
+    assert faults(tmp_path, perfect) == []
+
+
+# -- SlowFast: slowfast/utils/logging.py, meters.py, misc.py -----------------------------------
+
+
+def _slowfast_prefix(message: str, line: int = 105) -> str:
+    """``setup_logging``'s ``"[%(asctime)s][%(levelname)s] %(filename)s: %(lineno)3d:
+    %(message)s"``, ``datefmt="%m/%d %H:%M:%S"``."""
+    return f"[06/01 10:00:00][INFO] logging.py: {line:3d}: {message}"
+
+
+def _slowfast(nan_at: tuple[int, int] | None = None, *, raises: bool = True,
+              multi_label: bool = False) -> list[str]:
+    """``logger.info("json_stats: {:s}".format(simplejson.dumps(stats, sort_keys=True,
+    use_decimal=True)))``, floats as ``Decimal("{:.5f}")`` (NaN as ``NaN``): the train
+    iteration's ``"epoch": "2/200"``, ``"iter": "100/196"`` (both counted from 1), every 20
+    iterations (LOG_PERIOD); ``check_nan_losses`` raises before a NaN iteration's line."""
+    lines = [_slowfast_prefix("Start epoch: 1", 533)]
+    for epoch in range(1, 4):
+        for it in range(20, 197, 20):
+            bad = nan_at is not None and (epoch, it) >= nan_at
+            if bad and raises:
+                return [
+                    *lines, "Traceback (most recent call last):",
+                    '  File "/slowfast/tools/train_net.py", line 100, in train_epoch',
+                    "    misc.check_nan_losses(loss)",
+                    '  File "/slowfast/slowfast/utils/misc.py", line 34, in check_nan_losses',
+                    '    raise RuntimeError("ERROR: Got NaN losses {}".format(datetime.now()))',
+                    "RuntimeError: ERROR: Got NaN losses 2024-06-01 10:13:23.613248"]
+            stats: dict[str, object] = {
+                "_type": "train_iter", "dt": 0.41, "dt_data": 0.002, "dt_net": 0.4,
+                "epoch": f"{epoch}/200", "eta": "1 day, 2:00:00", "gpu_mem": "7.12G",
+                "iter": f"{it}/196", "loss": math.nan if bad else round(2.3 - epoch / 10, 5),
+                "lr": 0.1}
+            if not multi_label:
+                stats.update(top1_err=math.nan if bad else 70.3, top5_err=40.2)
+            lines.append(_slowfast_prefix("json_stats: " + json.dumps(stats, sort_keys=True)))
+        epoch_stats = {"RAM": "20.1/250.0G", "_type": "train_epoch", "epoch": f"{epoch}/200",
+                       "gpu_mem": "7.12G", "loss": 2.1, "lr": 0.1}
+        lines.append(_slowfast_prefix("json_stats: " + json.dumps(epoch_stats, sort_keys=True)))
+        lines.append(_slowfast_prefix(f"Start epoch: {epoch + 1}", 533))
+    return lines
+
+
+def test_slowfast_iter_of_epoch_and_its_nan_error(tmp_path: Path) -> None:
+    """Before: the quoted ``"iter": "100/196"`` was not read as the batch of the epoch that
+    ``"epoch": "2/200"`` names (the NaN at epoch 2, iteration 100, step 196 + 100 = 296, was
+    reported at 280, the rows' count times their interval); ``RuntimeError: ERROR: Got NaN
+    losses ...`` was no message the doctor knew (nothing to diagnose). That error comes
+    before its iteration's line: the step after the last one read (epoch 2, iteration 80)."""
+    assert faults(tmp_path, _slowfast((2, 100), raises=False)) == [("AMP006", 296)]
+    assert faults(tmp_path, _slowfast((2, 100))) == [("AMP006", 277)]
+
+
+def test_slowfast_controls(tmp_path: Path) -> None:
+    """Healthy runs, single- and multi-label (pass on the parent too)."""
+    assert faults(tmp_path, _slowfast()) == []
+    assert faults(tmp_path, _slowfast(multi_label=True)) == []
+
+
+# -- LeRobot: lerobot/common/utils/logging_utils.py (MetricsTracker) ---------------------------
+
+
+def _big(number: float) -> str:
+    """``format_big_number(num, precision=0)``: ``f"{num:.0f}{suffix}"``, 1000s prefixes."""
+    for suffix in ("", "K", "M", "B"):
+        if abs(number) < 1000:
+            return f"{number:.0f}{suffix}"
+        number /= 1000
+    return f"{number:.0f}T"
+
+
+def _lerobot(nan_from: int | None = None, *, steps: int = 4000, every: int = 200,
+             batch: int = 8) -> list[str]:
+    """``logging.info(train_tracker)`` every ``log_freq`` steps (200 by default) through
+    ``init_logging``'s ``f"{record.levelname} {dt} {fnameline[-15:]:>15} {record.msg}"``:
+    ``step:{format_big_number(steps)} smpl:... ep:... epch:{epochs:.2f}`` then the meters
+    ``loss:{:.3f} grdn:{:.3f} lr:{:0.1e} updt_s:{:.3f} data_s:{:.3f}``."""
+    lines = ["INFO 2024-06-01 10:00:00 ts/train.py:120 Creating dataset",
+             "INFO 2024-06-01 10:00:02 ts/train.py:160 Start offline training on a fixed dataset"]
+    for step in range(every, steps + 1, every):
+        bad = nan_from is not None and step >= nan_from
+        loss, grdn = ("nan", "nan") if bad else (f"{5 / (1 + step / 500):.3f}",
+                                                 f"{40 / (1 + step / 1000):.3f}")
+        samples = step * batch
+        lines.append(f"INFO 2024-06-01 10:00:00 ts/train.py:232 step:{_big(step)} "
+                     f"smpl:{_big(samples)} ep:{_big(samples / 400)} "
+                     f"epch:{samples / 20000:.2f} loss:{loss} grdn:{grdn} lr:{1e-5:0.1e} "
+                     "updt_s:0.112 data_s:0.003")
+    return lines
+
+
+def test_lerobot_abbreviated_step_counter(tmp_path: Path) -> None:
+    """Before: ``step:3K`` (2600 rounded by ``format_big_number``) was no number: the rows
+    after ``step:800`` were counted one step each (the NaN at 2600 reported at 809)."""
+    assert faults(tmp_path, _lerobot(2600, steps=30000)) == [("AMP006", 2600)]
+    assert faults(tmp_path, _lerobot(600)) == [("AMP006", 600)]
+
+
+def test_lerobot_controls(tmp_path: Path) -> None:
+    """Healthy runs, the default interval and ``--log_freq=100`` (pass on the parent too)."""
+    assert faults(tmp_path, _lerobot()) == []
+    assert faults(tmp_path, _lerobot(steps=30000, every=100)) == []
+
+
+# -- OpenPCDet: tools/train_utils/train_utils.py (train_one_epoch) ----------------------------
+
+
+def _openpcdet(nan_at: tuple[int, int] | None = None, *, epochs: range = range(3),
+               batches: int = 1856, every: int = 50) -> list[str]:
+    """``logger.info('Train: {:>4d}/{} ({:>3.0f}%) [{:>4d}/{} ({:>3.0f}%)]  Loss:
+    {loss.val:#.4g} ({loss.avg:#.3g})  LR: {lr:.3e}  Time cost: ...  Acc_iter
+    {acc_iter:<10d}  Data time: ...')`` every ``logger_iter_interval`` (50) iterations and at
+    an epoch's last, through ``create_logger``'s ``'%(asctime)s  %(levelname)5s
+    %(message)s'``; ``accumulated_iter`` counts the run's iterations (a resumed run's too)."""
+    lines = ["2024-06-01 10:00:00,000   INFO  **********************Start training "
+             "cfgs/kitti_models/pv_rcnn(default)**********************"]
+    done = epochs.start * batches
+    for epoch in epochs:
+        for it in range(batches):
+            done += 1
+            if it % every and it != batches - 1:
+                continue
+            bad = nan_at is not None and (epoch, it) >= nan_at
+            value = math.nan if bad else 3.0 - epoch / 5 - it / 1e4
+            lines.append(
+                f"2024-06-01 10:00:00,000   INFO  Train: {epoch + 1:>4d}/80 "
+                f"({100 * (epoch + 1) / 80:>3.0f}%) [{it:>4d}/{batches} "
+                f"({100 * it / batches:>3.0f}%)]  Loss: {value:#.4g} ({value:#.3g})  "
+                f"LR: {3e-3:.3e}  Time cost: 00:10/05:00 [01:00:00/10:00:00]  "
+                f"Acc_iter {done:<10d}  Data time: 0.01(0.02)  Forward time: 0.50(0.52)  "
+                "Batch time: 0.51(0.54)")
+    return lines
+
+
+def test_openpcdet_accumulated_iterations_are_the_step(tmp_path: Path) -> None:
+    """Before: ``Acc_iter`` was no step key: the step came from the epoch's bracket counts
+    (the NaN at epoch 2, iteration 600, ``Acc_iter 2457``, reported at 4002)."""
+    assert faults(tmp_path, _openpcdet((1, 600))) == [("AMP006", 2457)]
+    resumed = _openpcdet((31, 600), epochs=range(30, 32))
+    assert faults(tmp_path, resumed) == [("AMP006", 30 * 1856 + 1856 + 601)]
+
+
+def test_openpcdet_controls(tmp_path: Path) -> None:
+    """Healthy runs, from the start and resumed (pass on the parent too)."""
+    assert faults(tmp_path, _openpcdet()) == []
+    assert faults(tmp_path, _openpcdet(epochs=range(30, 32), every=20)) == []
+
+
+# -- robomimic: robomimic/scripts/train.py ----------------------------------------------------
+
+
+def _robomimic(nan_epoch: int | None = None, *, valid_nan_epoch: int | None = None,
+               validate: bool = True, gmm: bool = False) -> list[str]:
+    """Each epoch: ``TrainUtils.run_epoch``'s tqdm bar, ``print("Train Epoch
+    {}".format(epoch))``, ``print(json.dumps(step_log, sort_keys=True, indent=4))`` (NaN as
+    ``NaN``), and with ``config.experiment.validate`` the same for ``Validation Epoch {}``;
+    then ``Epoch {} Memory Usage: {} MB``. BC's keys (``L1_Loss``, ``L2_Loss``,
+    ``Cosine_Loss``) or BC-GMM's (``Log_Likelihood``)."""
+    lines = ["", "============= Training Dataset =============", "SequenceDataset (",
+             "\tpath=datasets/lift/ph/low_dim.hdf5", ")", ""]
+    for epoch in range(1, 8):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        log: dict[str, float] = {
+            "Loss": math.nan if bad else 1 / epoch, "Optimizer/policy0_lr": 1e-4,
+            "Policy_Grad_Norms": math.nan if bad else 12.3 / epoch,
+            "Time_Data_Loading": 0.012, "Time_Epoch": 0.09, "Time_Train_Batch": 0.06}
+        if gmm:
+            log["Log_Likelihood"] = -log["Loss"]
+        else:
+            log.update(L1_Loss=0.1, L2_Loss=0.01, Cosine_Loss=0.0)
+        lines += ["100%|##########| 100/100 [00:05<00:00, 19.23it/s]", f"Train Epoch {epoch}",
+                  *json.dumps(log, sort_keys=True, indent=4).splitlines()]
+        if validate:
+            valid_bad = valid_nan_epoch is not None and epoch >= valid_nan_epoch
+            valid = {"Loss": math.nan if valid_bad else 1.1 / epoch, "Time_Epoch": 0.01}
+            lines += ["100%|##########| 10/10 [00:00<00:00, 50.23it/s]",
+                      f"Validation Epoch {epoch}",
+                      *json.dumps(valid, sort_keys=True, indent=4).splitlines()]
+        lines += ["", f"Epoch {epoch} Memory Usage: 3000 MB", ""]
+    return lines
+
+
+def test_robomimic_validation_dict_is_evaluation(tmp_path: Path) -> None:
+    """Before: the dict under ``Validation Epoch 4`` was read as a training row (each epoch
+    two rows: the training NaN of epoch 4 reported at 7, the validation NaN as AMP006 at
+    8). The rows are one an epoch: the step is the epoch."""
+    assert faults(tmp_path, _robomimic(4)) == [("AMP006", 4)]
+    assert faults(tmp_path, _robomimic(valid_nan_epoch=4)) == [("AMP013", 4)]
+
+
+def test_robomimic_controls(tmp_path: Path) -> None:
+    """Healthy runs, BC with validation and BC-GMM without (pass on the parent too); BC-GMM's
+    NaN without validation was right before too."""
+    assert faults(tmp_path, _robomimic()) == []
+    assert faults(tmp_path, _robomimic(gmm=True, validate=False)) == []
+    assert faults(tmp_path, _robomimic(4, gmm=True, validate=False)) == [("AMP006", 4)]
+
+
+# -- SAM 2: training/trainer.py, training/utils/train_utils.py ---------------------------------
+
+
+def _sam2(nan_at: tuple[int, int] | None = None, *, batches: int = 160,
+          every: int = 10) -> list[str]:
+    """``ProgressMeter.display``: ``logging.info(" | ".join(entries))``, the prefix
+    ``"Train Epoch: [{}]".format(self.epoch)`` (from 0) and ``[{:3d}/160]``, the meters
+    ``{name}: {val:.2e} ({avg:.2e})``; ``_run_step`` logs ``Loss is {loss.item()},
+    attempting to stop training`` and raises ``FloatingPointError`` before the meter sees a
+    non-finite loss. The epoch ends with ``Losses and meters: {...}``."""
+    def prefix(level: str, where: str, message: str) -> str:
+        return f"{level} 2024-08-01 10:00:00,123 {where}: {message}"
+    lines = [prefix("INFO", "trainer.py: 330", "Finished setting up components: Model, loss, "
+                    "optim, meters etc.")]
+    for epoch in range(3):
+        for it in range(0, batches, every):
+            if nan_at is not None and (epoch, it) >= nan_at:
+                message = "Loss is nan, attempting to stop training"
+                return [*lines, prefix("ERROR", "trainer.py: 524", message),
+                        "Traceback (most recent call last):", f"FloatingPointError: {message}"]
+            value = 2.0 - epoch / 10 - it / 1e4
+            lines.append(prefix(
+                "INFO", "train_utils.py: 271",
+                f"Train Epoch: [{epoch}][{it:3d}/{batches}] | Batch Time: 1.23 (1.30) | Data "
+                "Time: 0.01 (0.02) | Mem (GB): 12.00 (12.00/13.00) | Time Elapsed: 00d 01h "
+                f"02m | Losses/train_all_loss: {value:.2e} ({value + 0.05:.2e})"))
+        lines.append(prefix("INFO", "trainer.py: 640", "Losses and meters: {'Losses/train_"
+                            "all_loss': 1.2, 'Losses/train_all_loss_mask': 0.01, "
+                            f"'Trainer/where': 0.05, 'Trainer/epoch': {epoch}, "
+                            f"'Trainer/steps_train': {(epoch + 1) * batches}}}"))
+    return lines
+
+
+def test_sam2_controls(tmp_path: Path) -> None:
+    """SAM 2's NaN (the error line after epoch 2's iteration 40: step 2 * 160 + 41) and
+    healthy runs at two logging intervals: right on the parent too."""
+    assert faults(tmp_path, _sam2((2, 47))) == [("AMP006", 361)]
+    assert faults(tmp_path, _sam2()) == []
+    assert faults(tmp_path, _sam2(every=50)) == []
