@@ -21,6 +21,7 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -348,6 +349,9 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
+        # printing interval), see ``_pass_step``
+        self.passes: dict[int, tuple[int, int, int]] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
@@ -656,6 +660,9 @@ class MetricReader:
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)
+        if step is not None and counters and "/" in text and "poch" not in text and (
+                total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
+            step = self._pass_step(step, total)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -1075,6 +1082,21 @@ class MetricReader:
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
 
+    def _pass_step(self, done: int, total: int) -> int:
+        """The step of a keyed count of a total that starts over each pass (Depth Anything
+        V2's ``logger.info('Iter: {}/{}, LR: {:.7f}, Loss: {:.3f}'.format(i,
+        len(trainloader), ...))`` under its ``===========> Epoch: {}/{}`` line, metric_depth/
+        train.py): ``passes * total + done``, a pass counted where the count goes back to
+        within one printing interval of its start. A count that goes back further is a run
+        resumed from a checkpoint (the assembler's to tell), read as printed."""
+        last, passes, interval = self.passes.get(total, (-1, 0, 0))
+        if 0 <= done < last and done <= interval:
+            passes += 1
+        elif done > last >= 0:
+            interval = done - last
+        self.passes[total] = (done, passes, interval)
+        return passes * total + done
+
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
@@ -1295,6 +1317,19 @@ def _total(terms: list[float]) -> float:
     """
     bad = next((t for t in terms if not math.isfinite(t)), None)
     return math.fsum(terms) if bad is None else bad
+
+
+@functools.lru_cache(maxsize=256)
+def _count_of_total(key: str) -> re.Pattern[str]:
+    """A step key's count printed as a count of a total (``Iter: 700/2000``)."""
+    return re.compile(rf"{re.escape(key)}\W{{0,4}}0*(\d+)/(\d+)")
+
+
+def _keyed_total(text: str, key: str, step: int) -> int:
+    """The total after the count ``step`` that ``key`` claims on ``text`` (0 where the count
+    is no count of a total)."""
+    found = _count_of_total(key).search(text)
+    return int(found.group(2)) if found and int(found.group(1)) == step else 0
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:

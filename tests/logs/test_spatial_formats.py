@@ -28,6 +28,8 @@ from pathlib import Path
 
 from excerpts import faults
 
+from denpex_callbacks.logs.doctor import diagnose
+
 # -- 3D Gaussian Splatting: graphdeco-inria/gaussian-splatting train.py ------------------------
 
 
@@ -307,3 +309,157 @@ def test_sam2_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _sam2((2, 47))) == [("AMP006", 361)]
     assert faults(tmp_path, _sam2()) == []
     assert faults(tmp_path, _sam2(every=50)) == []
+
+
+# -- Depth Anything V2: metric_depth/train.py, metric_depth/util/utils.py (init_log) ------------
+
+
+def _depth_anything(nan_at: tuple[int, int] | None = None, *, batches: int = 2000,
+                    every: int = 100, epochs: int = 3) -> list[str]:
+    """``init_log``'s ``[%(asctime)s][%(levelname)8s] %(message)s``; each epoch (from 0)
+    opens with ``===========> Epoch: {:}/{:}, d1: {:.3f}, ...`` (the best scores so far),
+    then ``Iter: {}/{}, LR: {:.7f}, Loss: {:.3f}`` every 100 batches of the epoch (``i`` of
+    ``len(trainloader)``; the script's own step is ``epoch * len(trainloader) + i``), then
+    the validation's table of ``d1, d2, d3, abs_rel, ...``."""
+    def log(message: str) -> str:
+        return f"[2024-06-01 10:00:00,000][    INFO] {message}"
+    names = ("d1", "d2", "d3", "abs_rel", "sq_rel", "rmse", "rmse_log", "log10", "silog")
+    scores = (0.9, 0.97, 0.99, 0.1, 0.05, 0.4, 0.12, 0.04, 9.1)
+    lines = []
+    for epoch in range(epochs):
+        lines += [log(f"===========> Epoch: {epoch}/40, d1: 0.900, d2: 0.970, d3: 0.990"),
+                  log(f"===========> Epoch: {epoch}/40, abs_rel: 0.100, sq_rel: 0.050, rmse: "
+                      "0.400, rmse_log: 0.120, log10: 0.040, silog: 9.100")]
+        for i in range(0, batches, every):
+            bad = nan_at is not None and (epoch, i) >= nan_at
+            loss = math.nan if bad else 0.2 - epoch / 100
+            lines.append(log(f"Iter: {i}/{batches}, LR: {5e-6:.7f}, Loss: {loss:.3f}"))
+        lines += [log("=" * 90), log(", ".join(f"{name:>8}" for name in names)),
+                  log(", ".join(f"{score:8.3f}" for score in scores)), log("=" * 90), ""]
+    return lines
+
+
+def test_depth_anything_iterations_of_each_epoch(tmp_path: Path) -> None:
+    """Before: ``Iter: 700/2000`` counts the batches of epoch 1 (its epoch on a line above):
+    the count going back to 0 was read as a restarted run (the NaN at 1 * 2000 + 700 = 2700
+    reported at 700)."""
+    assert faults(tmp_path, _depth_anything((1, 700))) == [("AMP006", 2700)]
+
+
+def test_depth_anything_controls(tmp_path: Path) -> None:
+    """Healthy runs at two printing intervals (pass on the parent too)."""
+    assert faults(tmp_path, _depth_anything()) == []
+    assert faults(tmp_path, _depth_anything(every=10, epochs=1)) == []
+
+
+# -- diffusion_policy (real-stanford): diffusion_policy/workspace/train_*_workspace.py ---------
+
+
+def _diffusion_policy_bars(nan_at: tuple[int, int] | None = None, *, batches: int = 168,
+                           every: int = 8) -> list[str]:
+    """``tqdm.tqdm(train_dataloader, desc=f"Training epoch {self.epoch}", leave=False,
+    mininterval=cfg.training.tqdm_interval_sec)`` with ``tepoch.set_postfix(loss=raw_loss_cpu,
+    refresh=False)``: the epoch from 0, the bar counting its batches."""
+    lines = ["[2024-06-01 10:00:00,000][diffusion_policy.workspace][INFO] - Saving to outputs"]
+    for epoch in range(4):
+        for n in range(every, batches + 1, every):
+            bad = nan_at is not None and (epoch, n) >= nan_at
+            loss = "nan" if bad else f"{0.9 / (1 + epoch + n / batches):.3g}"
+            lines.append(f"Training epoch {epoch}:  {100 * n // batches:>2}%|####5     | "
+                         f"{n}/{batches} [00:05<00:06,  8.50it/s, loss={loss}]")
+    return lines
+
+
+def _diffusion_policy_json(nan_step: int | None = None, *, valid_nan: bool = False,
+                           steps: int = 2000, batches: int = 168) -> list[str]:
+    """``JsonLogger.log(step_log)`` (``logs.json.txt``): ``train_loss``, ``global_step``,
+    ``epoch``, ``lr`` each step; ``val_loss`` and ``train_action_mse_error`` on an epoch's
+    last step."""
+    lines = []
+    for step in range(steps):
+        log: dict[str, float] = {
+            "train_loss": math.nan if nan_step is not None and step >= nan_step else 0.5,
+            "global_step": step, "epoch": step // batches, "lr": 1e-4}
+        if (step + 1) % batches == 0:
+            log.update(val_loss=math.nan if valid_nan and step // batches >= 5 else 0.05,
+                       train_action_mse_error=0.01)
+        lines.append(json.dumps(log))
+    return lines
+
+
+def test_diffusion_policy_controls(tmp_path: Path) -> None:
+    """The bar's NaN (epoch 2, batch 80: 2 * 168 + 80), the JSON log's NaN and validation
+    NaN (epoch 5's last step, 6 * 168 - 1) and healthy runs: right on the parent too."""
+    assert faults(tmp_path, _diffusion_policy_bars((2, 80))) == [("AMP006", 416)]
+    assert faults(tmp_path, _diffusion_policy_bars()) == []
+    assert faults(tmp_path, _diffusion_policy_bars(every=1)) == []
+    assert faults(tmp_path, _diffusion_policy_json(900)) == [("AMP006", 900)]
+    assert faults(tmp_path, _diffusion_policy_json(valid_nan=True)) == [("AMP013", 1007)]
+    assert faults(tmp_path, _diffusion_policy_json()) == []
+
+
+# -- nerfstudio: nerfstudio/utils/writer.py (LocalWriter) ---------------------------------------
+
+
+def _nerfstudio_time(seconds: float) -> str:
+    """``_format_time``: ``{m} m, {s} s``, ``{s} s, {ms:0.3f} ms`` or ``{ms:0.3f} ms``."""
+    whole = int(seconds)
+    minutes, rest = divmod(whole, 60)
+    if minutes:
+        return f"{minutes} m, {rest} s"
+    return f"{rest} s, {seconds % 1 * 1e3:0.3f} ms" if rest else f"{seconds * 1e3:0.3f} ms"
+
+
+def test_nerfstudio_console_table_is_no_metric(tmp_path: Path) -> None:
+    """The LocalWriter's table (``f"{'Step (% Done)':<20}"`` then the tracked stats, each
+    ``f"{name:<20} "``; rows ``f"{step} ({fraction_done*100:.02f}%)"``): times and rays per
+    second, no loss (the losses go to TensorBoard or W&B only): nothing to diagnose, no false
+    alarm (passes on the parent too)."""
+    names = ("Train Iter (time)", "ETA (time)", "Train Rays / Sec")
+    header = f"{'Step (% Done)':<20}" + "".join(f"{name:<20} " for name in names)
+    lines = ["[10:00:00] Saving config to: outputs/poster/nerfacto/config.yml",
+             "Printing max of 10 lines. Set flag --logging.local-writer.max-log-size=0 to "
+             "disable line wrapping.", header, "-" * len(header)]
+    for step in range(100, 3001, 100):
+        lines.append(f"{f'{step} ({step / 30000 * 100:.02f}%)':<20}"
+                     f"{_nerfstudio_time(0.045123):<20} "
+                     f"{_nerfstudio_time((30000 - step) * 0.045):<20} {'91.47 K':<20} ")
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    error = diagnose(str(path)).error
+    assert error is not None and "nothing to diagnose" in error, error
+
+
+# -- DUSt3R: dust3r/training.py (train_one_epoch, test_one_epoch), croco's MetricLogger ---------
+
+
+def _dust3r(stop_at: tuple[int, int] | None = None) -> list[str]:
+    """``metric_logger.log_every(data_loader, args.print_freq, header)`` with ``header =
+    'Epoch: [{}]'.format(epoch)`` (from 0), the meters ``epoch``, ``lr``, ``loss`` and the
+    criterion's details; ``Loss is {}, stopping training`` then ``sys.exit(1)`` before a
+    non-finite step; ``Test Epoch: [{}]`` over the test set after each epoch."""
+    lines = ["output_dir: checkpoints/dust3r_demo", "Start training for 10 epochs"]
+    for epoch in range(3):
+        for i in range(0, 1000, 100):
+            if stop_at is not None and (epoch, i) >= stop_at:
+                return [*lines, "Loss is nan, stopping training"]
+            lines.append(f"Epoch: [{epoch}]  [{i:>4}/1000]  eta: 0:10:00  epoch: "
+                         f"{epoch + i / 1000:.4f} ({epoch + 0.05:.4f})  lr: 0.000100 (0.000100)"
+                         f"  loss: {1.2 - epoch / 10:.4f} ({1.25 - epoch / 10:.4f})  "
+                         "Regr3D_pts3d_1: 0.6012 (0.6100)  time: 0.5310  data: 0.0101  "
+                         "max mem: 20123")
+        lines += [f"Epoch: [{epoch}] Total time: 0:08:20 (0.5000 s / it)",
+                  "Averaged stats: epoch: 0.5 (0.5)  lr: 0.000100  loss: 1.1 (1.1)"]
+        lines += [f"Test Epoch: [{epoch}]  [{i:>3}/100]  eta: 0:00:10  loss: 0.9000 (0.9000)"
+                  "  Regr3D_ScaleShiftInv_pts3d_1: 0.45 (0.45)  time: 0.2  data: 0.01  max "
+                  "mem: 20123" for i in range(0, 100, 20)]
+        lines += [f"Test Epoch: [{epoch}] Total time: 0:00:20 (0.2000 s / it)",
+                  "Averaged stats: loss: 0.9000 (0.9000)"]
+    return lines
+
+
+def test_dust3r_controls(tmp_path: Path) -> None:
+    """DUSt3R's stop before the NaN step (epoch 1, batch 500: after 1 * 1000 + 400) and a
+    healthy run with its test epochs: right on the parent too."""
+    assert faults(tmp_path, _dust3r((1, 500))) == [("AMP006", 1401)]
+    assert faults(tmp_path, _dust3r()) == []
