@@ -21,7 +21,6 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable
@@ -1319,16 +1318,15 @@ def _total(terms: list[float]) -> float:
     return math.fsum(terms) if bad is None else bad
 
 
-@functools.lru_cache(maxsize=256)
-def _count_of_total(key: str) -> re.Pattern[str]:
-    """A step key's count printed as a count of a total (``Iter: 700/2000``)."""
-    return re.compile(rf"{re.escape(key)}\W{{0,4}}0*(\d+)/(\d+)")
+# A count printed as a count of a total right after its key (``Iter: 700/2000``)
+_COUNT_OF_TOTAL = re.compile(r"\W{0,4}0*(\d+)/(\d+)")
 
 
 def _keyed_total(text: str, key: str, step: int) -> int:
     """The total after the count ``step`` that ``key`` claims on ``text`` (0 where the count
     is no count of a total)."""
-    found = _count_of_total(key).search(text)
+    at = text.find(key)
+    found = _COUNT_OF_TOTAL.match(text, at + len(key)) if at >= 0 else None
     return int(found.group(2)) if found and int(found.group(1)) == step else 0
 
 
