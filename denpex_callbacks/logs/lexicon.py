@@ -47,6 +47,8 @@ EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the trainin
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
                    "testing", "holdout",
                    "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
+# The names of the held-out splits that key a score alone (not ``cv``, ``testing``...)
+_SPLITS = frozenset({"val", "valid", "validation", "eval", "test", "dev"})
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({
@@ -254,7 +256,11 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         split = words(rest)
         # "Loss/val" (a TensorBoard tag): the split's name alone, the metric before it
         return evaluation_metric((split[0], *words(head)) if len(split) == 1 else split)
-    return (len(parts) > 1 and parts[0] in _EVAL
+    if len(parts) == 1:
+        # a split's name alone keys its score beside the training loss: Open3D-ML's ``Loss
+        # train: 0.512  eval: 0.601``, PyTorch Geometric's ``Train: 0.95, Val: 0.78``
+        return parts[0] in _SPLITS
+    return (parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 
 

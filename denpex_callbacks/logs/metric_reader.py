@@ -190,7 +190,11 @@ _LOGGER_PREFIX = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
-_TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
+# The split may follow the noun: Open3D-ML's pipelines (ml3d/torch/pipelines/
+# semantic_segmentation.py ``save_logs``: ``log.info(f"Loss train: {...:.3f}  eval:
+# {...:.3f}")``).
+_TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b"
+                                r"|\b(?:loss|cost) (?:train|training)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
 # (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``

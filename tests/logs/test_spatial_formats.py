@@ -463,3 +463,61 @@ def test_dust3r_controls(tmp_path: Path) -> None:
     healthy run with its test epochs: right on the parent too."""
     assert faults(tmp_path, _dust3r((1, 500))) == [("AMP006", 1401)]
     assert faults(tmp_path, _dust3r()) == []
+
+
+# -- Open3D-ML: ml3d/torch/pipelines/semantic_segmentation.py (run_train, save_logs) ------------
+
+
+def _open3d_ml(nan_epoch: int | None = None, *, valid_nan_epoch: int | None = None) -> list[str]:
+    """``log.info(f'=== EPOCH {epoch:d}/{cfg.max_epoch:d} ===')`` (from 0), the training and
+    validation bars, then ``save_logs``: ``log.info(f"Loss train: {loss_dict['Training
+    loss']:.3f} " f" eval: {loss_dict['Validation loss']:.3f}")``, ``Mean acc train: ...
+    eval: ...``, ``Mean IoU train: ... eval: ...``; logging's ``%(levelname)s -
+    %(asctime)s - %(module)s - %(message)s``."""
+    def log(message: str) -> str:
+        return f"INFO - 2024-06-01 10:00:00,000 - semantic_segmentation - {message}"
+    lines = [log("Started training")]
+    for epoch in range(8):
+        train_bad = nan_epoch is not None and epoch >= nan_epoch
+        valid_bad = train_bad or (valid_nan_epoch is not None and epoch >= valid_nan_epoch)
+        train = math.nan if train_bad else 0.5 - epoch / 100
+        valid = math.nan if valid_bad else 0.6 - epoch / 100
+        lines += [log(f"=== EPOCH {epoch:d}/100 ==="),
+                  "training: 100%|##########| 1136/1136 [10:00<00:00,  1.89it/s]",
+                  "validation: 100%|##########| 200/200 [01:00<00:00,  3.33it/s]",
+                  log(f"Loss train: {train:.3f}  eval: {valid:.3f}"),
+                  log("Mean acc train: 0.800  eval: 0.780"),
+                  log("Mean IoU train: 0.600  eval: 0.550")]
+    return lines
+
+
+def test_open3d_ml_loss_train_beside_its_eval(tmp_path: Path) -> None:
+    """Before: ``Loss train: nan  eval: nan`` was read as an evaluation line (the word
+    ``eval``; the split after the noun was no training key): AMP013 without a step, and a
+    healthy run was nothing to diagnose; the bare ``eval:`` keyed no score. The rows print no
+    step: they are counted (epoch 5, from 0, is the sixth row)."""
+    assert faults(tmp_path, _open3d_ml(5)) == [("AMP006", 6), ("AMP013", 6)]
+    assert faults(tmp_path, _open3d_ml(valid_nan_epoch=5)) == [("AMP013", 6)]
+    assert faults(tmp_path, _open3d_ml()) == []
+
+
+# -- gsplat: examples/simple_trainer.py ----------------------------------------------------------
+
+
+def _gsplat(nan_from: int | None = None) -> list[str]:
+    """``pbar = tqdm.trange(init_step, max_steps)`` with ``pbar.set_description(desc)``,
+    ``desc = f"loss={loss.item():.3f}| " f"sh degree={sh_degree_to_use}| "``: the loss in
+    the bar's description, before its count."""
+    lines = []
+    for step in range(0, 9000, 50):
+        loss = "nan" if nan_from is not None and step >= nan_from else f"{0.2 - step / 1e6:.3f}"
+        lines.append(f"loss={loss}| sh degree={min(3, step // 1000)}| : "
+                     f"{100 * step // 30000:>3}%|##        | {step}/30000 [02:10<07:08, "
+                     "53.67it/s]")
+    return lines
+
+
+def test_gsplat_controls(tmp_path: Path) -> None:
+    """gsplat's NaN at step 5000 and a healthy run: right on the parent too."""
+    assert faults(tmp_path, _gsplat(5000)) == [("AMP006", 5000)]
+    assert faults(tmp_path, _gsplat()) == []
