@@ -521,3 +521,33 @@ def test_gsplat_controls(tmp_path: Path) -> None:
     """gsplat's NaN at step 5000 and a healthy run: right on the parent too."""
     assert faults(tmp_path, _gsplat(5000)) == [("AMP006", 5000)]
     assert faults(tmp_path, _gsplat()) == []
+
+
+# -- mmagic (open-mmlab/mmagic) through mmengine's LogProcessor ----------------------------------
+
+
+def _mmagic(psnr_nan_from: int | None = None, *, psnr: str = "28.1234") -> list[str]:
+    """mmengine's ``mmengine/runner/log_processor.py``: ``Iter(train) [{cur_iter}/{max_iters}]
+    `` then the learning rate, times and losses; the validation's ``Iter(val)
+    [{n}/{dataloader_len}]  `` then mmagic's metrics, keyed by dataset (``Set5/PSNR``), every
+    ``val_interval`` iterations; mmengine's ``%m/%d %H:%M:%S - mmengine - INFO - `` prefix."""
+    prefix = "06/01 10:00:00 - mmengine - INFO - "
+    lines = [prefix + "Checkpoints will be saved to /work_dirs/edsr_x2c64b16."]
+    for it in range(100, 5001, 100):
+        loss = f"{0.05 - it / 1e6:.4f}"
+        lines.append(f"{prefix}Iter(train) [{it:>6}/300000]  base_lr: 1.0000e-04 lr: 1.0000e-04"
+                     f"  eta: 1 day, 0:00:00  time: 0.2000  data_time: 0.0100  memory: 2000  "
+                     f"loss: {loss}  loss_pix: {loss}")
+        if it % 1000 == 0:
+            value = "nan" if psnr_nan_from is not None and it >= psnr_nan_from else psnr
+            lines.append(f"{prefix}Iter(val) [100/100]    Set5/PSNR: {value}  Set5/SSIM: "
+                         "0.8123  data_time: 0.0100  time: 0.0500")
+    return lines
+
+
+def test_mmagic_validation_psnr(tmp_path: Path) -> None:
+    """Before: ``Set5/PSNR: nan`` on the validation line was no name the lexicon knew
+    (nothing found); a PSNR of +inf and a healthy run stay quiet."""
+    assert faults(tmp_path, _mmagic(3000)) == [("AMP013", 3000)]
+    assert faults(tmp_path, _mmagic()) == []
+    assert faults(tmp_path, _mmagic(psnr="inf")) == []
