@@ -551,3 +551,31 @@ def test_mmagic_validation_psnr(tmp_path: Path) -> None:
     assert faults(tmp_path, _mmagic(3000)) == [("AMP013", 3000)]
     assert faults(tmp_path, _mmagic()) == []
     assert faults(tmp_path, _mmagic(psnr="inf")) == []
+
+
+# -- Pointcept: pointcept/engines/hooks/misc.py (InformationWriter), evaluator.py ----------------
+
+
+def _pointcept(nan_at: tuple[int, int] | None = None) -> list[str]:
+    """``Train: [{epoch}/{max_epoch}][{iter}/{len(train_loader)}] Data {data_time.val:.3f}
+    ({data_time.avg:.3f}) Batch ... Remain ... loss: {:.4f} Lr: {:.5f}`` (epochs and batches
+    from 1), and the evaluator's ``Val result: mIoU/mAcc/allAcc {:.4f}/{:.4f}/{:.4f}.``."""
+    def log(message: str) -> str:
+        return f"[2024-06-01 10:00:00,000 INFO misc.py line 120 12345] {message}"
+    lines = []
+    for epoch in range(1, 4):
+        for i in range(50, 1001, 50):
+            loss = "nan" if nan_at is not None and (epoch, i) >= nan_at else "1.2000"
+            lines.append(log(f"Train: [{epoch}/100][{i}/1000] Data 0.010 (0.012) Batch 0.500 "
+                             f"(0.510) Remain 10:00:00 loss: {loss} Lr: 0.00100"))
+        lines += [log(">>>>>>>>>>>>>>>> Start Evaluation >>>>>>>>>>>>>>>>"),
+                  log("Val result: mIoU/mAcc/allAcc 0.6500/0.7000/0.9000."),
+                  log("<<<<<<<<<<<<<<<<< End Evaluation <<<<<<<<<<<<<<<<<")]
+    return lines
+
+
+def test_pointcept_controls(tmp_path: Path) -> None:
+    """Pointcept's NaN at epoch 2, batch 600 (step 1000 + 600) and a healthy run: right on
+    the parent too."""
+    assert faults(tmp_path, _pointcept((2, 600))) == [("AMP006", 1600)]
+    assert faults(tmp_path, _pointcept()) == []
