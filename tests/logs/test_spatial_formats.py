@@ -14,7 +14,19 @@ format strings (each test names its source), a fault at a known step beside heal
 - robomimic's ``Train Epoch {}`` / ``Validation Epoch {}`` over ``json.dumps(step_log,
   sort_keys=True, indent=4)`` (ARISE-Initiative/robomimic ``robomimic/scripts/train.py``);
 - SAM 2's ProgressMeter and its ``Loss is nan, attempting to stop training``
-  (facebookresearch/sam2 ``training/trainer.py``, ``training/utils/train_utils.py``).
+  (facebookresearch/sam2 ``training/trainer.py``, ``training/utils/train_utils.py``);
+- Depth Anything V2's ``Iter: {}/{}, LR: ..., Loss: ...`` under its ``===========> Epoch``
+  line (DepthAnything/Depth-Anything-V2 ``metric_depth/train.py``);
+- Open3D-ML's ``Loss train: {:.3f}  eval: {:.3f}`` (isl-org/Open3D-ML
+  ``ml3d/torch/pipelines/semantic_segmentation.py`` ``save_logs``);
+- mmagic's validation line through mmengine (``mmengine/runner/log_processor.py``:
+  ``Iter(val) [100/100]    Set5/PSNR: ...``);
+- controls: diffusion_policy's bar and ``logs.json.txt`` (real-stanford/diffusion_policy
+  ``diffusion_policy/workspace/train_diffusion_unet_image_workspace.py``), nerfstudio's
+  LocalWriter table (``nerfstudio/utils/writer.py``), DUSt3R's MetricLogger
+  (naver/dust3r ``dust3r/training.py``), gsplat's bar (nerfstudio-project/gsplat
+  ``examples/simple_trainer.py``), Pointcept's ``Train: [e/E][i/N]`` line
+  (Pointcept/Pointcept ``pointcept/engines/hooks/misc.py``).
 
 Each fault test failed on the parent commit (c9ca303) unless its docstring says it is a
 control that passes there too.
