@@ -49,6 +49,8 @@ EVAL = "eval"  # an evaluation metric (val_loss, eval/accuracy): not the trainin
 _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "dev",
                    "testing", "holdout", "vali",
                    "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
+# The names of the held-out splits that key a score alone (not ``cv``, ``testing``...)
+_SPLITS = frozenset({"val", "valid", "validation", "eval", "test", "dev"})
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({
@@ -181,6 +183,9 @@ for _role, _phrases in {
            # LLaMA-Factory's trainer_log.jsonl ``current_steps`` (beside ``total_steps``);
            # accelerate's examples' ``completed_steps``
            "current step", "current steps", "cur step", "completed steps",
+           # OpenPCDet's train_utils (tools/train_utils/train_utils.py ``train_one_epoch``):
+           # ``Acc_iter {accumulated_iter:<10d}``, the run's iterations over its epochs
+           "acc iter", "accumulated iter", "accumulated iters",
            # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
            "tick", "progress tick",
@@ -261,7 +266,11 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         split = words(rest)
         # "Loss/val" (a TensorBoard tag): the split's name alone, the metric before it
         return evaluation_metric((split[0], *words(head)) if len(split) == 1 else split)
-    return (len(parts) > 1 and parts[0] in _EVAL
+    if len(parts) == 1:
+        # a split's name alone keys its score beside the training loss: Open3D-ML's ``Loss
+        # train: 0.512  eval: 0.601``, PyTorch Geometric's ``Train: 0.95, Val: 0.78``
+        return parts[0] in _SPLITS
+    return (parts[0] in _EVAL
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
 
 
@@ -298,6 +307,25 @@ def score_name(key: str) -> bool:
     parts = words(key)
     return (bool(parts) and role(key) is None
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts))
+
+
+# Scores that are +inf at perfection (a reconstruction's PSNR or SNR where the error is 0):
+# an infinite one says the images match, not that evaluation broke.
+_INFINITE_AT_BEST = frozenset({"psnr", "snr", "sisnr", "sdr", "sisdr"})
+
+
+def measured_on_evaluation(key: str, value: float) -> bool:
+    """Whether a word keying a non-finite ``value`` on a line about evaluation names a score
+    of it: a :func:`score_name` (``L1``, ``PSNR``, ``SSIM``, ``mIoU``), and not a PSNR's +inf
+    (see ``_INFINITE_AT_BEST``).
+
+    Example:
+        >>> [measured_on_evaluation(k, math.nan) for k in ("L1", "PSNR", "lr", "eta", "best")]
+        [True, True, False, False, False]
+        >>> measured_on_evaluation("PSNR", math.inf), measured_on_evaluation("L1", math.inf)
+        (False, True)
+    """
+    return score_name(key) and not (value == math.inf and words(key)[-1] in _INFINITE_AT_BEST)
 
 
 def _namespaced_evaluation(key: str) -> bool:

@@ -693,6 +693,15 @@ MESSAGES: tuple[Message, ...] = (
             "stops", FLAG, "AMP006", logger=("swav_loss.py", "INFO"), prefix=_VISSL,
             values={"text": "tensor(nan, device='cuda:3', grad_fn=<AddBackward0>)"},
             in_step=True),
+    # -- SlowFast (facebookresearch/SlowFast) and the video trainers copied from it (its
+    # check_nan_losses, called right after the loss, before the iteration's json_stats) ------
+    Message("SlowFast family", "2019-10-2024 (SlowFast, pytorchvideo's trainers, MViT, "
+            "TimeSformer, Video Swin's slowfast-based loops)",
+            "slowfast/utils/misc.py (check_nan_losses, from tools/train_net.py train_epoch)",
+            "ERROR: Got NaN losses {text}",
+            "the training loss is NaN: the run stops before the step's json_stats line",
+            FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "2024-06-01 10:13:23.613248"}, in_step=True),
     # -- ParlAI: parlai/utils/fp16.py (its own fairseq-derived DynamicLossScaler: 2**17 at first,
     # lowered only once 5% of the steps since the last change overflowed) -------------------
     Message("ParlAI", "0.9-1.7 (2020-2022)", "parlai/utils/fp16.py "

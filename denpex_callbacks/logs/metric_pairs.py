@@ -82,6 +82,7 @@ _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a lo
 # improved from inf to 0.50000`` (keras/callbacks.py). The first end is the best so far
 # (inf before the first evaluation), the second the value measured now.
 _CHANGE_TO = re.compile(r"[ \t]*(?:-+>|=+>|\u2192|to)[ \t]*$")
+_CHANGED_FROM = re.compile(r"[ \t]*(?:-+>|=+>|\u2192|to\b)")  # after the value it changed from
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
@@ -355,6 +356,40 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     return out
 
 
+def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
+    """The non-finite values of a line about evaluation that no key of the lexicon claims,
+    each under the word before it where that word names a score (``[ITER 7000] Evaluating
+    test: L1 nan PSNR nan``: graphdeco-inria/gaussian-splatting ``train.py``
+    ``training_report``, and the splatting and NeRF trainers copied from it): evaluation
+    prints the scores it computes, whatever their names.
+
+    Example:
+        >>> unclaimed_nonfinite("[ITER 7000] Evaluating test: L1 nan PSNR inf", [])
+        [('L1', nan)]
+        >>> unclaimed_nonfinite("Validation loss decreased (inf --> 0.700000)", [])
+        []
+    """
+    taken = {(start, end) for start, end, *_rest in claims}
+    out: list[tuple[str, float]] = []
+    previous = 0
+    for found in VALUE.finditer(text):
+        start, end = found.span()
+        between, previous = text[previous:start], end
+        if found.group(0)[-1].isdigit() or (start, end) in taken:
+            continue  # a finite number, or one a known key reads
+        if _CHANGED_FROM.match(text, end) is not None:
+            continue  # what a value changed from (``loss decreased (inf --> 0.70)``)
+        stripped = between.rstrip(_SEPARATORS)
+        key = _KEY_TAIL.search(stripped[-80:]) if len(stripped) < len(between) else None
+        if key is None:
+            continue
+        name = key.group(0).split()[-1]  # the word before the value, not the prose before it
+        value = to_value(found.group(0))
+        if lexicon.measured_on_evaluation(name, value):
+            out.append((name, value))
+    return out
+
+
 def decimals(spelled: str) -> int:
     """The decimals a number was printed with (0 in exponent notation).
 
@@ -408,32 +443,3 @@ def as_step(value: float | None) -> int | None:
         return None
     return int(value)
 
-
-# A score under a name of its own (``mIoU: nan``, ``coco/bbox_mAP: nan``, ``accuracy = nan``):
-# one word right before ``:`` or ``=`` and the value.
-_SCORE_KEY = re.compile(r"([A-Za-z][\w./@-]*)[ \t]*[:=][ \t]*$")
-
-
-def nonfinite_scores(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
-    """The non-finite values of ``text`` that no claim holds, each under a name that may be a
-    score (:func:`~denpex_callbacks.logs.lexicon.score_name`): what an evaluator prints on a
-    line about evaluation, under names no lexicon lists (mmseg's ``mIoU``, mmdet's
-    ``coco/bbox_mAP``, TF Estimator's ``accuracy``).
-
-    Example:
-        >>> text = "Epoch(val) [3][500/500]    aAcc: 95.1000  mIoU: nan  data_time: nan"
-        >>> nonfinite_scores(text, find_claims(text)[0])
-        [('mIoU', nan)]
-    """
-    claimed = {start for start, *_ in claims}
-    out = []
-    for found in VALUE.finditer(text):
-        if found.start() in claimed:
-            continue
-        value = to_value(found.group(0))
-        if math.isfinite(value):
-            continue
-        key = _SCORE_KEY.search(text, max(0, found.start() - 80), found.start())
-        if key is not None and lexicon.score_name(key.group(1)):
-            out.append((key.group(1), value))
-    return out

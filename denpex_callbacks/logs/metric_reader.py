@@ -38,10 +38,10 @@ from denpex_callbacks.logs.metric_pairs import (
     collect,
     decimals,
     find_claims,
-    nonfinite_scores,
     notation,
     read_pairs,
     to_value,
+    unclaimed_nonfinite,
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
@@ -87,6 +87,17 @@ _MEASURED = frozenset({lexicon.SCALE, lexicon.MAYBE_SCALE, lexicon.GRAD_NORM})
 # ``format_sizeof`` (three significant digits and a 1000s prefix, the unit glued on).
 _LOGGABLE_BAR = re.compile(r"Progress on:.*? (\d+(?:\.\d+)?)([kMGT]?)[A-Za-z/]*/\S+ rate:")
 _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+# A step counter printed abbreviated, a 1000s prefix glued on and rounded to the print's
+# digits: LeRobot's MetricsTracker (lerobot/common/utils/logging_utils.py ``__str__``:
+# ``f"step:{format_big_number(self.steps)}"``, no decimals: ``step:200`` ... ``step:800``,
+# then ``step:1K`` for 1000 to 1499 and ``step:3K`` for 2500 to 3499), behind its
+# ``INFO 2024-06-01 10:00:00 ts/train.py:232 `` prefix.
+_ABBREVIATED_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?(\d+(?:\.(\d+))?)([KMB])\b")
+_COUNT_PREFIX = {"K": 10**3, "M": 10**6, "B": 10**9}
+# A heading that names its phase and epoch, nothing after it: robomimic's ``print("Validation
+# Epoch {}".format(epoch))`` over ``json.dumps(step_log, sort_keys=True, indent=4)``
+# (robomimic/scripts/train.py): the dict below it is that phase's.
+_EPOCH_HEADING = re.compile(r"\b[Ee]poch:? +\d+\s*$")
 # A step's overflow flag beside its metrics: MindSpore's TrainOneStepWithLossScaleCell returns
 # it and MindFormers' MFLossMonitor prints ``..., overflow cond: True, loss_scale: 1024.0``
 # (the optimizer skipped the step); a key=value loop's ``overflow=True``. A setting holds
@@ -202,7 +213,11 @@ _LOGGER_PREFIX = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
-_TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b")
+# The split may follow the noun: Open3D-ML's pipelines (ml3d/torch/pipelines/
+# semantic_segmentation.py ``save_logs``: ``log.info(f"Loss train: {...:.3f}  eval:
+# {...:.3f}")``).
+_TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b"
+                                r"|\b(?:loss|cost) (?:train|training)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
 # (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
@@ -370,6 +385,9 @@ class MetricReader:
         self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
+        # printing interval), see ``_pass_step``
+        self.passes: dict[int, tuple[int, int, int]] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
@@ -446,6 +464,9 @@ class MetricReader:
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
+        # the last step a metric line numbered and how far it was from the one before it:
+        # what numbers a row whose counter is printed abbreviated (``_ABBREVIATED_STEP``)
+        self.step_rhythm = (0, 0)
 
     @property
     def notations(self) -> dict[str, int]:
@@ -565,7 +586,7 @@ class MetricReader:
         if not _measured(read_pairs(text)):
             return []  # a configuration printed so (verl pprints its config at start)
         first = self.dict_lines[0]
-        if first - 1 == self.eval_opener:
+        if 0 < first - self.eval_opener <= 2:  # (JSON's opening brace between)
             return self._evaluation(text, find_claims(text)[0], EVALUATION)
         return self._read(text, first)
 
@@ -580,8 +601,6 @@ class MetricReader:
         if plan is None:
             why = _not_training(text)
             if why is not None:
-                if why == EVALUATION and text.rstrip().endswith(":"):
-                    self.eval_opener = line  # orbit's `` eval | ... | output: `` over a dict
                 return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
         elif plan.skip:
@@ -621,7 +640,15 @@ class MetricReader:
         """``_evaluation``, the line kept as the last evaluation line read."""
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
+            self._opens_below(text, line)
         return self._evaluation(text, claims, why)
+
+    def _opens_below(self, text: str, line: int) -> None:
+        """Keep an evaluation line as the opener of the dict below it, where it heads one:
+        orbit's `` eval | ... | output: `` (it ends with a colon), robomimic's ``Validation
+        Epoch 4`` over its JSON dict (it ends with its epoch)."""
+        if text.rstrip().endswith(":") or _EPOCH_HEADING.search(text) is not None:
+            self.eval_opener = line
 
     def _goes_on(self, text: str, metrics: MetricLine, line: int) -> bool:
         """Whether a line below an evaluation line goes on with it: the MetricLogger's
@@ -653,9 +680,10 @@ class MetricReader:
         if why == EVALUATION and _NONFINITE_WORD.search(text) is not None and all(
                 math.isfinite(value) for _, value in found):
             # An evaluator's scores under their own names (mmseg's ``mIoU: nan`` on
-            # mmengine's ``Epoch(val)`` line): no lexicon lists them; the line says whose
-            # they are. (Read only where a non-finite word is on the line: seldom.)
-            found += nonfinite_scores(text, find_claims(text)[0])
+            # mmengine's ``Epoch(val)`` line, ``L1 nan PSNR nan`` of the splatting trainers):
+            # no lexicon lists them; the line says whose they are. (Read only where a
+            # non-finite word is on the line: seldom.)
+            found += unclaimed_nonfinite(text, claims)
         if found:
             self.evaluation_lines += 1
         return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
@@ -730,6 +758,9 @@ class MetricReader:
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)
+        if step is not None and counters and "/" in text and "poch" not in text and (
+                total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
+            step = self._pass_step(step, total)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -808,6 +839,13 @@ class MetricReader:
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean
             step = round(float(found.group(1)) * _SIZE_PREFIX[found.group(2)])
+        if step is None and loss is not None and (
+                "K " in text or "M " in text or "B " in text) and (
+                found := _ABBREVIATED_STEP.search(text)) is not None:
+            step = self._abbreviated_step(found)
+        if step is not None and counters:
+            last = self.step_rhythm[0]
+            self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])
         epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
         # A table's epoch column holds the epoch alone in its cell (fastai's ``epoch
         # train_loss valid_loss ...`` table, from 0): whole there is whole as printed.
@@ -924,9 +962,11 @@ class MetricReader:
                 return closed
         if step_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
-        if _not_training(text) is not None:
+        if (why := _not_training(text)) is not None:
             if " " not in text.strip():  # a split's name alone, over its table (NequIP's)
                 self.eval_line, self.eval_text = line, text
+            if why == EVALUATION:
+                self._opens_below(text, line)
             return closed
         row = self._value_row(text, line)
         if row is None:
@@ -1059,6 +1099,18 @@ class MetricReader:
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
 
+    def _abbreviated_step(self, found: re.Match[str]) -> int:
+        """The step a counter printed abbreviated stands for (``step:3K``, see
+        ``_ABBREVIATED_STEP``): the step after the last one read, as far on as the rows
+        before were apart, where the print rounds that step to what it shows; else what it
+        shows (its rows then repeat a step: the count is known only to its rounding)."""
+        unit = _COUNT_PREFIX[found.group(3)] / 10 ** len(found.group(2) or "")
+        shown = round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)])
+        last, interval = self.step_rhythm
+        if interval and abs(last + interval - shown) <= unit / 2:
+            return last + interval
+        return shown
+
     def _epochs_before(self, epoch: int, last: int | None = None) -> int:
         """How many epochs came before ``epoch``. Epochs count from 1 (mmcv, StyleTTS2,
         GluonTS) or from 0 (the ImageNet example, Swin, timm, a loop over ``range(epochs)``):
@@ -1096,8 +1148,10 @@ class MetricReader:
         key = metrics.keys.get(lexicon.STEP)
         if printed is not None and epoch is not None:
             # a step key beside the epoch (the counter decides), the batches it counts to
-            # printed after it or not (``it: 100/1000 ep: 1/10``)
-            total = re.search(rf"{re.escape(key)}\W{{0,3}}0*{printed}/(\d+)", text) if (
+            # printed after it or not (``it: 100/1000 ep: 1/10``; quoted in a JSON dict,
+            # SlowFast's ``json_stats: {..., "epoch": "2/200", ..., "iter": "100/196", ...}``,
+            # slowfast/utils/meters.py ``TrainMeter.log_iter_stats``)
+            total = re.search(rf"{re.escape(key)}\W{{0,4}}0*{printed}/(\d+)", text) if (
                 "/" in text and key is not None) else None
             return epoch, printed, int(total.group(1)) if total else 0
         return None
@@ -1165,6 +1219,21 @@ class MetricReader:
         if done < last or (done == last == total and line != last_line):
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
+        return passes * total + done
+
+    def _pass_step(self, done: int, total: int) -> int:
+        """The step of a keyed count of a total that starts over each pass (Depth Anything
+        V2's ``logger.info('Iter: {}/{}, LR: {:.7f}, Loss: {:.3f}'.format(i,
+        len(trainloader), ...))`` under its ``===========> Epoch: {}/{}`` line, metric_depth/
+        train.py): ``passes * total + done``, a pass counted where the count goes back to
+        within one printing interval of its start. A count that goes back further is a run
+        resumed from a checkpoint (the assembler's to tell), read as printed."""
+        last, passes, interval = self.passes.get(total, (-1, 0, 0))
+        if 0 <= done < last and done <= interval:
+            passes += 1
+        elif done > last >= 0:
+            interval = done - last
+        self.passes[total] = (done, passes, interval)
         return passes * total + done
 
     def _bar_step(self, done: int, total: int, line: int) -> int:
@@ -1502,6 +1571,18 @@ def _with_loss(metrics: MetricLine, key: str, loss: float,
                    keys={**metrics.keys, lexicon.LOSS: key},
                    components=[*metrics.components,
                                *(term for term in terms if term[0] not in held)])
+
+
+# A count printed as a count of a total right after its key (``Iter: 700/2000``)
+_COUNT_OF_TOTAL = re.compile(r"\W{0,4}0*(\d+)/(\d+)")
+
+
+def _keyed_total(text: str, key: str, step: int) -> int:
+    """The total after the count ``step`` that ``key`` claims on ``text`` (0 where the count
+    is no count of a total)."""
+    at = text.find(key)
+    found = _COUNT_OF_TOTAL.match(text, at + len(key)) if at >= 0 else None
+    return int(found.group(2)) if found and int(found.group(1)) == step else 0
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:
