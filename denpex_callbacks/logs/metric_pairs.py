@@ -63,6 +63,9 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
+# Words before a key that make it the extreme seen so far or a bound, not a value measured
+_EXTREMES = frozenset({"best", "lowest", "highest", "smallest", "largest", "min", "minimum",
+                       "max", "maximum"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -167,6 +170,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         # CrossEntropyLoss | 0 | train`` (its Params column)
         return None
     tokens = found.group(0).split()
+    if _extreme(tokens):
+        return None
     evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
@@ -262,6 +267,19 @@ def _indexed(last: Claim, text: str, previous: int, between: str) -> bool:
     return (end == previous and (kind in _TERMS or kind == lexicon.EVAL)
             and text[start:end].isdigit() and between.strip(" \t") in ("", ":")
             and between.endswith((" ", "\t")))
+
+
+def _extreme(tokens: list[str]) -> bool:
+    """Whether the words before a value name the best value so far or a bound, not a value
+    measured: ``lowest loss: inf``, ``Best validation loss so far: inf``, ``max grad norm:
+    inf`` (a tracker starts at inf; a setting may be inf).
+
+    Example:
+        >>> _extreme(["lowest", "loss"]), _extreme(["loss", "so", "far"]), _extreme(["loss"])
+        (True, True, False)
+    """
+    return len(tokens) > 1 and (tokens[-2:] == ["so", "far"] or any(
+        token.lower() in _EXTREMES for token in tokens[:-1]))
 
 
 def _changed(last: Claim, previous: int, between: str) -> bool:
@@ -383,7 +401,10 @@ def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float
         key = _KEY_TAIL.search(stripped[-80:]) if len(stripped) < len(between) else None
         if key is None:
             continue
-        name = key.group(0).split()[-1]  # the word before the value, not the prose before it
+        words = key.group(0).split()
+        if _extreme(words):
+            continue
+        name = words[-1]  # the word before the value, not the prose before it
         value = to_value(found.group(0))
         if lexicon.measured_on_evaluation(name, value):
             out.append((name, value))
