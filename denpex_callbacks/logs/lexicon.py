@@ -215,6 +215,22 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
 
+# Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators), and HF
+# run_glue's average of them
+_CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matthews", "mcc",
+                           "kendall", "kendalltau", "corr", "correlation", "combined"})
+
+
+def correlation(key: str) -> bool:
+    """Whether ``key`` names a correlation (NaN where the predictions or labels are constant).
+
+    Example:
+        >>> correlation("eval_spearmanr"), correlation("eval_combined_score"), correlation("f1")
+        (True, True, False)
+    """
+    return any(part in _CORRELATIONS for part in words(key))
+
+
 def words(key: str) -> tuple[str, ...]:
     """A key as lower-case words.
 

@@ -1586,9 +1586,16 @@ def _keyed_total(text: str, key: str, step: int) -> int:
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:
-    """An ``eval`` event for each non-finite evaluation value (finite ones say nothing)."""
+    """An ``eval`` event for each non-finite evaluation value (finite ones say nothing), but
+    a correlation's NaN beside a finite evaluation loss: the predictions were constant (an
+    untrained regressor's first evaluation: scipy's pearsonr and spearmanr return NaN, HF's
+    run_glue averages them into ``combined_score``), nothing overflowed. Without a loss on
+    the line it counts: sentence-transformers' evaluator prints only its correlations, and
+    NaN embeddings show there first."""
+    finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
-            for key, value in values if not math.isfinite(value)]
+            for key, value in values if not math.isfinite(value) and not (
+                finite_loss and math.isnan(value) and lexicon.correlation(key))]
 
 
 def header_cells(text: str) -> list[str] | None:
