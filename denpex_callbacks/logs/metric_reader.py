@@ -745,13 +745,15 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = _total([v for _k, v in metrics.components])
+        rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
-            # an exact 0 (which drops from a normal value): unknown, not 0
-            loss = None
+            # an exact 0 (which drops from a normal value): unknown, not 0 (its row is still
+            # a step's)
+            loss, rounded = None, True
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
         step = as_step(values.get(lexicon.STEP))
@@ -879,7 +881,7 @@ class MetricReader:
             if lexicon.words(metrics.keys[lexicon.SKIPPED]) != ("skipped",):
                 counted = skipped
         epoch_text = metrics.keys.get("epoch_text")
-        measured = loss is not None or grad_norm is not None
+        measured = loss is not None or grad_norm is not None or rounded
         # A lone scale is read only when it is not 0: configuration dumps print
         # ``loss_scale 0`` for DeepSpeed's "dynamic", which is not a scale of 0.
         lone_scale = scale is not None and not measured and step is None
