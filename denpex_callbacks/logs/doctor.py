@@ -482,12 +482,10 @@ class _Session:
             out.append(replace(diagnosis, source=self.result.path))
         return order(out)
 
-
     def _one_off(self, diagnosis: Diagnosis, judge: ExcerptJudge) -> Diagnosis:
         """A non-finite loss that the log to its end shows a one-off (the only one of its
         episode, finite losses after it), where the run's evidence named no cause: that
-        batch's, said so
-        (:func:`~denpex_callbacks.core.causes.one_off`)."""
+        batch's, said so (:func:`~denpex_callbacks.core.causes.one_off`)."""
         after = judge.one_off(diagnosis.step)
         if after is None or "cause" in diagnosis.evidence:
             return diagnosis

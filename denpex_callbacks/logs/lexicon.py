@@ -231,6 +231,27 @@ def correlation(key: str) -> bool:
     return any(part in _CORRELATIONS for part in words(key))
 
 
+# Words before a key, a word apart from it, that make it the extreme seen so far or a bound,
+# not a value measured (the glued forms, ``lowest_loss``, are _SETTING's)
+_EXTREMES = frozenset({"best", "lowest", "highest", "smallest", "largest", "min", "minimum",
+                       "max", "maximum"})
+
+
+def extreme_or_bound(tokens: list[str]) -> bool:
+    """Whether the blank-parted words before a value name the best value so far or a bound,
+    not a value measured: ``lowest loss: inf``, ``Best validation loss so far: inf``, ``max
+    grad norm: inf`` (a tracker starts at inf; a setting may be inf).
+
+    Example:
+        >>> extreme_or_bound(["lowest", "loss"]), extreme_or_bound(["loss", "so", "far"])
+        (True, True)
+        >>> extreme_or_bound(["loss"])
+        False
+    """
+    return len(tokens) > 1 and (tokens[-2:] == ["so", "far"] or any(
+        token.lower() in _EXTREMES for token in tokens[:-1]))
+
+
 def words(key: str) -> tuple[str, ...]:
     """A key as lower-case words.
 

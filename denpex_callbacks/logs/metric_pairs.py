@@ -63,9 +63,6 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
-# Words before a key that make it the extreme seen so far or a bound, not a value measured
-_EXTREMES = frozenset({"best", "lowest", "highest", "smallest", "largest", "min", "minimum",
-                       "max", "maximum"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -84,8 +81,9 @@ _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a lo
 # ({self.val_loss_min:.6f} --> {val_loss:.6f})"``), Keras' ModelCheckpoint ``val_loss
 # improved from inf to 0.50000`` (keras/callbacks.py). The first end is the best so far
 # (inf before the first evaluation), the second the value measured now.
-_CHANGE_TO = re.compile(r"[ \t]*(?:-+>|=+>|\u2192|to)[ \t]*$")
-_CHANGED_FROM = re.compile(r"[ \t]*(?:-+>|=+>|\u2192|to\b)")  # after the value it changed from
+_ARROW = r"[ \t]*(?:-+>|=+>|\u2192|to\b)"
+_CHANGE_TO = re.compile(_ARROW + r"[ \t]*$")
+_CHANGED_FROM = re.compile(_ARROW)  # after the value it changed from
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
@@ -104,7 +102,6 @@ class MetricLine:
     # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
     # digit reads as 0 there, not only an exact 0
     zero_places: int = 0
-
 
 
 def classify(prefix: str) -> tuple[str, str] | None:
@@ -170,7 +167,7 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         # CrossEntropyLoss | 0 | train`` (its Params column)
         return None
     tokens = found.group(0).split()
-    if _extreme(tokens):
+    if lexicon.extreme_or_bound(tokens):
         return None
     evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
@@ -267,19 +264,6 @@ def _indexed(last: Claim, text: str, previous: int, between: str) -> bool:
     return (end == previous and (kind in _TERMS or kind == lexicon.EVAL)
             and text[start:end].isdigit() and between.strip(" \t") in ("", ":")
             and between.endswith((" ", "\t")))
-
-
-def _extreme(tokens: list[str]) -> bool:
-    """Whether the words before a value name the best value so far or a bound, not a value
-    measured: ``lowest loss: inf``, ``Best validation loss so far: inf``, ``max grad norm:
-    inf`` (a tracker starts at inf; a setting may be inf).
-
-    Example:
-        >>> _extreme(["lowest", "loss"]), _extreme(["loss", "so", "far"]), _extreme(["loss"])
-        (True, True, False)
-    """
-    return len(tokens) > 1 and (tokens[-2:] == ["so", "far"] or any(
-        token.lower() in _EXTREMES for token in tokens[:-1]))
 
 
 def _changed(last: Claim, previous: int, between: str) -> bool:
@@ -402,7 +386,7 @@ def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float
         if key is None:
             continue
         words = key.group(0).split()
-        if _extreme(words):
+        if lexicon.extreme_or_bound(words):
             continue
         name = words[-1]  # the word before the value, not the prose before it
         value = to_value(found.group(0))

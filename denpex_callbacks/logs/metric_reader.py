@@ -955,15 +955,16 @@ class MetricReader:
             if held is not None:
                 return held
             closed = self._end_dict()
-        if self.mapping_rows:
+        mapped = bool(self.mapping_rows)  # a line that is no row of the open mapping ends it
+        if mapped:
             held = self._mapping_row(text, line)
             if held is not None:
                 return held
             closed += self._end_mapping(line)
-            if not step_line(text):
-                return closed
         if step_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
+        if mapped:
+            return closed
         if (why := _not_training(text)) is not None:
             if " " not in text.strip():  # a split's name alone, over its table (NequIP's)
                 self.eval_line, self.eval_text = line, text
@@ -1617,13 +1618,14 @@ def header_cells(text: str) -> list[str] | None:
     if VALUE.search(text) or _PROSE.search(text):
         return None
     tabbed = _tabbed(text)
+    piped = not tabbed and _piped(text)
     if tabbed:
         cells = [cell.strip() for cell in _TAB_CELL.findall(text)]
-    elif _piped(text):
+    elif piped:
         cells = _PIPE_CELL.findall(text)
     else:
         cells = _HEADER_CELL.findall(text)
-    if "  " in text and not tabbed and not _piped(text):
+    if "  " in text and not tabbed and not piped:
         # Names of two words or more, known only whole (``LOSS NER``): the table's columns
         # are what two blanks or more part.
         wide = _WIDE_CELL.findall(text)

@@ -535,20 +535,19 @@ def _is_step_line(line: bytes) -> bool:
         [True, True, False]
     """
     at = line.rfind(b"tep")
-    if at < 1 and (at := line.rfind(b"TEP")) < 1:  # (``print('STEP: ', i)``)
-        return _STEP_ALONE.match(line) is not None
-    if _STEP_TAIL.match(line, at - 1) is not None:
-        return True
+    if at < 1:
+        at = line.rfind(b"TEP")  # (``print('STEP: ', i)``)
     # A message that opens with its step (the Object Detection API's ``Step 100 per-step time
     # 0.123s``): the step and its number looked for first, since most lines hold none
     # (DeepSpeed's ``micro_step=3``) and a search led by what opens it tries every position.
-    if _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None:
+    if at >= 1 and (_STEP_TAIL.match(line, at - 1) is not None or (
+            _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None)):
         return True
-    if _STEP_ALONE.match(line) is not None:
+    if _STEP_ALONE.match(line) is not None:  # (``--- Iteration 100 ---`` holds no "tep")
         return True
     # (the key's pattern runs to the line's end from each step: only on a line that ends
     # with the colon it looks for, not on DeepSpeed's long timer lines)
-    return line.rstrip().endswith(b":") and _STEP_BEFORE_KEY.search(line) is not None
+    return at >= 1 and line.rstrip().endswith(b":") and _STEP_BEFORE_KEY.search(line) is not None
 
 
 def last_line(buffer: bytes, cut: int, keywords: tuple[bytes, ...]) -> bytes:
