@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draw the scale timeline of the first input (needs matplotlib)")
     run.add_argument("--workers", type=_count, metavar="N",
                      help="processes that scan a log file of 64 MiB or more while this one parses "
-                          "(default: none with the fast extra's RE2 scan, else one per CPU; "
+                          "(default: one with the fast extra's RE2 scan, else one per CPU; "
                           "0: scan here; at most 8)")
     run.add_argument("--no-progress", action="store_true",
                      help="no progress bar (it only shows for big files on a terminal)")

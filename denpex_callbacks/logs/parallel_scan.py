@@ -13,7 +13,8 @@ the end of the header's span.
 
 Only plain files of at least ``PARALLEL_MIN_BYTES`` on a machine with more than one CPU take
 this path; stdin, ``.gz`` and small files are scanned in this process. So is a dense log, where
-more than ``DENSE_SHARE`` of the lines of its first MiB are candidates: there parsing, which
+more than ``DENSE_SHARE`` of the lines of its first MiB or of a MiB from its middle are
+candidates: there parsing, which
 stays in this process, is the bottleneck, and workers only take CPU from it and add the cost
 of shipping every line back (measured on 2 CPUs, a log with 30% generic metric lines: 9.4 MB/s
 in one process, 4.0 MB/s with workers).
@@ -55,15 +56,18 @@ Found = list[tuple[int, str]]
 
 def scan_workers(workers: int | None = None) -> int:
     """How many scanning processes to use: ``workers`` when given (at most ``MAX_WORKERS``),
-    else none when the RE2 scan is installed, else one per CPU this process may run on (none
-    with a single CPU).
+    else, on a machine with more than one CPU, one when the RE2 scan is installed and one per
+    CPU when it is not (none with a single CPU).
 
-    RE2 scans all keywords in one pass, several times faster than the ``bytes.find`` passes:
-    parsing is then the bottleneck, which workers do not share, and starting them costs more
-    than they save (2 loaded CPUs, 200 MB DeepSpeed log, stdlib scan: 60.7 MB/s in one
-    process, 23.6 MB/s with 2 workers). Without RE2, one per CPU, not one fewer for the
-    parsing process: per byte the ``bytes.find`` scan costs more than the parsing (measured on
-    2 idle CPUs, 1 GB: 1 worker 7.6 s, 2 workers 5.8 s, none 9.7 s).
+    RE2 scans all keywords in one pass, about three times faster than this process parses the
+    lines it finds: one worker scanning ahead keeps up, and the main process only parses
+    (2 CPUs, 300 MB DeepSpeed/HF log: 2.72 s in one process, 1.87 s with one worker, medians
+    of 5; at 70 MB the worker's start-up eats the gain). A second worker only takes CPU from
+    the parsing (the stdlib scan's figures below were what once kept RE2 in one process: 2
+    loaded CPUs, 200 MB DeepSpeed log, 60.7 MB/s in one process, 23.6 MB/s with 2 workers).
+    Without RE2, one per CPU, not one fewer for the parsing process: per byte the
+    ``bytes.find`` scan costs more than the parsing (measured on 2 idle CPUs, 1 GB: 1 worker
+    7.6 s, 2 workers 5.8 s, none 9.7 s).
 
     Example:
         >>> scan_workers(0), scan_workers(3), scan_workers(100)
@@ -71,13 +75,13 @@ def scan_workers(workers: int | None = None) -> int:
     """
     if workers is not None:
         return max(0, min(workers, MAX_WORKERS))
-    if HAS_RE2:
-        return 0
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
-    return min(cpus, MAX_WORKERS) if cpus > 1 else 0
+    if cpus <= 1:
+        return 0
+    return 1 if HAS_RE2 else min(cpus, MAX_WORKERS)
 
 
 def scan_input(
@@ -118,10 +122,13 @@ def scan_input(
         yield from candidate_lines(stream, keywords, stats, progress, runs=runs)
         return
     real_path, size = file
-    head = _head(stream)
+    head, middle = _samples(stream, size)
     if looks_binary(head):
         raise InputError("binary file (NUL bytes), not a text log")
-    if candidate_share(head, keywords) > (DENSE_SHARE if dense_share is None else dense_share):
+    # (the middle too: a run's first MiB may be start-up noise, NCCL's or a config dump, above
+    # a log of metric lines, which the quiet runs read fastest here)
+    if max(candidate_share(head, keywords), candidate_share(middle, keywords)) > (
+            DENSE_SHARE if dense_share is None else dense_share):
         yield from candidate_lines(stream, keywords, stats, progress, runs=runs)
         return
     yield from _scan_in_workers(real_path, stream, size, keywords, stats, progress, workers,
@@ -147,10 +154,14 @@ def _reopenable_file(path: str, stream: BinaryIO) -> tuple[str, int] | None:
     return real, opened.st_size
 
 
-def _head(stream: BinaryIO) -> bytes:
+def _samples(stream: BinaryIO, size: int) -> tuple[bytes, bytes]:
+    """The first ``_SAMPLE`` bytes of the file and ``_SAMPLE`` bytes from its middle on (from
+    the first line that starts there); the stream is left at its start."""
     head = stream.read(_SAMPLE)
+    stream.seek(size // 2)
+    middle = stream.read(_SAMPLE)
     stream.seek(0)
-    return head
+    return head, middle[middle.find(b"\n") + 1:]
 
 
 def candidate_share(head: bytes, keywords: tuple[bytes, ...]) -> float:
