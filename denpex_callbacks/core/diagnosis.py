@@ -121,7 +121,10 @@ class Diagnosis:
     def where(self) -> str:
         """Human-readable location: step, rank and log lines."""
         parts = []
-        if self.step is not None:
+        within = self.evidence.get("step_within")
+        if isinstance(within, (list, tuple)) and len(within) == 2:
+            parts.append(f"a step within {within[0]}-{within[1]}")  # the log cannot say which
+        elif self.step is not None:
             parts.append(f"step {self.step}")
         parts.append(f"rank {self.rank}")
         if self.lines:
@@ -255,7 +258,7 @@ def _jsonable(value: Any) -> Any:
 
 
 # Evidence kept in JSON but left out of the text block: noise for a person reading it.
-_TEXT_HIDDEN = frozenset({"history", "time", "origin", "rerun_detail"})
+_TEXT_HIDDEN = frozenset({"history", "time", "origin", "rerun_detail", "step_within"})
 
 
 def _trail(history: list[Any]) -> str:

@@ -45,6 +45,7 @@ from denpex_callbacks.logs.events import (
     LogEvent,
 )
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
+from denpex_callbacks.logs.step_spans import StepSpans
 
 # The families of skips printed once per skipped step: the message table's (known_messages)
 # and the overflow sentences in any wording (overflow_sentences).
@@ -188,6 +189,9 @@ class Assembler:
     _row_first: int | None = None  # the lowest step such a row printed: a count starts there
     interval_learned: bool = False  # setup's growth_interval read from the scale's doublings
     _stretches: set[int] = field(default_factory=set)  # clean stretches that ended in a growth
+    # Where the steps numbered by counting (overflow lines between two step counters) lie
+    # between the printed ones: a diagnosis on one says the span, not the counted step.
+    spans: StepSpans = field(default_factory=StepSpans)
     _longest: int = 0  # the longest of them, once the interval is learnt
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
@@ -241,13 +245,14 @@ class Assembler:
         self._flush()
         if kind == PROGRESS and event.step is not None:
             self._catch_up(event.step - 1, line)
+            self.spans.printed(event.step)
             if event.step == self.clock + 1:
                 self._progress = (event.step, line)  # counted with its row, or before the next
         elif kind == GROWTH:
             self._emit(Observation(self.clock + 1, rank=event.rank or 0,
                                    scale_before=event.scale_before,
                                    scale_after=event.scale_after, skipped=False,
-                                   line=line, text=text))
+                                   line=line, text=text), counted=True)
         elif kind == METRICS:
             self._metrics(event, line, text, applied=progress_row)
 
@@ -276,6 +281,7 @@ class Assembler:
             return 0
         owner = rank or 0
         self._gap(steps, printed=Printed(min(rows, steps), scale, owner) if rows else None)
+        self.spans.printed(last_step)
         if scale is not None:
             self._rank_scales[owner] = (self.clock, scale)
         run = self._rank_clean_run.get(owner)
@@ -286,7 +292,12 @@ class Assembler:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _emit(self, obs: Observation) -> None:
+    def _emit(self, obs: Observation, *, counted: bool = False) -> None:
+        """Hand ``obs`` on; ``counted``: its step was numbered by counting, not printed."""
+        if counted:
+            self.spans.counted(obs.step)
+        else:
+            self.spans.printed(obs.step)
         if self._restarted:
             self._restarted = False
             obs.extra[RESTARTED] = True  # (each observation has a dict of its own)
@@ -345,7 +356,7 @@ class Assembler:
             scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
             line=pending.lines[0], text=pending.texts[0],
             extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
-        ))
+        ), counted=pending.step is None)
 
     def _grew(self, pending: _Overflow) -> bool:
         """True when the scale before this overflow is above the last one seen."""
@@ -390,9 +401,9 @@ class Assembler:
             # printed by each rank is each rank's observation: its judge needs it)
             return
         self._last_metrics = key
-        if event.step is None:
+        if event.step is None and not applied:
             self.counted_rows += 1
-        else:
+        else:  # (a row after a progress line that printed its step counts as printed)
             self.printed_rows += 1
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
@@ -459,7 +470,8 @@ class Assembler:
                                    False if applied or between_rows else None),
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text,
-                               extra={SPAN_UNKNOWN: True} if span_unknown else None))
+                               extra={SPAN_UNKNOWN: True} if span_unknown else None),
+                   counted=event.step is None)
         if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
 
@@ -603,6 +615,9 @@ class Assembler:
         skipped = min((event.skipped_in_interval or 0) - shown, length)
         nonfinite = min(event.nan_in_interval or 0, length)
         pattern = _spread(length, skipped, startup=not self._any_clean)
+        # (an interval all skipped, or none, all NaN or none, has one placing: a convention's
+        # places are not the log's, and a diagnosis on one says the interval)
+        placed = skipped in (0, length) and nonfinite in (0, skipped)
         first_step = end - length + 1
         clean_run = 0
         first_skip = True
@@ -626,7 +641,10 @@ class Assembler:
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
-                text=text if last or was_skipped else None, extra=dict(extra)))
+                text=text if last or was_skipped else None, extra=dict(extra)),
+                counted=not placed)
+        if not placed:
+            self.spans.printed(end)  # (its last step's skip is placed too: in the span)
         self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
     def _without_scaler(self, event: LogEvent) -> bool:
@@ -639,7 +657,8 @@ class Assembler:
         # scale 1 prints "OVERFLOW!"): the values are NaN/inf, the loss scale plays no part, so
         # the step is not fed as a loss-scale skip and the scale detectors stay silent.
         step = event.step if event.step is not None else self.clock + 1
-        self._emit(Observation(step, rank=event.rank or 0, line=line, text=text))
+        self._emit(Observation(step, rank=event.rank or 0, line=line, text=text),
+                   counted=event.step is None)
         precision = self.setup.get("active_precision") or "this run"
         self._flag(LogEvent(
             FLAG, event.family, step=step, rank=event.rank, code="AMP006",

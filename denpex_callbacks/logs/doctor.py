@@ -350,6 +350,8 @@ class _Session:
         # value at a new count, then prints the new one.
         # A loss condition starts on a line that shows the loss, a scale condition on one
         # that shows the scale or the skip (a script may print its loss after the overflow).
+        if diagnosis.step is not None:
+            self.assembler.spans.watch(diagnosis.step)
         about_loss = diagnosis.code in _LOSS_CODES
         for step, line, shows_loss in reversed(self.recent_lines):
             if step == diagnosis.step and shows_loss == about_loss:
@@ -451,6 +453,7 @@ class _Session:
                 continue
             if judge is not None and diagnosis.code == "AMP006":
                 diagnosis = self._one_off(diagnosis, judge)
+            diagnosis = self._placed(diagnosis)
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
             if from_flag and len(lines) > 1:
@@ -496,6 +499,19 @@ class _Session:
                     "finite_losses_after": after}
         return replace(diagnosis, root_cause=cause.root_cause or diagnosis.root_cause,
                        fix=cause.fix or diagnosis.fix, evidence=evidence)
+
+    def _placed(self, diagnosis: Diagnosis) -> Diagnosis:
+        """``diagnosis``, saying the span of printed steps its step lies in where the log
+        numbered that step by counting (:mod:`~denpex_callbacks.logs.step_spans`)."""
+        within = (self.assembler.spans.within(diagnosis.step)
+                  if diagnosis.step is not None else None)
+        if within is None:
+            return diagnosis
+        low, high = within
+        summary = (f"{diagnosis.summary}; the log prints no step between {low - 1} and {high}, "
+                   f"so this began at a step within {low}-{high}")
+        return replace(diagnosis, summary=summary,
+                       evidence={**diagnosis.evidence, "step_within": [low, high]})
 
     def _known(self, rank: int) -> set[str]:
         """The codes rank ``rank``'s detectors diagnosed."""
