@@ -39,6 +39,7 @@ from denpex_callbacks.logs.assembler import Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
+from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
@@ -67,6 +68,7 @@ _RECENT_LINES = 512
 # nothing known stays refused without a second, slow pass).
 RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
+_ESCAPED = "escaped"  # (a paste of one line of escapes)
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
@@ -177,9 +179,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
-    escaped = False
+    pasted: str | None = None  # how a paste was read (escapes, hard wraps), for the report
     if plain and total is not None and total <= ESCAPED_BYTES:
-        stream, escaped = _unescaped(stream)
+        stream, pasted = _pasted(stream, total)
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -234,27 +236,41 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if stats.long_lines:
         stats.problems.append(f"{stats.long_lines} line(s) longer than {MAX_LINE >> 20} MiB "
                               "(read in pieces)")
-    if escaped:
+    if pasted == _ESCAPED:
         stats.problems.append(f"one line of escapes (a JSON string or a Python repr of the "
                               f"output), read as the {stats.lines} line(s) it escapes; line "
                               "numbers count those")
+    elif pasted is not None:
+        stats.problems.append(f"{pasted}, joined again: {stats.lines} line(s); line numbers "
+                              "count those")
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
     return result
 
 
-def _unescaped(stream: BinaryIO) -> tuple[BinaryIO, bool]:
-    """``stream``, or the lines it escapes where it is a log pasted as one line of escapes
-    (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's output), and
-    whether it was."""
-    if not isinstance(stream, io.BufferedReader) or not may_be_escaped(
-            stream.peek(ESCAPED_HEAD)[:ESCAPED_HEAD]):
-        return stream, False
-    data = stream.read()
-    stream.close()
-    lines = unescaped_log(data)
-    return io.BytesIO(data if lines is None else lines), lines is not None
+def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
+    """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
+    line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
+    output), or lines hard-wrapped at a terminal's width (hard_wraps.py's
+    ``unwrapped_log``)."""
+    if not isinstance(stream, io.BufferedReader):
+        return stream, None
+    head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
+    if may_be_escaped(head[:ESCAPED_HEAD]):
+        data = stream.read()
+        stream.close()
+        lines = unescaped_log(data)
+        return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
+    if size <= WRAP_BYTES and may_be_wrapped(head):
+        data = stream.read()
+        stream.close()
+        lines = unwrapped_log(data)
+        if lines is None:
+            return io.BytesIO(data), None
+        width = max(len(line) for line in data.decode("utf-8", "replace").splitlines())
+        return io.BytesIO(lines), f"lines hard-wrapped at {width} characters"
+    return stream, None
 
 
 class _Session:

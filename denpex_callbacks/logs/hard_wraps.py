@@ -1,0 +1,102 @@
+"""A log pasted with its long lines hard-wrapped at the terminal's width, joined again.
+
+Copied from a terminal that wraps at its width (``screen``, ``tmux`` copy mode, a Windows
+console, a web console) or passed through ``fold``, each line longer than the width ``W``
+arrives as lines of exactly ``W`` characters and a shorter rest. Read as they are, a
+DeepSpeed overflow line loses its new scale (``... Attempted loss scale: 6`` / ``5536, reducing
+to 32768``), its ``step=`` counter its skip count, a Megatron iteration line its loss: a
+healthy sawtooth then reads as a cascade, a collapse as nothing.
+
+A log is taken as wrapped where no line is longer than the longest, ``W`` (60 to 400), at
+least ``WRAP_LINES`` lines of exactly ``W`` are followed by a line that does not open like
+them (a record of the same kind), and at least ``WRAP_BROKEN_SHARE`` of those breaks cut a
+word or a number in two (a terminal wraps at a column, not between tokens; a fixed-width
+table or a progress bar at the width ends its lines between tokens). Each line of exactly
+``W`` is then joined with the lines after it that do not open like it. A line of exactly ``W``
+that was whole is then joined with the next too: the paste cannot tell it from a wrapped one
+(rare: one line in hundreds).
+"""
+
+from __future__ import annotations
+
+WRAP_MIN = 60  # narrower than any terminal a log is read in
+WRAP_MAX = 400
+WRAP_LINES = 4
+WRAP_BROKEN_SHARE = 0.25  # (a log's lines of one format may all break at one place)
+WRAP_HEAD = 8192  # bytes of the head that may show a wrap first
+WRAP_BYTES = 4 << 20  # a larger input is no paste
+_OPENING = 6  # characters of a line's opening compared (its shape: digits as 0, letters as a)
+_TOKEN = frozenset("._-")
+_CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
+_OPENS = frozenset("=:([{,")  # nor ends with these (a key waiting for its value)
+
+
+def may_be_wrapped(head: bytes) -> bool:
+    """Whether the head of an input may be hard-wrapped (two whole lines of its longest
+    length, within the widths a terminal has): then the whole input is looked at.
+
+    Example:
+        >>> may_be_wrapped(b"a" * 80 + b"\\nbc\\n" + b"d" * 80 + b"\\ne\\n")
+        True
+        >>> may_be_wrapped(b"step 1 loss 2.3\\nstep 2 loss nan\\n")
+        False
+    """
+    lines = head.split(b"\n")[:-1]  # (the last piece may be a line cut by the head's end)
+    widths = [len(line.rstrip(b"\r")) for line in lines]
+    if not widths:
+        return False
+    width = max(widths)
+    return WRAP_MIN <= width <= WRAP_MAX and widths.count(width) >= 2
+
+
+def unwrapped_log(data: bytes) -> bytes | None:
+    """The log's lines joined again where it was hard-wrapped, or None for any other input.
+
+    Example:
+        >>> line = ("[INFO] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, "
+        ...         "reducing to 32768")
+        >>> wrapped = "\\n".join(part for _ in range(5) for part in (line[:64], line[64:]))
+        >>> unwrapped_log(wrapped.encode()).decode() == "\\n".join([line] * 5)
+        True
+        >>> unwrapped_log(b"step 1 loss 2.3\\nstep 2 loss nan\\n") is None
+        True
+    """
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    ends = ["\r" if line.endswith("\r") else "" for line in lines]
+    bodies = [line[:-1] if end else line for line, end in zip(lines, ends, strict=True)]
+    width = max((len(body) for body in bodies), default=0)
+    if not WRAP_MIN <= width <= WRAP_MAX:
+        return None
+    joins = broken = 0
+    out: list[str] = []
+    index = 0
+    while index < len(bodies):
+        record, opening = bodies[index], _opening(bodies[index])
+        piece, end = record, ends[index]
+        while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
+               and _opening(bodies[index + 1]) != opening):
+            index += 1
+            following = bodies[index]
+            joins += 1
+            broken += _cut_token(piece[-1], following[0])
+            record += following
+            piece, end = following, ends[index]
+        out.append(record + end)
+        index += 1
+    if joins < WRAP_LINES or broken < WRAP_BROKEN_SHARE * joins:
+        return None
+    return "\n".join(out).encode("utf-8")
+
+
+def _opening(line: str) -> str:
+    """The shape of a line's first characters: the lines of one kind of record share it."""
+    return "".join("0" if c.isdigit() else "a" if c.isalpha() else c for c in line[:_OPENING])
+
+
+def _cut_token(last: str, first: str) -> bool:
+    """Whether a break between ``last`` and ``first`` cuts a word or a number in two, or
+    leaves the next line opening with what only continues one (``, lr=``, ``: 0.5``), or the
+    line ending with what opens one (``grad norm:``, ``lr=``)."""
+    return ((last.isalnum() or last in _TOKEN) and (first.isalnum() or first in _TOKEN)
+            or first in _CONTINUES or last in _OPENS)
