@@ -98,5 +98,5 @@ def _cut_token(last: str, first: str) -> bool:
     """Whether a break between ``last`` and ``first`` cuts a word or a number in two, or
     leaves the next line opening with what only continues one (``, lr=``, ``: 0.5``), or the
     line ending with what opens one (``grad norm:``, ``lr=``)."""
-    return ((last.isalnum() or last in _TOKEN) and (first.isalnum() or first in _TOKEN)
+    return (((last.isalnum() or last in _TOKEN) and (first.isalnum() or first in _TOKEN))
             or first in _CONTINUES or last in _OPENS)

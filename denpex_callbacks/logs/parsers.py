@@ -84,6 +84,12 @@ KEYWORDS: tuple[bytes, ...] = _minimal(
 # than the last, make it a step; a number that goes back makes it a rank for good
 # (ranks printing in turn, ``0: loss 2.1`` ... ``7: loss 2.1``, then ``0: ...`` again).
 _COUNTED_PREFIX = 5
+# ``grep -n`` numbers each line of the excerpt it prints with its line in the file, which
+# reads as srun's ``N: `` where the line opens with a blank (Megatron's `` [2024-...]
+# iteration``): a number at least the line's own in the excerpt, counting up line after line,
+# this many lines in a row, is a line number (no rank). Ranks print in turn from 0, each below
+# its line's number in the excerpt.
+_LINE_NUMBERS = 2
 # A line's opening up to its first digit (see _glued_prints): a print's own words.
 _PRINT_HEAD = re.compile(r"[^\d\s][^\d]{3,39}(?=\d)")
 _PRINT_ENDS = "%)]}'\""
@@ -118,6 +124,9 @@ class LineParser:
         # lines numbered more than the line before (-1: N went back, a rank for good)
         self._prefix_last = -1
         self._prefix_run = 0
+        # ... or grep -n's line number (see _LINE_NUMBERS): the last one, the run so far
+        self._numbered_last = -1
+        self._numbered_run = 0
 
     @property
     def evaluation_lines(self) -> int:
@@ -160,7 +169,7 @@ class LineParser:
                     events = [_with_rank(event, piece_rank) for event in events]
                 out += events
         if numbered and rank is not None and out:
-            rank = self._counted_prefix(rank, out)
+            rank = self._counted_prefix(rank, out, line)
         if rank is not None:
             for event in out:
                 _with_rank(event, rank)  # (in place)
@@ -168,13 +177,14 @@ class LineParser:
             self._wrapped = (line, segments[-1])
         return out
 
-    def _counted_prefix(self, number: int, events: list[LogEvent]) -> int | None:
+    def _counted_prefix(self, number: int, events: list[LogEvent], line: int) -> int | None:
         """The rank of a line that starts with srun's ``N: `` (``N``), or None where ``N``
-        has proven to be the step (the step is then set on the metric events without one).
-        A step never goes back: a number that does is a rank, for good."""
+        has proven to be the step (the step is then set on the metric events without one) or
+        a line number (grep -n's: see _LINE_NUMBERS). A step never goes back: a number that
+        does is a rank, for good."""
         if self._prefix_run < 0 or not any(e.kind == METRICS and e.step is None
                                            for e in events):
-            return number
+            return None if self._line_number(number, line) else number
         if number <= self._prefix_last:
             self._prefix_run = -1  # gone back: ranks, for good
             return number
@@ -186,6 +196,17 @@ class LineParser:
             if event.kind == METRICS and event.step is None:
                 object.__setattr__(event, "step", number)  # built just now: see _with_rank
         return None
+
+    def _line_number(self, number: int, line: int) -> bool:
+        """Whether srun's ``N: `` on ``line`` has proven to be grep -n's line number."""
+        if self._numbered_run < 0:
+            return False
+        if number < line or number <= self._numbered_last:
+            self._numbered_run = -1  # a rank below its line, or gone back: ranks, for good
+            return False
+        self._numbered_last = number
+        self._numbered_run += 1
+        return self._numbered_run >= _LINE_NUMBERS
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end."""
