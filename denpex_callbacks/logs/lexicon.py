@@ -221,6 +221,11 @@ _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matt
                            "kendall", "kendalltau", "corr", "correlation", "combined"})
 
 
+# Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
+# fairseq-generate's ``BLEU4 = ...``): measured on held-out sentences only, no loop trains on them.
+_GENERATION_SCORES = frozenset({"bleu", "sacrebleu", "bleu4"})
+
+
 def correlation(key: str) -> bool:
     """Whether ``key`` names a correlation (NaN where the predictions or labels are constant).
 
@@ -281,7 +286,7 @@ def is_evaluation(key: str) -> bool:
     """
     parts = words(key)
     return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS
-                            or _namespaced_evaluation(key))
+                            or parts[-1] in _GENERATION_SCORES or _namespaced_evaluation(key))
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -296,7 +301,7 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         [True, True, False, False, False, False, True, True]
     """
     parts = words(key) if isinstance(key, str) else key
-    if parts and parts[-1] in _CORRELATIONS:
+    if parts and (parts[-1] in _CORRELATIONS or parts[-1] in _GENERATION_SCORES):
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
         head, _, rest = key.partition("/")
@@ -329,6 +334,20 @@ def evaluation_twins(keys: list[str]) -> dict[str, str]:
                if len(parts) > 1 and parts[-1] in _TRAIN}
     return {key: trained[parts[:-1]] for key, parts in zip(keys, split, strict=True)
             if len(parts) > 1 and parts[-1] in _EVAL and parts[:-1] in trained}
+
+
+def training_split(key: str) -> bool:
+    """Whether a key is the training split's name alone (``train``, ``Train``): beside a
+    held-out split keying its own value, what it keys is the training objective measured on
+    the training set (ProteinMPNN's ``train: {perplexity}, valid: {perplexity}``, the
+    perplexity exp(loss)).
+
+    Example:
+        >>> [training_split(k) for k in ("train", "Training", "train_acc", "valid")]
+        [True, True, False, False]
+    """
+    parts = words(key)
+    return len(parts) == 1 and parts[0] in ("train", "training", "trn")
 
 
 def score_name(key: str) -> bool:

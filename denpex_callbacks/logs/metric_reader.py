@@ -677,16 +677,24 @@ class MetricReader:
         found = [*metrics.evals, *metrics.components]
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
-        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None and all(
-                math.isfinite(value) for _, value in found):
+        trained: list[float] = []
+        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None:
             # An evaluator's scores under their own names (mmseg's ``mIoU: nan`` on
             # mmengine's ``Epoch(val)`` line, ``L1 nan PSNR nan`` of the splatting trainers):
             # no lexicon lists them; the line says whose they are. (Read only where a
-            # non-finite word is on the line: seldom.)
-            found += unclaimed_nonfinite(text, claims)
+            # non-finite word is on the line: seldom.) But the training split's name keying
+            # its value beside the held-out split's (ProteinMPNN's ``epoch: 4, step: 2000,
+            # time: ..., train: nan, valid: nan``, dauparas/ProteinMPNN training/
+            # training.py): the training objective went non-finite, not evaluation.
+            unclaimed = unclaimed_nonfinite(text, claims)
+            trained = [value for key, value in unclaimed if lexicon.training_split(key)]
+            if all(math.isfinite(value) for _, value in found):
+                found += [pair for pair in unclaimed if not lexicon.training_split(pair[0])]
         if found:
             self.evaluation_lines += 1
-        return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
+        step = as_step(metrics.values.get(lexicon.STEP))
+        return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
+                *_nonfinite(found, step)]
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO

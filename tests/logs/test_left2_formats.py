@@ -1,0 +1,136 @@
+"""The misses the last rounds left, second pass: formats the doctor read wrong, each fixed by a
+general rule, each excerpt written from the tool's own format strings (each test names its
+source), a fault beside healthy controls. Each fault test failed on the parent commit
+(3eedced); the controls pass there too unless their docstring says otherwise.
+
+- ProteinMPNN's epoch line (``train: {perplexity}, valid: {perplexity}``): the training
+  split's name keys the training objective, not an evaluation's score;
+- sacrebleu's score string (``BLEU = 12.34 45.6/18.2/9.1/4.8 (BP = ...)``): BLEU is measured
+  on held-out sentences only;
+- flash-attn's refusal of float32 queries and cuBLAS' refusal of a float16 GEMM: AMP014.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+
+def _findings(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
+    """(id, step) above info, where "nothing to diagnose" may be the answer (a healthy log
+    that holds nothing the doctor reads as a training metric, a traceback that is no AMP
+    fault's)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [(d.code, d.step) for d in diagnose(str(path)).faults]
+
+# -- ProteinMPNN: dauparas/ProteinMPNN training/training.py ----------------------------------
+
+
+def _proteinmpnn(nan_epoch: int | None = None, *, valid_nan: bool = True,
+                 steps_per_epoch: int = 500) -> list[str]:
+    """ProteinMPNN's ``log.txt`` / console line (dauparas/ProteinMPNN
+    ``training/training.py``: ``f'epoch: {e+1}, step: {total_step}, time: {dt}, train:
+    {train_perplexity_}, valid: {validation_perplexity_}, train_acc: {train_accuracy_},
+    valid_acc: {validation_accuracy_}'``, each value ``np.format_float_positional(np.float32(
+    v), unique=False, precision=3)``: ``nan`` for NaN; the perplexity is ``np.exp`` of the
+    loss). ``total_step`` counts the run's batches."""
+    lines = []
+    for epoch in range(1, 7):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        train = "nan" if bad else f"{9.0 - epoch * 0.2:.3f}"
+        valid = "nan" if bad and valid_nan else f"{9.1 - epoch * 0.2:.3f}"
+        lines.append(f"epoch: {epoch}, step: {epoch * steps_per_epoch}, time: 812.3, "
+                     f"train: {train}, valid: {valid}, train_acc: {0.30 + epoch / 100:.3f}, "
+                     f"valid_acc: {0.29 + epoch / 100:.3f}")
+    return lines
+
+
+def test_proteinmpnn_training_perplexity_is_the_loss(tmp_path: Path) -> None:
+    """Before: AMP013 alone (``valid`` made the line an evaluation's, ``train: nan`` read as
+    one of its scores), or, beside a NaN ``valid``, the training NaN not read at all."""
+    assert faults(tmp_path, _proteinmpnn(4)) == [("AMP006", 2000), ("AMP013", 2000)]
+    assert faults(tmp_path, _proteinmpnn(4, valid_nan=False)) == [("AMP006", 2000)]
+
+
+def test_proteinmpnn_controls(tmp_path: Path) -> None:
+    """Healthy runs: nothing to diagnose, as on the parent. A finite ``train:`` value is not
+    read as the loss: beside a split's name alone it may be an accuracy (PyTorch Geometric's
+    ``Train: 0.95, Val: 0.78``), which sits at 0 early in a healthy run (AMP007 would be a
+    false alarm); only a non-finite one says the training objective broke."""
+    assert _findings(tmp_path, _proteinmpnn()) == []
+    assert _findings(tmp_path, _proteinmpnn(steps_per_epoch=1234)) == []
+
+
+# -- sacrebleu's score string in a translation loop ------------------------------------------
+
+
+def _bleu(nan_step: int | None = None, *, score: str = "12.34") -> list[str]:
+    """A translation loop's training lines and sacrebleu's score string after each
+    evaluation (mjpost/sacrebleu ``sacrebleu/sacrebleu.py`` 1.x ``BLEU.format``: ``'BLEU =
+    {score:.{width}f} {precisions} (BP = {bp:.3f} ratio = {ratio:.3f} hyp_len = {sys_len:d}
+    ref_len = {ref_len:d})'``, the precisions ``'/'.join('{:.1f}')``; printed as
+    ``str(bleu)``, the line an MT toolkit logs after its validation decode)."""
+    lines = []
+    for step in range(100, 3001, 100):
+        lines.append(f"step {step} loss {4.0 - step / 1e3:.4f} lr 0.000500")
+        if step % 1000 == 0:
+            value = "nan" if step == nan_step else score
+            lines.append(f"BLEU = {value} 45.6/18.2/9.1/4.8 (BP = 1.000 ratio = 1.012 "
+                         "hyp_len = 12345 ref_len = 12200)")
+    return lines
+
+
+def test_bleu_nan_is_an_evaluation_metric(tmp_path: Path) -> None:
+    """Before: silence (``BLEU`` named nothing the lexicon knows, on a line without an
+    evaluation word)."""
+    assert faults(tmp_path, _bleu(2000)) == [("AMP013", 2000)]
+
+
+def test_bleu_controls(tmp_path: Path) -> None:
+    """Healthy runs, a score of 0 too (an untrained model's first decode; pass on the parent
+    too)."""
+    assert faults(tmp_path, _bleu()) == []
+    assert faults(tmp_path, _bleu(score="0.00")) == []
+
+
+# -- fp16 kernels that refuse a dtype: flash-attn, cuBLAS --------------------------------------
+
+_TRACEBACK = ["Traceback (most recent call last):",
+              '  File "train.py", line 212, in <module>',
+              "    loss = model(**batch).loss",
+              '  File "/x/flash_attn/flash_attn_interface.py", line 91, in _flash_attn_forward',
+              "    out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = "
+              "flash_attn_cuda.fwd("]
+
+
+def test_fp16_kernel_refusals(tmp_path: Path) -> None:
+    """flash-attn's ``TORCH_CHECK(q_dtype == torch::kFloat16 || q_dtype == torch::kBFloat16,
+    "FlashAttention only support fp16 and bf16 data type")`` (Dao-AILab/flash-attention
+    ``csrc/flash_attn/flash_api.cpp``; FlashAttention 3's ``hopper/flash_api.cpp``: "only
+    supports fp16, bf16, and fp8_e4m3 data type"), and torch's ``TORCH_CUDABLAS_CHECK`` on
+    the float16 GEMM (pytorch/pytorch ``aten/src/ATen/cuda/CUDABlas.cpp`` ``gemm<at::Half>``,
+    ``aten/src/ATen/cuda/Exceptions.h``: ``"CUDA error: ", _cublasGetErrorEnum(__err), " when
+    calling `" #EXPR "`"``). Before: nothing to diagnose."""
+    flash = [*_TRACEBACK, "RuntimeError: FlashAttention only support fp16 and bf16 data type"]
+    assert faults(tmp_path, flash) == [("AMP014", None)]
+    flash3 = ["RuntimeError: FlashAttention only supports fp16, bf16, and fp8_e4m3 data type"]
+    assert faults(tmp_path, flash3) == [("AMP014", None)]
+    cublas = ["RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling "
+              "`cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, "
+              "CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+              "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"]
+    assert faults(tmp_path, cublas) == [("AMP014", None)]
+
+
+def test_fp16_kernel_refusal_controls(tmp_path: Path) -> None:
+    """Not fp16's: cuBLAS refusing a float32 GEMM, flash-attn's GPU check (pass on the parent
+    too)."""
+    sgemm = ["RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling "
+             "`cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`"]
+    assert _findings(tmp_path, sgemm) == []
+    gpu = ["RuntimeError: FlashAttention only supports Ampere GPUs or newer."]
+    assert _findings(tmp_path, gpu) == []
