@@ -47,6 +47,7 @@ from denpex_callbacks.logs.metric_pairs import (
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
+    BRACKET_OPENERS,
     BRACKET_STEP,
     COMPOSER_LINE,
     EPOCH_BAR,
@@ -829,10 +830,11 @@ class MetricReader:
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
                 step = self._tqdm_step(step, total, line)
-        if (step is None and counters and not self.bracket_off and "[" in text
+        if (step is None and counters and not self.bracket_off
+                and ("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := BRACKET_STEP.search(text))):
-            value = int(found.group(1))
+            value = int(found.group(1) or found.group(2) or found.group(3))
             if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
                 # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's

@@ -134,3 +134,37 @@ def test_fp16_kernel_refusal_controls(tmp_path: Path) -> None:
     assert _findings(tmp_path, sgemm) == []
     gpu = ["RuntimeError: FlashAttention only supports Ampere GPUs or newer."]
     assert _findings(tmp_path, gpu) == []
+
+
+# -- a number sign or parentheses opening the line: the step ---------------------------------
+
+
+def _numbered(opener: str, nan_from: int | None = None, *, ranks: int = 1) -> list[str]:
+    """A hand-written loop's ``print(f"#{step} loss {loss:.4f} lr {lr}")`` (or
+    ``f"({step}) ..."``), the forms ``tests/logs/test_counter_marks.py`` holds for ``Step
+    #1500`` and ``[1500] | loss``; no one tool's. ``ranks``: each rank prints its own
+    number the same way (``#0 loss ...``, ``#1 loss ...``): no step."""
+    lines = []
+    for step in range(100, 3001, 100):
+        value = "nan" if nan_from is not None and step >= nan_from else f"{2.3 - step / 1e4:.4f}"
+        if ranks > 1:
+            lines += [f"{opener.format(n=rank)} loss {value} lr 0.0001" for rank in range(ranks)]
+        else:
+            lines.append(f"{opener.format(n=step)} loss {value} lr 0.0001")
+    return lines
+
+
+def test_number_sign_or_parentheses_open_the_step(tmp_path: Path) -> None:
+    """Before: step 15 (the rows counted: no counter was read before the loss)."""
+    assert faults(tmp_path, _numbered("#{n}", 1500)) == [("AMP006", 1500)]
+    assert faults(tmp_path, _numbered("({n})", 1500)) == [("AMP006", 1500)]
+
+
+def test_number_sign_controls(tmp_path: Path) -> None:
+    """Healthy runs, and ranks numbered the same way: no rank's number is taken for a step
+    once the numbers go back (the rows are counted; pass on the parent too)."""
+    assert faults(tmp_path, _numbered("#{n}")) == []
+    assert faults(tmp_path, _numbered("({n})")) == []
+    ranked = faults(tmp_path, _numbered("#{n}", 1500, ranks=2))
+    assert [code for code, _step in ranked] == ["AMP006"]
+    assert ranked[0][1] not in (0, 1)
