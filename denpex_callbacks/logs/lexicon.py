@@ -197,6 +197,9 @@ for _role, _phrases in {
            # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
            # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
            "total timesteps", "total env interacts",
+           # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
+           # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
+           "cumulative steps",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),

@@ -151,6 +151,10 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
+    if stripped.endswith(('",', "',")):
+        # a (key, value) tuple: pfrl's ``statistics:[('average_q', 1.5), ('average_loss',
+        # nan), ('n_updates', 800), ...]`` (pfrl/agents/dqn.py ``get_statistics``)
+        stripped = stripped[:-1].rstrip(_SEPARATORS)
     if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
         stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)

@@ -202,6 +202,14 @@ _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 # one further down is another loop's (a bar without values between, then training's own).
 ANNOUNCED_BAR_REACH = 4
 _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
+# A count of updates at 0 beside a NaN loss: the loss is a mean over the updates so far, NaN
+# for none (pfrl's ``statistics:[('average_q', nan), ('average_loss', nan), ...,
+# ('n_updates', 0), ...]`` until the replay buffer holds ``replay_start_size`` transitions:
+# pfrl/agents/dqn.py ``get_statistics``, ``_mean_or_nan``), no value that broke.
+# Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
+# is the first update's own NaN.
+_NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
+_AVERAGED = frozenset({"average", "avg", "mean"})
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
@@ -757,6 +765,10 @@ class MetricReader:
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
+        elif loss is not None and math.isnan(loss) and "updates" in text and key is not None and (
+                _NO_UPDATE.search(text) is not None) and _AVERAGED.intersection(
+                    lexicon.words(key)):
+            loss = None  # the mean of no update's loss (before the replay buffer fills)
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not

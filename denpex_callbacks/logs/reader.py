@@ -64,8 +64,11 @@ _STEP_OPENS = re.compile(STEP_OPENS.encode())
 # ...or a step counter alone on its line (metric_reader's STEP_ALONE)
 _STEP_ALONE = re.compile(STEP_ALONE.encode())
 _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
-# An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
-_EPOCH_END = rb"poch:? +\d+ *"
+# An epoch at a line's end, all the line holds after the word (see _is_epoch_line); or a
+# heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
+# semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
+# ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
+_EPOCH_END = rb"(?:poch|POCH):? +\d+(?:/\d+ +=+)? *"
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -425,10 +428,11 @@ def _is_epoch_line(line: bytes) -> bool:
 
     Example:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
-        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5")]
-        [True, True, False, False]
+        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
+        ...                              b"INFO - x - === EPOCH 5/100 ===")]
+        [True, True, False, False, True]
     """
-    at = line.rfind(b"poch")
+    at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
 
 

@@ -168,3 +168,85 @@ def test_number_sign_controls(tmp_path: Path) -> None:
     ranked = faults(tmp_path, _numbered("#{n}", 1500, ranks=2))
     assert [code for code, _step in ranked] == ["AMP006"]
     assert ranked[0][1] not in (0, 1)
+
+
+# -- pfrl: pfrl/experiments/train_agent.py, pfrl/agents/dqn.py ---------------------------------
+
+
+def _pfrl(nan_from: int | None = None, *, replay_start: int = 1000,
+          update_interval: int = 1) -> list[str]:
+    """pfrl's ``train_agent`` at each episode's end (pfnet/pfrl ``pfrl/experiments/
+    train_agent.py``: ``logger.info("outdir:%s step:%s episode:%s R:%s", ...)`` then
+    ``logger.info("statistics:%s", agent.get_statistics())``, behind ``logging.basicConfig``'s
+    ``INFO:name:`` as its examples configure it), DQN's statistics (``pfrl/agents/dqn.py``
+    ``get_statistics``: ``[("average_q", _mean_or_nan(self.q_record)), ("average_loss",
+    _mean_or_nan(self.loss_record)), ("cumulative_steps", ...), ("n_updates", self.optim_t),
+    ("rlen", len(self.replay_buffer))]``: NaN means over no update until the replay buffer
+    holds ``replay_start_size`` transitions). 200-step episodes."""
+    head = "INFO:pfrl.experiments.train_agent:"
+    lines = []
+    for episode in range(40):
+        t = 200 * (episode + 1)
+        updates = max(0, t - replay_start) // update_interval
+        bad = nan_from is not None and t >= nan_from
+        q = "nan" if bad or updates == 0 else f"{1.5 + episode / 10}"
+        loss = "nan" if bad or updates == 0 else f"{0.05 - episode / 1000}"
+        lines += [f"{head}outdir:results/20240601T100000.000000 step:{t} episode:{episode} "
+                  f"R:{-200.0 + episode}",
+                  f"{head}statistics:[('average_q', {q}), ('average_loss', {loss}), "
+                  f"('cumulative_steps', {t}), ('n_updates', {updates}), ('rlen', {t})]"]
+    return lines
+
+
+def test_pfrl_average_loss_nan_after_updates(tmp_path: Path) -> None:
+    """Before: nothing to diagnose (a ``('key', value)`` tuple's value had no key)."""
+    assert faults(tmp_path, _pfrl(4000)) == [("AMP006", 4000)]
+    assert faults(tmp_path, _pfrl(6000, replay_start=5000, update_interval=4)) == [
+        ("AMP006", 6000)]
+
+
+def test_pfrl_controls(tmp_path: Path) -> None:
+    """Healthy runs: ``average_loss`` NaN while ``n_updates`` is 0 is a mean over no update
+    (nothing to diagnose on the parent)."""
+    assert faults(tmp_path, _pfrl()) == []
+    assert faults(tmp_path, _pfrl(replay_start=5000, update_interval=4)) == []
+
+
+# -- Open3D-ML: ml3d/torch/pipelines/semantic_segmentation.py (run_train, save_logs) ----------
+
+
+def _open3d_ml(nan_epoch: int | None = None, *, start: int = 0) -> list[str]:
+    """Open3D-ML's semantic segmentation pipeline (isl-org/Open3D-ML ``ml3d/torch/pipelines/
+    semantic_segmentation.py`` ``run_train``: ``for epoch in range(cfg.start_epoch,
+    cfg.max_epoch + 1): log.info(f'=== EPOCH {epoch:d}/{cfg.max_epoch:d} ===')``, the
+    ``tqdm(train_loader, desc='training')`` and ``desc='validation'`` bars, then
+    ``save_logs``: ``Loss train: {:.3f}  eval: {:.3f}``...; its logger's ``%(levelname)s -
+    %(asctime)s - %(module)s - %(message)s``). ``start``: a resumed run's
+    ``cfg.start_epoch``."""
+    def log(message: str) -> str:
+        return f"INFO - 2024-06-01 10:00:00,000 - semantic_segmentation - {message}"
+    lines = [log(f"Started training at epoch: {start}")]
+    for epoch in range(start, start + 8):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        train = "nan" if bad else f"{0.5 - epoch / 1000:.3f}"
+        valid = "nan" if bad else f"{0.6 - epoch / 1000:.3f}"
+        lines += [log(f"=== EPOCH {epoch:d}/100 ==="),
+                  "training: 100%|##########| 1136/1136 [10:00<00:00,  1.89it/s]",
+                  "validation: 100%|##########| 200/200 [01:00<00:00,  3.33it/s]",
+                  log(f"Loss train: {train}  eval: {valid}"),
+                  log("Mean acc train: 0.800  eval: 0.780"),
+                  log("Mean IoU train: 0.600  eval: 0.550")]
+    return lines
+
+
+def test_open3d_ml_epoch_heading_numbers_its_rows(tmp_path: Path) -> None:
+    """Before: the rows were counted (step 6 for a resumed run's epoch 35): the heading's
+    ``EPOCH 35/100`` between rules was no epoch line (upper case, its count after a slash)."""
+    assert faults(tmp_path, _open3d_ml(35, start=30)) == [("AMP006", 35), ("AMP013", 35)]
+
+
+def test_open3d_ml_controls(tmp_path: Path) -> None:
+    """Healthy runs, from 0 and resumed (pass on the parent too); Keras' bare ``Epoch 3/10``
+    over its bar stays no epoch line (``test_classic_formats``)."""
+    assert faults(tmp_path, _open3d_ml()) == []
+    assert faults(tmp_path, _open3d_ml(start=30)) == []
