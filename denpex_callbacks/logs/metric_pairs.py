@@ -63,6 +63,7 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
+_COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -187,6 +188,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             continue
         if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
+        if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
+            return None  # a count of things (gsplat's "Number of GS: 1234567"), no step
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 

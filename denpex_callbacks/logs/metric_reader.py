@@ -184,7 +184,15 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
                            r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: "
-                           r"|\bval: [a-z_]+ = ")
+                           r"|\bval: [a-z_]+ = "
+                           # semseg's and Pointcept's ``Val result: mIoU/mAcc/allAcc
+                           # {:.4f}/{:.4f}/{:.4f}.`` (pointcept/engines/hooks/evaluator.py),
+                           # behind a logging prefix
+                           r"|\b(?:Val|Eval|Test)\d? result: "
+                           # image-quality scores against held-out views, no split named:
+                           # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
+                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``)
+                           r"|\bPSNR: \S+, SSIM: ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -676,7 +684,10 @@ class MetricReader:
         if start < 0:
             return False
         prefix = _KEY_WORDS.sub("", text[:start], count=1)  # ("Generative " of its key)
-        return _DIGITS.sub("0", self.eval_text).startswith(_DIGITS.sub("0", prefix))
+        # no prefix, nothing shared: a bar's ``loss=0.19| ...`` right below gsplat's ``PSNR:
+        # ..., SSIM: ...`` is training's again
+        return bool(prefix.strip()) and _DIGITS.sub("0", self.eval_text).startswith(
+            _DIGITS.sub("0", prefix))
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and

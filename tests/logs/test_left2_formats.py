@@ -207,7 +207,7 @@ def test_pfrl_average_loss_nan_after_updates(tmp_path: Path) -> None:
 
 def test_pfrl_controls(tmp_path: Path) -> None:
     """Healthy runs: ``average_loss`` NaN while ``n_updates`` is 0 is a mean over no update
-    (nothing to diagnose on the parent)."""
+    (nothing to diagnose on the parent, which fails this control)."""
     assert faults(tmp_path, _pfrl()) == []
     assert faults(tmp_path, _pfrl(replay_start=5000, update_interval=4)) == []
 
@@ -250,3 +250,61 @@ def test_open3d_ml_controls(tmp_path: Path) -> None:
     over its bar stays no epoch line (``test_classic_formats``)."""
     assert faults(tmp_path, _open3d_ml()) == []
     assert faults(tmp_path, _open3d_ml(start=30)) == []
+
+
+# -- evaluation prints that name no split: gsplat, Pointcept -----------------------------------
+
+
+def _gsplat(nan_eval: bool = False, *, psnr: str = "24.512") -> list[str]:
+    """gsplat's bar (nerfstudio-project/gsplat ``examples/simple_trainer.py``: ``desc =
+    f"loss={loss.item():.3f}| " f"sh degree={sh_degree_to_use}| "`` on ``tqdm.trange(init_step,
+    max_steps)``) and its ``eval`` at the default ``eval_steps`` (7000): ``print(f"PSNR:
+    {stats['psnr']:.3f}, SSIM: {stats['ssim']:.4f}, LPIPS: {stats['lpips']:.3f} " f"Time:
+    {stats['ellipse_time']:.3f}s/image " f"Number of GS: {stats['num_GS']}")``."""
+    lines = []
+    for step in range(0, 9000, 50):
+        lines.append(f"loss={0.2 - step / 1e6:.3f}| sh degree={min(3, step // 1000)}| : "
+                     f"{100 * step // 30000:>3}%|##        | {step}/30000 [02:10<07:08, "
+                     "53.67it/s]")
+        if step == 7000:
+            ssim, lpips = ("nan", "nan") if nan_eval else ("0.8123", "0.201")
+            lines.append(f"PSNR: {'nan' if nan_eval else psnr}, SSIM: {ssim}, LPIPS: {lpips} "
+                         "Time: 0.012s/image Number of GS: 1234567")
+    return lines
+
+
+def _pointcept(nan_epoch: int | None = None) -> list[str]:
+    """Pointcept's ``InformationWriter`` and ``SemSegEvaluator`` (Pointcept/Pointcept
+    ``pointcept/engines/hooks/misc.py``: ``Train: [{epoch}/{max_epoch}][{iter}/{len}] ...
+    loss: {:.4f} Lr: {:.5f}``; ``pointcept/engines/hooks/evaluator.py``: ``">>>>>>>>>>>>>>>>
+    Start Evaluation >>>>>>>>>>>>>>>>"``, ``"Val result: mIoU/mAcc/allAcc
+    {:.4f}/{:.4f}/{:.4f}."``, ``"<<<<<<<<<<<<<<<<< End Evaluation <<<<<<<<<<<<<<<<<"``),
+    behind its ``[%(asctime)s %(levelname)s %(filename)s line %(lineno)d %(process)d]``."""
+    def log(message: str) -> str:
+        return f"[2024-06-01 10:00:00,000 INFO evaluator.py line 120 12345] {message}"
+    lines = []
+    for epoch in range(1, 5):
+        for i in range(50, 1001, 50):
+            lines.append(log(f"Train: [{epoch}/100][{i}/1000] Data 0.010 (0.012) Batch 0.500 "
+                             "(0.510) Remain 10:00:00 loss: 1.2000 Lr: 0.00100"))
+        scores = "nan/nan/nan" if nan_epoch is not None and epoch >= nan_epoch else (
+            "0.6500/0.7000/0.9000")
+        lines += [log(">>>>>>>>>>>>>>>> Start Evaluation >>>>>>>>>>>>>>>>"),
+                  log(f"Val result: mIoU/mAcc/allAcc {scores}."),
+                  log("<<<<<<<<<<<<<<<<< End Evaluation <<<<<<<<<<<<<<<<<")]
+    return lines
+
+
+def test_evaluation_prints_without_a_split(tmp_path: Path) -> None:
+    """Before: silence (no evaluation word on either line; gsplat's ``Number of GS`` was read
+    as a step counter, ``gs``)."""
+    assert faults(tmp_path, _gsplat(nan_eval=True)) == [("AMP013", 7000)]
+    assert faults(tmp_path, _pointcept(3)) == [("AMP013", 3000)]
+
+
+def test_evaluation_prints_without_a_split_controls(tmp_path: Path) -> None:
+    """Healthy runs; a PSNR of +inf (a view rendered exactly) is no fault, and the bar right
+    below the evaluation print is training's again (pass on the parent too)."""
+    assert faults(tmp_path, _gsplat()) == []
+    assert faults(tmp_path, _gsplat(psnr="inf")) == []
+    assert faults(tmp_path, _pointcept()) == []
