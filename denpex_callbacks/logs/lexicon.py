@@ -186,6 +186,8 @@ for _role, _phrases in {
            # OpenPCDet's train_utils (tools/train_utils/train_utils.py ``train_one_epoch``):
            # ``Acc_iter {accumulated_iter:<10d}``, the run's iterations over its epochs
            "acc iter", "accumulated iter", "accumulated iters",
+           # ...and before 2022-08 as its inner bar's postfix, ``total_it=...``
+           "total it",
            # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
            "tick", "progress tick",

@@ -339,11 +339,12 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))
-        elif kind in _COUNTERS and (as_step(value) is None or text[end:end + 1] == "%"):
-            # fairseq's "update": 0.05 is a fraction of an epoch, not a counter; a bar
-            # described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [") shows
-            # its percentage there, the count after it
+        elif (kind in _COUNTERS or kind == lexicon.EPOCH) and text[end:end + 1] == "%":
+            # a bar described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [")
+            # or "epochs" (OpenPCDet's) shows its percentage there, the count after it
             continue
+        elif kind in _COUNTERS and as_step(value) is None:
+            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]) or (
                 kind == lexicon.STEP and out.keys[kind].lower() == "iter"
                 and _STEP_AFTER_ITER.match(text, step_end) is not None):

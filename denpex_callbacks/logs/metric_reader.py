@@ -218,6 +218,9 @@ _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # is the first update's own NaN.
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
+# A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
+# total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
+_EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
@@ -845,7 +848,8 @@ class MetricReader:
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
-        if step is None and counters and "|" in text and (found := TQDM.search(text)):
+        if step is None and counters and "|" in text and (found := TQDM.search(text)) and (
+                _EPOCHS_BAR.match(text) is None):
             step, total = int(found.group(1)), int(found.group(2))
             if "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own

@@ -55,6 +55,11 @@ _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ...or a bar whose postfix is the run's count alone, over the bar whose postfix holds the
+# loss (OpenPCDet before 2022-08, tools/train_utils/train_utils.py ``train_one_epoch``:
+# ``pbar.set_postfix(dict(total_it=accumulated_iter))`` under ``tbar.set_postfix(disp_dict)``)
+_BAR_COUNT = b", total_it="
+_BAR_COUNT_TAIL = re.compile(rb", total_it=\d+\]\s*$")
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
@@ -548,6 +553,8 @@ def _is_step_line(line: bytes) -> bool:
             _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None)):
         return True
     if _STEP_ALONE.match(line) is not None:  # (``--- Iteration 100 ---`` holds no "tep")
+        return True
+    if (count := line.rfind(_BAR_COUNT)) >= 0 and _BAR_COUNT_TAIL.match(line, count):
         return True
     # (the key's pattern runs to the line's end from each step: only on a line that ends
     # with the colon it looks for, not on DeepSpeed's long timer lines)

@@ -308,3 +308,48 @@ def test_evaluation_prints_without_a_split_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _gsplat()) == []
     assert faults(tmp_path, _gsplat(psnr="inf")) == []
     assert faults(tmp_path, _pointcept()) == []
+
+
+# -- OpenPCDet before 2022-08: tools/train_utils/train_utils.py, two bars ----------------------
+
+
+def _openpcdet_bars(nan_at: int | None = None, *, epochs: range = range(3),
+                    timers: bool = True) -> list[str]:
+    """OpenPCDet's two bars as a log file holds them (open-mmlab/OpenPCDet
+    ``tools/train_utils/train_utils.py`` before 97a4e42, 2022-08: ``train_model``'s
+    ``tqdm.trange(start_epoch, total_epochs, desc='epochs', dynamic_ncols=True)`` and
+    ``train_one_epoch``'s ``tqdm.tqdm(total=total_it_each_epoch, leave=leave_pbar,
+    desc='train')``; each batch ``pbar.update()``, ``pbar.set_postfix(dict(total_it=
+    accumulated_iter))``, ``tbar.set_postfix(disp_dict)`` with ``disp_dict`` the loss and
+    learning rate, since d9e76fe (2021-12) the ``d_time``/``f_time``/``b_time`` timers after
+    them). 1856 batches an epoch, one redraw of each bar in 50 kept."""
+    per_epoch = 1856
+    lines = []
+    done = epochs[0] * per_epoch
+    for epoch in epochs:
+        for it in range(1, per_epoch + 1):
+            done += 1
+            if it % 50 and it != per_epoch:
+                continue
+            loss = "nan" if nan_at is not None and done >= nan_at else f"{1.5 - done / 1e5:.3f}"
+            timer = (", d_time=0.01(0.02), f_time=0.20(0.21), b_time=0.30(0.31)"
+                     if timers else "")
+            lines += [f"train:  {100 * it // per_epoch:>2}%|###       | {it}/{per_epoch} "
+                      f"[03:00<06:18,  3.32it/s, total_it={done}]",
+                      f"epochs:  {100 * epoch // 80:>2}%|          | {epoch}/80 [13:00<6:17:00, "
+                      f"780.00s/it, loss={loss}, lr=0.003{timer}]"]
+    return lines
+
+
+def test_openpcdet_two_bars(tmp_path: Path) -> None:
+    """Before: step 1 (the ``epochs`` bar's percentage was read as its epoch, its count as
+    the step); the inner bar's ``total_it`` above it is the step."""
+    assert faults(tmp_path, _openpcdet_bars(2456)) == [("AMP006", 2456)]
+    assert faults(tmp_path, _openpcdet_bars(57030, epochs=range(30, 32), timers=False)) == [
+        ("AMP006", 57030)]
+
+
+def test_openpcdet_two_bars_controls(tmp_path: Path) -> None:
+    """Healthy runs (pass on the parent too)."""
+    assert faults(tmp_path, _openpcdet_bars()) == []
+    assert faults(tmp_path, _openpcdet_bars(epochs=range(30, 32), timers=False)) == []
