@@ -4,10 +4,35 @@ source), a fault beside healthy controls. Each fault test failed on the parent c
 (3eedced); the controls pass there too unless their docstring says otherwise.
 
 - ProteinMPNN's epoch line (``train: {perplexity}, valid: {perplexity}``): the training
-  split's name keys the training objective, not an evaluation's score;
+  split's name keying a non-finite value is the training objective, not an evaluation's
+  score;
 - sacrebleu's score string (``BLEU = 12.34 45.6/18.2/9.1/4.8 (BP = ...)``): BLEU is measured
   on held-out sentences only;
-- flash-attn's refusal of float32 queries and cuBLAS' refusal of a float16 GEMM: AMP014.
+- flash-attn's refusal of float32 queries and cuBLAS' refusal of a float16 GEMM: AMP014;
+- ``#1500 loss x`` and ``(1500) loss x``: the number that opens the line is the step;
+- pfrl's ``statistics:[('average_q', ...), ('average_loss', nan), ...]``: a ``('key',
+  value)`` tuple is read, and a mean loss NaN while ``n_updates`` is 0 is a mean over none;
+- Open3D-ML's ``=== EPOCH 5/100 ===`` heading numbers the rows below it;
+- gsplat's ``PSNR: ..., SSIM: ...`` and Pointcept's ``Val result: mIoU/mAcc/allAcc ...``:
+  evaluation prints that name no split;
+- OpenPCDet's two bars (before 2022-08): the inner bar's ``total_it`` numbers the loss the
+  ``epochs`` bar below it prints.
+
+Left as documented misses (no test): torchdrug (torchdrug/core/engine.py ``evaluate``,
+core/logger.py ``LoggingLogger``): its finite ``mean squared error: 0.12`` lines hold no
+keyword of the prefilter (its 40-keyword budget has no room for ``error``), so no row is read
+before a NaN and its step cannot be told; its evaluation metrics under ``Evaluate on valid``
+fill a table of tasks (``auroc [CT_TOX]: nan``, a bracketed task in the key) longer than the
+reach of an announced evaluation, and its ``average ...`` epoch lines still count as rows.
+xformers' ``No operator found for `memory_efficient_attention_forward` with inputs:`` lists
+each backend's reasons on the lines below it, a dtype reason beside capability and head-size
+reasons of other backends: the dtype is not the one cause, and a row per line would flag runs
+that failed for their GPU. ``L_total`` / ``L_rec``: no tool's source was found printing them,
+and a single letter before a word names lengths and layers as often as losses: not mapped. A
+0 loss beside a NaN gradient norm in a generic layout (``step 100 loss 0.0000 grad_norm
+nan``) stays silent on one to three rows: without HF's ``logging_nan_inf_filter`` a printed
+0.0000 there is as well a loss that decayed below the print's digits on a step GradScaler
+skipped (its norm is non-finite after ``unscale_``); on more rows AMP007 reads it.
 """
 
 from __future__ import annotations
