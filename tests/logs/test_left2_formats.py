@@ -23,7 +23,9 @@ core/logger.py ``LoggingLogger``): its finite ``mean squared error: 0.12`` lines
 keyword of the prefilter (its 40-keyword budget has no room for ``error``), so no row is read
 before a NaN and its step cannot be told; its evaluation metrics under ``Evaluate on valid``
 fill a table of tasks (``auroc [CT_TOX]: nan``, a bracketed task in the key) longer than the
-reach of an announced evaluation, and its ``average ...`` epoch lines still count as rows.
+reach of an announced evaluation (and an AUROC is NaN on a healthy run whose split holds one
+class of a task: no rule may read it alone), and its ``average ...`` epoch lines still count
+as rows.
 xformers' ``No operator found for `memory_efficient_attention_forward` with inputs:`` lists
 each backend's reasons on the lines below it, a dtype reason beside capability and head-size
 reasons of other backends: the dtype is not the one cause, and a row per line would flag runs
