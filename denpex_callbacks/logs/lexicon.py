@@ -186,6 +186,8 @@ for _role, _phrases in {
            # OpenPCDet's train_utils (tools/train_utils/train_utils.py ``train_one_epoch``):
            # ``Acc_iter {accumulated_iter:<10d}``, the run's iterations over its epochs
            "acc iter", "accumulated iter", "accumulated iters",
+           # ...and before 2022-08 as its inner bar's postfix, ``total_it=...``
+           "total it",
            # NVlabs' StyleGAN2-ADA / StyleGAN3 / EDM count their log's records in ticks:
            # ``tick 25    kimg 100.0 ...`` and ``stats.jsonl``'s ``Progress/tick``
            "tick", "progress tick",
@@ -197,6 +199,9 @@ for _role, _phrases in {
            # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
            # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
            "total timesteps", "total env interacts",
+           # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
+           # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
+           "cumulative steps",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),
@@ -219,6 +224,11 @@ _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 # run_glue's average of them
 _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matthews", "mcc",
                            "kendall", "kendalltau", "corr", "correlation", "combined"})
+
+
+# Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
+# fairseq-generate's ``BLEU4 = ...``): measured on held-out sentences only, no loop trains on them.
+_GENERATION_SCORES = frozenset({"bleu", "sacrebleu", "bleu4"})
 
 
 def correlation(key: str) -> bool:
@@ -281,7 +291,7 @@ def is_evaluation(key: str) -> bool:
     """
     parts = words(key)
     return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS
-                            or _namespaced_evaluation(key))
+                            or parts[-1] in _GENERATION_SCORES or _namespaced_evaluation(key))
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -296,7 +306,7 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         [True, True, False, False, False, False, True, True]
     """
     parts = words(key) if isinstance(key, str) else key
-    if parts and parts[-1] in _CORRELATIONS:
+    if parts and (parts[-1] in _CORRELATIONS or parts[-1] in _GENERATION_SCORES):
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
         head, _, rest = key.partition("/")
@@ -329,6 +339,20 @@ def evaluation_twins(keys: list[str]) -> dict[str, str]:
                if len(parts) > 1 and parts[-1] in _TRAIN}
     return {key: trained[parts[:-1]] for key, parts in zip(keys, split, strict=True)
             if len(parts) > 1 and parts[-1] in _EVAL and parts[:-1] in trained}
+
+
+def training_split(key: str) -> bool:
+    """Whether a key is the training split's name alone (``train``, ``Train``): beside a
+    held-out split keying its own value, what it keys is the training objective measured on
+    the training set (ProteinMPNN's ``train: {perplexity}, valid: {perplexity}``, the
+    perplexity exp(loss)).
+
+    Example:
+        >>> [training_split(k) for k in ("train", "Training", "train_acc", "valid")]
+        [True, True, False, False]
+    """
+    parts = words(key)
+    return len(parts) == 1 and parts[0] in ("train", "training", "trn")
 
 
 def score_name(key: str) -> bool:

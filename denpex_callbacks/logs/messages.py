@@ -323,6 +323,25 @@ MESSAGES: tuple[Message, ...] = (
             "an out= tensor of float16 for a float32 result, or the other way round", FLAG,
             "AMP014", reader="torch", prefix="RuntimeError: ",
             values={"text": "float", "value": "c10::Half"}),
+    # -- fp16 kernels outside torch's dispatcher that refuse a dtype (AMP014: the run stops) --
+    Message("flash-attn", "2.0-2.8", "csrc/flash_attn/flash_api.cpp (mha_fwd, mha_varlen_fwd, "
+            "mha_bwd, mha_fwd_kvcache; csrc/flash_attn_ck/ for ROCm)",
+            "FlashAttention only support fp16 and bf16 data type",
+            "float32 queries into FlashAttention's half-precision kernel: the model or the "
+            "attention's inputs are float32 where autocast (or a fp16/bf16 model) was meant "
+            "to run it", FLAG, "AMP014", prefix="RuntimeError: "),
+    Message("flash-attn", "3.0b (hopper)", "hopper/flash_api.cpp (mha_fwd)",
+            "FlashAttention only supports fp16, bf16, and fp8_e4m3 data type",
+            "float32 queries into FlashAttention 3's kernel (also 'FlashAttention on "
+            "Ampere/Ada cards only supports fp16 and bf16 data type')", FLAG, "AMP014",
+            prefix="RuntimeError: "),
+    Message("torch", "1.x-2.13", "aten/src/ATen/cuda/CUDABlas.cpp (gemm<at::Half>, "
+            "TORCH_CUDABLAS_CHECK of aten/src/ATen/cuda/Exceptions.h)",
+            "CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( {text}, "
+            "CUDA_R_16F",
+            "cuBLAS refused a float16 matrix multiply: a GPU without fp16 GEMMs, or a CUDA "
+            "build too old for the GPU", FLAG, "AMP014", prefix="RuntimeError: ",
+            values={"text": "handle, opa, opb, m, n, k, &falpha, a"}),
     # -- transformers ------------------------------------------------------------------------
     Message("transformers", "4.20-4.41", "src/transformers/training_args.py "
             "(TrainingArguments.__post_init__)",

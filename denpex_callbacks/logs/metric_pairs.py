@@ -63,6 +63,7 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
+_COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -151,6 +152,10 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = prefix.rstrip(_SEPARATORS)
     if len(stripped) == len(prefix):
         return None  # no separator: the number is glued to a word ("fp16", "loss0.5")
+    if stripped.endswith(('",', "',")):
+        # a (key, value) tuple: pfrl's ``statistics:[('average_q', 1.5), ('average_loss',
+        # nan), ('n_updates', 800), ...]`` (pfrl/agents/dqn.py ``get_statistics``)
+        stripped = stripped[:-1].rstrip(_SEPARATORS)
     if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
         stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
@@ -183,6 +188,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             continue
         if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
+        if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
+            return None  # a count of things (gsplat's "Number of GS: 1234567"), no step
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 
@@ -332,11 +339,12 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))
-        elif kind in _COUNTERS and (as_step(value) is None or text[end:end + 1] == "%"):
-            # fairseq's "update": 0.05 is a fraction of an epoch, not a counter; a bar
-            # described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [") shows
-            # its percentage there, the count after it
+        elif (kind in _COUNTERS or kind == lexicon.EPOCH) and text[end:end + 1] == "%":
+            # a bar described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [")
+            # or "epochs" (OpenPCDet's) shows its percentage there, the count after it
             continue
+        elif kind in _COUNTERS and as_step(value) is None:
+            continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
         elif kind not in out.values or _prefer(kind, key, out.keys[kind]) or (
                 kind == lexicon.STEP and out.keys[kind].lower() == "iter"
                 and _STEP_AFTER_ITER.match(text, step_end) is not None):

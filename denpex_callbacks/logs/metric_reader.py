@@ -47,6 +47,7 @@ from denpex_callbacks.logs.metric_pairs import (
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
+    BRACKET_OPENERS,
     BRACKET_STEP,
     COMPOSER_LINE,
     EPOCH_BAR,
@@ -183,7 +184,15 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
                            r"|^(?:ppl|chosen): \S+, (?:rejected: \S+, )?loss: "
-                           r"|\bval: [a-z_]+ = ")
+                           r"|\bval: [a-z_]+ = "
+                           # semseg's and Pointcept's ``Val result: mIoU/mAcc/allAcc
+                           # {:.4f}/{:.4f}/{:.4f}.`` (pointcept/engines/hooks/evaluator.py),
+                           # behind a logging prefix
+                           r"|\b(?:Val|Eval|Test)\d? result: "
+                           # image-quality scores against held-out views, no split named:
+                           # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
+                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``)
+                           r"|\bPSNR: \S+, SSIM: ")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -201,6 +210,17 @@ _EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
 # one further down is another loop's (a bar without values between, then training's own).
 ANNOUNCED_BAR_REACH = 4
 _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
+# A count of updates at 0 beside a NaN loss: the loss is a mean over the updates so far, NaN
+# for none (pfrl's ``statistics:[('average_q', nan), ('average_loss', nan), ...,
+# ('n_updates', 0), ...]`` until the replay buffer holds ``replay_start_size`` transitions:
+# pfrl/agents/dqn.py ``get_statistics``, ``_mean_or_nan``), no value that broke.
+# Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
+# is the first update's own NaN.
+_NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
+_AVERAGED = frozenset({"average", "avg", "mean"})
+# A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
+# total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
+_EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
@@ -667,7 +687,10 @@ class MetricReader:
         if start < 0:
             return False
         prefix = _KEY_WORDS.sub("", text[:start], count=1)  # ("Generative " of its key)
-        return _DIGITS.sub("0", self.eval_text).startswith(_DIGITS.sub("0", prefix))
+        # no prefix, nothing shared: a bar's ``loss=0.19| ...`` right below gsplat's ``PSNR:
+        # ..., SSIM: ...`` is training's again
+        return bool(prefix.strip()) and _DIGITS.sub("0", self.eval_text).startswith(
+            _DIGITS.sub("0", prefix))
 
     def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
@@ -677,16 +700,24 @@ class MetricReader:
         found = [*metrics.evals, *metrics.components]
         if lexicon.LOSS in metrics.values:
             found.insert(0, (metrics.keys[lexicon.LOSS], metrics.values[lexicon.LOSS]))
-        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None and all(
-                math.isfinite(value) for _, value in found):
+        trained: list[float] = []
+        if why == EVALUATION and _NONFINITE_WORD.search(text) is not None:
             # An evaluator's scores under their own names (mmseg's ``mIoU: nan`` on
             # mmengine's ``Epoch(val)`` line, ``L1 nan PSNR nan`` of the splatting trainers):
             # no lexicon lists them; the line says whose they are. (Read only where a
-            # non-finite word is on the line: seldom.)
-            found += unclaimed_nonfinite(text, claims)
+            # non-finite word is on the line: seldom.) But the training split's name keying
+            # its value beside the held-out split's (ProteinMPNN's ``epoch: 4, step: 2000,
+            # time: ..., train: nan, valid: nan``, dauparas/ProteinMPNN training/
+            # training.py): the training objective went non-finite, not evaluation.
+            unclaimed = unclaimed_nonfinite(text, claims)
+            trained = [value for key, value in unclaimed if lexicon.training_split(key)]
+            if all(math.isfinite(value) for _, value in found):
+                found += [pair for pair in unclaimed if not lexicon.training_split(pair[0])]
         if found:
             self.evaluation_lines += 1
-        return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
+        step = as_step(metrics.values.get(lexicon.STEP))
+        return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
+                *_nonfinite(found, step)]
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
@@ -748,6 +779,10 @@ class MetricReader:
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
+        elif loss is not None and math.isnan(loss) and "updates" in text and key is not None and (
+                _NO_UPDATE.search(text) is not None) and _AVERAGED.intersection(
+                    lexicon.words(key)):
+            loss = None  # the mean of no update's loss (before the replay buffer fills)
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
@@ -813,7 +848,8 @@ class MetricReader:
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
-        if step is None and counters and "|" in text and (found := TQDM.search(text)):
+        if step is None and counters and "|" in text and (found := TQDM.search(text)) and (
+                _EPOCHS_BAR.match(text) is None):
             step, total = int(found.group(1)), int(found.group(2))
             if "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
@@ -821,10 +857,11 @@ class MetricReader:
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
                 step = self._tqdm_step(step, total, line)
-        if (step is None and counters and not self.bracket_off and "[" in text
+        if (step is None and counters and not self.bracket_off
+                and ("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
                 and (loss is not None or _MEASURED.intersection(values))
                 and (found := BRACKET_STEP.search(text))):
-            value = int(found.group(1))
+            value = int(found.group(1) or found.group(2) or found.group(3))
             if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
                 # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's

@@ -55,6 +55,11 @@ _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
 _STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ...or a bar whose postfix is the run's count alone, over the bar whose postfix holds the
+# loss (OpenPCDet before 2022-08, tools/train_utils/train_utils.py ``train_one_epoch``:
+# ``pbar.set_postfix(dict(total_it=accumulated_iter))`` under ``tbar.set_postfix(disp_dict)``)
+_BAR_COUNT = b", total_it="
+_BAR_COUNT_TAIL = re.compile(rb", total_it=\d+\]\s*$")
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)
@@ -64,8 +69,11 @@ _STEP_OPENS = re.compile(STEP_OPENS.encode())
 # ...or a step counter alone on its line (metric_reader's STEP_ALONE)
 _STEP_ALONE = re.compile(STEP_ALONE.encode())
 _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
-# An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
-_EPOCH_END = rb"poch:? +\d+ *"
+# An epoch at a line's end, all the line holds after the word (see _is_epoch_line); or a
+# heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
+# semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
+# ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
+_EPOCH_END = rb"(?:poch|POCH):? +\d+(?:/\d+ +=+)? *"
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -425,10 +433,11 @@ def _is_epoch_line(line: bytes) -> bool:
 
     Example:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
-        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5")]
-        [True, True, False, False]
+        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
+        ...                              b"INFO - x - === EPOCH 5/100 ===")]
+        [True, True, False, False, True]
     """
-    at = line.rfind(b"poch")
+    at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
 
 
@@ -544,6 +553,8 @@ def _is_step_line(line: bytes) -> bool:
             _STEP_NUMBER.search(line) is not None and _STEP_OPENS.search(line) is not None)):
         return True
     if _STEP_ALONE.match(line) is not None:  # (``--- Iteration 100 ---`` holds no "tep")
+        return True
+    if (count := line.rfind(_BAR_COUNT)) >= 0 and _BAR_COUNT_TAIL.match(line, count):
         return True
     # (the key's pattern runs to the line's end from each step: only on a line that ends
     # with the colon it looks for, not on DeepSpeed's long timer lines)

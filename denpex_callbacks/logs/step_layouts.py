@@ -185,7 +185,13 @@ TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
 # bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this; a
 # field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``).
-BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s+[A-Za-z]")
+# A number sign or parentheses that open the line number it the same way (``#1500 loss
+# 2.34``, ``(1500) loss 2.34``: ``print(f"#{step} loss {loss:.2f}")``); the reader's guard
+# (a step never goes back, nor prints its loss twice) holds for them too.
+BRACKET_STEP = re.compile(r"(?:\[(\d+)\]|^[ \t]*(?:#(\d+)|\((\d+)\)))(?:\x1b\[0m)?"
+                          r"(?:\s+[-|]|,)?\s+[A-Za-z]")
+# What opens a line that BRACKET_STEP may number (a cheap check before the regex).
+BRACKET_OPENERS = ("[", "#", "(")
 
 
 class EpochBatches:

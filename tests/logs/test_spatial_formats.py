@@ -507,9 +507,10 @@ def test_open3d_ml_loss_train_beside_its_eval(tmp_path: Path) -> None:
     """Before: ``Loss train: nan  eval: nan`` was read as an evaluation line (the word
     ``eval``; the split after the noun was no training key): AMP013 without a step, and a
     healthy run was nothing to diagnose; the bare ``eval:`` keyed no score. The rows print no
-    step: they are counted (epoch 5, from 0, is the sixth row)."""
-    assert faults(tmp_path, _open3d_ml(5)) == [("AMP006", 6), ("AMP013", 6)]
-    assert faults(tmp_path, _open3d_ml(valid_nan_epoch=5)) == [("AMP013", 6)]
+    step: the epoch of the ``=== EPOCH 5/100 ===`` heading above them numbers them (5, as
+    printed; the rows were counted, 6, before h43-left read the heading)."""
+    assert faults(tmp_path, _open3d_ml(5)) == [("AMP006", 5), ("AMP013", 5)]
+    assert faults(tmp_path, _open3d_ml(valid_nan_epoch=5)) == [("AMP013", 5)]
     assert faults(tmp_path, _open3d_ml()) == []
 
 
