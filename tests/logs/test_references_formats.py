@@ -23,11 +23,24 @@ Each fault test failed on the parent commit (3eedced); the tests that pass there
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from excerpts import faults
 
 _SWIN = "[2026-12-06 10:00:00 swin_tiny_patch4_window7_224] (main.py {line}): INFO "
+
+
+def _meter(epoch: int, batches: int, counts: range, avg_nan_from: int | None,
+           spec: str = ".4f") -> Iterator[tuple[int, str, str]]:
+    """(batch, value, average) of a loss meter's prints over one epoch, the average NaN from
+    the print at or after ``avg_nan_from`` (a batch's NaN loss, the value printed finite)."""
+    for i in counts:
+        step = epoch * batches + i
+        val = avg = format(6.9 - step / 1e5, spec)
+        if avg_nan_from is not None and epoch * batches <= avg_nan_from <= step:
+            avg = "nan"
+        yield i, val, avg
 
 
 def _swin(batches: int = 1251, *, epochs: range = range(2), every: int = 10,
@@ -42,15 +55,10 @@ def _swin(batches: int = 1251, *, epochs: range = range(2), every: int = 10,
     average stays NaN, the GradScaler skipped it and halved its scale)."""
     lines = [_SWIN.format(line=133) + "Start training"]
     for epoch in epochs:
-        scale = 65536.0
-        for idx in range(0, batches, every):
-            step = epoch * batches + idx
-            val = avg = f"{6.9 - step / 1e5:.4f}"
-            if nan_from is not None and step >= nan_from:
+        for idx, val, avg in _meter(epoch, batches, range(0, batches, every), avg_nan_from):
+            scale = 32768.0 if avg == "nan" else 65536.0  # the NaN step skipped, halved
+            if nan_from is not None and epoch * batches + idx >= nan_from:
                 val = avg = "nan"
-            hit = avg_nan_from is not None and epoch * batches <= avg_nan_from <= step
-            if hit:
-                avg, scale = "nan", 32768.0
             lines.append(_SWIN.format(line=227) + (
                 f"Train: [{epoch}/300][{idx}/{batches}]\teta 0:08:20 lr 0.000125\t wd 0.0500\t"
                 f"time 0.4012 (0.4133)\tloss {val} ({avg})\tgrad_norm 3.1234 (inf)\t"
@@ -91,11 +99,7 @@ def _progress_meter(batches: int = 5004, *, epochs: range = range(2), every: int
     lines = []
     width = len(str(batches))
     for epoch in epochs:
-        for i in range(0, batches, every):
-            step = epoch * batches + i
-            val = avg = f"{6.9 - step / 1e5:.4e}"
-            if avg_nan_from is not None and epoch * batches <= avg_nan_from <= step:
-                avg = "nan"
+        for i, val, avg in _meter(epoch, batches, range(0, batches, every), avg_nan_from, ".4e"):
             lines.append(f"Epoch: [{epoch}][{i:{width}d}/{batches}]\tTime  0.512 ( 0.612)\t"
                          f"Data  0.001 ( 0.101)\tLoss {val} ({avg})\tAcc@1   0.00 (  0.10)\t"
                          "Acc@5   0.78 (  0.50)")
@@ -108,11 +112,7 @@ def _imagenet_2018(batches: int = 5005, *, avg_nan_from: int | None = None) -> l
     ({loss.avg:.4f})\\tPrec@1 ...'`` when ``i % args.print_freq == 0 and i > 0``."""
     lines = []
     for epoch in range(2):
-        for i in range(10, batches, 10):
-            step = epoch * batches + i
-            val = avg = f"{6.9 - step / 1e5:.4f}"
-            if avg_nan_from is not None and epoch * batches <= avg_nan_from <= step:
-                avg = "nan"
+        for i, val, avg in _meter(epoch, batches, range(10, batches, 10), avg_nan_from):
             lines.append(f"Epoch: [{epoch}][{i}/{batches}]\tTime 0.512 (0.612)\tData 0.001 "
                          f"(0.101)\tLoss {val} ({avg})\tPrec@1 0.000 (0.100)\tPrec@5 0.781 "
                          "(0.500)")
@@ -142,13 +142,9 @@ def _vision_classification(batches: int = 5005, *, epochs: range = range(2), eve
     lines = []
     width = len(str(batches))
     for epoch in epochs:
-        for i in range(0, batches, every):
-            step = epoch * batches + i
-            median = avg = f"{6.9 - step / 1e5:.4f}"
-            if avg_nan_from is not None and epoch * batches <= avg_nan_from <= step:
-                avg = "nan"
-                if median_nan is not None and median_nan[0] <= step < median_nan[1]:
-                    median = "nan"
+        for i, median, avg in _meter(epoch, batches, range(0, batches, every), avg_nan_from):
+            if median_nan is not None and median_nan[0] <= epoch * batches + i < median_nan[1]:
+                median = "nan"
             lines.append(f"Epoch: [{epoch}]  [{i:{width}d}/{batches}]  eta: 0:40:31  lr: 0.5  "
                          f"img/s: 1234.5678901234  loss: {median} ({avg})  acc1: 0.0000 "
                          "(0.1000)  acc5: 0.7812 (0.5000)  time: 0.4876  data: 0.0123  max mem: "
