@@ -84,10 +84,13 @@ def test_swin_average_turns_nan_between_prints(tmp_path: Path) -> None:
 
 
 def test_swin_evaluation_average_turns_nan(tmp_path: Path) -> None:
-    """Before: silence. ``validate``'s ``Loss 6.8123 (nan)``: one evaluation batch's loss was
-    NaN, the average of the epoch's evaluation says so (an evaluation's fault, after the
-    epoch's last training step)."""
+    """Before: silence. Swin's ``validate`` ``Loss 6.8123 (nan)``, torchvision's ``Test: EMA
+    ...  loss: 6.8000 (nan)``: one evaluation batch's loss was NaN, the average of the
+    epoch's evaluation says so (an evaluation's fault, at the epoch's last training row)."""
     assert faults(tmp_path, _swin(epochs=range(3), test_avg_nan_epoch=1)) == [("AMP013", 2501)]
+    # torchvision's ``--model-ema`` evaluation (``Test: EMA``), printing every 50
+    assert faults(tmp_path, _vision_classification(epochs=range(3), every=50, ema=True,
+                                                   ema_avg_nan_epoch=1)) == [("AMP013", 10005)]
 
 
 def _progress_meter(batches: int = 5004, *, epochs: range = range(2), every: int = 10,
@@ -131,14 +134,17 @@ def test_progress_meter_average_turns_nan(tmp_path: Path) -> None:
 
 def _vision_classification(batches: int = 5005, *, epochs: range = range(2), every: int = 10,
                            median_nan: tuple[int, int] | None = None,
-                           avg_nan_from: int | None = None, ema: bool = False) -> list[str]:
+                           avg_nan_from: int | None = None, ema: bool = False,
+                           ema_avg_nan_epoch: int | None = None) -> list[str]:
     """pytorch/vision ``references/classification/train.py`` ``train_one_epoch``:
     ``MetricLogger(delimiter="  ")`` with ``lr`` and ``img/s`` meters (``fmt="{value}"``)
     added first, then ``loss``, ``acc1``, ``acc5`` (``SmoothedValue``'s ``{median:.4f}
     ({global_avg:.4f})``); ``utils.py`` ``log_every``: ``header  [{i:4d}/N]  eta: ...
     {meters}  time: ...  data: ...  max mem: ...``; ``evaluate``'s ``Test:`` (and ``Test: EMA``
     with ``--model-ema``) lines and ``f"{header} Acc@1 ... Acc@5 ..."``. ``median_nan``: the
-    steps whose window's median is NaN too."""
+    steps whose window's median is NaN too; ``ema_avg_nan_epoch``: from that epoch, one batch
+    of the EMA model's evaluation has a NaN loss (the average says so, the value printed
+    not)."""
     lines = []
     width = len(str(batches))
     for epoch in epochs:
@@ -151,8 +157,10 @@ def _vision_classification(batches: int = 5005, *, epochs: range = range(2), eve
                          "8123")
         lines.append(f"Epoch: [{epoch}] Total time: 0:40:41")
         for header in ("Test:", "Test: EMA") if ema else ("Test:",):
+            bad = "EMA" in header and ema_avg_nan_epoch is not None and epoch >= ema_avg_nan_epoch
             for i in range(0, 196, 100):
-                lines.append(f"{header}  [{i:3d}/196]  eta: 0:00:31  loss: 6.8000 (6.8000)  "
+                avg = "nan" if bad and i else "6.8000"
+                lines.append(f"{header}  [{i:3d}/196]  eta: 0:00:31  loss: 6.8000 ({avg})  "
                              "acc1: 0.0000 (0.1000)  acc5: 0.5000 (0.5000)  time: 0.1000  data: "
                              "0.0500  max mem: 8123")
             lines.append(f"{header} Total time: 0:00:41")
