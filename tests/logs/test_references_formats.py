@@ -113,12 +113,11 @@ def _imagenet_2018(batches: int = 5005, *, avg_nan_from: int | None = None) -> l
     """pytorch/examples ``imagenet/main.py`` before its ProgressMeter (with its ``--fp16`` and
     static ``--loss-scale``): ``'Epoch: [{0}][{1}/{2}]\\tTime ... \\tLoss {loss.val:.4f}
     ({loss.avg:.4f})\\tPrec@1 ...'`` when ``i % args.print_freq == 0 and i > 0``."""
-    lines = []
+    lines: list[str] = []
     for epoch in range(2):
-        for i, val, avg in _meter(epoch, batches, range(10, batches, 10), avg_nan_from):
-            lines.append(f"Epoch: [{epoch}][{i}/{batches}]\tTime 0.512 (0.612)\tData 0.001 "
-                         f"(0.101)\tLoss {val} ({avg})\tPrec@1 0.000 (0.100)\tPrec@5 0.781 "
-                         "(0.500)")
+        lines += [f"Epoch: [{epoch}][{i}/{batches}]\tTime 0.512 (0.612)\tData 0.001 (0.101)\t"
+                  f"Loss {val} ({avg})\tPrec@1 0.000 (0.100)\tPrec@5 0.781 (0.500)"
+                  for i, val, avg in _meter(epoch, batches, range(10, batches, 10), avg_nan_from)]
         lines.append(" * Prec@1 0.100 Prec@5 0.500")
     return lines
 
