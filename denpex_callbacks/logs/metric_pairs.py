@@ -77,6 +77,11 @@ _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d
 # count micro-batches, the steps count optimizer steps (gradient accumulation between them).
 _STEP_AFTER_ITER = re.compile(r"\s+step\s")
 _TERMS = (lexicon.LOSS, lexicon.COMPONENT)  # keys whose list of values are a loss's terms
+# The running average a meter prints in parentheses after its current value, ``loss 6.9
+# (6.9)`` (timm's and Swin's ``AverageMeter``, the PyTorch examples' ``ProgressMeter``
+# ``{name} {val} ({avg})``, the MetricLogger's ``{median} ({global_avg})``): a claim of its
+# own, read only where it is non-finite beside a finite value (see ``_averaged``).
+AVERAGE = "average"
 # A change printed as its two ends: ``(inf --> 0.700000)`` (the EarlyStopping class that
 # thuml/Time-Series-Library utils/tools.py and many loops copy: ``"Validation loss decreased
 # ({self.val_loss_min:.6f} --> {val_loss:.6f})"``), Keras' ModelCheckpoint ``val_loss
@@ -236,6 +241,9 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             claimed = (kind, key, between)
         if claimed is None and claims and _changed(claims[-1], previous, between):
             claimed = claims.pop()[2:]
+        if claimed is None and claims and _in_parentheses(claims[-1], text, previous, between,
+                                                          end):
+            claimed = (AVERAGE, claims[-1][3], between)
         previous = end
         if claimed is None:
             if terms is not None and between.strip() == ",":
@@ -289,6 +297,35 @@ def _changed(last: Claim, previous: int, between: str) -> bool:
             and _CHANGE_TO.match(between) is not None)
 
 
+def _in_parentheses(last: Claim, text: str, previous: int, between: str, end: int) -> bool:
+    """True when the value ending at ``end`` stands alone in parentheses right after the
+    value of ``last``, a loss or one of its terms: the meter's running average of it (``Loss
+    6.9078e+00 (nan)``, pytorch/examples ``imagenet/main.py`` ``AverageMeter.__str__``).
+
+    Example:
+        >>> claims, _ = find_claims("Train: [0/300][500/1251]  loss 6.8000 (nan)  lr 0.1")
+        >>> [(kind, key) for _start, _end, kind, key, _separator in claims]
+        [('loss', 'loss'), ('average', 'loss'), ('lr', 'lr')]
+    """
+    return (last[1] == previous and last[2] in _TERMS and between.strip(" \t") == "("
+            and text.startswith(")", end))
+
+
+def _averaged(out: MetricLine, key: str, value: float) -> None:
+    """A loss (or loss term) whose running average is non-finite while its current value is
+    finite went non-finite since the meter was reset, between two prints (timm's,
+    Swin-Transformer's and the PyTorch examples' meters average an epoch; a GradScaler run
+    skips that step and goes on): the line's value is the average's, the first sign of it.
+    A finite average is left unread (the current value is the step's)."""
+    if math.isfinite(value):
+        return
+    if out.keys.get(lexicon.LOSS) == key and math.isfinite(out.values[lexicon.LOSS]):
+        out.values[lexicon.LOSS] = value
+    elif out.components and out.components[-1][0] == key and math.isfinite(
+            out.components[-1][1]):
+        out.components[-1] = (key, value)
+
+
 def _before_step(prefix: str) -> tuple[str, str, str] | None:
     """The key of a value printed after the step it was measured at (``Training loss (for 1
     batch) at step 200: 0.1234``, the Keras and TensorFlow guides' custom loops; ``Average
@@ -324,6 +361,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         if out.separator is None:
             out.separator = separator
         spelled = text[start:end]
+        if kind == AVERAGE and spelled[-1].isdigit():
+            continue  # a finite average (every line of a meter's): the current value counts
         try:  # the common spellings; to_value knows the rest ("nan.0", "1.#INF")
             value = float(spelled)
         except ValueError:
@@ -335,7 +374,9 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled + grouped.group(0).replace(",", ""))
         if kind == lexicon.LOG2_SCALE:
             kind, value = lexicon.SCALE, lexicon.from_log2(value)
-        if kind == lexicon.COMPONENT:
+        if kind == AVERAGE:
+            _averaged(out, key, value)
+        elif kind == lexicon.COMPONENT:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))

@@ -31,6 +31,7 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_pairs import (
+    AVERAGE,
     VALUE,
     MetricLine,
     as_step,
@@ -340,7 +341,9 @@ YAML = "YAML mapping rows"
 MAPPING_REACH = 200  # lines handed over after such a row (the step row may be far below)
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
-_EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
+# (an evaluation's meter averages its batches too: Swin-Transformer's ``Test: [20/49] ...
+# Loss 6.9 (nan)``)
+_EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL, AVERAGE})
 SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
