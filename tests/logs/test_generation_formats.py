@@ -13,7 +13,8 @@
   trains under apex amp O1 (``train.py``), whose ``Gradient overflow.`` lines fall between;
 - LLM and diffusion trainers the doctor read right before (controls only): karpathy/llm.c,
   pytorch/torchtune, AI-Hypercomputer/maxtext, huggingface/nanotron, huggingface/picotron,
-  KellerJordan/modded-nanogpt, crowsonkb/k-diffusion, lucidrains/denoising-diffusion-pytorch.
+  KellerJordan/modded-nanogpt, crowsonkb/k-diffusion, lucidrains/denoising-diffusion-pytorch,
+  facebookresearch/metaseq (its fp16 overflow notes too).
 
 Each fault test failed on the parent commit (3eedced); controls say where they pass there.
 """
@@ -299,11 +300,34 @@ def _ddpm(total: int = 300) -> list[str]:
             f"10:00,  2.1it/s]" for s in range(1000, 1000 + total)]
 
 
+def _metaseq(total: int = 2000, every: int = 100) -> list[str]:
+    """metaseq's fp16 run (``metaseq/cli/train.py``'s ``%(asctime)s | %(levelname)s |
+    %(name)s | %(message)s``; ``JsonProgressBar.log``'s ``train_inner`` dict every
+    ``log_interval`` updates; ``DynamicLossScaler``'s start line and the trainer's ``NOTE:
+    gradient overflow detected, ignoring gradient, setting loss scale to: {scale}``, from
+    ``metaseq/optim/dynamic_loss_scaler.py`` and ``metaseq/trainer.py``): two overflows at
+    start, one every 500 updates after (the scale doubles back between)."""
+    stamp = "2022-05-02 12:00:00 | INFO |"
+    lines = [f"{stamp} metaseq.optim.dynamic_loss_scaler | *** SCALE_WINDOW: 256, loss scale: "
+             "4.0 ***"]
+    note = f"{stamp} metaseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+    lines += [note + "setting loss scale to: 2.0", note + "setting loss scale to: 1.0"]
+    for update in range(every, total + 1, every):
+        if update % 500 == 0:
+            lines.append(note + "setting loss scale to: 2.0")
+        lines.append(f'{stamp} train_inner | {{"epoch": 1, "update": {update / 1e5:.3f}, "loss": '
+                     f'"{9.0 - update / 1000:.3f}", "ppl": "557.4", "wps": "120000", "ups": '
+                     f'"0.25", "wpb": "524288", "bsz": "256", "num_updates": "{update}", "lr": '
+                     f'"6e-05", "gnorm": "0.834", "clip": "0", "loss_scale": "4", '
+                     f'"scale_window": "128", "train_wall": "400", "wall": "410"}}')
+    return lines
+
+
 def test_llm_and_diffusion_trainers_controls(tmp_path: Path) -> None:
     """Healthy runs of the trainers the doctor read right before (pass on the parent too;
     each one's NaN loss was found at its step there): non-default intervals, gradient
     accumulation, evaluation lines, a warmup and a sawtooth."""
     for lines in (_llmc(), _llmc(val_every=250), _llmc_py(), _torchtune(), _torchtune(every=10),
                   _maxtext(), _nanotron(), _nanotron(every=1, total=50), _picotron(),
-                  _modded_nanogpt(), _k_diffusion(), _ddpm()):
+                  _modded_nanogpt(), _k_diffusion(), _ddpm(), _metaseq()):
         assert faults(tmp_path, lines) == []
