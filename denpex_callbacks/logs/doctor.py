@@ -246,6 +246,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
+    if (not rescanned and path != STDIN and stats.bytes_read <= RESCAN_BYTES
+            and _steps_unread(result, parser)):
+        return _read_again(result, path, progress, config, workers, quiet_runs)
     return result
 
 
@@ -271,6 +274,29 @@ def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
         width = max(len(line) for line in data.decode("utf-8", "replace").splitlines())
         return io.BytesIO(lines), f"lines hard-wrapped at {width} characters"
     return stream, None
+
+
+def _steps_unread(result: Result, parser: LineParser) -> bool:
+    """Whether the lines that number the steps went unread (their finite rows hold no
+    keyword): only overflow lines read (pix2pixHD's ``--fp16``: apex's ``Gradient
+    overflow.`` lines between the visualizer's loss lines), or rows numbered within their
+    epoch first read past the first epoch (the epochs before them unread)."""
+    parts = result.reading.parts
+    return ((parser.generic is not None and parser.generic.epochs_unread)
+            or (bool(parts) and all(kind == OVERFLOW for _family, kind in parts)))
+
+
+def _read_again(result: Result, path: str, progress: Callable[[int, int | None], None] | None,
+                config: MonitorConfig | None, workers: int | None,
+                quiet_runs: bool) -> Result:
+    """The input read again with every line a candidate where that reads metric lines
+    (their steps number the rest), else ``result``, the first reading."""
+    try:
+        again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
+    except InputError:
+        return result
+    metrics = any(kind == METRICS for _family, kind in again.reading.parts)
+    return again if metrics else result
 
 
 class _Session:

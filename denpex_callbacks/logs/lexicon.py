@@ -415,6 +415,12 @@ def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
             if parts[i:i + size] == phrase:
                 parts = (*parts[:i], "loss", *parts[i + size:])  # "CrossEntropyLoss"
                 break
+    if len(parts) > 1 and parts[0] == "l" and parts[1].isalpha():
+        # "l" first is "loss" abbreviated: BasicSR's and its descendants' (ESRGAN, Real-ESRGAN,
+        # GFPGAN) loss terms, ``l_pix``, ``l_g_gan``, ``l_d_real`` (basicsr/models/
+        # sr_model.py ``loss_dict['l_pix']``, printed by basicsr/utils/logger.py
+        # ``MessageLogger``); a digit after it is a norm's name (``l_2``)
+        parts = ("loss", *parts[1:])
     if "loss" not in parts:
         # a loss numbered with its index glued on: RecBole's trainer prints a model's tuple
         # of losses as ``train_loss1: 96.2, train_loss2: 0.25`` (recbole/trainer/trainer.py
@@ -495,6 +501,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         ['grad_norm', 'lr', None, None, None]
         >>> [role(k) for k in ("Time-cost", "loss_time", "duration_loss")]
         [None, None, 'component']
+        >>> [role(k) for k in ("l_pix", "l_g_gan", "l_total", "l_2", "out_d_real")]
+        ['component', 'component', 'loss', None, None]
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 

@@ -269,6 +269,15 @@ _YOLO_ROW = re.compile(r"\s*(\d+)/\d+\s+[\d.]+G"
                        # counts, the learning rate and the loss terms right before the bar
                        r"|\s*(\d+)/\d+((?:\s+(?:[-+]?[\d.]+(?:e[-+]?\d+)?|nan|-?inf)){2,7})"
                        r":\s+\d+%\|")
+# The image-to-image GAN trainers' loss line (junyanz/pytorch-CycleGAN-and-pix2pix util/
+# visualizer.py ``print_current_losses``: ``'(epoch: %d, iters: %d, time: %.3f, data: %.3f) '``
+# then ``'%s: %.3f '`` for each of ``model.get_current_losses()``; NVlabs' SPADE and
+# pix2pixHD print it without ``data``, CUT as is): every value after the header is a loss
+# term, named as the model names it (``G_GAN``, ``D_real``, ``cycle_A``, no loss noun), and
+# ``iters`` counts the epoch's images. Finite lines hold no keyword; a NaN one does.
+_VISUALIZER_ROW = re.compile(r"\(epoch: (\d+), iters: (\d+), time: [\d.]+(?:, data: [\d.]+)?\) "
+                             r"((?:[A-Za-z]\w*: \S+ ?)+)$")
+_VISUALIZER_TERM = re.compile(r"[A-Za-z]\w*: (\S+)")
 # The VITS family's unlabelled row, ``logger.info([x.item() for x in losses] + [global_step,
 # lr])`` (jaywalnut310/vits ``train.py`` and the trainers copied from it: Bert-VITS2
 # ``train_ms.py``, GPT-SoVITS ``s2_train.py``, so-vits-svc's early branches, MB-iSTFT-VITS):
@@ -417,6 +426,11 @@ class MetricReader:
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
         self.epoch_batches = EpochBatches()
+        # A row whose finite lines hold no keyword (only its non-finite ones are candidates)
+        # that numbers its count within the epoch, first read past the first epoch: the
+        # epochs before it went unread, so its step is not known from the rows read (the
+        # doctor reads such an excerpt again, every line a candidate).
+        self.epochs_unread = False
         # wenet's ``Batch a/b``: the last pair, and whether ``a`` is the epoch (None: not
         # told yet)
         self.slash_last: tuple[int, int] | None = None
@@ -620,6 +634,8 @@ class MetricReader:
                 before = (int(epoch) - 1) * int(batches) if epoch is not None else 0
                 self.block_step, self.block_keys = (before + int(batch), line), set()
             return []
+        if text[:8] == "(epoch: " and (visualized := self._visualizer_row(text)):
+            return visualized
         plan = self.templates.plan(text) if self.templates is not None else None
         if plan is None:
             why = _not_training(text)
@@ -747,6 +763,23 @@ class MetricReader:
         read_as = ("YOLO epoch/GPU-memory row", ())
         self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
+
+    def _visualizer_row(self, text: str) -> list[MetricEvent]:
+        """The CycleGAN visualizer's loss line (see ``_VISUALIZER_ROW``): the terms' sum is
+        the loss, the epoch's count of images its batch."""
+        if (found := _VISUALIZER_ROW.match(text)) is None:
+            return []
+        values = _VISUALIZER_TERM.findall(found.group(3))
+        if any(VALUE.fullmatch(value) is None for value in values):
+            return []  # a word among the values: some other print
+        terms = [to_value(value) for value in values]
+        epoch = int(found.group(1))
+        if self.epoch_batches.epoch is None and epoch > 1:
+            self.epochs_unread = True  # (epochs count from 1: ``--epoch_count``'s default)
+        step = self.epoch_batches.step_of(epoch, int(found.group(2)))
+        read_as = ("image-to-image GAN visualizer's loss line", ())
+        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        return [MetricEvent(METRICS, FAMILY, step=step, loss=_total(terms))]
 
     def _list_row(self, text: str, line: int, *, announced: bool = True) -> list[MetricEvent]:
         """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
