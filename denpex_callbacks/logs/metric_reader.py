@@ -817,8 +817,11 @@ class MetricReader:
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
         elif loss is not None and math.isnan(loss) and "updates" in text and key is not None and (
                 _NO_UPDATE.search(text) is not None) and _AVERAGED.intersection(
-                    lexicon.words(key)):
-            loss = None  # the mean of no update's loss (before the replay buffer fills)
+                    lexicon.words(key)) and f"('{key}'" in text:
+            # the mean of no update's loss (before the replay buffer fills), in an agent's
+            # statistics (pfrl's ``get_statistics()``, a list of ``(name, value)`` tuples); a
+            # loop's own ``avg_loss=nan, num_updates=0`` may be its first batch's NaN
+            loss = None
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not

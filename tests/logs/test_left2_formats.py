@@ -39,11 +39,13 @@ skipped (its norm is non-finite after ``unscale_``); on more rows AMP007 reads i
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from excerpts import faults
 
 from denpex_callbacks.logs.doctor import diagnose
+from denpex_callbacks.logs.metric_reader import MetricReader
 
 
 def _findings(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
@@ -230,6 +232,14 @@ def test_pfrl_average_loss_nan_after_updates(tmp_path: Path) -> None:
     assert faults(tmp_path, _pfrl(4000)) == [("AMP006", 4000)]
     assert faults(tmp_path, _pfrl(6000, replay_start=5000, update_interval=4)) == [
         ("AMP006", 6000)]
+
+
+def test_a_loops_own_average_nan_before_its_first_update_is_read() -> None:
+    """The no-update rule is pfrl's statistics' (``(name, value)`` tuples): a loop's own
+    ``avg_loss=nan, num_updates=0`` may be its first batch's NaN, and is read (found by the
+    generic reader's property test after the merge)."""
+    (event,) = MetricReader().read("avg_loss=nan, loss_scale=0.00390625, num_updates=0", 1)
+    assert event.loss is not None and math.isnan(event.loss) and event.step == 0
 
 
 def test_pfrl_controls(tmp_path: Path) -> None:
