@@ -51,6 +51,7 @@ from denpex_callbacks.logs.step_layouts import (
     COMPOSER_LINE,
     EPOCH_BAR,
     EPOCH_BATCH,
+    EPOCH_BRACKET,
     EPOCH_ITER,
     EPOCH_OF_COUNT,
     EPOCH_OF_STEPS,
@@ -1130,9 +1131,9 @@ class MetricReader:
         """The epoch and the batch of that epoch that a training line prints without the
         epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, ESPnet2's
         ``3epoch:train:401-500batch:``, DLLogger's ``(3, 500)``, DALLE's ``3 500 loss - ...``,
-        ConvNets' ``Epoch: 3 Iteration: 500``),
-        and how many batches the epoch holds where printed (0: not printed), or None. Runs
-        only on a line that read a loss."""
+        ConvNets' ``Epoch: 3 Iteration: 500``, mlx-examples' ``Epoch 03 [500] | Train
+        loss ...``), and how many batches the epoch holds where printed (0: not printed), or
+        None. Runs only on a line that read a loss."""
         if "atch" in text:
             if found := EPOCH_BATCH.search(text):
                 if found.group(1) is not None:
@@ -1142,6 +1143,8 @@ class MetricReader:
                 return int(found.group(1)), int(found.group(2)), 0
             if "poch" not in text and (found := SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
+        if "poch" in text and "] " in text and (found := EPOCH_BRACKET.search(text)):
+            return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
         if printed is None and (found := TWO_COUNTS.match(text)):

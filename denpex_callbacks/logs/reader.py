@@ -53,8 +53,11 @@ _COLLECTOR_REACH = 96
 # How far into a line a launcher's rank prefix holds its digits (``[1,mpirank:0,algo-1]<stdout>:``).
 _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
-# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
-_STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit); a colour may end it
+# (coqui-ai/Trainer's bold ``--> TIME: ... -- STEP: 25/500 -- GLOBAL_STEP: 1025\x1b[0m`` over
+# its ``     | > loss: nan  (nan)`` lines: trainer/logging/console_logger.py print_train_step)
+_STEP_TAIL = re.compile(
+    rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?(?:\x1b\[[0-9;]*m)*\s*$")
 # ...or the line above a dict pprint spread over lines that numbers it (metric_reader's
 # STEP_ABOVE: orbit's ``train | step:   3000 | ... | output: ``, the TF Object Detection
 # API's ``Step 100 per-step time 0.123s``)

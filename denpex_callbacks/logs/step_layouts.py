@@ -180,12 +180,19 @@ STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
 # 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')``, copied into most first training
 # loops) puts the two in a bracket.
 TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
+# The epoch, then the batch of that epoch alone in a bracket (ml-explore/mlx-examples
+# ``cifar/main.py`` and ``speechcommands/main.py`` ``train_epoch``: ``f"Epoch {epoch:02d}
+# [{batch_counter:03d}]"`` joined by `` | `` to ``Train loss 2.301``); a bracket that holds a
+# total is EPOCH_ITER's.
+EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *(\d+) *\[ *(\d+)\]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
 # bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this; a
-# field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``).
-BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s+[A-Za-z]")
+# field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``),
+# or the key right after it (pyro-ppl/pyro ``examples/neutra.py``: ``"[{}]Elbo loss =
+# {:.2f}"``).
+BRACKET_STEP = re.compile(r"\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*[A-Za-z]")
 
 
 class EpochBatches:
