@@ -322,6 +322,7 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # Evaluation values that do not say whether evaluation went wrong: what the lexicon's
 # training roles name on an evaluation line (a step counter, a learning rate, a scale).
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL})
+_ACCURACIES_KEPT = 64  # accuracies' names remembered as read finite (bounded memory)
 SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
@@ -409,6 +410,7 @@ class MetricReader:
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.accuracies_read: set[str] = set()  # accuracies read finite (see _placeholders)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
@@ -1095,13 +1097,35 @@ class MetricReader:
                 # the step the line's counters gave its training values numbers its
                 # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
                 step = next((e.step for e in events if e.kind == METRICS), None)
-                events += _nonfinite(metrics.evals, as_step(metrics.values.get(
+                events += _nonfinite(self._measured(metrics), as_step(metrics.values.get(
                     lexicon.STEP)) if step is None else step)
             return events
         if metrics.evals:
             self.evaluation_lines += 1
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
+
+    def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:
+        """The evaluation values of a training line, less an accuracy's NaN beside a finite
+        loss before that accuracy was ever read finite: the loop's placeholder before its
+        first evaluation (tinygrad's ``examples/beautiful_mnist.py``: ``test_acc =
+        float('nan')``, then ``t.set_description(f"loss: {loss.item():6.2f} test_accuracy:
+        {test_acc:5.2f}%")`` each step, the accuracy measured every 10). An accuracy counts
+        right predictions, finite whatever the logits hold: NaN only where none were
+        counted yet."""
+        loss = metrics.values.get(lexicon.LOSS)
+        if loss is None or not math.isfinite(loss):
+            return metrics.evals
+        kept = []
+        for key, value in metrics.evals:
+            if lexicon.accuracy(key):
+                if math.isfinite(value):
+                    if len(self.accuracies_read) < _ACCURACIES_KEPT:
+                        self.accuracies_read.add(key)
+                elif math.isnan(value) and key not in self.accuracies_read:
+                    continue
+            kept.append((key, value))
+        return kept
 
     def _abbreviated_step(self, found: re.Match[str]) -> int:
         """The step a counter printed abbreviated stands for (``step:3K``, see

@@ -5,6 +5,8 @@
   value  (average)`` line per loss, the scaler's ``amp_scaler`` among them;
 - ml-explore/mlx-examples' ``Epoch 02 [020] | Train loss ...`` (cifar, speechcommands) and
   mlx-lm's LoRA trainer, old (``Iter 10: Train loss ...``) and new (its rich table);
+- tinygrad/tinygrad's training loops (``  150  512.34 ms run, ...,  nan loss, 0.01 acc, ...``:
+  each value before its name) and ``beautiful_mnist.py``'s placeholder accuracy;
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
   \\tLoss: ... (ε = 1.23, δ = 1e-05)``.
@@ -147,6 +149,94 @@ def test_pyro_neutra_glued_bracket_step(tmp_path: Path) -> None:
 def test_pyro_neutra_control(tmp_path: Path) -> None:
     """A healthy run (passes on the parent too)."""
     assert faults(tmp_path, _neutra()) == []
+
+
+def _tinygrad_resnet(nan_from: int | None = None, *, devices: str = "NV * 8") -> list[str]:
+    """tinygrad/tinygrad ``examples/mlperf/model_train.py`` ``train_resnet``: each step
+    ``f"{i:5} {run:7.2f} ms run, {python:7.2f} ms python, {fetch:6.2f} ms fetch data, {dev:7.2f}
+    ms {device_str}, {loss:5.2f} loss, {top_1_acc:3.2f} acc, {lr:.6f} LR, {mem:.2f} GB used,
+    {gflops:9.2f} GFLOPS"``, the value before its name; each epoch ``eval loss: {:.2f}, eval
+    time: {:.2f}, eval top 1 acc: {:.3f}``."""
+    lines = []
+    for i in range(300):
+        lines.append(f"{i:5} {512.34:7.2f} ms run, {12.3:7.2f} ms python, {3.21:6.2f} ms fetch "
+                     f"data, {499.1:7.2f} ms {devices}, {_value(i, nan_from, 6.9):5.2f} loss, "
+                     f"{0.01:3.2f} acc, {0.123456:.6f} LR, {123.45:.2f} GB used, "
+                     f"{45678.9:9.2f} GFLOPS")
+        if i % 100 == 99:
+            lines.append(f"eval loss: {_value(i, nan_from, 5.0):.2f}, eval time: 12.34, "
+                         "eval top 1 acc: 0.123")
+    return lines
+
+
+def _tinygrad_llama(nan_from: int | None = None) -> list[str]:
+    """tinygrad/tinygrad ``examples/mlperf/model_train.py`` ``train_llama3``: ``f"{i:5}
+    {step_time:.3f} s step, {gbs_time:.3f} s gbs, {optim_time:.3f} s optim, {data_time:.3f} s
+    data, {loss:.4f} loss, {lr:.12f} LR, {grad_norm:.6f} grad_norm, {mem_gb:.2f} GB used,
+    {gflops:9.2f} GFLOPS, {mfu:5.2f}% MFU"``."""
+    return [f"{i:5} 1.234 s step, 0.200 s gbs, 0.100 s optim, 0.010 s data, "
+            f"{_value(i, nan_from, 10.9):.4f} loss, {0.00012:.12f} LR, 0.900000 grad_norm, "
+            f"70.10 GB used, {45678.9:9.2f} GFLOPS, 41.20% MFU" for i in range(300)]
+
+
+def _hlb_cifar10(nan_from: int | None = None) -> list[str]:
+    """tinygrad/tinygrad ``examples/hlb_cifar10.py``: ``f"{i:3d} {run:7.2f} ms run, {py:7.2f}
+    ms python, {dev:7.2f} ms {device_str}, {loss_cpu:7.2f} loss, {lr:.6f} LR, {mem:.2f} GB
+    used, {gflops:9.2f} GFLOPS, {gops:9.2f} GOPS"``, and every 100 steps ``f"eval
+    {correct_sum}/{correct_len} {eval_acc_pct:.2f}%, {val_loss:7.2f} val_loss STEP={i} (in
+    {ms:.2f} ms)"``."""
+    lines = []
+    for i in range(1000):
+        lines.append(f"{i:3d} {221.74:7.2f} ms run, {2.22:7.2f} ms python, {219.52:7.2f} ms CL, "
+                     f"{_value(i, nan_from, 803.39):7.2f} loss, 0.000807 LR, 4.66 GB used, "
+                     f"{3042.49:9.2f} GFLOPS, {674.65:9.2f} GOPS")
+        if i % 100 == 99:
+            lines.append(f"eval     9000/10000 90.00%, {_value(i, nan_from, 0.35):7.2f} val_loss "
+                         f"STEP={i} (in 1234.50 ms)")
+    return lines
+
+
+def test_tinygrad_value_before_its_name(tmp_path: Path) -> None:
+    """Before: ``  150  512.34 ms run, ...,   nan loss, 0.01 acc, ...`` (each value before its
+    name, fields parted by commas) held no key the reader knew: "nothing to diagnose" on
+    all three, healthy or not."""
+    assert faults(tmp_path, _tinygrad_resnet(150)) == [("AMP006", 150), ("AMP013", 199)]
+    assert faults(tmp_path, _tinygrad_llama(150)) == [("AMP006", 150)]
+    assert faults(tmp_path, _hlb_cifar10(555)) == [("AMP006", 555)]
+
+
+def test_tinygrad_controls(tmp_path: Path) -> None:
+    """Healthy runs, one device or eight (on the parent: "nothing to diagnose", an error)."""
+    for lines in (_tinygrad_resnet(), _tinygrad_resnet(devices="NV"), _tinygrad_llama(),
+                  _hlb_cifar10()):
+        assert faults(tmp_path, lines) == []
+
+
+def _beautiful_mnist(nan_from: int | None = None, *, steps: int = 70) -> list[str]:
+    """tinygrad/tinygrad ``examples/beautiful_mnist.py``: ``test_acc = float('nan')`` before
+    the loop, measured every 10 steps; each step ``t.set_description(f"loss: {loss.item():6.2f}
+    test_accuracy: {test_acc:5.2f}%")`` on its ``trange`` bar, redrawn after a carriage
+    return (one line in a file)."""
+    bars, accuracy = [], float("nan")
+    for i in range(steps):
+        if i % 10 == 9:
+            accuracy = 97.0 if nan_from is None or i < nan_from else float("nan")
+        done = i + 1
+        percent = 100 * done // steps
+        bars.append(f"loss: {_value(i, nan_from, 2.3):6.2f} test_accuracy: {accuracy:5.2f}%: "
+                    f"{percent:3d}%|{'█' * (percent // 10):10s}| {done}/{steps} "
+                    f"[00:{done // 10:02d}<00:05, 12.34it/s]")
+    return ["\r".join(bars)]
+
+
+def test_beautiful_mnist_accuracy_before_its_first_evaluation(tmp_path: Path) -> None:
+    """Before: the healthy run's ``test_accuracy:   nan%`` of its first nine steps (the
+    loop's placeholder, no evaluation yet) was reported as AMP013 at step 1. The NaN loss
+    from step 33 (the bar's count 34) is still found, and the accuracy's NaN after it was
+    measured finite still counts."""
+    assert faults(tmp_path, _beautiful_mnist()) == []
+    assert faults(tmp_path, _beautiful_mnist(steps=500)) == []
+    assert faults(tmp_path, _beautiful_mnist(33)) == [("AMP006", 34), ("AMP013", 40)]
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
