@@ -95,6 +95,11 @@ _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # ``INFO 2024-06-01 10:00:00 ts/train.py:232 `` prefix.
 _ABBREVIATED_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?(\d+(?:\.(\d+))?)([KMB])\b")
 _COUNT_PREFIX = {"K": 10**3, "M": 10**6, "B": 10**9}
+# ...or in exponent notation, rounded to its mantissa's digits: fairchem's trainers
+# (FAIR-Chem/fairchem src/fairchem/core/trainers/ocp_trainer.py ``train``: ``log_str =
+# [f"{k}: {v:.2e}" for k, v in log_dict.items()]``, the step among them: ``step: 1.23e+04``
+# for 12300 to 12349).
+_EXPONENT_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?\d\.(\d+)e\+0*(\d+)\b")
 # A heading that names its phase and epoch, nothing after it: robomimic's ``print("Validation
 # Epoch {}".format(epoch))`` over ``json.dumps(step_log, sort_keys=True, indent=4)``
 # (robomimic/scripts/train.py): the dict below it is that phase's.
@@ -848,6 +853,9 @@ class MetricReader:
                 "K " in text or "M " in text or "B " in text) and (
                 found := _ABBREVIATED_STEP.search(text)) is not None:
             step = self._abbreviated_step(found)
+        elif step is not None and "e+" in text and (
+                found := _EXPONENT_STEP.search(text)) is not None:
+            step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
         if step is not None and counters:
             last = self.step_rhythm[0]
             self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])
@@ -1133,7 +1141,13 @@ class MetricReader:
         before were apart, where the print rounds that step to what it shows; else what it
         shows (its rows then repeat a step: the count is known only to its rounding)."""
         unit = _COUNT_PREFIX[found.group(3)] / 10 ** len(found.group(2) or "")
-        shown = round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)])
+        return self._rounded_step(round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)]),
+                                  unit)
+
+    def _rounded_step(self, shown: int, unit: float) -> int:
+        """The step a counter rounded to ``unit`` and shown as ``shown`` stands for: the step
+        after the last one read, as far on as the rows before were apart, where the print
+        rounds that step to ``shown``; else ``shown``."""
         last, interval = self.step_rhythm
         if interval and abs(last + interval - shown) <= unit / 2:
             return last + interval

@@ -7,6 +7,7 @@
   mlx-lm's LoRA trainer, old (``Iter 10: Train loss ...``) and new (its rich table);
 - tinygrad/tinygrad's training loops (``  150  512.34 ms run, ...,  nan loss, 0.01 acc, ...``:
   each value before its name) and ``beautiful_mnist.py``'s placeholder accuracy;
+- fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
   \\tLoss: ... (ε = 1.23, δ = 1e-05)``.
@@ -237,6 +238,51 @@ def test_beautiful_mnist_accuracy_before_its_first_evaluation(tmp_path: Path) ->
     assert faults(tmp_path, _beautiful_mnist()) == []
     assert faults(tmp_path, _beautiful_mnist(steps=500)) == []
     assert faults(tmp_path, _beautiful_mnist(33)) == [("AMP006", 34), ("AMP013", 40)]
+
+
+FAIRCHEM_PREFIX = "2024-06-01 10:00:00 /src/fairchem/core/trainers/{}: (INFO): "
+S2EF = ("energy_mae", "forcesx_mae", "forcesy_mae", "forcesz_mae", "forces_mae",
+        "forces_cosine_similarity", "forces_magnitude_error", "energy_forces_within_threshold")
+
+
+def _fairchem(nan_from: int | None = None, *, every: int = 10, epoch_steps: int = 5000,
+              last: int = 20000) -> list[str]:
+    """FAIR-Chem/fairchem ``src/fairchem/core/trainers/ocp_trainer.py`` ``train``: every
+    ``print_every`` steps ``logging.info(", ".join(f"{k}: {v:.2e}" for k, v in
+    log_dict.items()))``, the evaluator's s2ef metrics, then ``loss``, ``lr``, ``epoch`` and
+    ``step`` (``step: 1.23e+04``: three digits); ``base_trainer.py`` ``validate``: ``Evaluating
+    on val.`` then its metrics ``{v:.4f}``; behind ``common/utils.py``'s ``"%(asctime)s
+    %(pathname)s:%(lineno)d: (%(levelname)s): %(message)s"``."""
+    lines = []
+    for step in range(0, last + 1, every):
+        values = [*((name, 0.5) for name in S2EF), ("loss", _value(step, nan_from, 5.0)),
+                  ("lr", 5e-4), ("epoch", step / epoch_steps), ("step", float(step))]
+        lines.append(FAIRCHEM_PREFIX.format("ocp_trainer.py:194")
+                     + ", ".join(f"{k}: {v:.2e}" for k, v in values))
+        if step and step % epoch_steps == 0:
+            value = _value(step, nan_from, 0.5)
+            lines += [FAIRCHEM_PREFIX.format("base_trainer.py:863") + "Evaluating on val.",
+                      "device 0: 100%|██████████| 50/50 [00:10<00:00,  4.90it/s]",
+                      FAIRCHEM_PREFIX.format("base_trainer.py:905") + ", ".join(
+                          f"{k}: {v:.4f}" for k, v in (("energy_mae", value), ("forces_mae",
+                                                        0.03), ("loss", value),
+                                                       ("epoch", step / epoch_steps)))]
+    return lines
+
+
+def test_fairchem_step_in_exponent_notation(tmp_path: Path) -> None:
+    """Before: ``step: 1.23e+04`` was read as 12300 for each of steps 12300 to 12340: the NaN
+    at step 12340 was reported at 12300. The rows' rhythm (10 apart) tells the step the
+    rounded print stands for, as LeRobot's ``step:3K`` is read."""
+    assert faults(tmp_path, _fairchem(12340)) == [("AMP006", 12340)]
+
+
+def test_fairchem_controls(tmp_path: Path) -> None:
+    """Healthy runs, printed every 10 or every 100 steps (pass on the parent too); a NaN on
+    a round step was read right on the parent too."""
+    assert faults(tmp_path, _fairchem(12300, every=100)) == [("AMP006", 12300)]
+    for lines in (_fairchem(), _fairchem(every=100, last=200000, epoch_steps=50000)):
+        assert faults(tmp_path, lines) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
