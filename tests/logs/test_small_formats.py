@@ -7,6 +7,8 @@
   mlx-lm's LoRA trainer, old (``Iter 10: Train loss ...``) and new (its rich table);
 - tinygrad/tinygrad's training loops (``  150  512.34 ms run, ...,  nan loss, 0.01 acc, ...``:
   each value before its name) and ``beautiful_mnist.py``'s placeholder accuracy;
+- deepspeech.pytorch's ``WARNING: received a nan loss, setting loss value to 0`` (a row of
+  the message table);
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -283,6 +285,55 @@ def test_fairchem_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _fairchem(12300, every=100)) == [("AMP006", 12300)]
     for lines in (_fairchem(), _fairchem(every=100, last=200000, epoch_steps=50000)):
         assert faults(tmp_path, lines) == []
+
+
+def _deepspeech(bad: set[int] | None = None, *, warning: str = "nan", batches: int = 1000,
+                every_batch: bool = True) -> list[str]:
+    """SeanNaren/deepspeech.pytorch ``train.py`` (2019-01..2020-06; then
+    ``deepspeech_pytorch/training.py`` until its Lightning port): ``check_loss`` (utils.py)
+    before the update; a bad batch prints ``WARNING: received a nan loss, setting loss value
+    to 0`` (or ``WARNING: received an inf loss``), then ``Skipping grad update``, and its loss
+    is logged as 0 on its own ``'Epoch: [{0}][{1}/{2}]\tTime {batch_time.val:.3f}
+    ({batch_time.avg:.3f})\tData ...\tLoss {loss.val:.4f} ({loss.avg:.4f})\t'`` line;
+    ``Training Summary Epoch: [{0}]`` and ``Validation Summary Epoch: [{0}]\tAverage WER
+    ...`` close each epoch. ``bad``: the batches (from 0, over the run) whose loss is not
+    finite."""
+    bad = bad or set()
+    text = {"nan": "WARNING: received a nan loss, setting loss value to 0",
+            "inf": "WARNING: received an inf loss"}[warning]
+    lines, total, count = [], 0.0, 0
+    for epoch in range(2):
+        for i in range(batches):
+            step = epoch * batches + i
+            value = 0.0 if step in bad else 120.0 - step / 50
+            if step in bad:
+                lines += [text, "Skipping grad update"]
+            count += 1
+            total += value
+            if every_batch or step in bad or i % 10 == 9:
+                lines.append(f"Epoch: [{epoch + 1}][{i + 1}/{batches}]\tTime 0.512 (0.498)\t"
+                             f"Data 0.011 (0.012)\tLoss {value:.4f} ({total / count:.4f})\t")
+        lines += [f"Training Summary Epoch: [{epoch + 1}]\tTime taken (s): 1234\t"
+                  f"Average Loss {total / count:.3f}\t",
+                  f"Validation Summary Epoch: [{epoch + 1}]\tAverage WER 45.612\t"
+                  "Average CER 20.118\t"]
+    return lines
+
+
+def test_deepspeech_pytorch_skipped_nonfinite_loss(tmp_path: Path) -> None:
+    """Before: the warning was not read; the losses logged as 0 from batch 501 of epoch 2
+    were reported as a loss stuck at 0 (AMP007 at 1501), a lone bad batch not at all. The
+    tool says the loss was NaN or inf: AMP006 at the batch's own line (its count, from 1)."""
+    run = set(range(1500, 2000))
+    assert faults(tmp_path, _deepspeech(run)) == [("AMP006", 1501)]
+    assert faults(tmp_path, _deepspeech(run, warning="inf")) == [("AMP006", 1501)]
+    assert faults(tmp_path, _deepspeech({500}, warning="inf")) == [("AMP006", 501)]
+
+
+def test_deepspeech_pytorch_controls(tmp_path: Path) -> None:
+    """Healthy runs, a line every batch or every 10th (pass on the parent too)."""
+    assert faults(tmp_path, _deepspeech()) == []
+    assert faults(tmp_path, _deepspeech(every_batch=False)) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
