@@ -56,8 +56,11 @@ _WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor
                       r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
                       r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
 # An aside that names the split or the statistic a key's value is (``loss (train)``,
-# ``loss(avg)``, ``loss (ema)``): the key is the name before it.
-_MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running)\)$")
+# ``loss(avg)``, ``loss (ema)``), or the value's unit, one per another (aiqm/torchani
+# ``examples/training.py``: ``f"After epoch {epoch}: Validation RMSE (kcal/mol) {rmse}"``):
+# the key is the name before it.
+_MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running"
+                   r"|[A-Za-z\u00c5]{1,8}/[A-Za-z\u00c5]{1,8})\)$")
 # Python's self-documenting f-string (``f"{loss.item()=} {scaler.get_scale()=}"``) prints the
 # expression as the key: its trailing method calls go, the name they are called on is the key
 # (``loss``, ``scaler``).

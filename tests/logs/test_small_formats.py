@@ -9,6 +9,7 @@
   each value before its name) and ``beautiful_mnist.py``'s placeholder accuracy;
 - deepspeech.pytorch's ``WARNING: received a nan loss, setting loss value to 0`` (a row of
   the message table);
+- torchani's ``Validation RMSE (kcal/mol) nan`` (a unit between the key and its value);
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -23,7 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from excerpts import faults
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.doctor import diagnose
 
 BOLD, UNDERLINE, END = "\033[1m", "\033[4m", "\033[0m"
 TACOTRON = ("decoder_loss", "postnet_loss", "stopnet_loss", "loss")
@@ -140,7 +143,7 @@ def _neutra(nan_from: int | None = None) -> list[str]:
     {:.2f}".format(i, loss))`` every 50 steps under ``logging.basicConfig(format="%(message)s")``
     (the bracketed step glued to the key)."""
     return ["Fitting a DiagNormal autoguide to the log density using SVI..."] + [
-        "[{}]Elbo loss = {:.2f}".format(i, _value(i, nan_from, 30.0)) for i in range(0, 2000, 50)]
+        f"[{i}]Elbo loss = {_value(i, nan_from, 30.0):.2f}" for i in range(0, 2000, 50)]
 
 
 def test_pyro_neutra_glued_bracket_step(tmp_path: Path) -> None:
@@ -336,25 +339,51 @@ def test_deepspeech_pytorch_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _deepspeech(every_batch=False)) == []
 
 
+def _torchani(nan_from: int | None = None, *, epochs: int = 5) -> list[str]:
+    """aiqm/torchani ``examples/training.py``: ``print(f"Before training starts: Validation
+    RMSE (kcal/mol) {rmse}")``, each epoch a ``tqdm(training, desc=f"Epoch {epoch}")`` bar
+    (no loss on it) then ``print(f"After epoch {epoch}: Validation RMSE (kcal/mol) {rmse}")``:
+    the evaluation's RMSE is all the run prints."""
+    lines = ["Before training starts: Validation RMSE (kcal/mol) 64.43197631835938"]
+    for epoch in range(1, epochs + 1):
+        lines.append("\r".join(f"Epoch {epoch}: {p:3d}%|{'#' * (p // 10):10s}| {n}/300 "
+                               f"[00:{n // 10:02d}<00:10, 30.00it/s]"
+                               for n, p in ((1, 0), (150, 50), (300, 100))))
+        rmse = float("nan") if nan_from is not None and epoch >= nan_from else 10 / epoch + 0.1
+        lines.append(f"After epoch {epoch}: Validation RMSE (kcal/mol) {rmse}")
+    return lines
+
+
+def test_torchani_rmse_with_its_unit(tmp_path: Path) -> None:
+    """Before: the unit between the key and the value (``Validation RMSE (kcal/mol) nan``)
+    hid the key: "nothing to diagnose". No training step is printed: the finding names the
+    first evaluation row that is not finite, no step."""
+    assert faults(tmp_path, _torchani(3)) == [("AMP013", None)]
+    assert diagnose_lines(tmp_path, _torchani(3)).faults[0].evidence["row"] == 1
+
+
+def test_torchani_control(tmp_path: Path) -> None:
+    """A healthy run: no finding (nothing but evaluation values: "nothing to diagnose", on
+    the parent too)."""
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(_torchani(epochs=20)) + "\n", encoding="utf-8")
+    assert diagnose(str(path)).faults == []
+
+
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
 # as controls so that a later rule does not lose them. Each builder names its source.
-
-def _text(value: float, spec: str) -> str:
-    return format(value, spec)
-
 
 def _pyro_cjs(nan_from: int | None = None) -> list[str]:
     """pyro-ppl/pyro ``examples/capture_recapture/cjs.py``: ``"[iteration %03d] loss:
     %.3f"`` every 20 steps."""
-    return ["[iteration %03d] loss: %s" % (s, _text(_value(s, nan_from, 1200.0), ".3f"))
+    return [f"[iteration {s:03d}] loss: {_value(s, nan_from, 1200.0):.3f}"
             for s in range(0, 400, 20)]
 
 
 def _pyro_hmm(nan_from: int | None = None) -> list[str]:
     """pyro-ppl/pyro ``examples/hmm.py``: ``logging.info("Step\\tLoss")`` then
     ``"{: >5d}\\t{}".format(step, loss / num_observations)``."""
-    return ["Step\tLoss"] + ["{: >5d}\t{}".format(s, _value(s, nan_from, 3.2))
-                             for s in range(100)]
+    return ["Step\tLoss"] + [f"{s: >5d}\t{_value(s, nan_from, 3.2)}" for s in range(100)]
 
 
 def _pyro_vae(nan_from: int | None = None) -> list[str]:
@@ -362,17 +391,17 @@ def _pyro_vae(nan_from: int | None = None) -> list[str]:
     %.4f"``, ``"[epoch %03d]  average test loss: %.4f"`` every 5 epochs."""
     lines = []
     for e in range(30):
-        lines.append("[epoch %03d]  average training loss: %.4f" % (e, _value(e, nan_from, 150)))
+        lines.append(f"[epoch {e:03d}]  average training loss: {_value(e, nan_from, 150):.4f}")
         if e % 5 == 0:
-            lines.append("[epoch %03d]  average test loss: %.4f" % (e, _value(e, nan_from, 140)))
+            lines.append(f"[epoch {e:03d}]  average test loss: {_value(e, nan_from, 140):.4f}")
     return lines
 
 
 def _gpytorch(nan_from: int | None = None) -> list[str]:
     """cornellius-gp/gpytorch ``examples/01_Exact_GPs/Simple_GP_Regression.ipynb``:
     ``'Iter %d/%d - Loss: %.3f   lengthscale: %.3f   noise: %.3f'``."""
-    return ["Iter %d/%d - Loss: %.3f   lengthscale: %.3f   noise: %.3f"
-            % (i, 50, _value(i, nan_from, 0.944), 0.693, 0.693) for i in range(1, 51)]
+    return [f"Iter {i}/50 - Loss: {_value(i, nan_from, 0.944):.3f}   lengthscale: 0.693   "
+            "noise: 0.693" for i in range(1, 51)]
 
 
 def _opacus(nan_from: int | None = None, *, dp: bool = True) -> list[str]:
@@ -418,7 +447,33 @@ def _mlx_lm_table(nan_from: int | None = None) -> list[str]:
     return lines
 
 
+def _chgnet(nan_from: int | None = None, *, batches: int = 500, every: int = 100) -> list[str]:
+    """CederGroupHub/chgnet ``chgnet/trainer/trainer.py`` ``_train``: at the first batch and
+    every ``print_freq`` ``f"Epoch: [{current_epoch}][{idx + 1}/{len(train_loader)}] | Time
+    ({batch_time.avg:.3f})({data_time.avg:.3f}) | Loss {losses.val:.4f}({losses.avg:.4f}) |
+    MAE "`` then ``f"{key} {val:.3f}({avg:.3f})  "`` per target; ``_validate``: ``Val:
+    [{ii + 1}/{len(val_loader)}] | ...`` and ``*   e_MAE (0.060) \t...``; ``train``: ``Exit
+    due to NaN``."""
+    lines = ["Begin Training: using cuda device", "training targets: efsm"]
+    for epoch in range(3):
+        for idx in range(batches):
+            if idx == 0 or (idx + 1) % every == 0:
+                loss = _value(epoch * batches + idx, nan_from, 1.2)
+                lines.append(f"Epoch: [{epoch}][{idx + 1}/{batches}] | Time (0.123)(0.012) | "
+                             f"Loss {loss:.4f}({loss:.4f}) | MAE " + "".join(
+                                 f"{key} {loss / 20:.3f}({loss / 20:.3f})  " for key in "efsm"))
+        loss = _value((epoch + 1) * batches - 1, nan_from, 1.0)
+        lines += [f"Val: [{ii}/50] | Time (0.050) | Loss {loss:.4f}({loss:.4f}) | MAE "
+                  + "".join(f"{key} 0.050(0.060)  " for key in "efsm") for ii in (10, 50)]
+        lines.append("*   " + "".join(f"{key}_MAE (0.060) \t" for key in "efsm"))
+        if loss != loss:
+            lines.append("Exit due to NaN")
+            break
+    return lines
+
+
 READ_ALREADY = {
+    "chgnet": (_chgnet, 650, [("AMP006", 700), ("AMP013", 1000)]),
     "pyro cjs": (_pyro_cjs, 200, [("AMP006", 200)]),
     "pyro hmm": (_pyro_hmm, 40, [("AMP006", 40)]),
     "pyro vae": (_pyro_vae, 12, [("AMP006", 12), ("AMP013", 15)]),
