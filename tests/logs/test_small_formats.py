@@ -40,6 +40,27 @@ def _value(step: int, nan_from: int | None, base: float) -> float:
     return float("nan") if nan_from is not None and step >= nan_from else base - step / 1e4
 
 
+def _coqui_tts_2020(nan_from: int | None = None, *, batches: int = 500,
+                    every: int = 25) -> list[str]:
+    """coqui-ai/TTS ``TTS/utils/console_logger.py`` (2020-09..2021-06, before coqui-ai/Trainer)
+    ``print_train_step``: ``"{}   --> STEP: {}/{} -- GLOBAL_STEP: {}{}\n".format(tcolors.BOLD,
+    step, batch_steps, global_step, tcolors.ENDC)``, then ``"{}{}: {:.5f}  ({:.5f})\n"`` per
+    loss and the ``log_dict``'s ``{indent}{key}: {value}`` lines, all printed."""
+    lines = [f"\n{BOLD} > TRAINING (2021-01-01 10:00:00) {END}"]
+    for global_step in range(0, 4 * batches, every):
+        lines.append("")
+        block = (f"{BOLD}   --> STEP: {global_step % batches}/{batches} -- GLOBAL_STEP: "
+                 f"{global_step}{END}\n")
+        for key in ("postnet_loss", "decoder_loss", "stopnet_loss", "loss"):
+            value = _value(global_step, nan_from, 1.5)
+            block += f"     | > {key}: {value:.5f}  ({value + 0.01:.5f})\n"
+        block += ("     | > align_error: 0.81234  (0.80123)\n     | > avg_spec_length: 512.3\n"
+                  "     | > avg_text_length: 120.4\n     | > step_time: 0.4567\n"
+                  "     | > loader_time: 0.0123\n     | > current_lr: 0.00010")
+        lines.append(block)
+    return "\n".join(lines).split("\n")
+
+
 def _coqui(nan_from: int | None = None, *, colour: bool = True, keys: tuple[str, ...] = TACOTRON,
            scale_from: int | None = None, batches: int = 500, every: int = 25) -> list[str]:
     """coqui-ai/Trainer ``trainer/logging/console_logger.py`` (``print_epoch_start``,
@@ -88,6 +109,7 @@ def test_coqui_trainer_coloured_step_line(tmp_path: Path) -> None:
     assert faults(tmp_path, _coqui(1000)) == [("AMP006", 1000)]
     assert faults(tmp_path, _coqui(1000, keys=VITS)) == [("AMP006", 1000)]
     assert faults(tmp_path, _coqui(scale_from=1000)) == [("AMP003", 1000), ("AMP004", 1100)]
+    assert faults(tmp_path, _coqui_tts_2020(1000)) == [("AMP006", 1000)]
 
 
 def test_coqui_trainer_controls(tmp_path: Path) -> None:
@@ -95,7 +117,8 @@ def test_coqui_trainer_controls(tmp_path: Path) -> None:
     parent too); without colours the fault was read right on the parent too."""
     assert faults(tmp_path, _coqui(1000, colour=False)) == [("AMP006", 1000)]
     for lines in (_coqui(), _coqui(colour=False), _coqui(keys=VITS),
-                  _coqui(batches=300, every=50), _coqui(batches=40, every=1)):
+                  _coqui(batches=300, every=50), _coqui(batches=40, every=1),
+                  _coqui_tts_2020()):
         assert faults(tmp_path, lines) == []
 
 
@@ -472,7 +495,35 @@ def _chgnet(nan_from: int | None = None, *, batches: int = 500, every: int = 100
     return lines
 
 
+def _torchrec_dlrm(nan_from: int | None = None) -> list[str]:
+    """pytorch/torchrec ``examples/prediction/predict_using_torchrec.py`` ``train_dlrm_model``:
+    ``f"Epoch [{epoch+1}/{num_epochs}], Loss: {avg_loss:.4f}, LR: {current_lr:.6f}"`` (a
+    StepLR halving every 5), then ``DLRM Evaluation - MSE: {avg_loss:.4f}, RMSE: ...``."""
+    lines = ["Training DLRM on device: cuda", "DLRM Model parameters: 1,234,567"]
+    lines += [f"Epoch [{e + 1}/20], Loss: {_value(e, nan_from, 1.2):.4f}, "
+              f"LR: {0.001 * 0.5 ** (e // 5):.6f}" for e in range(20)]
+    mse = _value(20, nan_from, 1.0)
+    return [*lines, "DLRM Training completed!", "", "Evaluating DLRM model...",
+            f"DLRM Evaluation - MSE: {mse:.4f}, RMSE: {mse ** 0.5:.4f}"]
+
+
+def _opacus_dcgan(nan_from: int | None = None) -> list[str]:
+    """pytorch/opacus ``examples/dcgan.py``: the ``tqdm`` bar's description ``f"epoch: {epoch},
+    Loss_D: {errD.item()} Loss_G: {errG.item()} D(x): {D_x} D(G(z)): {D_G_z1}/{D_G_z2}" "(ε =
+    %.2f, δ = %.2f)"``, redrawn after carriage returns (an epoch a line in a file)."""
+    lines = []
+    for epoch in range(3):
+        lines.append("\r".join(
+            f"epoch: {epoch}, Loss_D: {_value(epoch * 938 + i, nan_from, 1.3)} Loss_G: 0.7123 "
+            f"D(x): 0.5 D(G(z)): 0.4/0.45(ε = {epoch * 0.1 + 0.01:.2f}, δ = 0.00): "
+            f"{100 * i // 938:3d}%|###   | {i}/938 [00:10<00:40, 20.00it/s]"
+            for i in range(0, 938, 50)))
+    return lines
+
+
 READ_ALREADY = {
+    "torchrec dlrm": (_torchrec_dlrm, 7, [("AMP006", 8), ("AMP013", 20)]),
+    "opacus dcgan": (_opacus_dcgan, 1400, [("AMP006", 1438)]),
     "chgnet": (_chgnet, 650, [("AMP006", 700), ("AMP013", 1000)]),
     "pyro cjs": (_pyro_cjs, 200, [("AMP006", 200)]),
     "pyro hmm": (_pyro_hmm, 40, [("AMP006", 40)]),
