@@ -135,6 +135,11 @@ _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STAT_RECORD = re.compile(r'\{"num": ([^,{}]*), "mean": ([^,{}]*), "std": [^,{}]*\}')
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
+# A table titled by its first cell, a name and a colon (usnistgov/alignn ``alignn/utils.py``
+# ``print_train_val_loss``: ``"{:<12} {:<8} {:<10} ...".format("Train Loss:", "Epoch",
+# "Total", "Graph", "Atom", "Grad", "Stress", "Addn.", "Time")`` over a row whose first cell
+# is empty, ``Val Loss:`` over the validation's): the title names what the columns measure.
+_TITLE = re.compile(r" *([A-Za-z][A-Za-z ]{0,30}?):(?= {2,}[A-Za-z])")
 # A table whose cells tabs part: one copied as text from a notebook or a spreadsheet (HF's
 # notebook table, ``Step\tTraining Loss\tValidation Loss\tRouge1``, whose cell reads ``No log``
 # until a training loss was logged): a cell is what the tabs part, blanks and all.
@@ -606,8 +611,10 @@ class MetricReader:
                 self.block_step, self.block_keys = (before + int(batch), line), set()
             return []
         plan = self.templates.plan(text) if self.templates is not None else None
+        why = _not_training(text) if plan is None else plan.skip
+        if why == EVALUATION and ":  " in text and self._header_row(text, line):
+            return []  # an evaluation's titled table (ALIGNN's ``Val Loss:  Epoch  Total``)
         if plan is None:
-            why = _not_training(text)
             if why is not None:
                 return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
@@ -1325,7 +1332,11 @@ class MetricReader:
         parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
                 if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
-        self.header = (line, cells, [found.span() for found in cell.finditer(text)], parted)
+        spans = [found.span() for found in cell.finditer(text)]
+        if len(spans) > len(cells) and (titled := _TITLE.match(text)) is not None:
+            # (a titled table's columns: the title's cell is no column)
+            spans = [found.span() for found in _HEADER_CELL.finditer(text, titled.end())]
+        self.header = (line, cells, spans, parted)
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
@@ -1656,6 +1667,8 @@ def header_cells(text: str) -> list[str] | None:
         >>> header_cells("Step\\tTraining Loss\\tValidation Loss\\tRouge1")
         ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
     """
+    if (titled := _titled(text)) is not None:
+        return _title_cells(*titled)
     if VALUE.search(text) or _PROSE.search(text):
         return None
     tabbed = _tabbed(text)
@@ -1676,6 +1689,45 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _titled(text: str) -> tuple[str, list[str]] | None:
+    """The title and the column names of a header row titled by its first cell (see
+    ``_TITLE``), or None.
+
+    Example:
+        >>> _titled("Train Loss:  Epoch    Total      Graph      Time      ")
+        ('Train Loss', ['Epoch', 'Total', 'Graph', 'Time'])
+        >>> _titled("Note: the loss is nan") is None, _titled("Time:  12 s") is None
+        (True, True)
+    """
+    found = _TITLE.match(text)
+    if found is None:
+        return None
+    title, rest = found.group(1), text[found.end():]
+    if lexicon.role(title) != lexicon.LOSS and not lexicon.evaluation_metric(title):
+        return None
+    if VALUE.search(rest) or _PROSE.search(rest):
+        return None
+    return title, _HEADER_CELL.findall(rest)
+
+
+def _title_cells(title: str, cells: list[str]) -> list[str] | None:
+    """The column names under a table's title: ``Total`` is the title's own value, a counter
+    keeps its name, every other column is a part of what the title names (``Graph`` of
+    ``Train Loss``: ``Train Loss Graph``, a term of the loss); None where fewer than two are
+    known.
+
+    Example:
+        >>> _title_cells("Train Loss", ["Epoch", "Total", "Graph", "Grad", "Time"])
+        ['Epoch', 'Train Loss', 'Train Loss Graph', 'Train Loss Grad', 'Train Loss Time']
+    """
+    named = [title if cell.lower() == "total" else cell
+             if lexicon.role(cell) in (lexicon.STEP, lexicon.EPOCH) else f"{title} {cell}"
+             for cell in cells]
+    known = sum(1 for name in named
+                if lexicon.role(name) is not None or lexicon.evaluation_metric(name))
+    return named if known >= 2 else None
 
 
 def _comma_separated(text: str) -> bool:

@@ -10,6 +10,7 @@
 - deepspeech.pytorch's ``WARNING: received a nan loss, setting loss value to 0`` (a row of
   the message table);
 - torchani's ``Validation RMSE (kcal/mol) nan`` (a unit between the key and its value);
+- ALIGNN's tables titled ``Train Loss:`` and ``Val Loss:`` (alternating, an epoch each);
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -391,6 +392,49 @@ def test_torchani_control(tmp_path: Path) -> None:
     path = tmp_path / "train.log"
     path.write_text("\n".join(_torchani(epochs=20)) + "\n", encoding="utf-8")
     assert diagnose(str(path)).faults == []
+
+
+ALIGNN_HEADER = "{:<12} {:<8} {:<10} {:<10} {:<10} {:<10} {:<10} {:<10} {:<10}"
+ALIGNN_ROW = "{:<12} {:<8} {:<10.4f} {:<10.4f} {:<10.4f} {:<10.4f} {:<10.4f} {:<10.4f} {:<10.2f}"
+
+
+def _alignn(nan_from: int | None = None, *, val_from: int | None = None,
+            epochs: int = 30) -> list[str]:
+    """usnistgov/alignn ``alignn/utils.py`` ``print_train_val_loss`` (from ``alignn/train.py``
+    ``train_dgl``, each epoch): the header ``"{:<12} {:<8} {:<10} ...".format("Train Loss:",
+    "Epoch", "Total", "Graph", "Atom", "Grad", "Stress", "Addn.", "Time")`` over its row (an
+    empty first cell, the epoch, the total and the terms ``{:<10.4f}``, the time), then the
+    same under ``"Val Loss:"`` with the saving message last. ``val_from``: the validation's
+    NaN alone (an overflow in the evaluation's forward)."""
+    lines = ["Model parameters 4026753", "CUDA available True", "CUDA device count 1"]
+    for epoch in range(epochs):
+        loss = _value(epoch, nan_from, 0.9)
+        val = float("nan") if val_from is not None and epoch >= val_from else _value(
+            epoch, nan_from, 0.95)
+        lines += [ALIGNN_HEADER.format("Train Loss:", "Epoch", "Total", "Graph", "Atom", "Grad",
+                                       "Stress", "Addn.", "Time"),
+                  ALIGNN_ROW.format("", epoch, loss, loss, 0, 0, 0, 0, 12.34),
+                  ALIGNN_HEADER.format("Val Loss:", "Epoch", "Total", "Graph", "Atom", "Grad",
+                                       "Stress", "Addn.", "Time"),
+                  (ALIGNN_ROW + " {:<10}").format("", epoch, val, val, 0, 0, 0, 0, 1.23,
+                                                  "Saving model" if epoch % 3 == 0 else "")]
+    return lines
+
+
+def test_alignn_titled_tables(tmp_path: Path) -> None:
+    """Before: "nothing to diagnose": ``Train Loss:  Epoch  Total ...`` was taken for prose
+    (a name and a colon), its rows went unread; ``Val Loss:`` was read as an evaluation line
+    and its rows as training's. The title names what the columns measure: ``Total`` under
+    ``Train Loss:`` is the loss, under ``Val Loss:`` the evaluation's; the epoch numbers the
+    rows."""
+    assert faults(tmp_path, _alignn(12)) == [("AMP006", 12), ("AMP013", 12)]
+    assert faults(tmp_path, _alignn(val_from=7)) == [("AMP013", 7)]
+
+
+def test_alignn_control(tmp_path: Path) -> None:
+    """A healthy run (on the parent: "nothing to diagnose", an error)."""
+    assert faults(tmp_path, _alignn()) == []
+    assert faults(tmp_path, _alignn(epochs=300)) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
