@@ -701,7 +701,10 @@ class MetricReader:
             found += unclaimed_nonfinite(text, claims)
         if found:
             self.evaluation_lines += 1
-        return _nonfinite(found, as_step(metrics.values.get(lexicon.STEP)))
+        step = as_step(metrics.values.get(lexicon.STEP))
+        if step is not None and _evaluation_batch(text, claims):
+            step = None  # (the training step reached numbers it)
+        return _nonfinite(found, step)
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
@@ -1638,6 +1641,25 @@ def _keyed_total(text: str, key: str, step: int) -> int:
     at = text.find(key)
     found = _COUNT_OF_TOTAL.match(text, at + len(key)) if at >= 0 else None
     return int(found.group(2)) if found and int(found.group(1)) == step else 0
+
+
+def _evaluation_batch(text: str, claims: list[Claim]) -> bool:
+    """Whether the count an evaluation line prints beside its epoch is the evaluation's own
+    batch of its total, not a training step: PaddleClas' ``[Eval][Epoch 2][Iter: 20/100]
+    CELoss: ...`` (PaddlePaddle/PaddleClas ppcls/engine/evaluation/classification.py:
+    ``"[Eval][Epoch {}][Iter: {}/{}]{}, {}, {}".format(epoch_id, iter_id,
+    len(engine.eval_dataloader), ...)``, from 0 at each evaluation).
+
+    Example:
+        >>> text = "[Eval][Epoch 2][Iter: 20/100]CELoss: nan, top1: 0.1"
+        >>> _evaluation_batch(text, find_claims(text)[0])
+        True
+        >>> text = "Validation at step 500/10000: loss nan"
+        >>> _evaluation_batch(text, find_claims(text)[0])
+        False
+    """
+    return any(claim[2] == lexicon.EPOCH for claim in claims) and any(
+        claim[2] == lexicon.STEP and text.startswith("/", claim[1]) for claim in claims)
 
 
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:

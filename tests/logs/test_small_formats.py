@@ -11,6 +11,7 @@
   the message table);
 - torchani's ``Validation RMSE (kcal/mol) nan`` (a unit between the key and its value);
 - ALIGNN's tables titled ``Train Loss:`` and ``Val Loss:`` (alternating, an epoch each);
+- PaddleClas' ``[Eval][Epoch 2][Iter: 20/100]``: the evaluation's batch, no step;
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -435,6 +436,49 @@ def test_alignn_control(tmp_path: Path) -> None:
     """A healthy run (on the parent: "nothing to diagnose", an error)."""
     assert faults(tmp_path, _alignn()) == []
     assert faults(tmp_path, _alignn(epochs=300)) == []
+
+
+PPCLS = "[2024/06/01 10:00:00] ppcls INFO: "
+
+
+def _paddleclas(nan_from: int | None = None, *, eval_nan_epoch: int | None = None,
+                iters: int = 625, every: int = 10) -> list[str]:
+    """PaddlePaddle/PaddleClas ``ppcls/engine/train/utils.py`` ``log_info``:
+    ``"[Train][Epoch {}/{}][Iter: {}/{}]{}, {}, {}, {}, {}"`` (``lr(LinearWarmup): ...``, the
+    losses ``{:.5f}``, the times, ``ips``, ``eta``) every ``print_batch_step``;
+    ``ppcls/engine/evaluation/classification.py``: ``"[Eval][Epoch {}][Iter: {}/{}]{}, {},
+    {}"`` (its iterations from 0 at each evaluation) and ``"[Eval][Epoch {}][Avg]{}"``;
+    behind ppcls' logger ``[%(asctime)s] %(name)s %(levelname)s: %(message)s``."""
+    lines = []
+    for epoch in range(1, 4):
+        for it in range(0, iters, every):
+            loss = _value((epoch - 1) * iters + it, nan_from, 6.9)
+            lines.append(PPCLS + f"[Train][Epoch {epoch}/120][Iter: {it}/{iters}]"
+                         f"lr(LinearWarmup): 0.00400000, CELoss: {loss:.5f}, loss: {loss:.5f}, "
+                         "batch_cost: 0.31234s, reader_cost: 0.01234, ips: 400.12345 samples/s, "
+                         "eta: 1 day, 2:03:04")
+        loss = float("nan") if eval_nan_epoch == epoch else _value(epoch * iters, nan_from, 5.0)
+        for it in range(0, 100, 20):
+            lines.append(PPCLS + f"[Eval][Epoch {epoch}][Iter: {it}/100]CELoss: {loss:.5f}, "
+                         f"loss: {loss:.5f}, top1: 0.10000, top5: 0.30000, batch_cost: 0.12345s, "
+                         "reader_cost: 0.00123, ips: 1234.56789 images/sec")
+        lines.append(PPCLS + f"[Eval][Epoch {epoch}][Avg]CELoss: {loss:.5f}, loss: {loss:.5f}, "
+                     "top1: 0.10000, top5: 0.30000")
+    return lines
+
+
+def test_paddleclas_evaluation_batch_is_no_step(tmp_path: Path) -> None:
+    """Before: ``[Eval][Epoch 2][Iter: 0/100]CELoss: nan`` was reported at step 0 (the
+    evaluation's own batch, from 0 at each evaluation). The evaluation follows training step
+    1245 (epoch 2's last line: 625 + 620)."""
+    assert faults(tmp_path, _paddleclas(eval_nan_epoch=2)) == [("AMP013", 1245)]
+    assert faults(tmp_path, _paddleclas(900)) == [("AMP006", 905), ("AMP013", 1245)]
+
+
+def test_paddleclas_control(tmp_path: Path) -> None:
+    """Healthy runs, printed every 10 or every batch (pass on the parent too)."""
+    assert faults(tmp_path, _paddleclas()) == []
+    assert faults(tmp_path, _paddleclas(iters=50, every=1)) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
