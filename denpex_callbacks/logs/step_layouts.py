@@ -143,9 +143,11 @@ SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
 FRACTION = re.compile(r"(?<![\w./])([\[(]?)\s*(\d+)\s*/\s*(\d+)\s*[\])]?(?![\w./])")
 BEFORE_COUNT = frozenset("[(|,;-]>)")
 # ...or after another key's value (``loss: inf  2000/10000``, a rank's ``Rank 0:``), a phase
-# (``train: 400/2000``), or logging.basicConfig's ``INFO:root:``.
+# (``train: 400/2000``; in the bracket it opens: dm-haiku's ``examples/imagenet/train.py``
+# ``logging.info('[Train %s/%s] %s', step_num, num_train_steps, train_scalars)``), or
+# logging.basicConfig's ``INFO:root:``.
 AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf):?"
-                          r"|\b(?i:train|training|progress):"
+                          r"|\b(?i:train|training|progress):|\[(?i:train|training)"
                           r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
 
 
@@ -157,6 +159,8 @@ def bare_fraction(text: str) -> tuple[int, int] | None:
         ((400, 2000), None)
         >>> bare_fraction("loss: inf  2000/10000"), bare_fraction("INFO:root:400/2000 - loss")
         ((2000, 10000), (400, 2000))
+        >>> bare_fraction("[Train 7000/100000] {'train_loss': nan}")
+        (7000, 100000)
     """
     for found in FRACTION.finditer(text):
         done, total = int(found.group(2)), int(found.group(3))

@@ -12,6 +12,7 @@
 - torchani's ``Validation RMSE (kcal/mol) nan`` (a unit between the key and its value);
 - ALIGNN's tables titled ``Train Loss:`` and ``Val Loss:`` (alternating, an epoch each);
 - PaddleClas' ``[Eval][Epoch 2][Iter: 20/100]``: the evaluation's batch, no step;
+- dm-haiku's examples (``[Train 7000/100000] {'train_loss': ...}``, ``'step': 2000.0``);
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -479,6 +480,63 @@ def test_paddleclas_control(tmp_path: Path) -> None:
     """Healthy runs, printed every 10 or every batch (pass on the parent too)."""
     assert faults(tmp_path, _paddleclas()) == []
     assert faults(tmp_path, _paddleclas(iters=50, every=1)) == []
+
+
+ABSL = "I0601 10:00:00.123456 140234 train.py:{}] "
+
+
+def _haiku_imagenet(nan_from: int | None = None, *, scale_from: int | None = None,
+                    scale_type: str = "Dynamic") -> list[str]:
+    """google-deepmind/dm-haiku ``examples/imagenet/train.py`` ``main``: every ``log_every``
+    steps ``logging.info('[Train %s/%s] %s', step_num, num_train_steps, train_scalars)``, the
+    scalars ``{'train_loss': ..., 'loss_scale': ...}`` (``train_step``: jmp's loss scale, a
+    ``DynamicLossScale`` under ``--mp_scale_type=Dynamic``, doubling every 2000 clean steps),
+    ``[Eval %s/%s]`` with its accuracies; behind absl's prefix. ``scale_from``: the scale
+    quartered each print from there (overflows on every step)."""
+    lines, scale = [], 2.0 ** 15
+    for step in range(100, 20001, 100):
+        if scale_type == "Dynamic":
+            if scale_from is not None and step >= scale_from:
+                scale = max(scale / 4, 2.0 ** -20)
+            elif step % 2000 == 0:
+                scale *= 2
+            elif step % 3100 == 0:
+                scale /= 2  # an overflow now and then, the step skipped
+        loss = _value(step, nan_from, 6.9)
+        lines.append(ABSL.format(329) + f"[Train {step}/100000] "
+                     + str({"train_loss": loss, "loss_scale": scale}))
+        if step % 5000 == 0:
+            lines.append(ABSL.format(322) + f"[Eval {step}/100000] "
+                         + str({"top_1_acc": 0.1, "top_5_acc": 0.3}))
+    return lines
+
+
+def _haiku_transformer(nan_from: int | None = None) -> list[str]:
+    """google-deepmind/dm-haiku ``examples/transformer/train.py`` ``main``: every
+    ``LOG_EVERY`` steps ``logging.info({k: float(v) for k, v in metrics.items()})``: the step
+    cast to float with the loss (``'step': 2000.0``)."""
+    return [ABSL.format(181) + str({"loss": _value(step, nan_from, 5.0), "step": float(step),
+                                    "steps_per_sec": 12.345678})
+            for step in range(0, 5000, 100)]
+
+
+def test_haiku_examples_steps(tmp_path: Path) -> None:
+    """Before: ``[Train 7000/100000] {'train_loss': nan, ...}`` left its count unread (a
+    phase's name opens the bracket): the NaN at 7000 was reported at 70 (the rows), the
+    scale's collapse from 7000 as AMP004 alone at 77; ``'step': 2000.0`` (a float) was not
+    taken for the step: 21."""
+    assert faults(tmp_path, _haiku_imagenet(7000)) == [("AMP006", 7000)]
+    assert faults(tmp_path, _haiku_imagenet(scale_from=7000)) == [("AMP003", 7000),
+                                                                  ("AMP004", 7800)]
+    assert faults(tmp_path, _haiku_transformer(2000)) == [("AMP006", 2000)]
+
+
+def test_haiku_examples_controls(tmp_path: Path) -> None:
+    """Healthy runs: the dynamic scale growing and backing off, a static one (pass on the
+    parent too)."""
+    for lines in (_haiku_imagenet(), _haiku_imagenet(scale_type="Static"),
+                  _haiku_transformer()):
+        assert faults(tmp_path, lines) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
