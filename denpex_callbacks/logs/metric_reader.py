@@ -182,14 +182,17 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # no keyword), they print what they measured, then the loss (step 1's ``ppl: {perplexity},
 # loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
 # A line that opens with ``val`` (``val: loss nan acc 0.1``, ``[val] loss ...``, ``Val |
-# ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too.
+# ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too, and so is
+# a message that does behind its logger's `` - `` (loguru's default format, microsoft/
+# mattersim ``src/mattersim/forcefield/potential.py`` ``train_one_epoch``: ``... |
+# INFO     | mattersim.forcefield.potential:train_one_epoch:635 - val: Loss: 0.0123, ...``).
 # DeePMD-kit names the split as a label before its keys: ``batch    1000: val: rmse = 3.2e-01,
 # rmse_e = ...`` (deepmd/loggers/training.py ``format_training_message_per_task``, the task
 # name ``val`` beside ``trn``, its keys ``key = value``); ``Val: 0.78`` (a split keying its
 # score) and LitGPT's ``loss train: 3.1, val: n/a`` are no label.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
                            r"|evaluating|test|testing|cv)\b(?![/_.-])"
-                           r"|^\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
+                           r"|(?:^| - )\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
                            r"|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"

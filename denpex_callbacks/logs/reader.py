@@ -68,7 +68,10 @@ _STEP_OPENS = re.compile(STEP_OPENS.encode())
 _STEP_ALONE = re.compile(STEP_ALONE.encode())
 _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
 # An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
-_EPOCH_END = rb"poch:? +\d+ *"
+# (or of how many, after a colon and a spaced slash: microsoft/mattersim's ``logger.info(f"Epoch:
+# {epoch} / {epochs}")`` over its ``train: Loss: ...`` line; Keras' ``Epoch 3/10`` heads a
+# bar whose count numbers the line); a colour may end it (loguru's coloured message)
+_EPOCH_END = rb"poch(?:: +\d+ +/ +\d+|:? +\d+) *(?:\x1b\[[0-9;]*m)*"
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -428,8 +431,9 @@ def _is_epoch_line(line: bytes) -> bool:
 
     Example:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
-        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5")]
-        [True, True, False, False]
+        ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
+        ...                              b"Epoch: 17 / 40")]
+        [True, True, False, False, True]
     """
     at = line.rfind(b"poch")
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None

@@ -13,6 +13,8 @@
 - ALIGNN's tables titled ``Train Loss:`` and ``Val Loss:`` (alternating, an epoch each);
 - PaddleClas' ``[Eval][Epoch 2][Iter: 20/100]``: the evaluation's batch, no step;
 - dm-haiku's examples (``[Train 7000/100000] {'train_loss': ...}``, ``'step': 2000.0``);
+- mattersim's ``Epoch: 17 / 40`` over ``train: Loss: ...`` and ``val: Loss: ...`` behind
+  loguru's default format;
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -538,6 +540,53 @@ def test_haiku_examples_controls(tmp_path: Path) -> None:
     for lines in (_haiku_imagenet(), _haiku_imagenet(scale_type="Static"),
                   _haiku_transformer()):
         assert faults(tmp_path, lines) == []
+
+
+def _loguru(function: str, line: int, message: str, *, colour: bool) -> str:
+    """A message through loguru's default format (colours on: ``colorize=True``)."""
+    if colour:
+        return (f"\x1b[32m2024-06-01 10:00:00.123\x1b[0m | \x1b[1mINFO    \x1b[0m | "
+                f"\x1b[36mmattersim.forcefield.potential\x1b[0m:\x1b[36m{function}\x1b[0m:"
+                f"\x1b[36m{line}\x1b[0m - \x1b[1m{message}\x1b[0m")
+    return (f"2024-06-01 10:00:00.123 | INFO     | mattersim.forcefield.potential:{function}:"
+            f"{line} - {message}")
+
+
+def _mattersim(nan_from: int | None = None, *, val_from: int | None = None, colour: bool = True,
+               epochs: int = 40) -> list[str]:
+    """microsoft/mattersim ``src/mattersim/forcefield/potential.py`` ``train_model``:
+    ``logger.info(f"Epoch: {epoch} / {epochs}")``, then ``train_one_epoch``'s ``"%s: Loss:
+    %.4f, MAE(e): %.4f, MAE(f): %.4f, MAE(s): %.4f, Time: %.2fs, lr: %.8f\n" % (mode, ...)``
+    for ``train`` then ``val``; through loguru (``src/mattersim/utils/logger_utils.py``:
+    ``logger.add(sys.stdout, colorize=True, ...)``, the default format)."""
+    lines = [_loguru("train_model", 256, "Number of trainable parameters: 4,551,114",
+                     colour=colour)]
+    for epoch in range(epochs):
+        lines.append(_loguru("train_model", 260, f"Epoch: {epoch} / {epochs}", colour=colour))
+        for mode, base in (("train", 0.5), ("val", 0.6)):
+            loss = _value(epoch, nan_from, base)
+            if mode == "val" and val_from is not None and epoch >= val_from:
+                loss = float("nan")
+            lines += _loguru("train_one_epoch", 635, f"{mode}: Loss: {loss:.4f}, MAE(e): 0.0100, "
+                             "MAE(f): 0.0500, MAE(s): 0.0000, Time: 12.34s, lr: 0.00020000\n",
+                             colour=colour).split("\n")
+    return lines
+
+
+def test_mattersim_epoch_line_and_evaluation_behind_loguru(tmp_path: Path) -> None:
+    """Before: ``Epoch: 17 / 40`` (of how many, the slash spaced) was no epoch line, and
+    ``val: Loss: nan`` behind loguru's `` - `` was read as training's: the NaN at epoch 17 was
+    reported at row 35 (training and validation rows counted), the validation's NaN alone as
+    a training loss's (AMP006 at 20)."""
+    assert faults(tmp_path, _mattersim(17)) == [("AMP006", 17), ("AMP013", 17)]
+    assert faults(tmp_path, _mattersim(17, colour=False)) == [("AMP006", 17), ("AMP013", 17)]
+    assert faults(tmp_path, _mattersim(val_from=9)) == [("AMP013", 9)]
+
+
+def test_mattersim_controls(tmp_path: Path) -> None:
+    """Healthy runs, coloured or not (pass on the parent too)."""
+    assert faults(tmp_path, _mattersim()) == []
+    assert faults(tmp_path, _mattersim(colour=False, epochs=200)) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
