@@ -1316,9 +1316,10 @@ class MetricReader:
         """
         whole = as_step(epoch)
         if step is None and whole is not None and whole > self.epoch_row and (above or (
-                # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
+                # printed whole ("epoch 23", "Epoch: 019", padded to its width: e3nn's
+                # examples/tetris.py ``f"epoch {step:5d} | loss ..."``), not "epoch: 0.00"
                 key is not None
-                and re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text))):
+                and re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text))):
             self.epoch_row = whole
             return whole
         if step is None and whole is None and self.epoch_row < 0 and not self.before_epochs:

@@ -15,6 +15,7 @@
 - dm-haiku's examples (``[Train 7000/100000] {'train_loss': ...}``, ``'step': 2000.0``);
 - mattersim's ``Epoch: 17 / 40`` over ``train: Loss: ...`` and ``val: Loss: ...`` behind
   loguru's default format;
+- e3nn's examples (``epoch   200 | loss nan``: a count padded to its width);
 - fairchem's trainer (``step: 1.23e+04``: a step rounded to three digits);
 - pyro-ppl/pyro's examples (``[iteration 001] loss``, ``Step\\tLoss``, ``[500]Elbo loss``...),
   cornellius-gp/gpytorch's ``Iter 1/50 - Loss: ...`` and pytorch/opacus' ``Train Epoch: 1
@@ -587,6 +588,28 @@ def test_mattersim_controls(tmp_path: Path) -> None:
     """Healthy runs, coloured or not (pass on the parent too)."""
     assert faults(tmp_path, _mattersim()) == []
     assert faults(tmp_path, _mattersim(colour=False, epochs=200)) == []
+
+
+def _e3nn_tetris(nan_from: int | None = None, *, steps: int = 300) -> list[str]:
+    """e3nn/e3nn ``examples/tetris.py`` (and ``tetris_gate.py``, ``tetris_polynomial.py``):
+    full-batch steps, every 10 ``f"epoch {step:5d} | loss {loss:<10.1f} | {100 * accuracy:5.1f}%
+    accuracy"`` (the count padded to five places)."""
+    return [f"epoch {step:5d} | loss {_value(step, nan_from, 4.0):<10.1f} | "
+            f"{100 * (0.5 if nan_from is None or step < nan_from else 0.125):5.1f}% accuracy"
+            for step in range(0, steps, 10)]
+
+
+def test_e3nn_padded_epoch_is_the_row(tmp_path: Path) -> None:
+    """Before: the first row's ``epoch     0`` (five blanks: the count padded) was not taken
+    for an epoch printed whole, and the rows were counted: the NaN at 200 was reported at
+    21."""
+    assert faults(tmp_path, _e3nn_tetris(200)) == [("AMP006", 200)]
+
+
+def test_e3nn_control(tmp_path: Path) -> None:
+    """Healthy runs (pass on the parent too)."""
+    assert faults(tmp_path, _e3nn_tetris()) == []
+    assert faults(tmp_path, _e3nn_tetris(steps=20000)) == []
 
 
 # Formats the doctor read right before this work (their fault tests pass on the parent): kept
