@@ -740,7 +740,26 @@ def _opacus_dcgan(nan_from: int | None = None) -> list[str]:
     return lines
 
 
+def _mindyolo(nan_from: int | None = None, *, steps: int = 500, every: int = 10) -> list[str]:
+    """mindspore-lab/mindyolo ``mindyolo/utils/trainer_factory.py`` ``train_step``: every
+    ``log_interval`` steps ``f"Epoch {cur_epoch}/{self.epochs}, Step {cur_step}/{self.
+    steps_per_epoch}, imgsize {imgs.shape[2:]}"`` then ``f", {name}: {value:.4f}"`` for each
+    loss item and ``f", cur_lr: {cur_lr}"``; ``Saving model to ...`` and ``Epoch {e}/{n},
+    epoch time: ... min.`` at each epoch's end."""
+    lines = []
+    for epoch in range(1, 4):
+        lines += [f"2024-06-01 10:00:00,000 [INFO] Epoch {epoch}/300, Step {step}/{steps}, "
+                  f"imgsize (640, 640), loss: {_value((epoch - 1) * steps + step, nan_from, 5):.4f}"
+                  ", lbox: 0.0512, lobj: 0.0312, lcls: 0.0212, cur_lr: 0.0012345678"
+                  for step in range(every, steps + 1, every)]
+        lines += [f"2024-06-01 10:00:00,000 [INFO] Saving model to ./runs/weights/yolov8-{epoch}_"
+                  f"{steps}.ckpt", f"2024-06-01 10:00:00,000 [INFO] Epoch {epoch}/300, epoch time: "
+                  "12.34 min."]
+    return lines
+
+
 READ_ALREADY = {
+    "mindyolo": (_mindyolo, 700, [("AMP006", 700)]),
     "torchrec dlrm": (_torchrec_dlrm, 7, [("AMP006", 8), ("AMP013", 20)]),
     "opacus dcgan": (_opacus_dcgan, 1400, [("AMP006", 1438)]),
     "chgnet": (_chgnet, 650, [("AMP006", 700), ("AMP013", 1000)]),
