@@ -74,6 +74,9 @@ def parse(text: str) -> list[LogEvent]:
     outer = (_OUTER_STEP.search(text, 0, start.start())
              if not printed and "{" in text[:start.start()] else None)
     step = (int(printed) if printed.isdigit()
+            # a step cast to float with the other metrics (dm-haiku's examples/transformer/
+            # train.py: ``logging.info({k: float(v) for k, v in metrics.items()})``)
+            else int(printed[:-2]) if printed.endswith(".0") and printed[:-2].isdigit()
             else int(outer.group(1)) if outer is not None
             else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))

@@ -241,6 +241,22 @@ def correlation(key: str) -> bool:
     return any(part in _CORRELATIONS for part in words(key))
 
 
+# An accuracy's names: a fraction of predictions that were right, finite even where the
+# logits overflowed (argmax of NaN logits is still an index); NaN only where nothing was
+# counted yet.
+_ACCURACIES = frozenset({"acc", "accuracy", "acc1", "acc5", "acc@1", "acc@5", "top1", "top5"})
+
+
+def accuracy(key: str) -> bool:
+    """Whether ``key`` names an accuracy.
+
+    Example:
+        >>> accuracy("test_accuracy"), accuracy("Acc@1"), accuracy("val_loss")
+        (True, True, False)
+    """
+    return any(part in _ACCURACIES for part in words(key))
+
+
 # Words before a key, a word apart from it, that make it the extreme seen so far or a bound,
 # not a value measured (the glued forms, ``lowest_loss``, are _SETTING's)
 _EXTREMES = frozenset({"best", "lowest", "highest", "smallest", "largest", "min", "minimum",

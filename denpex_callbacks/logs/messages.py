@@ -784,6 +784,20 @@ MESSAGES: tuple[Message, ...] = (
             "and exiting.",
             "the loss was non-finite on 10 steps in a row: the run stops", FLAG, "AMP006",
             prefix=RANK_ZERO),
+    # deepspeech.pytorch (SeanNaren): train.py's loop before its Lightning port (2021-01):
+    # the batch's CTC loss checked before the update, the warning then ``Skipping grad
+    # update`` printed before the batch's own ``Epoch: [{e}][{i}/{n}] ... Loss 0.0000 (...)``
+    Message("deepspeech.pytorch", "2019-01..2021-01", "utils.py, deepspeech_pytorch/utils.py "
+            "(check_loss, from train.py / deepspeech_pytorch/training.py)",
+            "WARNING: received a nan loss, setting loss value to 0",
+            "the batch's loss is NaN: its update is skipped and its loss logged as 0", FLAG,
+            "AMP006", prefix=RANK_ZERO, in_step=True),
+    Message("deepspeech.pytorch", "2017-01..2021-01 (``, setting loss value to 0`` after it "
+            "until 2019-01)", "train.py (2017-2019), then utils.py, deepspeech_pytorch/utils.py "
+            "(check_loss)",
+            "WARNING: received an inf loss",
+            "the batch's loss is infinite: its update is skipped and its loss logged as 0",
+            FLAG, "AMP006", prefix=RANK_ZERO, in_step=True),
     Message("SpeechBrain", "0.5-1.0", "speechbrain/core.py (Brain.check_loss_isfinite)",
             "Loss is not finite and patience is exhausted. To debug, wrap `fit()` with "
             "autograd's `detect_anomaly()`, e.g.",

@@ -56,8 +56,11 @@ _WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor
                       r"|<tf\.Tensor: shape=\(\), dtype=\w+, numpy"
                       r"|\bTensor\(shape=\[\], dtype=\w+, value)$")
 # An aside that names the split or the statistic a key's value is (``loss (train)``,
-# ``loss(avg)``, ``loss (ema)``): the key is the name before it.
-_MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running)\)$")
+# ``loss(avg)``, ``loss (ema)``), or the value's unit, one per another (aiqm/torchani
+# ``examples/training.py``: ``f"After epoch {epoch}: Validation RMSE (kcal/mol) {rmse}"``):
+# the key is the name before it.
+_MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running"
+                   r"|[A-Za-z\u00c5]{1,8}/[A-Za-z\u00c5]{1,8})\)$")
 # Python's self-documenting f-string (``f"{loss.item()=} {scaler.get_scale()=}"``) prints the
 # expression as the key: its trailing method calls go, the name they are called on is the key
 # (``loss``, ``scaler``).
@@ -90,6 +93,13 @@ AVERAGE = "average"
 _ARROW = r"[ \t]*(?:-+>|=+>|\u2192|to\b)"
 _CHANGE_TO = re.compile(_ARROW + r"[ \t]*$")
 _CHANGED_FROM = re.compile(_ARROW)  # after the value it changed from
+# A field that prints its value, then the value's name, up to the comma that ends it or the
+# line's end (see _named_after); the first may open with a bare count (the step).
+_NAMED_FIELD = re.compile(
+    r"(?:^[ \t]*(?P<count>\d+)[ \t]+|(?:^|,)[ \t]*)"
+    r"(?P<value>[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf))"
+    r"[ \t]+(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,2})[ \t]*(?=,|$)")
+_NAMED_FIELDS = 3
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
@@ -262,7 +272,46 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             terms = claimed[1]
             claimed = (lexicon.COMPONENT, terms, claimed[2])
         claims.append((start, end, *claimed))
+    if ", " in text and not any(claim[2] in _TERMS for claim in claims) and (
+            named := _named_after(text)):
+        claims = sorted(claims + named)
     return claims, spans
+
+
+def _named_after(text: str) -> list[Claim]:
+    """The values of a line of comma-parted fields that each print a value and then its
+    name (tinygrad's training loops, examples/mlperf/model_train.py and
+    examples/hlb_cifar10.py: ``f"{i:5} {ms:7.2f} ms run, ..., {loss:5.2f} loss, {acc:3.2f}
+    acc, {lr:.6f} LR, {mem:.2f} GB used, ..."``), the count that opens the line as the step:
+    where the keys before values claimed no loss and the line holds
+    :data:`_NAMED_FIELDS` such fields or more, one of them a loss's. A name of one word is
+    a key (``5.12 s step`` is a time, ``12.3 GB used`` a size: not keys).
+
+    Example:
+        >>> line = "   12  41.23 ms run, 0.51 ms python,   nan loss, 0.001000 LR, 3.1 GB used"
+        >>> [(text, kind) for start, end, kind, _key, _sep in _named_after(line)
+        ...  for text in [line[start:end]]]
+        [('12', 'step'), ('nan', 'loss'), ('0.001000', 'lr')]
+        >>> _named_after("got 3 losses, 2 errors, 1 warning")
+        []
+    """
+    fields = list(_NAMED_FIELD.finditer(text))
+    if len(fields) < _NAMED_FIELDS:
+        return []
+    out: list[Claim] = []
+    for found in fields:
+        name = found.group("name")
+        if " " in name or (claimed := _claim(name + " ")) is None or claimed[1] != name:
+            continue
+        if claimed[0] in (lexicon.STEP, lexicon.SKIPPED):
+            continue  # a count of what, not the run's step
+        out.append((found.start("value"), found.end("value"), claimed[0], name, " "))
+    if not any(claim[2] in _TERMS for claim in out):
+        return []
+    opening = fields[0]
+    if opening.group("count") is not None:
+        out.insert(0, (opening.start("count"), opening.end("count"), lexicon.STEP, "step", " "))
+    return out
 
 
 def _indexed(last: Claim, text: str, previous: int, between: str) -> bool:

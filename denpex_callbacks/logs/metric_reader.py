@@ -53,6 +53,7 @@ from denpex_callbacks.logs.step_layouts import (
     COMPOSER_LINE,
     EPOCH_BAR,
     EPOCH_BATCH,
+    EPOCH_BRACKET,
     EPOCH_ITER,
     EPOCH_OF_COUNT,
     EPOCH_OF_STEPS,
@@ -96,6 +97,11 @@ _SIZE_PREFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 # ``INFO 2024-06-01 10:00:00 ts/train.py:232 `` prefix.
 _ABBREVIATED_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?(\d+(?:\.(\d+))?)([KMB])\b")
 _COUNT_PREFIX = {"K": 10**3, "M": 10**6, "B": 10**9}
+# ...or in exponent notation, rounded to its mantissa's digits: fairchem's trainers
+# (FAIR-Chem/fairchem src/fairchem/core/trainers/ocp_trainer.py ``train``: ``log_str =
+# [f"{k}: {v:.2e}" for k, v in log_dict.items()]``, the step among them: ``step: 1.23e+04``
+# for 12300 to 12349).
+_EXPONENT_STEP = re.compile(r"\b(?:step|steps|iter|it)[:=] ?\d\.(\d+)e\+0*(\d+)\b")
 # A heading that names its phase and epoch, nothing after it: robomimic's ``print("Validation
 # Epoch {}".format(epoch))`` over ``json.dumps(step_log, sort_keys=True, indent=4)``
 # (robomimic/scripts/train.py): the dict below it is that phase's.
@@ -131,6 +137,11 @@ _DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
 _STAT_RECORD = re.compile(r'\{"num": ([^,{}]*), "mean": ([^,{}]*), "std": [^,{}]*\}')
 _STARTS_WITH_VALUE = re.compile(r"\s*" + VALUE.pattern)
 _HEADER_CELL = re.compile(r"[^\s;,|]+")  # cells: by blanks, or ``;`` ``,`` ``|`` between them
+# A table titled by its first cell, a name and a colon (usnistgov/alignn ``alignn/utils.py``
+# ``print_train_val_loss``: ``"{:<12} {:<8} {:<10} ...".format("Train Loss:", "Epoch",
+# "Total", "Graph", "Atom", "Grad", "Stress", "Addn.", "Time")`` over a row whose first cell
+# is empty, ``Val Loss:`` over the validation's): the title names what the columns measure.
+_TITLE = re.compile(r" *([A-Za-z][A-Za-z ]{0,30}?):(?= {2,}[A-Za-z])")
 # A table whose cells tabs part: one copied as text from a notebook or a spreadsheet (HF's
 # notebook table, ``Step\tTraining Loss\tValidation Loss\tRouge1``, whose cell reads ``No log``
 # until a training loss was logged): a cell is what the tabs part, blanks and all.
@@ -173,14 +184,17 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # no keyword), they print what they measured, then the loss (step 1's ``ppl: {perplexity},
 # loss: {eval_loss}``, the DPO step 2's ``chosen: {c}, rejected: {r}, loss: {eval_loss}``).
 # A line that opens with ``val`` (``val: loss nan acc 0.1``, ``[val] loss ...``, ``Val |
-# ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too.
+# ...``) or with what it is doing (``Evaluating... loss=nan``) is evaluation's too, and so is
+# a message that does behind its logger's `` - `` (loguru's default format, microsoft/
+# mattersim ``src/mattersim/forcefield/potential.py`` ``train_one_epoch``: ``... |
+# INFO     | mattersim.forcefield.potential:train_one_epoch:635 - val: Loss: 0.0123, ...``).
 # DeePMD-kit names the split as a label before its keys: ``batch    1000: val: rmse = 3.2e-01,
 # rmse_e = ...`` (deepmd/loggers/training.py ``format_training_message_per_task``, the task
 # name ``val`` beside ``trn``, its keys ``key = value``); ``Val: 0.78`` (a split keying its
 # score) and LitGPT's ``loss train: 3.1, val: n/a`` are no label.
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
                            r"|evaluating|test|testing|cv)\b(?![/_.-])"
-                           r"|^\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
+                           r"|(?:^| - )\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
                            r"|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
@@ -353,6 +367,7 @@ MAPPING_REACH = 200  # lines handed over after such a row (the step row may be f
 # (an evaluation's meter averages its batches too: Swin-Transformer's ``Test: [20/49] ...
 # Loss 6.9 (nan)``)
 _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL, AVERAGE})
+_ACCURACIES_KEPT = 64  # accuracies' names remembered as read finite (bounded memory)
 SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
@@ -445,6 +460,7 @@ class MetricReader:
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.accuracies_read: set[str] = set()  # accuracies read finite (see _placeholders)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
@@ -637,8 +653,10 @@ class MetricReader:
         if text[:8] == "(epoch: " and (visualized := self._visualizer_row(text)):
             return visualized
         plan = self.templates.plan(text) if self.templates is not None else None
+        why = _not_training(text) if plan is None else plan.skip
+        if why == EVALUATION and ":  " in text and self._header_row(text, line):
+            return []  # an evaluation's titled table (ALIGNN's ``Val Loss:  Epoch  Total``)
         if plan is None:
-            why = _not_training(text)
             if why is not None:
                 return self._evaluated(text, find_claims(text)[0], why, line)
             metrics = read_pairs(text)
@@ -735,6 +753,8 @@ class MetricReader:
         if found:
             self.evaluation_lines += 1
         step = as_step(metrics.values.get(lexicon.STEP))
+        if step is not None and _evaluation_batch(text, claims):
+            step = None  # (the training step reached numbers it)
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
                 *_nonfinite(found, step)]
 
@@ -921,6 +941,9 @@ class MetricReader:
                 "K " in text or "M " in text or "B " in text) and (
                 found := _ABBREVIATED_STEP.search(text)) is not None:
             step = self._abbreviated_step(found)
+        elif step is not None and "e+" in text and (
+                found := _EXPONENT_STEP.search(text)) is not None:
+            step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
         if step is not None and counters:
             last = self.step_rhythm[0]
             self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])
@@ -1170,7 +1193,7 @@ class MetricReader:
                 # the step the line's counters gave its training values numbers its
                 # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
                 step = next((e.step for e in events if e.kind == METRICS), None)
-                events += _nonfinite(metrics.evals, as_step(metrics.values.get(
+                events += _nonfinite(self._measured(metrics), as_step(metrics.values.get(
                     lexicon.STEP)) if step is None else step)
             return events
         if metrics.evals:
@@ -1178,13 +1201,41 @@ class MetricReader:
             return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
         return None
 
+    def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:
+        """The evaluation values of a training line, less an accuracy's NaN beside a finite
+        loss before that accuracy was ever read finite: the loop's placeholder before its
+        first evaluation (tinygrad's ``examples/beautiful_mnist.py``: ``test_acc =
+        float('nan')``, then ``t.set_description(f"loss: {loss.item():6.2f} test_accuracy:
+        {test_acc:5.2f}%")`` each step, the accuracy measured every 10). An accuracy counts
+        right predictions, finite whatever the logits hold: NaN only where none were
+        counted yet."""
+        loss = metrics.values.get(lexicon.LOSS)
+        if loss is None or not math.isfinite(loss):
+            return metrics.evals
+        kept = []
+        for key, value in metrics.evals:
+            if lexicon.accuracy(key):
+                if math.isfinite(value):
+                    if len(self.accuracies_read) < _ACCURACIES_KEPT:
+                        self.accuracies_read.add(key)
+                elif math.isnan(value) and key not in self.accuracies_read:
+                    continue
+            kept.append((key, value))
+        return kept
+
     def _abbreviated_step(self, found: re.Match[str]) -> int:
         """The step a counter printed abbreviated stands for (``step:3K``, see
         ``_ABBREVIATED_STEP``): the step after the last one read, as far on as the rows
         before were apart, where the print rounds that step to what it shows; else what it
         shows (its rows then repeat a step: the count is known only to its rounding)."""
         unit = _COUNT_PREFIX[found.group(3)] / 10 ** len(found.group(2) or "")
-        shown = round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)])
+        return self._rounded_step(round(float(found.group(1)) * _COUNT_PREFIX[found.group(3)]),
+                                  unit)
+
+    def _rounded_step(self, shown: int, unit: float) -> int:
+        """The step a counter rounded to ``unit`` and shown as ``shown`` stands for: the step
+        after the last one read, as far on as the rows before were apart, where the print
+        rounds that step to ``shown``; else ``shown``."""
         last, interval = self.step_rhythm
         if interval and abs(last + interval - shown) <= unit / 2:
             return last + interval
@@ -1206,9 +1257,9 @@ class MetricReader:
         """The epoch and the batch of that epoch that a training line prints without the
         epoch's length (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, ESPnet2's
         ``3epoch:train:401-500batch:``, DLLogger's ``(3, 500)``, DALLE's ``3 500 loss - ...``,
-        ConvNets' ``Epoch: 3 Iteration: 500``),
-        and how many batches the epoch holds where printed (0: not printed), or None. Runs
-        only on a line that read a loss."""
+        ConvNets' ``Epoch: 3 Iteration: 500``, mlx-examples' ``Epoch 03 [500] | Train
+        loss ...``), and how many batches the epoch holds where printed (0: not printed), or
+        None. Runs only on a line that read a loss."""
         if "atch" in text:
             if found := EPOCH_BATCH.search(text):
                 if found.group(1) is not None:
@@ -1218,6 +1269,8 @@ class MetricReader:
                 return int(found.group(1)), int(found.group(2)), 0
             if "poch" not in text and (found := SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
+        if "poch" in text and "] " in text and (found := EPOCH_BRACKET.search(text)):
+            return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
         if printed is None and (found := TWO_COUNTS.match(text)):
@@ -1338,9 +1391,10 @@ class MetricReader:
         """
         whole = as_step(epoch)
         if step is None and whole is not None and whole > self.epoch_row and (above or (
-                # printed whole ("epoch 23", "Epoch: 019"), not "epoch: 0.00"
+                # printed whole ("epoch 23", "Epoch: 019", padded to its width: e3nn's
+                # examples/tetris.py ``f"epoch {step:5d} | loss ..."``), not "epoch: 0.00"
                 key is not None
-                and re.search(re.escape(key) + rf"\W{{0,4}}0*{whole}(?![.\d])", text))):
+                and re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text))):
             self.epoch_row = whole
             return whole
         if step is None and whole is None and self.epoch_row < 0 and not self.before_epochs:
@@ -1360,7 +1414,11 @@ class MetricReader:
         parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
                 if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
-        self.header = (line, cells, [found.span() for found in cell.finditer(text)], parted)
+        spans = [found.span() for found in cell.finditer(text)]
+        if len(spans) > len(cells) and (titled := _TITLE.match(text)) is not None:
+            # (a titled table's columns: the title's cell is no column)
+            spans = [found.span() for found in _HEADER_CELL.finditer(text, titled.end())]
+        self.header = (line, cells, spans, parted)
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
@@ -1664,6 +1722,25 @@ def _keyed_total(text: str, key: str, step: int) -> int:
     return int(found.group(2)) if found and int(found.group(1)) == step else 0
 
 
+def _evaluation_batch(text: str, claims: list[Claim]) -> bool:
+    """Whether the count an evaluation line prints beside its epoch is the evaluation's own
+    batch of its total, not a training step: PaddleClas' ``[Eval][Epoch 2][Iter: 20/100]
+    CELoss: ...`` (PaddlePaddle/PaddleClas ppcls/engine/evaluation/classification.py:
+    ``"[Eval][Epoch {}][Iter: {}/{}]{}, {}, {}".format(epoch_id, iter_id,
+    len(engine.eval_dataloader), ...)``, from 0 at each evaluation).
+
+    Example:
+        >>> text = "[Eval][Epoch 2][Iter: 20/100]CELoss: nan, top1: 0.1"
+        >>> _evaluation_batch(text, find_claims(text)[0])
+        True
+        >>> text = "Validation at step 500/10000: loss nan"
+        >>> _evaluation_batch(text, find_claims(text)[0])
+        False
+    """
+    return any(claim[2] == lexicon.EPOCH for claim in claims) and any(
+        claim[2] == lexicon.STEP and text.startswith("/", claim[1]) for claim in claims)
+
+
 def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:
     """An ``eval`` event for each non-finite evaluation value (finite ones say nothing), but
     a correlation's NaN beside a finite evaluation loss: the predictions were constant (an
@@ -1691,6 +1768,8 @@ def header_cells(text: str) -> list[str] | None:
         >>> header_cells("Step\\tTraining Loss\\tValidation Loss\\tRouge1")
         ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
     """
+    if (titled := _titled(text)) is not None:
+        return _title_cells(*titled)
     if VALUE.search(text) or _PROSE.search(text):
         return None
     tabbed = _tabbed(text)
@@ -1711,6 +1790,45 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _titled(text: str) -> tuple[str, list[str]] | None:
+    """The title and the column names of a header row titled by its first cell (see
+    ``_TITLE``), or None.
+
+    Example:
+        >>> _titled("Train Loss:  Epoch    Total      Graph      Time      ")
+        ('Train Loss', ['Epoch', 'Total', 'Graph', 'Time'])
+        >>> _titled("Note: the loss is nan") is None, _titled("Time:  12 s") is None
+        (True, True)
+    """
+    found = _TITLE.match(text)
+    if found is None:
+        return None
+    title, rest = found.group(1), text[found.end():]
+    if lexicon.role(title) != lexicon.LOSS and not lexicon.evaluation_metric(title):
+        return None
+    if VALUE.search(rest) or _PROSE.search(rest):
+        return None
+    return title, _HEADER_CELL.findall(rest)
+
+
+def _title_cells(title: str, cells: list[str]) -> list[str] | None:
+    """The column names under a table's title: ``Total`` is the title's own value, a counter
+    keeps its name, every other column is a part of what the title names (``Graph`` of
+    ``Train Loss``: ``Train Loss Graph``, a term of the loss); None where fewer than two are
+    known.
+
+    Example:
+        >>> _title_cells("Train Loss", ["Epoch", "Total", "Graph", "Grad", "Time"])
+        ['Epoch', 'Train Loss', 'Train Loss Graph', 'Train Loss Grad', 'Train Loss Time']
+    """
+    named = [title if cell.lower() == "total" else cell
+             if lexicon.role(cell) in (lexicon.STEP, lexicon.EPOCH) else f"{title} {cell}"
+             for cell in cells]
+    known = sum(1 for name in named
+                if lexicon.role(name) is not None or lexicon.evaluation_metric(name))
+    return named if known >= 2 else None
 
 
 def _comma_separated(text: str) -> bool:

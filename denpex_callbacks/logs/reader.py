@@ -53,8 +53,11 @@ _COLLECTOR_REACH = 96
 # How far into a line a launcher's rank prefix holds its digits (``[1,mpirank:0,algo-1]<stdout>:``).
 _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
-# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit)
-_STEP_TAIL = re.compile(rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?\s*$")
+# ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit); a colour may end it
+# (coqui-ai/Trainer's bold ``--> TIME: ... -- STEP: 25/500 -- GLOBAL_STEP: 1025\x1b[0m`` over
+# its ``     | > loss: nan  (nan)`` lines: trainer/logging/console_logger.py print_train_step)
+_STEP_TAIL = re.compile(
+    rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?(?:\x1b\[[0-9;]*m)*\s*$")
 # ...or a bar whose postfix is the run's count alone, over the bar whose postfix holds the
 # loss (OpenPCDet before 2022-08, tools/train_utils/train_utils.py ``train_one_epoch``:
 # ``pbar.set_postfix(dict(total_it=accumulated_iter))`` under ``tbar.set_postfix(disp_dict)``)
@@ -69,11 +72,14 @@ _STEP_OPENS = re.compile(STEP_OPENS.encode())
 # ...or a step counter alone on its line (metric_reader's STEP_ALONE)
 _STEP_ALONE = re.compile(STEP_ALONE.encode())
 _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
-# An epoch at a line's end, all the line holds after the word (see _is_epoch_line); or a
+# An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
+# (or of how many, after a colon and a spaced slash: microsoft/mattersim's ``logger.info(f"Epoch:
+# {epoch} / {epochs}")`` over its ``train: Loss: ...`` line; Keras' ``Epoch 3/10`` heads a
+# bar whose count numbers the line); a colour may end it (loguru's coloured message); or a
 # heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
 # semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
 # ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
-_EPOCH_END = rb"(?:poch|POCH):? +\d+(?:/\d+ +=+)? *"
+_EPOCH_END = rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?) *(?:\x1b\[[0-9;]*m)*"
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -434,8 +440,9 @@ def _is_epoch_line(line: bytes) -> bool:
     Example:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
         ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
-        ...                              b"INFO - x - === EPOCH 5/100 ===")]
-        [True, True, False, False, True]
+        ...                              b"INFO - x - === EPOCH 5/100 ===",
+        ...                              b"Epoch: 17 / 40")]
+        [True, True, False, False, True, True]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None

@@ -143,9 +143,11 @@ SLASH_BATCH = re.compile(r"\bBatch (\d+)/(\d+)\s")
 FRACTION = re.compile(r"(?<![\w./])([\[(]?)\s*(\d+)\s*/\s*(\d+)\s*[\])]?(?![\w./])")
 BEFORE_COUNT = frozenset("[(|,;-]>)")
 # ...or after another key's value (``loss: inf  2000/10000``, a rank's ``Rank 0:``), a phase
-# (``train: 400/2000``), or logging.basicConfig's ``INFO:root:``.
+# (``train: 400/2000``; in the bracket it opens: dm-haiku's ``examples/imagenet/train.py``
+# ``logging.info('[Train %s/%s] %s', step_num, num_train_steps, train_scalars)``), or
+# logging.basicConfig's ``INFO:root:``.
 AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf):?"
-                          r"|\b(?i:train|training|progress):"
+                          r"|\b(?i:train|training|progress):|\[(?i:train|training)"
                           r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
 
 
@@ -157,6 +159,8 @@ def bare_fraction(text: str) -> tuple[int, int] | None:
         ((400, 2000), None)
         >>> bare_fraction("loss: inf  2000/10000"), bare_fraction("INFO:root:400/2000 - loss")
         ((2000, 10000), (400, 2000))
+        >>> bare_fraction("[Train 7000/100000] {'train_loss': nan}")
+        (7000, 100000)
     """
     for found in FRACTION.finditer(text):
         done, total = int(found.group(2)), int(found.group(3))
@@ -180,16 +184,23 @@ STEP_TUPLE = re.compile(r"(?:^|\s-\s)\((\d+), (\d+)\)\s+[A-Za-z]")
 # 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')``, copied into most first training
 # loops) puts the two in a bracket.
 TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
+# The epoch, then the batch of that epoch alone in a bracket (ml-explore/mlx-examples
+# ``cifar/main.py`` and ``speechcommands/main.py`` ``train_epoch``: ``f"Epoch {epoch:02d}
+# [{batch_counter:03d}]"`` joined by `` | `` to ``Train loss 2.301``); a bracket that holds a
+# total is EPOCH_ITER's.
+EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *(\d+) *\[ *(\d+)\]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
 # bracket followed by ``<`` or ``:`` is a launcher's rank (``[1]<stdout>:``), not this; a
-# field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``).
-# A number sign or parentheses that open the line number it the same way (``#1500 loss
-# 2.34``, ``(1500) loss 2.34``: ``print(f"#{step} loss {loss:.2f}")``); the reader's guard
-# (a step never goes back, nor prints its loss twice) holds for them too.
-BRACKET_STEP = re.compile(r"(?:\[(\d+)\]|^[ \t]*(?:#(\d+)|\((\d+)\)))(?:\x1b\[0m)?"
-                          r"(?:\s+[-|]|,)?\s+[A-Za-z]")
+# field separator may follow it (``[1800] | loss nan``, ``[1800] - loss: nan``, ``[1800], ``),
+# or the key right after a bracket (pyro-ppl/pyro ``examples/neutra.py``: ``"[{}]Elbo loss =
+# {:.2f}"``). A number sign or parentheses that open the line number it the same way
+# (``#1500 loss 2.34``, ``(1500) loss 2.34``: ``print(f"#{step} loss {loss:.2f}")``), a blank
+# before the key; the reader's guard (a step never goes back, nor prints its loss twice) holds
+# for them too.
+BRACKET_STEP = re.compile(r"(?:\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*"
+                          r"|^[ \t]*(?:#(\d+)|\((\d+)\))(?:\x1b\[0m)?(?:\s+[-|]|,)?\s+)[A-Za-z]")
 # What opens a line that BRACKET_STEP may number (a cheap check before the regex).
 BRACKET_OPENERS = ("[", "#", "(")
 
