@@ -9,15 +9,18 @@ healthy sawtooth then reads as a cascade, a collapse as nothing.
 
 A log is taken as wrapped where no line is longer than the longest, ``W`` (60 to 400), at
 least ``WRAP_LINES`` lines of exactly ``W`` are followed by a line that does not open like
-them (a record of the same kind), and at least ``WRAP_BROKEN_SHARE`` of those breaks cut a
-word or a number in two (a terminal wraps at a column, not between tokens; a fixed-width
-table or a progress bar at the width ends its lines between tokens). Each line of exactly
-``W`` is then joined with the lines after it that do not open like it. A line of exactly ``W``
+them (a record of the same kind) nor as a line after a shorter line does (a record's start),
+and at least ``WRAP_BROKEN_SHARE`` of those breaks cut a word or a number in two (a terminal
+wraps at a column, not between tokens; a fixed-width table or a progress bar at the width ends
+its lines between tokens). Each line of exactly
+``W`` is then joined with the lines after it that open neither way. A line of exactly ``W``
 that was whole is then joined with the next too: the paste cannot tell it from a wrapped one
 (rare: one line in hundreds).
 """
 
 from __future__ import annotations
+
+import itertools
 
 WRAP_MIN = 60  # narrower than any terminal a log is read in
 WRAP_MAX = 400
@@ -25,6 +28,7 @@ WRAP_LINES = 4
 WRAP_BROKEN_SHARE = 0.25  # (a log's lines of one format may all break at one place)
 WRAP_HEAD = 8192  # bytes of the head that may show a wrap first
 WRAP_BYTES = 4 << 20  # a larger input is no paste
+_STARTS = 12  # characters of a line's very opening that a record start is known by
 _OPENING = 6  # characters of a line's opening compared (its shape: digits as 0, letters as a)
 _TOKEN = frozenset("._-")
 _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
@@ -68,6 +72,11 @@ def unwrapped_log(data: bytes) -> bytes | None:
     width = max((len(body) for body in bodies), default=0)
     if not WRAP_MIN <= width <= WRAP_MAX:
         return None
+    # The very openings of the lines after a shorter line, which start a record for sure: a
+    # line that opens as one of them starts a record too (ALIGNN's ``Val Loss:`` rows, padded
+    # to one width, end ``Saving model`` every third epoch above a ``Train Loss:`` header).
+    starts = {after[:_STARTS] for before, after in itertools.pairwise(bodies)
+              if len(before) < width}
     joins = broken = 0
     out: list[str] = []
     index = 0
@@ -75,7 +84,8 @@ def unwrapped_log(data: bytes) -> bytes | None:
         record, opening = bodies[index], _opening(bodies[index])
         piece, end = record, ends[index]
         while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
-               and _opening(bodies[index + 1]) != opening):
+               and _opening(bodies[index + 1]) != opening
+               and bodies[index + 1][:_STARTS] not in starts):
             index += 1
             following = bodies[index]
             joins += 1

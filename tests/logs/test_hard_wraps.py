@@ -68,6 +68,17 @@ def _megatron_line(iteration: int) -> str:
     [_megatron_line(i) for i in range(10, 2000, 10)],
     # the same line again and again (apex's overflow line in a cascade)
     ["OVERFLOW! Skipping step. Attempted loss scale: 1024.0, reducing to 512.0"] * 40,
+    # a table padded to one width whose longest rows end a word above a header (ALIGNN's
+    # ``Val Loss:`` rows, ``Saving model`` every third epoch, then ``Train Loss:``)
+    [line for epoch in range(12) for line in (
+        f"{'Train Loss:':<12} {'Epoch':<8} {'Total':<10} {'Graph':<10} {'Atom':<10} "
+        f"{'Grad':<10} {'Time':<10}",
+        f"{'':<12} {epoch:<8} {0.9 - epoch / 100:<10.4f} {0.9:<10.4f} {0:<10.4f} "
+        f"{0:<10.4f} {12.34:<10}",
+        f"{'Val Loss:':<12} {'Epoch':<8} {'Total':<10} {'Graph':<10} {'Atom':<10} "
+        f"{'Grad':<10} {'Time':<10}",
+        f"{'':<12} {epoch:<8} {0.95 - epoch / 100:<10.4f} {0.95:<10.4f} {0:<10.4f} "
+        f"{0:<10.4f} {1.23:<10} {'Saving model' if epoch % 3 == 0 else '':<10}")],
     # a progress bar at the width between log lines: cut between tokens, not inside one
     [line for i in range(1, 40) for line in (
         f"Epoch 1: {i:3d}/100 [{'#' * (i // 4):<25}] loss={2.0 - i / 100:.4f} | "
