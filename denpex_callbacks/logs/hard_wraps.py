@@ -21,6 +21,7 @@ that was whole is then joined with the next too: the paste cannot tell it from a
 from __future__ import annotations
 
 import itertools
+import re
 
 WRAP_MIN = 60  # narrower than any terminal a log is read in
 WRAP_MAX = 400
@@ -28,7 +29,9 @@ WRAP_LINES = 4
 WRAP_BROKEN_SHARE = 0.25  # (a log's lines of one format may all break at one place)
 WRAP_HEAD = 8192  # bytes of the head that may show a wrap first
 WRAP_BYTES = 4 << 20  # a larger input is no paste
-_STARTS = 12  # characters of a line's very opening that a record start is known by
+_ENDING = 12  # characters of a line's end compared (runs of digits or letters as one)
+_RUNS = re.compile(r"\d+|[^\W\d_]+")
+_STARTS = 12  # characters of a line's opening whose shape tells a record's start
 _OPENING = 6  # characters of a line's opening compared (its shape: digits as 0, letters as a)
 _TOKEN = frozenset("._-")
 _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
@@ -72,11 +75,15 @@ def unwrapped_log(data: bytes) -> bytes | None:
     width = max((len(body) for body in bodies), default=0)
     if not WRAP_MIN <= width <= WRAP_MAX:
         return None
-    # The very openings of the lines after a shorter line, which start a record for sure: a
-    # line that opens as one of them starts a record too (ALIGNN's ``Val Loss:`` rows, padded
+    # The openings of the lines after a shorter line, which start a record for sure: a line
+    # that opens in one of their shapes starts a record too (ALIGNN's ``Val Loss:`` rows, padded
     # to one width, end ``Saving model`` every third epoch above a ``Train Loss:`` header).
-    starts = {after[:_STARTS] for before, after in itertools.pairwise(bodies)
+    starts = {_opening(after, _STARTS) for before, after in itertools.pairwise(bodies)
               if len(before) < width}
+    # How records of each opening end: a line of the width that ends as a shorter line of its
+    # kind does (apex's ``... reducing loss scale to 65536.0`` beside ``... to 8192.0``) is
+    # whole.
+    endings = {(_opening(body), _ending(body)) for body in bodies if 0 < len(body) < width}
     joins = broken = 0
     out: list[str] = []
     index = 0
@@ -85,7 +92,8 @@ def unwrapped_log(data: bytes) -> bytes | None:
         piece, end = record, ends[index]
         while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
                and _opening(bodies[index + 1]) != opening
-               and bodies[index + 1][:_STARTS] not in starts):
+               and _opening(bodies[index + 1], _STARTS) not in starts
+               and (opening, _ending(piece)) not in endings):
             index += 1
             following = bodies[index]
             joins += 1
@@ -99,14 +107,22 @@ def unwrapped_log(data: bytes) -> bytes | None:
     return "\n".join(out).encode("utf-8")
 
 
-def _opening(line: str) -> str:
-    """The shape of a line's first characters: the lines of one kind of record share it."""
-    return "".join("0" if c.isdigit() else "a" if c.isalpha() else c for c in line[:_OPENING])
+def _opening(line: str, size: int = _OPENING) -> str:
+    """The shape of a line's first ``size`` characters (digits as 0, letters as a): the lines
+    of one kind of record share it."""
+    return "".join("0" if c.isdigit() else "a" if c.isalpha() else c for c in line[:size])
+
+
+def _ending(line: str) -> str:
+    """The shape of a line's last characters, each run of digits or letters as one."""
+    return _RUNS.sub(lambda run: "0" if run.group()[0].isdigit() else "a", line[-_ENDING:])
 
 
 def _cut_token(last: str, first: str) -> bool:
-    """Whether a break between ``last`` and ``first`` cuts a word or a number in two, or
-    leaves the next line opening with what only continues one (``, lr=``, ``: 0.5``), or the
-    line ending with what opens one (``grad norm:``, ``lr=``)."""
-    return (((last.isalnum() or last in _TOKEN) and (first.isalnum() or first in _TOKEN))
+    """Whether a break between ``last`` and ``first`` cuts a word or a number in two (a
+    capital after it opens a record: ``... 512`` then ``Training =>``), or leaves the next
+    line opening with what only continues one (``, lr=``, ``: 0.5``), or the line ending with
+    what opens one (``grad norm:``, ``lr=``)."""
+    return (((last.isalnum() or last in _TOKEN)
+             and (first.islower() or first.isdigit() or first in _TOKEN))
             or first in _CONTINUES or last in _OPENS)

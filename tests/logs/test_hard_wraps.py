@@ -79,6 +79,18 @@ def _megatron_line(iteration: int) -> str:
         f"{'Grad':<10} {'Time':<10}",
         f"{'':<12} {epoch:<8} {0.95 - epoch / 100:<10.4f} {0.95:<10.4f} {0:<10.4f} "
         f"{0:<10.4f} {1.23:<10} {'Saving model' if epoch % 3 == 0 else '':<10}")],
+    # the longest line, of one length, after every few rows of a loop (apex's overflow line
+    # at one scale): it ends as its kind ends, the row after it opens as rows do
+    [line for i in range(40) for line in (
+        *(f"loss {2.9 - i / 100 - j / 1000:.4f} | lr 0.0003 | loss_scale 65536"
+          for j in range(5)),
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 65536.0")],
+    # a record of one length (DeepSpeed-Chat's step 3 print) over a line that opens with a
+    # capital (its ``Training   => Latency``): a record's start, not a word cut in two
+    [line for step in range(20) for line in (
+        f"Epoch: 0 | Step: {step:3d} | PPO Epoch: 1 | Actor Loss: {0.5 - step / 1000:.4f} | "
+        f"Critic Loss: {0.25:.4f} | Unsupervised Loss: 0.0 | Total Seq. Length: 512",
+        "Training   => Latency: 2.40s, TFLOPs: 12.34, Samples/sec: 26.67, Time/seq 0.04s")],
     # a progress bar at the width between log lines: cut between tokens, not inside one
     [line for i in range(1, 40) for line in (
         f"Epoch 1: {i:3d}/100 [{'#' * (i // 4):<25}] loss={2.0 - i / 100:.4f} | "
