@@ -330,9 +330,21 @@ class ExcerptJudge:
             self.floor_overflows += 1
         self.last_overflow_scale = after
 
+    def _backed_off(self, event: LogEvent) -> bool:
+        """Whether a Megatron line without a loss counts every iteration of its interval
+        skipped and none NaN: the loss is left out because no iteration advanced, and the
+        skipped ones' losses were finite (``training_log`` checks a skipped iteration's loss
+        for NaN; an applied NaN loss is left out too, as its average is not above 0, with
+        nothing skipped)."""
+        skipped, step = event.skipped_in_interval, event.step
+        if event.nan_in_interval != 0 or not skipped or step is None:
+            return False
+        before = self.megatron_last[0] if self.megatron_last is not None else 0
+        return step - before <= skipped
+
     def _megatron(self, event: LogEvent, point: _Point) -> None:
         if event.grad_norm is not None and not math.isfinite(event.grad_norm):
-            if event.loss is None and self.missing_loss is None:
+            if event.loss is None and self.missing_loss is None and not self._backed_off(event):
                 self.missing_loss = point
             if event.skipped_in_interval == 0 and self.grad_rows:  # (counted as grad_bad is)
                 self.grad_applied += 1
