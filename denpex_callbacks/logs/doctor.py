@@ -260,20 +260,18 @@ def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
     if not isinstance(stream, io.BufferedReader):
         return stream, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
-    if may_be_escaped(head[:ESCAPED_HEAD]):
-        data = stream.read()
-        stream.close()
+    escaped = may_be_escaped(head[:ESCAPED_HEAD])
+    if not escaped and not (size <= WRAP_BYTES and may_be_wrapped(head)):
+        return stream, None
+    data = stream.read()
+    stream.close()
+    if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    if size <= WRAP_BYTES and may_be_wrapped(head):
-        data = stream.read()
-        stream.close()
-        lines = unwrapped_log(data)
-        if lines is None:
-            return io.BytesIO(data), None
-        width = max(len(line) for line in data.decode("utf-8", "replace").splitlines())
-        return io.BytesIO(lines), f"lines hard-wrapped at {width} characters"
-    return stream, None
+    unwrapped = unwrapped_log(data)
+    if unwrapped is None:
+        return io.BytesIO(data), None
+    return io.BytesIO(unwrapped.data), f"lines hard-wrapped at {unwrapped.width} characters"
 
 
 def _steps_unread(result: Result, parser: LineParser) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import NamedTuple
 
 WRAP_MIN = 60  # narrower than any terminal a log is read in
 WRAP_MAX = 400
@@ -56,15 +57,23 @@ def may_be_wrapped(head: bytes) -> bool:
     return WRAP_MIN <= width <= WRAP_MAX and widths.count(width) >= 2
 
 
-def unwrapped_log(data: bytes) -> bytes | None:
+class Unwrapped(NamedTuple):
+    """A hard-wrapped log's lines joined again, and the width they were wrapped at."""
+
+    data: bytes
+    width: int
+
+
+def unwrapped_log(data: bytes) -> Unwrapped | None:
     """The log's lines joined again where it was hard-wrapped, or None for any other input.
 
     Example:
         >>> line = ("[INFO] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, "
         ...         "reducing to 32768")
         >>> wrapped = "\\n".join(part for _ in range(5) for part in (line[:64], line[64:]))
-        >>> unwrapped_log(wrapped.encode()).decode() == "\\n".join([line] * 5)
-        True
+        >>> joined = unwrapped_log(wrapped.encode())
+        >>> joined.data.decode() == "\\n".join([line] * 5), joined.width
+        (True, 64)
         >>> unwrapped_log(b"step 1 loss 2.3\\nstep 2 loss nan\\n") is None
         True
     """
@@ -104,7 +113,7 @@ def unwrapped_log(data: bytes) -> bytes | None:
         index += 1
     if joins < WRAP_LINES or broken < WRAP_BROKEN_SHARE * joins:
         return None
-    return "\n".join(out).encode("utf-8")
+    return Unwrapped("\n".join(out).encode("utf-8"), width)
 
 
 def _opening(line: str, size: int = _OPENING) -> str:

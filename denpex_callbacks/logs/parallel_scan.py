@@ -14,10 +14,9 @@ the end of the header's span.
 Only plain files of at least ``PARALLEL_MIN_BYTES`` on a machine with more than one CPU take
 this path; stdin, ``.gz`` and small files are scanned in this process. So is a dense log, where
 more than ``DENSE_SHARE`` of the lines of its first MiB or of a MiB from its middle are
-candidates: there parsing, which
-stays in this process, is the bottleneck, and workers only take CPU from it and add the cost
-of shipping every line back (measured on 2 CPUs, a log with 30% generic metric lines: 9.4 MB/s
-in one process, 4.0 MB/s with workers).
+candidates: there parsing, which stays in this process, is the bottleneck, and workers only
+take CPU from it and add the cost of shipping every line back (measured on 2 CPUs, a log
+with 30% generic metric lines: 9.4 MB/s in one process, 4.0 MB/s with workers).
 """
 
 from __future__ import annotations
