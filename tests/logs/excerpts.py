@@ -19,3 +19,16 @@ def diagnose_lines(tmp_path: Path, lines: list[str]) -> Result:
 def faults(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
     """(id, step) of each diagnosis above info on ``lines``."""
     return [(d.code, d.step) for d in diagnose_lines(tmp_path, lines).faults]
+
+
+def megatron_line(iteration: int, *, loss: float | None = 2.5, scale: float = 65536.0,
+                  grad_norm: str = "0.900", skipped: int = 0, nan: int = 0) -> str:
+    """Megatron-LM's iteration line (megatron/training/training.py ``training_log``), at a
+    global batch of 512; ``loss=None`` leaves the loss out, as Megatron does where no
+    iteration of the interval advanced."""
+    shown = f"lm loss: {loss:.6E} | " if loss is not None else ""
+    return (f" [2026-01-01 10:00:00] iteration {iteration:8d}/  500000 | consumed samples: "
+            f"{iteration * 512:12d} | elapsed time per iteration (ms): 1200.0 | learning rate: "
+            f"3.000000E-04 | global batch size:   512 | {shown}loss scale: {scale:.1f} | "
+            f"grad norm: {grad_norm} | number of skipped iterations: {skipped:3d} | number of "
+            f"nan iterations: {nan:3d} |")

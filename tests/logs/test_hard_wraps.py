@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from excerpts import megatron_line
 
 from denpex_callbacks.logs.doctor import diagnose
 from denpex_callbacks.logs.hard_wraps import unwrapped_log
@@ -57,15 +58,9 @@ def test_the_report_says_the_lines_were_joined(tmp_path: Path) -> None:
                for problem in result.problems)
 
 
-def _megatron_line(iteration: int) -> str:
-    return (f" [2026-01-01 10:00:00] iteration {iteration:8d}/  500000 | lm loss: "
-            f"{2.5 + iteration / 1e6:.6E} | loss scale: 65536.0 | number of skipped "
-            "iterations:   0 |")
-
-
 @pytest.mark.parametrize("lines", [
     # fixed-width lines, all of the longest length: each opens like the one before
-    [_megatron_line(i) for i in range(10, 2000, 10)],
+    [megatron_line(i, loss=2.5 + i / 1e6) for i in range(10, 2000, 10)],
     # the same line again and again (apex's overflow line in a cascade)
     ["OVERFLOW! Skipping step. Attempted loss scale: 1024.0, reducing to 512.0"] * 40,
     # a table padded to one width whose longest rows end a word above a header (ALIGNN's

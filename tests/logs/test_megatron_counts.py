@@ -13,17 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
-
-
-def _line(iteration: int, skipped: int, nan: int, scale: float, grad_norm: str,
-          loss: float | None) -> str:
-    shown = f"lm loss: {loss:.6E} | " if loss is not None else ""
-    return (f" [2024-01-01 10:00:00] iteration {iteration:8d}/  500000 | consumed samples: "
-            f"{iteration * 512:12d} | elapsed time per iteration (ms): 1200.0 | learning rate: "
-            f"3.000000E-04 | global batch size:   512 | {shown}loss scale: {scale:.1f} | "
-            f"grad norm: {grad_norm} | number of skipped iterations: {skipped:3d} | number of "
-            f"nan iterations: {nan:3d} |")
+from excerpts import faults, megatron_line
 
 
 def _run(nan_in_skipped: int) -> list[str]:
@@ -34,9 +24,10 @@ def _run(nan_in_skipped: int) -> list[str]:
     for iteration in range(10, 400, 10):
         skipped = 10 if iteration <= 20 else 0
         scale = scale / 2 ** 10 if skipped else scale
-        lines.append(_line(iteration, skipped, nan_in_skipped if skipped else 0, scale,
-                           "nan" if skipped else "1.234",
-                           None if skipped else 9.0 - iteration / 100))
+        lines.append(megatron_line(iteration, skipped=skipped,
+                                   nan=nan_in_skipped if skipped else 0, scale=scale,
+                                   grad_norm="nan" if skipped else "1.234",
+                                   loss=None if skipped else 9.0 - iteration / 100))
     return lines
 
 

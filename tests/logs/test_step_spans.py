@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from denpex_callbacks.logs.result import Result
-from tests.logs.excerpts import diagnose_lines
+from tests.logs.excerpts import diagnose_lines, megatron_line
 
 STAMP = "[2026-01-01 10:00:00,000] [INFO]"
 
@@ -78,25 +78,15 @@ def test_a_counter_every_step_places_the_cascade_exactly(tmp_path: Path) -> None
     assert where.startswith("step 101, rank 0")
 
 
-def _megatron(iteration: int, skipped: int, nan: int, scale: float,
-              loss: str | None = "2.500000E+00") -> str:
-    shown = f"lm loss: {loss} | " if loss is not None else ""
-    return (f" [2026-01-01 10:00:00] iteration {iteration:8d}/  500000 | consumed samples: "
-            f"{iteration * 512:12d} | elapsed time per iteration (ms): 1200.0 | learning rate: "
-            f"3.000000E-04 | global batch size:   512 | {shown}loss scale: {scale:.1f} | "
-            f"grad norm: 0.900 | number of skipped iterations: {skipped:3d} | number of nan "
-            f"iterations: {nan:3d} |")
-
-
 def test_a_partly_skipped_megatron_interval_is_said_within_it(tmp_path: Path) -> None:
     """Clean to iteration 40; 6 of the iterations 41-50 skipped, then every one: the
     streak's first skip is somewhere in 41-50 (the log's count, not its places)."""
-    lines = [_megatron(i, 0, 0, 65536.0) for i in range(10, 41, 10)]
-    lines.append(_megatron(50, 6, 0, 1024.0))
+    lines = [megatron_line(i) for i in range(10, 41, 10)]
+    lines.append(megatron_line(50, skipped=6, scale=1024.0))
     scale = 1024.0
     for i in range(60, 151, 10):
         scale = max(scale / 2 ** 10, 1.0)
-        lines.append(_megatron(i, 10, 0, scale, loss=None))
+        lines.append(megatron_line(i, skipped=10, scale=scale, loss=None))
     step, within, where = _collapse(diagnose_lines(tmp_path, lines))
     assert within == [41, 50] and step is not None and 41 <= step <= 50
     assert where.startswith("a step within 41-50")
@@ -105,11 +95,11 @@ def test_a_partly_skipped_megatron_interval_is_said_within_it(tmp_path: Path) ->
 def test_a_wholly_skipped_megatron_interval_is_placed_exactly(tmp_path: Path) -> None:
     """Every iteration of 41-50 skipped: the streak began at 41, which the count proves
     (control: exact before too)."""
-    lines = [_megatron(i, 0, 0, 65536.0) for i in range(10, 41, 10)]
+    lines = [megatron_line(i) for i in range(10, 41, 10)]
     scale = 65536.0
     for i in range(50, 151, 10):
         scale = max(scale / 2 ** 10, 1.0)
-        lines.append(_megatron(i, 10, 0, scale, loss=None))
+        lines.append(megatron_line(i, skipped=10, scale=scale, loss=None))
     step, within, where = _collapse(diagnose_lines(tmp_path, lines))
     assert (step, within) == (41, None)
     assert where.startswith("step 41, rank 0")
