@@ -56,8 +56,9 @@ _RANK_REACH = 40
 # ``[step=1080/100000,epoch=0,eta=1d2h]`` (``/???`` with no step limit); a colour may end it
 # (coqui-ai/Trainer's bold ``--> TIME: ... -- STEP: 25/500 -- GLOBAL_STEP: 1025\x1b[0m`` over
 # its ``     | > loss: nan  (nan)`` lines: trainer/logging/console_logger.py print_train_step)
+_COLOURS = rb"(?:\x1b\[[0-9;]*m)*"  # colour codes that may end a line (a reset, a bold's end)
 _STEP_TAIL = re.compile(
-    rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?(?:\x1b\[[0-9;]*m)*\s*$")
+    rb"(?i:step)[=:] *\d+(?:/(?:\d+|\?+))?(?:(?:,[^\]\n]*)?\])?" + _COLOURS + rb"\s*$")
 # ...or a bar whose postfix is the run's count alone, over the bar whose postfix holds the
 # loss (OpenPCDet before 2022-08, tools/train_utils/train_utils.py ``train_one_epoch``:
 # ``pbar.set_postfix(dict(total_it=accumulated_iter))`` under ``tbar.set_postfix(disp_dict)``)
@@ -79,7 +80,7 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
 # semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
 # ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
-_EPOCH_END = rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?) *(?:\x1b\[[0-9;]*m)*"
+_EPOCH_END = rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?) *" + _COLOURS
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
