@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -429,7 +430,7 @@ class MetricReader:
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
-        self._read_as: dict[tuple[str, tuple[str, ...]], int] = {}
+        self._read_as: Counter[tuple[str, tuple[str, ...]]] = Counter()
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
@@ -767,7 +768,7 @@ class MetricReader:
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
         read_as = ("bare step/value columns", ())
-        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
                             loss=to_value(found.group(2)))]
 
@@ -781,7 +782,7 @@ class MetricReader:
         epoch = int(found.group(first))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
         read_as = ("YOLO epoch/GPU-memory row", ())
-        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=loss)]
 
     def _visualizer_row(self, text: str) -> list[MetricEvent]:
@@ -798,7 +799,7 @@ class MetricReader:
             self.epochs_unread = True  # (epochs count from 1: ``--epoch_count``'s default)
         step = self.epoch_batches.step_of(epoch, int(found.group(2)))
         read_as = ("image-to-image GAN visualizer's loss line", ())
-        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=step, loss=_total(terms))]
 
     def _list_row(self, text: str, line: int, *, announced: bool = True) -> list[MetricEvent]:
@@ -816,7 +817,7 @@ class MetricReader:
         if not announced and all(math.isfinite(term) for term in terms):
             return []
         read_as = ("bare list of loss terms, step and lr", ())
-        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=_total(terms),
                             lr=float(found.group(3)))]
 
@@ -1019,7 +1020,7 @@ class MetricReader:
         if metrics.components:  # (a list of terms names its key once)
             keys += tuple(dict.fromkeys(key for key, _v in metrics.components))
         read_as = self.last_read_as = (written, keys)
-        self._read_as[read_as] = self._read_as.get(read_as, 0) + 1
+        self._read_as[read_as] += 1
         out: list[MetricEvent] = []
         if measured or scale is not None:
             # A row's own cumulative count of skipped updates (optax's ``total_notfinite``)
