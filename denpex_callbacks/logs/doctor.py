@@ -217,14 +217,10 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         raise InputError(f"{path}: {stats.problems[0]}")
     if stats.bytes_read == 0:
         raise InputError(f"{path}: empty file")
+    may_read_again = not rescanned and path != STDIN and stats.bytes_read <= RESCAN_BYTES
     if not _read_training(result, rescanned=rescanned, numbered=len(marks)):
-        if not rescanned and path != STDIN and stats.bytes_read <= RESCAN_BYTES:
-            # A loop whose healthy lines hold no keyword (YOLOv5's ``0/299  3.39G  0.1097
-            # 0.06887  0.04095  204  640: 100%|...`` under a header of ``box obj cls``; an
-            # ``mse 0.05`` line, a header row ``epoch mse lr`` over its values): an excerpt
-            # is read once more, every line a candidate, so that a healthy one is "no fault"
-            # rather than "nothing to diagnose".
-            return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
+        if may_read_again:
+            return _read_again(None, path, progress, config, workers, quiet_runs)
         # "no fault found" would claim a healthy run that was never seen.
         raise InputError(f"{path}: read {stats.lines} line(s), none with a training metric "
                          "(loss, loss scale, grad norm, skipped steps) or a known event line: "
@@ -246,8 +242,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
-    if (not rescanned and path != STDIN and stats.bytes_read <= RESCAN_BYTES
-            and _steps_unread(result, parser)):
+    if may_read_again and _steps_unread(result, parser):
         return _read_again(result, path, progress, config, workers, quiet_runs)
     return result
 
@@ -284,17 +279,28 @@ def _steps_unread(result: Result, parser: LineParser) -> bool:
             or (bool(parts) and all(kind == OVERFLOW for _family, kind in parts)))
 
 
-def _read_again(result: Result, path: str, progress: Callable[[int, int | None], None] | None,
+def _read_again(first: Result | None, path: str,
+                progress: Callable[[int, int | None], None] | None,
                 config: MonitorConfig | None, workers: int | None,
                 quiet_runs: bool) -> Result:
-    """The input read again with every line a candidate where that reads metric lines
-    (their steps number the rest), else ``result``, the first reading."""
+    """An excerpt read once more, every line a candidate, for the lines of a loop that hold no
+    keyword. Two first readings ask for it:
+
+    - none found a training log (``first`` is None): YOLOv5's ``0/299  3.39G  0.1097  0.06887
+      0.04095  204  640: 100%|...`` under a header of ``box obj cls``, an ``mse 0.05`` line, a
+      header row ``epoch mse lr`` over its values. The second reading stands, so that a
+      healthy excerpt is "no fault" rather than "nothing to diagnose"; where it finds nothing
+      either, its "nothing to diagnose" is raised;
+    - one read no line that numbers the steps (:func:`_steps_unread`). The second reading
+      stands where it reads metric lines (their steps number the rest), else the first."""
+    if first is None:
+        return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
     try:
         again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
     except InputError:
-        return result
+        return first
     metrics = any(kind == METRICS for _family, kind in again.reading.parts)
-    return again if metrics else result
+    return again if metrics else first
 
 
 class _Session:
