@@ -5,7 +5,11 @@ message table (a custom loop's print, a toolkit nobody described).
 A line is an overflow when it names the overflow (``overflow``, ``inf/nan``, ``nan or inf``,
 ``non-finite``, ``found inf``) and what the scaler did about it: skipped the step (the update,
 the iteration, the batch; "the step was skipped") or reduced the loss scale (reduced,
-decreased, lowered, halved, backed off, set, adjusted; a new scale announced). The scale after
+decreased, lowered, halved, backed off, set, adjusted; a new scale announced, ``scale -> 512``).
+A ``skipping`` that ends its clause counts beside a gradient's overflow (``nan grad detected,
+skipping``), not a loss's (a NaN loss skipped is the loss's). A loss scale lowered to a number
+is an overflow without the word (``loss scale decreased to 256``): a dynamic scaler lowers it
+for nothing else. The scale after
 it is the number the line says the scale goes to (``to 512``, ``-> 512``, ``scale=512``,
 ``new loss scale 512``); ``from X to Y`` gives both. A
 negated overflow (``no overflow``, ``overflow: False``, ``overflow=0``) is none, and a line that
@@ -45,6 +49,9 @@ _SKIPPED = re.compile(
     r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
     r"skipped\b"
     r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
+# "skipping" that ends its clause ("nan grad detected at step 300, skipping"): the step is
+# what a loop skips; read only beside a gradient's overflow (a loss's NaN is the loss's).
+_SKIPPING = re.compile(r"(?i)\bskip(?:ping|ped)\s*(?:[.!;,)\]]|$)")
 # Marian names its loss scale the "cost-scaling factor"; mmcv "downscale[s]" it.
 _SCALE_WORDS = (r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp|cost)[\s_-]+)*"
                 r"scal(?:e|er|ing)\b")
@@ -61,6 +68,18 @@ _ARROW = re.compile(_NUM + r"\s*(?:->|→)\s*" + _NUM)
 _REDUCED_TO = re.compile(r"(?i)\b" + _VERB + r"\s+(?:" + _SCALE_WORDS + r"\s+)?(?:factor\s+)?"
                          r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?"
                          r"(?![\w*]|\.\d)")
+# "overflow! scale -> 512": the scale after, announced with an arrow.
+_SCALE_ARROW = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[:=]?\s*(?:->|→|=>)\s*" + _NUM
+                          + r"(?![\w*]|\.\d)")
+# A loss scale lowered, in words that name no overflow ("loss scale decreased to 256",
+# "Reducing grad scale from 1024 to 512"): a dynamic scaler lowers its scale for nothing else.
+# The scale is named as a loss's, a gradient's or a precision's (a bare "scale" is an image's
+# as often), and the verb only lowers ("set" and "adjusted" also start a run at its scale).
+_NAMED_SCALE = re.compile(r"(?i)\b(?:loss|grad(?:ient)?|cost|amp|fp16)[\s_-]+scal(?:e|er|ing)\b")
+_LOWERED_TO = re.compile(r"(?i)\b(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off"
+                         r"|cut|downscal)\w*\s+(?:(?:the\s+)?" + _SCALE_WORDS
+                         + r"\s+)?(?:factor\s+)?(?:from\s+" + _NUM + r"\s+)?to\s*:?\s*"
+                         + _NUM + r"(?![\w*]|\.\d)")
 _NEW_SCALE = re.compile(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
 _SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
@@ -114,12 +133,14 @@ def parse(text: str) -> list[LogEvent]:
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
     if not any(cue in text for cue in _CUES):
-        return []
+        return _lowered(text) if "cal" in text else []
     cause = _CAUSE.search(text)
     if cause is None or _NEGATED.search(text) or _KEY_VALUE.search(text):
-        return []
+        return _lowered(text) if cause is None and "cal" in text else []
     if (_SKIPPED.search(text) is None and _REDUCED.search(text) is None
-            and _NEW_SCALE.search(text) is None):  # "overflow! new scale = 512"
+            and _NEW_SCALE.search(text) is None  # "overflow! new scale = 512"
+            and _SCALE_ARROW.search(text) is None
+            and (cause.group(0)[:1] in "lL" or _SKIPPING.search(text) is None)):
         return []
     before = after = None
     if found := _FROM_TO.search(text) or _ARROW.search(text):
@@ -136,7 +157,18 @@ def parse(text: str) -> list[LogEvent]:
             before = to_float(attempted.group(1))
     elif found := _ATTEMPTED.search(text):
         before = to_float(found.group(1))
-    elif found := _SCALE_IS.search(text):
+    elif found := _SCALE_IS.search(text) or _SCALE_ARROW.search(text):
         after = to_float(found.group(1))
     return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                      scale_before=before, scale_after=after)]
+
+
+def _lowered(text: str) -> list[LogEvent]:
+    """The overflow a line tells only by the loss scale it lowered (``_LOWERED_TO``)."""
+    if (found := _LOWERED_TO.search(text)) is None or _NAMED_SCALE.search(text) is None:
+        return []
+    before, after = to_float(found.group(1)), to_float(found.group(2))
+    if after is None or (before is not None and after >= before):
+        return []
+    return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text), scale_before=before,
+                     scale_after=after)]

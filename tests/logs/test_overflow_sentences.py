@@ -38,6 +38,14 @@ WORDINGS = {
     # the cause named before the gradients, the sentence's full stop after the scale
     "Detected inf grad at step 300. Decreasing loss scale to 32768.0.": (300, None, 32768.0),
     "NaN gradients in iteration 12, skipping update; scale reduced to 64.": (12, None, 64.0),
+    # no overflow named: a loss scale lowered says it (was none)
+    "loss scale decreased to 256": (None, None, 256.0),
+    "[iter 52] Reducing grad scale from 1024 to 512": (52, 1024.0, 512.0),
+    "step 7: lowered the fp16 loss scale to 0.5": (7, None, 0.5),
+    # "skipping" that ends the clause, beside a gradient's overflow (was none)
+    "nan grad detected at step 300, skipping": (300, None, None),
+    # the scale after, with an arrow and no verb (was none)
+    "overflow! scale -> 512": (None, None, 512.0),
 }
 
 
@@ -61,6 +69,15 @@ NOT_OVERFLOWS = [
     "Setting the loss scale to 1024 (static)",
     "No overflow for 2000 steps, new loss scale: 131072",  # a growth
     "overflow count 0, new loss scale 131072",
+    # the scale raised, an image's scale, a scale set: no backoff
+    "Loss scale increased to 131072",
+    "loss scale 32768 -> 65536 (growth)",
+    "Loss scale decreased from 1024 to 2048",
+    "image scale reduced to 0.5",
+    "Set the loss scale to 1024",
+    "reduce_scale_to=0.5 fp16 loss_scale=1024",
+    # a loss's NaN and skip is the loss's (AMP006), not a skipped overflow
+    "loss is nan, skipping",
 ]
 
 
@@ -109,6 +126,25 @@ def test_a_free_worded_cascade_after_healthy_steps_is_a_collapse(tmp_path: Path)
     assert found[0] == ("AMP003", 291)  # the step after the last counted one
     unscaled = [f"step {300 + i}: found inf/nan in gradients, skipping update" for i in range(30)]
     assert [code for code, _ in faults(tmp_path, [*HEALTHY, *unscaled])][:1] == ["AMP003"]
+
+
+def test_a_cascade_told_only_by_the_scale_it_lowers_is_a_collapse(tmp_path: Path) -> None:
+    """A loop that prints only its scaler's backoffs, in words that name no overflow (was "no
+    fault found": the lines were not read)."""
+    cascade = [f"loss scale decreased to {65536.0 / 2 ** (i + 1)}" for i in range(30)]
+    assert faults(tmp_path, [*HEALTHY, *cascade])[:2] == [("AMP003", 291), ("AMP004", 307)]
+
+
+def test_a_sawtooth_told_by_the_scale_it_lowers_stays_quiet(tmp_path: Path) -> None:
+    """A healthy dynamic scale: lowered once in a while, grown back (growth interval 100)."""
+    lines = []
+    for i in range(1, 1500):
+        lines.append(f"step {i} loss {2.0 - 0.0001 * i:.4f}")
+        if i % 200 == 0:
+            lines.append("loss scale decreased to 32768.0")
+        elif i % 200 == 100:
+            lines.append("loss scale increased to 65536.0")
+    assert faults(tmp_path, lines) == []
 
 
 def test_one_free_worded_start_up_overflow_stays_quiet(tmp_path: Path) -> None:
