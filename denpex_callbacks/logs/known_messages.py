@@ -20,6 +20,7 @@ from denpex_callbacks.logs.events import (
     OVERFLOW,
     SETUP,
     LogEvent,
+    sentence_step,
     to_float,
     to_int,
 )
@@ -114,12 +115,17 @@ def parse(text: str) -> list[LogEvent]:
         for row, pattern in _BY_ANCHOR[found.group(0)]:
             match = pattern.search(text)
             if match is not None:
-                return _events(row, {k[2:]: v for k, v in match.groupdict().items()})
+                return _events(row, {k[2:]: v for k, v in match.groupdict().items()},
+                               text)
     return []
 
 
-def _events(row: Message, values: dict[str, str]) -> list[LogEvent]:
+def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
+    # A message without a step of its own takes the one its line names around it (a loop
+    # that prints allennlp's "nan loss encountered" with "at iteration 200" after it).
     step = to_int(values.get("step"))
+    if step is None:
+        step = sentence_step(text)
     rank = to_int(values.get("rank"))
     if row.event == OVERFLOW_ROW:
         before, after = to_float(values.get("before")), to_float(values.get("after"))

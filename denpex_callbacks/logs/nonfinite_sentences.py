@@ -5,8 +5,9 @@ undescribed toolkit's warning that its loss went NaN (``NaN detected in loss at 
 
 A line is one when it names a non-finite value (``nan``, ``inf``, ``nan/inf``, ``non-finite``,
 ``not finite``) and the loss together with a word that says it was seen (detected, found,
-encountered, occurred, observed, got, became, at/on step ...), in one of three orders: the
-value found in the loss, a non-finite loss found, the loss became non-finite. The step is the
+encountered, occurred, observed, got, became, at/on step ...), in one of these orders: the
+value found in the loss, a non-finite loss found, the loss became (went to, is) non-finite, or
+the value in the loss (``NaN in loss``). The step is the
 one the line names, else the next one. A line whose whole message is ``NaN detected``
 (DINOv2's, before it stops) says it of the loss too. A negated finding (``no NaN loss``), an
 evaluation loss (``NaN detected in val loss``: the evaluation stream's, read by the metric
@@ -48,9 +49,12 @@ _SENTENCE = re.compile(
     # "NaN loss detected", "nan loss at step 7", "Non-finite loss encountered"
     + r"|" + _VALUE + r"\s+" + _WHICH + _LOSS + r"\s+(?:(?:was|is|has\s+been)\s+)?(?:" + _FOUND
     + r"|(?:at|on|in)\s+(?:step|iter|iteration|batch|epoch|update|rank)\b)"
-    # "loss became NaN", "loss has become inf", "the loss went non-finite"
-    + r"|\bloss\s+(?:has\s+)?(?:became|become|becomes|turned|went|goes|exploded\s+to)\s+"
-    + _VALUE + r")")
+    # "NaN in loss", "inf in the total loss": the value placed in the loss
+    + r"|" + _VALUE + r"\s+(?:values?\s+)?in\s+(?:the\s+)?" + _WHICH + _LOSS
+    # "loss became NaN", "loss has become inf", "the loss went (to) non-finite", "the loss is
+    # not finite"
+    + r"|\bloss\s+(?:has\s+)?(?:became|become|becomes|turned|went|goes|exploded|is|was)"
+    + r"\s+(?:to\s+|into\s+)?" + _VALUE + r")")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
@@ -79,6 +83,8 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("Will stop training if the loss becomes NaN")  # a condition, not a finding
         []
+        >>> [e.step for e in parse("step 200: NaN in loss, abort")], parse("the loss is finite")
+        ([200], [])
         >>> parse("Checking for NaN loss at every step")
         []
         >>> [e.loss for e in parse("I20240601 10:00:00 12 dinov2 train.py:262] NaN detected")]

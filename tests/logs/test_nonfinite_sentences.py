@@ -25,6 +25,10 @@ WORDINGS = {
     "Inf found in the training loss (iter 42)": (42, True),
     "2026-11-30 10:00:00 | WARNING | trainer | NaN/Inf found in loss_ctc at update 9": (9, False),
     "the loss has become NaN at epoch 3": (None, False),
+    # the value placed in the loss, a verb of being, "went to" (each was none)
+    "step 200: NaN in loss, abort": (200, False),
+    "Early stopping at step 200: loss is not finite": (200, False),
+    "the training loss went to NaN at step 200": (200, False),
 }
 
 
@@ -56,6 +60,9 @@ NOT_NAN_LOSSES = [
     "If the loss becomes inf the scaler will skip the step",
     # an evaluation batch's loss, named after the loss (was AMP006, the training loss's)
     "Got inf loss on eval batch 3, ignoring",
+    "the loss is finite again after 3 steps",
+    "Stop if the loss is not finite",
+    "checking for NaN in loss at every step",
 ]
 
 
@@ -92,3 +99,11 @@ def test_set_up_sentences_about_nan_losses_stay_quiet(tmp_path: Path) -> None:
     # and the finding itself, without a condition, is still one
     assert [code for code, _ in faults(tmp_path, [*lines, "step 60: the loss became NaN"])] \
         == ["AMP006"]
+
+
+def test_a_table_message_takes_the_step_its_line_names(tmp_path: Path) -> None:
+    """allennlp's ``nan loss encountered`` (a row of the message table, which prints no step)
+    with the step a loop printed around it: AMP006 at that step (was the step after the last
+    counted one, 199)."""
+    lines = [*_steps(100, 200), "WARNING: nan loss encountered at iteration 200"]
+    assert faults(tmp_path, lines) == [("AMP006", 200)]
