@@ -62,6 +62,7 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_SAMPLES,
     EPOCH_STEP,
     LOGGER_COUNT,
+    SPEED_COUNT,
     OPEN_BAR,
     POSTFIX_EPOCH,
     SLASH_BATCH,
@@ -904,6 +905,8 @@ class MetricReader:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
+            step = int(found.group(1))
+        if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses

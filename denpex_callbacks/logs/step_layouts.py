@@ -46,6 +46,11 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
+# XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
+# {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``
+# (the elapsed time's digits follow a colon: no count): the count the speed follows.
+SPEED_COUNT = re.compile(r"(?<![\d:.])(\d+) -\s+\d+(?:\.\d+)? [A-Za-z]+/s - ")
 # Composer's ConsoleLogger heads each record with where training is, its metrics one a line
 # below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
 # for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
