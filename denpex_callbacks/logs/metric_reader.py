@@ -64,6 +64,7 @@ from denpex_callbacks.logs.step_layouts import (
     LOGGER_COUNT,
     SPEED_COUNT,
     OPEN_BAR,
+    UNSIZED_BAR,
     POSTFIX_EPOCH,
     SLASH_BATCH,
     STEP_EPOCH,
@@ -864,7 +865,8 @@ class MetricReader:
         epoch_start = False
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if counters and " [" in text and ("/s" in text or "s/" in text) and (
-                found := OPEN_BAR.search(text)):
+                found := OPEN_BAR.search(text) or (
+                    UNSIZED_BAR.search(text) if "/?" in text else None)):
             # the count before the unit numbers the line, not the "it" it reads as a key
             count = int(found.group(2))
             step = count if found.group(1) is None else self.epoch_batches.step_of(

@@ -115,6 +115,12 @@ TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
 OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
                        r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
+# ...or, under a bar format of its own, ``?`` for the total: Lightning's TQDMProgressBar
+# (lightning/pytorch/callbacks/progress/tqdm_progress.py ``BAR_FORMAT = "{l_bar}{bar}|
+# {n_fmt}/{total_fmt} [..."``, ``convert_inf`` making an unsized loader's total None) over
+# fish-speech's iterable datasets: ``Epoch 0: |          | 1650/? [10:00<00:00,  2.00it/s,
+# v_num=0, train/loss=nan]``. The same two counts as above.
+UNSIZED_BAR = re.compile(r"(?:\bEpoch (\d+):\s*)?\|[^|]*\|\s*(\d+)/\?\s*\[")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
