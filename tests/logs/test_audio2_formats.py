@@ -10,7 +10,9 @@ controls.
   4567.89 words/s - MLM-en:  5.1234 || MLM-fr:  5.2345 -  - model LR: 1.0000e-04``: the
   iteration heads the stats, each objective is named for its languages;
 - fish-speech under Lightning's TQDMProgressBar over an iterable dataset: ``Epoch 0: | |
-  1650/? [...]``, the total unknown.
+  1650/? [...]``, the total unknown;
+- OpenNMT-tf (TensorFlow): ``Model diverged with loss = NaN.`` is raised before the step's
+  log line: the NaN step is past the last one logged.
 
 Each test fails on the parent commit (0e374e2): the fault tests as their docstrings say,
 the controls because they count every step (the parent counted rows, or read nothing).
@@ -170,6 +172,31 @@ def test_xlm_objectives_are_the_loss_at_their_iteration(tmp_path: Path) -> None:
         ("AMP006", 1505)]
 
 
+def _xlm_apex(overflow_from: int | None) -> list[str]:
+    """``--amp 1``: apex's dynamic scaler (trainer.py ``init_amp``) prints its "Gradient
+    overflow.  Skipping step, loss scaler 0 reducing loss scale to ..." between the stats;
+    ``overflow_from``: every iteration overflows for 30 iterations from there, else two lone
+    overflows."""
+    lines, scale = [], 65536.0
+    lone = (700, 1900)
+    for it in range(1, 3001):
+        if (it in lone if overflow_from is None else overflow_from <= it < overflow_from + 30):
+            scale /= 2
+            lines.append("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale "
+                         f"to {scale}")
+        if it % 5 == 0:
+            lines.append(_xlm_prefix("INFO", it) + "%7i - " % it + "{:7.2f} sent/s - {:8.2f} "
+                         "words/s - MLM-en: {:7.4f} -  - model LR: 1.0000e-04".format(
+                             123.45, 4567.891, 7.0 / (1 + it / 500)))
+    return lines
+
+
+def test_xlm_apex_scale_collapse_at_its_iteration(tmp_path: Path) -> None:
+    """Before: the overflows were counted as the steps (AMP004 at the 17th, no AMP003)."""
+    assert faults(tmp_path, _xlm_apex(1201)) == [("AMP003", 1201), ("AMP008", 1201),
+                                                 ("AMP004", 1217)]
+
+
 def test_healthy_xlm_is_quiet(tmp_path: Path) -> None:
     """Healthy runs, every iteration counted (before: "nothing to diagnose", failing here);
     the epoch's non-finite validation perplexity is still evaluation's."""
@@ -177,6 +204,8 @@ def test_healthy_xlm_is_quiet(tmp_path: Path) -> None:
         result = diagnose_lines(tmp_path, lines)
         assert result.faults == [] and result.timeline.steps == 3000
     assert [code for code, _ in faults(tmp_path, _xlm(valid_nan=1))] == ["AMP013"]
+    result = diagnose_lines(tmp_path, _xlm_apex(None))
+    assert result.faults == [] and result.timeline.steps == 3000
 
 
 def _fish(nan_from: int | None = None, *, every: int = 50, joined: bool = False) -> list[str]:
@@ -212,3 +241,43 @@ def test_healthy_fish_speech_is_quiet(tmp_path: Path) -> None:
     for lines in (_fish(), _fish(joined=True), _fish(every=10)):
         result = diagnose_lines(tmp_path, lines)
         assert result.faults == [] and result.timeline.steps == 3000
+
+
+# OpenNMT-tf's bin/main.py logs through TensorFlow's logger ("%(asctime)s.%(msecs)03d000:
+# %(levelname).1s %(filename)s:%(lineno)d] %(message)s")
+_ONMT_TF = "2024-03-01 10:00:00.000000: I runner.py:310] "
+
+
+def _opennmt_tf(nan_after: int | None = None) -> list[str]:
+    """opennmt/training.py ``Trainer._log_training_summary``: ``Step = %d ; steps/s = %0.2f,
+    tokens/s = %d (%s) ; Learning rate = %f ; Loss = %f`` every 100 steps, an evaluation every
+    1000; ``nan_after``: ``_steps`` raises ``RuntimeError("Model diverged with loss = NaN.")``
+    on the first step past it, before that step is logged."""
+    lines = []
+    for step in range(100, 5001, 100):
+        if nan_after is not None and step > nan_after:
+            return lines + [
+                "Traceback (most recent call last):",
+                '  File "/usr/local/lib/python3.10/dist-packages/opennmt/training.py", line 239,'
+                " in _steps",
+                '    raise RuntimeError("Model diverged with loss = NaN.")',
+                "RuntimeError: Model diverged with loss = NaN."]
+        lines.append(_ONMT_TF + "Step = %d ; steps/s = %0.2f, tokens/s = %d (%s) ; Learning "
+                     "rate = %f ; Loss = %f" % (step, 2.5, 24000, "12000 source, 12000 target",
+                                                0.0001, 7 / (1 + step / 1000)))
+        if step % 1000 == 0:
+            lines.append(_ONMT_TF.replace("runner.py:310", "evaluation.py:273") + "Evaluation "
+                         "result for step %d: loss = %f ; perplexity = %f" % (step, 3.2, 24.5))
+    return lines
+
+
+def test_opennmt_tf_divergence_is_past_the_last_step_logged(tmp_path: Path) -> None:
+    """Before: AMP006 at 3300, the last step logged, whose loss was finite (the message row
+    did not say it comes before its step's line)."""
+    assert faults(tmp_path, _opennmt_tf(3300)) == [("AMP006", 3301)]
+
+
+def test_healthy_opennmt_tf_is_quiet(tmp_path: Path) -> None:
+    """A healthy run (passes on the parent too)."""
+    result = diagnose_lines(tmp_path, _opennmt_tf())
+    assert result.faults == [] and result.timeline.steps == 5000
