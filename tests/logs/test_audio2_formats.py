@@ -133,6 +133,14 @@ def _xlm_prefix(level: str, seconds: int) -> str:
     return f"{level} - 03/01/19 10:00:00 - {clock} - "
 
 
+def _xlm_stats(it: int, stats: str) -> str:
+    """``print_stats``' line: ``"%7i - " % n_total_iter``, the speeds (``"{:7.2f} sent/s -
+    {:8.2f} words/s - "``), the stats joined by `` || ``, then ``" - "`` and each optimizer's
+    ``" - %s LR: "``."""
+    return (_xlm_prefix("INFO", it) + f"{it:7d} -  123.45 sent/s -  4567.89 words/s - {stats}"
+            " -  - model LR: 1.0000e-04")
+
+
 def _xlm(nan_from: int | None = None, *, keys: tuple[str, ...] = ("MLM-en", "MLM-fr"),
          every: int = 5, epoch_size: int = 1000, valid_nan: int | None = None) -> list[str]:
     """XLM's train.py loop: ``print_stats`` every 5 iterations (``n_total_iter % 5``), the
@@ -145,11 +153,8 @@ def _xlm(nan_from: int | None = None, *, keys: tuple[str, ...] = ("MLM-en", "MLM
             lines.append(_xlm_prefix("WARNING", it) + "NaN detected")
         if it % every == 0:
             loss = NAN if bad else 7.0 / (1 + it / 500)
-            stats = " || ".join("{}: {:7.4f}".format(key, loss * (1 + i / 10))
-                                for i, key in enumerate(keys))
-            lines.append(_xlm_prefix("INFO", it) + "%7i - " % it
-                         + "{:7.2f} sent/s - {:8.2f} words/s - ".format(123.45, 4567.891)
-                         + stats + " - " + " - model LR: 1.0000e-04")
+            lines.append(_xlm_stats(it, " || ".join(f"{key}: {loss * (1 + i / 10):7.4f}"
+                                                    for i, key in enumerate(keys))))
         if it % epoch_size == 0:
             epoch = it // epoch_size - 1
             ppl = NAN if valid_nan == epoch else 40.0
@@ -157,8 +162,9 @@ def _xlm(nan_from: int | None = None, *, keys: tuple[str, ...] = ("MLM-en", "MLM
                       "valid_mlm_ppl": ppl}
             lines.append(_xlm_prefix("INFO", it) + f"============ End of epoch {epoch} "
                          "============")
-            lines += [_xlm_prefix("INFO", it) + "%s -> %.6f" % pair for pair in scores.items()]
-            lines.append(_xlm_prefix("INFO", it) + "__log__:%s" % json.dumps(scores))
+            lines += [_xlm_prefix("INFO", it) + f"{key} -> {value:.6f}"
+                      for key, value in scores.items()]
+            lines.append(_xlm_prefix("INFO", it) + f"__log__:{json.dumps(scores)}")
             lines.append(_xlm_prefix("INFO", it) + f"============ Starting epoch {epoch + 1} "
                          "... ============")
     return lines
@@ -185,9 +191,7 @@ def _xlm_apex(overflow_from: int | None) -> list[str]:
             lines.append("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale "
                          f"to {scale}")
         if it % 5 == 0:
-            lines.append(_xlm_prefix("INFO", it) + "%7i - " % it + "{:7.2f} sent/s - {:8.2f} "
-                         "words/s - MLM-en: {:7.4f} -  - model LR: 1.0000e-04".format(
-                             123.45, 4567.891, 7.0 / (1 + it / 500)))
+            lines.append(_xlm_stats(it, f"MLM-en: {7.0 / (1 + it / 500):7.4f}"))
     return lines
 
 
@@ -256,18 +260,18 @@ def _opennmt_tf(nan_after: int | None = None) -> list[str]:
     lines = []
     for step in range(100, 5001, 100):
         if nan_after is not None and step > nan_after:
-            return lines + [
-                "Traceback (most recent call last):",
+            return [
+                *lines, "Traceback (most recent call last):",
                 '  File "/usr/local/lib/python3.10/dist-packages/opennmt/training.py", line 239,'
                 " in _steps",
                 '    raise RuntimeError("Model diverged with loss = NaN.")',
                 "RuntimeError: Model diverged with loss = NaN."]
-        lines.append(_ONMT_TF + "Step = %d ; steps/s = %0.2f, tokens/s = %d (%s) ; Learning "
-                     "rate = %f ; Loss = %f" % (step, 2.5, 24000, "12000 source, 12000 target",
-                                                0.0001, 7 / (1 + step / 1000)))
+        lines.append(_ONMT_TF + f"Step = {step} ; steps/s = 2.50, tokens/s = 24000 (12000 "
+                     f"source, 12000 target) ; Learning rate = 0.000100 ; Loss = "
+                     f"{7 / (1 + step / 1000):f}")
         if step % 1000 == 0:
             lines.append(_ONMT_TF.replace("runner.py:310", "evaluation.py:273") + "Evaluation "
-                         "result for step %d: loss = %f ; perplexity = %f" % (step, 3.2, 24.5))
+                         f"result for step {step}: loss = 3.200000 ; perplexity = 24.500000")
     return lines
 
 
