@@ -136,6 +136,12 @@ POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 EPOCH_BATCH = re.compile(r"\b(?:[Ee]poch|Pass):?\s*\[?\s*(\d+)(?:/\d+)?\s*\]?,?\s*\[?[Bb]atch:?"
                           r"\s*\[?\s*(?:\d+-)?(\d+)\s*\]?(?![\d/])"
                           r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# A range of the minibatches since the last print, counted over each epoch and started again
+# at the next, no epoch on the line: CNTK's ProgressPrinter (cntk/logging/progress_print.py
+# ``_write_progress_update``: `` Minibatch[{:4d}-{:4d}]: loss = {:0.6f} * {:d}, ...``, its
+# ``updates_since_start`` reset by each ``Finished Epoch[{} of {}]: ...`` summary printed
+# after the epoch). The last is where the line stands, within its epoch.
+MINIBATCH_RANGE = re.compile(r"\b[Mm]inibatch\[\s*\d+-\s*(\d+)\]:")
 # ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
 # ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
 # (from 1), then the batches of that epoch the values average (counted from 1); the last is

@@ -13,6 +13,8 @@ controls.
   1650/? [...]``, the total unknown;
 - OpenNMT-tf (TensorFlow): ``Model diverged with loss = NaN.`` is raised before the step's
   log line: the NaN step is past the last one logged.
+- CNTK's ProgressPrinter: `` Minibatch[ 301- 400]: loss = ...``, the epoch's minibatches
+  counted again from 1 after each ``Finished Epoch[...]`` summary.
 
 Each test fails on the parent commit (0e374e2): the fault tests as their docstrings say,
 the controls because they count every step (the parent counted rows, or read nothing).
@@ -285,3 +287,33 @@ def test_healthy_opennmt_tf_is_quiet(tmp_path: Path) -> None:
     """A healthy run (passes on the parent too)."""
     result = diagnose_lines(tmp_path, _opennmt_tf())
     assert result.faults == [] and result.timeline.steps == 5000
+
+
+def _cntk(nan_from: int | None = None, *, freq: int = 100, epoch_size: int = 600) -> list[str]:
+    """CNTK's ProgressPrinter (cntk/logging/progress_print.py ``_write_progress_update``,
+    ``_write_progress_summary``): `` Minibatch[{:4d}-{:4d}]: loss = {:0.6f} * {:d}, metric =
+    {:0.1f}% * {:d};`` every ``freq`` minibatches, counted from 1 in each epoch; ``Finished
+    Epoch[{} of {}]: [Training] loss = ...`` after the epoch."""
+    lines = ["Learning rate per minibatch: 0.01"]
+    for epoch in range(1, 5):
+        for last in range(freq, epoch_size + 1, freq):
+            step = (epoch - 1) * epoch_size + last
+            loss = NAN if nan_from is not None and step >= nan_from else 2.3 / (1 + step / 500)
+            lines.append(f" Minibatch[{last - freq + 1:4d}-{last:4d}]: loss = {loss:0.6f} * "
+                         "6400, metric = 45.3% * 6400;")
+        lines.append(f"Finished Epoch[{epoch} of 4]: [Training] loss = {loss:0.6f} * 38400, "
+                     "metric = 40.0% * 38400 12.300s (3122.0 samples per second);")
+    return lines
+
+
+def test_cntk_minibatches_count_over_epochs(tmp_path: Path) -> None:
+    """Before: the ranges were unread (AMP006 at the row's number, 11)."""
+    assert faults(tmp_path, _cntk(1000)) == [("AMP006", 1000)]
+
+
+def test_healthy_cntk_is_quiet(tmp_path: Path) -> None:
+    """Healthy runs (quiet on the parent too, counting rows); the epochs' minibatches count
+    on across the summaries (the last summary reads as one more row)."""
+    for freq in (100, 50):
+        result = diagnose_lines(tmp_path, _cntk(freq=freq))
+        assert result.faults == [] and result.timeline.steps == 2401
