@@ -431,27 +431,23 @@ def _namespaced_evaluation(key: str) -> bool:
 
 # XLM's objectives, each named for the languages it trains on (facebookresearch/XLM
 # xlm/trainer.py ``print_stats``: ``MLM-en:  5.1234 || MLM-fr: ... || MT-en-fr: ...``, the
-# mean cross-entropy of each since the last print): the language-model objectives alone or
-# for a language, the translation ones (auto-encoding, translation, back-translation,
-# parallel classification) for their languages only ("mt" or "ae" alone names no loss).
-_LM_OBJECTIVES = frozenset({"mlm", "clm", "tlm"})
-_LANGUAGE_OBJECTIVES = frozenset({"ae", "mt", "bt", "pc"})
+# mean cross-entropy of each since the last print; the names from its ``self.stats``:
+# ``'MLM-%s' % lang``, ``'MT-%s-%s'``, ``'BT-%s-%s-%s'``...): the language-model objectives
+# alone or for their languages, the translation ones (auto-encoding, translation,
+# back-translation, parallel classification) for their languages only. Upper case and hyphens
+# as XLM writes them: ``mlm_lr`` or ``mt_kl`` name no objective.
+_LANGUAGE_OBJECTIVE = re.compile(r"(?:[CMT]LM(?:-[a-z]{2})*|(?:AE|MT|BT|PC)(?:-[a-z]{2})+)")
 
 
-def _language_objective(parts: tuple[str, ...]) -> bool:
-    """Whether ``parts`` name an objective and the languages it is trained on (XLM's).
+def _language_objective(key: str | tuple[str, ...]) -> bool:
+    """Whether ``key`` names an objective and the languages it is trained on (XLM's).
 
     Example:
-        >>> [_language_objective(words(k)) for k in ("MLM-en", "MT-en-fr", "mlm", "MT",
-        ...                                          "mlm_acc", "AE-en", "bt-en-fr-en")]
-        [True, True, True, False, False, True, True]
+        >>> [_language_objective(k) for k in ("MLM-en", "MT-en-fr", "MLM", "MT", "mlm_lr",
+        ...                                   "MLM_acc", "AE-en", "BT-en-fr-en")]
+        [True, True, True, False, False, False, True, True]
     """
-    if not parts or parts[0] not in _LM_OBJECTIVES | _LANGUAGE_OBJECTIVES:
-        return False
-    languages = parts[1:]
-    if not languages and parts[0] in _LANGUAGE_OBJECTIVES:
-        return False
-    return all(len(code) == 2 and code.isalpha() for code in languages)
+    return isinstance(key, str) and _LANGUAGE_OBJECTIVE.fullmatch(key) is not None
 
 
 def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -590,7 +586,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
         return scale
     beside = _loss_words(parts)
     if beside is None:
-        return COMPONENT if _language_objective(parts) else None
+        return COMPONENT if _language_objective(key) else None
     if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"
