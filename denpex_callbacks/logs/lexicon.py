@@ -168,7 +168,9 @@ for _role, _phrases in {
                 "gradient global norm", "grad norm avg", "grad norm mean", "norm grad",
                 "gradient norm total", "grads",
                 # Composer's OptimizerMonitor (llm-foundry's runs): ``l2_norm/grad/global``
-                "l2 norm grad global"),
+                "l2 norm grad global",
+                # marian's display line (src/training/scheduler.h): ``... : gNorm 1.2345``
+                "g norm"),
     SKIPPED: ("skipped", "skipped steps", "skipped iterations", "skipped iters",
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",
@@ -204,14 +206,18 @@ for _role, _phrases in {
            "cumulative steps",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
-           "opt step", "n iter", "iter num", "step idx", "batch", "batch idx"),
+           "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
+           # marian's updates, abbreviated (src/training/scheduler.h): ``Ep. 1 : Up. 1000 :``
+           "up"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
     # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":
     # status["reward"], ..., "kl": ...}``); ``pg_clipfrac`` is no loss
     LOSS: ("pg",),
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
-         "cur lr", "learning rate 0", "lr 0", "base lr"),
+         "cur lr", "learning rate 0", "lr 0", "base lr",
+         # marian's ``--lr-report``: ``... : L.r. 3.0000e-04`` (not "l" for a loss)
+         "l r"),
 }.items():
     for _phrase in _phrases:
         _EXACT[tuple(_phrase.split())] = _role
@@ -423,6 +429,27 @@ def _namespaced_evaluation(key: str) -> bool:
     return bool(rest) and rest[0] in _EVAL
 
 
+# XLM's objectives, each named for the languages it trains on (facebookresearch/XLM
+# xlm/trainer.py ``print_stats``: ``MLM-en:  5.1234 || MLM-fr: ... || MT-en-fr: ...``, the
+# mean cross-entropy of each since the last print; the names from its ``self.stats``:
+# ``'MLM-%s' % lang``, ``'MT-%s-%s'``, ``'BT-%s-%s-%s'``...): the language-model objectives
+# alone or for their languages, the translation ones (auto-encoding, translation,
+# back-translation, parallel classification) for their languages only. Upper case and hyphens
+# as XLM writes them: ``mlm_lr`` or ``mt_kl`` name no objective.
+_LANGUAGE_OBJECTIVE = re.compile(r"(?:[CMT]LM(?:-[a-z]{2})*|(?:AE|MT|BT|PC)(?:-[a-z]{2})+)")
+
+
+def _language_objective(key: str | tuple[str, ...]) -> bool:
+    """Whether ``key`` names an objective and the languages it is trained on (XLM's).
+
+    Example:
+        >>> [_language_objective(k) for k in ("MLM-en", "MT-en-fr", "MLM", "MT", "mlm_lr",
+        ...                                   "MLM_acc", "AE-en", "BT-en-fr-en")]
+        [True, True, True, False, False, False, True, True]
+    """
+    return isinstance(key, str) and _LANGUAGE_OBJECTIVE.fullmatch(key) is not None
+
+
 def _loss_words(parts: tuple[str, ...]) -> tuple[str, ...] | None:
     """The words beside a key's loss noun, or None when it names no loss."""
     for phrase in _LOSS_PHRASES:
@@ -559,7 +586,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
         return scale
     beside = _loss_words(parts)
     if beside is None:
-        return None
+        return COMPONENT if _language_objective(key) else None
     if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"

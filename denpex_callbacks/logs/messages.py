@@ -1292,7 +1292,8 @@ MESSAGES: tuple[Message, ...] = (
     Message("OpenNMT-tf", "2.0-2.32 (2019-2023)", "opennmt/training.py (Trainer._steps)",
             "Model diverged with loss = NaN.",
             "the training loss is NaN: the run stops (tf.estimator's NanTensorHook says it "
-            "too, as an error log)", FLAG, "AMP006", prefix="RuntimeError: "),
+            "too, as an error log); checked before the step's own log line, so the NaN step is "
+            "past the last one logged", FLAG, "AMP006", prefix="RuntimeError: ", in_step=True),
     # -- NeMo 0.x: the neural-module actions' training loop ------------------------------------
     Message("NeMo", "0.10.0 (2020-01-2020-04)", _NEMO0,
             "WARNING: Loss is NaN or inf",

@@ -62,13 +62,16 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_SAMPLES,
     EPOCH_STEP,
     LOGGER_COUNT,
+    MINIBATCH_RANGE,
     OPEN_BAR,
     POSTFIX_EPOCH,
     SLASH_BATCH,
+    SPEED_COUNT,
     STEP_EPOCH,
     STEP_TUPLE,
     TQDM,
     TWO_COUNTS,
+    UNSIZED_BAR,
     EpochBatches,
     bare_fraction,
 )
@@ -438,6 +441,9 @@ class MetricReader:
         self.passes: dict[int, tuple[int, int, int]] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
+        # a count of the epoch's batches printed without its epoch: (last count, the counts
+        # of the epochs before)
+        self.restarts = (0, 0)
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
@@ -863,7 +869,8 @@ class MetricReader:
         epoch_start = False
         found: re.Match[str] | None = None  # a layout's counters (each test sets it or None)
         if counters and " [" in text and ("/s" in text or "s/" in text) and (
-                found := OPEN_BAR.search(text)):
+                found := OPEN_BAR.search(text) or (
+                    UNSIZED_BAR.search(text) if "/?" in text else None)):
             # the count before the unit numbers the line, not the "it" it reads as a key
             count = int(found.group(2))
             step = count if found.group(1) is None else self.epoch_batches.step_of(
@@ -905,6 +912,11 @@ class MetricReader:
             step = self.epoch_batches.step_of(*pair)
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
+        if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
+            step = int(found.group(1))
+        if step is None and counters and "inibatch[" in text and (
+                found := MINIBATCH_RANGE.search(text)):
+            step = self._restarting_count(int(found.group(1)))
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -1353,6 +1365,17 @@ class MetricReader:
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
+
+    def _restarting_count(self, done: int) -> int:
+        """The step of batch ``done`` of an epoch whose length is not printed and whose epoch
+        is not on the line (CNTK's ``Minibatch[301- 400]``): where the count goes back, an
+        epoch ended at the last count printed; the step is the counts of the epochs before
+        and ``done``."""
+        last, before = self.restarts
+        if done < last:
+            before += last
+        self.restarts = (done, before)
+        return before + done
 
     def _pass_step(self, done: int, total: int) -> int:
         """The step of a keyed count of a total that starts over each pass (Depth Anything

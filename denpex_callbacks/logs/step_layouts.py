@@ -46,6 +46,11 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
+# XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
+# {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``
+# (the elapsed time's digits follow a colon: no count): the count the speed follows.
+SPEED_COUNT = re.compile(r"(?<![\d:.])(\d+) -\s+\d+(?:\.\d+)? [A-Za-z]+/s - ")
 # Composer's ConsoleLogger heads each record with where training is, its metrics one a line
 # below (``\t Train loss/train/total: 7.2344``: llm-foundry's console): ``[batch=12/4800]:``
 # for a run measured in batches, ``[epoch=2][batch=5/32]:`` (the batch of the epoch) for one
@@ -110,6 +115,12 @@ TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # of the epoch (the run's step while the epoch never ends); the unit is no key ("it [14").
 OPEN_BAR = re.compile(r"(?:\bEpoch (\d+):\s+)?(?<![\w.])(\d+)([A-Za-z]+) \[(?:\d+:)?\d+:\d\d, "
                        r"\s*(?:[\d.]+|\?)(?:\3/s|s/\3)\b")
+# ...or, under a bar format of its own, ``?`` for the total: Lightning's TQDMProgressBar
+# (lightning/pytorch/callbacks/progress/tqdm_progress.py ``BAR_FORMAT = "{l_bar}{bar}|
+# {n_fmt}/{total_fmt} [..."``, ``convert_inf`` making an unsized loader's total None) over
+# fish-speech's iterable datasets: ``Epoch 0: |          | 1650/? [10:00<00:00,  2.00it/s,
+# v_num=0, train/loss=nan]``. The same two counts as above.
+UNSIZED_BAR = re.compile(r"(?:\bEpoch (\d+):\s*)?\|[^|]*\|\s*(\d+)/\?\s*\[")
 # The epoch in a postfix, counted from 1: GluonTS' Trainer bar (``gluonts/mx/trainer/
 # _base.py``: ``"epoch": f"{epoch_no + 1}/{self.epochs}"``) ``| 30/50 [00:01<00:00,
 # 30.12it/s, epoch=9/20, avg_epoch_loss=4.77]``: the counter counts that epoch's batches.
@@ -125,6 +136,12 @@ POSTFIX_EPOCH = re.compile(r"\bepoch=(\d+)/\d+")
 EPOCH_BATCH = re.compile(r"\b(?:[Ee]poch|Pass):?\s*\[?\s*(\d+)(?:/\d+)?\s*\]?,?\s*\[?[Bb]atch:?"
                           r"\s*\[?\s*(?:\d+-)?(\d+)\s*\]?(?![\d/])"
                           r"|\b[Bb]atch:?\s*(\d+),?\s+[Ee]poch:?\s*(\d+)(?:/\d+)?\b")
+# A range of the minibatches since the last print, counted over each epoch and started again
+# at the next, no epoch on the line: CNTK's ProgressPrinter (cntk/logging/progress_print.py
+# ``_write_progress_update``: `` Minibatch[{:4d}-{:4d}]: loss = {:0.6f} * {:d}, ...``, its
+# ``updates_since_start`` reset by each ``Finished Epoch[{} of {}]: ...`` summary printed
+# after the epoch). The last is where the line stands, within its epoch.
+MINIBATCH_RANGE = re.compile(r"\b[Mm]inibatch\[\s*\d+-\s*(\d+)\]:")
 # ESPnet2's reporter (``espnet2/train/reporter.py`` ``SubReporter.log_message``:
 # ``f"{self.epoch}epoch:{self.key}:{self.prev_count + 1}-{self.count}batch: "``): the epoch
 # (from 1), then the batches of that epoch the values average (counted from 1); the last is
