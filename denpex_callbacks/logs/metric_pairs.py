@@ -301,7 +301,7 @@ def _named_after(text: str) -> list[Claim]:
     out: list[Claim] = []
     for found in fields:
         name = found.group("name")
-        if " " in name or (claimed := _claim(name + " ")) is None or claimed[1] != name:
+        if (claimed := _claim(name + " ")) is None or claimed[1] != name:
             continue
         if claimed[0] in (lexicon.STEP, lexicon.SKIPPED):
             continue  # a count of what, not the run's step

@@ -870,6 +870,7 @@ class MetricReader:
                 int(found.group(1)), count)
         elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
+            done = self.epoch_batches.wrapped(epoch, done, total)
             # a count that goes on rising as the epoch goes up is the run's, of all its
             # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
             # train.py), not the epoch's (MONAI's ``Epoch: 2/3, Iter: 13/20``)
