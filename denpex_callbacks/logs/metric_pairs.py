@@ -406,6 +406,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     """
     out = MetricLine()
     step_end = 0  # where the step held ends (see _STEP_AFTER_ITER)
+    terms: set[str] = set()  # the loss keys read so far (see _again)
     for start, end, kind, key, separator in claims:
         if out.separator is None:
             out.separator = separator
@@ -416,6 +417,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled)
         except ValueError:
             value = to_value(spelled)
+        if kind in _TERMS:
+            if _again(key, terms):
+                out.evals.append((key, value))
+                continue
+            terms.add(key)
         if kind in _COUNTERS and text.startswith(",", end) and (
                 grouped := _THOUSANDS.match(text, end)):
             # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
@@ -454,6 +460,16 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         del out.keys[lexicon.LOSS]
         out.zero_places = 0
     return out
+
+
+def _again(key: str, terms: set[str]) -> bool:
+    """Whether a loss key is printed a second time on its line, after the set it belongs to:
+    the held-out split's set under the same names (CenterNet's ``log.txt``, xingyizhou/
+    CenterNet ``src/main.py``: ``logger.write('{} {:8f} | '.format(k, v))`` for each key of
+    the training epoch's dict, then of the validation's, on one line: ``epoch: 5 |loss
+    0.500000 | hm_loss ... | time 12.5 | loss nan | hm_loss nan | ...``): a set, two loss
+    keys or more, the first of them printed again."""
+    return key in terms and len(terms) > 1
 
 
 def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
