@@ -47,6 +47,7 @@ from denpex_callbacks.logs.metric_pairs import (
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
+from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
     BRACKET_OPENERS,
@@ -461,6 +462,7 @@ class MetricReader:
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.split_tree = SplitTree()  # a summary tree's branches (see split_trees)
         self.accuracies_read: set[str] = set()  # accuracies read finite (see _placeholders)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
@@ -655,6 +657,11 @@ class MetricReader:
             return visualized
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
+        if why is None and is_branch(text) and (
+                branch := self.split_tree.branch(text, line)) != READ:
+            if branch == EPOCH_SUMMARY:
+                return []
+            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if why == EVALUATION and ":  " in text and self._header_row(text, line):
             return []  # an evaluation's titled table (ALIGNN's ``Val Loss:  Epoch  Total``)
         if plan is None:

@@ -1,5 +1,5 @@
-"""Detection, 3D-perception and tracking trainers: excerpts written from each tool's own format
-strings (each builder names its source), a fault at a known step beside healthy controls
+"""Detection and 3D-perception trainers: excerpts written from each tool's own format strings
+(each builder names its source), a fault at a known step beside healthy controls
 (other print intervals and epoch lengths, resumed runs, warm-up losses, evaluations whose
 tables print NaN or -nan where a metric is undefined, which is healthy).
 
@@ -21,19 +21,23 @@ tables print NaN or -nan where a metric is undefined, which is healthy).
   progress bar's suffix ``'{phase}: [{0}][{1}/{2}]|Tot: {total:} |ETA: {eta:} '`` then
   ``'|{} {:.4f} '`` per loss, printed ``'{}/{}| {}'.format(opt.task, opt.exp_id, suffix)``
   every ``print_iter``; ``src/main.py`` writes ``log.txt`` through ``src/lib/logger.py``);
+- super-gradients (Deci-AI/super-gradients ``src/super_gradients/training/sg_trainer/
+  sg_trainer.py`` ``_train_epoch``: ``Train epoch {epoch}`` bars, ``set_postfix`` of the loss
+  meter's averages; ``training/utils/sg_trainer_utils.py`` ``display_epoch_summary``: the
+  ``SUMMARY OF EPOCH`` tree, a ``Train`` then a ``Validation`` branch under the same keys);
 - read right before this change (kept here as they are): EfficientDet (zylo117/Yet-Another-
   EfficientDet-Pytorch ``train.py``: the bar's ``Step: {}. Epoch: {}/{}. Iteration: {}/{}. Cls
   loss: ... Total loss: ...``, which skips a non-finite loss, and ``Val. Epoch: {}/{}.
   Classification loss: ...``), detrex's and detectron2's ``CommonMetricPrinter`` (facebook
   research/detectron2 ``detectron2/utils/events.py``: `` {eta}iter: {iter}  {losses}  {time}
-  {data_time}lr: {lr}  {memory}``) and COCOEvaluator's tables, super-gradients' training bar
-  (Deci-AI/super-gradients ``sg_trainer.py`` ``_train_epoch``).
+  {data_time}lr: {lr}  {memory}``) and COCOEvaluator's tables.
 
 Each fault test failed on the parent commit (0e374e2); the tests that pass there say so.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from excerpts import faults
@@ -258,7 +262,7 @@ def test_centernet_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _centernet_bar(1300)) == [("AMP006", 1300)]
 
 
-# -- read right before this change: EfficientDet, detectron2/detrex, super-gradients -----------
+# -- super-gradients (YOLO-NAS): sg_trainer.py, sg_trainer_utils.py; EfficientDet, detrex -------
 
 
 def _tqdm(done: int, total: int) -> str:
@@ -314,33 +318,83 @@ def _detectron2(nan_from: int | None = None, *, every: int = 20, end: int = 2000
     return lines
 
 
-def _super_gradients(nan_at: int | None = None, *, batches: int = 1000,
-                     every: int = 100) -> list[str]:
+def _sg_tree(epoch: int, splits: dict[str, dict[str, float]],
+             previous: dict[str, dict[str, float]] | None) -> list[str]:
+    """``display_epoch_summary``: treelib's ``Tree.show`` of ``SUMMARY OF EPOCH {epoch}``,
+    a branch per split (``Train``, ``Validation``), a node ``{name.capitalize()} =
+    {round(value, 4)}`` per value, under it (from the second epoch) ``Epoch N-1      =
+    {previous:6} ({symbol} {change:8})`` and ``Best until now = ...`` (colours off: a file)."""
+    lines = ["===========================================================",
+             f"SUMMARY OF EPOCH {epoch}"]
+    names = list(splits)
+    for s, split in enumerate(names):
+        last_split = s == len(names) - 1
+        lines.append(("└── " if last_split else "├── ") + split)
+        indent = "    " if last_split else "│   "
+        values = list(splits[split].items())
+        for v, (name, value) in enumerate(values):
+            last = v == len(values) - 1
+            lines.append(f"{indent}{'└── ' if last else '├── '}{name.capitalize()} = "
+                         f"{round(value, 4)}")
+            if previous is not None:
+                before = previous[split][name]
+                change = f"{'↗' if value >= before else '↘'} {round(value - before, 4)}"
+                under = indent + ("    " if last else "│   ")
+                lines += [f"{under}├── Epoch N-1      = {round(before, 4)!s:6} ({change:8})",
+                          f"{under}└── Best until now = {round(before, 4)!s:6} ({change:8})"]
+    return [*lines, "==========================================================="]
+
+
+def _super_gradients(nan_at: int | None = None, *, val_nan_epoch: int | None = None,
+                     batches: int = 1000, every: int = 100) -> list[str]:
     """``Train epoch {epoch}`` bars (epochs from 0, ``bar_format="{l_bar}{bar:10}{r_bar}"``),
-    their postfix the loss meter's running averages, sorted by tqdm's ``set_postfix``."""
+    their postfix the loss meter's running averages, sorted by tqdm's ``set_postfix``; the
+    validation's bar; the epoch's summary tree (its training values are the bar's last)."""
     lines = []
+    previous = None
     for epoch in range(4):
+        train: dict[str, float] = {}
         for done in range(every, batches + 1, every):
             step = epoch * batches + done
             bad = nan_at is not None and step >= nan_at
-            meters = {"PPYoloELoss/loss": 2.5 - step / 1e5, "PPYoloELoss/loss_cls": 1.2,
-                      "PPYoloELoss/loss_dfl": 0.8, "PPYoloELoss/loss_iou": 0.5}
-            postfix = ", ".join(f"{k}={'nan' if bad else f'{v:.3g}'}" for k, v in meters.items())
+            train = {name: math.nan if bad else value for name, value in (
+                ("PPYoloELoss/loss", 2.5 - step / 1e5), ("PPYoloELoss/loss_cls", 1.2),
+                ("PPYoloELoss/loss_dfl", 0.8), ("PPYoloELoss/loss_iou", 0.5))}
+            postfix = ", ".join(f"{k}={v:.3g}" for k, v in train.items())
             lines.append(f"Train epoch {epoch}" + _tqdm(done, batches)
                          + f", {postfix}, gpu_mem=12.3]")
         lines.append(f"Validating epoch {epoch}: 100%|██████████| 50/50 [00:10<00:00,  4.80it/s]")
+        bad = (val_nan_epoch is not None and epoch >= val_nan_epoch) or math.isnan(
+            train["PPYoloELoss/loss"])
+        valid = {"PPYoloELoss/loss_cls": 1.1, "PPYoloELoss/loss": math.nan if bad else 2.2,
+                 "Precision@0.50": 0.0, "mAP@0.50": math.nan if bad else 0.1 * epoch,
+                 "F1@0.50": 0.0}
+        splits = {"Train": train, "Validation": valid}
+        lines += _sg_tree(epoch, splits, previous)
+        previous = splits
     return lines
+
+
+def test_super_gradients_validation_branch_is_evaluation(tmp_path: Path) -> None:
+    """Before: the summary tree's ``Validation`` branch (``Ppyoloeloss/loss = nan`` under
+    its name, which holds no keyword) was read as training rows: AMP006 at 3008 and 4008
+    for a NaN validation loss. Its bars' training NaN was right before."""
+    assert faults(tmp_path, _super_gradients(val_nan_epoch=2)) == [("AMP013", 3000)]
+    assert faults(tmp_path, _super_gradients(2450))[0] == ("AMP006", 2500)
+
+
+def test_super_gradients_controls(tmp_path: Path) -> None:
+    """Healthy runs, a bar line every 100 batches and every batch (pass on the parent too)."""
+    assert faults(tmp_path, _super_gradients()) == []
+    assert faults(tmp_path, _super_gradients(batches=50, every=1)) == []
 
 
 def test_read_right_before_this_change(tmp_path: Path) -> None:
     """Right on the parent too (kept: their formats were in no test): EfficientDet's
     validation print, detrex's iteration line with detectron2's median window, detectron2's
-    NaN shown for a metric with nothing to measure, super-gradients' bars."""
+    NaN shown for a metric with nothing to measure."""
     assert faults(tmp_path, _efficientdet()) == []
     assert faults(tmp_path, _efficientdet(1)) == [("AMP013", 800)]
     assert faults(tmp_path, _detectron2(evaluate=True)) == []
     assert faults(tmp_path, _detectron2(every=5, end=500)) == []
     assert faults(tmp_path, _detectron2(1000)) == [("AMP006", 1019)]
-    assert faults(tmp_path, _super_gradients()) == []
-    assert faults(tmp_path, _super_gradients(batches=50, every=1)) == []
-    assert faults(tmp_path, _super_gradients(2450)) == [("AMP006", 2500)]
