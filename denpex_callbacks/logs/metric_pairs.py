@@ -284,14 +284,20 @@ def _named_after(text: str) -> list[Claim]:
     examples/hlb_cifar10.py: ``f"{i:5} {ms:7.2f} ms run, ..., {loss:5.2f} loss, {acc:3.2f}
     acc, {lr:.6f} LR, {mem:.2f} GB used, ..."``), the count that opens the line as the step:
     where the keys before values claimed no loss and the line holds
-    :data:`_NAMED_FIELDS` such fields or more, one of them a loss's. A name of one word is
-    a key (``5.12 s step`` is a time, ``12.3 GB used`` a size: not keys).
+    :data:`_NAMED_FIELDS` such fields or more, one of them a loss's. A name is a key where the
+    lexicon knows it whole (``avg loss``; ``5.12 s step`` is a time, ``12.3 GB used`` a size:
+    not keys): darknet's iteration line (AlexeyAB/darknet ``src/detector.c``: ``" %d: %f, %f
+    avg loss, %f rate, ..."``) names the loss's running average so, after its iteration (which
+    the parser takes off as ``N: ``, a prefix it learns is the step) and the loss unnamed.
 
     Example:
         >>> line = "   12  41.23 ms run, 0.51 ms python,   nan loss, 0.001000 LR, 3.1 GB used"
         >>> [(text, kind) for start, end, kind, _key, _sep in _named_after(line)
         ...  for text in [line[start:end]]]
         [('12', 'step'), ('nan', 'loss'), ('0.001000', 'lr')]
+        >>> line = "-nan, -nan avg loss, 0.001300 rate, 5.391000 seconds, 9600 images"
+        >>> [(line[start:end], kind) for start, end, kind, _key, _sep in _named_after(line)]
+        [('-nan', 'loss')]
         >>> _named_after("got 3 losses, 2 errors, 1 warning")
         []
     """
