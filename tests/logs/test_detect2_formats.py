@@ -32,6 +32,14 @@ tables print NaN or -nan where a metric is undefined, which is healthy).
   research/detectron2 ``detectron2/utils/events.py``: `` {eta}iter: {iter}  {losses}  {time}
   {data_time}lr: {lr}  {memory}``) and COCOEvaluator's tables.
 
+Tried and right before, not kept (their families' tests cover them): RT-DETR's and MOTR's
+MetricLogger and ``Loss is nan, stopping training`` (lyuwenyu/RT-DETR ``src/solver/
+det_engine.py``, megvii-research/MOTR ``engine.py``: the DETR family's), ByteTrack's YOLOX
+trainer, mmrotate's DOTA table. Left wrong: pjreddie/darknet's ``"%ld: %f, %f avg, %f rate,
+..."`` holds no keyword where finite (only its NaN lines are read, their ``N: `` then a
+launcher's rank, and the YOLO layers' ``Obj: -nan`` rows counted as steps of their own): the
+step of its NaN is not known; the keyword budget is spent.
+
 Each fault test failed on the parent commit (0e374e2); the tests that pass there say so.
 """
 
