@@ -247,6 +247,43 @@ def correlation(key: str) -> bool:
     return any(part in _CORRELATIONS for part in words(key))
 
 
+# A mean over the classes of an evaluation (mmdet's ``bbox_mAP``, mmseg's ``mIoU``, nuScenes'
+# ``mAP``, ``mATE`` ... and ``NDS``): the per-class values it averages are NaN where a
+# class has no instance or the metric is undefined for it (nuScenes' orientation, velocity
+# and attribute errors of a traffic cone or a barrier; nuscenes-devkit ``detection/
+# algo.py`` ``calc_tp`` and ``evaluate.py`` ``main``), and it averages them with nanmean.
+_CLASS_MEANS = r"(?:m(?:AP|IoU|Acc|Dice|Fscore|ATE|ASE|AOE|AVE|AAE)|NDS)"
+_CLASS_MEAN = re.compile(r"(?:^|[/._])" + _CLASS_MEANS + r"(?:$|[@_])")
+# ...printed finite on a line: its name (a namespace before it, a suffix after it), ``: `` or
+# ``=``, a digit
+_FINITE_CLASS_MEAN = re.compile(r"(?:^|[\s/._,'\"{])" + _CLASS_MEANS
+                                + r"(?:[@_][\w.@]*)?['\"]?\s*[:=]\s*[-+]?\.?\d")
+
+
+def class_mean(key: str) -> bool:
+    """Whether ``key`` names a mean over an evaluation's classes.
+
+    Example:
+        >>> class_mean("pts_bbox_NuScenes/mAP"), class_mean("bbox_mAP_50"), class_mean("NDS")
+        (True, True, True)
+        >>> class_mean("pts_bbox_NuScenes/traffic_cone_vel_err"), class_mean("map")
+        (False, False)
+    """
+    return _CLASS_MEAN.search(key) is not None
+
+
+def finite_class_mean(text: str) -> bool:
+    """Whether ``text`` prints a mean over an evaluation's classes as a finite number.
+
+    Example:
+        >>> finite_class_mean("car_vel_err: nan, pts_bbox_NuScenes/mAP: 0.4163")
+        True
+        >>> finite_class_mean("bbox_mAP: nan, bbox_mAP_50: nan"), finite_class_mean("map: 0.3")
+        (False, False)
+    """
+    return _FINITE_CLASS_MEAN.search(text) is not None
+
+
 # An accuracy's names: a fraction of predictions that were right, finite even where the
 # logits overflowed (argmax of NaN logits is still an index); NaN only where nothing was
 # counted yet.

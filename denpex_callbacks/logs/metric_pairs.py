@@ -284,14 +284,20 @@ def _named_after(text: str) -> list[Claim]:
     examples/hlb_cifar10.py: ``f"{i:5} {ms:7.2f} ms run, ..., {loss:5.2f} loss, {acc:3.2f}
     acc, {lr:.6f} LR, {mem:.2f} GB used, ..."``), the count that opens the line as the step:
     where the keys before values claimed no loss and the line holds
-    :data:`_NAMED_FIELDS` such fields or more, one of them a loss's. A name of one word is
-    a key (``5.12 s step`` is a time, ``12.3 GB used`` a size: not keys).
+    :data:`_NAMED_FIELDS` such fields or more, one of them a loss's. A name is a key where the
+    lexicon knows it whole (``avg loss``; ``5.12 s step`` is a time, ``12.3 GB used`` a size:
+    not keys): darknet's iteration line (AlexeyAB/darknet ``src/detector.c``: ``" %d: %f, %f
+    avg loss, %f rate, ..."``) names the loss's running average so, after its iteration (which
+    the parser takes off as ``N: ``, a prefix it learns is the step) and the loss unnamed.
 
     Example:
         >>> line = "   12  41.23 ms run, 0.51 ms python,   nan loss, 0.001000 LR, 3.1 GB used"
         >>> [(text, kind) for start, end, kind, _key, _sep in _named_after(line)
         ...  for text in [line[start:end]]]
         [('12', 'step'), ('nan', 'loss'), ('0.001000', 'lr')]
+        >>> line = "-nan, -nan avg loss, 0.001300 rate, 5.391000 seconds, 9600 images"
+        >>> [(line[start:end], kind) for start, end, kind, _key, _sep in _named_after(line)]
+        [('-nan', 'loss')]
         >>> _named_after("got 3 losses, 2 errors, 1 warning")
         []
     """
@@ -301,7 +307,7 @@ def _named_after(text: str) -> list[Claim]:
     out: list[Claim] = []
     for found in fields:
         name = found.group("name")
-        if " " in name or (claimed := _claim(name + " ")) is None or claimed[1] != name:
+        if (claimed := _claim(name + " ")) is None or claimed[1] != name:
             continue
         if claimed[0] in (lexicon.STEP, lexicon.SKIPPED):
             continue  # a count of what, not the run's step
@@ -406,6 +412,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     """
     out = MetricLine()
     step_end = 0  # where the step held ends (see _STEP_AFTER_ITER)
+    terms: set[str] = set()  # the loss keys read so far (see _again)
     for start, end, kind, key, separator in claims:
         if out.separator is None:
             out.separator = separator
@@ -416,6 +423,11 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             value = float(spelled)
         except ValueError:
             value = to_value(spelled)
+        if kind in _TERMS:
+            if _again(key, terms):
+                out.evals.append((key, value))
+                continue
+            terms.add(key)
         if kind in _COUNTERS and text.startswith(",", end) and (
                 grouped := _THOUSANDS.match(text, end)):
             # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
@@ -454,6 +466,16 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         del out.keys[lexicon.LOSS]
         out.zero_places = 0
     return out
+
+
+def _again(key: str, terms: set[str]) -> bool:
+    """Whether a loss key is printed a second time on its line, after the set it belongs to:
+    the held-out split's set under the same names (CenterNet's ``log.txt``, xingyizhou/
+    CenterNet ``src/main.py``: ``logger.write('{} {:8f} | '.format(k, v))`` for each key of
+    the training epoch's dict, then of the validation's, on one line: ``epoch: 5 |loss
+    0.500000 | hm_loss ... | time 12.5 | loss nan | hm_loss nan | ...``): a set, two loss
+    keys or more, the first of them printed again."""
+    return key in terms and len(terms) > 1
 
 
 def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float]]:

@@ -47,6 +47,7 @@ from denpex_callbacks.logs.metric_pairs import (
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
+from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
     BRACKET_OPENERS,
@@ -467,6 +468,7 @@ class MetricReader:
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
+        self.split_tree = SplitTree()  # a summary tree's branches (see split_trees)
         self.accuracies_read: set[str] = set()  # accuracies read finite (see _placeholders)
         self.last_read_as: tuple[str, tuple[str, ...]] | None = None  # the last line's
         self.bare_scale = BareScale()  # whether this input's bare "scale" is the loss scale
@@ -661,6 +663,11 @@ class MetricReader:
             return visualized
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
+        if why is None and is_branch(text) and (
+                branch := self.split_tree.branch(text, line)) != READ:
+            if branch == EPOCH_SUMMARY:
+                return []
+            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if why == EVALUATION and ":  " in text and self._header_row(text, line):
             return []  # an evaluation's titled table (ALIGNN's ``Val Loss:  Epoch  Total``)
         if plan is None:
@@ -756,7 +763,9 @@ class MetricReader:
             unclaimed = unclaimed_nonfinite(text, claims)
             trained = [value for key, value in unclaimed if lexicon.training_split(key)]
             if all(math.isfinite(value) for _, value in found):
-                found += [pair for pair in unclaimed if not lexicon.training_split(pair[0])]
+                mean = lexicon.finite_class_mean(text)  # (the classes it left out: no fault)
+                found += [pair for pair in unclaimed if not lexicon.training_split(pair[0])
+                          and not (mean and math.isnan(pair[1]) and _per_class(pair[0]))]
         if found:
             self.evaluation_lines += 1
         step = as_step(metrics.values.get(lexicon.STEP))
@@ -877,6 +886,7 @@ class MetricReader:
                 int(found.group(1)), count)
         elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
+            done = self.epoch_batches.wrapped(epoch, done, total)
             # a count that goes on rising as the epoch goes up is the run's, of all its
             # iterations (PaddleSeg's ``[TRAIN] epoch: 2, iter: 300/1000``, paddleseg/core/
             # train.py), not the epoch's (MONAI's ``Epoch: 2/3, Iter: 13/20``)
@@ -1773,9 +1783,20 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     the line it counts: sentence-transformers' evaluator prints only its correlations, and
     NaN embeddings show there first."""
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
+    finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
             for key, value in values if not math.isfinite(value) and not (
-                finite_loss and math.isnan(value) and lexicon.correlation(key))]
+                finite_loss and math.isnan(value) and lexicon.correlation(key)) and not (
+                finite_mean and math.isnan(value) and _per_class(key))]
+
+
+def _per_class(key: str) -> bool:
+    """A NaN under ``key`` beside a finite mean over the classes (see
+    :func:`~denpex_callbacks.logs.lexicon.class_mean`) is one class the metric is undefined
+    for, which the mean left out (mmdet3d's ``Epoch(val)`` line of nuScenes' ``detail``:
+    ``.../traffic_cone_vel_err: nan, ..., .../NDS: 0.5174, .../mAP: 0.4163``); no loss, no
+    mean of its own."""
+    return "loss" not in key.lower() and not lexicon.class_mean(key)
 
 
 def header_cells(text: str) -> list[str] | None:

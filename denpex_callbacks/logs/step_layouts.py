@@ -261,6 +261,24 @@ class EpochBatches:
         self.length = 0  # batches an epoch (0: the counter has not started over yet)
         self.run_wide = False  # the count went on rising as the epoch went up
 
+    def wrapped(self, epoch: int, batch: int, total: int) -> int:
+        """``batch`` as counted where a loop prints its count modulo the epoch's length
+        (tinyvision/DAMO-YOLO ``damo/apis/detector_trainer.py``: ``'epoch: {}/{}, iter:
+        {}/{}'.format(self.epoch + 1, ..., (cur_iter + 1) % self.iters_per_epoch, ...)``, the
+        epoch going up only after it): a ``0/N`` after a count of the same epoch is that
+        epoch's ``N``-th batch, its last, not its first.
+
+        Example:
+            >>> counter = EpochBatches()
+            >>> counter.step_of(1, 980, 1000)
+            980
+            >>> counter.wrapped(1, 0, 1000), counter.wrapped(2, 0, 1000)
+            (1000, 0)
+        """
+        if batch == 0 and epoch == self.epoch and 0 < self.last <= total:
+            return total
+        return batch
+
     def step_of(self, epoch: int, batch: int, total: int = 0, *, keep: bool = True) -> int:
         """The step of ``batch`` of ``epoch`` (``total``: the batches the line says the epoch
         holds, 0 where it does not); ``keep=False`` asks without reading (a message that
