@@ -63,6 +63,8 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_STEP,
     LOGGER_COUNT,
     OPEN_BAR,
+    PHASE_BATCHES,
+    PHASE_DONE,
     POSTFIX_EPOCH,
     SLASH_BATCH,
     STEP_EPOCH,
@@ -442,6 +444,7 @@ class MetricReader:
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
         self.epoch_batches = EpochBatches()
+        self.phase_batches = 0  # the batches of a ClassyVision phase (0: not printed yet)
         # A row whose finite lines hold no keyword (only its non-finite ones are candidates)
         # that numbers its count within the epoch, first read past the first epoch: the
         # epochs before it went unread, so its step is not known from the rows read (the
@@ -876,6 +879,8 @@ class MetricReader:
             self.epoch_batches.step_of(epoch, done, total)
             step = done if self.epoch_batches.run_wide else (
                 self._epochs_before(epoch) * total + done)
+        elif "% done)" in text and (found := PHASE_DONE.search(text)):
+            step = self._phase_step(text, int(found.group(1)), float(found.group(2)))
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
@@ -1253,6 +1258,16 @@ class MetricReader:
             last is not None and last % 10 == 9)
         return epoch if self.epochs_from_zero else epoch - 1
 
+    def _phase_step(self, text: str, phase: int, done: float) -> int | None:
+        """The step of a ClassyVision phase line (see ``PHASE_DONE``): the phases before it
+        and the share of this one done, in batches, once a phase's end printed how many it
+        holds (None before: the rows number it)."""
+        if "processed batches: " in text and (found := PHASE_BATCHES.search(text)):
+            self.phase_batches = int(found.group(1))
+        if not self.phase_batches:
+            return None
+        return phase * self.phase_batches + round(done * self.phase_batches / 100)
+
     def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
                          line: int) -> tuple[int, int, int] | None:
         """The epoch and the batch of that epoch that a training line prints without the
@@ -1286,7 +1301,7 @@ class MetricReader:
             # slowfast/utils/meters.py ``TrainMeter.log_iter_stats``)
             total = re.search(rf"{re.escape(key)}\W{{0,4}}0*{printed}/(\d+)", text) if (
                 "/" in text and key is not None) else None
-            return epoch, printed, int(total.group(1)) if total else 0
+            return epoch, printed, int(total.group(1)) if total else _bar_total(text, printed)
         return None
 
     def _slash_batch(self, first: int, second: int, line: int) -> tuple[int, int, int] | None:
@@ -1649,6 +1664,17 @@ def _power_of_two(value: float, tolerance: float) -> bool:
         return False
     exponent = math.log2(value)
     return abs(exponent - round(exponent)) <= tolerance
+
+
+def _bar_total(text: str, batch: int) -> int:
+    """The batches of the epoch that a tqdm bar after a keyed epoch and batch counts, or 0.
+    A description set each batch holds the keys, the bar that follows counts the same batches
+    (ffcv-imagenet's ``train_imagenet.py`` ``train_loop``: ``ep=1, iter=582, shape=(...),
+    lrs=['0.558'], loss=5.407:  23%|██▍ | 583/2502 [01:00<03:10, 10.0it/s]``): its total is
+    the epoch's length, which the batches printed every so often would only guess short."""
+    if "|" not in text or (bar := TQDM.search(text)) is None:
+        return 0
+    return int(bar.group(2)) if int(bar.group(1)) - batch in (0, 1) else 0
 
 
 def _total(terms: list[float]) -> float:

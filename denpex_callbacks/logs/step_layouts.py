@@ -201,6 +201,13 @@ EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *(\d+) *\[ *(\d+)\]")
 # for them too.
 BRACKET_STEP = re.compile(r"(?:\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*"
                           r"|^[ \t]*(?:#(\d+)|\((\d+)\))(?:\x1b\[0m)?(?:\s+[-|]|,)?\s+)[A-Za-z]")
+# ClassyVision's LossLrMeterLoggingHook (classy_vision/hooks/loss_lr_meter_logging_hook.py
+# ``_log_loss_lr_meters``): ``Approximate meters: [0] train phase 2 (60.00% done), loss: ...,
+# meters: [...], lr: 0.1000`` every ``log_freq`` batches; a phase is an epoch, whose batches
+# only its last line prints (``Synced meters: ... (100.00% done), ..., processed batches:
+# 500``).
+PHASE_DONE = re.compile(r"\btrain phase (\d+) \((\d+(?:\.\d+)?)% done\)")
+PHASE_BATCHES = re.compile(r"processed batches: (\d+)")
 # What opens a line that BRACKET_STEP may number (a cheap check before the regex).
 BRACKET_OPENERS = ("[", "#", "(")
 
