@@ -1,0 +1,230 @@
+"""Self-supervised, 3D/graphics and scientific trainers: excerpts written from each tool's own
+format strings (each test names its source), a fault at a known step beside healthy controls.
+
+- ffcv-imagenet's tqdm description (libffcv/ffcv-imagenet ``train_imagenet.py``
+  ``train_loop``: ``', '.join(f'{n}={v}' ...)`` of ``ep``, ``iter``, ``shape``, ``lrs`` and,
+  at ``--logging.log_level 2``, ``loss``, set on the bar of the epoch's batches) and its
+  ``=> Log: {...}`` dict (``log``);
+- ClassyVision's LossLrMeterLoggingHook lines (facebookresearch/ClassyVision
+  ``classy_vision/hooks/loss_lr_meter_logging_hook.py`` ``_log_loss_lr_meters``: ``{prefix}
+  [{rank}] {phase_type} phase {idx} ({pct:.2f}% done), loss: {loss:.4f}, meters: ...``),
+  through the root logger's default ``INFO:root:`` format (``classy_train.py``);
+- pytorch3d's NeRF project (facebookresearch/pytorch3d ``projects/nerf/nerf/stats.py``
+  ``Stats.print``: ``[{stat_set}] | epoch {epoch} | it {it} |`` then `` {stat:.12}:
+  {avg:1.3f} |`` per sorted stat; ``projects/nerf/train_nerf.py`` prints the train set every
+  ``stats_print_interval`` batches and the val set every ``validation_epoch_interval``
+  epochs, its ``it`` counted afresh);
+- torchmd-net's CSVLogger ``metrics.csv`` (torchmd/torchmd-net ``torchmdnet/module.py``
+  ``on_validation_epoch_end`` / ``on_train_epoch_end``: ``{stage}_{type}_{loss_fn}`` keys,
+  ``train_total_mse_loss`` and its ``y`` / ``neg_dy`` terms, no plain ``loss``; Lightning's
+  CSVLogger sorts the columns), read as the file it is.
+
+Each fault test failed on the parent commit (0e374e2); a control that passes there too says
+so. Read right before any fix (no test kept; the suite covers their layouts): sthalles/SimCLR
+(``simclr.py``: ``logging.debug(f"Epoch: {epoch_counter}\\tLoss: {loss}\\tTop1 accuracy:
+{top1[0]}")``), bytedance/ibot and MCG-NJU/VideoMAE (the MetricLogger family, ``Loss is nan,
+stopping training``, VideoMAE's ``loss_scale`` / ``grad_norm`` meters), bowang-lab/MedSAM
+(``train_one_gpu.py``: ``Time: ..., Epoch: {epoch}, Loss: {epoch_loss}``), NVlabs/instant-ngp's
+``scripts/run.py`` bar (``Training: ...| 8153/35000 [..., loss=nan]``), fastMRI's Lightning
+bar with ``validation_loss`` (``fastmri/pl_modules/mri_module.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+# -- ffcv-imagenet: libffcv/ffcv-imagenet train_imagenet.py ----------------------------------
+
+
+def _ffcv(nan_from: int | None = None, batches: int = 2502, every: int = 97) -> list[str]:
+    """Three epochs of the bar (seen every ``every`` batches), the ``=> Log:`` dict after
+    each (``train_loss`` is None: ``train_loop`` returns nothing); NaN from step
+    ``nan_from`` on (the run's batches, from 0)."""
+    lines = ["=> Logging in /tmp/ffcv/4b8e2c9a-1d2f"]
+    for epoch in range(3):
+        for batch in range(0, batches, every):
+            step = epoch * batches + batch
+            loss = "nan" if nan_from is not None and step >= nan_from else f"{6.9 - step / 2e3:.3f}"
+            done = 100 * (batch + 1) // batches
+            lines.append(f"ep={epoch}, iter={batch}, shape=(512, 3, 160, 160), lrs=["
+                         f"'{0.5 + batch / 1e4:.3f}'], loss={loss}: {done:3d}%|██▍       | "
+                         f"{batch + 1}/{batches} [01:00<03:10, 10.00it/s]")
+        lines.append("100%|██████████| 98/98 [00:12<00:00,  8.00it/s]")
+        lines.append(f"=> Log: {{'current_lr': 0.85, 'top_1': {0.1 + epoch / 10:.2f}, 'top_5': "
+                     f"{0.3 + epoch / 10:.2f}, 'val_time': 12.3, 'train_loss': None, "
+                     f"'epoch': {epoch}}}")
+    return lines
+
+
+def test_ffcv_bar_total_is_the_epoch_length(tmp_path: Path) -> None:
+    """Before: the keyed ``ep=1, iter=582`` was counted as an epoch whose length is not
+    printed, guessed from the batches seen (2425 plus the interval): the NaN at step 3084
+    (epoch 1, batch 582 of 2502) was reported at step 3104."""
+    assert faults(tmp_path, _ffcv(3000)) == [("AMP006", 3084)]
+
+
+def test_ffcv_controls(tmp_path: Path) -> None:
+    """Healthy runs, the bar seen at another interval (pass on the parent too)."""
+    assert faults(tmp_path, _ffcv()) == []
+    assert faults(tmp_path, _ffcv(every=250, batches=1251)) == []
+
+
+# -- ClassyVision: classy_vision/hooks/loss_lr_meter_logging_hook.py -------------------------
+
+
+def _classy(*, train_nan: tuple[int, int] | None = None, test_nan: int | None = None,
+            batches: int = 500, log_freq: int = 100) -> list[str]:
+    """Four phases of ``log_freq`` lines, each train phase closed by its synced line, a test
+    phase after it. ``train_nan``: (phase, batch) where the phase's running loss turns NaN
+    (it stays NaN in the phases after); ``test_nan``: the phase whose test loss is NaN."""
+    lines = ["INFO:root:Classy Vision's default training script.",
+             "INFO:root:AMP enabled with args {'opt_level': 'O1'}",
+             "INFO:root:Starting training. Task: <classy_vision.tasks.classification_task."
+             "ClassificationTask object at 0x7f3a2c1e5d90>"]
+    broken = False
+    for phase in range(4):
+        loss = ""
+        for batch in range(log_freq, batches + 1, log_freq):
+            broken = broken or (train_nan is not None and (phase, batch) >= train_nan)
+            loss = "nan" if broken else f"{4.5 - phase / 2 - batch / 1e4:.4f}"
+            lines.append(f"INFO:root:Approximate meters: [0] train phase {phase} ("
+                         f"{batch / batches * 100:.2f}% done), loss: {loss}, meters: [accuracy_"
+                         f"meter(top_1=0.{phase + 1}00000,top_5=0.{phase + 3}00000)], lr: 0.1000")
+        lines.append(f"INFO:root:Synced meters: [0] train phase {phase} (100.00% done), loss: "
+                     f"{loss}, meters: [accuracy_meter(top_1=0.{phase + 1}00000,top_5=0."
+                     f"{phase + 3}00000)], lr: 0.1000, processed batches: {batches}")
+        test = "nan" if broken or phase == test_nan else f"{4.4 - phase / 2:.4f}"
+        lines.append(f"INFO:root:Synced meters: [0] test phase {phase} (100.00% done), loss: "
+                     f"{test}, meters: [accuracy_meter(top_1=0.{phase + 1}00000,top_5=0."
+                     f"{phase + 3}00000)], processed batches: 50")
+    return lines
+
+
+def test_classy_phase_share_is_the_step(tmp_path: Path) -> None:
+    """Before: the phase lines were counted as rows: the NaN at batch 300 of phase 2 (step
+    1300, 500 batches a phase) was reported at step 14, the test phase's NaN loss of phase 1
+    (after step 1000) at step 11."""
+    assert faults(tmp_path, _classy(train_nan=(2, 300))) == [("AMP006", 1300), ("AMP013", 1500)]
+    assert faults(tmp_path, _classy(test_nan=1)) == [("AMP013", 1000)]
+
+
+def test_classy_controls(tmp_path: Path) -> None:
+    """Healthy runs, at another log_freq (pass on the parent too)."""
+    assert faults(tmp_path, _classy()) == []
+    assert faults(tmp_path, _classy(batches=1251, log_freq=50)) == []
+
+
+# -- pytorch3d NeRF: projects/nerf/nerf/stats.py ---------------------------------------------
+
+
+def _nerf(*, nan_from: int | None = None, val_nan: bool = False, interval: int = 10,
+          psnr: str = "23.979") -> list[str]:
+    """40 epochs of 100 images (lego: one image a batch), the train stats every ``interval``
+    batches, the val stats at epoch 30 (``it 0``: its own count)."""
+    lines = []
+    for epoch in range(40):
+        for it in range(0, 100, interval):
+            step = epoch * 100 + it
+            bad = nan_from is not None and step >= nan_from
+            loss, mse, peak = (("nan",) * 3 if bad else
+                               (f"{0.05 - step / 1e6:1.3f}", f"{0.025 - step / 2e6:1.3f}",
+                                f"{16 + step / 1e3:1.3f}"))
+            lines.append(f"[train] | epoch {epoch} | it {it} |  loss: {loss} | mse_coarse: {mse} "
+                         f"| mse_fine: {mse} | psnr_coarse: {peak} | psnr_fine: {peak} | sec/it: "
+                         "0.052 |")
+        if epoch % 30 == 0 and epoch > 0:
+            mse, peak = ("nan", "nan") if val_nan else ("0.004", psnr)
+            lines.append(f"[val] | epoch {epoch} | it 0 |  mse_coarse: {mse} | mse_fine: {mse} | "
+                         f"psnr_coarse: {peak} | psnr_fine: {peak} | sec/it: 2.104 |")
+    return lines
+
+
+def test_nerf_val_count_is_not_the_step(tmp_path: Path) -> None:
+    """Before: the val line's own ``it 0`` was taken for the training step: its NaN after
+    training reached step 3090 was reported at step 0 (the training NaN was right)."""
+    assert faults(tmp_path, _nerf(val_nan=True)) == [("AMP013", 3090)]
+    assert faults(tmp_path, _nerf(nan_from=2350)) == [("AMP006", 2350)]
+
+
+def test_nerf_controls(tmp_path: Path) -> None:
+    """Healthy runs: another print interval (passes on the parent too); the val PSNR of an
+    exact render, +inf under ``psnr_coarse`` / ``psnr_fine``. Before: that +inf was an
+    AMP013 at step 0, a false alarm (only a key ending in the score's name was known to be
+    +inf at best)."""
+    assert faults(tmp_path, _nerf(interval=25)) == []
+    assert faults(tmp_path, _nerf(psnr="inf")) == []
+
+
+# -- torchmd-net: torchmdnet/module.py through Lightning's CSVLogger -------------------------
+
+_TORCHMD_KEYS = sorted(["epoch", "lr", "step", "train_neg_dy_mse_loss", "train_total_mse_loss",
+                        "train_y_mse_loss", "val_neg_dy_mse_loss", "val_total_mse_loss",
+                        "val_y_mse_loss"])
+
+
+def _torchmd_value(epoch: int, number: float, bad: bool) -> str:
+    """A loss of epoch ``epoch`` as Python writes it (``nan`` where ``bad``)."""
+    return "nan" if bad else repr(number / (epoch + 1))
+
+
+def _torchmd_csv(root: Path, *, train_nan: int | None = None, val_nan: int | None = None,
+                 per_epoch: int = 391) -> Path:
+    """``metrics.csv`` of 12 epochs: the validation row, then the training row, at each
+    epoch's last step (NaN from epoch ``train_nan`` on; validation's in epoch ``val_nan``,
+    and with the training's)."""
+    lines = [",".join(_TORCHMD_KEYS)]
+    for epoch in range(12):
+        step = (epoch + 1) * per_epoch - 1
+        trained = train_nan is not None and epoch >= train_nan
+        held = trained or epoch == val_nan
+
+        terms = {"neg_dy": 2.0, "total": 2.5, "y": 0.5}
+        rows = ({"epoch": float(epoch), "lr": 0.0004, "step": step,
+                 **{f"val_{t}_mse_loss": _torchmd_value(epoch, n, held) for t, n in terms.items()}},
+                {"epoch": epoch, "step": step,
+                 **{f"train_{t}_mse_loss": _torchmd_value(epoch, n * 1.05, trained)
+                    for t, n in terms.items()}})
+        lines += [",".join(str(row.get(key, "")) for key in _TORCHMD_KEYS) for row in rows]
+    path = root / "metrics.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _file_faults(path: Path) -> list[tuple[str, int | None]]:
+    result = diagnose(str(path))
+    assert result.error is None, result.error
+    return [(d.code, d.step) for d in result.faults]
+
+
+def test_torchmd_csv_terms_are_the_loss(tmp_path: Path) -> None:
+    """Before: ``a CSV without a loss, loss-scale or grad-norm column`` (an input error: its
+    losses are all terms); the validation rows were not read at all."""
+    assert _file_faults(_torchmd_csv(tmp_path, train_nan=7)) == [("AMP006", 3127),
+                                                                 ("AMP013", 3127)]
+    assert _file_faults(_torchmd_csv(tmp_path, val_nan=5)) == [("AMP013", 2345)]
+
+
+def test_torchmd_csv_controls(tmp_path: Path) -> None:
+    """A healthy run (before: the same input error as above), and a faulty run's rows pasted
+    into a log (read right on the parent too)."""
+    assert _file_faults(_torchmd_csv(tmp_path)) == []
+    pasted = _torchmd_csv(tmp_path, train_nan=7).read_text(encoding="utf-8").splitlines()
+    assert faults(tmp_path, pasted) == [("AMP006", 3127), ("AMP013", 3127)]
+
+
+def test_lightning_csv_evaluation_nan(tmp_path: Path) -> None:
+    """A Lightning ``metrics.csv`` whose first validation's Pearson correlation is NaN beside
+    a finite ``val_loss`` (constant predictions, nothing overflowed) is quiet; its ``val_loss``
+    NaN is the evaluation's. Before: the validation columns were not read (the quiet half
+    passed, the NaN ``val_loss`` found nothing)."""
+    rows = ["epoch,step,train_loss_step,val_loss,val_pearson", "0,49,0.5,,",
+            "0,99,,0.45,nan", "1,149,0.3,,", "1,199,,0.25,0.3"]
+    path = tmp_path / "metrics.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert _file_faults(path) == []
+    path.write_text("\n".join(rows).replace("0.45,nan", "nan,0.1") + "\n", encoding="utf-8")
+    assert _file_faults(path) == [("AMP013", 99)]
