@@ -209,8 +209,10 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            r"|\b(?:Val|Eval|Test)\d? result: "
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
-                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``)
-                           r"|\bPSNR: \S+, SSIM: ")
+                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
+                           # instant-ngp's ``PSNR={} [min={} max={}] SSIM={}`` over its test
+                           # transforms (NVlabs/instant-ngp scripts/run.py)
+                           r"|\bPSNR(?:: \S+, |=\S+ \[min=\S+ max=\S+\] )SSIM[:=]")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:

@@ -14,6 +14,10 @@ format strings (each test names its source), a fault at a known step beside heal
   {avg:1.3f} |`` per sorted stat; ``projects/nerf/train_nerf.py`` prints the train set every
   ``stats_print_interval`` batches and the val set every ``validation_epoch_interval``
   epochs, its ``it`` counted afresh);
+- instant-ngp's ``scripts/run.py`` (NVlabs/instant-ngp): its ``Training`` bar (``tqdm(desc=
+  "Training", total=n_steps, unit="steps")``, ``set_postfix(loss=testbed.loss)``) and the
+  closing ``print(f"PSNR={psnr} [min={minpsnr} max={maxpsnr}] SSIM={ssim}")`` over
+  ``--test_transforms``;
 - torchmd-net's CSVLogger ``metrics.csv`` (torchmd/torchmd-net ``torchmdnet/module.py``
   ``on_validation_epoch_end`` / ``on_train_epoch_end``: ``{stage}_{type}_{loss_fn}`` keys,
   ``train_total_mse_loss`` and its ``y`` / ``neg_dy`` terms, no plain ``loss``; Lightning's
@@ -25,7 +29,7 @@ so. Read right before any fix (no test kept; the suite covers their layouts): st
 {top1[0]}")``), bytedance/ibot and MCG-NJU/VideoMAE (the MetricLogger family, ``Loss is nan,
 stopping training``, VideoMAE's ``loss_scale`` / ``grad_norm`` meters), bowang-lab/MedSAM
 (``train_one_gpu.py``: ``Time: ..., Epoch: {epoch}, Loss: {epoch_loss}``), NVlabs/instant-ngp's
-``scripts/run.py`` bar (``Training: ...| 8153/35000 [..., loss=nan]``), fastMRI's Lightning
+training bar (``Training: ...| 8153/35000 [..., loss=nan]``), fastMRI's Lightning
 bar with ``validation_loss`` (``fastmri/pl_modules/mri_module.py``).
 """
 
@@ -157,6 +161,37 @@ def test_nerf_controls(tmp_path: Path) -> None:
     +inf at best)."""
     assert faults(tmp_path, _nerf(interval=25)) == []
     assert faults(tmp_path, _nerf(psnr="inf")) == []
+
+
+# -- instant-ngp: scripts/run.py ------------------------------------------------------------
+
+
+def _instant_ngp(psnr: str = "33.18231254", low: str = "28.1") -> list[str]:
+    """35000 steps of the bar (refreshed every 0.1 s: 263 steps apart here), then the test
+    transforms' PSNR and SSIM."""
+    lines = ["13:24:10 SUCCESS  Loaded 100 images after 1s",
+             "13:24:10 INFO     Loading network snapshot from: base.ingp"]
+    for step in [*range(263, 35000, 263), 35000]:
+        lines.append(f"Training: {100 * step // 35000:3d}%|██▎       | {step}/35000 [00:30<01:40, "
+                     f"265.12steps/s, loss={0.01 * (1 - step / 35000) + 0.0012345:.3g}]")
+    return [*lines,
+            "Evaluating test transforms from  data/nerf_synthetic/lego/transforms_test.json",
+            "Rendering test frame: 100%|██████████| 200/200 [00:20<00:00, 10.00images/s, "
+            "psnr=33.2]",
+            f"PSNR={psnr} [min={low} max=inf] SSIM={'nan' if psnr == 'nan' else '0.97213'}"]
+
+
+def test_instant_ngp_test_psnr_is_evaluation(tmp_path: Path) -> None:
+    """Before: ``PSNR=nan [min=nan max=inf] SSIM=nan`` named no key the doctor knew, on no
+    line about evaluation: nothing to diagnose."""
+    assert faults(tmp_path, _instant_ngp(psnr="nan", low="nan")) == [("AMP013", 35000)]
+
+
+def test_instant_ngp_controls(tmp_path: Path) -> None:
+    """A healthy run, and one whose every test view renders exactly (PSNR +inf): quiet (pass
+    on the parent too)."""
+    assert faults(tmp_path, _instant_ngp()) == []
+    assert faults(tmp_path, _instant_ngp(psnr="inf", low="inf")) == []
 
 
 # -- torchmd-net: torchmdnet/module.py through Lightning's CSVLogger -------------------------
