@@ -1301,7 +1301,9 @@ class MetricReader:
             # printed after it or not (``it: 100/1000 ep: 1/10``; quoted in a JSON dict,
             # SlowFast's ``json_stats: {..., "epoch": "2/200", ..., "iter": "100/196", ...}``,
             # slowfast/utils/meters.py ``TrainMeter.log_iter_stats``)
-            total = re.search(rf"{re.escape(key)}\W{{0,4}}0*{printed}/(\d+)", text) if (
+            # (padded, a blank after the slash: pytorch3d implicitron's ``it %5d/ %d``,
+            # pytorch3d/implicitron/tools/stats.py ``Stats.print``)
+            total = re.search(rf"{re.escape(key)}\W{{0,4}} *0*{printed}/ ?(\d+)", text) if (
                 "/" in text and key is not None) else None
             return epoch, printed, int(total.group(1)) if total else _bar_total(text, printed)
         return None

@@ -13,7 +13,11 @@ format strings (each test names its source), a fault at a known step beside heal
   ``Stats.print``: ``[{stat_set}] | epoch {epoch} | it {it} |`` then `` {stat:.12}:
   {avg:1.3f} |`` per sorted stat; ``projects/nerf/train_nerf.py`` prints the train set every
   ``stats_print_interval`` batches and the val set every ``validation_epoch_interval``
-  epochs, its ``it`` counted afresh);
+  epochs, its ``it`` counted afresh) and its implicitron trainer (``pytorch3d/implicitron/
+  tools/stats.py`` ``Stats.print``: ``"[%s] | epoch %3d | it %5d" % (...)`` then ``"/ %d" %
+  max_it``, the stats renamed by ``stat_format``; logged every ``metric_print_interval``
+  batches by ``projects/implicitron_trainer/impl/training_loop.py`` behind Hydra's
+  ``[%(asctime)s][%(name)s][%(levelname)s] - `` prefix);
 - instant-ngp's ``scripts/run.py`` (NVlabs/instant-ngp): its ``Training`` bar (``tqdm(desc=
   "Training", total=n_steps, unit="steps")``, ``set_postfix(loss=testbed.loss)``) and the
   closing ``print(f"PSNR={psnr} [min={minpsnr} max={maxpsnr}] SSIM={ssim}")`` over
@@ -35,6 +39,7 @@ bar with ``validation_loss`` (``fastmri/pl_modules/mri_module.py``).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from excerpts import faults
@@ -161,6 +166,57 @@ def test_nerf_controls(tmp_path: Path) -> None:
     +inf at best)."""
     assert faults(tmp_path, _nerf(interval=25)) == []
     assert faults(tmp_path, _nerf(psnr="inf")) == []
+
+
+_IMPLICITRON = ("[2024-06-01 10:00:00,123][projects.implicitron_trainer.impl.training_loop]"
+                "[INFO] - ")
+
+
+def _implicitron_line(stat_set: str, epoch: int, it: int, batches: int,
+                      values: dict[str, float]) -> str:
+    """``Stats.print`` of one set: the stats in their raw names' order, ``loss_`` dropped."""
+    stats = "".join(f" {name.replace('loss_', ''):.12}: {values[name]:1.3f} |"
+                    for name in sorted(values))
+    return f"{_IMPLICITRON}[{stat_set}] | epoch {epoch:3d} | it {it:5d}/ {batches} | {stats}"
+
+
+def _implicitron(*, nan_from: int | None = None, val_nan: int | None = None,
+                 interval: int = 5, batches: int = 200) -> list[str]:
+    """Six epochs, the train set every ``interval`` batches and at the last, then three
+    validation lines (10 batches)."""
+    lines = []
+    for epoch in range(6):
+        for it in [*range(0, batches, interval), batches - 1]:
+            step = epoch * batches + it
+            bad = nan_from is not None and step >= nan_from
+            lines.append(_implicitron_line("train", epoch, it, batches, {
+                "epoch": epoch, "loss_depth_abs": 0.2, "loss_mask_bce": 0.05,
+                "loss_rgb_mse": math.nan if bad else 0.02 - step / 1e6,
+                "loss_rgb_psnr": math.nan if bad else 17 + step / 1e3,
+                "objective": math.nan if bad else 0.6 - step / 1e4, "sec/it": 0.31}))
+        held = epoch == val_nan
+        for it in (0, 5, 9):
+            lines.append(_implicitron_line("val", epoch, it, 10, {
+                "epoch": epoch, "loss_depth_abs": 0.2, "loss_mask_bce": 0.05,
+                "loss_rgb_mse": math.nan if held else 0.02,
+                "loss_rgb_psnr": math.nan if held else 18.0,
+                "objective": math.nan if held else 0.55, "sec/it": 0.21}))
+    return lines
+
+
+def test_implicitron_padded_total_is_the_epoch_length(tmp_path: Path) -> None:
+    """Before: ``it    50/ 200`` (a blank after the slash, ``it 0`` padded by five) was
+    not read as 50 of 200: the epoch's length was guessed from the batches seen (203), the
+    NaN at step 650 (epoch 3, batch 50) was reported at 659, the validation NaN after step
+    599 at 605."""
+    assert faults(tmp_path, _implicitron(nan_from=650)) == [("AMP006", 650)]
+    assert faults(tmp_path, _implicitron(val_nan=2)) == [("AMP013", 599)]
+
+
+def test_implicitron_controls(tmp_path: Path) -> None:
+    """Healthy runs at two print intervals (pass on the parent too)."""
+    assert faults(tmp_path, _implicitron()) == []
+    assert faults(tmp_path, _implicitron(interval=20, batches=150)) == []
 
 
 # -- instant-ngp: scripts/run.py ------------------------------------------------------------
