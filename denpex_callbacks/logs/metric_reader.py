@@ -1287,7 +1287,7 @@ class MetricReader:
                 return int(found.group(1)), int(found.group(2)), 0
             if "poch" not in text and (found := SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
-        if "poch" in text and "] " in text and (found := EPOCH_BRACKET.search(text)):
+        if "poch" in text and "]" in text and (found := EPOCH_BRACKET.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0

@@ -5,6 +5,10 @@ format strings (each test names its source), a fault at a known step beside heal
   ``train_loop``: ``', '.join(f'{n}={v}' ...)`` of ``ep``, ``iter``, ``shape``, ``lrs`` and,
   at ``--logging.log_level 2``, ``loss``, set on the bar of the epoch's batches) and its
   ``=> Log: {...}`` dict (``log``);
+- SwAV's training line (facebookresearch/swav ``main_swav.py`` ``train``: ``"Epoch: [{0}][{1}]\t"
+  "Time ...\tData ...\tLoss {loss.val:.4f} ({loss.avg:.4f})\tLr: {lr:.4f}"`` every 50
+  batches of the epoch, behind ``src/logger.py``'s ``LogFormatter``: ``INFO - %x %X -
+  elapsed - ``);
 - ClassyVision's LossLrMeterLoggingHook lines (facebookresearch/ClassyVision
   ``classy_vision/hooks/loss_lr_meter_logging_hook.py`` ``_log_loss_lr_meters``: ``{prefix}
   [{rank}] {phase_type} phase {idx} ({pct:.2f}% done), loss: {loss:.4f}, meters: ...``),
@@ -80,6 +84,40 @@ def test_ffcv_controls(tmp_path: Path) -> None:
     """Healthy runs, the bar seen at another interval (pass on the parent too)."""
     assert faults(tmp_path, _ffcv()) == []
     assert faults(tmp_path, _ffcv(every=250, batches=1251)) == []
+
+
+# -- SwAV: facebookresearch/swav main_swav.py ------------------------------------------------
+
+
+def _swav(nan_from: int | None = None, batches: int = 1250) -> list[str]:
+    """Four epochs, a line every 50 batches of each (from 0); NaN from step ``nan_from``."""
+    lines = ["INFO - 06/01/24 10:00:00 - 0:00:05 - Building data done with 1281167 images "
+             "loaded."]
+    for epoch in range(4):
+        lines.append(f"INFO - 06/01/24 10:00:00 - 0:00:05 - ============ Starting epoch "
+                     f"{epoch} ... ============")
+        for it in range(0, batches, 50):
+            step = epoch * batches + it
+            loss = ("nan (nan)" if nan_from is not None and step >= nan_from
+                    else f"{8 - step / 1e4:.4f} ({8.01 - step / 1e4:.4f})")
+            lines.append(f"INFO - 06/01/24 10:{epoch:02d}:00 - 0:{epoch:02d}:05 - Epoch: "
+                         f"[{epoch}][{it}]\tTime 0.512 (0.533)\tData 0.012 (0.020)\tLoss "
+                         f"{loss}\tLr: 0.6000")
+    return lines
+
+
+def test_swav_bracketed_epoch_and_batch(tmp_path: Path) -> None:
+    """Before: ``Epoch: [2][600]`` read its batch as a bracketed step, then, the count going
+    back each epoch, numbered the rows: the NaN at step 3100 (epoch 2, batch 600 of 1250)
+    was reported at step 1238. (The epoch's length is learnt from the batches printed: exact
+    where it is a multiple of the 50, else up to 49 batches long an epoch.)"""
+    assert faults(tmp_path, _swav(3100)) == [("AMP006", 3100)]
+
+
+def test_swav_controls(tmp_path: Path) -> None:
+    """Healthy runs, two epoch lengths (pass on the parent too)."""
+    assert faults(tmp_path, _swav()) == []
+    assert faults(tmp_path, _swav(batches=312)) == []
 
 
 # -- ClassyVision: classy_vision/hooks/loss_lr_meter_logging_hook.py -------------------------
