@@ -1291,7 +1291,11 @@ class MetricReader:
             return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
-        if printed is None and (found := TWO_COUNTS.match(text)):
+        if printed is None and ((found := TWO_COUNTS.match(text)) or (
+                # behind ``basicConfig``'s ``INFO:root:`` (I-JEPA's ``'[%d, %5d] loss: %.3f
+                # ...' % (epoch + 1, itr, ...)``, facebookresearch/ijepa src/train.py)
+                (prefix := _LOGGER_PREFIX.match(text)) is not None
+                and (found := TWO_COUNTS.match(text, prefix.end())))):
             first, second = (int(g) for g in found.groups() if g is not None)
             return first, second, 0
         epoch = as_step(metrics.values.get(lexicon.EPOCH))

@@ -9,6 +9,10 @@ format strings (each test names its source), a fault at a known step beside heal
   "Time ...\tData ...\tLoss {loss.val:.4f} ({loss.avg:.4f})\tLr: {lr:.4f}"`` every 50
   batches of the epoch, behind ``src/logger.py``'s ``LogFormatter``: ``INFO - %x %X -
   elapsed - ``);
+- I-JEPA's training line (facebookresearch/ijepa ``src/train.py``: ``'[%d, %5d] loss: %.3f
+  masks: %.1f %.1f [wd: %.2e] [lr: %.2e] [mem: %.2e] (%.1f ms)' % (epoch + 1, itr, ...)``
+  every ``log_freq`` iterations of the epoch and at a NaN, then ``assert not np.isnan(loss),
+  'loss is nan'``), behind ``basicConfig``'s ``INFO:root:`` (``src/helper.py``);
 - ClassyVision's LossLrMeterLoggingHook lines (facebookresearch/ClassyVision
   ``classy_vision/hooks/loss_lr_meter_logging_hook.py`` ``_log_loss_lr_meters``: ``{prefix}
   [{rank}] {phase_type} phase {idx} ({pct:.2f}% done), loss: {loss:.4f}, meters: ...``),
@@ -118,6 +122,44 @@ def test_swav_controls(tmp_path: Path) -> None:
     """Healthy runs, two epoch lengths (pass on the parent too)."""
     assert faults(tmp_path, _swav()) == []
     assert faults(tmp_path, _swav(batches=312)) == []
+
+
+# -- I-JEPA: facebookresearch/ijepa src/train.py ---------------------------------------------
+
+
+def _ijepa(nan_from: int | None = None, batches: int = 1000, log_freq: int = 10) -> list[str]:
+    """Three epochs (printed from 1), a line and its ``grad_stats`` every ``log_freq``
+    iterations of the epoch; a NaN is printed at once, then the assertion stops the run."""
+    lines = ["INFO:root:Initialized (rank/world-size) 0/8"]
+    for epoch in range(3):
+        lines.append(f"INFO:root:Epoch {epoch + 1}")
+        for itr in range(batches):
+            step = epoch * batches + itr
+            bad = nan_from is not None and step >= nan_from
+            if itr % log_freq == 0 or bad:
+                loss = "nan" if bad else f"{0.5 - step / 1e5:.3f}"
+                lines += [f"INFO:root:[{epoch + 1}, {itr:5d}] loss: {loss} masks: 68.0 34.0 [wd: "
+                          "4.00e-02] [lr: 2.00e-04] [mem: 2.60e+04] (1234.5 ms)",
+                          f"INFO:root:[{epoch + 1}, {itr:5d}] grad_stats: [1.23e-02 4.56e-03] "
+                          "(1.00e-05, 3.21e-01)"]
+            if bad:
+                return [*lines, "Traceback (most recent call last):",
+                        '  File "/ijepa/main.py", line 68, in <module>',
+                        "AssertionError: loss is nan"]
+        lines.append(f"INFO:root:avg. loss {0.45 - epoch / 100:.3f}")
+    return lines
+
+
+def test_ijepa_epoch_and_iteration_behind_the_logger(tmp_path: Path) -> None:
+    """Before: ``[2,   234]`` behind ``INFO:root:`` was not read as the epoch (from 1) and
+    its iteration: the rows were counted, the NaN at step 1234 reported at step 126."""
+    assert faults(tmp_path, _ijepa(1234)) == [("AMP006", 1234)]
+
+
+def test_ijepa_controls(tmp_path: Path) -> None:
+    """Healthy runs at two logging intervals (pass on the parent too)."""
+    assert faults(tmp_path, _ijepa()) == []
+    assert faults(tmp_path, _ijepa(batches=626, log_freq=50)) == []
 
 
 # -- ClassyVision: classy_vision/hooks/loss_lr_meter_logging_hook.py -------------------------
