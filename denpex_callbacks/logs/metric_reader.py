@@ -248,9 +248,11 @@ _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|n
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
+_BASIC_PREFIX = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:"
 _LOGGER_PREFIX = re.compile(
     r"(?:[^\t]*\t|.{0,40}? - )?[\w.-]+(?:\t| - )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\t| - )"
-    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
+    r"|" + _BASIC_PREFIX)
+_BASIC_LOGGER = re.compile(_BASIC_PREFIX)
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 # The split may follow the noun: Open3D-ML's pipelines (ml3d/torch/pipelines/
@@ -1294,7 +1296,7 @@ class MetricReader:
         if printed is None and ((found := TWO_COUNTS.match(text)) or (
                 # behind ``basicConfig``'s ``INFO:root:`` (I-JEPA's ``'[%d, %5d] loss: %.3f
                 # ...' % (epoch + 1, itr, ...)``, facebookresearch/ijepa src/train.py)
-                (prefix := _LOGGER_PREFIX.match(text)) is not None
+                text[:1] in "DIWEC" and (prefix := _BASIC_LOGGER.match(text)) is not None
                 and (found := TWO_COUNTS.match(text, prefix.end())))):
             first, second = (int(g) for g in found.groups() if g is not None)
             return first, second, 0
