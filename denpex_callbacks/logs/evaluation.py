@@ -59,7 +59,13 @@ class EvaluationStream:
         if metric in self.metrics or len(self.metrics) < 16:
             self.metrics[metric] = self.metrics.get(metric, 0) + 1
         if self.first is None:
-            self.first = _First(metric, value, event.step, self.rows, after_step, line,
+            step = event.step
+            if step is not None and after_step is not None and step < after_step:
+                # a count below the training step already reached is no training step (one
+                # never goes back): the evaluation's own batch (pytorch3d's NeRF ``[val] |
+                # epoch 30 | it 0 | ...``, projects/nerf/nerf/stats.py ``Stats.print``)
+                step = None
+            self.first = _First(metric, value, step, self.rows, after_step, line,
                                 text.strip())
 
     def finding(self) -> Finding | None:

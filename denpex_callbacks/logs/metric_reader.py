@@ -65,6 +65,8 @@ from denpex_callbacks.logs.step_layouts import (
     LOGGER_COUNT,
     MINIBATCH_RANGE,
     OPEN_BAR,
+    PHASE_BATCHES,
+    PHASE_DONE,
     POSTFIX_EPOCH,
     SLASH_BATCH,
     SPEED_COUNT,
@@ -211,8 +213,10 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            r"|\b(?:Val|Eval|Test)\d? result: "
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
-                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``)
-                           r"|\bPSNR: \S+, SSIM: ")
+                           # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
+                           # instant-ngp's ``PSNR={} [min={} max={}] SSIM={}`` over its test
+                           # transforms (NVlabs/instant-ngp scripts/run.py)
+                           r"|\bPSNR(?:: \S+, |=\S+ \[min=\S+ max=\S+\] )SSIM[:=]")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -248,9 +252,11 @@ _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|n
 # Python logging's prefix with the logger's name in it: ``%(asctime)s\t%(name)s\t%(levelname)s
 # \t`` (the VITS family's file handler), ``%(levelname)s:%(name)s:`` (``basicConfig``'s
 # default), ``%(asctime)s - %(name)s - %(levelname)s - ``.
+_BASIC_PREFIX = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:"
 _LOGGER_PREFIX = re.compile(
     r"(?:[^\t]*\t|.{0,40}? - )?[\w.-]+(?:\t| - )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\t| - )"
-    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]*:")
+    r"|" + _BASIC_PREFIX)
+_BASIC_LOGGER = re.compile(_BASIC_PREFIX)
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 # The split may follow the noun: Open3D-ML's pipelines (ml3d/torch/pipelines/
@@ -449,6 +455,7 @@ class MetricReader:
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
         self.epoch_batches = EpochBatches()
+        self.phase_batches = 0  # the batches of a ClassyVision phase (0: not printed yet)
         # A row whose finite lines hold no keyword (only its non-finite ones are candidates)
         # that numbers its count within the epoch, first read past the first epoch: the
         # epochs before it went unread, so its step is not known from the rows read (the
@@ -893,6 +900,8 @@ class MetricReader:
             self.epoch_batches.step_of(epoch, done, total)
             step = done if self.epoch_batches.run_wide else (
                 self._epochs_before(epoch) * total + done)
+        elif "% done)" in text and (found := PHASE_DONE.search(text)):
+            step = self._phase_step(text, int(found.group(1)), float(found.group(2)))
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
@@ -1275,6 +1284,16 @@ class MetricReader:
             last is not None and last % 10 == 9)
         return epoch if self.epochs_from_zero else epoch - 1
 
+    def _phase_step(self, text: str, phase: int, done: float) -> int | None:
+        """The step of a ClassyVision phase line (see ``PHASE_DONE``): the phases before it
+        and the share of this one done, in batches, once a phase's end printed how many it
+        holds (None before: the rows number it)."""
+        if "processed batches: " in text and (found := PHASE_BATCHES.search(text)):
+            self.phase_batches = int(found.group(1))
+        if not self.phase_batches:
+            return None
+        return phase * self.phase_batches + round(done * self.phase_batches / 100)
+
     def _epoch_and_batch(self, text: str, metrics: MetricLine, printed: int | None,
                          line: int) -> tuple[int, int, int] | None:
         """The epoch and the batch of that epoch that a training line prints without the
@@ -1292,11 +1311,15 @@ class MetricReader:
                 return int(found.group(1)), int(found.group(2)), 0
             if "poch" not in text and (found := SLASH_BATCH.search(text)):
                 return self._slash_batch(int(found.group(1)), int(found.group(2)), line)
-        if "poch" in text and "] " in text and (found := EPOCH_BRACKET.search(text)):
+        if "poch" in text and "]" in text and (found := EPOCH_BRACKET.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
-        if printed is None and (found := TWO_COUNTS.match(text)):
+        if printed is None and ((found := TWO_COUNTS.match(text)) or (
+                # behind ``basicConfig``'s ``INFO:root:`` (I-JEPA's ``'[%d, %5d] loss: %.3f
+                # ...' % (epoch + 1, itr, ...)``, facebookresearch/ijepa src/train.py)
+                text[:1] in "DIWEC" and (prefix := _BASIC_LOGGER.match(text)) is not None
+                and (found := TWO_COUNTS.match(text, prefix.end())))):
             first, second = (int(g) for g in found.groups() if g is not None)
             return first, second, 0
         epoch = as_step(metrics.values.get(lexicon.EPOCH))
@@ -1306,9 +1329,11 @@ class MetricReader:
             # printed after it or not (``it: 100/1000 ep: 1/10``; quoted in a JSON dict,
             # SlowFast's ``json_stats: {..., "epoch": "2/200", ..., "iter": "100/196", ...}``,
             # slowfast/utils/meters.py ``TrainMeter.log_iter_stats``)
-            total = re.search(rf"{re.escape(key)}\W{{0,4}}0*{printed}/(\d+)", text) if (
+            # (padded, a blank after the slash: pytorch3d implicitron's ``it %5d/ %d``,
+            # pytorch3d/implicitron/tools/stats.py ``Stats.print``)
+            total = re.search(rf"{re.escape(key)}\W{{0,4}} *0*{printed}/ ?(\d+)", text) if (
                 "/" in text and key is not None) else None
-            return epoch, printed, int(total.group(1)) if total else 0
+            return epoch, printed, int(total.group(1)) if total else _bar_total(text, printed)
         return None
 
     def _slash_batch(self, first: int, second: int, line: int) -> tuple[int, int, int] | None:
@@ -1682,6 +1707,17 @@ def _power_of_two(value: float, tolerance: float) -> bool:
         return False
     exponent = math.log2(value)
     return abs(exponent - round(exponent)) <= tolerance
+
+
+def _bar_total(text: str, batch: int) -> int:
+    """The batches of the epoch that a tqdm bar after a keyed epoch and batch counts, or 0.
+    A description set each batch holds the keys, the bar that follows counts the same batches
+    (ffcv-imagenet's ``train_imagenet.py`` ``train_loop``: ``ep=1, iter=582, shape=(...),
+    lrs=['0.558'], loss=5.407:  23%|██▍ | 583/2502 [01:00<03:10, 10.0it/s]``): its total is
+    the epoch's length, which the batches printed every so often would only guess short."""
+    if "|" not in text or (bar := TQDM.search(text)) is None:
+        return 0
+    return int(bar.group(2)) if int(bar.group(1)) - batch in (0, 1) else 0
 
 
 def _total(terms: list[float]) -> float:

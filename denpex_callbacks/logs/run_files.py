@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from denpex_callbacks.logs import hf, lexicon
-from denpex_callbacks.logs.events import METRICS, LogEvent
+from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent
 from denpex_callbacks.logs.reader import InputError
 
 TRAINER_STATE, CSV, TFEVENTS = "trainer_state", "csv", "tfevents"
@@ -108,39 +108,75 @@ def _metrics_csv(path: str) -> Iterator[Record]:
     try:
         with open(path, encoding="utf-8", newline="") as handle:
             rows = csv.DictReader(handle)
-            columns = _csv_columns(path, rows.fieldnames or [])
+            columns, terms = _csv_columns(path, rows.fieldnames or [])
+            evaluations = [name for name in rows.fieldnames or []
+                           if lexicon.evaluation_metric(name)]
             for number, row in enumerate(rows, 2):
                 values = {role: _number(row.get(column)) for role, column in columns.items()}
+                if terms:
+                    values[lexicon.LOSS] = _terms_total([_number(row.get(c)) for c in terms])
                 text = ",".join(f"{k}={v}" for k, v in row.items() if v)
-                if all(values.get(role) is None for role in _ROLES):
-                    yield number, text, []  # validation or epoch-only rows
-                    continue
                 # the step column by what the lexicon calls it (``Step``, ``global_step``,
                 # ``iteration``), not Lightning's CSVLogger's name alone
                 step = _number(row.get(columns.get(lexicon.STEP, "step")))
+                at = int(step) if step is not None and math.isfinite(step) else None
+                # a non-finite evaluation value is the evaluation's (``val_loss`` nan in
+                # Lightning's validation row, or beside the training loss of its step)
+                evaluated = _evaluated(row, evaluations, at)
+                if all(values.get(role) is None for role in _ROLES):
+                    yield number, text, evaluated  # validation or epoch-only rows
+                    continue
                 yield number, text, [LogEvent(
-                    METRICS, CSV, step=int(step) if step is not None and math.isfinite(step)
-                    else None, loss=values.get(lexicon.LOSS),
+                    METRICS, CSV, step=at, loss=values.get(lexicon.LOSS),
                     scale_after=values.get(lexicon.SCALE),
-                    grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR))]
+                    grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR)),
+                    *evaluated]
     except csv.Error as err:
         raise InputError(f"{path}: not a readable CSV ({err})") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
 
 
-def _csv_columns(path: str, names: list[str] | Any) -> dict[str, str]:
-    """The column read for each role: the step-level loss before an epoch average."""
+def _csv_columns(path: str, names: list[str] | Any) -> tuple[dict[str, str], list[str]]:
+    """The column read for each role: the step-level loss before an epoch average; and,
+    where no column is the loss, the columns of its terms, whose sum it is (torchmd-net's
+    CSVLogger ``metrics.csv``: ``train_total_mse_loss``, ``train_y_mse_loss``, ... logged
+    in torchmdnet/module.py ``on_train_epoch_end``, no plain loss), as the table reader
+    sums a row's terms."""
     chosen: dict[str, str] = {}
+    terms: list[str] = []
     for name in sorted(names or [], key=lambda n: ("epoch" in n.lower(), n)):
         kind = lexicon.role(name)
+        if kind == lexicon.COMPONENT and "epoch" not in name.lower():
+            terms.append(name)
         if kind is not None and kind not in chosen:
             chosen[kind] = name
-    if not any(role in chosen for role in _ROLES):
+    if lexicon.LOSS in chosen:
+        terms = []
+    if not terms and not any(role in chosen for role in _ROLES):
         shown = ", ".join(list(names or [])[:8]) or "none"
         raise InputError(f"{path}: a CSV without a loss, loss-scale or grad-norm column "
                          f"(columns: {shown})")
-    return chosen
+    return chosen, terms
+
+
+def _evaluated(row: dict[str, Any], names: list[str], step: int | None) -> list[LogEvent]:
+    """An evaluation event for each non-finite value of a row's evaluation columns, but a
+    correlation's NaN beside a finite evaluation loss (constant predictions: an untrained
+    regressor's first evaluation, nothing overflowed)."""
+    found = [(name, value) for name in names if (value := _number(row.get(name))) is not None]
+    finite_loss = any(math.isfinite(value) and "loss" in name.lower() for name, value in found)
+    return [LogEvent(EVAL, CSV, step=step, loss=value, metric=name)
+            for name, value in found if not math.isfinite(value) and not (
+                finite_loss and math.isnan(value) and lexicon.correlation(name))]
+
+
+def _terms_total(terms: list[float | None]) -> float | None:
+    """The sum of a row's loss terms (the cells it fills), the first non-finite one where
+    one is not finite; None where it fills none (an evaluation's row)."""
+    filled = [term for term in terms if term is not None]
+    bad = next((term for term in filled if not math.isfinite(term)), None)
+    return None if not filled else bad if bad is not None else math.fsum(filled)
 
 
 def _tfevents(path: str) -> Iterator[Record]:

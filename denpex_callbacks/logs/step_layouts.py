@@ -204,8 +204,10 @@ TWO_COUNTS = re.compile(r"\s*(?:(\d+) (\d+)|\[(\d+),\s*(\d+)\]) [A-Za-z]")
 # The epoch, then the batch of that epoch alone in a bracket (ml-explore/mlx-examples
 # ``cifar/main.py`` and ``speechcommands/main.py`` ``train_epoch``: ``f"Epoch {epoch:02d}
 # [{batch_counter:03d}]"`` joined by `` | `` to ``Train loss 2.301``); a bracket that holds a
-# total is EPOCH_ITER's.
-EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *(\d+) *\[ *(\d+)\]")
+# total is EPOCH_ITER's. The epoch may be bracketed too (SwAV's ``"Epoch: [{0}][{1}]\t"
+# "Time ..."``, facebookresearch/swav main_swav.py ``train``: the batch of the epoch, printed
+# every 50).
+EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *\[?(\d+)\]? *\[ *(\d+)\]")
 # A step in brackets before a step's metrics: CLU's LoggingWriter (t5x, and the JAX loops
 # that log through clu.metric_writers) ``[%d]%s %s`` as ``[1800] collection=train
 # accuracy=0.51, loss=nan``, big_vision's ``\x1b[35m[1400]\x1b[0m training_loss = nan``. A
@@ -218,6 +220,13 @@ EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *(\d+) *\[ *(\d+)\]")
 # for them too.
 BRACKET_STEP = re.compile(r"(?:\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*"
                           r"|^[ \t]*(?:#(\d+)|\((\d+)\))(?:\x1b\[0m)?(?:\s+[-|]|,)?\s+)[A-Za-z]")
+# ClassyVision's LossLrMeterLoggingHook (classy_vision/hooks/loss_lr_meter_logging_hook.py
+# ``_log_loss_lr_meters``): ``Approximate meters: [0] train phase 2 (60.00% done), loss: ...,
+# meters: [...], lr: 0.1000`` every ``log_freq`` batches; a phase is an epoch, whose batches
+# only its last line prints (``Synced meters: ... (100.00% done), ..., processed batches:
+# 500``).
+PHASE_DONE = re.compile(r"\btrain phase (\d+) \((\d+(?:\.\d+)?)% done\)")
+PHASE_BATCHES = re.compile(r"processed batches: (\d+)")
 # What opens a line that BRACKET_STEP may number (a cheap check before the regex).
 BRACKET_OPENERS = ("[", "#", "(")
 
