@@ -1756,11 +1756,21 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     untrained regressor's first evaluation: scipy's pearsonr and spearmanr return NaN, HF's
     run_glue averages them into ``combined_score``), nothing overflowed. Without a loss on
     the line it counts: sentence-transformers' evaluator prints only its correlations, and
-    NaN embeddings show there first."""
+    NaN embeddings show there first. A perplexity's +inf beside a finite loss is its exponent's
+    overflow (huggingface/peft's examples: ``eval_ppl=tensor(inf, device='cuda:0')
+    eval_epoch_loss=tensor(91.0000, device='cuda:0')``, ``torch.exp`` in float32), no fault."""
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
             for key, value in values if not math.isfinite(value) and not (
-                finite_loss and math.isnan(value) and lexicon.correlation(key))]
+                finite_loss and _explained_by_loss(key, value))]
+
+
+def _explained_by_loss(key: str, value: float) -> bool:
+    """Whether a non-finite evaluation ``value`` beside a finite loss says nothing went wrong:
+    a correlation's NaN (constant predictions) or a perplexity's +inf (exp overflowed)."""
+    if math.isnan(value):
+        return lexicon.correlation(key)
+    return value > 0 and lexicon.perplexity(key)
 
 
 def header_cells(text: str) -> list[str] | None:

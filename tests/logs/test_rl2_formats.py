@@ -185,3 +185,42 @@ def test_clm_no_trainer_overflowed_perplexity_is_no_fault(tmp_path: Path) -> Non
     lines = _clm_no_trainer([812.4531, 3.0131, NAN])
     assert faults(tmp_path, lines) == [("AMP013", None)]
     assert diagnose_lines(tmp_path, lines).faults[0].evidence["rows"] == 1
+
+
+def _tensor(value: float) -> str:
+    """A float32 CUDA scalar as an f-string prints it."""
+    shown = f"{value:.4f}" if math.isfinite(value) else str(value)
+    return f"tensor({shown}, device='cuda:0')"
+
+
+def _peft(train: list[float], evaluation: list[float], *, batches: int = 7) -> list[str]:
+    """huggingface/peft ``examples/causal_language_modeling/peft_prompt_tuning_clm.ipynb``
+    (and the LoRA / prefix-tuning scripts beside it): ``train_ppl = torch.exp(train_epoch_loss)``
+    and ``eval_ppl = torch.exp(eval_epoch_loss)`` on float32 tensors (+inf past a loss of
+    88.7), then ``print(f"{epoch=}: {train_ppl=} {train_epoch_loss=} {eval_ppl=}
+    {eval_epoch_loss=}")``, tqdm bars of the batches between."""
+    lines = ["trainable params: 8,192 || all params: 559,222,784 || trainable%: 0.0015"]
+    for epoch, (trained, evaluated) in enumerate(zip(train, evaluation, strict=True)):
+        lines.append("\r".join(f"{i * 100 // batches:3d}%|{'#' * (i * 10 // batches):10s}| "
+                               f"{i}/{batches} [00:01<00:00,  4.12it/s]"
+                               for i in range(batches + 1)))
+        ppl = [math.exp(v) if v < 88.7 else math.inf for v in (trained, evaluated)]
+        lines.append(f"epoch={epoch}: train_ppl={_tensor(ppl[0])} train_epoch_loss="
+                     f"{_tensor(trained)} eval_ppl={_tensor(ppl[1])} eval_epoch_loss="
+                     f"{_tensor(evaluated)}")
+    return lines
+
+
+def test_peft_perplexity_overflow_beside_a_finite_loss_is_healthy(tmp_path: Path) -> None:
+    """Before: AMP013 at step 0, a false alarm: ``eval_ppl=tensor(inf)`` is
+    ``torch.exp(91.0)`` overflowing float32, and ``eval_epoch_loss`` (``epoch`` read as a
+    count) was no evaluation loss beside it to say so."""
+    assert faults(tmp_path, _peft([95.3, 2.3, 1.9], [91.0, 2.0, 1.8])) == []
+
+
+def test_peft_controls_and_faults(tmp_path: Path) -> None:
+    """NaN losses (pass on the parent too), and a healthy run."""
+    assert faults(tmp_path, _peft([5.1, 2.3, NAN, NAN], [3.1, 2.0, NAN, NAN])) == [
+        ("AMP006", 2), ("AMP013", 2)]
+    assert faults(tmp_path, _peft([5.1, 2.3, 2.2], [3.1, 2.0, NAN])) == [("AMP013", 2)]
+    assert faults(tmp_path, _peft([5.1, 2.3, 1.9], [3.1, 2.0, 1.8])) == []
