@@ -9,12 +9,15 @@ tool's own format strings (each builder names its source), a fault beside health
   validation metrics;
 - HF's ``run_clm_no_trainer.py``: a perplexity that overflows ``math.exp`` prints ``inf``
   beside a finite loss (no fault); a NaN evaluation loss is AMP013;
+- huggingface/peft's examples: ``eval_ppl=tensor(inf, ...)`` (``torch.exp`` past a loss of
+  88.7) beside a finite ``eval_epoch_loss`` is no fault (a false alarm before);
+- sample-factory's ``Fps is (10 sec: nan, ...)`` before its first report: no metric;
 - read right already, no test kept (the suite covers the same notation): trlx's tqdm
   description (``[losses/total_loss: 0.12 | ...]``), open_lm's ``Train Epoch: 0 [  163840/...
   (2%)] Loss: nan``, simpletransformers' ``Epochs 1/3. Running Loss:       nan`` bar, Ray
-  Train's ``Training result`` box and Ray Tune's trial status table; rl_games and
-  sample-factory print no loss on the console (their ``Fps is (10 sec: nan, ...)`` before the
-  first report is no metric: nothing to diagnose).
+  Train's ``Training result`` box and Ray Tune's trial status table, DreamerV2's ``[50000]
+  model_loss nan / ...``, brax's ``logging.info(metrics)`` dicts; rl_games and sample-factory
+  print no loss on the console.
 """
 
 from __future__ import annotations
@@ -224,3 +227,32 @@ def test_peft_controls_and_faults(tmp_path: Path) -> None:
         ("AMP006", 2), ("AMP013", 2)]
     assert faults(tmp_path, _peft([5.1, 2.3, 2.2], [3.1, 2.0, NAN])) == [("AMP013", 2)]
     assert faults(tmp_path, _peft([5.1, 2.3, 1.9], [3.1, 2.0, 1.8])) == []
+
+
+def _sample_factory(reports: int = 20) -> list[str]:
+    """sample-factory's runner report (alex-petrenko/sample-factory
+    ``sample_factory/algo/runners/runner.py`` ``print_stats``: ``"Fps is %s. Total num frames:
+    %d. Throughput: %s. Samples: %d. Policy #0 lag: (%s)"``, the throughput ``math.nan`` until
+    two reports came, ``"Avg episode reward: %r"`` once an episode ended) through its colorlog
+    handler (``sample_factory/utils/utils.py``: ``"%(log_color)s[%(asctime)s][%(process)05d]
+    %(message)s"``, DEBUG in cyan)."""
+    lines = ["[2024-06-01 10:00:00,000][01234] Starting training in ./train_dir/default..."]
+    for i in range(reports):
+        fps = "nan" if i < 2 else f"{5000.0 + i:.1f}"
+        lines.append(f"\x1b[36m[2024-06-01 10:00:{i:02d},123][01234] Fps is (10 sec: {fps}, 60 "
+                     f"sec: {fps}, 300 sec: {fps}). Total num frames: {i * 50000}. Throughput: "
+                     f"0: {fps}. Samples: {i * 50000}. Policy #0 lag: (min: -1.0, avg: -1.0, "
+                     f"max: -1.0)\x1b[0m")
+        if i > 2:
+            lines.append(f"\x1b[36m[2024-06-01 10:00:{i:02d},124][01234] Avg episode reward: "
+                         f"[(0, '{i - 21:.3f}')]\x1b[0m")
+    return lines
+
+
+def test_sample_factory_nan_throughput_is_no_metric(tmp_path: Path) -> None:
+    """Control: the NaN frame rates before the second report (and the rewards) are no
+    training metric: nothing to diagnose (on the parent too)."""
+    path = tmp_path / "sf.log"
+    path.write_text("\n".join(_sample_factory()) + "\n", encoding="utf-8")
+    error = diagnose(str(path)).error
+    assert error is not None and "nothing to diagnose" in error, error
