@@ -168,19 +168,10 @@ def _clm_no_trainer(evaluations: list[tuple[float, float]], *, per_epoch: int = 
     return lines
 
 
-def test_clm_no_trainer_nan_evaluation(tmp_path: Path) -> None:
-    """A NaN evaluation loss (its perplexity NaN: ``math.exp(nan)`` raises nothing): AMP013,
-    no step (the script prints only the epoch). Passes on the parent too: kept for the
-    control below, whose ``inf`` comes from the same line."""
-    assert faults(tmp_path, _clm_no_trainer([3.0131, NAN, NAN])) == [("AMP013", None)]
-    assert faults(tmp_path, _clm_no_trainer([3.0131, NAN],
-                                            dtype=", dtype=torch.float16")) == [("AMP013", None)]
-
-
-def test_clm_no_trainer_overflowed_perplexity_is_no_fault(tmp_path: Path) -> None:
-    """Control: ``perplexity: inf`` from ``OverflowError`` beside a finite (huge) loss is no
-    non-finite evaluation: nothing to diagnose, and a NaN loss after it is the one finding
-    (both on the parent too)."""
+def test_clm_no_trainer_controls(tmp_path: Path) -> None:
+    """Controls (all pass on the parent too): ``perplexity: inf`` from ``OverflowError``
+    beside a finite (huge) loss is no non-finite evaluation, nothing to diagnose; a NaN loss
+    after it is the one finding."""
     path = tmp_path / "clm.log"
     path.write_text("\n".join(_clm_no_trainer([812.4531, 3.0131])) + "\n", encoding="utf-8")
     error = diagnose(str(path)).error
@@ -188,6 +179,11 @@ def test_clm_no_trainer_overflowed_perplexity_is_no_fault(tmp_path: Path) -> Non
     lines = _clm_no_trainer([812.4531, 3.0131, NAN])
     assert faults(tmp_path, lines) == [("AMP013", None)]
     assert diagnose_lines(tmp_path, lines).faults[0].evidence["rows"] == 1
+    # a NaN evaluation loss (``math.exp(nan)`` raises nothing: perplexity NaN too): AMP013,
+    # no step (the script prints only the epoch), in float16 too
+    assert faults(tmp_path, _clm_no_trainer([3.0131, NAN, NAN])) == [("AMP013", None)]
+    assert faults(tmp_path, _clm_no_trainer([3.0131, NAN],
+                                            dtype=", dtype=torch.float16")) == [("AMP013", None)]
 
 
 def _tensor(value: float) -> str:
