@@ -3,8 +3,8 @@ tool's own format strings (each builder names its source), a fault beside health
 (non-default settings among them).
 
 - DreamerV3's terminal output: a banner ``[Agent Step 1_200_000]`` (the printer's name, the
-  step grouped by ``{:_}``) over ``Metrics filtered by: '...'`` and its ``key value / key value``
-  line;
+  step grouped by ``{:_}``) over ``Metrics filtered by: '...'``, a truncation note or a blank
+  line, then its ``key value / key value`` line;
 - lightning-hydra-template's RichProgressBar line, whose ``train/loss: nan`` follows the
   validation metrics;
 - HF's ``run_clm_no_trainer.py``: a perplexity that overflows ``math.exp`` prints ``inf``
@@ -44,14 +44,19 @@ def _dreamer_value(value: float) -> str:
     return text
 
 
+_FILTERED = "Metrics filtered by: 'score|length|fps|ratio|train/loss/|train/rand/'"
+
+
 def _dreamer(nan_from: int | None = None, *, name: str | None = "Agent", every: int = 5000,
-             grouped: bool = True) -> list[str]:
+             grouped: bool = True, note: str = _FILTERED) -> list[str]:
     """DreamerV3's terminal output every ``every`` steps (danijar/dreamerv3
     ``dreamerv3/main.py`` ``elements.logger.TerminalOutput(config.logger.filter, 'Agent')``;
     danijar/elements ``elements/logger.py`` ``TerminalOutput.__call__``: ``f'{"-" * 20}[{name}
     Step {step:_}]{"-" * 20}'``, then ``Metrics filtered by: '{pattern}'``, then ``' /
     '.join(f'{k} {v}')``; the filter of ``dreamerv3/configs.yaml``). ``name=None, grouped=False``
-    is the older embodied printer (``[Step {step}]``)."""
+    is the older embodied printer (``[Step {step}]``). ``note``: the line between, the empty
+    one of an unfiltered output or ``f'{truncated} metrics truncated, filter to see specific
+    keys.'`` past its 50 metrics."""
     lines = []
     for i in range(1, 30):
         step = i * every
@@ -65,8 +70,7 @@ def _dreamer(nan_from: int | None = None, *, name: str | None = "Agent", every: 
             metrics = {k: (NAN if "/loss/" in k else v) for k, v in metrics.items()}
         shown = f"{step:_}" if grouped else str(step)
         title = f"{name} Step {shown}" if name else f"Step {shown}"
-        lines += ["", f'{"-" * 20}[{title}]{"-" * 20}',
-                  "Metrics filtered by: 'score|length|fps|ratio|train/loss/|train/rand/'",
+        lines += ["", f'{"-" * 20}[{title}]{"-" * 20}', note,
                   " / ".join(f"{k} {_dreamer_value(v)}" for k, v in metrics.items()), ""]
     return lines
 
@@ -77,6 +81,16 @@ def test_dreamer_banner_names_its_printer_and_groups_its_step(tmp_path: Path) ->
     assert faults(tmp_path, _dreamer(60000)) == [("AMP006", 60000)]
     assert faults(tmp_path, _dreamer(60000, grouped=False)) == [("AMP006", 60000)]
     assert faults(tmp_path, _dreamer(600000, every=50000)) == [("AMP006", 600000)]
+
+
+def test_dreamer_banner_over_a_note_or_a_blank_line(tmp_path: Path) -> None:
+    """Before: step 12 (the records counted): a banner was looked for only on the line just
+    above the metrics (the filter's line, which names ``train/loss/``, is handed over itself;
+    the blank line of an unfiltered output and the truncation note hold no keyword)."""
+    truncated = "12 metrics truncated, filter to see specific keys."
+    for note in ("", truncated):
+        assert faults(tmp_path, _dreamer(60000, note=note)) == [("AMP006", 60000)], note
+        assert faults(tmp_path, _dreamer(note=note)) == [], note
 
 
 def test_dreamer_controls(tmp_path: Path) -> None:
