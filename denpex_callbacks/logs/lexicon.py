@@ -284,6 +284,22 @@ def finite_class_mean(text: str) -> bool:
     return _FINITE_CLASS_MEAN.search(text) is not None
 
 
+# A perplexity is exp(loss): +inf where the exponent overflows (float32's past a loss of 88.7,
+# ``math.exp``'s past 709, caught as ``float("inf")`` by HF's run_clm_no_trainer.py), while
+# the loss it came from is finite.
+_PERPLEXITIES = frozenset({"ppl", "perplexity"})
+
+
+def perplexity(key: str) -> bool:
+    """Whether ``key`` names a perplexity (``eval_ppl``, ``val/perplexity``).
+
+    Example:
+        >>> perplexity("eval_ppl"), perplexity("val/perplexity"), perplexity("eval_loss")
+        (True, True, False)
+    """
+    return any(part in _PERPLEXITIES for part in words(key))
+
+
 # An accuracy's names: a fraction of predictions that were right, finite even where the
 # logits overflowed (argmax of NaN logits is still an index); NaN only where nothing was
 # counted yet.
@@ -363,6 +379,8 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         ...                                 "eval_samples_per_second", "val_best_loss",
         ...                                 "train_loss", "Spearman", "stsb_pearson")]
         [True, True, False, False, False, False, True, True]
+        >>> [evaluation_metric(k) for k in ("eval_epoch_loss", "eval_epoch", "val_step")]
+        [True, False, False]
     """
     parts = words(key) if isinstance(key, str) else key
     if parts and (parts[-1] in _CORRELATIONS or parts[-1] in _GENERATION_SCORES):
@@ -376,8 +394,17 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         # a split's name alone keys its score beside the training loss: Open3D-ML's ``Loss
         # train: 0.512  eval: 0.601``, PyTorch Geometric's ``Train: 0.95, Val: 0.78``
         return parts[0] in _SPLITS
-    return (parts[0] in _EVAL
-            and not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:]))
+    return parts[0] in _EVAL and (
+        not any(part in _NOT_METRIC or part in _SETTING for part in parts[1:])
+        or _qualified_loss(parts[1:]))
+
+
+def _qualified_loss(parts: tuple[str, ...]) -> bool:
+    """Whether words name a loss under the words that qualify one (``epoch loss``, ``batch
+    loss``): a value, where ``epoch`` or ``batch`` alone would be a count (huggingface/peft's
+    examples print ``eval_epoch_loss=tensor(...)``)."""
+    return (len(parts) > 1 and parts[-1] in _LOSS_NOUNS
+            and all(part in _QUALIFIERS for part in parts[:-1]))
 
 
 def evaluation_twins(keys: list[str]) -> dict[str, str]:

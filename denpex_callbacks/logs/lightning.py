@@ -43,6 +43,11 @@ _GLOBAL_STEP = re.compile(r"(?:^|[\s,])global_step=(\d+)(?:\.0*)?(?=[\s,\]]|$)")
 # (Lightning 1.x's running mean of 20 batches shows it late; 2.x shows no ``loss=``).
 _NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(?:\.0)?)"
                               r"(?=[\s,\]]|$)")
+# ...and the same on a Rich bar, which writes ``key: value `` (lightning-hydra-template's
+# ``train/loss`` logged ``on_epoch=True``, ashleve/lightning-hydra-template
+# ``src/models/mnist_module.py``: ``... val/acc_best: 0.952 train/loss: nan train/acc: 0.098``)
+_RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|inf)(?:\.0)?)"
+                                   r"(?=\s|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
@@ -72,9 +77,9 @@ def parse(text: str) -> list[LogEvent]:
     if "Epoch " not in text:  # both bar patterns start with it
         return []
     found = _BAR.search(text)
-    pattern = _LOSS
+    pattern, nonfinite = _LOSS, _NONFINITE_VALUE
     if found is None:
-        found, pattern = _RICH.search(text), _RICH_LOSS
+        found, pattern, nonfinite = _RICH.search(text), _RICH_LOSS, _RICH_NONFINITE_VALUE
         if found is None:
             return []
     epoch, done, total, postfix = found.groups()
@@ -84,7 +89,7 @@ def parse(text: str) -> list[LogEvent]:
     if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
         step = int(counted.group(1))
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
-        for key, term in _NONFINITE_VALUE.findall(postfix):
+        for key, term in nonfinite.findall(postfix):
             if lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT):
                 value = to_float(term)
                 break

@@ -358,10 +358,16 @@ STEP_ABOVE = STEP_BEFORE_KEY + "|" + STEP_OPENS
 _STEP_ABOVE = re.compile(STEP_ABOVE)
 # ...or a line that holds a step counter and nothing else but the marks around it: the banner
 # a loop prints over a step's metrics (``==== Step 100 ====``, ``[Step 100]``, ``--- Iteration
-# 100 ---``, ``>> global step 100``)
-STEP_ALONE = (r"[\W_]*(?:[Gg]lobal[ _])?(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?)"
-              r"[\W_]{1,3}\d+(?:/\d+)?[\W_]*$")
+# 100 ---``, ``>> global step 100``); the counter may follow the name of what prints it and
+# group its digits as Python's ``{:_}`` does (DreamerV3's terminal output, danijar/elements
+# ``elements/logger.py`` ``TerminalOutput``: ``--------------------[Agent Step
+# 1_200_000]--------------------`` over ``Metrics filtered by: '...'`` and its ``key value /
+# key value`` line)
+STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
+              r"(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?)"
+              r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
+_DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # A YAML mapping, one key a line, nested by indentation (RLlib's results through
 # ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
@@ -660,6 +666,8 @@ class MetricReader:
         return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
+        if "_" in text and _STEP_ALONE.match(text) is not None:
+            text = _DIGIT_GROUP.sub("", text)  # a banner's grouped counter: one number
         if text[:1] == "[" and (progress := COMPOSER_LINE.match(text)) is not None:
             epoch, batch, batches = progress.groups()
             if epoch is None or batches is not None:  # (an epoch's length not printed: none)
@@ -1817,13 +1825,23 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     untrained regressor's first evaluation: scipy's pearsonr and spearmanr return NaN, HF's
     run_glue averages them into ``combined_score``), nothing overflowed. Without a loss on
     the line it counts: sentence-transformers' evaluator prints only its correlations, and
-    NaN embeddings show there first."""
+    NaN embeddings show there first. A perplexity's +inf beside a finite loss is its exponent's
+    overflow (huggingface/peft's examples: ``eval_ppl=tensor(inf, device='cuda:0')
+    eval_epoch_loss=tensor(91.0000, device='cuda:0')``, ``torch.exp`` in float32), no fault."""
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
             for key, value in values if not math.isfinite(value) and not (
-                finite_loss and math.isnan(value) and lexicon.correlation(key)) and not (
+                finite_loss and _explained_by_loss(key, value)) and not (
                 finite_mean and math.isnan(value) and _per_class(key))]
+
+
+def _explained_by_loss(key: str, value: float) -> bool:
+    """Whether a non-finite evaluation ``value`` beside a finite loss says nothing went wrong:
+    a correlation's NaN (constant predictions) or a perplexity's +inf (exp overflowed)."""
+    if math.isnan(value):
+        return lexicon.correlation(key)
+    return value > 0 and lexicon.perplexity(key)
 
 
 def _per_class(key: str) -> bool:

@@ -72,6 +72,7 @@ _STEP_NUMBER = re.compile(STEP_NUMBER.encode())
 _STEP_OPENS = re.compile(STEP_OPENS.encode())
 # ...or a step counter alone on its line (metric_reader's STEP_ALONE)
 _STEP_ALONE = re.compile(STEP_ALONE.encode())
+NOTE_WIDTH = 80  # the longest line between a banner and its metrics that is looked past
 _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that opens a section
 # An epoch at a line's end, all the line holds after the word (see _is_epoch_line)
 # (or of how many, after a colon and a spaced slash: microsoft/mattersim's ``logger.info(f"Epoch:
@@ -490,6 +491,14 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
             return above, 1
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
+    if len(line) <= NOTE_WIDTH and begin > resume:
+        # a banner over a blank line or a short note, then its metrics (DreamerV3's terminal
+        # output, danijar/elements ``elements/logger.py`` ``TerminalOutput``: ``[Agent Step
+        # 1_200]`` over the empty line an unfiltered output leaves, or over ``12 metrics
+        # truncated, filter to see specific keys.``, then ``key value / key value``)
+        above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
+        if _STEP_ALONE.match(above) is not None:
+            return above, 1
     if line.startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
