@@ -16,6 +16,7 @@ negated overflow (``no overflow``, ``overflow: False``, ``overflow=0``) is none,
 only counts overflows (``overflows: 3``) names no verb and is left to the metric reader, as is a
 ``key=value`` line such as ``overflow=True, loss_scale=8192`` (its other values are metrics).
 
+A scale reported small with a value below 1 (``loss scale is too small: 1.2e-05``) is AMP004.
 A scale said to be at its floor (``loss scale already at minimum``, ``minimum loss scale
 reached``, ``cannot decrease the loss scale any further``) is AMP003 by itself: the scaler can
 back off no more and the gradients still overflow.
@@ -95,6 +96,12 @@ _AT_MINIMUM = re.compile(
     r"|\bminimum\s+(?:loss\s+)?scale\s+(?:\(\S+\)\s+)?(?:has\s+been\s+|was\s+)?reached"
     r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
     r"(?:further|more|anymore)")
+# The scale reported small, with its value (icefall's "Grad scale is small: 0.0078" is a row of
+# the message table; other loops word it their way: "loss scale is too small (1.2e-05)",
+# "grad_scale very low: 0.0001").
+_SMALL = re.compile(r"(?i)\b(?:loss|grad(?:ient)?|amp|fp16)[\s_-]*scal(?:e|er|ing)(?:\s+factor)?"
+                    r"\s*(?:is\s+|was\s+|became\s+|has\s+become\s+|got\s+)?(?:too\s+|very\s+"
+                    r"|extremely\s+)?(?:small|tiny|low)\b[^\d\n]{0,20}?" + _NUM)
 # The floor phrase as a key given a false value: a status or configuration dump ("loss scale at
 # minimum: False", "minimum loss scale reached = 0") says the scale is not at its floor.
 _NOT_SO = re.compile(r"(?i)\s*(?:[:=]|\bis\b)?\s*['\"]?(?:false|no|none|off|0)(?![\w.])")
@@ -126,12 +133,19 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("loss scale at minimum: False")  # a status dump: not at the floor
         []
+        >>> [e.code for e in parse("step 40: loss scale is too small (1.2e-05)")]
+        ['AMP004']
     """
     if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text))
             and not _NOT_SO.match(text, floor.end())):
         return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
+    if ("mall" in text or "low" in text or "iny" in text) and (small := _SMALL.search(text)):
+        value = to_float(small.group(1))
+        if value is not None and value < 1.0:
+            return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP004",
+                             summary=f"the loss scale is reported small ({small.group(0)!r})")]
     if not any(cue in text for cue in _CUES):
         return _lowered(text) if "cal" in text else []
     cause = _CAUSE.search(text)

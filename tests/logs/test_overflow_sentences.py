@@ -178,3 +178,25 @@ def test_a_scale_said_to_be_at_its_floor_is_amp003(tmp_path: Path, line: str) ->
 def test_a_floor_setting_is_none(tmp_path: Path, line: str) -> None:
     healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
     assert faults(tmp_path, [*healthy, line]) == []
+
+
+SMALL_SCALES = [
+    "loss scale is too small (1.2e-05)",
+    "[step 120] Loss scale is very small: 0.0001",
+    "WARNING: grad_scale too small: 6.103515625e-05",
+]
+
+
+@pytest.mark.parametrize("line", SMALL_SCALES)
+def test_a_scale_reported_small_is_amp004(tmp_path: Path, line: str) -> None:
+    """A loop's own warning that its scale is small, with a value below 1 (was "no fault
+    found": the value after "too small" was read as no metric's)."""
+    healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
+    assert [code for code, _ in faults(tmp_path, [*healthy, line])] == ["AMP004"]
+
+
+@pytest.mark.parametrize("line", ["loss scale is small: 2.0",  # not below 1
+                                  "min loss scale (too small to be useful below): 1",
+                                  "loss scale is not too small (0.5 is the floor)"])
+def test_a_scale_reported_small_at_or_above_one_or_negated_is_none(line: str) -> None:
+    assert overflow_sentences.parse(line) == []
