@@ -152,19 +152,24 @@ def test_one_free_worded_start_up_overflow_stays_quiet(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == []
 
 
-AT_THE_FLOOR = [
-    "WARNING: Loss scaling factor already at minimum (1.0), cannot decrease further",
-    "[step 5120] minimum loss scale reached, gradients still overflow",
-    "Overflow at iteration 88: cannot decrease the loss scale any further",
-    "grad scale is already at its minimum of 0.0001",
-]
+# a scale's state in words, and the id it gives: at its floor and still overflowing (AMP003);
+# reported small, below 1 (AMP004: a loop's own warning, was "no fault found")
+SCALE_STATES = {
+    "WARNING: Loss scaling factor already at minimum (1.0), cannot decrease further": "AMP003",
+    "[step 5120] minimum loss scale reached, gradients still overflow": "AMP003",
+    "Overflow at iteration 88: cannot decrease the loss scale any further": "AMP003",
+    "grad scale is already at its minimum of 0.0001": "AMP003",
+    "loss scale is too small (1.2e-05)": "AMP004",
+    "[step 120] Loss scale is very small: 0.0001": "AMP004",
+    "WARNING: grad_scale too small: 6.103515625e-05": "AMP004",
+}
 
 
-@pytest.mark.parametrize("line", AT_THE_FLOOR)
-def test_a_scale_said_to_be_at_its_floor_is_amp003(tmp_path: Path, line: str) -> None:
+@pytest.mark.parametrize("line", SCALE_STATES)
+def test_a_scale_said_to_be_at_its_floor_or_small_is_its_id(tmp_path: Path, line: str) -> None:
     assert any(keyword.decode() in line for keyword in KEYWORDS), line  # the prefilter
     healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
-    assert [code for code, _ in faults(tmp_path, [*healthy, line])] == ["AMP003"]
+    assert [code for code, _ in faults(tmp_path, [*healthy, line])] == [SCALE_STATES[line]]
 
 
 @pytest.mark.parametrize("line", ["  min_loss_scale ................ 1.0",
@@ -178,21 +183,6 @@ def test_a_scale_said_to_be_at_its_floor_is_amp003(tmp_path: Path, line: str) ->
 def test_a_floor_setting_is_none(tmp_path: Path, line: str) -> None:
     healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
     assert faults(tmp_path, [*healthy, line]) == []
-
-
-SMALL_SCALES = [
-    "loss scale is too small (1.2e-05)",
-    "[step 120] Loss scale is very small: 0.0001",
-    "WARNING: grad_scale too small: 6.103515625e-05",
-]
-
-
-@pytest.mark.parametrize("line", SMALL_SCALES)
-def test_a_scale_reported_small_is_amp004(tmp_path: Path, line: str) -> None:
-    """A loop's own warning that its scale is small, with a value below 1 (was "no fault
-    found": the value after "too small" was read as no metric's)."""
-    healthy = [f"step {i} | loss {2.3 - i * 0.001:.4f}" for i in range(1, 40)]
-    assert [code for code, _ in faults(tmp_path, [*healthy, line])] == ["AMP004"]
 
 
 @pytest.mark.parametrize("line", ["loss scale is small: 2.0",  # not below 1
