@@ -159,8 +159,9 @@ class Bars:
         self._epoch = -1  # the last main bar line's epoch, count and total
         self._count = 0
         self._total = 0
-        self._val = 0  # the validation bar's total (its batches a run)
-        self._runs = 0  # validation runs ended within the last main bar line's epoch
+        self._shared = 0  # validation batches ended within the last main bar line's epoch
+        self._run = 0  # ... within the last run (each dataloader's bar its own total)
+        self._ended: tuple[int, int] | None = None  # the last validation bar line, if ended
         self._entered: int | None = None  # the main count a validation run began at
         self._left: int | None = None  # ... once that run ended, till the main bar shows again
         self._counts_val = False  # proven: the main bar counts validation batches (1.x)
@@ -176,10 +177,11 @@ class Bars:
             self._validating(done, total)
             return []
         events = _read(text, self._step)
-        if events and events[0].kind == METRICS and events[0].loss is not None:
+        if events and not self._finite and events[0].kind == METRICS and \
+                events[0].loss is not None:
             if math.isfinite(events[0].loss):
                 self._finite, self._held = True, None
-            elif not self._finite and _RUNNING_NAN.search(text):
+            elif _RUNNING_NAN.search(text):
                 return self._running_nan(events)
         return events
 
@@ -201,34 +203,45 @@ class Bars:
 
     def _validating(self, done: int, total: int) -> None:
         if self._entered is None and self._left is None and self._epoch >= 0:
-            self._entered = self._count  # a run begins: where the main bar stood
-        self._val = total
-        if done >= total and self._entered is not None:
-            self._runs += 1
+            self._entered, self._run = self._count, 0  # a run begins: where the main bar stood
+        if done < total or self._ended == (done, total):  # (a bar's end redrawn: once)
+            self._ended = None
+            return
+        self._ended = (done, total)
+        if self._entered is not None:
             self._left, self._entered = self._entered, None
+        if self._left is not None:  # each dataloader's bar ends in turn
+            self._shared += total
+            self._run += total
 
     def _step(self, epoch: int, done: int, total: int) -> int:
+        if epoch != self._epoch or self._left is not None:  # (most lines: neither)
+            self._turn(epoch, done, total)
+        self._count = done
+        if not self._counts_val:
+            return epoch * total + done
+        train = self._train if self._train is not None else total - self._shared
+        if train >= total or train <= 0:  # an epoch that ran no validation
+            return epoch * total + done
+        counted = (self._entered if self._entered is not None else done) - self._shared
+        return epoch * train + max(0, min(counted, train))
+
+    def _turn(self, epoch: int, done: int, total: int) -> None:
+        """A new epoch (the last one's training batches learnt, if proven 1.x), or the main
+        bar's first line after a validation run: whether the run was counted on it."""
         if epoch != self._epoch:
-            if self._counts_val and self._runs and self._train is None:
+            if self._counts_val and self._shared and self._train is None:
                 self._learn(self._total)
-            self._runs, self._entered, self._left = 0, None, None
-        elif self._left is not None and self._left < total and self._val and \
-                done in (total, self._left + self._val):
+            self._shared, self._entered = 0, None
+        elif self._left is not None and self._left < total and self._run and \
+                done in (total, self._left + self._run):
             self._counts_val = True
             if done == total:
                 self._learn(total)
-        if self._entered is None:
-            self._left = None
-        self._epoch, self._count, self._total = epoch, done, total
-        if not self._counts_val:
-            return epoch * total + done
-        train = self._train if self._train is not None else total - self._runs * self._val
-        if train >= total or train <= 0:  # an epoch that ran no validation
-            return epoch * total + done
-        counted = (self._entered if self._entered is not None else done) - self._runs * self._val
-        return epoch * train + max(0, min(counted, train))
+        self._left, self._ended = None, None
+        self._epoch, self._total = epoch, total
 
     def _learn(self, total: int) -> None:
         """An epoch's training batches: its bar's total less its validation runs'."""
-        if total > self._runs * self._val:
-            self._train = total - self._runs * self._val
+        if total > self._shared:
+            self._train = total - self._shared

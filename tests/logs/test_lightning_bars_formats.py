@@ -56,12 +56,15 @@ def _bar(desc: str, n: int, total: int, postfix: str = "") -> str:
 
 def _v1(*, train: int = 1000, val: int = 100, runs: int = 1, epochs: int = 5,
         nan_from: int | None = None, every: int = 50, desc: str = "Validating",
-        val_nan_epoch: int | None = None, version: str = "v_num=0") -> list[str]:
-    """A 1.x fit: ``runs`` validation runs an epoch (``val_check_interval = 1 / runs``), the
-    main bar's total ``train + runs * val``, its count rising through each run; each run's
-    bar every ``every`` batches with a main bar line after it. The loss is NaN from the run's
-    batch ``nan_from`` on (from 1); ``val_loss`` is NaN from ``val_nan_epoch``'s runs on."""
-    total = train + runs * val
+        loaders: int = 1, val_nan_epoch: int | None = None,
+        version: str = "v_num=0") -> list[str]:
+    """A 1.x fit: ``runs`` validation runs an epoch (``val_check_interval = 1 / runs``) over
+    ``loaders`` dataloaders of ``val`` batches each (1.6 on: ``{desc} DataLoader {i}``), the
+    main bar's total ``train + runs * loaders * val``, its count rising through each run;
+    each validation bar every ``every`` batches with a main bar line after it. The loss is
+    NaN from the run's batch ``nan_from`` on (from 1); ``val_loss`` is NaN from
+    ``val_nan_epoch``'s runs on."""
+    total = train + runs * loaders * val
     lines: list[str] = []
     for epoch in range(epochs):
         count = 0
@@ -74,24 +77,28 @@ def _v1(*, train: int = 1000, val: int = 100, runs: int = 1, epochs: int = 5,
                 loss = _num("nan" if nan else 2.0 - step / 1e4)
                 if batch % every == 0:
                     lines.append(_bar(f"Epoch {epoch}", count, total, f"loss={loss}, {version}"))
-            lines.append(f"{desc}: 0it [00:00, ?it/s]" if desc == "Validating"
-                         else _bar(f"{desc}", 0, val).replace("00:10<00:10, 20.00it/s",
-                                                               "00:00<?, ?it/s"))
-            for batch in range(1, val + 1):
-                count += 1
-                if batch % every == 0 or batch == val:
-                    lines.append(_bar(desc, batch, val))
-                    lines.append(_bar(f"Epoch {epoch}", count, total, f"loss={loss}, {version}"))
+            for loader in range(loaders):
+                bar = desc if desc == "Validating" else f"{desc} DataLoader {loader}"
+                lines.append(f"{bar}: 0it [00:00, ?it/s]" if desc == "Validating"
+                             else _bar(bar, 0, val).replace("00:10<00:10, 20.00it/s",
+                                                            "00:00<?, ?it/s"))
+                for batch in range(1, val + 1):
+                    count += 1
+                    if batch % every == 0 or batch == val:
+                        lines.append(_bar(bar, batch, val))
+                        lines.append(_bar(f"Epoch {epoch}", count, total,
+                                          f"loss={loss}, {version}"))
             bad = val_nan_epoch is not None and epoch >= val_nan_epoch
             lines.append(_bar(f"Epoch {epoch}", count, total,
                               f"loss={loss}, {version}, val_loss={_num('nan' if bad else 1.5)}"))
     return lines
 
 
-def _v2(*, train: int = 1000, val: int = 100, epochs: int = 5, nan_from: int | None = None,
-        every: int = 50) -> list[str]:
-    """A 2.x fit: the main bar counts training only (it stands at its total through the
-    epoch's validation, then shows its postfix again with the validation metrics)."""
+def _v2(*, train: int = 1000, val: int = 100, runs: int = 1, epochs: int = 5,
+        nan_from: int | None = None, every: int = 50) -> list[str]:
+    """A 2.x fit: the main bar counts training only; after each of the ``runs`` validation
+    runs an epoch it shows its postfix again, with the validation metrics, at the count it
+    stood at (``on_validation_end``: ``set_postfix``)."""
     lines: list[str] = []
     for epoch in range(epochs):
         loss = ""
@@ -100,10 +107,11 @@ def _v2(*, train: int = 1000, val: int = 100, epochs: int = 5, nan_from: int | N
             loss = "nan" if nan_from is not None and step >= nan_from else f"{2.0 - step / 1e4:.3f}"
             if batch % every == 0 or batch == train:
                 lines.append(_bar(f"Epoch {epoch}", batch, train, f"v_num=0, train_loss={loss}"))
-        for batch in range(every, val + 1, every):
-            lines.append(_bar("Validation DataLoader 0", batch, val))
-        lines.append(_bar(f"Epoch {epoch}", train, train,
-                          f"v_num=0, train_loss={loss}, val_loss=1.500"))
+            if batch % (train // runs) == 0:
+                for done in range(every, val + 1, every):
+                    lines.append(_bar("Validation DataLoader 0", done, val))
+                lines.append(_bar(f"Epoch {epoch}", batch, train,
+                                  f"v_num=0, train_loss={loss}, val_loss=1.500"))
     return lines
 
 
@@ -121,15 +129,23 @@ def test_v1_dataloader_bar_quarter_validation_nan_loss(tmp_path: Path) -> None:
     validation batches by ``val_checks_per_epoch``), ``val_check_interval=0.25``: four runs
     of 50 batches an epoch, the total 1200. Training batch 600 of epoch 2 (after two runs)
     shows ``700/1200``. Before: step 3100 (``2 * 1200 + 700``)."""
-    lines = _v1(val=50, runs=4, every=25, desc="Validation DataLoader 0", nan_from=2600)
+    lines = _v1(val=50, runs=4, every=25, desc="Validation", nan_from=2600)
     assert faults(tmp_path, lines) == [("AMP006", 2600)]
+
+
+def test_v1_two_validation_dataloaders(tmp_path: Path) -> None:
+    """1.6-1.9 with two validation dataloaders (``Validation DataLoader 0`` then ``1``, each
+    bar its own total; ``total_val_batches`` is their sum): 1000 training batches, 60 + 60
+    validation batches an epoch. Before: step 4690 (``4 * 1120 + 210``)."""
+    lines = _v1(val=60, loaders=2, every=30, desc="Validation", nan_from=4210)
+    assert faults(tmp_path, lines) == [("AMP006", 4210)]
 
 
 def test_v1_nan_val_loss_at_the_step_reached(tmp_path: Path) -> None:
     """A NaN ``val_loss`` (``self.log("val_loss", ..., prog_bar=True)``) on the main bar's
     line after epoch 2's validation run: the step reached is 3000 (three epochs of 1000
     training batches). Before: AMP013 at step 3300 (``2 * 1100 + 1100``)."""
-    lines = _v1(desc="Validation DataLoader 0", val_nan_epoch=2, epochs=3)
+    lines = _v1(desc="Validation", val_nan_epoch=2, epochs=3)
     assert faults(tmp_path, lines) == [("AMP013", 3000)]
 
 
@@ -158,17 +174,22 @@ def test_v2_bar_counts_training_only(tmp_path: Path) -> None:
     bar runs, so the validation share learnt from 1.x must not apply: ``Epoch 3: 45%|
     450/1000`` is step 3450."""
     assert faults(tmp_path, _v2(nan_from=3450)) == [("AMP006", 3450)]
+    # val_check_interval=0.25: the bar shows the count it entered each run with
+    assert faults(tmp_path, _v2(runs=4, every=25, val=50, nan_from=2600)) == [("AMP006", 2600)]
 
 
 @pytest.mark.parametrize("lines", [
     _v1(),  # 1.0-1.5 defaults
-    _v1(val=50, runs=4, every=25, desc="Validation DataLoader 0"),  # val_check_interval 0.25
+    _v1(val=50, runs=4, every=25, desc="Validation"),  # val_check_interval 0.25
     [_bar(f"Epoch {step // 1000}", step % 1000 + 1, 1000,  # limit_val_batches=0: no runs
           f"loss={_num(2.0 - step / 1e4)}, v_num=0") for step in range(49, 5000, 50)],
     _v1(version="v_num=a1b2"),  # a logger's string version
+    _v1(val=60, loaders=2, every=30, desc="Validation"),  # two validation dataloaders
     _v2(),
     _v2(every=1, train=120, val=20),  # refresh_rate=1
-], ids=["v1", "v1-quarter", "v1-no-val", "v1-str-version", "v2", "v2-refresh-1"])
+    _v2(runs=4, every=25, val=50),  # val_check_interval 0.25
+], ids=["v1", "v1-quarter", "v1-no-val", "v1-str-version", "v1-two-loaders", "v2",
+         "v2-refresh-1", "v2-quarter"])
 def test_healthy_bars_are_quiet(tmp_path: Path, lines: list[str]) -> None:
     """Controls (pass on the parent too): healthy fits in each layout, non-default
     settings."""
