@@ -71,6 +71,12 @@ _VAL_BAR = re.compile(r"(?:^|\s)Validati(?:ng|on(?: DataLoader \d+)?):\s*\d+%\|[
 # NaN; a NaN from the first batch is still told once the count passes it.
 _NO_LOSS_YET = 64
 _RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
+# ModelCheckpoint (1.2 on ``callbacks/model_checkpoint.py`` ``_update_best_and_save``: ``f"Epoch
+# {epoch:d}, global step {step:d}: {self.monitor!r} reached {current:0.5f} (best ...)"``, the
+# name unquoted before 1.6) saves a NaN as ``inf`` (``-inf`` in mode max): "do not save nan,
+# replace with +/- inf". A non-finite value it reached is the monitored metric's, at that step.
+_CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
+                         r"([-+]?(?:inf|nan))\b")
 _PRECISION = re.compile(
     r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
 
@@ -106,6 +112,8 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
                                  "is not finite")]
     if "Epoch " not in text:  # both bar patterns start with it
         return []
+    if " reached " in text and (found := _CHECKPOINT.search(text)):
+        return _checkpoint(*found.groups())
     found = _BAR.search(text)
     pattern = _LOSS
     if found is None:
@@ -131,6 +139,14 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
                     lexicon.evaluation_metric(key):
                 out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
     return out
+
+
+def _checkpoint(step: str, metric: str, value: str) -> list[LogEvent]:
+    """ModelCheckpoint's non-finite best: an evaluation metric's value at the global step."""
+    number = to_float(value)
+    if number is None or not lexicon.evaluation_metric(metric):
+        return []
+    return [LogEvent(EVAL, FAMILY, step=int(step), loss=number, metric=metric)]
 
 
 class Bars:

@@ -13,16 +13,21 @@
 - 1.0-1.3 record a running loss only at the optimizer's step (``trainer/training_loop.py``
   ``update_running_loss`` after ``should_accumulate()``) and show ``float('NaN')`` until one
   is recorded (``core/lightning.py`` ``get_progress_bar_dict``).
+- ModelCheckpoint (``callbacks/model_checkpoint.py``, 1.2 on) saves a NaN monitored value as
+  ``inf`` and prints ``Epoch 0, global step 1000: 'val_loss' reached inf (best inf), ...``.
 
-Tried and already read right before any fix (no test here, the suite covers them): the
-ModelCheckpoint lines ``Epoch 2, global step 3000: 'val_loss' reached 0.50000 ...``, the
-precision notices (``test_messages.py``), 2.x's ``train_loss_step``/``train_loss_epoch``.
+Each fault test failed on the parent commit (893c191); the guards and controls say so where
+they pass there too. Tried and already read right before any fix (no test here): the
+precision notices (``Using 16bit native Automatic Mixed Precision (AMP)`` and the 2.x
+spellings: ``test_messages.py``), 2.x's ``train_loss_step``/``train_loss_epoch`` postfix.
 Left as documented misses: the RichProgressBar of 1.x counts validation too, but a paste of
 it holds one line an epoch (its task is reused) and no run of the validation bar between the
 main bar's lines, so nothing tells the share (the step of ``Epoch 3/9 ━━━ 450/1100`` stays
 ``3 * 1100 + 450``); a 1.x excerpt that shows no validation run the main bar went through
 (only each epoch's last line, or validation bars without the main bar's lines around them)
-is read as before, ``epoch * total + n``.
+is read as before, ``epoch * total + n``, with no word that the step is an estimate (the
+diagnosis's wording is doctor.py's); a ModelCheckpoint step counts optimizer steps, the bar
+batches: under accumulation the two differ and are not reconciled.
 """
 
 from __future__ import annotations
@@ -149,6 +154,19 @@ def test_v1_nan_val_loss_at_the_step_reached(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP013", 3000)]
 
 
+def test_model_checkpoint_reached_inf_is_a_non_finite_metric(tmp_path: Path) -> None:
+    """ModelCheckpoint saves a NaN monitored value as ``inf`` (1.9 ``src/pytorch_lightning/
+    callbacks/model_checkpoint.py`` ``_update_best_and_save``: "do not save nan, replace
+    with +/- inf") and prints ``Epoch 0, global step 1000: 'val_loss' reached inf (best inf),
+    saving model to ...`` (the name unquoted before 1.6). Before: nothing found."""
+    lines = _v2(epochs=1)
+    lines[-1] = lines[-1].replace(", val_loss=1.500", "")  # the metric not on the bar
+    lines.append("Epoch 0, global step 1000: 'val_loss' reached inf (best inf), saving model "
+                 "to '/runs/ckpt/epoch=0-step=1000.ckpt' as top 1")
+    lines += _v2(epochs=2)[-30:]
+    assert faults(tmp_path, lines) == [("AMP013", 1000)]
+
+
 def test_v1_running_loss_before_the_first_optimizer_step_is_no_nan(tmp_path: Path) -> None:
     """1.0-1.3 under ``accumulate_grad_batches=4`` (``trainer/training_loop.py``: the
     running loss is recorded after the optimizer's step only; ``core/lightning.py``
@@ -185,10 +203,14 @@ def test_v2_bar_counts_training_only(tmp_path: Path) -> None:
           f"loss={_num(2.0 - step / 1e4)}, v_num=0") for step in range(49, 5000, 50)],
     _v1(version="v_num=a1b2"),  # a logger's string version
     _v1(val=60, loaders=2, every=30, desc="Validation"),  # two validation dataloaders
+    [*_v1(epochs=2), "Epoch 1, global step 2000: val_loss reached 1.50000 (best 1.50000), "
+     "saving model to '/x/epoch=1.ckpt' as top 1", "Epoch 1, global step 2000: 'val_loss' "
+     "was not in top 1"],  # ModelCheckpoint's finite lines
     _v2(),
     _v2(every=1, train=120, val=20),  # refresh_rate=1
     _v2(runs=4, every=25, val=50),  # val_check_interval 0.25
-], ids=["v1", "v1-quarter", "v1-no-val", "v1-str-version", "v1-two-loaders", "v2",
+], ids=["v1", "v1-quarter", "v1-no-val", "v1-str-version", "v1-two-loaders",
+         "v1-checkpoint", "v2",
          "v2-refresh-1", "v2-quarter"])
 def test_healthy_bars_are_quiet(tmp_path: Path, lines: list[str]) -> None:
     """Controls (pass on the parent too): healthy fits in each layout, non-default
