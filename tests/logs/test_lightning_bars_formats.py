@@ -196,6 +196,21 @@ def test_v2_bar_counts_training_only(tmp_path: Path) -> None:
     assert faults(tmp_path, _v2(runs=4, every=25, val=50, nan_from=2600)) == [("AMP006", 2600)]
 
 
+def _rich(*, epochs: int = 5, train: int = 1000, val: int = 100) -> list[str]:
+    """1.x's RichProgressBar as a terminal shows it once an epoch ends (1.9
+    ``src/pytorch_lightning/callbacks/progress/rich_progress.py``: the description ``Epoch
+    {e}/{max_epochs - 1}`` padded to ``Validation``'s length, ``BatchesProcessedColumn``,
+    ``CustomTimeColumn`` ``{elapsed} • {remaining}``, ``ProcessingSpeedColumn``,
+    ``MetricsTextColumn`` ``{k}: {v} ``), the validation row below it."""
+    total = train + val
+    lines = []
+    for epoch in range(epochs):
+        lines.append(f"Epoch {epoch}/{epochs - 1} {'━' * 40} {total}/{total} 0:00:55 • 0:00:00 "
+                     f"19.90it/s loss: {2.0 - epoch / 10:.3g} v_num: 0 val_loss: 1.5 ")
+        lines.append(f"Validation {'━' * 40} {val}/{val} 0:00:05 • 0:00:00 20.00it/s ")
+    return lines
+
+
 @pytest.mark.parametrize("lines", [
     _v1(),  # 1.0-1.5 defaults
     _v1(val=50, runs=4, every=25, desc="Validation"),  # val_check_interval 0.25
@@ -206,11 +221,12 @@ def test_v2_bar_counts_training_only(tmp_path: Path) -> None:
     [*_v1(epochs=2), "Epoch 1, global step 2000: val_loss reached 1.50000 (best 1.50000), "
      "saving model to '/x/epoch=1.ckpt' as top 1", "Epoch 1, global step 2000: 'val_loss' "
      "was not in top 1"],  # ModelCheckpoint's finite lines
+    _rich(),  # 1.x RichProgressBar
     _v2(),
     _v2(every=1, train=120, val=20),  # refresh_rate=1
     _v2(runs=4, every=25, val=50),  # val_check_interval 0.25
 ], ids=["v1", "v1-quarter", "v1-no-val", "v1-str-version", "v1-two-loaders",
-         "v1-checkpoint", "v2",
+         "v1-checkpoint", "v1-rich", "v2",
          "v2-refresh-1", "v2-quarter"])
 def test_healthy_bars_are_quiet(tmp_path: Path, lines: list[str]) -> None:
     """Controls (pass on the parent too): healthy fits in each layout, non-default
