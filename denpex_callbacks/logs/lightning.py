@@ -8,19 +8,30 @@ or a RichProgressBar's last line per epoch: ``Epoch 1/1  ━━━ 10/10
 Previous best value was {b}. Signaling Trainer to stop.`` (EarlyStopping ``check_finite``).
 ``Using 16bit Automatic Mixed Precision (AMP)`` / ``Using bfloat16 Automatic Mixed Precision
 (AMP)``.
+
+Lightning 1.x's main bar (1.0-1.9, TQDM and Rich) counts the validation batches of its epoch
+too: its total is ``total_train_batches + total_val_batches`` (times the validation runs of
+an epoch) and its count rises through validation (``train_batch_idx + _val_processed``);
+2.x's counts training only. :class:`Bars` learns the validation share from the validation
+bar's own lines (``Validating: ...| 50/100 [``, ``Validation DataLoader 0: ...``) and numbers
+the training batches only.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
 
 FAMILY = "lightning"
 # check_finite's line names the value (nan, inf): the generic keywords find it.
-KEYWORDS = (b"loss", b"nan", b"inf", b"Automatic Mixed Precision")
+# Every precision notice ends ``(AMP)``: the message table's ``AMP`` finds it. ``Validati``
+# finds the validation bar (``Validating``, ``Validation DataLoader 0``) that says how many of
+# a 1.x bar's batches are validation's (see Bars).
+KEYWORDS = (b"loss", b"nan", b"inf", b"Validati")
 
 _BAR = re.compile(r"Epoch (\d+):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)\s*\[([^\]]*)\]")
 # RichProgressBar (the default when rich is installed) in a file: one final line per epoch,
@@ -51,12 +62,33 @@ _RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|in
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
+# The validation bar of a fit (1.0-1.5 ``Validating: ``, 1.6 on ``Validation DataLoader 0: ``,
+# the Rich bar's ``Validation ━━━ 50/100``); the sanity check's (``Validation sanity check:``,
+# ``Sanity Checking DataLoader 0:``) is no part of an epoch.
+_VAL_BAR = re.compile(r"(?:^|\s)Validati(?:ng|on(?: DataLoader \d+)?):\s*\d+%\|[^|]*\|\s*"
+                      r"(\d+)/(\d+)\s*\["
+                      r"|(?:^|\s)Validation\s+[━╸╺ ]*\s(\d+)/(\d+)\s")
+# 1.0-1.3 show ``loss=`` (the running mean) as ``f"{nan:.3g}"`` (``nan.0`` once padded) until
+# a loss is recorded, and record one only at the optimizer's step: a healthy run under
+# ``accumulate_grad_batches=4`` shows ``loss=nan.0`` for its first 3 batches (training_loop.py
+# ``update_running_loss`` after ``should_accumulate()``; ``get_progress_bar_dict``). Before any
+# finite loss, within this many batches of its epoch (a resumed run starts one), that is no
+# NaN; a NaN from the first batch is still told once the count passes it.
+_NO_LOSS_YET = 64
+_RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
+# ModelCheckpoint (1.2 on ``callbacks/model_checkpoint.py`` ``_update_best_and_save``: ``f"Epoch
+# {epoch:d}, global step {step:d}: {self.monitor!r} reached {current:0.5f} (best ...)"``, the
+# name unquoted before 1.6) saves a NaN as ``inf`` (``-inf`` in mode max): "do not save nan,
+# replace with +/- inf". A non-finite value it reached is the monitored metric's, at that step.
+_CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
+                         r"([-+]?(?:inf|nan))\b")
 _PRECISION = re.compile(
     r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
 
 
 def parse(text: str) -> list[LogEvent]:
-    """Events on one Lightning line segment.
+    """Events on one Lightning line segment, read on its own (the bar's step: ``epoch *
+    total + n``).
 
     Example:
         >>> e = parse("Epoch 1:  40%|####      | 4/10 [00:00<00:00, 9.8it/s, v_num=0, "
@@ -64,6 +96,15 @@ def parse(text: str) -> list[LogEvent]:
         >>> e.step, e.loss
         (14, nan)
     """
+    return _read(text, _plain_step)
+
+
+def _plain_step(epoch: int, done: int, total: int) -> int:
+    return epoch * total + done
+
+
+def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
+    """Events on one segment, a bar's step numbered by ``step_of(epoch, n, total)``."""
     if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
         fp16 = found.group(1) != "bfloat16"
         return [LogEvent(SETUP, FAMILY, setup={
@@ -76,6 +117,8 @@ def parse(text: str) -> list[LogEvent]:
                                  "is not finite")]
     if "Epoch " not in text:  # both bar patterns start with it
         return []
+    if " reached " in text and (found := _CHECKPOINT.search(text)):
+        return _checkpoint(*found.groups())
     found = _BAR.search(text)
     pattern, nonfinite = _LOSS, _NONFINITE_VALUE
     if found is None:
@@ -85,7 +128,7 @@ def parse(text: str) -> list[LogEvent]:
     epoch, done, total, postfix = found.groups()
     loss = pattern.search(postfix)
     value = to_float(loss.group(1)) if loss else None
-    step = int(epoch) * int(total) + int(done)
+    step = step_of(int(epoch), int(done), int(total))
     if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
         step = int(counted.group(1))
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
@@ -101,3 +144,125 @@ def parse(text: str) -> list[LogEvent]:
                     lexicon.evaluation_metric(key):
                 out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
     return out
+
+
+def _checkpoint(step: str, metric: str, value: str) -> list[LogEvent]:
+    """ModelCheckpoint's non-finite best: an evaluation metric's value at the global step."""
+    number = to_float(value)
+    if number is None or not lexicon.evaluation_metric(metric):
+        return []
+    return [LogEvent(EVAL, FAMILY, step=int(step), loss=number, metric=metric)]
+
+
+class Bars:
+    """Lightning's bars read across the lines of one log: a 1.x main bar's count less the
+    validation batches it counted.
+
+    A validation run that the main bar entered below its total and left at it (the epoch's
+    last run), or left higher by exactly the run's batches (a run within the epoch,
+    ``val_check_interval`` < 1), was counted on the main bar: 1.x. An epoch's training
+    batches are then its total less its runs times the validation batches (told at the
+    epoch's end, or when the next epoch begins). 2.x's bar stands at its total when the
+    epoch's validation starts, and at the count it entered with after a run within the
+    epoch: nothing changes there, nor before proof.
+
+    Example:
+        >>> bars = Bars()
+        >>> for line in ("Epoch 0:  91%|#########| 1000/1100 [00:50<00:05, loss=0.5]",
+        ...              "Validation DataLoader 0: 100%|##########| 100/100 [00:05<00:00]",
+        ...              "Epoch 0: 100%|##########| 1100/1100 [00:55<00:00, loss=0.5]"):
+        ...     _ = bars.parse(line)
+        >>> bars.parse("Epoch 3:  41%|####      | 450/1100 [00:22<00:32, loss=nan]")[0].step
+        3450
+    """
+
+    def __init__(self) -> None:
+        self._epoch = -1  # the last main bar line's epoch, count and total
+        self._count = 0
+        self._total = 0
+        self._shared = 0  # validation batches ended within the last main bar line's epoch
+        self._run = 0  # ... within the last run (each dataloader's bar its own total)
+        self._ended: tuple[int, int] | None = None  # the last validation bar line, if ended
+        self._entered: int | None = None  # the main count a validation run began at
+        self._left: int | None = None  # ... once that run ended, till the main bar shows again
+        self._counts_val = False  # proven: the main bar counts validation batches (1.x)
+        self._train: int | None = None  # an epoch's training batches, once told
+        self._finite = False  # a finite loss seen: a ``loss=nan`` from now on is the loss's
+        self._held: LogEvent | None = None  # the first ``loss=nan`` held (see _running_nan)
+
+    def parse(self, text: str) -> list[LogEvent]:
+        """Events on one segment (see :func:`parse`); a validation bar's line gives none."""
+        if "Validati" in text and (found := _VAL_BAR.search(text)):
+            done, total = (int(g) for g in (found.group(1, 2) if found.group(1)
+                                            else found.group(3, 4)))
+            self._validating(done, total)
+            return []
+        events = _read(text, self._step)
+        if events and not self._finite and events[0].kind == METRICS and \
+                events[0].loss is not None:
+            if math.isfinite(events[0].loss):
+                self._finite, self._held = True, None
+            elif _RUNNING_NAN.search(text):
+                return self._running_nan(events)
+        return events
+
+    def _running_nan(self, events: list[LogEvent]) -> list[LogEvent]:
+        """A ``loss=nan`` before any finite loss: no loss recorded yet within the batches an
+        accumulation takes (see _RUNNING_NAN), held as a metric line without one; past them,
+        the NaN it was from the first held line on."""
+        if self._count <= _NO_LOSS_YET:
+            if self._held is None:
+                self._held = events[0]
+            return [LogEvent(METRICS, FAMILY, step=events[0].step), *events[1:]]
+        held, self._held, self._finite = self._held, None, True
+        return [held, *events] if held is not None else events
+
+    def finish(self) -> list[LogEvent]:
+        """A ``loss=nan`` still held where the log ends: a NaN (nothing said otherwise)."""
+        held, self._held = self._held, None
+        return [held] if held is not None else []
+
+    def _validating(self, done: int, total: int) -> None:
+        if self._entered is None and self._left is None and self._epoch >= 0:
+            self._entered, self._run = self._count, 0  # a run begins: where the main bar stood
+        if done < total or self._ended == (done, total):  # (a bar's end redrawn: once)
+            self._ended = None
+            return
+        self._ended = (done, total)
+        if self._entered is not None:
+            self._left, self._entered = self._entered, None
+        if self._left is not None:  # each dataloader's bar ends in turn
+            self._shared += total
+            self._run += total
+
+    def _step(self, epoch: int, done: int, total: int) -> int:
+        if epoch != self._epoch or self._left is not None:  # (most lines: neither)
+            self._turn(epoch, done, total)
+        self._count = done
+        if not self._counts_val:
+            return epoch * total + done
+        train = self._train if self._train is not None else total - self._shared
+        if train >= total or train <= 0:  # an epoch that ran no validation
+            return epoch * total + done
+        counted = (self._entered if self._entered is not None else done) - self._shared
+        return epoch * train + max(0, min(counted, train))
+
+    def _turn(self, epoch: int, done: int, total: int) -> None:
+        """A new epoch (the last one's training batches learnt, if proven 1.x), or the main
+        bar's first line after a validation run: whether the run was counted on it."""
+        if epoch != self._epoch:
+            if self._counts_val and self._shared and self._train is None:
+                self._learn(self._total)
+            self._shared, self._entered = 0, None
+        elif self._left is not None and self._left < total and self._run and \
+                done in (total, self._left + self._run):
+            self._counts_val = True
+            if done == total:
+                self._learn(total)
+        self._left, self._ended = None, None
+        self._epoch, self._total = epoch, total
+
+    def _learn(self, total: int) -> None:
+        """An epoch's training batches: its bar's total less its validation runs'."""
+        if total > self._shared:
+            self._train = total - self._shared

@@ -117,7 +117,10 @@ class LineParser:
         self.generic = MetricReader() if generic else None
         self.families = families
         # The parse functions themselves: one attribute lookup per family and segment less.
-        self._parsers = tuple((self._message if family is known_messages else family.parse,
+        # Lightning's bars are read across lines (a 1.x bar counts validation batches too).
+        self._lightning = lightning.Bars()
+        self._parsers = tuple((self._message if family is known_messages
+                               else self._lightning.parse if family is lightning else family.parse,
                                family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
@@ -211,7 +214,8 @@ class LineParser:
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end."""
-        return list(self.generic.finish()) if self.generic is not None else []
+        held = self._lightning.finish()
+        return held + list(self.generic.finish()) if self.generic is not None else held
 
     def _value_rows(self, text: str, line: int) -> list[LogEvent]:
         """A line that holds no keyword but follows a header row: read only as value rows

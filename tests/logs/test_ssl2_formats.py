@@ -52,8 +52,9 @@ and google-deepmind/alphafold ship no training loop.
 
 Left as documented misses (no test): Lightning 1.x's single bar counts the validation batches
 in its total (fastMRI: ``Epoch 3:  32%| 350/1100``, 1000 training and 100 validation batches),
-so ``epoch * total + n`` runs 100 steps long an epoch (the ``Validating:`` bar that would tell
-holds no keyword and is never a candidate); MedSAM's ``train_multi_gpus.py`` prints ``Time:
+so ``epoch * total + n`` runs 100 steps long an epoch where the excerpt shows no validation run
+the main bar went through (with one, the ``Validating:`` bar tells the share: see
+``test_lightning_bars_formats.py``); MedSAM's ``train_multi_gpus.py`` prints ``Time:
 ..., Epoch: {epoch}, Loss: {epoch_loss}`` from every rank, the repeated epoch turns the epoch
 count off and the rows are counted (the rank is only on the memory lines above; as MACE's
 multi-head miss); a ClassyVision excerpt without a phase's closing ``processed batches: N`` is
