@@ -227,9 +227,11 @@ _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
 
 # Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators), and HF
-# run_glue's average of them
+# run_glue's average of them; torchmetrics' ConcordanceCorrCoef is NaN where its Pearson is
+# (functional/regression/concordance.py ``_concordance_corrcoef_compute`` scales it)
 _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matthews", "mcc",
-                           "kendall", "kendalltau", "corr", "correlation", "combined"})
+                           "kendall", "kendalltau", "corr", "correlation", "combined",
+                           "concordance"})
 
 
 # Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
