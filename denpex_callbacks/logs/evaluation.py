@@ -75,6 +75,8 @@ class EvaluationStream:
         if math.isfinite(value):
             self._block_loss(line)
             return
+        if event.metric and lexicon.perfect_score(event.metric, value):
+            return  # a PSNR's +inf: the images matched, whichever reader read it
         if math.isnan(value) and event.metric and lexicon.correlation(event.metric):
             if self._finite_loss is not None and line - self._finite_loss <= BLOCK_REACH:
                 return  # below its block's finite loss

@@ -436,6 +436,20 @@ def score_name(key: str) -> bool:
 _INFINITE_AT_BEST = frozenset({"psnr", "snr", "sisnr", "sdr", "sisdr"})
 
 
+def perfect_score(key: str, value: float) -> bool:
+    """Whether ``value`` is a score's +inf at perfection (see ``_INFINITE_AT_BEST``):
+    torchmetrics' PSNR of identical images (functional/image/psnr.py takes the log of a
+    squared error of 0).
+
+    Example:
+        >>> perfect_score("test_psnr", math.inf), perfect_score("test_psnr", math.nan)
+        (True, False)
+        >>> perfect_score("val_loss", math.inf)
+        False
+    """
+    return value == math.inf and not _INFINITE_AT_BEST.isdisjoint(words(key))
+
+
 def measured_on_evaluation(key: str, value: float) -> bool:
     """Whether a word keying a non-finite ``value`` on a line about evaluation names a score
     of it: a :func:`score_name` (``L1``, ``PSNR``, ``SSIM``, ``mIoU``), and not a PSNR's +inf
@@ -451,8 +465,7 @@ def measured_on_evaluation(key: str, value: float) -> bool:
     """
     # (the score's name among the key's words: pytorch3d NeRF's ``psnr_coarse`` and
     # ``psnr_fine``, projects/nerf/nerf/stats.py, qualify it after)
-    return score_name(key) and not (
-        value == math.inf and not _INFINITE_AT_BEST.isdisjoint(words(key)))
+    return score_name(key) and not perfect_score(key, value)
 
 
 def _namespaced_evaluation(key: str) -> bool:

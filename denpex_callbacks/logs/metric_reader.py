@@ -284,6 +284,11 @@ CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys
 # missing data: not read). Finite rows hold no keyword; a NaN one does.
 _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
                    r"|dtype=\S*|[\s,)])*$")
+# A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
+# ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
+# {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
+# and F1, its support
+_REPORT_ROW = re.compile(r"\s*\d+((?: +(?:nan|[01]\.\d+)){3}) +\d+\s*$")
 # A YOLO training row read without its header row (an excerpt that starts below it, or
 # YOLOv5's ``Epoch gpu_mem box obj cls labels img_size`` header, which holds no keyword):
 # ``{epoch}/{epochs - 1}``, the GPU memory, the loss terms, then two counts (labels or
@@ -789,6 +794,8 @@ class MetricReader:
         if found is None:
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
+        if report_row(text):
+            return []
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -2034,6 +2041,24 @@ def mapping_row(text: str) -> bool:
     """
     found = _YAML_ROW.match(text.rstrip()) if text[:2] == "  " else None
     return found is not None and found.group(3) is not None
+
+
+def report_row(text: str) -> bool:
+    """Whether ``text`` is a class's row of a classification report under a numeric label: its
+    NaN a ratio undefined for that class (``zero_division=np.nan``: no prediction or no
+    instance of it), not a step's loss. The three ratios are printed with the same decimals.
+
+    Example:
+        >>> report_row("           1        nan      0.00      0.00       100")
+        True
+        >>> report_row("100 nan 0.001"), report_row("  7  nan  0.5  0.25  32")
+        (False, False)
+    """
+    found = _REPORT_ROW.match(text)
+    if found is None:
+        return False
+    places = {len(cell.partition(".")[2]) for cell in found.group(1).split() if cell != "nan"}
+    return len(places) <= 1
 
 
 def record_cell(text: str) -> tuple[str, str] | None:

@@ -20,6 +20,13 @@ print where the value is a real failure), which must still be found.
   with its ``train_loss`` NaN. Before: AMP006 at every validation row and AMP013 at the
   first training row.
 
+- scikit-learn's ``classification_report`` with ``zero_division=np.nan``: a numeric class
+  label's row (``           1        nan      0.00      0.00       100``) read as a bare
+  ``step value`` line. Before: AMP006 at step 1.
+
+- a PSNR's +inf (identical images) in Lightning's table, its bar and transformers' block.
+  Before: AMP013.
+
 Each quiet test failed on the parent commit (893c191); the fault twins of the correlations
 pass there too.
 
@@ -197,3 +204,73 @@ def test_pandas_empty_cells_fault_twins(tmp_path: Path) -> None:
     assert faults(tmp_path, _csvlogger_frame(train_nan_from=1249)) == [("AMP006", 1249),
                                                                         ("AMP013", 1249)]
     assert faults(tmp_path, _csvlogger_frame(val_nan_at=999)) == [("AMP013", 999)]
+
+
+def _classification_reports(*, digits: int = 2, nan_loss_from: int | None = None) -> list[str]:
+    """A loop's ``Epoch {e} Step {s}: loss={loss:.4f}`` lines, and after each epoch
+    scikit-learn's ``classification_report(y, pred, zero_division=np.nan, digits=digits)``
+    (sklearn/metrics/_classification.py: ``head_fmt = "{:>{width}s} " + " {:>9}" *
+    len(headers)``, ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + " {:>9}\\n"``):
+    class 1, never predicted, has an undefined precision (NaN), class 3 no instance (an
+    undefined recall)."""
+    lines: list[str] = []
+    width = len("weighted avg")
+    row = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + " {:>9}"
+    for epoch in range(1, 11):
+        for step in range((epoch - 1) * 10 + 1, epoch * 10 + 1):
+            loss = math.nan if nan_loss_from is not None and step >= nan_loss_from else \
+                _loss(step * 10)
+            lines.append(f"Epoch {epoch} Step {step}: loss={loss:.4f}")
+        lines += [("{:>{width}s} " + " {:>9}" * 4).format(
+            "", "precision", "recall", "f1-score", "support", width=width), ""]
+        for label, precision, recall, support in (
+                ("0", 0.9, 1.0, 900), ("1", math.nan, 0.0, 100), ("2", 0.8, 0.7, 50),
+                ("3", 0.0, math.nan, 0)):
+            f1 = 0.0 if math.isnan(precision * recall) else \
+                2 * precision * recall / (precision + recall)
+            lines.append(row.format(label, precision, recall, f1, support, width=width,
+                                    digits=digits))
+        lines += ["", row.format("macro avg", 0.57, 0.57, 0.55, 1050, width=width,
+                                 digits=digits), ""]
+    return lines
+
+
+def test_classification_report_nan_is_quiet(tmp_path: Path) -> None:
+    """Before: AMP006 at step 1 (four times): class 1's row read as a bare ``step value``
+    line, its undefined precision as the loss."""
+    assert faults(tmp_path, _classification_reports()) == []
+    assert faults(tmp_path, _classification_reports(digits=4)) == []
+
+
+def test_classification_report_fault_twin(tmp_path: Path) -> None:
+    """The loop's own loss NaN from step 43: still AMP006 there; a bare ``step loss`` row
+    (no report's four cells) still reads as one. The second passes on the parent too; the
+    first was found there beside the false alarm above, so it fails there."""
+    assert faults(tmp_path, _classification_reports(nan_loss_from=43)) == [("AMP006", 43)]
+    bare = [f"{step} {_loss(step):.4f}" for step in range(1, 300)] + \
+        [f"{step} nan" for step in range(300, 320)]
+    assert faults(tmp_path, bare) == [("AMP006", 300)]
+
+
+def test_psnr_of_identical_images_is_quiet(tmp_path: Path) -> None:
+    """torchmetrics' PSNR of a reconstruction equal to its target is +inf
+    (src/torchmetrics/functional/image/psnr.py: the log of a squared error of 0), however it
+    is printed: Lightning's results table and bar postfix (``val_psnr=inf``), transformers'
+    metrics block. Before: AMP013 on each (the NeRF rule held only on an evaluator's own
+    line)."""
+    bars = _lightning_bars()
+    assert faults(tmp_path, bars + _rich_table(
+        {"test_loss": "0.0", "test_psnr": "inf", "test_ssim": "1.0"})) == []
+    assert faults(tmp_path, [bar[:-1] + ", val_psnr=inf]" for bar in bars]) == []
+    assert faults(tmp_path, _hf_dicts() + _metrics_block(
+        {"epoch": "3.0", "eval_loss": "0.0", "eval_psnr": "inf"})) == []
+
+
+def test_psnr_fault_twins(tmp_path: Path) -> None:
+    """A PSNR of NaN (a NaN image) and a loss of +inf beside it are still AMP013 (controls:
+    pass on the parent too)."""
+    bars = _lightning_bars()
+    assert faults(tmp_path, bars + _rich_table(
+        {"test_loss": "0.0", "test_psnr": "nan"})) == [("AMP013", 2500)]
+    assert faults(tmp_path, bars + _rich_table(
+        {"test_loss": "inf", "test_psnr": "inf"})) == [("AMP013", 2500)]
