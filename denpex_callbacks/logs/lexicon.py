@@ -228,15 +228,32 @@ _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
 # Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators), and HF
 # run_glue's average of them; torchmetrics' ConcordanceCorrCoef is NaN where its Pearson is
-# (functional/regression/concordance.py ``_concordance_corrcoef_compute`` scales it)
+# (functional/regression/concordance.py ``_concordance_corrcoef_compute`` scales it), and
+# scikit-learn's ``r2_score`` on fewer than two samples (sklearn/metrics/_regression.py: "R^2
+# score is not well-defined with less than two samples.", ``return float("nan")``)
 _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matthews", "mcc",
                            "kendall", "kendalltau", "corr", "correlation", "combined",
-                           "concordance"})
+                           "concordance", "r2"})
 
 
 # Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
 # fairseq-generate's ``BLEU4 = ...``): measured on held-out sentences only, no loop trains on them.
 _GENERATION_SCORES = frozenset({"bleu", "sacrebleu", "bleu4"})
+
+
+def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
+    """Whether ``value`` is a correlation's NaN printed beside a finite loss (``finite_loss``):
+    the predictions or labels were constant (an untrained regressor's first evaluation),
+    nothing overflowed. Without a finite loss beside it, it counts: NaN embeddings show
+    there first.
+
+    Example:
+        >>> undefined_correlation("val_pearson", math.nan, True)
+        True
+        >>> undefined_correlation("val_pearson", math.nan, False)
+        False
+    """
+    return finite_loss and math.isnan(value) and correlation(key)
 
 
 def correlation(key: str) -> bool:

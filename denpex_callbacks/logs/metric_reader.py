@@ -1839,8 +1839,8 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
-            for key, value in values if not math.isfinite(value) and not (
-                finite_loss and math.isnan(value) and lexicon.correlation(key)) and not (
+            for key, value in values if not math.isfinite(value)
+            and not lexicon.undefined_correlation(key, value, finite_loss) and not (
                 finite_mean and math.isnan(value) and _per_class(key))]
 
 

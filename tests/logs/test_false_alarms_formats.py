@@ -12,8 +12,9 @@ print where the value is a real failure), which must still be found.
   ``_print_results``: rich's table, or without rich ``"{:^25}"`` cells between rules of
   ``─``), transformers' ``***** eval metrics *****`` block (huggingface/transformers
   ``src/transformers/trainer_pt_utils.py`` ``log_metrics``) and wandb's run summary
-  (wandb/wandb ``wandb/sdk/wandb_run.py``: ``wandb: {key:>width} {value}``). Before: AMP013
-  on each (the one-line rule of ``metric_reader._nonfinite`` saw one row at a time).
+  (wandb/wandb ``wandb/sdk/wandb_run.py``: ``wandb: {key:>width} {value}``), and on
+  Lightning's bar postfix beside ``val_loss``. Before: AMP013 on each (the one-line rule of
+  ``metric_reader._nonfinite`` saw one row at a time, and the Lightning parser had none).
 
 - pandas' ``NaN`` for an empty cell: Lightning's CSVLogger ``metrics.csv`` printed with
   pandas holds a training step's row with its evaluation cells NaN and an evaluation's row
@@ -24,6 +25,8 @@ print where the value is a real failure), which must still be found.
   label's row (``           1        nan      0.00      0.00       100``) read as a bare
   ``step value`` line. Before: AMP006 at step 1.
 
+- scikit-learn's ``r2_score`` NaN on fewer than two samples beside a finite validation loss
+  (the correlations' rule). Before: AMP013.
 - a PSNR's +inf (identical images) in Lightning's table, its bar and transformers' block.
   Before: AMP013.
 
@@ -274,3 +277,47 @@ def test_psnr_fault_twins(tmp_path: Path) -> None:
         {"test_loss": "0.0", "test_psnr": "nan"})) == [("AMP013", 2500)]
     assert faults(tmp_path, bars + _rich_table(
         {"test_loss": "inf", "test_psnr": "inf"})) == [("AMP013", 2500)]
+
+
+def _r2_loop(*, val_nan_every: int | None = None) -> list[str]:
+    """A regression loop's batch lines and its epoch line with scikit-learn's ``r2_score``
+    of the validation's last batch, which may hold one sample (sklearn/metrics/
+    _regression.py: "R^2 score is not well-defined with less than two samples.", then
+    ``return float("nan")``): NaN every fifth epoch; ``val_nan_every``: the validation loss
+    NaN there too."""
+    lines: list[str] = []
+    for epoch in range(1, 31):
+        lines += [f"Epoch {epoch} [{batch * 10}/100] loss: {_loss(epoch * 100 + batch * 10):.4f}"
+                  for batch in range(1, 11)]
+        undefined = epoch % 5 == 0
+        r2 = "nan" if undefined else f"{0.5 + epoch / 100:.4f}"
+        val = "nan" if undefined and val_nan_every else f"{_loss(epoch * 100) + 0.1:.4f}"
+        lines.append(f"Epoch {epoch} | train_loss {_loss(epoch * 100):.4f} | val_loss {val} | "
+                     f"val_r2 {r2}")
+    return lines
+
+
+def test_r2_of_one_sample_is_quiet(tmp_path: Path) -> None:
+    """Before: AMP013 at step 55 (and at step 100 for HF's dict of ``eval_r2``)."""
+    assert faults(tmp_path, _r2_loop()) == []
+    evaluated = {"eval_loss": 0.41, "eval_r2": math.nan, "eval_runtime": 0.1, "epoch": 3.0}
+    assert faults(tmp_path, [*_hf_dicts(), str(evaluated)]) == []
+
+
+def test_r2_fault_twin(tmp_path: Path) -> None:
+    """The validation loss NaN beside it: still AMP013 (a control: passes on the parent
+    too)."""
+    assert faults(tmp_path, _r2_loop(val_nan_every=5)) == [("AMP013", 55)]
+
+
+def test_lightning_bar_correlations_beside_a_finite_loss_are_quiet(tmp_path: Path) -> None:
+    """``self.log("val_pearson", ..., prog_bar=True)`` on TQDMProgressBar's postfix beside a
+    finite ``val_loss``, as on one line of the generic reader. Before: AMP013 at step 500;
+    with ``val_loss=nan`` on the bar it is still found (a twin that passes on the parent
+    too)."""
+    bars = _lightning_bars()
+    assert faults(tmp_path, [bar[:-1] + ", val_pearson=nan, val_spearman=nan]"
+                             for bar in bars]) == []
+    failed = [bar.replace("val_loss=", "val_loss=nan, val_mae=")[:-1] + ", val_pearson=nan]"
+              for bar in bars]
+    assert faults(tmp_path, failed) == [("AMP013", 500)]
