@@ -7,16 +7,28 @@ first). Readers emit one ``eval`` event per non-finite evaluation value (``eval_
 HF dict or metrics block, ``val_loss=nan`` in a bar, fairseq's ``valid on 'valid' subset``
 line, wandb's run summary); this module makes one AMP013 finding of them, where they began,
 with ``evidence = {"phase": "evaluation", "metric", "value", "step" or "row", ...}``.
+
+A block that prints one metric a row (transformers' ``***** eval metrics *****``, Lightning's
+``Test metric  DataLoader 0`` table) sends its finite evaluation loss too (``loss`` finite):
+a correlation's NaN within reach of it is the correlation undefined on constant predictions
+(as on one line: ``metric_reader._nonfinite``), not a fault; the rows come sorted by name, so
+a correlation printed above the loss waits for the block's end.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import LogEvent
 
 CODE = "AMP013"
+# Lines between a block's rows and its finite loss: a block holds a row per metric (a
+# Lightning table of a few dozen at most); a farther loss is another evaluation's
+BLOCK_REACH = 32
+_HELD = 16  # correlations' NaNs held for a block's loss (bounded memory)
 
 
 @dataclass
@@ -47,10 +59,71 @@ class EvaluationStream:
     rows: int = 0  # lines with a non-finite evaluation value
     metrics: dict[str, int] = field(default_factory=dict)  # metric -> rows (bounded)
     _last_line: int | None = None
+    _finite_loss: int | None = None  # the line of a block's finite evaluation loss
+    # correlations' NaNs of a block read before its loss: (event, line, text, after_step)
+    _held: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
+    _unfilled_table: bool = False  # a table row left its training loss NaN beside a finite value
+    _cells: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
 
     def event(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
         """Take one ``eval`` event read from ``line``; ``after_step``: the training step the
         log had reached."""
+        value = event.loss if event.loss is not None else float("nan")
+        if event.evidence.get("cell") == "unfilled":
+            self._unfilled_cell(event, line, text, after_step)
+            return
+        if math.isfinite(value):
+            self._block_loss(line)
+            return
+        if event.metric and lexicon.perfect_score(event.metric, value):
+            return  # a PSNR's +inf: the images matched, whichever reader read it
+        if math.isnan(value) and event.metric and lexicon.correlation(event.metric):
+            if self._finite_loss is not None and line - self._finite_loss <= BLOCK_REACH:
+                return  # below its block's finite loss
+            if len(self._held) < _HELD:
+                self._held.append((event, line, text, after_step))
+                return
+        self._release()
+        self._take(event, line, text, after_step)
+
+    def _unfilled_cell(self, event: LogEvent, line: int, text: str,
+                       after_step: int | None) -> None:
+        """A table's ``NaN`` evaluation cell beside a finite training loss (held until the
+        end), or a row that left its training loss so (the table leaves empty cells NaN:
+        what is held was no value)."""
+        if event.loss is not None and math.isfinite(event.loss):
+            self._unfilled_table = True
+            self._cells = []
+        elif not self._unfilled_table and len(self._cells) < _HELD:
+            self._cells.append((event, line, text, after_step))
+
+    def _block_loss(self, line: int) -> None:
+        """A block's finite evaluation loss on ``line``: the correlations held within reach
+        above it were undefined; those farther up count."""
+        self._finite_loss = line
+        self._held = [held for held in self._held if line - held[1] > BLOCK_REACH]
+        self._release()
+
+    def _count_cells(self) -> None:
+        """Count the ``NaN`` cells held, the earliest first: no row showed them empty."""
+        cells, self._cells = self._cells, []
+        if not cells or self._unfilled_table:
+            return
+        later = self.first
+        self.first = None
+        for event, line, text, after_step in cells:
+            self._take(event, line, text, after_step)
+        if later is not None and self.first is not None and later.line < self.first.line:
+            self.first = later
+
+    def _release(self) -> None:
+        """Count the correlations' NaNs held (no finite loss came for them)."""
+        held, self._held = self._held, []
+        for event, line, text, after_step in held:
+            self._take(event, line, text, after_step)
+
+    def _take(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
+        """Count one non-finite evaluation value."""
         metric = event.metric or "evaluation value"
         value = event.loss if event.loss is not None else float("nan")
         if line != self._last_line:
@@ -70,6 +143,8 @@ class EvaluationStream:
 
     def finding(self) -> Finding | None:
         """AMP013 where the stream first went non-finite, or None."""
+        self._release()
+        self._count_cells()
         first = self.first
         if first is None:
             return None

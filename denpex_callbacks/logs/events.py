@@ -17,7 +17,8 @@ SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
 RUN_START = "run_start"
-EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it)
+EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it); finite:
+# a block's evaluation loss or a table's empty cells (see logs/evaluation.py)
 SUMMARY = "summary"  # a value of a run's closing summary: no step, nothing to judge
 
 

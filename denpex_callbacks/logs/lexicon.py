@@ -227,14 +227,33 @@ _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
 
 # Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators), and HF
-# run_glue's average of them
+# run_glue's average of them; torchmetrics' ConcordanceCorrCoef is NaN where its Pearson is
+# (functional/regression/concordance.py ``_concordance_corrcoef_compute`` scales it), and
+# scikit-learn's ``r2_score`` on fewer than two samples (sklearn/metrics/_regression.py: "R^2
+# score is not well-defined with less than two samples.", ``return float("nan")``)
 _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matthews", "mcc",
-                           "kendall", "kendalltau", "corr", "correlation", "combined"})
+                           "kendall", "kendalltau", "corr", "correlation", "combined",
+                           "concordance", "r2"})
 
 
 # Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
 # fairseq-generate's ``BLEU4 = ...``): measured on held-out sentences only, no loop trains on them.
 _GENERATION_SCORES = frozenset({"bleu", "sacrebleu", "bleu4"})
+
+
+def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
+    """Whether ``value`` is a correlation's NaN printed beside a finite loss (``finite_loss``):
+    the predictions or labels were constant (an untrained regressor's first evaluation),
+    nothing overflowed. Without a finite loss beside it, it counts: NaN embeddings show
+    there first.
+
+    Example:
+        >>> undefined_correlation("val_pearson", math.nan, True)
+        True
+        >>> undefined_correlation("val_pearson", math.nan, False)
+        False
+    """
+    return finite_loss and math.isnan(value) and correlation(key)
 
 
 def correlation(key: str) -> bool:
@@ -461,6 +480,20 @@ def score_name(key: str) -> bool:
 _INFINITE_AT_BEST = frozenset({"psnr", "snr", "sisnr", "sdr", "sisdr"})
 
 
+def perfect_score(key: str, value: float) -> bool:
+    """Whether ``value`` is a score's +inf at perfection (see ``_INFINITE_AT_BEST``):
+    torchmetrics' PSNR of identical images (functional/image/psnr.py takes the log of a
+    squared error of 0).
+
+    Example:
+        >>> perfect_score("test_psnr", math.inf), perfect_score("test_psnr", math.nan)
+        (True, False)
+        >>> perfect_score("val_loss", math.inf)
+        False
+    """
+    return value == math.inf and not _INFINITE_AT_BEST.isdisjoint(words(key))
+
+
 def measured_on_evaluation(key: str, value: float) -> bool:
     """Whether a word keying a non-finite ``value`` on a line about evaluation names a score
     of it: a :func:`score_name` (``L1``, ``PSNR``, ``SSIM``, ``mIoU``), and not a PSNR's +inf
@@ -476,8 +509,7 @@ def measured_on_evaluation(key: str, value: float) -> bool:
     """
     # (the score's name among the key's words: pytorch3d NeRF's ``psnr_coarse`` and
     # ``psnr_fine``, projects/nerf/nerf/stats.py, qualify it after)
-    return score_name(key) and not (
-        value == math.inf and not _INFINITE_AT_BEST.isdisjoint(words(key)))
+    return score_name(key) and not perfect_score(key, value)
 
 
 def _namespaced_evaluation(key: str) -> bool:

@@ -43,6 +43,10 @@ _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
 # ``val_loss=nan`` (TQDM) / ``val_loss: nan`` (Rich) beside the training loss: evaluation's.
 _EVAL_VALUE = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
                          r"([-+]?(?:nan|inf)(?:\.0)?)(?=[\s,\]]|$)")
+# ...and a finite evaluation loss there: a correlation's NaN beside it is undefined (see
+# lexicon.undefined_correlation)
+_FINITE_EVAL_LOSS = re.compile(r"(?:^|[\s,])(?:val|valid|validation|test)[\w/.-]*loss"
+                               r"[\w/.-]*[=:] ?[-+]?\.?\d")
 # A step logged with ``prog_bar=True`` (CompVis latent-diffusion and the textual-inversion /
 # DreamBooth forks of it: ``self.log("global_step", self.global_step, prog_bar=True)``, shown
 # ``global_step=449.000``) or a loop's own tqdm postfix beside ``desc=f"Epoch {epoch}"``
@@ -138,10 +142,14 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
                 break
     out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
-        for key, value in _EVAL_VALUE.findall(postfix):
-            number = to_float(value)
-            if number is not None and not math.isfinite(number) and \
-                    lexicon.evaluation_metric(key):
+        pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
+                 if (number := to_float(value)) is not None]
+        # (read only beside a correlation's NaN: seldom)
+        finite_loss = any(lexicon.correlation(key) for key, _ in pairs) and \
+            _FINITE_EVAL_LOSS.search(postfix) is not None
+        for key, number in pairs:
+            if not math.isfinite(number) and lexicon.evaluation_metric(key) and \
+                    not lexicon.undefined_correlation(key, number, finite_loss):
                 out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
     return out
 

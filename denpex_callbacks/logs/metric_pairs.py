@@ -118,6 +118,11 @@ class MetricLine:
     # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
     # digit reads as 0 there, not only an exact 0
     zero_places: int = 0
+    # A table row's cells that may be pandas' empty cells (``NaN``, see metric_reader's
+    # ``_unfilled``): evaluation values beside a finite training loss, and whether the row
+    # left its training loss so beside a finite evaluation value
+    unfilled: list[tuple[str, float]] = field(default_factory=list)
+    unfilled_loss: bool = False
 
 
 def classify(prefix: str) -> tuple[str, str] | None:

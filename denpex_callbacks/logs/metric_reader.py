@@ -284,6 +284,11 @@ CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys
 # missing data: not read). Finite rows hold no keyword; a NaN one does.
 _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
                    r"|dtype=\S*|[\s,)])*$")
+# A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
+# ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
+# {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
+# and F1, its support
+_REPORT_ROW = re.compile(r"\s*\d+((?: +(?:nan|[01]\.\d+)){3}) +\d+\s*$")
 # A YOLO training row read without its header row (an excerpt that starts below it, or
 # YOLOv5's ``Epoch gpu_mem box obj cls labels img_size`` header, which holds no keyword):
 # ``{epoch}/{epochs - 1}``, the GPU memory, the loss terms, then two counts (labels or
@@ -797,6 +802,8 @@ class MetricReader:
         if found is None:
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
+        if report_row(text):
+            return []
         read_as = ("bare step/value columns", ())
         self._read_as[read_as] += 1
         return [MetricEvent(METRICS, FAMILY, step=int(found.group(1)),
@@ -1142,11 +1149,18 @@ class MetricReader:
             # epoch-and-batch lines are
             row.values[lexicon.STEP] = self.epoch_batches.step_of(row_epoch, batch)
         events = self._events(text, row, _TABLE_ROW, counters=False)
-        if row.evals:
+        if row.evals or row.unfilled:
             step = as_step(row.values.get(lexicon.STEP))
             if step is None and events and events[0].epoch_row:
                 step = events[0].step  # the row's epoch numbers its evaluation too
             events += _nonfinite(row.evals, step)
+            events += [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
+                                   evidence=UNFILLED) for key, value in row.unfilled]
+        if row.unfilled_loss:
+            # (a finite value of the row: the stream's sign that the table leaves cells so)
+            key, value = next((k, v) for k, v in row.evals if math.isfinite(v))
+            events.append(MetricEvent(EVAL, FAMILY, loss=value, metric=key,
+                                      evidence=UNFILLED))
         return events
 
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
@@ -1238,7 +1252,8 @@ class MetricReader:
             return events
         if metrics.evals:
             self.evaluation_lines += 1
-            return _nonfinite(metrics.evals, as_step(metrics.values.get(lexicon.STEP)))
+            return _nonfinite(metrics.evals, as_step(metrics.values.get(
+                lexicon.STEP))) or _block_loss(text, metrics.evals)
         return None
 
     def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:
@@ -1560,7 +1575,10 @@ class MetricReader:
             out.evals = _measured_twins(out.evals, dict(zip(names, cells, strict=True)),
                                         self.header_evals)
         out.zero_places = min(zeros, default=0)
-        return out
+        if "NaN" in cells:
+            _unfilled(out, {name for name, cell in zip(names, cells, strict=True)
+                            if cell == "NaN"})
+        return out if out.values or out.components or out.evals else None
 
 
 class BareScale:
@@ -1831,17 +1849,55 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
-            for key, value in values if not math.isfinite(value) and not (
-                finite_loss and _explained_by_loss(key, value)) and not (
+            for key, value in values if not math.isfinite(value)
+            and not lexicon.undefined_correlation(key, value, finite_loss) and not (
+                finite_loss and _overflowed_exponent(key, value)) and not (
                 finite_mean and math.isnan(value) and _per_class(key))]
 
 
-def _explained_by_loss(key: str, value: float) -> bool:
-    """Whether a non-finite evaluation ``value`` beside a finite loss says nothing went wrong:
-    a correlation's NaN (constant predictions) or a perplexity's +inf (exp overflowed)."""
-    if math.isnan(value):
-        return lexicon.correlation(key)
-    return value > 0 and lexicon.perplexity(key)
+def _overflowed_exponent(key: str, value: float) -> bool:
+    """Whether ``value`` is a perplexity's +inf: exp(loss) overflowed, the loss beside it
+    finite."""
+    return value > 0 and math.isinf(value) and lexicon.perplexity(key)
+
+
+# pandas prints a DataFrame's missing value as ``NaN`` (``na_rep``, pandas/io/formats/
+# format.py): the table of a logger that writes each call's keys on a row of its own
+# (Lightning's CSVLogger, pytorch_lightning/loggers/csv_logs.py, read back with
+# ``pd.read_csv``; transformers' ``log_history`` as a DataFrame) shows a training step's row
+# with its evaluation cells NaN and an evaluation's row with its training loss NaN.
+UNFILLED = {"cell": "unfilled"}
+
+
+def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
+    """Set apart a table row's ``NaN`` cells that may be pandas' empty ones: a training loss
+    beside a finite evaluation value (a loss that went NaN leaves no evaluation finite at its
+    step) is dropped, the row marked; evaluation values beside a finite training loss go to
+    ``row.unfilled``, which the evaluation stream counts only in a table where no row left
+    its loss so (a Keras ``history`` DataFrame's NaN ``val_loss`` is a fault)."""
+    loss = row.values.get(lexicon.LOSS)
+    if loss is None or row.keys.get(lexicon.LOSS) not in nan_names:
+        if loss is not None and math.isfinite(loss):
+            row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]
+            row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
+        return
+    if any(math.isfinite(value) for _key, value in row.evals):
+        del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
+        row.components = [(k, v) for k, v in row.components if k not in nan_names]
+        row.unfilled_loss = True
+
+
+def _block_loss(text: str, values: list[tuple[str, float]]) -> list[MetricEvent]:
+    """The finite evaluation loss of a row that prints it alone (Lightning's results table,
+    pytorch_lightning/loops/evaluation_loop.py ``_print_results``: ``│  test_loss  │  0.41
+    │``, one metric a row, sorted by name) as an ``eval`` event: the correlations' NaNs of
+    its block are then undefined ones (see :mod:`~denpex_callbacks.logs.evaluation`)."""
+    if len(values) != 1 or len(text.split()) > 3:
+        return []  # (a line of its own pairs: ``_nonfinite`` judged it whole)
+    key, value = values[0]
+    if not math.isfinite(value) or "loss" not in key.lower():
+        return []
+    return [MetricEvent(EVAL, FAMILY, loss=value, metric=key)]
 
 
 def _per_class(key: str) -> bool:
@@ -2002,6 +2058,24 @@ def mapping_row(text: str) -> bool:
     """
     found = _YAML_ROW.match(text.rstrip()) if text[:2] == "  " else None
     return found is not None and found.group(3) is not None
+
+
+def report_row(text: str) -> bool:
+    """Whether ``text`` is a class's row of a classification report under a numeric label: its
+    NaN a ratio undefined for that class (``zero_division=np.nan``: no prediction or no
+    instance of it), not a step's loss. The three ratios are printed with the same decimals.
+
+    Example:
+        >>> report_row("           1        nan      0.00      0.00       100")
+        True
+        >>> report_row("100 nan 0.001"), report_row("  7  nan  0.5  0.25  32")
+        (False, False)
+    """
+    found = _REPORT_ROW.match(text)
+    if found is None:
+        return False
+    places = {len(cell.partition(".")[2]) for cell in found.group(1).split() if cell != "nan"}
+    return len(places) <= 1
 
 
 def record_cell(text: str) -> tuple[str, str] | None:

@@ -14,8 +14,10 @@ Verbatim sources:
 
 A training loss that is non-finite in a summary is a non-finite training loss (AMP006), though
 where it began is not in it; an evaluation metric there is one of the evaluation stream
-(AMP013). Every other value of a metrics block or a wandb summary claims its line and says
-nothing: a summary is no step.
+(AMP013). A finite evaluation loss there is sent too: a correlation's NaN beside it in the
+block is undefined, not a fault (see :mod:`~denpex_callbacks.logs.evaluation`). Every other
+value of a metrics block or a wandb summary claims its line and says nothing: a summary is no
+step.
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ def _judge(pairs: list[tuple[str, str]], where: str) -> list[LogEvent]:
             continue
         value = to_value(text.strip())
         if math.isfinite(value):
+            if "loss" in key.lower() and lexicon.evaluation_metric(key):
+                # the block's finite evaluation loss: its correlations' NaNs are undefined
+                # ones (see :mod:`~denpex_callbacks.logs.evaluation`)
+                out.append(LogEvent(EVAL, FAMILY, loss=value, metric=key))
             continue
         if lexicon.evaluation_metric(key):
             out.append(LogEvent(EVAL, FAMILY, loss=value, metric=key))
