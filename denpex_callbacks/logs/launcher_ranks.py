@@ -34,7 +34,10 @@ _COLLECTED = r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|)\s+"
 # SkyPilot's multi-node run prefix (sky/skylet/executor/slurm.py, the prefix it hands to
 # log_lib's run_bash_command_with_log: ``({node_name}, rank={rank}, pid={pid})``, ``, ip={ip}``
 # on the workers) names the rank (the node's: ranks of one node share it).
-_PLAIN = r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] "
+# Determined's launchers run each worker under wrap_rank.py (determined-ai/determined
+# harness/determined/launch/wrap_rank.py forward_stream: ``f"[rank={rank}] {line}"``), the
+# prefix its web UI filters ranks by.
+_PLAIN = r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] |\[rank=(\d+)\] "
 _LAUNCHER_RANK = re.compile(r"^\s*(?:" + _PLAIN + ")")
 # The forms that cost backtracking on every line that opens with a bracket (a timestamp), and
 # the collectors before any of them, are tried only on a line that holds what they end with
@@ -44,7 +47,7 @@ _COLLECTED_RANK = re.compile(
     r"^\s*(?:" + _COLLECTED + r")*(?:\[[A-Za-z_]*?(\d+)\]:"
     r"|(?:\[[^\]]*\])?\[(?:[^\],\[]+,)?(?:mpirank:)?(\d+)(?:,[^\]]*)?\](?:\[[^\]]*\])?"
     r"<std(?:out|err)>:"
-    r"|\[rank: (\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) "
+    r"|\[rank: (\d+)\] |\[rank=(\d+)\] |\([^()]*?\brank=(\d+), pid=\d+(?:, ip=[^()]*)?\) "
     r"|\[[A-Za-z_]*(\d{1,5})[-|_A-Za-z0-9]+\]:)")
 _RANK_TAG = re.compile(r"\[Rank (\d+)\]")
 
@@ -66,6 +69,8 @@ def line_rank(text: str) -> int | None:
         1
         >>> line_rank("[default3|1]:loss nan"), line_rank("[12:00:00]: loss")
         (3, None)
+        >>> line_rank("[rank=2] step 3 loss nan"), line_rank("[rank=0.9 bc=1] loss")
+        (2, None)
     """
     return prefixed_rank(text)[0]
 

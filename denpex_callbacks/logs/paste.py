@@ -66,12 +66,16 @@ def strip_paste(text: str) -> str:
         text = text.translate(_WEB_SPACES)
     if "&" in text:
         text = html.unescape(text)
+    if text[:1] == "[" and "||" in text:
+        text = _without_task_log_head(text)
     head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
     first = head[:1]
     if (head == "[pod/" if first == "[" else first != "{" and may_be_collected(head)) and (
             found := _COLLECTOR.match(text)):  # (DeepSpeed's and HF's lines told inline)
-        text = text[found.end():]
+        collected, text = text[:found.end()], text[found.end():]
         first = text[:1]
+        if first != "[" and "-" in collected:  # (a launcher's own rank prefix comes first)
+            text = _replica_rank(collected) + text
     if first == ">":
         text = _QUOTED.sub("", text)
         first = text.lstrip()[:1]
@@ -84,6 +88,51 @@ def strip_paste(text: str) -> str:
     if first.isdigit() and not bordered and (found := _NUMBERED.match(text)):
         text = text[found.end():]
     return text
+
+
+# Determined's task logs as its master hands them on (``det trial logs``, the web UI's
+# download: determined-ai/determined master/pkg/model/task.go ``TaskLog.Message``): the time,
+# the container's first eight characters (blanks where none), ``[rank=N]`` where the worker
+# printed it through wrap_rank.py, ``||`` and the level, joined by blanks:
+# ``[2024-05-01T10:00:00.123456Z] f6114bb3 [rank=1] || INFO: ...``.
+_TASK_LOG_HEAD = re.compile(r"\[\d{4}-\d\d-\d\dT[^\]\s]*\] +(?:[^\s\[|]{1,8} +)?"
+                            r"(?P<rank>\[rank=\d+\] )?\|\| (?:[A-Z]+: )?")
+
+
+def _without_task_log_head(text: str) -> str:
+    """``text`` without a Determined task log's head, its rank kept as wrap_rank.py wrote it
+    (launcher_ranks reads it), else ``text`` itself.
+
+    Example:
+        >>> _without_task_log_head("[2024-05-01T10:00:00.123456Z] f6114bb3 [rank=1] || INFO: x")
+        '[rank=1] x'
+        >>> _without_task_log_head("[2024-05-01T10:00:00.123456Z]          || INFO: x")
+        'x'
+    """
+    found = _TASK_LOG_HEAD.match(text)
+    return (found["rank"] or "") + text[found.end():] if found else text
+
+
+# A Kubeflow PyTorchJob's pods, named ``{job}-{master|worker}-{index}`` with the container
+# ``pytorch`` (kubeflow/training-operator pkg/controller.v1/pytorch/envvar.go genGeneralName
+# and setPodEnv: RANK is the master's index, a worker's index + 1), as ``kubectl logs
+# --prefix`` names them: the rank is the pod's (the node's, where torchrun starts several
+# processes in it), read as a launcher's prefix would give it.
+_REPLICA = re.compile(r"\[pod/[^\]\s]*-(master|worker)-(\d{1,5})/[^\]\s/]+\]")
+
+
+def _replica_rank(collected: str) -> str:
+    """The rank a Kubeflow replica's pod name in a collector's prefix gives, as the prefix
+    launcher_ranks reads (``[rank1]:``), else nothing.
+
+    Example:
+        >>> _replica_rank("[pod/gpt-worker-2/pytorch] "), _replica_rank("[pod/llm-0/main] ")
+        ('[rank3]:', '')
+    """
+    found = _REPLICA.search(collected) if "/" in collected else None
+    if found is None:
+        return ""
+    return f"[rank{int(found[2]) + (found[1] == 'worker')}]:"
 
 
 def without_collector(text: str) -> str:
