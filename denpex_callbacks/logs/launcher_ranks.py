@@ -24,8 +24,12 @@ import re
 # process); two look like too many other things to be taken off every line, and are read only
 # where a launcher's rank prefix follows them: pdsh's host (DeepSpeed's multinode_runner.py
 # PDSHRunner: ``worker-0:``, ``10.0.0.1:``; a name with a digit, a dot or a dash, so that a
-# key, ``step: 10: ``, is none) and docker compose's ``trainer-1  |``.
-_COLLECTED = r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|)\s+"
+# key, ``step: 10: ``, is none), docker compose's ``trainer-1  |`` and the log stream ``aws
+# logs tail`` writes after its time (aws/aws-cli awscli/customizations/logs/tail.py
+# DetailedLogEventsFormatter: ``'%s %s %s' % (time, logStreamName, message)``; a SageMaker
+# job's ``NAME/algo-1-1714557600``: a name with a slash and a dash, so that a word is none).
+_COLLECTED = (r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|"
+              r"|(?=[\w.-]*/)(?=[\w./]*-)[\w./-]+(?= ))\s+")
 # torchrun's prefix from a template of one's own (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE, torch
 # distributed/elastic/agent/server/local_elastic_agent.py: ``Template(...).safe_substitute(
 # role_name=, rank=, local_rank=)``): the first number is read as the rank, words and numbers
@@ -66,6 +70,8 @@ def line_rank(text: str) -> int | None:
         >>> line_rank("[1,mpirank:2,algo-1]<stdout>:x"), line_rank("[1,3][gpu7:88]<stderr>: x")
         (2, 3)
         >>> line_rank("(worker1, rank=1, pid=2346, ip=10.0.0.2) iter 3: loss nan")
+        1
+        >>> line_rank("job/algo-2-1714557600 [1,mpirank:1,algo-2]<stdout>:loss nan")
         1
         >>> line_rank("[default3|1]:loss nan"), line_rank("[12:00:00]: loss")
         (3, None)

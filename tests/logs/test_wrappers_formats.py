@@ -7,6 +7,10 @@ platform's own prefix or record, each written from its source:
   line (``master/pkg/model/task.go`` ``TaskLog.Message``: ``[time] container [rank=N] ||
   LEVEL: log``, the container's first eight characters or eight blanks, the rank only where
   wrap_rank.py gave one);
+- a SageMaker job's stream as ``aws logs tail`` prints it (aws/aws-cli ``awscli/customizations/
+  logs/tail.py`` DetailedLogEventsFormatter: ``'%s %s %s' % (time, logStreamName, message)``,
+  the time ``isoformat(timespec='microseconds')``), smdistributed's ``[1,mpirank:1,algo-2]
+  <stdout>:`` in its message;
 - a Kubeflow PyTorchJob's pods behind ``kubectl logs --prefix`` (kubeflow/training-operator
   ``pkg/controller.v1/pytorch/envvar.go``: pods ``{job}-{master|worker}-{index}``, RANK the
   master's index and a worker's index + 1; kubernetes/kubectl ``pkg/cmd/logs/logs.go``:
@@ -71,6 +75,11 @@ RANKED = {
     "determined_wrap_rank": lambda r: f"[rank={r}] ",
     "determined_task_log": lambda r: f"[2024-05-01T10:00:0{r}.123456Z] f6114bb3 [rank={r}] || "
                                      "INFO: ",
+    # aws logs tail's default (detailed) line of a SageMaker job's stream, its message
+    # smdistributed's mpirun tag
+    "sagemaker_aws_logs_tail": lambda r: (
+        f"2024-05-01T10:00:00.123000+00:00 gpt2-2024-05-01-10-00-00-123/algo-{r + 1}-1714557600"
+        f" [1,mpirank:{r},algo-{r + 1}]<stdout>:"),
     "kubeflow_pods": lambda r: ("[pod/gpt2-master-0/pytorch] " if r == 0 else
                                 f"[pod/gpt2-worker-{r - 1}/pytorch] "),
     "kubeflow_pods_timestamped": lambda r: (f"[pod/gpt2-{'master' if r == 0 else 'worker'}-0/"
