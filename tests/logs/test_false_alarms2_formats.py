@@ -101,7 +101,8 @@ def test_composer_retried_oom_is_quiet(tmp_path: Path) -> None:
 
 def test_composer_oom_fault_twins(tmp_path: Path) -> None:
     """The microbatch of 1 that still does not fit ends the run: SYS001 at the last row's
-    batch (a control: passes on the parent too), as does torch's own OOM traceback."""
+    batch, as does torch's own OOM traceback. (On the parent the first assertion fails too:
+    there SYS001 is reported once, on the retried warning before the first row, step None.)"""
     fatal = ("CUDA out of memory or excessive memory allocation retries detected. The train "
              "loop failed with an internal microbatch of size 1.The GPU does not have enough "
              "memory to process even 1 sample during train.")
