@@ -110,3 +110,116 @@ def test_composer_oom_fault_twins(tmp_path: Path) -> None:
     torch_oom = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
                  "of 79.15 GiB of which 1.20 GiB is free.")
     assert faults(tmp_path, _composer(None, fatal=torch_oom)) == [("SYS001", 600)]
+
+
+def _hf_dicts(steps: int = 500) -> list[str]:
+    return [str({"loss": round(2.5 * math.exp(-step / 800) + 0.3, 4), "grad_norm": 1.23,
+                 "learning_rate": 5e-05, "epoch": round(step / 500, 2)})
+            for step in range(10, steps + 1, 10)]
+
+
+_WARNING_AT = "/usr/lib/python3/site-packages/torch/{0}: UserWarning: "
+# Warnings of healthy runs that name a dtype, fp16 or a skip, and that the suite had nowhere.
+_NOTES = {
+    # torch aten/src/ATen/native/transformers/sdp_utils_cpp.h (check_tensor_dtype, debug):
+    # SDPA's fused kernels refused float32; the math kernel ran the attention.
+    "sdpa_dtype_fallback": [
+        _WARNING_AT.format("nn/functional.py:5476") + "Expected query, key and value to all "
+        "be of dtype: {Half, BFloat16}. Got Query dtype: float, Key dtype: float, and Value "
+        "dtype: float instead. (Triggered internally at ../aten/src/ATen/native/transformers/"
+        "sdp_utils_cpp.h:98.)",
+        "  attn_output = torch.nn.functional.scaled_dot_product_attention("],
+    # huggingface/transformers src/transformers/modeling_utils.py
+    # (_check_and_enable_flash_attn_2): a float32 load that autocast (or FSDP's mixed
+    # precision) runs in half precision.
+    "flash_attn_fp32_load": [
+        "Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes, but the "
+        "current dype in Qwen2ForCausalLM is torch.float32. You should run training or "
+        "inference using Automatic Mixed-Precision via the `with torch.autocast(device_type="
+        "'torch_device'):` decorator, or load the model with the `torch_dtype` argument. "
+        "Example: `model = AutoModel.from_pretrained(\"openai/whisper-tiny\", attn_implementation"
+        "=\"flash_attention_2\", torch_dtype=torch.float16)`"],
+    # torch/optim/lr_scheduler.py (LRScheduler.step): printed under a GradScaler whose first
+    # step was skipped by the start-up overflow (optimizer.step() never ran).
+    "lr_scheduler_first_skip": [
+        _WARNING_AT.format("optim/lr_scheduler.py:224") + "Detected call of "
+        "`lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
+        "should call them in the opposite order: `optimizer.step()` before "
+        "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+        "value of the learning rate schedule. See more details at https://pytorch.org/docs/"
+        "stable/optim.html#how-to-adjust-learning-rate",
+        "  warnings.warn("],
+}
+
+
+def test_healthy_precision_and_skip_notes_are_quiet(tmp_path: Path) -> None:
+    """Each note before a healthy run of transformers' dicts (controls: quiet on the parent
+    too)."""
+    for name, note in _NOTES.items():
+        assert faults(tmp_path, note + _hf_dicts()) == [], name
+
+
+class _FairseqScaler:
+    """fairseq's DynamicLossScaler (facebookresearch/fairseq
+    ``fairseq/optim/dynamic_loss_scaler.py``), its decisions only."""
+
+    def __init__(self, tolerance: float, window: int = 128) -> None:
+        self.scale, self.window, self.tolerance = 128.0, window, tolerance
+        self.iter = 0
+        self.last_overflow = self.last_rescale = -1
+        self.overflows = 0
+
+    def update(self) -> None:
+        if (self.iter - self.last_overflow) % self.window == 0:
+            self.scale *= 2.0
+            self.last_rescale = self.iter
+        self.iter += 1
+
+    def overflow(self) -> str:
+        since = self.iter - self.last_rescale or 1000
+        self.last_overflow = self.iter
+        self.overflows += 1
+        if self.overflows / since >= self.tolerance:
+            self.scale /= 2.0
+            self.last_rescale, self.overflows = self.iter, 0
+        self.iter += 1
+        return f"setting loss scale to: {self.scale}"
+
+
+def _fairseq(tolerance: float, *, overflowing: int | None = None) -> list[str]:
+    """fairseq's trainer under ``--fp16-scale-tolerance``: an overflow every 50 updates and
+    above 2**12, each its ``NOTE`` (fairseq/trainer.py ``train_step``), ``train_inner`` every
+    100 updates; from update ``overflowing`` on, every step overflows."""
+    scaler, out, updates, tried = _FairseqScaler(tolerance), [], 0, 0
+    while updates < 3000:
+        tried += 1
+        if scaler.scale > 4096 or tried % 50 == 0 or (
+                overflowing is not None and updates >= overflowing):
+            out.append("2026-12-06 10:00:00 | INFO | fairseq.trainer | NOTE: gradient overflow "
+                       f"detected, ignoring gradient, {scaler.overflow()}")
+            if len(out) > 20000:
+                break
+            continue
+        scaler.update()
+        updates += 1
+        if updates % 100 == 0:
+            out.append(f"2026-12-06 10:00:00 | INFO | train_inner | epoch 001:    {updates} / "
+                       "5000 loss=5.5, nll_loss=4.1, ppl=17.15, wps=30000, ups=3, wpb=10000, "
+                       f"bsz=300, num_updates={updates}, lr=0.0005, gnorm=1.2, "
+                       f"loss_scale={scaler.scale:g}, train_wall=30, gb_free=10, wall=100")
+    return out
+
+
+def test_fairseq_scale_tolerance_is_quiet(tmp_path: Path) -> None:
+    """With a tolerance (0.05-0.3 in fairseq's and its users' recipes) an overflow soon after a
+    rescale keeps the scale, so ``setting loss scale to:`` repeats one value (controls: quiet
+    on the parent too; test_healthy_sawtooth.py holds tolerance 0)."""
+    for tolerance in (0.05, 0.2, 0.3):
+        assert faults(tmp_path, _fairseq(tolerance)) == [], tolerance
+
+
+def test_fairseq_scale_tolerance_fault_twin(tmp_path: Path) -> None:
+    """Every step overflowing from update 2000 still collapses the scale through the
+    tolerance: AMP003 where it began (a control: found on the parent too)."""
+    for tolerance in (0.05, 0.3):
+        assert faults(tmp_path, _fairseq(tolerance, overflowing=2000))[0] == ("AMP003", 2001)
