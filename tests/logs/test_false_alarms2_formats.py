@@ -44,6 +44,18 @@ available. Disabling`` and ``GradScaler is enabled, but CUDA is not available`` 
 ``core/causes.py`` names an initial scale below 1 as the cause), fairseq's recovered
 ``OOM: Ran out of memory with exception`` (SYS001: the batch is skipped, as the message table's
 fairseq row ``ran out of memory, skipping batch`` says).
+
+Left wrong (a false alarm this file does not fix, for the lead): torch 1.10-2.2 prints ``User
+provided device_type of 'cuda', but CUDA is not available. Disabling`` whatever ``enabled``
+says (``torch/autocast_mode.py``, ``torch/amp/autocast_mode.py``: ``if torch.cuda.amp.common.
+amp_definitely_not_available() and self.device == 'cuda': warnings.warn(...)``; only 2.3's
+``CUDA is not available or torch_xla is imported. Disabling autocast.`` sits under ``if
+enabled:``), so a CPU run that wraps its forward in ``autocast(enabled=False)`` (YOLOv5 on
+CPU: ``with torch.cuda.amp.autocast(amp):`` with ``amp`` False from ``check_amp``;
+ultralytics/yolov5 ``utils/torch_utils.py`` filters the warning for that reason) gets AMP010
+although nobody asked for fp16. Telling it apart needs a second line (the GradScaler's
+``GradScaler is enabled, but CUDA is not available``, or another fp16 request): a rule across
+lines, where the diagnoses are assembled (``doctor.py``), not a row of the message table.
 """
 
 from __future__ import annotations
