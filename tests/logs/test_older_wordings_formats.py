@@ -1,0 +1,80 @@
+"""Older wordings of the mainstream tools, each written as that release printed it (the
+repository and file followed are named in each test), a fault beside healthy controls.
+
+Tried and read right before any fix (no test here, the suite covers them): fairseq 0.6-0.9's
+``| epoch 001:   100 / 5000 loss=..., num_updates=100, ...`` and ``--log-format json`` lines
+(``fairseq/progress_bar.py``), its overflow notes of 0.6-0.9 (``| WARNING: overflow
+detected, setting loss scale to: X``), 0.10 (``NOTE: overflow detected, ...``) and 0.12
+(``NOTE: gradient overflow detected, ignoring gradient, ...``); transformers 2.x-3.x's
+``{"loss": ..., "step": N}`` JSON and ``{'loss': ..., 'step': N}`` dicts, with or without the
+``Epoch:``/``Iteration:`` bars around them; Megatron-LM's 2019 lines (``pretrain_bert.py``'s
+``lm loss {:.3E}`` without colons, ``megatron/training.py``'s ``lm loss: {:.6E}``) and the
+old FP16_Optimizer's ``OVERFLOW! Skipping step. Attempted loss scale: X, reducing to Y``
+between them; DeepSpeed 0.3-0.16's ``fused_optimizer``/``unfused_optimizer`` wordings (the
+static scaler's ``Grad overflow on iteration: N`` and ``Using static loss scale of: X``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+from denpex_callbacks.logs.events import SETUP
+from denpex_callbacks.logs.parsers import parse_line
+
+
+# --- Lightning 0.7-0.8: the bar numbers its epochs from 1 -----------------------------------
+def _bar(desc: str, n: int, total: int, postfix: str = "") -> str:
+    """tqdm's default layout: ``{desc}: {p:3.0f}%|{bar}| {n}/{total} [..., {rate}{postfix}]``."""
+    filled = 10 * n // total
+    tail = f", {postfix}" if postfix else ""
+    return (f"{desc}: {100 * n / total:3.0f}%|{'█' * filled}{' ' * (10 - filled)}| "
+            f"{n}/{total} [00:10<00:10, 20.00it/s{tail}]")
+
+
+def _v08(*, first: int = 1, train: int = 1000, val: int = 100, epochs: int = 4,
+         nan_from: int | None = None, every: int = 50, sanity: bool = True) -> list[str]:
+    """A 0.8 fit (``pytorch_lightning/callbacks/progress.py`` 0.8.5: the sanity bar
+    ``desc='Validation sanity check'`` over ``num_sanity_val_steps`` (5) batches, the main
+    bar's total ``total_train_batches + total_val_batches`` and its description ``f'Epoch
+    {trainer.current_epoch + 1}'``, the validation bar ``desc='Validating'``; the postfix
+    ``core/lightning.py`` ``get_progress_bar_dict``: ``'loss': '{:.3f}'``, ``v_num``). The
+    loss is NaN from the fit's batch ``nan_from`` on (from 1); ``first=0`` is 0.9's number."""
+    lines = ["GPU available: True, used: True", "Using native 16bit precision."]
+    if sanity:
+        lines += [_bar("Validation sanity check", n, 5) for n in range(0, 6)]
+    total = train + val
+    for epoch in range(epochs):
+        loss = ""
+        for batch in range(1, train + 1):
+            step = epoch * train + batch
+            loss = "nan" if nan_from is not None and step >= nan_from else f"{2.0 - step / 1e4:.3f}"
+            if batch % every == 0:
+                lines.append(_bar(f"Epoch {epoch + first}", batch, total, f"loss={loss}, v_num=0"))
+        lines.append("Validating: 0it [00:00, ?it/s]")
+        for batch in range(every, val + 1, every):
+            lines.append(_bar("Validating", batch, val))
+            lines.append(_bar(f"Epoch {epoch + first}", train + batch, total,
+                              f"loss={loss}, v_num=0"))
+    return lines
+
+
+def test_v08_epochs_numbered_from_one(tmp_path: Path) -> None:
+    """0.7-0.8 (``pytorch_lightning/trainer/training_loop.py`` 0.7: ``f'Epoch {epoch + 1}'``;
+    ``callbacks/progress.py`` 0.8: ``f'Epoch {trainer.current_epoch + 1}'``; 0.9 on ``f'Epoch
+    {trainer.current_epoch}'``): after the sanity check, ``Epoch 1`` is the fit's first
+    epoch. Before: a NaN at training batch 450 of the first epoch was step 1550, one at
+    batch 450 of the fourth 4450 (an epoch late)."""
+    assert faults(tmp_path, _v08(nan_from=450)) == [("AMP006", 450)]
+    assert faults(tmp_path, _v08(nan_from=3450)) == [("AMP006", 3450)]
+
+
+def test_v08_controls(tmp_path: Path) -> None:
+    """Healthy 0.8 fits, and 0.9's numbering from 0 with a NaN (its step unchanged), and a
+    0.8 fit without a sanity check (``num_sanity_val_steps=0``: read as before). Pass on the
+    parent too."""
+    assert faults(tmp_path, _v08()) == []
+    assert faults(tmp_path, _v08(sanity=False)) == []
+    assert faults(tmp_path, _v08(first=0)) == []
+    assert faults(tmp_path, _v08(first=0, nan_from=3450)) == [("AMP006", 3450)]
