@@ -64,7 +64,8 @@ _NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(
 _RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|inf)(?:\.0)?)"
                                    r"(?=\s|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
-# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
+# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``; 1.9
+# ``None`` when no ``amp_backend`` is given: ``f"Using 16bit {self._amp_type_flag} ..."``), 2.0-2.2
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
 # The validation bar of a fit (1.0-1.5 ``Validating: ``, 1.6 on ``Validation DataLoader 0: ``,
 # the Rich bar's ``Validation ━━━ 50/100``); the sanity check's (``Validation sanity check:``,
@@ -87,7 +88,7 @@ _RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
 _CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
                          r"([-+]?(?:inf|nan))\b")
 _PRECISION = re.compile(
-    r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
+    r"Using (16bit|16-bit|bfloat16)(?: native| apex| None)? Automatic Mixed Precision")
 
 
 def parse(text: str) -> list[LogEvent]:

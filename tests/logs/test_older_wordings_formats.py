@@ -78,3 +78,35 @@ def test_v08_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _v08(sanity=False)) == []
     assert faults(tmp_path, _v08(first=0)) == []
     assert faults(tmp_path, _v08(first=0, nan_from=3450)) == [("AMP006", 3450)]
+
+
+# --- Lightning's precision notices across releases -------------------------------------------
+_FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
+
+
+def _setups(line: str) -> list[dict[str, object]]:
+    return [e.setup for e in parse_line(line) if e.kind == SETUP]
+
+
+def test_lightning_precision_notices_of_older_releases() -> None:
+    """0.5 ``pytorch_lightning/trainer/trainer.py`` ``print('using 16bit precision')``, 0.6
+    ``trainer/auto_mix_precision.py`` ``logging.info('using 16bit precision')``, 0.7
+    ``log.info('Using 16bit precision.')`` (the ``lightning`` logger), 1.9
+    ``trainer/connectors/accelerator_connector.py`` ``f"Using 16bit {self._amp_type_flag}
+    Automatic Mixed Precision (AMP)"`` with ``_amp_type_flag = None`` unless ``amp_backend``
+    is given. Before: none of them was read as an fp16 setup (nothing)."""
+    assert _setups("using 16bit precision") == [_FP16]
+    assert _setups("INFO:lightning:Using 16bit precision.") == [_FP16]
+    assert _setups("Using 16bit None Automatic Mixed Precision (AMP)") == [_FP16]
+
+
+def test_lightning_precision_notices_controls() -> None:
+    """The spellings read before (0.8-1.2's ``Using native 16bit precision.``, 1.3-1.9's
+    ``native``, bf16's, 2.3's) still read the same; a sentence that only resembles them is
+    no setup. Pass on the parent too."""
+    assert _setups("Using native 16bit precision.") == [_FP16]
+    assert _setups("Using 16bit native Automatic Mixed Precision (AMP)") == [_FP16]
+    assert _setups("Using 16-bit Automatic Mixed Precision (AMP)") == [_FP16]
+    assert _setups("Using bfloat16 Automatic Mixed Precision (AMP)") == [
+        {"active_precision": "bf16-mixed", "scaler": None}]
+    assert _setups("this run will NOT use 16 bit precision") == []
