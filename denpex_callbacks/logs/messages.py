@@ -388,8 +388,8 @@ MESSAGES: tuple[Message, ...] = (
             "accelerator_connector.py, precision_connector.py",
             "You have asked for native AMP on CPU, but AMP is only available on GPU.",
             "AMP asked for on CPU: not active", FLAG, "AMP010", prefix=RANK_ZERO),
-    Message("pytorch_lightning", "1.3-1.9 (native, apex; 1.9: None without amp_backend)", "pytorch_lightning/trainer/connectors/"
-            "accelerator_connector.py",
+    Message("pytorch_lightning", "1.3-1.9 (native, apex; 1.9: None without amp_backend)",
+            "pytorch_lightning/trainer/connectors/accelerator_connector.py",
             "Using 16bit {text} Automatic Mixed Precision (AMP)",
             "fp16 mixed precision with a dynamic scaler (native) or apex", SETUP, setup=_FP16,
             reader="lightning", prefix=RANK_ZERO, values={"text": "None"}),

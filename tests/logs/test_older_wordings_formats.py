@@ -12,6 +12,18 @@ detected, setting loss scale to: X``), 0.10 (``NOTE: overflow detected, ...``) a
 old FP16_Optimizer's ``OVERFLOW! Skipping step. Attempted loss scale: X, reducing to Y``
 between them; DeepSpeed 0.3-0.16's ``fused_optimizer``/``unfused_optimizer`` wordings (the
 static scaler's ``Grad overflow on iteration: N`` and ``Using static loss scale of: X``).
+
+Left as documented misses: a Lightning 0.7-0.8 excerpt without the sanity check
+(``num_sanity_val_steps=0``, or pasted from a later epoch) is numbered as 0.9's, an epoch
+late; a later release's fit resumed at its second epoch (sanity check, then ``Epoch 1``) is
+numbered as 0.8's, an epoch early. transformers 4.x-5.x dicts print no step: without the
+bar beside them their steps stay the rows' places (the suite's convention), although the
+``Total optimization steps`` / ``Num Epochs`` banner and the rounded ``epoch`` would give
+them roughly. A DeepSpeed log of ``step=N, skipped=K`` counters only (no overflow lines)
+that skips every step from 501 on is AMP003 at its last counter (the excerpt judged as a
+whole), not at 501 (not a wording: the judgement is doctor.py's). torch 2.4's
+``FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated`` is not read as a setup
+(a scaler built with ``enabled=False`` warns too).
 """
 
 from __future__ import annotations
