@@ -64,7 +64,8 @@ _NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(
 _RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|inf)(?:\.0)?)"
                                    r"(?=\s|$)")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
-# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``), 2.0-2.2
+# 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``; 1.9
+# ``None`` when no ``amp_backend`` is given: ``f"Using 16bit {self._amp_type_flag} ..."``), 2.0-2.2
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
 # The validation bar of a fit (1.0-1.5 ``Validating: ``, 1.6 on ``Validation DataLoader 0: ``,
 # the Rich bar's ``Validation ━━━ 50/100``); the sanity check's (``Validation sanity check:``,
@@ -87,7 +88,7 @@ _RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
 _CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
                          r"([-+]?(?:inf|nan))\b")
 _PRECISION = re.compile(
-    r"Using (16bit|16-bit|bfloat16)(?: native| apex)? Automatic Mixed Precision")
+    r"Using (16bit|16-bit|bfloat16)(?: native| apex| None)? Automatic Mixed Precision")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -197,9 +198,13 @@ class Bars:
         self._train: int | None = None  # an epoch's training batches, once told
         self._finite = False  # a finite loss seen: a ``loss=nan`` from now on is the loss's
         self._held: LogEvent | None = None  # the first ``loss=nan`` held (see _running_nan)
+        self._sanity = False  # the fit's sanity check seen before any main bar line
+        self._first = 0  # the number the bars give the fit's first epoch (see _first_epoch)
 
     def parse(self, text: str) -> list[LogEvent]:
         """Events on one segment (see :func:`parse`); a validation bar's line gives none."""
+        if self._epoch < 0 and "sanity check" in text:  # (the sanity bar: before epoch 0)
+            self._sanity = True
         if "Validati" in text and (found := _VAL_BAR.search(text)):
             done, total = (int(g) for g in (found.group(1, 2) if found.group(1)
                                             else found.group(3, 4)))
@@ -244,6 +249,9 @@ class Bars:
             self._run += total
 
     def _step(self, epoch: int, done: int, total: int) -> int:
+        if self._epoch < 0:
+            self._first_epoch(epoch)
+        epoch -= self._first
         if epoch != self._epoch or self._left is not None:  # (most lines: neither)
             self._turn(epoch, done, total)
         self._count = done
@@ -254,6 +262,15 @@ class Bars:
             return epoch * total + done
         counted = (self._entered if self._entered is not None else done) - self._shared
         return epoch * train + max(0, min(counted, train))
+
+    def _first_epoch(self, epoch: int) -> None:
+        """0.7-0.8 number the bar's epochs from 1 (0.7 ``trainer/training_loop.py``, 0.8
+        ``callbacks/progress.py``: ``f'Epoch {trainer.current_epoch + 1}'``), 0.9 on from 0:
+        a fit whose sanity check (``Validation sanity check``, run before its first epoch)
+        is followed by ``Epoch 1`` numbers from 1. (A later release's fit resumed at its
+        second epoch reads the same; without the sanity check, numbers are read as 0.9's.)"""
+        if self._sanity and epoch == 1:
+            self._first = 1
 
     def _turn(self, epoch: int, done: int, total: int) -> None:
         """A new epoch (the last one's training batches learnt, if proven 1.x), or the main

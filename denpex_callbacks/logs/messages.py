@@ -388,11 +388,11 @@ MESSAGES: tuple[Message, ...] = (
             "accelerator_connector.py, precision_connector.py",
             "You have asked for native AMP on CPU, but AMP is only available on GPU.",
             "AMP asked for on CPU: not active", FLAG, "AMP010", prefix=RANK_ZERO),
-    Message("pytorch_lightning", "1.3-1.9", "pytorch_lightning/trainer/connectors/"
-            "accelerator_connector.py",
+    Message("pytorch_lightning", "1.3-1.9 (native, apex; 1.9: None without amp_backend)",
+            "pytorch_lightning/trainer/connectors/accelerator_connector.py",
             "Using 16bit {text} Automatic Mixed Precision (AMP)",
             "fp16 mixed precision with a dynamic scaler (native) or apex", SETUP, setup=_FP16,
-            reader="lightning", prefix=RANK_ZERO, values={"text": "native"}),
+            reader="lightning", prefix=RANK_ZERO, values={"text": "None"}),
     Message("lightning", "2.0-2.2", "src/lightning/pytorch/trainer/connectors/"
             "accelerator_connector.py",
             "Using 16bit Automatic Mixed Precision (AMP)",
@@ -408,6 +408,14 @@ MESSAGES: tuple[Message, ...] = (
             "Using bfloat16 Automatic Mixed Precision (AMP)",
             "bf16 mixed precision: no loss scaler", SETUP, setup=_BF16, reader="lightning",
             prefix=RANK_ZERO),
+    Message("pytorch_lightning", "0.5-0.6", "pytorch_lightning/trainer/trainer.py (0.5: "
+            "print), trainer/auto_mix_precision.py (0.6: logging.info)",
+            "using 16bit precision",
+            "fp16 with apex amp", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    Message("pytorch_lightning", "0.7", "pytorch_lightning/trainer/auto_mix_precision.py",
+            "Using 16bit precision.",
+            "fp16 with native amp (torch 1.6) or apex", SETUP, setup=_FP16,
+            logger=("lightning", "INFO")),
     Message("pytorch_lightning", "0.8-1.2", "pytorch_lightning/trainer/connectors/"
             "precision_connector.py",
             "Using native 16bit precision.",
@@ -449,7 +457,7 @@ MESSAGES: tuple[Message, ...] = (
             "scale: {before}, reducing to {after}",
             "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
             logger=("fused_optimizer.py", "INFO"), prefix=DEEPSPEED),
-    Message("DeepSpeed", "0.10-0.14", "deepspeed/runtime/fp16/fused_optimizer.py (log_dist)",
+    Message("DeepSpeed", "0.3.1-0.16", "deepspeed/runtime/fp16/fused_optimizer.py (log_dist)",
             "Overflow detected. Skipping step. Attempted loss scale: {before}, reducing to "
             "{after}",
             "an overflow: the step is skipped, the scale halves", OVERFLOW, reader="deepspeed",
@@ -511,24 +519,25 @@ MESSAGES: tuple[Message, ...] = (
             "an overflow: the step is skipped (no scale said)", SKIP,
             logger=("apex.amp", "WARNING")),
     # -- fairseq -----------------------------------------------------------------------------
-    Message("fairseq", "0.6-0.8 (2018-2019)", "fairseq/trainer.py (train_step)",
+    Message("fairseq", "0.6-0.9 (2018-2019)", "fairseq/trainer.py (train_step)",
             "| WARNING: overflow detected, setting loss scale to: {after}",
             "an overflow: skipped, the scale halves", OVERFLOW, prefix=""),
-    Message("fairseq", "0.9-0.10 (2020)", "fairseq/trainer.py (train_step)",
+    Message("fairseq", "0.10 (2020)", "fairseq/trainer.py (train_step)",
             "NOTE: overflow detected, setting loss scale to: {after}",
             "an overflow: skipped, the scale halves", OVERFLOW,
             logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
-    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (train_step), "
+    Message("fairseq", "0.12", "fairseq/trainer.py (train_step), "
             "fairseq/optim/dynamic_loss_scaler.py",
             "NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: "
             "{after}",
             "an overflow: skipped, the scale halves", OVERFLOW, reader="fairseq",
             logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
-    Message("fairseq", "0.10-0.12", "fairseq/optim/amp_optimizer.py (clip_grad_norm)",
+    Message("fairseq", "0.12", "fairseq/optim/amp_optimizer.py (clip_grad_norm)",
             "AMP: overflow detected, setting scale to to {after}",
             "an overflow under torch AMP: skipped, the scale halves", OVERFLOW,
             reader="fairseq", logger=("fairseq.optim.amp_optimizer", "INFO"), prefix=FAIRSEQ),
-    Message("fairseq", "0.6-0.12", "fairseq/optim/dynamic_loss_scaler.py, fp16_optimizer.py",
+    Message("fairseq", "0.6-0.12", "fairseq/optim/dynamic_loss_scaler.py, fp16_optimizer.py "
+            "(0.12 amp_optimizer.py: \"AMP: \" before it)",
             "Minimum loss scale reached ({scale}). Your loss is probably exploding. Try "
             "lowering the learning rate, using gradient clipping or increasing the batch size.",
             "the scale reached its floor and still overflows: the run stops", FLAG, "AMP003",
@@ -537,7 +546,7 @@ MESSAGES: tuple[Message, ...] = (
             "gradients are Nan/Inf",
             "the gradient norm is not finite and no loss scaler skips the step", FLAG, "AMP006",
             prefix="FloatingPointError: "),
-    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (train_step, AMP)",
+    Message("fairseq", "0.12", "fairseq/trainer.py (train_step, AMP)",
             "AMP: skipping this batch.",
             "under torch AMP, a batch whose gradient norm is not finite is skipped", SKIP,
             logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
