@@ -35,6 +35,7 @@ from denpex_callbacks.core.observation import (
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
+    FP16_SHOWN,
     GROWTH,
     METRICS,
     OVERFLOW,
@@ -193,6 +194,10 @@ class Assembler:
     # between the printed ones: a diagnosis on one says the span, not the counted step.
     spans: StepSpans = field(default_factory=StepSpans)
     _longest: int = 0  # the longest of them, once the interval is learnt
+    # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``), held to
+    # the end: (the flag at the step it was read at, line, text).
+    _held: list[tuple[LogEvent, int, str]] = field(default_factory=list)
+    _scale_seen: bool = False
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
@@ -257,9 +262,20 @@ class Assembler:
             self._metrics(event, line, text, applied=progress_row)
 
     def finish(self) -> None:
-        """Flush what is pending at the end of the input."""
+        """Flush what is pending at the end of the input; the held flags count where the
+        log showed fp16 asked for."""
         self._flush()
         self._count_progress()
+        held, self._held = self._held, []
+        if held and self._fp16_shown():
+            for event, line, text in held:
+                self._raise_flag(event, event.step, line, text)
+
+    def _fp16_shown(self) -> bool:
+        """Whether lines other than the held flags show fp16 asked for: an fp16 setup, a loss
+        scale, an overflow, or another flag of fp16 asked for and not active."""
+        return (self.setup.get("active_precision") == "fp16-mixed" or self._scale_seen
+                or self.overflow_lines > 0 or "AMP010" in self.flags)
 
     def _count_progress(self) -> None:
         """Count the step of the last progress line, which no row of its own followed."""
@@ -311,6 +327,7 @@ class Assembler:
             self._clean_since_skip = False
         if obs.scale is not None:
             self._last_scale = obs.scale
+            self._scale_seen = True
         if obs.loss is not None and not math.isfinite(obs.loss):
             self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
         if skipped:
@@ -667,6 +684,14 @@ class Assembler:
                     "problem"), line, text)
 
     def _flag(self, event: LogEvent, line: int, text: str) -> None:
+        step = event.step if event.step is not None else (self.clock or None)
+        if event.evidence.get(FP16_SHOWN):
+            evidence = {k: v for k, v in event.evidence.items() if k != FP16_SHOWN}
+            self._held.append((replace(event, step=step, evidence=evidence), line, text))
+            return
+        self._raise_flag(event, step, line, text)
+
+    def _raise_flag(self, event: LogEvent, step: int | None, line: int, text: str) -> None:
         code = event.code or ""
         if event.loss is not None and not math.isfinite(event.loss) and event.rank is not None:
             self._note_nonfinite(event.rank, event.step or self.clock, line)
@@ -675,7 +700,6 @@ class Assembler:
                 self.flags[code].append(line)
             return
         self.flags[code] = [line]
-        step = event.step if event.step is not None else (self.clock or None)
         self.on_flag(Finding(
             code, step, event.summary,
             evidence={"family": event.family, **event.evidence}, lines=(line,),

@@ -13,6 +13,8 @@ GROWTH = "growth"  # a clean step on which the dynamic scale grew
 METRICS = "metrics"  # loss / grad norm / lr / scale of a step (or of a logging interval)
 PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
+# A flag that counts only where other lines show fp16 asked for (see LogEvent.evidence).
+FP16_SHOWN = "fp16_shown"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
@@ -47,7 +49,8 @@ class LogEvent:
         metric: The key of an ``eval`` event's value (``eval_loss``, ``val/acc``); its value
             is in ``loss``.
         evidence: What a ``flag`` line's message names, for its diagnosis's evidence (an
-            AMP014 dtype error: its kind, kernel, dtypes, value).
+            AMP014 dtype error: its kind, kernel, dtypes, value). ``FP16_SHOWN`` in it: the
+            flag counts only where other lines show fp16 asked for (the assembler holds it).
         quoted: (line, text) of the line to quote instead of the one the event was read on
             (a record of rows ends on a rule that shows none of them).
     """

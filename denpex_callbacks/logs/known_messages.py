@@ -15,6 +15,7 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
+    FP16_SHOWN,
     GROWTH,
     METRICS,
     OVERFLOW,
@@ -148,10 +149,12 @@ def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
     assert row.event == FLAG_ROW
     # ``{epoch}``: the epoch whose batches ``{step}`` counts (the parser numbers the step)
     epoch = to_int(values.get("epoch"))
+    evidence: dict[str, object] = {} if epoch is None else {"epoch": epoch}
+    if row.fp16_shown:
+        evidence[FP16_SHOWN] = True
     flag = LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
                     loss=math.nan if row.code == "AMP006" else None,
-                    summary=f"{row.tool}: {row.means}",
-                    evidence=None if epoch is None else {"epoch": epoch})
+                    summary=f"{row.tool}: {row.means}", evidence=evidence or None)
     if row.in_step and step is None:
         # said by the step that fails, before any line of its own: its NaN loss is that
         # step's, the one after the last read (as a metric line's NaN without a step is)

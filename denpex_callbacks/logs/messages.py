@@ -61,6 +61,9 @@ class Message:
         in_step: A ``flag`` the failing step prints before any line of its own (the DETR
             family's ``Loss is nan, stopping training``): where it names no step, its NaN
             loss is the step after the last one read, not that one.
+        fp16_shown: A ``flag`` that counts only where the log shows fp16 asked for by other
+            lines too (an fp16 setup, a loss scale, an overflow): torch 1.10-2.2's autocast
+            warning is printed whatever ``enabled`` says, so alone it may be an fp32 run's.
     """
 
     tool: str
@@ -76,6 +79,7 @@ class Message:
     prefix: str = PY_LOGGING
     values: dict[str, Any] = field(default_factory=dict)
     in_step: bool = False
+    fp16_shown: bool = False
 
 
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
@@ -176,7 +180,7 @@ MESSAGES: tuple[Message, ...] = (
             "(autocast.__init__)",
             "User provided device_type of 'cuda', but CUDA is not available. Disabling",
             "autocast asked for on CUDA is off: the run computes in fp32", FLAG, "AMP010",
-            prefix="/x/torch/amp/autocast_mode.py:250: UserWarning: "),
+            prefix="/x/torch/amp/autocast_mode.py:250: UserWarning: ", fp16_shown=True),
     Message("torch", "1.6-1.9", "torch/cuda/amp/autocast_mode.py (autocast.__init__)",
             "torch.cuda.amp.autocast only affects CUDA ops, but CUDA is not available.  "
             "Disabling.",

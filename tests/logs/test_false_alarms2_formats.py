@@ -45,17 +45,16 @@ available. Disabling`` and ``GradScaler is enabled, but CUDA is not available`` 
 ``OOM: Ran out of memory with exception`` (SYS001: the batch is skipped, as the message table's
 fairseq row ``ran out of memory, skipping batch`` says).
 
-Left wrong (a false alarm this file does not fix, for the lead): torch 1.10-2.2 prints ``User
-provided device_type of 'cuda', but CUDA is not available. Disabling`` whatever ``enabled``
-says (``torch/autocast_mode.py``, ``torch/amp/autocast_mode.py``: ``if torch.cuda.amp.common.
-amp_definitely_not_available() and self.device == 'cuda': warnings.warn(...)``; only 2.3's
-``CUDA is not available or torch_xla is imported. Disabling autocast.`` sits under ``if
-enabled:``), so a CPU run that wraps its forward in ``autocast(enabled=False)`` (YOLOv5 on
-CPU: ``with torch.cuda.amp.autocast(amp):`` with ``amp`` False from ``check_amp``;
-ultralytics/yolov5 ``utils/torch_utils.py`` filters the warning for that reason) gets AMP010
-although nobody asked for fp16. Telling it apart needs a second line (the GradScaler's
-``GradScaler is enabled, but CUDA is not available``, or another fp16 request): a rule across
-lines, where the diagnoses are assembled (``doctor.py``), not a row of the message table.
+torch 1.10-2.2 prints ``User provided device_type of 'cuda', but CUDA is not available.
+Disabling`` whatever ``enabled`` says (``torch/autocast_mode.py``, ``torch/amp/
+autocast_mode.py``: ``if torch.cuda.amp.common.amp_definitely_not_available() and self.device
+== 'cuda': warnings.warn(...)``; only 2.3's ``CUDA is not available or torch_xla is imported.
+Disabling autocast.`` sits under ``if enabled:``), so a CPU run that wraps its forward in
+``autocast(enabled=False)`` (YOLOv5 on CPU: ``with torch.cuda.amp.autocast(amp):`` with ``amp``
+False from ``check_amp``; ultralytics/yolov5 ``utils/torch_utils.py`` filters the warning for
+that reason) got AMP010 although nobody asked for fp16. The row now counts only where other
+lines show fp16 asked for (the message table's ``fp16_shown``, held by the assembler to the
+end of the log): an fp16 setup, a loss scale, an overflow, another AMP010 message.
 """
 
 from __future__ import annotations
@@ -235,3 +234,26 @@ def test_fairseq_scale_tolerance_fault_twin(tmp_path: Path) -> None:
     tolerance: AMP003 where it began (a control: found on the parent too)."""
     for tolerance in (0.05, 0.3):
         assert faults(tmp_path, _fairseq(tolerance, overflowing=2000))[0] == ("AMP003", 2001)
+
+
+_AUTOCAST_1_10 = ("/usr/lib/python3/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
+                  "User provided device_type of 'cuda', but CUDA is not available. Disabling")
+
+
+def _cpu_loop(*, scale: bool) -> list[str]:
+    """A plain loop on a machine without CUDA, its forward under ``torch.cuda.amp.autocast``
+    (``enabled=False`` when ``scale`` is off), printing ``step N | loss X`` and, where a
+    GradScaler runs, its ``scale``."""
+    tail = " | scale 65536.0" if scale else ""
+    return [_AUTOCAST_1_10, *[f"step {i} | loss {_loss(i):.4f}{tail}" for i in range(1, 300)]]
+
+
+def test_autocast_warning_of_an_fp32_run_is_quiet(tmp_path: Path) -> None:
+    """torch 1.10-2.2's warning alone, in a run that never asked for fp16 (was AMP010)."""
+    assert faults(tmp_path, _cpu_loop(scale=False)) == []
+
+
+def test_autocast_warning_fault_twin(tmp_path: Path) -> None:
+    """The same warning where the loop's loss scale shows fp16 asked for: AMP010 at the step it
+    was printed at (before the first step: none)."""
+    assert faults(tmp_path, _cpu_loop(scale=True)) == [("AMP010", None)]
