@@ -1295,6 +1295,14 @@ MESSAGES: tuple[Message, ...] = (
             "enable full fp16 training.",
             "--full_fp16: the weights themselves are float16, under accelerate's GradScaler "
             "(patched to unscale fp16 gradients)", SETUP, setup=_FP16, prefix=RANK_ZERO),
+    # -- Nerogar/OneTrainer: modules/trainer/GenericTrainer.py (train) -------------------------
+    Message("OneTrainer", "2025-2026", "modules/trainer/GenericTrainer.py (train, after the "
+            "optimizer step, before step_tqdm.set_postfix)",
+            "Training loss became NaN. This may be due to invalid parameters, precision issues, "
+            "or a bug in the loss computation.",
+            "the accumulated training loss is NaN: the run stops before the bar shows it; the "
+            "bar (tqdm over the data loader) already counts the failing step's global_step, so "
+            "the NaN step is the last one read", FLAG, "AMP006", prefix="RuntimeError: "),
     # -- VAR (FoundationVision): utils/amp_sc.py (AmpOptimizer.backward_clip_step) ------------
     Message("VAR", "2024-04-2026", "utils/amp_sc.py (AmpOptimizer.backward_clip_step)",
             "[scaler_sc = {scale}]",
