@@ -18,7 +18,16 @@ each tool's own format strings (each names its source), a fault beside healthy c
 - ostris/ai-toolkit (``jobs/process/BaseSDTrainProcess.py``, ``run``): ``ToolkitProgressBar(
   desc=self.job.name, initial=self.step_num)`` and ``set_postfix_str(f"lr: {lr:.1e}" + "
   {key}: {value:.3e}" ...)``; its guard in ``extensions_built_in/sd_trainer/SDTrainer.py``
-  (``train_single_accumulation``) prints ``loss is nan`` and trains on a zero loss.
+  (``train_single_accumulation``) prints ``loss is nan`` and trains on a zero loss;
+- LeRobot's newest loop (huggingface/lerobot ``src/lerobot/scripts/lerobot_train.py``,
+  ``src/lerobot/utils/logging_utils.py``): the tracker's row with its new meters and the
+  policy's own losses, and the held-out evaluation's ``step {step}: eval_loss={:.4f}``.
+
+Right on the parent, no test: hpcaitech/Open-Sora 2.0 (``scripts/diffusion/train.py``:
+``tqdm(desc=f"Epoch {epoch}")`` with ``set_postfix({"loss", "global_grad_norm", "step",
+"global_step", "lr"})``, with gradient accumulation and ``log_every``), kohya-ss/musubi-tuner
+(the sd-scripts bar), SimpleTuner's newest ``Non-finite training loss detected (loss=nan,
+...)`` (its bar is updated before the postfix: the step after the last count is right).
 
 Left as they are (no test): ai-toolkit's ``loss is nan`` is printed while the bar shows the
 step's own ``step_num`` (the bar is updated after ``set_postfix_str``), but a bare ``loss is
@@ -26,7 +35,11 @@ nan`` line is read as a loop's step-less NaN, placed at the step after the last 
 (one past ai-toolkit's ``step_num``); a row for so generic a text would move every loop's
 ``loss is nan`` (most print it before their own step line). musubi-tuner's cache writer
 (``dataset/cache_io.py``: ``{key} tensor has NaN: {item}, replace NaN with 0``) runs before
-training and names no step: no fault to place.
+training and names no step: no fault to place. sd-scripts' ``NaN found in latents, replacing
+with zeros`` (``sdxl_train.py``, ``sd3_train.py``, ``flux_train.py``... when latents are not
+cached: the fp16 VAE overflowed) and ``NaN found in noisy_model_input`` / ``in context`` are
+silent: the loss stays finite (the tensor is zeroed), and the catalog has no id for a repaired
+non-finite activation (AMP006 says the loss is NaN); a catalog entry is the lead's call.
 """
 
 from __future__ import annotations
@@ -169,3 +182,57 @@ def test_ai_toolkit_controls(tmp_path: Path) -> None:
     too)."""
     assert faults(tmp_path, _ai_toolkit()) == []
     assert faults(tmp_path, _ai_toolkit(prodigy=True)) == []
+
+
+# -- LeRobot (newest): src/lerobot/scripts/lerobot_train.py, src/lerobot/utils/logging_utils.py
+
+def _big(number: float) -> str:
+    """``format_big_number(num, precision=0)``: ``f"{num:.0f}{suffix}"``, 1000s prefixes."""
+    for suffix in ("", "K", "M", "B"):
+        if abs(number) < 1000:
+            return f"{number:.0f}{suffix}"
+        number /= 1000
+    return f"{number:.0f}T"
+
+
+def _lerobot(*, nan_from: int | None = None, eval_nan_from: int | None = None,
+             steps: int = 6000, every: int = 200, eval_every: int = 1000) -> list[str]:
+    """``logging.info(train_tracker)`` every ``log_freq`` steps: the newest tracker adds
+    ``prep_s``, ``step_s``, ``smp/s``, ``mem_gb`` and the policy's own losses (ACT's
+    ``l1_loss``, ``kld_loss``: ``update_metrics``, ``:.3f``) after the meters; with
+    ``eval_steps`` and an eval loader, ``logging.info(f"step {step}: eval_loss={eval_loss:.4f}")``.
+    The prefix is ``init_logging``'s ``"%(levelname)s %(asctime)s %(lerobot_location)15s
+    %(message)s"`` (the path's last 15 characters)."""
+    lines = ["INFO 2026-08-01 10:00:00 ot_train.py:443 Creating dataset",
+             "INFO 2026-08-01 10:00:02 ot_train.py:722 Start offline training on a fixed "
+             "dataset, with effective batch size: 8"]
+    for step in range(every, steps + 1, every):
+        bad = nan_from is not None and step >= nan_from
+        loss, grdn = (NAN, NAN) if bad else (5 / (1 + step / 500), 40 / (1 + step / 1000))
+        samples = step * 8
+        lines.append(f"INFO 2026-08-01 10:00:00 ot_train.py:771 step:{_big(step)} "
+                     f"smpl:{_big(samples)} ep:{_big(samples / 400)} "
+                     f"epch:{samples / 20000:.2f} loss:{loss:.3f} grdn:{grdn:.3f} "
+                     f"lr:{1e-5:0.1e} data_s:0.003 prep_s:0.001 updt_s:0.112 step_s:0.120 "
+                     f"smp/s:67 mem_gb:12.34 l1_loss:{loss:.3f} kld_loss:0.021")
+        if step % eval_every == 0:
+            value = NAN if eval_nan_from is not None and step >= eval_nan_from else 0.3
+            lines += [f"INFO 2026-08-01 10:00:00 ot_train.py:802 step {step}: "
+                      f"eval_loss={value:.4f}",
+                      f"INFO 2026-08-01 10:00:00 ot_train.py:810 Checkpoint policy after step "
+                      f"{step}"]
+    return lines
+
+
+def test_lerobot_eval_loss_line_is_evaluation(tmp_path: Path) -> None:
+    """The newest ``step {step}: eval_loss=nan`` is an evaluation's NaN at its step, and the
+    tracker's row with the new meters still gives the training NaN its step (right on the
+    parent too: kept because no test held the newest tracker row or the eval line)."""
+    assert faults(tmp_path, _lerobot(eval_nan_from=3000)) == [("AMP013", 3000)]
+    assert faults(tmp_path, _lerobot(nan_from=2600)) == [("AMP006", 2600)]
+
+
+def test_lerobot_newest_controls(tmp_path: Path) -> None:
+    """Healthy runs, evaluation every 1000 and every 200 steps (pass on the parent too)."""
+    assert faults(tmp_path, _lerobot()) == []
+    assert faults(tmp_path, _lerobot(eval_every=200)) == []
