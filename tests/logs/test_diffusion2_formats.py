@@ -40,6 +40,16 @@ with zeros`` (``sdxl_train.py``, ``sd3_train.py``, ``flux_train.py``... when lat
 cached: the fp16 VAE overflowed) and ``NaN found in noisy_model_input`` / ``in context`` are
 silent: the loss stays finite (the tensor is zeroed), and the catalog has no id for a repaired
 non-finite activation (AMP006 says the loss is NaN); a catalog entry is the lead's call.
+lucidrains/DALLE2-pytorch (``train_decoder.py``, last release 2023): its training dicts
+(``{'Epoch': 1, ..., 'Step': 300, ..., 'Unet 0 Training Loss': nan}`` through
+``ConsoleTracker.log``'s ``print``) are read right, but its validation prints ``Epoch
+{epoch}/{epochs} Val Step {i} -  Sample {n} - {rate:.2f} samples/sec`` over ``Loss:
+{tensor}`` (``Loss: tensor([nan], device='cuda:0')``): the ``Val Step`` line holds no
+prefilter keyword (the budget of 40 is spent), so the reader sees the ``Loss:`` lines alone
+and a validation NaN is reported as the training loss's (AMP006 at the epoch's end) beside
+the AMP013 of the ``Unet 0 Validation Loss`` dict. modelscope/DiffSynth-Studio (Wan, FLUX,
+Qwen-Image training: ``diffsynth/diffusion/runner.py``) prints a bare ``tqdm(dataloader)``
+and no loss: nothing to read.
 """
 
 from __future__ import annotations
