@@ -202,3 +202,38 @@ def test_xtuner_v1_already_right(tmp_path: Path) -> None:
             assert faults(tmp_path, _xtuner([*falling, NAN, NAN], ranks=ranks,
                                              newest=newest)) == [("AMP006", 31)]
             assert faults(tmp_path, _xtuner(falling, ranks=ranks, newest=newest)) == []
+
+
+# --- litgpt: litgpt/finetune/lora.py ``fit`` (and pretrain.py) ---------------------------------
+# fabric.print(f"Epoch {epoch+1} | iter {iter_num} step {step_count} | loss train: {loss:.3f},
+# val: {val_loss} | iter time: {...:.2f} ms{' (step)' if not is_accumulating else ''}
+# remaining time: ...") each ``log_interval`` iterations (1 by default), then, at an optimizer
+# step every ``eval.interval`` steps, fabric.print(f"iter {iter_num}: val loss
+# {val_loss.item():.4f}, val time: {t * 1000:.2f} ms") and ``val_loss = f"{val_loss:.3f}"``
+# on the training lines after it.
+def _litgpt(steps: int = 40, accumulation: int = 16, *, val_nan_from: int | None = None,
+            eval_every: int = 10) -> list[str]:
+    lines, val = [], "n/a"
+    for it in range(1, steps * accumulation + 1):
+        step, stepped = it // accumulation, it % accumulation == 0
+        lines.append(f"Epoch 1 | iter {it} step {step} | loss train: {3.1 - step * 0.01:.3f}, "
+                     f"val: {val} | iter time: 120.00 ms{' (step)' if stepped else ''} "
+                     "remaining time: 0:10:00")
+        if stepped and step % eval_every == 0:
+            loss = NAN if val_nan_from is not None and step >= val_nan_from else 2.9 - step / 1e3
+            lines.append(f"iter {it}: val loss {loss:.4f}, val time: 1234.00 ms")
+            val = f"{loss:.3f}"
+    return lines
+
+
+def test_litgpt_evaluation_nan_at_the_optimizer_step(tmp_path: Path) -> None:
+    """Before: AMP013 at step 480, the iteration (micro-batch) count of the evaluation line;
+    the training lines number the run by its optimizer steps (``iter 480 step 30``), so the
+    evaluation after them is step 30."""
+    assert faults(tmp_path, _litgpt(val_nan_from=30)) == [("AMP013", 30)]
+
+
+def test_litgpt_accumulation_controls(tmp_path: Path) -> None:
+    """Healthy runs under gradient accumulation 16 and 1 (pass on the parent too)."""
+    assert faults(tmp_path, _litgpt()) == []
+    assert faults(tmp_path, _litgpt(accumulation=1, steps=100)) == []
