@@ -791,23 +791,28 @@ class MetricReader:
                           and not (mean and math.isnan(pair[1]) and _per_class(pair[0]))]
         if found:
             self.evaluation_lines += 1
-        step = self._optimizer_step(metrics, as_step(metrics.values.get(lexicon.STEP)))
+        step = self._optimizer_step(metrics, as_step(metrics.values.get(lexicon.STEP)),
+                                    evaluation=True)
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
                 *_nonfinite(found, step)]
 
-    def _optimizer_step(self, metrics: MetricLine, step: int | None) -> int | None:
+    def _optimizer_step(self, metrics: MetricLine, step: int | None, *,
+                        evaluation: bool = False) -> int | None:
         """``step``, or the optimizer step of a line numbered by the iteration alone that a
-        line printing both paired it with: lit-gpt and litgpt print ``iter 480 step 30`` on
-        the training line and ``iter 480: val loss ...`` on the evaluation after it
-        (litgpt/finetune/lora.py ``fit``): under gradient accumulation the iteration counts
-        micro-batches, and the run's steps are the optimizer's."""
+        line printing both paired it with: litgpt prints ``iter 480 step 30`` on the
+        training line and ``iter 480: val loss ...`` on the evaluation after it (litgpt/
+        finetune/lora.py ``fit``), lit-gpt ``iter 480 step 30: loss ...`` and ``step 480:
+        val loss ...`` (lit-gpt finetune/adapter.py): under gradient accumulation the
+        iteration counts micro-batches, and the run's steps are the optimizer's. An
+        evaluation line's count under any name is the iteration when it is the one just
+        paired (the optimizer step is below it wherever the two differ)."""
         if metrics.iteration is not None and step is not None:
             self.iteration_step = (int(metrics.iteration), step)
         elif (step is not None and self.iteration_step is not None
               and step == self.iteration_step[0]
-              and metrics.keys[lexicon.STEP].lower() == "iter"):
+              and (evaluation or metrics.keys[lexicon.STEP].lower() == "iter")):
             return self.iteration_step[1]
         return step
 
@@ -1265,12 +1270,14 @@ class MetricReader:
                 # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
                 step = next((e.step for e in events if e.kind == METRICS), None)
                 events += _nonfinite(self._measured(metrics), self._optimizer_step(
-                    metrics, as_step(metrics.values.get(lexicon.STEP))) if step is None else step)
+                    metrics, as_step(metrics.values.get(lexicon.STEP)), evaluation=True)
+                    if step is None else step)
             return events
         if metrics.evals:
             self.evaluation_lines += 1
             return _nonfinite(metrics.evals, self._optimizer_step(metrics, as_step(
-                metrics.values.get(lexicon.STEP)))) or _block_loss(text, metrics.evals)
+                metrics.values.get(lexicon.STEP)), evaluation=True)) or _block_loss(
+                    text, metrics.evals)
         return None
 
     def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:

@@ -4,6 +4,8 @@ own format strings (each builder names its source):
 - trl's GRPO, DPO and KTO rows through the Trainer's log dicts under fp16, where the
   Trainer's ``logging_nan_inf_filter`` prints a NaN loss as ``'loss': 0.0`` beside an
   unfiltered ``'grad_norm': nan`` (AMP009), and ms-swift's GRPO dicts the same way;
+- litgpt's and lit-gpt's evaluation line under gradient accumulation, numbered by the
+  iteration while the training lines print the optimizer step too;
 - xtuner v1's own trainer line (``[XTuner][RANK r][...][INFO] Epoch e Step s/N ...``), across
   ranks, in its 2025-08 and its newest wording.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 from excerpts import faults
 
 NAN = float("nan")
@@ -210,30 +213,42 @@ def test_xtuner_v1_already_right(tmp_path: Path) -> None:
 # remaining time: ...") each ``log_interval`` iterations (1 by default), then, at an optimizer
 # step every ``eval.interval`` steps, fabric.print(f"iter {iter_num}: val loss
 # {val_loss.item():.4f}, val time: {t * 1000:.2f} ms") and ``val_loss = f"{val_loss:.3f}"``
-# on the training lines after it.
+# on the training lines after it. lit-gpt before the rename (Lightning-AI/lit-gpt
+# finetune/adapter.py): f"iter {iter_num} step {step_count}: loss {loss.item():.4f}, iter time:
+# {...:.2f}ms{' (optimizer.step)' if not is_accumulating else ''}" and f"step {iter_num}: val
+# loss {val_loss.item():.4f}, val time: {t * 1000:.2f}ms".
 def _litgpt(steps: int = 40, accumulation: int = 16, *, val_nan_from: int | None = None,
-            eval_every: int = 10) -> list[str]:
+            eval_every: int = 10, renamed: bool = True) -> list[str]:
     lines, val = [], "n/a"
     for it in range(1, steps * accumulation + 1):
         step, stepped = it // accumulation, it % accumulation == 0
-        lines.append(f"Epoch 1 | iter {it} step {step} | loss train: {3.1 - step * 0.01:.3f}, "
-                     f"val: {val} | iter time: 120.00 ms{' (step)' if stepped else ''} "
-                     "remaining time: 0:10:00")
+        train = 3.1 - step * 0.01
+        lines.append(f"Epoch 1 | iter {it} step {step} | loss train: {train:.3f}, val: {val} | "
+                     f"iter time: 120.00 ms{' (step)' if stepped else ''} remaining time: "
+                     "0:10:00" if renamed else
+                     f"iter {it} step {step}: loss {train:.4f}, iter time: 120.00ms"
+                     f"{' (optimizer.step)' if stepped else ''}")
         if stepped and step % eval_every == 0:
             loss = NAN if val_nan_from is not None and step >= val_nan_from else 2.9 - step / 1e3
-            lines.append(f"iter {it}: val loss {loss:.4f}, val time: 1234.00 ms")
+            lines.append(f"iter {it}: val loss {loss:.4f}, val time: 1234.00 ms" if renamed
+                         else f"step {it}: val loss {loss:.4f}, val time: 1234.00ms")
             val = f"{loss:.3f}"
     return lines
 
 
-def test_litgpt_evaluation_nan_at_the_optimizer_step(tmp_path: Path) -> None:
-    """Before: AMP013 at step 480, the iteration (micro-batch) count of the evaluation line;
-    the training lines number the run by its optimizer steps (``iter 480 step 30``), so the
-    evaluation after them is step 30."""
-    assert faults(tmp_path, _litgpt(val_nan_from=30)) == [("AMP013", 30)]
+@pytest.mark.parametrize("renamed", [True, False], ids=["litgpt", "lit-gpt"])
+def test_litgpt_evaluation_nan_at_the_optimizer_step(tmp_path: Path, renamed: bool) -> None:
+    """Before: AMP013 at step 480 (litgpt) or 120 (lit-gpt, accumulation 4), the iteration
+    (micro-batch) count of the evaluation line; the training lines number the run by its
+    optimizer steps (``iter 480 step 30``), so the evaluation after them is step 30."""
+    accumulation = 16 if renamed else 4
+    assert faults(tmp_path, _litgpt(accumulation=accumulation, val_nan_from=30,
+                                    renamed=renamed)) == [("AMP013", 30)]
 
 
 def test_litgpt_accumulation_controls(tmp_path: Path) -> None:
-    """Healthy runs under gradient accumulation 16 and 1 (pass on the parent too)."""
-    assert faults(tmp_path, _litgpt()) == []
-    assert faults(tmp_path, _litgpt(accumulation=1, steps=100)) == []
+    """Healthy runs under gradient accumulation 16 and 1, in both wordings, with their
+    evaluations (pass on the parent too)."""
+    for renamed in (True, False):
+        assert faults(tmp_path, _litgpt(renamed=renamed)) == []
+        assert faults(tmp_path, _litgpt(accumulation=1, steps=100, renamed=renamed)) == []
