@@ -80,6 +80,9 @@ def parse(text: str) -> list[LogEvent]:
             else int(outer.group(1)) if outer is not None
             else int(counters[-1][0]) if counters else None)
     loss, grad_norm = to_float(fields["loss"]), to_float(fields.get("grad_norm"))
+    # the filter's 0 beside a NaN gradient norm, whatever the objective (trl's GRPO/DPO rows
+    # under fp16 print it too): read before a policy objective's 0 is set aside below
+    hidden = loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm)
     if ("mode" in text or "phase" in text or "split" in text or "stage" in text) and (
             _SPLIT_FIELD.search(text, start.start())):
         return ([LogEvent(EVAL, FAMILY, step=step, loss=loss, metric="loss")]
@@ -92,7 +95,7 @@ def parse(text: str) -> list[LogEvent]:
                     lr=to_float(fields.get("learning_rate")),
                     scale_after=to_float(amp.get("loss_scale")),
                     skipped_total=int(skipped) if skipped is not None else None)]
-    if loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm):
+    if hidden:
         # logging_nan_inf_filter logs a non-finite loss as 0 (logging_steps=1); grad_norm is
         # not filtered, so a 0 loss beside a NaN gradient norm is the filter at work.
         out.append(LogEvent(FLAG, FAMILY, step=step, code="AMP009", summary=(

@@ -123,6 +123,9 @@ class MetricLine:
     # left its training loss so beside a finite evaluation value
     unfilled: list[tuple[str, float]] = field(default_factory=list)
     unfilled_loss: bool = False
+    # The micro-batch count printed before the optimizer step (``iter 48 step 12``, see
+    # _STEP_AFTER_ITER): the count the same tool's evaluation line is numbered by
+    iteration: float | None = None
 
 
 def classify(prefix: str) -> tuple[str, str] | None:
@@ -456,6 +459,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
                 kind == lexicon.STEP and out.keys[kind].lower() == "iter"
                 and _STEP_AFTER_ITER.match(text, step_end) is not None):
             if kind == lexicon.STEP:
+                if kind in out.values and out.keys[kind].lower() == "iter":
+                    out.iteration = out.values[kind]
                 step_end = end
             out.values[kind] = value
             out.keys[kind] = key

@@ -493,6 +493,9 @@ class MetricReader:
         # (line, step) of a list row of only ``[step, lr]`` (RVC): the step of the metric
         # line right after it, which prints none
         self.row_step: tuple[int, int] | None = None
+        # the last (iteration, optimizer step) pair of a line that prints both (lit-gpt's
+        # ``iter 480 step 30``), see _optimizer_step
+        self.iteration_step: tuple[int, int] | None = None
         # The last line that announced a row of values below it (VITS' ``Train Epoch: 3
         # [40%]``): a finite bare list is read as loss terms only within ROW_REACH of it.
         self.row_announced = -ROW_REACH - 1
@@ -788,11 +791,30 @@ class MetricReader:
                           and not (mean and math.isnan(pair[1]) and _per_class(pair[0]))]
         if found:
             self.evaluation_lines += 1
-        step = as_step(metrics.values.get(lexicon.STEP))
+        step = self._optimizer_step(metrics, as_step(metrics.values.get(lexicon.STEP)),
+                                    evaluation=True)
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
                 *_nonfinite(found, step)]
+
+    def _optimizer_step(self, metrics: MetricLine, step: int | None, *,
+                        evaluation: bool = False) -> int | None:
+        """``step``, or the optimizer step of a line numbered by the iteration alone that a
+        line printing both paired it with: litgpt prints ``iter 480 step 30`` on the
+        training line and ``iter 480: val loss ...`` on the evaluation after it (litgpt/
+        finetune/lora.py ``fit``), lit-gpt ``iter 480 step 30: loss ...`` and ``step 480:
+        val loss ...`` (lit-gpt finetune/adapter.py): under gradient accumulation the
+        iteration counts micro-batches, and the run's steps are the optimizer's. An
+        evaluation line's count under any name is the iteration when it is the one just
+        paired (the optimizer step is below it wherever the two differ)."""
+        if metrics.iteration is not None and step is not None:
+            self.iteration_step = (int(metrics.iteration), step)
+        elif (step is not None and self.iteration_step is not None
+              and step == self.iteration_step[0]
+              and (evaluation or metrics.keys[lexicon.STEP].lower() == "iter")):
+            return self.iteration_step[1]
+        return step
 
     def _bare(self, text: str, line: int) -> list[MetricEvent]:
         """``step value`` columns with nothing else on the line: the value is the loss; a YOLO
@@ -888,7 +910,7 @@ class MetricReader:
             loss, rounded = None, True
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
-        step = as_step(values.get(lexicon.STEP))
+        step = self._optimizer_step(metrics, as_step(values.get(lexicon.STEP)))
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)
@@ -1247,13 +1269,15 @@ class MetricReader:
                 # the step the line's counters gave its training values numbers its
                 # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
                 step = next((e.step for e in events if e.kind == METRICS), None)
-                events += _nonfinite(self._measured(metrics), as_step(metrics.values.get(
-                    lexicon.STEP)) if step is None else step)
+                events += _nonfinite(self._measured(metrics), self._optimizer_step(
+                    metrics, as_step(metrics.values.get(lexicon.STEP)), evaluation=True)
+                    if step is None else step)
             return events
         if metrics.evals:
             self.evaluation_lines += 1
-            return _nonfinite(metrics.evals, as_step(metrics.values.get(
-                lexicon.STEP))) or _block_loss(text, metrics.evals)
+            return _nonfinite(metrics.evals, self._optimizer_step(metrics, as_step(
+                metrics.values.get(lexicon.STEP)), evaluation=True)) or _block_loss(
+                    text, metrics.evals)
         return None
 
     def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:
