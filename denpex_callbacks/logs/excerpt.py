@@ -94,7 +94,11 @@ class ExcerptJudge:
     floor_overflows: int = 0
     floor_first: _Point | None = None
     last_nonzero_loss: float | None = None
+    nonzero_grad: float | None = None  # the gradient norm beside the last nonzero loss
     zeros: int = 0
+    # Every zero of the run of zeros now showed a finite, positive gradient norm below
+    # the one before the zeros: gradients still flow and shrank with the loss.
+    zeros_fit: bool = False
     zero_start: _Point | None = None
     megatron_last: tuple[int, float | None] | None = None
     stuck_intervals: int = 0  # all-skipped intervals of the first streak that proved stuck
@@ -173,9 +177,12 @@ class ExcerptJudge:
             if loss == 0.0:
                 if self.zeros == 0:
                     self.zero_start = _Point(obs.step, obs.line, obs.text)
+                self.zeros_fit = _still_fit(obs.grad_norm, self.nonzero_grad,
+                                            self.zeros_fit or self.zeros == 0)
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0
+                self.nonzero_grad = obs.grad_norm
 
     def one_off(self, step: int | None) -> int | None:
         """How many finite losses followed the non-finite one at ``step``, where it was the
@@ -403,6 +410,12 @@ class ExcerptJudge:
             # The zeros follow a loss that decayed towards them (HF's Trainer rounds to four
             # places: 0.0002, 0.0001, then 0.0): rounded away, not a collapse to an exact 0.
             self.superseded.add("AMP007")
+        if "AMP007" in known and self.zeros and self.zeros_fit:
+            # The zeros shrank the gradient norm with them, finite and above 0: a fit whose
+            # loss the print rounded to 0 (HF's Trainer averages a logging interval and
+            # rounds to four places: 0.2, then 0.0 on a memorised set), not a scale that
+            # underflowed (norm 0) or skipped steps (norm NaN/inf).
+            self.superseded.add("AMP007")
         for finding in (self._zero_loss(), self._missing_loss()):
             if finding is not None and not (
                     known | {f.code for f in out}) & _EXPLAINED_BY[finding.code]:
@@ -537,7 +550,7 @@ class ExcerptJudge:
     def _zero_loss(self) -> Finding | None:
         normal = self.last_nonzero_loss
         if self.zeros < ZERO_LINES or normal is None or abs(normal) < NORMAL_LOSS \
-                or self.zero_start is None:
+                or self.zero_start is None or self.zeros_fit:
             return None
         start = self.zero_start
         return _finding("AMP007", start.step, start.line, start.text,
@@ -554,6 +567,13 @@ class ExcerptJudge:
                         "the gradient norm is NaN/inf and the iteration line has no loss: "
                         "Megatron leaves the loss out when every iteration of the interval was "
                         "skipped or non-finite", "medium", {})
+
+
+def _still_fit(grad: float | None, before: float | None, fit_so_far: bool) -> bool:
+    """Whether a zero loss beside gradient norm ``grad`` keeps the zeros a fit: a finite,
+    positive norm below ``before`` (the norm beside the last nonzero loss)."""
+    return (fit_so_far and grad is not None and before is not None and math.isfinite(before)
+            and 0.0 < grad < before)
 
 
 def _finding(code: str, step: int | None, line: int | None, text: str | None, summary: str,
