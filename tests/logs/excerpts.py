@@ -32,3 +32,13 @@ def megatron_line(iteration: int, *, loss: float | None = 2.5, scale: float = 65
             f"3.000000E-04 | global batch size:   512 | {shown}loss scale: {scale:.1f} | "
             f"grad norm: {grad_norm} | number of skipped iterations: {skipped:3d} | number of "
             f"nan iterations: {nan:3d} |")
+
+
+def lerobot_number(number: float) -> str:
+    """LeRobot's ``format_big_number(num, precision=0)`` (lerobot ``utils/utils.py``):
+    ``f"{num:.0f}{suffix}"`` with 1000s prefixes, as its training line prints counts."""
+    for suffix in ("", "K", "M", "B"):
+        if abs(number) < 1000:
+            return f"{number:.0f}{suffix}"
+        number /= 1000
+    return f"{number:.0f}T"

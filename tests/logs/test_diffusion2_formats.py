@@ -58,7 +58,7 @@ import math
 import random
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import faults, lerobot_number
 
 NAN = math.nan
 
@@ -196,15 +196,6 @@ def test_ai_toolkit_controls(tmp_path: Path) -> None:
 
 # -- LeRobot (newest): src/lerobot/scripts/lerobot_train.py, src/lerobot/utils/logging_utils.py
 
-def _big(number: float) -> str:
-    """``format_big_number(num, precision=0)``: ``f"{num:.0f}{suffix}"``, 1000s prefixes."""
-    for suffix in ("", "K", "M", "B"):
-        if abs(number) < 1000:
-            return f"{number:.0f}{suffix}"
-        number /= 1000
-    return f"{number:.0f}T"
-
-
 def _lerobot(*, nan_from: int | None = None, eval_nan_from: int | None = None,
              steps: int = 6000, every: int = 200, eval_every: int = 1000) -> list[str]:
     """``logging.info(train_tracker)`` every ``log_freq`` steps: the newest tracker adds
@@ -220,8 +211,8 @@ def _lerobot(*, nan_from: int | None = None, eval_nan_from: int | None = None,
         bad = nan_from is not None and step >= nan_from
         loss, grdn = (NAN, NAN) if bad else (5 / (1 + step / 500), 40 / (1 + step / 1000))
         samples = step * 8
-        lines.append(f"INFO 2026-08-01 10:00:00 ot_train.py:771 step:{_big(step)} "
-                     f"smpl:{_big(samples)} ep:{_big(samples / 400)} "
+        lines.append(f"INFO 2026-08-01 10:00:00 ot_train.py:771 step:{lerobot_number(step)} "
+                     f"smpl:{lerobot_number(samples)} ep:{lerobot_number(samples / 400)} "
                      f"epch:{samples / 20000:.2f} loss:{loss:.3f} grdn:{grdn:.3f} "
                      f"lr:{1e-5:0.1e} data_s:0.003 prep_s:0.001 updt_s:0.112 step_s:0.120 "
                      f"smp/s:67 mem_gb:12.34 l1_loss:{loss:.3f} kld_loss:0.021")

@@ -38,7 +38,7 @@ import json
 import math
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import faults, lerobot_number
 
 from denpex_callbacks.logs.doctor import diagnose
 
@@ -146,15 +146,6 @@ def test_slowfast_controls(tmp_path: Path) -> None:
 # -- LeRobot: lerobot/common/utils/logging_utils.py (MetricsTracker) ---------------------------
 
 
-def _big(number: float) -> str:
-    """``format_big_number(num, precision=0)``: ``f"{num:.0f}{suffix}"``, 1000s prefixes."""
-    for suffix in ("", "K", "M", "B"):
-        if abs(number) < 1000:
-            return f"{number:.0f}{suffix}"
-        number /= 1000
-    return f"{number:.0f}T"
-
-
 def _lerobot(nan_from: int | None = None, *, steps: int = 4000, every: int = 200,
              batch: int = 8) -> list[str]:
     """``logging.info(train_tracker)`` every ``log_freq`` steps (200 by default) through
@@ -168,8 +159,8 @@ def _lerobot(nan_from: int | None = None, *, steps: int = 4000, every: int = 200
         loss, grdn = ("nan", "nan") if bad else (f"{5 / (1 + step / 500):.3f}",
                                                  f"{40 / (1 + step / 1000):.3f}")
         samples = step * batch
-        lines.append(f"INFO 2024-06-01 10:00:00 ts/train.py:232 step:{_big(step)} "
-                     f"smpl:{_big(samples)} ep:{_big(samples / 400)} "
+        lines.append(f"INFO 2024-06-01 10:00:00 ts/train.py:232 step:{lerobot_number(step)} "
+                     f"smpl:{lerobot_number(samples)} ep:{lerobot_number(samples / 400)} "
                      f"epch:{samples / 20000:.2f} loss:{loss} grdn:{grdn} lr:{1e-5:0.1e} "
                      "updt_s:0.112 data_s:0.003")
     return lines
