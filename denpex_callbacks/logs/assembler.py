@@ -128,6 +128,11 @@ class OnGap(Protocol):
         ...
 
 
+# The lines a flag's diagnosis lists (its occurrences), and the flags held for fp16 shown: at
+# most this many (a warning a log prints every step).
+FLAG_LINES = 50
+
+
 @dataclass
 class Assembler:
     """Feeds Observations and line-level Findings to two callables, in log order.
@@ -687,7 +692,8 @@ class Assembler:
         step = event.step if event.step is not None else (self.clock or None)
         if event.evidence.get(FP16_SHOWN):
             evidence = {k: v for k, v in event.evidence.items() if k != FP16_SHOWN}
-            self._held.append((replace(event, step=step, evidence=evidence), line, text))
+            if len(self._held) < FLAG_LINES:  # (bounded: a warning printed every step)
+                self._held.append((replace(event, step=step, evidence=evidence), line, text))
             return
         self._raise_flag(event, step, line, text)
 
@@ -696,7 +702,7 @@ class Assembler:
         if event.loss is not None and not math.isfinite(event.loss) and event.rank is not None:
             self._note_nonfinite(event.rank, event.step or self.clock, line)
         if code in self.flags:
-            if len(self.flags[code]) < 50:
+            if len(self.flags[code]) < FLAG_LINES:
                 self.flags[code].append(line)
             return
         self.flags[code] = [line]

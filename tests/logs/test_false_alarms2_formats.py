@@ -64,6 +64,9 @@ from pathlib import Path
 
 from excerpts import faults
 
+from denpex_callbacks.logs.assembler import FLAG_LINES, Assembler
+from denpex_callbacks.logs.parsers import parse_line
+
 _WARNED_AT = "/usr/lib/python3/site-packages/composer/trainer/trainer.py:1240: RuntimeWarning: "
 
 
@@ -257,3 +260,16 @@ def test_autocast_warning_fault_twin(tmp_path: Path) -> None:
     """The same warning where the loop's loss scale shows fp16 asked for: AMP010 at the step it
     was printed at (before the first step: none)."""
     assert faults(tmp_path, _cpu_loop(scale=True)) == [("AMP010", None)]
+
+
+def test_held_autocast_warnings_are_bounded() -> None:
+    """A log that prints the warning every step holds at most ``FLAG_LINES`` of them for the
+    end of the log (bounded memory on long runs), as a raised flag lists at most as many."""
+    flags: list[object] = []
+    assembler = Assembler(lambda obs: None, flags.append, lambda *gap: None)
+    [event] = parse_line(_AUTOCAST_1_10)
+    for line in range(1, 1001):
+        assembler.feed(event, line, _AUTOCAST_1_10)
+    assert len(assembler._held) == FLAG_LINES
+    assembler.finish()
+    assert flags == []  # nothing showed fp16 asked for
