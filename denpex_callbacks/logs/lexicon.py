@@ -319,6 +319,23 @@ def perplexity(key: str) -> bool:
     return any(part in _PERPLEXITIES for part in words(key))
 
 
+def overflowed_perplexity(key: str, value: float, finite_loss: bool) -> bool:
+    """Whether ``value`` is a perplexity's +inf printed beside a finite loss
+    (``finite_loss``): exp(loss) overflowed (huggingface/peft's examples:
+    ``eval_ppl=tensor(inf, device='cuda:0') eval_epoch_loss=tensor(91.0000, ...)``,
+    ``torch.exp`` in float32), nothing went non-finite.
+
+    Example:
+        >>> overflowed_perplexity("eval_ppl", math.inf, True)
+        True
+        >>> overflowed_perplexity("eval_ppl", math.inf, False)
+        False
+        >>> overflowed_perplexity("eval_ppl", math.nan, True)
+        False
+    """
+    return finite_loss and value == math.inf and perplexity(key)
+
+
 # An accuracy's names: a fraction of predictions that were right, finite even where the
 # logits overflowed (argmax of NaN logits is still an index); NaN only where nothing was
 # counted yet.

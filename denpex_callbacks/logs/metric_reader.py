@@ -83,7 +83,8 @@ __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
            "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_ALONE", "STEP_BEFORE_KEY",
            "STEP_NUMBER", "STEP_OPENS", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "mapping_row",
+           "classify", "collect", "dangling_key", "find_claims", "header_cells", "loss_total",
+           "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value", "step_line",
            "to_value"]
 
@@ -836,7 +837,7 @@ class MetricReader:
         if found is None:
             return []
         first = 1 if found.group(1) is not None else 3
-        loss = _total([to_value(cell) for cell in found.group(first + 1).split()])
+        loss = loss_total([to_value(cell) for cell in found.group(first + 1).split()])
         bar = TQDM.search(text, found.end() - 1)
         epoch = int(found.group(first))
         step = epoch * int(bar.group(2)) + int(bar.group(1)) if bar else epoch
@@ -859,7 +860,7 @@ class MetricReader:
         step = self.epoch_batches.step_of(epoch, int(found.group(2)))
         read_as = ("image-to-image GAN visualizer's loss line", ())
         self._read_as[read_as] += 1
-        return [MetricEvent(METRICS, FAMILY, step=step, loss=_total(terms))]
+        return [MetricEvent(METRICS, FAMILY, step=step, loss=loss_total(terms))]
 
     def _list_row(self, text: str, line: int, *, announced: bool = True) -> list[MetricEvent]:
         """A bare list ``[loss terms..., step, lr]`` (see ``_LIST_ROW``): the terms' sum is the
@@ -877,7 +878,7 @@ class MetricReader:
             return []
         read_as = ("bare list of loss terms, step and lr", ())
         self._read_as[read_as] += 1
-        return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=_total(terms),
+        return [MetricEvent(METRICS, FAMILY, step=int(found.group(2)), loss=loss_total(terms),
                             lr=float(found.group(3)))]
 
     def _events(self, text: str, metrics: MetricLine, written: str, *,
@@ -891,7 +892,7 @@ class MetricReader:
             loss = None
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
-            loss = _total([v for _k, v in metrics.components])
+            loss = loss_total([v for _k, v in metrics.components])
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
@@ -1770,12 +1771,12 @@ def _bar_total(text: str, batch: int) -> int:
     return int(bar.group(2)) if int(bar.group(1)) - batch in (0, 1) else 0
 
 
-def _total(terms: list[float]) -> float:
+def loss_total(terms: list[float]) -> float:
     """The total of a loss's terms: their sum, or the first non-finite term (one makes the
     total non-finite).
 
     Example:
-        >>> _total([0.5, 0.25]), _total([0.5, float("nan"), float("inf")])
+        >>> loss_total([0.5, 0.25]), loss_total([0.5, float("nan"), float("inf")])
         (0.75, nan)
     """
     bad = next((t for t in terms if not math.isfinite(t)), None)
@@ -1874,15 +1875,9 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
     return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
             for key, value in values if not math.isfinite(value)
-            and not lexicon.undefined_correlation(key, value, finite_loss) and not (
-                finite_loss and _overflowed_exponent(key, value)) and not (
+            and not lexicon.undefined_correlation(key, value, finite_loss)
+            and not lexicon.overflowed_perplexity(key, value, finite_loss) and not (
                 finite_mean and math.isnan(value) and _per_class(key))]
-
-
-def _overflowed_exponent(key: str, value: float) -> bool:
-    """Whether ``value`` is a perplexity's +inf: exp(loss) overflowed, the loss beside it
-    finite."""
-    return value > 0 and math.isinf(value) and lexicon.perplexity(key)
 
 
 # pandas prints a DataFrame's missing value as ``NaN`` (``na_rep``, pandas/io/formats/

@@ -486,7 +486,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
         # as yaml.dump sorts a step's metrics)
-        above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
+        above = _line_before(buffer, resume, begin)
         if _is_step_line(above):
             return above, 1
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
@@ -496,7 +496,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         # output, danijar/elements ``elements/logger.py`` ``TerminalOutput``: ``[Agent Step
         # 1_200]`` over the empty line an unfiltered output leaves, or over ``12 metrics
         # truncated, filter to see specific keys.``, then ``key value / key value``)
-        above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
+        above = _line_before(buffer, resume, begin)
         if _STEP_ALONE.match(above) is not None:
             return above, 1
     if line.startswith(_RECORD_ROW):
@@ -512,6 +512,11 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     epoch, back = found
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _line_before(buffer: bytes, resume: int, begin: int) -> bytes:
+    """The line that ends just before the one starting at ``begin`` (from ``resume`` on)."""
+    return buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
 
 
 def _announcement(buffer: bytes, low: int, start: int) -> tuple[bytes, int] | None:

@@ -30,6 +30,7 @@ from typing import Any
 
 from denpex_callbacks.logs import hf, lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent
+from denpex_callbacks.logs.metric_reader import loss_total
 from denpex_callbacks.logs.reader import InputError
 
 TRAINER_STATE, CSV, TFEVENTS = "trainer_state", "csv", "tfevents"
@@ -167,16 +168,15 @@ def _evaluated(row: dict[str, Any], names: list[str], step: int | None) -> list[
     found = [(name, value) for name in names if (value := _number(row.get(name))) is not None]
     finite_loss = any(math.isfinite(value) and "loss" in name.lower() for name, value in found)
     return [LogEvent(EVAL, CSV, step=step, loss=value, metric=name)
-            for name, value in found if not math.isfinite(value) and not (
-                finite_loss and math.isnan(value) and lexicon.correlation(name))]
+            for name, value in found if not math.isfinite(value)
+            and not lexicon.undefined_correlation(name, value, finite_loss)]
 
 
 def _terms_total(terms: list[float | None]) -> float | None:
-    """The sum of a row's loss terms (the cells it fills), the first non-finite one where
-    one is not finite; None where it fills none (an evaluation's row)."""
+    """The total of a row's loss terms (the cells it fills: see ``loss_total``); None where
+    it fills none (an evaluation's row)."""
     filled = [term for term in terms if term is not None]
-    bad = next((term for term in filled if not math.isfinite(term)), None)
-    return None if not filled else bad if bad is not None else math.fsum(filled)
+    return loss_total(filled) if filled else None
 
 
 def _tfevents(path: str) -> Iterator[Record]:
