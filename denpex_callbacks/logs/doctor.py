@@ -40,6 +40,7 @@ from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
+from denpex_callbacks.logs.newest_first import NEWEST_BYTES, may_be_newest_first, oldest_first
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
@@ -237,8 +238,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                               f"output), read as the {stats.lines} line(s) it escapes; line "
                               "numbers count those")
     elif pasted is not None:
-        stats.problems.append(f"{pasted}, joined again: {stats.lines} line(s); line numbers "
-                              "count those")
+        stats.problems.append(f"{pasted}: {stats.lines} line(s); line numbers count those")
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
@@ -250,23 +250,29 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
 def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
     """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
     line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
-    output), or lines hard-wrapped at a terminal's width (hard_wraps.py's
-    ``unwrapped_log``)."""
+    output), lines hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
+    listing newest line first (newest_first.py's ``oldest_first``), or both of the last two."""
     if not isinstance(stream, io.BufferedReader):
         return stream, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
     escaped = may_be_escaped(head[:ESCAPED_HEAD])
-    if not escaped and not (size <= WRAP_BYTES and may_be_wrapped(head)):
+    wrapped = size <= WRAP_BYTES and may_be_wrapped(head)
+    newest = size <= NEWEST_BYTES and may_be_newest_first(head)
+    if not (escaped or wrapped or newest):
         return stream, None
     data = stream.read()
     stream.close()
     if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    unwrapped = unwrapped_log(data)
-    if unwrapped is None:
-        return io.BytesIO(data), None
-    return io.BytesIO(unwrapped.data), f"lines hard-wrapped at {unwrapped.width} characters"
+    how = []
+    if wrapped and (unwrapped := unwrapped_log(data)) is not None:
+        data = unwrapped.data
+        how.append(f"lines hard-wrapped at {unwrapped.width} characters, joined again")
+    if newest and (ordered := oldest_first(data)) is not None:
+        data = ordered
+        how.append("listed newest line first (its times run backwards), read last line first")
+    return io.BytesIO(data), "; ".join(how) or None
 
 
 def _steps_unread(result: Result, parser: LineParser) -> bool:

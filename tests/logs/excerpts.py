@@ -42,3 +42,18 @@ def lerobot_number(number: float) -> str:
             return f"{number:.0f}{suffix}"
         number /= 1000
     return f"{number:.0f}T"
+
+
+def loop_lines(nan_from: int | None = None, steps: int = 40) -> list[str]:
+    """A plain loop's ``print(f"epoch 1 step {step} loss {loss:.4f} lr 0.001")``, NaN from
+    step ``nan_from`` on."""
+    return [f"epoch 1 step {s} loss {'nan' if nan_from and s >= nan_from else f'{3 - s / 50:.4f}'}"
+            f" lr 0.001" for s in range(1, steps + 1)]
+
+
+def hf_rows(nan_from: int | None = None) -> list[str]:
+    """HF Trainer's ``log()`` dicts (no step printed: the row counts), 20 rows, NaN from row
+    ``nan_from`` on."""
+    return [f"{{'loss': {'nan' if nan_from and i >= nan_from else f'{2.5 - i / 20:.4f}'}, "
+            f"'grad_norm': {1 + i / 100:.4f}, 'learning_rate': {5e-05 - i * 1e-06:.6g}, "
+            f"'epoch': {i * 0.05:.2f}}}" for i in range(1, 21)]

@@ -37,22 +37,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import diagnose_lines, megatron_line
+from excerpts import diagnose_lines, hf_rows, loop_lines, megatron_line
 
-STEPS, NAN_FROM = 40, 20
-
-
-def _loop(nan_from: int | None = None) -> list[str]:
-    """A plain loop's ``print(f"epoch 1 step {step} loss {loss:.4f} lr 0.001")``."""
-    return [f"epoch 1 step {s} loss {'nan' if nan_from and s >= nan_from else f'{3 - s / 50:.4f}'}"
-            f" lr 0.001" for s in range(1, STEPS + 1)]
-
-
-def _hf_rows(nan_from: int | None = None) -> list[str]:
-    """HF Trainer's ``log()`` dicts (no step printed: the row counts), one every 5 steps."""
-    return [f"{{'loss': {'nan' if nan_from and i >= nan_from else f'{2.5 - i / 20:.4f}'}, "
-            f"'grad_norm': {1 + i / 100:.4f}, 'learning_rate': {5e-05 - i * 1e-06:.6g}, "
-            f"'epoch': {i * 0.05:.2f}}}" for i in range(1, 21)]
+NAN_FROM = 20
 
 
 def _megatron(nan_from: int | None = None) -> list[str]:
@@ -93,9 +80,9 @@ def test_the_rank_a_platform_names(tmp_path: Path, wrapper: str) -> None:
     collector's), and HF's rows without a step from both ranks were counted as one run's (the
     NaN at row 20, not 10)."""
     prefix = RANKED[wrapper]
-    assert _diagnosed(tmp_path, _two_ranks(prefix, _loop(), _loop(NAN_FROM))) == [
+    assert _diagnosed(tmp_path, _two_ranks(prefix, loop_lines(), loop_lines(NAN_FROM))) == [
         ("AMP006", NAN_FROM, 1)]
-    assert _diagnosed(tmp_path, _two_ranks(prefix, _hf_rows(), _hf_rows(10))) == [
+    assert _diagnosed(tmp_path, _two_ranks(prefix, hf_rows(), hf_rows(10))) == [
         ("AMP006", 10, 1)]
     assert _diagnosed(tmp_path, _two_ranks(prefix, _megatron(), _megatron(200))) == [
         ("AMP006", 200, 1)]
@@ -104,7 +91,7 @@ def test_the_rank_a_platform_names(tmp_path: Path, wrapper: str) -> None:
 def test_healthy_ranks_a_platform_names_stay_silent(tmp_path: Path) -> None:
     """Controls (pass on the parent too)."""
     for prefix in RANKED.values():
-        for run in (_loop, _hf_rows, _megatron):
+        for run in (loop_lines, hf_rows, _megatron):
             assert _diagnosed(tmp_path, _two_ranks(prefix, run(), run())) == []
 
 
@@ -114,12 +101,12 @@ def test_a_task_log_without_a_rank_and_a_launchers_rank_behind_a_pod(tmp_path: P
     ``[default1]:`` names the rank, not the pod; a pod that is no Kubeflow replica names none.
     Before: the task log's NaN was found (rank 0) and the others too (passes on the parent)."""
     solo = [f"[2024-05-01T10:00:00.123456Z] {'f6114bb3' if i % 2 else ' ' * 8} || INFO: {line}"
-            for i, line in enumerate(_loop(NAN_FROM))]
+            for i, line in enumerate(loop_lines(NAN_FROM))]
     assert _diagnosed(tmp_path, solo) == [("AMP006", NAN_FROM, 0)]
-    tee = _two_ranks(lambda r: f"[pod/gpt2-worker-1/pytorch] [default{r}]:", _loop(),
-                     _loop(NAN_FROM))
+    tee = _two_ranks(lambda r: f"[pod/gpt2-worker-1/pytorch] [default{r}]:", loop_lines(),
+                     loop_lines(NAN_FROM))
     assert _diagnosed(tmp_path, tee) == [("AMP006", NAN_FROM, 1)]
-    plain_pod = [f"[pod/llm-train-0/main] {line}" for line in _loop(NAN_FROM)]
+    plain_pod = [f"[pod/llm-train-0/main] {line}" for line in loop_lines(NAN_FROM)]
     assert _diagnosed(tmp_path, plain_pod) == [("AMP006", NAN_FROM, 0)]
 
 
@@ -156,8 +143,8 @@ READ_ALREADY: dict[str, Callable[[list[str]], list[str]]] = {
 def test_records_and_prefixes_read_through(tmp_path: Path, wrapper: str) -> None:
     """A guard: right on the parent too (no other test writes these records)."""
     wrap = READ_ALREADY[wrapper]
-    assert _diagnosed(tmp_path, wrap(_loop(NAN_FROM))) == [("AMP006", NAN_FROM, 0)]
-    assert _diagnosed(tmp_path, wrap(_hf_rows(10))) == [("AMP006", 10, 0)]
+    assert _diagnosed(tmp_path, wrap(loop_lines(NAN_FROM))) == [("AMP006", NAN_FROM, 0)]
+    assert _diagnosed(tmp_path, wrap(hf_rows(10))) == [("AMP006", 10, 0)]
     assert _diagnosed(tmp_path, wrap(_megatron(200))) == [("AMP006", 200, 0)]
-    for run in (_loop, _hf_rows, _megatron):
+    for run in (loop_lines, hf_rows, _megatron):
         assert _diagnosed(tmp_path, wrap(run())) == []
