@@ -42,13 +42,16 @@ FP16_NO_KERNEL = "fp16-no-kernel"
 FP16_DTYPE_MISMATCH = "fp16-dtype-mismatch"
 FP16_CONSTANT_OVERFLOW = "fp16-constant-overflow"
 DTYPE_ERRORS = (FP16_NO_KERNEL, FP16_DTYPE_MISMATCH, FP16_CONSTANT_OVERFLOW)
+# torch's anomaly mode stopped the run at the first NaN a backward produced (the log parser
+# puts the operation in evidence["anomaly_op"]): read where the run's trajectory decides nothing.
+BACKWARD_NAN = "backward-nan"
 # Not judged from the run: the failing-step re-run found it (same inputs, parameters and RNG
 # state, finite this time).
 TRANSIENT = "transient"
 UNDETERMINED = "undetermined"
 CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, LOSS_MAGNITUDE, ACTIVATION_OVERFLOW,
-          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, *DTYPE_ERRORS, TRANSIENT,
-          UNDETERMINED)
+          GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, *DTYPE_ERRORS, BACKWARD_NAN,
+          TRANSIENT, UNDETERMINED)
 
 FP16_MAX = 65504.0
 # A fault that persists from right after the first applied update(s) was made by them: the
@@ -437,6 +440,26 @@ def dtype_error(evidence: dict[str, Any], setup: RunSetup) -> Cause:
     return Cause(kind, (reason,), root, fix)
 
 
+def backward_nan(evidence: dict[str, Any], setup: RunSetup) -> Cause:
+    """The cause of an AMP006 that torch's anomaly mode raised (``Function '{op}' returned nan
+    values in its {i}th output``): the first NaN a backward produced, in ``op``'s backward,
+    named by ``evidence["anomaly_op"]``.
+
+    Example:
+        >>> cause = backward_nan({"anomaly_op": "SqrtBackward0"}, RunSetup())
+        >>> print(cause.kind, cause.reasons[0])
+        backward-nan anomaly mode: SqrtBackward0 returned NaN in the backward pass
+        >>> backward_nan({}, RunSetup()).kind
+        'undetermined'
+    """
+    op = evidence.get("anomaly_op")
+    if not isinstance(op, str):
+        return Cause(UNDETERMINED)
+    root, fix = fixes.backward_nan_text(op, setup)
+    return Cause(BACKWARD_NAN, (f"anomaly mode: {op} returned NaN in the backward pass",),
+                 root, fix)
+
+
 def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
     """A finding with the root cause and fix its evidence supports, for this run.
 
@@ -467,6 +490,8 @@ def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
                        or info.root_cause, fix=finding.fix or cause.fix or info.fix,
                        evidence=evidence)
     cause = judge(gather(finding.code, finding.step, run, setup))
+    if cause.kind == UNDETERMINED and "anomaly_op" in finding.evidence:
+        cause = backward_nan(finding.evidence, setup)
     evidence = dict(finding.evidence)
     if cause.kind != UNDETERMINED:
         evidence.update(cause.evidence())

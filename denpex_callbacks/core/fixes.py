@@ -282,6 +282,54 @@ def dtype_error_text(kind: str, setup: RunSetup, *, kernel: str | None = None,
     )
 
 
+# Operations whose gradient is undefined (NaN) at finite inputs: a zero under sqrt, a norm or a
+# fractional power, a log or a division at zero, acos/asin at +-1, cdist or std of equal points.
+# (Backward nodes as torch names them: ``PowBackward1`` is Pow's; LogSoftmax's is well defined.)
+_SINGULAR_GRADIENTS = frozenset({
+    "Sqrt", "Rsqrt", "Pow", "Norm", "LinalgVectorNorm", "Log", "Log2", "Log10", "Log1p", "Xlogy",
+    "Div", "Reciprocal", "Acos", "Asin", "Atanh", "Acosh", "Atan2", "Cdist", "Std", "Var",
+    "StdMean", "VarMean"})
+_UNSCALED = ("bf16-mixed", "bf16-pure", "fp32")
+
+
+def backward_nan_text(op: str, setup: RunSetup) -> tuple[str, str]:
+    """Root cause and fix of the NaN torch's anomaly mode found in ``op``'s backward
+    (``Function '{op}' returned nan values in its 0th output``).
+
+    Example:
+        >>> root, fix = backward_nan_text("SqrtBackward0", RunSetup())
+        >>> "undefined" in root, "torch.sqrt(x + 1e-12)" in fix
+        (True, True)
+        >>> root, _ = backward_nan_text("MmBackward0", RunSetup(active_precision="bf16-mixed"))
+        >>> "loss scaler" in root
+        False
+    """
+    name = op.split("Backward")[0]
+    singular = name in _SINGULAR_GRADIENTS
+    scaled = setup.active_precision not in _UNSCALED
+    why = (f"{name}'s gradient is undefined at some finite inputs (a zero under sqrt, a norm or "
+           "a fractional power; log or division at zero; acos/asin at +-1; equal points under "
+           "cdist or std), so a finite forward gives a NaN gradient" if singular else
+           f"an inf in the gradient flowing into {name}'s backward (anomaly mode looks for "
+           "NaN only, so an inf passes the nodes before it), or a NaN or inf among the forward "
+           "values it saved")
+    overflow = (" Under fp16 with a dynamic loss scaler there is a second reading: a scaled "
+                "gradient overflowed fp16 (inf), and inf * 0 or inf - inf made the NaN; the "
+                "scaler would have skipped that step (it does so in a run's first steps by "
+                "design), but anomaly mode stops the run before it can." if scaled else "")
+    root = (f"torch's anomaly mode stopped the run at the first NaN a backward produced, in "
+            f"{op}: {why}.{overflow}")
+    guard = ("add an epsilon where the gradient is undefined: torch.sqrt(x + 1e-12), "
+             "x.norm() as (x.pow(2).sum() + 1e-12).sqrt(), torch.log(x.clamp_min(1e-12)), "
+             "acos(x.clamp(-1 + 1e-7, 1 - 1e-7))" if singular else
+             "follow the traceback of the forward call anomaly mode printed to the operation, "
+             "and check its inputs on this step for NaN/inf and values past 65504")
+    fp16 = (" With fp16 and a GradScaler, first re-run the step with autocast off: finite "
+            "there, it was an overflow the scaler absorbs, and anomaly mode belongs off for "
+            "fp16 training (torch.autograd.set_detect_anomaly(False))." if scaled else "")
+    return root, f"{guard[0].upper()}{guard[1:]}.{fp16}"
+
+
 def _at(step: int | None) -> str:
     return f" (the batch of step {step} holds them)" if step is not None else ""
 

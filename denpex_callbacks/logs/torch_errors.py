@@ -166,6 +166,7 @@ def parse(text: str) -> list[LogEvent]:
     if "values in its" in text and (found := _ANOMALY.search(text)):
         name, value, index = found.groups()
         return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float(value),
+                         evidence={"anomaly_op": name, "anomaly_output": int(index)},
                          summary=f"anomaly mode: {name} returned {value} values in its output "
                                  f"{index}; the first non-finite value comes from this "
                                  "operation's backward")]
