@@ -212,6 +212,9 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # {:.4f}/{:.4f}/{:.4f}.`` (pointcept/engines/hooks/evaluator.py),
                            # behind a logging prefix
                            r"|\b(?:Val|Eval|Test)\d? result: "
+                           # an evaluation pass's step (DALLE2-pytorch's ``Epoch 1/2 Val Step
+                           # 0 -  Sample 3200 - ...``; reader.py hands it over)
+                           r"|\bVal Step \d"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
@@ -752,9 +755,14 @@ class MetricReader:
         the line right below it whose message is a loss alone, behind the logging prefix
         the evaluation line has (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss:
         ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
-        a training line that names its step or its split before the loss."""
+        a training line that names its step or its split before the loss; a loss alone
+        right below an evaluation line that measured nothing, the pass's heading (DALLE2-
+        pytorch's ``Epoch 1/2 Val Step 0 -  Sample 3200 - ...`` over ``Loss: tensor(...)``)."""
         if "Averaged stats:" in text:
             return True
+        if line - 1 == self.eval_line and _loss_alone(metrics) and not _measured(
+                read_pairs(self.eval_text)):
+            return True  # an evaluation's heading over its loss (DALLE2's ``Val Step``)
         if (line - 1 != self.eval_line or len(metrics.values) != 1
                 or lexicon.LOSS not in metrics.values or metrics.components):
             return False
@@ -2045,6 +2053,15 @@ def announces_row(text: str) -> bool:
         False
     """
     return _ROW_ANNOUNCED.search(text) is not None
+
+
+def _loss_alone(metrics: MetricLine) -> bool:
+    """Whether a line measures a loss and names nothing else (no step, no epoch, no other
+    metric): ``Loss: nan``, ``Loss: tensor([[nan, 0.02]], device='cuda:0')`` (one loss per
+    model, under one key)."""
+    if metrics.evals or not set(metrics.values) <= {lexicon.LOSS}:
+        return False
+    return lexicon.LOSS in metrics.values or len({key for key, _ in metrics.components}) == 1
 
 
 def _measured(metrics: MetricLine) -> bool:
