@@ -548,6 +548,7 @@ class MetricReader:
         # 100 ====`` or ``step: 100`` over its indented metrics), or None
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        self.last_scale = 0.0  # the last loss scale read that was not 0
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
@@ -1041,7 +1042,7 @@ class MetricReader:
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
             epoch_row = printed is None and step is not None
-        scale = values.get(lexicon.SCALE)
+        scale = self._scale(values.get(lexicon.SCALE), metrics.scale_places)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
             # A bare scale is read only on a training step's line (a step or a loss beside
@@ -1114,6 +1115,18 @@ class MetricReader:
             # the step was skipped: its overflow first, then what the line says of it
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
+
+    def _scale(self, scale: float | None, places: int) -> float | None:
+        """A loss scale as read, but one printed as 0 at a fixed precision after a scale
+        above 0 (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``) as the
+        most that prints so (half its last digit): halving never reaches an exact 0 between
+        two prints (an fp32 scale is 0 only some 150 halvings below 1), it fell below the
+        print's last digit."""
+        if scale == 0.0 and places and self.last_scale > 0.0:
+            return 0.5 * 10.0 ** -places
+        if scale:
+            self.last_scale = scale
+        return scale
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row

@@ -7,6 +7,17 @@ names its source) and fixed by a general rule, each beside healthy controls.
   as training's. An evaluation pass's step line right above a candidate is now handed over
   with it (``reader._EVAL_STEP``), and a loss alone right below an evaluation line that
   measured nothing is that evaluation's (``metric_reader.MetricReader._goes_on``).
+- microsoft/Swin-Transformer (``main.py`` ``train_one_epoch``): ``loss_scale
+  {loss_scale_meter.val:.4f}`` prints a scale of 3e-5 as ``0.0000``, which was read as a
+  scale of exactly 0 (AMP004's error, "every gradient is zero"). A scale printed as 0 at a
+  fixed precision after a scale above 0 is now the most that prints so, half its last digit
+  (``metric_reader.MetricReader._scale``): halving never reaches an exact 0 between prints.
+- sentences (``nonfinite_sentences.py``): a training loop's ``f"[Warning] NaN in model outputs
+  at step {i}, skipping batch"`` (a public GNN training script found by that format string;
+  the code index names no repository for it) and its kin (``Detected NaN in model outputs``)
+  say the forward pass went non-finite, the batch skipped before its loss: AMP006, whose
+  causes start there; ``nan loss, step 200`` names its step after a comma. No tool's source
+  prints ``grad scaler: inf checks failed`` (searched): left unread, see the report.
 """
 
 from __future__ import annotations
@@ -14,7 +25,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 
 NAN = math.nan
 
@@ -75,3 +86,81 @@ def test_dalle2_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, _dalle2()) == []
     assert faults(tmp_path, _dalle2(unets=2)) == []
     assert faults(tmp_path, _dalle2(train_nan=1300))[0] == ("AMP006", 1300)
+
+
+# -- microsoft/Swin-Transformer: main.py train_one_epoch --------------------------------------
+
+_SWIN = "[2026-12-06 10:00:00 swin_tiny_patch4_window7_224] (main.py 227): INFO "
+
+
+def _swin_collapse(every: int = 10, from_idx: int | None = 300) -> list[str]:
+    """``f'Train: [{epoch}/{EPOCHS}][{idx}/{num_steps}]\\teta ... lr {lr:.6f}\\t wd
+    {wd:.4f}\\ttime ...\\tloss {loss_meter.val:.4f} ({loss_meter.avg:.4f})\\tgrad_norm
+    ...\\tloss_scale {loss_scale_meter.val:.4f} ({loss_scale_meter.avg:.4f})\\tmem
+    {memory_used:.0f}MB'`` every ``every`` batches; from batch ``from_idx`` every batch
+    overflows and the GradScaler halves its scale each one."""
+    lines = [_SWIN + "Start training"]
+    scale = 65536.0
+    for idx in range(0, 1251, every):
+        if from_idx is not None and idx >= from_idx:
+            scale /= 2 ** every
+        norm = "inf (inf)" if from_idx is not None and idx >= from_idx else "3.1234 (3.2000)"
+        lines.append(_SWIN + (
+            f"Train: [0/300][{idx}/1251]\teta 0:08:20 lr 0.000125\t wd 0.0500\t"
+            f"time 0.4012 (0.4133)\tloss 6.8123 (6.8200)\tgrad_norm {norm}\t"
+            f"loss_scale {scale:.4f} ({scale:.4f})\tmem 9123MB"))
+    return lines
+
+
+def test_swin_scale_printed_zero_is_below_its_last_digit(tmp_path: Path) -> None:
+    """Before: AMP004 at step 330 as an error ("loss scale fell to exactly 0.0: every
+    gradient is zero") beside the warning at 310 (``0.0625``): ``0.0000`` after ``0.0001``
+    is a scale below the print's last digit; and at ``PRINT_FREQ`` 50, where ``0.0000``
+    follows ``65536.0000`` (50 halvings between two prints), the error at 300, now the
+    warning there."""
+    assert faults(tmp_path, _swin_collapse()) == [("AMP003", 291), ("AMP004", 310)]
+    found = diagnose_lines(tmp_path, _swin_collapse(every=50)).faults
+    assert [(d.code, d.step, d.severity.value) for d in found if d.code == "AMP004"] == [
+        ("AMP004", 300, "warning")]
+
+
+def test_swin_scale_controls(tmp_path: Path) -> None:
+    """Healthy Swin runs at the default ``PRINT_FREQ`` and at 50 (pass on the parent too)."""
+    assert faults(tmp_path, _swin_collapse(from_idx=None)) == []
+    assert faults(tmp_path, _swin_collapse(every=50, from_idx=None)) == []
+
+
+# -- sentences: a loop's own warnings -------------------------------------------------------
+
+def _loop(warning: str | None, at: int = 500) -> list[str]:
+    """A loop's ``print(f"step {i} | loss {loss:.4f} | lr {lr}")`` every 10 steps, and
+    ``warning`` (``{i}``: the step) on each step from ``at`` that it skips."""
+    lines = []
+    for i in range(10, 1000, 10):
+        if warning is not None and i >= at:
+            lines.append(warning.format(i=i))
+            continue
+        lines.append(f"step {i} | loss {2.3 - i / 1e4:.4f} | lr 0.0001")
+    return lines
+
+
+def test_model_outputs_found_nan(tmp_path: Path) -> None:
+    """Before: silence (no ``loss`` on the line, only ``NaN detected`` alone was read)."""
+    assert faults(tmp_path, _loop("[Warning] NaN in model outputs at step {i}, skipping "
+                                  "batch")) == [("AMP006", 500)]
+    assert faults(tmp_path, _loop("Detected NaN in model outputs")) == [("AMP006", 491)]
+
+
+def test_nan_loss_comma_step(tmp_path: Path) -> None:
+    """Before: silence (only ``nan loss at step 200`` was read)."""
+    assert faults(tmp_path, _loop("nan loss, step {i}")) == [("AMP006", 500)]
+
+
+def test_sentence_controls(tmp_path: Path) -> None:
+    """A negated finding, an evaluation's outputs and a loop's own check (pass on the
+    parent too)."""
+    for line in ("No NaN in model outputs at step {i}", "Checking for NaN in model outputs",
+                 "NaN in model outputs on the validation set, step {i}"):
+        lines = _loop(None)
+        lines.insert(40, line.format(i=400))
+        assert faults(tmp_path, lines) == [], line
