@@ -18,6 +18,10 @@ names its source) and fixed by a general rule, each beside healthy controls.
   say the forward pass went non-finite, the batch skipped before its loss: AMP006, whose
   causes start there; ``nan loss, step 200`` names its step after a comma. No tool's source
   prints ``grad scaler: inf checks failed`` (searched): left unread, see the report.
+- bytedance/ibot (``main_ibot.py`` ``train_one_epoch``): ``print("NMI: {}, ARI: {}, F: {},
+  ACC: {}".format(...))``, scikit-learn's clustering scores of the epoch's predictions, before
+  ``Averaged stats:``; ``NMI: nan`` was read by no rule. Clustering scores (NMI, AMI, ARI) are
+  now measured-only scores, as correlations and BLEU are (``lexicon._MEASURED_ONLY``).
 """
 
 from __future__ import annotations
@@ -164,3 +168,36 @@ def test_sentence_controls(tmp_path: Path) -> None:
         lines = _loop(None)
         lines.insert(40, line.format(i=400))
         assert faults(tmp_path, lines) == [], line
+
+
+# -- bytedance/ibot: main_ibot.py train_one_epoch (utils.MetricLogger.log_every) -------------
+
+def _ibot(nan_epoch: int | None = None) -> list[str]:
+    """Three epochs of 2502 iterations printed every 10 (``header = 'Epoch: [{}/{}]'``, the
+    MetricLogger's meters), each closed by ``NMI: {}, ARI: {}, F: {}, ACC: {}`` (``ACC`` is
+    -1: ``eval_pred(..., calc_acc=False)``) and ``Averaged stats:``."""
+    lines = ["Starting iBOT training!"]
+    for epoch in range(3):
+        for it in range(0, 2502, 10):
+            lines.append(f"Epoch: [{epoch}/100]  [{it:>4}/2502]  eta: 1:02:03  loss: "
+                         f"{10.8 - it / 1e4:.4f} (10.8500)  cls: 10.7000 (10.7100)  patch: "
+                         "0.1123 (0.1400)  lr: 0.000047 (0.000023)  wd: 0.040000 (0.040000)  "
+                         "acc: 0.1000 (0.1000)  time: 0.5312  data: 0.0012  max mem: 15382")
+        lines.append(f"Epoch: [{epoch}/100] Total time: 0:22:10 (0.5312 s / it)")
+        bad = epoch == nan_epoch
+        lines.append(f"NMI: {'nan' if bad else 0.0123456789}, ARI: "
+                     f"{'nan' if bad else 0.00123}, F: 0.0456, ACC: -1")
+        lines.append("Averaged stats: loss: 10.8500 (10.8500)  cls: 10.7100 (10.7100)  patch: "
+                     "0.1400 (0.1400)  lr: 0.000023 (0.000023)  wd: 0.040000 (0.040000)  acc: "
+                     "0.1000 (0.1000)")
+    return lines
+
+
+def test_ibot_nmi_nan_is_evaluations(tmp_path: Path) -> None:
+    """Before: silence (``NMI``/``ARI`` named no role)."""
+    assert faults(tmp_path, _ibot(nan_epoch=1)) == [("AMP013", 5002)]
+
+
+def test_ibot_controls(tmp_path: Path) -> None:
+    """A healthy run (passes on the parent too)."""
+    assert faults(tmp_path, _ibot()) == []
