@@ -22,6 +22,10 @@ names its source) and fixed by a general rule, each beside healthy controls.
   ACC: {}".format(...))``, scikit-learn's clustering scores of the epoch's predictions, before
   ``Averaged stats:``; ``NMI: nan`` was read by no rule. Clustering scores (NMI, AMI, ARI) are
   now measured-only scores, as correlations and BLEU are (``lexicon._MEASURED_ONLY``).
+- NVIDIA/waveglow (``train.py``): ``print("{}:\\t{:.9f}".format(iteration, reduced_loss))``
+  every iteration, apex O1's ``Gradient overflow.  Skipping step, ...`` between: already read
+  right (the cascade at its iteration, not at step 1, also in an excerpt cut inside it); kept
+  as the suite's only apex run of bare ``N:\\tloss`` rows (passes on the parent too).
 """
 
 from __future__ import annotations
@@ -201,3 +205,41 @@ def test_ibot_nmi_nan_is_evaluations(tmp_path: Path) -> None:
 def test_ibot_controls(tmp_path: Path) -> None:
     """A healthy run (passes on the parent too)."""
     assert faults(tmp_path, _ibot()) == []
+
+
+# -- NVIDIA/waveglow: train.py (apex amp O1) -------------------------------------------------
+
+def _waveglow(first: int = 0, nan_from: int | None = None) -> list[str]:
+    """``print("Epoch: {}".format(epoch))``, then ``print("{}:\\t{:.9f}".format(iteration,
+    reduced_loss))`` each iteration; from ``nan_from`` apex's scaler skips every step
+    (apex/amp/scaler.py ``update_scale``: ``Gradient overflow.  Skipping step, loss scaler 0
+    reducing loss scale to {}``) before the NaN row."""
+    lines = ["output directory checkpoints", "Epoch: 0"] if first == 0 else []
+    scale = 65536.0
+    for it in range(first, first + 400):
+        if nan_from is not None and it >= nan_from:
+            scale /= 2
+            lines += [f"Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to "
+                      f"{scale}", f"{it}:\tnan"]
+        else:
+            lines.append(f"{it}:\t{-0.5 - it / 1000:.9f}")
+    return lines
+
+
+def test_waveglow_cascade_at_its_iteration(tmp_path: Path) -> None:
+    """Already right before this change (passes on the parent too): the NaN at its
+    iteration, the scale's collapse after it, also in an excerpt that starts at 12000."""
+    assert faults(tmp_path, _waveglow(nan_from=300)) == [
+        ("AMP006", 300), ("AMP003", 301), ("AMP004", 316)]
+    assert faults(tmp_path, _waveglow(12000, nan_from=12050))[0] == ("AMP006", 12050)
+
+
+def test_waveglow_control(tmp_path: Path) -> None:
+    """A healthy run with two lone overflows (apex's start-up back-off) is quiet (passes on
+    the parent too). Left as it is: a healthy run without any overflow line holds no
+    keyword on any row, and reads "nothing to diagnose" (no false alarm)."""
+    lines = _waveglow()
+    for at in (40, 10):
+        lines.insert(at, "Gradient overflow.  Skipping step, loss scaler 0 reducing loss "
+                         "scale to 32768.0")
+    assert faults(tmp_path, lines) == []
