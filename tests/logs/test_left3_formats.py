@@ -26,6 +26,16 @@ names its source) and fixed by a general rule, each beside healthy controls.
   every iteration, apex O1's ``Gradient overflow.  Skipping step, ...`` between: already read
   right (the cascade at its iteration, not at step 1, also in an excerpt cut inside it); kept
   as the suite's only apex run of bare ``N:\\tloss`` rows (passes on the parent too).
+
+Left as they are (no test): ClassyVision's ``Approximate meters: [0] train phase 2 (60.00%
+done), loss: nan, ...`` without its phase's closing ``processed batches: N`` prints only a
+share of an unknown phase length, so no batch can be named (the rows are counted); Ray Tune's
+CLIReporter status tables (ray/tune/progress_reporter.py, ``| Trial name | status | loc | lr |
+loss | total time (s) | iter |`` rows, one per trial, each status block) read as "nothing to
+diagnose": a table whose rows interleave runs needs its rows keyed by the trial name and
+numbered by ``iter``, a new reading; ``grad scaler: inf checks failed`` is printed by no
+tool's source found, and one overflow is no fault anyway; WaveGlow's healthy run without an
+overflow line holds no keyword on any row ("nothing to diagnose", no false alarm).
 """
 
 from __future__ import annotations
