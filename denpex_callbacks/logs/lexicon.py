@@ -239,6 +239,12 @@ _CORRELATIONS = frozenset({"pearson", "pearsonr", "spearman", "spearmanr", "matt
 # Scores of generated text against its references (sacrebleu's ``BLEU = 12.34 45.6/...``,
 # fairseq-generate's ``BLEU4 = ...``): measured on held-out sentences only, no loop trains on them.
 _GENERATION_SCORES = frozenset({"bleu", "sacrebleu", "bleu4"})
+# Scores of a clustering against the labels (scikit-learn's normalized and adjusted mutual
+# information and adjusted Rand index: iBOT's ``NMI: {}, ARI: {}, F: {}, ACC: {}`` over an
+# epoch's predictions, bytedance/ibot main_ibot.py ``train_one_epoch``): measured, never
+# trained on.
+_CLUSTERING_SCORES = frozenset({"nmi", "ami", "ari"})
+_MEASURED_ONLY = _CORRELATIONS | _GENERATION_SCORES | _CLUSTERING_SCORES  # (no split named)
 
 
 def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
@@ -401,8 +407,8 @@ def is_evaluation(key: str) -> bool:
         (True, False)
     """
     parts = words(key)
-    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _CORRELATIONS
-                            or parts[-1] in _GENERATION_SCORES or _namespaced_evaluation(key))
+    return bool(parts) and (parts[0] in _EVAL or parts[-1] in _MEASURED_ONLY
+                            or _namespaced_evaluation(key))
 
 
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
@@ -419,7 +425,7 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         [True, False, False]
     """
     parts = words(key) if isinstance(key, str) else key
-    if parts and (parts[-1] in _CORRELATIONS or parts[-1] in _GENERATION_SCORES):
+    if parts and parts[-1] in _MEASURED_ONLY:
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
         head, _, rest = key.partition("/")

@@ -118,6 +118,8 @@ class MetricLine:
     # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
     # digit reads as 0 there, not only an exact 0
     zero_places: int = 0
+    # The same of a loss scale printed as 0 (Swin-Transformer's ``loss_scale 0.0000``)
+    scale_places: int = 0
     # A table row's cells that may be pandas' empty cells (``NaN``, see metric_reader's
     # ``_unfilled``): evaluation values beside a finite training loss, and whether the row
     # left its training loss so beside a finite evaluation value
@@ -466,6 +468,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.keys[kind] = key
             if kind == lexicon.LOSS:
                 out.zero_places = decimals(spelled) if value == 0.0 else 0
+            elif kind == lexicon.SCALE and value == 0.0:
+                out.scale_places = decimals(spelled)
     if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
             "lm" in lexicon.words(held)):
         # "lm" names an objective: the total only where it is the one printed (Megatron's

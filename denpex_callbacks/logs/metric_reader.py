@@ -212,6 +212,9 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # {:.4f}/{:.4f}/{:.4f}.`` (pointcept/engines/hooks/evaluator.py),
                            # behind a logging prefix
                            r"|\b(?:Val|Eval|Test)\d? result: "
+                           # an evaluation pass's step (DALLE2-pytorch's ``Epoch 1/2 Val Step
+                           # 0 -  Sample 3200 - ...``; reader.py hands it over)
+                           r"|\bVal Step \d"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
@@ -545,6 +548,7 @@ class MetricReader:
         # 100 ====`` or ``step: 100`` over its indented metrics), or None
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
+        self.last_scale = 0.0  # the last loss scale read that was not 0
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
@@ -752,9 +756,14 @@ class MetricReader:
         the line right below it whose message is a loss alone, behind the logging prefix
         the evaluation line has (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss:
         ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
-        a training line that names its step or its split before the loss."""
+        a training line that names its step or its split before the loss; a loss alone
+        right below an evaluation line that measured nothing, the pass's heading (DALLE2-
+        pytorch's ``Epoch 1/2 Val Step 0 -  Sample 3200 - ...`` over ``Loss: tensor(...)``)."""
         if "Averaged stats:" in text:
             return True
+        if line - 1 == self.eval_line and _loss_alone(metrics) and not _measured(
+                read_pairs(self.eval_text)):
+            return True  # an evaluation's heading over its loss (DALLE2's ``Val Step``)
         if (line - 1 != self.eval_line or len(metrics.values) != 1
                 or lexicon.LOSS not in metrics.values or metrics.components):
             return False
@@ -1033,7 +1042,7 @@ class MetricReader:
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
             epoch_row = printed is None and step is not None
-        scale = values.get(lexicon.SCALE)
+        scale = self._scale(values.get(lexicon.SCALE), metrics.scale_places)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
             # A bare scale is read only on a training step's line (a step or a loss beside
@@ -1106,6 +1115,18 @@ class MetricReader:
             # the step was skipped: its overflow first, then what the line says of it
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
+
+    def _scale(self, scale: float | None, places: int) -> float | None:
+        """A loss scale as read, but one printed as 0 at a fixed precision after a scale
+        above 0 (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``) as the
+        most that prints so (half its last digit): halving never reaches an exact 0 between
+        two prints (an fp32 scale is 0 only some 150 halvings below 1), it fell below the
+        print's last digit."""
+        if scale == 0.0 and places and self.last_scale > 0.0:
+            return 0.5 * 10.0 ** -places
+        if scale:
+            self.last_scale = scale
+        return scale
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row
@@ -2045,6 +2066,15 @@ def announces_row(text: str) -> bool:
         False
     """
     return _ROW_ANNOUNCED.search(text) is not None
+
+
+def _loss_alone(metrics: MetricLine) -> bool:
+    """Whether a line measures a loss and names nothing else (no step, no epoch, no other
+    metric): ``Loss: nan``, ``Loss: tensor([[nan, 0.02]], device='cuda:0')`` (one loss per
+    model, under one key)."""
+    if metrics.evals or not set(metrics.values) <= {lexicon.LOSS}:
+        return False
+    return lexicon.LOSS in metrics.values or len({key for key, _ in metrics.components}) == 1
 
 
 def _measured(metrics: MetricLine) -> bool:

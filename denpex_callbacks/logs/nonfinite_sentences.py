@@ -47,14 +47,25 @@ _SENTENCE = re.compile(
     # "Detected NaN loss", "encountered a non-finite training loss", "got inf loss"
     + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+" + _WHICH + _LOSS
     # "NaN loss detected", "nan loss at step 7", "Non-finite loss encountered"
-    + r"|" + _VALUE + r"\s+" + _WHICH + _LOSS + r"\s+(?:(?:was|is|has\s+been)\s+)?(?:" + _FOUND
+    + r"|" + _VALUE + r"\s+" + _WHICH + _LOSS + r"(?:\s+(?:(?:was|is|has\s+been)\s+)?(?:" + _FOUND
     + r"|(?:at|on|in)\s+(?:step|iter|iteration|batch|epoch|update|rank)\b)"
+    # "nan loss, step 200": the step after a comma, its number right after it
+    + r"|,\s*(?:step|iter|iteration|batch|update)\s*[:=]?\s*\d)"
     # "NaN in loss", "inf in the total loss": the value placed in the loss
     + r"|" + _VALUE + r"\s+(?:values?\s+)?in\s+(?:the\s+)?" + _WHICH + _LOSS
     # "loss became NaN", "loss has become inf", "the loss went (to) non-finite", "the loss is
     # not finite"
     + r"|\bloss\s+(?:has\s+)?(?:became|become|becomes|turned|went|goes|exploded|is|was)"
     + r"\s+(?:to\s+|into\s+)?" + _VALUE + r")")
+# The model's outputs found non-finite in a training loop, which skips the batch before its
+# loss (``NaN detected in model outputs in batch 12``, ``NaN in model outputs at step 5,
+# skipping batch``, ``Detected NaN in model outputs``): the forward pass went non-finite, the
+# loss it would give is (AMP006, whose causes start there).
+_OUTPUTS = r"in\s+(?:the\s+)?model(?:'s)?\s+outputs?\b"
+_OUTPUTS_SENTENCE = re.compile(
+    r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+)?(?:" + _FOUND + r"\s+)?" + _OUTPUTS
+    + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+(?:values?\s+)?" + _OUTPUTS + r")")
+_NO_VALUE = re.compile(r"(?i)\b(?:no|without|never|zero|0)\s+" + _VALUE)  # ("No NaN in ...")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
@@ -91,12 +102,27 @@ def parse(text: str) -> list[LogEvent]:
         [nan]
         >>> parse("NaN detected in PWLinear bin indexing"), parse("no NaN detected")
         ([], [])
+        >>> [e.step for e in parse("nan loss, step 200")]
+        [200]
+        >>> [e.step for e in parse("[Warning] NaN in model outputs at step 5, skipping batch")]
+        [5]
+        >>> [e.step for e in parse("Warning: NaN detected in model output, skipping batch")]
+        [None]
+        >>> parse("No NaN in model outputs"), parse("NaN in model outputs on the test set")
+        ([], [])
     """
-    if "oss" not in text or not any(cue in text for cue in _CUES):
+    if not any(cue in text for cue in _CUES):
+        return []
+    if "oss" in text:
+        found = _SENTENCE.search(text)
+    elif "utput" in text:
+        found = _OUTPUTS_SENTENCE.search(text)
+        if found is not None and _NO_VALUE.search(text, 0, found.end()):
+            return []
+    else:
         if "etected" in text and _BARE.search(text):
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
         return []
-    found = _SENTENCE.search(text)
     if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)
             or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
         return []

@@ -108,6 +108,12 @@ _ANNOUNCED_TAIL = b"ating"
 _ANNOUNCED_ABOVE = re.compile(rb"(?:Validating|Evaluating) *\r?\n")
 ANNOUNCED_REACH = 3
 ANNOUNCED_BYTES = 512
+# An evaluation pass's own step line over its loss, which holds no keyword (lucidrains/
+# DALLE2-pytorch train_decoder.py: ``f"Epoch {epoch}/{epochs} Val Step {i} -  Sample
+# {val_sample} - {samples_per_sec:.2f} samples/sec"`` over ``f"Loss: {tensor}"``): handed
+# over with the loss line below it, so that the loss is read as evaluation's
+# (metric_reader's ``_goes_on``), not as the training loss's.
+_EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]tep \d")
 
 
 class Readable(Protocol):
@@ -481,7 +487,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # a line longer than any handed over
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
-    if _is_step_line(line):
+    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None):
         return line, 0
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
