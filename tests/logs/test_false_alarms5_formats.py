@@ -142,3 +142,26 @@ def test_vae_negative_loss_control(tmp_path: Path) -> None:
         lines += [f"====> Epoch: {epoch} Average loss: {-4.2 - epoch / 10:.4f}",
                   f"====> Test set loss: {-4.1 - epoch / 10:.4f}"]
     assert faults(tmp_path, lines) == []
+
+
+def _lucidrains_gan(nan_at: int | None = None) -> list[str]:
+    """lucidrains' stylegan2-pytorch (``stylegan2_pytorch/stylegan2_pytorch.py``
+    ``Trainer.print_log``: ``' | '.join(map(lambda n: f'{n[0]}: {n[1]:.2f}', data))`` over
+    ``G``, ``D``, ``GP``, ``PL``, every 50 steps from ``cli.py``) with its hinge
+    discriminator at ``D: 0.00``; ``nan_at``: the print where ``Trainer.train`` found a NaN
+    (``print(f'NaN detected for generator or discriminator. Loading from checkpoint
+    #{self.checkpoint_num}')``, then ``raise NanException``, retried by the cli)."""
+    lines = []
+    for k in range(60):
+        if k == nan_at:
+            lines.append("NaN detected for generator or discriminator. Loading from checkpoint #3")
+        lines.append(f"G: {1.2 + k % 7 / 10:.2f} | D: {0.0 if 20 < k < 40 else 0.42:.2f} | "
+                     f"GP: 0.00 | PL: {0.31 + k % 3 / 10:.2f}")
+    return lines
+
+
+def test_lucidrains_gan_nan_message(tmp_path: Path) -> None:
+    """Before: nothing to diagnose (its ``G: | D:`` lines name no loss the reader knows, and
+    the message was not in the table): now a ``messages.py`` row, AMP006. The lines print no
+    step, so the message is the first step counted."""
+    assert faults(tmp_path, _lucidrains_gan(45)) == [("AMP006", 1)]
