@@ -14,7 +14,12 @@ rule must still catch.
   continuous likelihood), a WGAN critic swinging around -1e3 and a discriminator whose loss
   decays to 0 as it wins.
 
-The first two tests failed on the parent commit (b9d95c6); the others pass there too.
+- lucidrains' stylegan2-pytorch and lightweight-gan: their ``NaN detected for generator or
+  discriminator. Loading from checkpoint #3`` is a ``messages.py`` row (AMP006); their ``G:
+  1.23 | D: 0.00 | GP: 0.00`` lines stay unread (a documented miss: single-letter keys).
+
+The first two tests and the last failed on the parent commit (b9d95c6); the others (controls
+and the AMP007 twin) pass there too.
 """
 
 from __future__ import annotations
