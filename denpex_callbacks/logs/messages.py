@@ -725,6 +725,16 @@ MESSAGES: tuple[Message, ...] = (
             "stops", FLAG, "AMP006", logger=("swav_loss.py", "INFO"), prefix=_VISSL,
             values={"text": "tensor(nan, device='cuda:3', grad_fn=<AddBackward0>)"},
             in_step=True),
+    # -- lucidrains' GAN trainers: the step's losses checked before its print_log line -----
+    Message("lucidrains' stylegan2-pytorch / lightweight-gan", "2020-2024 (stylegan2-pytorch, "
+            "lightweight-gan, and the trainers copied from them)",
+            "stylegan2_pytorch/stylegan2_pytorch.py, lightweight_gan/lightweight_gan.py "
+            "(Trainer.train: ``if any(torch.isnan(l) for l in (total_gen_loss, "
+            "total_disc_loss))``, then ``raise NanException``, retried by the cli)",
+            "NaN detected for generator or discriminator. Loading from checkpoint #{n}",
+            "the generator's or the discriminator's loss is NaN: the last checkpoint is "
+            "loaded and the step retried (its ``G: ... | D: ...`` line never shows the NaN)",
+            FLAG, "AMP006", prefix=RANK_ZERO, values={"n": 3}, in_step=True),
     # -- SlowFast (facebookresearch/SlowFast) and the video trainers copied from it (its
     # check_nan_losses, called right after the loss, before the iteration's json_stats) ------
     Message("SlowFast family", "2019-10-2024 (SlowFast, pytorchvideo's trainers, MViT, "

@@ -125,6 +125,11 @@ class MetricLine:
     # left its training loss so beside a finite evaluation value
     unfilled: list[tuple[str, float]] = field(default_factory=list)
     unfilled_loss: bool = False
+    # Where the loss's value starts and the separator before it (for the word before its
+    # key, ``D`` of ``[D loss: 0.1]``), and the key whose two objectives the line printed
+    # under it (see _objectives)
+    loss_at: tuple[int, str] | None = None
+    split: str = ""
     # The micro-batch count printed before the optimizer step (``iter 48 step 12``, see
     # _STEP_AFTER_ITER): the count the same tool's evaluation line is numbered by
     iteration: float | None = None
@@ -451,6 +456,9 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.components.append((key, value))
         elif kind == lexicon.EVAL:
             out.evals.append((key, value))
+        elif kind == lexicon.LOSS and (lexicon.LOSS in out.values or out.split == key) and (
+                named := _objectives(out, text, start, key, separator, value)):
+            out.components.append(named)
         elif (kind in _COUNTERS or kind == lexicon.EPOCH) and text[end:end + 1] == "%":
             # a bar described "steps" (kohya's, OneTrainer's "step:  12%|...| 120/1000 [")
             # or "epochs" (OpenPCDet's) shows its percentage there, the count after it
@@ -468,6 +476,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             out.keys[kind] = key
             if kind == lexicon.LOSS:
                 out.zero_places = decimals(spelled) if value == 0.0 else 0
+                out.loss_at = (start, separator)
             elif kind == lexicon.SCALE and value == 0.0:
                 out.scale_places = decimals(spelled)
     if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
@@ -480,6 +489,48 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         del out.keys[lexicon.LOSS]
         out.zero_places = 0
     return out
+
+
+def _objectives(out: MetricLine, text: str, start: int, key: str, separator: str,
+                value: float) -> tuple[str, float] | None:
+    """The loss at ``start`` as one of two objectives printed under one name, each qualified
+    by a word the key left out (eriklindernoren/PyTorch-GAN ``implementations/*/*.py``:
+    ``"[Epoch %d/%d] [Batch %d/%d] [D loss: %f] [G loss: %f]"``): the discriminator's and the
+    generator's, neither a total. Both become terms (their sum then stands for the line: a
+    NaN in either is the run's, a discriminator at 0 beside a generator at 1.2 no zero
+    loss). None where the key is no repeat or a word does not tell the two apart.
+
+    Example:
+        >>> text = "[Batch 3/938] [D loss: 0.000000] [G loss: nan]"
+        >>> m = collect(find_claims(text)[0], text)
+        >>> m.values, m.components
+        ({'step': 3.0}, [('D loss', 0.0), ('G loss', nan)])
+    """
+    qualifier = _qualifier(text, start, key, separator)
+    if not qualifier:
+        return None
+    if out.split == key:
+        return f"{qualifier} {key}", value  # a third objective under the same name
+    if out.keys.get(lexicon.LOSS) != key or out.loss_at is None:
+        return None
+    held = _qualifier(text, out.loss_at[0], key, out.loss_at[1])
+    if not held or held == qualifier:
+        return None
+    out.components.append((f"{held} {key}", out.values.pop(lexicon.LOSS)))
+    del out.keys[lexicon.LOSS]
+    out.zero_places, out.split = 0, key
+    return f"{qualifier} {key}", value
+
+
+def _qualifier(text: str, start: int, key: str, separator: str) -> str:
+    """The word printed right before the loss key ending before ``start`` (``D`` of ``[D
+    loss: 0.1]``), where it is a short tag of letters; else ``""``."""
+    head = text[:start - len(separator)]
+    if not head.endswith(key):
+        return ""
+    words = head[max(0, len(head) - len(key) - 8):len(head) - len(key)].split()  # (a tag)
+    word = words[-1].lstrip("[(|,") if words else ""
+    return word if len(word) <= 3 and word.isalpha() else ""
 
 
 def _again(key: str, terms: set[str]) -> bool:
