@@ -60,6 +60,14 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
+# A scale at an overflow line back up at least this many times the last one, sooner than
+# doubling once a growth window could regrow it, is a run started again (a sweep's next run,
+# a restart without a banner): its scaler's start-up back-off.
+RESTART_JUMP = 16
+# The growth window assumed where the log does not tell it: half the defaults of the scalers
+# whose overflow lines print the scale (DeepSpeed's and ColossalAI's 1000, torch's and apex's
+# 2000).
+MIN_GROWTH_WINDOW = 500
 # How many steps of rows without a step counter are kept to number the same rows of the other
 # ranks (see Assembler._row_step): ranks flush their output in blocks far smaller than this.
 _ROWS_KEPT = 8192
@@ -367,6 +375,8 @@ class Assembler:
         pending, self._pending = self._pending, None
         if pending is None:
             return
+        if self._starts_over(pending):
+            self._begin_run(None)
         if pending.step is None and not self._clean_since_skip and self._grew(pending):
             self._gap(GROWTH_GAP)
         step = pending.step if pending.step is not None else self.clock + 1
@@ -379,6 +389,24 @@ class Assembler:
             line=pending.lines[0], text=pending.texts[0],
             extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
         ), counted=pending.step is None)
+
+    def _starts_over(self, pending: _Overflow) -> bool:
+        """Whether the overflow ``pending`` begins a new run's start-up back-off: its scale is
+        :data:`RESTART_JUMP` times the last one seen or more, and the steps since the last
+        overflow are fewer than a dynamic scaler needs to double that often (one growth
+        window a doubling). Two healthy runs in one file (a sweep without a banner between)
+        otherwise read as one run whose scale collapsed under persistent overflow once
+        training was under way."""
+        last, skipped = self._last_scale, self._skipped_step
+        # (a line printing only the new scale, apex's and fairseq's: the one before was higher)
+        before = pending.scale_before if pending.scale_before is not None else pending.scale_after
+        if last is None or last <= 0 or before is None or skipped is None:
+            return False
+        if before < last * RESTART_JUMP:
+            return False
+        window = self.setup.get("growth_interval")
+        steps = window if isinstance(window, int) and window > 0 else MIN_GROWTH_WINDOW
+        return self.clock - skipped < math.log2(before / last) * steps
 
     def _grew(self, pending: _Overflow) -> bool:
         """True when the scale before this overflow is above the last one seen."""

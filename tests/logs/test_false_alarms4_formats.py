@@ -1,0 +1,145 @@
+"""False alarms, round four: what trainers print before and around training (argument dumps,
+banners, restarts), each excerpt written from the tool's own format string (each test names
+it).
+
+- DeepSpeed (microsoft/DeepSpeed ``deepspeed/runtime/fp16/loss_scaler.py``
+  ``DynamicLossScaler.update_scale``: ``f"[deepspeed] OVERFLOW! Rank {dist.get_rank()} Skipping
+  step. Attempted loss scale: {int(self.cur_scale)}, reducing to {int(next_scale)}"``, and the
+  hysteresis line before it; ``deepspeed/runtime/engine.py`` ``log_dist(f"step={...},
+  skipped={...}, lr={lr}, mom={mom}")``) under the HF Trainer (``src/transformers/trainer.py``
+  logs ``{'loss': ..., 'learning_rate': ..., 'epoch': ...}``): two healthy runs in one file (a
+  sweep, or a rerun appended to the same log) with no engine configuration dump between them.
+  Each run backs off from its initial scale at its start. Before the fix the doctor read the
+  second run's back-off as persistent overflow once training was under way: AMP003.
+- apex (NVIDIA/apex ``apex/amp/scaler.py`` ``update_scale``: ``"Gradient overflow.  Skipping
+  step, loss scaler {} reducing loss scale to {}"``, printing only the new scale): the same
+  sweep. Before the fix: AMP003.
+- Megatron-LM's argument dump (``megatron/arguments.py`` ``_print_args``: ``'  {} {} {}'.format(
+  arg, '.' * (48 - len(arg)), value)`` between the ``arguments`` rules), fp16 settings and
+  NaN-check switches in it, before a healthy run (control).
+
+The sweep tests failed on the parent commit (b9d95c6); the twins and the argument-dump
+control pass there too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from excerpts import faults, megatron_line
+
+_DS = "[2026-01-01 10:00:00,000] [INFO] "
+_HF_BANNER = ["***** Running training *****", "  Num examples = 8,000", "  Num Epochs = 3",
+              "  Instantaneous batch size per device = 8",
+              "  Total optimization steps = 3,000"]
+
+
+def _hf_row(step: int, loss: float) -> str:
+    """The HF Trainer's logged dict (``Trainer.log``)."""
+    return str({"loss": round(loss, 4), "learning_rate": 5e-05, "epoch": round(step / 1000, 2)})
+
+
+def _ds_overflow(scale: int, *, hysteresis: bool = False) -> str:
+    """DeepSpeed's overflow line; with ``hysteresis`` the first one of a run (hysteresis 2)."""
+    head = f"{_DS}[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step."
+    if hysteresis:
+        return (f"{head} Attempted loss scale: {scale}, but hysteresis is 2. Reducing "
+                "hysteresis to 1")
+    return f"{head} Attempted loss scale: {scale}, reducing to {scale // 2}"
+
+
+def _ds_run(steps: int, *, backoff: int = 8, every: int = 10,
+            cascade_at: int | None = None, cascade_from: int = 65536) -> list[str]:
+    """One DeepSpeed fp16 run from ``initial_scale_power`` 16: the hysteresis line and
+    ``backoff`` halvings on its first steps, then clean steps, a step line and an HF dict each
+    ``every`` steps. ``cascade_at``: from that step on every step overflows, from
+    ``cascade_from`` down (a real persistent overflow)."""
+    lines: list[str] = []
+    scale, skipped = 65536, 0
+    for step in range(1, steps + 1):
+        overflow = step <= backoff + 1 or (cascade_at is not None and step >= cascade_at)
+        if cascade_at is not None and step == cascade_at:
+            scale = cascade_from
+        if overflow:
+            skipped += 1
+            lines.append(_ds_overflow(scale, hysteresis=step == 1))
+            if step > 1:
+                scale //= 2
+        if step % every == 0:
+            lines.append(f"{_DS}[logging.py:96:log_dist] [Rank 0] step={step}, "
+                         f"skipped={skipped}, lr=[5e-05], mom=[(0.9, 0.999)]")
+            if not overflow:
+                lines.append(_hf_row(step, 2.5 * 0.9995 ** step))
+    return lines
+
+
+def _apex_run(steps: int, *, backoff: int = 8) -> list[str]:
+    """One apex amp O1 run from its initial 65536: ``backoff`` halvings on its first steps,
+    then an HF dict each 10 steps."""
+    lines: list[str] = []
+    scale = 65536.0
+    for step in range(1, steps + 1):
+        if step <= backoff:
+            scale /= 2
+            lines.append("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale "
+                         f"to {scale}")
+        if step % 10 == 0:
+            lines.append(_hf_row(step, 2.5 * 0.9995 ** step))
+    return lines
+
+
+@pytest.mark.parametrize("steps", [300, 2000])
+@pytest.mark.parametrize("banner", [[], _HF_BANNER])
+def test_deepspeed_sweep_without_config_dump_is_quiet(tmp_path: Path, steps: int,
+                                                      banner: list[str]) -> None:
+    """Two healthy DeepSpeed runs in one file, no engine configuration dump between them
+    (with and without the HF Trainer's banner, which its logger prints only at INFO): the
+    second run's start-up back-off from 65536 is no collapse of the first run's scale (256).
+    Before the fix: AMP003 at the second run's first overflow."""
+    assert faults(tmp_path, _ds_run(steps) + banner + _ds_run(steps)) == []
+
+
+@pytest.mark.parametrize("steps", [300, 2000])
+def test_apex_sweep_is_quiet(tmp_path: Path, steps: int) -> None:
+    """Two healthy apex runs in one file: apex prints only the new scale, 32768 at the second
+    run's first overflow, 128 times the first run's last. Before the fix: AMP003."""
+    assert faults(tmp_path, _apex_run(steps) + _apex_run(steps)) == []
+
+
+def test_deepspeed_regrown_scale_cascade_stays_amp003(tmp_path: Path) -> None:
+    """Twin of the sweep rule: one run whose scale regrew from 256 to 65536 over 9000 clean
+    steps (eight growth windows of 1000), then overflows on every step from step 9001: the
+    regrowth had the steps it needed, so this is no new run; still AMP003 there (as on the
+    parent), the scale near zero from step 9017 (AMP004)."""
+    found = faults(tmp_path, _ds_run(9100, every=100, cascade_at=9001))
+    assert found == [("AMP003", 9001), ("AMP004", 9017)], found
+
+
+def test_deepspeed_sweep_second_run_collapse_stays_flagged(tmp_path: Path) -> None:
+    """Twin: the second run of a sweep backs off from 65536 and never stops (every step
+    overflows down to the scale's floor): the new run's own collapse is still found, from its
+    first step (301), as on the parent."""
+    found = faults(tmp_path, _ds_run(300) + _ds_run(60, backoff=59))
+    assert found == [("AMP003", 301), ("AMP004", 318)], found
+
+
+def _megatron_arguments() -> list[str]:
+    """Megatron-LM's argument dump (``_print_args``), sorted as it sorts them."""
+    args = {"bf16": False, "check_for_nan_in_loss_and_grad": True, "clip_grad": 1.0,
+            "fp16": True, "fp16_lm_cross_entropy": False, "hysteresis": 2,
+            "initial_loss_scale": 4294967296, "log_num_zeros_in_grad": False,
+            "loss_scale": None, "loss_scale_window": 1000, "min_loss_scale": 1.0,
+            "skip_train": False, "train_iters": 500000, "weight_decay": 0.0}
+    rows = sorted((f"  {k} {'.' * (48 - len(k))} {v}" for k, v in args.items()),
+                  key=str.lower)
+    return (["------------------------ arguments ------------------------", *rows,
+             "-------------------- end of arguments ---------------------"])
+
+
+def test_megatron_argument_dump_before_a_healthy_run_control(tmp_path: Path) -> None:
+    """Control (quiet on the parent too): ``loss_scale ... None``, ``min_loss_scale ... 1.0``,
+    ``check_for_nan_in_loss_and_grad ... True``, ``weight_decay ... 0.0`` above a healthy run
+    at 65536, then the same again (a resumed run, counter back at 10)."""
+    run = [megatron_line(i, loss=2.5 * 0.999 ** i) for i in range(10, 3010, 10)]
+    assert faults(tmp_path, _megatron_arguments() + run + _megatron_arguments() + run) == []
