@@ -391,22 +391,27 @@ class Assembler:
         ), counted=pending.step is None)
 
     def _starts_over(self, pending: _Overflow) -> bool:
-        """Whether the overflow ``pending`` begins a new run's start-up back-off: its scale is
-        :data:`RESTART_JUMP` times the last one seen or more, and the steps since the last
-        overflow are fewer than a dynamic scaler needs to double that often (one growth
-        window a doubling). Two healthy runs in one file (a sweep without a banner between)
-        otherwise read as one run whose scale collapsed under persistent overflow once
-        training was under way."""
-        last, skipped = self._last_scale, self._skipped_step
-        # (a line printing only the new scale, apex's and fairseq's: the one before was higher)
-        before = pending.scale_before if pending.scale_before is not None else pending.scale_after
-        if last is None or last <= 0 or before is None or skipped is None:
+        """Whether the overflow ``pending`` begins a new run's start-up back-off: its scale
+        came back up too soon since the last overflow (see :meth:`_regrown_too_soon`). Two
+        healthy runs in one file (a sweep without a banner between) otherwise read as one run
+        whose scale collapsed under persistent overflow once training was under way."""
+        if self._skipped_step is None:
             return False
-        if before < last * RESTART_JUMP:
+        # (a line printing only the new scale, apex's and fairseq's: the one before was higher)
+        scale = pending.scale_before if pending.scale_before is not None else pending.scale_after
+        return self._regrown_too_soon(scale, self.clock - self._skipped_step)
+
+    def _regrown_too_soon(self, scale: float | None, steps: int) -> bool:
+        """Whether ``scale``, ``steps`` after the last scale seen, is :data:`RESTART_JUMP` times
+        that one or more: more doublings than a dynamic scaler makes in ``steps`` (one growth
+        window a doubling), so a scaler started over (a new run, or a resume that did not load
+        the optimizer's state)."""
+        last = self._last_scale
+        if last is None or last <= 0 or scale is None or scale < last * RESTART_JUMP:
             return False
         window = self.setup.get("growth_interval")
-        steps = window if isinstance(window, int) and window > 0 else MIN_GROWTH_WINDOW
-        return self.clock - skipped < math.log2(before / last) * steps
+        each = window if isinstance(window, int) and window > 0 else MIN_GROWTH_WINDOW
+        return steps < math.log2(scale / last) * each
 
     def _grew(self, pending: _Overflow) -> bool:
         """True when the scale before this overflow is above the last one seen."""
@@ -647,6 +652,13 @@ class Assembler:
         extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
         rank = event.rank or 0
+        seen = self._rank_scales.get(rank)
+        since = end - (seen[0] if seen is not None else self.clock)
+        if self._regrown_too_soon(event.scale_after, since):
+            # Megatron resumed with --no-load-optim: the counter goes on, its scaler backs off
+            # from initial_loss_scale again (its first interval's skips are that back-off).
+            self._begin_run(rank)
+            self._any_clean = False
         # The overflow lines read since the rank's last row were this interval's skips, each
         # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
         # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.

@@ -8,18 +8,26 @@ it).
   hysteresis line before it; ``deepspeed/runtime/engine.py`` ``log_dist(f"step={...},
   skipped={...}, lr={lr}, mom={mom}")``) under the HF Trainer (``src/transformers/trainer.py``
   logs ``{'loss': ..., 'learning_rate': ..., 'epoch': ...}``): two healthy runs in one file (a
-  sweep, or a rerun appended to the same log) with no engine configuration dump between them.
+  sweep, or a rerun appended to the same log) with no engine configuration dump between them;
+  and in 0.3-0.16's wordings (``fused_optimizer.py``: ``fp16 dynamic loss scale overflow!``,
+  ``Grad overflow on iteration {}`` / ``Reducing dynamic loss scale from {} to {}``).
   Each run backs off from its initial scale at its start. Before the fix the doctor read the
   second run's back-off as persistent overflow once training was under way: AMP003.
 - apex (NVIDIA/apex ``apex/amp/scaler.py`` ``update_scale``: ``"Gradient overflow.  Skipping
   step, loss scaler {} reducing loss scale to {}"``, printing only the new scale): the same
   sweep. Before the fix: AMP003.
+- Megatron-LM resumed without its optimizer's state (``--no-load-optim``: ``megatron/
+  checkpointing.py`` ``load_checkpoint`` loads the grad scaler with the optimizer, and prints
+  ``f"  successfully loaded checkpoint from {args.load} at iteration {iteration}"``): the
+  iteration counter goes on from the checkpoint's, the scaler backs off from
+  ``initial_loss_scale`` 2**32 again (``training_log``'s rows, ``megatron_line``). Before the
+  fix: AMP003 and AMP008 at the first resumed iteration.
 - Megatron-LM's argument dump (``megatron/arguments.py`` ``_print_args``: ``'  {} {} {}'.format(
   arg, '.' * (48 - len(arg)), value)`` between the ``arguments`` rules), fp16 settings and
   NaN-check switches in it, before a healthy run (control).
 
-The sweep tests failed on the parent commit (b9d95c6); the twins and the argument-dump
-control pass there too.
+The sweep and resume tests failed on the parent commit (b9d95c6); the twins and the
+argument-dump control pass there too.
 """
 
 from __future__ import annotations
@@ -100,6 +108,40 @@ def test_deepspeed_sweep_without_config_dump_is_quiet(tmp_path: Path, steps: int
     assert faults(tmp_path, _ds_run(steps) + banner + _ds_run(steps)) == []
 
 
+def _ds_older_overflow(step: int, scale: int, wording: str) -> list[str]:
+    """DeepSpeed 0.3-0.16's overflow lines (``deepspeed/runtime/fp16/fused_optimizer.py``):
+    ``"[deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted loss scale: {},
+    reducing to {}"`` in ``step``, or ``_update_scale``'s ``"Grad overflow on iteration {}"``
+    and ``"Reducing dynamic loss scale from {} to {}"``."""
+    head = f"{_DS}[fused_optimizer.py:290:_update_scale] "
+    if wording == "iteration":
+        return [f"{head}Grad overflow on iteration {step}",
+                f"{head}Reducing dynamic loss scale from {scale} to {scale // 2}"]
+    return [f"{head}[deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted "
+            f"loss scale: {scale}, reducing to {scale // 2}"]
+
+
+def _ds_older_run(steps: int, wording: str) -> list[str]:
+    lines: list[str] = []
+    for step in range(1, steps + 1):
+        if step <= 8:
+            lines += _ds_older_overflow(step, 65536 >> (step - 1), wording)
+        if step % 10 == 0:
+            lines.append(f"{_DS}[logging.py:96:log_dist] [Rank 0] step={step}, "
+                         f"skipped={min(step, 8)}, lr=[5e-05], mom=[(0.9, 0.999)]")
+            lines.append(_hf_row(step, 2.5 * 0.9995 ** step))
+    return lines
+
+
+@pytest.mark.parametrize("steps", [300, 2000])
+@pytest.mark.parametrize("wording", ["iteration", "attempted"])
+def test_deepspeed_older_wordings_sweep_is_quiet(tmp_path: Path, steps: int,
+                                                 wording: str) -> None:
+    """The same sweep in DeepSpeed 0.3-0.16's wordings. Before the fix: AMP003 at the
+    second run's first overflow (at step 1 where the line names its iteration)."""
+    assert faults(tmp_path, _ds_older_run(steps, wording) + _ds_older_run(steps, wording)) == []
+
+
 @pytest.mark.parametrize("steps", [300, 2000])
 def test_apex_sweep_is_quiet(tmp_path: Path, steps: int) -> None:
     """Two healthy apex runs in one file: apex prints only the new scale, 32768 at the second
@@ -143,3 +185,41 @@ def test_megatron_argument_dump_before_a_healthy_run_control(tmp_path: Path) -> 
     at 65536, then the same again (a resumed run, counter back at 10)."""
     run = [megatron_line(i, loss=2.5 * 0.999 ** i) for i in range(10, 3010, 10)]
     assert faults(tmp_path, _megatron_arguments() + run + _megatron_arguments() + run) == []
+
+
+def _megatron_run(first: int, last: int, *, fresh: bool = True, backoff: int = 16) -> list[str]:
+    """Megatron rows each 10 iterations from ``first`` + 10 to ``last``; ``fresh``: the scaler
+    starts at 2**32 and its first ``backoff`` iterations are skipped (halving each), as every
+    fp16 Megatron run's start (rows whose 10 iterations were all skipped print no loss)."""
+    lines: list[str] = []
+    scale, left = (4294967296.0, backoff) if fresh else (65536.0, 0)
+    for iteration in range(first + 10, last + 1, 10):
+        skipped = min(10, left)
+        left -= skipped
+        scale = max(scale / 2 ** skipped, 1.0)
+        loss = None if skipped == 10 else 2.5 * 0.9999 ** iteration
+        lines.append(megatron_line(iteration, loss=loss, scale=scale, skipped=skipped))
+    return lines
+
+
+_LOADED = ["  loading checkpoint from /ckpt at iteration 2000",
+           "  successfully loaded checkpoint from /ckpt at iteration 2000"]
+
+
+@pytest.mark.parametrize("banner", [[], _LOADED])
+def test_megatron_resume_without_optimizer_state_is_quiet(tmp_path: Path,
+                                                          banner: list[str]) -> None:
+    """A healthy Megatron run to iteration 2000 at 65536, resumed from its checkpoint at
+    2000 with ``--no-load-optim``: the row at 2010 prints 4194304 (64 times 65536, ten
+    iterations later, all ten skipped): no scaler grows while it skips, so a new scaler
+    backs off. Before the fix: AMP003 and AMP008 at iteration 2001."""
+    assert faults(tmp_path, _megatron_run(0, 2000) + banner + _megatron_run(2000, 4000)) == []
+
+
+def test_megatron_resumed_scaler_that_never_settles_stays_flagged(tmp_path: Path) -> None:
+    """Twin: the same resume, whose scaler backs off and never stops (every iteration skipped
+    down to the floor of 1): the resumed run's own collapse is still found at its first
+    iteration, 2001 (as on the parent)."""
+    found = faults(tmp_path, _megatron_run(0, 2000) + _LOADED
+                   + _megatron_run(2000, 2200, backoff=200))
+    assert found == [("AMP003", 2001)], found
