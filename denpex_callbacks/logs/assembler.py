@@ -181,6 +181,7 @@ class Assembler:
     _any_clean: bool = False
     _clean_since_skip: bool = True
     _last_scale: float | None = None
+    _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
@@ -339,7 +340,7 @@ class Assembler:
         elif skipped:
             self._clean_since_skip = False
         if obs.scale is not None:
-            self._last_scale = obs.scale
+            self._last_scale, self._last_scale_step = obs.scale, obs.step
             self._scale_seen = True
         if obs.loss is not None and not math.isfinite(obs.loss):
             self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
@@ -392,14 +393,12 @@ class Assembler:
 
     def _starts_over(self, pending: _Overflow) -> bool:
         """Whether the overflow ``pending`` begins a new run's start-up back-off: its scale
-        came back up too soon since the last overflow (see :meth:`_regrown_too_soon`). Two
+        came back up too soon since the last scale seen (see :meth:`_regrown_too_soon`). Two
         healthy runs in one file (a sweep without a banner between) otherwise read as one run
         whose scale collapsed under persistent overflow once training was under way."""
-        if self._skipped_step is None:
-            return False
         # (a line printing only the new scale, apex's and fairseq's: the one before was higher)
         scale = pending.scale_before if pending.scale_before is not None else pending.scale_after
-        return self._regrown_too_soon(scale, self.clock - self._skipped_step)
+        return self._regrown_too_soon(scale, self.clock - self._last_scale_step)
 
     def _regrown_too_soon(self, scale: float | None, steps: int) -> bool:
         """Whether ``scale``, ``steps`` after the last scale seen, is :data:`RESTART_JUMP` times
@@ -663,6 +662,12 @@ class Assembler:
         # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
         # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.
         shown = min(self._rank_skips.pop(rank, 0), event.skipped_in_interval or 0)
+        if shown and self._restarted:
+            # A row whose counter went back after its skips' overflow lines (a sweep of
+            # Megatron-DeepSpeed runs): those lines were the new run's first steps, read
+            # already; this row only numbers them.
+            self.clock = max(self.clock, end)
+            return
         if shown and end <= self.clock:
             # Every step up to the row's last was such a line: the row adds only that the
             # skipped iterations' losses were not finite (Megatron's "number of nan

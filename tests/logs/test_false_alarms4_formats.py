@@ -22,6 +22,11 @@ it).
   iteration counter goes on from the checkpoint's, the scaler backs off from
   ``initial_loss_scale`` 2**32 again (``training_log``'s rows, ``megatron_line``). Before the
   fix: AMP003 and AMP008 at the first resumed iteration.
+- Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed ``megatron/training.py`` ``training_log``'s
+  rows, DeepSpeed's overflow line for each skipped iteration before them): a sweep (the second
+  run's overflow lines come before its first row, whose counter went back) and a resume
+  without the optimizer's state at ``--log-interval 100``. Before the fix: AMP003 (the sweep
+  at iteration 11 of the second run, the resume at 20001).
 - Megatron-LM's argument dump (``megatron/arguments.py`` ``_print_args``: ``'  {} {} {}'.format(
   arg, '.' * (48 - len(arg)), value)`` between the ``arguments`` rules), fp16 settings and
   NaN-check switches in it, before a healthy run (control).
@@ -223,3 +228,37 @@ def test_megatron_resumed_scaler_that_never_settles_stays_flagged(tmp_path: Path
     found = faults(tmp_path, _megatron_run(0, 2000) + _LOADED
                    + _megatron_run(2000, 2200, backoff=200))
     assert found == [("AMP003", 2001)], found
+
+
+def _megatron_deepspeed_run(first: int, last: int, every: int) -> list[str]:
+    """Megatron-DeepSpeed rows each ``every`` iterations, a fresh scaler backing off from
+    2**32 over its first 16 iterations, each skip's DeepSpeed overflow line before its row."""
+    lines: list[str] = []
+    scale, left = 4294967296, 16
+    for iteration in range(first + every, last + 1, every):
+        skipped = min(every, left)
+        left -= skipped
+        for _ in range(skipped):
+            lines.append(_ds_overflow(scale))
+            scale //= 2
+        loss = None if skipped == every else 2.5 * 0.9999 ** iteration
+        lines.append(megatron_line(iteration, loss=loss, scale=float(scale), skipped=skipped))
+    return lines
+
+
+def test_megatron_deepspeed_sweep_is_quiet(tmp_path: Path) -> None:
+    """Two healthy Megatron-DeepSpeed runs in one file: the second run's ten overflow lines
+    come before its row at iteration 10. Before the fix: AMP003 at a step within 11-20 (the
+    ten read as applied steps, the next six as a cascade once training was under way)."""
+    run = _megatron_deepspeed_run(0, 2000, 10)
+    assert faults(tmp_path, run + run) == []
+
+
+def test_megatron_deepspeed_resume_without_optimizer_state_is_quiet(tmp_path: Path) -> None:
+    """Resumed at iteration 20000 without the optimizer's state, rows each 100 iterations:
+    the overflow line attempting 2**32 one iteration after a row at 65536. Before the fix:
+    AMP003 at 20001."""
+    loaded = [line.replace("2000", "20000") for line in _LOADED]
+    lines = (_megatron_deepspeed_run(0, 20000, 100) + loaded
+             + _megatron_deepspeed_run(20000, 40000, 100))
+    assert faults(tmp_path, lines) == []
