@@ -60,9 +60,10 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
-# A scale at an overflow line back up at least this many times the last one, sooner than
-# doubling once a growth window could regrow it, is a run started again (a sweep's next run,
-# a restart without a banner): its scaler's start-up back-off.
+# A scale (an overflow line's, a Megatron row's) back up at least this many times the last one
+# seen, sooner than doubling once a growth window could regrow it, is a run started again (a
+# sweep's next run, a resume without the optimizer's state, no banner): its scaler's start-up
+# back-off.
 RESTART_JUMP = 16
 # The growth window assumed where the log does not tell it: half the defaults of the scalers
 # whose overflow lines print the scale (DeepSpeed's and ColossalAI's 1000, torch's and apex's
@@ -651,9 +652,7 @@ class Assembler:
         extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
         rank = event.rank or 0
-        seen = self._rank_scales.get(rank)
-        since = end - (seen[0] if seen is not None else self.clock)
-        if self._regrown_too_soon(event.scale_after, since):
+        if self._regrown_too_soon(event.scale_after, end - self._last_scale_step):
             # Megatron resumed with --no-load-optim: the counter goes on, its scaler backs off
             # from initial_loss_scale again (its first interval's skips are that back-off).
             self._begin_run(rank)
