@@ -60,6 +60,15 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
+# A scale (an overflow line's, a Megatron row's) back up at least this many times the last one
+# seen, sooner than doubling once a growth window could regrow it, is a run started again (a
+# sweep's next run, a resume without the optimizer's state, no banner): its scaler's start-up
+# back-off.
+RESTART_JUMP = 16
+# The growth window assumed where the log does not tell it: half the defaults of the scalers
+# whose overflow lines print the scale (DeepSpeed's and ColossalAI's 1000, torch's and apex's
+# 2000).
+MIN_GROWTH_WINDOW = 500
 # How many steps of rows without a step counter are kept to number the same rows of the other
 # ranks (see Assembler._row_step): ranks flush their output in blocks far smaller than this.
 _ROWS_KEPT = 8192
@@ -173,6 +182,7 @@ class Assembler:
     _any_clean: bool = False
     _clean_since_skip: bool = True
     _last_scale: float | None = None
+    _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
@@ -331,7 +341,7 @@ class Assembler:
         elif skipped:
             self._clean_since_skip = False
         if obs.scale is not None:
-            self._last_scale = obs.scale
+            self._last_scale, self._last_scale_step = obs.scale, obs.step
             self._scale_seen = True
         if obs.loss is not None and not math.isfinite(obs.loss):
             self._note_nonfinite(obs.rank, obs.step, obs.line or 0)
@@ -367,6 +377,8 @@ class Assembler:
         pending, self._pending = self._pending, None
         if pending is None:
             return
+        if self._starts_over(pending):
+            self._begin_run(None)
         if pending.step is None and not self._clean_since_skip and self._grew(pending):
             self._gap(GROWTH_GAP)
         step = pending.step if pending.step is not None else self.clock + 1
@@ -379,6 +391,27 @@ class Assembler:
             line=pending.lines[0], text=pending.texts[0],
             extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
         ), counted=pending.step is None)
+
+    def _starts_over(self, pending: _Overflow) -> bool:
+        """Whether the overflow ``pending`` begins a new run's start-up back-off: its scale
+        came back up too soon since the last scale seen (see :meth:`_regrown_too_soon`). Two
+        healthy runs in one file (a sweep without a banner between) otherwise read as one run
+        whose scale collapsed under persistent overflow once training was under way."""
+        # (a line printing only the new scale, apex's and fairseq's: the one before was higher)
+        scale = pending.scale_before if pending.scale_before is not None else pending.scale_after
+        return self._regrown_too_soon(scale, self.clock - self._last_scale_step)
+
+    def _regrown_too_soon(self, scale: float | None, steps: int) -> bool:
+        """Whether ``scale``, ``steps`` after the last scale seen, is :data:`RESTART_JUMP` times
+        that one or more: more doublings than a dynamic scaler makes in ``steps`` (one growth
+        window a doubling), so a scaler started over (a new run, or a resume that did not load
+        the optimizer's state)."""
+        last = self._last_scale
+        if last is None or last <= 0 or scale is None or scale < last * RESTART_JUMP:
+            return False
+        window = self.setup.get("growth_interval")
+        each = window if isinstance(window, int) and window > 0 else MIN_GROWTH_WINDOW
+        return steps < math.log2(scale / last) * each
 
     def _grew(self, pending: _Overflow) -> bool:
         """True when the scale before this overflow is above the last one seen."""
@@ -619,10 +652,21 @@ class Assembler:
         extra = {SPAN_UNKNOWN: True} if span_unknown else {}
         end = event.step if event.step is not None else self.clock + 1
         rank = event.rank or 0
+        if self._regrown_too_soon(event.scale_after, end - self._last_scale_step):
+            # Megatron resumed with --no-load-optim: the counter goes on, its scaler backs off
+            # from initial_loss_scale again (its first interval's skips are that back-off).
+            self._begin_run(rank)
+            self._any_clean = False
         # The overflow lines read since the rank's last row were this interval's skips, each
         # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
         # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.
         shown = min(self._rank_skips.pop(rank, 0), event.skipped_in_interval or 0)
+        if shown and self._restarted:
+            # A row whose counter went back after its skips' overflow lines (a sweep of
+            # Megatron-DeepSpeed runs): those lines were the new run's first steps, read
+            # already; this row only numbers them.
+            self.clock = max(self.clock, end)
+            return
         if shown and end <= self.clock:
             # Every step up to the row's last was such a line: the row adds only that the
             # skipped iterations' losses were not finite (Megatron's "number of nan
