@@ -14,6 +14,10 @@ SPAN_UNKNOWN = "span_unknown"
 # starts at an epoch's first batch): its scaler may be a fresh one, backing off from its
 # initial scale again (a start-up, not a collapse).
 RESTARTED = "restarted"
+# ``extra`` key: the scale was printed as 0 at a fixed precision (Swin-Transformer's
+# ``loss_scale 0.0000``) after a scale above 0: it is below this value (the print's last
+# digit), not 0; ``scale_after`` holds half of it.
+SCALE_BELOW = "scale_below"
 
 
 @dataclass(frozen=True, init=False)

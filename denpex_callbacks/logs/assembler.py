@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import (
     RESTARTED,
+    SCALE_BELOW,
     SPAN_UNKNOWN,
     Observation,
 )
@@ -524,8 +525,7 @@ class Assembler:
                                skipped=change.skipped if change else (
                                    False if applied or between_rows else None),
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
-                               line=line, text=text,
-                               extra={SPAN_UNKNOWN: True} if span_unknown else None),
+                               line=line, text=text, extra=_row_extra(event, span_unknown)),
                    counted=event.step is None)
         if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
@@ -790,3 +790,14 @@ def _spread(length: int, skipped: int, *, startup: bool) -> list[bool]:
         return [i < skipped for i in range(length)]
     marks = {((i + 1) * length) // skipped - 1 for i in range(skipped)}
     return [i in marks for i in range(length)]
+
+
+def _row_extra(event: LogEvent, span_unknown: bool) -> dict[str, Any] | None:
+    """What a row's observation says beyond its numbers: that its span of steps is not known,
+    that its scale was printed as 0 at a precision it is below (metric_reader's
+    ``scale_below``)."""
+    below = getattr(event, "scale_below", None)
+    if not span_unknown and below is None:
+        return None
+    return {**({SPAN_UNKNOWN: True} if span_unknown else {}),
+            **({SCALE_BELOW: below} if below is not None else {})}

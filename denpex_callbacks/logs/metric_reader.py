@@ -1107,7 +1107,9 @@ class MetricReader:
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    skipped_total=counted if step is not None else None,
                                    keys=keys, epoch_text=epoch_text,
-                                   epoch_start=epoch_start, epoch_row=epoch_row))
+                                   epoch_start=epoch_start, epoch_row=epoch_row,
+                                   scale_below=10.0 ** -metrics.scale_places
+                                   if scale and values.get(lexicon.SCALE) == 0.0 else None))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -2199,10 +2201,14 @@ class MetricEvent(LogEvent):
     # The step is the epoch of a row printed once an epoch (``epoch 23 | loss: ...``): the
     # row stands for that epoch's steps, how many is not known (as for a row without a step).
     epoch_row: bool = False
+    # The scale was printed as 0 at this precision after a scale above 0: below it, not 0
+    # (``scale_after`` holds half of it; see MetricReader._scale).
+    scale_below: float | None = None
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
-                 epoch_row: bool = False, **fields: Any) -> None:
+                 epoch_row: bool = False, scale_below: float | None = None,
+                 **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
         vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
-                          epoch_row=epoch_row)
+                          epoch_row=epoch_row, scale_below=scale_below)

@@ -140,6 +140,9 @@ def test_swin_scale_printed_zero_is_below_its_last_digit(tmp_path: Path) -> None
     found = diagnose_lines(tmp_path, _swin_collapse(every=50)).faults
     assert [(d.code, d.step, d.severity.value) for d in found if d.code == "AMP004"] == [
         ("AMP004", 300, "warning")]
+    # what the log shows: a scale below the print's last digit, not a value it never printed
+    summary = next(d.summary for d in found if d.code == "AMP004")
+    assert "below 0.0001 (printed as 0 at that precision)" in summary
 
 
 def test_swin_scale_controls(tmp_path: Path) -> None:

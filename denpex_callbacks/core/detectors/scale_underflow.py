@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.observation import SCALE_BELOW, Observation
 from denpex_callbacks.core.run_state import RunState
 from denpex_callbacks.core.severity import Severity
 
@@ -42,9 +42,12 @@ class ScaleUnderflowDetector(Detector):
         if level <= self.level:
             return None
         self.level = level
+        below = obs.extra.get(SCALE_BELOW)
         what = (
             "exactly 0.0: every gradient is zero"
             if level == 2
+            else f"below {below:g} (printed as 0 at that precision)"
+            if below is not None
             else f"{scale} (< {self.t.underflow_scale})"
         )
         return Finding(
