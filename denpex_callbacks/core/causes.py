@@ -188,8 +188,10 @@ def gather(
 
 
 def _updates_before(run: RunState, fault_step: int | None) -> int | None:
-    """Updates applied before ``fault_step``: exact while the run's first steps cover it."""
-    if fault_step is None:
+    """Updates applied before ``fault_step``: exact while the run's first steps cover it.
+    None where the run never said whether a step was applied (a log of a plain loop's loss
+    lines: not "no update applied", which would rule the optimizer out)."""
+    if fault_step is None or (run.clean_steps_seen == 0 and run.skipped_total == 0):
         return None
     if run.early and fault_step <= run.early[-1][0]:
         return sum(1 for step, _l, skipped, _g in run.early

@@ -82,3 +82,19 @@ def test_a_run_in_bf16_is_not_told_about_a_loss_scaler(tmp_path: Path) -> None:
     assert found.evidence["cause"] == "backward-nan"
     assert "loss scaler" not in (found.root_cause or "")
 
+
+
+def test_a_loss_that_rose_before_the_error_says_divergence(tmp_path: Path) -> None:
+    """A plain loop's lines say nothing of skipped steps: that is no "no update applied yet"
+    (which ruled the optimizer out), so a loss that rose a million-fold before the NaN, or
+    before anomaly mode's error, is the optimizer diverging. Before: the catalog's text, no
+    cause, for both."""
+    rising = [f"step {s} loss {2.0 if s < 35 else 2.0 * 4 ** (s - 34):.4f}" for s in range(1, 46)]
+    found = diagnose_lines(tmp_path, [*rising, "step 46 loss nan", "step 47 loss nan"]).faults
+    assert [(d.code, d.step, d.evidence.get("cause")) for d in found] == [
+        ("AMP006", 46, "divergence")]
+    found = diagnose_lines(tmp_path, [*rising, *_raised(_sqrt_at_zero)]).faults
+    assert [(d.code, d.evidence.get("cause")) for d in found] == [("AMP006", "divergence")]
+    steady = [f"step {s} loss {2.3 - s / 100:.4f}" for s in range(1, 46)]
+    found = diagnose_lines(tmp_path, [*steady, "step 46 loss nan", "step 47 loss nan"]).faults
+    assert [(d.code, d.evidence.get("cause")) for d in found] == [("AMP006", None)]
