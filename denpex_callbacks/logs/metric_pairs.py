@@ -300,9 +300,9 @@ def tracked_from(text: str) -> int:
     values after it are that best's (see ``_BEST_SO_FAR``).
 
     Example:
-        >>> text = "> Epoch 3: took 1.0s | Best so far: epoch 2\ttrain_loss: nan"
+        >>> text = "> Epoch 3: took 1.0s | Best so far: epoch 2 train_loss: nan"
         >>> text[tracked_from(text):], tracked_from("loss: nan") == len("loss: nan")
-        ('Best so far: epoch 2\ttrain_loss: nan', True)
+        ('Best so far: epoch 2 train_loss: nan', True)
     """
     if "far" not in text and "FAR" not in text and "Far" not in text:
         return len(text)  # the cheap check first: a candidate line seldom says it
