@@ -761,8 +761,11 @@ class MetricReader:
         the line right below it whose message is a loss alone, behind the logging prefix
         the evaluation line has (open_clip's ``Eval Epoch: 1 [2048 / 50000]\tClip Loss:
         ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
-        a training line that names its step or its split before the loss."""
-        if "Averaged stats:" in text:
+        a training line that names its step or its split before the loss; the line right
+        below a heading of evaluation that ends with its epoch (apple/ml-cvnets' and
+        corenet's ``*** Validation summary for epoch 3`` over ``\t loss=nan || top1=...``,
+        corenet/metrics/stats.py ``Statistics.epoch_summary``: see ``_opens_below``)."""
+        if "Averaged stats:" in text or line - 1 == self.eval_opener >= 0:
             return True
         if (line - 1 != self.eval_line or len(metrics.values) != 1
                 or lexicon.LOSS not in metrics.values or metrics.components):

@@ -22,7 +22,13 @@ healthy controls.
   batch_idx, 'n_batches': len(scenes), ...})`` every ``log_interval`` (11) batches, then
   ``train-epoch`` and ``val-epoch``), behind ``basicConfig``'s ``INFO:name:`` or as
   python-json-logger's JSON (``--log-stats``, ``src/openpifpaf/logger.py``): ``n_batches`` is
-  the epoch's length.
+  the epoch's length;
+- apple/ml-cvnets' and corenet's statistics (corenet ``corenet/metrics/stats.py``
+  ``Statistics.iter_summary``: ``"Epoch: {:3d} [{:8d}/{:8d}]"`` over the samples, the
+  metrics, ``LR: ...``, ``Avg. batch load time: ...``, ``Elapsed time: ...`` joined by ``, ``;
+  ``epoch_summary``: ``*** {Stage} summary for epoch {e}`` then ``\t loss=... || top1=...``),
+  behind corenet's logger (``corenet/utils/logger.py``: ``{time} - LOGS    - ``): the line
+  below a validation summary's heading is the validation's.
 """
 
 from __future__ import annotations
@@ -191,3 +197,48 @@ def test_openpifpaf_controls(tmp_path: Path) -> None:
     """Healthy runs, a print every batch and every 11 (pass on the parent too)."""
     for lines in (_openpifpaf(), _openpifpaf(as_json=True), _openpifpaf(every=1, batches=60)):
         assert faults(tmp_path, lines) == []
+
+
+def _corenet(nan_from: int | None = None, *, val_nan_from: int | None = None, epochs: int = 3,
+             samples: int = 1281167, batch: int = 1024, every: int = 100) -> list[str]:
+    """``nan_from``: the training loss from that iteration on; ``val_nan_from``: the
+    validation loss alone, from that epoch on."""
+    prefix = "2026-12-06 10:00:00 - LOGS    - "
+    lines = []
+    iteration = 0
+    for epoch in range(epochs):
+        lines.append(f"{prefix}Training epoch {epoch} with {samples} samples")
+        for i in range(1, samples // batch + 1):
+            iteration += 1
+            if i % every and i != 1:
+                continue
+            bad = nan_from is not None and iteration >= nan_from
+            loss = "nan" if bad else f"{6.9 - iteration / 10000:.4f}"
+            top1 = 0.1 if bad else 30.0
+            lines.append(f"{prefix}Epoch: {epoch:3d} [{i * batch:8d}/{samples:8d}], loss: {loss}, "
+                         f"top1: {top1:.4f}, LR: [0.1, 0.1], Avg. batch load time: 0.012, "
+                         "Elapsed time: 123.45")
+        trained = "nan" if nan_from is not None and iteration >= nan_from else "5.1234"
+        held_out = "nan" if trained == "nan" or (
+            val_nan_from is not None and epoch >= val_nan_from) else "4.1234"
+        for stage, value, scores in (("Training", trained, "top1=30.0000"),
+                                     ("Validation", held_out, "top1=35.0000 || top5=60.0000")):
+            lines += [f"{prefix}*** {stage} summary for epoch {epoch}",
+                      f"\t loss={value} || {scores}"]
+    return lines
+
+
+def test_corenet_validation_summary_is_evaluation(tmp_path: Path) -> None:
+    """Before: the ``\t loss=nan || ...`` line below ``*** Validation summary for epoch 1``
+    was read as a training row, so a NaN validation loss beside a healthy training loss was
+    AMP006 (twice); the line a heading of evaluation opens is evaluation's now
+    (metric_reader ``_goes_on``): AMP013 alone."""
+    assert [code for code, _ in faults(tmp_path, _corenet(val_nan_from=1))] == ["AMP013"]
+
+
+def test_corenet_controls(tmp_path: Path) -> None:
+    """A healthy run; a training NaN still AMP006 (the step is the row's count: the loop
+    prints samples, not its iteration); both pass on the parent too."""
+    assert faults(tmp_path, _corenet()) == []
+    assert faults(tmp_path, _corenet(every=50)) == []
+    assert faults(tmp_path, _corenet(1700))[0][0] == "AMP006"
