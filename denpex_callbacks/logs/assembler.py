@@ -38,6 +38,7 @@ from denpex_callbacks.logs.events import (
     FLAG,
     FP16_SHOWN,
     GROWTH,
+    IN_STEP,
     METRICS,
     OVERFLOW,
     PROGRESS,
@@ -188,6 +189,8 @@ class Assembler:
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _skipped_step: int | None = None  # the step of the last overflow emitted
+    # the step of the last skip said before its own row (``IN_STEP``) while that row is unread
+    _row_awaited: int | None = None
     # (step, line) of a progress line (DeepSpeed's ``step=N, skipped=K``) whose own step is not
     # counted yet: HF's Trainer prints that step's row right after it, with no step of its own
     # (DeepSpeed's engine steps inside the Trainer's step, which logs after it).
@@ -250,6 +253,9 @@ class Assembler:
         if kind == OVERFLOW and self._without_scaler(event):
             self._flush()
             self._skip_without_scaler(event, line, text)
+            return
+        if kind == OVERFLOW and event.step is None and event.evidence.get(IN_STEP):
+            self._skip_in_step(event, line, text)
             return
         if kind == OVERFLOW:
             self.overflow_lines += 1
@@ -414,6 +420,22 @@ class Assembler:
         each = window if isinstance(window, int) and window > 0 else MIN_GROWTH_WINDOW
         return steps < math.log2(scale / last) * each
 
+    def _skip_in_step(self, event: LogEvent, line: int, text: str) -> None:
+        """A skip said by the skipped step before its own row (``IN_STEP``: hivemind's "Skipping
+        global step due to gradient over/underflow", then the step's ``Local loss`` row): the
+        step after the last one read, whose row comes next (see _metrics); said again before
+        that row (a local batch's gradients, then the global step's), the same step."""
+        self.overflow_lines += 1
+        self._row_since_overflow = False
+        if self._pending is None and self._row_awaited is not None and (
+                self._row_awaited == self.clock):
+            return
+        self._flush()
+        self._pending = _Overflow(None, event.scale_before, event.scale_after, event.hysteresis,
+                                  {event.rank}, [line], [text])
+        self._flush()
+        self._row_awaited = self.clock
+
     def _grew(self, pending: _Overflow) -> bool:
         """True when the scale before this overflow is above the last one seen."""
         last = self._last_scale
@@ -491,10 +513,17 @@ class Assembler:
         if event.skipped_in_interval is not None:
             self._interval(event, line, text, span_unknown=counted_skips)
             return
+        awaited, self._row_awaited = self._row_awaited, None
         if event.step is not None:
             step = event.step
         elif event.rank is not None:
             step = self._row_step(event.rank)
+        elif awaited is not None and awaited == self.clock:
+            # the row of the step whose skip was said before it (see _skip_in_step): one
+            # step, recorded as skipped already; a non-finite loss is still that step's
+            if event.loss is None or math.isfinite(event.loss):
+                return
+            step = awaited
         else:
             step = self.clock + 1
         if (event.step == self._skipped_step == self.clock and event.scale_after is None

@@ -15,6 +15,9 @@ PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 # A flag that counts only where other lines show fp16 asked for (see LogEvent.evidence).
 FP16_SHOWN = "fp16_shown"
+# An overflow the skipped step says before its own row, which prints no step (see
+# messages.Message.in_step): the next such row is that step's, not the step after it.
+IN_STEP = "in_step"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
@@ -136,9 +139,11 @@ def to_int(text: str | None) -> int | None:
 
 
 # The step a free-worded sentence names ("at iteration 12", "step 301:", "global step 40",
-# "batch_idx=3"); the first one, where a line names several.
-_SENTENCE_STEP = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it|update|global[_ ]step|batch_idx)"
-                            r"\s*[:=#]?\s*(\d+)\b")
+# "batch_idx=3"); the first one, where a line names several. Not a dotted name's last part:
+# a logger's caller ``[hivemind.optim.grad_scaler.step:93]`` (hivemind/utils/logging.py's
+# ``{name}.{funcName}:{lineno}``) names a function and its line.
+_SENTENCE_STEP = re.compile(r"(?i)(?<!\.)\b(?:step|iter(?:ation)?|it|update|global[_ ]step"
+                            r"|batch_idx)\s*[:=#]?\s*(\d+)\b")
 
 
 def sentence_step(text: str) -> int | None:
@@ -149,6 +154,7 @@ def sentence_step(text: str) -> int | None:
         (12, None)
         >>> sentence_step("[step 7] overflow! new scale = 512")
         7
+        >>> sentence_step("[hivemind.optim.grad_scaler.step:93] Skipping global step due to")
     """
     found = _SENTENCE_STEP.search(text)
     return int(found.group(1)) if found else None

@@ -17,6 +17,7 @@ from denpex_callbacks.logs.events import (
     FLAG,
     FP16_SHOWN,
     GROWTH,
+    IN_STEP,
     METRICS,
     OVERFLOW,
     SETUP,
@@ -137,7 +138,8 @@ def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
         return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank, scale_before=before,
                          scale_after=after)]
     if row.event == SKIP:
-        return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank)]
+        return [LogEvent(OVERFLOW, FAMILY, step=step, rank=rank,
+                         evidence={IN_STEP: True} if row.in_step else None)]
     if row.event == GROWTH_ROW:
         return [LogEvent(GROWTH, FAMILY, step=step, rank=rank,
                          scale_before=to_float(values.get("before")),

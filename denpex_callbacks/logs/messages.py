@@ -60,7 +60,10 @@ class Message:
         values: Plausible values of the placeholders, for the tests and the docs.
         in_step: A ``flag`` the failing step prints before any line of its own (the DETR
             family's ``Loss is nan, stopping training``): where it names no step, its NaN
-            loss is the step after the last one read, not that one.
+            loss is the step after the last one read, not that one. A ``skip`` the skipped
+            step prints before its own row (hivemind's global step, then its ``Local loss``
+            row): that row, printed without a step, is the skipped step's, not the next one;
+            said again before it (a local batch's, then the global step's), the same step.
         fp16_shown: A ``flag`` that counts only where the log shows fp16 asked for by other
             lines too (an fp16 setup, a loss scale, an overflow): torch 1.10-2.2's autocast
             warning is printed whatever ``enabled`` says, so alone it may be an fp32 run's.
@@ -103,6 +106,12 @@ _INTERNLM = "2026-11-30 10:00:00,000\t{level} {logger} -- "
 # VISSL's handler: "%(levelname)s %(asctime)s %(filename)s:%(lineno)4d: %(message)s"
 # (vissl/utils/logger.py); ``logger`` is the file's name
 _VISSL = "{level} 2026-11-30 10:00:00,000 {logger}: 152: "
+
+# hivemind's handler: "{asctime}.{msecs:03.0f} [{levelname}]{caller_block} {message}", datefmt
+# "%b %d %H:%M:%S" (hivemind/utils/logging.py); the caller block ``[name.function:line]`` is
+# printed for every level but INFO
+_HIVEMIND = "Nov 30 10:00:00.000 [{level}] [{logger}] "
+_HIVEMIND_INFO = "Nov 30 10:00:00.000 [{level}] "
 
 _DSCHAT = "2023-07 on (DeepSpeedExamples master, read at 2025-02)"
 _DSCHAT_PPO = ("applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/ppo_trainer.py, "
@@ -1420,6 +1429,21 @@ MESSAGES: tuple[Message, ...] = (
             "the validation score after the first epoch is NaN: the model fails (AutoGluon "
             "logs the error and skips it)", FLAG, "AMP006", prefix="RuntimeError: ",
             values={"text": "TabularNeuralNetTorchModel"}, in_step=True),
+    # -- hivemind: its own GradScaler (hivemind.GradScaler) under hivemind.Optimizer -----------
+    Message("hivemind", "2021-09 on (0.10 CollaborativeOptimizer, 1.0-1.1 Optimizer)",
+            "hivemind/optim/grad_scaler.py (GradScaler.step, the collaboration's global step)",
+            "Skipping global step due to gradient over/underflow",
+            "the averaged fp16 gradients are not finite: the global optimizer step is skipped "
+            "(the scale backs off at update())", SKIP,
+            logger=("hivemind.optim.grad_scaler.step:93", "WARNING"), prefix=_HIVEMIND,
+            in_step=True),
+    Message("hivemind", "1.0-1.1 (2021-11 on)",
+            "hivemind/optim/optimizer.py (Optimizer._check_and_accumulate_gradients, printed "
+            "with verbose=True)",
+            "Encountered incorrect value in fp16 grads, resetting local gradients",
+            "a local batch's fp16 gradients are not finite: they are dropped, not accumulated, "
+            "and the scale backs off", SKIP,
+            logger=("hivemind.optim.optimizer", "INFO"), prefix=_HIVEMIND_INFO, in_step=True),
     # -- EveryDream2: optimizer/optimizers.py (EveryDreamOptimizer.__init__), train.py before --
     Message("EveryDream2", "2022-12-2025 (train.py; \" (amp mode)\" after it from 2023-01, "
             "in optimizer/optimizers.py from 2023-04)",

@@ -102,6 +102,12 @@ _NAMED_FIELD = re.compile(
 _NAMED_FIELDS = 3
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
+# A report of the best so far that goes on to print that best's values: GraphGPS' ``> Epoch
+# 37: took 38.4s (avg 38.4s) | Best so far: epoch 12\ttrain_loss: 0.4312 ...\tval_loss: ...``
+# (rampasek/GraphGPS graphgps/train/custom_train.py ``custom_train``, every eval epoch). Every
+# value after it is the best epoch's, not this step's: what lexicon.extreme_or_bound says of
+# the one key it ends, said of all the keys after it.
+_BEST_SO_FAR = re.compile(r"(?i)\bbest so far\b")
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
                        r"(?![\w/]|[ \t]*[:=]?[ \t]*[-+]?(?:\d|\.\d|nan|inf))")
 
@@ -249,9 +255,12 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     previous = 0
     terms: str | None = None  # the loss key whose list of terms the values are in
     step_prefix = None  # the line before the last value, when a step counter claimed it
+    tracked = tracked_from(text)
     for found in VALUE.finditer(text):
         start, end = found.span()
         spans.append((start, end))
+        if start >= tracked:
+            continue  # the best so far's values (see _BEST_SO_FAR)
         between = text[previous:start]
         claimed = _claim(between)
         if claimed is None and step_prefix is not None and not between.strip(_SEPARATORS):
@@ -291,6 +300,21 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             named := _named_after(text)):
         claims = sorted(claims + named)
     return claims, spans
+
+
+def tracked_from(text: str) -> int:
+    """Where a line's report of the best so far begins (its length where it has none): the
+    values after it are that best's (see ``_BEST_SO_FAR``).
+
+    Example:
+        >>> text = "> Epoch 3: took 1.0s | Best so far: epoch 2 train_loss: nan"
+        >>> text[tracked_from(text):], tracked_from("loss: nan") == len("loss: nan")
+        ('Best so far: epoch 2 train_loss: nan', True)
+    """
+    if "far" not in text and "FAR" not in text and "Far" not in text:
+        return len(text)  # the cheap check first: a candidate line seldom says it
+    found = _BEST_SO_FAR.search(text)
+    return len(text) if found is None else found.start()
 
 
 def _named_after(text: str) -> list[Claim]:
@@ -559,9 +583,12 @@ def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float
     taken = {(start, end) for start, end, *_rest in claims}
     out: list[tuple[str, float]] = []
     previous = 0
+    tracked = tracked_from(text)
     for found in VALUE.finditer(text):
         start, end = found.span()
         between, previous = text[previous:start], end
+        if start >= tracked:
+            break  # the best so far's values (see _BEST_SO_FAR)
         if found.group(0)[-1].isdigit() or (start, end) in taken:
             continue  # a finite number, or one a known key reads
         if _CHANGED_FROM.match(text, end) is not None:

@@ -221,6 +221,12 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # instant-ngp's ``PSNR={} [min={} max={}] SSIM={}`` over its test
                            # transforms (NVlabs/instant-ngp scripts/run.py)
                            r"|\bPSNR(?:: \S+, |=\S+ \[min=\S+ max=\S+\] )SSIM[:=]")
+# A record that names its own kind in a field of its dict: openpifpaf's ``{'type':
+# 'val-epoch', 'epoch': 2, 'loss': nan, ...}`` beside ``'type': 'train'`` (openpifpaf/openpifpaf
+# src/openpifpaf/network/trainer.py ``Trainer.val``), a ``"mode": "val"`` record: the
+# glued ``val-`` is none of _EVAL_CONTEXT's words.
+_RECORD_KIND = re.compile(r"""(?i)['"](?:type|mode|phase)['"]:[ \t]*['"](?:val|valid|validation"""
+                          r"""|eval|evaluation|test)(?:[-_ ][a-z]+)?['"]""")
 # ...unless each of those words is a split's name keying that split's score, after the
 # training loss: PyTorch Geometric's and OGB's examples print ``Epoch: 019, Loss: 0.4172,
 # Train: 0.9500, Val: 0.7800, Test: 0.8010`` (OGB: ``Run: 01, Epoch: 05, Loss: 0.43, Train:
@@ -413,6 +419,9 @@ def _split_scores(text: str, first: re.Match[str]) -> bool:
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
+    if ("type" in text or "mode" in text or "phase" in text) and (
+            _RECORD_KIND.search(text) is not None):
+        return EVALUATION
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
             _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found):
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
@@ -758,8 +767,11 @@ class MetricReader:
         ...`` over ``Generative Loss: ...``, src/open_clip_train/train.py ``evaluate``), not
         a training line that names its step or its split before the loss; a loss alone
         right below an evaluation line that measured nothing, the pass's heading (DALLE2-
-        pytorch's ``Epoch 1/2 Val Step 0 -  Sample 3200 - ...`` over ``Loss: tensor(...)``)."""
-        if "Averaged stats:" in text:
+        pytorch's ``Epoch 1/2 Val Step 0 -  Sample 3200 - ...`` over ``Loss: tensor(...)``);
+        the line right below a heading of evaluation that ends with its epoch (apple/ml-cvnets'
+        and corenet's ``*** Validation summary for epoch 3`` over ``\t loss=nan || top1=...``,
+        corenet/metrics/stats.py ``Statistics.epoch_summary``: see ``_opens_below``)."""
+        if "Averaged stats:" in text or line - 1 == self.eval_opener >= 0:
             return True
         if line - 1 == self.eval_line and _loss_alone(metrics) and not _measured(
                 read_pairs(self.eval_text)):
@@ -1404,7 +1416,8 @@ class MetricReader:
             # pytorch3d/implicitron/tools/stats.py ``Stats.print``)
             total = re.search(rf"{re.escape(key)}\W{{0,4}} *0*{printed}/ ?(\d+)", text) if (
                 "/" in text and key is not None) else None
-            return epoch, printed, int(total.group(1)) if total else _bar_total(text, printed)
+            return epoch, printed, int(total.group(1)) if total else (
+                _batches_total(text, printed) or _bar_total(text, printed))
         return None
 
     def _slash_batch(self, first: int, second: int, line: int) -> tuple[int, int, int] | None:
@@ -1781,6 +1794,22 @@ def _power_of_two(value: float, tolerance: float) -> bool:
         return False
     exponent = math.log2(value)
     return abs(exponent - round(exponent)) <= tolerance
+
+
+# A key that names how many batches the epoch holds, beside a keyed epoch and batch:
+# openpifpaf's ``{'type': 'train', 'epoch': 1, 'batch': 220, 'n_batches': 500, ...}``
+# (openpifpaf/openpifpaf src/openpifpaf/network/trainer.py ``Trainer.train``).
+_BATCHES_KEY = re.compile(r"(?i)\b(?:n_|num_)?(?:batches|(?:batches|iters|steps)_per_epoch)"
+                          r"['\"]?[ \t]*[:=][ \t]*(\d+)\b")
+
+
+def _batches_total(text: str, batch: int) -> int:
+    """The batches of the epoch that a key beside the batch's says (``_BATCHES_KEY``), or 0;
+    a count not above the batch is none (an interval's batches, not the epoch's)."""
+    if "atches" not in text and "_per_epoch" not in text:
+        return 0
+    found = _BATCHES_KEY.search(text)
+    return int(found.group(1)) if found and int(found.group(1)) > batch else 0
 
 
 def _bar_total(text: str, batch: int) -> int:

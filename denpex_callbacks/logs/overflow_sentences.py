@@ -31,12 +31,13 @@ from denpex_callbacks.logs.events import FLAG, OVERFLOW, LogEvent, sentence_step
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
 KEYWORDS = (b"verflow", b"VERFLOW")
-# What a line must hold before the rule's regexes are tried (metric lines come by millions).
-_CUES = ("verflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
+# What a line must hold before the rule's regexes are tried (metric lines come by millions);
+# ``erflow`` finds hivemind's ``gradient over/underflow`` too.
+_CUES = ("erflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
 
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+))"
 _CAUSE = re.compile(
-    r"(?i)\b(?:overflow(?:ed|s|ing)?|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
+    r"(?i)\b(?:overflow(?:ed|s|ing)?|over/underflow|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
     r"|non-?finite|not\s+finite|found\s+(?:inf|nan)|(?:inf|nan)\s+grad(?:ient)?s?"
     r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf))\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
@@ -45,8 +46,8 @@ _KEY_VALUE = re.compile(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
 # What the scaler did about it: skipped the step, lowered the scale, or the overflow is
 # announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5").
 _SKIPPED = re.compile(
-    r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|optimizer\s+|parameter\s+"
-    r"|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
+    r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|global\s+|optimizer\s+"
+    r"|parameter\s+|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
     r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
     r"skipped\b"
     r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
