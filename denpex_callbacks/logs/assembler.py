@@ -177,6 +177,11 @@ class Assembler:
     # (no step counter on them): a log of the latter only is judged in rows.
     printed_rows: int = 0
     counted_rows: int = 0
+    # How often a row's printed step was below, and above, the row's before: a log listed
+    # newest line first runs backwards (newest_first.py; the doctor reads it again reversed).
+    steps_back: int = 0
+    steps_forward: int = 0
+    _last_printed: int | None = None
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -483,6 +488,13 @@ class Assembler:
             self.counted_rows += 1
         else:  # (a row after a progress line that printed its step counts as printed)
             self.printed_rows += 1
+        if event.step is not None:
+            last, self._last_printed = self._last_printed, event.step
+            if last is not None and event.step != last:
+                if event.step < last:
+                    self.steps_back += 1
+                else:
+                    self.steps_forward += 1
         if event.step is not None and self._restarts(event, event.step):
             self._begin_run(event.rank or 0)
             self._row_high = event.step

@@ -40,7 +40,13 @@ from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
-from denpex_callbacks.logs.newest_first import NEWEST_BYTES, may_be_newest_first, oldest_first
+from denpex_callbacks.logs.newest_first import (
+    NEWEST_BYTES,
+    may_be_newest_first,
+    oldest_first,
+    reversed_lines,
+    runs_backwards,
+)
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
@@ -70,6 +76,7 @@ _RECENT_LINES = 512
 RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
+_NEWEST = "listed newest line first"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
@@ -168,7 +175,10 @@ def _numbered(events: list[LogEvent], marks: set[object], line: int) -> None:
 
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                   config: MonitorConfig | None, workers: int | None,
-                  quiet_runs: bool = True, keywords: tuple[bytes, ...] = KEYWORDS) -> Result:
+                  quiet_runs: bool = True, keywords: tuple[bytes, ...] = KEYWORDS,
+                  reverse: bool = False) -> Result:
+    """``reverse``: read the lines last to first (a listing newest first whose rows' steps
+    ran backwards on a first reading)."""
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
@@ -182,7 +192,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     total = os.path.getsize(path) if plain else None
     pasted: str | None = None  # how a paste was read (escapes, hard wraps), for the report
     if plain and total is not None and total <= ESCAPED_BYTES:
-        stream, pasted = _pasted(stream, total)
+        stream, pasted = _pasted(stream, total, reverse)
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -242,22 +252,29 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
+    assembler = session.assembler
+    if (may_read_again and not reverse and _NEWEST not in (pasted or "")
+            and runs_backwards(assembler.steps_back, assembler.steps_forward)):
+        # a listing newest first that prints no times (``gcloud logging read
+        # --format="value(textPayload)"``): its rows' steps run backwards
+        return _diagnose_log(path, progress, config, workers, quiet_runs, reverse=True)
     if may_read_again and _steps_unread(result, parser):
-        return _read_again(result, path, progress, config, workers, quiet_runs)
+        return _read_again(result, path, progress, config, workers, quiet_runs, reverse)
     return result
 
 
-def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
+def _pasted(stream: BinaryIO, size: int, reverse: bool = False) -> tuple[BinaryIO, str | None]:
     """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
     line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
     output), lines hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
-    listing newest line first (newest_first.py's ``oldest_first``), or both of the last two."""
+    listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
+    steps on a first reading), or both of the last two."""
     if not isinstance(stream, io.BufferedReader):
         return stream, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
     escaped = may_be_escaped(head[:ESCAPED_HEAD])
     wrapped = size <= WRAP_BYTES and may_be_wrapped(head)
-    newest = size <= NEWEST_BYTES and may_be_newest_first(head)
+    newest = reverse or (size <= NEWEST_BYTES and may_be_newest_first(head))
     if not (escaped or wrapped or newest):
         return stream, None
     data = stream.read()
@@ -269,9 +286,12 @@ def _pasted(stream: BinaryIO, size: int) -> tuple[BinaryIO, str | None]:
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:
         data = unwrapped.data
         how.append(f"lines hard-wrapped at {unwrapped.width} characters, joined again")
-    if newest and (ordered := oldest_first(data)) is not None:
+    if reverse:
+        data = reversed_lines(data)
+        how.append(f"{_NEWEST} (its steps run backwards), read last line first")
+    elif newest and (ordered := oldest_first(data)) is not None:
         data = ordered
-        how.append("listed newest line first (its times run backwards), read last line first")
+        how.append(f"{_NEWEST} (its times run backwards), read last line first")
     return io.BytesIO(data), "; ".join(how) or None
 
 
@@ -288,7 +308,7 @@ def _steps_unread(result: Result, parser: LineParser) -> bool:
 def _read_again(first: Result | None, path: str,
                 progress: Callable[[int, int | None], None] | None,
                 config: MonitorConfig | None, workers: int | None,
-                quiet_runs: bool) -> Result:
+                quiet_runs: bool, reverse: bool = False) -> Result:
     """An excerpt read once more, every line a candidate, for the lines of a loop that hold no
     keyword. Two first readings ask for it:
 
@@ -298,11 +318,13 @@ def _read_again(first: Result | None, path: str,
       healthy excerpt is "no fault" rather than "nothing to diagnose"; where it finds nothing
       either, its "nothing to diagnose" is raised;
     - one read no line that numbers the steps (:func:`_steps_unread`). The second reading
-      stands where it reads metric lines (their steps number the rest), else the first."""
+      stands where it reads metric lines (their steps number the rest), else the first.
+      ``reverse``: the first reading read the lines last to first, and so does this one."""
     if first is None:
         return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
     try:
-        again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
+        again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE,
+                              reverse=reverse)
     except InputError:
         return first
     metrics = any(kind == METRICS for _family, kind in again.reading.parts)

@@ -34,6 +34,17 @@ def _times(data: bytes) -> list[bytes]:
             for found in _TIME.finditer(data)]
 
 
+def runs_backwards(back: int, forward: int) -> bool:
+    """Whether ``back`` moves back and ``forward`` moves forward (in time, or in the steps a
+    log's rows print) are a listing's, newest first.
+
+    Example:
+        >>> runs_backwards(39, 0), runs_backwards(20, 19), runs_backwards(3, 0)
+        (True, False, False)
+    """
+    return back >= NEWEST_DOWN and back >= NEWEST_SHARE * forward
+
+
 def _moves(times: list[bytes]) -> tuple[int, int]:
     """How many moves between consecutive distinct times go back, and how many forward."""
     back = forward = 0
@@ -78,9 +89,18 @@ def oldest_first(data: bytes) -> bytes | None:
     times = _times(data)
     if len(times) < 2 or times[-1] >= times[0]:
         return None
-    back, forward = _moves(times)
-    if back < NEWEST_DOWN or back < NEWEST_SHARE * forward:
+    if not runs_backwards(*_moves(times)):
         return None
+    return reversed_lines(data)
+
+
+def reversed_lines(data: bytes) -> bytes:
+    """``data``'s lines last to first.
+
+    Example:
+        >>> reversed_lines(b"step 2\\nstep 1\\n")
+        b'step 1\\nstep 2\\n'
+    """
     lines = data.split(b"\n")
     if lines[-1] == b"":  # (the newline that ends the last line ends the new last one)
         lines.pop()

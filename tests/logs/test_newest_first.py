@@ -8,6 +8,9 @@ by gcloud's default YAML resource printer (``---`` between records, keys in sort
 first with an ISO time. Each record carries a loop's own ``epoch 1 step N loss X`` line or HF
 Trainer's dict row.
 
+A listing that prints no time (``gcloud logging read --format="value(textPayload)"``) is told by
+the steps its rows print, running backwards on a first reading.
+
 Before: each listing was read as listed, so a run that went NaN at step 20 and stayed NaN to
 its last step, 40, was reported at step 40 (the first NaN line the listing shows); HF rows
 (no step printed: the row counts) at row 1. The oldest-first listings are controls (they pass
@@ -20,7 +23,7 @@ import json
 from pathlib import Path
 
 import pytest
-from excerpts import diagnose_lines, faults, hf_rows, loop_lines
+from excerpts import diagnose_lines, faults, hf_rows, loop_lines, megatron_line
 
 from denpex_callbacks.logs.newest_first import oldest_first
 
@@ -104,3 +107,26 @@ def test_what_is_not_a_newest_first_listing() -> None:
     start_up = ["2024-05-01 10:00:05 starting", "2024-05-01 10:00:01 config read", *loop_lines()]
     assert oldest_first("\n".join(start_up).encode()) is None
     assert oldest_first("\n".join(loop_lines()[::-1]).encode()) is None
+
+
+def test_a_listing_without_times_is_told_by_its_steps(tmp_path: Path) -> None:
+    """``--format="value(textPayload)"``: the payloads alone, newest first. Before: AMP006 at
+    step 40. Megatron's iteration lines too (before: at iteration 400)."""
+    payloads = loop_lines(NAN_FROM)[::-1]
+    assert faults(tmp_path, payloads) == [("AMP006", NAN_FROM)]
+    result = diagnose_lines(tmp_path, payloads)
+    assert any("its steps run backwards" in problem for problem in result.problems)
+    iterations = [megatron_line(i, loss=float("nan") if i >= 200 else 2.5 - i / 1e4)
+                  for i in range(10, 410, 10)][::-1]
+    assert faults(tmp_path, iterations) == [("AMP006", 200)]
+
+
+def test_steps_that_go_back_now_and_then_are_read_as_printed(tmp_path: Path) -> None:
+    """Controls (pass on the parent too): each epoch's batches counted from 1 again, a run
+    resumed from a checkpoint (its counter back once), and a healthy listing newest first."""
+    epochs = [f"epoch {e} step {s} loss {'nan' if (e, s) >= (3, 5) else '2.1000'}"
+              for e in range(1, 5) for s in range(1, 11)]
+    assert faults(tmp_path, epochs)[:1] == [("AMP006", 25)]
+    resumed = [*loop_lines()[:30], *loop_lines(NAN_FROM)[9:]]
+    assert faults(tmp_path, resumed) == [("AMP006", NAN_FROM)]
+    assert faults(tmp_path, loop_lines()[::-1]) == []
