@@ -47,12 +47,14 @@ from denpex_callbacks.logs.events import (
     SUMMARY,
     LogEvent,
 )
+from denpex_callbacks.logs.logging_interval import LoggingInterval
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 from denpex_callbacks.logs.step_spans import StepSpans
 
 # The families of skips printed once per skipped step: the message table's (known_messages)
 # and the overflow sentences in any wording (overflow_sentences).
 SKIPPING = frozenset({"messages", "sentences"})
+HF = "hf"  # HF Trainer's rows (hf.py): numbered by the logging interval where the log says it
 MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart or resume
 # How far a row's step counter may go back and still be the same run: ranks' rows of one
 # logging step interleave a little; a counter that goes back further started a run again.
@@ -182,6 +184,10 @@ class Assembler:
     steps_back: int = 0
     steps_forward: int = 0
     _last_printed: int | None = None
+    # How often HF Trainer printed a row, where the log's arguments say (logging_interval.py):
+    # its rows without a step are numbered by it, each rank's k-th row the same step.
+    row_interval: LoggingInterval | None = None
+    _interval_rows: dict[int | None, int] = field(default_factory=dict)
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -484,6 +490,10 @@ class Assembler:
             # printed by each rank is each rank's observation: its judge needs it)
             return
         self._last_metrics = key
+        if event.step is None and self.row_interval is not None and event.family == HF:
+            row = self._interval_rows.get(event.rank, 0)
+            self._interval_rows[event.rank] = row + 1
+            event = replace(event, step=self.row_interval.step(row))
         if event.step is None and not applied:
             self.counted_rows += 1
         else:  # (a row after a progress line that printed its step counts as printed)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import repeat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from denpex_callbacks.core.causes import one_off
 from denpex_callbacks.core.config import MonitorConfig
@@ -35,11 +35,12 @@ from denpex_callbacks.core.report import (
 from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
-from denpex_callbacks.logs.assembler import Assembler, Printed
+from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
+from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (
     NEWEST_BYTES,
     may_be_newest_first,
@@ -173,18 +174,35 @@ def _numbered(events: list[LogEvent], marks: set[object], line: int) -> None:
                 marks.add((line,))
 
 
+class _Told(NamedTuple):
+    """What a first reading told of a log, for the next: ``reverse``, its lines are listed
+    newest first (read them last to first); ``interval``, how often HF Trainer printed its
+    rows (logging_interval.py: number them by it)."""
+
+    reverse: bool = False
+    interval: LoggingInterval | None = None
+
+
+_FIRST_READING = _Told()
+
+
 def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                   config: MonitorConfig | None, workers: int | None,
                   quiet_runs: bool = True, keywords: tuple[bytes, ...] = KEYWORDS,
-                  reverse: bool = False) -> Result:
-    """``reverse``: read the lines last to first (a listing newest first whose rows' steps
-    ran backwards on a first reading)."""
+                  how: _Told = _FIRST_READING) -> Result:
+    """``how``: what a first reading told of the log (see :class:`_Told`)."""
     result = Result(path, stats=ReadStats())
     stats = result.stats
     assert stats is not None
     parser = LineParser()
     session = _Session(result, config or MonitorConfig(report_dir=None),
                        lambda: parser.evaluation_lines)
+    session.assembler.row_interval = how.interval
+    if how.interval is not None:
+        stats.problems.append(
+            f"HF Trainer's rows print no step: numbered every {how.interval.every} steps "
+            f"(logging_steps={how.interval.every} in the log's arguments"
+            + (", and step 1 by logging_first_step)" if how.interval.first_step else ")"))
     runs = QuietRuns(session.printed_room) if quiet_runs else None
     stream = open_input(path)
     # A bar only where bytes read can be set against the file size (not gzip: told by content).
@@ -192,7 +210,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     total = os.path.getsize(path) if plain else None
     pasted: str | None = None  # how a paste was read (escapes, hard wraps), for the report
     if plain and total is not None and total <= ESCAPED_BYTES:
-        stream, pasted = _pasted(stream, total, reverse)
+        stream, pasted = _pasted(stream, total, how.reverse)
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -253,14 +271,27 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
     assembler = session.assembler
-    if (may_read_again and not reverse and _NEWEST not in (pasted or "")
+    if (may_read_again and not how.reverse and _NEWEST not in (pasted or "")
             and runs_backwards(assembler.steps_back, assembler.steps_forward)):
         # a listing newest first that prints no times (``gcloud logging read
         # --format="value(textPayload)"``): its rows' steps run backwards
-        return _diagnose_log(path, progress, config, workers, quiet_runs, reverse=True)
+        return _diagnose_log(path, progress, config, workers, quiet_runs,
+                             how=how._replace(reverse=True))
+    if (may_read_again and how.interval is None and assembler.counted_rows
+            and any(family == HF for family, _kind in result.reading.parts)
+            and (interval := _hf_interval(path)) is not None):
+        return _diagnose_log(path, progress, config, workers, quiet_runs,
+                             how=how._replace(interval=interval))
     if may_read_again and _steps_unread(result, parser):
-        return _read_again(result, path, progress, config, workers, quiet_runs, reverse)
+        return _read_again(result, path, progress, config, workers, quiet_runs, how)
     return result
+
+
+def _hf_interval(path: str) -> LoggingInterval | None:
+    """The logging interval the log at ``path`` (read again whole: at most RESCAN_BYTES)
+    shows in its arguments, for HF Trainer's rows that print no step."""
+    with open_input(path) as stream:
+        return logging_interval(stream.read(RESCAN_BYTES + 1))
 
 
 def _pasted(stream: BinaryIO, size: int, reverse: bool = False) -> tuple[BinaryIO, str | None]:
@@ -308,7 +339,7 @@ def _steps_unread(result: Result, parser: LineParser) -> bool:
 def _read_again(first: Result | None, path: str,
                 progress: Callable[[int, int | None], None] | None,
                 config: MonitorConfig | None, workers: int | None,
-                quiet_runs: bool, reverse: bool = False) -> Result:
+                quiet_runs: bool, how: _Told = _FIRST_READING) -> Result:
     """An excerpt read once more, every line a candidate, for the lines of a loop that hold no
     keyword. Two first readings ask for it:
 
@@ -319,12 +350,11 @@ def _read_again(first: Result | None, path: str,
       either, its "nothing to diagnose" is raised;
     - one read no line that numbers the steps (:func:`_steps_unread`). The second reading
       stands where it reads metric lines (their steps number the rest), else the first.
-      ``reverse``: the first reading read the lines last to first, and so does this one."""
+      ``how``: what the first reading told of the log, as it read it."""
     if first is None:
         return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
     try:
-        again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE,
-                              reverse=reverse)
+        again = _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE, how)
     except InputError:
         return first
     metrics = any(kind == METRICS for _family, kind in again.reading.parts)

@@ -632,7 +632,9 @@ def _dpo(rows: int = 20, nan_from: int | None = None) -> list[str]:
 def test_alignment_handbook_dpo(tmp_path: Path) -> None:
     # the config's fp16/bf16/logging_nan_inf_filter settings are no metrics
     _quiet(tmp_path, _dpo())
-    assert faults(tmp_path, _dpo(nan_from=12)) == [("AMP006", 12)]
+    # the config's logging_steps=10 numbers the rows: the 12th is step 120 (logging_interval.py;
+    # it was 12, the row's number)
+    assert faults(tmp_path, _dpo(nan_from=12)) == [("AMP006", 120)]
 
 
 # --- Megatron-core (NVIDIA/Megatron-LM megatron/training/training.py training_log, 2024-2026) ----

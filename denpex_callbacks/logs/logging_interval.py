@@ -1,0 +1,69 @@
+"""How often Hugging Face Trainer printed a row, where the log shows the run's arguments.
+
+The Trainer's rows (``{'loss': 0.69, 'grad_norm': 1.2, 'learning_rate': 5e-05, 'epoch':
+0.1}``) print no step: read alone, the k-th row is step k. A run logs one every
+``logging_steps`` optimizer steps (transformers ``trainer_callback.py`` DefaultFlowCallback
+``on_step_end``: ``state.global_step % state.logging_steps == 0``; a first row at step 1 too
+with ``logging_first_step``), so the k-th row is step ``k * logging_steps`` where the log
+shows the setting: the example scripts' ``Training/evaluation parameters
+TrainingArguments(...)`` (``training_args.py`` ``__str__``: one ``key=value,`` a line, keys
+sorted), a command line echoed (``--logging_steps 50``), a YAML config echoed (LLaMA-Factory,
+axolotl: ``logging_steps: 10``), a JSON dump (``"logging_steps": 10``).
+
+Not read: a ``logging_steps`` below 1 (a ratio of the total steps, since transformers 4.31),
+a log that names two values (two runs), or a ``logging_strategy`` other than ``steps`` (one row
+an epoch, or none).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_SETTING = re.compile(rb"""logging[_-]steps['"]?\s*[=:\s]\s*['"]?(\d+(?:\.\d*)?)(?![\d.])""")
+_STRATEGY = re.compile(rb"""logging[_-]strategy['"]?\s*[=:\s]\s*['"]?(?:IntervalStrategy\.)?"""
+                       rb"""([A-Za-z]+)""")
+_FIRST = re.compile(rb"""logging[_-]first[_-]step['"]?\s*[=:\s]\s*['"]?(True|true)\b""")
+
+
+class LoggingInterval(NamedTuple):
+    """Every how many optimizer steps a row was printed, and whether step 1 had one too."""
+
+    every: int
+    first_step: bool = False
+
+    def step(self, row: int) -> int:
+        """The step of the ``row``-th row (from 0).
+
+        Example:
+            >>> [LoggingInterval(50).step(k) for k in range(3)]
+            [50, 100, 150]
+            >>> [LoggingInterval(50, first_step=True).step(k) for k in range(3)]
+            [1, 50, 100]
+        """
+        if self.first_step:
+            return 1 if row == 0 else row * self.every
+        return (row + 1) * self.every
+
+
+def logging_interval(data: bytes) -> LoggingInterval | None:
+    """The Trainer's logging interval that ``data`` (a log) shows, or None.
+
+    Example:
+        >>> logging_interval(b"logging_nan_inf_filter=True,\\nlogging_steps=50,\\n"
+        ...                  b"logging_strategy=IntervalStrategy.STEPS,\\n")
+        LoggingInterval(every=50, first_step=False)
+        >>> logging_interval(b"python run_clm.py --logging_steps 1 --fp16") is None
+        True
+        >>> logging_interval(b"logging_steps: 10\\nlogging_strategy: epoch\\n") is None
+        True
+    """
+    values = {value for value in _SETTING.findall(data)}
+    if len(values) != 1:
+        return None
+    every = float(values.pop())  # (transformers casts a float above 1 to int: "10.0" is 10)
+    if every <= 1 or not every.is_integer():
+        return None  # a ratio of the run's total steps, or a row a step (as read already)
+    if {found.lower() for found in _STRATEGY.findall(data)} - {b"steps"}:
+        return None
+    return LoggingInterval(int(every), _FIRST.search(data) is not None)
