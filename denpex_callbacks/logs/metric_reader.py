@@ -1921,10 +1921,21 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
             row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]
             row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
         return
-    if any(math.isfinite(value) for _key, value in row.evals):
+    if any(math.isfinite(value) for _key, value in row.evals) and not _losses_went_nan(row):
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
         row.components = [(k, v) for k, v in row.components if k not in nan_names]
         row.unfilled_loss = True
+
+
+def _losses_went_nan(row: MetricLine) -> bool:
+    """Whether every evaluation loss of a row whose training loss is NaN is NaN too, one at
+    least: a model that went NaN, whose accuracies stay finite (the argmax of NaN outputs is a
+    class). MATLAB's ``trainnet`` table (``Iteration  Epoch  TimeElapsed  LearnRate
+    TrainingLoss  ValidationLoss  TrainingAccuracy  ValidationAccuracy``) prints such a row at
+    a validation iteration. A pandas row's empty cells leave an evaluation loss finite or
+    none: its evaluation's values come together, on a row of their own."""
+    losses = [value for key, value in row.evals if "loss" in key.lower()]
+    return bool(losses) and all(math.isnan(value) for value in losses)
 
 
 def _block_loss(text: str, values: list[tuple[str, float]]) -> list[MetricEvent]:

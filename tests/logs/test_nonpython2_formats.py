@@ -176,3 +176,51 @@ def test_already_right_layouts(tmp_path: Path) -> None:
     assert faults(tmp_path, _tfjs()) == []
     assert faults(tmp_path, _tfjs(epochs=3)) == []
     assert faults(tmp_path, _lasagne()) == []
+
+
+def _trainnet(nan_from: int | None = None, every: int = 150, validation: bool = True) -> list[str]:
+    """MATLAB Deep Learning Toolbox ``trainnet``'s verbose table (closed source: its layout
+    as MathWorks' ``trainingOptions`` documentation shows it, ``Verbose``/``VerboseFrequency``
+    50): the column names over a rule, a row every 50 iterations, the validation cells filled
+    every ``every`` iterations (``ValidationFrequency``) and blank between, the run's closing
+    ``Training stopped: ...`` reason. A network gone NaN keeps finite accuracies (the argmax
+    of NaN outputs is a class)."""
+    names = ["Iteration", "Epoch", "TimeElapsed", "LearnRate", "TrainingLoss"]
+    names += ["ValidationLoss", "TrainingAccuracy", "ValidationAccuracy"] if validation else [
+        "TrainingAccuracy"]
+    lines = ["    " + "    ".join(names), "    " + "    ".join("_" * len(n) for n in names), ""]
+    for it in range(0, 1000, 50):
+        bad = nan_from is not None and it >= nan_from
+        loss = "NaN" if bad else f"{2.4 - it / 1000:.4f}"
+        cells = [str(it), str(it // 100 + 1), f"00:00:{it % 60:02d}", "0.01", loss]
+        if validation:
+            shown = it % every == 0
+            cells += [("NaN" if bad else f"{2.45 - it / 1000:.4f}") if shown else "",
+                      "9.375" if bad else f"{70 + it / 100:g}",
+                      ("10" if bad else f"{70 + it / 100:g}") if shown else ""]
+        else:
+            cells.append("9.375" if bad else f"{70 + it / 100:g}")
+        lines.append("    " + "    ".join(c.rjust(len(n)) for c, n in zip(cells, names,
+                                                                            strict=True)))
+        if bad:
+            break
+    lines.append("Training stopped: Training loss is NaN" if nan_from is not None
+                 else "Training stopped: Max epochs completed")
+    return lines
+
+
+def test_trainnet_nan_beside_finite_accuracy(tmp_path: Path) -> None:
+    """Before: on a validation row the NaN training loss beside a finite accuracy was taken
+    for a pandas frame's empty cell and dropped; only the closing sentence said it, at step
+    401 (the row after the last finite one). A row without validation passes on the parent
+    too."""
+    assert faults(tmp_path, _trainnet(450)) == [("AMP006", 450), ("AMP013", 450)]
+    assert faults(tmp_path, _trainnet(500)) == [("AMP006", 500)]
+    assert faults(tmp_path, _trainnet(300, validation=False)) == [("AMP006", 300)]
+
+
+def test_trainnet_controls(tmp_path: Path) -> None:
+    """Healthy runs: validation every 150 or every 50 iterations, or none (pass on the
+    parent too)."""
+    for lines in (_trainnet(), _trainnet(every=50), _trainnet(validation=False)):
+        assert faults(tmp_path, lines) == []
