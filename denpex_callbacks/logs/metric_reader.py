@@ -1928,12 +1928,16 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
 
 
 def _losses_went_nan(row: MetricLine) -> bool:
-    """Whether every evaluation loss of a row whose training loss is NaN is NaN too, one at
-    least: a model that went NaN, whose accuracies stay finite (the argmax of NaN outputs is a
-    class). MATLAB's ``trainnet`` table (``Iteration  Epoch  TimeElapsed  LearnRate
-    TrainingLoss  ValidationLoss  TrainingAccuracy  ValidationAccuracy``) prints such a row at
-    a validation iteration. A pandas row's empty cells leave an evaluation loss finite or
-    none: its evaluation's values come together, on a row of their own."""
+    """Whether a row whose training loss is NaN shows a model gone NaN, not a pandas frame's
+    empty cells: its training side filled (a finite learning rate on the row) and every
+    evaluation loss NaN too, one at least, whose accuracies stay finite (the argmax of NaN
+    outputs is a class). MATLAB's ``trainnet`` table (``Iteration  Epoch  TimeElapsed
+    LearnRate  TrainingLoss  ValidationLoss  TrainingAccuracy  ValidationAccuracy``) prints
+    such a row at a validation iteration. A frame of rows logged apart (Lightning's
+    CSVLogger's) leaves a validation row's training cells empty, its learning rate's too."""
+    lr = row.values.get(lexicon.LR)
+    if lr is None or not math.isfinite(lr):
+        return False
     losses = [value for key, value in row.evals if "loss" in key.lower()]
     return bool(losses) and all(math.isnan(value) for value in losses)
 
