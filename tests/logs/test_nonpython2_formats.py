@@ -6,6 +6,8 @@ tool's own format strings (each names its source), a fault beside healthy contro
   record (``┌ Info: Epoch 7`` / ``│   loss = NaN32``: Float32 shown with its width);
 - libtorch's C++ MNIST loop (pytorch/examples ``cpp/mnist``), which aborts on its own
   ``AT_ASSERT(!std::isnan(loss...))`` before printing a NaN loss;
+- MATLAB's ``trainnet`` verbose table (its layout from MathWorks' documentation: the
+  toolbox's source is closed), a NaN row at a validation iteration;
 - already right, layouts the suite held none of: TensorFlow.js' ``ProgbarLogger``
   (``Epoch 7 / 20`` over ``2114ms 35us/step - acc=0.91 loss=NaN ...``) and Lasagne's MNIST
   example (``  training loss:\\t\\tnan``).
