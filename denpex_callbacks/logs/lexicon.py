@@ -217,7 +217,9 @@ for _role, _phrases in {
     LR: ("lr", "learning rate", "learningrate", "lr0", "lr group 0", "current lr",
          "cur lr", "learning rate 0", "lr 0", "base lr",
          # marian's ``--lr-report``: ``... : L.r. 3.0000e-04`` (not "l" for a loss)
-         "l r"),
+         "l r",
+         # MATLAB's trainnet table column (``LearnRate``, trainingOptions' ``InitialLearnRate``)
+         "learn rate"),
 }.items():
     for _phrase in _phrases:
         _EXACT[tuple(_phrase.split())] = _role

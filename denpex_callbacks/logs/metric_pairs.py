@@ -32,10 +32,14 @@ from denpex_callbacks.logs.metric_templates import Claim
 # A non-finite value padded with a fill character is still one: ``'{:x<6f}'`` (PaddleOCR's
 # ``TrainingStats.log``, ppocr/utils/stats.py, and the trainers copied from it) pads a
 # number's six decimals with nothing but ``nan`` to ``nanxxx``.
+# Julia shows a Float32 with an ``f`` exponent and its non-finite values with their width
+# (``2.3012f0``, ``1.0f-5``, ``NaN32``, ``Inf16``): Base's ``show`` for Float32/Float16, what
+# Logging's ConsoleLogger prints for ``@info "Epoch 1" loss`` (Flux's and Lux's losses are
+# Float32).
 VALUE = re.compile(
     r"(?=[-+.\dnNiI\u0130\u0131])(?<![\w.@])(?<![\w.]#)(?:[-+]?1\.#(?:INF|QNAN|IND)\w*"
-    r"|[-+]?\.?(?i:nan(?:\.0|x+)?|inf(?:inity|x+)?)"
-    r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w#]|\.\d)"
+    r"|[-+]?\.?(?i:nan(?:\.0|x+|16|32)?|inf(?:inity|x+|16|32)?)"
+    r"|[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eEf][-+]?\d+)?)(?![\w#]|\.\d)"
 )
 # ``|`` between a key and its value: trax's Loop (trax/supervised/training.py ``_log_scalars``:
 # ``'%s %s | % .8f' % (log_prefix.ljust(5), name.rjust(...), value)`` behind ``'Step % 6d: '``);
@@ -634,8 +638,8 @@ def to_value(text: str) -> float:
 
     Example:
         >>> [to_value(t) for t in ("-nan", "nan.0", "1.#INF", "-Infinity", "1e-3", "-.inf",
-        ...                        "infxxx")]
-        [nan, nan, inf, -inf, 0.001, -inf, inf]
+        ...                        "infxxx", "NaN32", "-Inf16", "2.5f0", "1.0f-5")]
+        [nan, nan, inf, -inf, 0.001, -inf, inf, nan, -inf, 2.5, 1e-05]
     """
     lowered = text.lower().rstrip("x")  # a fill after nan/inf ("nanxxx", see VALUE)
     if "#" in lowered:
@@ -646,6 +650,10 @@ def to_value(text: str) -> float:
         return math.nan
     if ".inf" in lowered:  # YAML's spelling (PyYAML's safe_dump: ".inf", "-.inf", ".nan")
         return -math.inf if lowered.startswith("-") else math.inf
+    if "inf" in lowered:  # Julia's width suffix ("Inf32", see VALUE)
+        return -math.inf if lowered.startswith("-") else math.inf
+    if "f" in lowered:  # Julia's Float32 exponent ("2.5f0", "1.0f-5")
+        return float(lowered.replace("f", "e"))
     return float(lowered.removesuffix(".0") if lowered.endswith("nan.0") else lowered)
 
 

@@ -1952,10 +1952,25 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
             row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]
             row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
         return
-    if any(math.isfinite(value) for _key, value in row.evals):
+    if any(math.isfinite(value) for _key, value in row.evals) and not _losses_went_nan(row):
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
         row.components = [(k, v) for k, v in row.components if k not in nan_names]
         row.unfilled_loss = True
+
+
+def _losses_went_nan(row: MetricLine) -> bool:
+    """Whether a row whose training loss is NaN shows a model gone NaN, not a pandas frame's
+    empty cells: its training side filled (a finite learning rate on the row) and every
+    evaluation loss NaN too, one at least, whose accuracies stay finite (the argmax of NaN
+    outputs is a class). MATLAB's ``trainnet`` table (``Iteration  Epoch  TimeElapsed
+    LearnRate  TrainingLoss  ValidationLoss  TrainingAccuracy  ValidationAccuracy``) prints
+    such a row at a validation iteration. A frame of rows logged apart (Lightning's
+    CSVLogger's) leaves a validation row's training cells empty, its learning rate's too."""
+    lr = row.values.get(lexicon.LR)
+    if lr is None or not math.isfinite(lr):
+        return False
+    losses = [value for key, value in row.evals if "loss" in key.lower()]
+    return bool(losses) and all(math.isnan(value) for value in losses)
 
 
 def _block_loss(text: str, values: list[tuple[str, float]]) -> list[MetricEvent]:

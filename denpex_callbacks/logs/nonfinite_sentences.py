@@ -76,6 +76,24 @@ _EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
 # likely due to fp16`` then ``logger.info("NaN detected")`` and ``raise AssertionError``,
 # behind its glog-like prefix ``I20240601 10:00:00 12345 dinov2 train.py:262] ``).
 _BARE = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*$")
+# A C++ loop's check that its loss is finite, failed: it aborts the run on a NaN loss before
+# printing it. pytorch/examples ``cpp/mnist/mnist.cpp`` (and the libtorch loops copied from
+# it) ``AT_ASSERT(!std::isnan(loss.template item<float>()))``, which c10 reports as
+# ``what():  <condition> INTERNAL ASSERT FAILED at "<file>":<line>, please report a bug to
+# PyTorch.`` (c10/util/Exception.h ``TORCH_INTERNAL_ASSERT``; before torch 1.5 ``Expected
+# <condition> to be true, but got false.``), glog's ``CHECK`` as ``Check failed: <condition>``.
+# The condition names the loss inside ``isnan(`` or ``isfinite(``; the loop printed no step.
+_ASSERTED = re.compile(r"(?i)!\s*(?:\w+::)*isnan\s*\(\s*[\w.>-]*loss|(?<!!)\b(?:\w+::)*isfinite"
+                       r"\s*\(\s*[\w.>-]*loss")
+_FAILED = re.compile(r"ASSERT(?:ION)? FAILED|to be true, but got false|Check failed")
+# Deeplearning4j's training score, which is its loss (the loss function's value plus the
+# regularization terms): ScoreIterationListener's ``log.info("Score at iteration {} is {}",
+# iteration, score)`` (deeplearning4j/deeplearning4j ``deeplearning4j-nn/.../optimize/
+# listeners/ScoreIterationListener.java``), Java spelling a non-finite double ``NaN`` or
+# ``Infinity``. The message starts the line or follows its logger's prefix (``... - ``,
+# ``] ``): a named score ("Rouge score at iteration 3 is nan") is an evaluation's.
+_SCORE = re.compile(r"(?i)(?:^|[-\]:|]\s+)score\s+at\s+(?:iteration|iter|step)\s+(\d+)\s+is\s+"
+                    r"(?:-\s*)?(nan|infinity|inf)\b")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -114,11 +132,15 @@ def parse(text: str) -> list[LogEvent]:
     if not any(cue in text for cue in _CUES):
         return []
     if "oss" in text:
+        if "isnan" in text or "isfinite" in text:
+            return _asserted(text)
         found = _SENTENCE.search(text)
     elif "utput" in text:
         found = _OUTPUTS_SENTENCE.search(text)
         if found is not None and _NO_VALUE.search(text, 0, found.end()):
             return []
+    elif "core at" in text:
+        return _score(text)
     else:
         if "etected" in text and _BARE.search(text):
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
@@ -129,3 +151,36 @@ def parse(text: str) -> list[LogEvent]:
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
     return [LogEvent(METRICS, FAMILY, step=sentence_step(text), loss=loss)]
+
+
+def _asserted(text: str) -> list[LogEvent]:
+    """The failed check that the loss is finite a C++ loop aborts on (see ``_ASSERTED``).
+
+    Example:
+        >>> line = ('  what():  !std::isnan(loss.template item<float>()) INTERNAL ASSERT FAILED '
+        ...         'at "/src/examples/cpp/mnist/mnist.cpp":62, please report a bug to PyTorch.')
+        >>> [(e.step, e.loss) for e in _asserted(line)]
+        [(None, nan)]
+        >>> _asserted("AT_ASSERT(!std::isnan(loss.template item<float>()));")  # the source
+        []
+    """
+    if _ASSERTED.search(text) is None or _FAILED.search(text) is None:
+        return []
+    return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
+
+
+def _score(text: str) -> list[LogEvent]:
+    """A non-finite Deeplearning4j score at the iteration the line names (see ``_SCORE``).
+
+    Example:
+        >>> line = "12:00:01 INFO  o.d.o.l.ScoreIterationListener - Score at iteration 520 is NaN"
+        >>> [(e.step, e.loss) for e in _score(line)]
+        [(520, nan)]
+        >>> _score("Rouge score at iteration 3 is nan"), _score("Score at iteration 3 is 0.25")
+        ([], [])
+    """
+    found = _SCORE.search(text)
+    if found is None:
+        return []
+    loss = math.nan if found.group(2).lower() == "nan" else math.inf
+    return [LogEvent(METRICS, FAMILY, step=int(found.group(1)), loss=loss)]
