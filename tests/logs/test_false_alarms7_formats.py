@@ -34,7 +34,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from excerpts import diagnose_lines, faults
 
 
@@ -246,8 +245,8 @@ def test_distributed_warnings_of_a_healthy_run(tmp_path: Path) -> None:
 def test_watchdog_timeout_stays_a_collective_timeout(tmp_path: Path) -> None:
     """The fault twin: ProcessGroupNCCL's watchdog on rank 1 mid-run is SYS002 on rank 1.
     Passes on the parent too."""
-    lines = _HF_ROWS[:10] + [
-        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
-        "timeout: WorkNCCL(SeqNum=123, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-        "Timeout(ms)=600000) ran for 600012 milliseconds before timing out."]
+    watchdog = ("[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=123, OpType=ALLREDUCE, NumelIn=1, "
+                "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.")
+    lines = [*_HF_ROWS[:10], watchdog]
     assert _found(tmp_path, lines) == [("SYS002", 10, 1)]
