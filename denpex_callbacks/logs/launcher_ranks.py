@@ -41,7 +41,11 @@ _COLLECTED = (r"(?:(?=[\w.-]*[\d.-])[\w.-]+:|[\w.-]+ +\|"
 # Determined's launchers run each worker under wrap_rank.py (determined-ai/determined
 # harness/determined/launch/wrap_rank.py forward_stream: ``f"[rank={rank}] {line}"``), the
 # prefix its web UI filters ranks by.
-_PLAIN = r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] |\[rank=(\d+)\] "
+# A script's own rank prefix: torch's ``[rank{N}]:`` (torch/_logging/_internal.py) without its
+# colon, ``[rank1] step 10 loss 2.31``, the form of ``logging.basicConfig(format=f"[rank{rank}]
+# %(asctime)s ...")`` and of ``print(f"[rank{rank}] ...")`` in DDP scripts that log on every rank.
+_PLAIN = (r"\[[A-Za-z_]*?(\d+)\]:|(?P<srun>\d{1,5}): |\[rank: (\d+)\] |\[rank=(\d+)\] "
+          r"|\[rank(\d+)\] ")
 _LAUNCHER_RANK = re.compile(r"^\s*(?:" + _PLAIN + ")")
 # The forms that cost backtracking on every line that opens with a bracket (a timestamp), and
 # the collectors before any of them, are tried only on a line that holds what they end with
@@ -77,6 +81,8 @@ def line_rank(text: str) -> int | None:
         (3, None)
         >>> line_rank("[rank=2] step 3 loss nan"), line_rank("[rank=0.9 bc=1] loss")
         (2, None)
+        >>> line_rank("[rank1] step 10 loss 2.31"), line_rank("[rank1]step 10 loss 2.31")
+        (1, None)
     """
     return prefixed_rank(text)[0]
 

@@ -94,6 +94,10 @@ _LINE_NUMBERS = 2
 # A line's opening up to its first digit (see _glued_prints): a print's own words.
 _PRINT_HEAD = re.compile(r"[^\d\s][^\d]{3,39}(?=\d)")
 _PRINT_ENDS = "%)]}'\""
+# A rank's prefix right after another rank's unfinished print (``step 20 lo[rank1] step 20
+# loss nan``): torchrun's ``[default1]:`` or a script's ``[rank1] `` (launcher_ranks), letters
+# before the number, so that an index (``grads[0]: 0.1``) is none.
+_GLUED_RANK = re.compile(r"(?<=\S)(?=\[[A-Za-z_]+\d{1,5}\]:|\[rank\d{1,5}\] )")
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
@@ -282,6 +286,8 @@ def _glued_prints(segment: str) -> list[str] | None:
         True
         >>> _glued_prints("train_loss: 0.5, val_train_loss: 0.6") is None
         True
+        >>> _glued_prints("step 20 lo[rank1] step 20 loss nan")
+        ['step 20 lo', '[rank1] step 20 loss nan']
     """
     head = _PRINT_HEAD.match(segment)
     if head is None:
@@ -290,6 +296,12 @@ def _glued_prints(segment: str) -> list[str] | None:
     at = segment.find(opening, head.end())
     if at < 0:
         return None
+    if opening[0] != "[" and segment.find("[", head.end()) >= 0:
+        # the second print opens with its rank's prefix where the first has none (an
+        # unprefixed rank 0 or an unfinished print): the opening recurs after that prefix
+        ranked = _GLUED_RANK.split(segment)
+        if len(ranked) > 1:
+            return ranked
     pieces: list[str] = []
     start = 0
     worded = opening[0].isalpha()
