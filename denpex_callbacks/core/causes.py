@@ -45,13 +45,16 @@ DTYPE_ERRORS = (FP16_NO_KERNEL, FP16_DTYPE_MISMATCH, FP16_CONSTANT_OVERFLOW)
 # torch's anomaly mode stopped the run at the first NaN a backward produced (the log parser
 # puts the operation in evidence["anomaly_op"]): read where the run's trajectory decides nothing.
 BACKWARD_NAN = "backward-nan"
+# The run's own guard switched fp16 off after NaNs or overflows (the log parser puts the word
+# that said why in evidence["switched_off"]): the trouble it reacted to is the fault.
+SWITCHED_OFF = "switched-off"
 # Not judged from the run: the failing-step re-run found it (same inputs, parameters and RNG
 # state, finite this time).
 TRANSIENT = "transient"
 UNDETERMINED = "undetermined"
 CAUSES = (DIVERGENCE, BAD_DATA, LOSS_COMPUTATION, LOSS_MAGNITUDE, ACTIVATION_OVERFLOW,
           GRADIENT_UNDERFLOW, SCALER_PROTOCOL, FP16_WEIGHTS, *DTYPE_ERRORS, BACKWARD_NAN,
-          TRANSIENT, UNDETERMINED)
+          SWITCHED_OFF, TRANSIENT, UNDETERMINED)
 
 FP16_MAX = 65504.0
 # A fault that persists from right after the first applied update(s) was made by them: the
@@ -494,6 +497,10 @@ def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
     cause = judge(gather(finding.code, finding.step, run, setup))
     if cause.kind == UNDETERMINED and "anomaly_op" in finding.evidence:
         cause = backward_nan(finding.evidence, setup)
+    elif cause.kind == UNDETERMINED and isinstance(why := finding.evidence.get("switched_off"),
+                                                   str):
+        root, fix = fixes.switched_off_text(why, setup)
+        cause = Cause(SWITCHED_OFF, (f"the run switched fp16 off after {why}",), root, fix)
     evidence = dict(finding.evidence)
     if cause.kind != UNDETERMINED:
         evidence.update(cause.evidence())

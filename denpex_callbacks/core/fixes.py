@@ -330,6 +330,27 @@ def backward_nan_text(op: str, setup: RunSetup) -> tuple[str, str]:
     return root, f"{guard[0].upper()}{guard[1:]}.{fp16}"
 
 
+def switched_off_text(why: str, setup: RunSetup) -> tuple[str, str]:
+    """Root cause and fix where the run's own guard switched fp16 off after ``why`` (what its
+    message named, with its article: ``a NaN``, ``an overflow``, ``an instability``).
+
+    Example:
+        >>> root, fix = switched_off_text("an overflow", RunSetup())
+        >>> "guard" in root, "bf16" in fix
+        (True, True)
+    """
+    return (
+        f"the run's own guard switched fp16 off after {why}: the fault is the fp16 trouble it "
+        "reacted to, which the fallback to fp32 hides (the run goes on slower and with "
+        "more memory, and the trouble comes back on the next fp16 run). Not a "
+        "configuration that never enabled fp16.",
+        "Find the first NaN or overflow before the switch (the lines above it: a diagnosis "
+        "of its own where the log shows it) and fix that (lower the learning rate or clip "
+        "gradients if the loss rose; keep the overflowing module in fp32), then run with fp16 "
+        f"on again; or train in bf16 ({bf16_switch(setup.framework)}).",
+    )
+
+
 def _at(step: int | None) -> str:
     return f" (the batch of step {step} holds them)" if step is not None else ""
 

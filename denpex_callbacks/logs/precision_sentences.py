@@ -36,6 +36,11 @@ _WHY = re.compile(r"(?i)\b(?:nan|inf|overflow\w*|non-?finite|anomal\w*|unstable|
                   r"|diverg\w*|checks?\s+failed)\b")
 # A condition or a setting's help ("disable AMP if the loss is NaN"), not a finding.
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|in\s+case|should|would|can)\b")
+# The causes a line names (``_WHY``'s words), as the diagnosis says them.
+_CAUSES = (("nan", "a NaN"), ("inf", "an inf"), ("overflow", "an overflow"),
+           ("anomal", "an anomaly"), ("unstable", "an instability"),
+           ("instabilit", "an instability"), ("diverg", "a divergence"),
+           ("check", "a failed check"))
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -55,8 +60,24 @@ def parse(text: str) -> list[LogEvent]:
     if not any(cue in text for cue in _CUES):
         return []
     off = _OFF.search(text)
-    if off is None or _WHY.search(text) is None or _CONDITION.search(text):
+    why = _WHY.search(text) if off is not None else None
+    if off is None or why is None or _CONDITION.search(text):
         return []
     return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP010",
+                     evidence={"switched_off": _cause(why.group(0))},
                      summary=f"the run switched its mixed precision off ({off.group(0)!r}): "
                              "it trains in fp32 from here")]
+
+
+def _cause(word: str) -> str:
+    """What a line's word for why names, with its article (``overflows`` -> ``an overflow``).
+
+    Example:
+        >>> _cause("overflows"), _cause("NaN"), _cause("checks failed")
+        ('an overflow', 'a NaN', 'a failed check')
+    """
+    word = word.lower()
+    for head, named in _CAUSES:
+        if word.startswith(head):
+            return named
+    return "a non-finite value"

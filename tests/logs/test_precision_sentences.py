@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 
 from denpex_callbacks.logs import precision_sentences
 
@@ -42,3 +42,17 @@ def test_a_switch_to_fp32_for_a_cause_is_amp010(tmp_path: Path, line: str) -> No
 def test_the_switch_takes_the_step_its_line_names(tmp_path: Path) -> None:
     line = "step 40: AMP disabled after repeated overflows, training in fp32"
     assert faults(tmp_path, [*HEALTHY, line]) == [("AMP010", 40)]
+
+
+def test_the_cause_is_the_trouble_the_guard_reacted_to(tmp_path: Path) -> None:
+    """Before: AMP010's catalog text ("the configuration asks for fp16 ... HF Trainer ignores
+    fp16=True on CPU"), which fits a setup that never enabled fp16, not a guard that switched
+    it off for a NaN or an overflow."""
+    for line, why in (("step 40: AMP disabled after repeated overflows, training in fp32",
+                       "an overflow"),
+                      ("AMP disabled: NaN detected in the first steps, falling back to fp32",
+                       "a NaN")):
+        [found] = diagnose_lines(tmp_path, [*HEALTHY, line]).faults
+        assert (found.code, found.evidence["cause"]) == ("AMP010", "switched-off")
+        assert f"the run's own guard switched fp16 off after {why}" in (found.root_cause or "")
+        assert "Find the first NaN or overflow before the switch" in (found.fix or "")
