@@ -36,6 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import faults
+from test_lightning_bars_formats import _bar
 
 BATCHES = 469  # MNIST at a batch size of 128, as ignite's examples/mnist/mnist.py runs it
 _IGNITE_STOP = ("2026-01-01 10:00:03,120 ignite.handlers.lr_finder.FastaiLRFinder INFO: "
@@ -137,15 +138,6 @@ def test_resume_from_a_checkpoint_after_nan_stays_amp006(tmp_path: Path) -> None
     resumed = [_step_row(s, 2.5 - s / 1e4, "1.0e-04") for s in range(1010, 1600, 10)]
     assert faults(tmp_path, [*first, "Resuming from checkpoint checkpoints/step_1000",
                              *resumed]) == [("AMP006", 1150)]
-
-
-def _bar(desc: str, n: int, total: int, postfix: str = "") -> str:
-    """tqdm's default layout: ``{desc}: {p:3.0f}%|{bar}| {n}/{total} [{elapsed}<{left},
-    {rate}{postfix}]``."""
-    filled = 10 * n // total
-    tail = f", {postfix}" if postfix else ""
-    return (f"{desc}: {100 * n / total:3.0f}%|{'█' * filled}{' ' * (10 - filled)}| "
-            f"{n}/{total} [00:10<00:10, 20.00it/s{tail}]")
 
 
 def _lightning_fit(epochs: int = 3, batches: int = 200) -> list[str]:
