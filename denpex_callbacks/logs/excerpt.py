@@ -34,7 +34,8 @@ from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import RESTARTED, Observation
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
-from denpex_callbacks.logs.events import METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.abandoned_runs import AbandonedRuns
+from denpex_callbacks.logs.events import FLAG, METRICS, PROGRESS, LogEvent
 
 HALVINGS = 4  # consecutive overflows that prove a collapse once the scale is this low...
 LOW_SCALE = 8.0  # ...: no healthy fp16 run overflows all the way down to 8
@@ -139,9 +140,13 @@ class ExcerptJudge:
     # Episodes of non-finite training losses, the latest last: [first step, non-finite
     # losses, finite ones after the last of them (quiet rows included)]
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
+    runs: AbandonedRuns = field(default_factory=AbandonedRuns)  # range tests, failed trials
+    nonfinite_flags: int = 0  # error lines that said a loss was NaN/inf (AMP006 flags)
 
     def event(self, event: LogEvent, line: int, text: str) -> None:
         """Take one parsed event (counters and Megatron intervals are read here)."""
+        if event.kind == FLAG and event.code == "AMP006":
+            self.nonfinite_flags += 1
         if event.kind == PROGRESS and event.step is not None and event.skipped_total is not None:
             counter = (event.step, event.skipped_total, line)
             if self.first_counter is None:
@@ -155,6 +160,7 @@ class ExcerptJudge:
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
         if obs.extra and obs.extra.get(RESTARTED):
+            self.runs.restart(obs.step)
             self._new_run()
         skipped = obs.was_skipped
         if skipped:
@@ -165,6 +171,8 @@ class ExcerptJudge:
             self.last_scale = obs.scale
         self._row(obs, skipped)
         loss = obs.loss
+        if loss is not None:
+            self.runs.loss(obs.step, loss)
         if loss is not None and not math.isfinite(loss):
             last = self.nonfinite[-1] if self.nonfinite else None
             if last is not None and last[2] < ONE_OFF_AFTER:
@@ -225,6 +233,7 @@ class ExcerptJudge:
         self.stable_rows += rows
         if self.nonfinite:
             self.nonfinite[-1][2] += rows
+        self.runs.quiet(rows, last_step)
         if grad_norm and self.grad_rows:
             self.grad_rows += rows
         self.grad_run = self.zeros = self.halved_run = 0
@@ -401,6 +410,10 @@ class ExcerptJudge:
             # overflow cascade that drove it there (rows that each show the scale halved)
             if found is not None and (not scale_known or found.code == "AMP003"):
                 out.append(found)
+        if grad is None and not self.nonfinite_flags and self.runs.only_abandoned():
+            # Every NaN loss ended a run the log then began afresh (a learning-rate range
+            # test, a search's trial) and the new run trained on: no fault of the run kept.
+            self.superseded.add("AMP006")
         if grad is not None and (applied or not scaled):
             # no loss scaler skipped them: NaN/inf gradients were applied
             out.append(replace(grad, code="AMP006", summary=grad.summary.replace(
