@@ -9,12 +9,14 @@ ends a trial whose objective went NaN. The log then shows a run that ended on a 
 loss, and a new run whose step counter started over from the beginning and trained with
 finite losses to the end of the log: the setting found (or chosen) trains.
 
-Such a NaN is about an attempt the log itself replaced, not about the run the user has: it
-is not reported as a fault of the log (``AMP006`` is superseded) where every non-finite loss
-of the log is in such an abandoned run. A run resumed from a checkpoint after a NaN (the step
-counter back to the checkpoint, late in the run that failed, not to its beginning), a run
-that went on after its NaN, a new run with a NaN of its own, or a NaN that an error line
-reported (a ``flag``) keep the fault.
+Such a NaN is about an attempt the log itself replaced, not about the run the user has: where
+every non-finite loss of the log is in such an abandoned run, AMP006 is said at info (the
+doctor's ``_abandoned``), with what it may be: a range test or a trial that diverged by
+design, or a run restarted after its fault (which may meet it again: the finding stays in the
+report, as no fault). A run resumed from a checkpoint after a NaN (the step counter back to
+the checkpoint, late in the run that failed, not to its beginning), a run that went on after
+its NaN, a new run with a NaN of its own, or a NaN that an error line reported (a ``flag``)
+keep the fault.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from denpex_callbacks.core.report import (
 )
 from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
@@ -556,7 +557,8 @@ class _Session:
             if judge is not None and diagnosis.code in judge.superseded:
                 continue
             if judge is not None and diagnosis.code == "AMP006":
-                diagnosis = self._one_off(diagnosis, judge)
+                diagnosis = (_abandoned(diagnosis) if judge.abandoned()
+                             else self._one_off(diagnosis, judge))
             diagnosis = self._placed(diagnosis)
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
@@ -621,6 +623,18 @@ class _Session:
         """The codes rank ``rank``'s detectors diagnosed."""
         monitor = self.monitors.get(rank)
         return {d.code for d in monitor.faults()} if monitor is not None else set()
+
+
+def _abandoned(diagnosis: Diagnosis) -> Diagnosis:
+    """A non-finite loss that ended a run the log then began afresh, the new run training on
+    (the excerpt judge's ``abandoned``): said, at info, as what it may be. A learning-rate
+    range test diverges on purpose, a search drops a trial that went NaN; a run restarted
+    after its NaN may meet it again, so the finding stays in the report."""
+    summary = (f"{diagnosis.summary}; the run that ended on it was begun afresh and trained "
+               "on: a learning-rate range test or a search's trial that diverged (by design), "
+               "or a run restarted after the fault")
+    return replace(diagnosis, severity=Severity.INFO, summary=summary,
+                   evidence={**diagnosis.evidence, "abandoned_run": True})
 
 
 def _diagnose_reports(path: str) -> Result:

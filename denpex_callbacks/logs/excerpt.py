@@ -143,6 +143,12 @@ class ExcerptJudge:
     runs: AbandonedRuns = field(default_factory=AbandonedRuns)  # range tests, failed trials
     nonfinite_flags: int = 0  # error lines that said a loss was NaN/inf (AMP006 flags)
 
+    def abandoned(self) -> bool:
+        """Whether every non-finite loss ended a run that the log then began afresh and that
+        trained on (abandoned_runs.py: a learning-rate range test, a search's trial, a run
+        restarted after its fault), no error line having said a loss was NaN/inf."""
+        return not self.nonfinite_flags and self.runs.only_abandoned()
+
     def event(self, event: LogEvent, line: int, text: str) -> None:
         """Take one parsed event (counters and Megatron intervals are read here)."""
         if event.kind == FLAG and event.code == "AMP006":
@@ -410,10 +416,6 @@ class ExcerptJudge:
             # overflow cascade that drove it there (rows that each show the scale halved)
             if found is not None and (not scale_known or found.code == "AMP003"):
                 out.append(found)
-        if grad is None and not self.nonfinite_flags and self.runs.only_abandoned():
-            # Every NaN loss ended a run the log then began afresh (a learning-rate range
-            # test, a search's trial) and the new run trained on: no fault of the run kept.
-            self.superseded.add("AMP006")
         if grad is not None and (applied or not scaled):
             # no loss scaler skipped them: NaN/inf gradients were applied
             out.append(replace(grad, code="AMP006", summary=grad.summary.replace(

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 from test_lightning_bars_formats import _bar
 
 BATCHES = 469  # MNIST at a batch size of 128, as ignite's examples/mnist/mnist.py runs it
@@ -72,6 +72,10 @@ def test_ignite_lr_finder_gone_nan_then_training_is_quiet(tmp_path: Path) -> Non
     step 100."""
     for end in (float("inf"), float("nan")):
         assert faults(tmp_path, [*_range_test(end), *_ignite_run()]) == [], end
+    # said at info, as what it may be (a run restarted after its NaN may meet it again)
+    [said] = diagnose_lines(tmp_path, [*_range_test(float("nan")), *_ignite_run()]).diagnoses
+    assert (said.code, said.step, said.severity.value) == ("AMP006", 100, "info")
+    assert said.evidence["abandoned_run"] and "begun afresh and trained on" in said.summary
 
 
 def test_optuna_trial_gone_nan_then_next_trial_is_quiet(tmp_path: Path) -> None:
