@@ -607,6 +607,8 @@ class Assembler:
         self._flush()  # an overflow already read is the last run's
         if self.clock > 0:
             self._begin_run(None)
+            # (an interval's skips are placed as a start-up back-off until a clean step)
+            self._any_clean = False
 
     def _begin_run(self, rank: int | None) -> None:
         """Forget the last run's scales and clean stretch (of ``rank``; None: of every rank):

@@ -38,9 +38,12 @@ from denpex_callbacks.logs.events import EVAL, FLAG, LogEvent
 
 FAMILY = "errors"
 # accelerate's message comes in a "ValueError: " line; PyTorch-Ignite's TerminateOnNan line
-# holds "NaN" ("... contains NaN or Inf"), a keyword of the generic reader's.
-KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast", b"makes no effect",
-            b"Invalid loss", b"GradScaler is enabled")
+# holds "NaN" ("... contains NaN or Inf"), a keyword of the generic reader's. Paddle's
+# ``... can only be enabled on CUDAPlace, ... so it makes no effect`` and torch's
+# ``GradScaler is enabled, but CUDA is not available`` hold the message table's "CUDA" (the
+# regexes below need it), torch's ``Closure use ... if GradScaler is enabled`` is raised (its
+# line holds "Error"): no keyword of their own.
+KEYWORDS = (b"infinite or NaN", b"Error", b"Disabling autocast", b"Invalid loss")
 
 _DETECTRON = re.compile(r"Loss became infinite or NaN at iteration=(\d+)")
 _MMCV = "loss become infinite or NaN"
@@ -48,7 +51,7 @@ _ACCELERATE = re.compile(r"fp16 mixed precision requires a GPU(?: \(not '?(\w+)'
 _AUTOCAST = "CUDA is not available or torch_xla is imported. Disabling autocast"
 _PADDLE_OFF = re.compile(r"\b(AmpScaler|amp_guard) can only be enabled on CUDAPlace.*?"
                          r"current place is (.+?), so it makes no effect")
-_SCALER_OFF = re.compile(r"GradScaler is enabled, but (\w+) is not available\.\s+Disabling")
+_SCALER_OFF = re.compile(r"GradScaler is enabled, but (CUDA) is not available\.\s+Disabling")
 _KERAS_NAN = re.compile(r"Batch (\d+): Invalid loss, terminating training")
 # the whole print, or glued to the tqdm bar it interrupted (``... running_loss=nan]Invalid``)
 _TORCHBEARER_NAN = re.compile(r"(?:^|\])Invalid (\S+), terminating$")

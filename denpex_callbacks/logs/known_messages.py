@@ -81,12 +81,15 @@ _ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len,
 
 # What every row's line holds (tests/logs/test_messages.py checks each row against the whole
 # prefilter): few and short, each one more pass over the bytes without RE2.
+# (fairseq's ``gradients are Nan/Inf`` and mmengine's ``AmpOptimizerWrapper`` rows are raised:
+# their lines hold the exception's ``...Error: `` and need no keyword of their own.)
 KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
-                               b"Nan/Inf", b"half precision", b"mixed_float16", b"is INF",
-                               b"not finite", b"AmpOptimizerWrapper", b"steps are invalid")
+                               b"half precision", b"mixed_float16", b"is INF", b"not finite",
+                               b"steps are invalid")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
 # row, the first of these its message holds, else its longest literal piece.
-_CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "verflow", "GradScaler",
+_CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "Nan/Inf", "AmpOptimizerWrapper",
+               "verflow", "GradScaler",
                "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
                "out of memory")
 _FIRST = {next((c for c in _CANDIDATES if c in row.message), anchor(row)) for row in _ROWS}

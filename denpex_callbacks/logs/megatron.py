@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import re
 
-from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent, to_float, to_int
+from denpex_callbacks.logs.events import (
+    FLAG,
+    METRICS,
+    RUN_START,
+    SETUP,
+    LogEvent,
+    to_float,
+    to_int,
+)
 
 FAMILY = "megatron"
-KEYWORDS = (b"loss", b" grad norm for bucket")
+KEYWORDS = (b"loss", b" grad norm for bucket", b"loaded checkpoint")
 
 _ITERATION = re.compile(r"\biteration\s+(\d+)/\s*\d+\s*\|")
 # ``| key: value |``; releases before the ``training_log`` rewrite print ``| lm loss NAN |``
@@ -38,6 +46,12 @@ _LOCAL = re.compile(r"found (NaN|Inf) in local (forward loss calculation|grad no
 # releases before print the one before it (its 0-based count): read as printed.
 _RANK = re.compile(r"\b[Rr]ank (\d+)")
 _ITER_AT = re.compile(r"\biteration #?(\d+)[: ]")
+# megatron/training/checkpointing.py ``load_checkpoint``: ``  successfully loaded checkpoint
+# from {load_dir} [ t {tp}/{tp_size}, p {pp}/{pp_size} ] at iteration {iteration}`` (older
+# releases and Megatron-DeepSpeed: ``  successfully loaded checkpoint from {} at iteration
+# {}``). A run resumes there: with ``--no-load-optim`` its scaler starts over from
+# ``--initial-loss-scale`` and backs off again, while the counter goes on.
+_LOADED = re.compile(r"successfully loaded checkpoint from \S+ (?:\[[^\]]*\] )?at iteration \d+")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -61,10 +75,13 @@ def parse(text: str) -> list[LogEvent]:
             loss=float(kind.lower()) if what == "loss" else None,
             summary=f"Megatron found {kind} in the local {what}"
                     + (f" on rank {rank.group(1)}" if rank else ""))]
-    if "iteration" not in text or ("loss scale" not in text and "lm loss" not in text
-                                   and "skipped iterations" not in text):
+    if "iteration" not in text:
+        return []
+    if "loss scale" not in text and "lm loss" not in text and "skipped iterations" not in text:
         # (a bf16 run's line whose loss Megatron left out: no loss scale, no loss, its skip
         # count still printed)
+        if "loaded checkpoint" in text and _LOADED.search(text):
+            return [LogEvent(SETUP, FAMILY, setup={RUN_START: True})]
         return []
     found = _ITERATION.search(text)
     if found is None:

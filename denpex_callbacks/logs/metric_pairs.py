@@ -104,6 +104,8 @@ _NAMED_FIELD = re.compile(
     r"(?P<value>[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf))"
     r"[ \t]+(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,2})[ \t]*(?=,|$)")
 _NAMED_FIELDS = 3
+# A bare value (no name of its own) that ends the text before a named field.
+_BARE_BEFORE = re.compile(r"(?:^|[\s:,])[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)[ \t]*$")
 # A unit of time after a value; a unit word followed by a value of its own is that value's
 # key ("loss nan min 1.9 max 3.1": the loss's statistics, not minutes).
 # A report of the best so far that goes on to print that best's values: GraphGPS' ``> Epoch
@@ -290,6 +292,11 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
                 terms = None
             continue
         terms = None
+        if claimed[0] in _TERMS and claimed[1] == "Obj" and "No Obj" in text:
+            # the mean objectness of the cells with an object, beside those without: a YOLO
+            # layer's statistics (pjreddie/darknet src/yolo_layer.c, region_layer.c: ``Region
+            # %d Avg IOU: %f, Class: %f, Obj: %f, No Obj: %f, ...``), no objective
+            continue
         if claimed[0] in _TERMS and _DURATION.match(text, end):
             # "cost 123.45 s" (so-vits-svc's ``====> Epoch: 3, cost 123.45 s``): the time an
             # epoch cost, not a loss
@@ -350,6 +357,12 @@ def _named_after(text: str) -> list[Claim]:
     out: list[Claim] = []
     for found in fields:
         name = found.group("name")
+        if name == "avg" and _BARE_BEFORE.search(text, 0, found.start()):
+            # "{value}, {average} avg": the running average of the bare value before it,
+            # pjreddie/darknet's loss (examples/detector.c, classifier.c: ``"%ld: %f, %f avg,
+            # %f rate, %lf seconds, %ld images"``), read as AlexeyAB's ``avg loss`` is
+            out.append((found.start("value"), found.end("value"), lexicon.LOSS, name, " "))
+            continue
         if (claimed := _claim(name + " ")) is None or claimed[1] != name:
             continue
         if claimed[0] in (lexicon.STEP, lexicon.SKIPPED):

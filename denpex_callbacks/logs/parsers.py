@@ -54,8 +54,11 @@ FAMILIES: tuple[ModuleType, ...] = (
 # spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
-                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]",
+                    b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]", b" avg, ",
                     "失".encode())
+# `` avg, `` is darknet's iteration line (pjreddie/darknet examples/detector.c: ``"%ld: %f, %f
+# avg, %f rate, ..."``), whose loss is named only by its running average (see
+# ``metric_pairs._named_after``).
 # ``bj`` finds ``objective``, ``Objective`` and Kaldi's and snowfall's ``objf`` in one keyword.
 # ``ost`` finds ``cost`` and ``Cost`` in one keyword (a few more lines, ``host``, ``most``,
 # are parsed for nothing); ``%]`` ends the progress line that announces a row of values on
