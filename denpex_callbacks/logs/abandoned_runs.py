@@ -42,6 +42,11 @@ class AbandonedRuns:
     finite_after: int = 0  # the current run's finite losses after its last non-finite one
     total: int = 0  # every non-finite loss of the log
     abandoned: int = 0  # ...of them in runs that ended on them and that began afresh after
+    first_nonfinite: int | None = None  # the current run's first non-finite loss's step
+    # The furthest step an abandoned run went non-finite at: the run after must train past it
+    # (a job requeued after its NaN that has not reached that point yet has not shown the
+    # setting trains).
+    failed_at: int | None = None
 
     def loss(self, step: int | None, loss: float) -> None:
         """One training loss of the current run, at ``step``."""
@@ -54,6 +59,8 @@ class AbandonedRuns:
             self.nonfinite += 1
             self.total += 1
             self.finite_after = 0
+            if self.first_nonfinite is None:
+                self.first_nonfinite = step
 
     def quiet(self, rows: int, last_step: int) -> None:
         """``rows`` repeated quiet rows (finite losses), the last at ``last_step``."""
@@ -64,14 +71,17 @@ class AbandonedRuns:
         """A new run began in the log at ``step`` (the assembler's ``RESTARTED``)."""
         if self.nonfinite and not self.finite_after and self._fresh(step):
             self.abandoned += self.nonfinite  # the run ended on them and was begun again
-        self.first = self.last = None
+            if self.first_nonfinite is not None:
+                self.failed_at = max(self.failed_at or 0, self.first_nonfinite)
+        self.first = self.last = self.first_nonfinite = None
         self.nonfinite = self.finite_after = 0
 
     def only_abandoned(self) -> bool:
         """Whether every non-finite loss of the log was in an abandoned run, and the run
         after the last of them trained on with finite losses."""
         return (self.total > 0 and self.abandoned == self.total
-                and self.finite_after >= TRAINED_AFTER)
+                and self.finite_after >= TRAINED_AFTER
+                and (self.failed_at is None or (self.last or 0) > self.failed_at))
 
     def _fresh(self, step: int | None) -> bool:
         first, last = self.first, self.last

@@ -605,6 +605,7 @@ class Assembler:
         counter. Its first observation begins a run (its start-up back-off is its own); the
         last run's scales are no scales its lines fell from."""
         self._flush()  # an overflow already read is the last run's
+        self._interval_rows.clear()  # (its rows number their steps from its start again)
         if self.clock > 0:
             self._begin_run(None)
             # (an interval's skips are placed as a start-up back-off until a clean step)

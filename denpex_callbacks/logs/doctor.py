@@ -176,11 +176,12 @@ def _numbered(events: list[LogEvent], marks: set[object], line: int) -> None:
 
 
 class _Told(NamedTuple):
-    """What a first reading told of a log, for the next: ``reverse``, its lines are listed
-    newest first (read them last to first); ``interval``, how often HF Trainer printed its
-    rows (logging_interval.py: number them by it)."""
+    """What a first reading told of a log, for the next: ``reverse``, whether its lines are
+    listed newest first (read them last to first; None: not known, the times it prints
+    decide); ``interval``, how often HF Trainer printed its rows (logging_interval.py: number
+    them by it)."""
 
-    reverse: bool = False
+    reverse: bool | None = None
     interval: LoggingInterval | None = None
 
 
@@ -272,12 +273,16 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     result.diagnoses = session.finish()
     result.initiating = session.assembler.initiating_rank()
     assembler = session.assembler
-    if (may_read_again and not how.reverse and _NEWEST not in (pasted or "")
-            and runs_backwards(assembler.steps_back, assembler.steps_forward)):
-        # a listing newest first that prints no times (``gcloud logging read
-        # --format="value(textPayload)"``): its rows' steps run backwards
+    by_times = _NEWEST in (pasted or "")
+    back, forward = assembler.steps_back, assembler.steps_forward
+    if may_read_again and how.reverse is None and (
+            back > forward if by_times else runs_backwards(back, forward)):
+        # The rows' steps ran backwards: read the other way. A listing newest first that
+        # prints no times (``gcloud logging read --format="value(textPayload)"``); or one
+        # that times said was (a checkpoint listing ``ls -lt`` above the log, an estimated
+        # finish time that gets earlier) whose rows say it was not.
         return _diagnose_log(path, progress, config, workers, quiet_runs,
-                             how=how._replace(reverse=True))
+                             how=how._replace(reverse=not by_times))
     if (may_read_again and how.interval is None and assembler.counted_rows
             and any(family == HF for family, _kind in result.reading.parts)
             and (interval := _hf_interval(path)) is not None):
@@ -295,19 +300,20 @@ def _hf_interval(path: str) -> LoggingInterval | None:
         return logging_interval(stream.read(RESCAN_BYTES + 1))
 
 
-def _pasted(stream: BinaryIO, size: int, reverse: bool = False) -> tuple[BinaryIO, str | None]:
+def _pasted(stream: BinaryIO, size: int,
+            reverse: bool | None = None) -> tuple[BinaryIO, str | None]:
     """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
     line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
     output), lines hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
     listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
-    steps on a first reading), or both of the last two."""
+    steps on a first reading, True or False; None: by its times), or both of the last two."""
     if not isinstance(stream, io.BufferedReader):
         return stream, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
     escaped = may_be_escaped(head[:ESCAPED_HEAD])
     wrapped = size <= WRAP_BYTES and may_be_wrapped(head)
-    newest = reverse or (size <= NEWEST_BYTES and may_be_newest_first(head))
-    if not (escaped or wrapped or newest):
+    newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
+    if not (escaped or wrapped or newest or reverse):
         return stream, None
     data = stream.read()
     stream.close()

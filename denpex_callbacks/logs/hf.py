@@ -18,7 +18,7 @@ import math
 import re
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, LogEvent, to_float
+from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, RUN_START, SETUP, LogEvent, to_float
 
 FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
@@ -33,6 +33,11 @@ _DICT = re.compile(r"""\{['"]loss['"]:""")
 # ``logging.jsonl``: swift/megatron/trainers/base.py ``logs['loss_scale'] =
 # round(loss_scale, 8)`` beside ``'global_step/max_steps'``).
 _AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:""" + _VALUE)
+# The run's closing summary, printed once training ends (trainer.py ``train``:
+# ``self.log(metrics)`` of ``speed_metrics("train", ...)`` and ``train_loss``): what a row
+# prints after it is another run's (a script run again into the same log), whose rows number
+# their steps from its start again.
+_RUN_SUMMARY = re.compile(r"""\{['"]train_runtime['"]:""")
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # A run's own JSON record that nests the metrics under their split (``{"iter": 400,
 # "train": {"loss": NaN}}``): its counter is the outer record's, before the loss's dict.
@@ -61,6 +66,8 @@ def parse(text: str) -> list[LogEvent]:
         >>> e.scale_after, e.skipped_total
         (0.5, 140)
     """
+    if "train_runtime" in text and _RUN_SUMMARY.search(text) is not None:
+        return [LogEvent(SETUP, FAMILY, setup={RUN_START: True})]  # (see _RUN_SUMMARY)
     start = _DICT.search(text) if "loss" in text else None
     if start is None:
         return []

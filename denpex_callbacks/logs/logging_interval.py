@@ -10,6 +10,9 @@ TrainingArguments(...)`` (``training_args.py`` ``__str__``: one ``key=value,`` a
 sorted), a command line echoed (``--logging_steps 50``), a YAML config echoed (LLaMA-Factory,
 axolotl: ``logging_steps: 10``), a JSON dump (``"logging_steps": 10``).
 
+A run resumed from a checkpoint says from which step (``Continuing training from global step
+500``): its rows go on from there.
+
 Not read: a ``logging_steps`` below 1 (a ratio of the total steps, since transformers 4.31),
 a log that names two values (two runs), or a ``logging_strategy`` other than ``steps`` (one row
 an epoch, or none).
@@ -23,14 +26,20 @@ from typing import NamedTuple
 _SETTING = re.compile(rb"""logging[_-]steps['"]?\s*[=:\s]\s*['"]?(\d+(?:\.\d*)?)(?![\d.])""")
 _STRATEGY = re.compile(rb"""logging[_-]strategy['"]?\s*[=:\s]\s*['"]?(?:IntervalStrategy\.)?"""
                        rb"""([A-Za-z]+)""")
+# A run resumed from a checkpoint (trainer.py ``_inner_training_loop``: ``logger.info(f"
+# Continuing training from global step {self.state.global_step}")``), before its first row.
+_RESUMED = re.compile(rb"Continuing training from global step (\d+)")
+_FIRST_ROW = re.compile(rb"""\{['"]loss['"]:""")
 _FIRST = re.compile(rb"""logging[_-]first[_-]step['"]?\s*[=:\s]\s*['"]?(True|true)\b""")
 
 
 class LoggingInterval(NamedTuple):
-    """Every how many optimizer steps a row was printed, and whether step 1 had one too."""
+    """Every how many optimizer steps a row was printed, whether step 1 had one too, and the
+    step a resumed run continued from (0: none)."""
 
     every: int
     first_step: bool = False
+    resumed_at: int = 0
 
     def step(self, row: int) -> int:
         """The step of the ``row``-th row (from 0).
@@ -40,7 +49,11 @@ class LoggingInterval(NamedTuple):
             [50, 100, 150]
             >>> [LoggingInterval(50, first_step=True).step(k) for k in range(3)]
             [1, 50, 100]
+            >>> [LoggingInterval(50, resumed_at=500).step(k) for k in range(2)]
+            [550, 600]
         """
+        if self.resumed_at:  # (the next multiple of the interval after it)
+            return (self.resumed_at // self.every + row + 1) * self.every
         if self.first_step:
             return 1 if row == 0 else row * self.every
         return (row + 1) * self.every
@@ -52,7 +65,7 @@ def logging_interval(data: bytes) -> LoggingInterval | None:
     Example:
         >>> logging_interval(b"logging_nan_inf_filter=True,\\nlogging_steps=50,\\n"
         ...                  b"logging_strategy=IntervalStrategy.STEPS,\\n")
-        LoggingInterval(every=50, first_step=False)
+        LoggingInterval(every=50, first_step=False, resumed_at=0)
         >>> logging_interval(b"python run_clm.py --logging_steps 1 --fp16") is None
         True
         >>> logging_interval(b"logging_steps: 10\\nlogging_strategy: epoch\\n") is None
@@ -66,4 +79,21 @@ def logging_interval(data: bytes) -> LoggingInterval | None:
         return None  # a ratio of the run's total steps, or a row a step (as read already)
     if {found.lower() for found in _STRATEGY.findall(data)} - {b"steps"}:
         return None
-    return LoggingInterval(int(every), _FIRST.search(data) is not None)
+    return LoggingInterval(int(every), _FIRST.search(data) is not None, _resumed_at(data))
+
+
+def _resumed_at(data: bytes) -> int:
+    """The step the log's one run was resumed from, where it says so before its first row
+    (two resumes, or one after rows, belong to runs that no single offset numbers: 0).
+
+    Example:
+        >>> _resumed_at(b"  Continuing training from global step 500\\n{'loss': 2.1}")
+        500
+        >>> _resumed_at(b"{'loss': 2.1}\\n  Continuing training from global step 500")
+        0
+    """
+    found = list(_RESUMED.finditer(data))
+    if len(found) != 1:
+        return 0
+    row = _FIRST_ROW.search(data)
+    return int(found[0].group(1)) if row is None or found[0].start() < row.start() else 0

@@ -66,6 +66,12 @@ _OUTPUTS_SENTENCE = re.compile(
     r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+)?(?:" + _FOUND + r"\s+)?" + _OUTPUTS
     + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+(?:values?\s+)?" + _OUTPUTS + r")")
 _NO_VALUE = re.compile(r"(?i)\b(?:no|without|never|zero|0)\s+" + _VALUE)  # ("No NaN in ...")
+# A check's report that found nothing: a value after the sentence that says none (``NaN in
+# model outputs: False``, ``NaN values in model outputs: 0``, ``...: none found``), or a check
+# named before it (``checked for NaN in model outputs``, ``checking for ...``).
+_FOUND_NONE = re.compile(r"(?i)[^:=\n]{0,20}[:=]\s*(?:false|no|none|0(?:\.0*)?)\b"
+                         r"|.{0,40}\b(?:none|nothing|not)\s+found\b")
+_CHECKED_FOR = re.compile(r"(?i)\bcheck(?:ed|ing|s)?\s+(?:for\s+)?$")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
@@ -128,6 +134,10 @@ def parse(text: str) -> list[LogEvent]:
         [None]
         >>> parse("No NaN in model outputs"), parse("NaN in model outputs on the test set")
         ([], [])
+        >>> parse("NaN in model outputs: False"), parse("NaN values in model outputs: 0")
+        ([], [])
+        >>> parse("checked for NaN in model outputs at step 10: none found")
+        []
     """
     if not any(cue in text for cue in _CUES):
         return []
@@ -137,7 +147,9 @@ def parse(text: str) -> list[LogEvent]:
         found = _SENTENCE.search(text)
     elif "utput" in text:
         found = _OUTPUTS_SENTENCE.search(text)
-        if found is not None and _NO_VALUE.search(text, 0, found.end()):
+        if found is not None and (_NO_VALUE.search(text, 0, found.end())
+                                  or _FOUND_NONE.match(text, found.end())
+                                  or _CHECKED_FOR.search(text, 0, found.start())):
             return []
     elif "core at" in text:
         return _score(text)

@@ -144,6 +144,17 @@ def test_resume_from_a_checkpoint_after_nan_stays_amp006(tmp_path: Path) -> None
                              *resumed]) == [("AMP006", 1150)]
 
 
+def test_a_run_requeued_after_its_nan_that_has_not_passed_it_stays_amp006(
+        tmp_path: Path) -> None:
+    """A job that went NaN at step 300, requeued from scratch (no checkpoint), whose new run
+    has trained to step 120 only: it has not shown that the setting trains past the fault, so
+    the NaN stays a fault (a review of the first version read it as abandoned: no fault)."""
+    first = [_step_row(s, float("nan") if s >= 300 else 2.5 - s / 1e4) for s in
+             range(10, 330, 10)]
+    requeued = [_step_row(s, 2.5 - s / 1e4) for s in range(10, 130, 10)]
+    assert faults(tmp_path, [*first, *requeued]) == [("AMP006", 300)]
+
+
 def _lightning_fit(epochs: int = 3, batches: int = 200) -> list[str]:
     """A 2.x fit's main bar (``train_loss`` logged ``prog_bar=True``) and its validation."""
     lines = []

@@ -82,3 +82,21 @@ def test_what_no_interval_is_read_from(tmp_path: Path) -> None:
     assert faults(tmp_path, twice)[:1] == [("AMP006", 15)]
     assert faults(tmp_path, _rows(10)) == [("AMP006", 10)]
     assert faults(tmp_path, [*_arguments(), *_rows()]) == []
+
+
+def test_a_resumed_run_and_a_second_run(tmp_path: Path) -> None:
+    """A run resumed from a checkpoint goes on from the step it says (trainer.py
+    ``_inner_training_loop``: ``Continuing training from global step 500``): its 3rd row is
+    650 (was 150, from 0). A script run again into the same log: its rows number from its own
+    start after the first run's closing summary (trainer.py ``train``: ``{'train_runtime':
+    ...}``): the second run's 2nd row is 100 (was 250, after the first run's rows)."""
+    resumed = [*_arguments(), "***** Running training *****",
+               "  Continuing training from checkpoint, will skip to saved global_step",
+               "  Continuing training from global step 500", *_rows(3)]
+    assert faults(tmp_path, resumed) == [("AMP006", 650)]
+    summary = ("{'train_runtime': 10.0, 'train_samples_per_second': 5.0, "
+               "'train_steps_per_second': 1.0, 'train_loss': 2.2, 'epoch': 0.3}")
+    twice = [*_arguments(), *_rows(rows=3), summary, *_arguments(), *_rows(2, rows=5)]
+    assert faults(tmp_path, twice) == [("AMP006", 100)]
+    assert faults(tmp_path, [*_arguments(), *_rows(rows=3), summary, *_arguments(),
+                             *_rows(rows=5)]) == []

@@ -130,3 +130,15 @@ def test_steps_that_go_back_now_and_then_are_read_as_printed(tmp_path: Path) -> 
     resumed = [*loop_lines()[:30], *loop_lines(NAN_FROM)[9:]]
     assert faults(tmp_path, resumed) == [("AMP006", NAN_FROM)]
     assert faults(tmp_path, loop_lines()[::-1]) == []
+
+
+def test_times_above_the_log_do_not_turn_it_round(tmp_path: Path) -> None:
+    """Controls: a checkpoint listing newest first (``ls -lt --full-time``) above a loop's
+    oldest-first lines: its times run backwards, the rows' steps then ran backwards too, so
+    the log is read as written (AMP006 at step 30, not at its last step, 60)."""
+    listing = [f"drwxr-xr-x 2 user user 4096 2024-05-{9 - k:02d} 1{9 - k}:00:00.123456789 +0000 "
+               f"ckpt-{(9 - k) * 1000}" for k in range(10)]
+    loop = [f"step {s} loss {'nan' if s >= 30 else f'{100 - s:.1f}'} lr 0.001"
+            for s in range(10, 70, 10)]
+    assert faults(tmp_path, ["+ ls -lt --full-time checkpoints/", "total 40", *listing,
+                             *loop]) == [("AMP006", 30)]

@@ -107,3 +107,12 @@ def test_a_table_message_takes_the_step_its_line_names(tmp_path: Path) -> None:
     counted one, 199)."""
     lines = [*_steps(100, 200), "WARNING: nan loss encountered at iteration 200"]
     assert faults(tmp_path, lines) == [("AMP006", 200)]
+
+
+def test_a_check_that_found_no_nan_in_the_outputs_is_quiet(tmp_path: Path) -> None:
+    """Controls: a sanity check's report that found nothing in the model's outputs."""
+    healthy = [f"step {s} loss {2.3 - s / 100:.4f}" for s in range(1, 31)]
+    for line in ("sanity check: NaN in model outputs: False, inf in model outputs: False",
+                 "[debug] NaN values in model outputs: 0",
+                 "checked for NaN in model outputs at step 10: none found"):
+        assert faults(tmp_path, [*healthy[:10], line, *healthy[10:]]) == [], line

@@ -96,11 +96,17 @@ def test_line_level_flags(line: str, code: str) -> None:
     "OverflowError: math range error",
     "integer overflow in the data loader's sample counter",
     "{'eval_loss': 0.5, 'eval_runtime': 1.0}",
-    "{'train_runtime': 10.0, 'train_loss': 0.4, 'epoch': 1.0}",
     "2026 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 4.1 | num_updates 100",
 ])
 def test_unrelated_lines_give_nothing(line: str) -> None:
     assert parse_line(line) == []
+
+
+def test_the_trainers_closing_summary_ends_its_run() -> None:
+    """HF Trainer's ``{'train_runtime': ...}`` closes a run: what a row prints after it is
+    another run's (its rows number their steps from its own start)."""
+    [summary] = parse_line("{'train_runtime': 10.0, 'train_loss': 0.4, 'epoch': 1.0}")
+    assert (summary.kind, summary.setup) == ("setup", {"run_start": True})
 
 
 def test_metric_lines() -> None:

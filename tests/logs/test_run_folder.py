@@ -51,7 +51,9 @@ def test_the_folder_verdict_says_what_was_read(
     assert headline.startswith(f"{hf_nan_folder}: 1 fault(s) (read 3 file(s): "
                                "checkpoint-24/trainer_state.json (24 records: 24 HF "
                                "trainer_state.json metric records; the most complete of 3), ")
-    assert "train.log (25 lines: 24 HF Trainer metric lines)" in headline
+    # (the closing summary {'train_runtime': ...} ends the run: a setup line)
+    assert "train.log (25 lines: 24 HF Trainer metric lines, 1 HF Trainer setup lines)" in (
+        headline)
     assert main(["diagnose", "--format", "json", str(hf_nan_folder)]) == 1
     document = json.loads(capsys.readouterr().out)
     (entry,) = document["inputs"]
@@ -59,7 +61,8 @@ def test_the_folder_verdict_says_what_was_read(
     assert [f["status"] for f in entry["read"]["files"]] == ["read"] * 3
     assert entry["read"]["files"][2] == {
         "name": "train.log", "kind": "log", "status": "read",
-        "read": "25 lines: 24 HF Trainer metric lines", "why": "", "faults": 1}
+        "read": "25 lines: 24 HF Trainer metric lines, 1 HF Trainer setup lines", "why": "",
+        "faults": 1}
     assert [(d["id"], d["step"]) for d in document["diagnoses"]] == [("AMP006", 6)]
 
 
