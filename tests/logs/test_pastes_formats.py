@@ -250,9 +250,10 @@ def _sample() -> list[tuple[str, str]]:
 
 
 FIXED = {("ipynb", "lightning"), ("ipynb", "fastai"), ("wrap80", "yolov5"),
-         ("wrap80", "deepspeed"), ("wrap120", "deepspeed"), ("utf16", "hf_rows"),
+         ("wrap80", "deepspeed"), ("wrap120", "deepspeed"), ("utf16", "hf_rows"), ("utf16", "apex"),
          ("cp1252_nbsp", "loop"), ("cp1252_nbsp", "megatron"), ("cp1252_nbsp", "deepspeed"),
-         ("cp1252_nbsp", "lightning"), ("cp1252_nbsp", "yolov5"), ("clock", "yolov5"),
+         ("cp1252_nbsp", "lightning"), ("cp1252_nbsp", "yolov5"), ("cp1252_nbsp", "fastai"),
+         ("cp1252_nbsp", "hf_rows"), ("clock", "yolov5"),
          ("clock", "fastai"), ("short_wrap", "apex")}
 
 
@@ -269,7 +270,9 @@ def test_a_paste_keeps_the_reading(tmp_path: Path, paste: str, kind: str) -> Non
         assert _read(tmp_path, PASTES[paste](fault)) == _plain(tmp_path, cut(fault))
     quiet = _plain(tmp_path, cut(healthy)) if paste == "short_wrap" else []
     assert quiet in ([], [("error", None)])
-    assert _read(tmp_path, PASTES[paste](healthy)) == quiet
+    # (a table cut above its header row is no log: nothing to diagnose, no alarm)
+    allowed = [quiet, [("error", None)]] if (paste, kind) in UNKNOWABLE else [quiet]
+    assert _read(tmp_path, PASTES[paste](healthy)) in allowed
 
 def test_base_readings_are_the_format_tests(tmp_path: Path) -> None:
     """The excerpts as their tools wrote them read as their own tests say (a control)."""
@@ -311,10 +314,12 @@ def test_bordered_lines_of_one_width_are_no_wrap(tmp_path: Path) -> None:
 
 
 def test_utf16_paste_of_hf_rows(tmp_path: Path) -> None:
-    """HF rows saved as UTF-16 (PowerShell's ``>``). Before: a TypeError (the second read of
-    the log for its logging interval took the UTF-16 stream for a context manager)."""
+    """HF rows (alone or after apex's lines) saved as UTF-16 (PowerShell's ``>``). Before: a
+    TypeError (the second read of the log for its logging interval took the UTF-16 stream for
+    a context manager)."""
     assert _read(tmp_path, PASTES["utf16"](hf_rows(12))) == [("AMP006", 12)]
     assert _read(tmp_path, PASTES["utf16"](hf_rows())) == []
+    assert _read(tmp_path, PASTES["utf16"](_apex_collapse())) == [("AMP003", 29), ("AMP004", 37)]
 
 
 def test_windows_1252_no_break_spaces(tmp_path: Path) -> None:
