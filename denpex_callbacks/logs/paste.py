@@ -35,7 +35,8 @@ _OPENERS = ("(", "<")
 # host python3[1234]:``) and RFC 5424's (``<14>1 TIME HOST APP PID MSGID -``), a Ray worker's
 # process (ray/_private/worker.py print_worker_logs: ``(RayTrainWorker pid=1234,
 # ip=10.0.0.1)``, coloured; not SkyPilot's, which names the rank: launcher_ranks.line_rank reads
-# it), a log viewer's clock (Jenkins' Timestamper: ``12:00:01 ``, ``[12:00:01] ``). A prefix
+# it), a log viewer's clock (``[12:00:01] ``; Jenkins' Timestamper, jenkinsci/timestamper-plugin
+# README.md: ``21:51:15  Started by user``, the second blank kept as the line's own). A prefix
 # read as part of the line would be a table row's first cell (a header row over value rows no
 # longer lines up: skorch's, YOLO's) or a value.
 # Each with the one blank after it (the program's own indentation, a table's alignment,

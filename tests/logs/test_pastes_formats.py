@@ -338,10 +338,11 @@ def test_windows_1252_no_break_spaces(tmp_path: Path) -> None:
 
 
 def test_a_log_viewers_clock_before_a_tables_rows(tmp_path: Path) -> None:
-    """Jenkins' Timestamper (``[12:00:01] `` or ``12:00:01 `` before each line) over YOLOv5's
+    """A log viewer's clock (``[12:00:01] ``, Jenkins' Timestamper's ``12:00:01  ``) over YOLOv5's
     and fastai's tables. Before: "nothing to diagnose" (the clock was read as each row's first
     cell, the header's cells no longer over the values)."""
-    bare = [f"10:00:{i % 60:02d} {line}" for i, line in enumerate(KINDS["fastai"][0]())]
+    # (jenkinsci/timestamper-plugin README.md: ``21:51:15  Started by user anonymous``)
+    bare = [f"10:00:{i % 60:02d}  {line}" for i, line in enumerate(KINDS["fastai"][0]())]
     assert _plain(tmp_path, bare) == [("AMP006", 4), ("AMP013", 4)]
     assert _read(tmp_path, PASTES["clock"](KINDS["yolov5"][0]())) == [("AMP006", 2368)]
     assert _read(tmp_path, PASTES["clock"](KINDS["fastai"][0]())) == [("AMP006", 4), ("AMP013", 4)]
