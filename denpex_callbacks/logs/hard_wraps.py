@@ -12,10 +12,10 @@ least ``WRAP_LINES`` lines of exactly ``W`` are followed by a line that does not
 them (a record of the same kind) nor as a line after a shorter line does (a record's start),
 and at least ``WRAP_BROKEN_SHARE`` of those breaks cut a word or a number in two (a terminal
 wraps at a column, not between tokens; a fixed-width table or a progress bar at the width ends
-its lines between tokens). Each line of exactly
-``W`` is then joined with the lines after it that open neither way. A line of exactly ``W``
-that was whole is then joined with the next too: the paste cannot tell it from a wrapped one
-(rare: one line in hundreds).
+its lines between tokens); in a short paste, ``WRAP_FEW`` such lines where every break cuts
+a token. Each line of exactly ``W`` is then joined with the lines after it that open neither
+way. A line of exactly ``W`` that was whole is then joined with the next too: the paste
+cannot tell it from a wrapped one (rare: one line in hundreds).
 """
 
 from __future__ import annotations
@@ -24,9 +24,12 @@ import itertools
 import re
 from typing import NamedTuple
 
+from denpex_callbacks.logs.paste import WINDOWS_1252
+
 WRAP_MIN = 60  # narrower than any terminal a log is read in
 WRAP_MAX = 400
 WRAP_LINES = 4
+WRAP_FEW = 2  # as few where every break cuts a word or a number (a short paste: three lines)
 WRAP_BROKEN_SHARE = 0.25  # (a log's lines of one format may all break at one place)
 WRAP_HEAD = 8192  # bytes of the head that may show a wrap first
 WRAP_BYTES = 4 << 20  # a larger input is no paste
@@ -37,6 +40,7 @@ _OPENING = 6  # characters of a line's opening compared (its shape: digits as 0,
 _TOKEN = frozenset("._-")
 _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
 _OPENS = frozenset("=:([{,")  # nor ends with these (a key waiting for its value)
+_FILLS = frozenset("#█=━■*")  # what a progress bar is filled with (no table's border)
 
 
 def may_be_wrapped(head: bytes) -> bool:
@@ -77,7 +81,7 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
         >>> unwrapped_log(b"step 1 loss 2.3\\nstep 2 loss nan\\n") is None
         True
     """
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8", WINDOWS_1252)  # (a no-break space kept as one)
     lines = text.split("\n")
     ends = ["\r" if line.endswith("\r") else "" for line in lines]
     bodies = [line[:-1] if end else line for line, end in zip(lines, ends, strict=True)]
@@ -106,12 +110,12 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
             index += 1
             following = bodies[index]
             joins += 1
-            broken += _cut_token(piece[-1], following[0])
+            broken += _cut_token(piece[-1], following[0], following[1:2])
             record += following
             piece, end = following, ends[index]
         out.append(record + end)
         index += 1
-    if joins < WRAP_LINES or broken < WRAP_BROKEN_SHARE * joins:
+    if joins < (WRAP_LINES if broken < joins else WRAP_FEW) or broken < WRAP_BROKEN_SHARE * joins:
         return None
     return Unwrapped("\n".join(out).encode("utf-8"), width)
 
@@ -127,11 +131,13 @@ def _ending(line: str) -> str:
     return _RUNS.sub(lambda run: "0" if run.group()[0].isdigit() else "a", line[-_ENDING:])
 
 
-def _cut_token(last: str, first: str) -> bool:
+def _cut_token(last: str, first: str, second: str) -> bool:
     """Whether a break between ``last`` and ``first`` cuts a word or a number in two (a
     capital after it opens a record: ``... 512`` then ``Training =>``), or leaves the next
     line opening with what only continues one (``, lr=``, ``: 0.5``), or the line ending with
     what opens one (``grad norm:``, ``lr=``)."""
     return (((last.isalnum() or last in _TOKEN)
              and (first.islower() or first.isdigit() or first in _TOKEN))
-            or first in _CONTINUES or last in _OPENS)
+            or first in _CONTINUES or last in _OPENS or (last == first and last in _FILLS)
+            or (last.isupper() and first.isupper() and second.isupper())
+            or (last.isalnum() and first == " " and second.islower()))

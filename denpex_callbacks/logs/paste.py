@@ -10,7 +10,9 @@ references (``{&#39;loss&#39;: nan}`` from a page's source or an API's escaped t
 
 from __future__ import annotations
 
+import codecs
 import html
+import json
 import re
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -33,8 +35,10 @@ _OPENERS = ("(", "<")
 # host python3[1234]:``) and RFC 5424's (``<14>1 TIME HOST APP PID MSGID -``), a Ray worker's
 # process (ray/_private/worker.py print_worker_logs: ``(RayTrainWorker pid=1234,
 # ip=10.0.0.1)``, coloured; not SkyPilot's, which names the rank: launcher_ranks.line_rank reads
-# it). A prefix read as part of the line would be a table row's first
-# cell (a header row over value rows no longer lines up: skorch's, YOLO's) or a value.
+# it), a log viewer's clock (``[12:00:01] ``; Jenkins' Timestamper, jenkinsci/timestamper-plugin
+# README.md: ``21:51:15  Started by user``, the second blank kept as the line's own). A prefix
+# read as part of the line would be a table row's first cell (a header row over value rows no
+# longer lines up: skorch's, YOLO's) or a value.
 # Each with the one blank after it (the program's own indentation, a table's alignment,
 # stays). Tried only on a line that opens as one of them does (may_be_collected).
 _COLLECTOR = re.compile(
@@ -42,7 +46,8 @@ _COLLECTOR = re.compile(
     r"|\[pod/[^\]\s]+\]"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s:\[]+(?:\[\d+\])?:"
     r"|<\d{1,3}>\d (?:\S+ ){5}(?:-|\[[^\]]*\])"
-    r"|\((?![^()]*\brank=)[^()]*?\bpid=\d+(?:, ip=[^()]*)?\))[ \t])+")
+    r"|\((?![^()]*\brank=)[^()]*?\bpid=\d+(?:, ip=[^()]*)?\)"
+    r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?)[ \t])+")
 
 
 def strip_paste(text: str) -> str:
@@ -60,6 +65,8 @@ def strip_paste(text: str) -> str:
         >>> strip_paste("{&#39;loss&#39;: nan}"), strip_paste("step\u00a03 loss\u00a0nan")
         ("{'loss': nan}", 'step 3 loss nan')
     """
+    if text[-2:] in _NOTEBOOK_ENDS:
+        text = _notebook_string(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if not text.isascii():
@@ -70,7 +77,7 @@ def strip_paste(text: str) -> str:
         text = _without_task_log_head(text)
     head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
     first = head[:1]
-    if (head == "[pod/" if first == "[" else first != "{" and may_be_collected(head)) and (
+    if first != "{" and may_be_collected(head) and (
             found := _COLLECTOR.match(text)):  # (DeepSpeed's and HF's lines told inline)
         collected, text = text[:found.end()], text[found.end():]
         first = text[:1]
@@ -88,6 +95,33 @@ def strip_paste(text: str) -> str:
     if first.isdigit() and not bordered and (found := _NUMBERED.match(text)):
         text = text[found.end():]
     return text
+
+
+# A notebook's output pasted as the ``.ipynb`` file holds it (nbformat: a stream output's
+# ``"text": [...]``, one JSON string for each line, ``"epoch 1 loss nan\\n",``): each string
+# read as the line it holds (its escapes, ANSI colours as ``\\u001b``, turned back). Told by
+# how the line ends (the last string of a list has no comma).
+_NOTEBOOK_ENDS = ('",', 'n"')
+_NOTEBOOK_STRING = re.compile(r'\s*("(?:[^"\\]|\\.)*\\n")\s*,?')
+
+
+def _notebook_string(text: str) -> str:
+    """The line a notebook's JSON string holds, else ``text`` itself.
+
+    Example:
+        >>> _notebook_string('     "iter 3: loss nan, time 35.21ms\\\\n",')
+        'iter 3: loss nan, time 35.21ms'
+        >>> _notebook_string('loss="nan",')
+        'loss="nan",'
+    """
+    found = _NOTEBOOK_STRING.fullmatch(text)
+    if found is None:
+        return text
+    try:
+        line: str = json.loads(found[1])
+    except ValueError:
+        return text
+    return line.rstrip("\n")
 
 
 # Determined's task logs as its master hands them on (``det trial logs``, the web UI's
@@ -160,12 +194,14 @@ def may_be_collected(head: str) -> bool:
     Example:
         >>> may_be_collected("2024-"), may_be_collected("[pod/"), may_be_collected("[2024")
         (True, True, False)
+        >>> may_be_collected("[12:0"), may_be_collected("12:00")
+        (True, True)
     """
     first = head[:1]
     if first.isdigit():
-        return head[4:5] == "-"  # 2024-05-01T...
+        return head[4:5] == "-" or head[2:3] == ":"  # 2024-05-01T..., 12:00:01
     if first == "[":
-        return head == "[pod/"
+        return head == "[pod/" or head[3:4] == ":"  # [12:00:01]
     if first in _OPENERS:
         return True  # ``(`` a Ray worker's process, ``<`` syslog's priority
     return first.isupper() and head[3:4] == " "  # May 01 ...
@@ -221,3 +257,22 @@ def _unescape(found: re.Match[bytes]) -> bytes:
     if hex2 is not None or hex4 is not None:
         return chr(int(hex2 or hex4, 16)).encode("utf-8", "replace")
     return _ESCAPED.get(char, char if char in (b"\\", b"'", b'"') else found.group(0))
+
+
+def _as_windows_1252(error: UnicodeError) -> tuple[str, int]:
+    """The bytes that are no UTF-8 read as Windows-1252 (what a paste saved by a Windows editor
+    as "ANSI" holds: a page's no-break spaces as ``\\xa0``, ``±`` as ``\\xb1``, ``µs`` as
+    ``\\xb5s``); the rest of the line stays UTF-8. A no-break space then reads as the blank it
+    stands for (paste.strip_paste), not as a replacement character that joins two fields.
+
+    Example:
+        >>> b"step\\xa03 loss\\xa0nan \\xe2\\x96\\x88".decode("utf-8", errors=WINDOWS_1252)
+        'step\\xa03 loss\\xa0nan \u2588'
+    """
+    assert isinstance(error, UnicodeDecodeError)
+    bad = error.object[error.start:error.end]
+    return bytes(bad).decode("cp1252", errors="replace"), error.end
+
+
+WINDOWS_1252 = "denpex-windows-1252"
+codecs.register_error(WINDOWS_1252, _as_windows_1252)

@@ -37,7 +37,7 @@ from denpex_callbacks.logs.metric_reader import (
     opens_dict,
     record_cell,
 )
-from denpex_callbacks.logs.paste import without_collector
+from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS
 
 CHUNK = 4 * 1024 * 1024
@@ -238,6 +238,14 @@ class _Utf16Text:
 
     def close(self) -> None:
         self._handle.close()
+
+    # As a file object is: the doctor's second reads (``with open_input(path) as stream``)
+    # took a UTF-16 log's stream for one, and stopped with a TypeError.
+    def __enter__(self) -> _Utf16Text:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def candidate_lines(
@@ -625,4 +633,5 @@ def _decode(raw: bytes, stats: ReadStats) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         stats.undecodable_lines += 1
-        return raw.decode("utf-8", errors="replace")
+        return raw.decode("utf-8", errors=WINDOWS_1252)
+
