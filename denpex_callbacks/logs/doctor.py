@@ -258,8 +258,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                          "nothing to diagnose")
     if stats.undecodable_lines:
         stats.problems.append(
-            f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read with "
-            "replacement characters)")
+            f"{stats.undecodable_lines} line(s) hold bytes that are not UTF-8 (read as "
+            "Windows-1252)")
     if stats.long_lines:
         stats.problems.append(f"{stats.long_lines} line(s) longer than {MAX_LINE >> 20} MiB "
                               "(read in pieces)")
