@@ -1947,6 +1947,15 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
     ``row.unfilled``, which the evaluation stream counts only in a table where no row left
     its loss so (a Keras ``history`` DataFrame's NaN ``val_loss`` is a fault)."""
     loss = row.values.get(lexicon.LOSS)
+    epoch = row.values.get(lexicon.EPOCH)
+    if epoch is not None and math.isnan(epoch) and row.keys.get(lexicon.LOSS) in nan_names:
+        # A row without its epoch in a frame whose rows have one: another logger's
+        # (Lightning's LearningRateMonitor writes ``lr-Adam`` at its step into CSVLogger's
+        # metrics.csv, no epoch), every metric cell of it empty.
+        del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
+        row.unfilled = [(k, v) for k, v in row.evals if math.isnan(v)]
+        row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
+        return
     if loss is None or row.keys.get(lexicon.LOSS) not in nan_names:
         if loss is not None and math.isfinite(loss):
             row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]

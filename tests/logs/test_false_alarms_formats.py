@@ -168,27 +168,32 @@ def test_metrics_blocks_fault_twins(tmp_path: Path) -> None:
 
 
 def _csvlogger_frame(*, train_nan_from: int | None = None, val_nan_at: int | None = None,
-                     accuracy: bool = True) -> list[str]:
+                     accuracy: bool = True, lr_monitor: bool = False) -> list[str]:
     """Lightning's CSVLogger ``metrics.csv`` (pytorch_lightning/loggers/csv_logs.py: each
     ``log_metrics`` call a row of its own, the other keys' cells empty) read back and printed
     with pandas, as Lightning's tutorials do (``print(pd.read_csv(".../metrics.csv"))``):
     pandas writes the empty cells ``NaN`` (``na_rep``, pandas/io/formats/format.py) and the
     row's index left of the columns. A training row every 50 steps, a validation row each
-    500 (``val_check_interval=500``)."""
-    rows: list[tuple[int, int, str, str, str]] = []
+    500 (``val_check_interval=500``). ``lr_monitor``: LearningRateMonitor's rows too
+    (pytorch_lightning/callbacks/lr_monitor.py: ``logger.log_metrics(latest_stat,
+    step=...)``, its ``lr-Adam`` alone, no epoch), an ``lr-Adam`` column NaN on the others."""
+    rows: list[tuple[str, int, str, str, str, str]] = []
     for step in range(49, 2000, 50):
         train = "NaN" if train_nan_from is not None and step >= train_nan_from else \
             f"{_loss(step):.6f}"
-        rows.append((step // 500, step, train, "NaN", "NaN"))
+        if lr_monitor:
+            rows.append(("NaN", step, "NaN", "NaN", "NaN", "0.001"))
+        rows.append((f"{step // 500}", step, train, "NaN", "NaN", "NaN"))
         if (step + 1) % 500 == 0:
             failed = (val_nan_at is not None and step >= val_nan_at) or train == "NaN"
-            rows.append((step // 500, step, "NaN", "NaN" if failed else
-                         f"{_loss(step) + 0.1:.6f}", f"0.{70 + step // 100}"))
+            rows.append((f"{step // 500}", step, "NaN", "NaN" if failed else
+                         f"{_loss(step) + 0.1:.6f}", f"0.{70 + step // 100}", "NaN"))
     extra = f"{'val_acc':>9}" if accuracy else ""
-    lines = [f"{'':>4}{'epoch':>7}{'step':>6}{'train_loss':>12}{'val_loss':>10}{extra}"]
-    for index, (epoch, step, train, val, acc) in enumerate(rows):
-        lines.append(f"{index:<4}{epoch:>7}{step:>6}{train:>12}{val:>10}"
-                     + (f"{acc:>9}" if accuracy else ""))
+    lr = f"{'lr-Adam':>9}" if lr_monitor else ""
+    lines = [f"{'':>4}{'epoch':>7}{lr}{'step':>6}{'train_loss':>12}{'val_loss':>10}{extra}"]
+    for index, (epoch, step, train, val, acc, rate) in enumerate(rows):
+        lines.append(f"{index:<4}{epoch:>7}" + (f"{rate:>9}" if lr_monitor else "")
+                     + f"{step:>6}{train:>12}{val:>10}" + (f"{acc:>9}" if accuracy else ""))
     return lines
 
 
@@ -197,6 +202,18 @@ def test_pandas_empty_cells_are_quiet(tmp_path: Path) -> None:
     NaN) and AMP013 at step 49 (the training rows' ``val_loss`` cells NaN)."""
     assert faults(tmp_path, _csvlogger_frame()) == []
     assert faults(tmp_path, _csvlogger_frame(accuracy=False)) == []
+
+
+def test_pandas_empty_cells_of_a_learning_rate_monitor_are_quiet(tmp_path: Path) -> None:
+    """LearningRateMonitor's rows (``lr-Adam`` at its step, no epoch, every metric cell
+    NaN), found by a review of this stop's rules. Before: AMP006 at step 49 (the first such
+    row) and AMP013 there. The fault twins are still found."""
+    assert faults(tmp_path, _csvlogger_frame(lr_monitor=True)) == []
+    assert faults(tmp_path, _csvlogger_frame(lr_monitor=True, accuracy=False)) == []
+    assert faults(tmp_path, _csvlogger_frame(lr_monitor=True, train_nan_from=1249)) == [
+        ("AMP006", 1249), ("AMP013", 1249)]
+    assert faults(tmp_path, _csvlogger_frame(lr_monitor=True, val_nan_at=999)) == [
+        ("AMP013", 999)]
 
 
 def test_pandas_empty_cells_fault_twins(tmp_path: Path) -> None:
