@@ -465,6 +465,23 @@ def backward_nan(evidence: dict[str, Any], setup: RunSetup) -> Cause:
                  root, fix)
 
 
+def switched_off(evidence: dict[str, Any], setup: RunSetup) -> Cause:
+    """The cause of an AMP010 that the run's own guard said (``AMP disabled after repeated
+    overflows``): the trouble it reacted to, named by ``evidence["switched_off"]``.
+
+    Example:
+        >>> switched_off({"switched_off": "an overflow"}, RunSetup()).reasons[0]
+        'the run switched fp16 off after an overflow'
+        >>> switched_off({}, RunSetup()).kind
+        'undetermined'
+    """
+    why = evidence.get("switched_off")
+    if not isinstance(why, str):
+        return Cause(UNDETERMINED)
+    root, fix = fixes.switched_off_text(why, setup)
+    return Cause(SWITCHED_OFF, (f"the run switched fp16 off after {why}",), root, fix)
+
+
 def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
     """A finding with the root cause and fix its evidence supports, for this run.
 
@@ -495,12 +512,9 @@ def explain(finding: Finding, run: RunState, setup: RunSetup) -> Finding:
                        or info.root_cause, fix=finding.fix or cause.fix or info.fix,
                        evidence=evidence)
     cause = judge(gather(finding.code, finding.step, run, setup))
-    if cause.kind == UNDETERMINED and "anomaly_op" in finding.evidence:
-        cause = backward_nan(finding.evidence, setup)
-    elif cause.kind == UNDETERMINED and isinstance(why := finding.evidence.get("switched_off"),
-                                                   str):
-        root, fix = fixes.switched_off_text(why, setup)
-        cause = Cause(SWITCHED_OFF, (f"the run switched fp16 off after {why}",), root, fix)
+    for said in (backward_nan, switched_off):  # what the line's own message named
+        if cause.kind == UNDETERMINED:
+            cause = said(finding.evidence, setup)
     evidence = dict(finding.evidence)
     if cause.kind != UNDETERMINED:
         evidence.update(cause.evidence())

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from denpex_callbacks.core.catalog import entry
-from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.run_setup import BF16_MIXED, BF16_PURE, FP32, RunSetup
 
 # How each framework says "train in bf16".
 BF16 = {
@@ -289,7 +289,7 @@ _SINGULAR_GRADIENTS = frozenset({
     "Sqrt", "Rsqrt", "Pow", "Norm", "LinalgVectorNorm", "Log", "Log2", "Log10", "Log1p", "Xlogy",
     "Div", "Reciprocal", "Acos", "Asin", "Atanh", "Acosh", "Atan2", "Cdist", "Std", "Var",
     "StdMean", "VarMean"})
-_UNSCALED = ("bf16-mixed", "bf16-pure", "fp32")
+_UNSCALED = (BF16_MIXED, BF16_PURE, FP32)
 
 
 def backward_nan_text(op: str, setup: RunSetup) -> tuple[str, str]:

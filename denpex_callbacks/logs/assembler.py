@@ -850,8 +850,9 @@ def _row_extra(event: LogEvent, span_unknown: bool) -> dict[str, Any] | None:
     """What a row's observation says beyond its numbers: that its span of steps is not known,
     that its scale was printed as 0 at a precision it is below (metric_reader's
     ``scale_below``)."""
-    below = getattr(event, "scale_below", None)
-    if not span_unknown and below is None:
-        return None
-    return {**({SPAN_UNKNOWN: True} if span_unknown else {}),
-            **({SCALE_BELOW: below} if below is not None else {})}
+    extra: dict[str, Any] = {}
+    if span_unknown:
+        extra[SPAN_UNKNOWN] = True
+    if (below := getattr(event, "scale_below", None)) is not None:
+        extra[SCALE_BELOW] = below
+    return extra or None

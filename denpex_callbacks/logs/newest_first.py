@@ -13,7 +13,8 @@ forward, and its last time is earlier than its first. A record's own times in th
 fields are printed (gcloud's ``receiveTimestamp`` before its ``timestamp``, a second or so
 later) go back once in each record of an oldest-first listing too: then as many moves go
 forward as back, and the listing is read as it is. Its lines are then read last to first.
-A listing without times (``--format="value(textPayload)"``) cannot tell its order.
+A listing without times (``--format="value(textPayload)"``) is told by the steps its rows
+print (:func:`runs_backwards`, which the doctor asks of a first reading's steps).
 """
 
 from __future__ import annotations
@@ -29,9 +30,8 @@ _TIME = re.compile(rb"(?<![\d.])(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:
 
 def _times(data: bytes) -> list[bytes]:
     """The times ``data`` prints, in order, each as digits that sort as the times do."""
-    return [b"".join(found.groups(b"")[:6]) + b"." + found.group(7).ljust(9, b"0")
-            if found.group(7) else b"".join(found.groups(b"")[:6]) + b".000000000"
-            for found in _TIME.finditer(data)]
+    return [b"".join(parts[:6]) + b"." + parts[6].ljust(9, b"0")
+            for parts in (found.groups(b"") for found in _TIME.finditer(data))]
 
 
 def runs_backwards(back: int, forward: int) -> bool:

@@ -60,8 +60,10 @@ def parse(text: str) -> list[LogEvent]:
     if not any(cue in text for cue in _CUES):
         return []
     off = _OFF.search(text)
-    why = _WHY.search(text) if off is not None else None
-    if off is None or why is None or _CONDITION.search(text):
+    if off is None:
+        return []
+    why = _WHY.search(text)
+    if why is None or _CONDITION.search(text):
         return []
     return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP010",
                      evidence={"switched_off": _cause(why.group(0))},
