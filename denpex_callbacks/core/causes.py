@@ -283,7 +283,9 @@ def divergence_reasons(ev: RunEvidence) -> list[str]:
 
 def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
     """The sign that the loss's own size, not the optimizer, overflows the gradients: huge
-    finite losses while no update was applied yet (empty: not the case).
+    finite losses while no update was applied yet, or (where the run never said whether its
+    steps were applied: a plain loop's log) from its first printed loss on, not grown there
+    (empty: not the case).
 
     Example:
         >>> [reason] = loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
@@ -293,15 +295,23 @@ def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
         >>> loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
         ...                                    losses_before=(2.3,)))
         []
+        >>> [reason] = loss_magnitude_reasons(RunEvidence(
+        ...     "AMP006", 20, updates_before=None, losses_before=(4.1e7, 4e7, 4.2e7),
+        ...     early_losses=(4.1e7, 4e7, 4.2e7)))
+        >>> reason.split(" (")[0]
+        'the losses are about 4.1e+07 from the first one the log prints'
     """
+    overflow = "gradients of a loss that large overflow fp16 at any loss scale"
     losses = ev.losses_before or ev.early_losses
-    if ev.updates_before != 0 or not losses:
-        return []
-    level = statistics.median(losses)
-    if level < HUGE_LOSS:
-        return []
-    return [f"the losses are about {level:.3g} before any update was applied (so not the "
-            "learning rate): gradients of a loss that large overflow fp16 at any loss scale"]
+    if ev.updates_before == 0 and losses and statistics.median(losses) >= HUGE_LOSS:
+        return [f"the losses are about {statistics.median(losses):.3g} before any update was "
+                f"applied (so not the learning rate): {overflow}"]
+    if ev.updates_before is None and ev.early_losses and _loss_rise(ev) is None:
+        level = statistics.median(ev.early_losses[:3])
+        if level >= HUGE_LOSS:
+            return [f"the losses are about {level:.3g} from the first one the log prints (so "
+                    f"not grown there by the learning rate): {overflow}"]
+    return []
 
 
 def _loss_rise(ev: RunEvidence) -> tuple[float, float] | None:

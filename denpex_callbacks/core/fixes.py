@@ -173,11 +173,11 @@ def text_for(
         ),
         "loss-magnitude": (
             f"the loss's magnitude: {why}. An fp16 gradient holds at most 65504; the scaler "
-            "halves the scale step after step and never gets to apply one.",
+            "halves the scale step after step and skips every update.",
             "Normalise the targets (standardise them, (y - y.mean()) / y.std(), and undo it on "
             "the predictions) or the loss (a mean instead of a sum, or divided by a constant) "
             "so that it starts near 1; then the default loss scale works. Lowering the "
-            "learning rate does not help: no update was applied.",
+            "learning rate does not help: the loss is that large from the start.",
         ),
         "activation-overflow": (
             f"genuine fp16 activation overflow: {why}, at a learning rate that does not "

@@ -9,6 +9,13 @@ ends a trial whose objective went NaN. The log then shows a run that ended on a 
 loss, and a new run whose step counter started over from the beginning and trained with
 finite losses to the end of the log: the setting found (or chosen) trains.
 
+A run counts as abandoned only where it stopped on its NaN: at most ``STOPPED_ROWS``
+non-finite losses (a range test stops at its first), or a search's own message said it ended
+the attempt (:func:`ended_by_search`: Optuna's ``Trial 1 failed ...``, a range test's
+``Stopping early, the loss has diverged``). A run that trained on NaN to its end before the
+next began (a fold of a k-fold loop, a seed of a shell loop over seeds) is a run the user
+has, NaN: its fault stays.
+
 Such a NaN is about an attempt the log itself replaced, not about the run the user has: where
 every non-finite loss of the log is in such an abandoned run, AMP006 is said at info (the
 doctor's ``_abandoned``), with what it may be: a range test or a trial that diverged by
@@ -22,6 +29,7 @@ keep the fault.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 # A new run "begins afresh" where its first step lies within this share of the last run's
@@ -30,6 +38,27 @@ from dataclasses import dataclass
 FRESH_SHARE = 0.25
 # Finite losses the new run must show after the restart: training went on, not one row.
 TRAINED_AFTER = 5
+# Non-finite losses a run may show and still have stopped on its NaN: a range test stops at
+# the first loss past its threshold (keras_lr_finder at the first NaN), one more row may be
+# printed before the stop takes effect.
+STOPPED_ROWS = 2
+# A search's or a range test's own word that it ended the attempt (Optuna's
+# ``optuna/study/_tell.py`` and ``_optimize.py``: ``Trial {} failed with value {}.``,
+# ``Trial {} failed because of the following error: ...``; PyTorch-Ignite's ``FastaiLRFinder``
+# and torch-lr-finder's ``range_test``: ``Stopping early, the loss has diverged``).
+_ENDED = re.compile(r"\bTrial \d+ failed\b|\bStopping early, the loss has diverged")
+
+
+def ended_by_search(text: str) -> bool:
+    """Whether a line is a search's or a range test's message that it ended an attempt.
+
+    Example:
+        >>> ended_by_search("[W 2026-01-01 10:02:05,123] Trial 1 failed with value nan.")
+        True
+        >>> ended_by_search("Epoch 3 failed to improve: loss nan")
+        False
+    """
+    return ("Trial " in text or "diverged" in text) and _ENDED.search(text) is not None
 
 
 @dataclass
@@ -47,6 +76,10 @@ class AbandonedRuns:
     # (a job requeued after its NaN that has not reached that point yet has not shown the
     # setting trains).
     failed_at: int | None = None
+    ended: bool = False  # a search said it ended the current run (``ended_by_search``)
+    # The line the run after the last abandoned one began at: a finding on a line before it
+    # is about a run the log replaced.
+    kept_from: int | None = None
 
     def loss(self, step: int | None, loss: float) -> None:
         """One training loss of the current run, at ``step``."""
@@ -67,14 +100,27 @@ class AbandonedRuns:
         self.finite_after += rows
         self.last = last_step
 
-    def restart(self, step: int | None) -> None:
-        """A new run began in the log at ``step`` (the assembler's ``RESTARTED``)."""
-        if self.nonfinite and not self.finite_after and self._fresh(step):
+    def search_ended(self) -> None:
+        """A search's message said it ended the current run (see :func:`ended_by_search`)."""
+        self.ended = True
+
+    def restart(self, step: int | None, line: int | None = None) -> None:
+        """A new run began in the log at ``step``, on ``line`` (the assembler's
+        ``RESTARTED``)."""
+        if (self.nonfinite and not self.finite_after and self._fresh(step)
+                and (self.nonfinite <= STOPPED_ROWS or self.ended)):
             self.abandoned += self.nonfinite  # the run ended on them and was begun again
+            self.kept_from = line
             if self.first_nonfinite is not None:
                 self.failed_at = max(self.failed_at or 0, self.first_nonfinite)
         self.first = self.last = self.first_nonfinite = None
         self.nonfinite = self.finite_after = 0
+        self.ended = False
+
+    def replaced(self, line: int | None) -> bool:
+        """Whether a finding on ``line`` lies in a run the log replaced (before the run after
+        the last abandoned one began)."""
+        return line is not None and self.kept_from is not None and line < self.kept_from
 
     def only_abandoned(self) -> bool:
         """Whether every non-finite loss of the log was in an abandoned run, and the run

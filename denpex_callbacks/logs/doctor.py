@@ -36,6 +36,7 @@ from denpex_callbacks.core.rerun_verdict import rank_verdicts
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
+from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
@@ -52,6 +53,7 @@ from denpex_callbacks.logs.newest_first import (
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
+from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unspaced, without_margin
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -304,16 +306,20 @@ def _pasted(stream: BinaryIO, size: int,
             reverse: bool | None = None) -> tuple[BinaryIO, str | None]:
     """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
     line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
-    output), lines hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
+    output), a margin on every line or a blank line after each (paste_margins.py), lines
+    hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
     listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
     steps on a first reading, True or False; None: by its times), or both of the last two."""
     if not isinstance(stream, io.BufferedReader):
         return stream, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
     escaped = may_be_escaped(head[:ESCAPED_HEAD])
-    wrapped = size <= WRAP_BYTES and may_be_wrapped(head)
+    small = size <= WRAP_BYTES
+    wrapped = small and may_be_wrapped(head)
     newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
-    if not (escaped or wrapped or newest or reverse):
+    prefix = margin(head) if small else None
+    spaced = small and (prefix is not None or may_be_spaced(head))
+    if not (escaped or wrapped or newest or reverse or spaced):
         return stream, None
     data = stream.read()
     stream.close()
@@ -321,6 +327,15 @@ def _pasted(stream: BinaryIO, size: int,
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
     how = []
+    if prefix is not None and (kept := without_margin(data, prefix)) is not None:
+        data = kept
+        how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
+                   "quoted paste), taken off")
+    if spaced and (kept := unspaced(data)) is not None:
+        data = kept
+        how.append("a blank line after every line (a double-spaced paste), dropped")
+    if how and not wrapped:  # (the margins hid how wide its lines were)
+        wrapped = may_be_wrapped(data[:WRAP_HEAD])
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:
         data = unwrapped.data
         how.append(f"lines hard-wrapped at {unwrapped.width} characters, joined again")
@@ -392,6 +407,9 @@ class _Session:
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
         """The events read from one line (or record)."""
         if not events:
+            if ended_by_search(text):  # (a line no parser reads: the judges' run ended)
+                for judge in self.judges.values():
+                    judge.runs.search_ended()
             return
         families, assembler = self.result.families, self.assembler
         for event in events:
@@ -565,6 +583,10 @@ class _Session:
             if judge is not None and diagnosis.code == "AMP006":
                 diagnosis = (_abandoned(diagnosis) if judge.abandoned()
                              else self._one_off(diagnosis, judge))
+            elif (judge is not None and diagnosis.code == "AMP013" and judge.abandoned()
+                  and (evaluations := self.evaluations.get(diagnosis.rank)) is not None
+                  and judge.runs.replaced(evaluations.last_line)):
+                diagnosis = _abandoned(diagnosis)  # (every NaN evaluation in a run that ended)
             diagnosis = self._placed(diagnosis)
             lines = flags.get(diagnosis.code, [])
             from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])

@@ -141,6 +141,11 @@ class EvaluationStream:
             self.first = _First(metric, value, step, self.rows, after_step, line,
                                 text.strip())
 
+    @property
+    def last_line(self) -> int | None:
+        """The line of the last non-finite evaluation value counted (None: none yet)."""
+        return self._last_line if self.rows else None
+
     def finding(self) -> Finding | None:
         """AMP013 where the stream first went non-finite, or None."""
         self._release()

@@ -166,7 +166,7 @@ class ExcerptJudge:
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
         if obs.extra and obs.extra.get(RESTARTED):
-            self.runs.restart(obs.step)
+            self.runs.restart(obs.step, obs.line)
             self._new_run()
         skipped = obs.was_skipped
         if skipped:

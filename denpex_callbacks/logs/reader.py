@@ -82,12 +82,12 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
 # ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
 _EPOCH_END = rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?) *" + _COLOURS
-_EPOCH_TAIL = re.compile(_EPOCH_END + rb"$")
+_EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
 EPOCH_REACH = 3
 EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
-_EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\n")  # (an epoch line's end, in the bytes)
+_EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\r?\n")  # (an epoch line's end, in the bytes; CRLF too)
 # Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
 # such a row, this many lines and bytes up at most.
@@ -96,7 +96,7 @@ _RECORD_ROW = b"\t Train "
 # ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
 # nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
 _SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation|eval|test)\s*")
-_PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\n")
+_PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\r?\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
 # A line that announces an evaluation pass, and nothing else (AllenNLP's trainer logs

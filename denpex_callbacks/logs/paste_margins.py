@@ -1,0 +1,134 @@
+"""What a paste adds around every line of a log, taken off again: a blank line after each
+line, and an indent (or a quote mark) before each.
+
+A log copied through a channel that doubles its line breaks (``\\r\\n`` turned into two
+breaks by an editor or a web form, a console that prints a blank line after each record) has
+a blank line between any two of its lines; one pasted as a Markdown code block by indenting
+it (four spaces, a tab) or quoted in a reply (``> ``) has the same prefix on every line. Read
+as they are, the lines' neighbours change: a blank line between an evaluation header and its
+rows puts the rows out of the header's reach (DETR's ``Test:`` rows after its ``Averaged
+stats``, read as training), and an indent turns every ``key: value`` line into what reads as
+a YAML mapping's rows.
+
+A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hold text and
+every other line is blank (a few runs of two blank lines allowed: a blank line the tool
+printed itself, doubled); as indented where every line that holds text opens with the same
+prefix: a tab, at least two blanks, or ``>`` (with the blanks after it), over at least
+``MARGIN_LINES`` lines. The margin is taken off, the blank lines dropped; line numbers then
+count the lines read.
+"""
+
+from __future__ import annotations
+
+import re
+
+SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
+SPACED_DOUBLES = 0.1  # share of the gaps that may be two blank lines (the tool's own, doubled)
+MARGIN_LINES = 4
+_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +")  # what a paste puts before every line
+
+
+def may_be_spaced(head: bytes) -> bool:
+    """Whether the head of an input may be double-spaced (a blank line after each line that
+    holds text): then the whole input is looked at.
+
+    Example:
+        >>> may_be_spaced(b"".join(b"step %d loss 1.0\\n\\n" % s for s in range(8)))
+        True
+        >>> may_be_spaced(b"step 1 loss 1.0\\nstep 2 loss 1.0\\n\\nstep 3 loss 1.0\\n")
+        False
+    """
+    return _spaced(head.split(b"\n")[:-1])
+
+
+def unspaced(data: bytes) -> bytes | None:
+    """``data`` without the blank line after each of its lines, where it is double-spaced;
+    else None.
+
+    Example:
+        >>> unspaced(b"".join(b"step %d loss 1.0\\r\\n\\r\\n" % s for s in range(8)))[:34]
+        b'step 0 loss 1.0\\r\\nstep 1 loss 1.0\\r\\n'
+        >>> unspaced(b"step 1 loss 1.0\\nstep 2 loss 1.0\\n") is None
+        True
+    """
+    lines = data.split(b"\n")
+    if not _spaced(lines[:-1] if lines[-1] == b"" else lines):
+        return None
+    return b"\n".join(line for line in lines if line.strip()) + b"\n"
+
+
+def _spaced(lines: list[bytes]) -> bool:
+    """Whether ``lines`` hold text on no two neighbours and a blank line between most."""
+    text = gaps = doubles = 0
+    blanks = 1  # (the first line needs no blank before it)
+    for line in lines:
+        if not line.strip():
+            blanks += 1
+            continue
+        if blanks == 0:
+            return False  # two lines that hold text, one after the other
+        if text:
+            gaps += 1
+            doubles += blanks > 1
+        text, blanks = text + 1, 0
+    return text >= SPACED_LINES and doubles <= SPACED_DOUBLES * gaps
+
+
+def margin(head: bytes) -> bytes | None:
+    """The prefix every line of the head that holds text opens with (a tab, two blanks or
+    more, a quote mark), where there is one; else None.
+
+    Example:
+        >>> margin(b"".join(b"    step %d loss 1.0\\n" % s for s in range(4)))
+        b'    '
+        >>> margin(b"> step 1 loss 1.0\\n>\\n> step 2 loss 1.0\\n> step 3 loss 1.0\\n> done\\n")
+        b'> '
+        >>> margin(b"  step 1 loss 1.0\\nstep 2 loss 1.0\\n  a\\n  b\\n") is None
+        True
+    """
+    lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:-1]]
+    common: bytes | None = None
+    held = 0
+    for line in lines:
+        if not line.strip() or (line.strip() == b">" and common is not None
+                                and common.strip() == b">"):
+            continue  # (a blank line, or a quoted one)
+        found = _MARGIN.match(line)
+        if found is None:
+            return None
+        common = found.group() if common is None else _common(common, line)
+        if not _MARGIN.fullmatch(common):
+            return None
+        held += 1
+    return common if held >= MARGIN_LINES else None
+
+
+def _common(prefix: bytes, line: bytes) -> bytes:
+    """The longest start ``prefix`` and ``line`` share."""
+    size = 0
+    for size, (a, b) in enumerate(zip(prefix, line, strict=False), 1):
+        if a != b:
+            return prefix[:size - 1]
+    return prefix[:size]
+
+
+def without_margin(data: bytes, prefix: bytes) -> bytes | None:
+    """``data`` with ``prefix`` taken off each line that opens with it, where every line that
+    holds text does; else None.
+
+    Example:
+        >>> without_margin(b"    a\\n\\n    b\\n", b"    ")
+        b'a\\n\\nb\\n'
+        >>> without_margin(b"    a\\nb\\n", b"    ") is None
+        True
+    """
+    out = []
+    quote = prefix.strip()
+    for line in data.split(b"\n"):
+        if line.startswith(prefix):
+            out.append(line[len(prefix):])
+        elif not line.strip() or (quote and line.strip() == quote):
+            out.append(b"")
+        else:
+            return None
+    return b"\n".join(out)
