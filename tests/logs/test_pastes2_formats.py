@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import loop_lines, megatron_line
+from excerpts import faults, loop_lines, megatron_line
 from test_false_alarms4_formats import _ds_run
 
 from denpex_callbacks.logs.doctor import diagnose
@@ -161,3 +161,63 @@ def test_a_collectors_prefix_keeps_the_reading(tmp_path: Path, channel: str) -> 
         assert _found(path) == reading, kind
         path.write_text("\n".join(_CHANNELS[channel](healthy)) + "\n", encoding="utf-8")
         assert _found(path) == [], kind
+
+
+# -- launchers' rank prefixes before a tool's own lines -------------------------------------
+
+# srun --label (slurm src/srun: ``0: ``), torchrun --tee (torch distributed/elastic/multi-
+# processing/tail_log.py ``[{role}{local_rank}]:``), SageMaker's mpirun tag
+# (``[1,mpirank:0,algo-1]<stdout>:``), basicConfig's ``INFO:__main__:`` over printed lines.
+_RANK_PREFIXES = ("0: ", "[default0]:", "[1,mpirank:0,algo-1]<stdout>:", "INFO:__main__:")
+
+
+def _fairseq_cascade(tolerance: float) -> Lines:
+    """fairseq's run whose every step overflows from update 2000 (test_false_alarms2's builder,
+    after fairseq/trainer.py's NOTE and train_inner lines), its first 600 overflow notes."""
+    from test_false_alarms2_formats import _fairseq
+    lines = _fairseq(tolerance, overflowing=2000)
+    return lines[:next(i for i, line in enumerate(lines) if "num_updates=2000," in line) + 600]
+
+
+def _below_one(lines: Lines) -> int:
+    """The step of the first NOTE whose scale is below 1: each NOTE after ``num_updates=2000``
+    one skipped step (fairseq's master alone logs at INFO)."""
+    start = next(i for i, line in enumerate(lines) if "num_updates=2000," in line)
+    return 2001 + next(k for k, line in enumerate(lines[start + 1:])
+                       if float(line.rsplit(" ", 1)[1]) < 1)
+
+
+def test_fairseq_notes_behind_a_rank_prefix(tmp_path: Path) -> None:
+    """fairseq's cascade under ``--fp16-scale-tolerance`` behind a launcher's prefix. Before:
+    AMP003 at step 17115, not 2001 (each NOTE that kept its scale taken for a growth between,
+    a 32-step gap each), AMP004 at 17123; bare, AMP004 at 2009, not 2467 (two alike NOTEs read
+    as one overflow two ranks printed, though only fairseq's master prints them)."""
+    for tolerance in (0.05, 0.2):
+        lines = _fairseq_cascade(tolerance)
+        below = _below_one(lines)
+        assert faults(tmp_path, lines)[:2] == [("AMP003", 2001), ("AMP004", below)]
+        for prefix in _RANK_PREFIXES[:3]:
+            found = faults(tmp_path, [prefix + line for line in lines])
+            assert found[:2] == [("AMP003", 2001), ("AMP004", below)], (prefix, tolerance)
+
+
+def test_fairseq_healthy_behind_a_rank_prefix(tmp_path: Path) -> None:
+    """Healthy runs under a tolerance, bare and behind each prefix, silent (controls: quiet on
+    the parent too)."""
+    from test_false_alarms2_formats import _fairseq
+    for tolerance in (0.05, 0.2, 0.3):
+        healthy = _fairseq(tolerance)
+        for prefix in ("", *_RANK_PREFIXES):
+            assert faults(tmp_path, [prefix + line for line in healthy]) == [], (prefix, tolerance)
+
+
+def test_lightning_validation_bar_behind_a_prefix_without_a_blank(tmp_path: Path) -> None:
+    """Lightning 1.x's bars (test_lightning_bars' builder, pytorch_lightning/callbacks/progress)
+    behind ``[default0]:``, mpirun's tag or ``INFO:__main__:``. Before: the NaN at step 3750, not
+    3450 (``Validating:`` not read after ``:``, the main bar's 100 validation batches counted
+    as training steps)."""
+    from test_lightning_bars_formats import _v1
+    for prefix in _RANK_PREFIXES:
+        assert faults(tmp_path, [prefix + line for line in _v1(nan_from=3450)]) == [
+            ("AMP006", 3450)], prefix
+        assert faults(tmp_path, [prefix + line for line in _v1()]) == [], prefix
