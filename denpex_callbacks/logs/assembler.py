@@ -472,7 +472,7 @@ class Assembler:
             return pending.scale_before > last
         after = pending.scale_after
         # (a new scale only: the one before it was higher, unless the scaler may keep it)
-        return after is not None and (after > last or after == last and not pending.scale_may_stay)
+        return after is not None and (after > last or (after == last and not pending.scale_may_stay))
 
     def _catch_up(self, step: int, line: int, skipped: int = 0) -> None:
         """Steps up to ``step`` not seen one by one: ``skipped`` of them skipped (known from
