@@ -470,9 +470,9 @@ class Assembler:
             return False
         if pending.scale_before is not None:
             return pending.scale_before > last
-        after = pending.scale_after
+        after, kept = pending.scale_after, pending.scale_may_stay
         # (a new scale only: the one before it was higher, unless the scaler may keep it)
-        return after is not None and (after > last or (after == last and not pending.scale_may_stay))
+        return after is not None and (after > last or (after == last and not kept))
 
     def _catch_up(self, step: int, line: int, skipped: int = 0) -> None:
         """Steps up to ``step`` not seen one by one: ``skipped`` of them skipped (known from
