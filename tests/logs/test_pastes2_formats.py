@@ -221,3 +221,42 @@ def test_lightning_validation_bar_behind_a_prefix_without_a_blank(tmp_path: Path
         assert faults(tmp_path, [prefix + line for line in _v1(nan_from=3450)]) == [
             ("AMP006", 3450)], prefix
         assert faults(tmp_path, [prefix + line for line in _v1()]) == [], prefix
+
+
+# -- tqdm's nested bars, saved raw or with their carriage returns as line breaks ---------------
+
+
+def _tqdm_num(number: float) -> str:
+    """tqdm's ``format_num`` (tqdm/std.py): ``'{0:.3g}'`` where shorter than ``str(n)``."""
+    short = f"{number:.3g}".replace("+0", "+").replace("-0", "-")
+    return short if len(short) < len(str(number)) else str(number)
+
+
+def _tqdm_nested(nan_from: int | None = None) -> str:
+    """An epoch bar (position 0) over a batch bar (position 1, ``leave=False``,
+    ``miniters=50``, ``set_postfix(loss=...)`` each batch), as tqdm/std.py writes them:
+    ``format_meter``'s ``{desc}: {percentage:3.0f}%|{bar}| {n}/{total} [{elapsed}<{remaining},
+    {rate}, loss=...]``, a bar below moved to by ``\\n`` and back by ``\\x1b[A``
+    (``moveto``, ``_term_move_up``), each refresh opened by ``\\r``."""
+    out, step = [], 0
+    for epoch in range(3):
+        out.append(f"\rEpochs: {epoch * 33:3d}%|{'#' * epoch * 3:<9}| {epoch}/3 [00:10<00:20, "
+                   "0.10it/s]")
+        for batch in range(50, 1001, 50):
+            step = epoch * 1000 + batch
+            loss = math.nan if nan_from and step >= nan_from else 2.5 - step / 1e4
+            out.append(f"\n\rEpoch {epoch}: {batch // 10:3d}%|{'#' * (batch // 100):<10}| "
+                       f"{batch}/1000 [00:10<00:12, 45.00it/s, loss={_tqdm_num(loss)}]\x1b[A")
+    return "".join(out) + "\rEpochs: 100%|#########| 3/3 [00:30<00:00, 0.10it/s]\n"
+
+
+def test_tqdm_nested_bars_raw_and_copied(tmp_path: Path) -> None:
+    """Saved raw (``tee``) or copied with each ``\\r`` a line of its own, the ``\\x1b[A`` left
+    in: the NaN where the first bar shows it, the healthy run quiet (controls: right on the
+    parent too)."""
+    path = tmp_path / "tqdm.log"
+    for copy in (str, lambda text: text.replace("\r", "\n")):
+        path.write_text(copy(_tqdm_nested(1450)), encoding="utf-8")
+        assert _found(path) == [("AMP006", 1450)]
+        path.write_text(copy(_tqdm_nested()), encoding="utf-8")
+        assert _found(path) == []
