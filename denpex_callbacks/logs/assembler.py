@@ -64,6 +64,18 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
+# The families whose overflow line may keep the scale it names, no growth between: fairseq's
+# scaler under ``--fp16-scale-tolerance`` lowers the scale only once overflows pass that share
+# of the steps since the last rescale (fairseq/optim/dynamic_loss_scaler.py check_overflow:
+# ``if pct_overflow >= self.tolerance: self._decrease_loss_scale()``), each NOTE naming the
+# scale kept; a growth would need a scale window of updates (``2**14`` over the world size by
+# default), over which its ``train_inner`` rows (every ``--log-interval``, 100) are printed.
+SCALE_MAY_STAY = frozenset({"fairseq"})
+# The families whose overflow line only the master prints, each line a skipped step: fairseq
+# sets the other ranks' logging to WARNING (fairseq/distributed/utils.py distributed_init:
+# ``logging.getLogger().setLevel(logging.WARNING)`` where not ``is_master``) and its NOTE is
+# an INFO line. Two alike, one after the other, are two steps, not one step two ranks printed.
+MASTER_ONLY = frozenset({"fairseq"})
 # A scale (an overflow line's, a Megatron row's) back up at least this many times the last one
 # seen, sooner than doubling once a growth window could regrow it, is a run started again (a
 # sweep's next run, a resume without the optimizer's state, no banner): its scaler's start-up
@@ -89,6 +101,7 @@ class _Overflow:
     ranks: set[int | None]
     lines: list[int]
     texts: list[str]
+    scale_may_stay: bool = False  # (see SCALE_MAY_STAY)
 
     def accepts(self, event: LogEvent) -> bool:
         """True when ``event`` describes this same overflow (another rank, or more detail)."""
@@ -99,6 +112,8 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
+        if event.family in MASTER_ONLY:
+            return False
         if event.family in SKIPPING and event.scale_before is None and event.scale_after is None:
             # a skip that says nothing but itself (ESPnet's, SpeechBrain's, ColossalAI's), from
             # tools that print it once per skipped step on the rank that logs: each a step
@@ -276,7 +291,8 @@ class Assembler:
                 return
             self._flush()
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
-                                      event.hysteresis, {event.rank}, [line], [text])
+                                      event.hysteresis, {event.rank}, [line], [text],
+                                      event.family in SCALE_MAY_STAY)
             return
         if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
             return
@@ -454,7 +470,9 @@ class Assembler:
             return False
         if pending.scale_before is not None:
             return pending.scale_before > last
-        return pending.scale_after is not None and pending.scale_after >= last
+        after, kept = pending.scale_after, pending.scale_may_stay
+        # (a new scale only: the one before it was higher, unless the scaler may keep it)
+        return after is not None and (after > last or (after == last and not kept))
 
     def _catch_up(self, step: int, line: int, skipped: int = 0) -> None:
         """Steps up to ``step`` not seen one by one: ``skipped`` of them skipped (known from

@@ -69,10 +69,11 @@ _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # ``Using 16bit ...``, 2.3 on ``Using 16-bit ...``; ``Using bfloat16 ...`` throughout.
 # The validation bar of a fit (1.0-1.5 ``Validating: ``, 1.6 on ``Validation DataLoader 0: ``,
 # the Rich bar's ``Validation ━━━ 50/100``); the sanity check's (``Validation sanity check:``,
-# ``Sanity Checking DataLoader 0:``) is no part of an epoch.
-_VAL_BAR = re.compile(r"(?:^|\s)Validati(?:ng|on(?: DataLoader \d+)?):\s*\d+%\|[^|]*\|\s*"
+# ``Sanity Checking DataLoader 0:``) is no part of an epoch. Behind a prefix that ends without a
+# blank too (torchrun's ``[default0]:``, mpirun's ``<stdout>:``, logging's ``INFO:__main__:``).
+_VAL_BAR = re.compile(r"(?<!\w)Validati(?:ng|on(?: DataLoader \d+)?):\s*\d+%\|[^|]*\|\s*"
                       r"(\d+)/(\d+)\s*\["
-                      r"|(?:^|\s)Validation\s+[━╸╺ ]*\s(\d+)/(\d+)\s")
+                      r"|(?<!\w)Validation\s+[━╸╺ ]*\s(\d+)/(\d+)\s")
 # 1.0-1.3 show ``loss=`` (the running mean) as ``f"{nan:.3g}"`` (``nan.0`` once padded) until
 # a loss is recorded, and record one only at the optimizer's step: a healthy run under
 # ``accumulate_grad_batches=4`` shows ``loss=nan.0`` for its first 3 batches (training_loop.py

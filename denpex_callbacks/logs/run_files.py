@@ -6,6 +6,9 @@
   here too.
 - Lightning CSVLogger ``metrics.csv``: one row per logging call, ``step`` the global step;
   columns are mapped through the lexicon (``train_loss_step`` wins over ``train_loss_epoch``).
+- Metrics exported as CSV with one ``Value`` column named by the file (TensorBoard's
+  dashboard download, ``run-RUN-tag-TAG.csv``) or one metric value a row named in a column
+  (MLflow's chart download and client rows): read as a table of one step a row (``_wide``).
 - TensorBoard ``events.out.tfevents.*``: scalar summaries grouped by step, tags mapped through
   the lexicon (``train/loss``, ``Loss/train``); read with the ``tensorboard`` package (the
   ``tensorboard`` extra), imported only here.
@@ -108,11 +111,10 @@ def _trainer_state(path: str) -> Iterator[Record]:
 def _metrics_csv(path: str) -> Iterator[Record]:
     try:
         with open(path, encoding="utf-8", newline="") as handle:
-            rows = csv.DictReader(handle)
-            columns, terms = _csv_columns(path, rows.fieldnames or [])
-            evaluations = [name for name in rows.fieldnames or []
-                           if lexicon.evaluation_metric(name)]
-            for number, row in enumerate(rows, 2):
+            names, rows = _wide(path, csv.DictReader(handle))
+            columns, terms = _csv_columns(path, names)
+            evaluations = [name for name in names if lexicon.evaluation_metric(name)]
+            for number, row in rows:
                 values = {role: _number(row.get(column)) for role, column in columns.items()}
                 if terms:
                     values[lexicon.LOSS] = _terms_total([_number(row.get(c)) for c in terms])
@@ -136,6 +138,66 @@ def _metrics_csv(path: str) -> Iterator[Record]:
         raise InputError(f"{path}: not a readable CSV ({err})") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
+
+
+Rows = Iterator[tuple[int, dict[str, Any]]]
+# A CSV of one metric's values whose name is the file's (TensorBoard's scalar dashboard's
+# download: tensorboard/plugins/scalar/scalars_plugin.py writes ``Wall time,Step,Value``, the
+# dashboard saves it as ``run-RUN-tag-TAG.csv``, a tag's ``/`` as ``_``).
+_TAG_IN_NAME = "-tag-"
+# A CSV of one metric value a row, named in a column (MLflow's chart download, mlflow/server/
+# js/.../experimentPage.common-utils.ts chartMetricHistoryToCsv: ``Run,Run ID,metric,step,
+# timestamp,value``; its client's ``Metric.to_dictionary()`` rows: ``key,value,timestamp,
+# step``): read as the table of one row a step that its rows make.
+_NAME_COLUMNS = ("metric", "key", "tag", "name")
+
+
+def _wide(path: str, reader: csv.DictReader[str]) -> tuple[list[str], Rows]:
+    """The columns and the numbered rows of a metrics CSV, one metric a column: a lone
+    ``Value`` column named by the file's name, one metric a row turned into one step a row.
+
+    Example:
+        >>> import io
+        >>> text = "Wall time,Step,Value\\n1.5,10,2.5\\n"
+        >>> names, rows = _wide("run-v0-tag-train_loss.csv", csv.DictReader(io.StringIO(text)))
+        >>> names, list(rows)
+        (['Wall time', 'Step', 'train_loss'], [(2, {'Wall time': '1.5', 'Step': '10', \
+'train_loss': '2.5'})])
+    """
+    names = list(reader.fieldnames or [])
+    lowered = [name.lower() for name in names]
+    numbered: Rows = enumerate(reader, 2)
+    if "value" not in lowered or any(lexicon.role(name) in _ROLES for name in names):
+        return names, numbered
+    value = names[lowered.index("value")]
+    named_by = next((names[lowered.index(c)] for c in _NAME_COLUMNS if c in lowered), None)
+    if named_by is None:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        tag = stem.rsplit(_TAG_IN_NAME, 1)[-1]
+        renamed = [tag if name == value else name for name in names]
+        return renamed, ((n, {tag if k == value else k: v for k, v in row.items()})
+                         for n, row in numbered)
+    step = next((name for name in names if lexicon.role(name) == lexicon.STEP), None)
+    return _one_step_a_row(numbered, named_by, value, step) if step else (names, numbered)
+
+
+def _one_step_a_row(numbered: Rows, named_by: str, value: str,
+                    step_column: str) -> tuple[list[str], Rows]:
+    """Rows of one metric each (its name in ``named_by``, its value in ``value``) as rows of
+    one step each, in the order of their steps (MLflow lists one metric's history after
+    another's)."""
+    steps: dict[float, tuple[int, dict[str, Any]]] = {}
+    metrics: list[str] = []
+    for number, row in numbered:
+        metric, step = row.get(named_by) or "", _number(row.get(step_column))
+        if step is None or not math.isfinite(step):
+            continue
+        if metric not in metrics:
+            metrics.append(metric)
+        held = steps.setdefault(step, (number, {step_column: row.get(step_column)}))
+        held[1][metric] = row.get(value)
+    ordered = [steps[step] for step in sorted(steps)]
+    return [step_column, *metrics], iter(ordered)
 
 
 def _csv_columns(path: str, names: list[str] | Any) -> tuple[dict[str, str], list[str]]:
