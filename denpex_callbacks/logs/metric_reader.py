@@ -21,6 +21,7 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -383,6 +384,8 @@ STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
+# Lines an evaluation's heading numbers below it (a test net's outputs, one a line)
+HEADING_REACH = 16
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # A YAML mapping, one key a line, nested by indentation (RLlib's results through
 # ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
@@ -462,6 +465,7 @@ class MetricReader:
         self.header_evals: dict[str, str] = {}
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
+        self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: Counter[tuple[str, tuple[str, ...]]] = Counter()
@@ -549,6 +553,10 @@ class MetricReader:
         self.dict_lines = (0, 0)  # the lines of its first and last rows
         self.eval_line = -2  # the last line read as evaluation's, and its text
         self.eval_text = ""
+        # The step the last evaluation line named, and its line: the values of that
+        # evaluation below it print none (Caffe's ``Iteration 1500, Testing
+        # net (#0)`` over its ``Test net output #1: loss = nan``)
+        self.eval_heading = (-1, 0)
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -698,6 +706,8 @@ class MetricReader:
             return []
         if text[:8] == "(epoch: " and (visualized := self._visualizer_row(text)):
             return visualized
+        if self._piped_header(text, line):
+            return []
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
         if why is None and is_branch(text) and (
@@ -749,7 +759,7 @@ class MetricReader:
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
             self._opens_below(text, line)
-        return self._evaluation(text, claims, why)
+        return self._evaluation(text, claims, why, line)
 
     def _opens_below(self, text: str, line: int) -> None:
         """Keep an evaluation line as the opener of the dict below it, where it heads one:
@@ -788,9 +798,11 @@ class MetricReader:
         return bool(prefix.strip()) and _DIGITS.sub("0", self.eval_text).startswith(
             _DIGITS.sub("0", prefix))
 
-    def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
+    def _evaluation(self, text: str, claims: list[Claim], why: str,
+                    line: int = -1) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
-        metrics) or of a closing summary (its evaluation keys only)."""
+        metrics) or of a closing summary (its evaluation keys only); ``line``: where an
+        evaluation's heading may number it (``eval_heading``)."""
         roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
         metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
         found = [*metrics.evals, *metrics.components]
@@ -817,8 +829,20 @@ class MetricReader:
                                     evaluation=True)
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
+        step = self._headed(step, line)
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
                 *_nonfinite(found, step)]
+
+    def _headed(self, step: int | None, line: int) -> int | None:
+        """The step of an evaluation line: its own (kept for the lines below it), or that of
+        the evaluation line a few lines up that printed one (see ``eval_heading``)."""
+        if line < 0:
+            return step
+        if step is not None:
+            self.eval_heading = (line, step)
+            return step
+        heading, named = self.eval_heading
+        return named if 0 < line - heading <= HEADING_REACH else None
 
     def _optimizer_step(self, metrics: MetricLine, step: int | None, *,
                         evaluation: bool = False) -> int | None:
@@ -1168,6 +1192,8 @@ class MetricReader:
         if step_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
         if mapped:
+            return closed
+        if self._piped_header(text, line):
             return closed
         if (why := _not_training(text)) is not None:
             if " " not in text.strip():  # a split's name alone, over its table (NequIP's)
@@ -1551,6 +1577,8 @@ class MetricReader:
 
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""
+        if self._header_below(text, line):
+            return True
         cells = header_cells(text)
         if cells is None:
             return False
@@ -1562,11 +1590,41 @@ class MetricReader:
             # (a titled table's columns: the title's cell is no column)
             spans = [found.span() for found in _HEADER_CELL.finditer(text, titled.end())]
         self.header = (line, cells, spans, parted)
+        self.header_text = text
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
         self.header_split = self.eval_line == line - 1 and " " not in self.eval_text.strip()
+        return True
+
+    def _piped_header(self, text: str, line: int) -> bool:
+        """A header row between pipes (its first character one), taken as one before its
+        names are asked whether they are an evaluation's: trainNetwork's verbose table names
+        its ``Validation`` columns beside the training's."""
+        return (text[:1] == "|" and not any(c.isdigit() for c in text)
+                and self._header_row(text, line))
+
+    def _header_below(self, text: str, line: int) -> bool:
+        """The second row of a header whose names run over two rows between pipes at the
+        same places (MATLAB trainNetwork's verbose table: ``|  Epoch  |  Iteration  | ...  |
+        Mini-batch  |  Base Learning  |`` over ``|         |             | ...  |     Loss
+        |      Rate      |``): each column named by its two cells, the upper first."""
+        header = self.header
+        if (header is None or header[0] != line - 1 or "|" not in text
+                or any(c.isdigit() for c in text)):
+            return False
+        above = self.header_text
+        if [i for i, c in enumerate(above) if c == "|"] != (
+                pipes := [i for i, c in enumerate(text) if c == "|"]) or len(pipes) < 3:
+            return False
+        spans = list(itertools.pairwise(pipes))
+        names = [" ".join(f"{above[a + 1:b].strip()} {text[a + 1:b].strip()}".split())
+                 for a, b in spans]
+        if not any(text[a + 1:b].strip() for a, b in spans) or _known(names) < 2:
+            return False
+        self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
+        self.header_evals = lexicon.evaluation_twins(names)
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -2040,6 +2098,11 @@ def header_cells(text: str) -> list[str] | None:
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
     return cells if known >= 2 else None
+
+
+def _known(cells: list[str]) -> int:
+    """How many of ``cells`` the lexicon knows."""
+    return sum(1 for cell in cells if lexicon.role(cell) is not None)
 
 
 def _titled(text: str) -> tuple[str, list[str]] | None:

@@ -114,6 +114,10 @@ ANNOUNCED_BYTES = 512
 # over with the loss line below it, so that the loss is read as evaluation's
 # (metric_reader's ``_goes_on``), not as the training loss's.
 _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]tep \d")
+# ...or an evaluation pass that opens at the iteration it names, its outputs below (BVLC/caffe
+# src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ << ", Testing net (#" << id << ")"``
+# over ``    Test net output #0: accuracy = 0.98``)
+_EVAL_AT = re.compile(rb"\b[Ii]teration \d+, (?:Testing|Evaluating|Validating)\b")
 
 
 class Readable(Protocol):
@@ -495,7 +499,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # a line longer than any handed over
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
-    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None):
+    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
+            b"ing" in line and _EVAL_AT.search(line) is not None):
         return line, 0
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
