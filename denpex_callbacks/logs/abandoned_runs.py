@@ -67,9 +67,11 @@ class AbandonedRuns:
         self.finite_after += rows
         self.last = last_step
 
-    def restart(self, step: int | None) -> None:
-        """A new run began in the log at ``step`` (the assembler's ``RESTARTED``)."""
-        if self.nonfinite and not self.finite_after and self._fresh(step):
+    def restart(self, step: int | None, *, fresh: bool = False) -> None:
+        """A new run began in the log at ``step`` (the assembler's ``RESTARTED``); ``fresh``:
+        the log says it began from the start (a new Keras ``fit``: its ``Epoch 1/N``), where
+        its first row may be its first epoch's end, past the last run's steps."""
+        if self.nonfinite and not self.finite_after and (fresh or self._fresh(step)):
             self.abandoned += self.nonfinite  # the run ended on them and was begun again
             if self.first_nonfinite is not None:
                 self.failed_at = max(self.failed_at or 0, self.first_nonfinite)

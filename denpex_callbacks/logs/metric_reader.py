@@ -384,6 +384,10 @@ STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
+# Keras' epoch header over its bar (keras ``callbacks/progbar_logger.py``: ``Epoch
+# {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
+KERAS_EPOCH = r"Epoch (\d+)/\d+"
+_KERAS_EPOCH = re.compile(KERAS_EPOCH)
 # Lines an evaluation's heading numbers below it (a test net's outputs, one a line)
 HEADING_REACH = 16
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
@@ -471,6 +475,11 @@ class MetricReader:
         self._read_as: Counter[tuple[str, tuple[str, ...]]] = Counter()
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # Keras' last ``Epoch e/N`` header (0: none read), and whether a new fit began
+        # below it (an ``Epoch 1/N`` after another header): its first row starts a run
+        self.fit_epoch = 0
+        self.new_fit = False
+        self.fit_row = -1  # the line of that fit's first row
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
@@ -598,6 +607,8 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
+        if text[:6] == "Epoch " and self._fit_header(text):
+            return []
         if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
             self.announced = (line, None)
             return []
@@ -1136,6 +1147,7 @@ class MetricReader:
         read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] += 1
         out: list[MetricEvent] = []
+        run_start = self.fit_row == line  # (a new fit's first row begins a run: see there)
         if measured or scale is not None:
             # A row's own cumulative count of skipped updates (optax's ``total_notfinite``)
             # says which steps since the last row were skipped, as HF's rows do.
@@ -1143,7 +1155,8 @@ class MetricReader:
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    skipped_total=counted if step is not None else None,
                                    keys=keys, epoch_text=epoch_text,
-                                   epoch_start=epoch_start, epoch_row=epoch_row,
+                                   epoch_start=epoch_start or run_start,
+                                   epoch_row=epoch_row, run_start=run_start,
                                    scale_below=10.0 ** -metrics.scale_places
                                    if scale and values.get(lexicon.SCALE) == 0.0 else None))
         if skipped is not None and step is not None:
@@ -1537,8 +1550,27 @@ class MetricReader:
         self.passes[total] = (done, passes, interval)
         return passes * total + done
 
+    def _fit_header(self, text: str) -> bool:
+        """Whether ``text`` is Keras' epoch header over its bar (``Epoch 3/10``, keras
+        ``callbacks/progbar_logger.py`` ``on_epoch_begin``); one that counts from 1 again
+        after another is a new ``fit``: a learning-rate range test that stopped its own fit
+        on a NaN (keras_lr_finder, surmenok ``keras_lr_finder/lr_finder.py``: ``if
+        math.isnan(loss) or loss > self.best_loss * 4: self.model.stop_training = True``),
+        then the real one. Its bars are counted afresh, its first row starts a run."""
+        found = _KERAS_EPOCH.fullmatch(text.strip())
+        if found is None:
+            return False
+        epoch = int(found.group(1))
+        if epoch == 1 and self.fit_epoch:
+            self.new_fit = True
+            self.bars.clear()
+        self.fit_epoch = epoch
+        return True
+
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
+        if self.new_fit:  # the first bar of a new fit
+            self.new_fit, self.fit_row = False, line
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
         if done < last or (done == last and line != last_line):
             epochs += 1
@@ -2320,11 +2352,14 @@ class MetricEvent(LogEvent):
     # The scale was printed as 0 at this precision after a scale above 0: below it, not 0
     # (``scale_after`` holds half of it; see MetricReader._scale).
     scale_below: float | None = None
+    # The first row of a new fit (Keras' ``Epoch 1/N`` again over its bar): the run before
+    # it ended there (see ``MetricReader._fit_header``)
+    run_start: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
                  epoch_row: bool = False, scale_below: float | None = None,
-                 **fields: Any) -> None:
+                 run_start: bool = False, **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
         vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
-                          epoch_row=epoch_row, scale_below=scale_below)
+                          epoch_row=epoch_row, scale_below=scale_below, run_start=run_start)

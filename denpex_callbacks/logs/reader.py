@@ -24,6 +24,7 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
     HEADER_REACH,
+    KERAS_EPOCH,
     MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
@@ -117,6 +118,7 @@ _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]t
 # ...or an evaluation pass that opens at the iteration it names, its outputs below (BVLC/caffe
 # src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ << ", Testing net (#" << id << ")"``
 # over ``    Test net output #0: accuracy = 0.98``)
+_KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
 _EVAL_AT = re.compile(rb"\b[Ii]teration \d+, (?:Testing|Evaluating|Validating)\b")
 
 
@@ -508,6 +510,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _is_step_line(above):
             return above, 1
+    if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
+        return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
     if len(line) <= NOTE_WIDTH and begin > resume:

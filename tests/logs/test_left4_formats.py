@@ -21,6 +21,14 @@
   for the test at iteration 1500). The heading is now handed over with the output below it
   (``reader._EVAL_AT``) and numbers the evaluation lines below it (``metric_reader._headed``).
   The training NaN was exact already (``Iteration N (... iter/s, ...), loss = nan``).
+- keras_lr_finder (surmenok/keras_lr_finder ``keras_lr_finder/lr_finder.py``): ``find`` runs
+  its own ``model.fit(epochs=1)`` and stops it at the first NaN loss, then the real ``fit``
+  prints ``Epoch 1/N`` again. Keras' bare epoch header is now handed over with the bar below
+  it (``reader._step_line``); an ``Epoch 1/N`` after another header begins a new fit, whose
+  first row starts a run (``MetricEvent.run_start``: the assembler restarts there, the
+  excerpt judge counts the run before as ended, ``AbandonedRuns.restart(fresh=True)``), and
+  the doctor's existing ``_abandoned`` says the range test's NaN at info. (No change to
+  doctor.py was needed.)
 
 Each fault test failed on the parent commit (00ce8bf) unless its docstring says it passes
 there; the controls raise no false alarm there either (two of them fail there only because
@@ -31,7 +39,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 
 # -- Ray Tune: python/ray/tune/experimental/output.py, python/ray/tune/progress_reporter.py --
 
@@ -236,3 +244,65 @@ def test_caffe_healthy_solvers_are_quiet(tmp_path: Path) -> None:
     """Controls (pass on the parent too): both line formats, other intervals."""
     assert faults(tmp_path, _caffe()) == []
     assert faults(tmp_path, _caffe(newer=False, test_interval=1000, display=20)) == []
+
+
+# -- keras_lr_finder: surmenok/keras_lr_finder keras_lr_finder/lr_finder.py ------------------
+
+
+def _bar(done: int, total: int, tail: str) -> str:
+    """Keras 2's Progbar line (keras ``utils/generic_utils.py`` ``Progbar.update``: the count
+    padded to the total's width, a bar of 30, then `` - ETA: ...`` or, finalized, the time
+    and the time per step, then `` - loss: ...``)."""
+    filled = int(30 * done / total)
+    bar = ("=" * (filled - 1) + (">" if done < total else "=")) if filled else ""
+    return f"{done:>{len(str(total))}}/{total} [{bar}{'.' * (30 - filled)}] - {tail}"
+
+
+def _lr_finder(stop_at: int | None = 212, fit_nan: int | None = None,
+               epochs: int = 20) -> list[str]:
+    """``LRFinder.find`` runs ``model.fit(..., epochs=1)`` and stops it at the first NaN loss
+    (``self.model.stop_training = True``): the last bar is finalized at ``stop_at`` of 469
+    (None: no range test); then the real ``fit``, one finalized bar an epoch (the bar's
+    updates rewrote one terminal line), NaN from epoch ``fit_nan``."""
+    lines: list[str] = []
+    if stop_at is not None:
+        lines.append("Epoch 1/1")
+        lines += [_bar(batch, 469, f"ETA: 2s - loss: {2.3 - batch / 200:.4f}")
+                  for batch in range(1, stop_at, 30)]
+        lines.append(_bar(stop_at, 469, "3s 6ms/step - loss: nan"))
+    for epoch in range(1, epochs + 1):
+        loss = "nan" if fit_nan is not None and epoch >= fit_nan else f"{0.5 / epoch:.4f}"
+        lines += [f"Epoch {epoch}/{epochs}",
+                  _bar(469, 469, f"3s 6ms/step - loss: {loss} - accuracy: 0.{80 + epoch}00")]
+    return lines
+
+
+def test_keras_lr_finder_nan_then_fit_is_info(tmp_path: Path) -> None:
+    """Before: AMP006 [error] at 212 (the range test's NaN, its bar's count going on into the
+    real fit's bars, no restart seen). Now Keras' ``Epoch 1/N`` after another epoch header
+    begins a new fit (``metric_reader._fit_header``), its first row a run's start: the range
+    test's NaN ended the run the log began again, which trained on (``abandoned_runs``):
+    AMP006 at info."""
+    for stop_at in (212, 400):
+        result = diagnose_lines(tmp_path, _lr_finder(stop_at))
+        assert result.faults == [], stop_at
+        assert [(d.code, d.step, d.severity.value) for d in result.diagnoses] == [
+            ("AMP006", stop_at, "info")]
+
+
+def test_keras_nan_in_the_fit_after_the_range_test_is_amp006(tmp_path: Path) -> None:
+    """The twin: the real fit goes NaN at its epoch 15 (step 15 * 469): AMP006 there, the
+    range test's NaN listed too (as for PyTorch-Ignite's finder in
+    test_false_alarms6_formats.py). A fit's NaN within ``nonfinite_clear_steps`` rows of the
+    range test's (one row an epoch) is one episode with it: reported at the test's step, as
+    an error (not silenced)."""
+    assert faults(tmp_path, _lr_finder(fit_nan=15)) == [("AMP006", 212), ("AMP006", 15 * 469)]
+    assert faults(tmp_path, _lr_finder(fit_nan=3, epochs=5)) == [("AMP006", 212)]
+
+
+def test_keras_fits_without_a_range_test_are_as_before(tmp_path: Path) -> None:
+    """Controls (as on the parent): one fit, healthy or NaN from its epoch 4 (AMP006 at that
+    epoch's bar); two healthy fits one after the other."""
+    assert faults(tmp_path, _lr_finder(None)) == []
+    assert faults(tmp_path, _lr_finder(None, fit_nan=4, epochs=6)) == [("AMP006", 4 * 469)]
+    assert faults(tmp_path, _lr_finder(None, epochs=3) + _lr_finder(None, epochs=3)) == []
