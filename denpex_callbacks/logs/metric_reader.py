@@ -51,6 +51,7 @@ from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
+    PHASE_COUNT,
     BRACKET_OPENERS,
     BRACKET_STEP,
     COMPOSER_LINE,
@@ -388,6 +389,7 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_20
 # {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
 KERAS_EPOCH = r"Epoch (\d+)/\d+"
 _KERAS_EPOCH = re.compile(KERAS_EPOCH)
+_PHASE_COUNT = re.compile(PHASE_COUNT)
 # Lines an evaluation's heading numbers below it (a test net's outputs, one a line)
 HEADING_REACH = 16
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
@@ -480,6 +482,7 @@ class MetricReader:
         self.fit_epoch = 0
         self.new_fit = False
         self.fit_row = -1  # the line of that fit's first row
+        self.phase_count = (-2, 0, 0)  # ClassyVision's last phase line: (line, phase, batches)
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
@@ -608,6 +611,10 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text):
+            return []
+        if "ed batches: " in text and (found := _PHASE_COUNT.search(text)) is not None:
+            # (ClassyVision's phase line over its loss line: see PHASE_COUNT)
+            self.phase_count = (line, int(found.group(1)), int(found.group(2)))
             return []
         if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
             self.announced = (line, None)
@@ -1023,6 +1030,8 @@ class MetricReader:
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
+        if step is None and self.phase_count[0] == line - 1:  # the phase line just above
+            step = self.epoch_batches.step_of(*self.phase_count[1:])
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):

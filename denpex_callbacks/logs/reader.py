@@ -39,7 +39,7 @@ from denpex_callbacks.logs.metric_reader import (
     record_cell,
 )
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
-from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS
+from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -119,6 +119,7 @@ _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]t
 # src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ << ", Testing net (#" << id << ")"``
 # over ``    Test net output #0: accuracy = 0.98``)
 _KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
+_PHASE_COUNT = re.compile(PHASE_COUNT.encode())
 _EVAL_AT = re.compile(rb"\b[Ii]teration \d+, (?:Testing|Evaluating|Validating)\b")
 
 
@@ -502,7 +503,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
-            b"ing" in line and _EVAL_AT.search(line) is not None):
+            b"teration " in line and _EVAL_AT.search(line) is not None):
         return line, 0
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
@@ -510,6 +511,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _is_step_line(above):
             return above, 1
+    if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
+        return line, 0  # ClassyVision's phase line over its loss line
     if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
         return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):

@@ -29,6 +29,13 @@
   excerpt judge counts the run before as ended, ``AbandonedRuns.restart(fresh=True)``), and
   the doctor's existing ``_abandoned`` says the range test's NaN at info. (No change to
   doctor.py was needed.)
+- ClassyVision before 2020 (facebookresearch/ClassyVision
+  ``classy_vision/hooks/loss_lr_meter_logging_hook.py``): the phase and its batches on a
+  line of their own (``Rank: 0, train phase: 2, processed batches: 300``) over the loss line
+  (``train loss: nan, LR rate: 0.1``); the loss lines were counted as rows. The newer hook's
+  ``Approximate meters: ... train phase 2 (60.00% done), loss: nan`` without its phase's
+  closing ``processed batches: N`` is left as it was (a share of a phase of unknown length
+  names no batch: the rows are counted; see test_left3_formats.py).
 
 Each fault test failed on the parent commit (00ce8bf) unless its docstring says it passes
 there; the controls raise no false alarm there either (two of them fail there only because
@@ -306,3 +313,56 @@ def test_keras_fits_without_a_range_test_are_as_before(tmp_path: Path) -> None:
     assert faults(tmp_path, _lr_finder(None)) == []
     assert faults(tmp_path, _lr_finder(None, fit_nan=4, epochs=6)) == [("AMP006", 4 * 469)]
     assert faults(tmp_path, _lr_finder(None, epochs=3) + _lr_finder(None, epochs=3)) == []
+
+
+# -- ClassyVision before 2020: classy_vision/hooks/loss_lr_meter_logging_hook.py --------------
+
+
+def _classy(nan_at: tuple[int, int] | None = None, *, batches: int = 500,
+            log_freq: int = 100, cut: int = 0) -> list[str]:
+    """``LossLrMeterLoggingHook._log_loss_lr_meters``' ``logging.info("\\n".join(log_strs))``
+    through ``classy_train.py``'s root logger: ``Rank: {}, {} phase: {}, processed batches:
+    {}`` (the logger's prefix on it alone), ``{} loss: {}, LR rate: {}``, ``Meters:`` and
+    each meter; every ``log_freq`` batches (``Local unsynced metric values:``) and at each
+    phase's end (``End of phase metric values:``), a test phase after each train phase.
+    ``nan_at``: (phase, batch) from which the running loss is NaN; ``cut`` lines left out
+    at the start (an excerpt)."""
+    lines = ["INFO:root:Classy Vision's default training script.",
+             "INFO:root:Starting training. Task: <classy_vision.tasks.classification_task."
+             "ClassificationTask object at 0x7f3a2c1e5d90>"]
+    broken, loss = False, ""
+    for phase in range(4):
+        meters = f"accuracy_meter(top_1=0.{phase + 1}, top_5=0.{phase + 3})"
+        for batch in range(log_freq, batches + 1, log_freq):
+            broken = broken or (nan_at is not None and (phase, batch) >= nan_at)
+            loss = "nan" if broken else f"{4.5 - phase / 2 - batch / 1e4}"
+            lines += ["INFO:root:Local unsynced metric values:",
+                      f"INFO:root:Rank: 0, train phase: {phase}, processed batches: {batch}",
+                      f"train loss: {loss}, LR rate: 0.1", "Meters:", meters]
+        test = "nan" if broken else f"{4.4 - phase / 2}"
+        lines += ["INFO:root:End of phase metric values:",
+                  f"INFO:root:Rank: 0, train phase: {phase}, processed batches: {batches}",
+                  f"train loss: {loss}, LR rate: 0.1", "Meters:", meters,
+                  "INFO:root:End of phase metric values:",
+                  f"INFO:root:Rank: 0, test phase: {phase}, processed batches: 50",
+                  f"test loss: {test}, LR rate: 0.1", "Meters:", meters]
+    return lines[cut:]
+
+
+def test_classy_phase_line_numbers_the_loss_below_it(tmp_path: Path) -> None:
+    """Before: AMP006 at 15 and AMP013 at 18 (the loss lines counted as rows, the phase line
+    above each holding no keyword). Now the phase line is handed over with the loss line
+    below it (``reader._step_line``) and numbers it as an epoch's batch
+    (``metric_reader``'s ``phase_count``, counted by ``EpochBatches``: 500 batches a phase,
+    learnt as the count starts over): batch 300 of phase 2 is step 1300, the test phase's
+    NaN after the train phase's end (1500) its consequence. An excerpt that starts in phase
+    1 counts from there (as every epoch-and-batch layout does: the phases before it are not
+    in the excerpt)."""
+    assert faults(tmp_path, _classy((2, 300))) == [("AMP006", 1300), ("AMP013", 1500)]
+    assert faults(tmp_path, _classy((2, 300), cut=40)) == [("AMP006", 800), ("AMP013", 1000)]
+
+
+def test_classy_healthy_phases_are_quiet(tmp_path: Path) -> None:
+    """Controls (pass on the parent too): another log_freq and phase length."""
+    assert faults(tmp_path, _classy()) == []
+    assert faults(tmp_path, _classy(batches=1251, log_freq=50)) == []
