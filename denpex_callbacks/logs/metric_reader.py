@@ -51,7 +51,6 @@ from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
-    PHASE_COUNT,
     BRACKET_OPENERS,
     BRACKET_STEP,
     COMPOSER_LINE,
@@ -68,6 +67,7 @@ from denpex_callbacks.logs.step_layouts import (
     MINIBATCH_RANGE,
     OPEN_BAR,
     PHASE_BATCHES,
+    PHASE_COUNT,
     PHASE_DONE,
     POSTFIX_EPOCH,
     SLASH_BATCH,
