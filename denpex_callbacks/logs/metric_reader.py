@@ -390,6 +390,12 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_20
 KERAS_EPOCH = r"Epoch (\d+)/\d+"
 _KERAS_EPOCH = re.compile(KERAS_EPOCH)
 _PHASE_COUNT = re.compile(PHASE_COUNT)
+# An evaluation pass that opens at the iteration it names, its outputs below it, none of
+# which prints a step (BVLC/caffe src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ <<
+# ", Testing net (#" << test_net_id << ")"`` over ``    Test net output #1: loss = nan (* 1
+# = nan loss)``); reader.py hands it over with the first output below it
+EVAL_AT = r"\b[Ii]teration (\d+), (?:Testing|Evaluating|Validating)\b"
+_EVAL_AT = re.compile(EVAL_AT)
 # Lines an evaluation's heading numbers below it (a test net's outputs, one a line)
 HEADING_REACH = 16
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
@@ -565,9 +571,8 @@ class MetricReader:
         self.dict_lines = (0, 0)  # the lines of its first and last rows
         self.eval_line = -2  # the last line read as evaluation's, and its text
         self.eval_text = ""
-        # The step the last evaluation line named, and its line: the values of that
-        # evaluation below it print none (Caffe's ``Iteration 1500, Testing
-        # net (#0)`` over its ``Test net output #1: loss = nan``)
+        # The step of the last evaluation pass's heading (``EVAL_AT``), and its line: the
+        # values of that evaluation below it print none
         self.eval_heading = (-1, 0)
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
@@ -777,6 +782,9 @@ class MetricReader:
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
             self._opens_below(text, line)
+            if "teration " in text and (found := _EVAL_AT.search(text)) is not None:
+                self.eval_heading = (line, int(found.group(1)))
+                return []  # the heading of an evaluation pass: its values are below it
         return self._evaluation(text, claims, why, line)
 
     def _opens_below(self, text: str, line: int) -> None:
@@ -852,15 +860,12 @@ class MetricReader:
                 *_nonfinite(found, step)]
 
     def _headed(self, step: int | None, line: int) -> int | None:
-        """The step of an evaluation line: its own (kept for the lines below it), or that of
-        the evaluation line a few lines up that printed one (see ``eval_heading``)."""
-        if line < 0:
-            return step
-        if step is not None:
-            self.eval_heading = (line, step)
-            return step
+        """The step of an evaluation line: its own, or that of the evaluation's heading a
+        few lines up (see ``eval_heading``)."""
         heading, named = self.eval_heading
-        return named if 0 < line - heading <= HEADING_REACH else None
+        if step is None and heading >= 0 and 0 < line - heading <= HEADING_REACH:
+            return named
+        return step
 
     def _optimizer_step(self, metrics: MetricLine, step: int | None, *,
                         evaluation: bool = False) -> int | None:

@@ -23,6 +23,7 @@ from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
+    EVAL_AT,
     HEADER_REACH,
     KERAS_EPOCH,
     MAPPING_REACH,
@@ -115,12 +116,11 @@ ANNOUNCED_BYTES = 512
 # over with the loss line below it, so that the loss is read as evaluation's
 # (metric_reader's ``_goes_on``), not as the training loss's.
 _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]tep \d")
-# ...or an evaluation pass that opens at the iteration it names, its outputs below (BVLC/caffe
-# src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ << ", Testing net (#" << id << ")"``
-# over ``    Test net output #0: accuracy = 0.98``)
+# ...or an evaluation pass that opens at the iteration it names (metric_reader's EVAL_AT:
+# Caffe's ``Iteration 1500, Testing net (#0)`` over ``    Test net output #0: ...``)
+_EVAL_AT = re.compile(EVAL_AT.encode())
 _KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
 _PHASE_COUNT = re.compile(PHASE_COUNT.encode())
-_EVAL_AT = re.compile(rb"\b[Ii]teration \d+, (?:Testing|Evaluating|Validating)\b")
 
 
 class Readable(Protocol):
