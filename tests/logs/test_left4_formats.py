@@ -302,7 +302,7 @@ def test_keras_nan_in_the_fit_after_the_range_test_is_amp006(tmp_path: Path) -> 
     range test's NaN listed too (as for PyTorch-Ignite's finder in
     test_false_alarms6_formats.py). A fit's NaN within ``nonfinite_clear_steps`` rows of the
     range test's (one row an epoch) is one episode with it: reported at the test's step, as
-    an error (not silenced)."""
+    an error (not silenced). Passes on the parent too (every NaN was AMP006 there)."""
     assert faults(tmp_path, _lr_finder(fit_nan=15)) == [("AMP006", 212), ("AMP006", 15 * 469)]
     assert faults(tmp_path, _lr_finder(fit_nan=3, epochs=5)) == [("AMP006", 212)]
 
