@@ -1667,7 +1667,8 @@ class MetricReader:
         spans = list(itertools.pairwise(pipes))
         names = [" ".join(f"{above[a + 1:b].strip()} {text[a + 1:b].strip()}".split())
                  for a, b in spans]
-        if not any(text[a + 1:b].strip() for a, b in spans) or _known(names) < 2:
+        if not any(text[a + 1:b].strip(" -=:+") for a, b in spans) or _known(names) < 2:
+            # (a rule under the header, a Markdown table's ``|---|:---:|``, names nothing)
             return False
         self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
         self.header_evals = lexicon.evaluation_twins(names)
