@@ -104,10 +104,13 @@ class AbandonedRuns:
         """A search's message said it ended the current run (see :func:`ended_by_search`)."""
         self.ended = True
 
-    def restart(self, step: int | None, line: int | None = None) -> None:
+    def restart(self, step: int | None, line: int | None = None, *,
+                fresh: bool = False) -> None:
         """A new run began in the log at ``step``, on ``line`` (the assembler's
-        ``RESTARTED``)."""
-        if (self.nonfinite and not self.finite_after and self._fresh(step)
+        ``RESTARTED``); ``fresh``: the log says it began from the start (a new Keras ``fit``:
+        its ``Epoch 1/N``), where its first row may be its first epoch's end, past the last
+        run's steps."""
+        if (self.nonfinite and not self.finite_after and (fresh or self._fresh(step))
                 and (self.nonfinite <= STOPPED_ROWS or self.ended)):
             self.abandoned += self.nonfinite  # the run ended on them and was begun again
             self.kept_from = line

@@ -162,6 +162,9 @@ class ExcerptJudge:
             self._megatron(event, _Point(event.step, line, text))
         if event.kind == METRICS and event.step is not None:
             self.printed_steps.append(event.step)
+            if getattr(event, "run_start", False):  # a new fit (Keras' ``Epoch 1/N`` again)
+                self.runs.restart(event.step, line, fresh=True)
+                self._new_run()
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""

@@ -41,6 +41,7 @@ _TOKEN = frozenset("._-")
 _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
 _OPENS = frozenset("=:([{,")  # nor ends with these (a key waiting for its value)
 _FILLS = frozenset("#█=━■*")  # what a progress bar is filled with (no table's border)
+_RULE = "-=+|: ─━"  # what a table's rule is drawn with
 
 
 def may_be_wrapped(head: bytes) -> bool:
@@ -106,6 +107,7 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
         while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
                and _opening(bodies[index + 1]) != opening
                and _opening(bodies[index + 1], _STARTS) not in starts
+               and not _rule(piece) and not _rule(bodies[index + 1], width)
                and (opening, _ending(piece)) not in endings):
             index += 1
             following = bodies[index]
@@ -118,6 +120,14 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
     if joins < (WRAP_LINES if broken < joins else WRAP_FEW) or broken < WRAP_BROKEN_SHARE * joins:
         return None
     return Unwrapped("\n".join(out).encode("utf-8"), width)
+
+
+def _rule(line: str, width: int | None = None) -> bool:
+    """Whether ``line`` is a table's rule (as wide as ``width``, where given): tabulate's
+    ``simple`` format pads a table's header, rule and rows to one width (Ray Tune's ``Trial
+    name  status  loss ...`` over ``----------  ------  ----`` over its rows): a line above
+    or below such a rule was whole, no wrap left it so."""
+    return (width is None or len(line) == width) and not line.strip(_RULE)
 
 
 def _opening(line: str, size: int = _OPENING) -> str:

@@ -58,7 +58,7 @@ _QUALIFIERS = frozenset({
     "epoch", "overall", "reduced", "batch", "iter", "sum", "global", "current", "cur", "final",
     "ema", "loss", "losses", "all", "objective", "reported", "mb", "micro", "main", "full",
     "moving", "value", "averaged", "combined", "weighted", "net", "unscaled", "raw", "agg",
-    "aggregated", "per", "token", "sample", "tok", "last", "local", "minibatch",
+    "aggregated", "per", "token", "sample", "tok", "last", "local", "minibatch", "mini",
     "normalized", "accum", "accumulated",
 })
 # The head nouns of a loss: one of them makes a key a loss (the total or a component). The
@@ -219,7 +219,9 @@ for _role, _phrases in {
          # marian's ``--lr-report``: ``... : L.r. 3.0000e-04`` (not "l" for a loss)
          "l r",
          # MATLAB's trainnet table column (``LearnRate``, trainingOptions' ``InitialLearnRate``)
-         "learn rate"),
+         "learn rate",
+         # trainNetwork's verbose table, a header of two rows (``Base Learning`` over ``Rate``)
+         "base learning rate"),
 }.items():
     for _phrase in _phrases:
         _EXACT[tuple(_phrase.split())] = _role

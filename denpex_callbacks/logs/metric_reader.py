@@ -21,6 +21,7 @@ read one line twice or disagree about it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -66,6 +67,7 @@ from denpex_callbacks.logs.step_layouts import (
     MINIBATCH_RANGE,
     OPEN_BAR,
     PHASE_BATCHES,
+    PHASE_COUNT,
     PHASE_DONE,
     POSTFIX_EPOCH,
     SLASH_BATCH,
@@ -383,6 +385,19 @@ STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
+# Keras' epoch header over its bar (keras ``callbacks/progbar_logger.py``: ``Epoch
+# {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
+KERAS_EPOCH = r"Epoch (\d+)/\d+"
+_KERAS_EPOCH = re.compile(KERAS_EPOCH)
+_PHASE_COUNT = re.compile(PHASE_COUNT)
+# An evaluation pass that opens at the iteration it names, its outputs below it, none of
+# which prints a step (BVLC/caffe src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ <<
+# ", Testing net (#" << test_net_id << ")"`` over ``    Test net output #1: loss = nan (* 1
+# = nan loss)``); reader.py hands it over with the first output below it
+EVAL_AT = r"\b[Ii]teration (\d+), (?:Testing|Evaluating|Validating)\b"
+_EVAL_AT = re.compile(EVAL_AT)
+# Lines an evaluation's heading numbers below it (a test net's outputs, one a line)
+HEADING_REACH = 16
 DICT_REACH = 32  # lines handed over after an open dict's row (the rest of the record)
 # A YAML mapping, one key a line, nested by indentation (RLlib's results through
 # ``ray.tune.logger.pretty_print``, ``yaml.safe_dump`` sorted by key: ``        total_loss:
@@ -462,11 +477,18 @@ class MetricReader:
         self.header_evals: dict[str, str] = {}
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
+        self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
         self._read_as: Counter[tuple[str, tuple[str, ...]]] = Counter()
         # batches an epoch -> (last batch, epochs before it, line it was on)
         self.bars: dict[int, tuple[int, int, int]] = {}
+        # Keras' last ``Epoch e/N`` header (0: none read), and whether a new fit began
+        # below it (an ``Epoch 1/N`` after another header): its first row starts a run
+        self.fit_epoch = 0
+        self.new_fit = False
+        self.fit_row = -1  # the line of that fit's first row
+        self.phase_count = (-2, 0, 0)  # ClassyVision's last phase line: (line, phase, batches)
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
@@ -549,6 +571,9 @@ class MetricReader:
         self.dict_lines = (0, 0)  # the lines of its first and last rows
         self.eval_line = -2  # the last line read as evaluation's, and its text
         self.eval_text = ""
+        # The step of the last evaluation pass's heading (``EVAL_AT``), and its line: the
+        # values of that evaluation below it print none
+        self.eval_heading = (-1, 0)
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -590,6 +615,12 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
+        if text[:6] == "Epoch " and self._fit_header(text):
+            return []
+        if "ed batches: " in text and (found := _PHASE_COUNT.search(text)) is not None:
+            # (ClassyVision's phase line over its loss line: see PHASE_COUNT)
+            self.phase_count = (line, int(found.group(1)), int(found.group(2)))
+            return []
         if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
             self.announced = (line, None)
             return []
@@ -698,6 +729,8 @@ class MetricReader:
             return []
         if text[:8] == "(epoch: " and (visualized := self._visualizer_row(text)):
             return visualized
+        if self._piped_header(text, line):
+            return []
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
         if why is None and is_branch(text) and (
@@ -749,7 +782,10 @@ class MetricReader:
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
             self._opens_below(text, line)
-        return self._evaluation(text, claims, why)
+            if "teration " in text and (found := _EVAL_AT.search(text)) is not None:
+                self.eval_heading = (line, int(found.group(1)))
+                return []  # the heading of an evaluation pass: its values are below it
+        return self._evaluation(text, claims, why, line)
 
     def _opens_below(self, text: str, line: int) -> None:
         """Keep an evaluation line as the opener of the dict below it, where it heads one:
@@ -788,9 +824,11 @@ class MetricReader:
         return bool(prefix.strip()) and _DIGITS.sub("0", self.eval_text).startswith(
             _DIGITS.sub("0", prefix))
 
-    def _evaluation(self, text: str, claims: list[Claim], why: str) -> list[MetricEvent]:
+    def _evaluation(self, text: str, claims: list[Claim], why: str,
+                    line: int = -1) -> list[MetricEvent]:
         """The non-finite evaluation values of a line about evaluation (its losses and
-        metrics) or of a closing summary (its evaluation keys only)."""
+        metrics) or of a closing summary (its evaluation keys only); ``line``: where an
+        evaluation's heading may number it (``eval_heading``)."""
         roles = _EVAL_ROLES if why == EVALUATION else frozenset({lexicon.EVAL})
         metrics = collect([c for c in claims if c[2] in roles or c[2] == lexicon.STEP], text)
         found = [*metrics.evals, *metrics.components]
@@ -817,8 +855,17 @@ class MetricReader:
                                     evaluation=True)
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
+        step = self._headed(step, line)
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
                 *_nonfinite(found, step)]
+
+    def _headed(self, step: int | None, line: int) -> int | None:
+        """The step of an evaluation line: its own, or that of the evaluation's heading a
+        few lines up (see ``eval_heading``)."""
+        heading, named = self.eval_heading
+        if step is None and heading >= 0 and 0 < line - heading <= HEADING_REACH:
+            return named
+        return step
 
     def _optimizer_step(self, metrics: MetricLine, step: int | None, *,
                         evaluation: bool = False) -> int | None:
@@ -988,6 +1035,8 @@ class MetricReader:
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
+        if step is None and self.phase_count[0] == line - 1:  # the phase line just above
+            step = self.epoch_batches.step_of(*self.phase_count[1:])
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
@@ -1112,6 +1161,7 @@ class MetricReader:
         read_as = self.last_read_as = (written, keys)
         self._read_as[read_as] += 1
         out: list[MetricEvent] = []
+        run_start = self.fit_row == line  # (a new fit's first row begins a run: see there)
         if measured or scale is not None:
             # A row's own cumulative count of skipped updates (optax's ``total_notfinite``)
             # says which steps since the last row were skipped, as HF's rows do.
@@ -1119,7 +1169,8 @@ class MetricReader:
                                    lr=values.get(lexicon.LR), scale_after=scale,
                                    skipped_total=counted if step is not None else None,
                                    keys=keys, epoch_text=epoch_text,
-                                   epoch_start=epoch_start, epoch_row=epoch_row,
+                                   epoch_start=epoch_start or run_start,
+                                   epoch_row=epoch_row, run_start=run_start,
                                    scale_below=10.0 ** -metrics.scale_places
                                    if scale and values.get(lexicon.SCALE) == 0.0 else None))
         if skipped is not None and step is not None:
@@ -1168,6 +1219,8 @@ class MetricReader:
         if step_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
         if mapped:
+            return closed
+        if self._piped_header(text, line):
             return closed
         if (why := _not_training(text)) is not None:
             if " " not in text.strip():  # a split's name alone, over its table (NequIP's)
@@ -1511,8 +1564,27 @@ class MetricReader:
         self.passes[total] = (done, passes, interval)
         return passes * total + done
 
+    def _fit_header(self, text: str) -> bool:
+        """Whether ``text`` is Keras' epoch header over its bar (``Epoch 3/10``, keras
+        ``callbacks/progbar_logger.py`` ``on_epoch_begin``); one that counts from 1 again
+        after another is a new ``fit``: a learning-rate range test that stopped its own fit
+        on a NaN (keras_lr_finder, surmenok ``keras_lr_finder/lr_finder.py``: ``if
+        math.isnan(loss) or loss > self.best_loss * 4: self.model.stop_training = True``),
+        then the real one. Its bars are counted afresh, its first row starts a run."""
+        found = _KERAS_EPOCH.fullmatch(text.strip())
+        if found is None:
+            return False
+        epoch = int(found.group(1))
+        if epoch == 1 and self.fit_epoch:
+            self.new_fit = True
+            self.bars.clear()
+        self.fit_epoch = epoch
+        return True
+
     def _bar_step(self, done: int, total: int, line: int) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
+        if self.new_fit:  # the first bar of a new fit
+            self.new_fit, self.fit_row = False, line
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
         if done < last or (done == last and line != last_line):
             epochs += 1
@@ -1551,6 +1623,8 @@ class MetricReader:
 
     def _header_row(self, text: str, line: int) -> bool:
         """Remember a row of column names (two or more the lexicon knows, no numbers)."""
+        if self._header_below(text, line):
+            return True
         cells = header_cells(text)
         if cells is None:
             return False
@@ -1562,11 +1636,42 @@ class MetricReader:
             # (a titled table's columns: the title's cell is no column)
             spans = [found.span() for found in _HEADER_CELL.finditer(text, titled.end())]
         self.header = (line, cells, spans, parted)
+        self.header_text = text
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
         self.header_split = self.eval_line == line - 1 and " " not in self.eval_text.strip()
+        return True
+
+    def _piped_header(self, text: str, line: int) -> bool:
+        """A header row between pipes (its first character one), taken as one before its
+        names are asked whether they are an evaluation's: trainNetwork's verbose table names
+        its ``Validation`` columns beside the training's."""
+        return (text[:1] == "|" and not any(c.isdigit() for c in text)
+                and self._header_row(text, line))
+
+    def _header_below(self, text: str, line: int) -> bool:
+        """The second row of a header whose names run over two rows between pipes at the
+        same places (MATLAB trainNetwork's verbose table: ``|  Epoch  |  Iteration  | ...  |
+        Mini-batch  |  Base Learning  |`` over ``|         |             | ...  |     Loss
+        |      Rate      |``): each column named by its two cells, the upper first."""
+        header = self.header
+        if (header is None or header[0] != line - 1 or "|" not in text
+                or any(c.isdigit() for c in text)):
+            return False
+        above = self.header_text
+        if [i for i, c in enumerate(above) if c == "|"] != (
+                pipes := [i for i, c in enumerate(text) if c == "|"]) or len(pipes) < 3:
+            return False
+        spans = list(itertools.pairwise(pipes))
+        names = [" ".join(f"{above[a + 1:b].strip()} {text[a + 1:b].strip()}".split())
+                 for a, b in spans]
+        if not any(text[a + 1:b].strip(" -=:+") for a, b in spans) or _known(names) < 2:
+            # (a rule under the header, a Markdown table's ``|---|:---:|``, names nothing)
+            return False
+        self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
+        self.header_evals = lexicon.evaluation_twins(names)
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -2042,6 +2147,11 @@ def header_cells(text: str) -> list[str] | None:
     return cells if known >= 2 else None
 
 
+def _known(cells: list[str]) -> int:
+    """How many of ``cells`` the lexicon knows."""
+    return sum(1 for cell in cells if lexicon.role(cell) is not None)
+
+
 def _titled(text: str) -> tuple[str, list[str]] | None:
     """The title and the column names of a header row titled by its first cell (see
     ``_TITLE``), or None.
@@ -2257,11 +2367,14 @@ class MetricEvent(LogEvent):
     # The scale was printed as 0 at this precision after a scale above 0: below it, not 0
     # (``scale_after`` holds half of it; see MetricReader._scale).
     scale_below: float | None = None
+    # The first row of a new fit (Keras' ``Epoch 1/N`` again over its bar): the run before
+    # it ended there (see ``MetricReader._fit_header``)
+    run_start: bool = False
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
                  epoch_row: bool = False, scale_below: float | None = None,
-                 **fields: Any) -> None:
+                 run_start: bool = False, **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
         vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
-                          epoch_row=epoch_row, scale_below=scale_below)
+                          epoch_row=epoch_row, scale_below=scale_below, run_start=run_start)

@@ -23,7 +23,9 @@ from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
+    EVAL_AT,
     HEADER_REACH,
+    KERAS_EPOCH,
     MAPPING_REACH,
     RECORD_REACH,
     ROW_REACH,
@@ -38,7 +40,7 @@ from denpex_callbacks.logs.metric_reader import (
     record_cell,
 )
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
-from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS
+from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -114,6 +116,11 @@ ANNOUNCED_BYTES = 512
 # over with the loss line below it, so that the loss is read as evaluation's
 # (metric_reader's ``_goes_on``), not as the training loss's.
 _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]tep \d")
+# ...or an evaluation pass that opens at the iteration it names (metric_reader's EVAL_AT:
+# Caffe's ``Iteration 1500, Testing net (#0)`` over ``    Test net output #0: ...``)
+_EVAL_AT = re.compile(EVAL_AT.encode())
+_KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
+_PHASE_COUNT = re.compile(PHASE_COUNT.encode())
 
 
 class Readable(Protocol):
@@ -495,7 +502,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # a line longer than any handed over
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
-    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None):
+    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
+            b"teration " in line and _EVAL_AT.search(line) is not None):
         return line, 0
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
@@ -503,6 +511,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _is_step_line(above):
             return above, 1
+    if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
+        return line, 0  # ClassyVision's phase line over its loss line
+    if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
+        return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
     if len(line) <= NOTE_WIDTH and begin > resume:

@@ -227,6 +227,11 @@ BRACKET_STEP = re.compile(r"(?:\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*"
 # 500``).
 PHASE_DONE = re.compile(r"\btrain phase (\d+) \((\d+(?:\.\d+)?)% done\)")
 PHASE_BATCHES = re.compile(r"processed batches: (\d+)")
+# Before 2020 the hook printed the phase and its batches so far on a line of their own, the
+# loss on the line below it (``"Rank: {}, {} phase: {}, processed batches: {}".format(
+# get_rank(), phase_type, phase_type_idx, batches)``, then ``"{} loss: {}, LR rate: {}"``,
+# joined by newlines into one ``logging.info``): the phase is an epoch, the count its batch.
+PHASE_COUNT = r"\btrain phase: (\d+), processed batches: (\d+)\s*$"
 # What opens a line that BRACKET_STEP may number (a cheap check before the regex).
 BRACKET_OPENERS = ("[", "#", "(")
 
