@@ -330,7 +330,7 @@ def _pasted(stream: BinaryIO, size: int,
     if prefix is not None and (kept := without_margin(data, prefix)) is not None:
         data = kept
         how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
-                   "quoted paste), taken off")
+                   "quoted paste, one container's collected output), taken off")
     if spaced and (kept := unspaced(data)) is not None:
         data = kept
         how.append("a blank line after every line (a double-spaced paste), dropped")

@@ -1,19 +1,21 @@
 """What a paste adds around every line of a log, taken off again: a blank line after each
-line, and an indent (or a quote mark) before each.
+line, and an indent, a quote mark or one container's name before each.
 
 A log copied through a channel that doubles its line breaks (``\\r\\n`` turned into two
 breaks by an editor or a web form, a console that prints a blank line after each record) has
 a blank line between any two of its lines; one pasted as a Markdown code block by indenting
-it (four spaces, a tab) or quoted in a reply (``> ``) has the same prefix on every line. Read
+it (four spaces, a tab), quoted in a reply (``> ``) or collected from one container (``docker
+compose logs``, ``kubectl logs --prefix``) has the same prefix on every line. Read
 as they are, the lines' neighbours change: a blank line between an evaluation header and its
 rows puts the rows out of the header's reach (DETR's ``Test:`` rows after its ``Averaged
 stats``, read as training), and an indent turns every ``key: value`` line into what reads as
-a YAML mapping's rows.
+a YAML mapping's rows, and a table's header no longer lines up with its rows (fastai's).
 
 A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hold text and
 every other line is blank (a few runs of two blank lines allowed: a blank line the tool
 printed itself, doubled); as indented where every line that holds text opens with the same
-prefix: a tab, at least two blanks, or ``>`` (with the blanks after it), over at least
+prefix: a tab, at least two blanks, ``>`` (with the blanks after it), or a container's name
+(``trainer-1  | ``, ``[pod/trainer-0/main] ``), over at least
 ``MARGIN_LINES`` lines. The margin is taken off, the blank lines dropped; line numbers then
 count the lines read.
 """
@@ -25,7 +27,10 @@ import re
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 SPACED_DOUBLES = 0.1  # share of the gaps that may be two blank lines (the tool's own, doubled)
 MARGIN_LINES = 4
-_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +")  # what a paste puts before every line
+# What a paste puts before every line: a quote mark, a tab, blanks; what a collector of one
+# container's output does (``docker compose logs``: ``trainer-1  | ``, the service and its
+# replica; ``kubectl logs --prefix``: ``[pod/trainer-0/main] ``).
+_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| |\[pod/[^\]\s]+\] ")
 
 
 def may_be_spaced(head: bytes) -> bool:
@@ -76,7 +81,7 @@ def _spaced(lines: list[bytes]) -> bool:
 
 def margin(head: bytes) -> bytes | None:
     """The prefix every line of the head that holds text opens with (a tab, two blanks or
-    more, a quote mark), where there is one; else None.
+    more, a quote mark, one container's name), where there is one; else None.
 
     Example:
         >>> margin(b"".join(b"    step %d loss 1.0\\n" % s for s in range(4)))
@@ -84,6 +89,10 @@ def margin(head: bytes) -> bytes | None:
         >>> margin(b"> step 1 loss 1.0\\n>\\n> step 2 loss 1.0\\n> step 3 loss 1.0\\n> done\\n")
         b'> '
         >>> margin(b"  step 1 loss 1.0\\nstep 2 loss 1.0\\n  a\\n  b\\n") is None
+        True
+        >>> margin(b"".join(b"trainer-1  | epoch %d loss 1.0\\n" % e for e in range(4)))
+        b'trainer-1  | '
+        >>> margin(b"".join(b"val | epoch %d loss 1.0\\n" % e for e in range(4))) is None
         True
     """
     lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:-1]]

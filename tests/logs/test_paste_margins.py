@@ -1,6 +1,7 @@
 """Pastes that add something around every line (``paste_margins.py``): a blank line after
 each line (a double-spaced paste: ``\\r\\n`` doubled by an editor or a web form), an indent
-(a Markdown code block indented by four spaces or a tab) or a quote mark (``> `` in a reply).
+(a Markdown code block indented by four spaces or a tab), a quote mark (``> `` in a reply) or
+one container's name (``docker compose logs``, ``kubectl logs --prefix``).
 Found by re-reading the suite's own excerpts in those shapes, each of which must give what
 the excerpt gives as printed.
 
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import diagnose_lines, faults, loop_lines
+from test_classic_formats import _fastai
 from test_detect_formats import _detr, _open_clip, _open_clip_eval
 from test_false_alarms2_formats import _composer
 
@@ -44,7 +46,9 @@ def _quoted(lines: list[str]) -> list[str]:
 SHAPES: dict[str, Callable[[list[str]], list[str]]] = {
     "double-spaced": _spaced, "indented": _indented, "tab-indented": _tabbed,
     "quoted": _quoted, "quoted and double-spaced": lambda lines: _quoted(_spaced(lines)),
-    "CRLF": lambda lines: [f"{line}\r" for line in lines]}
+    "CRLF": lambda lines: [f"{line}\r" for line in lines],
+    "docker compose": lambda lines: [f"trainer-1  | {line}" for line in lines],
+    "kubectl --prefix": lambda lines: [f"[pod/train-0/main] {line}" for line in lines]}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -105,3 +109,12 @@ def test_composer_records_in_every_paste_shape(tmp_path: Path, shape: str) -> No
     line's end); double-spaced, indented or quoted: the same."""
     fatal = "CUDA out of memory. Tried to allocate 2.00 GiB."
     assert faults(tmp_path, SHAPES[shape](_composer(None, fatal=fatal))) == [("SYS001", 600)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_fastai_table_in_every_paste_shape(tmp_path: Path, shape: str) -> None:
+    """fastai's table (test_classic_formats' ``_fastai``): its header must line up with its
+    rows. Before, behind ``docker compose logs``' ``trainer-1  | `` on every line: "nothing
+    to diagnose" (``kubectl logs --prefix``' ``[pod/train-0/main] `` was read already)."""
+    assert faults(tmp_path, SHAPES[shape](_fastai(4))) == [("AMP006", 4), ("AMP013", 4)]
+    assert faults(tmp_path, SHAPES[shape](_fastai())) == []
