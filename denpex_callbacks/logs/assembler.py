@@ -47,7 +47,7 @@ from denpex_callbacks.logs.events import (
     SUMMARY,
     LogEvent,
 )
-from denpex_callbacks.logs.logging_interval import LoggingInterval
+from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
 from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
 from denpex_callbacks.logs.step_spans import StepSpans
 
@@ -203,6 +203,9 @@ class Assembler:
     # its rows without a step are numbered by it, each rank's k-th row the same step.
     row_interval: LoggingInterval | None = None
     _interval_rows: dict[int | None, int] = field(default_factory=dict)
+    # Each rank's first and last row's epoch under it: a row back at the first epoch after
+    # later ones is a run begun again from its start (the script run again after a crash).
+    _interval_epochs: dict[int | None, tuple[float, float]] = field(default_factory=dict)
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -509,8 +512,7 @@ class Assembler:
             return
         self._last_metrics = key
         if event.step is None and self.row_interval is not None and event.family == HF:
-            row = self._interval_rows.get(event.rank, 0)
-            self._interval_rows[event.rank] = row + 1
+            row = self._interval_row(event.rank, row_epoch(text))
             event = replace(event, step=self.row_interval.step(row))
         if event.step is None and not applied:
             self.counted_rows += 1
@@ -617,6 +619,17 @@ class Assembler:
                 self._row_base += _ROWS_KEPT // 2
         return step
 
+    def _interval_row(self, rank: int | None, epoch: float | None) -> int:
+        """The place, from 0, of rank ``rank``'s HF row that prints ``epoch`` in its run."""
+        row = self._interval_rows.get(rank, 0)
+        if epoch is not None:
+            first, last = self._interval_epochs.get(rank, (epoch, epoch))
+            if row and epoch <= first < last:
+                row = 0  # (back at the first row's epoch: a run begun from its start again)
+            self._interval_epochs[rank] = (first, epoch)
+        self._interval_rows[rank] = row + 1
+        return row
+
     def _run_start(self) -> None:
         """A line that starts a run, after steps were read: a run appended to this log (a
         resume, or another run), whose overflow lines may come before any row with a step
@@ -624,6 +637,7 @@ class Assembler:
         last run's scales are no scales its lines fell from."""
         self._flush()  # an overflow already read is the last run's
         self._interval_rows.clear()  # (its rows number their steps from its start again)
+        self._interval_epochs.clear()
         if self.clock > 0:
             self._begin_run(None)
             # (an interval's skips are placed as a start-up back-off until a clean step)

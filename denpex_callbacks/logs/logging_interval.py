@@ -11,7 +11,9 @@ sorted), a command line echoed (``--logging_steps 50``), a YAML config echoed (L
 axolotl: ``logging_steps: 10``), a JSON dump (``"logging_steps": 10``).
 
 A run resumed from a checkpoint says from which step (``Continuing training from global step
-500``): its rows go on from there.
+500``): its rows go on from there. A run begun again from the start in the same log (the
+script run again after a crash, no closing ``train_runtime`` row between) prints its rows'
+``epoch`` from the first one's again: its rows number from its start (:func:`row_epoch`).
 
 Not read: a ``logging_steps`` below 1 (a ratio of the total steps, since transformers 4.31),
 a log that names two values (two runs), or a ``logging_strategy`` other than ``steps`` (one row
@@ -31,6 +33,20 @@ _STRATEGY = re.compile(rb"""logging[_-]strategy['"]?\s*[=:\s]\s*['"]?(?:Interval
 _RESUMED = re.compile(rb"Continuing training from global step (\d+)")
 _FIRST_ROW = re.compile(rb"""\{['"]loss['"]:""")
 _FIRST = re.compile(rb"""logging[_-]first[_-]step['"]?\s*[=:\s]\s*['"]?(True|true)\b""")
+_EPOCH = re.compile(r"""['"]epoch['"]:\s*['"]?(\d+(?:\.\d+)?)(?![\d.])""")
+
+
+def row_epoch(text: str) -> float | None:
+    """The epoch an HF Trainer row prints (None: none).
+
+    Example:
+        >>> row_epoch("{'loss': 0.69, 'grad_norm': 1.2, 'learning_rate': 5e-05, 'epoch': 0.35}")
+        0.35
+        >>> row_epoch("{'loss': 0.69}") is None
+        True
+    """
+    found = _EPOCH.search(text)
+    return float(found.group(1)) if found is not None else None
 
 
 class LoggingInterval(NamedTuple):

@@ -13,13 +13,13 @@ rule (``abandoned_runs.AbandonedRuns``, the doctor's ``_abandoned``).
 - A plain loop's losses huge from the first one printed, then NaN: the cause
   ``loss-magnitude`` again (b9d95c6 gave it, saying "before any update was applied", which a
   plain loop's log does not show; stop 45's unknown update count dropped it).
-- A documented miss: HF Trainer run again after a crash (an OOM traceback, no closing
-  ``train_runtime`` summary) numbers its rows on from the first run's (NaN at its 5th row at
-  ``logging_steps=10``: step 150, right is 50); b9d95c6 said 15. Only the closing summary
-  starts a run's numbering; the banner and the arguments of the second run hold no keyword.
+- HF Trainer run again after a crash (an OOM traceback, no closing ``train_runtime``
+  summary) numbered its rows on from the first run's (NaN at its 5th row at
+  ``logging_steps=10``: step 150, right is 50; b9d95c6 said 15): a row back at the first
+  row's epoch after later ones now begins the numbering again (``logging_interval.row_epoch``).
 
-The five fault tests fail on 00ce8bf; the two controls (healthy folds, a NaN validation in the
-kept trial) pass there too.
+The six fault tests fail on 00ce8bf; the controls (healthy folds, a NaN validation in the kept
+trial, epochs that repeat while rounded) pass there too.
 """
 
 from __future__ import annotations
@@ -206,3 +206,24 @@ def test_a_loop_whose_losses_are_huge_from_the_start_says_loss_magnitude(
     assert (nan.code, nan.step, nan.evidence["cause"]) == ("AMP006", 20, "loss-magnitude")
     assert "from the first one the log prints" in nan.root_cause
     assert "no update was applied" not in (nan.fix or "")
+
+
+_TRACEBACK = ["Traceback (most recent call last):", '  File "run_clm.py", line 600, in <module>',
+              "    main()", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+              "2.00 GiB (GPU 0; 79.15 GiB total capacity; 75.10 GiB already allocated)"]
+
+
+def test_hf_run_again_after_a_crash_numbers_its_own_rows(tmp_path: Path) -> None:
+    """Run 1 logged 10 rows and died (OOM, no closing summary); the script was run again
+    (fresh: its arguments and ``***** Running training *****`` again, its epochs from 0.05)
+    and went NaN at its 5th row: step 50. Before: 150 (rows numbered on from run 1's)."""
+    lines = [*_hf_arguments(), *_hf_rows(10), *_TRACEBACK, *_hf_arguments(), *_hf_rows(20, 5)]
+    assert ("AMP006", 50) in faults(tmp_path, lines)
+
+
+def test_hf_rows_whose_rounded_epoch_repeats_number_on(tmp_path: Path) -> None:
+    """Control: ``'epoch': 0.0`` printed by the first rows of a long epoch (rounded to two
+    places) is no new run; the NaN of the 30th row is step 300."""
+    rows = [f"{{'loss': {'nan' if k >= 30 else f'{2 - k / 100:.4f}'}, 'grad_norm': 1.0, "
+            f"'learning_rate': 5e-05, 'epoch': {round(k / 1000, 2)}}}" for k in range(1, 41)]
+    assert faults(tmp_path, [*_hf_arguments(), *rows]) == [("AMP006", 300)]
