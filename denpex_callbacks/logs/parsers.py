@@ -155,7 +155,8 @@ class LineParser:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
         if isinstance(text, ValueRowLine):
             return self._value_rows(text, line)
-        if text.startswith(_LOGGED_RECORD) and self.generic is not None:
+        if text.startswith(_LOGGED_RECORD) and self.generic is not None and (
+                not text.rstrip().endswith("│")):  # (a bordered pane's row, not a record)
             return list(self.generic.read(strip_paste(text), line))
         text = strip_paste(text)
         if not text.isascii() and has_cjk(text):  # (most lines: ASCII, told inline)

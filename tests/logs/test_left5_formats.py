@@ -51,7 +51,6 @@ from excerpts import diagnose_lines, faults
 
 from denpex_callbacks.logs.doctor import diagnose
 
-
 # -- countdowns ------------------------------------------------------------------------------
 
 def _lora_ga(nan_from: int | None = None, *, layout: str = "up-first",
@@ -248,8 +247,8 @@ def test_djl_summary_is_no_row(tmp_path: Path) -> None:
 
 
 def test_djl_controls(tmp_path: Path) -> None:
-    """Healthy runs with and without the bar; without it the summaries are the rows (the
-    NaN in the third epoch's: right on the parent too)."""
+    """Healthy runs with and without the bar, and without it a NaN in the third epoch's
+    summary: the summaries are the rows (all pass on the parent too)."""
     assert faults(tmp_path, _djl()) == []
     assert faults(tmp_path, _djl(bar=False)) == []
     assert faults(tmp_path, _djl(240, bar=False)) == [("AMP006", 3)]
