@@ -39,7 +39,8 @@ _STARTS = 12  # characters of a line's opening whose shape tells a record's star
 _OPENING = 6  # characters of a line's opening compared (its shape: digits as 0, letters as a)
 _TOKEN = frozenset("._-")
 _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
-_OPENS = frozenset("=:([{,")  # nor ends with these (a key waiting for its value)
+# nor ends with these (a key waiting for its value; tqdm's ``[00:20<00:00`` cut at its ``<``)
+_OPENS = frozenset("=:([{,<")
 _FILLS = frozenset("#█=━■*")  # what a progress bar is filled with (no table's border)
 _RULE = "-=+|: ─━"  # what a table's rule is drawn with
 
@@ -150,4 +151,9 @@ def _cut_token(last: str, first: str, second: str) -> bool:
              and (first.islower() or first.isdigit() or first in _TOKEN))
             or first in _CONTINUES or last in _OPENS or (last == first and last in _FILLS)
             or (last.isupper() and first.isupper() and second.isupper())
-            or (last.isalnum() and first == " " and second.islower()))
+            or (last.isalnum() and first == " " and second.islower())
+            # a column's padding cut in two: a printed line ends with no blank, so a blank
+            # at both sides of the break is a run of spaces the width split (YOLOv5's
+            # ``('%11s' * 2 + '%11.4g' * 5)`` row wrapped at 60 columns: ``0.01811     `` /
+            # ``   178``)
+            or (last == " " and first == " "))

@@ -71,6 +71,10 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
 _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
+# The word before a counter's key that makes it a countdown (``remaining steps: 990``, a
+# LoRA-GA initialisation's ``step: {idx+1}, loss: ..., remaining steps: {iters - (idx+1)}``):
+# it runs down to 0, so it is no step; the step is the counter that runs up, or the rows.
+_COUNTDOWN = frozenset({"remaining", "remain"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -232,6 +236,9 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             continue
         if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
             return None  # a count of things (gsplat's "Number of GS: 1234567"), no step
+        if kind == lexicon.STEP and size < len(tokens) and (
+                tokens[-size - 1].lower() in _COUNTDOWN):
+            return None  # a countdown (see _COUNTDOWN)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 

@@ -288,6 +288,11 @@ HEADER_REACH = 200  # value rows are read this many lines after their header row
 # ``step: 700`` over ``loss: nan``): a metric line that names no step, this many lines
 # below a line that holds only a step, is that step's. Such a record is a dozen lines.
 BLOCK_REACH = 16
+# An epoch's ``Train: ...`` summary this many lines below the last row of a percentage bar
+# (DJL's: the validation bar and ``Epoch N finished.`` between) summarises the bar's rows: no
+# step of its own (see ``_epoch_summary``). Without the bar (DJL_DISABLE_PROGRESS_BAR) the
+# summaries are the rows.
+BAR_SUMMARY_REACH = 4
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
@@ -449,6 +454,18 @@ def _not_training(text: str) -> str | None:
     return None
 
 
+def _epoch_summary(text: str) -> bool:
+    """Whether ``text`` opens its message with ``Train: `` (after a logger's prefix): DJL's
+    LoggingTrainingListener ``onEpoch`` (api/src/main/java/ai/djl/training/listener/
+    LoggingTrainingListener.java: ``logger.info("Epoch {} finished.", numEpochs)``, then
+    ``logger.info("Train: {}", status)``, the epoch's values under the names its progress bar
+    printed them by each batch, ``Training:    40% |████    | Accuracy: 0.87,
+    SoftmaxCrossEntropyLoss: 0.41, speed: ...``): below such a bar, an epoch's summary of the
+    rows just counted, no row of its own (see ``BAR_SUMMARY_REACH``)."""
+    before = text[:text.find("Train: ")]
+    return not before or before.endswith((" - ", "] "))
+
+
 def _learn(text: str) -> tuple[str | None, list[Claim], list[tuple[int, int]]]:
     """The slow path's decisions on one line, for a template's plan."""
     return (_not_training(text), *find_claims(text))
@@ -489,6 +506,8 @@ class MetricReader:
         self.new_fit = False
         self.fit_row = -1  # the line of that fit's first row
         self.phase_count = (-2, 0, 0)  # ClassyVision's last phase line: (line, phase, batches)
+        self.bar_line = -BAR_SUMMARY_REACH - 1  # the last line of a percentage bar's row
+        self.bar_units: dict[int, int] = {}  # a bar's samples a batch (see _bar_step)
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
@@ -620,6 +639,11 @@ class MetricReader:
         if "ed batches: " in text and (found := _PHASE_COUNT.search(text)) is not None:
             # (ClassyVision's phase line over its loss line: see PHASE_COUNT)
             self.phase_count = (line, int(found.group(1)), int(found.group(2)))
+            return []
+        if "% |" in text:
+            self.bar_line = line
+        elif "Train: " in text and line - self.bar_line <= BAR_SUMMARY_REACH and (
+                _epoch_summary(text)):
             return []
         if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
             self.announced = (line, None)
@@ -1030,7 +1054,9 @@ class MetricReader:
                     epoch -= 1
                 step = epoch * total + done
         elif counters and (found := BATCH_BAR.match(text)):
-            step = self._bar_step(int(found.group(1)), int(found.group(2)), line)
+            # (Keras 1.x/2.x draw ``[====>...]`` after the count: such a bar may count samples)
+            step = self._bar_step(int(found.group(1)), int(found.group(2)), line,
+                                  drawn=text.startswith("[", found.end()))
         if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
@@ -1581,15 +1607,37 @@ class MetricReader:
         self.fit_epoch = epoch
         return True
 
-    def _bar_step(self, done: int, total: int, line: int) -> int:
-        """The step of batch ``done`` of ``total`` (epochs counted by the bar going back)."""
+    def _bar_step(self, done: int, total: int, line: int, *, drawn: bool = False) -> int:
+        """The step of batch ``done`` of ``total`` (epochs counted by the bar going back).
+
+        A bar that counts samples (Keras 1.x and 2.x ``fit`` on arrays: ``Train on 60000
+        samples``, then ``3200/60000 [>....] - ETA: 52s - loss: nan``, keras/utils/
+        generic_utils.py ``Progbar``, updated by ``batch_size`` each batch) counts in steps
+        of its batch: the first count it shows (a Progbar always draws its first update) is
+        one batch, and every count after it a multiple of that, but the last (the epoch's
+        remainder). Its steps are the batches: ``ceil(done / batch)``. A count that is no
+        multiple says the bar counts batches after all (1 from then on: the steps never go
+        back, the counts only grow). Only where ``drawn`` (Keras' ``[====>...]`` follows the
+        count): a loop's bare ``[2000/10000]`` printed every 100 steps counts steps."""
         if self.new_fit:  # the first bar of a new fit
             self.new_fit, self.fit_row = False, line
+        first = total not in self.bars
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
         if done < last or (done == last and line != last_line):
             epochs += 1
         self.bars[total] = (done, epochs, line)
-        return epochs * total + done
+        unit = self._bar_unit(done, total, first) if drawn else 1
+        return epochs * -(-total // unit) + -(-done // unit)
+
+    def _bar_unit(self, done: int, total: int, first: bool) -> int:
+        """The samples a batch of the bar of ``total`` counts (1: it counts batches)."""
+        if first:
+            # a whole number of batches under a tenth of the total: a batch size
+            self.bar_units[total] = done if 1 < done <= total // 10 else 1
+        unit = self.bar_units.get(total, 1)
+        if unit > 1 and done % unit and done != total:
+            unit = self.bar_units[total] = 1
+        return unit
 
     def _epoch_row(self, step: int | None, epoch: float | None, text: str,
                    key: str | None, *, above: bool = False) -> int | None:

@@ -101,6 +101,12 @@ _PRINT_ENDS = "%)]}'\""
 # loss nan``): torchrun's ``[default1]:`` or a script's ``[rank1] `` (launcher_ranks), letters
 # before the number, so that an index (``grads[0]: 0.1``) is none.
 _GLUED_RANK = re.compile(r"(?<=\S)(?=\[[A-Za-z_]+\d{1,5}\]:|\[rank\d{1,5}\] )")
+# A key's line of a record drawn by Julia's ConsoleLogger (base/logging/ConsoleLogger.jl
+# ``handle_message``: ``@info "epoch" train_loss=l val_loss=v`` prints ``┌ Info: epoch``, then
+# ``│   train_loss = 0.5``, the last key behind ``└   ``; FluxTraining's and MLJ's loops log
+# through it): a row logged each epoch, not a closing summary's ``  key = value`` (the run
+# summaries' family): the generic reader reads it, numbered by its rows.
+_LOGGED_RECORD = ("│   ", "└   ")
 # A traceback that runs through a GradScaler's backward (anomaly mode under AMP).
 _SCALED_BACKWARD = re.compile(r"scaler\.scale\([^)]*\)\.backward\(")
 
@@ -149,6 +155,9 @@ class LineParser:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
         if isinstance(text, ValueRowLine):
             return self._value_rows(text, line)
+        if text.startswith(_LOGGED_RECORD) and self.generic is not None and (
+                not text.rstrip().endswith("│")):  # (a bordered pane's row, not a record)
+            return list(self.generic.read(strip_paste(text), line))
         text = strip_paste(text)
         if not text.isascii() and has_cjk(text):  # (most lines: ASCII, told inline)
             text = in_english(text)
