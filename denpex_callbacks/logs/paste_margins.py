@@ -5,7 +5,7 @@ A log copied through a channel that doubles its line breaks (``\\r\\n`` turned i
 breaks by an editor or a web form, a console that prints a blank line after each record) has
 a blank line between any two of its lines; one pasted as a Markdown code block by indenting
 it (four spaces, a tab), quoted in a reply (``> ``) or collected from one container (``docker
-compose logs``, ``kubectl logs --prefix``) has the same prefix on every line. Read
+compose logs``) has the same prefix on every line. Read
 as they are, the lines' neighbours change: a blank line between an evaluation header and its
 rows puts the rows out of the header's reach (DETR's ``Test:`` rows after its ``Averaged
 stats``, read as training), and an indent turns every ``key: value`` line into what reads as
@@ -15,7 +15,7 @@ A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hol
 every other line is blank (a few runs of two blank lines allowed: a blank line the tool
 printed itself, doubled); as indented where every line that holds text opens with the same
 prefix: a tab, at least two blanks, ``>`` (with the blanks after it), or a container's name
-(``trainer-1  | ``, ``[pod/trainer-0/main] ``), over at least
+(``trainer-1  | ``), over at least
 ``MARGIN_LINES`` lines. The margin is taken off, the blank lines dropped; line numbers then
 count the lines read.
 """
@@ -27,10 +27,11 @@ import re
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 SPACED_DOUBLES = 0.1  # share of the gaps that may be two blank lines (the tool's own, doubled)
 MARGIN_LINES = 4
-# What a paste puts before every line: a quote mark, a tab, blanks; what a collector of one
-# container's output does (``docker compose logs``: ``trainer-1  | ``, the service and its
-# replica; ``kubectl logs --prefix``: ``[pod/trainer-0/main] ``).
-_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| |\[pod/[^\]\s]+\] ")
+# What a paste puts before every line: a quote mark, a tab, blanks; what ``docker compose
+# logs`` does with one container's output (``trainer-1  | ``: the service and its replica).
+# (``kubectl logs --prefix``' ``[pod/NAME/CONTAINER] `` goes with the paste artefacts, where
+# the pod's name may say the rank: paste.py, launcher_ranks.py.)
+_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| ")
 
 
 def may_be_spaced(head: bytes) -> bool:
