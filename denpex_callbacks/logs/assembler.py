@@ -48,7 +48,7 @@ from denpex_callbacks.logs.events import (
     LogEvent,
 )
 from denpex_callbacks.logs.logging_interval import LoggingInterval
-from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
+from denpex_callbacks.logs.scale_steps import GrowthBounds, ScaleChange, read_change
 from denpex_callbacks.logs.step_spans import StepSpans
 
 # The families of skips printed once per skipped step: the message table's (known_messages)
@@ -224,6 +224,7 @@ class Assembler:
     # between the printed ones: a diagnosis on one says the span, not the counted step.
     spans: StepSpans = field(default_factory=StepSpans)
     _longest: int = 0  # the longest of them, once the interval is learnt
+    growth_bounds: GrowthBounds = field(default_factory=GrowthBounds)  # ...from spaced rows
     # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``), held to
     # the end: (the flag at the step it was read at, line, text).
     _held: list[tuple[LogEvent, int, str]] = field(default_factory=list)
@@ -564,7 +565,9 @@ class Assembler:
                         and event.loss is not None and math.isfinite(event.loss))
         self._row_since_overflow = True
         if scale is not None:
-            change = read_change(self._rank_scales.get(rank), step, scale)
+            previous = self._rank_scales.get(rank)
+            self._bound_growth_interval(rank, previous, step, scale)
+            change = read_change(previous, step, scale)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
             self._rank_scales[rank] = (step, scale)
@@ -620,6 +623,7 @@ class Assembler:
         else:
             self._rank_scales.pop(rank, None)
             self._rank_clean_run.pop(rank, None)
+        self.growth_bounds.forget(rank)
         self._last_scale = None
         self._restarted = True
 
@@ -664,6 +668,20 @@ class Assembler:
             self._rank_clean_run[rank] = 0
         elif run is not None:
             self._rank_clean_run[rank] = run + 1
+
+    def _bound_growth_interval(self, rank: int, previous: tuple[int, float] | None, step: int,
+                               scale: float) -> None:
+        """Rows printed every few steps bound the growth interval from above (GrowthBounds):
+        the longest bound is published (a bound only makes AMP005 and AMP008 harder to
+        raise, so one is enough), unless the setup states the interval."""
+        shown = self._skipped_step if self._rank_skips.get(rank, 0) else None
+        bound = self.growth_bounds.row(rank, previous, step, scale, shown)
+        if bound is None or bound <= self._longest or (
+                self.setup.get("growth_interval") is not None and not self.interval_learned):
+            return
+        self._longest, self.interval_learned = bound, True
+        self._stretches.clear()
+        self.setup.update(scaler="dynamic", growth_interval=bound)
 
     def _learn(self, stretch: int) -> None:
         """A clean stretch of ``stretch`` steps, seen one by one, that ended in a growth.
