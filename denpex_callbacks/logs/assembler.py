@@ -672,8 +672,9 @@ class Assembler:
     def _bound_growth_interval(self, rank: int, previous: tuple[int, float] | None, step: int,
                                scale: float) -> None:
         """Rows printed every few steps bound the growth interval from above (GrowthBounds):
-        the longest bound is published (a bound only makes AMP005 and AMP008 harder to
-        raise, so one is enough), unless the setup states the interval."""
+        the longest bound is published (no shorter than the interval, it raises AMP005 and
+        AMP008 no sooner than the interval would: one is enough), unless the setup states the
+        interval."""
         shown = self._skipped_step if self._rank_skips.get(rank, 0) else None
         bound = self.growth_bounds.row(rank, previous, step, scale, shown)
         if bound is None or bound <= self._longest or (

@@ -107,7 +107,8 @@ class GrowthBounds:
     GradScaler, fairseq's, DeepSpeed's), so a row ``n`` steps after a back-off that shows
     ``k`` doublings since it bounds the interval by ``n // k``. The longest bound is kept:
     a healthy sawtooth's own skip rate is judged against it (a shorter interval skips more),
-    and a longer interval only makes AMP005 and AMP008 harder to raise.
+    and being no shorter than the interval it makes AMP005 and AMP008 no easier to raise
+    than the interval itself would (as the exact stretches learnt from rows step by step).
 
     Example:
         >>> bounds = GrowthBounds()
