@@ -26,11 +26,23 @@ tools print them (each builder names its source).
   ``"{}:  {:5d} / {:d} {}"``) every ``--log-interval`` updates, under the CLI's
   ``%(asctime)s | %(levelname)s | %(name)s | %(message)s``.
 
+- DeepSpeed's fp16 sawtooth at ``"loss_scale_window": 16, "hysteresis": 1`` (non-default):
+  its scaler (microsoft/DeepSpeed ``deepspeed/runtime/fp16/loss_scaler.py``
+  ``DynamicLossScaler.update_scale``: a growth once ``(cur_iter - last_overflow_iter) %
+  scale_window == 0``), its overflow line (above), the engine's ``[Rank 0] step={}, skipped={},
+  lr={}, mom={}`` every ``steps_per_print`` (``deepspeed/runtime/engine.py``
+  ``_report_progress`` through ``log_dist``) and the configuration dump of
+  ``DeepSpeedConfig.print`` (``deepspeed/runtime/config.py``: ``"  {} {} {}".format(arg,
+  dots, value)``) holding ``float16_config`` (``deepspeed/runtime/precision_config.py``
+  ``DeepSpeedFP16Config``: ``... loss_scale_window=16 ...``) or, before 0.19,
+  ``dynamic_loss_scale_args`` (``{'init_scale': ..., 'scale_window': 16, ...}``).
+
 Before the fixes the doctor called the first "the loss is exploding" (AMP003: 0.41 is 2050x the
 recent median 0.0002, beside the one overflow of the sawtooth), the second AMP007 (20 rows of
 exactly 0) and the third AMP008 at ``--log-interval 10`` (a skip in 17 steps, 6%, over the 5%
 it allows where the growth interval is unknown; rows printed every 10 updates never showed it
-one step at a time, so it was not learnt; at the default interval of 100 it was quiet).
+one step at a time, so it was not learnt; at the default interval of 100 it was quiet), and
+the fourth AMP008 too (the same 6%: the window its dump states was not read).
 
 Probed and already right (no test added, the suite covers them): WGAN critic and
 generator losses below 0, a hinge discriminator at 0, nanoGPT's ``mfu -100.00%``, HF's
@@ -196,3 +208,60 @@ def test_fairseq_overflows_that_collapse_the_scale_fault_twin(tmp_path: Path) ->
     Passes on the parent too."""
     codes = [code for code, _step in faults(tmp_path, _fairseq(every=5))]
     assert "AMP003" in codes and "AMP004" in codes
+
+
+def _deepspeed(dump: str | None, window: int = 16, floor_from: int | None = None,
+               steps: int = 800) -> list[str]:
+    """A DeepSpeed fp16 run at ``initial_scale_power 10``, ``hysteresis 1``: a step overflows
+    at a scale of 2048 or more, and with ``floor_from`` every fourth step from there on at
+    ``min_loss_scale 1024`` (``raise_error_at_min_scale`` off: the scale stays at its floor);
+    ``dump``: ``"new"`` (0.19's ``float16_config``), ``"old"`` (``dynamic_loss_scale_args``)."""
+    stamp = "[2026-12-07 10:00:00,000] [INFO] "
+    lines = []
+    if dump == "new":
+        lines.append(f"{stamp}[config.py:1001:print]   float16_config ............... "
+                     f"enabled=True auto_cast=False loss_scale=0.0 initial_scale_power=10 "
+                     f"loss_scale_window={window} hysteresis=1 consecutive_hysteresis=False "
+                     f"min_loss_scale={1024 if floor_from else 1} "
+                     f"fp16_master_weights_and_grads=False")
+    elif dump == "old":
+        lines.append(f"{stamp}[config.py:1001:print]   dynamic_loss_scale_args ...... "
+                     f"{{'init_scale': 1024, 'scale_window': {window}, 'delayed_shift': 1, "
+                     f"'consecutive_hysteresis': False, 'min_scale': 1}}")
+    scale, floor, last_overflow, skipped = 1024, 1024 if floor_from else 1, -1, 0
+    for it in range(steps):
+        if scale >= 2048 or (floor_from is not None and it >= floor_from and it % 4 == 0):
+            after = max(scale // 2, floor)
+            lines.append(f"{stamp}[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank "
+                         f"0 Skipping step. Attempted loss scale: {scale}, reducing to {after}")
+            scale, last_overflow, skipped = after, it, skipped + 1
+        elif (it - last_overflow) % window == 0:
+            scale *= 2
+        if (it + 1) % 10 == 0:
+            lines.append(f"{stamp}[logging.py:128:log_dist] [Rank 0] step={it + 1}, skipped="
+                         f"{skipped}, lr=[0.0001], mom=[(0.9, 0.999)]")
+    return lines
+
+
+def test_deepspeed_short_scale_window_stated_in_its_dump_is_quiet(tmp_path: Path) -> None:
+    """The sawtooth of a 16-step window (a skip in 17 steps, 6%), the window stated in the
+    configuration dump of either release: judged against it, a healthy rate. Before the fix:
+    AMP008 "12 of the last 200 steps were skipped by overflow (6%), the scale staying near
+    1024"."""
+    assert faults(tmp_path, _deepspeed("new")) == []
+    assert faults(tmp_path, _deepspeed("old")) == []
+
+
+def test_deepspeed_default_window_control(tmp_path: Path) -> None:
+    """Control: the default window of 1000 stated in the dump, a skip per growth. Passes on
+    the parent too."""
+    assert faults(tmp_path, _deepspeed("new", window=1000)) == []
+
+
+def test_deepspeed_overflows_at_the_floor_fault_twin(tmp_path: Path) -> None:
+    """Fault twin: from step 400 every fourth step overflows at the floor (``min_loss_scale``
+    1024, a quarter of the steps wasted, with the window of 16 stated): still
+    AMP008 (at the first skip of its 200-step window, a sawtooth skip before step 400).
+    Passes on the parent too."""
+    assert [code for code, _step in faults(tmp_path, _deepspeed("new", floor_from=400))] == [
+        "AMP008"]
