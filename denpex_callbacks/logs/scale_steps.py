@@ -134,6 +134,8 @@ class GrowthBounds:
         if shown_skip is not None:
             self.anchors[rank] = (shown_skip, scale)
             return None
+        if scale == last:
+            return None  # most rows: the scale as before, nothing grew (no log2 per row)
         change = _doublings(last, scale)
         if change is None or change < 0:
             # halved in the gap (its earliest step), or set by hand (nothing to anchor on)
