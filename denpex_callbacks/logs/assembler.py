@@ -48,7 +48,7 @@ from denpex_callbacks.logs.events import (
     LogEvent,
 )
 from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
-from denpex_callbacks.logs.scale_steps import ScaleChange, read_change
+from denpex_callbacks.logs.scale_steps import GrowthBounds, ScaleChange, read_change
 from denpex_callbacks.logs.step_spans import StepSpans
 
 # The families of skips printed once per skipped step: the message table's (known_messages)
@@ -64,7 +64,9 @@ RESTART_BACK = 50
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
 # threshold.
 GROWTH_GAP = 32
-# The families whose overflow line may keep the scale it names, no growth between: fairseq's
+# The families whose overflow line may keep the scale it names, no growth between, where the
+# log's configuration shows a tolerance above 0 (``scale_tolerance``; fairseq's default, 0.0,
+# halves the scale on every overflow, so two alike NOTEs have a growth between them): fairseq's
 # scaler under ``--fp16-scale-tolerance`` lowers the scale only once overflows pass that share
 # of the steps since the last rescale (fairseq/optim/dynamic_loss_scaler.py check_overflow:
 # ``if pct_overflow >= self.tolerance: self._decrease_loss_scale()``), each NOTE naming the
@@ -75,6 +77,9 @@ SCALE_MAY_STAY = frozenset({"fairseq"})
 # sets the other ranks' logging to WARNING (fairseq/distributed/utils.py distributed_init:
 # ``logging.getLogger().setLevel(logging.WARNING)`` where not ``is_master``) and its NOTE is
 # an INFO line. Two alike, one after the other, are two steps, not one step two ranks printed.
+# Read so only where the log shows a tolerance (as SCALE_MAY_STAY): without it two alike NOTEs
+# are read as one overflow, as before, since each would otherwise be a step with a guessed
+# growth window (GROWTH_GAP) before it, which put a cascade's collapse thousands of steps late.
 MASTER_ONLY = frozenset({"fairseq"})
 # A scale (an overflow line's, a Megatron row's) back up at least this many times the last one
 # seen, sooner than doubling once a growth window could regrow it, is a run started again (a
@@ -112,7 +117,7 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
-        if event.family in MASTER_ONLY:
+        if event.family in MASTER_ONLY and self.scale_may_stay:
             return False
         if event.family in SKIPPING and event.scale_before is None and event.scale_after is None:
             # a skip that says nothing but itself (ESPnet's, SpeechBrain's, ColossalAI's), from
@@ -242,6 +247,7 @@ class Assembler:
     # between the printed ones: a diagnosis on one says the span, not the counted step.
     spans: StepSpans = field(default_factory=StepSpans)
     _longest: int = 0  # the longest of them, once the interval is learnt
+    growth_bounds: GrowthBounds = field(default_factory=GrowthBounds)  # ...from spaced rows
     # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``), held to
     # the end: (the flag at the step it was read at, line, text).
     _held: list[tuple[LogEvent, int, str]] = field(default_factory=list)
@@ -295,7 +301,8 @@ class Assembler:
             self._flush()
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
                                       event.hysteresis, {event.rank}, [line], [text],
-                                      event.family in SCALE_MAY_STAY)
+                                      event.family in SCALE_MAY_STAY
+                                      and bool(self.setup.get("scale_tolerance")))
             return
         if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
             return
@@ -584,7 +591,9 @@ class Assembler:
                         and event.loss is not None and math.isfinite(event.loss))
         self._row_since_overflow = True
         if scale is not None:
-            change = read_change(self._rank_scales.get(rank), step, scale)
+            previous = self._rank_scales.get(rank)
+            self._bound_growth_interval(rank, previous, step, scale)
+            change = read_change(previous, step, scale)
             # The halvings that overflow lines already showed are not inferred again.
             change = change.less(self._rank_skips.pop(rank, 0)) if change else None
             self._rank_scales[rank] = (step, scale)
@@ -652,6 +661,7 @@ class Assembler:
         else:
             self._rank_scales.pop(rank, None)
             self._rank_clean_run.pop(rank, None)
+        self.growth_bounds.forget(rank)
         self._last_scale = None
         self._restarted = True
 
@@ -696,6 +706,21 @@ class Assembler:
             self._rank_clean_run[rank] = 0
         elif run is not None:
             self._rank_clean_run[rank] = run + 1
+
+    def _bound_growth_interval(self, rank: int, previous: tuple[int, float] | None, step: int,
+                               scale: float) -> None:
+        """Rows printed every few steps bound the growth interval from above (GrowthBounds):
+        the longest bound is published (no shorter than the interval, it raises AMP005 and
+        AMP008 no sooner than the interval would: one is enough), unless the setup states the
+        interval."""
+        shown = self._skipped_step if self._rank_skips.get(rank, 0) else None
+        bound = self.growth_bounds.row(rank, previous, step, scale, shown)
+        if bound is None or bound <= self._longest or (
+                self.setup.get("growth_interval") is not None and not self.interval_learned):
+            return
+        self._longest, self.interval_learned = bound, True
+        self._stretches.clear()
+        self.setup.update(scaler="dynamic", growth_interval=bound)
 
     def _learn(self, stretch: int) -> None:
         """A clean stretch of ``stretch`` steps, seen one by one, that ended in a growth.

@@ -66,7 +66,11 @@ _MINIMUM = "Current loss scale already at minimum"
 _FP16_CONFIG = re.compile(r"float16_config\s+\.*\s*enabled=(True|False)(.*)")
 _BF16_CONFIG = re.compile(r"bfloat16_config\s+\.*\s*enabled=True")
 _ARGS_FIELD = re.compile(r"dynamic_loss_scale_args\s+\.+\s")
-_CONFIG_FIELD = re.compile(r"(loss_scale|initial_scale_power|hysteresis|min_loss_scale)=([\d.]+)")
+_CONFIG_FIELD = re.compile(r"(loss_scale|initial_scale_power|loss_scale_window|hysteresis"
+                           r"|min_loss_scale)=([\d.]+)")
+# ...and the older dump's dict (``'scale_window': 1000``): the growth interval either way
+# (deepspeed/runtime/precision_config.py ``loss_scale_window``, passed to DynamicLossScaler).
+_ARGS_WINDOW = re.compile(r"'scale_window':\s*(\d+)")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -85,7 +89,9 @@ def parse(text: str) -> list[LogEvent]:
         return _config(text)
     if "dynamic_loss_scale_args" in text and _ARGS_FIELD.search(text):
         # DeepSpeedConfig.print's field (releases before 0.19), once per deepspeed.initialize
-        return [LogEvent(SETUP, FAMILY, setup={RUN_START: True})]
+        window = _ARGS_WINDOW.search(text)
+        return [LogEvent(SETUP, FAMILY, setup={RUN_START: True} if window is None else {
+            RUN_START: True, "scaler": "dynamic", "growth_interval": int(window.group(1))})]
     if "verflow" in text or "VERFLOW" in text:
         found = _OVERFLOW.search(text)
         if found:
@@ -152,6 +158,9 @@ def _config(text: str) -> list[LogEvent]:
         setup["init_scale"] = static
     elif "initial_scale_power" in fields:
         setup["init_scale"] = 2.0 ** float(fields["initial_scale_power"])
+    if "loss_scale_window" in fields and not static:
+        # a short window is a healthy sawtooth that skips more: the skip rate is judged by it
+        setup["growth_interval"] = to_int(fields["loss_scale_window"])
     if "min_loss_scale" in fields:
         setup["min_scale"] = to_float(fields["min_loss_scale"])
     if "hysteresis" in fields:

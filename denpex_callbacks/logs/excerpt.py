@@ -135,6 +135,9 @@ class ExcerptJudge:
     scale_steady: bool = False  # a row's scale stayed or grew: past the start-up back-off
     recent_losses: deque[float] = field(default_factory=lambda: deque(maxlen=8))
     since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
+    # The highest finite loss so far: a loss that jumps back within it (a converged fine-tune
+    # at 0.0002 meeting one hard batch at 0.4) is the run's own range, no explosion.
+    loss_peak: float = -math.inf
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
     # Episodes of non-finite training losses, the latest last: [first step, non-finite
@@ -285,7 +288,8 @@ class ExcerptJudge:
         if loss is not None and math.isfinite(loss) and not skipped:
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
-            if len(recent) >= 3 and self.jump is None and loss >= JUMP * min(recent):
+            if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak
+                    and loss >= JUMP * min(recent)):
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     point = _Point(obs.step, obs.line, obs.text)
@@ -294,6 +298,7 @@ class ExcerptJudge:
                     else:
                         self.pending_jump = (point, loss, median, 0)
             recent.append(loss)
+            self.loss_peak = max(self.loss_peak, loss)
         if self.pending_jump is not None and self.jump is None:
             where, value, median, seen = self.pending_jump
             self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None

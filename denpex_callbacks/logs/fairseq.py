@@ -43,7 +43,8 @@ _FIELD = re.compile(
     r"""([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"""
 )
 # a field of the configuration dump: 'key': value (omegaconf) or key=value (argparse)
-_CONFIG_FIELD = re.compile(r"""['"]?\b(fp16|amp|fp16_init_scale|amp_init_scale|min_loss_scale)"""
+_CONFIG_FIELD = re.compile(r"""['"]?\b(fp16|amp|fp16_init_scale|amp_init_scale|min_loss_scale"""
+                           r"""|fp16_scale_tolerance)"""
                            r"""['"]?(?::\s*|=)([\w.+-]+)""")
 
 
@@ -90,6 +91,9 @@ def _config(text: str) -> list[LogEvent]:
         {'run_start': True, 'scaler': 'dynamic', 'init_scale': 128.0}
         >>> _config("Namespace(arch='lstm', fp16=False, fp16_init_scale=128)")[0].setup
         {'run_start': True}
+        >>> _config("Namespace(fp16=True, fp16_init_scale=128, fp16_scale_tolerance=0.25)"
+        ...         )[0].setup["scale_tolerance"]
+        0.25
     """
     fields = dict(_CONFIG_FIELD.findall(text))
     setup: dict[str, object] = {RUN_START: True}
@@ -99,5 +103,8 @@ def _config(text: str) -> list[LogEvent]:
             setup["init_scale"] = to_float(fields.get(init))
             if flag == "fp16" and fields.get("min_loss_scale") is not None:
                 setup["min_scale"] = to_float(fields["min_loss_scale"])
+            if flag == "fp16" and fields.get("fp16_scale_tolerance") is not None:
+                # (above 0, an overflow may keep the scale: assembler.SCALE_MAY_STAY)
+                setup["scale_tolerance"] = to_float(fields["fp16_scale_tolerance"])
             break
     return [LogEvent(SETUP, FAMILY, setup=setup)]

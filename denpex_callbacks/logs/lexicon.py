@@ -143,6 +143,12 @@ HYPOTHETICAL = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|in\s+cas
 POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?|pg)(?:[/_.][\w/.@-]*)?"
                               r"['\"]?\s*[:=]")
 
+# A count of the tuples a metric-learning loss was mined over, printed at 0 (pytorch-metric-
+# learning's miners: ``num_triplets``, ``num_pos_pairs``; its examples print ``Loss = {},
+# Number of mined triplets = {}``): a triplet or contrastive loss over no tuple is 0 by
+# construction (its reducer averages no term), so an exact 0 beside it says nothing of the run.
+NOTHING_MINED = re.compile(r"(?i)(?:triplets|pairs)['\"]?\s*[:=]\s*0(?![\d.])")
+
 
 @functools.lru_cache(maxsize=4096)
 def verb_key(key: str) -> bool:

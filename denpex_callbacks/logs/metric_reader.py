@@ -988,6 +988,9 @@ class MetricReader:
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
+        elif loss == 0.0 and ("triplets" in text or "pairs" in text) and (
+                lexicon.NOTHING_MINED.search(text)):
+            loss = None  # a metric-learning loss over no mined tuple: 0 by construction
         elif loss is not None and math.isnan(loss) and "updates" in text and key is not None and (
                 _NO_UPDATE.search(text) is not None) and _AVERAGED.intersection(
                     lexicon.words(key)) and f"('{key}'" in text:

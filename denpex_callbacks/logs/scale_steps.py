@@ -19,7 +19,7 @@ drops this module does not claim.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TOLERANCE = 0.01  # in halvings: printed scales are rounded (``%g``, six digits)
 
@@ -96,3 +96,74 @@ def read_change(previous: tuple[int, float] | None, step: int,
 
 def _usable(scale: float) -> bool:
     return math.isfinite(scale) and scale > 0.0
+
+
+@dataclass
+class GrowthBounds:
+    """Upper bounds on a dynamic scaler's growth interval, read from rows printed every few
+    steps (fairseq's ``train_inner`` every ``--log-interval`` updates beside its overflow
+    NOTEs). Such rows never show a clean stretch one by one, so the interval is not learnt
+    exactly; but a scaler grows ``interval`` clean steps after its last back-off (torch's
+    GradScaler, fairseq's, DeepSpeed's), so a row ``n`` steps after a back-off that shows
+    ``k`` doublings since it bounds the interval by ``n // k``. The longest bound is kept:
+    a healthy sawtooth's own skip rate is judged against it (a shorter interval skips more),
+    and being no shorter than the interval it makes AMP005 and AMP008 no easier to raise
+    than the interval itself would (as the exact stretches learnt from rows step by step).
+
+    Example:
+        >>> bounds = GrowthBounds()
+        >>> bounds.row(0, (100, 512.0), 110, 256.0, None)  # halved in the gap: a back-off
+        >>> bounds.row(0, (110, 256.0), 130, 512.0, None)  # regrown at most 29 steps after 101
+        29
+        >>> bounds.row(0, (130, 512.0), 140, 256.0, 135)  # an overflow line said the back-off
+        >>> bounds.row(0, (140, 256.0), 160, 512.0, None)  # 25 at most: the longest is kept
+        29
+    """
+
+    anchors: dict[int, tuple[int, float]] = field(default_factory=dict)  # rank: back-off
+    longest: int = 0
+
+    def row(self, rank: int, previous: tuple[int, float] | None, step: int, scale: float,
+            shown_skip: int | None) -> int | None:
+        """A row of ``rank`` at ``step`` printing ``scale`` after its ``previous`` (step,
+        scale); ``shown_skip``: the step of an overflow line read since that row. Returns the
+        longest bound read so far where this row read one, else None."""
+        if previous is None or step - previous[0] <= 1 or not _usable(scale):
+            return None  # rows step by step: the exact stretches are learnt elsewhere
+        last_step, last = previous
+        if shown_skip is not None:
+            self.anchors[rank] = (shown_skip, scale)
+            return None
+        if scale == last:
+            return None  # most rows: the scale as before, nothing grew (no log2 per row)
+        change = _doublings(last, scale)
+        if change is None or change < 0:
+            # halved in the gap (its earliest step), or set by hand (nothing to anchor on)
+            if change is None:
+                self.anchors.pop(rank, None)
+            else:
+                self.anchors[rank] = (last_step + 1, scale)
+            return None
+        anchor = self.anchors.get(rank)
+        grown = _doublings(anchor[1], scale) if anchor is not None and change > 0 else None
+        if anchor is None or grown is None or grown <= 0:
+            return None
+        self.longest = max(self.longest, (step - anchor[0]) // grown)
+        return self.longest
+
+    def forget(self, rank: int | None) -> None:
+        """A run begins (of ``rank``; None: of every rank): its back-offs are not the last's."""
+        if rank is None:
+            self.anchors.clear()
+        else:
+            self.anchors.pop(rank, None)
+
+
+def _doublings(before: float, after: float) -> int | None:
+    """How many times ``before`` doubled to ``after`` (negative: halved); None when the
+    ratio is no power of 2."""
+    if not (_usable(before) and _usable(after)):
+        return None
+    doublings = math.log2(after / before)
+    whole = round(doublings)
+    return whole if abs(doublings - whole) <= TOLERANCE else None

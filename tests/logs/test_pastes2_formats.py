@@ -189,7 +189,13 @@ def _fairseq_cascade(tolerance: float) -> Lines:
     after fairseq/trainer.py's NOTE and train_inner lines), its first 600 overflow notes."""
     from test_false_alarms2_formats import _fairseq
     lines = _fairseq(tolerance, overflowing=2000)
-    return lines[:next(i for i, line in enumerate(lines) if "num_updates=2000," in line) + 600]
+    # fairseq_cli/train.py ``logger.info(cfg)`` at the start (its legacy Namespace form): the
+    # tolerance that lets a NOTE keep its scale
+    dump = ("2026-12-06 10:00:00 | INFO | fairseq_cli.train | Namespace(arch='transformer', "
+            f"fp16=True, fp16_init_scale=128, fp16_scale_tolerance={tolerance}, "
+            "min_loss_scale=0.0001)")
+    return [dump, *lines[:next(i for i, line in enumerate(lines)
+                                if "num_updates=2000," in line) + 600]]
 
 
 def _below_one(lines: Lines) -> int:
@@ -204,7 +210,10 @@ def test_fairseq_notes_behind_a_rank_prefix(tmp_path: Path) -> None:
     """fairseq's cascade under ``--fp16-scale-tolerance`` behind a launcher's prefix. Before:
     AMP003 at step 17115, not 2001 (each NOTE that kept its scale taken for a growth between,
     a 32-step gap each), AMP004 at 17123; bare, AMP004 at 2009, not 2467 (two alike NOTEs read
-    as one overflow two ranks printed, though only fairseq's master prints them)."""
+    as one overflow two ranks printed, though only fairseq's master prints them). The excerpt
+    opens with the run's configuration, which states the tolerance: without it a NOTE that
+    keeps its scale is read as one after a growth (fairseq's default tolerance is 0), and
+    two alike NOTEs as one overflow, as before."""
     for tolerance in (0.05, 0.2):
         lines = _fairseq_cascade(tolerance)
         below = _below_one(lines)
