@@ -15,7 +15,10 @@ wraps at a column, not between tokens; a fixed-width table or a progress bar at 
 its lines between tokens); in a short paste, ``WRAP_FEW`` such lines where every break cuts
 a token. Each line of exactly ``W`` is then joined with the lines after it that open neither
 way. A line of exactly ``W`` that was whole is then joined with the next too: the paste
-cannot tell it from a wrapped one (rare: one line in hundreds).
+cannot tell it from a wrapped one (rare: one line in hundreds). Lines that would be joined
+but are all of exactly ``W``, no shorter rest after them, are left as they are: a table whose
+header and rows are padded to one width (YOLO's ``'%11s' * 7``, pasted without the padding
+its first column opens with).
 """
 
 from __future__ import annotations
@@ -103,20 +106,24 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
     out: list[str] = []
     index = 0
     while index < len(bodies):
-        record, opening = bodies[index], _opening(bodies[index])
-        piece, end = record, ends[index]
+        first, opening = index, _opening(bodies[index])
+        piece, cuts = bodies[index], 0
         while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
                and _opening(bodies[index + 1]) != opening
                and _opening(bodies[index + 1], _STARTS) not in starts
                and not _rule(piece) and not _rule(bodies[index + 1], width)
                and (opening, _ending(piece)) not in endings):
             index += 1
-            following = bodies[index]
-            joins += 1
-            broken += _cut_token(piece[-1], following[0], following[1:2])
-            record += following
-            piece, end = following, ends[index]
-        out.append(record + end)
+            cuts += _cut_token(piece[-1], bodies[index][0], bodies[index][1:2])
+            piece = bodies[index]
+        if index > first and len(piece) == width:
+            # every piece as wide as the widest, no shorter rest: lines padded to one width
+            # (a table whose header and rows print ``'%11s' * 7``), not a record wrapped
+            out.extend(body + end for body, end in zip(bodies[first:index + 1],
+                                                       ends[first:index + 1], strict=True))
+        else:
+            joins, broken = joins + index - first, broken + cuts
+            out.append("".join(bodies[first:index + 1]) + ends[index])
         index += 1
     if joins < (WRAP_LINES if broken < joins else WRAP_FEW) or broken < WRAP_BROKEN_SHARE * joins:
         return None

@@ -120,3 +120,17 @@ def test_fastai_table_in_every_paste_shape(tmp_path: Path, shape: str) -> None:
     to diagnose"."""
     assert faults(tmp_path, SHAPES[shape](_fastai(4))) == [("AMP006", 4), ("AMP013", 4)]
     assert faults(tmp_path, SHAPES[shape](_fastai())) == []
+
+
+def test_a_table_padded_to_one_width_is_no_hard_wrap(tmp_path: Path) -> None:
+    """ultralytics' header and rows (``'%11s' * 7``, ``'%11s' * 2 + '%11.4g' * 5``: every
+    line 77 wide) with the padding its first column opens with taken off (an indented paste's
+    margin, or a paste that dropped it): every line 71 wide. Before: read as one record
+    hard-wrapped at 71 ("read 1 line(s) ... nothing to diagnose"); lines all of the widest
+    width, no shorter rest after them, are no wrap."""
+    rows = [("%11s" * 7) % ("Epoch", "GPU_mem", "box_loss", "cls_loss", "dfl_loss",
+                            "Instances", "Size"),
+            *[("%11s" * 2 + "%11.4g" * 5) % (f"{e}/100", "3.2G", v, v, v, 16, 640)
+              for e, v in ((1, 1.2), (2, 1.1), (3, float("nan")), (4, float("nan")))]]
+    for lines in ([row[6:] for row in rows], _indented(rows)):
+        assert faults(tmp_path, lines) == [("AMP006", 3)]
