@@ -1,0 +1,186 @@
+"""JAX trainers, LLM toolkits and RL agents not tried before: excerpts written from each tool's
+own format strings (each builder names its source), a fault at a known step beside healthy
+controls (non-default settings among them).
+
+- mesh-transformer-jax's (GPT-J's) validation line, ``validation loss for step {step}, set
+  {name}: {val_loss}``: the step after "for" is the training step the evaluation ran at, not
+  an evaluation's own counter (the evaluation words before it hid it);
+- torchbeast's monobeast line ``Steps %i @ %.1f SPS. Loss %f. %sStats:`` over its pprint'd
+  stats: before the first batch is learned it prints ``Loss inf.`` over ``{}`` (the default
+  of ``stats.get("total_loss", float("inf"))``), no value measured (a false alarm before);
+- rlkit's ``dump_tabular``: tabulate's ``simple`` two-column table between rules of dashes
+  (rllab's logger, and the libraries that copied it), its ``Epoch`` row last: one record,
+  read together as the ``| key | value |`` records are, numbered by its epoch.
+
+Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
+they passed there.
+"""
+
+from __future__ import annotations
+
+import math
+import pprint
+from pathlib import Path
+
+from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+NAN = float("nan")
+
+
+def _found(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
+    """(id, step) of each diagnosis above info, where the lines may hold no training metric
+    (an evaluation-only log is "nothing to diagnose" when healthy)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [(d.code, d.step) for d in diagnose(str(path)).faults]
+
+
+# --- mesh-transformer-jax: device_train.py ------------------------------------------------
+
+
+def _gptj(nan_from: int | None = None, sets: tuple[str, ...] = ("pile",),
+          val_every: int = 500, total: int = 5000) -> list[str]:
+    """kingoflolz/mesh-transformer-jax ``device_train.py``: every ``val_every`` steps (``step %
+    val_every == 1``: one step was taken to compile) a tqdm bar ``desc=f"validation for step
+    {step}, set {name}"`` per set, then ``print(f"validation loss for step {step}, set
+    {name}: {val_loss}")`` (a numpy float: ``nan`` once the weights are); the training loss
+    goes to wandb only."""
+    lines = ["jax devices: 8", "jax runtime initialized in 12.3456s", "Train fn compiled in 60.1s"]
+    for step in range(1, total + 1, val_every):
+        for name in sets:
+            value = NAN if nan_from is not None and step >= nan_from else 2.5 - step / 10000
+            lines.append(f"validation for step {step}, set {name}: 100%|##########| 16/16 "
+                         f"[00:03<00:00,  4.80it/s]")
+            lines.append(f"validation loss for step {step}, set {name}: {value}")
+    return lines
+
+
+def test_gptj_validation_nan_at_its_training_step(tmp_path: Path) -> None:
+    """Before: AMP013 with no step (the step after "validation loss for" was read as no
+    counter: the evaluation words before it took the key)."""
+    assert faults(tmp_path, _gptj(2501)) == [("AMP013", 2501)]
+    assert faults(tmp_path, _gptj(1501, sets=("pile", "owt"), val_every=250)) == [
+        ("AMP013", 1501)]
+
+
+def test_gptj_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy validations, two sets, another interval."""
+    assert _found(tmp_path, _gptj()) == []
+    assert _found(tmp_path, _gptj(sets=("pile", "owt"), val_every=250)) == []
+
+
+# --- torchbeast: torchbeast/monobeast.py train ---------------------------------------------
+
+
+def _monobeast(nan_from: int | None = None, reports: int = 30, frames: int = 6400,
+               waits: int = 2, start: int = 0) -> list[str]:
+    """facebookresearch/torchbeast ``torchbeast/monobeast.py`` ``train``: every 5 s
+    ``logging.info("Steps %i @ %.1f SPS. Loss %f. %sStats:\\n%s", step, sps, total_loss,
+    mean_return, pprint.pformat(stats))`` under ``format="[%(levelname)s:%(process)d
+    %(module)s:%(lineno)d %(asctime)s] %(message)s"``; ``total_loss = stats.get("total_loss",
+    float("inf"))``, ``stats`` ``{}`` until a batch is learned (``waits`` reports);
+    ``mean_episode_return`` is ``torch.mean`` of the batch's returns (NaN where no episode
+    ended in it). ``step`` counts frames (``T * B`` a batch)."""
+    lines, step = [], start
+    for i in range(reports):
+        stats: dict[str, object] = {}
+        if i >= waits:
+            step += frames
+            bad = nan_from is not None and step >= nan_from
+            returns = (1.0, 3.0) if i % 3 == 0 else ()
+            stats = {"pg_loss": NAN if bad else 0.01 * i,
+                     "baseline_loss": NAN if bad else 5.0 / (i + 1),
+                     "entropy_loss": NAN if bad else -0.0123,
+                     "total_loss": NAN if bad else 5.0 / (i + 1) + 0.01 * i,
+                     "episode_returns": returns,
+                     "mean_episode_return": 2.0 if returns else NAN}
+        mean_return = (f"Return per episode: {stats['mean_episode_return']:.1f}. "
+                       if stats.get("episode_returns") else "")
+        message = (f"Steps {step} @ {0.0 if i == 0 else 1234.5:.1f} SPS. Loss "
+                   f"{stats.get('total_loss', math.inf):f}. {mean_return}Stats:\n"
+                   f"{pprint.pformat(stats)}")
+        lines += f"[INFO:12345 monobeast:436 2024-03-01 10:00:{i % 60:02d},123] {message}".split(
+            "\n")
+    return lines
+
+
+def test_monobeast_nan_loss_at_its_frame(tmp_path: Path) -> None:
+    """Before: AMP006 at step 0 (the ``Loss inf.`` before the first batch) besides the one
+    at 64000."""
+    assert faults(tmp_path, _monobeast(64000)) == [("AMP006", 64000)]
+
+
+def test_monobeast_controls(tmp_path: Path) -> None:
+    """Controls: ``Loss inf.`` over ``{}`` before the first batch (AMP006 at step 0 before: a
+    false alarm), none of it (the learner was quick), another batch size."""
+    assert faults(tmp_path, _monobeast()) == []
+    assert faults(tmp_path, _monobeast(waits=0)) == []
+    assert faults(tmp_path, _monobeast(frames=80 * 32, waits=3)) == []
+
+
+# --- rlkit: rlkit/core/logging.py dump_tabular, rlkit/core/rl_algorithm.py _log_stats -------
+
+
+def _simple_table(rows: list[tuple[str, str]]) -> list[str]:
+    """tabulate's ``simple`` table of two columns, no header (rlkit's vendored
+    ``rlkit/core/tabulate.py``): the keys left-aligned, the values aligned on their decimal
+    point, a rule of dashes above and below."""
+    whole = [value.partition(".")[0] for _, value in rows]
+    fraction = [value[len(w):] for w, (_, value) in zip(whole, rows, strict=True)]
+    cells = [w.rjust(max(map(len, whole))) + f.ljust(max(map(len, fraction)))
+             for w, f in zip(whole, fraction, strict=True)]
+    key_width, value_width = max(len(key) for key, _ in rows), max(map(len, cells))
+    rule = "-" * key_width + "  " + "-" * value_width
+    return [rule, *(f"{key.ljust(key_width)}  {cell.rjust(value_width)}".rstrip()
+                    for (key, _), cell in zip(rows, cells, strict=True)), rule]
+
+
+def _rlkit(nan_from: int | None = None, epochs: int = 20, steps: int = 1000,
+           alpha: bool = True) -> list[str]:
+    """rail-berkeley/rlkit: ``BatchRLAlgorithm._log_stats`` (``rlkit/core/rl_algorithm.py``)
+    logs ``"Epoch {} finished"`` (behind the timestamp and the experiment's prefix), records
+    the replay buffer's, the trainer's (``rlkit/torch/sac/sac.py``: ``QF1 Loss``, ``Policy
+    Loss``, ``Alpha Loss`` under ``use_automatic_entropy_tuning``), the exploration's, the
+    evaluation's and the timings' values, ``record_tabular('Epoch', epoch)`` last, then
+    ``dump_tabular(with_prefix=False, with_timestamp=False)``: ``tabulate(self._tabular)``
+    a line each (``rlkit/core/logging.py``). Epochs count from 0."""
+    lines = []
+    for epoch in range(epochs):
+        bad = nan_from is not None and epoch >= nan_from
+
+        def shown(value: float, bad: bool = bad) -> str:
+            return "nan" if bad else str(round(value, 7))
+
+        rows = [("replay_buffer/size", str(steps * (epoch + 1) + 1000)),
+                ("trainer/QF1 Loss", shown(5.0 / (epoch + 1))),
+                ("trainer/QF2 Loss", shown(5.1 / (epoch + 1))),
+                ("trainer/Policy Loss", shown(-3.0 - epoch / 2)),
+                ("trainer/Q1 Predictions Mean", shown(3.0 + epoch / 2)),
+                ("trainer/Log Pis Mean", shown(-1.5))]
+        if alpha:
+            rows += [("trainer/Alpha", shown(0.9 ** epoch)),
+                     ("trainer/Alpha Loss", shown(-0.5 / (epoch + 1)))]
+        rows += [("exploration/num steps total", str(steps * (epoch + 1) + 1000)),
+                 ("evaluation/Average Returns", str(-90 + epoch * 10)),
+                 ("time/epoch (s)", "12.3456"), ("time/total (s)", f"{12.3 * (epoch + 1):.1f}"),
+                 ("Epoch", str(epoch))]
+        lines.append(f"2024-03-01 10:{epoch:02d}:00.123456 UTC | [sac-halfcheetah] "
+                     f"Epoch {epoch} finished")
+        lines += _simple_table(rows)
+    return lines
+
+
+def test_rlkit_nan_losses_at_their_epoch(tmp_path: Path) -> None:
+    """Before: AMP006 at step 48, each row of the table read as a line of its own and counted
+    (the ``Epoch`` row, last, holds no keyword and was never read)."""
+    assert faults(tmp_path, _rlkit(12)) == [("AMP006", 12)]
+    assert faults(tmp_path, _rlkit(3, alpha=False)) == [("AMP006", 3)]
+
+
+def test_rlkit_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy tables, with and without the entropy
+    tuning's rows, more steps an epoch."""
+    assert faults(tmp_path, _rlkit()) == []
+    assert faults(tmp_path, _rlkit(alpha=False, steps=5000)) == []
