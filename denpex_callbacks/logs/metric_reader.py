@@ -346,8 +346,11 @@ _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
 # libraries that copied it (rlkit's ``rlkit/core/logging.py``, rlpyt's, garage's dowel) print
 # ``trainer/QF1 Loss        0.123`` rows between ``------------  -----`` rules, its counter
 # (rlkit's ``Epoch  12``) a row of its own, last.
-_SIMPLE_CELL = re.compile(r"([A-Za-z][\w./-]*(?: [\w./()-]+)*) {2,}(\S+)[ \t]*$")
-_SIMPLE_RULE = re.compile(r"\s*-{3,}  -{3,}\s*$")
+# rllab's ``log`` puts ``"%s | %s" % (timestamp, line)`` before each (rlpyt's
+# ``rlpyt/utils/logging/logger.py``: ``'%Y-%m-%d %H:%M:%S.%f %Z'``, its zone empty).
+_STAMP = r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+(?: \w*)? *\| )?"
+_SIMPLE_CELL = re.compile(_STAMP + r"([A-Za-z][\w./-]*(?: [\w./()-]+)*) {2,}(\S+)[ \t]*$")
+_SIMPLE_RULE = re.compile(_STAMP + r"\s*-{3,}  -{3,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
 # A dict that ``pprint`` spread over lines, one key a line: ``{'accuracy': ...,`` then
@@ -2220,8 +2223,11 @@ def record_cell(text: str) -> tuple[str, str] | None:
 
 def table_row(text: str) -> bool:
     """Whether ``text`` may be a row of a record: ``|`` first, or a word and two blanks
-    (tabulate's ``simple`` table, see ``_SIMPLE_CELL``); a cheap test, no regex."""
-    return text[:1] == "|" or (text[:1].isalpha() and "  " in text)
+    (tabulate's ``simple`` table, see ``_SIMPLE_CELL``), or rllab's timestamp before such a
+    row; a cheap test, no regex."""
+    first = text[:1]
+    return first == "|" or ((first.isalpha() or (first.isdigit() and "| " in text[26:36]))
+                            and "  " in text)
 
 
 def simple_cell(text: str) -> tuple[str, str] | None:
@@ -2233,6 +2239,8 @@ def simple_cell(text: str) -> tuple[str, str] | None:
         (('trainer/QF1 Loss', 'nan'), ('time/epoch (s)', '12.3'))
         >>> simple_cell("Epoch 3  loss 0.5") is None, simple_cell("Epoch   3") is None
         (True, False)
+        >>> simple_cell("2024-03-01 10:00:00.123456  | lossAverage      nan")
+        ('lossAverage', 'nan')
     """
     found = _SIMPLE_CELL.match(text)
     if found is None or VALUE.fullmatch(found.group(2)) is None:

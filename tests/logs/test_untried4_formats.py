@@ -10,7 +10,8 @@ controls (non-default settings among them).
   of ``stats.get("total_loss", float("inf"))``), no value measured (a false alarm before);
 - rlkit's ``dump_tabular``: tabulate's ``simple`` two-column table between rules of dashes
   (rllab's logger, and the libraries that copied it), its ``Epoch`` row last: one record,
-  read together as the ``| key | value |`` records are, numbered by its epoch.
+  read together as the ``| key | value |`` records are, numbered by its epoch; rlpyt's
+  copy puts rllab's ``{timestamp} | `` before each row, its ``Iteration`` row first.
 
 Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
 they passed there.
@@ -184,3 +185,51 @@ def test_rlkit_controls(tmp_path: Path) -> None:
     tuning's rows, more steps an epoch."""
     assert faults(tmp_path, _rlkit()) == []
     assert faults(tmp_path, _rlkit(alpha=False, steps=5000)) == []
+
+
+# --- rlpyt: rlpyt/utils/logging/logger.py, rlpyt/runners/minibatch_rl.py ---------------------
+
+
+def _rlpyt(nan_from: int | None = None, reports: int = 20, interval: int = 1000,
+           stamped: bool = True) -> list[str]:
+    """astooke/rlpyt: ``MinibatchRlBase.log_diagnostics`` (``rlpyt/runners/minibatch_rl.py``)
+    records ``Iteration`` first, the run's counts and speeds, the trajectories' stats, then
+    each of the algorithm's ``opt_info`` fields through ``record_tabular_misc_stat``
+    (``lossAverage``, ``lossStd``, ... ``gradNormAverage``); ``dump_tabular(with_prefix=
+    False)`` logs each line of ``tabulate(_tabular)`` through ``log``, which puts ``"%s | %s"
+    % (timestamp, out)`` before it (``'%Y-%m-%d %H:%M:%S.%f %Z'``, the zone empty on a naive
+    time; ``rlpyt/utils/logging/logger.py``). The iteration counts from 0: ``interval - 1``
+    is the first report's."""
+    lines = []
+    for report in range(reports):
+        itr = (report + 1) * interval - 1
+        bad = nan_from is not None and itr >= nan_from
+
+        def shown(value: float, bad: bool = bad) -> str:
+            return "nan" if bad else str(round(value, 6))
+
+        rows = [("Iteration", str(itr)), ("CumTime (s)", f"{12.5 * (report + 1):.4f}"),
+                ("CumSteps", str((itr + 1) * 256)), ("CumCompletedTrajs", str(3 * report)),
+                ("CumUpdates", str(itr + 1)), ("StepsPerSecond", "2034.5"),
+                ("ReplayRatio", "8.0"), ("ReturnAverage", str(-100 + report)),
+                ("lossAverage", shown(1.0 / (report + 1))), ("lossStd", shown(0.1)),
+                ("lossMin", shown(0.01)), ("lossMax", shown(2.0)),
+                ("gradNormAverage", shown(0.5)), ("entropyAverage", shown(1.2))]
+        stamp = f"2024-03-01 10:{report % 60:02d}:00.123456  | " if stamped else ""
+        lines.append(f"{stamp}ppo_pong_0 Optimizing over {interval} iterations.")
+        lines += [stamp + line for line in _simple_table(rows)]
+    return lines
+
+
+def test_rlpyt_nan_losses_at_their_iteration(tmp_path: Path) -> None:
+    """Before: AMP006 at step 16, the table's rows read one by one behind rllab's timestamp
+    (without it too)."""
+    assert faults(tmp_path, _rlpyt(5999)) == [("AMP006", 5999)]
+    assert faults(tmp_path, _rlpyt(2499, interval=500, stamped=False)) == [("AMP006", 2499)]
+
+
+def test_rlpyt_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy tables, with and without the timestamp,
+    another logging interval."""
+    assert faults(tmp_path, _rlpyt()) == []
+    assert faults(tmp_path, _rlpyt(interval=500, stamped=False)) == []
