@@ -199,8 +199,9 @@ for _role, _phrases in {
            # the environment steps an RL run's record counts (stable-baselines3's logger,
            # dumped at ``step=self.num_timesteps``: ``|    total_timesteps      | 10240 |``;
            # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
-           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
-           "total timesteps", "total env interacts",
+           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``; garage's Trainer
+           # ``tabular.record('TotalEnvSteps', ...)``, garage/trainer.py ``step_epochs``)
+           "total timesteps", "total env interacts", "total env steps",
            # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
            # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
            "cumulative steps",

@@ -349,7 +349,9 @@ _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
 # rllab's ``log`` puts ``"%s | %s" % (timestamp, line)`` before each (rlpyt's
 # ``rlpyt/utils/logging/logger.py``: ``'%Y-%m-%d %H:%M:%S.%f %Z'``, its zone empty).
 _STAMP = r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+(?: \w*)? *\| )?"
-_SIMPLE_CELL = re.compile(_STAMP + r"([A-Za-z][\w./-]*(?: [\w./()-]+)*) {2,}(\S+)[ \t]*$")
+# garage's dowel pads every other key with a leader of dots (``TotalEnvSteps . . . .``).
+_SIMPLE_CELL = re.compile(_STAMP + r"([A-Za-z][\w./-]*(?: [A-Za-z(][\w./()-]*)*)(?: +\.)*"
+                          r" {2,}(\S+)[ \t]*$")
 _SIMPLE_RULE = re.compile(_STAMP + r"\s*-{3,}  -{3,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
@@ -2241,6 +2243,8 @@ def simple_cell(text: str) -> tuple[str, str] | None:
         (True, False)
         >>> simple_cell("2024-03-01 10:00:00.123456  | lossAverage      nan")
         ('lossAverage', 'nan')
+        >>> simple_cell("policy/LossAfter  . . . .       0.4")
+        ('policy/LossAfter', '0.4')
     """
     found = _SIMPLE_CELL.match(text)
     if found is None or VALUE.fullmatch(found.group(2)) is None:

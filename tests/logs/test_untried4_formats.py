@@ -11,7 +11,9 @@ controls (non-default settings among them).
 - rlkit's ``dump_tabular``: tabulate's ``simple`` two-column table between rules of dashes
   (rllab's logger, and the libraries that copied it), its ``Epoch`` row last: one record,
   read together as the ``| key | value |`` records are, numbered by its epoch; rlpyt's
-  copy puts rllab's ``{timestamp} | `` before each row, its ``Iteration`` row first.
+  copy puts rllab's ``{timestamp} | `` before each row, its ``Iteration`` row first;
+  garage's dowel sorts the keys and pads every other one with a leader of dots, its step the
+  ``TotalEnvSteps`` row (the environment's steps, as stable-baselines3's total_timesteps).
 
 Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
 they passed there.
@@ -222,7 +224,7 @@ def _rlpyt(nan_from: int | None = None, reports: int = 20, interval: int = 1000,
 
 
 def test_rlpyt_nan_losses_at_their_iteration(tmp_path: Path) -> None:
-    """Before: AMP006 at step 16, the table's rows read one by one behind rllab's timestamp
+    """Before: AMP006 at step 11, the table's rows read one by one behind rllab's timestamp
     (without it too)."""
     assert faults(tmp_path, _rlpyt(5999)) == [("AMP006", 5999)]
     assert faults(tmp_path, _rlpyt(2499, interval=500, stamped=False)) == [("AMP006", 2499)]
@@ -233,3 +235,72 @@ def test_rlpyt_controls(tmp_path: Path) -> None:
     another logging interval."""
     assert faults(tmp_path, _rlpyt()) == []
     assert faults(tmp_path, _rlpyt(interval=500, stamped=False)) == []
+
+
+# --- garage: dowel's TabularInput, garage/torch/algos/vpg.py -------------------------------
+
+
+def _dowel_rows(record: dict[str, str]) -> list[tuple[str, str]]:
+    """rlworkgroup/dowel ``src/dowel/tabular_input.py`` ``TabularInput.__str__``: the keys
+    sorted, every other key padded with a leader of `` .`` to the widest's width (a blank
+    first where its width is odd), then ``tabulate.tabulate(zip(padded_keys, values))``."""
+    widest = max(len(key) for key in record)
+    rows = []
+    for line, (key, value) in enumerate(sorted(record.items())):
+        padded, width = key, len(key)
+        if line % 2 == 1:
+            if width % 2 == 1 and width < widest:
+                padded, width = padded + " ", width + 1
+            padded += " ." * ((widest - width) // 2)
+        rows.append((padded, value))
+    return rows
+
+
+def _garage(nan_from: int | None = None, epochs: int = 20, batch: int = 4000,
+            value_function: bool = True) -> list[str]:
+    """rlworkgroup/garage: VPG/PPO's ``_train_once`` (``src/garage/torch/algos/vpg.py``)
+    records ``tabular.record('/LossBefore', ...)`` ... under the policy's and the value
+    function's names, ``log_performance`` the ``Evaluation/`` returns, ``train`` the
+    ``TotalEnvSteps``; ``Trainer.step_epochs`` (``src/garage/trainer.py``) logs under the
+    prefix ``'epoch #%d | '`` behind dowel's ``StdOutput`` timestamp (``'%s | %s'``), then
+    the table (``print(str(self.tabular))``)."""
+    lines = []
+    for epoch in range(epochs):
+        bad = nan_from is not None and epoch >= nan_from
+
+        def shown(value: float, bad: bool = bad) -> str:
+            return "nan" if bad else repr(round(value, 6))
+
+        record = {"Evaluation/Iteration": str(epoch), "Evaluation/NumEpisodes": "10",
+                  "Evaluation/AverageReturn": repr(-1200.0 + epoch * 10.5),
+                  "Evaluation/AverageDiscountedReturn": repr(-300.25 + epoch),
+                  "Evaluation/StdReturn": "12.5", "Evaluation/TerminationRate": "0.0",
+                  "TotalEnvSteps": str((epoch + 1) * batch),
+                  "GaussianMLPPolicy/LossBefore": shown(0.5 / (epoch + 1)),
+                  "GaussianMLPPolicy/LossAfter": shown(0.4 / (epoch + 1)),
+                  "GaussianMLPPolicy/dLoss": shown(0.1 / (epoch + 1)),
+                  "GaussianMLPPolicy/KLBefore": "0.0", "GaussianMLPPolicy/KL": shown(0.01),
+                  "GaussianMLPPolicy/Entropy": shown(1.4)}
+        if value_function:
+            record |= {"GaussianMLPValueFunction/LossBefore": shown(5.0 / (epoch + 1)),
+                       "GaussianMLPValueFunction/LossAfter": shown(4.0 / (epoch + 1)),
+                       "GaussianMLPValueFunction/dLoss": shown(1.0 / (epoch + 1))}
+        prefix = f"2024-03-01 10:{epoch % 60:02d}:00 | [ppo_pendulum] epoch #{epoch} | "
+        lines += [prefix + "Obtaining samples...", prefix + "Saving snapshot...",
+                  prefix + "Saved", *_simple_table(_dowel_rows(record)),
+                  prefix + "Time 12.34 s", prefix + "EpochTime 12.34 s"]
+    return lines
+
+
+def test_garage_nan_losses_at_their_env_steps(tmp_path: Path) -> None:
+    """Before: AMP006 at step 13 (a row counted for each table, none numbering it): the
+    leader of dots ended the record's rows and ``TotalEnvSteps`` was no step."""
+    assert faults(tmp_path, _garage(12)) == [("AMP006", 52000)]
+    assert faults(tmp_path, _garage(7, batch=1000, value_function=False)) == [("AMP006", 8000)]
+
+
+def test_garage_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy tables, with and without the value
+    function's rows, another batch."""
+    assert faults(tmp_path, _garage()) == []
+    assert faults(tmp_path, _garage(batch=1000, value_function=False)) == []
