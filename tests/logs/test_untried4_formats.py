@@ -13,7 +13,9 @@ controls (non-default settings among them).
   read together as the ``| key | value |`` records are, numbered by its epoch; rlpyt's
   copy puts rllab's ``{timestamp} | `` before each row, its ``Iteration`` row first;
   garage's dowel sorts the keys and pads every other one with a leader of dots, its step the
-  ``TotalEnvSteps`` row (the environment's steps, as stable-baselines3's total_timesteps).
+  ``TotalEnvSteps`` row (the environment's steps, as stable-baselines3's total_timesteps);
+- H2O LLM Studio's ``LLMTrainingException: NaN caught in loss during training. ...`` (a row of
+  the messages table now: AMP010 before, its "disable mixed precision" read as a setting).
 
 Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
 they passed there.
@@ -304,3 +306,53 @@ def test_garage_controls(tmp_path: Path) -> None:
     function's rows, another batch."""
     assert faults(tmp_path, _garage()) == []
     assert faults(tmp_path, _garage(batch=1000, value_function=False)) == []
+
+
+# --- H2O LLM Studio: llm_studio/train.py run_train -------------------------------------------
+
+_H2O_RAISED = ("NaN caught in loss during training. Please, reduce learning rate, change dtype, "
+               "or disable mixed precision. Alternatively, gradient clipping may help to "
+               "stabilize training.")
+
+
+def _h2o(failed: tuple[int, int] | None = None, epochs: int = 3,
+         batches: int = 1000) -> list[str]:
+    """h2oai/h2o-llmstudio ``llm_studio/train.py`` ``run_train``: ``logger.info(f"Training
+    Epoch: {epoch + 1} / {cfg.training.epochs}")``, then a tqdm bar an epoch (``ascii=True,
+    desc="train loss"``) written through ``TqdmToLogger`` (``llm_studio/src/utils/
+    logging_utils.py``, format ``"%(asctime)s - %(levelname)s: %(message)s"``), its
+    description ``f"train loss: {np.mean(losses[-10:]):.2f}"`` updated every 5% of the
+    epoch; a non-finite loss past the epoch's 20th batch raises ``LLMTrainingException``
+    (``failed``: the epoch and the batch count after which it does), logged with its
+    traceback."""
+    prefix = "2024-03-01 10:00:00,000 - INFO: "
+    lines, every = [], max(batches // 20, 1)
+    for epoch in range(epochs):
+        lines += [f"{prefix}Training Epoch: {epoch + 1} / {epochs}",
+                  f"{prefix}train loss:   0%|          | 0/{batches} [00:00<?, ?it/s]"]
+        for done in range(every, batches + 1, every):
+            if failed is not None and (epoch, done) > failed:
+                return [*lines, "2024-03-01 10:00:05,000 - ERROR: Exception occurred during "
+                        "H2O LLM Studio run:", "Traceback (most recent call last):",
+                        '  File "/workspace/llm_studio/train.py", line 273, in run_train',
+                        "    raise LLMTrainingException(",
+                        f"llm_studio.src.utils.exceptions.LLMTrainingException: {_H2O_RAISED}"]
+            bar = "#" * (10 * done // batches)
+            lines.append(f"{prefix}train loss: {2.5 - (epoch * batches + done) / 2000:.2f}: "
+                         f"{100 * done // batches:3d}%|{bar:<10}| {done}/{batches} "
+                         f"[00:30<02:50,  5.00it/s]")
+    return lines
+
+
+def test_h2o_llmstudio_nan_loss_exception(tmp_path: Path) -> None:
+    """Before: AMP010 (fp16 asked for but not active: the message's "disable mixed
+    precision" read as a setting) at step 1500, no AMP006. The step: the one after the last
+    the bar showed (the batch that raised is within the next 5%)."""
+    assert faults(tmp_path, _h2o((1, 500))) == [("AMP006", 1501)]
+    assert faults(tmp_path, _h2o((0, 100), batches=400)) == [("AMP006", 101)]
+
+
+def test_h2o_llmstudio_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy epochs, another epoch length."""
+    assert faults(tmp_path, _h2o()) == []
+    assert faults(tmp_path, _h2o(epochs=1, batches=400)) == []
