@@ -170,7 +170,10 @@ for _role, _phrases in {
                 # Composer's OptimizerMonitor (llm-foundry's runs): ``l2_norm/grad/global``
                 "l2 norm grad global",
                 # marian's display line (src/training/scheduler.h): ``... : gNorm 1.2345``
-                "g norm"),
+                "g norm",
+                # lingvo's learner (lingvo/core/learner.py): ``grad_norm/all``, the global
+                # norm over all the variables, in the trainer's ``step: ... key:value`` line
+                "grad norm all"),
     SKIPPED: ("skipped", "skipped steps", "skipped iterations", "skipped iters",
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",

@@ -15,7 +15,9 @@ controls (non-default settings among them).
   garage's dowel sorts the keys and pads every other one with a leader of dots, its step the
   ``TotalEnvSteps`` row (the environment's steps, as stable-baselines3's total_timesteps);
 - H2O LLM Studio's ``LLMTrainingException: NaN caught in loss during training. ...`` (a row of
-  the messages table now: AMP010 before, its "disable mixed precision" read as a setting).
+  the messages table now: AMP010 before, its "disable mixed precision" read as a setting);
+- lingvo's ``step:  2500 ... grad_norm/all:nan grad_scale_all:0 has_nan_or_inf:1 ...``
+  status: ``grad_norm/all`` (the global norm over all variables) is a gradient norm.
 
 Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
 they passed there.
@@ -356,3 +358,45 @@ def test_h2o_llmstudio_controls(tmp_path: Path) -> None:
     """Control (passes on the parent too): healthy epochs, another epoch length."""
     assert faults(tmp_path, _h2o()) == []
     assert faults(tmp_path, _h2o(epochs=1, batches=400)) == []
+
+
+# --- lingvo: lingvo/core/program.py TrainProgram.Run, base_runner.py _SetStatusMessage -------
+
+
+def _lingvo(nan_from: int | None = None, skipped_from: int | None = None, every: int = 100,
+            total: int = 5000) -> list[str]:
+    """tensorflow/lingvo: the train program's status, ``msg = 'step:%6d' % global_step``
+    then ``msg += ' %s:%.8g' % (key, val)`` for its eval metrics sorted by key
+    (``lingvo/core/program.py`` ``TrainProgram.Run``, the trainer's loop likewise), logged by
+    ``_SetStatusMessage`` through ``tf.logging.info`` (``lingvo/core/base_runner.py``); the
+    learner adds ``grad_norm/all``, ``var_norm/all`` and ``grad_scale_all`` (0 where
+    ``has_nan_or_inf``: the update is dropped; ``lingvo/core/learner.py``)."""
+    lines = []
+    for step in range(every, total + 1, every):
+        bad = nan_from is not None and step >= nan_from
+        dropped = bad or (skipped_from is not None and step >= skipped_from)
+        loss = math.nan if bad else 3.5 - step / 5000
+        metrics = {"fraction_of_correct_next_step_preds": 0.3 + step / 20000,
+                   "grad_norm/all": math.nan if dropped else 1.2345,
+                   "grad_scale_all": 0.0 if dropped else 1.0,
+                   "has_nan_or_inf": 1.0 if dropped else 0.0, "learning_rate": 0.001,
+                   "log_pplx": loss, "loss": loss, "num_samples_in_batch": 64,
+                   "var_norm/all": 345.678}
+        status = f"step:{step:6d}" + "".join(f" {key}:{value:.8g}"
+                                             for key, value in sorted(metrics.items()))
+        lines.append(f"I0301 10:{step // 100 % 60:02d}:00.123456 140123 base_runner.py:69] "
+                     f"{status}")
+    return lines
+
+
+def test_lingvo_nonfinite_gradients_dropped_at_their_step(tmp_path: Path) -> None:
+    """Before: nothing where the gradients alone went non-finite (``grad_norm/all`` was no
+    gradient norm); the NaN loss was read right already."""
+    assert faults(tmp_path, _lingvo(skipped_from=2500)) == [("AMP003", 2500)]
+    assert faults(tmp_path, _lingvo(2500)) == [("AMP006", 2500)]
+
+
+def test_lingvo_controls(tmp_path: Path) -> None:
+    """Control (passes on the parent too): healthy status lines, another interval."""
+    assert faults(tmp_path, _lingvo()) == []
+    assert faults(tmp_path, _lingvo(every=10, total=1000)) == []
