@@ -1255,7 +1255,8 @@ class MetricReader:
                     if self.record_nonfinite or self.record_quote is None:
                         self.record_quote = (line, text.strip())
             return []
-        if _RECORD_RULE.match(text) is not None or _SIMPLE_RULE.match(text) is not None:
+        if "---" in text and (_RECORD_RULE.match(text) is not None
+                              or _SIMPLE_RULE.match(text) is not None):
             return self._end_record(line)
         return None
 
@@ -2224,12 +2225,23 @@ def record_cell(text: str) -> tuple[str, str] | None:
 
 
 def table_row(text: str) -> bool:
-    """Whether ``text`` may be a row of a record: ``|`` first, or a word and two blanks
-    (tabulate's ``simple`` table, see ``_SIMPLE_CELL``), or rllab's timestamp before such a
-    row; a cheap test, no regex."""
+    """Whether ``text`` may be a row of a record: ``|`` first, or a word, two blanks and one
+    value last (tabulate's ``simple`` table, see ``_SIMPLE_CELL``), or rllab's timestamp
+    before such a row; a cheap test, no regex.
+
+    Example:
+        >>> table_row("trainer/QF1 Loss     nan"), table_row("Epoch(train)  loss: 0.5  lr: 1")
+        (True, False)
+    """
     first = text[:1]
-    return first == "|" or ((first.isalpha() or (first.isdigit() and "| " in text[26:36]))
-                            and "  " in text)
+    if first == "|":
+        return True
+    if not (first.isalpha() or (first.isdigit() and "| " in text[26:36])):
+        return False
+    # one value after the last two blanks: not a line of ``key: value  key: value`` pairs
+    tail = text.rstrip()
+    gap = tail.rfind("  ")
+    return gap > 0 and " " not in tail[gap + 2:]
 
 
 def simple_cell(text: str) -> tuple[str, str] | None:

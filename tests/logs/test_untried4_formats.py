@@ -17,7 +17,16 @@ controls (non-default settings among them).
 - H2O LLM Studio's ``LLMTrainingException: NaN caught in loss during training. ...`` (a row of
   the messages table now: AMP010 before, its "disable mixed precision" read as a setting);
 - lingvo's ``step:  2500 ... grad_norm/all:nan grad_scale_all:0 has_nan_or_inf:1 ...``
-  status: ``grad_norm/all`` (the global norm over all variables) is a gradient norm.
+  status: ``grad_norm/all`` (the global norm over all variables) is a gradient norm;
+- read right already, no test kept (the suite covers the same notation): minGPT's
+  ``iter_dt 35.12ms; iter 1230: train loss nan`` (karpathy/minGPT projects/chargpt),
+  safe-rlhf's bar ``Training 2/3 epoch (loss nan):  52%|...| 620/1200`` (safe_rlhf/trainers/
+  supervised_trainer.py), a MaxText fork's padded ``completed step: 150, seconds: 1.234,
+  TFLOP/s       : 123.456, loss          : nan``;
+- left wrong (documented, no test): keras-rl's ``TrainEpisodeLogger`` (rl/callbacks.py) prints
+  a metric whose episode values are all NaN as ``loss: --`` (``np.nanmean``'s warning caught),
+  as it does before its warm-up ends, and numbers its line ``{step}/{nb_steps}: episode:
+  N, ...``, a count the doctor does not take for the step: a diverged run reads as silence.
 
 Each fault test failed on the parent commit (00ce8bf); the controls' docstrings say whether
 they passed there.
