@@ -176,7 +176,10 @@ for _role, _phrases in {
                 # Composer's OptimizerMonitor (llm-foundry's runs): ``l2_norm/grad/global``
                 "l2 norm grad global",
                 # marian's display line (src/training/scheduler.h): ``... : gNorm 1.2345``
-                "g norm"),
+                "g norm",
+                # lingvo's learner (lingvo/core/learner.py): ``grad_norm/all``, the global
+                # norm over all the variables, in the trainer's ``step: ... key:value`` line
+                "grad norm all"),
     SKIPPED: ("skipped", "skipped steps", "skipped iterations", "skipped iters",
               "num skipped", "number of skipped iterations", "skip count", "overflows",
               "overflow count", "num overflows", "skipped updates", "skipped total",
@@ -205,8 +208,9 @@ for _role, _phrases in {
            # the environment steps an RL run's record counts (stable-baselines3's logger,
            # dumped at ``step=self.num_timesteps``: ``|    total_timesteps      | 10240 |``;
            # OpenAI baselines' ppo2 ``logkv("total_timesteps", ...)``; Spinning Up's
-           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``)
-           "total timesteps", "total env interacts",
+           # EpochLogger ``| TotalEnvInteracts |           4e+03 |``; garage's Trainer
+           # ``tabular.record('TotalEnvSteps', ...)``, garage/trainer.py ``step_epochs``)
+           "total timesteps", "total env interacts", "total env steps",
            # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
            # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
            "cumulative steps",

@@ -1452,4 +1452,14 @@ MESSAGES: tuple[Message, ...] = (
             "Grad scaler enabled: True",
             "amp mode: fp16 autocast under a GradScaler (init_scale 2**17.5, growth_interval 25)",
             SETUP, setup=_FP16, prefix=" "),
+    # -- H2O LLM Studio: llm_studio/train.py (run_train), raised past the epoch's 20th batch --
+    Message("H2O LLM Studio", "2023-04 on (main, read at 2025)",
+            "train.py, llm_studio/train.py from 2023-11 (run_train: ``if ~np.isfinite(loss."
+            "item()) and (epoch > start_epoch or itr > 20): raise LLMTrainingException(...)``)",
+            "NaN caught in loss during training. Please, reduce learning rate, change dtype, "
+            "or disable mixed precision. Alternatively, gradient clipping may help to "
+            "stabilize training.",
+            "the batch's training loss is not finite: the run stops before the step (its "
+            "progress bar, updated every 5% of the epoch, never shows it)", FLAG, "AMP006",
+            prefix="llm_studio.src.utils.exceptions.LLMTrainingException: ", in_step=True),
 )

@@ -77,7 +77,8 @@ _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of t
 _COUNTDOWN = frozenset({"remaining", "remain"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
-_AT_STEP = re.compile(r"(?i)(.*?)\s+at\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
+_AT_STEP = re.compile(r"(?i)(.*?)\s+(?:at|for)\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
+_AT_WORDS = frozenset({"at", "for"})  # before the step an evaluation ran at
 _ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
 # ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
@@ -232,6 +233,10 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             # word opens the sentence; its metric is the key that ends it
             evaluation = True
             continue
+        if evaluation and kind == lexicon.STEP and _measured_at(tokens, size):
+            # "validation loss for step 2501" (mesh-transformer-jax's device_train.py): the
+            # training step the evaluation ran at, not an evaluation's own counter
+            return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
         if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
@@ -241,6 +246,19 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             return None  # a countdown (see _COUNTDOWN)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
+
+
+def _measured_at(tokens: list[str], size: int) -> bool:
+    """Whether the key ending ``tokens`` (its last ``size``) follows "at" or "for": the step
+    an evaluation was measured at, whatever the sentence's evaluation words before it.
+
+    Example:
+        >>> _measured_at(["validation", "loss", "for", "step"], 1)
+        True
+        >>> _measured_at(["val", "step"], 1)
+        False
+    """
+    return len(tokens) > size and tokens[-size - 1].lower() in _AT_WORDS
 
 
 def read_pairs(text: str) -> MetricLine:

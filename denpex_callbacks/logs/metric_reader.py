@@ -87,8 +87,8 @@ __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row",
            "classify", "collect", "dangling_key", "find_claims", "header_cells", "loss_total",
            "mapping_row",
-           "notation", "opens_dict", "read_pairs", "record_cell", "starts_with_value", "step_line",
-           "to_value"]
+           "notation", "opens_dict", "read_pairs", "record_cell", "simple_cell",
+           "starts_with_value", "step_line", "table_row", "to_value"]
 
 FAMILY = "generic"
 # A bracket numbers the step only before something the step measured (a loss, a scale, a
@@ -252,6 +252,7 @@ _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # pfrl/agents/dqn.py ``get_statistics``, ``_mean_or_nan``), no value that broke.
 # Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
 # is the first update's own NaN.
+_STEP_MEASURES = frozenset({lexicon.SCALE, lexicon.GRAD_NORM, lexicon.MAYBE_SCALE})
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
 # A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
@@ -347,6 +348,18 @@ ROW_REACH = 2  # lines read after it (RVC: ``[step, lr]``, then its losses)
 _RECORD_CELL = re.compile(r"\|[ \t]*([A-Za-z][\w./-]*(?:[ \t][A-Za-z][\w./-]*)*)[ \t]*\|"
                           r"[ \t]*(\S*)[ \t]*\|\s*$")
 _RECORD_RULE = re.compile(r"\s*-{8,}\s*$")
+# The same record as tabulate's ``simple`` table of two columns without a header: rllab's
+# logger (``dump_tabular``: ``for line in tabulate(self._tabular).split('\n')``) and the RL
+# libraries that copied it (rlkit's ``rlkit/core/logging.py``, rlpyt's, garage's dowel) print
+# ``trainer/QF1 Loss        0.123`` rows between ``------------  -----`` rules, its counter
+# (rlkit's ``Epoch  12``) a row of its own, last.
+# rllab's ``log`` puts ``"%s | %s" % (timestamp, line)`` before each (rlpyt's
+# ``rlpyt/utils/logging/logger.py``: ``'%Y-%m-%d %H:%M:%S.%f %Z'``, its zone empty).
+_STAMP = r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+(?: \w*)? *\| )?"
+# garage's dowel pads every other key with a leader of dots (``TotalEnvSteps . . . .``).
+_SIMPLE_CELL = re.compile(_STAMP + r"([A-Za-z][\w./-]*(?: [A-Za-z(][\w./()-]*)*)(?: +\.)*"
+                          r" {2,}(\S+)[ \t]*$")
+_SIMPLE_RULE = re.compile(_STAMP + r"\s*-{3,}  -{3,}\s*$")
 RECORD_REACH = 64  # lines handed over after a record's row (the rest of it holds no keyword)
 RECORD = "| key | value | record rows"
 # A dict that ``pprint`` spread over lines, one key a line: ``{'accuracy': ...,`` then
@@ -653,7 +666,7 @@ class MetricReader:
             return out
         # A record, a dict or a mapping spread over lines: a row of the open one is kept, a
         # line that is no row ends it (its events, then the line's own).
-        if (self.record or text[:1] == "|") and (out := self._spread(
+        if (self.record or table_row(text)) and (out := self._spread(
                 self._record(text, line), self.record, self._end_record, text, line)) is not None:
             return out
         if (self.dict_rows or "': " in text or '": ' in text) and (out := self._spread(
@@ -998,6 +1011,13 @@ class MetricReader:
             # statistics (pfrl's ``get_statistics()``, a list of ``(name, value)`` tuples); a
             # loop's own ``avg_loss=nan, num_updates=0`` may be its first batch's NaN
             loss = None
+        elif loss == math.inf and self.last_loss == 0.0 and values.get(lexicon.STEP) == 0.0 and (
+                not _STEP_MEASURES.intersection(values)):
+            # +inf at step 0, no loss read yet and nothing a step measures beside it: the
+            # loop's default before its first batch is learned (torchbeast's monobeast.py
+            # ``train``: ``total_loss = stats.get("total_loss", float("inf"))`` while
+            # ``stats`` is still ``{}``), no value measured
+            loss = None
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
             # "0.0000" after "0.0003": a loss that decayed below the print's last digit, not
@@ -1119,7 +1139,9 @@ class MetricReader:
         epoch_row = False  # the step is the row's epoch: the steps it stands for are unknown
         # A table's epoch column holds the epoch alone in its cell (fastai's ``epoch
         # train_loss valid_loss ...`` table, from 0): whole there is whole as printed.
-        table = written == _TABLE_ROW
+        # So does a record's row of its own (rlkit's ``Epoch  12`` below its values, from 0).
+        table = written == _TABLE_ROW or (written == RECORD and lexicon.EPOCH in values
+                                          and lexicon.STEP not in values)
         if (counters or table) and not self.epoch_rows_off and (
                 loss is not None or lexicon.GRAD_NORM in values):
             printed = step
@@ -1227,7 +1249,7 @@ class MetricReader:
         (a line the reader hands over because it follows a header row, though it holds no
         keyword: a YOLO table's rows of finite values), as a row of a record, or as the bare
         list row that a progress line announced (VITS' ``Train Epoch: 3 [40%]``)."""
-        if self.record or text[:1] == "|":
+        if self.record or table_row(text):
             ended = self._record(text, line)
             if ended is not None:
                 return ended
@@ -1306,7 +1328,7 @@ class MetricReader:
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
         """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
         any other line."""
-        cell = record_cell(text)
+        cell = record_cell(text) if text[:1] == "|" else simple_cell(text)
         if cell is not None:
             if cell[1]:
                 self.record.append(cell)
@@ -1315,7 +1337,8 @@ class MetricReader:
                     if self.record_nonfinite or self.record_quote is None:
                         self.record_quote = (line, text.strip())
             return []
-        if _RECORD_RULE.match(text) is not None:
+        if "---" in text and (_RECORD_RULE.match(text) is not None
+                              or _SIMPLE_RULE.match(text) is not None):
             return self._end_record(line)
         return None
 
@@ -2360,6 +2383,46 @@ def record_cell(text: str) -> tuple[str, str] | None:
     if value and VALUE.fullmatch(value) is None:
         return None  # a table's header row ("| epoch | loss |"), not a record's row
     return key, value
+
+
+def table_row(text: str) -> bool:
+    """Whether ``text`` may be a row of a record: ``|`` first, or a word, two blanks and one
+    value last (tabulate's ``simple`` table, see ``_SIMPLE_CELL``), or rllab's timestamp
+    before such a row; a cheap test, no regex.
+
+    Example:
+        >>> table_row("trainer/QF1 Loss     nan"), table_row("Epoch(train)  loss: 0.5  lr: 1")
+        (True, False)
+    """
+    first = text[:1]
+    if first == "|":
+        return True
+    if not (first.isalpha() or (first.isdigit() and "| " in text[26:36])):
+        return False
+    # one value after the last two blanks: not a line of ``key: value  key: value`` pairs
+    tail = text.rstrip()
+    gap = tail.rfind("  ")
+    return gap > 0 and " " not in tail[gap + 2:]
+
+
+def simple_cell(text: str) -> tuple[str, str] | None:
+    """The (key, value) of a row of tabulate's ``simple`` two-column record
+    (``trainer/QF1 Loss     0.123``), or None.
+
+    Example:
+        >>> simple_cell("trainer/QF1 Loss               nan"), simple_cell("time/epoch (s)  12.3")
+        (('trainer/QF1 Loss', 'nan'), ('time/epoch (s)', '12.3'))
+        >>> simple_cell("Epoch 3  loss 0.5") is None, simple_cell("Epoch   3") is None
+        (True, False)
+        >>> simple_cell("2024-03-01 10:00:00.123456  | lossAverage      nan")
+        ('lossAverage', 'nan')
+        >>> simple_cell("policy/LossAfter  . . . .       0.4")
+        ('policy/LossAfter', '0.4')
+    """
+    found = _SIMPLE_CELL.match(text)
+    if found is None or VALUE.fullmatch(found.group(2)) is None:
+        return None
+    return found.group(1), found.group(2)
 
 
 def opens_dict(text: str) -> bool:

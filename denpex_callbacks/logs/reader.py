@@ -38,6 +38,8 @@ from denpex_callbacks.logs.metric_reader import (
     mapping_row,
     opens_dict,
     record_cell,
+    simple_cell,
+    table_row,
 )
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
@@ -410,7 +412,8 @@ def _scan(
             elif "%]" in text and announces_row(text):
                 # VITS' ``Train Epoch: 3 [40%]``: its values follow on a line of their own
                 following.until = max(following.until, number + ROW_REACH)
-            elif text[:1] == "|" and record_cell(text) is not None:
+            elif table_row(text) and (record_cell(text) if text[:1] == "|"
+                                      else simple_cell(text)) is not None:
                 # a record's row: the rest of the record (its step row, its closing rule)
                 # holds no keyword
                 following.until = max(following.until, number + RECORD_REACH)
