@@ -145,6 +145,22 @@ POLICY_OBJECTIVE = re.compile(r"(?<![A-Za-z])(?:rewards?|advantages?|pg)(?:[/_.]
 
 
 @functools.lru_cache(maxsize=4096)
+def objective_tag(word: str) -> bool:
+    """Whether ``word``, printed before "loss", names which of a model's objectives the loss
+    is (Grad-TTS' ``duration loss = 0.512 | prior loss = 1.234 | diffusion loss = nan``), not
+    the total's statistic, a split, a setting or a time (``avg``, ``val``, ``lowest``...);
+    "duration" stays (a TTS duration predictor's loss, not a time: see ``_TIME``).
+
+    Example:
+        >>> objective_tag("diffusion"), objective_tag("total"), objective_tag("lowest")
+        (True, False, False)
+    """
+    lowered = word.lower()
+    return word.isalpha() and not (lowered in _QUALIFIERS or lowered in _EVAL
+                                   or lowered in _TRAIN or lowered in _SETTING
+                                   or lowered in _TIME)
+
+
 def verb_key(key: str) -> bool:
     """Whether ``key`` ends in a verb (``loss is``, ``loss became``): a sentence-like print.
 
@@ -208,7 +224,10 @@ for _role, _phrases in {
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
            # marian's updates, abbreviated (src/training/scheduler.h): ``Ep. 1 : Up. 1000 :``
-           "up"),
+           "up",
+           # the iterations abbreviated: DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d,
+           # Loss=%f"`` (main.py), BigGAN-PyTorch's ``itr: %d`` and its logs' ``"itr": ...``
+           "itr", "itrs"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
     # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":

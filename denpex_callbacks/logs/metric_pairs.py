@@ -565,13 +565,16 @@ def _objectives(out: MetricLine, text: str, start: int, key: str, separator: str
 
 def _qualifier(text: str, start: int, key: str, separator: str) -> str:
     """The word printed right before the loss key ending before ``start`` (``D`` of ``[D
-    loss: 0.1]``), where it is a short tag of letters; else ``""``."""
+    loss: 0.1]``), where it is a short tag of letters or a word that names an objective
+    (``diffusion`` of Grad-TTS' ``| diffusion loss = nan``); else ``""``."""
     head = text[:start - len(separator)]
     if not head.endswith(key):
         return ""
-    words = head[max(0, len(head) - len(key) - 8):len(head) - len(key)].split()  # (a tag)
+    words = head[max(0, len(head) - len(key) - 16):len(head) - len(key)].split()  # (a tag)
     word = words[-1].lstrip("[(|,") if words else ""
-    return word if len(word) <= 3 and word.isalpha() else ""
+    if len(word) <= 3:
+        return word if word.isalpha() else ""
+    return word if lexicon.objective_tag(word) else ""
 
 
 def _again(key: str, terms: set[str]) -> bool:

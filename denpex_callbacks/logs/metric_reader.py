@@ -57,6 +57,7 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_BATCH,
     EPOCH_BRACKET,
     EPOCH_ITER,
+    LEADING_COUNT,
     EPOCH_OF_COUNT,
     EPOCH_OF_STEPS,
     EPOCH_RANGE,
@@ -964,7 +965,10 @@ class MetricReader:
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
-                               or text[:1] == "[" or "(t): " in text):
+                               or text[:1] == "[" or "(t): " in text
+                               # torchreid's engine (torchreid/engine/engine.py ``train``):
+                               # ``epoch: [3/60][140/200]\ttime ...``, lower-case
+                               or "epoch: [" in text):
             if "/Epoch" in text and (found := STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := EPOCH_ITER.search(text):
@@ -991,6 +995,8 @@ class MetricReader:
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
+            step = int(found.group(1))
+        if step is None and counters and ", " in text and (found := LEADING_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and counters and "inibatch[" in text and (
                 found := MINIBATCH_RANGE.search(text)):

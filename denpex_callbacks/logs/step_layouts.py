@@ -46,6 +46,11 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# Cellpose's training line (MouseLand/cellpose ``cellpose/train.py`` ``train_seg``:
+# ``train_logger.info(f"{iepoch}, train_loss={lavg:.4f}, test_loss={lavgt:.4f}, LR=
+# {LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")``, behind its logger's ``%(asctime)s
+# [%(levelname)s] ``): the epoch opens the message bare, then a comma and ``key=value``s.
+LEADING_COUNT = re.compile(r"(?:^|\] )(\d+), [A-Za-z][\w./-]*=")
 # XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
 # XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
 # {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``

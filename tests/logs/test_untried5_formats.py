@@ -1,0 +1,172 @@
+"""Vision, 3D, medical, speech and GAN trainers nobody described before: excerpts written from
+each tool's own format strings (each test names its source), a fault beside healthy controls.
+
+- DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d, Loss=%f"`` (VainF/DeepLabV3Plus-Pytorch
+  ``main.py``) and BigGAN-PyTorch's ``logs/*_log.jsonl`` (ajbrock/BigGAN-PyTorch ``train.py``
+  ``train_log.log(itr=..., **metrics)`` through ``utils.py`` ``MetricsLogger``): ``itr``;
+- torchreid's engine line (KaiyangZhou/deep-person-reid ``torchreid/engine/engine.py``
+  ``train``): ``epoch: [3/60][140/200]\\ttime ...``, the epoch lower-case;
+- Grad-TTS' ``train.log`` (huawei-noah/Speech-Backbones ``Grad-TTS/train.py``): ``Epoch %d:
+  duration loss = %.3f | prior loss = %.3f | diffusion loss = %.3f``, three objectives and no
+  total;
+- Cellpose's ``{iepoch}, train_loss=..., test_loss=..., LR=...`` (MouseLand/cellpose
+  ``cellpose/train.py``): the epoch opens the message bare.
+
+Each fault test failed on the parent commit (00ce8bf); the controls pass there too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from excerpts import faults
+
+
+def _value(step: int, nan_from: int | None, scale: float = 1e4) -> float:
+    """A decaying loss, NaN from the step ``nan_from``."""
+    return math.nan if nan_from is not None and step >= nan_from else 2 * math.exp(-step / scale)
+
+
+def _deeplab(nan_from: int | None = None, total: int = 30000) -> list[str]:
+    """VainF/DeepLabV3Plus-Pytorch ``main.py``: every 10 iterations ``print("Epoch %d, Itrs
+    %d/%d, Loss=%f" % (cur_epochs, cur_itrs, opts.total_itrs, interval_loss))``, the run's
+    iterations counted across epochs (662 a VOC epoch at batch 16)."""
+    lines = ["Device: cuda", "Dataset: voc, Train set: 10582, Val set: 1449", "[!] Retrain"]
+    for itrs in range(10, 3001, 10):
+        lines.append("Epoch %d, Itrs %d/%d, Loss=%f" % (itrs // 662 + 1, itrs, total,
+                                                       _value(itrs, nan_from)))
+    return lines
+
+
+def _biggan(nan_from: int | None = None, first: int = 1) -> list[str]:
+    """ajbrock/BigGAN-PyTorch ``train.py``: ``train_log.log(itr=int(state_dict['itr']),
+    **metrics)`` each iteration (``utils.py`` ``MetricsLogger.log``: ``json.dumps(record)``
+    with ``_stamp``), the singular values every ``sv_log_interval`` (10) on rows of their own;
+    the rows from the iteration ``first`` on (a log's tail, or a resumed run's)."""
+    lines = []
+    for itr in range(first, first + 2000):
+        loss = _value(itr, nan_from)
+        lines.append(json.dumps({"itr": itr, "G_loss": loss, "D_loss_real": loss / 2,
+                                 "D_loss_fake": loss / 3, "_stamp": 1.6e9 + itr}))
+        if itr % 10 == 0:
+            lines.append(json.dumps({"itr": itr, "G_blocks_0_0_conv1_weight": 1.5,
+                                     "D_blocks_0_0_conv1_weight": 1.2,
+                                     "_stamp": 1.6e9 + itr + 0.5}))
+    return lines
+
+
+def test_itrs_counts_the_iterations(tmp_path: Path) -> None:
+    """Before: ``Itrs`` was no counter: DeepLab's NaN at iteration 1500 was reported at step
+    150, the row's number."""
+    assert faults(tmp_path, _deeplab(1500)) == [("AMP006", 1500)]
+
+
+def test_biggan_itr_is_the_step(tmp_path: Path) -> None:
+    """Before: ``"itr"`` was no counter: the rows were counted (the singular values' rows, no
+    loss on them, left out), right from the first iteration, but a tail from iteration 40001
+    on put the NaN at iteration 41234 at step 1234."""
+    assert faults(tmp_path, _biggan(41234, first=40001)) == [("AMP006", 41234)]
+
+
+def test_itrs_controls(tmp_path: Path) -> None:
+    """Healthy runs, a shorter schedule too (pass on the parent too)."""
+    for lines in (_deeplab(), _deeplab(total=1000), _biggan(), _biggan(first=40001)):
+        assert faults(tmp_path, lines) == []
+
+
+def _torchreid(nan_from: int | None = None, *, triplet: bool = False,
+               batches: int = 200) -> list[str]:
+    """KaiyangZhou/deep-person-reid ``torchreid/engine/engine.py`` ``train``: ``'epoch:
+    [{0}/{1}][{2}/{3}]\\t' 'time ...\\t' 'data ...\\t' 'eta {eta}\\t' '{losses}\\t' 'lr
+    {lr:.6f}'`` every ``print_freq`` (20) batches, epoch and batch from 1; ``{losses}`` is
+    ``MetricMeter`` (``torchreid/utils/avgmeter.py``: ``'{} {:.4f} ({:.4f})'`` joined by tabs):
+    ``loss``, ``acc`` (ImageSoftmaxEngine) or ``loss_t``, ``loss_x``, ``acc`` (the triplet
+    engine); ``_evaluate``'s report every third epoch."""
+    lines = ["=> Start training"]
+    for epoch in range(1, 7):
+        for batch in range(20, batches + 1, 20):
+            loss = _value((epoch - 1) * batches + batch, nan_from)
+            meters = (f"loss_t {loss / 3:.4f} ({loss / 3:.4f})\tloss_x {loss:.4f} ({loss:.4f})"
+                      if triplet else f"loss {loss:.4f} ({loss:.4f})")
+            lines.append(f"epoch: [{epoch}/60][{batch}/{batches}]\ttime 0.312 (0.320)\tdata "
+                         f"0.001 (0.010)\teta 1:02:03\t{meters}\tacc 51.0000 (50.1000)\t"
+                         f"lr 0.000300")
+        if epoch % 3 == 0:
+            lines += ["##### Evaluating market1501 (source) #####",
+                      "Extracting features from query set ...",
+                      "Done, obtained 3368-by-512 matrix", "Speed: 0.0210 sec/batch",
+                      "Computing CMC and mAP ...", "** Results **", "mAP: 70.1%", "CMC curve",
+                      "Rank-1  : 87.2%", "Rank-5  : 95.0%"]
+    return lines
+
+
+def test_torchreid_epoch_and_batch(tmp_path: Path) -> None:
+    """Before: the lower-case ``epoch: [3/60][140/200]`` was not read as an epoch and its
+    batch: the NaN at batch 140 of epoch 3 (step 540) was reported at step 27, the row's
+    number."""
+    assert faults(tmp_path, _torchreid(540)) == [("AMP006", 540)]
+    assert faults(tmp_path, _torchreid(540, triplet=True)) == [("AMP006", 540)]
+
+
+def test_torchreid_controls(tmp_path: Path) -> None:
+    """Healthy runs, the triplet engine and a shorter epoch too (pass on the parent too)."""
+    for lines in (_torchreid(), _torchreid(triplet=True), _torchreid(batches=100)):
+        assert faults(tmp_path, lines) == []
+
+
+def _grad_tts(nan_from: int | None = None, epochs: int = 20) -> list[str]:
+    """huawei-noah/Speech-Backbones ``Grad-TTS/train.py``: each epoch (from 1) ``msg = 'Epoch
+    %d: duration loss = %.3f ' % ...; msg += '| prior loss = %.3f ' % ...; msg += '|
+    diffusion loss = %.3f\\n' % ...`` appended to ``train.log``: the three objectives' means,
+    no total."""
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines.append("Epoch %d: duration loss = %.3f " % (epoch, 0.5 + 1 / epoch)
+                     + "| prior loss = %.3f " % 1.2
+                     + "| diffusion loss = %.3f" % _value(epoch, nan_from, 20))
+    return lines
+
+
+def test_grad_tts_objectives(tmp_path: Path) -> None:
+    """Before: the three keys read as one ``loss``, the first (the duration loss) kept: the
+    diffusion loss at NaN from epoch 7 went unseen (nothing to diagnose)."""
+    assert faults(tmp_path, _grad_tts(7)) == [("AMP006", 7)]
+
+
+def test_grad_tts_controls(tmp_path: Path) -> None:
+    """Healthy runs, short and long (pass on the parent too)."""
+    for lines in (_grad_tts(), _grad_tts(epochs=3), _grad_tts(epochs=200)):
+        assert faults(tmp_path, lines) == []
+
+
+def _cellpose(nan_from: int | None = None, *, test: bool = True,
+              epochs: int = 200) -> list[str]:
+    """MouseLand/cellpose ``cellpose/train.py`` ``train_seg``: at epoch 5 and every tenth
+    (from 0) ``train_logger.info(f"{iepoch}, train_loss={lavg:.4f}, test_loss={lavgt:.4f},
+    LR={LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")`` (no ``test_loss`` without test
+    data), behind ``cellpose/io.py`` ``logger_setup``'s ``%(asctime)s [%(levelname)s] ``."""
+    stamp = "2024-05-01 10:00:00,123 [INFO] "
+    lines = [f"{stamp}>>> n_epochs={epochs}, n_train=540, n_test=68",
+             f"{stamp}>>> AdamW, learning_rate=0.00500, weight_decay=0.00001"]
+    for epoch in range(epochs):
+        if epoch == 5 or epoch % 10 == 0:
+            loss = _value(epoch, nan_from, 100)
+            held = f" test_loss={loss * 1.1:.4f}," if test else ""
+            lines.append(f"{stamp}{epoch}, train_loss={loss:.4f},{held} LR={0.005:.6f}, "
+                         f"time {epoch * 1.5:.2f}s")
+    return lines
+
+
+def test_cellpose_epoch_opens_the_message(tmp_path: Path) -> None:
+    """Before: the bare epoch before ``, train_loss=`` went unread: the NaN at epoch 70 was
+    reported at step 9, the row's number."""
+    assert faults(tmp_path, _cellpose(70)) == [("AMP006", 70), ("AMP013", 70)]
+    assert faults(tmp_path, _cellpose(70, test=False)) == [("AMP006", 70)]
+
+
+def test_cellpose_controls(tmp_path: Path) -> None:
+    """Healthy runs, with and without test data, short too (pass on the parent too)."""
+    for lines in (_cellpose(), _cellpose(test=False), _cellpose(epochs=30)):
+        assert faults(tmp_path, lines) == []
