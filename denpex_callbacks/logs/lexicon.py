@@ -73,7 +73,11 @@ _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", 
                          "objf",
                          # an objective abbreviated: ElegantRL's evaluator's ``objC`` / ``objA``
                          # (the critic's and the actor's, elegantrl/train/evaluator.py)
-                         "obj"})
+                         "obj",
+                         # an L1 reconstruction keyed by its norm alone: Wav2Lip's bar ``L1:
+                         # 0.0312, Sync Loss: 0.0`` (Rudrabha/Wav2Lip wav2lip_train.py), the
+                         # loss trained on beside a term weighted 0 until sync is on
+                         "l1"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))

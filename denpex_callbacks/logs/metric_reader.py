@@ -57,12 +57,12 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_BATCH,
     EPOCH_BRACKET,
     EPOCH_ITER,
-    LEADING_COUNT,
     EPOCH_OF_COUNT,
     EPOCH_OF_STEPS,
     EPOCH_RANGE,
     EPOCH_SAMPLES,
     EPOCH_STEP,
+    LEADING_COUNT,
     LOGGER_COUNT,
     MINIBATCH_RANGE,
     OPEN_BAR,
@@ -476,6 +476,9 @@ class MetricReader:
         # a count of the epoch's batches printed without its epoch: (last count, the counts
         # of the epochs before)
         self.restarts = (0, 0)
+        # the same of an open bar alone (see _open_bar_step): the last count, the counts of
+        # the epochs before, and the line of the last count
+        self.open_bar = (0, 0, 0)
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
@@ -949,8 +952,8 @@ class MetricReader:
                     UNSIZED_BAR.search(text) if "/?" in text else None)):
             # the count before the unit numbers the line, not the "it" it reads as a key
             count = int(found.group(2))
-            step = count if found.group(1) is None else self.epoch_batches.step_of(
-                int(found.group(1)), count)
+            step = self._open_bar_step(count, line) if found.group(1) is None else (
+                self.epoch_batches.step_of(int(found.group(1)), count))
         elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             done = self.epoch_batches.wrapped(epoch, done, total)
@@ -1500,6 +1503,19 @@ class MetricReader:
         if done < last:
             before += last
         self.restarts = (done, before)
+        return before + done
+
+    def _open_bar_step(self, done: int, line: int) -> int:
+        """The step of an open bar's count (see ``OPEN_BAR``) with no epoch on its line: a bar
+        per epoch over a loader's ``enumerate`` (Wav2Lip's ``tqdm(enumerate(
+        train_data_loader))`` under ``print('Starting Epoch: {}'...)``, Rudrabha/Wav2Lip
+        wav2lip_train.py). Where the count goes back, or the same count ends a new line (the
+        last state of each epoch's bar, as a terminal shows them), an epoch ended at the last
+        count; one bar that never ends counts the run's steps."""
+        last, before, last_line = self.open_bar
+        if done < last or (done == last and line != last_line):
+            before += last
+        self.open_bar = (done, before, line)
         return before + done
 
     def _pass_step(self, done: int, total: int) -> int:

@@ -10,9 +10,14 @@ each tool's own format strings (each test names its source), a fault beside heal
   duration loss = %.3f | prior loss = %.3f | diffusion loss = %.3f``, three objectives and no
   total;
 - Cellpose's ``{iepoch}, train_loss=..., test_loss=..., LR=...`` (MouseLand/cellpose
-  ``cellpose/train.py``): the epoch opens the message bare.
+  ``cellpose/train.py``): the epoch opens the message bare;
+- Wav2Lip's bar (Rudrabha/Wav2Lip ``wav2lip_train.py``): ``L1: ..., Sync Loss: 0.0: 140it [``,
+  the L1 loss trained on, the sync term off, a bar with no total per epoch;
+- the First Order Motion Model's ``log.txt`` (AliaksandrSiarohin/first-order-model
+  ``logger.py``): ``00000012) perceptual - nan; equivariance_value - 0.30000; ...``.
 
-Each fault test failed on the parent commit (00ce8bf); the controls pass there too.
+Each fault test failed on the parent commit (00ce8bf); the controls pass there too, but
+Wav2Lip's (a false ``AMP007`` there).
 """
 
 from __future__ import annotations
@@ -35,8 +40,8 @@ def _deeplab(nan_from: int | None = None, total: int = 30000) -> list[str]:
     iterations counted across epochs (662 a VOC epoch at batch 16)."""
     lines = ["Device: cuda", "Dataset: voc, Train set: 10582, Val set: 1449", "[!] Retrain"]
     for itrs in range(10, 3001, 10):
-        lines.append("Epoch %d, Itrs %d/%d, Loss=%f" % (itrs // 662 + 1, itrs, total,
-                                                       _value(itrs, nan_from)))
+        lines.append(f"Epoch {itrs // 662 + 1}, Itrs {itrs}/{total}, "
+                     f"Loss={_value(itrs, nan_from):f}")
     return lines
 
 
@@ -123,9 +128,8 @@ def _grad_tts(nan_from: int | None = None, epochs: int = 20) -> list[str]:
     no total."""
     lines = []
     for epoch in range(1, epochs + 1):
-        lines.append("Epoch %d: duration loss = %.3f " % (epoch, 0.5 + 1 / epoch)
-                     + "| prior loss = %.3f " % 1.2
-                     + "| diffusion loss = %.3f" % _value(epoch, nan_from, 20))
+        lines.append(f"Epoch {epoch}: duration loss = {0.5 + 1 / epoch:.3f} | prior loss = "
+                     f"{1.2:.3f} | diffusion loss = {_value(epoch, nan_from, 20):.3f}")
     return lines
 
 
@@ -169,4 +173,84 @@ def test_cellpose_epoch_opens_the_message(tmp_path: Path) -> None:
 def test_cellpose_controls(tmp_path: Path) -> None:
     """Healthy runs, with and without test data, short too (pass on the parent too)."""
     for lines in (_cellpose(), _cellpose(test=False), _cellpose(epochs=30)):
+        assert faults(tmp_path, lines) == []
+
+
+def _wav2lip(nan_from: int | None = None, *, raw: bool = False, sync_from: int | None = None,
+             batches: int = 520) -> list[str]:
+    """Rudrabha/Wav2Lip ``wav2lip_train.py`` ``train``: ``print('Starting Epoch: {}'...)``,
+    then a bar over ``tqdm(enumerate(train_data_loader))`` (no total: ``{n}it [...]``) whose
+    description is ``'L1: {}, Sync Loss: {}'.format(running_l1_loss / (step + 1),
+    running_sync_loss / (step + 1))``; the sync loss is 0 while ``hparams.syncnet_wt`` is 0
+    (its default, until an evaluation's sync loss drops below .75); ``eval_model``'s ``L1: {},
+    Sync loss: {}`` and ``Saved checkpoint:`` at step 1 and every 3000. ``raw``: each epoch's
+    bar states joined by carriage returns, as a log file holds them; else its last state, as
+    a terminal shows it."""
+    lines = ["total trainable params 36298035"]
+    step = 0
+    for epoch in range(6):
+        lines.append(f"Starting Epoch: {epoch}")
+        states: list[str] = []
+        l1 = sync = 0.0
+        for batch in range(batches):
+            step += 1
+            l1 += _value(step, nan_from, 3000) / 20
+            sync += 0.69 if sync_from is not None and step >= sync_from else 0.0
+            if batch % 10 == 9 or batch == batches - 1:
+                states.append(f"L1: {l1 / (batch + 1)}, Sync Loss: {sync / (batch + 1)}: "
+                              f"{batch + 1}it [00:{batch // 20:02d},  1.74it/s]")
+            if step == 1 or step % 3000 == 0:
+                lines += ["\r".join(states) if raw else states[-1]] if states else []
+                states = []
+                lines += [f"Saved checkpoint: checkpoints/checkpoint_step{step:09d}.pth",
+                          "Evaluating for 700 steps", f"L1: {l1 / (batch + 1)}, Sync loss: 0.8"]
+        lines.append("\r".join(states) if raw else states[-1])
+    return lines
+
+
+def test_wav2lip_l1_is_the_loss(tmp_path: Path) -> None:
+    """Before: ``Sync Loss`` was read as the loss and ``L1`` as nothing: the NaN L1 loss from
+    step 1700 went unseen (nothing to diagnose on the terminal's view; on the log file's, a
+    false ``AMP007`` at step 10, see the control). Each epoch's bar counts from 0: the last
+    state of epoch 3 is step 2080, the NaN's first state in the file step 1700."""
+    assert faults(tmp_path, _wav2lip(1700)) == [("AMP006", 2080)]
+    assert faults(tmp_path, _wav2lip(1700, raw=True)) == [("AMP006", 1700)]
+
+
+def test_wav2lip_controls(tmp_path: Path) -> None:
+    """Healthy runs, the sync loss off (0.0) and switched on at step 1500. Before: the log
+    file's view (``raw``) raised a false ``AMP007`` (the sync loss at 0 read as the loss) on
+    the parent; the others pass there."""
+    for lines in (_wav2lip(), _wav2lip(raw=True), _wav2lip(sync_from=1500),
+                  _wav2lip(raw=True, sync_from=1500), _wav2lip(batches=130)):
+        assert faults(tmp_path, lines) == []
+
+
+def _fomm(nan_from: int | None = None, *, gan: bool = False, epochs: int = 30) -> list[str]:
+    """AliaksandrSiarohin/first-order-model ``logger.py`` ``Logger.log_scores``: each epoch
+    (from 0) ``"; ".join(["%s - %.5f" % (name, value) ...])`` behind ``str(self.epoch).zfill(
+    self.zfill_num) + ") "`` (8 digits) into ``log.txt``: the generator's loss terms by name
+    (``train.py``: ``perceptual``, ``equivariance_value``, ``equivariance_jacobian``; with the
+    GAN's weights set, ``gen_gan``, ``feature_matching`` and the discriminator's ``disc_gan``)."""
+    lines = []
+    for epoch in range(epochs):
+        terms = {"perceptual": 50 * _value(epoch, nan_from, 30), "equivariance_value": 0.3,
+                 "equivariance_jacobian": 0.4}
+        if gan:
+            terms |= {"gen_gan": 0.9, "feature_matching": 1.7, "disc_gan": 0.4}
+        lines.append(f"{epoch:08d}) " + "; ".join(f"{name} - {value:.5f}"
+                                                   for name, value in terms.items()))
+    return lines
+
+
+def test_fomm_scores_are_loss_terms(tmp_path: Path) -> None:
+    """Before: no name says "loss": nothing to diagnose, the perceptual loss NaN from epoch
+    12 on."""
+    assert faults(tmp_path, _fomm(12)) == [("AMP006", 12)]
+    assert faults(tmp_path, _fomm(12, gan=True)) == [("AMP006", 12)]
+
+
+def test_fomm_controls(tmp_path: Path) -> None:
+    """Healthy runs, with the GAN's terms and short (pass on the parent too: nothing read)."""
+    for lines in (_fomm(), _fomm(gan=True), _fomm(epochs=3)):
         assert faults(tmp_path, lines) == []
