@@ -519,8 +519,13 @@ def score_name(key: str) -> bool:
         [True, True, False, False, False]
     """
     parts = words(key)
-    return (bool(parts) and role(key) is None
+    return (bool(parts) and (role(key) is None or parts in _MEASURED_LOSSES)
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts))
+
+
+# Loss nouns that an evaluation also prints alone as a score of what it measured
+# (gaussian-splatting's ``[ITER 7000] Evaluating test: L1 nan PSNR nan``).
+_MEASURED_LOSSES = frozenset({("l1",)})
 
 
 # Scores that are +inf at perfection (a reconstruction's PSNR or SNR where the error is 0):

@@ -78,10 +78,13 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # [100/1000], loss: ...``). The count may name what it counts after it: pytorch/examples'
 # word_language_model (``main.py``: ``'| epoch {:3d} | {:5d}/{:5d} batches | lr {:02.2f} |
 # ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
-# after it).
+# after it). The batch of batches may be in parentheses after the epoch of epochs: fatchord's
+# WaveRNN and Tacotron (``train_wavernn.py`` / ``train_tacotron.py``: ``f'| Epoch: {e}/{epochs}
+# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1).
 EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
 # ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'

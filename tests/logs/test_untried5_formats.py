@@ -14,10 +14,11 @@ each tool's own format strings (each test names its source), a fault beside heal
 - Wav2Lip's bar (Rudrabha/Wav2Lip ``wav2lip_train.py``): ``L1: ..., Sync Loss: 0.0: 140it [``,
   the L1 loss trained on, the sync term off, a bar with no total per epoch;
 - the First Order Motion Model's ``log.txt`` (AliaksandrSiarohin/first-order-model
-  ``logger.py``): ``00000012) perceptual - nan; equivariance_value - 0.30000; ...``.
+  ``logger.py``): ``00000012) perceptual - nan; equivariance_value - 0.30000; ...``;
+- fatchord's WaveRNN (``train_wavernn.py``): ``| Epoch: 4/6 (400/400) | Loss: ...``.
 
 Each fault test failed on the parent commit (00ce8bf); the controls pass there too, but
-Wav2Lip's (a false ``AMP007`` there).
+Wav2Lip's (a false ``AMP007`` there) and the First Order Motion Model's (nothing read).
 """
 
 from __future__ import annotations
@@ -251,6 +252,43 @@ def test_fomm_scores_are_loss_terms(tmp_path: Path) -> None:
 
 
 def test_fomm_controls(tmp_path: Path) -> None:
-    """Healthy runs, with the GAN's terms and short (pass on the parent too: nothing read)."""
+    """Healthy runs, with the GAN's terms and short (on the parent: nothing to diagnose, an
+    error, the lines unread)."""
     for lines in (_fomm(), _fomm(gan=True), _fomm(epochs=3)):
+        assert faults(tmp_path, lines) == []
+
+
+def _wavernn(nan_from: int | None = None, *, raw: bool = False, batches: int = 400) -> list[str]:
+    """fatchord/WaveRNN ``train_wavernn.py`` ``voc_train_loop``: each batch ``msg = f'| Epoch:
+    {e}/{epochs} ({i}/{total_iters}) | Loss: {avg_loss:.4f} | {speed:.1f} steps/s | Step:
+    {k}k | '`` through ``stream`` (a carriage return before it), epoch and batch from 1, the
+    epoch's running mean; ``print(' ')`` and ``model.log(paths.voc_log, msg)`` (the epoch's
+    last state) at the epoch's end. ``raw``: the states as the console's log file holds them;
+    else the epoch's last, as ``voc_log`` (and a terminal) shows them."""
+    lines = []
+    step = 0
+    for epoch in range(1, 7):
+        states = []
+        running = 0.0
+        for batch in range(1, batches + 1):
+            step += 1
+            running += _value(step, nan_from, 3000)
+            states.append(f"\r| Epoch: {epoch}/6 ({batch}/{batches}) | Loss: {running / batch:.4f}"
+                          f" | {2.1:.1f} steps/s | Step: {step // 1000}k | ")
+        lines += ["".join(states) if raw else states[-1][1:], " "]
+    return lines
+
+
+def test_wavernn_batch_in_parentheses(tmp_path: Path) -> None:
+    """Before: ``Epoch: 4/6 (400/400)`` was no epoch and batch: each epoch's last state was
+    numbered by its row (the NaN from step 1234 reported at step 4, not 1600, the last step
+    of its epoch); the raw states were right, one row a batch."""
+    assert faults(tmp_path, _wavernn(1234)) == [("AMP006", 1600)]
+    assert faults(tmp_path, _wavernn(1234, raw=True)) == [("AMP006", 1234)]
+
+
+def test_wavernn_controls(tmp_path: Path) -> None:
+    """Healthy runs, raw and as ``voc_log`` keeps them, a shorter epoch (pass on the parent
+    too)."""
+    for lines in (_wavernn(), _wavernn(raw=True), _wavernn(batches=90)):
         assert faults(tmp_path, lines) == []
