@@ -312,7 +312,31 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
         claims = sorted(claims + named)
     if not claims and ") " in text and "; " in text:
         claims = _epoch_scores(text)
+    if not claims and "d: " in text and "; g: " in text:
+        claims = _gan_pair(text)
     return claims, spans
+
+
+# rosinality's StyleGAN2 (rosinality/stylegan2-pytorch ``train.py``, and the GANs forked from
+# it): its bar's description ``f"d: {d_loss_val:.4f}; g: {g_loss_val:.4f}; r1: {r1_val:.4f};
+# path: ..."``, the discriminator's and the generator's losses under one letter each.
+_GAN_PAIR = re.compile(r"(?<![\w.])d: ([-+]?(?:\d+(?:\.\d*)?|nan|inf)); g: "
+                       r"([-+]?(?:\d+(?:\.\d*)?|nan|inf));")
+
+
+def _gan_pair(text: str) -> list[Claim]:
+    """The two losses of a line in :data:`_GAN_PAIR`'s layout, as terms; else [].
+
+    Example:
+        >>> line = "d: nan; g: 0.9876; r1: 0.0123; path: 0.0000:   0%|  | 12/800000 ["
+        >>> [(line[start:end], key) for start, end, _kind, key, _sep in _gan_pair(line)]
+        [('nan', 'd'), ('0.9876', 'g')]
+    """
+    found = _GAN_PAIR.search(text)
+    if found is None:
+        return []
+    return [(found.start(1), found.end(1), lexicon.COMPONENT, "d", ": "),
+            (found.start(2), found.end(2), lexicon.COMPONENT, "g", ": ")]
 
 
 # The epoch's line of the First Order Motion Model's Logger and the many trainers copied from

@@ -15,10 +15,12 @@ each tool's own format strings (each test names its source), a fault beside heal
   the L1 loss trained on, the sync term off, a bar with no total per epoch;
 - the First Order Motion Model's ``log.txt`` (AliaksandrSiarohin/first-order-model
   ``logger.py``): ``00000012) perceptual - nan; equivariance_value - 0.30000; ...``;
-- fatchord's WaveRNN (``train_wavernn.py``): ``| Epoch: 4/6 (400/400) | Loss: ...``.
+- fatchord's WaveRNN (``train_wavernn.py``): ``| Epoch: 4/6 (400/400) | Loss: ...``;
+- rosinality's StyleGAN2 (``train.py``): ``d: nan; g: nan; r1: ...`` in its bar.
 
 Each fault test failed on the parent commit (00ce8bf); the controls pass there too, but
-Wav2Lip's (a false ``AMP007`` there) and the First Order Motion Model's (nothing read).
+Wav2Lip's (a false ``AMP007`` there), the First Order Motion Model's and StyleGAN2's
+(nothing read).
 """
 
 from __future__ import annotations
@@ -291,4 +293,33 @@ def test_wavernn_controls(tmp_path: Path) -> None:
     """Healthy runs, raw and as ``voc_log`` keeps them, a shorter epoch (pass on the parent
     too)."""
     for lines in (_wavernn(), _wavernn(raw=True), _wavernn(batches=90)):
+        assert faults(tmp_path, lines) == []
+
+
+def _stylegan2(nan_from: int | None = None, *, first: int = 1, augment: float = 0.0) -> list[str]:
+    """rosinality/stylegan2-pytorch ``train.py``: ``pbar = tqdm(range(args.iter),
+    initial=args.start_iter, ...)`` described each iteration by ``f"d: {d_loss_val:.4f}; g:
+    {g_loss_val:.4f}; r1: {r1_val:.4f}; " f"path: {path_loss_val:.4f}; mean path:
+    {mean_path_length_avg:.4f}; " f"augment: {ada_aug_p:.4f}"``, the states joined by
+    carriage returns (500 a line here, as a log file wraps them)."""
+    states = []
+    for i in range(first, first + 3000):
+        d_loss = _value(i, nan_from, 5000)
+        states.append(f"\rd: {d_loss:.4f}; g: {1.5 * d_loss:.4f}; r1: 0.0123; path: 0.0000; "
+                      f"mean path: 0.0000; augment: {augment:.4f}:   {i * 100 // 800000}%|"
+                      f"          | {i}/800000 [10:00<100:00:00,  2.05it/s]")
+    return ["".join(states[start:start + 500]) for start in range(0, len(states), 500)]
+
+
+def test_stylegan2_d_and_g(tmp_path: Path) -> None:
+    """Before: ``d`` and ``g`` named no loss: nothing to diagnose, both NaN from iteration
+    1234 (from 41234 in a run resumed at 40000)."""
+    assert faults(tmp_path, _stylegan2(1234)) == [("AMP006", 1234)]
+    assert faults(tmp_path, _stylegan2(41234, first=40001)) == [("AMP006", 41234)]
+
+
+def test_stylegan2_controls(tmp_path: Path) -> None:
+    """Healthy runs, with ADA's augmentation and resumed (on the parent: nothing to
+    diagnose, an error, the lines unread)."""
+    for lines in (_stylegan2(), _stylegan2(augment=0.2345), _stylegan2(first=40001)):
         assert faults(tmp_path, lines) == []
