@@ -281,18 +281,36 @@ def _wavernn(nan_from: int | None = None, *, raw: bool = False, batches: int = 4
     return lines
 
 
+def _forward_tacotron(nan_from: int | None = None) -> list[str]:
+    """ForwardTacotron's trainer (as-ideas/ForwardTacotron ``trainer/forward_trainer.py``,
+    read in its forks, e.g. tarepan/ForwardTacotron): WaveRNN's layout over three averaged
+    losses, ``f'| Epoch: {e}/{epochs} ({i}/{total_iters}) | Mel Loss: {...:#.4} ' f'| Dur
+    Loss: {...:#.4} | Pitch Loss: {...:#.4} ' f'| {speed:#.2} steps/s | Step: {k}k | '``,
+    every 50th state kept (a terminal's scrollback)."""
+    lines = []
+    for epoch in range(1, 7):
+        for batch in range(50, 401, 50):
+            step = (epoch - 1) * 400 + batch
+            lines.append(f"| Epoch: {epoch}/6 ({batch}/400) | Mel Loss: {0.5:#.4} | Dur Loss: "
+                         f"{0.1:#.4} | Pitch Loss: {_value(step, nan_from, 3000):#.4} | "
+                         f"{2.1:#.2} steps/s | Step: {step // 1000}k | ")
+    return lines
+
+
 def test_wavernn_batch_in_parentheses(tmp_path: Path) -> None:
     """Before: ``Epoch: 4/6 (400/400)`` was no epoch and batch: each epoch's last state was
     numbered by its row (the NaN from step 1234 reported at step 4, not 1600, the last step
-    of its epoch); the raw states were right, one row a batch."""
+    of its epoch); the raw states were right, one row a batch. ForwardTacotron's NaN pitch
+    loss at step 1250 was reported at step 25."""
     assert faults(tmp_path, _wavernn(1234)) == [("AMP006", 1600)]
     assert faults(tmp_path, _wavernn(1234, raw=True)) == [("AMP006", 1234)]
+    assert faults(tmp_path, _forward_tacotron(1250)) == [("AMP006", 1250)]
 
 
 def test_wavernn_controls(tmp_path: Path) -> None:
     """Healthy runs, raw and as ``voc_log`` keeps them, a shorter epoch (pass on the parent
     too)."""
-    for lines in (_wavernn(), _wavernn(raw=True), _wavernn(batches=90)):
+    for lines in (_wavernn(), _wavernn(raw=True), _wavernn(batches=90), _forward_tacotron()):
         assert faults(tmp_path, lines) == []
 
 
