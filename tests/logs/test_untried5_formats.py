@@ -16,7 +16,9 @@ each tool's own format strings (each test names its source), a fault beside heal
 - the First Order Motion Model's ``log.txt`` (AliaksandrSiarohin/first-order-model
   ``logger.py``): ``00000012) perceptual - nan; equivariance_value - 0.30000; ...``;
 - fatchord's WaveRNN (``train_wavernn.py``): ``| Epoch: 4/6 (400/400) | Loss: ...``;
-- rosinality's StyleGAN2 (``train.py``): ``d: nan; g: nan; r1: ...`` in its bar.
+- rosinality's StyleGAN2 (``train.py``): ``d: nan; g: nan; r1: ...`` in its bar;
+- DiffWave's ``RuntimeError: Detected NaN loss at step N.`` below the source line a
+  traceback echoes (lmnt-com/diffwave ``src/diffwave/learner.py``).
 
 Each fault test failed on the parent commit (00ce8bf); the controls pass there too, but
 Wav2Lip's (a false ``AMP007`` there), the First Order Motion Model's and StyleGAN2's
@@ -30,6 +32,8 @@ import math
 from pathlib import Path
 
 from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
 
 
 def _value(step: int, nan_from: int | None, scale: float = 1e4) -> float:
@@ -341,3 +345,37 @@ def test_stylegan2_controls(tmp_path: Path) -> None:
     diagnose, an error, the lines unread)."""
     for lines in (_stylegan2(), _stylegan2(augment=0.2345), _stylegan2(first=40001)):
         assert faults(tmp_path, lines) == []
+
+
+def _diffwave(nan_step: int | None = None) -> list[str]:
+    """lmnt-com/diffwave ``src/diffwave/learner.py`` ``DiffWaveLearner.train``: a bar per epoch
+    (``tqdm(self.dataset, desc=f'Epoch {self.step // len(self.dataset)}')``, no loss shown),
+    and on a NaN loss ``raise RuntimeError(f'Detected NaN loss at step {self.step}.')``: the
+    traceback echoes that source line above the exception's own."""
+    lines = ["Epoch 40: 100%|██████████| 323/323 [02:41<00:00,  2.00it/s]",
+             "Epoch 41:  37%|███▋      | 120/323 [01:00<01:41,  2.00it/s]"]
+    if nan_step is not None:
+        source = "/home/u/diffwave/src/diffwave"
+        lines += ["Traceback (most recent call last):",
+                  f'  File "{source}/__main__.py", line 50, in <module>',
+                  "    main(parser.parse_args())",
+                  f'  File "{source}/learner.py", line 176, in _train_impl',
+                  "    learner.train(max_steps=args.max_steps)",
+                  f'  File "{source}/learner.py", line 95, in train',
+                  "    raise RuntimeError(f'Detected NaN loss at step {self.step}.')",
+                  f"RuntimeError: Detected NaN loss at step {nan_step}."]
+    return lines
+
+
+def test_diffwave_traceback_source_is_no_event(tmp_path: Path) -> None:
+    """Before: the echoed source line was read as a NaN loss without a step (the row's, 1),
+    the exception's ``at step 13363`` joined to it: the NaN reported at step 1."""
+    assert faults(tmp_path, _diffwave(13363)) == [("AMP006", 13363)]
+
+
+def test_diffwave_control(tmp_path: Path) -> None:
+    """A healthy run's bars (no loss printed: nothing to diagnose, no finding; the same on
+    the parent)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(_diffwave()) + "\n", encoding="utf-8")
+    assert diagnose(str(path)).faults == []
