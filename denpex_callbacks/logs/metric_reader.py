@@ -69,6 +69,7 @@ from denpex_callbacks.logs.step_layouts import (
     PHASE_BATCHES,
     PHASE_DONE,
     POSTFIX_EPOCH,
+    RUN_BATCH,
     SLASH_BATCH,
     SPEED_COUNT,
     STEP_EPOCH,
@@ -937,6 +938,8 @@ class MetricReader:
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
         step = self._optimizer_step(metrics, as_step(values.get(lexicon.STEP)))
+        if step is not None and "Batch: " in text and (found_run := RUN_BATCH.search(text)):
+            step = int(found_run.group(1))  # not the epoch "Batch:" keys (MedicalNet's)
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)

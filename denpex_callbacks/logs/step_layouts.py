@@ -46,6 +46,10 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# MedicalNet's training line (Tencent/MedicalNet ``train.py``: ``'Batch: {}-{} ({}), loss =
+# {:.3f}, ...'.format(epoch, batch_id, batch_id_sp, ...)``): the epoch and its batch, then
+# the run's batch (``batch_id_sp``, from 0 over the epochs) in parentheses: the step.
+RUN_BATCH = re.compile(r"\bBatch: \d+-\d+ \((\d+)\)")
 # Cellpose's training line (MouseLand/cellpose ``cellpose/train.py`` ``train_seg``:
 # ``train_logger.info(f"{iepoch}, train_loss={lavg:.4f}, test_loss={lavgt:.4f}, LR=
 # {LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")``, behind its logger's ``%(asctime)s

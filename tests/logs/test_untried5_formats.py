@@ -18,7 +18,8 @@ each tool's own format strings (each test names its source), a fault beside heal
 - fatchord's WaveRNN (``train_wavernn.py``): ``| Epoch: 4/6 (400/400) | Loss: ...``;
 - rosinality's StyleGAN2 (``train.py``): ``d: nan; g: nan; r1: ...`` in its bar;
 - DiffWave's ``RuntimeError: Detected NaN loss at step N.`` below the source line a
-  traceback echoes (lmnt-com/diffwave ``src/diffwave/learner.py``).
+  traceback echoes (lmnt-com/diffwave ``src/diffwave/learner.py``);
+- MedicalNet's ``Batch: 3-15 (345), loss = nan, ...`` (Tencent/MedicalNet ``train.py``).
 
 Each fault test failed on the parent commit (00ce8bf); the controls pass there too, but
 Wav2Lip's (a false ``AMP007`` there), the First Order Motion Model's and StyleGAN2's
@@ -379,3 +380,36 @@ def test_diffwave_control(tmp_path: Path) -> None:
     path = tmp_path / "excerpt.log"
     path.write_text("\n".join(_diffwave()) + "\n", encoding="utf-8")
     assert diagnose(str(path)).faults == []
+
+
+def _medicalnet(nan_from: int | None = None, *, batches: int = 110,
+                seg: bool = True) -> list[str]:
+    """Tencent/MedicalNet ``train.py`` ``train``: each batch ``log.info('Batch: {}-{} ({}),
+    loss = {:.3f}, loss_seg = {:.3f}, avg_batch_time = {:.3f}'.format(epoch, batch_id,
+    batch_id_sp, ...))`` (``loss_seg`` left out in the copies that train one loss), epochs
+    from 0, ``batch_id_sp = epoch * batches_per_epoch + batch_id``; ``Start epoch {}`` and
+    ``lr = {}`` above each epoch."""
+    stamp = "2019-08-01 10:00:00,123-train.py#L120-INFO: "
+    lines = []
+    for epoch in range(8):
+        lines += [f"{stamp}Start epoch {epoch}", f"{stamp}lr = [0.001, 0.01]"]
+        for batch in range(batches):
+            run_batch = epoch * batches + batch
+            loss = _value(run_batch, nan_from, 500)
+            held = f" loss_seg = {loss:.3f}," if seg else ""
+            lines.append(f"{stamp}Batch: {epoch}-{batch} ({run_batch}), loss = {loss:.3f},"
+                         f"{held} avg_batch_time = 0.500")
+    return lines
+
+
+def test_medicalnet_run_batch(tmp_path: Path) -> None:
+    """Before: ``Batch:`` keyed the epoch as the step: the NaN at the run's batch 345 (epoch
+    3, batch 15) was reported at step 3."""
+    assert faults(tmp_path, _medicalnet(345)) == [("AMP006", 345)]
+    assert faults(tmp_path, _medicalnet(345, seg=False)) == [("AMP006", 345)]
+
+
+def test_medicalnet_controls(tmp_path: Path) -> None:
+    """Healthy runs, one loss or two, a shorter epoch (pass on the parent too)."""
+    for lines in (_medicalnet(), _medicalnet(seg=False), _medicalnet(batches=12)):
+        assert faults(tmp_path, lines) == []
