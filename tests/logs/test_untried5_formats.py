@@ -390,16 +390,16 @@ def _medicalnet(nan_from: int | None = None, *, batches: int = 110,
     from 0, ``batch_id_sp = epoch * batches_per_epoch + batch_id``; ``Start epoch {}`` and
     ``lr = {}`` above each epoch."""
     stamp = "2019-08-01 10:00:00,123-train.py#L120-INFO: "
-    lines = []
-    for epoch in range(8):
-        lines += [f"{stamp}Start epoch {epoch}", f"{stamp}lr = [0.001, 0.01]"]
-        for batch in range(batches):
-            run_batch = epoch * batches + batch
-            loss = _value(run_batch, nan_from, 500)
-            held = f" loss_seg = {loss:.3f}," if seg else ""
-            lines.append(f"{stamp}Batch: {epoch}-{batch} ({run_batch}), loss = {loss:.3f},"
-                         f"{held} avg_batch_time = 0.500")
-    return lines
+
+    def row(epoch: int, batch: int) -> str:
+        run_batch = epoch * batches + batch
+        loss = _value(run_batch, nan_from, 500)
+        terms = f"loss = {loss:.3f}, loss_seg = {loss:.3f}" if seg else f"loss = {loss:.3f}"
+        return f"{stamp}Batch: {epoch}-{batch} ({run_batch}), {terms}, avg_batch_time = 0.500"
+
+    return [line for epoch in range(8)
+            for line in (f"{stamp}Start epoch {epoch}", f"{stamp}lr = [0.001, 0.01]",
+                         *(row(epoch, batch) for batch in range(batches)))]
 
 
 def test_medicalnet_run_batch(tmp_path: Path) -> None:
