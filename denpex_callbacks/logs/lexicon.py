@@ -73,7 +73,11 @@ _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", 
                          "objf",
                          # an objective abbreviated: ElegantRL's evaluator's ``objC`` / ``objA``
                          # (the critic's and the actor's, elegantrl/train/evaluator.py)
-                         "obj"})
+                         "obj",
+                         # an L1 reconstruction keyed by its norm alone: Wav2Lip's bar ``L1:
+                         # 0.0312, Sync Loss: 0.0`` (Rudrabha/Wav2Lip wav2lip_train.py), the
+                         # loss trained on beside a term weighted 0 until sync is on
+                         "l1"})
 # Two-word head nouns, read as one ("cross entropy", "log likelihood").
 _LOSS_PHRASES = (("negative", "log", "likelihood"), ("neg", "log", "likelihood"),
                  ("cross", "entropy"), ("log", "likelihood"))
@@ -151,6 +155,22 @@ NOTHING_MINED = re.compile(r"(?i)(?:triplets|pairs)['\"]?\s*[:=]\s*0(?![\d.])")
 
 
 @functools.lru_cache(maxsize=4096)
+def objective_tag(word: str) -> bool:
+    """Whether ``word``, printed before "loss", names which of a model's objectives the loss
+    is (Grad-TTS' ``duration loss = 0.512 | prior loss = 1.234 | diffusion loss = nan``), not
+    the total's statistic, a split, a setting or a time (``avg``, ``val``, ``lowest``...);
+    "duration" stays (a TTS duration predictor's loss, not a time: see ``_TIME``).
+
+    Example:
+        >>> objective_tag("diffusion"), objective_tag("total"), objective_tag("lowest")
+        (True, False, False)
+    """
+    lowered = word.lower()
+    return word.isalpha() and not (lowered in _QUALIFIERS or lowered in _EVAL
+                                   or lowered in _TRAIN or lowered in _SETTING
+                                   or lowered in _TIME)
+
+
 def verb_key(key: str) -> bool:
     """Whether ``key`` ends in a verb (``loss is``, ``loss became``): a sentence-like print.
 
@@ -218,7 +238,10 @@ for _role, _phrases in {
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
            # marian's updates, abbreviated (src/training/scheduler.h): ``Ep. 1 : Up. 1000 :``
-           "up"),
+           "up",
+           # the iterations abbreviated: DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d,
+           # Loss=%f"`` (main.py), BigGAN-PyTorch's ``itr: %d`` and its logs' ``"itr": ...``
+           "itr", "itrs"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
     # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":
@@ -508,8 +531,13 @@ def score_name(key: str) -> bool:
         [True, True, False, False, False]
     """
     parts = words(key)
-    return (bool(parts) and role(key) is None
+    return (bool(parts) and (role(key) is None or parts in _MEASURED_LOSSES)
             and not any(part in _NOT_METRIC or part in _SETTING for part in parts))
+
+
+# Loss nouns that an evaluation also prints alone as a score of what it measured
+# (gaussian-splatting's ``[ITER 7000] Evaluating test: L1 nan PSNR nan``).
+_MEASURED_LOSSES = frozenset({("l1",)})
 
 
 # Scores that are +inf at perfection (a reconstruction's PSNR or SNR where the error is 0):

@@ -335,7 +335,62 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     if ", " in text and not any(claim[2] in _TERMS for claim in claims) and (
             named := _named_after(text)):
         claims = sorted(claims + named)
+    if not claims and ") " in text and "; " in text:
+        claims = _epoch_scores(text)
+    if not claims and "d: " in text and "; g: " in text:
+        claims = _gan_pair(text)
     return claims, spans
+
+
+# rosinality's StyleGAN2 (rosinality/stylegan2-pytorch ``train.py``, and the GANs forked from
+# it): its bar's description ``f"d: {d_loss_val:.4f}; g: {g_loss_val:.4f}; r1: {r1_val:.4f};
+# path: ..."``, the discriminator's and the generator's losses under one letter each.
+_GAN_PAIR = re.compile(r"(?<![\w.])d: ([-+]?(?:\d+(?:\.\d*)?|nan|inf)); g: "
+                       r"([-+]?(?:\d+(?:\.\d*)?|nan|inf));")
+
+
+def _gan_pair(text: str) -> list[Claim]:
+    """The two losses of a line in :data:`_GAN_PAIR`'s layout, as terms; else [].
+
+    Example:
+        >>> line = "d: nan; g: 0.9876; r1: 0.0123; path: 0.0000:   0%|  | 12/800000 ["
+        >>> [(line[start:end], key) for start, end, _kind, key, _sep in _gan_pair(line)]
+        [('nan', 'd'), ('0.9876', 'g')]
+    """
+    found = _GAN_PAIR.search(text)
+    if found is None:
+        return []
+    return [(found.start(1), found.end(1), lexicon.COMPONENT, "d", ": "),
+            (found.start(2), found.end(2), lexicon.COMPONENT, "g", ": ")]
+
+
+# The epoch's line of the First Order Motion Model's Logger and the many trainers copied from
+# it (AliaksandrSiarohin/first-order-model ``logger.py`` ``log_scores``: ``"; ".join(["%s -
+# %.5f" % (name, value) for name, value in zip(loss_names, loss_mean)])`` behind
+# ``str(self.epoch).zfill(self.zfill_num) + ") "``): every name is a loss term, none says so
+# (``perceptual``, ``equivariance_value``, ``gen_gan``).
+_EPOCH_SCORES = re.compile(
+    r"\s*(\d+)\) (?:[A-Za-z][\w./-]* - [-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)"
+    r"(?:; |\s*$)){2,}")
+_SCORE = re.compile(r"([A-Za-z][\w./-]*) - ([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf))")
+
+
+def _epoch_scores(text: str) -> list[Claim]:
+    """The epoch and the loss terms of a line in :data:`_EPOCH_SCORES`' layout, else [].
+
+    Example:
+        >>> line = "00000012) perceptual - nan; equivariance_value - 0.30000"
+        >>> [(line[start:end], kind) for start, end, kind, _key, _sep in _epoch_scores(line)]
+        [('00000012', 'step'), ('nan', 'component'), ('0.30000', 'component')]
+    """
+    found = _EPOCH_SCORES.fullmatch(text)
+    if found is None:
+        return []
+    # the epoch is the only count the log prints: the step
+    claims: list[Claim] = [(found.start(1), found.end(1), lexicon.STEP, "epoch", ") ")]
+    claims += [(score.start(2), score.end(2), lexicon.COMPONENT, score.group(1), " - ")
+               for score in _SCORE.finditer(text, found.end(1))]
+    return claims
 
 
 def tracked_from(text: str) -> int:
@@ -531,7 +586,9 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             continue
         elif kind in _COUNTERS and as_step(value) is None:
             continue  # fairseq's "update": 0.05 is a fraction of an epoch, not a counter
-        elif kind not in out.values or _prefer(kind, key, out.keys[kind]) or (
+        elif kind not in out.values or (
+                _prefer(kind, key, out.keys[kind])
+                and not lexicon.objective_tag(_qualifier(text, start, key, separator))) or (
                 kind == lexicon.STEP and out.keys[kind].lower() == "iter"
                 and _STEP_AFTER_ITER.match(text, step_end) is not None):
             if kind == lexicon.STEP:
@@ -590,13 +647,16 @@ def _objectives(out: MetricLine, text: str, start: int, key: str, separator: str
 
 def _qualifier(text: str, start: int, key: str, separator: str) -> str:
     """The word printed right before the loss key ending before ``start`` (``D`` of ``[D
-    loss: 0.1]``), where it is a short tag of letters; else ``""``."""
+    loss: 0.1]``), where it is a short tag of letters or a word that names an objective
+    (``diffusion`` of Grad-TTS' ``| diffusion loss = nan``); else ``""``."""
     head = text[:start - len(separator)]
     if not head.endswith(key):
         return ""
-    words = head[max(0, len(head) - len(key) - 8):len(head) - len(key)].split()  # (a tag)
+    words = head[max(0, len(head) - len(key) - 16):len(head) - len(key)].split()  # (a tag)
     word = words[-1].lstrip("[(|,") if words else ""
-    return word if len(word) <= 3 and word.isalpha() else ""
+    if len(word) <= 3:
+        return word if word.isalpha() else ""
+    return word if lexicon.objective_tag(word) else ""
 
 
 def _again(key: str, terms: set[str]) -> bool:
@@ -663,8 +723,10 @@ def decimals(spelled: str) -> int:
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:
-    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line;
-    any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its end)."""
+    """A plain ``loss`` beats ``avg_loss`` / ``train_loss_epoch`` seen earlier on the line
+    (not where a word before it names one objective: Wav2Lip's ``L1: 0.03, Sync Loss: 0.0``,
+    see collect); any counter beats fairseq's ``update`` (the epoch's progress, 1.000 at its
+    end)."""
     if kind == lexicon.STEP:
         return lexicon.words(held) == ("update",)
     return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \

@@ -63,6 +63,7 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_RANGE,
     EPOCH_SAMPLES,
     EPOCH_STEP,
+    LEADING_COUNT,
     LOGGER_COUNT,
     MINIBATCH_RANGE,
     OPEN_BAR,
@@ -70,6 +71,7 @@ from denpex_callbacks.logs.step_layouts import (
     PHASE_COUNT,
     PHASE_DONE,
     POSTFIX_EPOCH,
+    RUN_BATCH,
     SLASH_BATCH,
     SPEED_COUNT,
     STEP_EPOCH,
@@ -529,6 +531,9 @@ class MetricReader:
         # a count of the epoch's batches printed without its epoch: (last count, the counts
         # of the epochs before)
         self.restarts = (0, 0)
+        # the same of an open bar alone (see _open_bar_step): the last count, the counts of
+        # the epochs before, and the line of the last count
+        self.open_bar = (0, 0, 0)
         self.epochs_from_zero = False  # an "Epoch [0][i/N]" row was read
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
@@ -1027,6 +1032,8 @@ class MetricReader:
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
         step = self._optimizer_step(metrics, as_step(values.get(lexicon.STEP)))
+        if step is not None and "Batch: " in text and (found_run := RUN_BATCH.search(text)):
+            step = int(found_run.group(1))  # not the epoch "Batch:" keys (MedicalNet's)
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
             step = self._epoch_count(int(summary.group(1)), step)
@@ -1042,8 +1049,8 @@ class MetricReader:
                     UNSIZED_BAR.search(text) if "/?" in text else None)):
             # the count before the unit numbers the line, not the "it" it reads as a key
             count = int(found.group(2))
-            step = count if found.group(1) is None else self.epoch_batches.step_of(
-                int(found.group(1)), count)
+            step = self._open_bar_step(count, line) if found.group(1) is None else (
+                self.epoch_batches.step_of(int(found.group(1)), count))
         elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             done = self.epoch_batches.wrapped(epoch, done, total)
@@ -1058,7 +1065,10 @@ class MetricReader:
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
-                               or text[:1] == "[" or "(t): " in text):
+                               or text[:1] == "[" or "(t): " in text
+                               # torchreid's engine (torchreid/engine/engine.py ``train``):
+                               # ``epoch: [3/60][140/200]\ttime ...``, lower-case
+                               or "epoch: [" in text):
             if "/Epoch" in text and (found := STEP_EPOCH.search(text)):
                 step = int(found.group(1))
             elif found := EPOCH_ITER.search(text):
@@ -1089,6 +1099,8 @@ class MetricReader:
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
+            step = int(found.group(1))
+        if step is None and counters and ", " in text and (found := LEADING_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and counters and "inibatch[" in text and (
                 found := MINIBATCH_RANGE.search(text)):
@@ -1599,6 +1611,19 @@ class MetricReader:
         if done < last:
             before += last
         self.restarts = (done, before)
+        return before + done
+
+    def _open_bar_step(self, done: int, line: int) -> int:
+        """The step of an open bar's count (see ``OPEN_BAR``) with no epoch on its line: a bar
+        per epoch over a loader's ``enumerate`` (Wav2Lip's ``tqdm(enumerate(
+        train_data_loader))`` under ``print('Starting Epoch: {}'...)``, Rudrabha/Wav2Lip
+        wav2lip_train.py). Where the count goes back, or the same count ends a new line (the
+        last state of each epoch's bar, as a terminal shows them), an epoch ended at the last
+        count; one bar that never ends counts the run's steps."""
+        last, before, last_line = self.open_bar
+        if done < last or (done == last and line != last_line):
+            before += last
+        self.open_bar = (done, before, line)
         return before + done
 
     def _pass_step(self, done: int, total: int) -> int:

@@ -102,6 +102,13 @@ _SCORE = re.compile(r"(?i)(?:^|[-\]:|]\s+)score\s+at\s+(?:iteration|iter|step)\s
                     r"(?:-\s*)?(nan|infinity|inf)\b")
 
 
+# A line of source a traceback echoes under its ``File "...", line N, in ...`` line (DiffWave's
+# ``    raise RuntimeError(f'Detected NaN loss at step {self.step}.')``, lmnt-com/diffwave
+# src/diffwave/learner.py): the code that prints the sentence, not the sentence printed (the
+# exception's own line below it says it, with its step).
+_SOURCE_LINE = re.compile(r"\s+(?:raise|print|warnings\.warn|log(?:ger|ging)?\.[a-z]+)\b\(?")
+
+
 def parse(text: str) -> list[LogEvent]:
     """The non-finite training loss one line announces in words no family knows.
 
@@ -138,8 +145,10 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("checked for NaN in model outputs at step 10: none found")
         []
+        >>> parse("    raise RuntimeError(f'Detected NaN loss at step {self.step}.')")
+        []
     """
-    if not any(cue in text for cue in _CUES):
+    if not any(cue in text for cue in _CUES) or _SOURCE_LINE.match(text):
         return []
     if "oss" in text:
         if "isnan" in text or "isfinite" in text:

@@ -46,6 +46,15 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
 # counts the run's own steps: the step is the count.
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# MedicalNet's training line (Tencent/MedicalNet ``train.py``: ``'Batch: {}-{} ({}), loss =
+# {:.3f}, ...'.format(epoch, batch_id, batch_id_sp, ...)``): the epoch and its batch, then
+# the run's batch (``batch_id_sp``, from 0 over the epochs) in parentheses: the step.
+RUN_BATCH = re.compile(r"\bBatch: \d+-\d+ \((\d+)\)")
+# Cellpose's training line (MouseLand/cellpose ``cellpose/train.py`` ``train_seg``:
+# ``train_logger.info(f"{iepoch}, train_loss={lavg:.4f}, test_loss={lavgt:.4f}, LR=
+# {LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")``, behind its logger's ``%(asctime)s
+# [%(levelname)s] ``): the epoch opens the message bare, then a comma and ``key=value``s.
+LEADING_COUNT = re.compile(r"(?:^|\] )(\d+), [A-Za-z][\w./-]*=")
 # XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
 # XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
 # {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``
@@ -73,10 +82,13 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # [100/1000], loss: ...``). The count may name what it counts after it: pytorch/examples'
 # word_language_model (``main.py``: ``'| epoch {:3d} | {:5d}/{:5d} batches | lr {:02.2f} |
 # ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
-# after it).
+# after it). The batch of batches may be in parentheses after the epoch of epochs: fatchord's
+# WaveRNN and Tacotron (``train_wavernn.py`` / ``train_tacotron.py``: ``f'| Epoch: {e}/{epochs}
+# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1).
 EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
 # ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
