@@ -11,9 +11,10 @@ rows puts the rows out of the header's reach (DETR's ``Test:`` rows after its ``
 stats``, read as training), and an indent turns every ``key: value`` line into what reads as
 a YAML mapping's rows, and a table's header no longer lines up with its rows (fastai's).
 
-A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hold text and
-every other line is blank (a few runs of two blank lines allowed: a blank line the tool
-printed itself, doubled); as indented where every line that holds text opens with the same
+A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hold text, no
+two of them neighbours, and an odd number of blank lines lies between any two (a blank line
+of the log's own, doubled, is three); the log's own blank lines are kept. It is taken as
+indented where every line that holds text opens with the same
 prefix: a tab, at least two blanks, ``>`` (with the blanks after it), or a container's name
 (``trainer-1  | ``), over at least
 ``MARGIN_LINES`` lines. The margin is taken off, the blank lines dropped; line numbers then
@@ -25,7 +26,6 @@ from __future__ import annotations
 import re
 
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
-SPACED_DOUBLES = 0.1  # share of the gaps that may be two blank lines (the tool's own, doubled)
 MARGIN_LINES = 4
 # What a paste puts before every line: a quote mark, a tab, blanks; what ``docker compose
 # logs`` does with one container's output (``trainer-1  | ``: the service and its replica).
@@ -43,6 +43,8 @@ def may_be_spaced(head: bytes) -> bool:
         True
         >>> may_be_spaced(b"step 1 loss 1.0\\nstep 2 loss 1.0\\n\\nstep 3 loss 1.0\\n")
         False
+        >>> may_be_spaced(b"".join(b"step %d loss 1.0\\n\\n\\n" % s for s in range(8)))
+        False
     """
     return _spaced(head.split(b"\n")[:-1])
 
@@ -56,28 +58,39 @@ def unspaced(data: bytes) -> bytes | None:
         b'step 0 loss 1.0\\r\\nstep 1 loss 1.0\\r\\n'
         >>> unspaced(b"step 1 loss 1.0\\nstep 2 loss 1.0\\n") is None
         True
+        >>> unspaced(b"a\\n\\nb\\n\\n\\n\\nc\\n\\nd\\n\\ne\\n\\nf\\n")
+        b'a\\nb\\n\\nc\\nd\\ne\\nf\\n'
+
     """
     lines = data.split(b"\n")
     if not _spaced(lines[:-1] if lines[-1] == b"" else lines):
         return None
-    return b"\n".join(line for line in lines if line.strip()) + b"\n"
+    out: list[bytes] = []
+    blanks = 0
+    for line in lines:
+        if not line.strip():
+            blanks += 1
+            continue
+        out.extend(b"" for _ in range((blanks - 1) // 2))  # (the log's own blank lines)
+        out.append(line)
+        blanks = 0
+    return b"\n".join(out) + b"\n"
 
 
 def _spaced(lines: list[bytes]) -> bool:
-    """Whether ``lines`` hold text on no two neighbours and a blank line between most."""
-    text = gaps = doubles = 0
+    """Whether ``lines`` hold text on no two neighbours and an odd number of blank lines
+    between any two: each line's break doubled (the log's own blank lines, ``k`` of them,
+    then ``2k + 1``)."""
+    text = 0
     blanks = 1  # (the first line needs no blank before it)
     for line in lines:
         if not line.strip():
             blanks += 1
             continue
-        if blanks == 0:
-            return False  # two lines that hold text, one after the other
-        if text:
-            gaps += 1
-            doubles += blanks > 1
+        if text and blanks % 2 == 0:
+            return False  # (no blank, or two, between two lines that hold text)
         text, blanks = text + 1, 0
-    return text >= SPACED_LINES and doubles <= SPACED_DOUBLES * gaps
+    return text >= SPACED_LINES
 
 
 def margin(head: bytes) -> bytes | None:
