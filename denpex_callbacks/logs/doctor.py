@@ -53,7 +53,13 @@ from denpex_callbacks.logs.newest_first import (
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
-from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unspaced, without_margin
+from denpex_callbacks.logs.paste_margins import (
+    margin,
+    may_be_spaced,
+    uncoloured,
+    unspaced,
+    without_margin,
+)
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -319,7 +325,8 @@ def _pasted(stream: BinaryIO, size: int,
     newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
     prefix = margin(head) if small else None
     spaced = small and (prefix is not None or may_be_spaced(head))
-    if not (escaped or wrapped or newest or reverse or spaced):
+    coloured = small and b"\x1b[" in head
+    if not (escaped or wrapped or newest or reverse or spaced or coloured):
         return stream, None
     data = stream.read()
     stream.close()
@@ -327,6 +334,9 @@ def _pasted(stream: BinaryIO, size: int,
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
     how = []
+    if coloured and (plain := uncoloured(data)) is not None:
+        data = plain  # (the lines stay where they were: nothing to say)
+        prefix, spaced = margin(data[:WRAP_HEAD]), True  # (unspaced tells)
     if prefix is not None and (kept := without_margin(data, prefix)) is not None:
         data = kept
         how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "

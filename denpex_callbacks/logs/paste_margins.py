@@ -1,5 +1,5 @@
 """What a paste adds around every line of a log, taken off again: a blank line after each
-line, and an indent, a quote mark or one container's name before each.
+line, an indent, a quote mark or one container's name before each, a terminal's colours.
 
 A log copied through a channel that doubles its line breaks (``\\r\\n`` turned into two
 breaks by an editor or a web form, a console that prints a blank line after each record) has
@@ -32,6 +32,25 @@ MARGIN_LINES = 4
 # (``kubectl logs --prefix``' ``[pod/NAME/CONTAINER] `` goes with the paste artefacts, where
 # the pod's name may say the rank: paste.py, launcher_ranks.py.)
 _MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| ")
+
+
+# A terminal's control sequences (colours ``\x1b[32m``, a bold's end, tqdm's cursor moves
+# ``\x1b[A``): a log saved from a coloured terminal, a CI runner's raw log.
+_CONTROL = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def uncoloured(data: bytes) -> bytes | None:
+    """``data`` without a terminal's control sequences, where it holds any; else None. Each
+    line read is cleaned of them anyway (paste.py); the lines looked at around it (a banner
+    over its rows, a record's header) are too, where the whole input is.
+
+    Example:
+        >>> uncoloured(b"\\x1b[32m==== Step 1200 ====\\x1b[0m\\nloss: nan\\n")
+        b'==== Step 1200 ====\\nloss: nan\\n'
+        >>> uncoloured(b"loss: nan\\n") is None
+        True
+    """
+    return _CONTROL.sub(b"", data) if b"\x1b[" in data else None
 
 
 def may_be_spaced(head: bytes) -> bool:

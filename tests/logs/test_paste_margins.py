@@ -1,7 +1,8 @@
 """Pastes that add something around every line (``paste_margins.py``): a blank line after
 each line (a double-spaced paste: ``\\r\\n`` doubled by an editor or a web form), an indent
 (a Markdown code block indented by four spaces or a tab), a quote mark (``> `` in a reply) or
-one container's name (``docker compose logs``). ``kubectl logs --prefix``' ``[pod/NAME/C] ``
+one container's name (``docker compose logs``), or a terminal's colour codes around each
+line (``uncoloured``). ``kubectl logs --prefix``' ``[pod/NAME/C] ``
 is taken off line by line with the other collectors' prefixes (paste.py), where the pod's
 name may say the rank; Composer's records behind it are a known miss (their header is looked
 for in the bytes above a row, prefix and all).
@@ -28,6 +29,7 @@ from excerpts import diagnose_lines, faults, loop_lines
 from test_classic_formats import _fastai
 from test_detect_formats import _detr, _open_clip, _open_clip_eval
 from test_false_alarms2_formats import _composer
+from test_step_banners import _blocks
 
 
 def _spaced(lines: list[str]) -> list[str]:
@@ -50,7 +52,8 @@ SHAPES: dict[str, Callable[[list[str]], list[str]]] = {
     "double-spaced": _spaced, "indented": _indented, "tab-indented": _tabbed,
     "quoted": _quoted, "quoted and double-spaced": lambda lines: _quoted(_spaced(lines)),
     "CRLF": lambda lines: [f"{line}\r" for line in lines],
-    "docker compose": lambda lines: [f"trainer-1  | {line}" for line in lines]}
+    "docker compose": lambda lines: [f"trainer-1  | {line}" for line in lines],
+    "coloured": lambda lines: [f"\x1b[32m{line}\x1b[0m" for line in lines]}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -134,3 +137,13 @@ def test_a_table_padded_to_one_width_is_no_hard_wrap(tmp_path: Path) -> None:
               for e, v in ((1, 1.2), (2, 1.1), (3, float("nan")), (4, float("nan")))]]
     for lines in ([row[6:] for row in rows], _indented(rows)):
         assert faults(tmp_path, lines) == [("AMP006", 3)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_step_banner_over_its_rows_in_every_paste_shape(tmp_path: Path, shape: str) -> None:
+    """``==== Step 1200 ====`` over its ``loss:`` and ``lr:`` lines (test_step_banners). Before,
+    each line coloured (a log saved from a coloured terminal, a CI runner's raw log): step 12,
+    the banner unread (its colour codes before the line's words)."""
+    assert faults(tmp_path, SHAPES[shape](_blocks("==== Step {s} ====", 1200))) == [
+        ("AMP006", 1200)]
+    assert faults(tmp_path, SHAPES[shape](_blocks("==== Step {s} ===="))) == []
