@@ -41,6 +41,7 @@ from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
+from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (
@@ -319,14 +320,18 @@ def _pasted(stream: BinaryIO, size: int,
     newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
     prefix = margin(head) if small else None
     spaced = small and (prefix is not None or may_be_spaced(head))
-    if not (escaped or wrapped or newest or reverse or spaced):
+    cri = size <= CRI_BYTES and may_be_cri(head)
+    if not (escaped or wrapped or newest or reverse or spaced or cri):
         return stream, None
     data = stream.read()
     stream.close()
+    how = []
+    if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
+        data, escaped = whole, False
+        how.append(CRI_JOINED)
     if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    how = []
     if prefix is not None and (kept := without_margin(data, prefix)) is not None:
         data = kept
         how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
