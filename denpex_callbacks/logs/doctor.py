@@ -38,10 +38,10 @@ from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
+from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
-from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (

@@ -125,7 +125,7 @@ def _keras_rl(*, nb_steps: int = 50000, warmup: int = 3, nan_from: int | None = 
     """A DQN agent's episode rows (metrics ``loss, mae, mean_q``): ``--`` for the first
     ``warmup`` episodes (before ``nb_steps_warmup``), for the episodes in ``blank`` (no
     training step in them) and from episode ``nan_from`` on (every loss NaN: NaN weights)."""
-    digits = str(int(math.ceil(math.log10(nb_steps))) + 1)
+    digits = str(math.ceil(math.log10(nb_steps)) + 1)
     template = ("{step: " + digits + "d}/{nb_steps}: episode: {episode}, duration: "
                 "{duration:.3f}s, episode steps: {episode_steps}, steps per second: {sps:.0f}, "
                 "episode reward: {reward:.3f}, mean reward: {mean:.3f} [{low:.3f}, "
