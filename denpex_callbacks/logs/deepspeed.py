@@ -71,6 +71,9 @@ _CONFIG_FIELD = re.compile(r"(loss_scale|initial_scale_power|loss_scale_window|h
 # ...and the older dump's dict (``'scale_window': 1000``): the growth interval either way
 # (deepspeed/runtime/precision_config.py ``loss_scale_window``, passed to DynamicLossScaler).
 _ARGS_WINDOW = re.compile(r"'scale_window':\s*(\d+)")
+# ...and its hysteresis, ``'delayed_shift': 2`` (the DynamicLossScaler argument that
+# ``hysteresis`` is passed as): a tooth of the sawtooth skips that many more steps.
+_ARGS_SHIFT = re.compile(r"'delayed_shift':\s*(\d+)")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -89,9 +92,7 @@ def parse(text: str) -> list[LogEvent]:
         return _config(text)
     if "dynamic_loss_scale_args" in text and _ARGS_FIELD.search(text):
         # DeepSpeedConfig.print's field (releases before 0.19), once per deepspeed.initialize
-        window = _ARGS_WINDOW.search(text)
-        return [LogEvent(SETUP, FAMILY, setup={RUN_START: True} if window is None else {
-            RUN_START: True, "scaler": "dynamic", "growth_interval": int(window.group(1))})]
+        return [LogEvent(SETUP, FAMILY, setup=_args_setup(text))]
     if "verflow" in text or "VERFLOW" in text:
         found = _OVERFLOW.search(text)
         if found:
@@ -140,6 +141,25 @@ def parse(text: str) -> list[LogEvent]:
                             skipped_total=int(found.group(2)),
                             lr=to_float(lr.strip("[]")) if lr else None))
     return out
+
+
+def _args_setup(text: str) -> dict[str, object]:
+    """The setup of the older dump's ``dynamic_loss_scale_args`` dict: a run starts, and
+    where it states a window, a dynamic scaler with that growth interval and hysteresis.
+
+    Example:
+        >>> _args_setup("dynamic_loss_scale_args ...... {'init_scale': 1024, "
+        ...             "'scale_window': 16, 'delayed_shift': 2, 'min_scale': 1}")
+        {'run_start': True, 'scaler': 'dynamic', 'growth_interval': 16, 'hysteresis': 2}
+    """
+    setup: dict[str, object] = {RUN_START: True}
+    window = _ARGS_WINDOW.search(text)
+    if window is None:
+        return setup
+    setup.update(scaler="dynamic", growth_interval=int(window.group(1)))
+    if (shift := _ARGS_SHIFT.search(text)) is not None:
+        setup["hysteresis"] = int(shift.group(1))
+    return setup
 
 
 def _config(text: str) -> list[LogEvent]:

@@ -38,6 +38,7 @@ from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
+from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
@@ -326,14 +327,18 @@ def _pasted(stream: BinaryIO, size: int,
     prefix = margin(head) if small else None
     spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
-    if not (escaped or wrapped or newest or reverse or spaced or coloured):
+    cri = size <= CRI_BYTES and may_be_cri(head)
+    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri):
         return stream, None
     data = stream.read()
     stream.close()
+    how = []
+    if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
+        data, escaped = whole, False
+        how.append(CRI_JOINED)
     if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    how = []
     if coloured and (plain := uncoloured(data)) is not None:
         data = plain  # (the lines stay where they were: nothing to say)
         prefix, spaced = margin(data[:WRAP_HEAD]), True  # (unspaced tells)

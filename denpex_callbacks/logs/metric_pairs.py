@@ -75,6 +75,12 @@ _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of t
 # LoRA-GA initialisation's ``step: {idx+1}, loss: ..., remaining steps: {iters - (idx+1)}``):
 # it runs down to 0, so it is no step; the step is the counter that runs up, or the rows.
 _COUNTDOWN = frozenset({"remaining", "remain"})
+# The word before a counter's key that makes it an episode's own count, not the run's: the
+# steps an RL episode took (keras-rl's TrainEpisodeLogger, rl/callbacks.py: ``... episode:
+# {episode}, duration: {duration:.3f}s, episode steps: {episode_steps}, ...``), which start
+# over each episode; the run's step is printed elsewhere on the line (there ``{step}/{nb_steps}:``
+# opening it).
+_PER_EPISODE = frozenset({"episode", "episodes"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+(?:at|for)\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -244,6 +250,9 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         if kind == lexicon.STEP and size < len(tokens) and (
                 tokens[-size - 1].lower() in _COUNTDOWN):
             return None  # a countdown (see _COUNTDOWN)
+        if kind == lexicon.STEP and size < len(tokens) and (
+                tokens[-size - 1].lower() in _PER_EPISODE):
+            return None  # an episode's length (see _PER_EPISODE)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
+from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_pairs import (
@@ -557,6 +559,7 @@ class MetricReader:
         self.step_samples: int | None = None
         # The fast path (off: every line by the slow path, for tests that compare the two).
         self.templates = Templates(_learn) if templates else None
+        self.episodes = EpisodeBlanks()  # keras-rl's rows: ``loss: --`` that persists is NaN
         self.evaluation_lines = 0  # lines read as evaluation (training was under way)
         self.split_tree = SplitTree()  # a summary tree's branches (see split_trees)
         self.accuracies_read: set[str] = set()  # accuracies read finite (see _placeholders)
@@ -654,6 +657,8 @@ class MetricReader:
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text):
             return []
+        if EPISODE_ROW in text and (blank := self.episodes.row(text)) is not None:
+            return [MetricEvent(METRICS, FAMILY, step=blank, loss=math.nan, keys=("loss",))]
         if "ed batches: " in text and (found := _PHASE_COUNT.search(text)) is not None:
             # (ClassyVision's phase line over its loss line: see PHASE_COUNT)
             self.phase_count = (line, int(found.group(1)), int(found.group(2)))

@@ -51,7 +51,12 @@ class SkipRateDetector(Detector):
 
         At equilibrium the scale grows once every ``growth_interval`` clean steps and backs off
         once per overflow; with growth factor g and backoff b it takes ln(g)/ln(1/b) backoffs
-        to undo one growth, so k = ln(g)/ln(1/b) skips per growth_interval + k steps.
+        to undo one growth, so k = ln(g)/ln(1/b) skips per growth_interval + k steps. A
+        hysteresis h (DeepSpeed's ``DynamicLossScaler``, Megatron's ``DynamicGradScaler``)
+        first spends h - 1 overflows at the grown scale, skipped with the scale kept, and is
+        refilled only by the next growth (or by each clean step, with DeepSpeed's
+        ``consecutive_hysteresis``: none comes between the overflows of a tooth), so a tooth
+        skips k + h - 1 steps.
 
         Example:
             >>> from denpex_callbacks.core.run_setup import RunSetup
@@ -59,6 +64,9 @@ class SkipRateDetector(Detector):
             >>> d.configure(RunSetup(scaler="dynamic", growth_interval=10))
             >>> round(d.sawtooth_rate(), 3)
             0.091
+            >>> d.configure(RunSetup(scaler="dynamic", growth_interval=16, hysteresis=2))
+            >>> round(d.sawtooth_rate(), 3)  # 2 skips per 16 clean steps
+            0.111
         """
         interval = self.setup.growth_interval
         if self.setup.scaler != "dynamic" or not interval or interval <= 0:
@@ -67,6 +75,7 @@ class SkipRateDetector(Detector):
         if growth <= 1.0 or not 0.0 < backoff < 1.0:
             return None
         per_growth = math.log(growth) / math.log(1.0 / backoff)
+        per_growth += max(self.setup.hysteresis or 1, 1) - 1
         return per_growth / (interval + per_growth)
 
     def limit(self) -> float:
