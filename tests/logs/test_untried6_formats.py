@@ -16,7 +16,9 @@ epoch ends with a multi-line summary, ``Epoch 5 finished`` over ``  Total loss f
 ...``, and a NaN batch is left out of the update with ``Had to ignore {n} batches with NaN``
 said before that summary (stanfordnlp/stanza ``stanza/models/constituency/parser_training.py``
 ``iterate_training``, ``train_model_one_batch``; its logger's format, ``%(asctime)s
-%(levelname)s: %(message)s``, from ``stanza/__init__.py``).
+%(levelname)s: %(message)s``, from ``stanza/__init__.py``); and its sentiment classifier's
+``[%d, %5d] average loss: %.3f`` (the PyTorch tutorial's bracket, epoch and count) behind that
+logger's prefix (stanza/models/classifier.py ``train_model``).
 """
 
 from __future__ import annotations
@@ -49,18 +51,17 @@ def _constituency(nan_from: int | None = None, epochs: int = 12, batches: int = 
                                   "0.000045")
         lines += _stanza_line("Processing 1700 trees from data/constituency/en_wsj_dev.mrg")
         if f1 > best or (best_epoch == 0 and best == 0.0):
-            lines += _stanza_line("New best dev score: %.5f > %.5f" % (f1, best))
+            lines += _stanza_line(f"New best dev score: {f1:.5f} > {best:.5f}")
             best, best_epoch = f1, epoch
         if bad:
-            lines += _stanza_line("Had to ignore %d batches with NaN" % batches, "WARNING")
-        lines += _stanza_line("Transitions correct: %d\n  Shift: %d\n  CloseConstituent: %d"
-                              % (900000, 500000, 400000))
-        lines += _stanza_line("Transitions incorrect: %d\n  Shift, CloseConstituent: %d"
-                              % (20000, 20000))
-        stats = ["Epoch %d finished" % epoch, "Transitions correct:   %d" % 900000,
-                 "Transitions incorrect: %d" % 20000, "Total loss for epoch: %.5f" % loss,
-                 "Dev score      (%5d): %8f" % (epoch, f1),
-                 "Best dev score (%5d): %8f" % (best_epoch, best)]
+            lines += _stanza_line(f"Had to ignore {batches} batches with NaN", "WARNING")
+        lines += _stanza_line("Transitions correct: 900000\n  Shift: 500000\n"
+                              "  CloseConstituent: 400000")
+        lines += _stanza_line("Transitions incorrect: 20000\n  Shift, CloseConstituent: 20000")
+        stats = [f"Epoch {epoch} finished", "Transitions correct:   900000",
+                 "Transitions incorrect: 20000", f"Total loss for epoch: {loss:.5f}",
+                 f"Dev score      ({epoch:5d}): {f1:8f}",
+                 f"Best dev score ({best_epoch:5d}): {best:8f}"]
         lines += _stanza_line("\n  ".join(stats))
     return lines
 
@@ -80,4 +81,39 @@ def test_stanza_constituency_controls(tmp_path: Path) -> None:
     """Healthy runs, the default summed loss and a small one, a BERT finetuning rate line
     each epoch (on the parent: "nothing to diagnose", an error, not a finding)."""
     for lines in (_constituency(), _constituency(epochs=30, scale=2.5, silver=True)):
+        assert faults(tmp_path, lines) == []
+
+
+def _classifier(nan_at: tuple[int, int] | None = None, epochs: int = 5,
+                items: int = 20000) -> list[str]:
+    """``train_model``'s ``'[%d, %5d] average loss: %.3f' % (epoch + 1, (batch_num + 1) *
+    args.batch_size, running_loss / 2000)`` every 2000 items, then ``Finished epoch %d.  Dev
+    set: %d correct of %d examples.  Accuracy: %f  Total loss: %f``; NaN from ``nan_at``
+    (epoch, items) on."""
+    lines: list[str] = []
+    for epoch in range(1, epochs + 1):
+        total, bad = 0.0, False
+        for done in range(2000, items + 1, 2000):
+            bad = bad or (nan_at is not None and (epoch, done) >= nan_at)
+            loss = float("nan") if bad else 0.7 - epoch * 0.05
+            total += loss * 2000
+            lines += _stanza_line(f"[{epoch}, {done:5d}] average loss: {loss:.3f}")
+        correct = 0 if bad else 800
+        lines += _stanza_line(f"Finished epoch {epoch}.  Dev set: {correct} correct of 1100 "
+                              f"examples.  Accuracy: {correct / 1100:f}  Total loss: {total:f}")
+    return lines
+
+
+def test_stanza_classifier_bracket_behind_logger(tmp_path: Path) -> None:
+    """Before: the bracket was read only where it opens the line or follows ``basicConfig``'s
+    ``INFO:root:``; behind Stanza's ``... INFO: `` the rows were counted one a line (step 26,
+    the summaries counted too). Now it is the epoch and the count of that epoch, as without
+    the prefix: epoch 3's count 8000 after two epochs of 20000 (the count is Stanza's items,
+    the units the log prints)."""
+    assert faults(tmp_path, _classifier((3, 8000))) == [("AMP006", 48000)]
+
+
+def test_stanza_classifier_controls(tmp_path: Path) -> None:
+    """Healthy runs, a short epoch among them (pass on the parent too)."""
+    for lines in (_classifier(), _classifier(epochs=12, items=6000)):
         assert faults(tmp_path, lines) == []
