@@ -77,6 +77,32 @@ def test_stanza_constituency_nan_batches(tmp_path: Path) -> None:
         ("AMP006", 9), ("AMP007", 9)]
 
 
+def _constituency_2021(nan_from: int | None = None, epochs: int = 10) -> list[str]:
+    """The first release's summary (stanza/models/constituency/trainer.py, 2021: ``"Epoch {}
+    finished\nTransitions correct: {}  Transitions incorrect: {}\n  Total loss for epoch: {}\n
+    Dev score: {}\n  Best dev score: {}".format(...)``): no NaN batch left out then, the
+    epoch's loss printed as it is."""
+    lines: list[str] = []
+    best = 0.0
+    for epoch in range(1, epochs + 1):
+        bad = nan_from is not None and epoch >= nan_from
+        loss, f1 = (float("nan"), 0.0) if bad else (123456.789 / epoch, 0.8 + epoch / 100)
+        lines += _stanza_line("Processing 1700 dev trees")
+        if f1 > best:
+            lines += _stanza_line(f"New best dev score: {f1} > {best}")
+            best = f1
+        lines += _stanza_line(f"Epoch {epoch} finished\nTransitions correct: 900000  "
+                              f"Transitions incorrect: 20000\n  Total loss for epoch: {loss}\n"
+                              f"  Dev score: {f1}\n  Best dev score: {best}")
+    return lines
+
+
+def test_stanza_constituency_2021_summary(tmp_path: Path) -> None:
+    """Before: "nothing to diagnose" (``Total loss for epoch`` named no loss)."""
+    assert faults(tmp_path, _constituency_2021(4)) == [("AMP006", 4)]
+    assert faults(tmp_path, _constituency_2021()) == []
+
+
 def test_stanza_constituency_controls(tmp_path: Path) -> None:
     """Healthy runs, the default summed loss and a small one, a BERT finetuning rate line
     each epoch (on the parent: "nothing to diagnose", an error, not a finding)."""
