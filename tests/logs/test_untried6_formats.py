@@ -103,6 +103,17 @@ def test_stanza_constituency_2021_summary(tmp_path: Path) -> None:
     assert faults(tmp_path, _constituency_2021()) == []
 
 
+def test_epoch_done_after_its_rows(tmp_path: Path) -> None:
+    """A loop's ``Epoch 5 done`` after the epoch's row heads no row below it but its own
+    indented summary's: the next row is the next epoch's (passes on the parent too)."""
+    lines = []
+    for epoch in range(1, 9):
+        loss = "nan" if epoch >= 5 else f"{1.0 / epoch:.4f}"
+        lines += [f"2024-06-01 10:00:00 INFO: train_loss: {loss}",
+                  f"2024-06-01 10:00:00 INFO: Epoch {epoch} done"]
+    assert faults(tmp_path, lines) == [("AMP006", 5)]
+
+
 def test_stanza_constituency_controls(tmp_path: Path) -> None:
     """Healthy runs, the default summed loss and a small one, a BERT finetuning rate line
     each epoch (on the parent: "nothing to diagnose", an error, not a finding)."""
