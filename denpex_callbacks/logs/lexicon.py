@@ -690,6 +690,31 @@ def from_log2(exponent: float) -> float:
     return float(2.0 ** exponent) if exponent > -1075.0 else 0.0
 
 
+# The span a value was summed or averaged over, said after it in words: Stanza's constituency
+# parser ends each epoch with ``Total loss for epoch: 1234.5`` (stanza/models/constituency/
+# parser_training.py ``iterate_training``); "loss over the epoch", "loss of this batch".
+_PERIOD_PREPOSITIONS = frozenset({"for", "over", "of", "in"})
+_PERIOD_DETERMINERS = frozenset({"the", "this", "each", "current"})
+_PERIODS = frozenset({"epoch", "step", "batch", "iter", "iteration", "interval"})
+
+
+def _without_period(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """``parts`` without a trailing "for (the) epoch": the loss of that span is the loss.
+
+    Example:
+        >>> _without_period(("total", "loss", "for", "epoch")), _without_period(("loss", "of", "d"))
+        (('total', 'loss'), ('loss', 'of', 'd'))
+    """
+    if len(parts) < 3 or parts[-1] not in _PERIODS:
+        return parts
+    head = parts[:-1]
+    if head[-1] in _PERIOD_DETERMINERS:
+        head = head[:-1]
+    if len(head) > 1 and head[-1] in _PERIOD_PREPOSITIONS:
+        return head[:-1]
+    return parts
+
+
 @functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None (evaluation metrics:
@@ -731,6 +756,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
+    parts = _without_period(parts)
     if not parts or parts[0] in _EVAL or (isinstance(key, str) and _namespaced_evaluation(key)):
         return None
     while len(parts) > 1 and parts[0] in _TRAIN:

@@ -1462,4 +1462,12 @@ MESSAGES: tuple[Message, ...] = (
             "the batch's training loss is not finite: the run stops before the step (its "
             "progress bar, updated every 5% of the epoch, never shows it)", FLAG, "AMP006",
             prefix="llm_studio.src.utils.exceptions.LLMTrainingException: ", in_step=True),
+    # -- Stanza: stanza/models/constituency/parser_training.py (iterate_training) ---------------
+    Message("Stanza", "1.3 on (2021-2025; trainer.py before parser_training.py)",
+            "stanza/models/constituency/parser_training.py (iterate_training: a batch whose "
+            "loss is NaN adds 0.0 to the epoch's loss and skips optimizer.step())",
+            "Had to ignore {n} batches with NaN",
+            "batches of the epoch just trained had a NaN loss (left out of its update): said "
+            "after the epoch, before its ``Epoch {n} finished`` summary", FLAG, "AMP006",
+            logger=("stanza", "WARNING"), prefix="2026-11-30 10:00:00 {level}: ", in_step=True),
 )

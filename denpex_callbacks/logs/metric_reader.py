@@ -274,6 +274,12 @@ _LOGGER_PREFIX = re.compile(
     r"(?:[^\t]*\t|.{0,40}? - )?[\w.-]+(?:\t| - )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\t| - )"
     r"|" + _BASIC_PREFIX)
 _BASIC_LOGGER = re.compile(_BASIC_PREFIX)
+# ...or any logger's level ending its prefix, the message after it: Stanza's ``%(asctime)s
+# %(levelname)s: %(message)s`` (stanza/__init__.py) before its sentiment classifier's
+# ``'[%d, %5d] average loss: %.3f'`` (stanza/models/classifier.py ``train_model``), the
+# tutorial's bracket behind a logger of its own. Sought within a prefix's width only.
+_LEVEL_ENDS = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\]?(?::| -| \|)? +")
+_LEVEL_REACH = 64
 # ...unless it also names the training loss by a training key: an epoch's summary of both
 # (SpeechBrain's ``train loss: 0.52 - valid loss: 0.61``), whose other keys the lexicon sorts.
 # The split may follow the noun: Open3D-ML's pipelines (ml3d/torch/pipelines/
@@ -440,6 +446,28 @@ _ACCURACIES_KEPT = 64  # accuracies' names remembered as read finite (bounded me
 SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
+
+
+def _bracket_after_level(text: str) -> re.Match[str] | None:
+    """The tutorial's ``[epoch, batch]`` that opens the message behind a logger's level
+    (``2024-06-01 10:00:00 INFO: [3,  8000] average loss: nan``); the bare ``3 500`` form
+    only opens a line (after a level it may be any two numbers a message begins with).
+
+    Example:
+        >>> _bracket_after_level("2024-06-01 10:00:00 INFO: [3,  8000] average loss: 0.5"
+        ...                      ).groups()
+        (None, None, '3', '8000')
+        >>> _bracket_after_level("INFO: 3 8000 loss 0.5") is None
+        True
+    """
+    at = text.find("[", 0, _LEVEL_REACH + 16)
+    if at < 0:
+        return None
+    level = _LEVEL_ENDS.search(text, 0, min(len(text), _LEVEL_REACH))
+    if level is None:
+        return None
+    found = TWO_COUNTS.match(text, level.end())
+    return found if found is not None and found.group(3) is not None else None
 
 
 def _split_scores(text: str, first: re.Match[str]) -> bool:
@@ -1524,7 +1552,8 @@ class MetricReader:
                 # behind ``basicConfig``'s ``INFO:root:`` (I-JEPA's ``'[%d, %5d] loss: %.3f
                 # ...' % (epoch + 1, itr, ...)``, facebookresearch/ijepa src/train.py)
                 text[:1] in "DIWEC" and (prefix := _BASIC_LOGGER.match(text)) is not None
-                and (found := TWO_COUNTS.match(text, prefix.end())))):
+                and (found := TWO_COUNTS.match(text, prefix.end()))) or (
+                (found := _bracket_after_level(text)) is not None)):
             first, second = (int(g) for g in found.groups() if g is not None)
             return first, second, 0
         epoch = as_step(metrics.values.get(lexicon.EPOCH))

@@ -84,8 +84,15 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # bar whose count numbers the line); a colour may end it (loguru's coloured message); or a
 # heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
 # semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
-# ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading)
-_EPOCH_END = rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?) *" + _COLOURS
+# ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading); or the first line of an
+# epoch's summary that says it ended, its values indented below (Stanza's constituency parser,
+# stanza/models/constituency/parser_training.py ``iterate_training``: ``Epoch 5 finished``
+# over ``  Transitions correct: ...`` and ``  Total loss for epoch: ...``): only over its own
+# indented lines, as a loop's ``Epoch 5 done`` after its rows heads the next epoch's
+_ENDED = rb" (?:finished|done|completed?|ended)"
+_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?)(?:" + _ENDED + rb")? *"
+              + _COLOURS)
+_ENDED_TAIL = re.compile(_ENDED + rb" *" + _COLOURS + rb"\r?\n?$")
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
 # learning rate between its ``Epoch 12`` and the row's ``train_loss``).
@@ -467,8 +474,8 @@ def _is_epoch_line(line: bytes) -> bool:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
         ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
         ...                              b"INFO - x - === EPOCH 5/100 ===",
-        ...                              b"Epoch: 17 / 40")]
-        [True, True, False, False, True, True]
+        ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished")]
+        [True, True, False, False, True, True, True]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
@@ -539,6 +546,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     if found is None:
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
+    if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
+        return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
 
