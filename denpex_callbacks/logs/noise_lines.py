@@ -1,0 +1,46 @@
+"""Lines that other sources interleave between a training loop's own lines.
+
+A training process shares its terminal with others: Python's warnings (``warnings.py``
+``formatwarning``: ``/path/x.py:12: UserWarning: ...`` over the source line, indented two
+spaces: ``  warnings.warn(``), c10's warnings (``[W reducer.cpp:1300] Warning: ...``), the
+Hugging Face ``Trainer._save``'s ``Saving model checkpoint to ...``, wandb's terminal output
+(``wandb: Syncing run ...``), NCCL's ``host:pid:tid [0] NCCL INFO ...``. Such a line, between
+an evaluation's heading and its values or a split's name and its table, is no line of the
+loop's: the heading still heads what comes right below it, past the interleaved line.
+
+Only lines already handed to the metric reader are asked (candidates, or lines within a
+table's reach): a line that holds no keyword is never handed over, and counts as one between
+(see :meth:`~denpex_callbacks.logs.metric_reader.MetricReader.right_below`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Lines interleaved between a heading and what it heads, at most (a Python warning's two).
+NOISE_BETWEEN = 2
+
+# The openings of interleaved lines: the source line that ``formatwarning`` prints below a
+# warning, c10's ``[W file.cpp:N]`` (``[W1207 01:02:03.456 ...]`` in torch 2.4 on), HF's
+# checkpoint saver
+_OPENINGS = ("  warnings.warn(", "[W ", "Saving model checkpoint to ")
+# formatwarning's first line: ``{filename}:{lineno}: {category}: {message}``; NCCL's and
+# gloo's info lines; c10's warning stamped with its date (``[W1207 ...]``)
+_SHAPES = re.compile(r"\S+\.py:\d+: \w*Warning: |\S+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) |"
+                     r"\[W\d{4} ")
+
+
+def is_noise(text: str) -> bool:
+    """Whether a line is one that another source interleaved (see the module's docstring).
+    wandb's terminal lines count; not its run summary's rows (``wandb:       loss nan``: its
+    keys padded with spaces), which are the run's metrics.
+
+    Example:
+        >>> [is_noise(x) for x in ("wandb: Syncing run vivid-sun-12", "wandb:   loss nan",
+        ...  "/x/y.py:12: UserWarning: Detected call", "  warnings.warn(", "loss: nan")]
+        [True, False, True, True, False]
+    """
+    if text.startswith("wandb: "):
+        return text[7:8] not in (" ", "")
+    return text.startswith(_OPENINGS) or (
+        ": " in text and _SHAPES.match(text) is not None)
