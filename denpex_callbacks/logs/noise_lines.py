@@ -44,3 +44,20 @@ def is_noise(text: str) -> bool:
         return text[7:8] not in (" ", "")
     return text.startswith(_OPENINGS) or (
         ": " in text and _SHAPES.match(text) is not None)
+
+
+# what every line of a shape above holds (the scanner's test before decoding)
+_MARKS = (b"arning", b"wandb: ", b"Saving model checkpoint to ", b" NCCL ")
+
+
+def noise_bytes(line: bytes) -> bool:
+    """``is_noise`` of a line the scanner has as bytes (one without a keyword: looked at only
+    where it lies between a candidate and the line above it).
+
+    Example:
+        >>> noise_bytes(b"[W reducer.cpp:1300] Warning: find_unused_parameters=True")
+        True
+        >>> noise_bytes(b"  3/100 [00:01<00:30, step=3]")
+        False
+    """
+    return any(mark in line for mark in _MARKS) and is_noise(line.decode("utf-8", "replace"))

@@ -178,3 +178,46 @@ def test_robomimic_interleaved_controls(tmp_path: Path) -> None:
     parent too)."""
     for noise in (WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _robomimic(noise)) == []
+
+
+# -- OpenPCDet: tools/train_utils/train_utils.py -------------------------------------------
+
+
+def _openpcdet(noise: list[str], nan_at: int | None = None, *,
+               epochs: range = range(30, 32)) -> list[str]:
+    """OpenPCDet's two bars as a log file holds them (open-mmlab/OpenPCDet
+    ``tools/train_utils/train_utils.py`` before 97a4e42: ``train_one_epoch``'s ``train`` bar
+    with ``pbar.set_postfix(dict(total_it=accumulated_iter))`` over ``train_model``'s
+    ``epochs`` bar with the loss and learning rate), one redraw in 50 kept; ``noise``
+    between the two bars every 350 batches (a second process's stderr between two redraws)."""
+    per_epoch = 1856
+    lines = []
+    done = epochs[0] * per_epoch
+    for epoch in epochs:
+        for it in range(1, per_epoch + 1):
+            done += 1
+            if it % 50 and it != per_epoch:
+                continue
+            loss = "nan" if nan_at is not None and done >= nan_at else f"{1.5 - done / 1e5:.3f}"
+            lines += [f"train:  {100 * it // per_epoch:>2}%|###       | {it}/{per_epoch} "
+                      f"[03:00<06:18,  3.32it/s, total_it={done}]",
+                      *(noise if it % 350 == 0 else []),
+                      f"epochs:  {100 * epoch // 80:>2}%|          | {epoch}/80 [13:00<6:17:00, "
+                      f"780.00s/it, loss={loss}, lr=0.003]"]
+    return lines
+
+
+def test_openpcdet_bar_count_past_a_warning(tmp_path: Path) -> None:
+    """Before: with c10's warning (or a Python warning's two lines) between the ``train``
+    bar's ``total_it=57080`` and the ``epochs`` bar whose loss went NaN, the NaN was
+    reported one past the redraw before (AMP006 at 57031). The inner bar's count past lines of
+    another source is the step (reader ``_step_past_noise``)."""
+    assert faults(tmp_path, _openpcdet([], 57080)) == [("AMP006", 57080)]
+    for noise in (C10, WARNING):
+        assert faults(tmp_path, _openpcdet(noise, 57080)) == [("AMP006", 57080)]
+
+
+def test_openpcdet_interleaved_controls(tmp_path: Path) -> None:
+    """Healthy runs with each source's lines between the bars (pass on the parent too)."""
+    for noise in (WARNING, C10, SAVER, WANDB):
+        assert faults(tmp_path, _openpcdet(noise)) == []
