@@ -693,9 +693,11 @@ class MetricReader:
         the next but for a few lines another source interleaved (a Python warning, a
         checkpoint saver's line, wandb's chatter: see :mod:`noise_lines`). A line between
         that was handed over must be in such a shape; one that was not holds no keyword."""
+        if above < 0:
+            return False  # (none yet)
         if line - 1 == above:
             return True
-        if above < 0 or not 1 < line - above <= 1 + NOISE_BETWEEN:
+        if not 1 < line - above <= 1 + NOISE_BETWEEN:
             return False
         return all(is_noise(text) for at, text in self.handed if above < at < line)
 
