@@ -48,7 +48,7 @@ from denpex_callbacks.logs.metric_pairs import (
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
-from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, is_noise
+from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
@@ -650,6 +650,8 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if ".py:" in text and warning_line(text):
+            return []  # a Python warning interleaved (its path's name is no key)
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
         if "outputs are (" in text:
@@ -699,7 +701,10 @@ class MetricReader:
             return True
         if not 1 < line - above <= 1 + NOISE_BETWEEN:
             return False
-        return all(is_noise(text) for at, text in self.handed if above < at < line)
+        between = [(at, text) for at, text in self.handed if above < at < line]
+        # (handed over one after the other, as a warning's two lines are)
+        return all(at == between[0][0] + index for index, (at, _) in enumerate(between)) and (
+            all_noise([text for _, text in between]))
 
     def _in_block(self, named: set[str], line: int) -> bool:
         """Whether a metric line that prints no step is the record's below the last step

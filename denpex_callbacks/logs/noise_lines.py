@@ -46,6 +46,37 @@ def is_noise(text: str) -> bool:
         ": " in text and _SHAPES.match(text) is not None)
 
 
+
+def warning_line(text: str) -> bool:
+    """Whether a line is ``formatwarning``'s first (its file's path and line number, not a
+    metric: ``.../torch/nn/modules/loss.py:535: UserWarning: ...`` holds no loss of 535).
+
+    Example:
+        >>> warning_line("/t/loss.py:535: UserWarning: Using a target size"), warning_line(
+        ...     "loss.py:535: loss 3.2")
+        (True, False)
+    """
+    found = _SHAPES.match(text)
+    return found is not None and found.group(0).endswith("Warning: ")
+
+
+def all_noise(lines: list[str]) -> bool:
+    """Whether each of consecutive lines is another source's: ``is_noise``, or the source
+    line that ``formatwarning`` prints below a warning's first line, whatever it holds
+    (``  return F.mse_loss(input, target, ...)`` below torch's size warning names a loss).
+
+    Example:
+        >>> all_noise(["/t/loss.py:535: UserWarning: Using a target size",
+        ...            "  return F.mse_loss(input, target, reduction=self.reduction)"])
+        True
+        >>> all_noise(["  return F.mse_loss(input, target, reduction=self.reduction)"])
+        False
+    """
+    return all(is_noise(text) or (index and text[:2] == "  " and _SHAPES.match(lines[index - 1])
+                                  is not None)
+               for index, text in enumerate(lines))
+
+
 # what every line of a shape above holds (the scanner's test before decoding)
 _MARKS = (b"arning", b"wandb: ", b"Saving model checkpoint to ", b" NCCL ")
 

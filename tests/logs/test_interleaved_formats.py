@@ -34,6 +34,13 @@ from excerpts import faults
 WARNING = ["/opt/conda/lib/python3.10/site-packages/torch/optim/lr_scheduler.py:139: "
            "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`.",
            "  warnings.warn("]
+# ... and one whose source line names a loss (torch/nn/modules/loss.py ``MSELoss.forward``
+# warned through ``F.mse_loss``): the second line holds a keyword
+MSE_WARNING = ["/opt/conda/lib/python3.10/site-packages/torch/nn/modules/loss.py:535: "
+               "UserWarning: Using a target size (torch.Size([32])) that is different to the "
+               "input size (torch.Size([32, 1])). This will likely lead to incorrect results "
+               "due to broadcasting. Please ensure they have the same size.",
+               "  return F.mse_loss(input, target, reduction=self.reduction)"]
 C10 = ["[W reducer.cpp:1300] Warning: find_unused_parameters=True was specified in DDP "
        "constructor, but did not find any unused parameters in the forward pass. "
        "(function operator())"]
@@ -74,14 +81,14 @@ def test_corenet_summary_heading_past_a_warning(tmp_path: Path) -> None:
     row was read as a training row: a false AMP006 at 29 and 44, no AMP013. The heading
     heads the row past lines of another source (metric_reader ``right_below``)."""
     assert faults(tmp_path, _corenet([], val_nan_from=1)) == [("AMP013", 27)]
-    for noise in (WARNING, C10, SAVER):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER):
         assert faults(tmp_path, _corenet(noise, val_nan_from=1)) == [("AMP013", 27)]
 
 
 def test_corenet_interleaved_controls(tmp_path: Path) -> None:
     """Healthy runs with each source's lines between the headings and their rows (pass on
     the parent too)."""
-    for noise in (WARNING, C10, SAVER, WANDB):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _corenet(noise)) == []
 
 
@@ -126,16 +133,18 @@ def test_nequip_split_name_past_wandb(tmp_path: Path) -> None:
     ``validation`` name and its table's header (or a Python warning, HF's checkpoint line),
     the table's rows were read as training's: the validation NaN of epoch 7 was a false
     AMP006 at 13, no AMP013. The name heads the table past lines of another source: AMP013
-    at 35 as without them."""
+    at 35 as without them. A warning whose path names a loss (``.../loss.py:535:
+    UserWarning: ...``) was read as a loss of 535 and broke the table too: the line is a
+    warning's (noise_lines ``warning_line``)."""
     assert faults(tmp_path, _nequip([], 7)) == [("AMP013", 35)]
-    for noise in (WANDB, C10, WARNING, SAVER):
+    for noise in (WANDB, C10, WARNING, MSE_WARNING, SAVER):
         assert faults(tmp_path, _nequip(noise, 7)) == [("AMP013", 35)]
 
 
 def test_nequip_interleaved_controls(tmp_path: Path) -> None:
     """Healthy runs with each source's lines between the split names and their headers
     (pass on the parent too)."""
-    for noise in (WARNING, C10, SAVER, WANDB):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _nequip(noise)) == []
 
 
@@ -169,14 +178,14 @@ def test_robomimic_validation_heading_past_a_warning(tmp_path: Path) -> None:
     row: a NaN validation loss was a false AMP006 at 8. The heading heads the dict past
     lines of another source: AMP013 at the epoch."""
     assert faults(tmp_path, _robomimic([], valid_nan_epoch=4)) == [("AMP013", 4)]
-    for noise in (WARNING, C10, SAVER, WANDB):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _robomimic(noise, valid_nan_epoch=4)) == [("AMP013", 4)]
 
 
 def test_robomimic_interleaved_controls(tmp_path: Path) -> None:
     """Healthy runs with each source's lines between the heading and its dict (pass on the
     parent too)."""
-    for noise in (WARNING, C10, SAVER, WANDB):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _robomimic(noise)) == []
 
 
@@ -219,5 +228,5 @@ def test_openpcdet_bar_count_past_a_warning(tmp_path: Path) -> None:
 
 def test_openpcdet_interleaved_controls(tmp_path: Path) -> None:
     """Healthy runs with each source's lines between the bars (pass on the parent too)."""
-    for noise in (WARNING, C10, SAVER, WANDB):
+    for noise in (WARNING, MSE_WARNING, C10, SAVER, WANDB):
         assert faults(tmp_path, _openpcdet(noise)) == []
