@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,6 +50,7 @@ from denpex_callbacks.logs.metric_pairs import (
     written_as,
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
+from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
@@ -657,6 +658,9 @@ class MetricReader:
         # the last step a metric line numbered and how far it was from the one before it:
         # what numbers a row whose counter is printed abbreviated (``_ABBREVIATED_STEP``)
         self.step_rhythm = (0, 0)
+        # (line, text) of the last lines handed over (the parser appends each line before
+        # it is read): what lies between a heading and the line below it (``right_below``)
+        self.handed: deque[tuple[int, str]] = deque(maxlen=NOISE_BETWEEN + 2)
 
     @property
     def notations(self) -> dict[str, int]:
@@ -677,6 +681,8 @@ class MetricReader:
 
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
+        if ".py:" in text and warning_line(text):
+            return []  # a Python warning interleaved (its path's name is no key)
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
         if "outputs are (" in text:
@@ -716,6 +722,22 @@ class MetricReader:
                 line)) is not None:
             return out
         return self._read(text, line)
+
+    def right_below(self, above: int, line: int) -> bool:
+        """Whether ``line`` is the loop's line right below line ``above``: the next line, or
+        the next but for a few lines another source interleaved (a Python warning, a
+        checkpoint saver's line, wandb's chatter: see :mod:`noise_lines`). A line between
+        that was handed over must be in such a shape; one that was not holds no keyword."""
+        if above < 0:
+            return False  # (none yet)
+        if line - 1 == above:
+            return True
+        if not 1 < line - above <= 1 + NOISE_BETWEEN:
+            return False
+        between = [(at, text) for at, text in self.handed if above < at < line]
+        # (handed over one after the other, as a warning's two lines are)
+        return all(at == between[0][0] + index for index, (at, _) in enumerate(between)) and (
+            all_noise([text for _, text in between]))
 
     def _in_block(self, named: set[str], line: int) -> bool:
         """Whether a metric line that prints no step is the record's below the last step
@@ -789,7 +811,8 @@ class MetricReader:
         if not _measured(read_pairs(text)):
             return []  # a configuration printed so (verl pprints its config at start)
         first = self.dict_lines[0]
-        if 0 < first - self.eval_opener <= 2:  # (JSON's opening brace between)
+        opener = self.eval_opener  # (JSON's opening brace between)
+        if self.right_below(opener, first) or self.right_below(opener, first - 1):
             return self._evaluation(text, find_claims(text)[0], EVALUATION)
         return self._read(text, first)
 
@@ -823,7 +846,8 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
-        if line - self.eval_line <= SUMMARY_REACH and self._goes_on(text, metrics, line):
+        if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN and self._goes_on(
+                text, metrics, line):
             return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
                 summed := _total_of_terms(text)) is not None:
@@ -882,7 +906,8 @@ class MetricReader:
         the line right below a heading of evaluation that ends with its epoch (apple/ml-cvnets'
         and corenet's ``*** Validation summary for epoch 3`` over ``\t loss=nan || top1=...``,
         corenet/metrics/stats.py ``Statistics.epoch_summary``: see ``_opens_below``)."""
-        if "Averaged stats:" in text or line - 1 == self.eval_opener >= 0:
+        if ("Averaged stats:" in text and line - self.eval_line <= SUMMARY_REACH) or (
+                self.right_below(self.eval_opener, line)):
             return True
         if line - 1 == self.eval_line and _loss_alone(metrics) and not _measured(
                 read_pairs(self.eval_text)):
@@ -1774,7 +1799,8 @@ class MetricReader:
         self.header_csv = _comma_separated(text)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
-        self.header_split = self.eval_line == line - 1 and " " not in self.eval_text.strip()
+        self.header_split = self.right_below(self.eval_line, line) and (
+            " " not in self.eval_text.strip())
         return True
 
     def _piped_header(self, text: str, line: int) -> bool:

@@ -153,6 +153,8 @@ class LineParser:
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
+        if self.generic is not None:
+            self.generic.handed.append((line, text))  # (see MetricReader.right_below)
         if isinstance(text, ValueRowLine):
             return self._value_rows(text, line)
         if text.startswith(_LOGGED_RECORD) and self.generic is not None and (

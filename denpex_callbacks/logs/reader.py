@@ -41,6 +41,7 @@ from denpex_callbacks.logs.metric_reader import (
     simple_cell,
     table_row,
 )
+from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, noise_bytes
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
 
@@ -521,6 +522,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _is_step_line(above):
             return above, 1
+    if begin > resume and noise_bytes(line):
+        return _step_past_noise(buffer, resume, begin)
     if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
         return line, 0  # ClassyVision's phase line over its loss line
     if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
@@ -550,6 +553,22 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _step_past_noise(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
+    """The step line above lines of another source (a c10 warning, a Python warning's two
+    lines, between OpenPCDet's two bars) that end just before ``begin``, where no more than
+    ``NOISE_BETWEEN`` lie between; else None."""
+    for between in range(1, NOISE_BETWEEN + 1):
+        if begin <= resume:
+            return None
+        above = _line_before(buffer, resume, begin)
+        if _is_step_line(above):
+            return above, between
+        if not noise_bytes(above):
+            return None
+        begin -= len(above) + 1
+    return None
 
 
 def _line_before(buffer: bytes, resume: int, begin: int) -> bytes:
