@@ -222,3 +222,33 @@ def test_keras_repeated_fits_healthy_are_quiet(tmp_path: Path) -> None:
     """Controls (quiet on main and parent)."""
     assert faults(tmp_path, _two_fits()) == []
     assert faults(tmp_path, _fit_loop()) == []
+
+
+# -- karpathy/nanoGPT train.py: print(f"iter {iter_num}: loss {lossf:.4f}, time ...") -------
+
+
+def _nanogpt(first: str, rest: str | None) -> list[str]:
+    """nanoGPT's line every ``log_interval`` (10) iterations from iter 0 (``if iter_num %
+    log_interval == 0``); ``running_mfu`` is -1.0 for its first 5 lines (``-100.00%``); the
+    loss at iter 0 is ``first``, ``rest`` after it (None: finite, falling)."""
+    lines = []
+    for it in range(0, 200, 10):
+        loss = first if it == 0 else rest if rest is not None else f"{10.9 - it / 100:.4f}"
+        lines.append(f"iter {it}: loss {loss}, time {1234.56 if it == 0 else 45.12:.2f}ms, "
+                     f"mfu {-100.0 if it < 50 else 35.2:.2f}%")
+    return lines
+
+
+@REGRESSION
+def test_nanogpt_inf_from_iter_zero_is_at_zero(tmp_path: Path) -> None:
+    """Main: AMP006 at iter 10 (the first row's ``inf`` at step 0 dropped as a loop's
+    default, a3f3dde: torchbeast's ``Loss inf.``); parent: iter 0 (right: nanoGPT prints
+    ``loss.item()``, an fp16 forward that overflows from the start, as T5 in fp16). Both
+    with the loss inf throughout and NaN after it."""
+    assert faults(tmp_path, _nanogpt("inf", "inf")) == [("AMP006", 0)]
+    assert faults(tmp_path, _nanogpt("inf", "nan")) == [("AMP006", 0)]
+
+
+def test_nanogpt_healthy_is_quiet(tmp_path: Path) -> None:
+    """Control (quiet on main and parent)."""
+    assert faults(tmp_path, _nanogpt("10.9876", None)) == []
