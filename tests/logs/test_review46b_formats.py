@@ -252,3 +252,30 @@ def test_nanogpt_inf_from_iter_zero_is_at_zero(tmp_path: Path) -> None:
 def test_nanogpt_healthy_is_quiet(tmp_path: Path) -> None:
     """Control (quiet on main and parent)."""
     assert faults(tmp_path, _nanogpt("10.9876", None)) == []
+
+
+# -- astanin/python-tabulate tabulate/__init__.py: "plain" (no rules: DataRow("", "  ", "")) --
+
+
+def _plain(nan_from: int | None = None) -> list[str]:
+    """``print(tabulate(list(metrics.items()), tablefmt="plain"))`` each epoch, a blank line
+    after: two columns two blanks apart, no rule above, below or between."""
+    lines = []
+    for epoch in range(1, 11):
+        loss = "nan" if nan_from is not None and epoch >= nan_from else f"{1.2 - epoch / 20:.4f}"
+        lines += [f"epoch       {epoch}", f"train_loss  {loss}",
+                  f"val_loss    {1.3 - epoch / 20:.4f}", ""]
+    return lines
+
+
+@REGRESSION
+def test_plain_two_column_tables_without_rules_are_records_each(tmp_path: Path) -> None:
+    """Main: "no fault found" (the same cause as Ray's boxes: with no ``---  ---`` rule to end
+    it, every ``key  value`` line of the log is one record); parent: AMP006 at epoch 5
+    (right)."""
+    assert faults(tmp_path, _plain(5)) == [("AMP006", 5)]
+
+
+def test_plain_two_column_tables_healthy_are_quiet(tmp_path: Path) -> None:
+    """Control (quiet on main and parent)."""
+    assert faults(tmp_path, _plain()) == []
