@@ -279,3 +279,34 @@ def test_plain_two_column_tables_without_rules_are_records_each(tmp_path: Path) 
 def test_plain_two_column_tables_healthy_are_quiet(tmp_path: Path) -> None:
     """Control (quiet on main and parent)."""
     assert faults(tmp_path, _plain()) == []
+
+
+def _kfold(nan_fold: int | None = None) -> list[str]:
+    """A k-fold loop of ``fit(epochs=10, callbacks=[EarlyStopping(patience=1)])``, a fresh
+    model each fold: a fold whose loss turns NaN stops one epoch later (``Epoch 5: early
+    stopping``, keras ``callbacks/early_stopping.py`` ``on_train_end``), two NaN epochs."""
+    lines = []
+    for fold in range(1, 6):
+        lines.append(f"Training fold {fold}/5")
+        for epoch in range(1, 11):
+            bad = fold == nan_fold and epoch >= 4
+            lines += [f"Epoch {epoch}/10", _epoch_line(math.nan if bad else 0.9 - epoch / 20)]
+            if bad and epoch == 5:
+                lines.append("Epoch 5: early stopping")
+                break
+    return lines
+
+
+@REGRESSION
+def test_keras_kfold_fold_stopped_on_two_nan_epochs_keeps_its_fault(tmp_path: Path) -> None:
+    """Main: "no fault found" (the fold taken for an abandoned range test: a new ``Epoch
+    1/N`` after at most ``STOPPED_ROWS`` NaN losses, 80bbbdd + dfc617b); parent: AMP006
+    (at the cumulative step 35625). A fold's model is one the user keeps (its score is the
+    cross-validation's): the fault is the user's. Only the id is held here (the step
+    convention across fits is the question of the tests above)."""
+    assert [code for code, _ in faults(tmp_path, _kfold(2))] == ["AMP006"]
+
+
+def test_keras_kfold_healthy_is_quiet(tmp_path: Path) -> None:
+    """Control (quiet on main and parent)."""
+    assert faults(tmp_path, _kfold()) == []
