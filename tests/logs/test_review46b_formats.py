@@ -301,7 +301,7 @@ def _kfold(nan_fold: int | None = None) -> list[str]:
 def test_keras_kfold_fold_stopped_on_two_nan_epochs_keeps_its_fault(tmp_path: Path) -> None:
     """Main: "no fault found" (the fold taken for an abandoned range test: a new ``Epoch
     1/N`` after at most ``STOPPED_ROWS`` NaN losses, 80bbbdd + dfc617b); parent: AMP006
-    (at the cumulative step 35625). A fold's model is one the user keeps (its score is the
+    (at the cumulative step 26250). A fold's model is one the user keeps (its score is the
     cross-validation's): the fault is the user's. Only the id is held here (the step
     convention across fits is the question of the tests above)."""
     assert [code for code, _ in faults(tmp_path, _kfold(2))] == ["AMP006"]
