@@ -22,7 +22,13 @@ main and on the parent. The excerpts are also under /tmp/review46b/ with a READM
   fine-tune's second ``fit`` as in the Keras transfer-learning guide, or ``fit(epochs=1)``
   in a loop): each ``Epoch 1/N`` now begins a run (80bbbdd), so the step restarts at the
   fit's own batch count: the NaN is placed thousands of steps early (the parent counted the
-  model's batches across fits, as ``optimizer.iterations`` does).
+  model's batches across fits, as ``optimizer.iterations`` does). A k-fold loop's fold
+  early-stopped after two NaN epochs is now taken for an abandoned range test (at most
+  ``STOPPED_ROWS`` NaN losses before a new ``Epoch 1/N``): "no fault found".
+- nanoGPT's loss ``inf`` from iter 0 (karpathy/nanoGPT ``train.py``): the first row's
+  ``+inf`` at step 0 is dropped as a loop's default (a3f3dde, torchbeast's), so the fault is
+  placed one logging interval late.
+- tabulate's ``plain`` two-column blocks (no rules): the same cause as Ray's boxes.
 """
 
 from __future__ import annotations
