@@ -39,9 +39,10 @@ FRESH_SHARE = 0.25
 # Finite losses the new run must show after the restart: training went on, not one row.
 TRAINED_AFTER = 5
 # Non-finite losses a run may show and still have stopped on its NaN: a range test stops at
-# the first loss past its threshold (keras_lr_finder at the first NaN), one more row may be
-# printed before the stop takes effect.
-STOPPED_ROWS = 2
+# the first loss past its threshold (keras_lr_finder at the first NaN, ignite's FastaiLRFinder
+# at the first past ``diverge_th``). Two are a run that went on (a k-fold fold's two NaN
+# epochs before EarlyStopping ended it: its model is kept).
+STOPPED_ROWS = 1
 # A search's or a range test's own word that it ended the attempt (Optuna's
 # ``optuna/study/_tell.py`` and ``_optimize.py``: ``Trial {} failed with value {}.``,
 # ``Trial {} failed because of the following error: ...``; PyTorch-Ignite's ``FastaiLRFinder``

@@ -258,6 +258,7 @@ _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
 # is the first update's own NaN.
 _STEP_MEASURES = frozenset({lexicon.SCALE, lexicon.GRAD_NORM, lexicon.MAYBE_SCALE})
+_MEASURED_AFTER = re.compile(r"[1-9]")  # a number other than 0 (see _events' +inf at step 0)
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
 # A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
@@ -636,6 +637,11 @@ class MetricReader:
         # first (the rule that ends a record, a line of dashes, shows nothing)
         self.record_quote: tuple[int, str] | None = None
         self.record_nonfinite = False
+        # The line of the record's last row: a two-column ``key  value`` row (tabulate's
+        # ``simple`` table) after lines that were not handed over (a blank line, a line of no
+        # record: Ray's ``Training finished iteration 6`` between its result tables) begins a
+        # record of its own; the rows of one table are one after another
+        self.record_line = -1
         self.dict_rows: list[str] = []  # the rows of a pprint'd dict not yet closed
         self.dict_lines = (0, 0)  # the lines of its first and last rows
         self.eval_line = -2  # the last line read as evaluation's, and its text
@@ -1075,11 +1081,13 @@ class MetricReader:
             # loop's own ``avg_loss=nan, num_updates=0`` may be its first batch's NaN
             loss = None
         elif loss == math.inf and self.last_loss == 0.0 and values.get(lexicon.STEP) == 0.0 and (
-                not _STEP_MEASURES.intersection(values)):
-            # +inf at step 0, no loss read yet and nothing a step measures beside it: the
-            # loop's default before its first batch is learned (torchbeast's monobeast.py
-            # ``train``: ``total_loss = stats.get("total_loss", float("inf"))`` while
-            # ``stats`` is still ``{}``), no value measured
+                not _STEP_MEASURES.intersection(values)) and not _MEASURED_AFTER.search(
+                    text, metrics.loss_at[0] if metrics.loss_at else 0):
+            # +inf at step 0, no loss read yet and nothing measured beside it (no number but
+            # 0 after it): the loop's default before its first batch is learned (torchbeast's
+            # monobeast.py ``train``: ``total_loss = stats.get("total_loss", float("inf"))``
+            # while ``stats`` is still ``{}``: ``Steps 0 @ 0.0 SPS. Loss inf. Stats:``), no
+            # value measured; nanoGPT's ``iter 0: loss inf, time 45.12ms`` measured one
             loss = None
         elif loss == 0.0 and metrics.zero_places >= 2 and (
                 0.0 < self.last_loss < 10.0 ** (1 - metrics.zero_places)):
@@ -1398,15 +1406,19 @@ class MetricReader:
     def _record(self, text: str, line: int) -> list[MetricEvent] | None:
         """A row of a record (kept: ``[]``) or the rule that ends one (its events); None for
         any other line."""
-        cell = record_cell(text) if text[:1] == "|" else simple_cell(text)
+        piped = text[:1] == "|"
+        cell = record_cell(text) if piped else simple_cell(text)
         if cell is not None:
+            ended = (self._end_record(line) if not piped and self.record
+                     and line - self.record_line > 1 else [])
+            self.record_line = line
             if cell[1]:
                 self.record.append(cell)
                 if not self.record_nonfinite:
                     self.record_nonfinite = not math.isfinite(to_value(cell[1]))
                     if self.record_nonfinite or self.record_quote is None:
                         self.record_quote = (line, text.strip())
-            return []
+            return ended
         if "---" in text and (_RECORD_RULE.match(text) is not None
                               or _SIMPLE_RULE.match(text) is not None):
             return self._end_record(line)
@@ -1706,14 +1718,17 @@ class MetricReader:
         after another is a new ``fit``: a learning-rate range test that stopped its own fit
         on a NaN (keras_lr_finder, surmenok ``keras_lr_finder/lr_finder.py``: ``if
         math.isnan(loss) or loss > self.best_loss * 4: self.model.stop_training = True``),
-        then the real one. Its bars are counted afresh, its first row starts a run."""
+        then the real one. Its first row starts a run (where the fit before it ended on a
+        NaN, it may be an abandoned one); its bars count on from the last fit's, as the
+        model's optimizer does (``optimizer.iterations``, TensorBoard's step): a second
+        ``fit`` of the same model (fine-tuning after a frozen stage, ``fit(epochs=1)`` in a
+        loop) goes on from its steps."""
         found = _KERAS_EPOCH.fullmatch(text.strip())
         if found is None:
             return False
         epoch = int(found.group(1))
         if epoch == 1 and self.fit_epoch:
             self.new_fit = True
-            self.bars.clear()
         self.fit_epoch = epoch
         return True
 
@@ -1891,7 +1906,11 @@ class MetricReader:
                 out.components.append((name, value))
             elif kind == lexicon.EVAL or (kind is None and lexicon.evaluation_metric(name)):
                 out.evals.append((name, value))  # ("Validation Loss": the evaluation's)
-            elif kind is not None and kind not in out.values:
+            elif kind is not None and (kind not in out.values or (
+                    # a column named ``loss`` beats an earlier one that a loss noun names
+                    # (Ray's trials table: the tutorial's layer widths ``l1``, ``l2``)
+                    kind == lexicon.LOSS and lexicon.words(name) == ("loss",)
+                    and lexicon.words(out.keys[kind]) != ("loss",))):
                 out.values[kind] = value
                 out.keys[kind] = name
         if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
