@@ -5,20 +5,19 @@ A log copied through a channel that doubles its line breaks (``\\r\\n`` turned i
 breaks by an editor or a web form, a console that prints a blank line after each record) has
 a blank line between any two of its lines; one pasted as a Markdown code block by indenting
 it (four spaces, a tab), quoted in a reply (``> ``) or collected from one container (``docker
-compose logs``) has the same prefix on every line. Read
-as they are, the lines' neighbours change: a blank line between an evaluation header and its
-rows puts the rows out of the header's reach (DETR's ``Test:`` rows after its ``Averaged
-stats``, read as training), and an indent turns every ``key: value`` line into what reads as
-a YAML mapping's rows, and a table's header no longer lines up with its rows (fastai's).
+compose logs``) has the same prefix on every line. Read as they are, the lines' neighbours
+change: a blank line between an evaluation header and its rows puts the rows out of the
+header's reach (DETR's ``Test:`` rows after its ``Averaged stats``, read as training); an
+indent turns every ``key: value`` line into what reads as a YAML mapping's rows; a table's
+header no longer lines up with its rows (fastai's behind a compose prefix).
 
 A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hold text, no
 two of them neighbours, and an odd number of blank lines lies between any two (a blank line
 of the log's own, doubled, is three); the log's own blank lines are kept. It is taken as
-indented where every line that holds text opens with the same
-prefix: a tab, at least two blanks, ``>`` (with the blanks after it), or a container's name
-(``trainer-1  | ``), over at least
-``MARGIN_LINES`` lines. The margin is taken off, the blank lines dropped; line numbers then
-count the lines read.
+indented where every line that holds text opens with the same prefix, over at least
+``MARGIN_LINES`` lines: a tab, at least two blanks, ``>`` (with the blanks after it), or a
+container's name (``trainer-1  | ``). The margin is taken off, the blank lines dropped; line
+numbers then count the lines read.
 """
 
 from __future__ import annotations
