@@ -1,5 +1,6 @@
 """What a paste adds around every line of a log, taken off again: a blank line after each
-line, an indent, a quote mark or one container's name before each, a terminal's colours.
+line, an indent, a quote mark, one container's name or rank 0's prefix before each, a
+terminal's colours.
 
 A log copied through a channel that doubles its line breaks (``\\r\\n`` turned into two
 breaks by an editor or a web form, a console that prints a blank line after each record) has
@@ -15,9 +16,9 @@ A log is taken as double-spaced where at least ``SPACED_LINES`` of its lines hol
 two of them neighbours, and an odd number of blank lines lies between any two (a blank line
 of the log's own, doubled, is three); the log's own blank lines are kept. It is taken as
 indented where every line that holds text opens with the same prefix, over at least
-``MARGIN_LINES`` lines: a tab, at least two blanks, ``>`` (with the blanks after it), or a
-container's name (``trainer-1  | ``). The margin is taken off, the blank lines dropped; line
-numbers then count the lines read.
+``MARGIN_LINES`` lines: a tab, at least two blanks, ``>`` (with the blanks after it), a
+container's name (``trainer-1  | ``), or rank 0's launcher prefix (``[default0]:``). The
+margin is taken off, the blank lines dropped; line numbers then count the lines read.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ MARGIN_LINES = 4
 # logs`` does with one container's output (``trainer-1  | ``: the service and its replica).
 # (``kubectl logs --prefix``' ``[pod/NAME/CONTAINER] `` goes with the paste artefacts, where
 # the pod's name may say the rank: paste.py, launcher_ranks.py.)
-_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| ")
+# Rank 0's own prefix on every line (torchrun's ``[default0]:``, torch's ``[rank0]:``,
+# Lightning's ``[rank: 0] ``, a script's ``[rank0] ``, srun's ``0: ``): one rank's log, whose
+# rank the doctor takes as 0 anyway; another rank's prefix stays, as it says the rank.
+_MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| "
+                     rb"|\[[A-Za-z_]*0\]:? ?|\[rank: 0\] |0: ")
 
 
 # A terminal's control sequences (colours ``\x1b[32m``, a bold's end, tqdm's cursor moves
@@ -125,6 +130,10 @@ def margin(head: bytes) -> bytes | None:
         >>> margin(b"".join(b"trainer-1  | epoch %d loss 1.0\\n" % e for e in range(4)))
         b'trainer-1  | '
         >>> margin(b"".join(b"val | epoch %d loss 1.0\\n" % e for e in range(4))) is None
+        True
+        >>> margin(b"".join(b"[default0]:epoch %d loss 1.0\\n" % e for e in range(4)))
+        b'[default0]:'
+        >>> margin(b"".join(b"[default1]:epoch %d loss 1.0\\n" % e for e in range(4))) is None
         True
     """
     lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:-1]]

@@ -1,8 +1,9 @@
 """Pastes that add something around every line (``paste_margins.py``): a blank line after
 each line (a double-spaced paste: ``\\r\\n`` doubled by an editor or a web form), an indent
 (a Markdown code block indented by four spaces or a tab), a quote mark (``> `` in a reply) or
-one container's name (``docker compose logs``), or a terminal's colour codes around each
-line (``uncoloured``). ``kubectl logs --prefix``' ``[pod/NAME/C] ``
+one container's name (``docker compose logs``), rank 0's launcher prefix (torchrun's
+``[default0]:``, torch's ``[rank0]: ``), or a terminal's colour codes around each line
+(``uncoloured``). ``kubectl logs --prefix``' ``[pod/NAME/C] ``
 is taken off line by line with the other collectors' prefixes (paste.py), where the pod's
 name may say the rank; Composer's records behind it are a known miss (their header is looked
 for in the bytes above a row, prefix and all).
@@ -53,7 +54,9 @@ SHAPES: dict[str, Callable[[list[str]], list[str]]] = {
     "quoted": _quoted, "quoted and double-spaced": lambda lines: _quoted(_spaced(lines)),
     "CRLF": lambda lines: [f"{line}\r" for line in lines],
     "docker compose": lambda lines: [f"trainer-1  | {line}" for line in lines],
-    "coloured": lambda lines: [f"\x1b[32m{line}\x1b[0m" for line in lines]}
+    "coloured": lambda lines: [f"\x1b[32m{line}\x1b[0m" for line in lines],
+    "torchrun --tee": lambda lines: [f"[default0]:{line}" for line in lines],
+    "torch's rank prefix": lambda lines: [f"[rank0]: {line}" for line in lines]}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -147,3 +150,10 @@ def test_a_step_banner_over_its_rows_in_every_paste_shape(tmp_path: Path, shape:
     assert faults(tmp_path, SHAPES[shape](_blocks("==== Step {s} ====", 1200))) == [
         ("AMP006", 1200)]
     assert faults(tmp_path, SHAPES[shape](_blocks("==== Step {s} ===="))) == []
+
+
+def test_another_ranks_prefix_is_kept(tmp_path: Path) -> None:
+    """Control: rank 1's ``[default1]:`` on every line is no margin (it says the rank): the
+    NaN is rank 1's (passes on the parent too)."""
+    result = diagnose_lines(tmp_path, [f"[default1]:{line}" for line in loop_lines(nan_from=20)])
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 20, 1)]
