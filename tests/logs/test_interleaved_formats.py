@@ -29,6 +29,8 @@ import math
 from pathlib import Path
 
 from excerpts import faults
+from test_left2_formats import _openpcdet_bars
+from test_untried3_formats import _corenet as _corenet_run
 
 # warnings.py formatwarning's two lines (torch's scheduler warning, a real message)
 WARNING = ["/opt/conda/lib/python3.10/site-packages/torch/optim/lr_scheduler.py:139: "
@@ -50,29 +52,10 @@ WANDB = ["wandb: Syncing run vivid-sun-12"]  # wandb's terminal output
 # -- corenet: corenet/metrics/stats.py ----------------------------------------------------
 
 
-def _corenet(noise: list[str], *, val_nan_from: int | None = None,
-             epochs: int = 3, samples: int = 1281167, batch: int = 1024) -> list[str]:
-    """corenet's iteration rows (``iter_summary``: ``Epoch: {:3d} [{:8d}/{:8d}], loss: ...,
-    ...``) every 100 iterations behind corenet's logger (``{time} - LOGS    - ``), then each
-    epoch's summaries, ``noise`` between each summary's heading and its row."""
-    prefix = "2026-12-06 10:00:00 - LOGS    - "
-    lines = []
-    iteration = 0
-    for epoch in range(epochs):
-        lines.append(f"{prefix}Training epoch {epoch} with {samples} samples")
-        for i in range(1, samples // batch + 1):
-            iteration += 1
-            if i % 100 and i != 1:
-                continue
-            lines.append(f"{prefix}Epoch: {epoch:3d} [{i * batch:8d}/{samples:8d}], loss: "
-                         f"{6.9 - iteration / 10000:.4f}, top1: 30.0000, LR: [0.1, 0.1], "
-                         "Avg. batch load time: 0.012, Elapsed time: 123.45")
-        held_out = "nan" if val_nan_from is not None and epoch >= val_nan_from else "4.1234"
-        for stage, value, scores in (("Training", "5.1234", "top1=30.0000"),
-                                     ("Validation", held_out, "top1=35.0000 || top5=60.0000")):
-            lines += [f"{prefix}*** {stage} summary for epoch {epoch}", *noise,
-                      f"\t loss={value} || {scores}"]
-    return lines
+def _corenet(noise: list[str], *, val_nan_from: int | None = None) -> list[str]:
+    """corenet's rows and each epoch's summaries (test_untried3_formats' builder), ``noise``
+    between each summary's heading and its row."""
+    return _corenet_run(val_nan_from=val_nan_from, noise=noise)
 
 
 def test_corenet_summary_heading_past_a_warning(tmp_path: Path) -> None:
@@ -192,28 +175,11 @@ def test_robomimic_interleaved_controls(tmp_path: Path) -> None:
 # -- OpenPCDet: tools/train_utils/train_utils.py -------------------------------------------
 
 
-def _openpcdet(noise: list[str], nan_at: int | None = None, *,
-               epochs: range = range(30, 32)) -> list[str]:
-    """OpenPCDet's two bars as a log file holds them (open-mmlab/OpenPCDet
-    ``tools/train_utils/train_utils.py`` before 97a4e42: ``train_one_epoch``'s ``train`` bar
-    with ``pbar.set_postfix(dict(total_it=accumulated_iter))`` over ``train_model``'s
-    ``epochs`` bar with the loss and learning rate), one redraw in 50 kept; ``noise``
-    between the two bars every 350 batches (a second process's stderr between two redraws)."""
-    per_epoch = 1856
-    lines = []
-    done = epochs[0] * per_epoch
-    for epoch in epochs:
-        for it in range(1, per_epoch + 1):
-            done += 1
-            if it % 50 and it != per_epoch:
-                continue
-            loss = "nan" if nan_at is not None and done >= nan_at else f"{1.5 - done / 1e5:.3f}"
-            lines += [f"train:  {100 * it // per_epoch:>2}%|###       | {it}/{per_epoch} "
-                      f"[03:00<06:18,  3.32it/s, total_it={done}]",
-                      *(noise if it % 350 == 0 else []),
-                      f"epochs:  {100 * epoch // 80:>2}%|          | {epoch}/80 [13:00<6:17:00, "
-                      f"780.00s/it, loss={loss}, lr=0.003]"]
-    return lines
+def _openpcdet(noise: list[str], nan_at: int | None = None) -> list[str]:
+    """OpenPCDet's two bars (test_left2_formats' builder, epochs 30 and 31, no timers),
+    ``noise`` between them every 350 batches (a second process's stderr between two
+    redraws)."""
+    return _openpcdet_bars(nan_at, epochs=range(30, 32), timers=False, noise=noise)
 
 
 def test_openpcdet_bar_count_past_a_warning(tmp_path: Path) -> None:

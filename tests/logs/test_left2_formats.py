@@ -40,6 +40,7 @@ skipped (its norm is non-finite after ``unscale_``); on more rows AMP007 reads i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from excerpts import faults
@@ -351,7 +352,7 @@ def test_evaluation_prints_without_a_split_controls(tmp_path: Path) -> None:
 
 
 def _openpcdet_bars(nan_at: int | None = None, *, epochs: range = range(3),
-                    timers: bool = True) -> list[str]:
+                    timers: bool = True, noise: Sequence[str] = ()) -> list[str]:
     """OpenPCDet's two bars as a log file holds them (open-mmlab/OpenPCDet
     ``tools/train_utils/train_utils.py`` before 97a4e42, 2022-08: ``train_model``'s
     ``tqdm.trange(start_epoch, total_epochs, desc='epochs', dynamic_ncols=True)`` and
@@ -359,7 +360,9 @@ def _openpcdet_bars(nan_at: int | None = None, *, epochs: range = range(3),
     desc='train')``; each batch ``pbar.update()``, ``pbar.set_postfix(dict(total_it=
     accumulated_iter))``, ``tbar.set_postfix(disp_dict)`` with ``disp_dict`` the loss and
     learning rate, since d9e76fe (2021-12) the ``d_time``/``f_time``/``b_time`` timers after
-    them). 1856 batches an epoch, one redraw of each bar in 50 kept."""
+    them). 1856 batches an epoch, one redraw of each bar in 50 kept; ``noise`` between the two
+    bars every 350 batches (a second process's stderr between two redraws:
+    test_interleaved_formats)."""
     per_epoch = 1856
     lines = []
     done = epochs[0] * per_epoch
@@ -373,6 +376,7 @@ def _openpcdet_bars(nan_at: int | None = None, *, epochs: range = range(3),
                      if timers else "")
             lines += [f"train:  {100 * it // per_epoch:>2}%|###       | {it}/{per_epoch} "
                       f"[03:00<06:18,  3.32it/s, total_it={done}]",
+                      *(noise if it % 350 == 0 else ()),
                       f"epochs:  {100 * epoch // 80:>2}%|          | {epoch}/80 [13:00<6:17:00, "
                       f"780.00s/it, loss={loss}, lr=0.003{timer}]"]
     return lines

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from excerpts import faults
@@ -200,9 +201,11 @@ def test_openpifpaf_controls(tmp_path: Path) -> None:
 
 
 def _corenet(nan_from: int | None = None, *, val_nan_from: int | None = None, epochs: int = 3,
-             samples: int = 1281167, batch: int = 1024, every: int = 100) -> list[str]:
+             samples: int = 1281167, batch: int = 1024, every: int = 100,
+             noise: Sequence[str] = ()) -> list[str]:
     """``nan_from``: the training loss from that iteration on; ``val_nan_from``: the
-    validation loss alone, from that epoch on."""
+    validation loss alone, from that epoch on; ``noise``: lines of another source between
+    each summary's heading and its row (test_interleaved_formats)."""
     prefix = "2026-12-06 10:00:00 - LOGS    - "
     lines = []
     iteration = 0
@@ -223,7 +226,7 @@ def _corenet(nan_from: int | None = None, *, val_nan_from: int | None = None, ep
             val_nan_from is not None and epoch >= val_nan_from) else "4.1234"
         for stage, value, scores in (("Training", trained, "top1=30.0000"),
                                      ("Validation", held_out, "top1=35.0000 || top5=60.0000")):
-            lines += [f"{prefix}*** {stage} summary for epoch {epoch}",
+            lines += [f"{prefix}*** {stage} summary for epoch {epoch}", *noise,
                       f"\t loss={value} || {scores}"]
     return lines
 
