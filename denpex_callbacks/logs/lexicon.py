@@ -416,6 +416,18 @@ def extreme_or_bound(tokens: list[str]) -> bool:
         token.lower() in _EXTREMES for token in tokens[:-1]))
 
 
+def plain_loss_beats(key: str, held: str) -> bool:
+    """Whether ``key``, a loss's name, takes the loss from ``held``, another read before it
+    on the line or in the table: a plain ``loss`` beats ``avg_loss``, ``train_loss_epoch`` or
+    a loss noun alone (``l1``).
+
+    Example:
+        >>> plain_loss_beats("loss", "l1"), plain_loss_beats("Loss", "loss")
+        (True, False)
+    """
+    return words(key) == ("loss",) and words(held) != ("loss",)
+
+
 def words(key: str) -> tuple[str, ...]:
     """A key as lower-case words.
 

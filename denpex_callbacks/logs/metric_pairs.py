@@ -738,8 +738,7 @@ def _prefer(kind: str, key: str, held: str) -> bool:
     end)."""
     if kind == lexicon.STEP:
         return lexicon.words(held) == ("update",)
-    return kind == lexicon.LOSS and lexicon.words(key) == ("loss",) \
-        and lexicon.words(held) != ("loss",)
+    return kind == lexicon.LOSS and lexicon.plain_loss_beats(key, held)
 
 
 def to_value(text: str) -> float:

@@ -1909,8 +1909,7 @@ class MetricReader:
             elif kind is not None and (kind not in out.values or (
                     # a column named ``loss`` beats an earlier one that a loss noun names
                     # (Ray's trials table: the tutorial's layer widths ``l1``, ``l2``)
-                    kind == lexicon.LOSS and lexicon.words(name) == ("loss",)
-                    and lexicon.words(out.keys[kind]) != ("loss",))):
+                    kind == lexicon.LOSS and lexicon.plain_loss_beats(name, out.keys[kind]))):
                 out.values[kind] = value
                 out.keys[kind] = name
         if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
