@@ -54,13 +54,7 @@ from denpex_callbacks.logs.newest_first import (
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
-from denpex_callbacks.logs.paste_margins import (
-    margin,
-    may_be_spaced,
-    uncoloured,
-    unspaced,
-    without_margin,
-)
+from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -339,16 +333,8 @@ def _pasted(stream: BinaryIO, size: int,
     if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    if coloured and (plain := uncoloured(data)) is not None:
-        data = plain  # (the lines stay where they were: nothing to say)
-        prefix, spaced = margin(data[:WRAP_HEAD]), True  # (unspaced tells)
-    if prefix is not None and (kept := without_margin(data, prefix)) is not None:
-        data = kept
-        how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
-                   "quoted paste, one container's collected output), taken off")
-    if spaced and (kept := unspaced(data)) is not None:
-        data = kept
-        how.append("a blank line after every line (a double-spaced paste), dropped")
+    data, margins = unpasted(data, prefix, spaced, coloured)
+    how += margins
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:

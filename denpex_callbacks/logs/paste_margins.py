@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
+
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 MARGIN_LINES = 4
 # What a paste puts before every line: a quote mark, a tab, blanks; what ``docker compose
@@ -182,3 +184,30 @@ def without_margin(data: bytes, prefix: bytes) -> bytes | None:
         else:
             return None
     return b"\n".join(out)
+
+
+def unpasted(data: bytes, prefix: bytes | None, spaced: bool,
+             coloured: bool) -> tuple[bytes, list[str]]:
+    """``data`` without what a paste added around its lines, as its head showed it: colour
+    codes (``coloured``), a margin (``prefix``, from ``margin``; looked for again once the
+    colours are gone), a blank line after each line (``spaced``: ``unspaced`` tells); and what
+    was taken off, for the report (the colours go unsaid: they move no line).
+
+    Example:
+        >>> data, how = unpasted(b"".join(b"    step %d loss 1.0\\n\\n" % s for s in range(8)),
+        ...                      b"    ", True, False)
+        >>> data[:32], len(how)
+        (b'step 0 loss 1.0\\nstep 1 loss 1.0\\n', 2)
+    """
+    how = []
+    if coloured and (plain := uncoloured(data)) is not None:
+        data = plain
+        prefix, spaced = margin(data[:WRAP_HEAD]), True
+    if prefix is not None and (kept := without_margin(data, prefix)) is not None:
+        data = kept
+        how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
+                   "quoted paste, one container's collected output), taken off")
+    if spaced and (kept := unspaced(data)) is not None:
+        data = kept
+        how.append("a blank line after every line (a double-spaced paste), dropped")
+    return data, how
