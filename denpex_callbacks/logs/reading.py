@@ -74,9 +74,14 @@ def describe(reading: Reading, unit: str = "lines") -> str:
     # kinds came in (a set: its order moves with the interpreter's hash seed).
     for (family, kind), count in sorted(reading.parts.items(), key=lambda p: (-p[1], p[0])):
         if family == GENERIC:
-            keys = ", ".join(k for k, _n in Counter(reading.keys).most_common(MAX_KEYS))
+            # The keys are the training metrics' (an evaluation row's go to its own stream):
+            # named beside the metric lines only, not beside evaluations or counters.
+            keys = ", ".join(k for k, _n in Counter(reading.keys).most_common(MAX_KEYS)
+                             ) if kind == "metrics" else ""
             written = max(reading.notations, key=reading.notations.__getitem__, default="")
-            what = "as metrics" if kind == "metrics" else f"as {KIND_NAMES.get(kind, kind)}s"
+            name = KIND_NAMES.get(kind, kind)
+            plural = name[:-1] + "ies" if name.endswith("y") else name + "s"
+            what = "as metrics" if kind == "metrics" else f"as {plural}"
             pieces.append(f"{count} {what}" + (f" ({keys})" if keys else "")
                           + (f" in an unrecognised {written} format" if written else ""))
         else:

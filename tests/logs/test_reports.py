@@ -60,3 +60,19 @@ def test_what_was_read_does_not_depend_on_the_order_of_a_lines_kinds() -> None:
     sentences = {describe(Reading(3, Counter(dict.fromkeys(order, 1))))
                  for order in (kinds, kinds[::-1])}
     assert len(sentences) == 1
+
+
+def test_the_metric_keys_are_named_beside_the_metric_lines_only() -> None:
+    """The generic reader's keys are the training metrics' (a Comet summary's ``train_loss :
+    nan`` beside ``val_loss : nan``): the evaluation lines were said to be ``(train_loss)``."""
+    from collections import Counter
+
+    from denpex_callbacks.logs.reading import Reading, describe
+
+    reading = Reading(22, Counter({("generic", "metrics"): 1, ("generic", "eval"): 1}),
+                      keys={"train_loss": 1}, notations={"key: value": 2})
+    assert describe(reading) == (
+        "read 22 lines: 1 as evaluations in an unrecognised key: value format, 1 as metrics "
+        "(train_loss) in an unrecognised key: value format")
+    summary = Reading(5, Counter({("generic", "summary"): 1}), notations={"key: value": 1})
+    assert describe(summary) == "read 5 lines: 1 as summaries in an unrecognised key: value format"
