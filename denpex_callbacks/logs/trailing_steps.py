@@ -8,14 +8,15 @@ the step's own line last: LlamaGen's VQ tokenizer trainer (FoundationVision/Llam
 row on from the last printed step, those rows would be steps 951 and 952 of a log printed every
 50 steps, and a NaN that began at step 1000 would be claimed at 951.
 
-:class:`TrailingSteps` learns that layout from the excerpt itself, narrowly: the first metric
-rows were ``k`` rows without a step (``k`` from 1 to 4: a record's few lines), then a row
-with one, and every step row since came after exactly ``k`` such rows, its step ``d`` (more
-than ``k + 1``) after the one before. While that holds, a row without a step is the coming
-step row's: the last printed step plus ``d``. A record that begins with its step (the step
-row, then its terms below) never starts this way, and the first record that breaks the
-pattern ends it for the rest of the log. Rows that fill the interval (``k = d - 1``: a loop's
-row each step, its step printed on every ``d``-th) are each a step, counted on as before.
+:class:`TrailingSteps` learns that layout from the excerpt itself, narrowly: the excerpt's
+first metric row printed no step; the first whole record (between the first two step rows)
+was ``k`` such rows (``k`` from 1 to 4: a record's few lines) and its step row, the rows
+before the first step row no more than ``k`` (a record the excerpt cut); every record since
+had ``k`` rows too, its step ``d`` (more than ``k + 1``) after the one before. While that
+holds, a row without a step is the coming step row's: the last printed step plus ``d``. An
+excerpt that opens with a step row never starts this layout, and the first record that breaks
+it ends it for the rest of the log. Rows that fill the interval (``k = d - 1``: a loop's row
+each step, its step printed on every ``d``-th) are each a step, counted on as before.
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ class TrailingSteps:
 
     Example:
         >>> t = TrailingSteps()
-        >>> [t.stepless(), t.stepless()]  # the excerpt's first rows: the layout not known yet
-        [None, None]
+        >>> t.stepless() is None  # the excerpt's first row, cut from its record: not known yet
+        True
         >>> t.printed(50)
-        >>> [t.stepless(), t.stepless()]  # still not known: one step row gives no interval
+        >>> [t.stepless(), t.stepless()]  # still not known: a whole record not seen yet
         [None, None]
-        >>> t.printed(100)
+        >>> t.printed(100)  # two rows, then the step row: a record
         >>> [t.stepless(), t.stepless()]  # the rows of the coming step row, step 150
         [150, 150]
         >>> t.printed(150)
@@ -43,29 +44,37 @@ class TrailingSteps:
     """
 
     def __init__(self) -> None:
-        self._lead: int | None = 0  # rows without a step before each step row; None: not this
-        self._learned = False  # the first step row was read (``_lead`` is the layout's)
+        self._opened: bool | None = None  # whether the excerpt's first row printed no step
+        self._broken = False  # a record broke the layout: rows are counted one a row
+        self._first: int | None = None  # the rows before the first step row (a cut record)
+        self._lead: int | None = None  # rows without a step above each step row since
         self._since = 0  # rows without a step since the last step row (or the log's start)
         self._last: int | None = None  # the last printed step
         self._interval: int | None = None  # the steps between the last two step rows
 
     def printed(self, step: int) -> None:
         """A row that printed ``step``."""
-        if self._lead is not None:
-            if not self._learned:
-                self._learned = True
-                self._lead = self._since if self._since else None
-            elif self._since != self._lead:
-                self._lead = None
+        if self._opened is None:
+            self._opened = False  # (a record that begins with its step: not this layout)
+        if self._first is None:
+            self._first = self._since
+        elif self._lead is None:
+            # the first whole record; the excerpt may have cut the one before it
+            self._lead = self._since
+            self._broken = self._broken or self._first > self._since
+        elif self._since != self._lead:
+            self._broken = True
         last, self._last = self._last, step
         self._interval = step - last if last is not None else None
         self._since = 0
 
     def stepless(self) -> int | None:
         """The step of a row without one, where the layout holds (else None: count it on)."""
+        if self._opened is None:
+            self._opened = True
         self._since += 1
         lead, interval, last = self._lead, self._interval, self._last
-        if (not self._learned or lead is None or interval is None or last is None
-                or self._since > lead or lead > _MOST_LINES or interval <= lead + 1):
+        if (not self._opened or self._broken or lead is None or interval is None or last is None
+                or not 0 < self._since <= lead <= _MOST_LINES or interval <= lead + 1):
             return None
         return last + interval

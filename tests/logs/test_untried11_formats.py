@@ -79,6 +79,14 @@ def test_llamagen_vq_nan_at_the_step_its_record_ends_with(tmp_path: Path) -> Non
                                          first=200)) == [("AMP006", 740)]
 
 
+def test_llamagen_vq_excerpt_cut_inside_a_record(tmp_path: Path) -> None:
+    """A paste that begins at a record's second row (its ``(Discriminator)`` line): the
+    layout is read from the first whole record. Before: AMP006 at 851."""
+    lines = _llamagen_vq(30, nan_from=900, log_every=50, first=100)[4:]
+    assert "(Discriminator)" in lines[0]
+    assert faults(tmp_path, lines) == [("AMP006", 900)]
+
+
 def test_llamagen_vq_controls(tmp_path: Path) -> None:
     """Healthy runs: before the discriminator starts (its loss and weights printed as
     0.0000 in every record: no loss stuck at zero), across its start, and with a log every
