@@ -50,6 +50,7 @@ from denpex_callbacks.logs.events import (
 from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
 from denpex_callbacks.logs.scale_steps import GrowthBounds, ScaleChange, read_change
 from denpex_callbacks.logs.step_spans import StepSpans
+from denpex_callbacks.logs.trailing_steps import TrailingSteps
 
 # The families of skips printed once per skipped step: the message table's (known_messages)
 # and the overflow sentences in any wording (overflow_sentences).
@@ -246,6 +247,8 @@ class Assembler:
     # Where the steps numbered by counting (overflow lines between two step counters) lie
     # between the printed ones: a diagnosis on one says the span, not the counted step.
     spans: StepSpans = field(default_factory=StepSpans)
+    # Records whose step row comes last, below the rows of its terms (trailing_steps.py)
+    _trailing: TrailingSteps = field(default_factory=TrailingSteps)
     _longest: int = 0  # the longest of them, once the interval is learnt
     growth_bounds: GrowthBounds = field(default_factory=GrowthBounds)  # ...from spaced rows
     # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``), held to
@@ -555,6 +558,7 @@ class Assembler:
                     return
                 behind = True
             self._row_high = max(self._row_high, event.step)
+            self._trailing.printed(event.step)
         counted_skips = False
         if event.skipped_total is not None and event.skipped_in_interval is None:
             counted_skips = span_unknown
@@ -563,6 +567,7 @@ class Assembler:
             self._interval(event, line, text, span_unknown=counted_skips)
             return
         awaited, self._row_awaited = self._row_awaited, None
+        trailing = None
         if event.step is not None:
             step = event.step
         elif event.rank is not None:
@@ -573,8 +578,12 @@ class Assembler:
             if event.loss is None or math.isfinite(event.loss):
                 return
             step = awaited
+        elif (trailing := self._trailing.stepless()) is not None:
+            # a term's row above the row that prints its step (trailing_steps.py)
+            step = max(trailing, self.clock)
         else:
             step = self.clock + 1
+        printed = event.step is not None or trailing is not None
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
                 and (event.loss is None or math.isfinite(event.loss))):
             # The loop's own line for the step whose overflow its scaler just printed
@@ -606,7 +615,7 @@ class Assembler:
                                    False if applied or between_rows else None),
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text, extra=_row_extra(event, span_unknown)),
-                   counted=event.step is None)
+                   counted=not printed)
         if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
 
