@@ -13,7 +13,11 @@ behind ``libai/utils/logger.py``'s ``[%(asctime)s] %(name)s %(levelname)s: `` an
 ``[%(asctime)s %(name)s]: ``); elegy's ProgbarLogger, Keras's bar (poets-ai/elegy
 ``elegy/callbacks/progbar_logger.py``: ``250/250 - 3s - loss: nan - crossentropy_loss: nan -
 l2_loss: 0.0042 ...``); Sonnet's relational memory example (google-deepmind/sonnet
-``sonnet/examples/rmc_learn_to_execute.py``: ``iter: {:2d}, train loss {:3f}; train acc ...``).
+``sonnet/examples/rmc_learn_to_execute.py``: ``iter: {:2d}, train loss {:3f}; train acc ...``)
+and Sonnet 2's ``examples/simple_mnist.py`` (``"[Epoch %d] train loss: %.05f, test acc:
+%.02f%% (%d wrong)"``, epochs from 0). None of these tools prints a loss scale or an overflow
+(pytorch-accelerated leaves fp16 to accelerate, Sonnet's example to TensorFlow's graph
+rewrite, LiBai to OneFlow's graph): NaN losses are the faults their logs can show.
 
 Missed before: pytorch-accelerated's TerminateOnNaNCallback, its default, stops the run on a NaN
 loss before the epoch's ``train_loss_epoch`` is printed, so its only trace is the sentence
