@@ -51,6 +51,7 @@ from denpex_callbacks.logs.newest_first import (
     reversed_lines,
     runs_backwards,
 )
+from denpex_callbacks.logs.nonfinite_sentences import EvaluationEcho
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
 from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
@@ -400,6 +401,7 @@ class _Session:
         self.judges: dict[int, ExcerptJudge] = {}
         # Evaluation values, per rank: a stream of their own (not training steps).
         self.evaluations: dict[int, EvaluationStream] = {}
+        self.echo = EvaluationEcho()  # a NaN sentence repeating the evaluation's just before
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=_RECENT_LINES)
@@ -416,6 +418,8 @@ class _Session:
         for event in events:
             families[event.family] += 1
             at, shown = (line, text) if event.quoted is None else event.quoted
+            if self.echo.told(event, at):
+                continue  # (the evaluation's NaN, told again without its split)
             if event.kind == EVAL:
                 rank = event.rank or 0
                 stream = self.evaluations.get(rank)

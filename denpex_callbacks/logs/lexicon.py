@@ -448,6 +448,33 @@ def words(key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _held_out(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """A key's words from its held-out split on, where the split follows a model's name and a
+    loss noun follows the split: pytorch-accelerated's ModelEmaCallback prefixes the metrics of
+    the EMA model's evaluation (Chris-hughes10/pytorch-accelerated
+    ``pytorch_accelerated/callbacks.py``: ``set_metric_name_prefix("ema_model_")``, so
+    ``ema_model_eval_loss_epoch``), a teacher's or an SWA model's loss the same way. The split
+    right before the loss says which data it was measured on, whatever model it names. Words
+    that only qualify or rank a value (``avg_val_loss``, ``best_val_loss``) name no model:
+    left as they are.
+
+    Example:
+        >>> _held_out(("ema", "model", "eval", "loss", "epoch")), _held_out(("eval", "loss"))
+        (('eval', 'loss', 'epoch'), ('eval', 'loss'))
+        >>> _held_out(("test", "time", "loss")), _held_out(("model", "eval", "steps"))
+        (('test', 'time', 'loss'), ('model', 'eval', 'steps'))
+        >>> _held_out(("best", "val", "loss")), _held_out(("avg", "val", "loss"))
+        (('best', 'val', 'loss'), ('avg', 'val', 'loss'))
+    """
+    for at in range(1, len(parts) - 1):
+        if parts[at] in _EVAL and parts[at + 1] in _LOSS_NOUNS:
+            named = any(part not in _QUALIFIERS and part not in _NOT_METRIC
+                        and part not in _SETTING and part not in _EXTREMES
+                        for part in parts[:at])
+            return parts[at:] if named else parts
+    return parts
+
+
 def is_evaluation(key: str) -> bool:
     """Whether a key names an evaluation metric (``val_loss``, ``eval/loss``, ``Test Loss``).
 
@@ -455,7 +482,7 @@ def is_evaluation(key: str) -> bool:
         >>> is_evaluation("val_lm loss"), is_evaluation("train_loss")
         (True, False)
     """
-    parts = words(key)
+    parts = _held_out(words(key))
     return bool(parts) and (parts[0] in _EVAL or parts[-1] in _MEASURED_ONLY
                             or _namespaced_evaluation(key))
 
@@ -470,10 +497,13 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         ...                                 "eval_samples_per_second", "val_best_loss",
         ...                                 "train_loss", "Spearman", "stsb_pearson")]
         [True, True, False, False, False, False, True, True]
-        >>> [evaluation_metric(k) for k in ("eval_epoch_loss", "eval_epoch", "val_step")]
-        [True, False, False]
+        >>> [evaluation_metric(k) for k in ("eval_epoch_loss", "eval_epoch", "val_step",
+        ...                                 "eval_loss_epoch")]
+        [True, False, False, True]
+        >>> evaluation_metric("ema_model_eval_loss_epoch"), role("ema_model_eval_loss_epoch")
+        (True, None)
     """
-    parts = words(key) if isinstance(key, str) else key
+    parts = _held_out(words(key) if isinstance(key, str) else key)
     if parts and parts[-1] in _MEASURED_ONLY:
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
@@ -491,11 +521,12 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
 
 
 def _qualified_loss(parts: tuple[str, ...]) -> bool:
-    """Whether words name a loss under the words that qualify one (``epoch loss``, ``batch
-    loss``): a value, where ``epoch`` or ``batch`` alone would be a count (huggingface/peft's
-    examples print ``eval_epoch_loss=tensor(...)``)."""
-    return (len(parts) > 1 and parts[-1] in _LOSS_NOUNS
-            and all(part in _QUALIFIERS for part in parts[:-1]))
+    """Whether words name a loss under the words that qualify one, before or after it
+    (``epoch loss``, ``batch loss``, ``loss epoch``): a value, where ``epoch`` or ``batch``
+    alone would be a count (huggingface/peft's examples print ``eval_epoch_loss=tensor(...)``,
+    pytorch-accelerated ``eval_loss_epoch: ...``)."""
+    return (len(parts) > 1 and any(part in _LOSS_NOUNS for part in parts)
+            and all(part in _QUALIFIERS or part in _LOSS_NOUNS for part in parts))
 
 
 def evaluation_twins(keys: list[str]) -> dict[str, str]:
@@ -768,7 +799,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
-    parts = _without_period(parts)
+    parts = _held_out(_without_period(parts))
     if not parts or parts[0] in _EVAL or (isinstance(key, str) and _namespaced_evaluation(key)):
         return None
     while len(parts) > 1 and parts[0] in _TRAIN:

@@ -56,6 +56,7 @@ from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
     BRACKET_OPENERS,
     BRACKET_STEP,
+    COLON_COUNT,
     COMPOSER_LINE,
     EPOCH_BAR,
     EPOCH_BATCH,
@@ -1184,10 +1185,12 @@ class MetricReader:
             else:
                 step = self._tqdm_step(step, total, line)
         if (step is None and counters and not self.bracket_off
-                and ("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
                 and (loss is not None or _MEASURED.intersection(values))
-                and (found := BRACKET_STEP.search(text))):
-            value = int(found.group(1) or found.group(2) or found.group(3))
+                and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
+                      and (found := BRACKET_STEP.search(text)))
+                     or (loss is not None and ": " in text
+                         and (found := COLON_COUNT.search(text))))):
+            value = int(next(group for group in found.groups() if group is not None))
             if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
                 # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's

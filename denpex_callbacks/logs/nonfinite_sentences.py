@@ -1,14 +1,15 @@
 """A non-finite training loss announced in a sentence, in any wording: a custom loop's or an
 undescribed toolkit's warning that its loss went NaN (``NaN detected in loss at iteration
-1200``, ``Detected NaN loss, skipping batch``, ``loss became inf at step 7``), which holds no
-``key: value`` pair for the metric reader.
+1200``, ``Detected NaN loss, skipping batch``, ``loss became inf at step 7``, ``Stopping
+training due to NaN loss``), which holds no ``key: value`` pair for the metric reader.
 
 A line is one when it names a non-finite value (``nan``, ``inf``, ``nan/inf``, ``non-finite``,
 ``not finite``) and the loss together with a word that says it was seen (detected, found,
 encountered, occurred, observed, got, became, at/on step ...), in one of these orders: the
-value found in the loss, a non-finite loss found, the loss became (went to, is) non-finite, or
-the value in the loss (``NaN in loss``). The step is the
-one the line names, else the next one. A line whose whole message is ``NaN detected``
+value found in the loss, a non-finite loss found, the loss became (went to, is) non-finite, the
+value in the loss (``NaN in loss``), or a non-finite loss given as the cause of what the loop
+did (``due to``, ``because of``: pytorch-accelerated's ``TerminateOnNaNCallback``). The step is
+the one the line names, else the next one. A line whose whole message is ``NaN detected``
 (DINOv2's, before it stops) says it of the loss too. A negated finding (``no NaN loss``), an
 evaluation loss (``NaN detected in val loss``: the evaluation stream's, read by the metric
 reader where it has a value) and a setting (``nan loss check enabled``, no verb of finding) are
@@ -21,7 +22,7 @@ import math
 import re
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import METRICS, LogEvent, sentence_step
+from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent, sentence_step
 
 FAMILY = "sentences"
 # The prefilter's own "nan", "NaN", "inf" and "oss" find the lines; "NAN"/"INF" alone would
@@ -39,6 +40,8 @@ _EVAL = r"(?:val|valid|validation|eval|evaluation|test|dev)"
 # The word before "loss" that names which loss (evaluation named anywhere: see _EVAL_WORD).
 _WHICH = r"(?:[a-z_]+\s+)?"
 _LOSS = r"loss(?:_\w+)?\b"  # the loss, or a term of it (loss_ctc)
+_CAUSE = (r"\b(?:due\s+to|because\s+of|caused\s+by|owing\s+to)\s+(?:an?\s+|the\s+)?" + _VALUE
+          + r"\s+" + _WHICH + _LOSS)
 _SENTENCE = re.compile(
     r"(?i)\b(?:"
     # "NaN detected in loss", "inf found in the training loss"
@@ -51,6 +54,9 @@ _SENTENCE = re.compile(
     + r"|(?:at|on|in)\s+(?:step|iter|iteration|batch|epoch|update|rank)\b)"
     # "nan loss, step 200": the step after a comma, its number right after it
     + r"|,\s*(?:step|iter|iteration|batch|update)\s*[:=]?\s*\d)"
+    # "Stopping training due to NaN loss", "skipped because of an inf loss": the value given
+    # as the cause of what the loop did, which a cause can only be once it was seen
+    + r"|" + _CAUSE
     # "NaN in loss", "inf in the total loss": the value placed in the loss
     + r"|" + _VALUE + r"\s+(?:values?\s+)?in\s+(?:the\s+)?" + _WHICH + _LOSS
     # "loss became NaN", "loss has become inf", "the loss went (to) non-finite", "the loss is
@@ -135,6 +141,10 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> [e.step for e in parse("nan loss, step 200")]
         [200]
+        >>> [e.loss for e in parse("Stopping training due to NaN loss in training step")]
+        [nan]
+        >>> parse("Stopping training due to NaN loss in validation step")  # evaluation's
+        []
         >>> [e.step for e in parse("[Warning] NaN in model outputs at step 5, skipping batch")]
         [5]
         >>> [e.step for e in parse("Warning: NaN detected in model output, skipping batch")]
@@ -205,3 +215,40 @@ def _score(text: str) -> list[LogEvent]:
         return []
     loss = math.nan if found.group(2).lower() == "nan" else math.inf
     return [LogEvent(METRICS, FAMILY, step=int(found.group(1)), loss=loss)]
+
+
+# How many lines after an evaluation's non-finite value a split-less sentence may repeat it.
+_ECHO_REACH = 3
+
+
+class EvaluationEcho:
+    """A non-finite loss told in a sentence without its split, right after a non-finite
+    evaluation value: pytorch-accelerated's TerminateOnNaNCallback prints ``Stopping training
+    due to NaN loss in validation step`` (the metric reader's evaluation value), then, as the
+    run ends, ``Exiting due to NaN loss`` (Chris-hughes10/pytorch-accelerated
+    ``pytorch_accelerated/callbacks.py``). The second is the first finding's echo, no training
+    loss of its own.
+
+    Example:
+        >>> echo = EvaluationEcho()
+        >>> echo.told(LogEvent(EVAL, "generic", loss=math.nan, metric="val_loss"), 10)
+        False
+        >>> echo.told(parse("Exiting due to NaN loss")[0], 12)
+        True
+        >>> echo.told(parse("Exiting due to NaN loss")[0], 40)
+        False
+    """
+
+    def __init__(self) -> None:
+        self.line = -_ECHO_REACH - 1  # the line of the last non-finite evaluation value
+
+    def told(self, event: LogEvent, line: int) -> bool:
+        """Whether ``event``, read from ``line``, repeats the evaluation's NaN just read (an
+        evaluation's non-finite value is noted, and is no echo)."""
+        if event.loss is None or math.isfinite(event.loss):
+            return False
+        if event.kind == EVAL:
+            self.line = line
+            return False
+        return (event.family == FAMILY and event.kind == METRICS and event.step is None
+                and line - self.line <= _ECHO_REACH)

@@ -246,6 +246,14 @@ PHASE_BATCHES = re.compile(r"processed batches: (\d+)")
 PHASE_COUNT = r"\btrain phase: (\d+), processed batches: (\d+)\s*$"
 # What opens a line that BRACKET_STEP may number (a cheap check before the regex).
 BRACKET_OPENERS = ("[", "#", "(")
+# A bare count and a colon opening the message, a key after it: Sonnet's examples
+# (google-deepmind/sonnet ``sonnet/examples/rnn_shakespeare.py``: ``tf.logging.info("%d:
+# Training loss %f.", train_iteration, ...)``), the message opening the line, following a
+# bracketed prefix (absl's ``... rnn_shakespeare.py:215] ``), python logging's default
+# ``LEVEL:name:`` or a `` - `` separated prefix. The iteration, as a bracket's (the same guard:
+# a count that goes back or prints its loss twice numbers something else, a rank).
+COLON_COUNT = re.compile(r"(?:^\s*|\]\s+|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:|\s-\s)"
+                         r"(\d+):\s+[A-Za-z]")
 
 
 class EpochBatches:
