@@ -53,6 +53,14 @@ _FINITE_EVAL_LOSS = re.compile(r"(?:^|[\s,])(?:val|valid|validation|test)[\w/.-]
 # (Open-Sora: ``loss=..., step=99, global_step=499``): the step the run counts, which wins
 # over the bar's count of its epoch's batches.
 _GLOBAL_STEP = re.compile(r"(?:^|[\s,])global_step=(\d+)(?:\.0*)?(?=[\s,\]]|$)")
+# ...or as ``step``: in the padded float form of a value logged with ``prog_bar=True``
+# (Matcha-TTS ``self.log("step", float(self.global_step), prog_bar=True)``, openvpi/DiffSinger
+# ``log_outputs.update({'step': self.global_step})``: ``step=3450.0``), or a whole number above
+# the epoch's batches, which no count within the epoch reaches (MoonInTheRiver/DiffSinger's
+# own trainer: ``tqdm_dict = {'step': '{}'.format(self.global_step)}``). A loop's own
+# ``step=45`` below it may count the epoch's batches: the bar's count stands. (tqdm shortens
+# some floats to ``3e+3`` and every one from 100000 on to 3 digits: such a line keeps it too.)
+_LOGGED_STEP = re.compile(r"(?:^|[\s,])step=(\d+)(\.0+)?(?=[\s,\]]|$)")
 # Any other metric of the postfix that is not finite: a loss term (taming-transformers'
 # ``train/aeloss_step=nan``) makes the training loss not finite, whatever ``loss=`` says
 # (Lightning 1.x's running mean of 20 batches shows it late; 2.x shows no ``loss=``).
@@ -63,6 +71,9 @@ _NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(
 # ``src/models/mnist_module.py``: ``... val/acc_best: 0.952 train/loss: nan train/acc: 0.098``)
 _RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|inf)(?:\.0)?)"
                                    r"(?=\s|$)")
+# Every key of a postfix (TQDM's ``key=value``, Rich's ``key: value``): is a loss among them?
+_KEYS = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=")
+_RICH_KEYS = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``; 1.9
 # ``None`` when no ``amp_backend`` is given: ``f"Using 16bit {self._amp_type_flag} ..."``), 2.0-2.2
@@ -126,9 +137,10 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
     if " reached " in text and (found := _CHECKPOINT.search(text)):
         return _checkpoint(*found.groups())
     found = _BAR.search(text)
-    pattern, nonfinite = _LOSS, _NONFINITE_VALUE
+    pattern, nonfinite, keys = _LOSS, _NONFINITE_VALUE, _KEYS
     if found is None:
-        found, pattern, nonfinite = _RICH.search(text), _RICH_LOSS, _RICH_NONFINITE_VALUE
+        found, pattern, nonfinite, keys = (_RICH.search(text), _RICH_LOSS,
+                                           _RICH_NONFINITE_VALUE, _RICH_KEYS)
         if found is None:
             return []
     epoch, done, total, postfix = found.groups()
@@ -137,11 +149,16 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
     step = step_of(int(epoch), int(done), int(total))
     if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
         step = int(counted.group(1))
+    elif "step=" in postfix and (logged := _LOGGED_STEP.search(postfix)) and (
+            logged.group(2) or int(logged.group(1)) > int(total)):
+        step = int(logged.group(1))
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
         for key, term in nonfinite.findall(postfix):
             if lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT):
                 value = to_float(term)
                 break
+        if value is None:
+            value = _unnamed_term(postfix, nonfinite, keys)
     out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
         pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
@@ -154,6 +171,21 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
                     not lexicon.undefined_correlation(key, number, finite_loss):
                 out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
     return out
+
+
+def _unnamed_term(postfix: str, nonfinite: re.Pattern[str],
+                  keys: re.Pattern[str]) -> float | None:
+    """The non-finite value of a loss term named after what it measures, on a bar whose
+    postfix names no loss (DiffSinger's ``mel=nan``: see lexicon.unnamed_loss_term), or None.
+    Where any key names a loss, that key tells: the others are not read as one."""
+    if any(lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT)
+           for key in keys.findall(postfix)):
+        return None
+    for key, term in nonfinite.findall(postfix):
+        number = to_float(term)
+        if number is not None and lexicon.unnamed_loss_term(key, number):
+            return number
+    return None
 
 
 def _checkpoint(step: str, metric: str, value: str) -> list[LogEvent]:
