@@ -421,6 +421,11 @@ def extreme_or_bound(tokens: list[str]) -> bool:
 # a count that may be 0. A NaN of them on a training bar says nothing of the loss.
 _UNDEFINED_ON_A_BATCH = frozenset({"auc", "auroc", "roc", "ap", "f1", "fscore", "precision",
                                    "recall", "iou", "dice", "mcc", "kappa"})
+# ...and what a bar shows beside the terms that is no term: a norm (an fp16 step's ``norm=inf``
+# or ``gn=inf`` where it overflowed and was skipped), a rate per second (``tok/s=inf`` over a
+# first interval of no time), a utilisation, the overflow count or flag.
+_NOT_A_TERM = frozenset({"norm", "gn", "s", "tok", "tps", "fps", "hz", "mfu", "rtf",
+                         "overflow", "overflows", "nan", "inf"})
 
 
 def unnamed_loss_term(key: str, value: float) -> bool:
@@ -428,20 +433,22 @@ def unnamed_loss_term(key: str, value: float) -> bool:
     a term of the loss, named after what it measures: DiffSinger's ``mel``, ``f0``, ``uv``,
     ``pdur`` (MoonInTheRiver/DiffSinger ``tasks/base_task.py``: the loss terms are the
     bar's whole postfix). Not a key of a role (lr, grad norm, step), an accuracy, a
-    perplexity, a correlation, a class mean, a rate a batch may leave undefined, an
-    evaluation's metric or a score's +inf at perfection.
+    perplexity, a correlation, a class mean, a rate a batch may leave undefined, a norm, a
+    speed, an evaluation's metric or a score's +inf at perfection.
 
     Example:
         >>> [unnamed_loss_term(k, math.nan) for k in ("mel", "f0", "acc", "auroc", "lr")]
         [True, True, False, False, False]
         >>> unnamed_loss_term("snr", math.inf), unnamed_loss_term("val_mel", math.nan)
         (False, False)
+        >>> [unnamed_loss_term(k, math.inf) for k in ("norm", "gn", "tok/s", "kl")]
+        [False, False, False, True]
     """
     parts = words(key)
     return (score_name(key) and not accuracy(key) and not perplexity(key)
             and not correlation(key) and not class_mean(key) and not is_evaluation(key)
             and not evaluation_metric(key) and not perfect_score(key, value)
-            and _UNDEFINED_ON_A_BATCH.isdisjoint(parts))
+            and _UNDEFINED_ON_A_BATCH.isdisjoint(parts) and _NOT_A_TERM.isdisjoint(parts))
 
 
 def plain_loss_beats(key: str, held: str) -> bool:
