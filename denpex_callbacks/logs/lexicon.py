@@ -416,6 +416,41 @@ def extreme_or_bound(tokens: list[str]) -> bool:
         token.lower() in _EXTREMES for token in tokens[:-1]))
 
 
+# Rates of a classifier that a batch leaves undefined (no positive, one class only):
+# torchmetrics' AUROC of a one-class batch is NaN; precision, recall, F1, IoU and Dice divide by
+# a count that may be 0. A NaN of them on a training bar says nothing of the loss.
+_UNDEFINED_ON_A_BATCH = frozenset({"auc", "auroc", "roc", "ap", "f1", "fscore", "precision",
+                                   "recall", "iou", "dice", "mcc", "kappa"})
+# ...and what a bar shows beside the terms that is no term: a norm (an fp16 step's ``norm=inf``
+# or ``gn=inf`` where it overflowed and was skipped), a rate per second (``tok/s=inf`` over a
+# first interval of no time), a utilisation, the overflow count or flag.
+_NOT_A_TERM = frozenset({"norm", "gn", "s", "tok", "tps", "fps", "hz", "mfu", "rtf",
+                         "overflow", "overflows", "nan", "inf"})
+
+
+def unnamed_loss_term(key: str, value: float) -> bool:
+    """Whether a non-finite ``value`` under ``key`` on a training bar that names no loss is
+    a term of the loss, named after what it measures: DiffSinger's ``mel``, ``f0``, ``uv``,
+    ``pdur`` (MoonInTheRiver/DiffSinger ``tasks/base_task.py``: the loss terms are the
+    bar's whole postfix). Not a key of a role (lr, grad norm, step), an accuracy, a
+    perplexity, a correlation, a class mean, a rate a batch may leave undefined, a norm, a
+    speed, an evaluation's metric or a score's +inf at perfection.
+
+    Example:
+        >>> [unnamed_loss_term(k, math.nan) for k in ("mel", "f0", "acc", "auroc", "lr")]
+        [True, True, False, False, False]
+        >>> unnamed_loss_term("snr", math.inf), unnamed_loss_term("val_mel", math.nan)
+        (False, False)
+        >>> [unnamed_loss_term(k, math.inf) for k in ("norm", "gn", "tok/s", "kl")]
+        [False, False, False, True]
+    """
+    parts = words(key)
+    return (score_name(key) and not accuracy(key) and not perplexity(key)
+            and not correlation(key) and not class_mean(key) and not is_evaluation(key)
+            and not evaluation_metric(key) and not perfect_score(key, value)
+            and _UNDEFINED_ON_A_BATCH.isdisjoint(parts) and _NOT_A_TERM.isdisjoint(parts))
+
+
 def plain_loss_beats(key: str, held: str) -> bool:
     """Whether ``key``, a loss's name, takes the loss from ``held``, another read before it
     on the line or in the table: a plain ``loss`` beats ``avg_loss``, ``train_loss_epoch`` or

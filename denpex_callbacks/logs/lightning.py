@@ -53,6 +53,18 @@ _FINITE_EVAL_LOSS = re.compile(r"(?:^|[\s,])(?:val|valid|validation|test)[\w/.-]
 # (Open-Sora: ``loss=..., step=99, global_step=499``): the step the run counts, which wins
 # over the bar's count of its epoch's batches.
 _GLOBAL_STEP = re.compile(r"(?:^|[\s,])global_step=(\d+)(?:\.0*)?(?=[\s,\]]|$)")
+# ...or as ``step`` (``steps``): in the padded float form of a value logged with
+# ``prog_bar=True`` (Matcha-TTS ``self.log("step", float(self.global_step), prog_bar=True)``:
+# ``step=3450.0``), or a whole number above the epoch's batches, which no count within the
+# epoch reaches (MoonInTheRiver/DiffSinger's own trainer: ``tqdm_dict = {'step':
+# '{}'.format(self.global_step)}``). A whole number below them may count the epoch's batches (a
+# loop's own postfix); :class:`Bars` takes it while it never goes back as a new epoch begins
+# (openvpi/DiffSinger's ``DsTQDMProgressBar``: ``steps = str(trainer.global_step)``, fewer than
+# the batches under ``accumulate_grad_batches``). tqdm's ``format_num`` writes a float
+# ``'{:.3g}'`` where that is shorter (``3e+3``, ``1.2e+4``, every one from 100000 on): a logged
+# value too, the step to 3 digits, nearer than the bar's count under accumulation.
+_LOGGED_STEP = re.compile(r"(?:^|[\s,])steps?=(?:(\d+)(\.0+)?|(\d(?:\.\d\d?)?e\+\d\d?))"
+                          r"(?=[\s,\]]|$)")
 # Any other metric of the postfix that is not finite: a loss term (taming-transformers'
 # ``train/aeloss_step=nan``) makes the training loss not finite, whatever ``loss=`` says
 # (Lightning 1.x's running mean of 20 batches shows it late; 2.x shows no ``loss=``).
@@ -63,6 +75,9 @@ _NONFINITE_VALUE = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=([-+]?(?:nan|inf)(
 # ``src/models/mnist_module.py``: ``... val/acc_best: 0.952 train/loss: nan train/acc: 0.098``)
 _RICH_NONFINITE_VALUE = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ([-+]?(?:nan|inf)(?:\.0)?)"
                                    r"(?=\s|$)")
+# Every key of a postfix (TQDM's ``key=value``, Rich's ``key: value``): is a loss among them?
+_KEYS = re.compile(r"(?:^|[\s,])([A-Za-z][\w/.-]*)=")
+_RICH_KEYS = re.compile(r"(?:^|\s)([A-Za-z][\w/.-]*): ")
 _NOT_FINITE = re.compile(r"Monitored metric (\S+) = (\S+) is not finite")
 # 1.3-1.9 ``Using 16bit native Automatic Mixed Precision (AMP)`` (``native`` / ``apex``; 1.9
 # ``None`` when no ``amp_backend`` is given: ``f"Using 16bit {self._amp_type_flag} ..."``), 2.0-2.2
@@ -102,15 +117,24 @@ def parse(text: str) -> list[LogEvent]:
         >>> e.step, e.loss
         (14, nan)
     """
-    return _read(text, _plain_step)
+    return _read(text, _plain_step, _proven_step)
 
 
 def _plain_step(epoch: int, done: int, total: int) -> int:
     return epoch * total + done
 
 
-def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
-    """Events on one segment, a bar's step numbered by ``step_of(epoch, n, total)``."""
+def _proven_step(epoch: int, value: int, total: int) -> bool:
+    """Whether a whole ``step=`` below its epoch's batches counts the run: not on a line
+    read alone (see _LOGGED_STEP)."""
+    return False
+
+
+def _read(text: str, step_of: Callable[[int, int, int], int],
+          counts_run: Callable[[int, int, int], bool]) -> list[LogEvent]:
+    """Events on one segment, a bar's step numbered by ``step_of(epoch, n, total)``, or by
+    the postfix's ``step=`` where it counts the run: ``counts_run(epoch, value, total)`` for
+    a whole one below the epoch's batches."""
     if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
         fp16 = found.group(1) != "bfloat16"
         return [LogEvent(SETUP, FAMILY, setup={
@@ -126,9 +150,10 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
     if " reached " in text and (found := _CHECKPOINT.search(text)):
         return _checkpoint(*found.groups())
     found = _BAR.search(text)
-    pattern, nonfinite = _LOSS, _NONFINITE_VALUE
+    pattern, nonfinite, keys = _LOSS, _NONFINITE_VALUE, _KEYS
     if found is None:
-        found, pattern, nonfinite = _RICH.search(text), _RICH_LOSS, _RICH_NONFINITE_VALUE
+        found, pattern, nonfinite, keys = (_RICH.search(text), _RICH_LOSS,
+                                           _RICH_NONFINITE_VALUE, _RICH_KEYS)
         if found is None:
             return []
     epoch, done, total, postfix = found.groups()
@@ -137,11 +162,20 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
     step = step_of(int(epoch), int(done), int(total))
     if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
         step = int(counted.group(1))
+    elif "step" in postfix and (logged := _LOGGED_STEP.search(postfix)):
+        whole, padded, short = logged.groups()
+        if short is not None:
+            step = int(float(short))
+        elif padded or int(whole) > int(total) or counts_run(int(epoch), int(whole),
+                                                               int(total)):
+            step = int(whole)
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
         for key, term in nonfinite.findall(postfix):
             if lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT):
                 value = to_float(term)
                 break
+        if value is None:
+            value = _unnamed_term(postfix, nonfinite, keys)
     out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
         pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
@@ -154,6 +188,21 @@ def _read(text: str, step_of: Callable[[int, int, int], int]) -> list[LogEvent]:
                     not lexicon.undefined_correlation(key, number, finite_loss):
                 out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
     return out
+
+
+def _unnamed_term(postfix: str, nonfinite: re.Pattern[str],
+                  keys: re.Pattern[str]) -> float | None:
+    """The non-finite value of a loss term named after what it measures, on a bar whose
+    postfix names no loss (DiffSinger's ``mel=nan``: see lexicon.unnamed_loss_term), or None.
+    Where any key names a loss, that key tells: the others are not read as one."""
+    if any(lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT)
+           for key in keys.findall(postfix)):
+        return None
+    for key, term in nonfinite.findall(postfix):
+        number = to_float(term)
+        if number is not None and lexicon.unnamed_loss_term(key, number):
+            return number
+    return None
 
 
 def _checkpoint(step: str, metric: str, value: str) -> list[LogEvent]:
@@ -201,6 +250,9 @@ class Bars:
         self._held: LogEvent | None = None  # the first ``loss=nan`` held (see _running_nan)
         self._sanity = False  # the fit's sanity check seen before any main bar line
         self._first = 0  # the number the bars give the fit's first epoch (see _first_epoch)
+        # a whole ``step=`` below the epoch's batches (see _counts_run): the bar's epoch it was
+        # last seen on and its value there; None once it went back as an epoch began
+        self._step_seen: tuple[int, int] | None = (-1, -1)
 
     def parse(self, text: str) -> list[LogEvent]:
         """Events on one segment (see :func:`parse`); a validation bar's line gives none."""
@@ -211,7 +263,7 @@ class Bars:
                                             else found.group(3, 4)))
             self._validating(done, total)
             return []
-        events = _read(text, self._step)
+        events = _read(text, self._step, self._counts_run)
         if events and not self._finite and events[0].kind == METRICS and \
                 events[0].loss is not None:
             if math.isfinite(events[0].loss):
@@ -235,6 +287,21 @@ class Bars:
         """A ``loss=nan`` still held where the log ends: a NaN (nothing said otherwise)."""
         held, self._held = self._held, None
         return [held] if held is not None else []
+
+    def _counts_run(self, epoch: int, value: int, total: int) -> bool:
+        """Whether a whole ``step=`` below the epoch's batches counts the run: so far it has
+        not gone back as a new epoch began (a count within the epoch starts again there). In
+        the first epoch seen the two are one number (or the run's optimizer steps, where
+        accumulation makes them fewer than the batches); a count that went back is the
+        epoch's for good, and the bar's count numbers the steps from there on."""
+        if self._step_seen is None:
+            return False
+        last_epoch, last = self._step_seen
+        if epoch != last_epoch and last_epoch >= 0 and value < last:
+            self._step_seen = None
+            return False
+        self._step_seen = (epoch, value)
+        return True
 
     def _validating(self, done: int, total: int) -> None:
         if self._entered is None and self._left is None and self._epoch >= 0:
