@@ -9,7 +9,8 @@ training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the tra
 far) to the same dict; they are read as the scale and the cumulative skip count. A tqdm bar
 (``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step, and
 so does transformers 3.x's ``'step': 500`` in the dict itself, or ms-swift's
-``'global_step/max_steps': '35/100'``.
+``'global_step/max_steps': '35/100'``. In a log file the bar that the row interrupted is the
+carriage-return segment before the dict's (:func:`bar_count`).
 """
 
 from __future__ import annotations
@@ -109,3 +110,23 @@ def parse(text: str) -> list[LogEvent]:
             "the logged loss is 0 while grad_norm is non-finite: the Trainer's "
             "logging_nan_inf_filter replaced a NaN/inf loss")))
     return out
+
+
+def bar_count(segment: str) -> int | None:
+    """The count of the tqdm bar drawn in ``segment`` (None: no bar), the step of a Trainer
+    row printed in the next carriage-return segment of the same line.
+
+    In a file (an unbuffered run's stdout and stderr, one file), ``tqdm.write`` clears the bar
+    it interrupts (``\\r``, blanks, ``\\r``: tqdm ``std.py`` ``clear``) and prints the row
+    after it on the same line; the bar, redrawn at ``on_step_end`` before the row's
+    ``on_log`` (transformers ``trainer_callback.py`` ``ProgressCallback``), counts the row's
+    step, where the row itself prints none.
+
+    Example:
+        >>> bar_count(" 27%|##6       | 310/1164 [14:02<38:40,  2.72s/it]")
+        310
+        >>> bar_count("Training Alpaca-LoRA model with params:") is None
+        True
+    """
+    counters = _TQDM.findall(segment) if "/" in segment else []
+    return int(counters[-1][0]) if counters else None

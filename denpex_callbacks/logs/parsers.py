@@ -173,13 +173,18 @@ class LineParser:
         if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
+        drawn = ""  # the last segment drawn before this one (a bar a row may interrupt)
         for segment in segments:  # (most lines: one segment, no list built for it)
             if not segment.strip():
                 continue
             # (most lines: their first four characters do not recur, told inline)
             pieces = None if segment.find(segment[:4], 4) < 0 else _glued_prints(segment)
             if pieces is None:
-                out += self._segment(segment, line)
+                events = self._segment(segment, line)
+                if drawn and events and events[0].family == hf.FAMILY:
+                    _bar_step(events, drawn)
+                out += events
+                drawn = segment
                 continue
             for index, piece in enumerate(pieces):  # each print its own, with its own rank
                 if index and piece == pieces[index - 1]:
@@ -190,6 +195,7 @@ class LineParser:
                 if piece_rank is not None:
                     events = [_with_rank(event, piece_rank) for event in events]
                 out += events
+            drawn = segment
         if numbered and rank is not None and out:
             rank = self._counted_prefix(rank, out, line)
         if rank is not None:
@@ -348,6 +354,18 @@ def _under_amp(event: LogEvent) -> LogEvent:
     return replace(event, summary=event.summary + "; the traceback runs through "
                    "scaler.scale(loss).backward(): the non-finite value came from an fp16 "
                    "backward under AMP")
+
+
+def _bar_step(events: list[LogEvent], drawn: str) -> None:
+    """Number a Trainer row that prints no step by the tqdm bar drawn in the segment before
+    it on its line (``drawn``), the bar ``tqdm.write`` cleared to print it
+    (:func:`~denpex_callbacks.logs.hf.bar_count`); a row that prints its step keeps it."""
+    if events[0].step is not None:
+        return
+    count = hf.bar_count(drawn)
+    if count is not None:
+        for event in events:
+            object.__setattr__(event, "step", count)  # built just now: see _with_rank
 
 
 def _with_rank(event: LogEvent, rank: int) -> LogEvent:
