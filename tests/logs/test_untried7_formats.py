@@ -39,12 +39,12 @@ _DEEPSPEED = ("[2023-07-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale
               "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: {cur}, reducing to {nxt}")
 
 
-def _bar(step: int, total: int) -> str:
+def _bar(step: int, total: int, rate: str = " 2.67s/it") -> str:
     """The Trainer's training bar (transformers ``trainer_callback.py`` ``ProgressCallback``:
     ``tqdm(total=state.max_steps)``) at ``step``, tqdm's default ``{l_bar}{bar}{r_bar}``."""
     percent = 100 * step // total
     return (f"{percent:3d}%|{'█' * (percent // 10):<10}| {step}/{total} "
-            f"[01:02<12:34,  2.67s/it]")
+            f"[01:02<12:34, {rate}]")
 
 
 def _row(step: int, total: int, previous: int, fields: str) -> str:
@@ -146,3 +146,31 @@ def test_fastchat_controls(tmp_path: Path) -> None:
     for lines in (_fastchat(), _fastchat(early=()), _fastchat(steps=700, total=5000,
                                                               early=(1, 2, 5))):
         assert faults(tmp_path, lines) == []
+
+
+def _fastchat_opt(nan_from: int | None = None, steps: int = 400, total: int = 420) -> list[str]:
+    """FastChat's small LoRA run (lm-sys/FastChat ``scripts/train_lora_opt_125m.sh``: opt-125m,
+    ``--fp16 True``, ``--logging_steps 10``, under DeepSpeed's launcher, which echoes the
+    command), at 12 steps a second: tqdm redraws the bar only every 0.1 s (about every other
+    step), so the count drawn before a row is the step before it, and the first segment of
+    each line is tqdm's refresh after the previous row."""
+    lines = ["[2023-07-01 09:59:00,000] [INFO] [runner.py:555:main] cmd = /usr/bin/python -u "
+             "-m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMCwgMV19 "
+             "--master_addr=127.0.0.1 --master_port=61000 fastchat/train/train_lora_plus.py "
+             "--model_name_or_path facebook/opt-125m --fp16 True --bf16 False "
+             "--logging_strategy steps --logging_steps 10 --disable_tqdm False"]
+    for step in range(10, steps + 1, 10):
+        drawn = "".join("\r" + _bar(count, total, "12.31it/s")
+                        for count in range(step - 10, step, 2))
+        loss = "nan" if nan_from is not None and step >= nan_from else f"{2.9 - step / 500:.4f}"
+        lines.append(drawn + "\r" + " " * 60 + "\r" + f"{{'loss': {loss}, 'learning_rate': "
+                     f"2e-05, 'epoch': {step / 84:.2f}}}")
+    return lines
+
+
+def test_fastchat_fast_bar_is_not_the_step(tmp_path: Path) -> None:
+    """Control for the rule above (passes on the parent, where the rows were numbered every
+    10 steps by the echoed ``--logging_steps 10``): a bar faster than tqdm redraws it lags
+    its rows, so its count is not theirs (the bar before the row of step 150 drew 148)."""
+    assert faults(tmp_path, _fastchat_opt(150)) == [("AMP006", 150)]
+    assert faults(tmp_path, _fastchat_opt()) == []
