@@ -170,18 +170,22 @@ class LineParser:
                 text = head.rstrip() + " " + text.lstrip()
         rank, numbered = prefixed_rank(text)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
+        if text[:1] == "{" and len(segments) > 1:
+            segments = _block_cut(segments)
         if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
         drawn = ""  # the last segment drawn before this one (a bar a row may interrupt)
+        clears = 0  # the bar cleared (blanks between carriage returns) so far on the line
         for segment in segments:  # (most lines: one segment, no list built for it)
             if not segment.strip():
+                clears += segment != ""
                 continue
             # (most lines: their first four characters do not recur, told inline)
             pieces = None if segment.find(segment[:4], 4) < 0 else _glued_prints(segment)
             if pieces is None:
                 events = self._segment(segment, line)
-                if drawn and events and events[0].family == hf.FAMILY:
+                if drawn and clears == 1 and events and events[0].family == hf.FAMILY:
                     _bar_step(events, drawn)
                 out += events
                 drawn = segment
@@ -356,10 +360,32 @@ def _under_amp(event: LogEvent) -> LogEvent:
                    "backward under AMP")
 
 
+def _block_cut(segments: Sequence[str]) -> Sequence[str]:
+    """A dict row that a block of buffered stdout cut in two, made whole again: its head
+    (``{'loss': 1.15,``) opens the line, the bar (stderr, unbuffered) draws on after it, and
+    the next block, written after the bar's carriage returns, ends the line with the row's
+    tail (`` 'learning_rate': 2e-05, 'epoch': 1.47}``); a long line's reader hands the head
+    and the tail alone (``reader._long_pieces``). Other lines are left as they are.
+
+    Example:
+        >>> _block_cut(["{'loss':", " 5%| 5/100 [00:01<00:20]", " 1.2, 'epoch': 0.7}"])
+        ["{'loss': 1.2, 'epoch': 0.7}", ' 5%| 5/100 [00:01<00:20]']
+    """
+    head, tail = segments[0], segments[-1]
+    if (head[1:2] in ("'", '"') and "}" not in head and tail.rstrip().endswith("}")
+            and "{" not in tail):
+        return [head + tail, *segments[1:-1]]
+    return segments
+
+
 def _bar_step(events: list[LogEvent], drawn: str) -> None:
     """Number a Trainer row that prints no step by the tqdm bar drawn in the segment before
     it on its line (``drawn``), the bar ``tqdm.write`` cleared to print it
-    (:func:`~denpex_callbacks.logs.hf.bar_count`); a row that prints its step keeps it."""
+    (:func:`~denpex_callbacks.logs.hf.bar_count`); a row that prints its step keeps it.
+
+    Only where the bar was cleared once on the line, for this row: a row of a run whose
+    stdout reached the file in blocks (redirected without ``-u``) follows the clears of every
+    row the block holds, behind whatever bar was drawn when the block was written."""
     if events[0].step is not None:
         return
     count = hf.bar_count(drawn)

@@ -21,7 +21,14 @@ echoed) were at a tenth of their step, and FastChat's under DeepSpeed fp16 (lm-s
 ``fastchat/train/train_lora.sh``: ``--fp16 True``, ``--logging_steps 1``, a ZeRO-2 config)
 two steps late after two overflow lines early in the run, each read as a step of its own.
 Now the bar drawn in the carriage-return segment before a row that prints no step is its
-step (``hf.bar_count``).
+step (``hf.bar_count``), where the bar was cleared once on the line and draws at most 5 steps
+a second (a faster one is redrawn only every 0.1 s and lags its rows). And FastChat's full
+fine-tune under torchrun (``scripts/test_train_opt.sh``), its output redirected to a file:
+torchrun adds no ``-u``, the rows reach the file in 4 or 8 KiB blocks, and a row that a block
+cut in two, its head at the start of a line and its tail at the end after the bar's redraws,
+was no row (the rows after it a row early, AMP006 at 1490 for 1500); the head and the tail
+are one row again (``parsers._block_cut``, and ``reader._long_pieces`` for a line over 16 KiB,
+handed over in pieces).
 
 Not tried: Megatron-Energon (NVIDIA/Megatron-Energon) is a data loader; it prints no step,
 loss or scale line of its own. The other tools in the brief's list were in the suite already.
@@ -174,3 +181,47 @@ def test_fastchat_fast_bar_is_not_the_step(tmp_path: Path) -> None:
     its rows, so its count is not theirs (the bar before the row of step 150 drew 148)."""
     assert faults(tmp_path, _fastchat_opt(150)) == [("AMP006", 150)]
     assert faults(tmp_path, _fastchat_opt()) == []
+
+
+def _fastchat_torchrun(nan_from: int | None = None, every: int = 10, steps: int = 3000,
+                       block: int = 4096) -> list[str]:
+    """FastChat's full fine-tune under torchrun (lm-sys/FastChat ``scripts/test_train_opt.sh``:
+    ``torchrun ... fastchat/train/train.py --fp16 True ... --logging_steps 1``; here
+    ``--logging_steps {every}``), its output redirected to a file (``> train.log 2>&1``):
+    torchrun adds no ``-u``, so the rows (stdout) reach the file in blocks of ``block`` bytes,
+    glued to whatever bar (stderr, unbuffered) was drawn when the block was written, while
+    the bar is cleared and redrawn at each row's print."""
+    text = (f"$ torchrun --nproc_per_node=4 --master_port=20001 fastchat/train/train.py "
+            f"--fp16 True --logging_steps {every}\n")
+    held = ""
+    text += "\r" + _bar(0, steps)
+    for step in range(1, steps + 1):
+        text += "\r" + _bar(step, steps)
+        if step % every == 0:
+            loss = "nan" if nan_from is not None and step >= nan_from else f"{1.3 - step / 1e4:.4f}"
+            text += "\r" + " " * 60 + "\r"
+            held += f"{{'loss': {loss}, 'learning_rate': 2e-05, 'epoch': {step / 1000:.2f}}}\n"
+            while len(held) >= block:
+                text, held = text + held[:block], held[block:]
+            text += "\r" + _bar(step, steps)
+    return (text + "\n" + held).split("\n")  # (the bar closed with a newline, leave=True)
+
+
+def test_fastchat_buffered_rows(tmp_path: Path) -> None:
+    """Before: AMP006 at 1490 (at ``--logging_steps 10``), at 598 for a NaN from 600 and at
+    2897 for one from 2900 (at 1): a row that a block cut in two (its head ``{'loss':`` at
+    one block's end, its tail in the next, the bar's redraws between on the same line) was no
+    row, and each one cut put the rows after it a row early; a line that long is handed over
+    in pieces, the head and the tail apart. Now the head and the tail are one row again; the
+    rows of a block glued after the bar's clears are not numbered by that bar (it was cleared
+    for every row the block holds)."""
+    assert faults(tmp_path, _fastchat_torchrun(1500)) == [("AMP006", 1500)]
+    assert faults(tmp_path, _fastchat_torchrun(600, every=1)) == [("AMP006", 600)]
+    assert faults(tmp_path, _fastchat_torchrun(2900, every=1, block=8192)) == [
+        ("AMP006", 2900)]
+
+
+def test_fastchat_buffered_controls(tmp_path: Path) -> None:
+    """Healthy runs, blocks of 4 and 8 KiB (pass on the parent too)."""
+    for lines in (_fastchat_torchrun(), _fastchat_torchrun(every=1, block=8192)):
+        assert faults(tmp_path, lines) == []
