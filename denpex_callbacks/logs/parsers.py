@@ -176,16 +176,20 @@ class LineParser:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
         drawn = ""  # the last segment drawn before this one (a bar a row may interrupt)
-        clears = 0  # the bar cleared (blanks between carriage returns) so far on the line
+        # the bar cleared so far on the line: tqdm's clear is blanks as wide as the bar it
+        # erases, between carriage returns (and the last one's width)
+        clears = cleared = 0
         for segment in segments:  # (most lines: one segment, no list built for it)
             if not segment.strip():
-                clears += segment != ""
+                if segment:
+                    clears, cleared = clears + 1, len(segment)
                 continue
             # (most lines: their first four characters do not recur, told inline)
             pieces = None if segment.find(segment[:4], 4) < 0 else _glued_prints(segment)
             if pieces is None:
                 events = self._segment(segment, line)
-                if drawn and clears == 1 and events and events[0].family == hf.FAMILY:
+                if (drawn and clears == 1 and events and events[0].family == hf.FAMILY
+                        and cleared >= len(drawn.strip())):
                     _bar_step(events, drawn)
                 out += events
                 drawn = segment
@@ -383,9 +387,10 @@ def _bar_step(events: list[LogEvent], drawn: str) -> None:
     it on its line (``drawn``), the bar ``tqdm.write`` cleared to print it
     (:func:`~denpex_callbacks.logs.hf.bar_count`); a row that prints its step keeps it.
 
-    Only where the bar was cleared once on the line, for this row: a row of a run whose
-    stdout reached the file in blocks (redirected without ``-u``) follows the clears of every
-    row the block holds, behind whatever bar was drawn when the block was written."""
+    Only where the bar was cleared once on the line (blanks at least as wide as the bar: a
+    bar cut short is no clear), for this row: a row of a run whose stdout reached the file in
+    blocks (redirected without ``-u``) follows the clears of every row the block holds,
+    behind whatever bar was drawn when the block was written."""
     if events[0].step is not None:
         return
     count = hf.bar_count(drawn)
