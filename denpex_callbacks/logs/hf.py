@@ -9,7 +9,8 @@ training steps. A loss of exactly 0 beside a non-finite ``grad_norm`` is the tra
 far) to the same dict; they are read as the scale and the cumulative skip count. A tqdm bar
 (``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step, and
 so does transformers 3.x's ``'step': 500`` in the dict itself, or ms-swift's
-``'global_step/max_steps': '35/100'``.
+``'global_step/max_steps': '35/100'``. In a log file the bar that the row interrupted is the
+carriage-return segment before the dict's (:func:`bar_count`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ _AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:"""
 # their steps from its start again.
 _RUN_SUMMARY = re.compile(r"""\{['"]train_runtime['"]:""")
 _TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+# tqdm's rate in a bar's right part (``[01:02<12:34,  2.67s/it]``, ``88.23it/s``), and the
+# fastest bar that is redrawn at each step (tqdm ``update``: only after ``mininterval``, 0.1 s,
+# since the last draw; half of that rate, as the rate drawn is smoothed).
+_RATE = re.compile(r",\s*(\d+(?:\.\d+)?)(it/s|s/it)")
+_REDRAWN = 5.0
 # A run's own JSON record that nests the metrics under their split (``{"iter": 400,
 # "train": {"loss": NaN}}``): its counter is the outer record's, before the loss's dict.
 _OUTER_STEP = re.compile(r"""['"](?:global_step|step|iter|iteration)['"]:\s*(\d+)\s*,""")
@@ -109,3 +115,34 @@ def parse(text: str) -> list[LogEvent]:
             "the logged loss is 0 while grad_norm is non-finite: the Trainer's "
             "logging_nan_inf_filter replaced a NaN/inf loss")))
     return out
+
+
+def bar_count(segment: str) -> int | None:
+    """The count of the tqdm bar drawn in ``segment`` (None: no bar), the step of a Trainer
+    row printed in the next carriage-return segment of the same line.
+
+    In a file (an unbuffered run's stdout and stderr, one file), ``tqdm.write`` clears the bar
+    it interrupts (``\\r``, blanks, ``\\r``: tqdm ``std.py`` ``clear``) and prints the row
+    after it on the same line; the bar, redrawn at ``on_step_end`` before the row's
+    ``on_log`` (transformers ``trainer_callback.py`` ``ProgressCallback``), counts the row's
+    step, where the row itself prints none. Not a bar drawing more than 5 steps a second: it
+    is not redrawn at each step, its count may lag the row's.
+
+    Example:
+        >>> bar_count(" 27%|##6       | 310/1164 [14:02<38:40,  2.72s/it]")
+        310
+        >>> bar_count("Training Alpaca-LoRA model with params:") is None
+        True
+        >>> bar_count(" 27%|##6       | 310/1164 [00:02<00:07, 120.50it/s]") is None
+        True
+    """
+    counters = _TQDM.findall(segment) if "/" in segment else []
+    if not counters:
+        return None
+    # A bar faster than tqdm's mininterval (0.1 s) is not redrawn at every update: the count
+    # drawn before the row may be the previous row's (tqdm's refresh after it), a step or more
+    # behind; its rate tells (``88.23it/s``, where a slow bar shows ``2.67s/it``).
+    rate = _RATE.search(segment)
+    if rate is None or (rate.group(2) == "it/s" and float(rate.group(1)) > _REDRAWN):
+        return None
+    return int(counters[-1][0])

@@ -170,16 +170,29 @@ class LineParser:
                 text = head.rstrip() + " " + text.lstrip()
         rank, numbered = prefixed_rank(text)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
+        if text[:1] == "{" and len(segments) > 1:
+            segments = _block_cut(segments)
         if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
         out: list[LogEvent] = []
+        drawn = ""  # the last segment drawn before this one (a bar a row may interrupt)
+        # the bar cleared so far on the line: tqdm's clear is blanks as wide as the bar it
+        # erases, between carriage returns (and the last one's width)
+        clears = cleared = 0
         for segment in segments:  # (most lines: one segment, no list built for it)
             if not segment.strip():
+                if segment:
+                    clears, cleared = clears + 1, len(segment)
                 continue
             # (most lines: their first four characters do not recur, told inline)
             pieces = None if segment.find(segment[:4], 4) < 0 else _glued_prints(segment)
             if pieces is None:
-                out += self._segment(segment, line)
+                events = self._segment(segment, line)
+                if (drawn and clears == 1 and events and events[0].family == hf.FAMILY
+                        and cleared >= len(drawn.strip())):
+                    _bar_step(events, drawn)
+                out += events
+                drawn = segment
                 continue
             for index, piece in enumerate(pieces):  # each print its own, with its own rank
                 if index and piece == pieces[index - 1]:
@@ -190,6 +203,7 @@ class LineParser:
                 if piece_rank is not None:
                     events = [_with_rank(event, piece_rank) for event in events]
                 out += events
+            drawn = segment
         if numbered and rank is not None and out:
             rank = self._counted_prefix(rank, out, line)
         if rank is not None:
@@ -348,6 +362,41 @@ def _under_amp(event: LogEvent) -> LogEvent:
     return replace(event, summary=event.summary + "; the traceback runs through "
                    "scaler.scale(loss).backward(): the non-finite value came from an fp16 "
                    "backward under AMP")
+
+
+def _block_cut(segments: Sequence[str]) -> Sequence[str]:
+    """A dict row that a block of buffered stdout cut in two, made whole again: its head
+    (``{'loss': 1.15,``) opens the line, the bar (stderr, unbuffered) draws on after it, and
+    the next block, written after the bar's carriage returns, ends the line with the row's
+    tail (`` 'learning_rate': 2e-05, 'epoch': 1.47}``); a long line's reader hands the head
+    and the tail alone (``reader._long_pieces``). Other lines are left as they are.
+
+    Example:
+        >>> _block_cut(["{'loss':", " 5%| 5/100 [00:01<00:20]", " 1.2, 'epoch': 0.7}"])
+        ["{'loss': 1.2, 'epoch': 0.7}", ' 5%| 5/100 [00:01<00:20]']
+    """
+    head, tail = segments[0], segments[-1]
+    if (head[1:2] in ("'", '"') and "}" not in head and tail.rstrip().endswith("}")
+            and "{" not in tail):
+        return [head + tail, *segments[1:-1]]
+    return segments
+
+
+def _bar_step(events: list[LogEvent], drawn: str) -> None:
+    """Number a Trainer row that prints no step by the tqdm bar drawn in the segment before
+    it on its line (``drawn``), the bar ``tqdm.write`` cleared to print it
+    (:func:`~denpex_callbacks.logs.hf.bar_count`); a row that prints its step keeps it.
+
+    Only where the bar was cleared once on the line (blanks at least as wide as the bar: a
+    bar cut short is no clear), for this row: a row of a run whose stdout reached the file in
+    blocks (redirected without ``-u``) follows the clears of every row the block holds,
+    behind whatever bar was drawn when the block was written."""
+    if events[0].step is not None:
+        return
+    count = hf.bar_count(drawn)
+    if count is not None:
+        for event in events:
+            object.__setattr__(event, "step", count)  # built just now: see _with_rank
 
 
 def _with_rank(event: LogEvent, rank: int) -> LogEvent:

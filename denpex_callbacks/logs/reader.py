@@ -436,9 +436,8 @@ def _scan(
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.
-        for piece in buffer[start:end].split(b"\r"):
-            if any(keyword in piece for keyword in keywords):
-                yield number, _decode(piece[:MAX_TEXT], stats)
+        for piece in _long_pieces(buffer[start:end], keywords):
+            yield number, _decode(piece, stats)
     if following.until >= resume_number and resume < stop:
         yield from _value_rows(buffer, resume, stop, resume_number, following.until, stats)
     return number - line_no + buffer.count(b"\n", counted_to, stop)
@@ -668,6 +667,26 @@ def _value_rows(buffer: bytes, position: int, stop: int, number: int, until: int
         for piece in pieces:
             yield number, ValueRowLine(_decode(piece[:MAX_TEXT], stats))
         position, number = end + 1, number + 1
+
+
+def _long_pieces(line: bytes, keywords: tuple[bytes, ...]) -> Iterator[bytes]:
+    """The carriage-return pieces of a long line that hold a keyword, each bounded. A
+    Trainer row (``{'loss': ...``) keeps the two pieces before it, the bar it interrupted and
+    tqdm's clear (the row's step: ``hf.bar_count``), where that clear is the line's only one
+    (see ``parsers._bar_step``); a row that a block of buffered stdout cut in two, its head
+    opening the line and its tail ending it, goes with its tail (the parser joins them
+    again: ``parsers._block_cut``)."""
+    pieces = line.split(b"\r")
+    if pieces[0][:1] == b"{" and b"}" not in pieces[0] and b"{" not in pieces[-1]:
+        yield pieces[0][:MAX_TEXT] + b"\r" + pieces[-1][:MAX_TEXT]
+        pieces = pieces[1:-1]
+    for index, piece in enumerate(pieces):
+        if any(keyword in piece for keyword in keywords):
+            if piece[:1] == b"{" and index >= 2 and sum(
+                    1 for part in pieces[:index] if part and not part.strip()) == 1:
+                yield b"\r".join(part[:MAX_TEXT] for part in pieces[index - 2:index + 1])
+            else:
+                yield piece[:MAX_TEXT]
 
 
 def _decode(raw: bytes, stats: ReadStats) -> str:
