@@ -680,10 +680,12 @@ def _long_pieces(line: bytes, keywords: tuple[bytes, ...]) -> Iterator[bytes]:
     if pieces[0][:1] == b"{" and b"}" not in pieces[0] and b"{" not in pieces[-1]:
         yield pieces[0][:MAX_TEXT] + b"\r" + pieces[-1][:MAX_TEXT]
         pieces = pieces[1:-1]
+    clears = 0  # the clears before this piece (counted as it goes: a line may hold many)
     for index, piece in enumerate(pieces):
-        if any(keyword in piece for keyword in keywords):
-            if piece[:1] == b"{" and index >= 2 and sum(
-                    1 for part in pieces[:index] if part and not part.strip()) == 1:
+        if piece and not piece.strip():
+            clears += 1
+        elif any(keyword in piece for keyword in keywords):
+            if piece[:1] == b"{" and index >= 2 and clears == 1:
                 yield b"\r".join(part[:MAX_TEXT] for part in pieces[index - 2:index + 1])
             else:
                 yield piece[:MAX_TEXT]
