@@ -77,7 +77,7 @@ class EvaluationStream:
             return
         if event.metric and lexicon.perfect_score(event.metric, value):
             return  # a PSNR's +inf: the images matched, whichever reader read it
-        if math.isnan(value) and event.metric and lexicon.correlation(event.metric):
+        if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric):
             if self._finite_loss is not None and line - self._finite_loss <= BLOCK_REACH:
                 return  # below its block's finite loss
             if len(self._held) < _HELD:

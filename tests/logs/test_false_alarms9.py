@@ -1,0 +1,289 @@
+"""False alarms, round nine: healthy runs under unusual but legitimate settings, each excerpt
+written from the tool's own format strings (each builder names its source), beside the fault
+twin its rule must still catch.
+
+- A ratio that scikit-learn leaves NaN for a class the evaluation does not hold
+  (scikit-learn/scikit-learn ``sklearn/metrics/_classification.py``: ``zero_division :
+  {"warn", 0.0, 1.0, np.nan}`` of ``precision_score``, ``recall_score``, ``f1_score``,
+  ``fbeta_score``, "Sets the value to return when there is a zero division, i.e. when all
+  predictions and labels are negative", since 1.3; ``cohen_kappa_score`` since 1.6), printed
+  by HF's Trainer in its evaluation dict and its ``***** eval metrics *****`` block, and on
+  Lightning's bar, beside a finite evaluation loss. Before: AMP013 (a warning) at the
+  evaluation's step. Now such a ratio's NaN beside a finite loss is read as the correlations'
+  NaN was (``lexicon.undefined_ratio``, through ``undefined_correlation`` and
+  ``undefined_score``); without a loss beside it, or beside a NaN loss, it is still AMP013.
+- ``eval_bleu: nan`` stays AMP013: sacrebleu floors ``log(0)`` (mjpost/sacrebleu
+  ``sacrebleu/utils.py`` ``my_log``: ``if num == 0.0: return -9999999999``), so a BLEU of
+  no match is 0.0, never NaN; a NaN there is no design.
+- Controls (quiet on the parent cdac682 too): DeepSpeed's warm-up back-offs then growth,
+  Megatron's static scale of 1.0 (bf16) and 128 on every line, one skipped iteration in 2000
+  with ``grad norm: inf`` on it and the scale oscillating, HF's ``grad_norm`` NaN or inf on
+  the skipped rows, nanoGPT's two runs in one file, fairseq's scale oscillating over 30000
+  updates, detectron2 resumed (its ``iter`` back to an earlier value), mmengine's negative
+  ELBO loss and a learning-rate restart, Keras' validation loss above the training loss,
+  rows every 8 steps under gradient accumulation, and excerpts of two or three rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from excerpts import faults, megatron_line
+from test_false_alarms_formats import _hf_dicts, _metrics_block
+
+NAN = float("nan")
+
+
+# --- HF Trainer: src/transformers/trainer.py ``evaluate`` -> ``self.log(output.metrics)`` ---
+
+def _hf_evaluations(metrics: dict[str, float], every: int = 25) -> list[str]:
+    """``Trainer.log``'s dicts (``str(logs)``, huggingface/transformers
+    ``src/transformers/trainer.py``) every 10 steps of 1000, an evaluation dict (its
+    ``compute_metrics`` values prefixed ``eval_``, then ``eval_runtime`` and the speeds) every
+    ``every`` rows."""
+    out: list[str] = []
+    for row, line in enumerate(_hf_dicts(), 1):
+        out.append(line)
+        if row % every == 0:
+            out.append(str({**metrics, "eval_runtime": 1.2345, "eval_samples_per_second": 81.0,
+                            "eval_steps_per_second": 10.125, "epoch": round(row / 100 * 3, 2)}))
+    return out
+
+
+# compute_metrics with scikit-learn's ``zero_division=np.nan`` on a set without positives,
+# which the model (rightly) never predicts: accuracy 1.0, the positive class's ratios NaN
+_ABSENT = {"eval_loss": 0.0123, "eval_accuracy": 1.0, "eval_precision": NAN,
+           "eval_recall": NAN, "eval_f1": NAN}
+
+
+@pytest.mark.parametrize("metrics", [
+    _ABSENT,
+    {"eval_loss": 0.0123, "eval_accuracy": 1.0, "eval_f1_macro": NAN, "eval_kappa": NAN},
+])
+def test_hf_ratios_of_an_absent_class_are_quiet(tmp_path: Path,
+                                                metrics: dict[str, float]) -> None:
+    """Before: AMP013 at step 25 (the first evaluation's row)."""
+    assert faults(tmp_path, _hf_evaluations(metrics)) == []
+
+
+def test_hf_metrics_block_ratio_of_an_absent_class_is_quiet(tmp_path: Path) -> None:
+    """``log_metrics`` (``src/transformers/trainer_pt_utils.py``) after training. Before:
+    AMP013 at step 100."""
+    block = {"epoch": "3.0", "eval_accuracy": "1.0", "eval_f1": "nan", "eval_loss": "0.0123",
+             "eval_runtime": "0:00:01.23", "eval_samples": "100",
+             "eval_samples_per_second": "81.0", "eval_steps_per_second": "10.125"}
+    assert faults(tmp_path, _hf_dicts() + _metrics_block(block)) == []
+
+
+def test_hf_ratio_nan_fault_twins(tmp_path: Path) -> None:
+    """The twins: beside a NaN evaluation loss (the evaluation's forward overflowed), or with
+    no loss beside it, the ratio's NaN is still AMP013 at the first evaluation's row; so is
+    a BLEU's NaN beside a finite loss (sacrebleu never returns one)."""
+    assert faults(tmp_path, _hf_evaluations({**_ABSENT, "eval_loss": NAN})) == [("AMP013", 25)]
+    no_loss = {key: value for key, value in _ABSENT.items() if key != "eval_loss"}
+    assert faults(tmp_path, _hf_evaluations(no_loss)) == [("AMP013", 25)]
+    bleu = {"eval_loss": 1.52, "eval_bleu": NAN, "eval_gen_len": 27.3}
+    assert faults(tmp_path, _hf_evaluations(bleu)) == [("AMP013", 25)]
+
+
+# --- Lightning: src/lightning/pytorch/callbacks/progress/tqdm_progress.py --------------------
+
+def _lightning_bar(val: dict[str, str], epochs: int = 3) -> list[str]:
+    """TQDMProgressBar's main bar (Lightning-AI/pytorch-lightning ``src/lightning/pytorch/
+    callbacks/progress/tqdm_progress.py``: tqdm's ``{l_bar}{bar}| {n_fmt}/{total_fmt}
+    [{elapsed}<{remaining}, {rate_fmt}{postfix}]``, the postfix ``v_num`` then the metrics
+    logged ``prog_bar=True``), three refreshes an epoch, the last one after validation."""
+    out = []
+    for epoch in range(epochs):
+        for batch in (100, 200, 300):
+            shown = {"train_loss": f"{1.5 - epoch * 0.2 - batch / 3000:.3f}"}
+            if batch == 300:
+                shown.update(val)
+            postfix = ", ".join(f"{key}={value}" for key, value in shown.items())
+            out.append(f"Epoch {epoch}: {batch // 3}%|███       | {batch}/300 [00:10<00:20, "
+                       f"9.50it/s, v_num=3, {postfix}]")
+    return out
+
+
+def test_lightning_f1_of_an_absent_class_is_quiet(tmp_path: Path) -> None:
+    """``self.log("val_f1", f1_score(..., zero_division=np.nan), prog_bar=True)`` on a
+    validation set without the class. Before: AMP013 at step 300."""
+    assert faults(tmp_path, _lightning_bar({"val_loss": "0.412", "val_f1": "nan"})) == []
+
+
+def test_lightning_f1_nan_fault_twin(tmp_path: Path) -> None:
+    """The twin: the validation loss NaN beside it is still AMP013 at step 300."""
+    assert faults(tmp_path, _lightning_bar({"val_loss": "nan", "val_f1": "nan"})) == [
+        ("AMP013", 300)]
+
+
+# --- Controls: healthy runs under unusual settings (quiet on the parent too) -----------------
+
+_DS = "[2026-01-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] "
+
+
+def _deepspeed_warmup() -> list[str]:
+    """DeepSpeed fp16 (microsoft/DeepSpeed ``deepspeed/runtime/fp16/loss_scaler.py``
+    ``DynamicLossScaler.update_scale``: ``[deepspeed] OVERFLOW! Rank {rank} Skipping step.
+    Attempted loss scale: {cur}, reducing to {next}``, then ``No Grad overflow for {window}
+    iterations`` and ``Increasing dynamic loss scale from {cur} to {next}``) under HF's
+    Trainer dicts: five back-offs from 65536 on the first steps, then the scale grows back
+    every 1000 steps (a row each 50)."""
+    out, scale = [], 65536
+    for _ in range(5):
+        out.append(f"{_DS}[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+                   f"{scale}, reducing to {scale // 2}")
+        scale //= 2
+    for row in range(1, 61):
+        out.append(str({"loss": round(2.5 * math.exp(-row / 20) + 0.4, 4), "grad_norm": 1.1,
+                        "learning_rate": 5e-05, "epoch": round(row * 0.05, 2)}))
+        if row % 20 == 0:
+            out += [f"{_DS}No Grad overflow for 1000 iterations",
+                    f"{_DS}Increasing dynamic loss scale from {scale} to {scale * 2}"]
+            scale *= 2
+    return out
+
+
+def _megatron_static(scale: float) -> list[str]:
+    """Megatron-LM's line (``megatron/training/training.py`` ``training_log``, through
+    ``excerpts.megatron_line``) of a bf16 run (``loss scale: 1.0``) or a fixed
+    ``--loss-scale 128``: the same scale printed every 10 iterations."""
+    return [megatron_line(it, loss=3.0 - it / 2000, scale=scale) for it in range(10, 1010, 10)]
+
+
+def _megatron_rare_skips() -> list[str]:
+    """Megatron-LM's line every 100 iterations over 20000: one iteration in 2000 overflows
+    (``grad norm: inf`` and ``number of skipped iterations: 1`` on its row, the scale halved),
+    and the scale grows back 1000 iterations later."""
+    out, scale = [], 65536.0
+    for it in range(100, 20100, 100):
+        skipped = int(it % 2000 == 0)
+        if skipped:
+            scale /= 2
+        elif it % 1000 == 0 and scale < 65536:
+            scale *= 2
+        out.append(megatron_line(it, loss=3.0 - it / 20000, scale=scale, skipped=skipped,
+                                 grad_norm="inf" if skipped else "0.900"))
+    return out
+
+
+def _hf_skipped_norms(value: str) -> list[str]:
+    """HF Trainer's dicts at ``logging_steps=1`` under fp16: the steps the GradScaler skipped
+    (the first two, and step 37) print ``grad_norm`` ``nan`` or ``inf`` (the norm of the
+    overflowed gradients, ``src/transformers/trainer.py`` ``_clip_grad_norm``)."""
+    return [f"{{'loss': {2.5 - i * 0.02:.4f}, 'grad_norm': "
+            f"{value if i in (1, 2, 37) else f'{1 + i / 100:.4f}'}, 'learning_rate': 5e-05, "
+            f"'epoch': {i * 0.01:.2f}}}" for i in range(1, 60)]
+
+
+def _nanogpt_two_runs() -> list[str]:
+    """karpathy/nanoGPT ``train.py`` run twice into one file: ``print(f"step {iter_num}: train
+    loss {losses['train']:.4f}, val loss {losses['val']:.4f}")`` and ``print(f"iter
+    {iter_num}: loss {lossf:.4f}, time {dt*1000:.2f}ms, mfu {running_mfu*100:.2f}%")``
+    (``running_mfu`` is -1.0 for the first iterations: ``-100.00%``)."""
+    out = []
+    for _ in range(2):
+        out += ["Initializing a new model from scratch", "number of parameters: 123.59M",
+                "step 0: train loss 10.9876, val loss 10.9881"]
+        out += [f"iter {it}: loss {10.9 - it / 60:.4f}, time 1234.56ms, "
+                f"mfu {12.3 if it >= 50 else -100.0:.2f}%" for it in range(0, 500, 10)]
+    return out
+
+
+def _fairseq_oscillating() -> list[str]:
+    """fairseq's simple progress bar (facebookresearch/fairseq ``fairseq/logging/
+    progress_bar.py`` ``SimpleProgressBar.log``: ``"{}:  {:5d} / {:d} {}"`` with the stats
+    ``key=value`` joined by ``, ``) every 100 updates of 30000 at ``--fp16-init-scale 128``:
+    the scale halves every 2000 updates and regrows 1000 later."""
+    out, scale = [], 128.0
+    for update in range(100, 30100, 100):
+        if update % 2000 == 0:
+            scale /= 2
+        elif update % 2000 == 1000:
+            scale *= 2
+        out.append(f"2026-01-01 10:00:00 | INFO | train_inner | epoch 001:  {update:5d} / "
+                   f"30000 loss={9 - update / 5000:.3f}, nll_loss={8 - update / 5000:.3f}, "
+                   f"ppl=100.5, wps=5000, ups=1, wpb=4000, bsz=32, num_updates={update}, "
+                   f"lr=0.0005, gnorm=1.2, loss_scale={scale:g}, train_wall=20, wall={update}")
+    return out
+
+
+def _detectron2_resumed() -> list[str]:
+    """detectron2's ``CommonMetricPrinter`` (facebookresearch/detectron2 ``detectron2/utils/
+    events.py``: ``" {eta}iter: {iter}  {losses}  ... lr: {lr}  {memory}"``, losses
+    ``f"{k}: {v.median(window):.4g}"``) every 20 iterations to 1999, then resumed from the
+    checkpoint of iteration 1499."""
+    return [f"[01/01 10:00:00 d2.utils.events]:  eta: 1:23:45  iter: {it}  total_loss: "
+            f"{2.0 * math.exp(-it / 800) + 0.3:.4g}  loss_cls: 0.5  time: 0.4  lr: 0.02  "
+            f"max_mem: 3000M" for it in [*range(19, 2000, 20), *range(1519, 3000, 20)]]
+
+
+def _mmengine_elbo_restart() -> list[str]:
+    """mmengine's ``LogProcessor`` line (open-mmlab/mmengine ``mmengine/runner/
+    log_processor.py``: ``Iter(train) [{iter}/{max}]  lr: ...  eta: ...  loss: ...``, four
+    places) of a negative ELBO loss, the learning rate restarted at iteration 2000 with a
+    bump that recovers."""
+    out = []
+    for it in range(50, 4050, 50):
+        loss = -(2 * (1 - math.exp(-(it % 2000) / 400)) + 0.4 - (0.3 if it % 2000 < 200 else 0))
+        out.append(f"01/01 10:00:00 - mmengine - INFO - Iter(train) [{it:4d}/4000]  "
+                   f"lr: {1e-4 * (1 - (it % 2000) / 2000):.4e}  eta: 0:10:00  time: 0.3000  "
+                   f"data_time: 0.0100  memory: 3000  loss: {loss:.4f}  loss_kl: 0.1000")
+    return out
+
+
+def _keras_val_above() -> list[str]:
+    """Keras' ``ProgbarLogger`` (keras-team/keras ``keras/utils/generic_utils.py``
+    ``Progbar.update``: `` - {k}: {v:.4f}``) of an overfitting model: ``val_loss`` rises."""
+    out = []
+    for epoch in range(1, 11):
+        out += [f"Epoch {epoch}/10",
+                f"1875/1875 [==============================] - 5s 3ms/step - loss: "
+                f"{0.5 - epoch * 0.04:.4f} - accuracy: {0.8 + epoch * 0.01:.4f} - val_loss: "
+                f"{0.6 + epoch * 0.03:.4f} - val_accuracy: 0.8000"]
+    return out
+
+
+def _accumulated() -> list[str]:
+    """An accelerate loop's ``accelerator.print(f"step {step} loss {loss:.4f} ...")`` under
+    ``gradient_accumulation_steps=8``: a row each optimizer step, every 8 batches."""
+    return [f"step {s} loss {3 * math.exp(-s / 400) + 0.2:.4f} lr 1e-4" for s in range(8, 2008, 8)]
+
+
+def _short_hf() -> list[str]:
+    """Two HF Trainer dicts (``Trainer.log``) at the start of a fine-tune."""
+    return ["{'loss': 2.3456, 'grad_norm': 3.21, 'learning_rate': 4.9e-05, 'epoch': 0.01}",
+            "{'loss': 2.1, 'grad_norm': 2.9, 'learning_rate': 4.8e-05, 'epoch': 0.02}"]
+
+
+def _short_megatron() -> list[str]:
+    """Three Megatron lines, the second an overflow it skipped."""
+    return [megatron_line(10), megatron_line(20, scale=32768.0, skipped=1, grad_norm="inf"),
+            megatron_line(30, scale=32768.0)]
+
+
+CONTROLS: dict[str, Callable[[], list[str]]] = {
+    "deepspeed_warmup": _deepspeed_warmup,
+    "megatron_bf16": lambda: _megatron_static(1.0),
+    "megatron_static_128": lambda: _megatron_static(128.0),
+    "megatron_rare_skips": _megatron_rare_skips,
+    "hf_nan_norm_on_skips": lambda: _hf_skipped_norms("nan"),
+    "hf_inf_norm_on_skips": lambda: _hf_skipped_norms("inf"),
+    "nanogpt_two_runs": _nanogpt_two_runs,
+    "fairseq_oscillating": _fairseq_oscillating,
+    "detectron2_resumed": _detectron2_resumed,
+    "mmengine_elbo_restart": _mmengine_elbo_restart,
+    "keras_val_above": _keras_val_above,
+    "accumulated": _accumulated,
+    "short_hf": _short_hf,
+    "short_megatron": _short_megatron,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTROLS))
+def test_healthy_unusual_settings_controls(tmp_path: Path, name: str) -> None:
+    """Controls: each healthy run is quiet (on the parent too)."""
+    assert faults(tmp_path, CONTROLS[name]()) == []
