@@ -61,6 +61,10 @@ HALVED_ROWS = 4  # consecutive rows, each logged scale half the one before (or l
 STUCK_ITERATIONS = Thresholds().stuck_skip_streak
 JUMP = 1000.0  # a loss this many times its recent median...
 JUMP_NEAR = 3  # ...within this many observations of an overflow: the loss exploded
+# A jump to below this whose next row is back within RECOVERED times the median before it is
+# one hard batch (an exploding loss neither comes back at once nor stays below 1)
+SPIKE_CEILING = 1.0
+RECOVERED = 10.0
 _LOSS_FAULTS = frozenset({"AMP006", "AMP009"})
 # What already explains a condition: no second diagnosis for it.
 _EXPLAINED_BY = {"AMP007": frozenset({"AMP007", "AMP009"}), "AMP006": frozenset({"AMP006"})}
@@ -140,6 +144,7 @@ class ExcerptJudge:
     loss_peak: float = -math.inf
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
+    spike: tuple[float, float] | None = None  # a jump's (loss, median), until the next loss
     # Episodes of non-finite training losses, the latest last: [first step, non-finite
     # losses, finite ones after the last of them (quiet rows included)]
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
@@ -286,6 +291,8 @@ class ExcerptJudge:
         if obs.scale_after is not None and obs.scale_before is None and not skipped:
             self._row_scale(_Point(obs.step, obs.line, obs.text), obs.scale_after)
         if loss is not None and math.isfinite(loss) and not skipped:
+            if self.spike is not None:
+                self._spike_after(loss)
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
             if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak
@@ -293,6 +300,7 @@ class ExcerptJudge:
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     point = _Point(obs.step, obs.line, obs.text)
+                    self.spike = (loss, median)
                     if self.since_overflow <= JUMP_NEAR:
                         self.jump = (point, loss, median)
                     else:
@@ -302,6 +310,15 @@ class ExcerptJudge:
         if self.pending_jump is not None and self.jump is None:
             where, value, median, seen = self.pending_jump
             self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None
+
+    def _spike_after(self, loss: float) -> None:
+        """The first loss read after a jump: back near the losses before it, from below 1, the
+        jump was one hard batch (a fitted fine-tune's 0.41 among 0.0002s, pasted without the
+        run's start that showed the loss that high), no explosion."""
+        value, median = self.spike or (math.inf, 0.0)
+        self.spike = None
+        if value < SPIKE_CEILING and loss <= RECOVERED * median:
+            self.jump = self.pending_jump = None
 
     def _row_scale(self, point: _Point, scale: float) -> None:
         """A row's logged scale against the previous row's: halved (or less) on every one of

@@ -15,6 +15,13 @@ twin its rule must still catch.
 - ``eval_bleu: nan`` stays AMP013: sacrebleu floors ``log(0)`` (mjpost/sacrebleu
   ``sacrebleu/utils.py`` ``my_log``: ``if num == 0.0: return -9999999999``), so a BLEU of
   no match is 0.0, never NaN; a NaN there is no design.
+- A pasted tail of a fitted fine-tune under HF's Trainer with DeepSpeed fp16 (the run of
+  ``test_false_alarms8_formats._hf_deepspeed`` from its row 100 on: the 2.3 it began at is
+  not in the paste), one hard batch of 0.41 among 0.0002s beside the sawtooth's overflow.
+  Before: AMP003 (an error: "the loss jumped to 0.41, 2050x its recent median ... exploding").
+  Now a jump from which the next row's loss is back within tenfold of the median before it,
+  the jump itself below 1, is one hard batch (``excerpt.ExcerptJudge._spike_after``); a jump
+  to 3e4 that comes back, and one to 0.41 that stays, are still AMP003.
 - Controls (quiet on the parent cdac682 too): DeepSpeed's warm-up back-offs then growth,
   Megatron's static scale of 1.0 (bf16) and 128 on every line, one skipped iteration in 2000
   with ``grad norm: inf`` on it and the scale oscillating, HF's ``grad_norm`` NaN or inf on
@@ -32,6 +39,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults, megatron_line
+from test_false_alarms8_formats import _hf_deepspeed
 from test_false_alarms_formats import _hf_dicts, _metrics_block
 
 NAN = float("nan")
@@ -118,6 +126,30 @@ def test_lightning_f1_nan_fault_twin(tmp_path: Path) -> None:
     """The twin: the validation loss NaN beside it is still AMP013 at step 300."""
     assert faults(tmp_path, _lightning_bar({"val_loss": "nan", "val_f1": "nan"})) == [
         ("AMP013", 300)]
+
+
+# --- A pasted tail: HF Trainer rows beside DeepSpeed's overflow (test_false_alarms8) --------
+
+_PASTED_FROM = 100  # the rows pasted: the run's tail, its start (2.3, decaying) left out
+
+
+@pytest.mark.parametrize("hard", [151, 149])
+def test_pasted_tail_hard_batch_beside_an_overflow_is_quiet(tmp_path: Path, hard: int) -> None:
+    """One hard batch (0.41 among 0.0002s) after or before the sawtooth's overflow, the next
+    row back at 0.0002. Before: AMP003 at the hard batch's row of the paste (52 and 49: the
+    paste's steps count from its first row, the overflow line a skipped step of its own)."""
+    lines = _hf_deepspeed(hard={hard: 0.41})
+    assert faults(tmp_path, lines) == []  # the whole run (test_false_alarms8's rule)
+    assert faults(tmp_path, lines[_PASTED_FROM:]) == []
+
+
+def test_pasted_tail_explosions_fault_twins(tmp_path: Path) -> None:
+    """The twins, pasted the same way: a jump to 3e4 that comes back at once, and a jump to
+    0.41 that stays (every row after it), are still AMP003 at the jump's row (52)."""
+    assert faults(tmp_path, _hf_deepspeed(hard={151: 31234.5})[_PASTED_FROM:]) == [
+        ("AMP003", 52)]
+    stays = {step: 0.41 for step in range(151, 401)}
+    assert faults(tmp_path, _hf_deepspeed(hard=stays)[_PASTED_FROM:]) == [("AMP003", 52)]
 
 
 # --- Controls: healthy runs under unusual settings (quiet on the parent too) -----------------
