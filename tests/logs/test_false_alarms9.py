@@ -7,8 +7,9 @@ twin its rule must still catch.
   {"warn", 0.0, 1.0, np.nan}`` of ``precision_score``, ``recall_score``, ``f1_score``,
   ``fbeta_score``, "Sets the value to return when there is a zero division, i.e. when all
   predictions and labels are negative", since 1.3; ``cohen_kappa_score`` since 1.6), printed
-  by HF's Trainer in its evaluation dict and its ``***** eval metrics *****`` block, and on
-  Lightning's bar, beside a finite evaluation loss. Before: AMP013 (a warning) at the
+  by HF's Trainer in its evaluation dict and its ``***** eval metrics *****`` block, on
+  Lightning's bar and results table, in wandb's run summary and on a loop's own validation
+  line, beside a finite evaluation loss. Before: AMP013 (a warning) at the
   evaluation's step. Now such a ratio's NaN beside a finite loss is read as the correlations'
   NaN was (``lexicon.undefined_ratio``, through ``undefined_correlation`` and
   ``undefined_score``); without a loss beside it, or beside a NaN loss, it is still AMP013.
@@ -40,7 +41,13 @@ from pathlib import Path
 import pytest
 from excerpts import faults, megatron_line
 from test_false_alarms8_formats import _hf_deepspeed
-from test_false_alarms_formats import _hf_dicts, _metrics_block
+from test_false_alarms_formats import (
+    _hf_dicts,
+    _lightning_bars,
+    _metrics_block,
+    _rich_table,
+    _wandb_summary,
+)
 
 NAN = float("nan")
 
@@ -126,6 +133,36 @@ def test_lightning_f1_nan_fault_twin(tmp_path: Path) -> None:
     """The twin: the validation loss NaN beside it is still AMP013 at step 300."""
     assert faults(tmp_path, _lightning_bar({"val_loss": "nan", "val_f1": "nan"})) == [
         ("AMP013", 300)]
+
+
+def test_other_readers_ratio_of_an_absent_class_is_quiet(tmp_path: Path) -> None:
+    """The same NaN where other readers take it: Lightning's results table after ``trainer.
+    test`` (``_print_results`` with rich, beside a finite ``test_loss``; before: AMP013 at
+    step 2500), wandb's run summary (wandb/wandb ``wandb/sdk/wandb_run.py``: ``wandb:
+    {key:>width} {value}``; before: AMP013 at step 100) and a loop's own validation line
+    (``print(f"Validation | loss {loss:.4f} | acc {acc:.4f} | f1 {f1:.4f}")``, ``nan``
+    printed by ``:.4f``; before: AMP013 at step 100)."""
+    table = {"test_acc": "0.97", "test_f1": "nan", "test_loss": "0.41"}
+    assert faults(tmp_path, _lightning_bars() + _rich_table(table)) == []
+    summary = {"eval/f1": "nan", "eval/loss": "0.61", "eval/recall": "nan",
+               "train/global_step": "1000", "train/loss": "0.31"}
+    assert faults(tmp_path, _hf_dicts() + _wandb_summary(summary)) == []
+    assert faults(tmp_path, _loop_validation("0.3100")) == []
+
+
+def _loop_validation(loss: str) -> list[str]:
+    """A loop's ``print(f"epoch {e} step {s} loss {loss:.4f}")`` every 10 steps, and its
+    validation line at step 100."""
+    rows = [f"epoch 0 step {s} loss {2.5 * math.exp(-s / 300) + 0.3:.4f}"
+            for s in range(10, 210, 10)]
+    return [*rows[:10], f"Validation | loss {loss} | acc 0.9700 | f1 nan", *rows[10:]]
+
+
+def test_other_readers_ratio_nan_fault_twins(tmp_path: Path) -> None:
+    """The twins: the table's and the loop's loss NaN beside the F1's NaN are still AMP013."""
+    table = {"test_acc": "0.97", "test_f1": "nan", "test_loss": "nan"}
+    assert faults(tmp_path, _lightning_bars() + _rich_table(table)) == [("AMP013", 2500)]
+    assert faults(tmp_path, _loop_validation("nan")) == [("AMP013", 100)]
 
 
 # --- A pasted tail: HF Trainer rows beside DeepSpeed's overflow (test_false_alarms8) --------
