@@ -102,7 +102,8 @@ class ExcerptJudge:
     nonzero_grad: float | None = None  # the gradient norm beside the last nonzero loss
     zeros: int = 0
     # Every zero of the run of zeros now showed a finite, positive gradient norm below
-    # the one before the zeros: gradients still flow and shrank with the loss.
+    # the one before the zeros (in a paste that opens on them, the first zero's): gradients
+    # still flow and shrank with the loss.
     zeros_fit: bool = False
     zero_start: _Point | None = None
     megatron_last: tuple[int, float | None] | None = None
@@ -200,10 +201,16 @@ class ExcerptJudge:
             self.nonfinite[-1][2] += 1
         if loss is not None and math.isfinite(loss):
             if loss == 0.0:
+                # A paste that opens on the zeros (a memorised set's tail) shows no norm beside a
+                # nonzero loss: its first zero's norm is the one the next must shrink below.
+                opens = self.zeros == 0 and self.last_nonzero_loss is None
                 if self.zeros == 0:
                     self.zero_start = _Point(obs.step, obs.line, obs.text)
                 self.zeros_fit = _still_fit(obs.grad_norm, self.nonzero_grad,
-                                            self.zeros_fit or self.zeros == 0)
+                                            self.zeros_fit or self.zeros == 0) or (
+                    opens and obs.grad_norm is not None and 0.0 < obs.grad_norm < math.inf)
+                if opens:
+                    self.nonzero_grad = obs.grad_norm
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0

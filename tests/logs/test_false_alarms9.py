@@ -23,6 +23,12 @@ twin its rule must still catch.
   Now a jump from which the next row's loss is back within tenfold of the median before it,
   the jump itself below 1, is one hard batch (``excerpt.ExcerptJudge._spike_after``); a jump
   to 3e4 that comes back, and one to 0.41 that stays, are still AMP003.
+- A pasted tail of HF's memorised set (``test_false_alarms3_formats._hf_memorised`` from its
+  third row on: every row ``'loss': 0.0``, the 2.0 and 0.2 before them left out) with its
+  gradient norm shrinking (8.2e-06, 3.4e-10, ...). Before: AMP007 at the paste's first row
+  (the fit rule needed the norm beside a nonzero loss). Now a paste that opens on the zeros
+  takes its first zero's norm as that reference (``excerpt.ExcerptJudge.observation``); a
+  norm of 0.0, NaN, or one that does not shrink (8e-06 on every row) is still flagged.
 - Controls (quiet on the parent cdac682 too): DeepSpeed's warm-up back-offs then growth,
   Megatron's static scale of 1.0 (bf16) and 128 on every line, one skipped iteration in 2000
   with ``grad norm: inf`` on it and the scale oscillating, HF's ``grad_norm`` NaN or inf on
@@ -40,6 +46,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults, megatron_line
+from test_false_alarms3_formats import _hf_memorised
 from test_false_alarms8_formats import _hf_deepspeed
 from test_false_alarms_formats import (
     _hf_dicts,
@@ -187,6 +194,27 @@ def test_pasted_tail_explosions_fault_twins(tmp_path: Path) -> None:
         ("AMP003", 52)]
     stays = {step: 0.41 for step in range(151, 401)}
     assert faults(tmp_path, _hf_deepspeed(hard=stays)[_PASTED_FROM:]) == [("AMP003", 52)]
+
+
+# --- A pasted tail of zeros: HF Trainer's memorised set (test_false_alarms3) ---------------
+
+_ZEROS_FROM = 2  # the rows pasted: from the first 0.0 on (2.0 and 0.2 left out)
+
+
+def test_pasted_tail_of_a_memorised_set_is_quiet(tmp_path: Path) -> None:
+    """Every pasted row ``'loss': 0.0`` beside a finite, shrinking gradient norm. Before:
+    AMP007 at the paste's first row."""
+    assert faults(tmp_path, _hf_memorised()[_ZEROS_FROM:]) == []
+    assert faults(tmp_path, _hf_memorised()[_ZEROS_FROM:-1]) == []  # without the summary
+
+
+def test_pasted_tail_of_zeros_fault_twins(tmp_path: Path) -> None:
+    """The twins, pasted the same way: no gradient (norm 0.0), a NaN norm (skipped steps), a
+    norm that does not shrink: still flagged at the paste's first row."""
+    assert faults(tmp_path, _hf_memorised(zero_grad=0.0)[_ZEROS_FROM:]) == [("AMP007", 1)]
+    assert faults(tmp_path, _hf_memorised(zero_grad=NAN)[_ZEROS_FROM:]) == [
+        ("AMP009", 1), ("AMP007", 1)]
+    assert faults(tmp_path, _hf_memorised(zero_grad=8e-06)[_ZEROS_FROM:]) == [("AMP007", 1)]
 
 
 # --- Controls: healthy runs under unusual settings (quiet on the parent too) -----------------
