@@ -31,11 +31,13 @@ twin its rule must still catch.
   norm of 0.0, NaN, or one that does not shrink (8e-06 on every row) is still flagged.
 - Controls (quiet on the parent cdac682 too): DeepSpeed's warm-up back-offs then growth,
   Megatron's static scale of 1.0 (bf16) and 128 on every line, one skipped iteration in 2000
-  with ``grad norm: inf`` on it and the scale oscillating, HF's ``grad_norm`` NaN or inf on
-  the skipped rows, nanoGPT's two runs in one file, fairseq's scale oscillating over 30000
-  updates, detectron2 resumed (its ``iter`` back to an earlier value), mmengine's negative
-  ELBO loss and a learning-rate restart, Keras' validation loss above the training loss,
-  rows every 8 steps under gradient accumulation, and excerpts of two or three rows.
+  with the scale oscillating, Megatron at ``--log-interval 1`` through its start-up back-off
+  (each skipped iteration's line without loss and grad norm, as ``training_log`` prints it;
+  pasted whole and from iteration 3), HF's ``grad_norm`` NaN or inf on the skipped rows,
+  nanoGPT's two runs in one file, fairseq's scale oscillating over 30000 updates, detectron2
+  resumed (its ``iter`` back to an earlier value), mmengine's negative ELBO loss and a
+  learning-rate restart, Keras' validation loss above the training loss, rows every 8 steps
+  under gradient accumulation, and excerpts of two or three rows.
 """
 
 from __future__ import annotations
@@ -253,8 +255,9 @@ def _megatron_static(scale: float) -> list[str]:
 
 def _megatron_rare_skips() -> list[str]:
     """Megatron-LM's line every 100 iterations over 20000: one iteration in 2000 overflows
-    (``grad norm: inf`` and ``number of skipped iterations: 1`` on its row, the scale halved),
-    and the scale grows back 1000 iterations later."""
+    (``number of skipped iterations: 1`` on its row, the scale halved; the row's ``grad
+    norm`` is its last iteration's, applied), and the scale grows back 1000 iterations
+    later."""
     out, scale = [], 65536.0
     for it in range(100, 20100, 100):
         skipped = int(it % 2000 == 0)
@@ -262,8 +265,23 @@ def _megatron_rare_skips() -> list[str]:
             scale /= 2
         elif it % 1000 == 0 and scale < 65536:
             scale *= 2
-        out.append(megatron_line(it, loss=3.0 - it / 20000, scale=scale, skipped=skipped,
-                                 grad_norm="inf" if skipped else "0.900"))
+        out.append(megatron_line(it, loss=3.0 - it / 20000, scale=scale, skipped=skipped))
+    return out
+
+
+def _megatron_startup(first: int = 1) -> list[str]:
+    """Megatron-LM at ``--log-interval 1 --initial-loss-scale 4194304`` from iteration
+    ``first``: its first 8 iterations overflow, each line without the loss and the grad norm
+    (``training_log`` prints a loss averaged over the advanced iterations only where it is above
+    0, and ``grad norm`` only where ``optimizer.step`` returned one: none for a skipped
+    iteration), the scale halved on each; then the loss falls."""
+    out, scale = [], 65536.0 * 64
+    for it in range(first, 300):
+        if it <= 8:
+            line = megatron_line(it, loss=None, scale=scale / 2**it, skipped=1, grad_norm="")
+            out.append(line.replace("grad norm:  | ", ""))
+        else:
+            out.append(megatron_line(it, loss=10.5 - it / 100, scale=scale / 2**8))
     return out
 
 
@@ -367,6 +385,8 @@ CONTROLS: dict[str, Callable[[], list[str]]] = {
     "megatron_bf16": lambda: _megatron_static(1.0),
     "megatron_static_128": lambda: _megatron_static(128.0),
     "megatron_rare_skips": _megatron_rare_skips,
+    "megatron_startup": _megatron_startup,
+    "megatron_startup_pasted_from_3": lambda: _megatron_startup(3),
     "hf_nan_norm_on_skips": lambda: _hf_skipped_norms("nan"),
     "hf_inf_norm_on_skips": lambda: _hf_skipped_norms("inf"),
     "nanogpt_two_runs": _nanogpt_two_runs,
