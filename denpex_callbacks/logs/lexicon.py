@@ -346,8 +346,10 @@ def correlation(key: str) -> bool:
 # ``mAP``, ``mATE`` ... and ``NDS``): the per-class values it averages are NaN where a
 # class has no instance or the metric is undefined for it (nuScenes' orientation, velocity
 # and attribute errors of a traffic cone or a barrier; nuscenes-devkit ``detection/
-# algo.py`` ``calc_tp`` and ``evaluate.py`` ``main``), and it averages them with nanmean.
-_CLASS_MEANS = r"(?:m(?:AP|IoU|Acc|Dice|Fscore|ATE|ASE|AOE|AVE|AAE)|NDS)"
+# algo.py`` ``calc_tp`` and ``evaluate.py`` ``main``), and it averages them with nanmean; so
+# does HF evaluate's ``mean_iou`` (metrics/mean_iou/mean_iou.py: ``np.nanmean(iou)``, beside
+# ``per_category_iou``, which HF's segmentation guide logs as ``iou_{label}``).
+_CLASS_MEANS = r"(?:m(?:AP|IoU|Acc|Dice|Fscore|ATE|ASE|AOE|AVE|AAE)|NDS|[mM]ean_?[iI]o[uU])"
 _CLASS_MEAN = re.compile(r"(?:^|[/._])" + _CLASS_MEANS + r"(?:$|[@_])")
 # ...printed finite on a line: its name (a namespace before it, a suffix after it), ``: `` or
 # ``=``, a digit
@@ -361,6 +363,8 @@ def class_mean(key: str) -> bool:
     Example:
         >>> class_mean("pts_bbox_NuScenes/mAP"), class_mean("bbox_mAP_50"), class_mean("NDS")
         (True, True, True)
+        >>> class_mean("eval_mean_iou"), class_mean("eval_iou_wall")
+        (True, False)
         >>> class_mean("pts_bbox_NuScenes/traffic_cone_vel_err"), class_mean("map")
         (False, False)
     """

@@ -13,6 +13,16 @@ twin its rule must still catch.
   evaluation's step. Now such a ratio's NaN beside a finite loss is read as the correlations'
   NaN was (``lexicon.undefined_ratio``, through ``undefined_correlation`` and
   ``undefined_score``); without a loss beside it, or beside a NaN loss, it is still AMP013.
+- HF's semantic-segmentation guide (huggingface/transformers ``docs/source/en/tasks/
+  semantic_segmentation.md``, ``compute_metrics``: ``metric.compute(...)`` of HF evaluate's
+  ``mean_iou``, then ``metrics.update({f"iou_{id2label[i]}": v ...})`` and
+  ``accuracy_{label}`` per class): huggingface/evaluate ``metrics/mean_iou/mean_iou.py``
+  divides each class's intersection by its union (NaN for a class the evaluation neither
+  holds nor predicts) and takes ``np.nanmean``. Before: AMP013 at the first evaluation (its
+  dict) and at the closing ``***** eval metrics *****`` block. Now ``mean_iou`` is a mean
+  over the classes (``lexicon.class_mean``, as mmseg's ``mIoU`` was), and a summary block's
+  finite class mean excuses its per-class NaNs as one line's did (``evaluation.
+  EvaluationStream``); a NaN ``mean_iou`` or evaluation loss is still AMP013.
 - ``eval_bleu: nan`` stays AMP013: sacrebleu floors ``log(0)`` (mjpost/sacrebleu
   ``sacrebleu/utils.py`` ``my_log``: ``if num == 0.0: return -9999999999``), so a BLEU of
   no match is 0.0, never NaN; a NaN there is no design.
@@ -111,6 +121,42 @@ def test_hf_ratio_nan_fault_twins(tmp_path: Path) -> None:
     assert faults(tmp_path, _hf_evaluations(no_loss)) == [("AMP013", 25)]
     bleu = {"eval_loss": 1.52, "eval_bleu": NAN, "eval_gen_len": 27.3}
     assert faults(tmp_path, _hf_evaluations(bleu)) == [("AMP013", 25)]
+
+
+# --- HF's semantic segmentation: evaluate's mean_iou with per-class values ------------------
+
+_LABELS = ("building", "floor", "sky", "wall")
+
+
+def _segmentation_metrics(absent: tuple[str, ...] = ("building", "floor")) -> dict[str, float]:
+    """``compute_metrics`` of HF's segmentation guide on an evaluation set without the
+    ``absent`` classes (their ``accuracy_`` and ``iou_`` NaN), ``eval_``-prefixed."""
+    out = {"eval_loss": 0.5123, "eval_mean_iou": 0.41, "eval_mean_accuracy": 0.55,
+           "eval_overall_accuracy": 0.83}
+    out |= {f"eval_accuracy_{label}": NAN if label in absent else 0.6 for label in _LABELS}
+    return out | {f"eval_iou_{label}": NAN if label in absent else 0.4 for label in _LABELS}
+
+
+def _block(metrics: dict[str, float]) -> list[str]:
+    """``log_metrics``' block of ``metrics`` (``metrics_format`` rounds floats to 4 places)."""
+    return _metrics_block({key: str(round(value, 4)) for key, value in metrics.items()})
+
+
+def test_hf_per_class_iou_of_an_absent_class_is_quiet(tmp_path: Path) -> None:
+    """The evaluation dicts, then the closing block. Before: AMP013 at step 25 (the dicts),
+    and at step 100 for the block alone."""
+    assert faults(tmp_path, _hf_evaluations(_segmentation_metrics())) == []
+    assert faults(tmp_path, _hf_dicts() + _block(_segmentation_metrics())) == []
+
+
+def test_hf_per_class_iou_fault_twins(tmp_path: Path) -> None:
+    """The twins: the mean itself NaN (every class NaN), or the evaluation loss NaN: still
+    AMP013, in the dicts (step 25) and the block (step 100)."""
+    every = _segmentation_metrics(_LABELS) | {"eval_mean_iou": NAN, "eval_mean_accuracy": NAN}
+    nan_loss = _segmentation_metrics() | {"eval_loss": NAN}
+    for metrics in (every, nan_loss):
+        assert faults(tmp_path, _hf_evaluations(metrics)) == [("AMP013", 25)]
+        assert faults(tmp_path, _hf_dicts() + _block(metrics)) == [("AMP013", 100)]
 
 
 # --- Lightning: src/lightning/pytorch/callbacks/progress/tqdm_progress.py --------------------
