@@ -61,8 +61,9 @@ HALVED_ROWS = 4  # consecutive rows, each logged scale half the one before (or l
 STUCK_ITERATIONS = Thresholds().stuck_skip_streak
 JUMP = 1000.0  # a loss this many times its recent median...
 JUMP_NEAR = 3  # ...within this many observations of an overflow: the loss exploded
-# A jump to below this whose next row is back within RECOVERED times the median before it is
-# one hard batch (an exploding loss neither comes back at once nor stays below 1)
+# A jump to below this after which the loss is back within RECOVERED times the median before
+# it, within JUMP_NEAR losses, is a hard batch (an exploding loss neither comes back at once
+# nor stays below 1)
 SPIKE_CEILING = 1.0
 RECOVERED = 10.0
 _LOSS_FAULTS = frozenset({"AMP006", "AMP009"})
@@ -145,7 +146,8 @@ class ExcerptJudge:
     loss_peak: float = -math.inf
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
-    spike: tuple[float, float] | None = None  # a jump's (loss, median), until the next loss
+    # a jump's (loss, median, losses read since), for the JUMP_NEAR losses after it
+    spike: tuple[float, float, int] | None = None
     # Episodes of non-finite training losses, the latest last: [first step, non-finite
     # losses, finite ones after the last of them (quiet rows included)]
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
@@ -307,7 +309,7 @@ class ExcerptJudge:
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     point = _Point(obs.step, obs.line, obs.text)
-                    self.spike = (loss, median)
+                    self.spike = (loss, median, 0)
                     if self.since_overflow <= JUMP_NEAR:
                         self.jump = (point, loss, median)
                     else:
@@ -319,13 +321,18 @@ class ExcerptJudge:
             self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None
 
     def _spike_after(self, loss: float) -> None:
-        """The first loss read after a jump: back near the losses before it, from below 1, the
-        jump was one hard batch (a fitted fine-tune's 0.41 among 0.0002s, pasted without the
-        run's start that showed the loss that high), no explosion."""
-        value, median = self.spike or (math.inf, 0.0)
+        """A loss read within JUMP_NEAR after a jump: back near the losses before it, the
+        jump and what came between below 1, the jump was a hard batch or two (a fitted
+        fine-tune's 0.41 among 0.0002s, pasted without the run's start that showed the loss
+        that high), no explosion."""
+        value, median, seen = self.spike or (math.inf, 0.0, JUMP_NEAR)
         self.spike = None
-        if value < SPIKE_CEILING and loss <= RECOVERED * median:
+        if value >= SPIKE_CEILING or loss >= SPIKE_CEILING:
+            return
+        if loss <= RECOVERED * median:
             self.jump = self.pending_jump = None
+        elif seen + 1 < JUMP_NEAR:
+            self.spike = (value, median, seen + 1)
 
     def _row_scale(self, point: _Point, scale: float) -> None:
         """A row's logged scale against the previous row's: halved (or less) on every one of

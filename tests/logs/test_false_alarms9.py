@@ -30,9 +30,10 @@ twin its rule must still catch.
   ``test_false_alarms8_formats._hf_deepspeed`` from its row 100 on: the 2.3 it began at is
   not in the paste), one hard batch of 0.41 among 0.0002s beside the sawtooth's overflow.
   Before: AMP003 (an error: "the loss jumped to 0.41, 2050x its recent median ... exploding").
-  Now a jump from which the next row's loss is back within tenfold of the median before it,
-  the jump itself below 1, is one hard batch (``excerpt.ExcerptJudge._spike_after``); a jump
-  to 3e4 that comes back, and one to 0.41 that stays, are still AMP003.
+  Now a jump below 1 after which the loss is back within tenfold of the median before it
+  within three losses, none of them 1 or above, is a hard batch or two
+  (``excerpt.ExcerptJudge._spike_after``); a jump to 3e4 that comes back, one to 0.41
+  followed by 50, and one to 0.41 that stays, are still AMP003.
 - A pasted tail of HF's memorised set (``test_false_alarms3_formats._hf_memorised`` from its
   third row on: every row ``'loss': 0.0``, the 2.0 and 0.2 before them left out) with its
   gradient norm shrinking (8.2e-06, 3.4e-10, ...). Before: AMP007 at the paste's first row
@@ -225,20 +226,25 @@ def test_other_readers_ratio_nan_fault_twins(tmp_path: Path) -> None:
 _PASTED_FROM = 100  # the rows pasted: the run's tail, its start (2.3, decaying) left out
 
 
-@pytest.mark.parametrize("hard", [151, 149])
-def test_pasted_tail_hard_batch_beside_an_overflow_is_quiet(tmp_path: Path, hard: int) -> None:
-    """One hard batch (0.41 among 0.0002s) after or before the sawtooth's overflow, the next
-    row back at 0.0002. Before: AMP003 at the hard batch's row of the paste (52 and 49: the
-    paste's steps count from its first row, the overflow line a skipped step of its own)."""
-    lines = _hf_deepspeed(hard={hard: 0.41})
+@pytest.mark.parametrize("hard", [{151: 0.41}, {149: 0.41}, {151: 0.41, 152: 0.39}])
+def test_pasted_tail_hard_batch_beside_an_overflow_is_quiet(tmp_path: Path,
+                                                            hard: dict[int, float]) -> None:
+    """One hard batch (0.41 among 0.0002s) after or before the sawtooth's overflow, or two in
+    a row, then the loss back at 0.0002. Before: AMP003 at the first hard batch's row of the
+    paste (52, 49 and 52: the paste's steps count from its first row, the overflow line a
+    skipped step of its own)."""
+    lines = _hf_deepspeed(hard=hard)
     assert faults(tmp_path, lines) == []  # the whole run (test_false_alarms8's rule)
     assert faults(tmp_path, lines[_PASTED_FROM:]) == []
 
 
 def test_pasted_tail_explosions_fault_twins(tmp_path: Path) -> None:
-    """The twins, pasted the same way: a jump to 3e4 that comes back at once, and a jump to
-    0.41 that stays (every row after it), are still AMP003 at the jump's row (52)."""
+    """The twins, pasted the same way: a jump to 3e4 that comes back at once, one to 0.41
+    followed by 50, and a jump to 0.41 that stays (every row after it), are still AMP003 at
+    the jump's row (52)."""
     assert faults(tmp_path, _hf_deepspeed(hard={151: 31234.5})[_PASTED_FROM:]) == [
+        ("AMP003", 52)]
+    assert faults(tmp_path, _hf_deepspeed(hard={151: 0.41, 152: 50.0})[_PASTED_FROM:]) == [
         ("AMP003", 52)]
     stays = {step: 0.41 for step in range(151, 401)}
     assert faults(tmp_path, _hf_deepspeed(hard=stays)[_PASTED_FROM:]) == [("AMP003", 52)]
