@@ -12,7 +12,9 @@ A block that prints one metric a row (transformers' ``***** eval metrics *****``
 ``Test metric  DataLoader 0`` table) sends its finite evaluation loss too (``loss`` finite):
 a correlation's NaN within reach of it is the correlation undefined on constant predictions
 (as on one line: ``metric_reader._nonfinite``), not a fault; the rows come sorted by name, so
-a correlation printed above the loss waits for the block's end.
+a correlation printed above the loss waits for the block's end. A closing summary's finite
+mean over the classes (HF evaluate's ``mean_iou``) is sent too: a per-class value's NaN within
+reach of it is a class the evaluation did not hold (the mean left it out), as on one line.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.run_summaries import FAMILY as SUMMARY
 
 CODE = "AMP013"
 # Lines between a block's rows and its finite loss: a block holds a row per metric (a
@@ -62,6 +65,9 @@ class EvaluationStream:
     _finite_loss: int | None = None  # the line of a block's finite evaluation loss
     # correlations' NaNs of a block read before its loss: (event, line, text, after_step)
     _held: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
+    _finite_mean: int | None = None  # the line of a summary's finite mean over the classes
+    # a summary's per-class NaNs read before that mean (sorted by name: ``iou_wall`` first)
+    _held_classes: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
     _unfilled_table: bool = False  # a table row left its training loss NaN beside a finite value
     _cells: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
 
@@ -73,15 +79,24 @@ class EvaluationStream:
             self._unfilled_cell(event, line, text, after_step)
             return
         if math.isfinite(value):
-            self._block_loss(line)
+            if event.metric and lexicon.class_mean(event.metric):
+                self._block_mean(line)
+            else:
+                self._block_loss(line)
             return
         if event.metric and lexicon.perfect_score(event.metric, value):
             return  # a PSNR's +inf: the images matched, whichever reader read it
-        if math.isnan(value) and event.metric and lexicon.correlation(event.metric):
+        if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric):
             if self._finite_loss is not None and line - self._finite_loss <= BLOCK_REACH:
                 return  # below its block's finite loss
             if len(self._held) < _HELD:
                 self._held.append((event, line, text, after_step))
+                return
+        if math.isnan(value) and event.family == SUMMARY and _per_class(event.metric):
+            if self._finite_mean is not None and line - self._finite_mean <= BLOCK_REACH:
+                return  # below its summary's finite mean over the classes
+            if len(self._held_classes) < _HELD:
+                self._held_classes.append((event, line, text, after_step))
                 return
         self._release()
         self._take(event, line, text, after_step)
@@ -102,6 +117,14 @@ class EvaluationStream:
         above it were undefined; those farther up count."""
         self._finite_loss = line
         self._held = [held for held in self._held if line - held[1] > BLOCK_REACH]
+        self._release(classes=False)
+
+    def _block_mean(self, line: int) -> None:
+        """A summary's finite mean over the classes on ``line``: the per-class NaNs held
+        within reach above it were classes it left out; those farther up count."""
+        self._finite_mean = line
+        self._held_classes = [held for held in self._held_classes
+                              if line - held[1] > BLOCK_REACH]
         self._release()
 
     def _count_cells(self) -> None:
@@ -116,9 +139,13 @@ class EvaluationStream:
         if later is not None and self.first is not None and later.line < self.first.line:
             self.first = later
 
-    def _release(self) -> None:
-        """Count the correlations' NaNs held (no finite loss came for them)."""
+    def _release(self, *, classes: bool = True) -> None:
+        """Count the correlations' NaNs held (no finite loss came for them) and, with
+        ``classes``, the per-class ones (no finite mean came for them), in line order."""
         held, self._held = self._held, []
+        if classes:
+            held, self._held_classes = sorted(held + self._held_classes,
+                                              key=lambda item: item[1]), []
         for event, line, text, after_step in held:
             self._take(event, line, text, after_step)
 
@@ -170,3 +197,9 @@ class EvaluationStream:
                       "value": repr(first.value), **where, "rows": self.rows,
                       "metrics": dict(self.metrics)},
             lines=(first.line,), quotes=(first.text,))
+
+
+def _per_class(metric: str | None) -> bool:
+    """Whether ``metric`` may be one class's value of a mean over the classes: no loss, no
+    mean of its own (``eval_iou_wall`` beside ``eval_mean_iou``)."""
+    return metric is not None and "loss" not in metric.lower() and not lexicon.class_mean(metric)

@@ -61,6 +61,11 @@ HALVED_ROWS = 4  # consecutive rows, each logged scale half the one before (or l
 STUCK_ITERATIONS = Thresholds().stuck_skip_streak
 JUMP = 1000.0  # a loss this many times its recent median...
 JUMP_NEAR = 3  # ...within this many observations of an overflow: the loss exploded
+# A jump to below this after which the loss is back within RECOVERED times the median before
+# it, within JUMP_NEAR losses, is a hard batch (an exploding loss neither comes back at once
+# nor stays below 1)
+SPIKE_CEILING = 1.0
+RECOVERED = 10.0
 _LOSS_FAULTS = frozenset({"AMP006", "AMP009"})
 # What already explains a condition: no second diagnosis for it.
 _EXPLAINED_BY = {"AMP007": frozenset({"AMP007", "AMP009"}), "AMP006": frozenset({"AMP006"})}
@@ -98,7 +103,8 @@ class ExcerptJudge:
     nonzero_grad: float | None = None  # the gradient norm beside the last nonzero loss
     zeros: int = 0
     # Every zero of the run of zeros now showed a finite, positive gradient norm below
-    # the one before the zeros: gradients still flow and shrank with the loss.
+    # the one before the zeros (in a paste that opens on them, the first zero's): gradients
+    # still flow and shrank with the loss.
     zeros_fit: bool = False
     zero_start: _Point | None = None
     megatron_last: tuple[int, float | None] | None = None
@@ -140,6 +146,8 @@ class ExcerptJudge:
     loss_peak: float = -math.inf
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
+    # a jump's (loss, median, losses read since), for the JUMP_NEAR losses after it
+    spike: tuple[float, float, int] | None = None
     # Episodes of non-finite training losses, the latest last: [first step, non-finite
     # losses, finite ones after the last of them (quiet rows included)]
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
@@ -195,10 +203,16 @@ class ExcerptJudge:
             self.nonfinite[-1][2] += 1
         if loss is not None and math.isfinite(loss):
             if loss == 0.0:
+                # A paste that opens on the zeros (a memorised set's tail) shows no norm beside a
+                # nonzero loss: its first zero's norm is the one the next must shrink below.
+                opens = self.zeros == 0 and self.last_nonzero_loss is None
                 if self.zeros == 0:
                     self.zero_start = _Point(obs.step, obs.line, obs.text)
                 self.zeros_fit = _still_fit(obs.grad_norm, self.nonzero_grad,
-                                            self.zeros_fit or self.zeros == 0)
+                                            self.zeros_fit or self.zeros == 0) or (
+                    opens and obs.grad_norm is not None and 0.0 < obs.grad_norm < math.inf)
+                if opens:
+                    self.nonzero_grad = obs.grad_norm
                 self.zeros += 1
             else:
                 self.last_nonzero_loss, self.zeros = loss, 0
@@ -286,6 +300,8 @@ class ExcerptJudge:
         if obs.scale_after is not None and obs.scale_before is None and not skipped:
             self._row_scale(_Point(obs.step, obs.line, obs.text), obs.scale_after)
         if loss is not None and math.isfinite(loss) and not skipped:
+            if self.spike is not None:
+                self._spike_after(loss)
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
             if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak
@@ -293,6 +309,7 @@ class ExcerptJudge:
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     point = _Point(obs.step, obs.line, obs.text)
+                    self.spike = (loss, median, 0)
                     if self.since_overflow <= JUMP_NEAR:
                         self.jump = (point, loss, median)
                     else:
@@ -302,6 +319,20 @@ class ExcerptJudge:
         if self.pending_jump is not None and self.jump is None:
             where, value, median, seen = self.pending_jump
             self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None
+
+    def _spike_after(self, loss: float) -> None:
+        """A loss read within JUMP_NEAR after a jump: back near the losses before it, the
+        jump and what came between below 1, the jump was a hard batch or two (a fitted
+        fine-tune's 0.41 among 0.0002s, pasted without the run's start that showed the loss
+        that high), no explosion."""
+        value, median, seen = self.spike or (math.inf, 0.0, JUMP_NEAR)
+        self.spike = None
+        if value >= SPIKE_CEILING or loss >= SPIKE_CEILING:
+            return
+        if loss <= RECOVERED * median:
+            self.jump = self.pending_jump = None
+        elif seen + 1 < JUMP_NEAR:
+            self.spike = (value, median, seen + 1)
 
     def _row_scale(self, point: _Point, scale: float) -> None:
         """A row's logged scale against the previous row's: halved (or less) on every one of

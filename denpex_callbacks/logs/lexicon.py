@@ -284,19 +284,52 @@ _CLUSTERING_SCORES = frozenset({"nmi", "ami", "ari"})
 _MEASURED_ONLY = _CORRELATIONS | _GENERATION_SCORES | _CLUSTERING_SCORES  # (no split named)
 
 
+# Ratios over a class's predictions and instances that scikit-learn returns as NaN when the
+# class has neither (sklearn/metrics/_classification.py, ``zero_division=np.nan`` since 1.3:
+# precision_score, recall_score, f1_score, fbeta_score, precision_recall_fscore_support; since
+# 1.6 cohen_kappa_score): an evaluation set without the positive class, nothing overflowed.
+_UNDEFINED_RATIOS = frozenset({"precision", "recall", "f1", "fbeta", "fscore", "kappa"})
+
+
 def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
-    """Whether ``value`` is a correlation's NaN printed beside a finite loss (``finite_loss``):
-    the predictions or labels were constant (an untrained regressor's first evaluation),
-    nothing overflowed. Without a finite loss beside it, it counts: NaN embeddings show
-    there first.
+    """Whether ``value`` is a NaN by definition printed beside a finite loss
+    (``finite_loss``): a correlation's (the predictions or labels were constant: an untrained
+    regressor's first evaluation) or a ratio's that is undefined for an absent class (see
+    ``undefined_ratio``); nothing overflowed. Without a finite loss beside it, it counts: NaN
+    embeddings show there first.
 
     Example:
         >>> undefined_correlation("val_pearson", math.nan, True)
         True
+        >>> undefined_correlation("eval_f1", math.nan, True)
+        True
         >>> undefined_correlation("val_pearson", math.nan, False)
         False
     """
-    return finite_loss and math.isnan(value) and correlation(key)
+    return finite_loss and math.isnan(value) and undefined_score(key)
+
+
+def undefined_score(key: str) -> bool:
+    """Whether ``key`` names a score that is NaN by definition on some evaluations: a
+    correlation (constant predictions or labels) or a ratio of an absent class.
+
+    Example:
+        >>> undefined_score("eval_spearmanr"), undefined_score("val_f1"), undefined_score("bleu")
+        (True, True, False)
+    """
+    return correlation(key) or undefined_ratio(key)
+
+
+def undefined_ratio(key: str) -> bool:
+    """Whether ``key`` names a precision, recall, F-score or Cohen's kappa: a ratio that
+    scikit-learn's ``zero_division=np.nan`` leaves NaN where the evaluation holds neither a
+    prediction nor an instance of the class it scores.
+
+    Example:
+        >>> undefined_ratio("eval_f1"), undefined_ratio("val_recall_macro"), undefined_ratio("acc")
+        (True, True, False)
+    """
+    return any(part in _UNDEFINED_RATIOS for part in words(key))
 
 
 def correlation(key: str) -> bool:
@@ -313,8 +346,10 @@ def correlation(key: str) -> bool:
 # ``mAP``, ``mATE`` ... and ``NDS``): the per-class values it averages are NaN where a
 # class has no instance or the metric is undefined for it (nuScenes' orientation, velocity
 # and attribute errors of a traffic cone or a barrier; nuscenes-devkit ``detection/
-# algo.py`` ``calc_tp`` and ``evaluate.py`` ``main``), and it averages them with nanmean.
-_CLASS_MEANS = r"(?:m(?:AP|IoU|Acc|Dice|Fscore|ATE|ASE|AOE|AVE|AAE)|NDS)"
+# algo.py`` ``calc_tp`` and ``evaluate.py`` ``main``), and it averages them with nanmean; so
+# does HF evaluate's ``mean_iou`` (metrics/mean_iou/mean_iou.py: ``np.nanmean(iou)``, beside
+# ``per_category_iou``, which HF's segmentation guide logs as ``iou_{label}``).
+_CLASS_MEANS = r"(?:m(?:AP|IoU|Acc|Dice|Fscore|ATE|ASE|AOE|AVE|AAE)|NDS|[mM]ean_?[iI]o[uU])"
 _CLASS_MEAN = re.compile(r"(?:^|[/._])" + _CLASS_MEANS + r"(?:$|[@_])")
 # ...printed finite on a line: its name (a namespace before it, a suffix after it), ``: `` or
 # ``=``, a digit
@@ -328,6 +363,8 @@ def class_mean(key: str) -> bool:
     Example:
         >>> class_mean("pts_bbox_NuScenes/mAP"), class_mean("bbox_mAP_50"), class_mean("NDS")
         (True, True, True)
+        >>> class_mean("eval_mean_iou"), class_mean("eval_iou_wall")
+        (True, False)
         >>> class_mean("pts_bbox_NuScenes/traffic_cone_vel_err"), class_mean("map")
         (False, False)
     """

@@ -180,8 +180,8 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
     if "nan" in postfix or "inf" in postfix:
         pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
                  if (number := to_float(value)) is not None]
-        # (read only beside a correlation's NaN: seldom)
-        finite_loss = any(lexicon.correlation(key) for key, _ in pairs) and \
+        # (read only beside a NaN by definition, a correlation's or a ratio's: seldom)
+        finite_loss = any(lexicon.undefined_score(key) for key, _ in pairs) and \
             _FINITE_EVAL_LOSS.search(postfix) is not None
         for key, number in pairs:
             if not math.isfinite(number) and lexicon.evaluation_metric(key) and \

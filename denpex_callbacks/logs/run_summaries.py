@@ -66,9 +66,11 @@ def _judge(pairs: list[tuple[str, str]], where: str) -> list[LogEvent]:
             continue
         value = to_value(text.strip())
         if math.isfinite(value):
-            if "loss" in key.lower() and lexicon.evaluation_metric(key):
-                # the block's finite evaluation loss: its correlations' NaNs are undefined
-                # ones (see :mod:`~denpex_callbacks.logs.evaluation`)
+            if ("loss" in key.lower() or lexicon.class_mean(key)) and \
+                    lexicon.evaluation_metric(key):
+                # the block's finite evaluation loss (its correlations' NaNs are undefined
+                # ones) or mean over the classes (its classes' NaNs were left out of it):
+                # see :mod:`~denpex_callbacks.logs.evaluation`
                 out.append(LogEvent(EVAL, FAMILY, loss=value, metric=key))
             continue
         if lexicon.evaluation_metric(key):
