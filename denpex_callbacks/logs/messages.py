@@ -165,6 +165,16 @@ MESSAGES: tuple[Message, ...] = (
             "at the end after scaler.update().",
             "the scaler was saved mid-iteration (update() not reached)", FLAG, "AMP002",
             prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.__init__; an assert before 2.10, a raise since)",
+            "The growth factor must be > 1.0.",
+            "GradScaler(growth_factor=...) at 1 or below: the scaler is refused, the run does "
+            "not start", FLAG, "AMP002", prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.__init__; an assert before 2.10, a raise since)",
+            "The backoff factor must be < 1.0.",
+            "GradScaler(backoff_factor=...) at 1 or above: the scaler is refused, the run does "
+            "not start", FLAG, "AMP002", prefix="AssertionError: "),
     Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler._unscale_grads_)",
             "Attempting to unscale FP16 gradients.",
             "the optimizer holds float16 parameters (model.half() under a GradScaler)", FLAG,

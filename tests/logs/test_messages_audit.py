@@ -1,0 +1,57 @@
+"""The message table audited against the tools' own source, newest and oldest releases: the
+rows it lacked, each on the line as the tool prints it (its logger's prefix, its traceback's
+last line), inside an excerpt built from the tool's format strings, beside healthy controls.
+
+Read for the audit: torch 2.13 (``torch/amp/grad_scaler.py``, ``torch/amp/autocast_mode.py``,
+``torch/distributed/fsdp/sharded_grad_scaler.py``, ``torch/nn/utils/clip_grad.py``, installed
+here) and the 1.6-2.2 ``torch/cuda/amp/grad_scaler.py`` (search index); Lightning-AI/pytorch-
+lightning's tags 0.5.0-2.6.0 (``git grep`` per tag); transformers 4.2, 4.9, 4.12, 4.20, 4.46
+(``trainer.py``, ``training_args.py`` from the wheels) and 5.24 (installed: mixed precision is
+accelerate's there); accelerate 1.15 and DeepSpeed 0.19.8 (installed); NVIDIA/apex before
+25.05 removed ``apex/amp`` (``frontend.py``, ``scaler.py``, ``handle.py``, ``fp16_utils``).
+
+Each fault test failed on the parent commit (cdac682): the doctor said nothing of these lines.
+Not made rows (no line of them holds a prefilter keyword, or their meaning differs by
+release): see the CHANGELOG bullet and the report of this branch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+
+def _traceback(call: str, frames: list[tuple[str, int, str, str]], last: str) -> list[str]:
+    """A Python traceback as the interpreter prints it (``Traceback (most recent call
+    last):``, ``  File "{file}", line {n}, in {function}`` over each frame's source line),
+    ``last`` its closing ``Error: message`` line."""
+    lines = ["Traceback (most recent call last):",
+             '  File "train.py", line 97, in <module>', f"    {call}"]
+    for path, number, function, source in frames:
+        lines += [f'  File "{path}", line {number}, in {function}', f"    {source}"]
+    return [*lines, last]
+
+
+# --- torch: GradScaler's argument checks ---------------------------------------------------
+
+
+def test_torch_growth_factor_refused_is_scaler_misuse(tmp_path: Path) -> None:
+    """pytorch/pytorch ``torch/amp/grad_scaler.py`` (``GradScaler.__init__``: ``raise
+    AssertionError("The growth factor must be > 1.0.")``; an ``assert`` with the same text in
+    ``torch/cuda/amp/grad_scaler.py`` 1.6-2.2): ``GradScaler(growth_factor=1.0)``."""
+    lines = _traceback("scaler = torch.amp.GradScaler('cuda', growth_factor=1.0)",
+                       [("/x/torch/amp/grad_scaler.py", 144, "__init__",
+                         'raise AssertionError("The growth factor must be > 1.0.")')],
+                       "AssertionError: The growth factor must be > 1.0.")
+    assert faults(tmp_path, lines) == [("AMP002", None)]
+
+
+def test_torch_backoff_factor_refused_is_scaler_misuse(tmp_path: Path) -> None:
+    """The same ``__init__``'s ``"The backoff factor must be < 1.0."``: ``backoff_factor=2``
+    (a growth factor given to the wrong argument)."""
+    lines = _traceback("scaler = torch.cuda.amp.GradScaler(backoff_factor=2.0)",
+                       [("/x/torch/cuda/amp/grad_scaler.py", 118, "__init__",
+                         'assert backoff_factor < 1.0, "The backoff factor must be < 1.0."')],
+                       "AssertionError: The backoff factor must be < 1.0.")
+    assert faults(tmp_path, lines) == [("AMP002", None)]
