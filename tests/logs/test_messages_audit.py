@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import faults, hf_rows
+
+from denpex_callbacks.logs.events import SETUP
+from denpex_callbacks.logs.parsers import parse_line
 
 
 def _traceback(call: str, frames: list[tuple[str, int, str, str]], last: str) -> list[str]:
@@ -55,3 +58,38 @@ def test_torch_backoff_factor_refused_is_scaler_misuse(tmp_path: Path) -> None:
                          'assert backoff_factor < 1.0, "The backoff factor must be < 1.0."')],
                        "AssertionError: The backoff factor must be < 1.0.")
     assert faults(tmp_path, lines) == [("AMP002", None)]
+
+
+# --- transformers 4.x: the Trainer's fp16 notes -----------------------------------------------
+_HF = "12/07/2026 10:00:00 - {level} - {logger} - "  # the examples' logging.basicConfig format
+
+
+def test_transformers_fp16_backend_is_an_fp16_setup() -> None:
+    """transformers 4.2-4.12 ``src/transformers/trainer.py`` (``Trainer.__init__``:
+    ``logger.info(f"Using {self.fp16_backend} fp16 backend")``), before 4.13's ``Using
+    {args.half_precision_backend} half precision backend``."""
+    line = _HF.format(level="INFO", logger="transformers.trainer") + "Using amp fp16 backend"
+    assert [e.setup for e in parse_line(line) if e.kind == SETUP] == [
+        {"active_precision": "fp16-mixed", "scaler": "dynamic"}]
+
+
+def test_transformers_apex_fp16_backend_healthy_run_is_silent(tmp_path: Path) -> None:
+    """Control: ``--fp16 --fp16_backend apex`` (not the default ``auto``), then the
+    Trainer's ``log()`` rows of a healthy run."""
+    lines = [_HF.format(level="INFO", logger="transformers.trainer") + "Using apex fp16 backend",
+             *hf_rows()]
+    assert faults(tmp_path, lines) == []
+
+
+def test_transformers_fp16_on_cpu_refused(tmp_path: Path) -> None:
+    """transformers 4.20-4.46 ``src/transformers/trainer.py`` (``Trainer.__init__``: ``raise
+    ValueError("Tried to use `fp16` but it is not supported on cpu")``, 4.46 only with torch
+    before 2.3): ``--fp16`` on a machine without a GPU."""
+    lines = [_HF.format(level="WARNING", logger="__main__") + "Process rank: 0, device: cpu, "
+             "n_gpu: 0, distributed training: False, 16-bits training: True",
+             *_traceback("trainer = Trainer(model=model, args=training_args)",
+                         [("/x/transformers/trainer.py", 695, "__init__",
+                           'raise ValueError("Tried to use `fp16` but it is not supported on '
+                           'cpu")')],
+                         "ValueError: Tried to use `fp16` but it is not supported on cpu")]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
