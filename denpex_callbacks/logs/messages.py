@@ -465,6 +465,41 @@ MESSAGES: tuple[Message, ...] = (
             "check_finite stopped the run: the monitored metric is NaN/inf", FLAG, "AMP006",
             reader="lightning", prefix=RANK_ZERO,
             values={"metric": "val_loss", "value": "nan", "scale": 0.512}),
+    Message("pytorch_lightning", "0.8-1.6 (0.8-1.3: `is nan or inf.`; 1.4-1.6: the loss "
+            "tensor; 1.7 on: check_finite_loss is no longer called)",
+            "trainer/training_tricks.py (detect_nan_tensors, 0.8-1.3), loops/ (1.4-1.6), under "
+            "Trainer(terminate_on_nan=True)",
+            "The loss returned in `training_step` is {text}.",
+            "the step's loss is NaN/inf: the run stops", FLAG, "AMP006", prefix="ValueError: ",
+            values={"text": "tensor(nan, device='cuda:0', grad_fn=<AddBackward0>)"},
+            in_step=True),
+    Message("pytorch_lightning", "0.8-1.6 (1.7 on: detect_nan_parameters is no longer called)",
+            "trainer/training_tricks.py, utilities/finite_checks.py (detect_nan_parameters, "
+            "under Trainer(terminate_on_nan=True))",
+            "Detected nan and/or inf values in `{text}`. Check your forward pass for "
+            "numerically unstable operations.",
+            "a parameter is NaN/inf after a step: the run stops", FLAG, "AMP006",
+            prefix="ValueError: ", values={"text": "encoder.layer.3.weight"}),
+    Message("lightning", "2.0-2.6 (and inside lite/fabric 1.8-1.9's \"Native AMP and ...\")",
+            "src/lightning/pytorch/plugins/precision/amp.py, fabric/plugins/precision/amp.py "
+            "(MixedPrecision.optimizer_step)",
+            "AMP and the LBFGS optimizer are not compatible.",
+            "fp16 AMP with LBFGS (a closure): the scaler cannot step it", FLAG, "AMP002",
+            prefix="lightning.fabric.utilities.exceptions.MisconfigurationException: "),
+    Message("pytorch_lightning", "1.5-1.9", "pytorch_lightning/plugins/precision/native_amp.py, "
+            "apex_amp.py (optimizer_step; ``{text}`` is Native or apex)",
+            "{text} AMP and the LBFGS optimizer are not compatible (optimizer {n}).",
+            "fp16 AMP (native or apex) with LBFGS (a closure): the scaler cannot step it", FLAG,
+            "AMP002", prefix="pytorch_lightning.utilities.exceptions.MisconfigurationException: ",
+            values={"text": "Native", "n": 0}),
+    Message("lightning", "2.0-2.6", "src/lightning/pytorch/plugins/precision/amp.py "
+            "(MixedPrecision.clip_gradients)",
+            "The current optimizer, {text}, does not allow for gradient clipping because it "
+            "performs unscaling of gradients internally. HINT: Are you using a 'fused' "
+            "optimizer?",
+            "gradient clipping asked of a fused optimizer that unscales itself under fp16 AMP: "
+            "the run stops", FLAG, "AMP002", prefix="RuntimeError: ",
+            values={"text": "Adam"}),
     # -- DeepSpeed ---------------------------------------------------------------------------
     Message("DeepSpeed", "0.8-0.19", "deepspeed/runtime/fp16/loss_scaler.py "
             "(DynamicLossScaler.update_scale)",

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import faults, hf_rows
+from test_lightning_bars_formats import _bar, _v1
 
 from denpex_callbacks.logs.events import SETUP
 from denpex_callbacks.logs.parsers import parse_line
@@ -93,3 +94,86 @@ def test_transformers_fp16_on_cpu_refused(tmp_path: Path) -> None:
                            'cpu")')],
                          "ValueError: Tried to use `fp16` but it is not supported on cpu")]
     assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+# --- pytorch_lightning 0.8-1.6: Trainer(terminate_on_nan=True) ---------------------------------
+
+
+def _v1_until(batch: int) -> list[str]:
+    """A 1.x fit's first epoch (test_lightning_bars_formats' builder: 500 training batches,
+    50 validation, ``val_check_interval=0.5``, a line every 25 batches) up to ``batch``."""
+    lines = _v1(train=500, val=50, runs=2, epochs=1, every=25)
+    return lines[:next(i for i, line in enumerate(lines) if f"| {batch}/600 " in line) + 1]
+
+
+def test_lightning_terminate_on_nan_loss_stops_the_run(tmp_path: Path) -> None:
+    """Lightning-AI/pytorch-lightning 1.4-1.6 ``pytorch_lightning/loops/`` (``raise
+    ValueError(f"The loss returned in `training_step` is {loss}.")``; 0.8-1.3 ``trainer/
+    training_tricks.py``: ``... is nan or inf.``): the loss of the step after the bar's last
+    line is NaN."""
+    lines = [*_v1_until(200),
+             *_traceback("trainer.fit(model, datamodule=dm)",
+                         [("/x/pytorch_lightning/loops/utilities.py", 44, "check_finite_loss",
+                           'raise ValueError(f"The loss returned in `training_step` is '
+                           '{loss}.")')],
+                         "ValueError: The loss returned in `training_step` is tensor(nan, "
+                         "device='cuda:0', grad_fn=<DivBackward0>).")]
+    assert faults(tmp_path, lines) == [("AMP006", 201)]
+    older = [*_v1_until(200), "ValueError: The loss returned in `training_step` is nan or inf."]
+    assert faults(tmp_path, older) == [("AMP006", 201)]
+
+
+def test_lightning_terminate_on_nan_parameters_stop_the_run(tmp_path: Path) -> None:
+    """The same releases' ``detect_nan_parameters`` (``utilities/finite_checks.py``: ``raise
+    ValueError(f"Detected nan and/or inf values in `{name}`." " Check your forward pass for
+    numerically unstable operations.")``), after the step's loss passed."""
+    lines = [*_v1_until(300),
+             *_traceback("trainer.fit(model)",
+                         [("/x/pytorch_lightning/utilities/finite_checks.py", 42,
+                           "detect_nan_parameters", "raise ValueError(")],
+                         "ValueError: Detected nan and/or inf values in `decoder.proj.bias`. "
+                         "Check your forward pass for numerically unstable operations.")]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+def test_lightning_terminate_on_nan_healthy_run_is_silent(tmp_path: Path) -> None:
+    """Control: the same fit (two validation runs an epoch, not the default one), healthy to
+    its last batch: ``terminate_on_nan`` prints nothing then."""
+    assert faults(tmp_path, _v1_until(600)) == []
+
+
+# --- Lightning: AMP with LBFGS, clipping with a fused optimizer -------------------------------
+
+
+def test_lightning_amp_with_lbfgs_is_scaler_misuse(tmp_path: Path) -> None:
+    """Lightning-AI/pytorch-lightning 2.x ``src/lightning/pytorch/plugins/precision/amp.py``
+    (``MixedPrecision.optimizer_step``: ``raise MisconfigurationException("AMP and the LBFGS
+    optimizer are not compatible.")``) after its ``Using 16-bit Automatic Mixed Precision
+    (AMP)`` (``accelerator_connector.py``)."""
+    lines = ["Using 16-bit Automatic Mixed Precision (AMP)",
+             "GPU available: True (cuda), used: True",
+             *_traceback("trainer.fit(model)",
+                         [("/x/lightning/pytorch/plugins/precision/amp.py", 78,
+                           "optimizer_step", 'raise MisconfigurationException("AMP and the LBFGS '
+                           'optimizer are not compatible.")')],
+                         "lightning.fabric.utilities.exceptions.MisconfigurationException: AMP "
+                         "and the LBFGS optimizer are not compatible.")]
+    assert faults(tmp_path, lines) == [("AMP002", None)]
+    # 1.5-1.9: pytorch_lightning/plugins/precision/native_amp.py, the optimizer's index said
+    native = ["Using 16bit native Automatic Mixed Precision (AMP)",
+              "pytorch_lightning.utilities.exceptions.MisconfigurationException: Native AMP and "
+              "the LBFGS optimizer are not compatible (optimizer 1)."]
+    assert faults(tmp_path, native) == [("AMP002", None)]
+
+
+def test_lightning_clipping_a_fused_optimizer_under_amp(tmp_path: Path) -> None:
+    """2.x ``plugins/precision/amp.py`` (``MixedPrecision.clip_gradients``: ``f"The current
+    optimizer, {type(optimizer).__qualname__}, does not allow for gradient clipping because it
+    performs unscaling of gradients internally. HINT: Are you using a 'fused' optimizer?"``):
+    ``gradient_clip_val=1.0`` with ``Adam(fused=True)``."""
+    lines = ["Using 16-bit Automatic Mixed Precision (AMP)",
+             _bar("Epoch 0", 0, 400, "v_num=7"),
+             "RuntimeError: The current optimizer, Adam, does not allow for gradient clipping "
+             "because it performs unscaling of gradients internally. HINT: Are you using a "
+             "'fused' optimizer?"]
+    assert faults(tmp_path, lines) == [("AMP002", None)]
