@@ -568,6 +568,22 @@ MESSAGES: tuple[Message, ...] = (
     Message("DeepSpeed", "0.16-0.19", "deepspeed/runtime/fp16/fused_optimizer.py (__init__)",
             "Cannot use fp16 without accelerator.",
             "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/fp16/fused_optimizer.py, "
+            "unfused_optimizer.py (__init__; the dtype named)",
+            "Cannot use torch.float16 without accelerator.",
+            "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/zero/stage_1_and_2.py "
+            "(DeepSpeedZeroOptimizer.__init__)",
+            "Accelerator is not detected, cannot perform low precision training (e.g., fp16, "
+            "bf16).",
+            "ZeRO with fp16 (or bf16: it counts where the log shows fp16 asked for) asked for "
+            "without an accelerator", FLAG, "AMP010", prefix="SystemError: ", fp16_shown=True),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/fp16/loss_scaler.py "
+            "(LossScaler.update_scale: a static scale)",
+            "[deepspeed] OVERFLOW! Skipping step. Gradients are non-finite, weights were not "
+            "updated.",
+            "an overflow at a static scale: the step is skipped, the scale kept", SKIP,
+            reader="deepspeed", logger=("loss_scaler.py", "WARNING"), prefix=DEEPSPEED),
     # -- apex --------------------------------------------------------------------------------
     Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
             "Gradient overflow.  Skipping step, loss scaler {n} reducing loss scale to {after}",

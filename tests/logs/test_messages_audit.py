@@ -22,8 +22,10 @@ from pathlib import Path
 from excerpts import faults, hf_rows
 from test_lightning_bars_formats import _bar, _v1
 
-from denpex_callbacks.logs.events import SETUP
+from denpex_callbacks.logs.events import FP16_SHOWN, SETUP
 from denpex_callbacks.logs.parsers import parse_line
+
+_DEEPSPEED = "[2026-11-30 10:00:00,000] [{level}] [{where}] "
 
 
 def _traceback(call: str, frames: list[tuple[str, int, str, str]], last: str) -> list[str]:
@@ -177,3 +179,53 @@ def test_lightning_clipping_a_fused_optimizer_under_amp(tmp_path: Path) -> None:
              "because it performs unscaling of gradients internally. HINT: Are you using a "
              "'fused' optimizer?"]
     assert faults(tmp_path, lines) == [("AMP002", None)]
+
+
+# --- DeepSpeed 0.19: the dtype named when no accelerator is found -------------------------------
+
+
+def _ds(level: str, where: str, message: str) -> str:
+    """deepspeed/utils/logging.py's ``[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:
+    %(funcName)s] %(message)s``."""
+    return _DEEPSPEED.format(level=level, where=where) + message
+
+
+def test_deepspeed_fp16_without_accelerator(tmp_path: Path) -> None:
+    """microsoft/DeepSpeed 0.19 ``deepspeed/runtime/fp16/fused_optimizer.py`` (``raise
+    SystemError(f"Cannot use {low_precision_dtype} without accelerator.")``; 0.16-0.18 said
+    ``fp16``, the table's older row)."""
+    lines = [_ds("INFO", "logging.py:107:log_dist", "[Rank 0] DeepSpeed Basic Optimizer = "
+                 "FusedAdam"),
+             _ds("INFO", "logging.py:107:log_dist", "[Rank 0] Creating fp16 optimizer with "
+                 "dynamic loss scale"),
+             *_traceback("engine, *_ = deepspeed.initialize(model=model, config=cfg)",
+                         [("/x/deepspeed/runtime/fp16/fused_optimizer.py", 76, "__init__",
+                           'raise SystemError(f"Cannot use {low_precision_dtype} without '
+                           'accelerator.")')],
+                         "SystemError: Cannot use torch.float16 without accelerator.")]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+_ZERO_FAILS = ("SystemError: Accelerator is not detected, cannot perform low precision "
+               "training (e.g., fp16, bf16).")
+
+
+def test_deepspeed_zero_without_accelerator_counts_where_fp16_is_shown() -> None:
+    """0.19 ``deepspeed/runtime/zero/stage_1_and_2.py`` (``DeepSpeedZeroOptimizer.__init__``)
+    says fp16 or bf16: its AMP010 is held until the log shows fp16 asked for."""
+    flags = [e for e in parse_line(_ZERO_FAILS) if e.code == "AMP010"]
+    assert len(flags) == 1 and (flags[0].evidence or {}).get(FP16_SHOWN) is True
+
+
+def test_deepspeed_bf16_zero_without_accelerator_is_no_fp16_fault(tmp_path: Path) -> None:
+    """Control: a bf16 ZeRO-2 config (``"bf16": {"enabled": true}``, not the fp16 default of
+    the examples): 0.19's ``engine.py`` (``_configure_zero_optimizer``: ``log_dist(f'Creating
+    {model_dtype} ZeRO stage {zero_stage} optimizer')``), then the same error: no fp16 fault."""
+    lines = [_ds("INFO", "logging.py:107:log_dist", "[Rank 0] Creating torch.bfloat16 ZeRO "
+                 "stage 2 optimizer"),
+             *_traceback("engine, *_ = deepspeed.initialize(model=model, config=cfg)",
+                         [("/x/deepspeed/runtime/zero/stage_1_and_2.py", 259, "__init__",
+                           'raise SystemError("Accelerator is not detected, cannot perform low '
+                           'precision training (e.g., fp16, bf16).")')],
+                         _ZERO_FAILS)]
+    assert faults(tmp_path, lines) == []
