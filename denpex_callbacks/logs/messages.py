@@ -642,6 +642,23 @@ MESSAGES: tuple[Message, ...] = (
     Message("fairseq", "0.4-0.6 (2018)", "fairseq/trainer.py (train_step)",
             "| WARNING: ran out of memory, skipping batch",
             "out of memory: not an AMP fault", FLAG, "SYS001", prefix=""),
+    Message("fairseq", "0.6-0.9 (2018-2019)", "fairseq/trainer.py (train_step, print)",
+            "| WARNING: OOM in all workers, skipping update",
+            "out of memory on every worker: not an AMP fault", FLAG, "SYS001", prefix=""),
+    Message("fairseq", "0.6-0.9 (2018-2019)", "fairseq/trainer.py (_build_optimizer, print)",
+            "| WARNING: your device does NOT support faster training with --fp16, please switch "
+            "to FP32 which is likely to be faster",
+            "--fp16 on a GPU before compute capability 7: fp16 with fairseq's dynamic scaler "
+            "(0.10 on says the same of --bf16 too: not a row)", SETUP, setup=_FP16, prefix=""),
+    Message("fairseq", "0.6-0.12 (0.6-0.9: `| NOTICE: ` before it, printed; 0.12: ` or --amp` "
+            "after it)", "fairseq/trainer.py (_build_optimizer)",
+            "NOTE: your device may support faster training with --fp16",
+            "neither --fp16, --bf16 nor --amp: the run trains in fp32", SETUP, setup=_FP32,
+            logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (Trainer.__init__)",
+            "Cannot combine --fp16 and --tpu, use --bf16 on TPUs",
+            "--fp16 on a TPU: refused, the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
     # -- Megatron-LM, NeMo -------------------------------------------------------------------
     Message("Megatron-LM", "2023-2026", "megatron/core/rerun_state_machine.py "
             "(validate_result)",

@@ -229,3 +229,59 @@ def test_deepspeed_bf16_zero_without_accelerator_is_no_fp16_fault(tmp_path: Path
                            'precision training (e.g., fp16, bf16).")')],
                          _ZERO_FAILS)]
     assert faults(tmp_path, lines) == []
+
+
+# --- fairseq: its device notes and its OOM, 0.6-0.12 ------------------------------------------
+_FAIRSEQ_0_12 = "2026-12-07 10:00:00 | INFO | {logger} | "  # fairseq_cli/train.py basicConfig
+
+
+def _fairseq_0_9(updates: int) -> list[str]:
+    """fairseq 0.6-0.9's simple progress bar (``fairseq/progress_bar.py``: ``print('{}:
+    {:5d} / {:d} {}'.format(self.prefix, i, size, stats))``, prefix ``| epoch 001``), every 50
+    updates, under ``--fp16`` at a scale of 64."""
+    return [f"| epoch 001:  {n:5d} / 3000 loss={9 - n / 1000:.3f}, nll_loss={8.5 - n / 1000:.3f}, "
+            f"ppl={2 ** (8.5 - n / 1000):.2f}, wps=9000, ups=2, wpb=4000, bsz=128, "
+            f"num_updates={n}, lr=0.0007, gnorm=0.9, clip=0.000, oom=0.000, loss_scale=64.000, "
+            f"wall={n}, train_wall={n}" for n in range(50, updates + 1, 50)]
+
+
+def test_fairseq_oom_in_all_workers_is_no_amp_fault(tmp_path: Path) -> None:
+    """facebookresearch/fairseq 0.6-0.9 ``fairseq/trainer.py`` (``train_step``: ``print("|
+    WARNING: OOM in all workers, skipping update")``): a memory fault, said as such, not an
+    overflow."""
+    lines = [*_fairseq_0_9(400), *["| WARNING: OOM in all workers, skipping update"] * 3]
+    assert faults(tmp_path, lines) == [("SYS001", 400)]
+
+
+def test_fairseq_device_notes_are_setups() -> None:
+    """fairseq ``trainer.py`` (``_build_optimizer``): without --fp16/--bf16/--amp, 0.10's
+    ``logger.info("NOTE: your device may support faster training with --fp16")`` (0.12: ``...
+    or --amp``); with --fp16 on a GPU before compute capability 7, 0.6-0.9's ``print("|
+    WARNING: your device does NOT support faster training with --fp16, please switch to FP32
+    which is likely to be faster")``."""
+    fp32 = (_FAIRSEQ_0_12.format(logger="fairseq.trainer")
+            + "NOTE: your device may support faster training with --fp16 or --amp")
+    fp16 = ("| WARNING: your device does NOT support faster training with --fp16, please switch "
+            "to FP32 which is likely to be faster")
+    assert [e.setup for e in parse_line(fp32) if e.kind == SETUP] == [
+        {"active_precision": "fp32", "scaler": None}]
+    assert [e.setup for e in parse_line(fp16) if e.kind == SETUP] == [
+        {"active_precision": "fp16-mixed", "scaler": "dynamic"}]
+
+
+def test_fairseq_fp16_on_an_old_gpu_healthy_run_is_silent(tmp_path: Path) -> None:
+    """Control: the 0.9 note, then a healthy --fp16 run at ``--fp16-init-scale 64``."""
+    lines = ["| WARNING: your device does NOT support faster training with --fp16, please switch "
+             "to FP32 which is likely to be faster", *_fairseq_0_9(1500)]
+    assert faults(tmp_path, lines) == []
+
+
+def test_fairseq_fp16_on_tpu_refused(tmp_path: Path) -> None:
+    """fairseq 0.10-0.12 ``fairseq/trainer.py`` (``Trainer.__init__``: ``raise
+    ValueError("Cannot combine --fp16 and --tpu, use --bf16 on TPUs")``)."""
+    lines = [_FAIRSEQ_0_12.format(logger="fairseq_cli.train") + "Namespace(fp16=True, tpu=True)",
+             *_traceback("cli_main()", [("/x/fairseq/trainer.py", 80, "__init__",
+                                         'raise ValueError("Cannot combine --fp16 and --tpu, '
+                                         'use --bf16 on TPUs")')],
+                         "ValueError: Cannot combine --fp16 and --tpu, use --bf16 on TPUs")]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
