@@ -681,6 +681,22 @@ MESSAGES: tuple[Message, ...] = (
             "the update is skipped: the gradient norm is above the threshold (or not finite)",
             SKIP, logger=("megatron.core.optimizer.optimizer", "INFO"),
             values={"norm": "inf"}),
+    Message("Megatron-LM", "2023-12-2026 (`WARNING: ` before it, printed, until warn_rank_0's "
+            "warnings.warn)", "megatron/training/arguments.py (validate_args)",
+            "Setting args.check_for_nan_in_loss_and_grad to False since dynamic loss scaling is "
+            "being used",
+            "--fp16 without --loss-scale: fp16 with the dynamic grad scaler", SETUP, setup=_FP16,
+            prefix="/x/megatron/training/arguments.py:1202: UserWarning: "),
+    Message("Megatron-LM", "2026-03-2026", "megatron/core/distributed/fsdp/src/megatron_fsdp/"
+            "param_and_grad_buffer.py (check_for_nan_in_grad)",
+            "[Megatron-FSDP](check_for_nan_in_grad=True) Detected NaN or Inf in wgrad: {text}",
+            "a weight gradient is NaN/inf: the run stops", FLAG, "AMP006", prefix="ValueError: ",
+            values={"text": "tensor([nan, nan], device='cuda:0')"}),
+    Message("Megatron-LM", "2026-07-2026", "megatron/core/models/audio/nemo_transformer_encoder.py"
+            " (its NaN debug hook)",
+            "[NaN DEBUG] NaN/Inf detected at '{text}'. Stopping training.",
+            "an activation is NaN/inf: the run stops", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "layers.3.self_attn"}),
     Message("NeMo", "1.x-2.x", "nemo/collections/tts/parts/utils/splines.py",
             "NaN detected in PWLinear bin indexing",
             "a NaN in the model's forward", FLAG, "AMP006", prefix="AvertedCUDARuntimeError: "),

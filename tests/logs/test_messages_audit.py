@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults, hf_rows
+from excerpts import faults, hf_rows, megatron_line
 from test_lightning_bars_formats import _bar, _v1
 
 from denpex_callbacks.logs.events import FP16_SHOWN, SETUP
@@ -285,3 +285,47 @@ def test_fairseq_fp16_on_tpu_refused(tmp_path: Path) -> None:
                                          'use --bf16 on TPUs")')],
                          "ValueError: Cannot combine --fp16 and --tpu, use --bf16 on TPUs")]
     assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+# --- Megatron-LM: its dynamic-scaling notice, Megatron-FSDP's and the NaN debug hook's raises ---
+_DYNAMIC = ("Setting args.check_for_nan_in_loss_and_grad to False since dynamic loss scaling is "
+            "being used")
+
+
+def test_megatron_dynamic_scaling_notice_is_an_fp16_setup() -> None:
+    """NVIDIA/Megatron-LM ``megatron/training/arguments.py`` (``validate_args``: 2023-12's
+    ``print('WARNING: Setting args.check_for_nan_in_loss_and_grad to False since ' 'dynamic loss
+    scaling is being used')``, later ``warn_rank_0`` through ``warnings.warn``)."""
+    for line in ("WARNING: " + _DYNAMIC,
+                 "/x/megatron/training/arguments.py:1202: UserWarning: " + _DYNAMIC):
+        assert [e.setup for e in parse_line(line) if e.kind == SETUP] == [
+            {"active_precision": "fp16-mixed", "scaler": "dynamic"}], line
+
+
+def test_megatron_dynamic_scaling_healthy_run_is_silent(tmp_path: Path) -> None:
+    """Control: the notice, then iterations whose scale grows from 4096 (``--initial-loss-scale
+    4096``, not 2**32) with no skipped or NaN iteration."""
+    lines = ["WARNING: " + _DYNAMIC,
+             *[megatron_line(i, loss=3.0 - i / 1e4, scale=4096.0 * 2 ** (i // 1000))
+               for i in range(100, 3001, 100)]]
+    assert faults(tmp_path, lines) == []
+
+
+def test_megatron_fsdp_nan_wgrad_stops_the_run(tmp_path: Path) -> None:
+    """Megatron-LM 2026-03 on ``megatron/core/distributed/fsdp/src/megatron_fsdp/
+    param_and_grad_buffer.py`` (``raise ValueError(f"[Megatron-FSDP](check_for_nan_in_grad=True)
+    Detected NaN or Inf in wgrad: {grad}")``)."""
+    lines = [*[megatron_line(i, loss=3.0 - i / 1e4, scale=1.0) for i in range(10, 201, 10)],
+             "[rank5]: ValueError: [Megatron-FSDP](check_for_nan_in_grad=True) Detected NaN or "
+             "Inf in wgrad: tensor([nan, nan, nan], device='cuda:5', dtype=torch.bfloat16)"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+def test_megatron_nan_debug_hook_stops_the_run(tmp_path: Path) -> None:
+    """Megatron-LM 2026-07 on ``megatron/core/models/audio/nemo_transformer_encoder.py``
+    (``raise RuntimeError(f"[NaN DEBUG] NaN/Inf detected at '{name}'. Stopping training.")``,
+    after its ``logger`` line of counts)."""
+    lines = [*[megatron_line(i, loss=4.0 - i / 1e4, scale=1.0) for i in range(10, 101, 10)],
+             "RuntimeError: [NaN DEBUG] NaN/Inf detected at 'encoder.layers.7'. Stopping "
+             "training."]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
