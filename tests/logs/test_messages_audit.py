@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import faults, hf_rows, megatron_line
+from test_detect2_formats import _detectron2
 from test_lightning_bars_formats import _bar, _v1
 
 from denpex_callbacks.logs.events import FP16_SHOWN, SETUP
@@ -329,3 +330,22 @@ def test_megatron_nan_debug_hook_stops_the_run(tmp_path: Path) -> None:
              "RuntimeError: [NaN DEBUG] NaN/Inf detected at 'encoder.layers.7'. Stopping "
              "training."]
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+# --- detectron2: the geometry checks that stop a diverged run ----------------------------------
+
+
+def test_detectron2_non_finite_proposals_stop_the_run(tmp_path: Path) -> None:
+    """facebookresearch/detectron2 0.2-0.6 ``detectron2/modeling/proposal_generator/
+    proposal_utils.py`` (``find_top_rpn_proposals``: ``raise FloatingPointError("Predicted
+    boxes or scores contain Inf/NaN. Training has diverged.")``), after
+    test_detect2_formats' ``CommonMetricPrinter`` lines (every 20 iterations)."""
+    lines = [*_detectron2(end=400),
+             *_traceback("trainer.train()", [("/x/detectron2/modeling/proposal_generator/"
+                                              "proposal_utils.py", 109, "find_top_rpn_proposals",
+                                              "raise FloatingPointError(")],
+                         "FloatingPointError: Predicted boxes or scores contain Inf/NaN. Training "
+                         "has diverged.")]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+    clipped = [*_detectron2(end=400), "AssertionError: Box tensor contains infinite or NaN!"]
+    assert [code for code, _ in faults(tmp_path, clipped)] == ["AMP006"]
