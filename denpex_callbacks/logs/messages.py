@@ -897,6 +897,10 @@ MESSAGES: tuple[Message, ...] = (
             "Neither APEX or native Torch AMP is available, using float32. Install NVIDA apex "
             "or upgrade to PyTorch 1.6",
             "AMP asked for and not available: the run trains in fp32", FLAG, "AMP010"),
+    Message("timm", "0.1-0.3 (2019-04-2020-11)", "train.py (main)",
+            "Apex AMP does not work well with nn.DataParallel, disabling. Use DDP or Torch AMP.",
+            "--amp with several GPUs in one process: apex amp switched off, the run trains in "
+            "fp32", FLAG, "AMP010", logger=("train", "WARNING")),
     # -- speech toolkits -------------------------------------------------------------------------
     Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (train_one_epoch)",
             "The grad norm is {norm}. Skipping updating the model.",

@@ -349,3 +349,18 @@ def test_detectron2_non_finite_proposals_stop_the_run(tmp_path: Path) -> None:
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
     clipped = [*_detectron2(end=400), "AssertionError: Box tensor contains infinite or NaN!"]
     assert [code for code, _ in faults(tmp_path, clipped)] == ["AMP006"]
+
+
+# --- timm 0.1-0.3: apex amp switched off under DataParallel ------------------------------------
+
+
+def test_timm_apex_amp_disabled_under_data_parallel(tmp_path: Path) -> None:
+    """huggingface/pytorch-image-models 2019-04 to 2020-11 ``train.py`` (``main``:
+    ``logging.warning('Apex AMP does not work well with nn.DataParallel, disabling. Use DDP or
+    Torch AMP.')``) with ``--amp --num-gpu 2``, then its ``Train:`` lines (``'Train: {} [{:>4d}/
+    {} ({:>3.0f}%)]  Loss: {loss.val:>9.6f} ({loss.avg:>6.4f})'``)."""
+    lines = ["Apex AMP does not work well with nn.DataParallel, disabling. Use DDP or Torch AMP.",
+             *[f"Train: 0 [{b:>4d}/1251 ({100 * b / 1251:>3.0f}%)]  Loss: {6.9 - b / 1e3:>9.6f} "
+               f"({6.9 - b / 2e3:>6.4f})  Time: 0.512s,  500.00/s  (0.520s,  492.31/s)  LR: "
+               "1.000e-04  Data: 0.010 (0.012)" for b in range(0, 1251, 50)]]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
