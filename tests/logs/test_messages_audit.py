@@ -5,14 +5,26 @@ last line), inside an excerpt built from the tool's format strings, beside healt
 Read for the audit: torch 2.13 (``torch/amp/grad_scaler.py``, ``torch/amp/autocast_mode.py``,
 ``torch/distributed/fsdp/sharded_grad_scaler.py``, ``torch/nn/utils/clip_grad.py``, installed
 here) and the 1.6-2.2 ``torch/cuda/amp/grad_scaler.py`` (search index); Lightning-AI/pytorch-
-lightning's tags 0.5.0-2.6.0 (``git grep`` per tag); transformers 4.2, 4.9, 4.12, 4.20, 4.46
-(``trainer.py``, ``training_args.py`` from the wheels) and 5.24 (installed: mixed precision is
-accelerate's there); accelerate 1.15 and DeepSpeed 0.19.8 (installed); NVIDIA/apex before
-25.05 removed ``apex/amp`` (``frontend.py``, ``scaler.py``, ``handle.py``, ``fp16_utils``).
+lightning's tags 0.5.0-2.6.0 (``git grep`` per tag); transformers 4.0, 4.2, 4.9, 4.12, 4.20,
+4.46 (``trainer.py``, ``training_args.py`` from the wheels) and 5.24 (installed: mixed
+precision is accelerate's there); accelerate 1.15 and DeepSpeed 0.19.8 (installed);
+NVIDIA/apex before 25.05 removed ``apex/amp``; fairseq's v0.6.0-v0.12.3 tags; Megatron-LM,
+ColossalAI, mmengine, detectron2 and timm at four points of their history each.
 
 Each fault test failed on the parent commit (cdac682): the doctor said nothing of these lines.
-Not made rows (no line of them holds a prefilter keyword, or their meaning differs by
-release): see the CHANGELOG bullet and the report of this branch.
+
+Left out of the table, with why: torch 1.9-1.x's ``FutureWarning: Non-finite norm encountered
+in torch.nn.utils.clip_grad_norm_; continuing anyway...``, Lightning 2.x's ``precision=16 is
+supported for historical reasons ...``, apex's ``Selected optimization level O1: ...`` and
+DeepSpeed 0.19's ``Creating torch.float16 ZeRO stage 2 optimizer`` hold no prefilter keyword
+(each would cost one more pass over every log; Lightning's and DeepSpeed's facts are said by
+lines the doctor reads). apex's ``Warning:  unscaling grads that are not FP32 ...`` is also
+printed by a healthy O3 run with a dynamic scale; fairseq 0.10-0.12's ``your device does NOT
+support faster training with --fp16`` and DeepSpeed's older ``Creating fp16 ZeRO stage N
+optimizer`` are printed for bf16 runs too; PaddlePaddle's ``For float16, amp only support
+NVIDIA GPU with Compute Capability 7.0 or higher ...`` switches AMP off in some releases, not
+in others; fairseq's ``overflow in param {name}`` follows an overflow already counted; timm
+1.0's ``float16 is not recommended for training`` is a pure fp16 model, which no setup says.
 """
 
 from __future__ import annotations
