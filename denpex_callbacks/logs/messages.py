@@ -1014,6 +1014,18 @@ MESSAGES: tuple[Message, ...] = (
             "LossScaleOptimizer.apply_gradients() (you did call get_scaled_loss() however).",
             "the loss is scaled but the gradients are applied still scaled", FLAG, "AMP002",
             prefix=_TF_WARNING),
+    Message("Keras", "3.0-3.x (read on keras master)", "keras/src/optimizers/"
+            "loss_scale_optimizer.py (LossScaleOptimizer.__init__)",
+            "LossScaleOptimizer no longer supports `dynamic=False`. Instead, simply set "
+            "`loss_scale_factor` directly on the `inner_optimizer`.",
+            "keras 2's static loss scale asked of keras 3: refused, the run does not start",
+            FLAG, "AMP002", prefix="ValueError: "),
+    Message("Keras", "3.0-3.x (read on keras master)",
+            "keras/src/optimizers/loss_scale_optimizer.py (__init__; ``{text}``: the argument)",
+            "LossScaleOptimizer does not support `{text}`. Instead, set `{text}` on the "
+            "`inner_optimizer`.", "an argument of the inner optimizer (clipping...) given to "
+            "the loss scale wrapper: refused, the run does not start", FLAG, "AMP002",
+            prefix="ValueError: ", values={"text": "global_clipnorm"}),
     Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
             "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
             "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",

@@ -9,7 +9,8 @@ lightning's tags 0.5.0-2.6.0 (``git grep`` per tag); transformers 4.0, 4.2, 4.9,
 4.46 (``trainer.py``, ``training_args.py`` from the wheels) and 5.24 (installed: mixed
 precision is accelerate's there); accelerate 1.15 and DeepSpeed 0.19.8 (installed);
 NVIDIA/apex before 25.05 removed ``apex/amp``; fairseq's v0.6.0-v0.12.3 tags; Megatron-LM,
-ColossalAI, mmengine, detectron2 and timm at four points of their history each.
+ColossalAI, mmengine, detectron2 and timm at two to four points of their history each;
+keras 3's ``loss_scale_optimizer.py`` (search index).
 
 Each fault test failed on the parent commit (cdac682): the doctor said nothing of these lines.
 
@@ -376,3 +377,25 @@ def test_timm_apex_amp_disabled_under_data_parallel(tmp_path: Path) -> None:
                f"({6.9 - b / 2e3:>6.4f})  Time: 0.512s,  500.00/s  (0.520s,  492.31/s)  LR: "
                "1.000e-04  Data: 0.010 (0.012)" for b in range(0, 1251, 50)]]
     assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
+# --- keras 3: the loss scale wrapper refuses keras 2's arguments --------------------------------
+
+
+def test_keras3_static_loss_scale_refused(tmp_path: Path) -> None:
+    """keras-team/keras 3 ``keras/src/optimizers/loss_scale_optimizer.py``
+    (``LossScaleOptimizer.__init__``: ``raise ValueError("LossScaleOptimizer no longer supports
+    `dynamic=False`. " "Instead, simply set `loss_scale_factor` directly on the "
+    "`inner_optimizer`.")``): keras 2 code asking for a static scale; and its refusal of an
+    inner optimizer's argument (``f"LossScaleOptimizer does not support `{arg_name}`. "
+    f"Instead, set `{arg_name}` on the `inner_optimizer`."``)."""
+    lines = _traceback("opt = keras.mixed_precision.LossScaleOptimizer(inner, dynamic=False)",
+                       [("/x/keras/src/optimizers/loss_scale_optimizer.py", 52, "__init__",
+                         "raise ValueError(")],
+                       "ValueError: LossScaleOptimizer no longer supports `dynamic=False`. "
+                       "Instead, simply set `loss_scale_factor` directly on the "
+                       "`inner_optimizer`.")
+    assert faults(tmp_path, lines) == [("AMP002", None)]
+    clipped = ["ValueError: LossScaleOptimizer does not support `clipnorm`. Instead, set "
+               "`clipnorm` on the `inner_optimizer`."]
+    assert faults(tmp_path, clipped) == [("AMP002", None)]
