@@ -87,11 +87,12 @@ KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b
                                b"half precision", b"mixed_float16", b"is INF", b"not finite",
                                b"steps are invalid")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
-# row, the first of these its message holds, else its longest literal piece.
+# row, the first of these its message holds, else its longest literal piece. (``factor must
+# be``: torch's two GradScaler argument checks, growth and backoff, in one check.)
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "Nan/Inf", "AmpOptimizerWrapper",
                "verflow", "GradScaler",
                "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
-               "out of memory")
+               "out of memory", "factor must be")
 _FIRST = {next((c for c in _CANDIDATES if c in row.message), anchor(row)) for row in _ROWS}
 # a trigger that holds another is found where that one is: one check fewer a line
 _TRIGGERS = tuple(sorted(t for t in _FIRST if not any(o != t and o in t for o in _FIRST)))

@@ -165,6 +165,16 @@ MESSAGES: tuple[Message, ...] = (
             "at the end after scaler.update().",
             "the scaler was saved mid-iteration (update() not reached)", FLAG, "AMP002",
             prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.__init__; an assert before 2.10, a raise since)",
+            "The growth factor must be > 1.0.",
+            "GradScaler(growth_factor=...) at 1 or below: the scaler is refused, the run does "
+            "not start", FLAG, "AMP002", prefix="AssertionError: "),
+    Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
+            "(GradScaler.__init__; an assert before 2.10, a raise since)",
+            "The backoff factor must be < 1.0.",
+            "GradScaler(backoff_factor=...) at 1 or above: the scaler is refused, the run does "
+            "not start", FLAG, "AMP002", prefix="AssertionError: "),
     Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py (GradScaler._unscale_grads_)",
             "Attempting to unscale FP16 gradients.",
             "the optimizer holds float16 parameters (model.half() under a GradScaler)", FLAG,
@@ -362,11 +372,22 @@ MESSAGES: tuple[Message, ...] = (
             "evaluation (`--fp16_full_eval`) can only be used on {text}.",
             "fp16 was asked for on a device without it", FLAG, "AMP010", prefix="ValueError: ",
             values={"text": "CUDA or NPU devices or certain XPU devices (with IPEX)"}),
-    Message("transformers", "4.2-4.45", "src/transformers/trainer.py (Trainer.__init__)",
+    Message("transformers", "4.13-4.46 (read in 4.20 and 4.46; 4.12 says fp16 backend)",
+            "src/transformers/trainer.py (Trainer.__init__)",
             "Using {text} half precision backend",
             "the Trainer's mixed precision (cuda_amp, amp, apex; cpu_amp is bf16)", SETUP,
             setup=_FP16, logger=("transformers.trainer", "INFO"),
             values={"text": "cuda_amp"}),
+    Message("transformers", "4.2-4.12 (read in 4.2, 4.9, 4.12; 4.0 prints none)",
+            "src/transformers/trainer.py (Trainer.__init__)",
+            "Using {text} fp16 backend",
+            "the Trainer's fp16 (amp: torch's GradScaler; apex: amp's dynamic scaler)", SETUP,
+            setup=_FP16, logger=("transformers.trainer", "INFO"), values={"text": "amp"}),
+    Message("transformers", "4.20-4.46 (4.46: with torch before 2.3 only; not in 4.12)",
+            "src/transformers/trainer.py (Trainer.__init__)",
+            "Tried to use `fp16` but it is not supported on cpu",
+            "--fp16 on a CPU: the Trainer refuses it, the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
     # -- accelerate -------------------------------------------------------------------------
     Message("accelerate", "0.28-1.10", "src/accelerate/accelerator.py (Accelerator.__init__)",
             "fp16 mixed precision requires a GPU (not {text}).",
@@ -444,6 +465,41 @@ MESSAGES: tuple[Message, ...] = (
             "check_finite stopped the run: the monitored metric is NaN/inf", FLAG, "AMP006",
             reader="lightning", prefix=RANK_ZERO,
             values={"metric": "val_loss", "value": "nan", "scale": 0.512}),
+    Message("pytorch_lightning", "0.8-1.6 (0.8-1.3: `is nan or inf.`; 1.4-1.6: the loss "
+            "tensor; 1.7 on: check_finite_loss is no longer called)",
+            "trainer/training_tricks.py (detect_nan_tensors, 0.8-1.3), loops/ (1.4-1.6), under "
+            "Trainer(terminate_on_nan=True)",
+            "The loss returned in `training_step` is {text}.",
+            "the step's loss is NaN/inf: the run stops", FLAG, "AMP006", prefix="ValueError: ",
+            values={"text": "tensor(nan, device='cuda:0', grad_fn=<AddBackward0>)"},
+            in_step=True),
+    Message("pytorch_lightning", "0.8-1.6 (1.7 on: detect_nan_parameters is no longer called)",
+            "trainer/training_tricks.py, utilities/finite_checks.py (detect_nan_parameters, "
+            "under Trainer(terminate_on_nan=True))",
+            "Detected nan and/or inf values in `{text}`. Check your forward pass for "
+            "numerically unstable operations.",
+            "a parameter is NaN/inf after a step: the run stops", FLAG, "AMP006",
+            prefix="ValueError: ", values={"text": "encoder.layer.3.weight"}),
+    Message("lightning", "2.0-2.6 (and inside lite/fabric 1.8-1.9's \"Native AMP and ...\")",
+            "src/lightning/pytorch/plugins/precision/amp.py, fabric/plugins/precision/amp.py "
+            "(MixedPrecision.optimizer_step)",
+            "AMP and the LBFGS optimizer are not compatible.",
+            "fp16 AMP with LBFGS (a closure): the scaler cannot step it", FLAG, "AMP002",
+            prefix="lightning.fabric.utilities.exceptions.MisconfigurationException: "),
+    Message("pytorch_lightning", "1.5-1.9", "pytorch_lightning/plugins/precision/native_amp.py, "
+            "apex_amp.py (optimizer_step; ``{text}`` is Native or apex)",
+            "{text} AMP and the LBFGS optimizer are not compatible (optimizer {n}).",
+            "fp16 AMP (native or apex) with LBFGS (a closure): the scaler cannot step it", FLAG,
+            "AMP002", prefix="pytorch_lightning.utilities.exceptions.MisconfigurationException: ",
+            values={"text": "Native", "n": 0}),
+    Message("lightning", "2.0-2.6", "src/lightning/pytorch/plugins/precision/amp.py "
+            "(MixedPrecision.clip_gradients)",
+            "The current optimizer, {text}, does not allow for gradient clipping because it "
+            "performs unscaling of gradients internally. HINT: Are you using a 'fused' "
+            "optimizer?",
+            "gradient clipping asked of a fused optimizer that unscales itself under fp16 AMP: "
+            "the run stops", FLAG, "AMP002", prefix="RuntimeError: ",
+            values={"text": "Adam"}),
     # -- DeepSpeed ---------------------------------------------------------------------------
     Message("DeepSpeed", "0.8-0.19", "deepspeed/runtime/fp16/loss_scaler.py "
             "(DynamicLossScaler.update_scale)",
@@ -512,6 +568,22 @@ MESSAGES: tuple[Message, ...] = (
     Message("DeepSpeed", "0.16-0.19", "deepspeed/runtime/fp16/fused_optimizer.py (__init__)",
             "Cannot use fp16 without accelerator.",
             "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/fp16/fused_optimizer.py, "
+            "unfused_optimizer.py (__init__; the dtype named)",
+            "Cannot use torch.float16 without accelerator.",
+            "fp16 asked for without an accelerator", FLAG, "AMP010", prefix="SystemError: "),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/zero/stage_1_and_2.py "
+            "(DeepSpeedZeroOptimizer.__init__)",
+            "Accelerator is not detected, cannot perform low precision training (e.g., fp16, "
+            "bf16).",
+            "ZeRO with fp16 (or bf16: it counts where the log shows fp16 asked for) asked for "
+            "without an accelerator", FLAG, "AMP010", prefix="SystemError: ", fp16_shown=True),
+    Message("DeepSpeed", "0.19 (read in 0.19.8)", "deepspeed/runtime/fp16/loss_scaler.py "
+            "(LossScaler.update_scale: a static scale)",
+            "[deepspeed] OVERFLOW! Skipping step. Gradients are non-finite, weights were not "
+            "updated.",
+            "an overflow at a static scale: the step is skipped, the scale kept", SKIP,
+            reader="deepspeed", logger=("loss_scaler.py", "WARNING"), prefix=DEEPSPEED),
     # -- apex --------------------------------------------------------------------------------
     Message("apex", "2019-2025 (to 25.05)", "apex/amp/handle.py (scale_loss), apex/amp/scaler.py",
             "Gradient overflow.  Skipping step, loss scaler {n} reducing loss scale to {after}",
@@ -570,6 +642,23 @@ MESSAGES: tuple[Message, ...] = (
     Message("fairseq", "0.4-0.6 (2018)", "fairseq/trainer.py (train_step)",
             "| WARNING: ran out of memory, skipping batch",
             "out of memory: not an AMP fault", FLAG, "SYS001", prefix=""),
+    Message("fairseq", "0.6-0.9 (2018-2019)", "fairseq/trainer.py (train_step, print)",
+            "| WARNING: OOM in all workers, skipping update",
+            "out of memory on every worker: not an AMP fault", FLAG, "SYS001", prefix=""),
+    Message("fairseq", "0.6-0.9 (2018-2019)", "fairseq/trainer.py (_build_optimizer, print)",
+            "| WARNING: your device does NOT support faster training with --fp16, please switch "
+            "to FP32 which is likely to be faster",
+            "--fp16 on a GPU before compute capability 7: fp16 with fairseq's dynamic scaler "
+            "(0.10 on says the same of --bf16 too: not a row)", SETUP, setup=_FP16, prefix=""),
+    Message("fairseq", "0.6-0.12 (0.6-0.9: `| NOTICE: ` before it, printed; 0.12: ` or --amp` "
+            "after it)", "fairseq/trainer.py (_build_optimizer)",
+            "NOTE: your device may support faster training with --fp16",
+            "neither --fp16, --bf16 nor --amp: the run trains in fp32", SETUP, setup=_FP32,
+            logger=("fairseq.trainer", "INFO"), prefix=FAIRSEQ),
+    Message("fairseq", "0.10-0.12", "fairseq/trainer.py (Trainer.__init__)",
+            "Cannot combine --fp16 and --tpu, use --bf16 on TPUs",
+            "--fp16 on a TPU: refused, the run does not start", FLAG, "AMP010",
+            prefix="ValueError: "),
     # -- Megatron-LM, NeMo -------------------------------------------------------------------
     Message("Megatron-LM", "2023-2026", "megatron/core/rerun_state_machine.py "
             "(validate_result)",
@@ -592,6 +681,22 @@ MESSAGES: tuple[Message, ...] = (
             "the update is skipped: the gradient norm is above the threshold (or not finite)",
             SKIP, logger=("megatron.core.optimizer.optimizer", "INFO"),
             values={"norm": "inf"}),
+    Message("Megatron-LM", "2023-12-2026 (`WARNING: ` before it, printed, until warn_rank_0's "
+            "warnings.warn)", "megatron/training/arguments.py (validate_args)",
+            "Setting args.check_for_nan_in_loss_and_grad to False since dynamic loss scaling is "
+            "being used",
+            "--fp16 without --loss-scale: fp16 with the dynamic grad scaler", SETUP, setup=_FP16,
+            prefix="/x/megatron/training/arguments.py:1202: UserWarning: "),
+    Message("Megatron-LM", "2026-03-2026", "megatron/core/distributed/fsdp/src/megatron_fsdp/"
+            "param_and_grad_buffer.py (check_for_nan_in_grad)",
+            "[Megatron-FSDP](check_for_nan_in_grad=True) Detected NaN or Inf in wgrad: {text}",
+            "a weight gradient is NaN/inf: the run stops", FLAG, "AMP006", prefix="ValueError: ",
+            values={"text": "tensor([nan, nan], device='cuda:0')"}),
+    Message("Megatron-LM", "2026-07-2026", "megatron/core/models/audio/nemo_transformer_encoder.py"
+            " (its NaN debug hook)",
+            "[NaN DEBUG] NaN/Inf detected at '{text}'. Stopping training.",
+            "an activation is NaN/inf: the run stops", FLAG, "AMP006", prefix="RuntimeError: ",
+            values={"text": "layers.3.self_attn"}),
     Message("NeMo", "1.x-2.x", "nemo/collections/tts/parts/utils/splines.py",
             "NaN detected in PWLinear bin indexing",
             "a NaN in the model's forward", FLAG, "AMP006", prefix="AvertedCUDARuntimeError: "),
@@ -679,9 +784,16 @@ MESSAGES: tuple[Message, ...] = (
             "Loss became infinite or NaN at iteration={step}!",
             "the run stopped on a non-finite loss", FLAG, "AMP006", reader="errors",
             prefix="FloatingPointError: "),
+    Message("detectron2", "0.1-0.6", "detectron2/structures/boxes.py (Boxes.clip)",
+            "Box tensor contains infinite or NaN!",
+            "non-finite boxes: the run stops", FLAG, "AMP006", prefix="AssertionError: "),
     Message("detectron2", "0.1-0.6", "detectron2/modeling/box_regression.py",
             "Box regression deltas become infinite or NaN!",
             "non-finite box regression outputs", FLAG, "AMP006", prefix="AssertionError: "),
+    Message("detectron2", "0.2-0.6 (2020-03 on)", "detectron2/modeling/proposal_generator/"
+            "proposal_utils.py, rrpn.py (find_top_rpn_proposals, training only)",
+            "Predicted boxes or scores contain Inf/NaN. Training has diverged.",
+            "non-finite proposals: the run stops", FLAG, "AMP006", prefix="FloatingPointError: "),
     Message("detectron2", "0.4-0.6", "detectron2/engine/train_loop.py (AMPTrainer.__init__)",
             "[AMPTrainer] CUDA is required for AMP training!",
             "AMP asked for without a GPU", FLAG, "AMP010", prefix="AssertionError: "),
@@ -785,6 +897,10 @@ MESSAGES: tuple[Message, ...] = (
             "Neither APEX or native Torch AMP is available, using float32. Install NVIDA apex "
             "or upgrade to PyTorch 1.6",
             "AMP asked for and not available: the run trains in fp32", FLAG, "AMP010"),
+    Message("timm", "0.1-0.3 (2019-04-2020-11)", "train.py (main)",
+            "Apex AMP does not work well with nn.DataParallel, disabling. Use DDP or Torch AMP.",
+            "--amp with several GPUs in one process: apex amp switched off, the run trains in "
+            "fp32", FLAG, "AMP010", logger=("train", "WARNING")),
     # -- speech toolkits -------------------------------------------------------------------------
     Message("ESPnet", "espnet2 0.9-202x", "espnet2/train/trainer.py (train_one_epoch)",
             "The grad norm is {norm}. Skipping updating the model.",
@@ -898,6 +1014,18 @@ MESSAGES: tuple[Message, ...] = (
             "LossScaleOptimizer.apply_gradients() (you did call get_scaled_loss() however).",
             "the loss is scaled but the gradients are applied still scaled", FLAG, "AMP002",
             prefix=_TF_WARNING),
+    Message("Keras", "3.0-3.x (read on keras master)", "keras/src/optimizers/"
+            "loss_scale_optimizer.py (LossScaleOptimizer.__init__)",
+            "LossScaleOptimizer no longer supports `dynamic=False`. Instead, simply set "
+            "`loss_scale_factor` directly on the `inner_optimizer`.",
+            "keras 2's static loss scale asked of keras 3: refused, the run does not start",
+            FLAG, "AMP002", prefix="ValueError: "),
+    Message("Keras", "3.0-3.x (read on keras master)",
+            "keras/src/optimizers/loss_scale_optimizer.py (__init__; ``{text}``: the argument)",
+            "LossScaleOptimizer does not support `{text}`. Instead, set `{text}` on the "
+            "`inner_optimizer`.", "an argument of the inner optimizer (clipping...) given to "
+            "the loss scale wrapper: refused, the run does not start", FLAG, "AMP002",
+            prefix="ValueError: ", values={"text": "global_clipnorm"}),
     Message("Keras", "TF 2.2-2.5, keras 2.6-2.15", "keras/mixed_precision/"
             "device_compatibility_check.py, tensorflow/python/keras/mixed_precision/"
             "[experimental/]device_compatibility_check.py (_log_device_compatibility_check)",
