@@ -181,10 +181,6 @@ def verb_key(key: str) -> bool:
     parts = words(key)
     return len(parts) > 1 and parts[-1] in _VERBS
 
-# Rank and linear correlations: sentence-transformers' evaluators (sentence_transformers/
-# evaluation/EmbeddingSimilarityEvaluator.py: ``"Cosine-Similarity :\tPearson: {:.4f}\t
-# Spearman: {:.4f}"``), SimCSE's and GLUE's STS-B scores: an evaluation's, whatever precedes.
-_CORRELATIONS = frozenset({"pearson", "spearman", "pearsonr", "spearmanr"})
 _EXACT: dict[tuple[str, ...], str] = {}
 _OWNED = frozenset({GRAD_NORM, LR})  # roles a namespace before a slash may own
 for _role, _phrases in {
@@ -263,7 +259,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
 
-# Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators), and HF
+# Correlation metrics (GLUE's STS-B and CoLA, sentence-transformers' evaluators:
+# sentence_transformers/evaluation/EmbeddingSimilarityEvaluator.py ``"Cosine-Similarity :\t
+# Pearson: {:.4f}\tSpearman: {:.4f}"``, SimCSE's): an evaluation's, whatever precedes; and HF
 # run_glue's average of them; torchmetrics' ConcordanceCorrCoef is NaN where its Pearson is
 # (functional/regression/concordance.py ``_concordance_corrcoef_compute`` scales it), and
 # scikit-learn's ``r2_score`` on fewer than two samples (sklearn/metrics/_regression.py: "R^2
