@@ -34,6 +34,7 @@ from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
+from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
     AVERAGE,
     VALUE,
@@ -1853,6 +1854,9 @@ class MetricReader:
         if self.header is None:
             return None
         names, parted = self.header[1], self.header[3]
+        if "[" in text and not parted:
+            # a cell that prints a list (DeepXDE's loss terms): one cell, their total
+            text = collapse_lists(text)
         csv = self.header_csv and _comma_separated(text)
         if parted == "\t" and _tabbed(text):
             cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
@@ -2103,18 +2107,6 @@ def _bar_total(text: str, batch: int) -> int:
     if "|" not in text or (bar := TQDM.search(text)) is None:
         return 0
     return int(bar.group(2)) if int(bar.group(1)) - batch in (0, 1) else 0
-
-
-def loss_total(terms: list[float]) -> float:
-    """The total of a loss's terms: their sum, or the first non-finite term (one makes the
-    total non-finite).
-
-    Example:
-        >>> loss_total([0.5, 0.25]), loss_total([0.5, float("nan"), float("inf")])
-        (0.75, nan)
-    """
-    bad = next((t for t in terms if not math.isfinite(t)), None)
-    return math.fsum(terms) if bad is None else bad
 
 
 # ``name: value`` and ``name=value`` pairs, for a total's terms (see _total_of_terms).

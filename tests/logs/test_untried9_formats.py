@@ -1,0 +1,80 @@
+"""Untried tools, group nine (science, graphs, time series): excerpts written from each tool's
+own format strings (each names its source), a fault beside healthy controls with non-default
+settings.
+
+Tried and already right before any change here (no test kept: the suite covers their layouts):
+chemprop v1's ``Epoch {epoch}`` over ``Loss = {loss_avg:.4e}, PNorm = {pnorm:.4f}, GNorm =
+{gnorm:.4f}, lr_0 = ...`` rows and ``Validation {metric} = {score:.6f}`` (chemprop/chemprop
+``chemprop/train/train.py``, ``chemprop/train/run_training.py``: a NaN row is AMP006 at the row
+the steps are counted by, the validation's NaN AMP013 after it); neuraloperator's Trainer line
+``[{epoch}] time=..., avg_loss=..., train_err=..., {resolution}_h1=..., {resolution}_l2=...``
+(neuraloperator/neuraloperator ``neuralop/training/trainer.py``: AMP006 at the epoch).
+
+Missed before: DeepXDE's table (lululxvi/deepxde ``deepxde/display.py`` ``TrainingDisplay``),
+whose loss cells print the list of the loss's terms, ``[1.23e-02, 4.56e-04]``: split at its
+blanks, a NaN row's terms fell under the wrong names and the training loss's NaN was read as
+the ``Test loss`` column's (AMP013 alone). A list of numbers in a table's cell is now one cell,
+the total of its terms (``denpex_callbacks.logs.list_cells``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from excerpts import faults
+
+
+def _terms(values: list[float]) -> str:
+    """DeepXDE's ``list_to_str`` (``deepxde/display.py``): ``"[{:s}]".format(", ".join(
+    ["{:.2e}".format(x) for x in nums]))``."""
+    return "[{:s}]".format(", ".join(f"{x:.2e}" for x in values))
+
+
+def _deepxde(nan_from: int | None = None, terms: int = 3, rows: int = 12, every: int = 1000,
+             metrics: int = 1) -> list[str]:
+    """DeepXDE's ``Model.compile``/``Model.train`` prints and ``TrainingDisplay``'s table
+    (lululxvi/deepxde ``deepxde/display.py``: ``"{:{l1}s}{:{l2}s}{:{l3}s}{:{l4}s}"`` with
+    ``l1=10`` and each list's width ``len(list) * 8 + 8``; the header ``Step``, ``Train
+    loss``, ``Test loss``, ``Test metric``; a row every ``display_every`` steps), the losses
+    NaN from step ``nan_from`` (where ``Model._test`` stops training on a NaN loss), then
+    ``summary``'s ``Best model at step {:d}:`` block."""
+    width, metric_width = terms * 8 + 8, metrics * 8 + 8
+    lines = ["Compiling model...", "'compile' took 0.000412 s", "", "Training model...", ""]
+
+    def row(step: str, train: str, test: str, metric: str) -> None:
+        lines.append(f"{step:10s}{train:{width}s}{test:{width}s}{metric:{metric_width}s}")
+
+    row("Step", "Train loss", "Test loss", "Test metric")
+    best = 0
+    for i in range(rows + 1):
+        step = i * every
+        bad = nan_from is not None and step >= nan_from
+        losses = [math.nan if bad else 0.5 / (i + 1) / (k + 1) for k in range(terms)]
+        scores = [math.nan if bad else 0.3 / (i + 1) for _ in range(metrics)]
+        row(str(step), _terms(losses), _terms([x * 1.1 for x in losses]), _terms(scores))
+        if bad:
+            break
+        best = step
+    lines += ["", f"Best model at step {best:d}:", "  train loss: 1.23e-03",
+              "  test loss: 1.40e-03", f"  test metric: {_terms([0.021] * metrics)}", "",
+              "'train' took 35.412345 s", ""]
+    return lines
+
+
+def test_deepxde_nan_terms(tmp_path: Path) -> None:
+    """Before: ``AMP013`` alone (a term of the NaN training loss read as ``Test loss``). Now
+    the training loss's NaN at the row's step, the test loss's after it."""
+    assert faults(tmp_path, _deepxde(7000)) == [("AMP006", 7000), ("AMP013", 7000)]
+    assert faults(tmp_path, _deepxde(2500, terms=5, every=500, metrics=0)) == [
+        ("AMP006", 2500), ("AMP013", 2500)]
+    # a row more than 200 rows below its header: read where it lines up with it
+    assert faults(tmp_path, _deepxde(25000, rows=300, every=100)) == [
+        ("AMP006", 25000), ("AMP013", 25000)]
+
+
+def test_deepxde_healthy(tmp_path: Path) -> None:
+    """Healthy tables with non-default settings: more terms, no metric, a short interval."""
+    for lines in (_deepxde(terms=5, every=500), _deepxde(terms=2, metrics=0, every=100),
+                  _deepxde(terms=1, metrics=3, rows=300, every=10)):
+        assert faults(tmp_path, lines) == []
