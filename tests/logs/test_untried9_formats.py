@@ -78,3 +78,46 @@ def test_deepxde_healthy(tmp_path: Path) -> None:
     for lines in (_deepxde(terms=5, every=500), _deepxde(terms=2, metrics=0, every=100),
                   _deepxde(terms=1, metrics=3, rows=300, every=10)):
         assert faults(tmp_path, lines) == []
+
+
+def _modulus(nan_after: int | None = None, last: int = 20000, every: int = 100,
+             start: int = 0, checkpoints: int = 1000) -> list[str]:
+    """NVIDIA Modulus Sym's trainer (NVIDIA/modulus-sym ``modulus/sym/trainer.py``
+    ``_train_loop``) behind its Hydra logger's ``[%(asctime)s] - %(message)s`` (``%H:%M:%S``):
+    ``f"{self.step_str} loss: {loss:10.3e}"`` with ``step_str = f"[step: {step:10d}]"`` every
+    ``print_stats_freq`` steps, ``, time/iteration: ... ms`` after the first, ``saved checkpoint
+    to ...`` every ``save_network_freq``; a NaN loss is caught before the step prints, by
+    ``self.log.error("loss went to Nans")`` and ``break`` (at a step after ``nan_after``, the
+    last printed)."""
+    lines = ["[07:10:01] - JIT using the NVFuser TorchScript backend",
+             "[07:10:04] - attempting to restore from: outputs/ldc_2d",
+             "[07:10:04] - optimizer checkpoint not found",
+             "[07:10:04] - model flow_network.0.pth not found"]
+    for step in range(start, last + 1, every):
+        if nan_after is not None and step > nan_after:
+            lines.append("[07:16:49] - loss went to Nans")
+            return lines
+        if step % checkpoints == 0:
+            lines.append(f"[07:12:00] - [step: {step:10d}] saved checkpoint to outputs/ldc_2d")
+        line = f"[07:12:00] - [step: {step:10d}] loss: {1.0 / (step / every + 1):10.3e}"
+        if step >= start + every:
+            line += f", time/iteration: {12.34:10.3e} ms"
+        lines.append(line)
+    lines.append(f"[07:20:00] - [step: {last:10d}] reached maximum training steps, finished "
+                 "training!")
+    return lines
+
+
+def test_modulus_loss_went_to_nans(tmp_path: Path) -> None:
+    """Before: nothing (``Nans`` is no spelling the sentence reader's cheap check knew: it
+    looked for ``nan`` or ``NaN``). Now the sentence's NaN loss, at the step after the last
+    printed one (the first the loop may have stopped at)."""
+    assert faults(tmp_path, _modulus(5100)) == [("AMP006", 5101)]
+    assert faults(tmp_path, _modulus(12000, every=1000, start=3000)) == [("AMP006", 12001)]
+
+
+def test_modulus_healthy(tmp_path: Path) -> None:
+    """Healthy runs: a longer print interval, a run resumed from a checkpoint."""
+    for lines in (_modulus(every=500, checkpoints=5000),
+                  _modulus(every=1000, start=3000, last=40000)):
+        assert faults(tmp_path, lines) == []
