@@ -121,3 +121,54 @@ def test_modulus_healthy(tmp_path: Path) -> None:
     for lines in (_modulus(every=500, checkpoints=5000),
                   _modulus(every=1000, start=3000, last=40000)):
         assert faults(tmp_path, lines) == []
+
+
+def _physicsnemo(nan_epoch: int | None = None, epochs: int = 10, batches: int = 500,
+                 every: int = 100, *, percent: bool = True, coloured: bool = True,
+                 keys: tuple[str, ...] = ("loss",)) -> list[str]:
+    """PhysicsNeMo's LaunchLogger (NVIDIA/modulus ``physicsnemo/launch/logging/launch.py``)
+    behind its PythonLogger (``modulus/launch/logging/console.py``: ``[%(asctime)s -
+    %(name)s - %(levelname)s] %(message)s``, ``%H:%M:%S``; ``info`` colours its message
+    light blue with termcolor, ``log`` does not): ``log_minibatch`` every
+    ``mini_batch_log_freq`` batches, ``"Mini-Batch Losses:"`` and ``f" {name} =
+    {value:10.3e},"`` for each key (the last comma cut), behind ``f"[{mbp:.02f}%] "`` where
+    ``num_mini_batch`` is given; ``__exit__``'s ``f"Epoch {self.epoch} Metrics:"`` with the
+    epoch's averages, then ``Epoch Execution Time: ...s, Time/Iter: ...ms``. Epochs count
+    from 1; the losses NaN from epoch ``nan_epoch``."""
+    def coloured_text(message: str) -> str:
+        return f"\x1b[94m{message}\x1b[0m" if coloured else message
+
+    def values(bad: bool, value: float) -> str:
+        return ",".join(f" {key} = {math.nan if bad else value:10.3e}" for key in keys)
+
+    lines = []
+    for epoch in range(1, epochs + 1):
+        bad = nan_epoch is not None and epoch >= nan_epoch
+        for batch in range(every, batches + 1, every):
+            message = "Mini-Batch Losses:" + values(bad, 1.0 / (epoch * batches + batch))
+            if percent:
+                message = f"[{100 * batch / batches:.02f}%] " + message
+            lines.append(f"[10:00:00 - train - INFO] {message}")
+        summary = f"Epoch {epoch} Metrics:" + values(bad, 1.0 / epoch)
+        timing = f"Epoch Execution Time: {12.3:10.3e}s, Time/Iter: {24.6:10.3e}ms"
+        lines += [f"[10:00:00 - train - INFO] {coloured_text(summary)}",
+                  f"[10:00:00 - train - INFO] {coloured_text(timing)}"]
+    return lines
+
+
+def test_physicsnemo_epoch_metrics_summarise(tmp_path: Path) -> None:
+    """Before: AMP006 at 19, each epoch's ``Epoch N Metrics:`` counted as a row beside its
+    five mini-batch rows (and its average, far above the batches' losses, read as the loss
+    rising before the fault). Now the summary is no row: the NaN is at the 16th batch row,
+    with the percentage and without it."""
+    assert faults(tmp_path, _physicsnemo(4)) == [("AMP006", 16)]
+    assert faults(tmp_path, _physicsnemo(4, percent=False, coloured=False)) == [("AMP006", 16)]
+    # a log interval longer than the epoch: no batch row, the summaries are the rows
+    assert faults(tmp_path, _physicsnemo(4, every=1000)) == [("AMP006", 4)]
+
+
+def test_physicsnemo_healthy(tmp_path: Path) -> None:
+    """Healthy runs: two keys, a longer epoch, a shorter interval, no colour."""
+    for lines in (_physicsnemo(batches=2000, every=250, keys=("loss", "Learning Rate")),
+                  _physicsnemo(epochs=30, every=50, coloured=False, percent=False)):
+        assert faults(tmp_path, lines) == []
