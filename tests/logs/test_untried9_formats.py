@@ -32,13 +32,15 @@ def _terms(values: list[float]) -> str:
 
 
 def _deepxde(nan_from: int | None = None, terms: int = 3, rows: int = 12, every: int = 1000,
-             metrics: int = 1) -> list[str]:
+             metrics: int = 1, variables: int = 0) -> list[str]:
     """DeepXDE's ``Model.compile``/``Model.train`` prints and ``TrainingDisplay``'s table
     (lululxvi/deepxde ``deepxde/display.py``: ``"{:{l1}s}{:{l2}s}{:{l3}s}{:{l4}s}"`` with
     ``l1=10`` and each list's width ``len(list) * 8 + 8``; the header ``Step``, ``Train
     loss``, ``Test loss``, ``Test metric``; a row every ``display_every`` steps), the losses
     NaN from step ``nan_from`` (where ``Model._test`` stops training on a NaN loss), then
-    ``summary``'s ``Best model at step {:d}:`` block."""
+    ``summary``'s ``Best model at step {:d}:`` block. ``variables``: an inverse problem's
+    unknowns, printed by ``VariableValue`` to stdout below each row (``deepxde/callbacks.py``:
+    ``print(self.model.train_state.epoch, list_to_str(self.value, ...))``)."""
     width, metric_width = terms * 8 + 8, metrics * 8 + 8
     lines = ["Compiling model...", "'compile' took 0.000412 s", "", "Training model...", ""]
 
@@ -53,6 +55,8 @@ def _deepxde(nan_from: int | None = None, terms: int = 3, rows: int = 12, every:
         losses = [math.nan if bad else 0.5 / (i + 1) / (k + 1) for k in range(terms)]
         scores = [math.nan if bad else 0.3 / (i + 1) for _ in range(metrics)]
         row(str(step), _terms(losses), _terms([x * 1.1 for x in losses]), _terms(scores))
+        if variables:
+            lines.append(f"{step} {_terms([1.0 + i / (k + 10) for k in range(variables)])}")
         if bad:
             break
         best = step
@@ -66,7 +70,7 @@ def test_deepxde_nan_terms(tmp_path: Path) -> None:
     """Before: ``AMP013`` alone (a term of the NaN training loss read as ``Test loss``). Now
     the training loss's NaN at the row's step, the test loss's after it."""
     assert faults(tmp_path, _deepxde(7000)) == [("AMP006", 7000), ("AMP013", 7000)]
-    assert faults(tmp_path, _deepxde(2500, terms=5, every=500, metrics=0)) == [
+    assert faults(tmp_path, _deepxde(2500, terms=5, every=500, metrics=0, variables=2)) == [
         ("AMP006", 2500), ("AMP013", 2500)]
     # a row more than 200 rows below its header: read where it lines up with it
     assert faults(tmp_path, _deepxde(25000, rows=300, every=100)) == [
@@ -74,8 +78,10 @@ def test_deepxde_nan_terms(tmp_path: Path) -> None:
 
 
 def test_deepxde_healthy(tmp_path: Path) -> None:
-    """Healthy tables with non-default settings: more terms, no metric, a short interval."""
-    for lines in (_deepxde(terms=5, every=500), _deepxde(terms=2, metrics=0, every=100),
+    """Healthy tables with non-default settings: more terms, an inverse problem's unknowns
+    printed between the rows, no metric, a short interval."""
+    for lines in (_deepxde(terms=5, every=500, variables=3),
+                  _deepxde(terms=2, metrics=0, every=100),
                   _deepxde(terms=1, metrics=3, rows=300, every=10)):
         assert faults(tmp_path, lines) == []
 
