@@ -8,13 +8,29 @@ chemprop v1's ``Epoch {epoch}`` over ``Loss = {loss_avg:.4e}, PNorm = {pnorm:.4f
 ``chemprop/train/train.py``, ``chemprop/train/run_training.py``: a NaN row is AMP006 at the row
 the steps are counted by, the validation's NaN AMP013 after it); neuraloperator's Trainer line
 ``[{epoch}] time=..., avg_loss=..., train_err=..., {resolution}_h1=..., {resolution}_l2=...``
-(neuraloperator/neuraloperator ``neuralop/training/trainer.py``: AMP006 at the epoch).
+(neuraloperator/neuraloperator ``neuralop/training/trainer.py``: AMP006 at the epoch);
+DeepChem's ``Ending global_step %d: Average loss %g`` behind logging's ``INFO:name:`` prefix
+and ValidationCallback's ``Step %d validation: name=%g`` (deepchem/deepchem
+``deepchem/models/torch_models/torch_model.py`` ``fit_generator``, ``deepchem/models/
+callbacks.py``: AMP006 at the step, AMP013 at the validation's).
 
-Missed before: DeepXDE's table (lululxvi/deepxde ``deepxde/display.py`` ``TrainingDisplay``),
-whose loss cells print the list of the loss's terms, ``[1.23e-02, 4.56e-04]``: split at its
-blanks, a NaN row's terms fell under the wrong names and the training loss's NaN was read as
-the ``Test loss`` column's (AMP013 alone). A list of numbers in a table's cell is now one cell,
-the total of its terms (``denpex_callbacks.logs.list_cells``).
+Not tried in the time: pytorch-tabular, GraphCast, RFdiffusion.
+
+Missed before (fixed):
+
+- DeepXDE's table (lululxvi/deepxde ``deepxde/display.py`` ``TrainingDisplay``), whose loss
+  cells print the list of the loss's terms, ``[1.23e-02, 4.56e-04]``: split at its blanks, a
+  NaN row's terms fell under the wrong names and the training loss's NaN was read as the
+  ``Test loss`` column's (AMP013 alone). A list of numbers in a table's cell is now one cell,
+  the total of its terms (``denpex_callbacks.logs.list_cells``).
+- NVIDIA Modulus Sym's ``loss went to Nans`` (``modulus/sym/trainer.py``): the sentence
+  reader's cheap check looked for ``nan`` or ``NaN`` only, and ``Nans`` is neither: nothing was
+  found. ``Nan`` is a cue now; the loss is NaN at the step after the last printed one.
+- PhysicsNeMo's LaunchLogger (``physicsnemo/launch/logging/launch.py``): each epoch's ``Epoch
+  N Metrics:`` averages were counted as a row beside the ``[20.00%] Mini-Batch Losses:`` rows
+  above them, every later step one late (and the averages read as the loss rising before the
+  fault). Below rows that say they are an epoch's batches (a bracketed percentage, or
+  ``Mini-Batch Losses:``) such a summary is no row now.
 """
 
 from __future__ import annotations
