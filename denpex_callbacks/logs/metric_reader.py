@@ -34,6 +34,7 @@ from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
+from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
     AVERAGE,
     VALUE,
@@ -307,6 +308,16 @@ BLOCK_REACH = 16
 # step of its own (see ``_epoch_summary``). Without the bar (DJL_DISABLE_PROGRESS_BAR) the
 # summaries are the rows.
 BAR_SUMMARY_REACH = 4
+# A row that says how far into its epoch it is by a percentage in brackets before its values
+# (PhysicsNeMo's LaunchLogger, NVIDIA/modulus ``physicsnemo/launch/logging/launch.py``
+# ``log_minibatch``: ``f"[{mbp:.02f}%] " + "Mini-Batch Losses: loss = {value:10.3e}"``), and
+# the epoch's summary below the last of them (its ``__exit__``: ``f"Epoch {self.epoch}
+# Metrics:"`` and the averages of the rows just counted, under the rows' names): no step of
+# its own, as DJL's ``Train:`` below its bar. Without the rows (a log interval longer than the
+# epoch) the summaries are the rows. A row that names itself a batch's (``Mini-Batch Losses:``,
+# printed without the percentage where the loader's length is not given) is one as well.
+_PERCENT_ROW = re.compile(r"\[\s*\d{1,3}(?:\.\d+)?%\] |(?i:\b(?:mini-?)?batch losses?:)")
+_EPOCH_SUMMARY = re.compile(r"(?:^|\] |: | - )Epoch \d+ (?:Metrics|Summary|Averages?|Stats):")
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
@@ -704,11 +715,15 @@ class MetricReader:
             # (ClassyVision's phase line over its loss line: see PHASE_COUNT)
             self.phase_count = (line, int(found.group(1)), int(found.group(2)))
             return []
-        if "% |" in text:
+        if "% |" in text or (("%] " in text or "atch " in text) and (
+                _PERCENT_ROW.search(text) is not None)):
             self.bar_line = line
         elif "Train: " in text and line - self.bar_line <= BAR_SUMMARY_REACH and (
                 _epoch_summary(text)):
             return []
+        elif "Epoch " in text and line - self.bar_line <= BAR_SUMMARY_REACH and (
+                _EPOCH_SUMMARY.search(text) is not None):
+            return []  # (the epoch's averages of the percentage rows above it)
         if text.endswith("ating") and _ANNOUNCES_EVALUATION.search(text) is not None:
             self.announced = (line, None)
             return []
@@ -1856,6 +1871,9 @@ class MetricReader:
         if self.header is None:
             return None
         names, parted = self.header[1], self.header[3]
+        if "[" in text and not parted:
+            # a cell that prints a list (DeepXDE's loss terms): one cell, their total
+            text = collapse_lists(text)
         csv = self.header_csv and _comma_separated(text)
         if parted == "\t" and _tabbed(text):
             cells = [cell.strip() for cell in _TAB_CELL.findall(text)][:len(names)]
@@ -2106,18 +2124,6 @@ def _bar_total(text: str, batch: int) -> int:
     if "|" not in text or (bar := TQDM.search(text)) is None:
         return 0
     return int(bar.group(2)) if int(bar.group(1)) - batch in (0, 1) else 0
-
-
-def loss_total(terms: list[float]) -> float:
-    """The total of a loss's terms: their sum, or the first non-finite term (one makes the
-    total non-finite).
-
-    Example:
-        >>> loss_total([0.5, 0.25]), loss_total([0.5, float("nan"), float("inf")])
-        (0.75, nan)
-    """
-    bad = next((t for t in terms if not math.isfinite(t)), None)
-    return math.fsum(terms) if bad is None else bad
 
 
 # ``name: value`` and ``name=value`` pairs, for a total's terms (see _total_of_terms).

@@ -29,8 +29,9 @@ FAMILY = "sentences"
 # match every "INFO" line.
 KEYWORDS: tuple[bytes, ...] = ()
 # What a line must hold before the regex is tried (metric lines come by millions): "loss"
-# and a non-finite word ("INF" alone would be every "[INFO]" line).
-_CUES = ("nan", "NaN", "inf", "Inf", "finite")
+# and a non-finite word ("INF" alone would be every "[INFO]" line). "Nan": NVIDIA Modulus
+# Sym's trainer says ``loss went to Nans`` (modulus/sym/trainer.py, ``self.log.error``).
+_CUES = ("nan", "NaN", "Nan", "inf", "Inf", "finite")
 
 _VALUE = (r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nan|infinity|inf|non-?finite"
           r"|not\s+finite)")
@@ -125,6 +126,8 @@ def parse(text: str) -> list[LogEvent]:
         [(None, nan)]
         >>> [e.step for e in parse("step 7: loss became inf")]
         [7]
+        >>> [(e.step, e.loss) for e in parse("[07:16:49] - loss went to Nans")]
+        [(None, nan)]
         >>> parse("nan loss check enabled"), parse("No NaN loss in 1000 steps")
         ([], [])
         >>> parse("NaN detected in val loss at step 5"), parse("Got inf loss on eval batch 3")
