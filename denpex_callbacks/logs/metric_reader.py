@@ -92,7 +92,7 @@ __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
            "RECORD_REACH", "ROW_REACH", "STEP_ABOVE", "STEP_ALONE", "STEP_BEFORE_KEY",
            "STEP_NUMBER", "STEP_OPENS", "BareScale",
            "MetricEvent", "MetricLine", "MetricReader", "announces_row",
-           "classify", "collect", "dangling_key", "find_claims", "header_cells", "loss_total",
+           "classify", "collect", "dangling_key", "find_claims", "header_cells",
            "mapping_row",
            "notation", "opens_dict", "read_pairs", "record_cell", "simple_cell",
            "starts_with_value", "step_line", "table_row", "to_value"]

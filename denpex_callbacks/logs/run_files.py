@@ -33,7 +33,7 @@ from typing import Any
 
 from denpex_callbacks.logs import hf, lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent
-from denpex_callbacks.logs.metric_reader import loss_total
+from denpex_callbacks.logs.list_cells import loss_total
 from denpex_callbacks.logs.reader import InputError
 
 TRAINER_STATE, CSV, TFEVENTS = "trainer_state", "csv", "tfevents"
