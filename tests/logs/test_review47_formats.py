@@ -10,6 +10,13 @@ What the review found:
   ``Lib/logging/__init__.py`` ``LogRecord``), as public training scripts write it. The pid
   (or the line number) becomes the step and the rows counted on from it: a NaN from row 30 is
   claimed at 48242 (the pid plus 29) or at 241. The parent said 30, the right row.
+- The same rule under Slurm's ``srun --label`` (SchedMD/slurm
+  ``src/common/write_labelled_message.c`` ``_write_label``: ``"%0*d: "``, the task id before
+  every line): the task id of any task but 0 is read as the step. A loop's rows from task 7
+  put a NaN of row 30 at 36 (the parent: 30); Sonnet's ``INFO:tensorflow:1033: Training
+  loss nan.`` from task 7 is claimed at 40 instead of iteration 1033, from task 0 of 16
+  (``00: ``) at 33 (the parent said 34: the new rule's own layout is missed behind the
+  label; an unpadded ``0: `` works).
 - ``nonfinite_sentences._CAUSE`` takes "due to NaN loss" as a finding even where it names
   a counter in a healthy run's summary (``  - Skipped due to NaN loss: 0``): AMP006 on a
   run that never saw a NaN. The parent was silent.
@@ -36,6 +43,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults
+from test_untried10_formats import _shakespeare
 
 _PID = 48213  # the process id a python logging format prints (any number above the rows)
 
@@ -118,3 +126,47 @@ def test_zero_nan_skip_count_is_no_fault(tmp_path: Path) -> None:
     """Main: AMP006 at 13 (the summary line, counted after the 12 epoch rows); parent: no
     fault (right)."""
     assert faults(tmp_path, _epochs() + _skip_summary(0, 1200)) == []
+
+
+def _srun_labelled(lines: list[str], task: int, tasks: int) -> list[str]:
+    """``lines`` as ``srun --label`` writes a task's output (SchedMD/slurm
+    ``src/common/write_labelled_message.c`` ``_write_label``: ``snprintf(buf, 16, "%0*d: ",
+    label_width, taskid)``, the width that of the largest task id)."""
+    width = len(str(tasks - 1))
+    return [f"{task:0{width}d}: {line}" for line in lines]
+
+
+@pytest.mark.xfail(strict=True, reason="COLON_COUNT reads srun --label's task id 7 as the step "
+                   "(AMP006 at 36 for row 30)")
+def test_srun_task_label_is_no_step(tmp_path: Path) -> None:
+    """Main: AMP006 at 36 (task 7, rows counted on from it); parent: 30 (right)."""
+    lines = [line.split("- 48213: ", 1)[1] for line in _loss_rows(_PROCESS, 30)]
+    assert faults(tmp_path, _srun_labelled(lines, 7, 8)) == [("AMP006", 30)]
+
+
+@pytest.mark.xfail(strict=True, reason="COLON_COUNT takes srun --label's task id, not Sonnet's "
+                   "iteration after INFO:tensorflow: (AMP006 at 40 for 1033)")
+def test_srun_labelled_sonnet_iteration(tmp_path: Path) -> None:
+    """Main: AMP006 at 40 and AMP013 at 46; parent: 34 and 40 (both wrong: the iteration
+    printed is 1033, its validation NaN at 1039, as without the label)."""
+    lines = _srun_labelled(_shakespeare(1033, start=1000, iterations=1060), 7, 8)
+    assert faults(tmp_path, lines) == [("AMP006", 1033), ("AMP013", 1039)]
+
+
+@pytest.mark.xfail(strict=True, reason="COLON_COUNT: srun --label's zero-padded task 0 ('00: ') "
+                   "hides Sonnet's iteration (AMP006 at 33 for 1033)")
+def test_srun_padded_task_zero_sonnet_iteration(tmp_path: Path) -> None:
+    """Task 0 of 16 (``00: ``). Main: AMP006 at 33, AMP013 at 39 (the label's 0, rows
+    counted on); parent: 34 and 40 (the rows); right: 1033 and 1039, as behind the unpadded
+    ``0: `` (see the control)."""
+    lines = _srun_labelled(_shakespeare(1033, start=1000, iterations=1060), 0, 16)
+    assert faults(tmp_path, lines) == [("AMP006", 1033), ("AMP013", 1039)]
+
+
+def test_srun_labelled_controls(tmp_path: Path) -> None:
+    """Controls: task 0 of 8 (``0: ``) keeps Sonnet's iteration (the parent said 34); a
+    healthy run from task 7 is quiet."""
+    lines = _srun_labelled(_shakespeare(1033, start=1000, iterations=1060), 0, 8)
+    assert faults(tmp_path, lines) == [("AMP006", 1033), ("AMP013", 1039)]
+    lines = _srun_labelled(_shakespeare(None, start=1000, iterations=1060), 7, 8)
+    assert faults(tmp_path, lines) == []
