@@ -19,11 +19,15 @@ What the review found:
   label; an unpadded ``0: `` works).
 - ``nonfinite_sentences._CAUSE`` takes "due to NaN loss" as a finding even where it names
   a counter in a healthy run's summary (``  - Skipped due to NaN loss: 0``): AMP006 on a
-  run that never saw a NaN. The parent was silent.
+  run that never saw a NaN. The parent was silent. Written by hand (no source found, so no
+  test), ``No batches were skipped due to NaN loss``, ``Skipped 0 batches due to NaN loss``
+  and ``Batches skipped due to inf loss = 0`` alarm the same way: neither the negation nor
+  the zero count is read.
 
 Rules tried that held (no test): ``trailing_steps`` on a record whose step row comes first
-(it is numbered one interval late only where the excerpt opens inside a record and the NaN
-shows first in a term row: no tool found that prints that layout); ``EvaluationEcho`` with
+(``step N | loss X`` then ``  rec_loss: Y``): where the excerpt opens inside a record and the
+NaN shows first in the term row, main claims it one interval late (1100 for 1000; the parent
+1001), but no tool was found that prints that layout; ``EvaluationEcho`` with
 pytorch-accelerated's epoch summaries between the evaluation's NaN and the training step's
 stop message (the training NaN is kept); ``_held_out`` on ``teacher_test_loss`` beside a
 training ``loss`` (an evaluation NaN, AMP013, the training loss untouched); COLON_COUNT on
