@@ -29,7 +29,10 @@ Rules tried that held (no test): ``trailing_steps`` on a record whose step row c
 NaN shows first in the term row, main claims it one interval late (1100 for 1000; the parent
 1001), but no tool was found that prints that layout; ``EvaluationEcho`` with
 pytorch-accelerated's epoch summaries between the evaluation's NaN and the training step's
-stop message (the training NaN is kept); ``_held_out`` on ``teacher_test_loss`` beside a
+stop message (the training NaN is kept; written by hand, ``Epoch 11: ... val_loss=nan`` with
+``Warning: NaN loss detected, skipping batch`` on the next line loses the training AMP006
+the parent gave, but no tool was found that prints a step-less training NaN that close after
+its evaluation); ``_held_out`` on ``teacher_test_loss`` beside a
 training ``loss`` (an evaluation NaN, AMP013, the training loss untouched); COLON_COUNT on
 ``logging.basicConfig``'s default ``LEVEL:name:`` with no count and on a count of 0 (Slurm's
 ``srun --label`` task 0); ``hf.bar_count`` and ``reader._long_pieces`` on a 10 MB line of
