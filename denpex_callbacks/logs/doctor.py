@@ -418,7 +418,7 @@ class _Session:
         for event in events:
             families[event.family] += 1
             at, shown = (line, text) if event.quoted is None else event.quoted
-            if self.echo.told(event, at):
+            if self.echo.told(event, at, shown):
                 continue  # (the evaluation's NaN, told again without its split)
             if event.kind == EVAL:
                 rank = event.rank or 0

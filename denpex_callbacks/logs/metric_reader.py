@@ -635,6 +635,7 @@ class MetricReader:
         self.bracket_last = 0
         self.bracket_off = False
         self.bracket_loss: int | None = None  # the last bracket that numbered a loss
+        self.colon_last: int | None = None  # the last count before a colon (COLON_COUNT)
         # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
         # a row printed its step, no whole epoch, or an epoch that did not go up
         self.epoch_row = -1
@@ -1204,7 +1205,7 @@ class MetricReader:
                 and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
                       and (found := BRACKET_STEP.search(text)))
                      or (loss is not None and ": " in text
-                         and (found := COLON_COUNT.search(text))))):
+                         and (found := self._colon_count(text))))):
             value = int(next(group for group in found.groups() if group is not None))
             if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
@@ -1749,6 +1750,17 @@ class MetricReader:
             self.new_fit = True
         self.fit_epoch = epoch
         return True
+
+    def _colon_count(self, text: str) -> re.Match[str] | None:
+        """A count before a colon opening the message (``COLON_COUNT``), taken once it rose
+        from the one the row before printed: a count the same on every row (a process id, a
+        logging call's line number, ``srun --label``'s task) numbers no step."""
+        found = COLON_COUNT.search(text)
+        if found is None:
+            return None
+        value = int(next(group for group in found.groups() if group is not None))
+        last, self.colon_last = self.colon_last, value
+        return found if last is not None and value > last else None
 
     def _bar_step(self, done: int, total: int, line: int, *, drawn: bool = False) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back).

@@ -43,6 +43,11 @@ _WHICH = r"(?:[a-z_]+\s+)?"
 _LOSS = r"loss(?:_\w+)?\b"  # the loss, or a term of it (loss_ctc)
 _CAUSE = (r"\b(?:due\s+to|because\s+of|caused\s+by|owing\s+to)\s+(?:an?\s+|the\s+)?" + _VALUE
           + r"\s+" + _WHICH + _LOSS)
+# A cause a loop reports having had none of (a count of zero after it: ``Skipped due to NaN
+# loss: 0``, ``... = 0``; a denial or a zero count before it in the line: ``No batches were
+# skipped due to NaN loss``, ``Skipped 0 batches due to inf loss``): a summary, no finding.
+_CAUSE_ONLY = re.compile(r"(?i)" + _CAUSE)
+_NONE_BEFORE = re.compile(r"(?i)\b(?:no|not|never|none|zero)\b|\b0\s+[a-z]")
 _SENTENCE = re.compile(
     r"(?i)\b(?:"
     # "NaN detected in loss", "inf found in the training loss"
@@ -148,6 +153,8 @@ def parse(text: str) -> list[LogEvent]:
         [nan]
         >>> parse("Stopping training due to NaN loss in validation step")  # evaluation's
         []
+        >>> parse("  - Skipped due to NaN loss: 0"), parse("Skipped 0 batches due to inf loss")
+        ([], [])
         >>> [e.step for e in parse("[Warning] NaN in model outputs at step 5, skipping batch")]
         [5]
         >>> [e.step for e in parse("Warning: NaN detected in model output, skipping batch")]
@@ -180,7 +187,10 @@ def parse(text: str) -> list[LogEvent]:
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
         return []
     if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)
-            or lexicon.HYPOTHETICAL.search(text, 0, found.start())):
+            or lexicon.HYPOTHETICAL.search(text, 0, found.start())
+            or (_CAUSE_ONLY.match(text, found.start()) and (
+                _FOUND_NONE.match(text, found.end())
+                or _NONE_BEFORE.search(text, 0, found.start())))):
         return []
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
@@ -234,24 +244,28 @@ class EvaluationEcho:
 
     Example:
         >>> echo = EvaluationEcho()
-        >>> echo.told(LogEvent(EVAL, "generic", loss=math.nan, metric="val_loss"), 10)
+        >>> echo.told(LogEvent(EVAL, "generic", loss=math.nan, metric="val_loss"), 10, "")
         False
-        >>> echo.told(parse("Exiting due to NaN loss")[0], 12)
-        True
-        >>> echo.told(parse("Exiting due to NaN loss")[0], 40)
+        >>> exiting = "Exiting due to NaN loss"
+        >>> echo.told(parse(exiting)[0], 12, exiting), echo.told(parse(exiting)[0], 40, exiting)
+        (True, False)
+        >>> found = "Warning: NaN loss detected, skipping batch"
+        >>> echo.told(parse(found)[0], 11, found)
         False
     """
 
     def __init__(self) -> None:
         self.line = -_ECHO_REACH - 1  # the line of the last non-finite evaluation value
 
-    def told(self, event: LogEvent, line: int) -> bool:
-        """Whether ``event``, read from ``line``, repeats the evaluation's NaN just read (an
-        evaluation's non-finite value is noted, and is no echo)."""
+    def told(self, event: LogEvent, line: int, text: str) -> bool:
+        """Whether ``event``, read from ``line`` (``text``), repeats the evaluation's NaN just
+        read: a sentence that gives the NaN as the cause of what the loop did (``Exiting due
+        to NaN loss``); a finding (``NaN loss detected, skipping batch``) is the training
+        loop's own. An evaluation's non-finite value is noted, and is no echo."""
         if event.loss is None or math.isfinite(event.loss):
             return False
         if event.kind == EVAL:
             self.line = line
             return False
         return (event.family == FAMILY and event.kind == METRICS and event.step is None
-                and line - self.line <= _ECHO_REACH)
+                and line - self.line <= _ECHO_REACH and _CAUSE_ONLY.search(text) is not None)

@@ -251,9 +251,13 @@ BRACKET_OPENERS = ("[", "#", "(")
 # Training loss %f.", train_iteration, ...)``), the message opening the line, following a
 # bracketed prefix (absl's ``... rnn_shakespeare.py:215] ``), python logging's default
 # ``LEVEL:name:`` or a `` - `` separated prefix. The iteration, as a bracket's (the same guard:
-# a count that goes back or prints its loss twice numbers something else, a rank).
-COLON_COUNT = re.compile(r"(?:^\s*|\]\s+|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:|\s-\s)"
-                         r"(\d+):\s+[A-Za-z]")
+# a count that goes back or prints its loss twice numbers something else, a rank). A count
+# the same on every row is a process id, a line number or ``srun --label``'s task (SchedMD/slurm
+# ``src/common/write_labelled_message.c``: ``"%0*d: "``): the reader takes a count only once
+# it rose from the row before. The task's label may open a logging prefix (``7:
+# INFO:tensorflow:1033: ...``), tried first so that it is not the count.
+COLON_COUNT = re.compile(r"^(?:\d+: )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:(\d+):"
+                         r"\s+[A-Za-z]|(?:^\s*|\]\s+|\s-\s)(\d+):\s+[A-Za-z]")
 
 
 class EpochBatches:

@@ -1,6 +1,10 @@
 """Stop 47's review of the rules merged on 2026-12-07 (cdac682..45df9d0): excerpts written
 from real tools' format strings (each builder names its source) where a new rule answers
-wrong. Each fault test holds the right answer and is a strict xfail: it fails on 45df9d0.
+wrong. Each test holds the right answer and failed on 45df9d0 (strict xfails then); the fixes
+landed in the same stop: ``COLON_COUNT`` takes a count only once it rose from the row before
+(``MetricReader._colon_count``), after an ``srun --label`` task before a logging prefix; a
+cause sentence denied or counted zero is no finding; ``EvaluationEcho`` takes only a cause
+sentence (``Exiting due to NaN loss``) for the evaluation's echo.
 
 What the review found:
 
@@ -48,7 +52,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import pytest
 from excerpts import faults
 from test_untried10_formats import _shakespeare
 
@@ -82,15 +85,11 @@ _PROCESS = "%(asctime)s [%(levelname)s] - %(process)d: %(message)s"
 _LINENO = "%(asctime)s [%(levelname)s] %(lineno)d: %(message)s"
 
 
-@pytest.mark.xfail(strict=True, reason="COLON_COUNT reads logging's %(process)d as the step "
-                   "(AMP006 at 48242 for row 30)")
 def test_logging_process_id_is_no_step(tmp_path: Path) -> None:
     """Main: AMP006 at 48242 (the pid, rows counted on from it); parent: 30 (right)."""
     assert faults(tmp_path, _loss_rows(_PROCESS, 30)) == [("AMP006", 30)]
 
 
-@pytest.mark.xfail(strict=True, reason="COLON_COUNT reads logging's %(lineno)d after ']' as "
-                   "the step (AMP006 at 241 for row 30)")
 def test_logging_line_number_is_no_step(tmp_path: Path) -> None:
     """Main: AMP006 at 241 (the logging call's line, 212, plus 29); parent: 30 (right)."""
     assert faults(tmp_path, _loss_rows(_LINENO, 30)) == [("AMP006", 30)]
@@ -127,8 +126,6 @@ def _epochs(epochs: int = 12) -> list[str]:
                          f"{0.5 + e / 40:.4f}") for e in range(1, epochs + 1)]
 
 
-@pytest.mark.xfail(strict=True, reason="_CAUSE reads a zero count 'Skipped due to NaN loss: 0' "
-                   "as a NaN (AMP006 on a healthy run)")
 def test_zero_nan_skip_count_is_no_fault(tmp_path: Path) -> None:
     """Main: AMP006 at 13 (the summary line, counted after the 12 epoch rows); parent: no
     fault (right)."""
@@ -143,16 +140,12 @@ def _srun_labelled(lines: list[str], task: int, tasks: int) -> list[str]:
     return [f"{task:0{width}d}: {line}" for line in lines]
 
 
-@pytest.mark.xfail(strict=True, reason="COLON_COUNT reads srun --label's task id 7 as the step "
-                   "(AMP006 at 36 for row 30)")
 def test_srun_task_label_is_no_step(tmp_path: Path) -> None:
     """Main: AMP006 at 36 (task 7, rows counted on from it); parent: 30 (right)."""
     lines = [line.split("- 48213: ", 1)[1] for line in _loss_rows(_PROCESS, 30)]
     assert faults(tmp_path, _srun_labelled(lines, 7, 8)) == [("AMP006", 30)]
 
 
-@pytest.mark.xfail(strict=True, reason="COLON_COUNT takes srun --label's task id, not Sonnet's "
-                   "iteration after INFO:tensorflow: (AMP006 at 40 for 1033)")
 def test_srun_labelled_sonnet_iteration(tmp_path: Path) -> None:
     """Main: AMP006 at 40 and AMP013 at 46; parent: 34 and 40 (both wrong: the iteration
     printed is 1033, its validation NaN at 1039, as without the label)."""
@@ -160,8 +153,6 @@ def test_srun_labelled_sonnet_iteration(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 1033), ("AMP013", 1039)]
 
 
-@pytest.mark.xfail(strict=True, reason="COLON_COUNT: srun --label's zero-padded task 0 ('00: ') "
-                   "hides Sonnet's iteration (AMP006 at 33 for 1033)")
 def test_srun_padded_task_zero_sonnet_iteration(tmp_path: Path) -> None:
     """Task 0 of 16 (``00: ``). Main: AMP006 at 33, AMP013 at 39 (the label's 0, rows
     counted on); parent: 34 and 40 (the rows); right: 1033 and 1039, as behind the unpadded
@@ -177,3 +168,24 @@ def test_srun_labelled_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 1033), ("AMP013", 1039)]
     lines = _srun_labelled(_shakespeare(None, start=1000, iterations=1060), 7, 8)
     assert faults(tmp_path, lines) == []
+
+
+def test_denied_or_zero_causes_are_no_fault(tmp_path: Path) -> None:
+    """A loop's own summary prints (``print(f"Skipped {n} batches due to NaN loss")`` and
+    its kin) of a healthy run: AMP006 on 45df9d0; one that skipped batches still says so."""
+    for summary in ("No batches were skipped due to NaN loss",
+                    "Skipped 0 batches due to NaN loss", "Batches skipped due to inf loss = 0"):
+        assert faults(tmp_path, [*_epochs(), summary]) == [], summary
+    assert faults(tmp_path, [*_epochs(), "Stopping training due to NaN loss"]) == [
+        ("AMP006", 13)]
+
+
+def test_training_nan_sentence_after_an_evaluation_nan_is_kept(tmp_path: Path) -> None:
+    """A loop's ``print(f"Epoch {e}: train_loss={x} val_loss={v}")`` whose evaluation went
+    NaN, then its training step's ``Warning: NaN loss detected, skipping batch``: a finding of
+    the training loop's own, not the evaluation's echo (45df9d0 dropped it)."""
+    lines = [f"Epoch {e}: train_loss={2.0 - e / 20:.4f} val_loss={2.1 - e / 20:.4f}"
+             for e in range(1, 11)]
+    lines += ["Epoch 11: train_loss=1.4000 val_loss=nan",
+              "Warning: NaN loss detected, skipping batch"]
+    assert ("AMP006", 12) in faults(tmp_path, lines)
