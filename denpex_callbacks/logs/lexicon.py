@@ -453,9 +453,15 @@ def extreme_or_bound(tokens: list[str]) -> bool:
 
 # Rates of a classifier that a batch leaves undefined (no positive, one class only):
 # torchmetrics' AUROC of a one-class batch is NaN; precision, recall, F1, IoU and Dice divide by
-# a count that may be 0. A NaN of them on a training bar says nothing of the loss.
+# a count that may be 0; so do the means over classes (``miou``, ``map``: a class the batch
+# lacks) and the error rates of speech and translation over the reference's words or
+# characters (torchmetrics' ``WordErrorRate``, ``CharErrorRate``: errors over a total that an
+# empty reference makes 0), and the explained variance of a constant target (torchmetrics'
+# ``ExplainedVariance``, stable-baselines3's ``explained_variance``: NaN where the variance of
+# the returns is 0). A NaN of them on a training bar says nothing of the loss.
 _UNDEFINED_ON_A_BATCH = frozenset({"auc", "auroc", "roc", "ap", "f1", "fscore", "precision",
-                                   "recall", "iou", "dice", "mcc", "kappa"})
+                                   "recall", "iou", "miou", "map", "dice", "mcc", "kappa",
+                                   "wer", "cer", "ter", "explained"})
 # ...and what a bar shows beside the terms that is no term: a norm (an fp16 step's ``norm=inf``
 # or ``gn=inf`` where it overflowed and was skipped), a rate per second (``tok/s=inf`` over a
 # first interval of no time), a utilisation, the overflow count or flag.
@@ -478,6 +484,8 @@ def unnamed_loss_term(key: str, value: float) -> bool:
         (False, False)
         >>> [unnamed_loss_term(k, math.inf) for k in ("norm", "gn", "tok/s", "kl")]
         [False, False, False, True]
+        >>> [unnamed_loss_term(k, math.nan) for k in ("wer", "miou", "explained_variance")]
+        [False, False, False]
     """
     parts = words(key)
     return (score_name(key) and not accuracy(key) and not perplexity(key)

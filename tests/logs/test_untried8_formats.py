@@ -181,14 +181,17 @@ def test_diffsinger_controls(tmp_path: Path) -> None:
 
 def test_unnamed_rates_on_a_bar_stay_silent(tmp_path: Path) -> None:
     """A bar that names no loss and shows a rate a batch left undefined (torchmetrics' AUROC
-    of a one-class batch, an F1 with no positive), an fp16 step's infinite grad norm (``gn``)
+    of a one-class batch, an F1 with no positive; a word error rate over an empty reference, a
+    class mean of absent classes, an explained variance of constant returns), an fp16 step's
+    infinite grad norm (``gn``)
     and a first interval's infinite speed beside a loop's own loss lines: no NaN loss (a
-    control: passes on the parent)."""
+    control; the WER, mIoU and explained variance were AMP006 before they were listed)."""
     lines: list[str] = []
     for step in range(20, 801, 20):
         rates = "nan.0" if step % 60 == 0 else _lightning_num(0.5 + step / 4000)
         norm = "inf" if step % 100 == 0 else _lightning_num(0.8 + step / 1000)
         postfix = (f"v_num=5, train_auroc={rates}, train_f1={rates}, train_acc=0.750, "
+                   f"train_wer={rates}, train_miou={rates}, explained_variance={rates}, "
                    f"gn={norm}, tok/s={'inf' if step == 20 else '1.2e+4'}")
         epoch = (step - 1) // 200
         lines += [_bar(f"Epoch {epoch}", step - epoch * 200, 200, postfix),
