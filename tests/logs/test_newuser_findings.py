@@ -66,19 +66,21 @@ def trainer_stdout(every: int = 7, total: int = 100, nan_from: int | None = 60,
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a fast bar (over 5 it/s) is not read, so the doctor numbers the rows (step 9) and says "
-    "'steps are counted by the log's rows'; the bar redrawn after each row, at the start of the "
-    "next line, prints the row's step (63), whatever the rate"))
-def test_trainer_nan_row_step_from_the_bar_redrawn_after_it(tmp_path: Path) -> None:
-    assert faults(tmp_path, trainer_stdout()) == [("AMP006", 63)]
+_ROW_STEP = ("a fast bar (over 5 it/s) is not read, so the doctor numbers the rows and says 'steps "
+             "are counted by the log's rows'; the bar redrawn after each row, at the start of "
+             "the next line, prints the row's step, whatever the rate")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "as above, with the Trainer's default logging_nan_inf_filter: the first row with loss 0 "
-    "beside a NaN grad_norm is reported at its row count (10), not its step (70)"))
-def test_trainer_hidden_nan_row_step_from_the_bar_redrawn_after_it(tmp_path: Path) -> None:
-    assert faults(tmp_path, trainer_stdout(hide_nan=True)) == [("AMP009", 70)]
+@pytest.mark.parametrize(("hide_nan", "expected"), [
+    # The NaN row (the 9th) is step 63; the doctor says 9.
+    pytest.param(False, [("AMP006", 63)], marks=pytest.mark.xfail(strict=True, reason=_ROW_STEP)),
+    # The Trainer's default logging_nan_inf_filter: the first row with loss 0 beside a NaN
+    # grad_norm (the 10th) is step 70; the doctor says 10.
+    pytest.param(True, [("AMP009", 70)], marks=pytest.mark.xfail(strict=True, reason=_ROW_STEP)),
+])
+def test_trainer_nan_row_step_from_the_bar_redrawn_after_it(
+        tmp_path: Path, hide_nan: bool, expected: list[tuple[str, int]]) -> None:
+    assert faults(tmp_path, trainer_stdout(hide_nan=hide_nan)) == expected
 
 
 def test_trainer_healthy_fast_bar_control(tmp_path: Path) -> None:
