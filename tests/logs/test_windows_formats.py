@@ -1,0 +1,42 @@
+"""Excerpts cut the way people cut them: a window of a log the doctor reads right whole.
+
+A person pastes the first screen of a printout, the last 30 lines, or the lines around the
+first NaN, the header (configuration dump, table header, first epoch) cut off. A script kept
+outside the repository re-read windows of every excerpt the log tests hand to the doctor
+(8-60 consecutive lines at several offsets, the head cut by 10% and 30%; for a fault, the
+quoted line with 5-40 lines before it): a healthy excerpt's window must stay silent, a fault
+excerpt's window must keep the fault wherever its lines still show it. The shapes that read
+wrong are here, each built from the builder of the test file that holds the whole excerpt
+(its docstring names the tool's source the lines come from):
+
+- Lightning's CSVLogger ``metrics.csv`` printed by pandas (``_csvlogger_frame``): the first
+  training rows only, before any validation row showed the evaluation cells empty;
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+from test_false_alarms_formats import _csvlogger_frame
+
+
+def test_a_pandas_frames_first_rows_are_quiet(tmp_path: Path) -> None:
+    """The frame's header and its first training rows (every ``val_loss`` and ``val_acc``
+    cell ``NaN``: pandas' empty cells, no validation row yet to show them so). Before:
+    AMP013 at step 49. An evaluation gone NaN leaves its accuracy a number."""
+    frame = _csvlogger_frame()
+    assert faults(tmp_path, frame[:8]) == []
+    assert faults(tmp_path, frame[:16]) == []
+    monitored = _csvlogger_frame(lr_monitor=True)  # LearningRateMonitor's rows between
+    assert faults(tmp_path, monitored[:8]) == []
+    assert faults(tmp_path, monitored[:15]) == []
+
+
+def test_a_pandas_frames_first_rows_fault_twins(tmp_path: Path) -> None:
+    """Training gone NaN within the window is still AMP006; a frame with no accuracy column
+    cannot tell its empty ``val_loss`` cells from NaN ones (a Keras ``history`` frame's are
+    NaN): AMP013 stays there, as on the parent. (The first fails on the parent: AMP013 at 49.)"""
+    gone = _csvlogger_frame(train_nan_from=249)
+    assert faults(tmp_path, gone[:10]) == [("AMP006", 249), ("AMP013", 249)]
+    assert faults(tmp_path, _csvlogger_frame(accuracy=False)[:8]) == [("AMP013", 49)]
