@@ -838,6 +838,8 @@ class MetricReader:
             return []
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
+        if why == EVALUATION and is_branch(text):
+            self.split_tree.heading(text, line)  # ``└── Validation``: a split's name
         if why is None and is_branch(text) and (
                 branch := self.split_tree.branch(text, line)) != READ:
             if branch == EPOCH_SUMMARY:

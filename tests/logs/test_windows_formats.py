@@ -11,6 +11,8 @@ wrong are here, each built from the builder of the test file that holds the whol
 
 - Lightning's CSVLogger ``metrics.csv`` printed by pandas (``_csvlogger_frame``): the first
   training rows only, before any validation row showed the evaluation cells empty;
+- super-gradients' epoch summary tree (``_super_gradients``): a paste from its
+  ``└── Validation`` branch on, the ``Train`` branch above it cut.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import faults
+from test_detect2_formats import _super_gradients
 from test_false_alarms_formats import _csvlogger_frame
+
+from denpex_callbacks.logs.doctor import diagnose
 
 
 def test_a_pandas_frames_first_rows_are_quiet(tmp_path: Path) -> None:
@@ -40,3 +45,34 @@ def test_a_pandas_frames_first_rows_fault_twins(tmp_path: Path) -> None:
     gone = _csvlogger_frame(train_nan_from=249)
     assert faults(tmp_path, gone[:10]) == [("AMP006", 249), ("AMP013", 249)]
     assert faults(tmp_path, _csvlogger_frame(accuracy=False)[:8]) == [("AMP013", 49)]
+
+
+def _from_validation(lines: list[str], epoch: int, before: int = 0) -> list[str]:
+    """The lines of epoch ``epoch``'s summary tree from ``before`` lines above its
+    ``└── Validation`` branch to the tree's end: the ``Train`` branch cut."""
+    start = lines.index(f"SUMMARY OF EPOCH {epoch}")
+    name = lines.index("└── Validation", start)
+    end = lines.index("=" * 59, name)
+    return lines[name - before:end + 1]
+
+
+def test_a_summary_trees_validation_branch_alone_is_evaluation(tmp_path: Path) -> None:
+    """The ``Validation`` branch of a summary tree (its ``Ppyoloeloss/loss = nan``), the
+    ``Train`` branch above it cut: the window prints no step. Before: AMP006 at 1 (the
+    branch's keys read as the tree's first split, a training row)."""
+    run = _super_gradients(val_nan_epoch=2)
+    assert faults(tmp_path, _from_validation(run, 2)) == [("AMP013", None)]
+    assert faults(tmp_path, _from_validation(run, 3, before=1)) == [("AMP013", None)]
+
+
+def test_a_summary_trees_validation_branch_alone_controls(tmp_path: Path) -> None:
+    """A healthy run's branch (every batch a bar: non-default) holds nothing to diagnose
+    (no fault, no training metric), and the whole tree of the failing epoch with its
+    ``Train`` branch reads as it did on the parent."""
+    path = tmp_path / "branch.log"
+    healthy = _super_gradients(batches=50, every=1)
+    path.write_text("\n".join(_from_validation(healthy, 2, before=2)) + "\n", encoding="utf-8")
+    assert diagnose(str(path)).faults == []
+    run = _super_gradients(val_nan_epoch=2)
+    start = run.index("SUMMARY OF EPOCH 2")
+    assert faults(tmp_path, run[start:start + 40]) == [("AMP013", None)]
