@@ -12,7 +12,9 @@ wrong are here, each built from the builder of the test file that holds the whol
 - Lightning's CSVLogger ``metrics.csv`` printed by pandas (``_csvlogger_frame``): the first
   training rows only, before any validation row showed the evaluation cells empty;
 - super-gradients' epoch summary tree (``_super_gradients``): a paste from its
-  ``└── Validation`` branch on, the ``Train`` branch above it cut.
+  ``└── Validation`` branch on, the ``Train`` branch above it cut;
+- HF Trainer rows carrying denpex's cumulative ``amp/skipped_steps`` (``_hf_lines``): a
+  window from the middle of the run, its first count the skips of every step before it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from excerpts import faults
 from test_detect2_formats import _super_gradients
 from test_false_alarms_formats import _csvlogger_frame
+from test_healthy_sawtooth import _hf_lines, _torch
 
 from denpex_callbacks.logs.doctor import diagnose
 
@@ -76,3 +79,27 @@ def test_a_summary_trees_validation_branch_alone_controls(tmp_path: Path) -> Non
     run = _super_gradients(val_nan_epoch=2)
     start = run.index("SUMMARY OF EPOCH 2")
     assert faults(tmp_path, run[start:start + 40]) == [("AMP013", None)]
+
+
+def test_hf_rows_pasted_from_the_middle_count_skips_from_there(tmp_path: Path) -> None:
+    """Eight rows of a healthy sawtooth at the Trainer's default ``logging_steps=500``
+    (growth interval 2000: non-default), from epoch 9.85 on: the first row's
+    ``'amp/skipped_steps': 49`` counts the 49 skips of the run before the window. Before:
+    AMP003 at 1 ("40 consecutive skipped steps from step 1"), that count read as one
+    interval's skips."""
+    rows = _hf_lines(_torch(200_000, 2000, top=2.0**16), every=500)
+    assert faults(tmp_path, rows[196:204]) == []
+    assert faults(tmp_path, rows[300:330]) == []
+
+
+def test_hf_rows_pasted_from_the_middle_fault_twin(tmp_path: Path) -> None:
+    """The same run collapsing at step 100000 (every step overflows, the scale halved each):
+    the window from epoch 9.5 still shows AMP003 and AMP004, once (the rows count the steps:
+    they stand for 500 each, so the window's step differs from the whole log's). Before: a
+    second AMP003 at 1."""
+    seq = _torch(200_000, 2000, top=2.0**16)[:100_000]
+    top = seq[-1][2]
+    seq += [(step, True, max(top / 2.0 ** min(step - 100_000, 200), 2.0**-24))
+            for step in range(100_001, 102_001)]
+    rows = _hf_lines(seq, every=500)
+    assert faults(tmp_path, rows[190:]) == [("AMP003", 513), ("AMP004", 513)]
