@@ -14,15 +14,19 @@ wrong are here, each built from the builder of the test file that holds the whol
 - super-gradients' epoch summary tree (``_super_gradients``): a paste from its
   ``└── Validation`` branch on, the ``Train`` branch above it cut;
 - HF Trainer rows carrying denpex's cumulative ``amp/skipped_steps`` (``_hf_lines``): a
-  window from the middle of the run, its first count the skips of every step before it.
+  window from the middle of the run, its first count the skips of every step before it;
+- DeepSpeed's fp16 sawtooth at a 16-step ``loss_scale_window`` (``_deepspeed`` of
+  test_false_alarms8_formats), its configuration dump cut (not fixed: an xfail).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from excerpts import faults
 from test_detect2_formats import _super_gradients
+from test_false_alarms8_formats import _deepspeed
 from test_false_alarms_formats import _csvlogger_frame
 from test_healthy_sawtooth import _hf_lines, _torch
 
@@ -103,3 +107,14 @@ def test_hf_rows_pasted_from_the_middle_fault_twin(tmp_path: Path) -> None:
             for step in range(100_001, 102_001)]
     rows = _hf_lines(seq, every=500)
     assert faults(tmp_path, rows[190:]) == [("AMP003", 513), ("AMP004", 513)]
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed here: without the dump the sawtooth's "
+                   "regrowth (1024 back to 2048 within 17 steps) does not set the growth "
+                   "window, and a skip in 17 steps reads as a high rate (AMP008)")
+def test_deepspeed_short_window_sawtooth_without_its_dump_is_quiet(tmp_path: Path) -> None:
+    """Lines 31-90 of a healthy run at ``loss_scale_window=16`` (non-default): every overflow
+    attempts 2048 again about 17 steps after it fell to 1024, so the scale grew back within
+    17 steps: the window is that short, and a skip in 17 steps is its healthy rate. Now:
+    AMP008 at 201 (the whole log without its dump too)."""
+    assert faults(tmp_path, _deepspeed("new")[30:90]) == []
