@@ -45,6 +45,7 @@ from denpex_callbacks.logs.events import (
     RUN_START,
     SETUP,
     SUMMARY,
+    UNDER_WAY_KEY,
     LogEvent,
 )
 from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
@@ -223,6 +224,7 @@ class Assembler:
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
+    _counts_read: bool = False  # a row's cumulative skip count was read
     _skipped_step: int | None = None  # the step of the last overflow emitted
     # the step of the last skip said before its own row (``IN_STEP``) while that row is unread
     _row_awaited: int | None = None
@@ -760,6 +762,12 @@ class Assembler:
         log row) as the skips of the interval since the previous row. A row without a step
         counter spans at least its own skips and its logged step."""
         skipped = max(0, event.skipped_total - self._skipped_total) if event.skipped_total else 0
+        if not self._counts_read and event.evidence.get(UNDER_WAY_KEY):
+            # The first count read, on a row well into its run (an excerpt pasted from the
+            # middle of a log, ``'epoch': 9.85``): the skips of every step before the excerpt,
+            # not of one interval since step 0. It is where the counting starts.
+            skipped = 0
+        self._counts_read = True
         self._skipped_total = max(self._skipped_total, event.skipped_total or 0)
         step = event.step if event.step is not None else self.clock + skipped + 1
         return replace(event, step=step, skipped_in_interval=skipped)

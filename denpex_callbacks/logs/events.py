@@ -15,6 +15,9 @@ PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 # A flag that counts only where other lines show fp16 asked for (see LogEvent.evidence).
 FP16_SHOWN = "fp16_shown"
+# A metrics row well into its run (its epoch 1 or more): the first cumulative skip count read
+# there counts the skips before the excerpt began, not those since an earlier row.
+UNDER_WAY_KEY = "under_way"
 # An overflow the skipped step says before its own row, which prints no step (see
 # messages.Message.in_step): the next such row is that step's, not the step after it.
 IN_STEP = "in_step"

@@ -19,7 +19,16 @@ import math
 import re
 
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, RUN_START, SETUP, LogEvent, to_float
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FLAG,
+    METRICS,
+    RUN_START,
+    SETUP,
+    UNDER_WAY_KEY,
+    LogEvent,
+    to_float,
+)
 
 FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
@@ -104,10 +113,14 @@ def parse(text: str) -> list[LogEvent]:
         loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
     amp = dict(_AMP.findall(text, start.start())) if "_s" in text else {}
     skipped = to_float(amp.get("skipped_steps"))
+    epoch = to_float(fields.get("epoch")) if skipped is not None else None
     out = [LogEvent(METRICS, FAMILY, step=step, loss=loss, grad_norm=grad_norm,
                     lr=to_float(fields.get("learning_rate")),
                     scale_after=to_float(amp.get("loss_scale")),
-                    skipped_total=int(skipped) if skipped is not None else None)]
+                    skipped_total=int(skipped) if skipped is not None else None,
+                    # a row past the first epoch: its run was under way (see the assembler)
+                    evidence={UNDER_WAY_KEY: True} if epoch is not None and epoch >= 1
+                    else None)]
     if hidden:
         # logging_nan_inf_filter logs a non-finite loss as 0 (logging_steps=1); grad_norm is
         # not filtered, so a 0 loss beside a NaN gradient norm is the filter at work.

@@ -854,6 +854,8 @@ class MetricReader:
             return []
         plan = self.templates.plan(text) if self.templates is not None else None
         why = _not_training(text) if plan is None else plan.skip
+        if why == EVALUATION and is_branch(text):
+            self.split_tree.heading(text, line)  # ``└── Validation``: a split's name
         if why is None and is_branch(text) and (
                 branch := self.split_tree.branch(text, line)) != READ:
             if branch == EPOCH_SUMMARY:
@@ -2258,16 +2260,39 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
         row.unfilled = [(k, v) for k, v in row.evals if math.isnan(v)]
         row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
+        row.unfilled = _not_left_empty(row.unfilled)
         return
     if loss is None or row.keys.get(lexicon.LOSS) not in nan_names:
         if loss is not None and math.isfinite(loss):
             row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]
             row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
+            row.unfilled = _not_left_empty(row.unfilled)
         return
     if any(math.isfinite(value) for _key, value in row.evals) and not _losses_went_nan(row):
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
         row.components = [(k, v) for k, v in row.components if k not in nan_names]
         row.unfilled_loss = True
+
+
+def _not_left_empty(cells: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """A row's ``NaN`` evaluation cells, or none where they are a frame's empty cells: an
+    evaluation loss and an evaluation accuracy both ``NaN`` beside a finite training loss.
+    An evaluation gone NaN leaves its accuracy a number (the argmax of NaN outputs is still
+    a class: a Keras ``history`` frame's NaN ``val_loss`` sits beside a finite
+    ``val_accuracy``), so where both are NaN no evaluation filled the row. This holds on a
+    window of the frame too: a paste of its first training rows, before any validation row
+    showed the cells empty (see :func:`_unfilled`).
+
+    Example:
+        >>> _not_left_empty([("val_loss", math.nan), ("val_acc", math.nan)])
+        []
+        >>> _not_left_empty([("val_loss", math.nan)])
+        [('val_loss', nan)]
+    """
+    if any("loss" in key.lower() for key, _value in cells) and any(
+            lexicon.accuracy(key) for key, _value in cells):
+        return []
+    return cells
 
 
 def _losses_went_nan(row: MetricLine) -> bool:

@@ -43,6 +43,10 @@ def is_branch(text: str) -> bool:
     return BRANCHES[0] in text or BRANCHES[1] in text
 
 
+# The names a held-out split's branch goes by (super-gradients' ``Validation``, a ``Test``
+# after it), on a branch line of their own: ``└── Validation``
+_HELD_OUT_NAMES = frozenset({"validation", "valid", "val", "test", "eval", "evaluation", "dev"})
+
 HELD_OUT = "held_out"  # a held-out split's branch line: evaluation's
 EPOCH_SUMMARY = "summary"  # the first split's, every value finite: the epoch's lines showed them
 READ = "read"  # the first split's, a value non-finite (or nothing read): read as it is
@@ -65,6 +69,23 @@ class SplitTree:
         self.keys: set[str] = set()  # the loss keys of the first branch
         self.last = -TREE_REACH - 1  # the line of the last branch line read
         self.held = False  # a key came again: the branches from there are held-out splits'
+
+    def heading(self, text: str, line: int) -> None:
+        """Take a branch line that names a split (read where the line holds no value): the
+        lines under a held-out split's name are evaluation's even where a paste cut the tree
+        above it, the first split's keys with it (``└── Validation`` as its first lines).
+
+        Example:
+            >>> tree = SplitTree()
+            >>> tree.heading("└── Validation", 0)
+            >>> tree.branch("    ├── Ppyoloeloss/loss = nan", 1)
+            'held_out'
+        """
+        name = text.rpartition("── ")[2].strip().lower()
+        if name in _HELD_OUT_NAMES:
+            if line - self.last > TREE_REACH:  # another tree
+                self.keys = set()
+            self.last, self.held = line, True
 
     def branch(self, text: str, line: int) -> str:
         """What the branch line ``text`` is (read only where :func:`is_branch`):
