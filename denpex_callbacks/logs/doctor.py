@@ -39,6 +39,7 @@ from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
+from denpex_callbacks.logs.denpex_lines import BY_THE_RUN
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
@@ -642,8 +643,10 @@ class _Session:
     def _placed(self, diagnosis: Diagnosis) -> Diagnosis:
         """``diagnosis``, saying the span of printed steps its step lies in where the log
         numbered that step by counting (:mod:`~denpex_callbacks.logs.step_spans`)."""
+        # (a diagnosis read back from denpex's own line has the step that line printed)
         within = (self.assembler.spans.within(diagnosis.step)
-                  if diagnosis.step is not None else None)
+                  if diagnosis.step is not None and not diagnosis.summary.startswith(BY_THE_RUN)
+                  else None)
         if within is None:
             return diagnosis
         low, high = within

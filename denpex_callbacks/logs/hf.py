@@ -149,8 +149,8 @@ def bar_count(segment: str) -> int | None:
         >>> bar_count(" 27%|##6       | 310/1164 [00:02<00:07, 120.50it/s]") is None
         True
     """
-    counters = _TQDM.findall(segment) if "/" in segment else []
-    if not counters:
+    count = drawn_count(segment)
+    if count is None:
         return None
     # A bar faster than tqdm's mininterval (0.1 s) is not redrawn at every update: the count
     # drawn before the row may be the previous row's (tqdm's refresh after it), a step or more
@@ -158,4 +158,15 @@ def bar_count(segment: str) -> int | None:
     rate = _RATE.search(segment)
     if rate is None or (rate.group(2) == "it/s" and float(rate.group(1)) > _REDRAWN):
         return None
-    return int(counters[-1][0])
+    return count
+
+
+def drawn_count(segment: str) -> int | None:
+    """The count a tqdm bar drawn in ``segment`` shows, whatever its rate (None: no bar).
+
+    Example:
+        >>> drawn_count(" 63%|######3   | 63/100 [00:00<00:00, 618.66it/s]")
+        63
+    """
+    counters = _TQDM.findall(segment) if "/" in segment else []
+    return int(counters[-1][0]) if counters else None

@@ -144,12 +144,36 @@ class LineParser:
         # ... or grep -n's line number (see _LINE_NUMBERS): the last one, the run so far
         self._numbered_last = -1
         self._numbered_run = 0
+        # The count of the bar redrawn after the last Trainer row (see _redrawn_step)
+        self._redrawn: int | None = None
 
     @property
     def evaluation_lines(self) -> int:
         """Lines read as evaluation so far (with finite values too: they give no event, but
         say that training was under way)."""
         return self.generic.evaluation_lines if self.generic is not None else 0
+
+    def _redrawn_step(self, events: list[LogEvent], segments: Sequence[str]) -> None:
+        """Number a Trainer row behind a fast bar by the bar tqdm redrew after the row before.
+
+        ``tqdm.write`` redraws the bar it cleared right after the row it printed (tqdm
+        ``std.py`` ``external_write_mode``: ``inst.refresh``), at the count of that row's
+        step (transformers ``ProgressCallback`` updates the bar in ``on_step_end``, before
+        ``on_log``): the first bar of the next line. A bar faster than tqdm's mininterval is
+        seldom drawn again before the next row (see ``hf.bar_count``), so the bar the row
+        interrupts may be that same stale one; but two such first bars give the logging
+        interval, and this row is that interval after the last. Only a training row (a loss)
+        on a line that opens with a bar's redraw; an evaluation row keeps its own numbering.
+        """
+        first = next((segment for segment in segments if segment.strip()), "")
+        count = hf.drawn_count(first) if segments[0] == "" else None
+        if count is None or events[0].kind != METRICS or events[0].loss is None:
+            return
+        last, self._redrawn = self._redrawn, count
+        if last is not None and count > last:
+            step = count + (count - last)
+            for event in events:
+                object.__setattr__(event, "step", step)  # built just now: see _with_rank
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
@@ -191,6 +215,8 @@ class LineParser:
                 if (drawn and clears == 1 and events and events[0].family == hf.FAMILY
                         and cleared >= len(drawn.strip())):
                     _bar_step(events, drawn)
+                    if events[0].step is None:
+                        self._redrawn_step(events, segments)
                 out += events
                 drawn = segment
                 continue

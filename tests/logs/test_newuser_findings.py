@@ -2,8 +2,8 @@
 
 Each case is written from the tools' own format strings, as the real run printed it (the run:
 a tiny model under transformers 5.24's Trainer on CPU, ``logging_steps=7``, a NaN loss from
-step 60, its stdout and stderr in one file). A strict xfail holds the right answer: it fails
-once the doctor gets it, so the mark must then come off.
+step 60, its stdout and stderr in one file). Each held the right answer as a strict xfail
+until the doctor got it (fixed in the same stop).
 """
 
 from __future__ import annotations
@@ -72,14 +72,15 @@ _ROW_STEP = ("a fast bar (over 5 it/s) is not read, so the doctor numbers the ro
 
 
 @pytest.mark.parametrize(("hide_nan", "expected"), [
-    # The NaN row (the 9th) is step 63; the doctor says 9.
-    pytest.param(False, [("AMP006", 63)], marks=pytest.mark.xfail(strict=True, reason=_ROW_STEP)),
+    # The NaN row (the 9th) is step 63; the doctor said 9 (a strict xfail until fixed).
+    (False, [("AMP006", 63)]),
     # The Trainer's default logging_nan_inf_filter: the first row with loss 0 beside a NaN
-    # grad_norm (the 10th) is step 70; the doctor says 10.
-    pytest.param(True, [("AMP009", 70)], marks=pytest.mark.xfail(strict=True, reason=_ROW_STEP)),
+    # grad_norm (the 10th) is step 70; the doctor said 10.
+    (True, [("AMP009", 70)]),
 ])
 def test_trainer_nan_row_step_from_the_bar_redrawn_after_it(
         tmp_path: Path, hide_nan: bool, expected: list[tuple[str, int]]) -> None:
+    """Fixed (``parsers.LineParser._redrawn_step``): """ + _ROW_STEP + """."""
     assert faults(tmp_path, trainer_stdout(hide_nan=hide_nan)) == expected
 
 
@@ -140,11 +141,11 @@ def watched_trainer_stdout(nan_from: int | None = 60, every: int = 7) -> list[st
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the callback's own lines print step 60, yet the doctor, counting the Trainer's rows, says "
-    "'the log prints no step between 10 and 64, so this began at a step within 11-64' and the "
-    "text output shows 'a step within 11-64' where the step is 60"))
 def test_watched_trainer_step_printed_by_denpex_is_not_a_span(tmp_path: Path) -> None:
+    """The callback's own lines print step 60; the doctor, counting the Trainer's rows, said
+    "the log prints no step between 10 and 64, so this began at a step within 11-64" (a
+    strict xfail until ``doctor._placed`` left the step a denpex line printed as it is, and
+    the rows took their steps from the bar redrawn after each)."""
     result = diagnose_lines(tmp_path, watched_trainer_stdout())
     assert [(d.code, d.step) for d in result.faults] == [
         ("AMP006", 60), ("AMP003", 60), ("AMP004", 74)]
