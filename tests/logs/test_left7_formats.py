@@ -7,7 +7,14 @@
    and ``terminate_on_nan``'s stop after it at 276. Now: a main bar risen by exactly the
    batches validated so far proves 1.x, and within the run the step is where training stood
    (251).
-2. (see below)
+2. KerasTuner's search (keras-team/keras-tuner ``keras_tuner/engine/tuner_utils.py``
+   ``Display``: ``Search: Running Trial #N``, the hyperparameter table, Keras' bars, then
+   ``Trial N Complete [00h 01m 02s]``, ``{objective}: {score}``, ``Best ... So Far: ...``),
+   one trial of four trained on NaN to its end. Before: AMP006 (error) at 761 and AMP013 at
+   800, the trial's bars counted on from the trial before. Now: both at info (an abandoned
+   run: ``Trial N Complete [`` is a search's word that it ended the attempt, as Optuna's
+   ``Trial N failed``), at the trial's own steps 161 and 200 (a new trial builds a new
+   model: its bars count from 1). A NaN in the last trial stays a fault.
 3. (see below)
 4. tqdm's ``format_num`` (tqdm/tqdm ``tqdm/std.py``: ``f'{n:.3g}'`` where that is shorter) on
    a step logged as a float from 100000 on (``step=1.24e+5``). Before: read as 124000, the
@@ -19,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 from test_lightning_bars_formats import _v1
 from test_untried8_formats import _matcha
 
@@ -84,3 +91,74 @@ def test_short_step_under_accumulation_stays_the_shown_value(tmp_path: Path) -> 
     lines = _matcha(123000, accumulate=4, batches=1000, first_epoch=491, epochs=2)
     assert faults(tmp_path, lines) == [("AMP006", 123000)]
     assert faults(tmp_path, _matcha(accumulate=1, batches=1100, first_epoch=112)) == []
+
+
+# --- 2. KerasTuner: a trial that trained on NaN among healthy ones ----------------------------
+
+
+def _progbar(current: int, target: int, metrics: list[tuple[str, str]]) -> str:
+    """Keras 2's ``Progbar.update`` to a file (keras ``utils/generic_utils.py``): ``'%' +
+    str(numdigits) + 'd/%d ['``, 30 characters of ``=`` and ``>`` over ``.``, ``- ETA: 1s``
+    (``- 3s 2ms/step`` at the end), then ``- %s: %.4f`` for each metric."""
+    width = 30
+    filled = width * current // target
+    bar = ("=" * (filled - 1) + (">" if current < target else "=")) if filled else ""
+    info = " - ETA: 1s" if current < target else " - 3s 2ms/step"
+    info += "".join(f" - {key}: {value}" for key, value in metrics)
+    return f"{current:{len(str(target))}d}/{target} [{bar.ljust(width, '.')}]{info}"
+
+
+def _trial(number: int, *, nan: bool = False, objective: str = "val_loss", epochs: int = 3,
+           batches: int = 200, every: int = 40) -> list[str]:
+    """One trial of a KerasTuner search as ``Display`` prints it (``on_trial_begin``: a blank,
+    ``Search: Running Trial #{n}``, the ``{:18}|{:18}|{}`` table; ``on_trial_end``: ``Trial
+    {n} Complete [{h:02d}h {m:02d}m {s:02d}s]``, ``{objective}: {score}``, a blank, ``Best
+    {objective} So Far: {best}``, ``Total elapsed time: ...``) around its ``fit``; ``nan``:
+    the loss NaN from the trial's batch 150 on, to its end (no TerminateOnNaN)."""
+    lines = ["", f"Search: Running Trial #{number}", "",
+             f"{'Value':18}|{'Best Value So Far':18}|Hyperparameter",
+             f"{32 * number:<18}|{'?' if number == 1 else 32:<18}|units",
+             f"{10.0 ** -number:<18.5g}|{'?' if number == 1 else 0.1:<18}|learning_rate", ""]
+    scores = []
+    for epoch in range(1, epochs + 1):
+        lines.append(f"Epoch {epoch}/{epochs}")
+        for batch in [*range(1, batches, every), batches]:
+            step = (epoch - 1) * batches + batch
+            loss = "nan" if nan and step >= 150 else f"{0.9 - step / 2000:.4f}"
+            metrics = [("loss", loss), ("accuracy", f"{0.7 + step / 10000:.4f}")]
+            if batch == batches:
+                val, acc = (float("nan"), 0.1) if nan else (0.6 - epoch / 100, 0.8 + epoch / 100)
+                scores.append(val if objective == "val_loss" else acc)
+                metrics += [("val_loss", f"{val:.4f}"), ("val_accuracy", f"{acc:.4f}")]
+            lines.append(_progbar(batch, batches, metrics))
+    score = min(scores) if objective == "val_loss" else max(scores)
+    return [*lines, f"Trial {number} Complete [00h 01m {number:02d}s]", f"{objective}: {score}",
+            "", f"Best {objective} So Far: 0.57", f"Total elapsed time: 00h 0{number}m 10s"]
+
+
+def test_keras_tuner_nan_trial_among_healthy_ones_is_abandoned(tmp_path: Path) -> None:
+    """Trial 2 of 4 went NaN at its batch 150 (shown at 161): said at info, at its own step
+    (before: AMP006 error at 761, AMP013 at 800)."""
+    lines = [*_trial(1), *_trial(2, nan=True), *_trial(3), *_trial(4)]
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step) for d in result.faults] == []
+    assert [(d.code, d.step) for d in result.diagnoses
+            if d.evidence.get("abandoned_run")] == [("AMP006", 161), ("AMP013", 200)]
+
+
+def test_keras_tuner_nan_in_the_last_trial_stays_a_fault(tmp_path: Path) -> None:
+    """No trial after it trained: the fault stays, at the trial's own steps (before: 1361
+    and 1400, counted on from the trials before)."""
+    lines = [*_trial(1), *_trial(2), *_trial(3, nan=True)]
+    assert faults(tmp_path, lines) == [("AMP006", 161), ("AMP013", 200)]
+
+
+def test_keras_tuner_controls(tmp_path: Path) -> None:
+    """A healthy search on ``val_accuracy`` (not the default objective), longer epochs; and
+    two fits with no search between them, the first NaN to its end: its fault stays."""
+    search = [line for n in (1, 2, 3) for line in _trial(n, objective="val_accuracy",
+                                                       epochs=4, batches=300, every=50)]
+    assert faults(tmp_path, search) == []
+    fits = [line for line in [*_trial(1, nan=True), *_trial(2)]
+            if not line.startswith(("Trial ", "Best ", "Total ", "Search:"))]
+    assert faults(tmp_path, fits) == [("AMP006", 161), ("AMP013", 200)]
