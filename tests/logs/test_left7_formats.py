@@ -15,7 +15,18 @@
    run: ``Trial N Complete [`` is a search's word that it ended the attempt, as Optuna's
    ``Trial N failed``), at the trial's own steps 161 and 200 (a new trial builds a new
    model: its bars count from 1). A NaN in the last trial stays a fault.
-3. (see below)
+3. Loss terms named with a suffix on a Lightning bar (the bar: Lightning-AI/pytorch-lightning
+   ``callbacks/progress/tqdm_progress.py``, the postfix what the module logs with
+   ``prog_bar=True``: a VAE LightningModule's ``self.log("train/kl_weighted",
+   loss_dict["kl_weighted"], prog_bar=True)`` beside ``train/loss``, found in the search
+   index, which names no repository for it). ``l1_dim``, ``loss_bbox_0``, ``ce_aux`` were
+   already terms (the lexicon's loss nouns with another word: components), and a term's NaN
+   counts as the loss's on the bar. Before: ``kl_weighted`` named nothing (``kl`` is no loss
+   noun), its NaN beside the running ``loss=`` went unsaid. Now: a measure seldom trained on
+   alone (``kl``, ``kld``, ``mae``) with ``weighted`` beside it is a term (lexicon
+   ``_weighted_term``): AMP006 at its step; ``kl``, ``kl_weight`` and ``val/kl_weighted``
+   stay what they were. In a plain print a term's NaN beside a finite per-step total stays
+   silent: a term of that total would have made it NaN.
 4. tqdm's ``format_num`` (tqdm/tqdm ``tqdm/std.py``: ``f'{n:.3g}'`` where that is shorter) on
    a step logged as a float from 100000 on (``step=1.24e+5``). Before: read as 124000, the
    step only to 3 digits. Now: the bar's own count where it rounds to the same value
@@ -27,7 +38,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import diagnose_lines, faults
-from test_lightning_bars_formats import _v1
+from test_lightning_bars_formats import _bar, _v1
 from test_untried8_formats import _matcha
 
 # --- 1. Lightning 1.x: the main bar counts validation batches ---------------------------------
@@ -57,14 +68,16 @@ def test_lightning_v1_bar_within_a_validation_run(tmp_path: Path) -> None:
         ("AMP006", 201)]
 
 
-def test_lightning_v1_bar_after_a_validation_run(tmp_path: Path) -> None:
-    """A count after the run is training's count less the run's batches (passed before)."""
+def test_lightning_v1_bar_after_a_validation_run_control(tmp_path: Path) -> None:
+    """Control: a count after the run is training's count less the run's batches (passed
+    before; the new proof must not move it)."""
     assert faults(tmp_path, _stopped(_v1_until(325))) == [("AMP006", 276)]
     assert faults(tmp_path, _stopped(_v1_until(575))) == [("AMP006", 501)]
 
 
-def test_lightning_v1_nan_after_a_validation_run(tmp_path: Path) -> None:
-    """A NaN shown on the bar after the first run: at training's batch (passed before)."""
+def test_lightning_v1_nan_after_a_validation_run_control(tmp_path: Path) -> None:
+    """Control: a NaN shown on the bar after the first run, at training's batch (passed
+    before)."""
     lines = _v1(train=500, val=50, runs=2, epochs=2, every=25, nan_from=276)
     assert faults(tmp_path, lines) == [("AMP006", 300)]
 
@@ -85,8 +98,8 @@ def test_short_step_beside_the_bar_count(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 123660)]
 
 
-def test_short_step_under_accumulation_stays_the_shown_value(tmp_path: Path) -> None:
-    """Under ``accumulate_grad_batches=4`` the bar counts 4 times the step: the shown value
+def test_short_step_under_accumulation_control(tmp_path: Path) -> None:
+    """Control: under ``accumulate_grad_batches=4`` the bar counts 4 times the step: the shown value
     (to 3 digits) stays the step (passed before), and a healthy run is silent."""
     lines = _matcha(123000, accumulate=4, batches=1000, first_epoch=491, epochs=2)
     assert faults(tmp_path, lines) == [("AMP006", 123000)]
@@ -162,3 +175,50 @@ def test_keras_tuner_controls(tmp_path: Path) -> None:
     fits = [line for line in [*_trial(1, nan=True), *_trial(2)]
             if not line.startswith(("Trial ", "Best ", "Total ", "Search:"))]
     assert faults(tmp_path, fits) == [("AMP006", 161), ("AMP013", 200)]
+
+
+# --- 3. loss terms named with a suffix --------------------------------------------------------
+
+
+def _vae_bar(term: str, nan_from: int | None = None, *, total_nan: bool = False,
+             batches: int = 400, every: int = 20, epochs: int = 2) -> list[str]:
+    """Lightning 1.x's bar (``loss=`` its running mean, ``v_num``), the module's ``train/loss``
+    and ``train/{term}`` logged with ``prog_bar=True``; the term NaN from step ``nan_from``
+    on (the total too where ``total_nan``)."""
+    lines = []
+    for epoch in range(epochs):
+        for done in range(every, batches + 1, every):
+            step = epoch * batches + done
+            bad = nan_from is not None and step >= nan_from
+            total = "nan" if bad and total_nan else f"{1.2 - step / 1e4:.3f}"
+            value = "nan" if bad else f"{0.05 + step / 1e5:.3f}"
+            lines.append(_bar(f"Epoch {epoch}", done, batches,
+                              f"loss={1.21 - step / 1e4:.3f}, v_num=3, train/loss={total}, "
+                              f"train/{term}={value}"))
+    return lines
+
+
+def test_weighted_kl_term_nan_beside_a_finite_total(tmp_path: Path) -> None:
+    """``train/kl_weighted=nan`` beside a finite running ``loss=``: the loss's NaN at 520
+    (before: silent); the other suffixes were terms already."""
+    assert faults(tmp_path, _vae_bar("kl_weighted", 520)) == [("AMP006", 520)]
+    for term in ("l1_dim", "loss_bbox_0", "ce_aux", "weighted_kld"):
+        assert faults(tmp_path, _vae_bar(term, 520)) == [("AMP006", 520)], term
+
+
+def test_weighted_kl_term_with_a_nan_total_control(tmp_path: Path) -> None:
+    """Control: the total NaN with its term, one AMP006 at the step (passed before)."""
+    assert faults(tmp_path, _vae_bar("kl_weighted", 520, total_nan=True)) == [("AMP006", 520)]
+
+
+def test_weighted_kl_controls(tmp_path: Path) -> None:
+    """Healthy bars with each term, over 3 epochs of 300 batches; the KL weight itself, an
+    evaluation's weighted KL and a plain ``kl`` NaN stay no loss."""
+    for term in ("kl_weighted", "l1_dim", "loss_bbox_0", "ce_aux"):
+        assert faults(tmp_path, _vae_bar(term, batches=300, epochs=3)) == [], term
+    for term in ("kl_weight", "kl"):
+        assert faults(tmp_path, _vae_bar(term, 520)) == [], term
+    # an evaluation's NaN on the bar: AMP013, not the training loss's AMP006
+    evaluated = [line.replace("train/kl_weighted", "val/kl_weighted")
+                 for line in _vae_bar("kl_weighted", 520)]
+    assert faults(tmp_path, evaluated) == [("AMP013", 520)]
