@@ -46,8 +46,12 @@ STOPPED_ROWS = 1
 # A search's or a range test's own word that it ended the attempt (Optuna's
 # ``optuna/study/_tell.py`` and ``_optimize.py``: ``Trial {} failed with value {}.``,
 # ``Trial {} failed because of the following error: ...``; PyTorch-Ignite's ``FastaiLRFinder``
-# and torch-lr-finder's ``range_test``: ``Stopping early, the loss has diverged``).
-_ENDED = re.compile(r"\bTrial \d+ failed\b|\bStopping early, the loss has diverged")
+# and torch-lr-finder's ``range_test``: ``Stopping early, the loss has diverged``; KerasTuner's
+# ``Display.on_trial_end``, keras-team/keras-tuner ``keras_tuner/engine/tuner_utils.py``:
+# ``Trial {n} Complete [{h:02d}h {m:02d}m {s:02d}s]``, printed whatever the trial's score, which
+# the search ranks: a trial that trained on NaN to its end is one it dropped).
+_ENDED = re.compile(r"\bTrial \d+ failed\b|\bTrial \d+ Complete \[\d+h \d\dm \d\ds\]"
+                    r"|\bStopping early, the loss has diverged")
 
 
 def ended_by_search(text: str) -> bool:
@@ -55,6 +59,8 @@ def ended_by_search(text: str) -> bool:
 
     Example:
         >>> ended_by_search("[W 2026-01-01 10:02:05,123] Trial 1 failed with value nan.")
+        True
+        >>> ended_by_search("Trial 3 Complete [00h 01m 02s]")
         True
         >>> ended_by_search("Epoch 3 failed to improve: loss nan")
         False

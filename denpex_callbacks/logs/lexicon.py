@@ -726,6 +726,28 @@ def _namespaced_evaluation(key: str) -> bool:
 _LANGUAGE_OBJECTIVE = re.compile(r"(?:[CMT]LM(?:-[a-z]{2})*|(?:AE|MT|BT|PC)(?:-[a-z]{2})+)")
 
 
+# Measures seldom trained on alone (see _LOSS_NOUNS), and the word that says one was weighted
+# to be added to the loss: ``kl_weighted`` (a VAE's ``beta * kl``) is a term of the loss, where
+# ``kl`` alone may be a monitored divergence (a policy's KL to its reference).
+_WEIGHABLE = frozenset({"kl", "kld", "mae"})
+_WEIGHTED = frozenset({"weighted"})
+
+
+def _weighted_term(parts: tuple[str, ...]) -> bool:
+    """Whether a key's words are a measure and the word that says it was weighted into the
+    loss, in either order.
+
+    Example:
+        >>> _weighted_term(("kl", "weighted")), _weighted_term(("weighted", "kld"))
+        (True, True)
+        >>> _weighted_term(("kl",)), _weighted_term(("kl", "weight"))
+        (False, False)
+    """
+    return len(parts) == 2 and (
+        (parts[0] in _WEIGHABLE and parts[1] in _WEIGHTED)
+        or (parts[1] in _WEIGHABLE and parts[0] in _WEIGHTED))
+
+
 def _language_objective(key: str | tuple[str, ...]) -> bool:
     """Whether ``key`` names an objective and the languages it is trained on (XLM's).
 
@@ -899,7 +921,7 @@ def role(key: str | tuple[str, ...]) -> str | None:
         return scale
     beside = _loss_words(parts)
     if beside is None:
-        return COMPONENT if _language_objective(key) else None
+        return COMPONENT if _language_objective(key) or _weighted_term(parts) else None
     if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"

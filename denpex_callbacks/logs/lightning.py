@@ -165,7 +165,9 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
     elif "step" in postfix and (logged := _LOGGED_STEP.search(postfix)):
         whole, padded, short = logged.groups()
         if short is not None:
-            step = int(float(short))
+            # the logged step to 3 digits: the bar's own count where it rounds to the same
+            # (no accumulation: the two are one number), the shown value where it does not
+            step = step if float(f"{step:.3g}") == float(short) else int(float(short))
         elif padded or int(whole) > int(total) or counts_run(int(epoch), int(whole),
                                                                int(total)):
             step = int(whole)
@@ -243,6 +245,7 @@ class Bars:
         self._run = 0  # ... within the last run (each dataloader's bar its own total)
         self._ended: tuple[int, int] | None = None  # the last validation bar line, if ended
         self._entered: int | None = None  # the main count a validation run began at
+        self._val_done = 0  # the validation bar's count within the run's current dataloader
         self._left: int | None = None  # ... once that run ended, till the main bar shows again
         self._counts_val = False  # proven: the main bar counts validation batches (1.x)
         self._train: int | None = None  # an epoch's training batches, once told
@@ -308,7 +311,9 @@ class Bars:
             self._entered, self._run = self._count, 0  # a run begins: where the main bar stood
         if done < total or self._ended == (done, total):  # (a bar's end redrawn: once)
             self._ended = None
+            self._val_done = done if done < total else 0
             return
+        self._val_done = 0
         self._ended = (done, total)
         if self._entered is not None:
             self._left, self._entered = self._entered, None
@@ -322,14 +327,21 @@ class Bars:
         epoch -= self._first
         if epoch != self._epoch or self._left is not None:  # (most lines: neither)
             self._turn(epoch, done, total)
+        elif self._entered is not None and not self._counts_val and self._val_done and \
+                done == self._entered + self._run + self._val_done:
+            # Redrawn within a validation run, risen by exactly the batches validated so far:
+            # 1.x (``train_batch_idx + _val_processed``); 2.x's bar stands still meanwhile.
+            self._counts_val = True
         self._count = done
         if not self._counts_val:
             return epoch * total + done
         train = self._train if self._train is not None else total - self._shared
+        if self._entered is not None:  # within a run: training stands where the run began
+            per = train if 0 < train < total else total
+            return epoch * per + max(0, min(self._entered - self._shared, per))
         if train >= total or train <= 0:  # an epoch that ran no validation
             return epoch * total + done
-        counted = (self._entered if self._entered is not None else done) - self._shared
-        return epoch * train + max(0, min(counted, train))
+        return epoch * train + max(0, min(done - self._shared, train))
 
     def _first_epoch(self, epoch: int) -> None:
         """0.7-0.8 number the bar's epochs from 1 (0.7 ``trainer/training_loop.py``, 0.8

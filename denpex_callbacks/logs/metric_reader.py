@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
@@ -709,6 +710,12 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text):
+            return []
+        if "Complete [" in text and ended_by_search(text):
+            # A search's trial ended (KerasTuner): the next trial builds a new model, whose
+            # optimizer counts from 0 again; its bars do not count on from this one's.
+            self.bars.clear()
+            self.bar_units.clear()
             return []
         if EPISODE_ROW in text and (blank := self.episodes.row(text)) is not None:
             return [MetricEvent(METRICS, FAMILY, step=blank, loss=math.nan, keys=("loss",))]

@@ -55,7 +55,7 @@ FAMILIES: tuple[ModuleType, ...] = (
 # them and none of these is rare: "Loss Scale" holds "oss").
 GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
                     b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]", b" avg, ",
-                    "失".encode())
+                    "失".encode(), b"Complete [")
 # `` avg, `` is darknet's iteration line (pjreddie/darknet examples/detector.c: ``"%ld: %f, %f
 # avg, %f rate, ..."``), whose loss is named only by its running average (see
 # ``metric_pairs._named_after``).
@@ -65,6 +65,9 @@ GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"auto
 # the next line: VITS' ``Train Epoch: 3 [40%]`` over its bare list of losses, step and lr,
 # which holds no keyword (see ``metric_reader.announces_row``). ``失`` ends the loss of
 # Chinese and Japanese prints, 损失 and 損失 (:mod:`~denpex_callbacks.logs.cjk`).
+# ``Complete [`` is KerasTuner's end of a trial (``Trial 3 Complete [00h 01m 02s]``), the
+# search's word that it dropped a trial (see ``abandoned_runs.ended_by_search``): its line
+# holds no other keyword.
 # A callback's message printed right after a progress bar that did not end its line (Keras'
 # TerminateOnNaN: ``15/20 ━━━ 0s 4ms/step - loss: 2.4221Batch 15: Invalid loss, ...``): two
 # prints glued into one segment, read as two. torchbearer's TerminateOnNaN prints its whole
