@@ -157,6 +157,12 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
         if found is None:
             return []
     epoch, done, total, postfix = found.groups()
+    if done == "0":
+        # No batch of the epoch done: the bar's reset as the next epoch begins, drawn before
+        # its new label (lightning ``TQDMProgressBar.on_train_epoch_start``: ``reset`` then
+        # ``set_description``), so ``Epoch 2: 0%| 0/20`` after ``Epoch 2: 20/20``, the epoch's
+        # last postfix still on it: where that epoch ended, not a step back at its start.
+        done = total
     loss = pattern.search(postfix)
     value = to_float(loss.group(1)) if loss else None
     step = step_of(int(epoch), int(done), int(total))

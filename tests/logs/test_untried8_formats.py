@@ -47,9 +47,10 @@ Missed before:
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 
 
 def _tqdm_num(number: float) -> str:
@@ -247,3 +248,30 @@ def test_openvpi_controls(tmp_path: Path) -> None:
     """Healthy: accumulation over 4 batches and none (passes on the parent)."""
     assert faults(tmp_path, _openvpi()) == []
     assert faults(tmp_path, _openvpi(accumulate=1, batches=300)) == []
+
+
+def _reset_bars(nan_from: int | None = None, epochs: int = 4, batches: int = 20) -> list[str]:
+    """Lightning 2.x's training bar in a file, each epoch begun by the bar's reset drawn under
+    the last epoch's label (lightning ``TQDMProgressBar.on_train_epoch_start``: ``reset(total)``
+    redraws ``Epoch 0: 0%| 0/20`` with the last postfix, then ``set_description``)."""
+    lines: list[str] = []
+    postfix = "v_num=3"
+    for epoch in range(epochs):
+        if epoch:
+            lines.append(_bar(f"Epoch {epoch - 1}", 0, batches, postfix))
+        for done in range(4, batches + 1, 4):
+            step = epoch * batches + done
+            loss = math.nan if nan_from is not None and step >= nan_from else 2.0 - step / 100
+            postfix = f"v_num=3, train_loss={_lightning_num(loss)}"
+            lines.append(_bar(f"Epoch {epoch}", done, batches, postfix))
+    return lines
+
+
+def test_a_bar_reset_as_an_epoch_begins_is_no_step(tmp_path: Path) -> None:
+    """A new user's Lightning run: the reset bar of each new epoch (``0/20`` under the last
+    epoch's label) was read as a step 0 in the middle of the run (the timeline went back to 0
+    and counted 110 steps for 80)."""
+    result = diagnose_lines(tmp_path, _reset_bars())
+    steps = [p[0] for p in result.timeline.points]
+    assert steps == sorted(steps) and 0 not in steps and result.faults == []
+    assert faults(tmp_path, _reset_bars(44)) == [("AMP006", 44)]
