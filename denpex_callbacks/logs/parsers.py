@@ -144,6 +144,9 @@ class LineParser:
         # ... or grep -n's line number (see _LINE_NUMBERS): the last one, the run so far
         self._numbered_last = -1
         self._numbered_run = 0
+        # The rank of a line that names none: the one a rank prefix taken off every line of
+        # a paste named (paste_margins.margin_rank); None: rank 0, as a log that names none.
+        self.rank: int | None = None
 
     @property
     def evaluation_lines(self) -> int:
@@ -169,6 +172,8 @@ class LineParser:
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
         rank, numbered = prefixed_rank(text)
+        if rank is None:
+            rank = self.rank
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
@@ -246,6 +251,8 @@ class LineParser:
         rank = line_rank(text)
         if rank is not None:
             text = text[rank_prefix_end(text):]  # a row's cells, as its header's stand
+        else:
+            rank = self.rank
         out: list[LogEvent] = []
         for segment in text.split("\r"):
             if segment.strip():
