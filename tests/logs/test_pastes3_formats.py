@@ -110,6 +110,17 @@ def test_a_step_banner_over_its_rows(tmp_path: Path, shape: str) -> None:
         ("AMP006", 1200)]
 
 
+def test_a_warning_between_the_rows_behind_a_clock(tmp_path: Path) -> None:
+    """A Python warning printed between a step banner's blocks, every line behind GitHub
+    Actions' time: the prefix comes off every line, the warning's too. Before: step 12."""
+    warning = "/opt/conda/lib/python3.10/site-packages/torch/optim/lr_scheduler.py:139: " \
+        "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`."
+    blocks = _blocks("==== Step {s} ====", 1200)
+    lines = [part for index, line in enumerate(blocks)
+             for part in ((line, warning) if index % 4 == 3 else (line,))]
+    assert faults(tmp_path, SHAPES["GitHub Actions"](lines)) == [("AMP006", 1200)]
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_controls(tmp_path: Path, shape: str) -> None:
     """Healthy runs, non-default settings (DETR without its NaN, a banner every 100 steps
