@@ -44,6 +44,7 @@ from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
+from denpex_callbacks.logs.line_prefixes import collected, uncollected
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (
     NEWEST_BYTES,
@@ -217,7 +218,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     total = os.path.getsize(path) if plain else None
     pasted: str | None = None  # how a paste was read (escapes, hard wraps), for the report
     if plain and total is not None and total <= ESCAPED_BYTES:
-        stream, pasted = _pasted(stream, total, how.reverse)
+        stream, pasted, parser.rank = _pasted(stream, total, how.reverse)
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -306,26 +307,30 @@ def _hf_interval(path: str) -> LoggingInterval | None:
 
 
 def _pasted(stream: BinaryIO, size: int,
-            reverse: bool | None = None) -> tuple[BinaryIO, str | None]:
-    """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
-    line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
-    output), a margin on every line or a blank line after each (paste_margins.py), lines
+            reverse: bool | None = None) -> tuple[BinaryIO, str | None, int | None]:
+    """``stream``, or the log a paste holds, what the paste was (None: a plain log), and the
+    rank a margin taken off named (None: none): one line of escapes (paste.py's
+    ``unescaped_log``: a JSON string or a Python repr of a run's output), a margin on every
+    line or a blank line after each (paste_margins.py), a collector's clock or process
+    before every line (line_prefixes.py), lines
     hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
     listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
     steps on a first reading, True or False; None: by its times), or both of the last two."""
     if not isinstance(stream, io.BufferedReader):
-        return stream, None
+        return stream, None, None
     head = stream.peek(WRAP_HEAD)[:WRAP_HEAD]
+    entire = size <= len(head)
     escaped = may_be_escaped(head[:ESCAPED_HEAD])
     small = size <= WRAP_BYTES
     wrapped = small and may_be_wrapped(head)
     newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
-    prefix = margin(head) if small else None
+    prefix = margin(head, entire) if small else None
     spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
+    clocked = small and prefix is None and collected(head, entire)
     cri = size <= CRI_BYTES and may_be_cri(head)
-    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri):
-        return stream, None
+    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked):
+        return stream, None, None
     data = stream.read()
     stream.close()
     how = []
@@ -334,8 +339,9 @@ def _pasted(stream: BinaryIO, size: int,
         how.append(CRI_JOINED)
     if escaped:
         lines = unescaped_log(data)
-        return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    data, margins = unpasted(data, prefix, spaced, coloured)
+        return (io.BytesIO(data if lines is None else lines),
+                None if lines is None else _ESCAPED, None)
+    data, margins, rank = unpasted(data, prefix, spaced, coloured)
     how += margins
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])
@@ -348,7 +354,11 @@ def _pasted(stream: BinaryIO, size: int,
     elif newest and (ordered := oldest_first(data)) is not None:
         data = ordered
         how.append(f"{_NEWEST} (its times run backwards), read last line first")
-    return io.BytesIO(data), "; ".join(how) or None
+    if clocked:  # (last: the times ordered the lines above)
+        data = uncollected(data)
+        how.append("every line opened with a collector's time or process (kubectl "
+                   "--timestamps, ts, journald, a Ray worker), taken off")
+    return io.BytesIO(data), "; ".join(how) or None, rank
 
 
 def _steps_unread(result: Result, parser: LineParser) -> bool:

@@ -149,6 +149,9 @@ class LineParser:
         self._numbered_run = 0
         # The count of the bar redrawn after the last Trainer row (see _redrawn_step)
         self._redrawn: int | None = None
+        # The rank of a line that names none: the one a rank prefix taken off every line of
+        # a paste named (paste_margins.margin_rank); None: rank 0, as a log that names none.
+        self.rank: int | None = None
 
     @property
     def evaluation_lines(self) -> int:
@@ -196,6 +199,8 @@ class LineParser:
             if wrapped_line == line - 1 and starts_with_value(text):
                 text = head.rstrip() + " " + text.lstrip()
         rank, numbered = prefixed_rank(text)
+        if rank is None:
+            rank = self.rank
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if text[:1] == "{" and len(segments) > 1:
             segments = _block_cut(segments)
@@ -289,6 +294,8 @@ class LineParser:
         rank = line_rank(text)
         if rank is not None:
             text = text[rank_prefix_end(text):]  # a row's cells, as its header's stand
+        else:
+            rank = self.rank
         out: list[LogEvent] = []
         for segment in text.split("\r"):
             if segment.strip():

@@ -32,9 +32,11 @@ _OPENERS = ("(", "<")
 # RFC 3339 time of ``kubectl logs --timestamps`` and of GitHub Actions' raw logs
 # (``2024-05-01T12:00:00.123456789Z``), ``kubectl logs --prefix`` (kubectl pkg/cmd/logs/
 # logs.go: ``[pod/NAME/CONTAINER]``), journald's and syslog's short form (``May 01 12:00:00
-# host python3[1234]:``) and RFC 5424's (``<14>1 TIME HOST APP PID MSGID -``), a Ray worker's
-# process (ray/_private/worker.py print_worker_logs: ``(RayTrainWorker pid=1234,
-# ip=10.0.0.1)``, coloured; not SkyPilot's, which names the rank: launcher_ranks.line_rank reads
+# host python3[1234]:``, the pid kept, so that a line's own ``Averaged stats:`` is none; the
+# clock alone: moreutils' ``ts``, its default ``%b %d %H:%M:%S``)
+# and RFC 5424's (``<14>1 TIME HOST APP PID MSGID -``), a Ray worker's process
+# (ray/_private/worker.py print_worker_logs: ``(RayTrainWorker pid=1234, ip=10.0.0.1)``,
+# coloured; not SkyPilot's, which names the rank: launcher_ranks.line_rank reads
 # it), a log viewer's clock (``[12:00:01] ``; Jenkins' Timestamper, jenkinsci/timestamper-plugin
 # README.md: ``21:51:15  Started by user``, the second blank kept as the line's own). A prefix
 # read as part of the line would be a table row's first cell (a header row over value rows no
@@ -44,7 +46,7 @@ _OPENERS = ("(", "<")
 _COLLECTOR = re.compile(
     r"^\s*(?:(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\[pod/[^\]\s]+\]"
-    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s:\[]+(?:\[\d+\])?:"
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?: \S+ [^\s:\[]+\[\d+\]:)?"
     r"|<\d{1,3}>\d (?:\S+ ){5}(?:-|\[[^\]]*\])"
     r"|\((?![^()]*\brank=)[^()]*?\bpid=\d+(?:, ip=[^()]*)?\)"
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?)[ \t])+")
@@ -78,11 +80,9 @@ def strip_paste(text: str) -> str:
     head = text.lstrip()[:5]  # looked at twice: found once unless the text changes between
     first = head[:1]
     if first != "{" and may_be_collected(head) and (
-            found := _COLLECTOR.match(text)):  # (DeepSpeed's and HF's lines told inline)
-        collected, text = text[:found.end()], text[found.end():]
+            printed := as_printed(text)) is not None:  # (DeepSpeed's, HF's lines told inline)
+        text = printed
         first = text[:1]
-        if first != "[" and "-" in collected:  # (a launcher's own rank prefix comes first)
-            text = _replica_rank(collected) + text
     if first == ">":
         text = _QUOTED.sub("", text)
         first = text.lstrip()[:1]
@@ -167,6 +167,26 @@ def _replica_rank(collected: str) -> str:
     if found is None:
         return ""
     return f"[rank{int(found[2]) + (found[1] == 'worker')}]:"
+
+
+def as_printed(text: str) -> str | None:
+    """``text`` without a collector's prefix, the rank a Kubeflow replica's pod name in it
+    gives put before it (as launcher_ranks reads it), where ``text`` opens with one; else
+    None. Called where ``may_be_collected`` said it may.
+
+    Example:
+        >>> as_printed("[pod/gpt-worker-2/pytorch] 2024-05-01T12:00:00.1Z loss nan")
+        '[rank3]:loss nan'
+        >>> as_printed("Jun 01 10:00:00 step 3 loss nan"), as_printed("step 3 loss nan")
+        ('step 3 loss nan', None)
+    """
+    found = _COLLECTOR.match(text)
+    if found is None:
+        return None
+    collected, text = text[:found.end()], text[found.end():]
+    if text[:1] != "[" and "-" in collected:  # (a launcher's own rank prefix comes first)
+        return _replica_rank(collected) + text
+    return text
 
 
 def without_collector(text: str) -> str:

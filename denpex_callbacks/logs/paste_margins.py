@@ -17,8 +17,11 @@ two of them neighbours, and an odd number of blank lines lies between any two (a
 of the log's own, doubled, is three); the log's own blank lines are kept. It is taken as
 indented where every line that holds text opens with the same prefix, over at least
 ``MARGIN_LINES`` lines: a tab, at least two blanks, ``>`` (with the blanks after it), a
-container's name (``trainer-1  | ``), or rank 0's launcher prefix (``[default0]:``). The
-margin is taken off, the blank lines dropped; line numbers then count the lines read.
+container's name (``trainer-1  | ``), or one rank's launcher prefix (``[default0]:``,
+``[rank3]: ``, mpirun's ``[1,3]<stdout>:``: launcher_ranks reads it), and over every line of
+an excerpt of fewer lines where the prefix is an indent. The margin is taken off, the blank
+lines dropped; line numbers then count the lines read. A rank prefix's rank is kept: the
+lines are read as that rank's (``margin_rank``), as they were with the prefix on each.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import re
 
 from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
+from denpex_callbacks.logs.launcher_ranks import line_rank, rank_prefix_end
 
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 MARGIN_LINES = 4
@@ -35,7 +39,8 @@ MARGIN_LINES = 4
 # the pod's name may say the rank: paste.py, launcher_ranks.py.)
 # Rank 0's own prefix on every line (torchrun's ``[default0]:``, torch's ``[rank0]:``,
 # Lightning's ``[rank: 0] ``, a script's ``[rank0] ``, srun's ``0: ``): one rank's log, whose
-# rank the doctor takes as 0 anyway; another rank's prefix stays, as it says the rank.
+# rank the doctor takes as 0 anyway. Another rank's prefix is found by launcher_ranks (every
+# form it reads), and its rank kept (margin_rank).
 _MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| "
                      rb"|\[[A-Za-z_]*0\]:? ?|\[rank: 0\] |0: ")
 
@@ -118,9 +123,11 @@ def _spaced(lines: list[bytes]) -> bool:
     return text >= SPACED_LINES
 
 
-def margin(head: bytes) -> bytes | None:
+def margin(head: bytes, whole: bool = False) -> bytes | None:
     """The prefix every line of the head that holds text opens with (a tab, two blanks or
-    more, a quote mark, one container's name), where there is one; else None.
+    more, a quote mark, one container's name, one rank's launcher prefix), over
+    ``MARGIN_LINES`` lines at least, where there is one; else None. ``whole``: the head is
+    the whole input, and an indent on every line of a shorter one is one too.
 
     Example:
         >>> margin(b"".join(b"    step %d loss 1.0\\n" % s for s in range(4)))
@@ -135,10 +142,16 @@ def margin(head: bytes) -> bytes | None:
         True
         >>> margin(b"".join(b"[default0]:epoch %d loss 1.0\\n" % e for e in range(4)))
         b'[default0]:'
-        >>> margin(b"".join(b"[default1]:epoch %d loss 1.0\\n" % e for e in range(4))) is None
-        True
+        >>> margin(b"".join(b"[default1]:epoch %d loss 1.0\\n" % e for e in range(4)))
+        b'[default1]:'
+        >>> margin(b"".join(b"[rank3]: epoch %d\\n" % e for e in range(4))), margin(b"  a\\n")
+        (b'[rank3]: ', None)
+        >>> margin(b"  step 1 loss nan\\n", whole=True)
+        b'  '
     """
-    lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:-1]]
+    lines = [line.rstrip(b"\r") for line in head.split(b"\n")]
+    if not whole:
+        lines.pop()  # (the last one may be cut off)
     common: bytes | None = None
     held = 0
     for line in lines:
@@ -146,13 +159,35 @@ def margin(head: bytes) -> bytes | None:
                                 and common.strip() == b">"):
             continue  # (a blank line, or a quoted one)
         found = _MARGIN.match(line)
-        if found is None:
+        start = found.group() if found else line[:_rank_end(line)]
+        if not start:
             return None
-        common = found.group() if common is None else _common(common, line)
-        if not _MARGIN.fullmatch(common):
+        common = start if common is None else _common(common, line)
+        if not (_MARGIN.fullmatch(common) or _rank_end(common) == len(common) > 0):
             return None
         held += 1
-    return common if held >= MARGIN_LINES else None
+    if common is not None and (held >= MARGIN_LINES or (whole and not common.strip(b" \t"))):
+        return common  # (an indent on an excerpt of a line or three: no rank, no name)
+    return None
+
+
+def _rank_end(line: bytes) -> int:
+    """Where a launcher's rank prefix opening ``line`` ends (launcher_ranks), the blank after
+    its colon with it: 0 where there is none."""
+    text = line.decode("latin-1")
+    end = rank_prefix_end(text)
+    return end + 1 if end and text[end - 1:end + 1] == ": " else end
+
+
+def margin_rank(prefix: bytes) -> int | None:
+    """The rank a margin names, where it is a launcher's rank prefix other than rank 0's
+    (the rank a log that names none is taken as); else None.
+
+    Example:
+        >>> margin_rank(b"[1,3]<stdout>:"), margin_rank(b"[default0]:"), margin_rank(b"  ")
+        (3, None, None)
+    """
+    return line_rank(prefix.decode("latin-1")) or None
 
 
 def _common(prefix: bytes, line: bytes) -> bytes:
@@ -187,27 +222,30 @@ def without_margin(data: bytes, prefix: bytes) -> bytes | None:
 
 
 def unpasted(data: bytes, prefix: bytes | None, spaced: bool,
-             coloured: bool) -> tuple[bytes, list[str]]:
+             coloured: bool) -> tuple[bytes, list[str], int | None]:
     """``data`` without what a paste added around its lines, as its head showed it: colour
     codes (``coloured``), a margin (``prefix``, from ``margin``; looked for again once the
-    colours are gone), a blank line after each line (``spaced``: ``unspaced`` tells); and what
-    was taken off, for the report (the colours go unsaid: they move no line).
+    colours are gone), a blank line after each line (``spaced``: ``unspaced`` tells); what
+    was taken off, for the report (the colours go unsaid: they move no line); and the rank a
+    margin taken off named (``margin_rank``: the lines' rank, read as the prefix said it).
 
     Example:
-        >>> data, how = unpasted(b"".join(b"    step %d loss 1.0\\n\\n" % s for s in range(8)),
-        ...                      b"    ", True, False)
-        >>> data[:32], len(how)
-        (b'step 0 loss 1.0\\nstep 1 loss 1.0\\n', 2)
+        >>> data, how, rank = unpasted(
+        ...     b"".join(b"    step %d loss 1.0\\n\\n" % s for s in range(8)), b"    ", True, False)
+        >>> data[:32], len(how), rank
+        (b'step 0 loss 1.0\\nstep 1 loss 1.0\\n', 2, None)
     """
     how = []
+    rank = None
     if coloured and (plain := uncoloured(data)) is not None:
         data = plain
-        prefix, spaced = margin(data[:WRAP_HEAD]), True
+        prefix, spaced = margin(data[:WRAP_HEAD], len(data) <= WRAP_HEAD), True
     if prefix is not None and (kept := without_margin(data, prefix)) is not None:
         data = kept
+        rank = margin_rank(prefix)
         how.append(f"every line opened with {prefix.decode('latin-1')!r} (an indented or "
-                   "quoted paste, one container's collected output), taken off")
+                   "quoted paste, one container's or one rank's collected output), taken off")
     if spaced and (kept := unspaced(data)) is not None:
         data = kept
         how.append("a blank line after every line (a double-spaced paste), dropped")
-    return data, how
+    return data, how, rank

@@ -153,7 +153,7 @@ def test_a_step_banner_over_its_rows_in_every_paste_shape(tmp_path: Path, shape:
 
 
 def test_another_ranks_prefix_is_kept(tmp_path: Path) -> None:
-    """Control: rank 1's ``[default1]:`` on every line is no margin (it says the rank): the
-    NaN is rank 1's (passes on the parent too)."""
+    """Control: rank 1's ``[default1]:`` on every line says the rank: taken off as a margin
+    (test_pastes3_formats), the NaN is still rank 1's (passes on the parent too)."""
     result = diagnose_lines(tmp_path, [f"[default1]:{line}" for line in loop_lines(nan_from=20)])
     assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 20, 1)]
