@@ -54,7 +54,14 @@ from denpex_callbacks.logs.newest_first import (
 from denpex_callbacks.logs.nonfinite_sentences import EvaluationEcho
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
-from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
+from denpex_callbacks.logs.paste import (
+    ESCAPED_BYTES,
+    ESCAPED_HEAD,
+    may_be_escaped,
+    may_be_webbed,
+    plain_characters,
+    unescaped_log,
+)
 from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
@@ -308,7 +315,8 @@ def _pasted(stream: BinaryIO, size: int,
             reverse: bool | None = None) -> tuple[BinaryIO, str | None]:
     """``stream``, or the log a paste holds, and what the paste was (None: a plain log): one
     line of escapes (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's
-    output), a margin on every line or a blank line after each (paste_margins.py), lines
+    output), a margin on every line or a blank line after each (paste_margins.py), the
+    characters a web page or a chat tool made of its own (paste.py's ``plain_characters``), lines
     hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
     listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
     steps on a first reading, True or False; None: by its times), or both of the last two."""
@@ -322,11 +330,17 @@ def _pasted(stream: BinaryIO, size: int,
     prefix = margin(head) if small else None
     spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
+    webbed = small and may_be_webbed(head)
     cri = size <= CRI_BYTES and may_be_cri(head)
-    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri):
+    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or webbed):
         return stream, None
     data = stream.read()
     stream.close()
+    if webbed and (plain := plain_characters(data)) is not None:
+        # (unsaid, as colours are: no line moves) what hid a margin or a wrap is gone now
+        data, head = plain, plain[:WRAP_HEAD]
+        prefix, wrapped = margin(head), may_be_wrapped(head)
+        spaced = prefix is not None or may_be_spaced(head)
     how = []
     if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
         data, escaped = whole, False

@@ -1,0 +1,84 @@
+"""What web pages, chat tools and editors do to the characters of a pasted log: the doctor's
+answer (ids and steps) does not change. A metamorphic check over every excerpt the log tests
+hand the doctor (replayed outside the repo, one transform at a time) found the shapes below;
+each is built here from another test file's builder, changed the way a paste changes it.
+
+Taken back for the whole paste (paste.py's ``plain_characters``, where its first bytes hold
+one): no-break and other Unicode spaces, zero-width characters, curly quotes (Slack, Word, a
+forum's editor), a number's minus as U+2212 or an en dash (rendered Markdown, a math font),
+full-width digits (a CJK input method). Per line (paste.py's ``strip_paste``) for a larger log.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from excerpts import faults, hf_rows
+from test_science_formats import _lcurve
+from test_trainers_formats import _composer
+from test_vision_formats import _diffusion
+
+NAN = float("nan")
+_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)|(?<=\d[eE])-(?=\d)")
+
+
+def _curly(line: str) -> str:
+    """Straight quotes made curly as a chat tool or a word processor makes them: an opening
+    quote after a blank or an opening bracket, a closing one elsewhere."""
+    def one(found: re.Match[str]) -> str:
+        before = line[found.start() - 1] if found.start() else " "
+        opening = before.isspace() or before in "([{=:,"
+        if found[0] == "'":
+            return "\u2018" if opening else "\u2019"
+        return "\u201c" if opening else "\u201d"
+    return re.sub(r"['\"]", one, line)
+
+
+def _composer_run(nan_from: int | None = None) -> list[str]:
+    """llm-foundry's Composer records (test_trainers_formats' builder), a record every 10
+    batches, 30 records, the loss NaN from record ``nan_from`` on."""
+    losses = [7.5 - i / 10 for i in range(30)]
+    return _composer([NAN if nan_from and i + 1 >= nan_from else loss
+                      for i, loss in enumerate(losses)], 10)
+
+
+def test_curly_quotes_in_hf_rows(tmp_path: Path) -> None:
+    """HF Trainer's dict rows with curly quotes (``{‘loss’: nan, ...}``)."""
+    assert faults(tmp_path, [_curly(row) for row in hf_rows(12)]) == [("AMP006", 12)]
+    closing = [row.replace("'", "\u2019") for row in hf_rows(12)]
+    assert faults(tmp_path, closing) == [("AMP006", 12)]
+
+
+def test_no_break_spaces_in_composer_records(tmp_path: Path) -> None:
+    """Composer's records with no-break spaces (a rendered page's ``&nbsp;``): the record's
+    progress line over its metric lines numbers them, as in the plain log."""
+    plain = _composer_run(13)
+    assert faults(tmp_path, plain)[:1] == [("AMP006", 130)]
+    assert faults(tmp_path, [line.replace(" ", "\u00a0") for line in plain])[:1] == [
+        ("AMP006", 130)]
+
+
+def test_zero_width_spaces_in_composer_records(tmp_path: Path) -> None:
+    """The same with a page's word-break hints (U+200B after each blank, ``=``, ``:``, ``/``)."""
+    lines = [re.sub(r"([ =:/])", "\\1\u200b", line) for line in _composer_run(13)]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
+
+
+def test_minus_signs_in_log_scale_records(tmp_path: Path) -> None:
+    """improved-diffusion's records (``lg_loss_scale``, its logarithm, negative once the scale
+    falls below 1) with the minus as U+2212 or an en dash: the fall below 1 is still read."""
+    plain = _diffusion(80, overflow=frozenset(range(37, 80)))
+    expected = [("AMP003", 31), ("AMP004", 57)]
+    assert faults(tmp_path, plain) == expected
+    for dash in ("\u2212", "\u2013"):
+        assert faults(tmp_path, [_MINUS.sub(dash, line) for line in plain]) == expected, dash
+
+
+def test_healthy_pastes_stay_silent(tmp_path: Path) -> None:
+    """Controls, healthy runs in non-default settings changed the same ways: silent (DeePMD's
+    lcurve with an unmeasured virial, its columns' minus signs as U+2212)."""
+    lcurve = _lcurve(rows=300, unmeasured=("rmse_v",))
+    assert faults(tmp_path, [_MINUS.sub("\u2212", line) for line in lcurve]) == []
+    assert faults(tmp_path, [line.replace(" ", "\u00a0") for line in _composer_run()]) == []
+    assert faults(tmp_path, [_curly(row) for row in hf_rows()]) == []
