@@ -62,7 +62,7 @@ from denpex_callbacks.logs.paste import (
     plain_characters,
     unescaped_log,
 )
-from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unpasted
+from denpex_callbacks.logs.paste_margins import margin, may_be_numbered, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -89,6 +89,7 @@ _RECENT_LINES = 512
 RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
+_NUMBER_OPENS = b" \t0123456789"  # what a numbered line opens with (paste_margins)
 _NEWEST = "listed newest line first"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
@@ -308,7 +309,10 @@ def _hf_interval(path: str) -> LoggingInterval | None:
     """The logging interval the log at ``path`` (read again whole: at most RESCAN_BYTES)
     shows in its arguments, for HF Trainer's rows that print no step."""
     with open_input(path) as stream:
-        return logging_interval(stream.read(RESCAN_BYTES + 1))
+        data = stream.read(RESCAN_BYTES + 1)
+    if may_be_webbed(data[:WRAP_HEAD]) and (plain := plain_characters(data)) is not None:
+        data = plain  # (the arguments as printed: read as the lines were)
+    return logging_interval(data)
 
 
 def _pasted(stream: BinaryIO, size: int,
@@ -331,8 +335,10 @@ def _pasted(stream: BinaryIO, size: int,
     spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
     webbed = small and may_be_webbed(head)
+    numbered = small and head[:1] in _NUMBER_OPENS and may_be_numbered(head)
     cri = size <= CRI_BYTES and may_be_cri(head)
-    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or webbed):
+    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or webbed
+            or numbered):
         return stream, None
     data = stream.read()
     stream.close()
@@ -341,6 +347,8 @@ def _pasted(stream: BinaryIO, size: int,
         data, head = plain, plain[:WRAP_HEAD]
         prefix, wrapped = margin(head), may_be_wrapped(head)
         spaced = prefix is not None or may_be_spaced(head)
+        newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
+        numbered = head[:1] in _NUMBER_OPENS and may_be_numbered(head)
     how = []
     if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
         data, escaped = whole, False
@@ -348,7 +356,7 @@ def _pasted(stream: BinaryIO, size: int,
     if escaped:
         lines = unescaped_log(data)
         return io.BytesIO(data if lines is None else lines), None if lines is None else _ESCAPED
-    data, margins = unpasted(data, prefix, spaced, coloured)
+    data, margins = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])

@@ -6,7 +6,11 @@ each is built here from another test file's builder, changed the way a paste cha
 Taken back for the whole paste (paste.py's ``plain_characters``, where its first bytes hold
 one): no-break and other Unicode spaces, zero-width characters, curly quotes (Slack, Word, a
 forum's editor), a number's minus as U+2212 or an en dash (rendered Markdown, a math font),
-full-width digits (a CJK input method). Per line (paste.py's ``strip_paste``) for a larger log.
+full-width digits (a CJK input method), HTML's character references (``&#39;``, ``&gt;``). Per
+line (paste.py's ``strip_paste``) for a larger log. A line number before every line (``cat
+-n``'s ``%6d\\t``, an editor's ``12 | ``) is taken off the whole paste (paste_margins.py), and
+a line that marks a cut (``[... 300 lines omitted ...]``) or a CI fold (``##[group]``) breaks
+no margin the paste's other lines share.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from pathlib import Path
 
 from excerpts import faults, hf_rows
+from test_logging_interval import _arguments, _rows
 from test_science_formats import _lcurve
 from test_trainers_formats import _composer
 from test_vision_formats import _diffusion
@@ -75,6 +80,45 @@ def test_minus_signs_in_log_scale_records(tmp_path: Path) -> None:
         assert faults(tmp_path, [_MINUS.sub(dash, line) for line in plain]) == expected, dash
 
 
+def test_web_spaces_in_a_launch_line(tmp_path: Path) -> None:
+    """HF Trainer's rows under the launch line that sets ``--logging_steps 25``
+    (test_logging_interval's), its blanks no-break or zero-width-hinted: the rows are
+    numbered every 25 steps, as in the plain log (the interval is read from the whole paste)."""
+    lines = ["+ torchrun --nproc_per_node 1 run_clm.py --model_name_or_path gpt2 --fp16 "
+             "--logging_steps 25 --output_dir out", *_rows(10)]
+    assert faults(tmp_path, lines) == [("AMP006", 250)]
+    for space in ("\u00a0", " \u200b"):
+        webbed = [line.replace(" ", space) for line in lines]
+        assert faults(tmp_path, webbed) == [("AMP006", 250)], repr(space)
+
+
+def test_line_numbers_before_every_line(tmp_path: Path) -> None:
+    """Composer's records with ``cat -n``'s numbers and an editor's gutter, from line 1 or
+    from line 120 (an excerpt of a file)."""
+    plain = _composer_run(13)
+    assert faults(tmp_path, [f"{i:6d}\t{line}" for i, line in enumerate(plain, 1)])[:1] == [
+        ("AMP006", 130)]
+    gutter = [f"{i:>4} | {line}" for i, line in enumerate(plain, 120)]
+    assert faults(tmp_path, gutter)[:1] == [("AMP006", 130)]
+
+
+def test_html_quoted_paste(tmp_path: Path) -> None:
+    """A quoted reply's ``> `` as a page's source holds it (``&gt; ``) on every line."""
+    assert faults(tmp_path, ["&gt; " + line for line in _composer_run(13)])[:1] == [
+        ("AMP006", 130)]
+
+
+def test_a_cut_or_a_fold_in_an_indented_paste(tmp_path: Path) -> None:
+    """An indented paste (a Markdown code block) with a line where it was cut, written
+    without the indent, or inside a GitHub Actions fold."""
+    indented = ["    " + line for line in _composer_run(13)]
+    for cut in ("...", "[... 300 lines omitted ...]", "<truncated 2000 lines>"):
+        lines = [*indented[:40], cut, *indented[40:]]
+        assert faults(tmp_path, lines)[:1] == [("AMP006", 130)], cut
+    folded = ["##[group]Run python train.py", *indented, "##[endgroup]"]
+    assert faults(tmp_path, folded)[:1] == [("AMP006", 130)]
+
+
 def test_healthy_pastes_stay_silent(tmp_path: Path) -> None:
     """Controls, healthy runs in non-default settings changed the same ways: silent (DeePMD's
     lcurve with an unmeasured virial, its columns' minus signs as U+2212)."""
@@ -82,3 +126,7 @@ def test_healthy_pastes_stay_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, [_MINUS.sub("\u2212", line) for line in lcurve]) == []
     assert faults(tmp_path, [line.replace(" ", "\u00a0") for line in _composer_run()]) == []
     assert faults(tmp_path, [_curly(row) for row in hf_rows()]) == []
+    numbered = [f"{i:6d}\t{line}" for i, line in enumerate(_composer_run(), 1)]
+    assert faults(tmp_path, numbered) == []
+    rows = [*_arguments(logging_steps=20), *_rows()]
+    assert faults(tmp_path, [line.replace(" ", "\u00a0") for line in rows]) == []
