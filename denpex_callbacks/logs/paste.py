@@ -21,12 +21,13 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # ideographic space is the CJK rewrite's: see cjk.py.)
 # Quotes a chat tool or a word processor makes curly (Slack, Word, a forum's editor) and the
 # minus sign a math font or a rendered page prints (U+2212), as the program's ASCII; the
-# full-width digits of a CJK input method as ASCII digits (its punctuation: cjk.py).
+# full-width digits and colon of a CJK input method as ASCII (its other punctuation, in a line
+# of CJK words: cjk.py).
 _WEB_SPACES = str.maketrans({**dict.fromkeys(
     ["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
     **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], None),
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
-    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}})
+    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"})
 # An en dash a rendered page or a word processor made of a number's minus (``loss \u20130.5``,
 # ``1e\u201305``): one after a blank, an opening or a separator, or an exponent's ``e``, before
 # a digit (a range's dash, ``1\u20133``, stays).
@@ -293,7 +294,7 @@ _WEB_BYTES = tuple((web.encode(), plain.encode()) for web, plain in {
     **dict.fromkeys(["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
     **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], ""),
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
-    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}}.items())
+    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"}.items())
 WEB_LEADS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81", b"\xe2\x88\x92", b"\xef\xbb\xbf",
              b"\xef\xbc")
 # HTML's character references for what a page's source or an API's escaped text escapes (the

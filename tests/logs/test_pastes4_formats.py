@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from excerpts import faults, hf_rows
 from test_logging_interval import _arguments, _rows
 from test_science_formats import _lcurve
@@ -80,6 +81,14 @@ def test_minus_signs_in_log_scale_records(tmp_path: Path) -> None:
         assert faults(tmp_path, [_MINUS.sub(dash, line) for line in plain]) == expected, dash
 
 
+def test_full_width_digits_and_colons(tmp_path: Path) -> None:
+    """Composer's records with a CJK input method's full-width digits and colons
+    (``[batch=１３０/４８００]：``, ``Train loss/train/total： nan``)."""
+    wide = str.maketrans({**{str(d): chr(0xFF10 + d) for d in range(10)}, ":": "\uff1a"})
+    lines = [line.translate(wide) for line in _composer_run(13)]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
+
+
 def test_web_spaces_in_a_launch_line(tmp_path: Path) -> None:
     """HF Trainer's rows under the launch line that sets ``--logging_steps 25``
     (test_logging_interval's), its blanks no-break or zero-width-hinted: the rows are
@@ -117,6 +126,15 @@ def test_a_cut_or_a_fold_in_an_indented_paste(tmp_path: Path) -> None:
         assert faults(tmp_path, lines)[:1] == [("AMP006", 130)], cut
     folded = ["##[group]Run python train.py", *indented, "##[endgroup]"]
     assert faults(tmp_path, folded)[:1] == [("AMP006", 130)]
+
+
+@pytest.mark.xfail(strict=True, reason="a chat tool's tabs as blanks and runs of blanks as one "
+                   "leave Composer's metric lines one blank in from their record's progress "
+                   "line; they are not read as the record's (AMP006 at row 25, not batch 130)")
+def test_chat_collapsed_composer_records(tmp_path: Path) -> None:
+    """Composer's records through a chat tool: each ``\\t Train ...`` line as `` Train ...``."""
+    lines = [re.sub(r" {2,}", " ", line.replace("\t", "    ")) for line in _composer_run(13)]
+    assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
 
 
 def test_healthy_pastes_stay_silent(tmp_path: Path) -> None:
