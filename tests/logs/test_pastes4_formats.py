@@ -15,15 +15,19 @@ no margin the paste's other lines share.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pytest
 from excerpts import faults, hf_rows
+from run_makers import hf_run, lightning_run
 from test_logging_interval import _arguments, _rows
 from test_science_formats import _lcurve
 from test_trainers_formats import _composer
 from test_vision_formats import _diffusion
+
+from denpex_callbacks.logs.doctor import diagnose
 
 NAN = float("nan")
 _MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)|(?<=\d[eE])-(?=\d)")
@@ -126,6 +130,26 @@ def test_a_cut_or_a_fold_in_an_indented_paste(tmp_path: Path) -> None:
         assert faults(tmp_path, lines)[:1] == [("AMP006", 130)], cut
     folded = ["##[group]Run python train.py", *indented, "##[endgroup]"]
     assert faults(tmp_path, folded)[:1] == [("AMP006", 130)]
+
+
+def _with_bom(path: Path) -> str:
+    """``path`` saved again with a byte-order mark first (Excel's "CSV UTF-8", PowerShell's
+    ``Out-File -Encoding utf8``, Notepad's older "UTF-8")."""
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    return str(path)
+
+
+def test_run_files_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """HF's ``trainer_state.json`` and Lightning's ``metrics.csv`` (run_makers' runs) saved
+    with a byte-order mark: read as without one (the JSON was an error, ``Unexpected UTF-8
+    BOM``; the CSV's first column was named ``\\ufeffepoch``)."""
+    state = diagnose(_with_bom(hf_run(tmp_path / "hf", math.nan, nan_filter=False)))
+    assert state.error is None and [(d.code, d.step) for d in state.faults] == [("AMP006", 6)]
+    table = diagnose(_with_bom(lightning_run(tmp_path / "pl", math.inf * 0, ("csv",))))
+    assert table.error is None, table.error
+    assert [(d.code, d.step) for d in table.faults][:1] == [("AMP006", 5)]
+    healthy = diagnose(_with_bom(lightning_run(tmp_path / "ok", 1.0, ("csv",))))
+    assert healthy.error is None and healthy.faults == []
 
 
 @pytest.mark.xfail(strict=True, reason="a chat tool's tabs as blanks and runs of blanks as one "
