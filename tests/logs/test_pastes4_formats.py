@@ -141,8 +141,10 @@ def _with_bom(path: Path) -> str:
 
 def test_run_files_with_a_byte_order_mark(tmp_path: Path) -> None:
     """HF's ``trainer_state.json`` and Lightning's ``metrics.csv`` (run_makers' runs) saved
-    with a byte-order mark: read as without one (the JSON was an error, ``Unexpected UTF-8
-    BOM``; the CSV's first column was named ``\\ufeffepoch``)."""
+    with a byte-order mark: read as without one. Before: the JSON was an error (``Unexpected
+    UTF-8 BOM``); a CSV's first column took the mark into its name (here ``epoch``, which
+    moved nothing: the CSV is a control; a step column first, as in test_step_banners'
+    ``iteration`` CSV, was no step column, and the NaN was at the row)."""
     state = diagnose(_with_bom(hf_run(tmp_path / "hf", math.nan, nan_filter=False)))
     assert state.error is None and [(d.code, d.step) for d in state.faults] == [("AMP006", 6)]
     table = diagnose(_with_bom(lightning_run(tmp_path / "pl", math.inf * 0, ("csv",))))
