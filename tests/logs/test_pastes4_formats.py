@@ -23,6 +23,7 @@ import pytest
 from excerpts import faults, hf_rows
 from run_makers import hf_run, lightning_run
 from test_logging_interval import _arguments, _rows
+from test_pastes_formats import KINDS, PASTES
 from test_science_formats import _lcurve
 from test_trainers_formats import _composer
 from test_vision_formats import _diffusion
@@ -161,6 +162,18 @@ def test_chat_collapsed_composer_records(tmp_path: Path) -> None:
     """Composer's records through a chat tool: each ``\\t Train ...`` line as `` Train ...``."""
     lines = [re.sub(r" {2,}", " ", line.replace("\t", "    ")) for line in _composer_run(13)]
     assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
+
+
+@pytest.mark.xfail(strict=True, reason="a line added where a hard-wrapped paste was cut breaks "
+                   "the run of lines of the terminal's width that tells the wrap; the wrapped "
+                   "pieces are read as lines (AMP003 at 550, not 501)")
+def test_a_cut_in_a_hard_wrapped_paste(tmp_path: Path) -> None:
+    """DeepSpeed's cascade (test_pastes_formats' ``deepspeed`` excerpt) hard-wrapped at 120
+    columns, with ``[... 300 lines omitted ...]`` where the paste was cut."""
+    wrapped = PASTES["wrap120"](KINDS["deepspeed"][0]()).decode().splitlines()
+    middle = len(wrapped) // 2
+    lines = [*wrapped[:middle], "[... 300 lines omitted ...]", *wrapped[middle:]]
+    assert faults(tmp_path, lines) == [("AMP003", 501), ("AMP004", 517)]
 
 
 def test_healthy_pastes_stay_silent(tmp_path: Path) -> None:
