@@ -56,8 +56,15 @@ from denpex_callbacks.logs.newest_first import (
 from denpex_callbacks.logs.nonfinite_sentences import EvaluationEcho
 from denpex_callbacks.logs.parallel_scan import scan_input
 from denpex_callbacks.logs.parsers import KEYWORDS, LineParser
-from denpex_callbacks.logs.paste import ESCAPED_BYTES, ESCAPED_HEAD, may_be_escaped, unescaped_log
-from denpex_callbacks.logs.paste_margins import margin, may_be_spaced, unpasted
+from denpex_callbacks.logs.paste import (
+    ESCAPED_BYTES,
+    ESCAPED_HEAD,
+    may_be_escaped,
+    may_be_webbed,
+    plain_characters,
+    unescaped_log,
+)
+from denpex_callbacks.logs.paste_margins import margin, may_be_numbered, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -84,6 +91,7 @@ _RECENT_LINES = 512
 RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
+_NUMBER_OPENS = b" \t0123456789"  # what a numbered line opens with (paste_margins)
 _NEWEST = "listed newest line first"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
@@ -303,7 +311,10 @@ def _hf_interval(path: str) -> LoggingInterval | None:
     """The logging interval the log at ``path`` (read again whole: at most RESCAN_BYTES)
     shows in its arguments, for HF Trainer's rows that print no step."""
     with open_input(path) as stream:
-        return logging_interval(stream.read(RESCAN_BYTES + 1))
+        data = stream.read(RESCAN_BYTES + 1)
+    if may_be_webbed(data[:WRAP_HEAD]) and (plain := plain_characters(data)) is not None:
+        data = plain  # (the arguments as printed: read as the lines were)
+    return logging_interval(data)
 
 
 def _pasted(stream: BinaryIO, size: int,
@@ -312,7 +323,8 @@ def _pasted(stream: BinaryIO, size: int,
     rank a margin taken off named (None: none): one line of escapes (paste.py's
     ``unescaped_log``: a JSON string or a Python repr of a run's output), a margin on every
     line or a blank line after each (paste_margins.py), a collector's clock or process
-    before every line (line_prefixes.py), lines
+    before every line (line_prefixes.py), the characters a web page or a chat tool made of its
+    own (paste.py's ``plain_characters``), lines
     hard-wrapped at a terminal's width (hard_wraps.py's ``unwrapped_log``), a
     listing newest line first (newest_first.py's ``oldest_first``; ``reverse``: told by its
     steps on a first reading, True or False; None: by its times), or both of the last two."""
@@ -328,11 +340,22 @@ def _pasted(stream: BinaryIO, size: int,
     spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
     clocked = small and prefix is None and collected(head, entire)
+    webbed = small and may_be_webbed(head)
+    numbered = small and head[:1] in _NUMBER_OPENS and may_be_numbered(head)
     cri = size <= CRI_BYTES and may_be_cri(head)
-    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked):
+    if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked
+            or webbed or numbered):
         return stream, None, None
     data = stream.read()
     stream.close()
+    if webbed and (plain := plain_characters(data)) is not None:
+        # (unsaid, as colours are: no line moves) what hid a margin or a wrap is gone now
+        data, head = plain, plain[:WRAP_HEAD]
+        prefix, wrapped = margin(head, entire), may_be_wrapped(head)
+        spaced = prefix is not None or may_be_spaced(head)
+        clocked = prefix is None and collected(head, entire)
+        newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
+        numbered = head[:1] in _NUMBER_OPENS and may_be_numbered(head)
     how = []
     if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
         data, escaped = whole, False
@@ -341,7 +364,7 @@ def _pasted(stream: BinaryIO, size: int,
         lines = unescaped_log(data)
         return (io.BytesIO(data if lines is None else lines),
                 None if lines is None else _ESCAPED, None)
-    data, margins, rank = unpasted(data, prefix, spaced, coloured)
+    data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])

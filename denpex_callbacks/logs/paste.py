@@ -19,9 +19,19 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Spaces a page or a notebook renders (no-break, thin, figure, narrow no-break...) as the
 # space the program printed; zero-width characters and a byte-order mark as nothing. (The
 # ideographic space is the CJK rewrite's: see cjk.py.)
+# Quotes a chat tool or a word processor makes curly (Slack, Word, a forum's editor) and the
+# minus sign a math font or a rendered page prints (U+2212), as the program's ASCII; the
+# full-width digits and colon of a CJK input method as ASCII (its other punctuation, in a line
+# of CJK words: cjk.py).
 _WEB_SPACES = str.maketrans({**dict.fromkeys(
     ["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
-    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], None)})
+    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], None),
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
+    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"})
+# An en dash a rendered page or a word processor made of a number's minus (``loss \u20130.5``,
+# ``1e\u201305``): one after a blank, an opening or a separator, or an exponent's ``e``, before
+# a digit (a range's dash, ``1\u20133``, stays).
+_EN_DASH = re.compile(r"(?:^|(?<=[\s(\[=:,;])|(?<=\d[eE]))\u2013(?=\.?\d)")
 _QUOTED = re.compile(r"^\s*(?:>\s?)+")
 _BORDER = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 _NUMBERED = re.compile(r"^\s*\d{1,7}\s*[│|]\s")
@@ -73,6 +83,8 @@ def strip_paste(text: str) -> str:
         text = _ANSI.sub("", text)
     if not text.isascii():
         text = text.translate(_WEB_SPACES)
+        if "\u2013" in text:
+            text = _EN_DASH.sub("-", text)
     if "&" in text:
         text = html.unescape(text)
     if text[:1] == "[" and "||" in text:
@@ -292,6 +304,94 @@ def _as_windows_1252(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeDecodeError)
     bad = error.object[error.start:error.end]
     return bytes(bad).decode("cp1252", errors="replace"), error.end
+
+
+# The characters above as the bytes of their UTF-8, for a whole paste read at once (the lines
+# around a line, a table's header, are read as the program printed them too): each with the
+# ASCII it stands for. Looked for where the head holds one of WEB_LEADS (an ASCII head holds
+# none: most logs are told by ``bytes.isascii``).
+_WEB_BYTES = tuple((web.encode(), plain.encode()) for web, plain in {
+    **dict.fromkeys(["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
+    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], ""),
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
+    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"}.items())
+WEB_LEADS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81", b"\xe2\x88\x92", b"\xef\xbb\xbf",
+             b"\xef\xbc")
+# HTML's character references for what a page's source or an API's escaped text escapes (the
+# quotes of ``{&#39;loss&#39;: nan}``, the ``&gt;`` of a quoted reply), read in one pass (an
+# ``&amp;gt;`` is the text ``&gt;``).
+_ENTITIES = {b"#39": b"'", b"#x27": b"'", b"quot": b'"', b"#34": b'"', b"gt": b">", b"lt": b"<",
+             b"amp": b"&", b"nbsp": b" ", b"#160": b" "}
+_ENTITY = re.compile(rb"&(#39|#x27|quot|#34|gt|lt|amp|nbsp|#160);")
+_EN_DASH_BYTES = re.compile(rb"(?:^|(?<=[\s(\[=:,;])|(?<=\d[eE]))\xe2\x80\x93(?=\.?\d)",
+                            re.MULTILINE)
+
+
+def may_be_webbed(head: bytes) -> bool:
+    """Whether the first bytes of an input hold a character a web page, a chat tool or an
+    editor turns a log's own into (a no-break space, a curly quote, a zero-width space, a
+    minus sign, a full-width digit, an HTML character reference): then the whole input is looked at
+    (:func:`plain_characters`).
+
+    Example:
+        >>> may_be_webbed("step\u00a03 loss nan".encode()), may_be_webbed(b"step 3 loss nan")
+        (True, False)
+        >>> may_be_webbed(b"{&#39;loss&#39;: nan}"), may_be_webbed(b"a & b")
+        (True, False)
+    """
+    if b"&" in head and _ENTITY.search(head) is not None:
+        return True
+    return not head.isascii() and any(lead in head for lead in WEB_LEADS)
+
+
+def plain_characters(data: bytes) -> bytes | None:
+    """``data`` with those characters as the ASCII they stand for, where it holds any; else
+    None.
+
+    Example:
+        >>> plain_characters("{\u2018loss\u2019:\u00a0\u22121.5e\u201305}".encode())
+        b"{'loss': -1.5e-05}"
+        >>> plain_characters(b"&gt; {&#39;loss&#39;: nan} &amp;gt;")
+        b"> {'loss': nan} &gt;"
+        >>> plain_characters("epoch 1\u20133 \u00e9t\u00e9".encode()) is None
+        True
+    """
+    plain = _ENTITY.sub(_entity, data) if b"&" in data else data
+    for web, ascii_form in _WEB_BYTES:
+        if web in plain:
+            plain = plain.replace(web, ascii_form)
+    if b"\xe2\x80\x93" in plain:
+        plain = _EN_DASH_BYTES.sub(b"-", plain)
+    return None if plain == data else plain
+
+
+def _entity(found: re.Match[bytes]) -> bytes:
+    """What one character reference stands for."""
+    return _ENTITIES[found[1]]
+
+
+# A line a person put where they cut a paste (``...``, ``[... 300 lines omitted ...]``,
+# ``<truncated 2000 lines>``, ``(12 more lines)``) or a CI runner's fold around a step's output
+# (GitHub Actions' ``##[group]Run python train.py`` and ``##[endgroup]``): no line of the log.
+_ELISION = re.compile(
+    rb"[ \t]*(?:(?:\.{3,}|\xe2\x80\xa6)[ \t]*"
+    rb"|[\[(<][^\]\)>\n]{0,40}?(?:\b(?:omitted|truncated|snipped|elided|trimmed)\b"
+    rb"|\b\d[\d,]* (?:more )?lines\b|\.{3}|\xe2\x80\xa6)[^\]\)>\n]{0,40}[\])>][ \t]*"
+    rb"|##\[(?:end)?group\][^\n]*)\r?")
+
+
+def is_elision(line: bytes) -> bool:
+    """Whether ``line`` (without its break) only marks where a paste was cut, or folds a CI
+    step's output: a margin every other line opens with is no margin it lacks.
+
+    Example:
+        >>> [is_elision(line) for line in (b"...", b"[... 300 lines omitted ...]",
+        ...  b"<truncated 2000 lines>", b"##[group]Run python train.py", b"##[endgroup]")]
+        [True, True, True, True, True]
+        >>> is_elision(b"[step 3] loss nan ..."), is_elision(b"(skipped 3 steps)")
+        (False, False)
+    """
+    return _ELISION.fullmatch(line) is not None
 
 
 WINDOWS_1252 = "denpex-windows-1252"

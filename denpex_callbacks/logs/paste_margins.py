@@ -30,6 +30,7 @@ import re
 
 from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
 from denpex_callbacks.logs.launcher_ranks import line_rank, rank_prefix_end
+from denpex_callbacks.logs.paste import is_elision
 
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 MARGIN_LINES = 4
@@ -161,6 +162,8 @@ def margin(head: bytes, whole: bool = False) -> bytes | None:
         found = _MARGIN.match(line)
         start = found.group() if found else line[:_rank_end(line)]
         if not start:
+            if is_elision(line):
+                continue  # (where the paste was cut, written without the margin)
             return None
         common = start if common is None else _common(common, line)
         if not (_MARGIN.fullmatch(common) or _rank_end(common) == len(common) > 0):
@@ -214,15 +217,75 @@ def without_margin(data: bytes, prefix: bytes) -> bytes | None:
     for line in data.split(b"\n"):
         if line.startswith(prefix):
             out.append(line[len(prefix):])
-        elif not line.strip() or (quote and line.strip() == quote):
+        elif not line.strip() or (quote and line.strip() == quote) or is_elision(line):
             out.append(b"")
         else:
             return None
     return b"\n".join(out)
 
 
+# A line number before every line, counting up by one from the first: ``cat -n``'s ``%6d\t``
+# (coreutils src/cat.c), an editor's or a pager's gutter (``12 | ``, ``12 │ ``). Each line's
+# own number, so no margin every line shares. (A line's ``12 | `` alone goes in strip_paste;
+# grep -n's ``12:`` in parsers.py, where it may be srun's rank.)
+_LINE_NUMBER = re.compile(
+    rb"(?: {5}(\d)| {4}(\d\d)| {3}(\d{3})| {2}(\d{4})| (\d{5})|(\d{6,7}))\t"  # cat -n's
+    rb"|[ \t]*(\d{1,7})[ \t]*(?:\||\xe2\x94\x82)(?:[ \t]|(?=\r?$))")  # a gutter
+
+
+def may_be_numbered(head: bytes) -> bool:
+    """Whether each line of the head opens with its line number (at least MARGIN_LINES
+    lines): then the whole input is looked at (:func:`unnumbered`).
+
+    Example:
+        >>> may_be_numbered(b"".join(b"%6d\\tstep %d loss 1.0\\n" % (s, s) for s in range(1, 6)))
+        True
+        >>> may_be_numbered(b"".join(b"%d | step 1 loss 1.0\\n" % s for s in (1, 2, 2, 3, 4)))
+        False
+        >>> may_be_numbered(b"".join(b"%d\\t2.3\\n" % s for s in range(1, 6)))  # (a TSV's steps)
+        False
+    """
+    lines = head.split(b"\n")[:-1]
+    return len(lines) >= MARGIN_LINES and _numbers(lines) is not None
+
+
+def unnumbered(data: bytes) -> bytes | None:
+    """``data`` without the line number before each line, where every line has its own;
+    else None.
+
+    Example:
+        >>> unnumbered(b"  9 | epoch 1\\n 10 |\\n 11 | loss nan\\n")
+        b'epoch 1\\n\\nloss nan\\n'
+        >>> unnumbered(b"  9 | epoch 1\\n  9 | loss nan\\n") is None
+        True
+    """
+    lines = data.split(b"\n")
+    last = lines.pop() if not lines[-1] else None  # (after the last break: nothing)
+    kept = _numbers(lines)
+    if kept is None:
+        return None
+    return b"\n".join(kept) + (b"\n" if last is not None else b"")
+
+
+def _numbers(lines: list[bytes]) -> list[bytes] | None:
+    """``lines`` without their line numbers, where each opens with the one after the line
+    before's; else None."""
+    kept = []
+    expected = -1
+    for line in lines:
+        found = _LINE_NUMBER.match(line)
+        if found is None:
+            return None
+        number = int(found[found.lastindex or 0])  # (the one group that took part)
+        if expected >= 0 and number != expected:
+            return None
+        expected = number + 1
+        kept.append(line[found.end():])
+    return kept
+
+
 def unpasted(data: bytes, prefix: bytes | None, spaced: bool,
-             coloured: bool) -> tuple[bytes, list[str], int | None]:
+             coloured: bool, numbered: bool = False) -> tuple[bytes, list[str], int | None]:
     """``data`` without what a paste added around its lines, as its head showed it: colour
     codes (``coloured``), a margin (``prefix``, from ``margin``; looked for again once the
     colours are gone), a blank line after each line (``spaced``: ``unspaced`` tells); what
@@ -237,6 +300,10 @@ def unpasted(data: bytes, prefix: bytes | None, spaced: bool,
     """
     how = []
     rank = None
+    if numbered and (plain := unnumbered(data)) is not None:
+        data = plain
+        prefix, spaced = margin(data[:WRAP_HEAD], len(data) <= WRAP_HEAD), True
+        how.append("every line opened with its line number (cat -n's, an editor's), taken off")
     if coloured and (plain := uncoloured(data)) is not None:
         data = plain
         prefix, spaced = margin(data[:WRAP_HEAD], len(data) <= WRAP_HEAD), True

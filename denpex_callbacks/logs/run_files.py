@@ -78,7 +78,7 @@ def records(path: str, kind: str) -> Iterator[Record]:
 
 def _trainer_state(path: str) -> Iterator[Record]:
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             state = json.load(handle)
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
@@ -110,7 +110,7 @@ def _trainer_state(path: str) -> Iterator[Record]:
 
 def _metrics_csv(path: str) -> Iterator[Record]:
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             names, rows = _wide(path, csv.DictReader(handle))
             columns, terms = _csv_columns(path, names)
             evaluations = [name for name in names if lexicon.evaluation_metric(name)]
