@@ -1,0 +1,133 @@
+"""Stop 47's second review, of the rules merged since the first (45df9d0..96faba8): excerpts
+written from real tools' format strings (each builder names its source) where a new rule
+answers wrong, held as strict xfails with the right answer, and controls for rules that held.
+
+What the review found:
+
+- ``parsers.LineParser._redrawn_step`` takes a row's step as the bar redrawn after the row
+  before plus the gap between the last two redraws: it assumes one logging interval between
+  every two rows. The Trainer's ``logging_first_step=True`` (transformers
+  ``trainer_callback.py`` ``DefaultFlowCallback.on_step_end``: ``if state.global_step == 1 and
+  args.logging_first_step: control.should_log = True``) logs step 1 as well, so the rows are
+  1, 7, 14, 21...: the row of step 7 is read as 2 (1 + 1) and that of step 14 as 13
+  (7 + 6); from the fourth row on the steps are right. A NaN from step 7 is claimed at 2,
+  from step 14 at 13 (96faba8's parent rule numbered rows: 2 and 3).
+
+Rules tried that held (no xfail; controls below where cheap):
+``metric_reader._colon_count`` on python logging's ``%(lineno)d: `` where two logging calls
+alternate (a training row at line 240, an evaluation row at 230 every tenth row: the count
+rises 230 -> 240 after each evaluation, but the bracket guard keeps the rows counted, NaN at
+30 as it should); ``nonfinite_sentences._NONE_BEFORE`` on a Keras ``TerminateOnNaN``-like
+callback's ``\\tEpoch 0: Terminating training due to nan loss.`` (``0:`` is no zero count),
+on ``warnings.warn(f"Skipping batch {batch_idx} due to NaN loss")`` at batch 0 (the skip
+sentence matches before the cause, so the guard is not asked); ``_not_left_empty`` on Keras
+``history`` rows (a NaN ``val_loss`` keeps ``val_accuracy`` finite, as the rule says).
+Not tried to the end: ``_NONE_BEFORE``'s ``\\b0\\s+[a-z]`` hides a cause sentence after an
+epoch or rank of 0 (written by hand, ``Epoch 0 iteration 20: stopping due to NaN loss`` after
+20 healthy loop rows is silent on main, AMP006 at 20 on the parent), but no tool was found
+that prints a count of 0 and a blank before its own ``due to NaN loss``; the 24 new message
+rows were read for words a healthy line shares (none found in the time: detectron2's ``Box
+tensor contains infinite or NaN!`` is raised on ground-truth boxes too, a data fault said as
+AMP006, not tried).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from excerpts import faults
+from test_newuser_findings import _WIDTH, _bar, _row
+
+
+def trainer_first_step_stdout(every: int = 7, total: int = 100, nan_from: int | None = None,
+                              rate: float = 618.66) -> list[str]:
+    """A Trainer run's stdout under ``logging_first_step=True``: rows at step 1 and every
+    ``every`` steps (transformers ``src/transformers/trainer_callback.py``
+    ``DefaultFlowCallback.on_step_end``), each written by ``tqdm.write`` behind a fast bar
+    (tqdm ``tqdm/std.py`` ``external_write_mode``: the bar cleared, the row, the bar redrawn
+    at the row's step at the start of the next line; see ``test_newuser_findings``), NaN from
+    step ``nan_from`` on."""
+    lines = []
+    drawn = 0
+    for step in [1, *range(every, total + 1, every)]:
+        nan = nan_from is not None and step >= nan_from
+        row = _row("nan" if nan else f"{1.3 - step / 200:.4g}",
+                   "nan" if nan else f"{2.3 + step / 100:.4g}", 1e-3 * (1 - step / total),
+                   step / total)
+        lines.append(_bar(drawn, total, rate) + "\r" + " " * _WIDTH + "\r" + row)
+        drawn = step
+    return lines
+
+
+_FIRST_STEP = ("_redrawn_step takes the gap between the last two redrawn bars as the logging "
+               "interval; logging_first_step's row at step 1 makes the first gap 1 and the "
+               "second 6")
+
+
+@pytest.mark.xfail(strict=True, reason=_FIRST_STEP)
+def test_trainer_logging_first_step_second_row(tmp_path: Path) -> None:
+    """Main: AMP006 at 2 (the bar after row 1, plus 1); right: 7, the second row's step."""
+    assert faults(tmp_path, trainer_first_step_stdout(nan_from=7)) == [("AMP006", 7)]
+
+
+@pytest.mark.xfail(strict=True, reason=_FIRST_STEP)
+def test_trainer_logging_first_step_third_row(tmp_path: Path) -> None:
+    """Main: AMP006 at 13 (the bar after row 7, plus 6); right: 14."""
+    assert faults(tmp_path, trainer_first_step_stdout(nan_from=14)) == [("AMP006", 14)]
+
+
+def test_trainer_logging_first_step_controls(tmp_path: Path) -> None:
+    """Controls: healthy under ``logging_first_step`` (quiet), and a NaN from the fourth row
+    on, where the gaps are the interval again (AMP006 at 21, 63)."""
+    assert faults(tmp_path, trainer_first_step_stdout()) == []
+    assert faults(tmp_path, trainer_first_step_stdout(nan_from=21)) == [("AMP006", 21)]
+    assert faults(tmp_path, trainer_first_step_stdout(nan_from=60)) == [("AMP006", 63)]
+
+
+def _logged(fmt: str, message: str, lineno: int) -> str:
+    """One line as CPython's ``logging.Formatter(fmt)`` writes ``message`` (CPython
+    ``Lib/logging/__init__.py``: ``%(lineno)d`` the line of the logging call), the time
+    fixed so the excerpt does not move."""
+    record = logging.LogRecord("train", logging.INFO, "train.py", lineno, message, None, None)
+    record.created = 1767261600.0
+    record.msecs = 0.0
+    return logging.Formatter(fmt, datefmt="%d-%b-%y %H:%M:%S").format(record)
+
+
+def _two_calls(nan_from: int | None = None, rows: int = 40) -> list[str]:
+    """A loop's ``logger.info(f"train loss: {loss:.4f}")`` at line 240 and, every tenth row,
+    its evaluation's ``logger.info(f"val loss: ...")`` at line 230, under
+    ``%(asctime)s - %(lineno)d: %(message)s`` (a count before the colon that rises after each
+    evaluation row)."""
+    fmt = "%(asctime)s - %(lineno)d: %(message)s"
+    lines = []
+    for i in range(1, rows + 1):
+        loss = "nan" if nan_from is not None and i >= nan_from else f"{3 - i / 50:.4f}"
+        lines.append(_logged(fmt, f"train loss: {loss}", 240))
+        if i % 10 == 0:
+            lines.append(_logged(fmt, f"val loss: {2.5 - i / 100:.4f}", 230))
+    return lines
+
+
+def test_logging_line_numbers_of_two_calls_are_no_step(tmp_path: Path) -> None:
+    """Control (the parent said 269: the line number plus the rows): the NaN row is 30."""
+    assert faults(tmp_path, _two_calls(30)) == [("AMP006", 30)]
+    assert faults(tmp_path, _two_calls()) == []
+
+
+def _keras_epoch(epoch: int, loss: str, acc: str, steps: int = 100) -> list[str]:
+    """Keras 2's ``fit(verbose=1)`` epoch (keras ``utils/generic_utils.py`` ``Progbar``: ``Epoch
+    N/M`` then the last bar, `` - name: value`` per metric, ``%.4f``)."""
+    return [f"Epoch {epoch}/20",
+            f"{steps}/{steps} [==============================] - 3s 25ms/step - loss: {loss} "
+            f"- accuracy: {acc} - val_loss: {loss} - val_accuracy: {acc}"]
+
+
+def test_epoch_zero_cause_sentence_is_a_finding(tmp_path: Path) -> None:
+    """Control: a callback's ``print(f'\\tEpoch {epoch}: Terminating training due to nan
+    loss.')`` (code index file 45471595511, a Keras ``Callback.on_epoch_end``; Keras counts
+    epochs from 0 there) after the first epoch's NaN: AMP006 at 100, AMP013 beside it."""
+    lines = [*_keras_epoch(1, "nan", "0.1000"), "\tEpoch 0: Terminating training due to nan loss."]
+    assert faults(tmp_path, lines) == [("AMP006", 100), ("AMP013", 100)]
