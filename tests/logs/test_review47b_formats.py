@@ -11,7 +11,7 @@ What the review found:
   args.logging_first_step: control.should_log = True``) logs step 1 as well, so the rows are
   1, 7, 14, 21...: the row of step 7 is read as 2 (1 + 1) and that of step 14 as 13
   (7 + 6); from the fourth row on the steps are right. A NaN from step 7 is claimed at 2,
-  from step 14 at 13 (96faba8's parent rule numbered rows: 2 and 3).
+  from step 14 at 13 (45df9d0, before the rule, numbered rows: 2 and 3).
 
 - ``hf.py`` / the assembler's ``UNDER_WAY_KEY``: a Trainer row past epoch 1 has its first
   cumulative ``amp/skipped_steps`` taken as a baseline, even where the Trainer's banner
@@ -23,15 +23,17 @@ What the review found:
 Rules tried that held (no xfail; controls below where cheap):
 ``metric_reader._colon_count`` on python logging's ``%(lineno)d: `` where two logging calls
 alternate (a training row at line 240, an evaluation row at 230 every tenth row: the count
-rises 230 -> 240 after each evaluation, but the bracket guard keeps the rows counted, NaN at
-30 as it should); ``nonfinite_sentences._NONE_BEFORE`` on a Keras ``TerminateOnNaN``-like
-callback's ``\\tEpoch 0: Terminating training due to nan loss.`` (``0:`` is no zero count),
-on ``warnings.warn(f"Skipping batch {batch_idx} due to NaN loss")`` at batch 0 (the skip
-sentence matches before the cause, so the guard is not asked); ``_not_left_empty`` on Keras
-``history`` rows (a NaN ``val_loss`` keeps ``val_accuracy`` finite, as the rule says).
+rises 230 -> 240 after each evaluation, yet the NaN stays at row 30; the parent said 269);
+``nonfinite_sentences._NONE_BEFORE`` on a Keras callback's ``\\tEpoch 0: Terminating training
+due to nan loss.`` (``0:`` is no zero count) and on ``warnings.warn(f"Skipping batch
+{batch_idx} due to NaN loss")`` at batch 0 (the skip sentence matches before the cause, so
+the guard is not asked); ``_redrawn_step`` with the Trainer's evaluation rows written behind
+the same fast bar every second row (NaN at 21, 35, 63 as it should; healthy quiet);
+``metric_reader``'s ``Epoch N Summary:`` / ``Metrics:`` / ``Stats:`` after a tqdm bar that
+names no loss (the summary's NaN still read, AMP006 at the epoch).
 Not tried to the end: ``_NONE_BEFORE``'s ``\\b0\\s+[a-z]`` hides a cause sentence after an
 epoch or rank of 0 (written by hand, ``Epoch 0 iteration 20: stopping due to NaN loss`` after
-20 healthy loop rows is silent on main, AMP006 at 20 on the parent), but no tool was found
+20 healthy loop rows is silent on main, AMP006 at 20 on 45df9d0), but no tool was found
 that prints a count of 0 and a blank before its own ``due to NaN loss``; the 24 new message
 rows were read for words a healthy line shares (none found in the time: detectron2's ``Box
 tensor contains infinite or NaN!`` is raised on ground-truth boxes too, a data fault said as
