@@ -176,10 +176,13 @@ class LineParser:
         if count is None or events[0].kind != METRICS or events[0].loss is None:
             return
         last, self._redrawn = self._redrawn, count
-        if last is not None and count > last:
-            step = count + (count - last)
-            for event in events:
-                object.__setattr__(event, "step", step)  # built just now: see _with_rank
+        if last is None or count <= max(last, 1):
+            return  # (after a row at step 1, logging_first_step's, the interval is not known)
+        # The Trainer logs at the multiples of logging_steps (and at step 1 with
+        # logging_first_step: a gap from it is one short of the interval)
+        step = count + (count - (last if last > 1 else 0))
+        for event in events:
+            object.__setattr__(event, "step", step)  # built just now: see _with_rank
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
