@@ -76,3 +76,17 @@ def test_the_metric_keys_are_named_beside_the_metric_lines_only() -> None:
         "(train_loss) in an unrecognised key: value format")
     summary = Reading(5, Counter({("generic", "summary"): 1}), notations={"key: value": 1})
     assert describe(summary) == "read 5 lines: 1 as summaries in an unrecognised key: value format"
+
+
+def test_every_key_of_the_json_output_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/doctor.md's description of ``--format json`` names every key an input and a
+    diagnosis carry (a new user found ``located``, ``read`` and ``reruns`` undocumented)."""
+    root = Path(__file__).resolve().parents[2]
+    log = root / "tests" / "logs" / "corpus" / "deepspeed_zero2_collapse.log"
+    assert main(["diagnose", "--format", "json", str(log)]) == 1
+    document = json.loads(capsys.readouterr().out)
+    described = (root / "docs" / "doctor.md").read_text(encoding="utf-8").split(
+        "- `json`:", 1)[1].split("\n\n", 1)[0]
+    keys = {*document, *document["inputs"][0], *document["diagnoses"][0],
+            *document["inputs"][0]["read"]}
+    assert sorted(k for k in keys if f"`{k}`" not in described and f'"{k}"' not in described) == []
