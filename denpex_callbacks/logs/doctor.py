@@ -91,7 +91,6 @@ _RECENT_LINES = 512
 RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
-_NUMBER_OPENS = b" \t0123456789"  # what a numbered line opens with (paste_margins)
 _NEWEST = "listed newest line first"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
@@ -336,13 +335,11 @@ def _pasted(stream: BinaryIO, size: int,
     small = size <= WRAP_BYTES
     wrapped = small and may_be_wrapped(head)
     newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
-    prefix = margin(head, entire) if small else None
-    spaced = small and (prefix is not None or may_be_spaced(head))
     coloured = small and b"\x1b[" in head
-    clocked = small and prefix is None and collected(head, entire)
     webbed = small and may_be_webbed(head)
-    numbered = small and head[:1] in _NUMBER_OPENS and may_be_numbered(head)
     cri = size <= CRI_BYTES and may_be_cri(head)
+    prefix, spaced, clocked, numbered = _around_lines(head, entire) if small else (
+        None, False, False, False)
     if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked
             or webbed or numbered):
         return stream, None, None
@@ -351,11 +348,9 @@ def _pasted(stream: BinaryIO, size: int,
     if webbed and (plain := plain_characters(data)) is not None:
         # (unsaid, as colours are: no line moves) what hid a margin or a wrap is gone now
         data, head = plain, plain[:WRAP_HEAD]
-        prefix, wrapped = margin(head, entire), may_be_wrapped(head)
-        spaced = prefix is not None or may_be_spaced(head)
-        clocked = prefix is None and collected(head, entire)
+        wrapped = may_be_wrapped(head)
         newest = reverse is None and size <= NEWEST_BYTES and may_be_newest_first(head)
-        numbered = head[:1] in _NUMBER_OPENS and may_be_numbered(head)
+        prefix, spaced, clocked, numbered = _around_lines(head, entire)
     how = []
     if cri and (whole := joined_log(data)) is not None:  # (first: its pieces are no paste's)
         data, escaped = whole, False
@@ -382,6 +377,15 @@ def _pasted(stream: BinaryIO, size: int,
         how.append("every line opened with a collector's time or process (kubectl "
                    "--timestamps, ts, journald, a Ray worker), taken off")
     return io.BytesIO(data), "; ".join(how) or None, rank
+
+
+def _around_lines(head: bytes, entire: bool) -> tuple[bytes | None, bool, bool, bool]:
+    """What ``head`` shows a paste put around every line: the margin (paste_margins'
+    ``margin``), whether a blank line follows each, whether a collector's clock or process
+    opens each (line_prefixes), whether a line number does."""
+    prefix = margin(head, entire)
+    return (prefix, prefix is not None or may_be_spaced(head),
+            prefix is None and collected(head, entire), may_be_numbered(head))
 
 
 def _steps_unread(result: Result, parser: LineParser) -> bool:

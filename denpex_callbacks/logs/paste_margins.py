@@ -233,6 +233,9 @@ _LINE_NUMBER = re.compile(
     rb"|[ \t]*(\d{1,7})[ \t]*(?:\||\xe2\x94\x82)(?:[ \t]|(?=\r?$))")  # a gutter
 
 
+_NUMBER_OPENS = b" \t0123456789"  # what a line opening with its number opens with
+
+
 def may_be_numbered(head: bytes) -> bool:
     """Whether each line of the head opens with its line number (at least MARGIN_LINES
     lines): then the whole input is looked at (:func:`unnumbered`).
@@ -245,6 +248,8 @@ def may_be_numbered(head: bytes) -> bool:
         >>> may_be_numbered(b"".join(b"%d\\t2.3\\n" % s for s in range(1, 6)))  # (a TSV's steps)
         False
     """
+    if head[:1] not in _NUMBER_OPENS:
+        return False  # (most logs: their first byte tells, before any line is split)
     lines = head.split(b"\n")[:-1]
     return len(lines) >= MARGIN_LINES and _numbers(lines) is not None
 
