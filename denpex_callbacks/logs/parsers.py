@@ -180,9 +180,7 @@ class LineParser:
             return  # (after a row at step 1, logging_first_step's, the interval is not known)
         # The Trainer logs at the multiples of logging_steps (and at step 1 with
         # logging_first_step: a gap from it is one short of the interval)
-        step = count + (count - (last if last > 1 else 0))
-        for event in events:
-            object.__setattr__(event, "step", step)  # built just now: see _with_rank
+        _numbered(events, count + (count - (last if last > 1 else 0)))
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
@@ -434,8 +432,14 @@ def _bar_step(events: list[LogEvent], drawn: str) -> None:
         return
     count = hf.bar_count(drawn)
     if count is not None:
-        for event in events:
-            object.__setattr__(event, "step", count)  # built just now: see _with_rank
+        _numbered(events, count)
+
+
+def _numbered(events: list[LogEvent], step: int) -> None:
+    """Give a Trainer row's events (built just now, held by nothing else: see _with_rank)
+    the step a bar told."""
+    for event in events:
+        object.__setattr__(event, "step", step)
 
 
 def _with_rank(event: LogEvent, rank: int) -> LogEvent:
