@@ -29,6 +29,7 @@ from denpex_callbacks.logs.events import (
     LogEvent,
     to_float,
 )
+from denpex_callbacks.logs.step_layouts import TQDM
 
 FAMILY = "hf"
 KEYWORDS = (b"'loss'", b'"loss"')
@@ -48,7 +49,6 @@ _AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:"""
 # prints after it is another run's (a script run again into the same log), whose rows number
 # their steps from its start again.
 _RUN_SUMMARY = re.compile(r"""\{['"]train_runtime['"]:""")
-_TQDM = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 # tqdm's rate in a bar's right part (``[01:02<12:34,  2.67s/it]``, ``88.23it/s``), and the
 # fastest bar that is redrawn at each step (tqdm ``update``: only after ``mininterval``, 0.1 s,
 # since the last draw; half of that rate, as the rate drawn is smoothed).
@@ -89,7 +89,7 @@ def parse(text: str) -> list[LogEvent]:
     fields = dict(_KEY.findall(text, start.start()))
     if "loss" not in fields:
         return []
-    counters = _TQDM.findall(text, 0, start.start())
+    counters = TQDM.findall(text, 0, start.start())
     # transformers 3.x's Trainer.log printed {**logs, "step": global_step}; ms-swift prints
     # 'global_step/max_steps' (its bar is on a line of its own, or none: a file's log)
     printed = fields.get("step") or fields.get("global_step/max_steps", "")
@@ -168,5 +168,5 @@ def drawn_count(segment: str) -> int | None:
         >>> drawn_count(" 63%|######3   | 63/100 [00:00<00:00, 618.66it/s]")
         63
     """
-    counters = _TQDM.findall(segment) if "/" in segment else []
+    counters = TQDM.findall(segment) if "/" in segment else []
     return int(counters[-1][0]) if counters else None
