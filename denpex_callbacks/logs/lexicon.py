@@ -171,6 +171,7 @@ def objective_tag(word: str) -> bool:
                                    or lowered in _TIME)
 
 
+@functools.lru_cache(maxsize=4096)
 def verb_key(key: str) -> bool:
     """Whether ``key`` ends in a verb (``loss is``, ``loss became``): a sentence-like print.
 
