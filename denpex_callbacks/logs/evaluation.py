@@ -92,7 +92,8 @@ class EvaluationStream:
             if len(self._held) < _HELD:
                 self._held.append((event, line, text, after_step))
                 return
-        if math.isnan(value) and event.family == SUMMARY and _per_class(event.metric):
+        if math.isnan(value) and event.family == SUMMARY and (
+                event.metric is not None and lexicon.per_class(event.metric)):
             if self._finite_mean is not None and line - self._finite_mean <= BLOCK_REACH:
                 return  # below its summary's finite mean over the classes
             if len(self._held_classes) < _HELD:
@@ -197,9 +198,3 @@ class EvaluationStream:
                       "value": repr(first.value), **where, "rows": self.rows,
                       "metrics": dict(self.metrics)},
             lines=(first.line,), quotes=(first.text,))
-
-
-def _per_class(metric: str | None) -> bool:
-    """Whether ``metric`` may be one class's value of a mean over the classes: no loss, no
-    mean of its own (``eval_iou_wall`` beside ``eval_mean_iou``)."""
-    return metric is not None and "loss" not in metric.lower() and not lexicon.class_mean(metric)

@@ -370,6 +370,20 @@ def class_mean(key: str) -> bool:
     return _CLASS_MEAN.search(key) is not None
 
 
+def per_class(key: str) -> bool:
+    """Whether a NaN under ``key`` may be one class's value of a mean over the classes (see
+    :func:`class_mean`), one class the metric is undefined for, which the mean left out
+    (mmdet3d's ``Epoch(val)`` line of nuScenes' ``detail``: ``.../traffic_cone_vel_err: nan,
+    ..., .../NDS: 0.5174``; HF's ``eval_iou_wall`` beside ``eval_mean_iou``): no loss, no
+    mean of its own.
+
+    Example:
+        >>> per_class("eval_iou_wall"), per_class("eval_mean_iou"), per_class("val_loss")
+        (True, False, False)
+    """
+    return "loss" not in key.lower() and not class_mean(key)
+
+
 def finite_class_mean(text: str) -> bool:
     """Whether ``text`` prints a mean over an evaluation's classes as a finite number.
 

@@ -260,7 +260,6 @@ _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # pfrl/agents/dqn.py ``get_statistics``, ``_mean_or_nan``), no value that broke.
 # Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
 # is the first update's own NaN.
-_STEP_MEASURES = frozenset({lexicon.SCALE, lexicon.GRAD_NORM, lexicon.MAYBE_SCALE})
 _MEASURED_AFTER = re.compile(r"[1-9]")  # a number other than 0 (see _events' +inf at step 0)
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
@@ -980,7 +979,7 @@ class MetricReader:
             if all(math.isfinite(value) for _, value in found):
                 mean = lexicon.finite_class_mean(text)  # (the classes it left out: no fault)
                 found += [pair for pair in unclaimed if not lexicon.training_split(pair[0])
-                          and not (mean and math.isnan(pair[1]) and _per_class(pair[0]))]
+                          and not (mean and math.isnan(pair[1]) and lexicon.per_class(pair[0]))]
         if found:
             self.evaluation_lines += 1
         step = self._optimizer_step(metrics, as_step(metrics.values.get(lexicon.STEP)),
@@ -1107,7 +1106,7 @@ class MetricReader:
             # loop's own ``avg_loss=nan, num_updates=0`` may be its first batch's NaN
             loss = None
         elif loss == math.inf and self.last_loss == 0.0 and values.get(lexicon.STEP) == 0.0 and (
-                not _STEP_MEASURES.intersection(values)) and not _MEASURED_AFTER.search(
+                not _MEASURED.intersection(values)) and not _MEASURED_AFTER.search(
                     text, metrics.loss_at[0] if metrics.loss_at else 0):
             # +inf at step 0, no loss read yet and nothing measured beside it (no number but
             # 0 after it): the loop's default before its first batch is learned (torchbeast's
@@ -2241,7 +2240,7 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
             for key, value in values if not math.isfinite(value)
             and not lexicon.undefined_correlation(key, value, finite_loss)
             and not lexicon.overflowed_perplexity(key, value, finite_loss) and not (
-                finite_mean and math.isnan(value) and _per_class(key))]
+                finite_mean and math.isnan(value) and lexicon.per_class(key))]
 
 
 # pandas prints a DataFrame's missing value as ``NaN`` (``na_rep``, pandas/io/formats/
@@ -2265,20 +2264,23 @@ def _unfilled(row: MetricLine, nan_names: set[str]) -> None:
         # (Lightning's LearningRateMonitor writes ``lr-Adam`` at its step into CSVLogger's
         # metrics.csv, no epoch), every metric cell of it empty.
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
-        row.unfilled = [(k, v) for k, v in row.evals if math.isnan(v)]
-        row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
-        row.unfilled = _not_left_empty(row.unfilled)
+        _set_apart(row, [(k, v) for k, v in row.evals if math.isnan(v)])
         return
     if loss is None or row.keys.get(lexicon.LOSS) not in nan_names:
         if loss is not None and math.isfinite(loss):
-            row.unfilled = [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)]
-            row.evals = [(k, v) for k, v in row.evals if (k, v) not in row.unfilled]
-            row.unfilled = _not_left_empty(row.unfilled)
+            _set_apart(row, [(k, v) for k, v in row.evals if k in nan_names and math.isnan(v)])
         return
     if any(math.isfinite(value) for _key, value in row.evals) and not _losses_went_nan(row):
         del row.values[lexicon.LOSS], row.keys[lexicon.LOSS]
         row.components = [(k, v) for k, v in row.components if k not in nan_names]
         row.unfilled_loss = True
+
+
+def _set_apart(row: MetricLine, cells: list[tuple[str, float]]) -> None:
+    """Take ``cells``, NaN evaluation cells of ``row``, out of its evaluation values; those
+    no frame left empty go to ``row.unfilled`` (see :func:`_unfilled`)."""
+    row.evals = [(k, v) for k, v in row.evals if (k, v) not in cells]
+    row.unfilled = _not_left_empty(cells)
 
 
 def _not_left_empty(cells: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -2328,15 +2330,6 @@ def _block_loss(text: str, values: list[tuple[str, float]]) -> list[MetricEvent]
     if not math.isfinite(value) or "loss" not in key.lower():
         return []
     return [MetricEvent(EVAL, FAMILY, loss=value, metric=key)]
-
-
-def _per_class(key: str) -> bool:
-    """A NaN under ``key`` beside a finite mean over the classes (see
-    :func:`~denpex_callbacks.logs.lexicon.class_mean`) is one class the metric is undefined
-    for, which the mean left out (mmdet3d's ``Epoch(val)`` line of nuScenes' ``detail``:
-    ``.../traffic_cone_vel_err: nan, ..., .../NDS: 0.5174, .../mAP: 0.4163``); no loss, no
-    mean of its own."""
-    return "loss" not in key.lower() and not lexicon.class_mean(key)
 
 
 def header_cells(text: str) -> list[str] | None:
