@@ -301,7 +301,7 @@ class ExcerptJudge:
             self._row_scale(_Point(obs.step, obs.line, obs.text), obs.scale_after)
         if loss is not None and math.isfinite(loss) and not skipped:
             if self.spike is not None:
-                self._spike_after(loss)
+                self._spike_after(*self.spike, loss)
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
             if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak
@@ -320,12 +320,11 @@ class ExcerptJudge:
             where, value, median, seen = self.pending_jump
             self.pending_jump = (where, value, median, seen + 1) if seen < JUMP_NEAR else None
 
-    def _spike_after(self, loss: float) -> None:
+    def _spike_after(self, value: float, median: float, seen: int, loss: float) -> None:
         """A loss read within JUMP_NEAR after a jump: back near the losses before it, the
         jump and what came between below 1, the jump was a hard batch or two (a fitted
         fine-tune's 0.41 among 0.0002s, pasted without the run's start that showed the loss
         that high), no explosion."""
-        value, median, seen = self.spike or (math.inf, 0.0, JUMP_NEAR)
         self.spike = None
         if value >= SPIKE_CEILING or loss >= SPIKE_CEILING:
             return

@@ -171,9 +171,10 @@ class LineParser:
         interval, and this row is that interval after the last. Only a training row (a loss)
         on a line that opens with a bar's redraw; an evaluation row keeps its own numbering.
         """
-        first = next((segment for segment in segments if segment.strip()), "")
-        count = hf.drawn_count(first) if segments[0] == "" else None
-        if count is None or events[0].kind != METRICS or events[0].loss is None:
+        if segments[0] != "" or events[0].kind != METRICS or events[0].loss is None:
+            return  # (no redraw opens the line, or no training row)
+        count = hf.drawn_count(next((segment for segment in segments if segment.strip()), ""))
+        if count is None:
             return
         last, self._redrawn = self._redrawn, count
         if last is None or count <= max(last, 1):

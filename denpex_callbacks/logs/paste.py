@@ -15,7 +15,8 @@ import html
 import json
 import re
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"  # a terminal's control sequence (colours, cursor moves)
+_ANSI = re.compile(ANSI)
 # Spaces a page or a notebook renders (no-break, thin, figure, narrow no-break...) as the
 # space the program printed; zero-width characters and a byte-order mark as nothing. (The
 # ideographic space is the CJK rewrite's: see cjk.py.)
@@ -23,11 +24,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # minus sign a math font or a rendered page prints (U+2212), as the program's ASCII; the
 # full-width digits and colon of a CJK input method as ASCII (its other punctuation, in a line
 # of CJK words: cjk.py).
-_WEB_SPACES = str.maketrans({**dict.fromkeys(
+_WEB_PLAIN = {**dict.fromkeys(
     ["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
-    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], None),
+    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], ""),
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
-    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"})
+    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"}
+_WEB_SPACES = str.maketrans(_WEB_PLAIN)
 # An en dash a rendered page or a word processor made of a number's minus (``loss \u20130.5``,
 # ``1e\u201305``): one after a blank, an opening or a separator, or an exponent's ``e``, before
 # a digit (a range's dash, ``1\u20133``, stays).
@@ -310,11 +312,7 @@ def _as_windows_1252(error: UnicodeError) -> tuple[str, int]:
 # around a line, a table's header, are read as the program printed them too): each with the
 # ASCII it stands for. Looked for where the head holds one of WEB_LEADS (an ASCII head holds
 # none: most logs are told by ``bytes.isascii``).
-_WEB_BYTES = tuple((web.encode(), plain.encode()) for web, plain in {
-    **dict.fromkeys(["\u00a0", *map(chr, range(0x2000, 0x200b)), "\u202f", "\u205f"], " "),
-    **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"], ""),
-    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2212": "-",
-    **{chr(0xFF10 + digit): str(digit) for digit in range(10)}, "\uff1a": ":"}.items())
+_WEB_BYTES = tuple((web.encode(), plain.encode()) for web, plain in _WEB_PLAIN.items())
 WEB_LEADS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81", b"\xe2\x88\x92", b"\xef\xbb\xbf",
              b"\xef\xbc")
 # HTML's character references for what a page's source or an API's escaped text escapes (the

@@ -30,7 +30,7 @@ import re
 
 from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
 from denpex_callbacks.logs.launcher_ranks import line_rank, rank_prefix_end
-from denpex_callbacks.logs.paste import is_elision
+from denpex_callbacks.logs.paste import ANSI, is_elision
 
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
 MARGIN_LINES = 4
@@ -48,7 +48,7 @@ _MARGIN = re.compile(rb"[ \t]*>[ \t]?|\t|  +|[\w.-]+[-_]\d+ +\| "
 
 # A terminal's control sequences (colours ``\x1b[32m``, a bold's end, tqdm's cursor moves
 # ``\x1b[A``): a log saved from a coloured terminal, a CI runner's raw log.
-_CONTROL = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = re.compile(ANSI.encode())  # (paste's, read in bytes)
 
 
 def uncoloured(data: bytes) -> bytes | None:
@@ -305,12 +305,13 @@ def unpasted(data: bytes, prefix: bytes | None, spaced: bool,
     """
     how = []
     rank = None
+    again = False  # (the margin looked for again once what hid it is gone: once)
     if numbered and (plain := unnumbered(data)) is not None:
-        data = plain
-        prefix, spaced = margin(data[:WRAP_HEAD], len(data) <= WRAP_HEAD), True
+        data, again = plain, True
         how.append("every line opened with its line number (cat -n's, an editor's), taken off")
     if coloured and (plain := uncoloured(data)) is not None:
-        data = plain
+        data, again = plain, True
+    if again:
         prefix, spaced = margin(data[:WRAP_HEAD], len(data) <= WRAP_HEAD), True
     if prefix is not None and (kept := without_margin(data, prefix)) is not None:
         data = kept
