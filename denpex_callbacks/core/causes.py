@@ -127,6 +127,9 @@ class RunEvidence:
             skipped step, a skip streak, or the locator reproduced it).
         origin: What the locator measured, if it ran.
         setup: The run's configuration (framework, device, scaler, clipping, warm-up).
+        start_seen: The run's first step was observed (its first observation at step 0 or
+            1), so the losses and counts before the fault go back to its start (a log whose
+            rows begin at step 10 shows none of the steps before).
     """
 
     code: str
@@ -141,6 +144,7 @@ class RunEvidence:
     persistent: bool = False
     origin: OriginFacts | None = None
     setup: RunSetup = field(default_factory=RunSetup)
+    start_seen: bool = True
 
 
 @dataclass(frozen=True)
@@ -196,12 +200,21 @@ def _updates_before(run: RunState, fault_step: int | None) -> int | None:
     lines: not "no update applied", which would rule the optimizer out)."""
     if fault_step is None or (run.clean_steps_seen == 0 and run.skipped_total == 0):
         return None
+    if not _start_seen(run):
+        return None  # (the steps before the first one seen may have applied updates)
     if run.early and fault_step <= run.early[-1][0]:
         return sum(1 for step, _l, skipped, _g in run.early
                    if skipped is False and step < fault_step)
     clean_after = sum(1 for step, _scale, skipped, _loss in run.recent
                       if skipped is False and step >= fault_step)
     return max(run.clean_steps_seen - clean_after, 0)
+
+
+def _start_seen(run: RunState) -> bool:
+    """Whether the run's first step was observed: its first observation at step 0 or 1 (a
+    log whose rows begin at step 10 shows none of the steps before, nor the updates they
+    applied)."""
+    return not run.early or run.early[0][0] <= 1
 
 
 def _evidence(
@@ -233,6 +246,7 @@ def _evidence(
         update_ratios=tuple(t[3] for t in before if t[3] is not None and math.isfinite(t[3])),
         persistent=persistent or (origin is not None and origin.reproduced),
         origin=origin,
+        start_seen=_start_seen(run),
         setup=setup,
     )
 
@@ -284,8 +298,8 @@ def divergence_reasons(ev: RunEvidence) -> list[str]:
 def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
     """The sign that the loss's own size, not the optimizer, overflows the gradients: huge
     finite losses while no update was applied yet, or (where the run never said whether its
-    steps were applied: a plain loop's log) from its first printed loss on, not grown there
-    (empty: not the case).
+    steps were applied: a plain loop's log) from its first printed loss on, not grown there,
+    where that loss is the run's first step's (empty: not the case).
 
     Example:
         >>> [reason] = loss_magnitude_reasons(RunEvidence("AMP003", 0, updates_before=0,
@@ -300,13 +314,17 @@ def loss_magnitude_reasons(ev: RunEvidence) -> list[str]:
         ...     early_losses=(4.1e7, 4e7, 4.2e7)))
         >>> reason.split(" (")[0]
         'the losses are about 4.1e+07 from the first one the log prints'
+        >>> loss_magnitude_reasons(RunEvidence(  # a log whose first row is past the start
+        ...     "AMP006", 20, losses_before=(6.4e4,), early_losses=(6.4e4,), start_seen=False))
+        []
     """
     overflow = "gradients of a loss that large overflow fp16 at any loss scale"
     losses = ev.losses_before or ev.early_losses
     if ev.updates_before == 0 and losses and statistics.median(losses) >= HUGE_LOSS:
         return [f"the losses are about {statistics.median(losses):.3g} before any update was "
                 f"applied (so not the learning rate): {overflow}"]
-    if ev.updates_before is None and ev.early_losses and _loss_rise(ev) is None:
+    if (ev.updates_before is None and ev.start_seen and ev.early_losses
+            and _loss_rise(ev) is None):
         level = statistics.median(ev.early_losses[:3])
         if level >= HUGE_LOSS:
             return [f"the losses are about {level:.3g} from the first one the log prints (so "

@@ -208,6 +208,25 @@ def test_a_loop_whose_losses_are_huge_from_the_start_says_loss_magnitude(
     assert "no update was applied" not in (nan.fix or "")
 
 
+
+def test_a_log_that_begins_after_the_start_does_not_rule_out_the_learning_rate(
+        tmp_path: Path) -> None:
+    """A plain fp16 loop at ``SGD(lr=0.5, momentum=0.9)`` printing ``f"[step {step:04d}]
+    training loss={loss.item():.5g} | amp scale={scaler.get_scale():.0f} | lr={lr}"`` every 10
+    steps, run on CPU here: the loss grew to 64180 over the first 10 steps (unprinted) and is
+    inf from step 20. Before: "the loss's magnitude ... before any update was applied (so not
+    the learning rate)", and the fix said lowering the learning rate does not help: the log
+    shows none of the steps before step 10, nor the updates they applied. The twin above,
+    whose rows begin at step 1, still says loss-magnitude."""
+    scales = {10: 512, 20: 1}
+    lines = [f"[step {s:04d}] training loss={'64180' if s == 10 else 'inf'} | amp scale="
+             f"{scales.get(s, 0)} | lr=0.5" for s in range(10, 310, 10)]
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step) for d in result.faults][:1] == [("AMP006", 20)]
+    for diagnosis in result.faults:
+        assert diagnosis.evidence.get("cause") != "loss-magnitude", diagnosis.code
+        assert "does not help" not in (diagnosis.fix or ""), diagnosis.code
+
 _TRACEBACK = ["Traceback (most recent call last):", '  File "run_clm.py", line 600, in <module>',
               "    main()", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
               "2.00 GiB (GPU 0; 79.15 GiB total capacity; 75.10 GiB already allocated)"]
