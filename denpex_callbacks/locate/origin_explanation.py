@@ -57,6 +57,17 @@ class OriginExplanation:
 DIVERGED_WEIGHT = 1000.0
 
 
+def loss_in_float32(dtype: str | None) -> bool:
+    """A loss (or a model's output) of this dtype is already computed in float32 or wider:
+    upcasting it is no fix.
+
+    Example:
+        >>> loss_in_float32("torch.float32"), loss_in_float32("torch.float16")
+        (True, False)
+    """
+    return dtype in ("torch.float32", "torch.float64")
+
+
 def origin_facts(report: OriginReport, explanation: OriginExplanation) -> OriginFacts:
     """The plain numbers the root-cause engine weighs, from what the locator saw.
 
@@ -202,16 +213,27 @@ def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> Or
         )
     what = "the targets and the step's inputs" if report.targets_given else "the step's inputs"
     checked = f"; {what} were finite, so the loss code itself" if report.targets_finite else ""
+    dtype = report.loss_dtype
+    evidence["loss_dtype"] = dtype
+    guard = ("guard log/div with an epsilon (a batch statistic such as the targets' std can be "
+             "0) and check the targets for NaN/inf")
+    upcast = "compute the loss in float32 outside autocast (loss_fn(logits.float(), target))"
+    if dtype is not None and loss_in_float32(dtype):
+        fix = f"{guard[0].upper()}{guard[1:]}; the loss is already {dtype.removeprefix('torch.')}"
+        fix += ", so computing it in float32 would change nothing."
+    elif dtype is None:  # not re-run: the dtype it was computed in is not known
+        fix = f"{guard[0].upper()}{guard[1:]}; {upcast} if it is not float32 already."
+    else:
+        fix = f"{upcast[0].upper()}{upcast[1:]}, {guard}."
     return OriginExplanation(
         "loss-computation",
         summary,
         "the loss computation produced the non-finite value: every module of the model "
         f"returned finite outputs, so it happened in the loss code after the model{checked} "
-        "(log or division of 0, a division by a batch statistic that is 0, a reduction in "
-        "fp16, a NaN target)" + largest,
-        "Compute the loss in float32 outside autocast (loss_fn(logits.float(), target)), "
-        "guard log/div with an epsilon (a batch statistic such as the targets' std can be 0), "
-        "and check the targets for NaN/inf.",
+        "(log or division of 0, a division by a batch statistic that is 0, "
+        + ("a NaN target; the re-run computed it in float32, so not its precision)"
+           if loss_in_float32(dtype) else "a reduction in fp16, a NaN target)") + largest,
+        fix,
         None,
         evidence,
     )
@@ -283,15 +305,19 @@ def _explain_forward(
             evidence,
         )
     if not fwd.name:  # every submodule finite, the model's own output not
+        wide = loss_in_float32(fwd.output_dtype)
         return OriginExplanation(
             "loss-computation",
             f"located at {at}: every submodule returned finite outputs, the output of "
             f"{where} was {_fmt(fwd.output_absmax)}",
             f"the forward code of {where} itself, outside its submodules, produced the "
             "non-finite value: for a model that returns its loss, the loss computation "
-            "(log/div of 0, a reduction in fp16, a NaN label).",
-            "Compute the loss in float32 (upcast the logits before the loss), guard log/div "
-            "with an epsilon, and check the labels for NaN/inf.",
+            + ("(log/div of 0, a NaN label; its output was already float32, so not its "
+               "precision)." if wide else "(log/div of 0, a reduction in fp16, a NaN label)."),
+            ("Guard log/div with an epsilon and check the labels for NaN/inf; the output is "
+             "already float32, so upcasting would change nothing." if wide else
+             "Compute the loss in float32 (upcast the logits before the loss), guard log/div "
+             "with an epsilon, and check the labels for NaN/inf."),
             fwd.name,
             evidence,
         )

@@ -147,6 +147,9 @@ class OriginReport:
             outermost module called (the model itself, or the first submodule a
             LightningModule's training_step calls), None when they had none.
         loss_absmax: |loss| as the adapter passed it (None: not passed).
+        loss_dtype: The dtype of the loss a re-run computed (``"torch.float32"``; None: not
+            re-run: the loss an adapter passes is its float32 sum, whatever it was computed
+            in): a loss already in float32 is not helped by computing it in float32.
         peak: The call with the largest finite output (the nearest to overflow).
         truncated: The record cap was reached: later calls were not recorded.
         compiled: Some of the model runs under torch.compile (the armed step ran eagerly, so
@@ -172,6 +175,7 @@ class OriginReport:
     backward: GradientOrigin | None = None
     inputs_absmax: float | None = None
     loss_absmax: float | None = None
+    loss_dtype: str | None = None
     peak: ModuleCall | None = None
     truncated: bool = False
     compiled: bool = False

@@ -277,6 +277,8 @@ class FailingStepRerun:
                 locator.disarm()
                 raise _RerunRaised(f"{type(exc).__name__}: {exc}") from exc
             report = locator.finish(loss, failing.step)
+            if loss is not None:  # the re-run's own loss: its dtype is the step's
+                report = replace(report, loss_dtype=str(loss.dtype))
         if failures:
             raise failures[0]
         return RerunOutcome(

@@ -34,9 +34,14 @@ class Loop:
         return [d.code for d in self.monitor.diagnoses if d.severity.rank >= 1]
 
 
+def half_normalised_mse(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """The same error computed and reduced in float16."""
+    return ((out.half() - y.half()) ** 2).mean() / y.half().std()
+
+
 def train(steps: int, *, model: torch.nn.Module | None = None, targets: Any = None,
           hand_over: bool = False, loss_fn_at_start: bool = False,
-          init_scale: float = 2.0**10) -> Loop:
+          init_scale: float = 2.0**10, loss_fn: Any = normalised_mse) -> Loop:
     """``targets(step, x)`` makes each batch's targets; ``hand_over``: the loop passes them
     and its loss function to ``monitor.step`` (or, with ``loss_fn_at_start``, the loss
     function to the constructor)."""
@@ -44,22 +49,26 @@ def train(steps: int, *, model: torch.nn.Module | None = None, targets: Any = No
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
     monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model,
-                         loss_fn=normalised_mse if loss_fn_at_start else None,
+                         loss_fn=loss_fn if loss_fn_at_start else None,
                          config=MonitorConfig(report_dir=None))
     loop = Loop(monitor)
     gen = torch.Generator().manual_seed(1)
     for step in range(steps):
         x = torch.randn(32, FEATURES, generator=gen)
         y = targets(step, x) if targets is not None else x[:, :1] * 2.0 + 0.5
-        with torch.autocast("cpu", dtype=torch.float16):
-            out = model(x)
-        loss = normalised_mse(out, y)
+        if isinstance(model, ReturnsItsLoss):
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = model(x, y)
+        else:
+            with torch.autocast("cpu", dtype=torch.float16):
+                out = model(x)
+            loss = loss_fn(out, y)
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()
         opt.zero_grad()
         if hand_over:
-            monitor.step(loss, targets=y, loss_fn=None if loss_fn_at_start else normalised_mse)
+            monitor.step(loss, targets=y, loss_fn=None if loss_fn_at_start else loss_fn)
         else:
             monitor.step(loss)
         loop.losses.append(loss.item())
@@ -111,6 +120,31 @@ def test_with_the_loss_function_and_targets_handed_over_the_loss_is_re_run():
             nan_loss.root_cause)
 
 
+def test_a_float32_loss_is_not_told_to_be_computed_in_float32():
+    """The loss above is computed from ``out.float()``: re-run, its precision is seen not to be
+    the fault, so the fix is the guard, not an upcast that would change nothing; not re-run,
+    its dtype is not known and the upcast is only advised where the loss is not float32."""
+    nan_loss = train(9, targets=constant_targets, hand_over=True).diagnosis("AMP006")
+    assert nan_loss.evidence["origin"]["loss_dtype"] == "torch.float32"
+    assert nan_loss.fix.startswith("Guard log/div with an epsilon")
+    assert "already float32, so computing it in float32 would change nothing" in nan_loss.fix
+    assert "the re-run computed it in float32, so not its precision" in nan_loss.root_cause
+    placed = train(9, targets=constant_targets).diagnosis("AMP006")
+    assert placed.evidence["origin"]["loss_dtype"] is None
+    assert placed.fix.startswith("Guard log/div with an epsilon")
+    assert placed.fix.endswith("if it is not float32 already.")
+
+
+def test_a_float16_loss_is_told_to_be_computed_in_float32():
+    loop = train(9, targets=constant_targets, hand_over=True, loss_fn=half_normalised_mse)
+    nan_loss = loop.diagnosis("AMP006")
+    assert nan_loss.step == FAULT_STEP
+    assert nan_loss.evidence["origin"]["verdict"] == "loss-computation"
+    assert nan_loss.evidence["origin"]["loss_dtype"] == "torch.float16"
+    assert nan_loss.fix.startswith("Compute the loss in float32 outside autocast")
+    assert "a reduction in fp16" in nan_loss.root_cause
+
+
 def test_a_nan_target_handed_over_is_bad_data_not_the_loss_code():
     loop = train(9, targets=nan_target, hand_over=True)
     nan_loss = loop.diagnosis("AMP006")
@@ -142,3 +176,34 @@ def test_a_transient_spike_the_scaler_absorbs_stays_silent():
     assert loop.warnings() == []
     assert loop.monitor.pipeline.locate.rerun is not None
     assert loop.monitor.pipeline.locate.rerun.reruns == 0
+
+
+class ReturnsItsLoss(torch.nn.Module):
+    """A model whose forward computes its own loss (as HF models do), in float32 or in the
+    output's float16."""
+
+    def __init__(self, wide: bool) -> None:
+        super().__init__()
+        self.body, self.wide = TinyT5(), wide
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = self.body(x)
+        loss = normalised_mse if self.wide else half_normalised_mse
+        return loss(out, y)
+
+
+def test_a_model_returning_a_float32_loss_is_not_told_to_upcast():
+    loop = train(9, model=ReturnsItsLoss(wide=True), targets=constant_targets)
+    nan_loss = loop.diagnosis("AMP006")
+    assert nan_loss.step == FAULT_STEP
+    assert nan_loss.evidence["origin"]["verdict"] == "loss-computation"
+    assert "its output was already float32, so not its precision" in nan_loss.root_cause
+    assert nan_loss.fix.startswith("Guard log/div with an epsilon")
+
+
+def test_a_model_returning_a_float16_loss_is_told_to_upcast():
+    loop = train(9, model=ReturnsItsLoss(wide=False), targets=constant_targets)
+    nan_loss = loop.diagnosis("AMP006")
+    assert nan_loss.step == FAULT_STEP
+    assert nan_loss.evidence["origin"]["verdict"] == "loss-computation"
+    assert nan_loss.fix.startswith("Compute the loss in float32 (upcast the logits")
