@@ -91,8 +91,9 @@ def _sam_hq(epochs: int, *, batches: int, every: int, nan_at: int | None = None)
     epoch, "  learning rate:  ", lr)``, then ``MetricLogger(delimiter="  ").log_every(loader,
     every)`` with no header (``train/utils/misc.py``: the count of the epoch's batches from 0
     and the last one, ``training_loss`` and the reduced ``loss_mask`` / ``loss_dice``), the
-    ``Total time`` line, ``Finished epoch:``, the averaged stats and the validation's. NaN
-    from the run's batch ``nan_at`` (the epochs before counted ``batches`` each)."""
+    ``Total time`` line, ``Finished epoch:``, the averaged stats, the validation's rows
+    (header-less too) and stats. NaN from the run's batch ``nan_at`` (the epochs before counted
+    ``batches`` each)."""
     lines = []
     for epoch in range(epochs):
         lines.append(f"epoch:    {epoch}   learning rate:   {5e-4 * 0.5 ** epoch}")
@@ -106,7 +107,13 @@ def _sam_hq(epochs: int, *, batches: int, every: int, nan_at: int | None = None)
                 f"  loss_dice: {_meter(dice, bad)}  time: 0.4812  data: 0.0210  max mem: 11874")
         lines += [" Total time: 0:20:03 (0.4812 s / it)", f"Finished epoch:       {epoch}",
                   "Averaged stats: training_loss: 0.3500 (0.3500)  loss_mask: 0.1000 (0.1000)  "
-                  "loss_dice: 0.2500 (0.2500)", "Validating...", "valid_dataloader len: 400",
+                  "loss_dice: 0.2500 (0.2500)", "Validating...", "valid_dataloader len: 400"]
+        # the validation's own header-less log_every(valid_dataloader, 1000): its count
+        # starts over each epoch too, with a total of its own
+        lines += [f"  [{batch:3d}/400]  eta: 0:00:{40 - batch // 10:02d}  val_iou_0: "
+                  f"{_meter(0.8812, False)}  val_boundary_iou_0: {_meter(0.7710, False)}  time: "
+                  "0.1000  data: 0.0100  max mem: 11874" for batch in (0, 399)]
+        lines += [" Total time: 0:00:40 (0.1000 s / it)", "============================",
                   "Averaged stats: val_iou_0: 0.8812 (0.8812)  val_boundary_iou_0: 0.7710 "
                   "(0.7710)"]
     return lines
