@@ -14,7 +14,13 @@ TRI-ML/prismatic-vlms ``prismatic/training/metrics.py`` ``get_status``, set by
 nan/nan, ...] ...`` (microsoft/X-Decoder ``trainer/default_trainer.py``); Open-GroundingDino's
 DETR engine stopping on ``Loss is nan, stopping training`` after its MetricLogger rows (placed
 one step after the last row); SAM-HQ within one epoch and its evaluation's ``Averaged stats:
-val_iou_0: nan (nan)`` (AMP013, in evaluation). CogVLM trains with SAT, whose iteration line
+val_iou_0: nan (nan)`` (AMP013, in evaluation); VideoChat2's MetricLogger behind its MMF
+logger, per-media meters ``video-loss: nan`` and ``image-loss: No data`` (OpenGVLab/Ask-Anything
+``video_chat2/utils/basic_utils.py``, ``utils/logger.py``, ``tasks/train_it.py``);
+lightning-sam's ``Epoch: [2][50/200] | ... | Total Loss [nan (nan)]`` and its validation's
+``Mean IoU: [nan]`` (AMP013; luca-medeiros/lightning-sam ``lightning_sam/train.py``); InternVL's
+MPO rows, TRL's DPO keys in the HF Trainer's dict (``internvl_chat/internvl/train/
+internvl_chat_mpo.py``). CogVLM trains with SAT, whose iteration line
 test_untried11_formats.py's docstring records as right; LLaVA, ShareGPT4V, InternVL's chat
 fine-tuning, Qwen-VL, mPLUG-Owl2 and Video-LLaVA train with the HF Trainer (under DeepSpeed),
 MiniGPT-4 and LAVIS with the MetricLogger of test_post_formats.py, open_clip and
