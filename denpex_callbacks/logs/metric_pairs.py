@@ -70,6 +70,8 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
+# A dataset's or task's acronym (LAION, MMC4, COCO, CC3M): capitals and digits only.
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,11}")
 _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
 # The word before a counter's key that makes it a countdown (``remaining steps: 990``, a
 # LoRA-GA initialisation's ``step: {idx+1}, loss: ..., remaining steps: {iters - (idx+1)}``):
@@ -243,6 +245,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             # "validation loss for step 2501" (mesh-transformer-jax's device_train.py): the
             # training step the evaluation ran at, not an evaluation's own counter
             return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
+        if size == 2 and kind == lexicon.COMPONENT and _loss_on_named_set(tokens):
+            return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
         if evaluation or kind is None or (size > 1 and kind == lexicon.COMPONENT):
             continue
         if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
@@ -255,6 +259,17 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             return None  # an episode's length (see _PER_EPISODE)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
+
+
+def _loss_on_named_set(tokens: list[str]) -> bool:
+    """Whether ``tokens`` end in the loss noun and then a dataset's or task's acronym: one of a
+    multi-dataset run's losses (open_flamingo's ``Loss LAION: 2.913 // Loss MMC4: 2.541``,
+    mlfoundations/open_flamingo ``open_flamingo/train/train_utils.py``). The acronym names
+    nothing the lexicon knows, so the shorter key is nothing and the line had no loss; other
+    two-word components stay skipped (prose before a value is no key)."""
+    noun, name = tokens[-2], tokens[-1]
+    return (_ACRONYM.fullmatch(name) is not None and lexicon.role(noun) == lexicon.LOSS
+            and lexicon.role(name) is None and not lexicon.is_evaluation(name))
 
 
 def _measured_at(tokens: list[str], size: int) -> bool:

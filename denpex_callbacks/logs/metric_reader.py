@@ -1188,7 +1188,8 @@ class MetricReader:
         if step is None and self.phase_count[0] == line - 1:  # the phase line just above
             step = self.epoch_batches.step_of(*self.phase_count[1:])
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
-            step = int(found.group(1))
+            # one count over the run as printed; a count that starts over adds its passes
+            step = self._pass_step(int(found.group(1)), int(found.group(2)))
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and counters and ", " in text and (found := LEADING_COUNT.search(text)):

@@ -44,8 +44,11 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
 # ``dinov2/train/train.py``: ``header = "Training"`` over the run's iterations, from
 # ``dinov2/logging/helpers.py`` ``log_every``: ``Training  [  500/125000]  eta: 3 days, ...``)
-# counts the run's own steps: the step is the count.
-LOGGER_COUNT = re.compile(r"\[\s*(\d+)/\d+\]\s+eta: ")
+# counts the run's own steps: the step is the count. Where the count starts over with its
+# total (SAM-HQ's ``log_every`` with no header, its epoch on a line of its own above: SysCV/
+# sam-hq ``train/train.py`` and ``train/utils/misc.py``) it counts an epoch's batches: the
+# reader adds the passes before (``_pass_step``).
+LOGGER_COUNT = re.compile(r"\[\s*(\d+)/(\d+)\]\s+eta: ")
 # MedicalNet's training line (Tencent/MedicalNet ``train.py``: ``'Batch: {}-{} ({}), loss =
 # {:.3f}, ...'.format(epoch, batch_id, batch_id_sp, ...)``): the epoch and its batch, then
 # the run's batch (``batch_id_sp``, from 0 over the epochs) in parentheses: the step.
