@@ -86,6 +86,81 @@ def test_megatron_collapse_within_a_run_fault_twins(tmp_path: Path) -> None:
     assert faults(tmp_path, _megatron_fp16() + falls) == [("AMP003", 4010), ("AMP008", 4010)]
 
 
+# --- OpenAI's guided-diffusion: guided_diffusion/train_util.py, fp16_util.py, logger.py ------
+
+
+def _table(values: dict[str, float]) -> list[str]:
+    """The OpenAI logger's ``HumanOutputFormat.writekvs`` (openai/guided-diffusion
+    ``guided_diffusion/logger.py``): every value with ``__float__`` (the step too) as
+    ``"%-8.3g"``, the keys sorted, between dashes."""
+    shown = {key: f"{value:<8.3g}" for key, value in values.items()}
+    width, value_width = max(map(len, shown)), max(map(len, shown.values()))
+    dashes = "-" * (width + value_width + 7)
+    return [dashes, *(f"| {key}{' ' * (width - len(key))} | {value}"
+                      f"{' ' * (value_width - len(value))} |" for key, value in sorted(
+                          shown.items(), key=lambda item: item[0].lower())), dashes]
+
+
+def _guided_diffusion(steps: range, nan_at: range | tuple[int, ...] = (),
+                      resumed: bool = False) -> list[str]:
+    """``TrainLoop.run_loop`` at ``--use_fp16 True --log_interval 10`` over ``steps``: the
+    logger's start (``Logging to {dir}``), ``loading model from checkpoint: {path}...`` where
+    ``resumed`` (``_load_and_sync_parameters``; the step printed is ``self.step +
+    self.resume_step``), and ``dumpkvs`` every 10 steps of the means ``logkv_mean`` took.
+    ``MixedPrecisionTrainer._optimize_fp16`` logs ``lg_loss_scale`` (20.0 at first: it is not
+    in the checkpoint), then on non-finite gradients (the steps ``nan_at``) lowers it by 1
+    and prints ``Found NaN, decreased lg_loss_scale to {lg}``, else raises it by 1e-3."""
+    lines = ["Logging to /tmp/openai-2026-01-01-10-00-00-000000",
+             "creating model and diffusion..."]
+    if resumed:
+        lines.append(f"loading model from checkpoint: /ckpt/model{steps.start:06d}.pt...")
+    lines += ["creating data loader...", "training..."]
+    lg, sums = 20.0, {}
+
+    def mean(key: str, value: float) -> None:
+        total, count = sums.get(key, (0.0, 0))
+        sums[key] = (total + value, count + 1)
+
+    for step in steps:
+        loss = 0.05 * math.exp(-step / 20000) + 0.02
+        mean("loss", loss)
+        mean("mse", loss)
+        mean("lg_loss_scale", lg)
+        if step in nan_at:
+            lg -= 1
+            lines.append(f"Found NaN, decreased lg_loss_scale to {lg}")
+        else:
+            mean("grad_norm", 0.123)
+            mean("param_norm", 345.6)
+            lg += 1e-3
+        if (step - steps.start) % 10 == 0:
+            values = {key: total / count for key, (total, count) in sums.items()}
+            lines += _table(values | {"step": step, "samples": (step + 1) * 64})
+            sums = {}
+    return lines
+
+
+def test_guided_diffusion_resumed_is_quiet(tmp_path: Path) -> None:
+    """A run to step 8000 (``lg_loss_scale`` grown to 28), then resumed from its checkpoint
+    (the scale back at 20, the step going on). Before: AMP003 at 8010 ("loss scale fell from
+    2.68435e+08 to 1.04858e+06 (8 halvings) in 1 steps")."""
+    lines = _guided_diffusion(range(0, 8001)) + _guided_diffusion(range(8000, 12001),
+                                                                  resumed=True)
+    assert faults(tmp_path, lines) == []
+
+
+def test_guided_diffusion_collapse_fault_twins(tmp_path: Path) -> None:
+    """The twins: twenty non-finite steps in a row (the scale down to 2**1), in the resumed
+    run or in a run alone, are still AMP003 (at the step after the first ``Found NaN``: the
+    line comes before its step's table); two isolated ones are quiet."""
+    first = _guided_diffusion(range(0, 8001))
+    resumed = _guided_diffusion(range(8000, 12001), nan_at=range(9000, 9020), resumed=True)
+    assert faults(tmp_path, first + resumed) == [("AMP003", 9001)]
+    assert faults(tmp_path, _guided_diffusion(range(0, 8001), nan_at=range(5000, 5020))) == [
+        ("AMP003", 5001)]
+    assert faults(tmp_path, _guided_diffusion(range(0, 8001), nan_at=(3000, 6000))) == []
+
+
 # --- Controls: healthy runs under unusual settings (quiet on the parent too) -----------------
 
 
