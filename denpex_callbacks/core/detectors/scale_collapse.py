@@ -212,9 +212,10 @@ class ScaleCollapseDetector(Detector):
             return None
         if obs.extra.get(RESTARTED):
             # A run begun again in the log (its step counter went back: a second run, or one
-            # relaunched in bf16 or at a static scale) starts its own trajectory: the last
-            # run's scales are no peak this one fell from, and its steps, numbered from the
-            # start again, would sit inside the window beside the new run's.
+            # relaunched in bf16 or at a static scale; or a resume's line, the counter going
+            # on: a scaler not in the checkpoint starts over) starts its own trajectory: the
+            # last run's scales are no peak this one fell from, and its steps, numbered from
+            # the start again, would sit inside the window beside the new run's.
             self.window.clear()
             self._peaks.clear()
         # A scale below the last one seen fell through skips, on this step or (a log row
