@@ -13,6 +13,14 @@ twin its rule must still catch.
   trajectory of its own (``ScaleCollapseDetector._trend``); a collapse within one run, or
   within the second run, is still AMP003 (the second run's now at its first skip, 1000, where
   the parent put it at 1050).
+- OpenAI's guided-diffusion resumed from its checkpoint (openai/guided-diffusion
+  ``guided_diffusion/train_util.py``: ``loading model from checkpoint: {path}...``, the step
+  going on as ``self.step + self.resume_step``; ``fp16_util.py``: ``lg_loss_scale`` starts at
+  20.0 again, not being in the checkpoint). Before: AMP003 at 8010 (the scale's logarithm
+  back from 28 to 20: "8 halvings in 1 steps"). Now that line begins a run (the message
+  table, ``run_start``); twenty ``Found NaN`` steps in a row, in the resumed run or alone, are
+  still AMP003. Pasted without that line, the fall is read as overflow still: nothing in the
+  tables tells a reset from a collapse.
 - Controls (quiet on the parent 20e3164 too): the logging interval changed mid-run, a
   converged regression's loss in scientific notation (1e-7) on a loop and on Keras' bar
   (``.4e`` below 1e-3), Lightning's bar through tqdm's ``format_num`` (``1.83e-6``,
