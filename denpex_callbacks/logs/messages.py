@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from denpex_callbacks.logs.events import RUN_START
+
 # What a row means to the doctor.
 OVERFLOW = "overflow"  # a step skipped by a gradient overflow (scales from the message)
 SKIP = "skip"  # a step skipped for non-finite gradients, no scale said
@@ -882,6 +884,17 @@ MESSAGES: tuple[Message, ...] = (
             "Found NaN, decreased lg_loss_scale to {log2_after}",
             "non-finite gradients: the step is skipped, the scale halves (log2 printed)",
             OVERFLOW, prefix="", values={"log2_after": 15.0}),
+    # Their resume: the step counter goes on from the checkpoint's (``self.step +
+    # self.resume_step``), but the scale's logarithm is no part of the checkpoint (model,
+    # optimizer and EMA weights only): it starts at 20.0 again, below where the last run left
+    # it, with no overflow. A run begins (its scales are not the last run's).
+    Message("improved-diffusion / guided-diffusion", "2021-2022",
+            "improved_diffusion/train_util.py, guided_diffusion/train_util.py "
+            "(TrainLoop._load_and_sync_parameters)",
+            "loading model from checkpoint: {text}...",
+            "a resumed run begins: its lg_loss_scale starts again at 20.0 (not checkpointed)",
+            SETUP, setup={RUN_START: True}, prefix="",
+            values={"text": "/ckpt/model008000.pt"}),
     # -- timm ----------------------------------------------------------------------------------
     Message("timm", "0.3-1.0", "train.py (main)",
             "Using native Torch AMP. Training in mixed precision.",

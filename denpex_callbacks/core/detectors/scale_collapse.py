@@ -8,7 +8,7 @@ from typing import Any
 
 from denpex_callbacks.core.detectors.base import UNBOUNDED, Detector, printed_steps
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.observation import SPAN_UNKNOWN, Observation
+from denpex_callbacks.core.observation import RESTARTED, SPAN_UNKNOWN, Observation
 from denpex_callbacks.core.run_state import RunState
 
 # Below this many applied updates a run has not been "stable" yet, whatever its streak.
@@ -210,6 +210,14 @@ class ScaleCollapseDetector(Detector):
             self.window.clear()
             self._peaks.clear()
             return None
+        if obs.extra.get(RESTARTED):
+            # A run begun again in the log (its step counter went back: a second run, or one
+            # relaunched in bf16 or at a static scale; or a resume's line, the counter going
+            # on: a scaler not in the checkpoint starts over) starts its own trajectory: the
+            # last run's scales are no peak this one fell from, and its steps, numbered from
+            # the start again, would sit inside the window beside the new run's.
+            self.window.clear()
+            self._peaks.clear()
         # A scale below the last one seen fell through skips, on this step or (a log row
         # every N steps) in the gap before it, where the skips are counted but not observed.
         # A row that shows the scale already below 1 (or printed as 0) is AMP004's alone: the
