@@ -71,16 +71,14 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 _MAX_KEY_WORDS = 5
 _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
-# The word before a counter's key that makes it a countdown (``remaining steps: 990``, a
-# LoRA-GA initialisation's ``step: {idx+1}, loss: ..., remaining steps: {iters - (idx+1)}``):
-# it runs down to 0, so it is no step; the step is the counter that runs up, or the rows.
-_COUNTDOWN = frozenset({"remaining", "remain"})
-# The word before a counter's key that makes it an episode's own count, not the run's: the
-# steps an RL episode took (keras-rl's TrainEpisodeLogger, rl/callbacks.py: ``... episode:
-# {episode}, duration: {duration:.3f}s, episode steps: {episode_steps}, ...``), which start
-# over each episode; the run's step is printed elsewhere on the line (there ``{step}/{nb_steps}:``
-# opening it).
-_PER_EPISODE = frozenset({"episode", "episodes"})
+# The words before a counter's key that make it a count other than the run's step, which is
+# then the counter that runs up elsewhere on the line, or the rows: a countdown
+# (``remaining steps: 990``, a LoRA-GA initialisation's ``step: {idx+1}, loss: ...,
+# remaining steps: {iters - (idx+1)}``), which runs down to 0; an episode's own count (the
+# steps an RL episode took, keras-rl's TrainEpisodeLogger, rl/callbacks.py: ``... episode:
+# {episode}, duration: {duration:.3f}s, episode steps: {episode_steps}, ...``, the run's
+# step opening the line as ``{step}/{nb_steps}:``), which starts over each episode.
+_NOT_RUN_COUNT = frozenset({"remaining", "remain", "episode", "episodes"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+(?:at|for)\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -248,11 +246,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
             return None  # a count of things (gsplat's "Number of GS: 1234567"), no step
         if kind == lexicon.STEP and size < len(tokens) and (
-                tokens[-size - 1].lower() in _COUNTDOWN):
-            return None  # a countdown (see _COUNTDOWN)
-        if kind == lexicon.STEP and size < len(tokens) and (
-                tokens[-size - 1].lower() in _PER_EPISODE):
-            return None  # an episode's length (see _PER_EPISODE)
+                tokens[-size - 1].lower() in _NOT_RUN_COUNT):
+            return None  # a countdown or an episode's length (see _NOT_RUN_COUNT)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 
