@@ -373,10 +373,11 @@ def _gan_pair(text: str) -> list[Claim]:
 # %.5f" % (name, value) for name, value in zip(loss_names, loss_mean)])`` behind
 # ``str(self.epoch).zfill(self.zfill_num) + ") "``): every name is a loss term, none says so
 # (``perceptual``, ``equivariance_value``, ``gen_gan``).
-_EPOCH_SCORES = re.compile(
-    r"\s*(\d+)\) (?:[A-Za-z][\w./-]* - [-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)"
-    r"(?:; |\s*$)){2,}")
-_SCORE = re.compile(r"([A-Za-z][\w./-]*) - ([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf))")
+_SCORE_NAME = r"[A-Za-z][\w./-]*"
+_SCORE_VALUE = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)"
+# (one score, written once: the line's layout, then each score of it read again)
+_EPOCH_SCORES = re.compile(rf"\s*(\d+)\) (?:{_SCORE_NAME} - {_SCORE_VALUE}(?:; |\s*$)){{2,}}")
+_SCORE = re.compile(rf"({_SCORE_NAME}) - ({_SCORE_VALUE})")
 
 
 def _epoch_scores(text: str) -> list[Claim]:
