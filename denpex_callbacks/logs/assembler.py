@@ -209,10 +209,11 @@ class Assembler:
     # How often HF Trainer printed a row, where the log's arguments say (logging_interval.py):
     # its rows without a step are numbered by it, each rank's k-th row the same step.
     row_interval: LoggingInterval | None = None
-    _interval_rows: dict[int | None, int] = field(default_factory=dict)
-    # Each rank's first and last row's epoch under it: a row back at the first epoch after
-    # later ones is a run begun again from its start (the script run again after a crash).
-    _interval_epochs: dict[int | None, tuple[float, float]] = field(default_factory=dict)
+    # Each rank's rows under it, and its first and last row's epoch (None: none printed): a
+    # row back at the first epoch after later ones is a run begun again from its start (the
+    # script run again after a crash).
+    _interval_rows: dict[int | None, tuple[int, tuple[float, float] | None]] = field(
+        default_factory=dict)
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -641,13 +642,13 @@ class Assembler:
 
     def _interval_row(self, rank: int | None, epoch: float | None) -> int:
         """The place, from 0, of rank ``rank``'s HF row that prints ``epoch`` in its run."""
-        row = self._interval_rows.get(rank, 0)
+        row, epochs = self._interval_rows.get(rank, (0, None))
         if epoch is not None:
-            first, last = self._interval_epochs.get(rank, (epoch, epoch))
+            first, last = epochs if epochs is not None else (epoch, epoch)
             if row and epoch <= first < last:
                 row = 0  # (back at the first row's epoch: a run begun from its start again)
-            self._interval_epochs[rank] = (first, epoch)
-        self._interval_rows[rank] = row + 1
+            epochs = (first, epoch)
+        self._interval_rows[rank] = (row + 1, epochs)
         return row
 
     def _run_start(self) -> None:
@@ -657,7 +658,6 @@ class Assembler:
         last run's scales are no scales its lines fell from."""
         self._flush()  # an overflow already read is the last run's
         self._interval_rows.clear()  # (its rows number their steps from its start again)
-        self._interval_epochs.clear()
         if self.clock > 0:
             self._begin_run(None)
             # (an interval's skips are placed as a start-up back-off until a clean step)

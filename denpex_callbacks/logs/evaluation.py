@@ -31,7 +31,40 @@ CODE = "AMP013"
 # Lines between a block's rows and its finite loss: a block holds a row per metric (a
 # Lightning table of a few dozen at most); a farther loss is another evaluation's
 BLOCK_REACH = 32
-_HELD = 16  # correlations' NaNs held for a block's loss (bounded memory)
+_HELD = 16  # NaNs held for their block's finite value, or a table's cells (bounded memory)
+# one value read: (event, line, text, after_step)
+_Read = tuple[LogEvent, int, str, int | None]
+
+
+@dataclass
+class _Held:
+    """NaNs that a finite value of their block explains (a correlation's, a finite loss; a
+    class's, a finite mean over the classes), held until it comes: those within
+    :data:`BLOCK_REACH` above it or below it are no fault, the others count."""
+
+    anchor: int | None = None  # the line of the block's finite value
+    values: list[_Read] = field(default_factory=list)
+
+    def wait(self, value: _Read) -> bool:
+        """Whether ``value`` need not be counted now: its block's finite value is within
+        reach above it, or it is held for one below (False: no room, count it)."""
+        if self.anchor is not None and value[1] - self.anchor <= BLOCK_REACH:
+            return True
+        if len(self.values) < _HELD:
+            self.values.append(value)
+            return True
+        return False
+
+    def explain(self, line: int) -> None:
+        """The block's finite value on ``line``: the values held within reach above it were
+        no fault; those farther up stay held, to count."""
+        self.anchor = line
+        self.values = [held for held in self.values if line - held[1] > BLOCK_REACH]
+
+    def take(self) -> list[_Read]:
+        """The values held (to count), held no more."""
+        values, self.values = self.values, []
+        return values
 
 
 @dataclass
@@ -62,14 +95,13 @@ class EvaluationStream:
     rows: int = 0  # lines with a non-finite evaluation value
     metrics: dict[str, int] = field(default_factory=dict)  # metric -> rows (bounded)
     _last_line: int | None = None
-    _finite_loss: int | None = None  # the line of a block's finite evaluation loss
-    # correlations' NaNs of a block read before its loss: (event, line, text, after_step)
-    _held: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
-    _finite_mean: int | None = None  # the line of a summary's finite mean over the classes
-    # a summary's per-class NaNs read before that mean (sorted by name: ``iou_wall`` first)
-    _held_classes: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
+    # correlations' NaNs of a block and its finite evaluation loss
+    _correlations: _Held = field(default_factory=_Held)
+    # a summary's per-class NaNs (sorted by name: ``iou_wall`` first, before the mean) and its
+    # finite mean over the classes
+    _classes: _Held = field(default_factory=_Held)
     _unfilled_table: bool = False  # a table row left its training loss NaN beside a finite value
-    _cells: list[tuple[LogEvent, int, str, int | None]] = field(default_factory=list)
+    _cells: list[_Read] = field(default_factory=list)
 
     def event(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
         """Take one ``eval`` event read from ``line``; ``after_step``: the training step the
@@ -86,19 +118,13 @@ class EvaluationStream:
             return
         if event.metric and lexicon.perfect_score(event.metric, value):
             return  # a PSNR's +inf: the images matched, whichever reader read it
-        if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric):
-            if self._finite_loss is not None and line - self._finite_loss <= BLOCK_REACH:
-                return  # below its block's finite loss
-            if len(self._held) < _HELD:
-                self._held.append((event, line, text, after_step))
-                return
+        if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric) and (
+                self._correlations.wait((event, line, text, after_step))):
+            return  # below its block's finite loss, or held for one
         if math.isnan(value) and event.family == SUMMARY and (
-                event.metric is not None and lexicon.per_class(event.metric)):
-            if self._finite_mean is not None and line - self._finite_mean <= BLOCK_REACH:
-                return  # below its summary's finite mean over the classes
-            if len(self._held_classes) < _HELD:
-                self._held_classes.append((event, line, text, after_step))
-                return
+                event.metric is not None and lexicon.per_class(event.metric)) and (
+                self._classes.wait((event, line, text, after_step))):
+            return  # below its summary's finite mean over the classes, or held for one
         self._release()
         self._take(event, line, text, after_step)
 
@@ -116,16 +142,13 @@ class EvaluationStream:
     def _block_loss(self, line: int) -> None:
         """A block's finite evaluation loss on ``line``: the correlations held within reach
         above it were undefined; those farther up count."""
-        self._finite_loss = line
-        self._held = [held for held in self._held if line - held[1] > BLOCK_REACH]
+        self._correlations.explain(line)
         self._release(classes=False)
 
     def _block_mean(self, line: int) -> None:
         """A summary's finite mean over the classes on ``line``: the per-class NaNs held
         within reach above it were classes it left out; those farther up count."""
-        self._finite_mean = line
-        self._held_classes = [held for held in self._held_classes
-                              if line - held[1] > BLOCK_REACH]
+        self._classes.explain(line)
         self._release()
 
     def _count_cells(self) -> None:
@@ -143,10 +166,9 @@ class EvaluationStream:
     def _release(self, *, classes: bool = True) -> None:
         """Count the correlations' NaNs held (no finite loss came for them) and, with
         ``classes``, the per-class ones (no finite mean came for them), in line order."""
-        held, self._held = self._held, []
+        held = self._correlations.take()
         if classes:
-            held, self._held_classes = sorted(held + self._held_classes,
-                                              key=lambda item: item[1]), []
+            held = sorted(held + self._classes.take(), key=lambda item: item[1])
         for event, line, text, after_step in held:
             self._take(event, line, text, after_step)
 

@@ -51,6 +51,8 @@ _EVAL = frozenset({"val", "valid", "validation", "eval", "evaluation", "test", "
                    "cv"})  # cross-validation: wenet's ``cv_loss``, Kaldi-style cv sets
 # The names of the held-out splits that key a score alone (not ``cv``, ``testing``...)
 _SPLITS = frozenset({"val", "valid", "validation", "eval", "test", "dev"})
+# ...and those that head a split's values on a line of their own (``evaluation`` too)
+_SPLIT_HEADINGS = _SPLITS | {"evaluation"}
 _TRAIN = frozenset({"train", "training", "tr", "trn", "trainer", "optim"})
 # Words that may sit beside "loss" in the name of the total training loss.
 _QUALIFIERS = frozenset({
@@ -654,6 +656,17 @@ def training_split(key: str) -> bool:
     """
     parts = words(key)
     return len(parts) == 1 and parts[0] in ("train", "training", "trn")
+
+
+def held_out_heading(name: str) -> bool:
+    """Whether ``name``, lower-cased and standing alone (a heading over a split's values:
+    super-gradients' tree branch ``└── Validation``), names a held-out split.
+
+    Example:
+        >>> [held_out_heading(n) for n in ("validation", "evaluation", "test", "train", "cv")]
+        [True, True, True, False, False]
+    """
+    return name in _SPLIT_HEADINGS
 
 
 def score_name(key: str) -> bool:

@@ -178,12 +178,13 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
                                                                int(total)):
             step = int(whole)
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
-        for key, term in nonfinite.findall(postfix):
+        terms = nonfinite.findall(postfix)  # (read once: _unnamed_term reads them again)
+        for key, term in terms:
             if lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT):
                 value = to_float(term)
                 break
         if value is None:
-            value = _unnamed_term(postfix, nonfinite, keys)
+            value = _unnamed_term(postfix, terms, keys)
     out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
         pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
@@ -198,15 +199,16 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
     return out
 
 
-def _unnamed_term(postfix: str, nonfinite: re.Pattern[str],
+def _unnamed_term(postfix: str, terms: list[tuple[str, str]],
                   keys: re.Pattern[str]) -> float | None:
     """The non-finite value of a loss term named after what it measures, on a bar whose
     postfix names no loss (DiffSinger's ``mel=nan``: see lexicon.unnamed_loss_term), or None.
-    Where any key names a loss, that key tells: the others are not read as one."""
+    ``terms``: the postfix's (key, non-finite value) pairs. Where any key names a loss, that
+    key tells: the others are not read as one."""
     if any(lexicon.role(key) in (lexicon.LOSS, lexicon.COMPONENT)
            for key in keys.findall(postfix)):
         return None
-    for key, term in nonfinite.findall(postfix):
+    for key, term in terms:
         number = to_float(term)
         if number is not None and lexicon.unnamed_loss_term(key, number):
             return number

@@ -73,16 +73,14 @@ _MAX_KEY_WORDS = 5
 # A dataset's or task's acronym (LAION, MMC4, COCO, CC3M): capitals and digits only.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,11}")
 _COUNT_OF = ["number", "of"]  # the words before a key that make it a count of things
-# The word before a counter's key that makes it a countdown (``remaining steps: 990``, a
-# LoRA-GA initialisation's ``step: {idx+1}, loss: ..., remaining steps: {iters - (idx+1)}``):
-# it runs down to 0, so it is no step; the step is the counter that runs up, or the rows.
-_COUNTDOWN = frozenset({"remaining", "remain"})
-# The word before a counter's key that makes it an episode's own count, not the run's: the
-# steps an RL episode took (keras-rl's TrainEpisodeLogger, rl/callbacks.py: ``... episode:
-# {episode}, duration: {duration:.3f}s, episode steps: {episode_steps}, ...``), which start
-# over each episode; the run's step is printed elsewhere on the line (there ``{step}/{nb_steps}:``
-# opening it).
-_PER_EPISODE = frozenset({"episode", "episodes"})
+# The words before a counter's key that make it a count other than the run's step, which is
+# then the counter that runs up elsewhere on the line, or the rows: a countdown
+# (``remaining steps: 990``, a LoRA-GA initialisation's ``step: {idx+1}, loss: ...,
+# remaining steps: {iters - (idx+1)}``), which runs down to 0; an episode's own count (the
+# steps an RL episode took, keras-rl's TrainEpisodeLogger, rl/callbacks.py: ``... episode:
+# {episode}, duration: {duration:.3f}s, episode steps: {episode_steps}, ...``, the run's
+# step opening the line as ``{step}/{nb_steps}:``), which starts over each episode.
+_NOT_RUN_COUNT = frozenset({"remaining", "remain", "episode", "episodes"})
 # "{key} at step {n}: {value}": the key before the step's, and an aside in parentheses after
 # it ("(for 1 batch)")
 _AT_STEP = re.compile(r"(?i)(.*?)\s+(?:at|for)\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
@@ -252,11 +250,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         if kind == lexicon.STEP and [t.lower() for t in tokens[-size - 2:-size]] == _COUNT_OF:
             return None  # a count of things (gsplat's "Number of GS: 1234567"), no step
         if kind == lexicon.STEP and size < len(tokens) and (
-                tokens[-size - 1].lower() in _COUNTDOWN):
-            return None  # a countdown (see _COUNTDOWN)
-        if kind == lexicon.STEP and size < len(tokens) and (
-                tokens[-size - 1].lower() in _PER_EPISODE):
-            return None  # an episode's length (see _PER_EPISODE)
+                tokens[-size - 1].lower() in _NOT_RUN_COUNT):
+            return None  # a countdown or an episode's length (see _NOT_RUN_COUNT)
         return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
     return None
 
@@ -393,10 +388,11 @@ def _gan_pair(text: str) -> list[Claim]:
 # %.5f" % (name, value) for name, value in zip(loss_names, loss_mean)])`` behind
 # ``str(self.epoch).zfill(self.zfill_num) + ") "``): every name is a loss term, none says so
 # (``perceptual``, ``equivariance_value``, ``gen_gan``).
-_EPOCH_SCORES = re.compile(
-    r"\s*(\d+)\) (?:[A-Za-z][\w./-]* - [-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)"
-    r"(?:; |\s*$)){2,}")
-_SCORE = re.compile(r"([A-Za-z][\w./-]*) - ([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf))")
+_SCORE_NAME = r"[A-Za-z][\w./-]*"
+_SCORE_VALUE = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|nan|inf)"
+# (one score, written once: the line's layout, then each score of it read again)
+_EPOCH_SCORES = re.compile(rf"\s*(\d+)\) (?:{_SCORE_NAME} - {_SCORE_VALUE}(?:; |\s*$)){{2,}}")
+_SCORE = re.compile(rf"({_SCORE_NAME}) - ({_SCORE_VALUE})")
 
 
 def _epoch_scores(text: str) -> list[Claim]:

@@ -1696,7 +1696,7 @@ class MetricReader:
         step a batch: openrlhf/trainer/ray/ppo_actor.py ``ppo_train``; a pasted log keeps
         each pass's last state, ``4/4``)."""
         last, passes, last_line = self.tqdm_bars.get(total, (0, 0, line))
-        if done < last or (done == last == total and line != last_line):
+        if _new_pass(done, last, done == total and line != last_line):
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
@@ -1707,7 +1707,7 @@ class MetricReader:
         epoch ended at the last count printed; the step is the counts of the epochs before
         and ``done``."""
         last, before = self.restarts
-        if done < last:
+        if _new_pass(done, last, False):
             before += last
         self.restarts = (done, before)
         return before + done
@@ -1720,7 +1720,7 @@ class MetricReader:
         last state of each epoch's bar, as a terminal shows them), an epoch ended at the last
         count; one bar that never ends counts the run's steps."""
         last, before, last_line = self.open_bar
-        if done < last or (done == last and line != last_line):
+        if _new_pass(done, last, line != last_line):
             before += last
         self.open_bar = (done, before, line)
         return before + done
@@ -1787,7 +1787,7 @@ class MetricReader:
             self.new_fit, self.fit_row = False, line
         first = total not in self.bars
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
-        if done < last or (done == last and line != last_line):
+        if _new_pass(done, last, line != last_line):
             epochs += 1
         self.bars[total] = (done, epochs, line)
         unit = self._bar_unit(done, total, first) if drawn else 1
@@ -2110,6 +2110,21 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
             return None
         out.append(column)
     return out or None
+
+
+def _new_pass(done: int, last: int, again: bool) -> bool:
+    """Whether a count of batches ``done``, after ``last``, begins a new pass over the data
+    (an epoch; a bar started again): the count went back, or the same count is printed
+    ``again`` (the caller says when: on a line of its own, the last state of each pass's bar
+    as a pasted terminal keeps them). The one rule of the bars and counts that number steps
+    by their passes (``_bar_step``, ``_tqdm_step``, ``_open_bar_step``,
+    ``_restarting_count``).
+
+    Example:
+        >>> _new_pass(3, 20, False), _new_pass(20, 20, True), _new_pass(20, 20, False)
+        (True, True, False)
+    """
+    return done < last or (again and done == last)
 
 
 def _power_of_two(value: float, tolerance: float) -> bool:

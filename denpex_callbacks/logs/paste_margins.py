@@ -26,6 +26,7 @@ lines are read as that rank's (``margin_rank``), as they were with the prefix on
 
 from __future__ import annotations
 
+import os
 import re
 
 from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
@@ -165,7 +166,10 @@ def margin(head: bytes, whole: bool = False) -> bytes | None:
             if is_elision(line):
                 continue  # (where the paste was cut, written without the margin)
             return None
-        common = start if common is None else _common(common, line)
+        # the longest start the lines share, byte by byte (no path: RUF071's warning is what
+        # is meant here; ``or b""``: typeshed's ``''`` for no sequence, which this never is)
+        common = start if common is None else (
+            os.path.commonprefix((common, line)) or b"")  # noqa: RUF071
         if not (_MARGIN.fullmatch(common) or _rank_end(common) == len(common) > 0):
             return None
         held += 1
@@ -191,15 +195,6 @@ def margin_rank(prefix: bytes) -> int | None:
         (3, None, None)
     """
     return line_rank(prefix.decode("latin-1")) or None
-
-
-def _common(prefix: bytes, line: bytes) -> bytes:
-    """The longest start ``prefix`` and ``line`` share."""
-    size = 0
-    for size, (a, b) in enumerate(zip(prefix, line, strict=False), 1):
-        if a != b:
-            return prefix[:size - 1]
-    return prefix[:size]
 
 
 def without_margin(data: bytes, prefix: bytes) -> bytes | None:

@@ -77,11 +77,10 @@ def read_change(previous: tuple[int, float] | None, step: int,
         return None
     last_step, last = previous
     steps = step - last_step
-    if steps < 1 or not (_usable(last) and _usable(scale)):
+    if steps < 1:
         return None
-    halvings = math.log2(last / scale)
-    whole = round(halvings)
-    if abs(halvings - whole) > TOLERANCE:
+    whole = _doublings(scale, last)  # the halvings from ``last`` to ``scale``
+    if whole is None:
         return None  # not a power of 2: a scale someone set
     if whole <= 0:
         # The same scale or one growth between consecutive steps: an applied step. Over a gap

@@ -43,10 +43,6 @@ def is_branch(text: str) -> bool:
     return BRANCHES[0] in text or BRANCHES[1] in text
 
 
-# The names a held-out split's branch goes by (super-gradients' ``Validation``, a ``Test``
-# after it), on a branch line of their own: ``└── Validation``
-_HELD_OUT_NAMES = frozenset({"validation", "valid", "val", "test", "eval", "evaluation", "dev"})
-
 HELD_OUT = "held_out"  # a held-out split's branch line: evaluation's
 EPOCH_SUMMARY = "summary"  # the first split's, every value finite: the epoch's lines showed them
 READ = "read"  # the first split's, a value non-finite (or nothing read): read as it is
@@ -81,8 +77,9 @@ class SplitTree:
             >>> tree.branch("    ├── Ppyoloeloss/loss = nan", 1)
             'held_out'
         """
+        # (super-gradients' ``Validation``, a ``Test`` after it: lexicon.held_out_heading)
         name = text.rpartition("── ")[2].strip().lower()
-        if name in _HELD_OUT_NAMES:
+        if lexicon.held_out_heading(name):
             if line - self.last > TREE_REACH:  # another tree
                 self.keys = set()
             self.last, self.held = line, True

@@ -44,9 +44,10 @@ class TrailingSteps:
     """
 
     def __init__(self) -> None:
-        self._opened: bool | None = None  # whether the excerpt's first row printed no step
         self._broken = False  # a record broke the layout: rows are counted one a row
-        self._first: int | None = None  # the rows before the first step row (a cut record)
+        # the rows before the first step row (a cut record); 0: the excerpt opened with a step
+        # row (a record that begins with its step: not this layout)
+        self._first: int | None = None
         self._lead: int | None = None  # rows without a step above each step row since
         self._since = 0  # rows without a step since the last step row (or the log's start)
         self._last: int | None = None  # the last printed step
@@ -54,8 +55,6 @@ class TrailingSteps:
 
     def printed(self, step: int) -> None:
         """A row that printed ``step``."""
-        if self._opened is None:
-            self._opened = False  # (a record that begins with its step: not this layout)
         if self._first is None:
             self._first = self._since
         elif self._lead is None:
@@ -70,11 +69,9 @@ class TrailingSteps:
 
     def stepless(self) -> int | None:
         """The step of a row without one, where the layout holds (else None: count it on)."""
-        if self._opened is None:
-            self._opened = True
         self._since += 1
         lead, interval, last = self._lead, self._interval, self._last
-        if (not self._opened or self._broken or lead is None or interval is None or last is None
+        if (not self._first or self._broken or lead is None or interval is None or last is None
                 or not 0 < self._since <= lead <= _MOST_LINES or interval <= lead + 1):
             return None
         return last + interval

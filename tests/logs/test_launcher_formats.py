@@ -96,21 +96,26 @@ COLLECTORS = {
 }
 
 
+def _behind(collector: str, lines: list[str]) -> list[str]:
+    """``lines`` as ``collector`` hands them on, each behind its prefix (a launcher's rank
+    tag, where the lines carry one, after it): what the collector tests read."""
+    outer = COLLECTORS[collector]
+    return [outer + line for line in lines]
+
+
 @pytest.mark.parametrize("collector", sorted(COLLECTORS))
 def test_a_collectors_prefix_before_the_launchers_keeps_its_rank(
         tmp_path: Path, collector: str) -> None:
-    outer = COLLECTORS[collector]
-    lines = _interleaved(lambda r: f"{outer}[default{r}]:", _loop(), _loop(NAN_FROM))
+    lines = _behind(collector, _interleaved(lambda r: f"[default{r}]:", _loop(), _loop(NAN_FROM)))
     assert _diagnosed(tmp_path, lines) == [("AMP006", NAN_FROM, 1)]
-    mpi = _interleaved(lambda r: f"{outer}[1,{r}]<stdout>:", _loop(), _loop(NAN_FROM))
+    mpi = _behind(collector, _interleaved(lambda r: f"[1,{r}]<stdout>:", _loop(), _loop(NAN_FROM)))
     assert _diagnosed(tmp_path, mpi) == [("AMP006", NAN_FROM, 1)]
 
 
 @pytest.mark.parametrize("collector", sorted(COLLECTORS))
 def test_healthy_ranks_behind_a_collector_stay_silent(tmp_path: Path, collector: str) -> None:
     # a control: passes on the parent too
-    outer = COLLECTORS[collector]
-    lines = _interleaved(lambda r: f"{outer}[default{r}]:", _loop(), _loop())
+    lines = _behind(collector, _interleaved(lambda r: f"[default{r}]:", _loop(), _loop()))
     assert _diagnosed(tmp_path, lines) == []
 
 
@@ -229,12 +234,11 @@ def _skorch_table(nan_from: int | None = None, epochs: int = 8) -> list[str]:
                                        "journald", "ray_worker"])
 def test_a_table_behind_a_collectors_prefix_is_read(tmp_path: Path, collector: str) -> None:
     # The collector's prefix is no cell of the header row: the rows under it are read.
-    outer = COLLECTORS[collector]
     # kubectl's pod is a Kubeflow PyTorchJob's worker-0: RANK 1 (training-operator envvar.go)
-    rank = 1 if "-worker-0/pytorch]" in outer else 0
-    assert _diagnosed(tmp_path, [outer + line for line in _skorch_table(nan_from=4)]) == [
+    rank = 1 if "-worker-0/pytorch]" in COLLECTORS[collector] else 0
+    assert _diagnosed(tmp_path, _behind(collector, _skorch_table(nan_from=4))) == [
         ("AMP006", 4, rank), ("AMP013", 4, rank)]  # valid_loss NaN too: the consequence
-    assert _diagnosed(tmp_path, [outer + line for line in _skorch_table()]) == []
+    assert _diagnosed(tmp_path, _behind(collector, _skorch_table())) == []
 
 
 def test_crlf_redraws_and_a_cut_first_line_keep_step_and_rank(tmp_path: Path) -> None:
