@@ -38,6 +38,7 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
     AVERAGE,
+    IOU_RANGE,
     VALUE,
     MetricLine,
     as_step,
@@ -323,9 +324,10 @@ EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
 # Bare columns (``print(step, loss)``): an integer, then one value, nothing else; a
 # non-finite value in Python's, numpy's or torch's spelling (pandas prints ``NaN`` for
-# missing data: not read). Finite rows hold no keyword; a NaN one does.
-_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
-                   r"|dtype=\S*|[\s,)])*$")
+# missing data: not read). Finite rows hold no keyword; a NaN one does. No number after the
+# value: a CSV row's step, NaN and more columns is a table's (its header names them).
+_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z\d]*"
+                   r"(?:device=\S*|grad_fn=\S*|dtype=\S*|[\s,)])*$")
 # A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
 # ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
 # {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
@@ -2391,10 +2393,14 @@ def header_cells(text: str) -> list[str] | None:
         ['E', '#', 'LOSS TOK2VEC', 'LOSS NER', 'ENTS_F', 'SCORE']
         >>> header_cells("Step\\tTraining Loss\\tValidation Loss\\tRouge1")
         ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
+        >>> header_cells("step,losses/train.total_loss,metrics/test.mAP@50:95")
+        ['step', 'losses/train.total_loss', 'metrics/test.mAP@50:95']
     """
     if (titled := _titled(text)) is not None:
         return _title_cells(*titled)
-    if VALUE.search(text) or _PROSE.search(text):
+    # an IoU range in a COCO metric's name is no value (``mAP@50:95``, ``AP@[.5:.95]``)
+    probe = IOU_RANGE.sub("", text) if "@" in text else text
+    if VALUE.search(probe) or _PROSE.search(probe):
         return None
     tabbed = _tabbed(text)
     piped = not tabbed and _piped(text)
