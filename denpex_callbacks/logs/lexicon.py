@@ -240,7 +240,11 @@ for _role, _phrases in {
            "up",
            # the iterations abbreviated: DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d,
            # Loss=%f"`` (main.py), BigGAN-PyTorch's ``itr: %d`` and its logs' ``"itr": ...``
-           "itr", "itrs"),
+           "itr", "itrs",
+           # DeepLabCut 3's runner (deeplabcut/pose_estimation_pytorch/runners/train.py):
+           # ``Number of iterations: {i + 1}, loss: ...``, the batch of the epoch (see
+           # metric_reader._epoch_count_step)
+           "number of iterations"),
     EPOCH: ("epoch", "epochs", "ep"),
     # the policy-gradient loss as OpenRLHF's PPO postfix shortens it, alone (openrlhf/
     # trainer/ppo_trainer.py before 0.6: ``short_status = {"pg": status["policy_loss"], "rm":

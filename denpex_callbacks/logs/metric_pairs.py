@@ -292,6 +292,12 @@ def read_pairs(text: str) -> MetricLine:
     return collect(find_claims(text)[0], text)
 
 
+# COCO's IoU range after a metric's name (``mAP@50:95``, ``AP@[.5:.95]``): part of the name.
+# DeepLabCut 3's detector CSV (deeplabcut/pose_estimation_pytorch/runners/logger.py
+# ``CSVLogger``) heads a column ``metrics/test.mAP@50:95``.
+IOU_RANGE = re.compile(r"(?<=[AaPpRr]@)\[?[\d.]+:[\d.]+\]?")
+
+
 def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     """The values that keys claim on a line, and the spans of every value on it (claimed
     or not): what :func:`collect` reads, and what a template of the line is made of.
@@ -306,8 +312,11 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
     terms: str | None = None  # the loss key whose list of terms the values are in
     step_prefix = None  # the line before the last value, when a step counter claimed it
     tracked = tracked_from(text)
+    ranges = [found.span() for found in IOU_RANGE.finditer(text)] if "@" in text else []
     for found in VALUE.finditer(text):
         start, end = found.span()
+        if ranges and any(low < start < high for low, high in ranges):
+            continue  # the end of a metric name's IoU range: no value
         spans.append((start, end))
         if start >= tracked:
             continue  # the best so far's values (see _BEST_SO_FAR)

@@ -38,6 +38,7 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
     AVERAGE,
+    IOU_RANGE,
     VALUE,
     MetricLine,
     as_step,
@@ -323,9 +324,10 @@ EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
 # Bare columns (``print(step, loss)``): an integer, then one value, nothing else; a
 # non-finite value in Python's, numpy's or torch's spelling (pandas prints ``NaN`` for
-# missing data: not read). Finite rows hold no keyword; a NaN one does.
-_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z]*(?:device=\S*|grad_fn=\S*"
-                   r"|dtype=\S*|[\s,)])*$")
+# missing data: not read). Finite rows hold no keyword; a NaN one does. No number after the
+# value: a CSV row's step, NaN and more columns is a table's (its header names them).
+_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z\d]*"
+                   r"(?:device=\S*|grad_fn=\S*|dtype=\S*|[\s,)])*$")
 # A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
 # ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
 # {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
@@ -575,6 +577,11 @@ class MetricReader:
         # a count of the epoch's batches printed without its epoch: (last count, the counts
         # of the epochs before)
         self.restarts = (0, 0)
+        # a keyed count alone on its rows (no epoch, no total): (last count, the counts of the
+        # epochs before, printing interval, epoch rows read when it was), see
+        # _epoch_count_step; and the rows read so far whose epoch went up, with that epoch
+        self.key_count = (-1, 0, 0, 0)
+        self.epochs_up: tuple[int, int] = (0, -1)
         # the same of an open bar alone (see _open_bar_step): the last count, the counts of
         # the epochs before, and the line of the last count
         self.open_bar = (0, 0, 0)
@@ -1131,6 +1138,14 @@ class MetricReader:
         if step is not None and counters and "/" in text and "poch" not in text and (
                 total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
             step = self._pass_step(step, total)
+        if counters and loss is not None and (
+                epoch_value := as_step(values.get(lexicon.EPOCH))) is not None:
+            if self._epoch_read(epoch_value) and step is None and self.key_count[1]:
+                # the summary of an epoch whose batches a restarting count numbered: the
+                # epoch's last count read
+                step = self.key_count[0] + self.key_count[1]
+        elif step is not None and counters and "/" not in text:
+            step = self._epoch_count_step(step)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -1710,6 +1725,39 @@ class MetricReader:
         if _new_pass(done, last, False):
             before += last
         self.restarts = (done, before)
+        return before + done
+
+    def _epoch_read(self, epoch: int) -> bool:
+        """Note a row that prints its epoch and a loss, the epoch's summary: one whose epoch
+        went up ends an epoch (see ``_epoch_count_step``; a header without a loss, Keras'
+        guide's ``Start of epoch 1`` over ``Training loss (for 1 batch) at step 0: ...``,
+        opens one, its counts read as printed). Whether it went up."""
+        rows, last = self.epochs_up
+        if epoch > last:
+            self.epochs_up = (rows + 1, epoch)
+            return True
+        return False
+
+    def _epoch_count_step(self, done: int) -> int:
+        """The step of a keyed count printed with no epoch and no total on its row, once it
+        shows that it counts the batches of an epoch: it went back to within one printing
+        interval of its start after a row that printed a loss and an epoch above the last,
+        the epoch's summary printed after its batches (DeepLabCut 3's ``Number of iterations:
+        {i + 1}, loss: ...`` under ``Epoch {e}/{epochs} (lr=...), train loss ...``,
+        deeplabcut/pose_estimation_pytorch/runners/train.py). An epoch ended at the last
+        count; the steps go on from the epochs before. A count that goes back without an
+        epoch's summary between, or further back than an interval, is read as printed (a run
+        resumed or started over: the assembler's to tell)."""
+        last, before, interval, rows = self.key_count
+        if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
+            # as EpochBatches learns an epoch: its last count, and the interval less the
+            # next epoch's first count where that is below it (counted from 0)
+            before += last + (interval - done if done < interval else 0)
+        elif done < last:
+            before = 0  # read as printed from here on
+        elif done > last >= 0:
+            interval = done - last
+        self.key_count = (done, before, interval, self.epochs_up[0])
         return before + done
 
     def _open_bar_step(self, done: int, line: int) -> int:
@@ -2361,10 +2409,14 @@ def header_cells(text: str) -> list[str] | None:
         ['E', '#', 'LOSS TOK2VEC', 'LOSS NER', 'ENTS_F', 'SCORE']
         >>> header_cells("Step\\tTraining Loss\\tValidation Loss\\tRouge1")
         ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
+        >>> header_cells("step,losses/train.total_loss,metrics/test.mAP@50:95")
+        ['step', 'losses/train.total_loss', 'metrics/test.mAP@50:95']
     """
     if (titled := _titled(text)) is not None:
         return _title_cells(*titled)
-    if VALUE.search(text) or _PROSE.search(text):
+    # an IoU range in a COCO metric's name is no value (``mAP@50:95``, ``AP@[.5:.95]``)
+    probe = IOU_RANGE.sub("", text) if "@" in text else text
+    if VALUE.search(probe) or _PROSE.search(probe):
         return None
     tabbed = _tabbed(text)
     piped = not tabbed and _piped(text)
