@@ -835,7 +835,8 @@ class Assembler:
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
-                text=text if last or was_skipped else None, extra=dict(extra)),
+                text=text if last or was_skipped else None,
+                extra=(_row_extra(event, span_unknown) or {}) if last else dict(extra)),
                 counted=not placed)
         if not placed:
             self.spans.printed(end)  # (its last step's skip is placed too: in the span)
@@ -923,10 +924,11 @@ def _spread(length: int, skipped: int, *, startup: bool) -> list[bool]:
 def _row_extra(event: LogEvent, span_unknown: bool) -> dict[str, Any] | None:
     """What a row's observation says beyond its numbers: that its span of steps is not known,
     that its scale was printed as 0 at a precision it is below (metric_reader's
-    ``scale_below``)."""
+    ``scale_below``, a family parser's ``SCALE_BELOW`` evidence)."""
     extra: dict[str, Any] = {}
     if span_unknown:
         extra[SPAN_UNKNOWN] = True
-    if (below := getattr(event, "scale_below", None)) is not None:
+    below = getattr(event, "scale_below", None) or event.evidence.get(SCALE_BELOW)
+    if below is not None:
         extra[SCALE_BELOW] = below
     return extra or None
