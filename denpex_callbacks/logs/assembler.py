@@ -43,6 +43,7 @@ from denpex_callbacks.logs.events import (
     OVERFLOW,
     PROGRESS,
     RUN_START,
+    SCALE_KEPT,
     SETUP,
     SUMMARY,
     UNDER_WAY_KEY,
@@ -843,9 +844,14 @@ class Assembler:
         self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
     def _without_scaler(self, event: LogEvent) -> bool:
-        """An overflow line with no scale in a run whose setup says it has no loss scaler."""
-        return ("scaler" in self.setup and self.setup["scaler"] is None
-                and event.scale_before is None and event.scale_after is None)
+        """An overflow line with no scale in a run whose setup says it has no loss scaler, or
+        whose wording says its scaler keeps the scale where the excerpt shows no setup (a
+        window cut after the configuration dump)."""
+        if event.scale_before is not None or event.scale_after is not None:
+            return False
+        if "scaler" in self.setup:
+            return self.setup["scaler"] is None
+        return bool(event.evidence.get(SCALE_KEPT))
 
     def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
         # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of
@@ -854,12 +860,15 @@ class Assembler:
         step = event.step if event.step is not None else self.clock + 1
         self._emit(Observation(step, rank=event.rank or 0, line=line, text=text),
                    counted=event.step is None)
-        precision = self.setup.get("active_precision") or "this run"
+        precision = self.setup.get("active_precision")
+        run = f"a {precision} run" if precision else "this run"
+        where = (f"in {run} without a loss scaler" if "scaler" in self.setup
+                 else "at a loss scale that never moves (a scaler that keeps its scale: bf16's "
+                      "scale of 1 or a static fp16 scale)")
         self._flag(LogEvent(
             FLAG, event.family, step=step, rank=event.rank, code="AMP006",
-            summary=f"steps skipped for non-finite gradients in a {precision} run without a "
-                    "loss scaler: the forward/backward produces NaN/inf; not a loss-scale "
-                    "problem"), line, text)
+            summary=f"steps skipped for non-finite gradients {where}: the forward/backward "
+                    "produces NaN/inf; not a loss-scale problem"), line, text)
 
     def _flag(self, event: LogEvent, line: int, text: str) -> None:
         step = event.step if event.step is not None else (self.clock or None)

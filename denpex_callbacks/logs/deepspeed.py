@@ -32,6 +32,7 @@ from denpex_callbacks.logs.events import (
     OVERFLOW,
     PROGRESS,
     RUN_START,
+    SCALE_KEPT,
     SETUP,
     LogEvent,
     to_float,
@@ -60,6 +61,7 @@ _CREATING = re.compile(r"Creating fp16 (?:unfused )?optimizer with (static|dynam
                        r"(?::\s*" + _NUM + ")?")
 _STEP = re.compile(r"step=(\d+),\s*skipped=(\d+)(?:,\s*lr=(\[[^\]]*\]|[^,]+))?")
 _MINIMUM = "Current loss scale already at minimum"
+_KEPT = "weights were not updated"
 # The engine's configuration dump at INFO (0.19: ``float16_config ... enabled=True ...
 # loss_scale=0.0 initial_scale_power=8 ... hysteresis=2 ... min_loss_scale=1``; older
 # releases print ``fp16_enabled ... True`` and ``dynamic_loss_scale_args ... {...}``).
@@ -100,8 +102,11 @@ def parse(text: str) -> list[LogEvent]:
             scale_before = to_float(before)
             hysteresis = to_int(hyst_next)
             scale_after = to_float(after) if after else (scale_before if hyst else None)
+            # LossScalerBase.update_scale's wording: only a scaler that never moves its scale
+            # prints it (DynamicLossScaler says the scale it attempted and the new one)
+            kept = {SCALE_KEPT: True} if _KEPT in text else None
             out.append(LogEvent(OVERFLOW, FAMILY, rank=to_int(rank), scale_before=scale_before,
-                                scale_after=scale_after, hysteresis=hysteresis))
+                                scale_after=scale_after, hysteresis=hysteresis, evidence=kept))
             return out
         found = _GRAD_OVERFLOW.search(text)
         if found:
