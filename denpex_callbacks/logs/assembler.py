@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import (
     RESTARTED,
+    RESTARTED_AT,
     SCALE_BELOW,
     SPAN_UNKNOWN,
     Observation,
@@ -120,6 +121,13 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
+        if (self.step is None and event.step is not None and event.scale_before is None
+                and event.scale_after is None
+                and (self.scale_before is not None or self.scale_after is not None)):
+            # a line that names only its step opens its overflow (DeepSpeed's ``Grad overflow
+            # on iteration {i}`` before its ``Reducing dynamic loss scale``): the scales read
+            # before it were the step before's (an excerpt cut between the two lines)
+            return False
         if event.family in MASTER_ONLY and self.scale_may_stay:
             return False
         if event.family in SKIPPING and event.scale_before is None and event.scale_after is None:
@@ -223,6 +231,7 @@ class Assembler:
     _last_scale: float | None = None
     _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
+    _restarted_at: int | None = None  # ...at this earlier step (see RESTARTED_AT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _counts_read: bool = False  # a row's cumulative skip count was read
@@ -231,8 +240,10 @@ class Assembler:
     _row_awaited: int | None = None
     # (step, line) of a progress line (DeepSpeed's ``step=N, skipped=K``) whose own step is not
     # counted yet: HF's Trainer prints that step's row right after it, with no step of its own
-    # (DeepSpeed's engine steps inside the Trainer's step, which logs after it).
-    _progress: tuple[int, int] | None = None
+    # (DeepSpeed's engine steps inside the Trainer's step, which logs after it). Third: its
+    # cumulative count says every step so far was skipped (``step=1, skipped=1``: a run's
+    # start-up back-off, its overflow line cut off above the excerpt), so the step was too.
+    _progress: tuple[int, int, bool] | None = None
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
     # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
     _rank_skips: dict[int, int] = field(default_factory=dict)
@@ -314,10 +325,18 @@ class Assembler:
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
-            self._catch_up(event.step - 1, line)
+            # a count of every step so far (``step=3, skipped=3``): the steps up to it, cut
+            # off above the excerpt, were the run's start-up back-off, not applied steps
+            all_skipped = event.skipped_total is not None and event.skipped_total >= event.step
+            if all_skipped and event.step < self.clock - RESTART_BACK and event.step > 0:
+                # ...and a counter gone back so: a new run (a sweep's next, a rerun appended)
+                # whose first steps were the overflow lines just read
+                self._begin_run(None)
+                self._restarted_at = self.clock - event.step + 1
+            self._catch_up(event.step - 1, line, skipped=event.step if all_skipped else 0)
             self.spans.printed(event.step)
-            if event.step == self.clock + 1:
-                self._progress = (event.step, line)  # counted with its row, or before the next
+            if event.step == self.clock + 1:  # counted with its row, or before the next
+                self._progress = (event.step, line, all_skipped)
         elif kind == GROWTH:
             self._emit(Observation(self.clock + 1, rank=event.rank or 0,
                                    scale_before=event.scale_before,
@@ -345,9 +364,9 @@ class Assembler:
     def _count_progress(self) -> None:
         """Count the step of the last progress line, which no row of its own followed."""
         if self._progress is not None:
-            step, line = self._progress
+            step, line, skipped = self._progress
             self._progress = None
-            self._catch_up(step, line)
+            self._catch_up(step, line, skipped=int(skipped))
 
     def quiet_run(self, last_step: int, scale: float | None, rank: int | None,
                   rows: int = 0) -> int:
@@ -382,6 +401,8 @@ class Assembler:
         if self._restarted:
             self._restarted = False
             obs.extra[RESTARTED] = True  # (each observation has a dict of its own)
+            if self._restarted_at is not None:
+                obs.extra[RESTARTED_AT], self._restarted_at = self._restarted_at, None
         self.clock = max(self.clock, obs.step)
         skipped = obs.was_skipped
         if skipped:
@@ -432,6 +453,17 @@ class Assembler:
         if pending.step is None and not self._clean_since_skip and self._grew(pending):
             self._gap(GROWTH_GAP)
         step = pending.step if pending.step is not None else self.clock + 1
+        if pending.step is not None and step < self.clock - RESTART_BACK:
+            # an overflow that names a step far behind the clock: a run begun again (a sweep's
+            # next run, a rerun appended), whose start-up back-off this is
+            self._begin_run(None)
+            self.clock = step - 1
+        if (pending.step is not None and 0 < self.clock < step - 1 <= RESTART_BACK
+                and not self._any_clean):
+            # the first step a line numbers, near a run's start, after overflows that numbered
+            # none and no applied step: those were the steps just before it (an excerpt cut
+            # mid start-up back-off), not skips with applied steps between
+            self.clock = step - 1
         if pending.step is not None and step > self.clock + 1:
             self._catch_up(step - 1, pending.lines[0])
         ranks = sorted(r for r in pending.ranks if r is not None)
