@@ -111,6 +111,7 @@ class _Overflow:
     lines: list[int]
     texts: list[str]
     scale_may_stay: bool = False  # (see SCALE_MAY_STAY)
+    below: float | None = None  # its new scale was printed as 0 below this (SCALE_BELOW)
 
     def accepts(self, event: LogEvent) -> bool:
         """True when ``event`` describes this same overflow (another rank, or more detail)."""
@@ -319,7 +320,8 @@ class Assembler:
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
                                       event.hysteresis, {event.rank}, [line], [text],
                                       event.family in SCALE_MAY_STAY
-                                      and bool(self.setup.get("scale_tolerance")))
+                                      and bool(self.setup.get("scale_tolerance")),
+                                      event.evidence.get(SCALE_BELOW))
             return
         if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
             return
@@ -471,7 +473,8 @@ class Assembler:
             step, rank=ranks[0] if ranks else 0, scale_before=pending.scale_before,
             scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
             line=pending.lines[0], text=pending.texts[0],
-            extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
+            extra={**({"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {}),
+                   **({SCALE_BELOW: pending.below} if pending.below is not None else {})},
         ), counted=pending.step is None)
 
     def _starts_over(self, pending: _Overflow) -> bool:

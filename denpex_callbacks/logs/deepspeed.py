@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.core.observation import SCALE_BELOW
 from denpex_callbacks.logs.events import (
     FLAG,
     GROWTH,
@@ -104,9 +105,16 @@ def parse(text: str) -> list[LogEvent]:
             scale_after = to_float(after) if after else (scale_before if hyst else None)
             # LossScalerBase.update_scale's wording: only a scaler that never moves its scale
             # prints it (DynamicLossScaler says the scale it attempted and the new one)
-            kept = {SCALE_KEPT: True} if _KEPT in text else None
+            evidence: dict[str, object] | None = {SCALE_KEPT: True} if _KEPT in text else None
+            if scale_after == 0.0 and after is not None and "." not in after:
+                # ``{int(next_scale)}``: a scale below 1 (a min_loss_scale below its default 1)
+                # prints 0, and so does the next attempt; read as the most that prints so
+                evidence = {SCALE_BELOW: 1.0}
+                scale_after = 0.5
+                scale_before = 0.5 if scale_before == 0.0 else scale_before
             out.append(LogEvent(OVERFLOW, FAMILY, rank=to_int(rank), scale_before=scale_before,
-                                scale_after=scale_after, hysteresis=hysteresis, evidence=kept))
+                                scale_after=scale_after, hysteresis=hysteresis,
+                                evidence=evidence))
             return out
         found = _GRAD_OVERFLOW.search(text)
         if found:

@@ -14,7 +14,10 @@ its healthy controls (before: the parent commit 20e3164; after: this branch).
    scale to 0 through ``GradScaler.update(0.0)``) was read as rounded before (silent at
    error), and is AMP004 at error now, as the live monitor says. ``{:.2g}`` never prints a
    positive scale as 0 (it turns to exponent notation): nothing to fix there; its ``0`` after
-   ``6.1e-05`` stays an exact 0.
+   ``6.1e-05`` stays an exact 0. DeepSpeed's overflow line prints ``int()`` of the scale
+   (``loss_scaler.py``: ``reducing to {int(next_scale)}``): under a ``min_loss_scale`` below
+   1, 0.5 prints ``reducing to 0``; before AMP004 at error, after at warning, "below 1"
+   (``deepspeed.parse`` gives an integer zero ``SCALE_BELOW``).
 2. AMP003 "one row late": not wrong when read closely. The doctor gives the streak's first
    skipped step as the log numbers it; the live monitor numbers iterations from 0, the loop's
    print from 1 (tests/logs/test_scale_drops.py): the live step ``s`` is the log's ``s + 1``.
@@ -242,3 +245,43 @@ def test_deepspeed_bf16_healthy_window_control(tmp_path: Path) -> None:
     """Control: the same run's healthy head (to step 11), cut after its config: silent."""
     lines = (_CORPUS / "deepspeed_zero2_bf16_nonfinite.log").read_text().splitlines()
     assert faults(tmp_path, lines[100:189]) == []
+
+
+def _ds_min_scale_run(steps: int, collapse_at: int) -> list[str]:
+    """DeepSpeed's DynamicLossScaler under ``"min_loss_scale": 1e-4`` (below its default 1),
+    every step overflowing from ``collapse_at``: ``deepspeed/runtime/fp16/loss_scaler.py``
+    (0.19.8) prints ``f" Attempted loss scale: {int(self.cur_scale)}, reducing to
+    {int(next_scale)}"``, so 0.5 prints ``0``; ``engine.py``'s progress line each step."""
+    lines: list[str] = []
+    scale, skipped = 1024.0, 0
+    head = ("[2026-01-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
+            "OVERFLOW! Rank 0 Skipping step.")
+    for step in range(1, steps + 1):
+        if step >= collapse_at:
+            after = max(scale / 2, 1e-4)
+            lines.append(f"{head} Attempted loss scale: {int(scale)}, reducing to {int(after)}")
+            scale, skipped = after, skipped + 1
+        lines.append("[2026-01-01 10:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 0] "
+                     f"step={step}, skipped={skipped}, lr=[5e-05], mom=[(0.9, 0.999)]")
+    return lines
+
+
+def test_deepspeed_int_printed_scale_below_one(tmp_path: Path) -> None:
+    """``reducing to 0`` after ``Attempted loss scale: 1`` is 0.5 printed by ``int()``; the
+    attempts after it print ``0`` too. Before: AMP004 at error at 311, "exactly 0.0". After:
+    the collapse (AMP003 at 301) and AMP004 at warning, "below 1 (printed as 0 at that
+    precision)": an integer column's zero (deepspeed.parse gives it SCALE_BELOW)."""
+    lines = _ds_min_scale_run(340, 301)
+    assert faults(tmp_path, lines) == [("AMP003", 301), ("AMP004", 311)]
+    found = _amp004(tmp_path, lines)
+    assert [(s, level) for s, level, _ in found] == [(311, "warning")], found
+    assert "below 1 (printed as 0 at that precision)" in found[0][2]
+
+
+def test_deepspeed_int_printed_scale_control(tmp_path: Path) -> None:
+    """Control: the default floor of 1 (``Attempted loss scale: 1, reducing to 1``, every step
+    overflowing) never prints 0: no AMP004 below 1 (on the parent too)."""
+    lines = [line.replace("reducing to 0", "reducing to 1").replace(
+        "Attempted loss scale: 0", "Attempted loss scale: 1")
+        for line in _ds_min_scale_run(340, 301)]
+    assert _amp004(tmp_path, lines) == []
