@@ -14,6 +14,10 @@ SPAN_UNKNOWN = "span_unknown"
 # starts at an epoch's first batch): its scaler may be a fresh one, backing off from its
 # initial scale again (a start-up, not a collapse).
 RESTARTED = "restarted"
+# ``extra`` key beside ``RESTARTED``: the run began earlier, at this step (a log that says so
+# only after the fact: a counter gone back to ``step=10, skipped=10`` below overflow lines
+# already read); the skips since it are the new run's start-up back-off, not a collapse.
+RESTARTED_AT = "restarted_at"
 # ``extra`` key: the scale was printed as 0 at a fixed precision (Swin-Transformer's
 # ``loss_scale 0.0000``) after a scale above 0: it is below this value (the print's last
 # digit), not 0; ``scale_after`` holds half of it.

@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from denpex_callbacks.core.observation import RESTARTED, Observation
+from denpex_callbacks.core.observation import RESTARTED, RESTARTED_AT, Observation
 
 RECENT_STEPS = 16  # observations kept for evidence ("the scale history before it fell")
 EARLY_STEPS = 12  # the run's first observations, kept for the root cause ("loss 22 at step 0")
@@ -116,7 +116,12 @@ class RunState:
             self.min_scale_seen = scale if self.min_scale_seen is None else min(
                 self.min_scale_seen, scale
             )
-        if reset is not None:
+        began = obs.extra.get(RESTARTED_AT) if obs.extra else None
+        if reset is not None and isinstance(began, int) and (
+                self.skip_streak_start is not None and self.skip_streak_start >= began):
+            # the run began with the streak going on: its skips are the new run's start-up
+            self.restart_reason, self.restart_step = reset, self.skip_streak_start
+        elif reset is not None:
             self.restart_reason, self.restart_step = reset, obs.step
             self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
         if skipped:

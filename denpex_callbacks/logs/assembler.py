@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.observation import (
     RESTARTED,
+    RESTARTED_AT,
     SCALE_BELOW,
     SPAN_UNKNOWN,
     Observation,
@@ -43,6 +44,7 @@ from denpex_callbacks.logs.events import (
     OVERFLOW,
     PROGRESS,
     RUN_START,
+    SCALE_KEPT,
     SETUP,
     SUMMARY,
     UNDER_WAY_KEY,
@@ -109,6 +111,7 @@ class _Overflow:
     lines: list[int]
     texts: list[str]
     scale_may_stay: bool = False  # (see SCALE_MAY_STAY)
+    below: float | None = None  # its new scale was printed as 0 below this (SCALE_BELOW)
 
     def accepts(self, event: LogEvent) -> bool:
         """True when ``event`` describes this same overflow (another rank, or more detail)."""
@@ -119,6 +122,13 @@ class _Overflow:
                 return False
         if event.rank is not None and event.rank in self.ranks:
             return False  # the same rank again: a new step
+        if (self.step is None and event.step is not None and event.scale_before is None
+                and event.scale_after is None
+                and (self.scale_before is not None or self.scale_after is not None)):
+            # a line that names only its step opens its overflow (DeepSpeed's ``Grad overflow
+            # on iteration {i}`` before its ``Reducing dynamic loss scale``): the scales read
+            # before it were the step before's (an excerpt cut between the two lines)
+            return False
         if event.family in MASTER_ONLY and self.scale_may_stay:
             return False
         if event.family in SKIPPING and event.scale_before is None and event.scale_after is None:
@@ -223,6 +233,7 @@ class Assembler:
     _last_scale: float | None = None
     _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
+    _restarted_at: int | None = None  # ...at this earlier step (see RESTARTED_AT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _counts_read: bool = False  # a row's cumulative skip count was read
@@ -231,8 +242,10 @@ class Assembler:
     _row_awaited: int | None = None
     # (step, line) of a progress line (DeepSpeed's ``step=N, skipped=K``) whose own step is not
     # counted yet: HF's Trainer prints that step's row right after it, with no step of its own
-    # (DeepSpeed's engine steps inside the Trainer's step, which logs after it).
-    _progress: tuple[int, int] | None = None
+    # (DeepSpeed's engine steps inside the Trainer's step, which logs after it). Third: its
+    # cumulative count says every step so far was skipped (``step=1, skipped=1``: a run's
+    # start-up back-off, its overflow line cut off above the excerpt), so the step was too.
+    _progress: tuple[int, int, bool] | None = None
     _rank_scales: dict[int, tuple[int, float]] = field(default_factory=dict)  # last logged
     # Per rank: skipped steps shown one by one (overflow lines) since its last logged scale.
     _rank_skips: dict[int, int] = field(default_factory=dict)
@@ -308,16 +321,25 @@ class Assembler:
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
                                       event.hysteresis, {event.rank}, [line], [text],
                                       event.family in SCALE_MAY_STAY
-                                      and bool(self.setup.get("scale_tolerance")))
+                                      and bool(self.setup.get("scale_tolerance")),
+                                      event.evidence.get(SCALE_BELOW))
             return
         if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
-            self._catch_up(event.step - 1, line)
+            # a count of every step so far (``step=3, skipped=3``): the steps up to it, cut
+            # off above the excerpt, were the run's start-up back-off, not applied steps
+            all_skipped = event.skipped_total is not None and event.skipped_total >= event.step
+            if all_skipped and event.step < self.clock - RESTART_BACK and event.step > 0:
+                # ...and a counter gone back so: a new run (a sweep's next, a rerun appended)
+                # whose first steps were the overflow lines just read
+                self._begin_run(None)
+                self._restarted_at = self.clock - event.step + 1
+            self._catch_up(event.step - 1, line, skipped=event.step if all_skipped else 0)
             self.spans.printed(event.step)
-            if event.step == self.clock + 1:
-                self._progress = (event.step, line)  # counted with its row, or before the next
+            if event.step == self.clock + 1:  # counted with its row, or before the next
+                self._progress = (event.step, line, all_skipped)
         elif kind == GROWTH:
             self._emit(Observation(self.clock + 1, rank=event.rank or 0,
                                    scale_before=event.scale_before,
@@ -345,9 +367,9 @@ class Assembler:
     def _count_progress(self) -> None:
         """Count the step of the last progress line, which no row of its own followed."""
         if self._progress is not None:
-            step, line = self._progress
+            step, line, skipped = self._progress
             self._progress = None
-            self._catch_up(step, line)
+            self._catch_up(step, line, skipped=int(skipped))
 
     def quiet_run(self, last_step: int, scale: float | None, rank: int | None,
                   rows: int = 0) -> int:
@@ -382,6 +404,8 @@ class Assembler:
         if self._restarted:
             self._restarted = False
             obs.extra[RESTARTED] = True  # (each observation has a dict of its own)
+            if self._restarted_at is not None:
+                obs.extra[RESTARTED_AT], self._restarted_at = self._restarted_at, None
         self.clock = max(self.clock, obs.step)
         skipped = obs.was_skipped
         if skipped:
@@ -432,6 +456,17 @@ class Assembler:
         if pending.step is None and not self._clean_since_skip and self._grew(pending):
             self._gap(GROWTH_GAP)
         step = pending.step if pending.step is not None else self.clock + 1
+        if pending.step is not None and step < self.clock - RESTART_BACK:
+            # an overflow that names a step far behind the clock: a run begun again (a sweep's
+            # next run, a rerun appended), whose start-up back-off this is
+            self._begin_run(None)
+            self.clock = step - 1
+        if (pending.step is not None and 0 < self.clock < step - 1 <= RESTART_BACK
+                and not self._any_clean):
+            # the first step a line numbers, near a run's start, after overflows that numbered
+            # none and no applied step: those were the steps just before it (an excerpt cut
+            # mid start-up back-off), not skips with applied steps between
+            self.clock = step - 1
         if pending.step is not None and step > self.clock + 1:
             self._catch_up(step - 1, pending.lines[0])
         ranks = sorted(r for r in pending.ranks if r is not None)
@@ -439,7 +474,8 @@ class Assembler:
             step, rank=ranks[0] if ranks else 0, scale_before=pending.scale_before,
             scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
             line=pending.lines[0], text=pending.texts[0],
-            extra={"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {},
+            extra={**({"ranks": ranks, "lines": pending.lines} if len(pending.lines) > 1 else {}),
+                   **({SCALE_BELOW: pending.below} if pending.below is not None else {})},
         ), counted=pending.step is None)
 
     def _starts_over(self, pending: _Overflow) -> bool:
@@ -835,16 +871,22 @@ class Assembler:
                 scale_after=event.scale_after if last else None, skipped=was_skipped,
                 loss=loss, grad_norm=event.grad_norm if last else None,
                 lr=event.lr if last else None, line=line,
-                text=text if last or was_skipped else None, extra=dict(extra)),
+                text=text if last or was_skipped else None,
+                extra=(_row_extra(event, span_unknown) or {}) if last else dict(extra)),
                 counted=not placed)
         if not placed:
             self.spans.printed(end)  # (its last step's skip is placed too: in the span)
         self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
     def _without_scaler(self, event: LogEvent) -> bool:
-        """An overflow line with no scale in a run whose setup says it has no loss scaler."""
-        return ("scaler" in self.setup and self.setup["scaler"] is None
-                and event.scale_before is None and event.scale_after is None)
+        """An overflow line with no scale in a run whose setup says it has no loss scaler, or
+        whose wording says its scaler keeps the scale where the excerpt shows no setup (a
+        window cut after the configuration dump)."""
+        if event.scale_before is not None or event.scale_after is not None:
+            return False
+        if "scaler" in self.setup:
+            return self.setup["scaler"] is None
+        return bool(event.evidence.get(SCALE_KEPT))
 
     def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
         # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of
@@ -853,12 +895,15 @@ class Assembler:
         step = event.step if event.step is not None else self.clock + 1
         self._emit(Observation(step, rank=event.rank or 0, line=line, text=text),
                    counted=event.step is None)
-        precision = self.setup.get("active_precision") or "this run"
+        precision = self.setup.get("active_precision")
+        run = f"a {precision} run" if precision else "this run"
+        where = (f"in {run} without a loss scaler" if "scaler" in self.setup
+                 else "at a loss scale that never moves (a scaler that keeps its scale: bf16's "
+                      "scale of 1 or a static fp16 scale)")
         self._flag(LogEvent(
             FLAG, event.family, step=step, rank=event.rank, code="AMP006",
-            summary=f"steps skipped for non-finite gradients in a {precision} run without a "
-                    "loss scaler: the forward/backward produces NaN/inf; not a loss-scale "
-                    "problem"), line, text)
+            summary=f"steps skipped for non-finite gradients {where}: the forward/backward "
+                    "produces NaN/inf; not a loss-scale problem"), line, text)
 
     def _flag(self, event: LogEvent, line: int, text: str) -> None:
         step = event.step if event.step is not None else (self.clock or None)
@@ -923,10 +968,11 @@ def _spread(length: int, skipped: int, *, startup: bool) -> list[bool]:
 def _row_extra(event: LogEvent, span_unknown: bool) -> dict[str, Any] | None:
     """What a row's observation says beyond its numbers: that its span of steps is not known,
     that its scale was printed as 0 at a precision it is below (metric_reader's
-    ``scale_below``)."""
+    ``scale_below``, a family parser's ``SCALE_BELOW`` evidence)."""
     extra: dict[str, Any] = {}
     if span_unknown:
         extra[SPAN_UNKNOWN] = True
-    if (below := getattr(event, "scale_below", None)) is not None:
+    below = getattr(event, "scale_below", None) or event.evidence.get(SCALE_BELOW)
+    if below is not None:
         extra[SCALE_BELOW] = below
     return extra or None

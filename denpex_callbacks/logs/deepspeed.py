@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.core.observation import SCALE_BELOW
 from denpex_callbacks.logs.events import (
     FLAG,
     GROWTH,
     OVERFLOW,
     PROGRESS,
     RUN_START,
+    SCALE_KEPT,
     SETUP,
     LogEvent,
     to_float,
@@ -60,6 +62,7 @@ _CREATING = re.compile(r"Creating fp16 (?:unfused )?optimizer with (static|dynam
                        r"(?::\s*" + _NUM + ")?")
 _STEP = re.compile(r"step=(\d+),\s*skipped=(\d+)(?:,\s*lr=(\[[^\]]*\]|[^,]+))?")
 _MINIMUM = "Current loss scale already at minimum"
+_KEPT = "weights were not updated"
 # The engine's configuration dump at INFO (0.19: ``float16_config ... enabled=True ...
 # loss_scale=0.0 initial_scale_power=8 ... hysteresis=2 ... min_loss_scale=1``; older
 # releases print ``fp16_enabled ... True`` and ``dynamic_loss_scale_args ... {...}``).
@@ -100,8 +103,18 @@ def parse(text: str) -> list[LogEvent]:
             scale_before = to_float(before)
             hysteresis = to_int(hyst_next)
             scale_after = to_float(after) if after else (scale_before if hyst else None)
+            # LossScalerBase.update_scale's wording: only a scaler that never moves its scale
+            # prints it (DynamicLossScaler says the scale it attempted and the new one)
+            evidence: dict[str, object] | None = {SCALE_KEPT: True} if _KEPT in text else None
+            if scale_after == 0.0 and after is not None and "." not in after:
+                # ``{int(next_scale)}``: a scale below 1 (a min_loss_scale below its default 1)
+                # prints 0, and so does the next attempt; read as the most that prints so
+                evidence = {SCALE_BELOW: 1.0}
+                scale_after = 0.5
+                scale_before = 0.5 if scale_before == 0.0 else scale_before
             out.append(LogEvent(OVERFLOW, FAMILY, rank=to_int(rank), scale_before=scale_before,
-                                scale_after=scale_after, hysteresis=hysteresis))
+                                scale_after=scale_after, hysteresis=hysteresis,
+                                evidence=evidence))
             return out
         found = _GRAD_OVERFLOW.search(text)
         if found:

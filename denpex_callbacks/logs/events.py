@@ -21,6 +21,10 @@ UNDER_WAY_KEY = "under_way"
 # An overflow the skipped step says before its own row, which prints no step (see
 # messages.Message.in_step): the next such row is that step's, not the step after it.
 IN_STEP = "in_step"
+# An overflow line in the wording of a scaler that keeps its scale (DeepSpeed's static
+# ``LossScaler``, a bf16 run's scale of 1): its skips never move the scale, so no streak of
+# them is a collapse of it, whatever the excerpt shows of the run's configuration.
+SCALE_KEPT = "scale_kept"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.core.observation import SCALE_BELOW
 from denpex_callbacks.logs.events import (
     FLAG,
     METRICS,
@@ -22,6 +23,7 @@ from denpex_callbacks.logs.events import (
     to_float,
     to_int,
 )
+from denpex_callbacks.logs.metric_pairs import decimals
 
 FAMILY = "megatron"
 KEYWORDS = (b"loss", b" grad norm for bucket", b"loaded checkpoint")
@@ -97,9 +99,16 @@ def parse(text: str) -> list[LogEvent]:
         # leaves it out (``if avg > 0.0``); GPT-NeoX's training_log prints it
         # (``lm_loss: 0.000000E+00``): no loss the model had.
         loss = None
+    scale = to_float(spelled := fields.get("loss scale"))
+    evidence = None
+    if scale == 0.0 and spelled is not None:
+        # ``{:.1f}`` prints every scale below 0.05 as ``0.0``: a scale the print rounded to
+        # 0, not one that is 0 (see scale_prints); read as the most that prints so
+        below = 10.0 ** -decimals(spelled)
+        scale, evidence = 0.5 * below, {SCALE_BELOW: below}
     return [LogEvent(
-        METRICS, FAMILY, step=int(found.group(1)), loss=loss,
-        scale_after=to_float(fields.get("loss scale")),
+        METRICS, FAMILY, step=int(found.group(1)), loss=loss, scale_after=scale,
+        evidence=evidence,
         grad_norm=to_float(fields.get("grad norm")), lr=to_float(fields.get("learning rate")),
         skipped_in_interval=skipped,
         nan_in_interval=to_int(fields.get("number of nan iterations")) or 0,

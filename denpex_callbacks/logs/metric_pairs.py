@@ -141,8 +141,9 @@ class MetricLine:
     # The decimals of a loss printed as 0 ("0.0000": 4): a value below the print's last
     # digit reads as 0 there, not only an exact 0
     zero_places: int = 0
-    # The same of a loss scale printed as 0 (Swin-Transformer's ``loss_scale 0.0000``)
-    scale_places: int = 0
+    # A loss scale as printed (Swin-Transformer's ``loss_scale 0.0000``): whether a 0 is the
+    # scale or a print that rounded it (see scale_prints)
+    scale_spelled: str = ""
     # A table row's cells that may be pandas' empty cells (``NaN``, see metric_reader's
     # ``_unfilled``): evaluation values beside a finite training loss, and whether the row
     # left its training loss so beside a finite evaluation value
@@ -629,8 +630,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
             if kind == lexicon.LOSS:
                 out.zero_places = decimals(spelled) if value == 0.0 else 0
                 out.loss_at = (start, separator)
-            elif kind == lexicon.SCALE and value == 0.0:
-                out.scale_places = decimals(spelled)
+            elif kind == lexicon.SCALE:
+                out.scale_spelled = spelled
     if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
             "lm" in lexicon.words(held)):
         # "lm" names an objective: the total only where it is the one printed (Megatron's

@@ -54,6 +54,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
+from denpex_callbacks.logs.scale_prints import rounded_zero
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
@@ -677,7 +678,7 @@ class MetricReader:
         # 100 ====`` or ``step: 100`` over its indented metrics), or None
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
-        self.last_scale = 0.0  # the last loss scale read that was not 0
+        self.last_scale_spelled: str | None = None  # the last loss scale above 0, as printed
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
@@ -1275,7 +1276,7 @@ class MetricReader:
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
             epoch_row = printed is None and step is not None
-        scale = self._scale(values.get(lexicon.SCALE), metrics.scale_places)
+        scale, scale_below = self._scale(values.get(lexicon.SCALE), metrics.scale_spelled)
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
             # A bare scale is read only on a training step's line (a step or a loss beside
@@ -1296,8 +1297,8 @@ class MetricReader:
         # A lone scale is read only when it is not 0: configuration dumps print
         # ``loss_scale 0`` for DeepSpeed's "dynamic", which is not a scale of 0.
         lone_scale = scale is not None and not measured and step is None
-        if lone_scale and scale == 0.0:
-            scale = None
+        if lone_scale and values.get(lexicon.SCALE) == 0.0:
+            scale = scale_below = None
         if not measured and scale is None and skipped is None:
             if step is not None and counters:
                 self.block_step = (step, line)  # a record's step line: its metrics follow
@@ -1343,8 +1344,7 @@ class MetricReader:
                                    keys=keys, epoch_text=epoch_text,
                                    epoch_start=epoch_start or run_start,
                                    epoch_row=epoch_row, run_start=run_start,
-                                   scale_below=10.0 ** -metrics.scale_places
-                                   if scale and values.get(lexicon.SCALE) == 0.0 else None))
+                                   scale_below=scale_below))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -1353,17 +1353,18 @@ class MetricReader:
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
 
-    def _scale(self, scale: float | None, places: int) -> float | None:
-        """A loss scale as read, but one printed as 0 at a fixed precision after a scale
-        above 0 (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``) as the
-        most that prints so (half its last digit): halving never reaches an exact 0 between
-        two prints (an fp32 scale is 0 only some 150 halvings below 1), it fell below the
-        print's last digit."""
-        if scale == 0.0 and places and self.last_scale > 0.0:
-            return 0.5 * 10.0 ** -places
-        if scale:
-            self.last_scale = scale
-        return scale
+    def _scale(self, scale: float | None, spelled: str) -> tuple[float | None, float | None]:
+        """A loss scale as read and, for one printed as 0 by a column that rounds
+        (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``), the bound it
+        is below (``scale_prints.rounded_zero``); such a scale reads as the most that prints
+        so, half that bound: halving never reaches an exact 0 between two prints. A column
+        that prints full precision (``0.0`` after ``1.52587890625e-05``) shows an exact 0."""
+        if scale == 0.0:
+            below = rounded_zero(spelled, self.last_scale_spelled)
+            return (scale, None) if below is None else (0.5 * below, below)
+        if scale is not None and 0.0 < scale < math.inf:
+            self.last_scale_spelled = spelled
+        return scale, None
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of a line read only as a value row under the last header row
