@@ -1215,7 +1215,11 @@ class MetricReader:
                      or (loss is not None and ": " in text
                          and (found := self._colon_count(text))))):
             value = int(next(group for group in found.groups() if group is not None))
-            if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
+            # a count after a device's tag (``[xla:3](120) Loss=``) is printed once by each
+            # device of a multi-core run, so the same step comes back with another tag
+            tagged = found.re is BRACKET_STEP and found.group("tagged") is not None
+            if value < self.bracket_last or (loss is not None and value == self.bracket_loss
+                                             and not tagged):
                 # a step never goes back, and prints its loss once: these brackets number
                 # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's
                 # "[3] loss: x" on every line), for the rest of the input

@@ -1,0 +1,91 @@
+"""Untried accelerator back-ends and trainers outside CPython's mainstream: excerpts written from
+each tool's own format strings (each names its source), a fault beside healthy controls with
+non-default settings.
+
+Tried and already right before any change here (no test kept: the suite covers their layouts):
+llama.cpp's ``train-text-from-scratch`` / ``finetune`` line ``%s: iter=%6d sample=%zu/%zu
+sched=%f loss=%f`` then `` dt=`` / `` eta=`` and its improvement bar `` |--->``
+(ggerganov/llama.cpp ``common/train.cpp`` ``train_opt_callback``; a NaN as glibc prints it,
+``nan`` or ``-nan``); torch_xla's ``print_training_update`` since 2021 (``| Training
+Device=xla:0/1 Epoch=2 Step=120 Loss=nan Rate=... GlobalRate=... Time=...``, pytorch/xla
+``test/test_utils.py``); candle's ``{epoch:4} train loss: {:8.5} test acc: {:5.2}%``
+(huggingface/candle ``candle-examples/examples/mnist-training/main.rs``, Rust's ``NaN``) and
+tch-rs' ``epoch: {:4} train loss: {:8.5} test acc: {:5.2}%`` (LaurentMazare/tch-rs
+``examples/mnist``); AWS Neuron's ``LOG {time} - ({epoch}, {step}) step_loss : {:.4f}
+learning_rate : {:.2e} throughput : {:.2f} grad-norm : {}`` (aws-neuron/neuronx-distributed
+``examples/training/llama/tp_zero1_llama_hf_pretrain/logger.py``, the step run-wide beside
+the epoch); optimum-habana's GaudiTrainer rows, HF's ``log()`` dicts with its
+``'memory_allocated (GB)'`` keys (huggingface/optimum-habana ``optimum/habana/utils.py``
+``get_hpu_memory_stats``), numbered by rows. Not tried further: tracel-ai/burn's plain-text
+fallback (``crates/burn-train/src/renderer/cli.rs``) prints ``{item:?}`` of its progress,
+which holds no loss.
+
+Missed before:
+- torch_xla's ``print_training_update`` before 2021 and the TPU scripts copied from it
+  (``'[{}]({}) Loss={:.5f} Rate={:.2f} GlobalRate={:.2f} Time={}'``: ``[xla:1/0](120)
+  Loss=nan ...``): the step in parentheses after the device's tag was not read, so the NaN
+  was placed at its row (61 for 1200 printed every 20; 480 with eight cores printing each
+  step). Now parentheses right after a bracketed tag number the line (``BRACKET_STEP``), and
+  the same step coming back under another device's tag is no reason to stop reading them.
+
+Each fault test failed on the parent commit (20e3164); the controls pass there too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+
+def _silent(tmp_path: Path, lines: list[str]) -> bool:
+    """Whether the doctor finds no fault on ``lines``, read or not (a control: silence is the
+    same on the parent commit, which may read nothing of them)."""
+    path = tmp_path / "control.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return diagnose(str(path)).faults == []
+
+
+def _xla_update(device: str, step: int, loss: float, second: int) -> str:
+    """torch_xla's ``print_training_update`` before 2021 (pytorch/xla ``test/test_utils.py``:
+    ``print('[{}]({}) Loss={:.5f} Rate={:.2f} GlobalRate={:.2f} Time={}'.format(
+    _get_device_spec(device), step_num, loss, rate, global_rate, time.asctime()))``, the
+    device spec ``'{}/{}'.format(device, ordinal)``)."""
+    return (f"[{device}]({step}) Loss={loss:.5f} Rate={412.37 + second % 7:.2f} "
+            f"GlobalRate={398.12:.2f} Time=Mon Dec  7 07:{10 + second // 60:02d}:"
+            f"{second % 60:02d} 2026")
+
+
+def _xla_run(steps: int, *, log_steps: int = 20, cores: int = 1,
+             nan_from: int | None = None) -> list[str]:
+    """test_train_mp_mnist.py's loop (``if x % FLAGS.log_steps == 0``, from batch 0) on
+    ``cores`` devices, each printing its own line of each logged step (``xm.add_step_closure``
+    on every ordinal), then the test accuracy; the loss NaN from step ``nan_from``."""
+    lines = []
+    for index, step in enumerate(range(0, steps, log_steps)):
+        for core in range(cores):
+            bad = nan_from is not None and step >= nan_from
+            loss = float("nan") if bad else 2.3 - step / 1000 + core * 0.001
+            lines.append(_xla_update(f"xla:{core}/{core}", step, loss, index))
+    return [*lines, *(f"[xla:{core}/{core}] Accuracy=97.31%" for core in range(cores))]
+
+
+def test_torch_xla_step_after_the_device_tag(tmp_path: Path) -> None:
+    """Before: AMP006 at 61 (the row) and at 480 with eight cores. Now the printed step."""
+    assert faults(tmp_path, _xla_run(3000, nan_from=1200)) == [("AMP006", 1200)]
+    assert faults(tmp_path, _xla_run(3000, log_steps=50, cores=8, nan_from=750)) == [
+        ("AMP006", 750)]
+
+
+def test_torch_xla_healthy_cores_stay_silent(tmp_path: Path) -> None:
+    """Control: eight cores every 50 steps, then a single core every 10."""
+    assert _silent(tmp_path, _xla_run(3000, log_steps=50, cores=8))
+    assert _silent(tmp_path, _xla_run(2000, log_steps=10))
+
+
+def test_torch_xla_steps_are_the_printed_ones(tmp_path: Path) -> None:
+    """A healthy run every 10 steps spans steps 0 to 1990. Before: 200 (its rows)."""
+    result = diagnose_lines(tmp_path, _xla_run(2000, log_steps=10))
+    assert result.faults == [] and result.timeline.steps == 1991
