@@ -27,6 +27,12 @@ Missed before:
   was placed at its row (61 for 1200 printed every 20; 480 with eight cores printing each
   step). Now parentheses right after a bracketed tag number the line (``BRACKET_STEP``), and
   the same step coming back under another device's tag is no reason to stop reading them.
+- Julia's ``@show`` of a call, as Flux's model zoo prints its callback's loss (``evalcb = () ->
+  @show(loss_all(train_data, m))`` under ``@epochs``: ``loss_all(train_data, m) = NaN32``),
+  and Python's ``f"{loss_all(batch, model)=}"``: the key was a call with arguments, read as
+  no key, so the excerpt was "nothing to diagnose". Now an echoed call's function name is
+  the key (``metric_pairs._ARGUMENT_CALL``), an evaluation's where an argument names held-out
+  data (``loss_all(test_data, m)``).
 
 Each fault test failed on the parent commit (20e3164); the controls pass there too.
 """
@@ -89,3 +95,67 @@ def test_torch_xla_steps_are_the_printed_ones(tmp_path: Path) -> None:
     """A healthy run every 10 steps spans steps 0 to 1990. Before: 200 (its rows)."""
     result = diagnose_lines(tmp_path, _xla_run(2000, log_steps=10))
     assert result.faults == [] and result.timeline.steps == 1991
+
+
+def _julia_float32(value: float) -> str:
+    """A Float32 as Julia's ``show`` writes it (``2.2841f0``, ``NaN32``), from the few
+    decimals used here."""
+    return "NaN32" if value != value else f"{value:.4f}".rstrip("0").rstrip(".") + "f0"
+
+
+def _flux_epochs(epochs: int, *, batches: int = 59, nan_from: int | None = None,
+                 data: str = "train_data") -> list[str]:
+    """FluxML/model-zoo ``vision/mlp_mnist/mlp_mnist.jl``: ``@epochs args.epochs
+    Flux.train!(loss, params(m), train_data, opt, cb = evalcb)``, ``@epochs`` logging ``@info
+    "Epoch $i"`` (``[ Info: Epoch 3``) and the callback, called after each batch, printing
+    ``@show(loss_all(train_data, m))``; then ``@show accuracy(test_data, m)``. The loss NaN
+    from the callback's call ``nan_from`` on."""
+    lines, call = [], 0
+    for epoch in range(1, epochs + 1):
+        lines.append(f"[ Info: Epoch {epoch}")
+        for _ in range(batches):
+            call += 1
+            bad = nan_from is not None and call >= nan_from
+            value = float("nan") if bad else 2.3 * 0.99 ** call + 0.05
+            lines.append(f"loss_all({data}, m) = {_julia_float32(value)}")
+    return [*lines, "accuracy(train_data, m) = 0.9612", "accuracy(test_data, m) = 0.9587"]
+
+
+def test_flux_show_of_a_call_is_the_loss(tmp_path: Path) -> None:
+    """Before: nothing to diagnose. Now AMP006 at the callback's call (its row)."""
+    assert faults(tmp_path, _flux_epochs(3, nan_from=100)) == [("AMP006", 100)]
+    assert faults(tmp_path, _flux_epochs(4, batches=30, nan_from=75)) == [("AMP006", 75)]
+
+
+def test_python_self_documenting_call_is_the_loss(tmp_path: Path) -> None:
+    """``print(f"{step=} {loss_all(batch, model)=:.4f}")``: before, nothing to diagnose."""
+    lines = [f"step={step} loss_all(batch, model)="
+             f"{float('nan') if step >= 400 else 2.1 - step / 1000:.4f}"
+             for step in range(10, 610, 10)]
+    assert faults(tmp_path, lines) == [("AMP006", 400)]
+
+
+def test_flux_show_on_held_out_data_is_evaluation(tmp_path: Path) -> None:
+    """``@show(loss_all(test_data, m))``: an evaluation's NaN (AMP013), not the training
+    loss's. Before: nothing to diagnose."""
+    result = diagnose_lines(tmp_path, _flux_epochs(2, batches=20, nan_from=30, data="test_data"))
+    assert [d.code for d in result.diagnoses] == ["AMP013"]
+
+
+def test_flux_healthy_show_stays_silent(tmp_path: Path) -> None:
+    """Control: ten epochs of 12 batches, a falling loss."""
+    assert _silent(tmp_path, _flux_epochs(10, batches=12))
+
+
+def test_flux_healthy_show_is_read(tmp_path: Path) -> None:
+    """The same run's 120 losses are read. Before: nothing to diagnose."""
+    result = diagnose_lines(tmp_path, _flux_epochs(10, batches=12))
+    assert result.faults == [] and result.timeline.steps == 120
+
+
+def test_an_aside_naming_held_out_data_is_evaluation(tmp_path: Path) -> None:
+    """``loss(val) = nan``: the parentheses name the split, so the NaN is an evaluation's
+    (AMP013), never the training loss's. Before: nothing to diagnose."""
+    lines = [f"epoch {epoch} loss(val) = {'nan' if epoch > 6 else f'{1.5 - epoch / 20:.4f}'}"
+             for epoch in range(1, 12)]
+    assert [d.code for d in diagnose_lines(tmp_path, lines).diagnoses] == ["AMP013"]
