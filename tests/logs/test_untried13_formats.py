@@ -8,17 +8,33 @@ sched=%f loss=%f`` then `` dt=`` / `` eta=`` and its improvement bar `` |--->``
 (ggerganov/llama.cpp ``common/train.cpp`` ``train_opt_callback``; a NaN as glibc prints it,
 ``nan`` or ``-nan``); torch_xla's ``print_training_update`` since 2021 (``| Training
 Device=xla:0/1 Epoch=2 Step=120 Loss=nan Rate=... GlobalRate=... Time=...``, pytorch/xla
-``test/test_utils.py``); candle's ``{epoch:4} train loss: {:8.5} test acc: {:5.2}%``
-(huggingface/candle ``candle-examples/examples/mnist-training/main.rs``, Rust's ``NaN``) and
-tch-rs' ``epoch: {:4} train loss: {:8.5} test acc: {:5.2}%`` (LaurentMazare/tch-rs
-``examples/mnist``); AWS Neuron's ``LOG {time} - ({epoch}, {step}) step_loss : {:.4f}
-learning_rate : {:.2e} throughput : {:.2f} grad-norm : {}`` (aws-neuron/neuronx-distributed
-``examples/training/llama/tp_zero1_llama_hf_pretrain/logger.py``, the step run-wide beside
-the epoch); optimum-habana's GaudiTrainer rows, HF's ``log()`` dicts with its
-``'memory_allocated (GB)'`` keys (huggingface/optimum-habana ``optimum/habana/utils.py``
-``get_hpu_memory_stats``), numbered by rows. Not tried further: tracel-ai/burn's plain-text
-fallback (``crates/burn-train/src/renderer/cli.rs``) prints ``{item:?}`` of its progress,
-which holds no loss.
+``test/test_utils.py``) and its examples' ``print(f'epoch: {epoch}, step: {step}, loss: {loss},
+rate: {tracker.rate()}')`` from a step closure on every process
+(``examples/train_resnet_base.py``: ``loss: tensor(nan, device='xla:0')``, the step counted
+within the epoch, under ``xm.master_print``'s ``Epoch 2 train begin ...``); candle's ``{epoch:4}
+train loss: {:8.5} test acc: {:5.2}%`` (huggingface/candle
+``candle-examples/examples/mnist-training/main.rs``, Rust's ``NaN``) and tch-rs' ``epoch: {:4}
+train loss: {:8.5} test acc: {:5.2}%`` (LaurentMazare/tch-rs ``examples/mnist``); AWS Neuron's
+``LOG {time} - ({epoch}, {step}) step_loss : {:.4f} learning_rate : {:.2e} throughput : {:.2f}
+grad-norm : {}`` (aws-neuron/neuronx-distributed
+``examples/training/llama/tp_zero1_llama_hf_pretrain/logger.py``, the step run-wide beside the
+epoch); optimum-habana's GaudiTrainer rows, HF's ``log()`` dicts with its ``'memory_allocated
+(GB)'`` keys (huggingface/optimum-habana ``optimum/habana/utils.py`` ``get_hpu_memory_stats``),
+numbered by rows; Swift for TensorFlow's ProgressPrinter (tensorflow/swift-models
+``TrainingLoop/Callbacks/ProgressPrinter.swift``: ``Epoch 5/12`` over ``468/468 [====] - loss:
+nan - accuracy: 0.0987``, the batch's step); ggml's ``ggml_opt_epoch_callback_progress_bar`` and
+``ggml_opt_fit`` (ggml-org/ggml ``src/ggml-opt.cpp``: ``train: [████████] data=0054000/0054000
+loss=nan±nan acc=...`` under ``ggml_opt_fit: epoch 0006/0010:``; its ``val:   [`` row the
+evaluation's, AMP013), as redrawn with ``\\r`` (the batch) or pasted as the screen shows it (the
+epoch). Not tried further: tracel-ai/burn's plain-text fallback
+(``crates/burn-train/src/renderer/cli.rs``) prints ``{item:?}`` of its progress, which holds no
+loss.
+
+Left as they are: candle's llama2-c trainer prints ``println!("{batch_index} {loss}")``, bare
+``100 5.545177459716797`` rows of the validation loss (huggingface/candle
+``candle-examples/examples/llama2-c/training.rs``); Rust writes ``NaN``, which the bare-column
+reader leaves unread on purpose (pandas prints a missing value ``0    NaN``): "nothing to
+diagnose", silence, not a false alarm.
 
 Missed before:
 - torch_xla's ``print_training_update`` before 2021 and the TPU scripts copied from it
