@@ -41,8 +41,10 @@ Missed before:
   (``'[{}]({}) Loss={:.5f} Rate={:.2f} GlobalRate={:.2f} Time={}'``: ``[xla:1/0](120)
   Loss=nan ...``): the step in parentheses after the device's tag was not read, so the NaN
   was placed at its row (61 for 1200 printed every 20; 480 with eight cores printing each
-  step). Now parentheses right after a bracketed tag number the line (``BRACKET_STEP``), and
-  the same step coming back under another device's tag is no reason to stop reading them.
+  step). Now parentheses right after a bracketed tag number the line (``BRACKET_STEP``); the
+  same step coming back under another device's tag, or one device's line flushed after
+  another's of the next step, is no reason to stop reading them: only a device's own count
+  going back is (``MetricReader._tagged_step``).
 - Julia's ``@show`` of a call, as Flux's model zoo prints its callback's loss (``evalcb = () ->
   @show(loss_all(train_data, m))`` under ``@epochs``: ``loss_all(train_data, m) = NaN32``),
   and Python's ``f"{loss_all(batch, model)=}"``: the key was a call with arguments, read as
@@ -81,16 +83,21 @@ def _xla_update(device: str, step: int, loss: float, second: int) -> str:
 
 
 def _xla_run(steps: int, *, log_steps: int = 20, cores: int = 1,
-             nan_from: int | None = None) -> list[str]:
+             nan_from: int | None = None, late: int = 0) -> list[str]:
     """test_train_mp_mnist.py's loop (``if x % FLAGS.log_steps == 0``, from batch 0) on
     ``cores`` devices, each printing its own line of each logged step (``xm.add_step_closure``
-    on every ordinal), then the test accuracy; the loss NaN from step ``nan_from``."""
+    on every ordinal), then the test accuracy; the loss NaN from step ``nan_from``. With
+    ``late``, every ``late``-th line is flushed after the line below it (the processes
+    write to one terminal in no set order: a device's line of a step after another's of the
+    next step)."""
     lines = []
     for index, step in enumerate(range(0, steps, log_steps)):
         for core in range(cores):
             bad = nan_from is not None and step >= nan_from
             loss = float("nan") if bad else 2.3 - step / 1000 + core * 0.001
             lines.append(_xla_update(f"xla:{core}/{core}", step, loss, index))
+    for at in range(late - 1, len(lines) - 1, late) if late else ():
+        lines[at], lines[at + 1] = lines[at + 1], lines[at]
     return [*lines, *(f"[xla:{core}/{core}] Accuracy=97.31%" for core in range(cores))]
 
 
@@ -101,9 +108,20 @@ def test_torch_xla_step_after_the_device_tag(tmp_path: Path) -> None:
         ("AMP006", 750)]
 
 
+def test_torch_xla_cores_flushed_out_of_order(tmp_path: Path) -> None:
+    """Eight cores whose lines come a step late now and then. Before: AMP006 at its row (541
+    for 1200); a first version of the rule here stopped reading the steps at the first line
+    that went back."""
+    assert faults(tmp_path, _xla_run(3000, cores=8, nan_from=1200, late=13)) == [
+        ("AMP006", 1200)]
+    assert faults(tmp_path, _xla_run(2000, log_steps=40, cores=4, nan_from=1520, late=5)) == [
+        ("AMP006", 1520)]
+
+
 def test_torch_xla_healthy_cores_stay_silent(tmp_path: Path) -> None:
-    """Control: eight cores every 50 steps, then a single core every 10."""
+    """Control: eight cores every 50 steps (some lines late), then a single core every 10."""
     assert _silent(tmp_path, _xla_run(3000, log_steps=50, cores=8))
+    assert _silent(tmp_path, _xla_run(3000, log_steps=50, cores=8, late=7))
     assert _silent(tmp_path, _xla_run(2000, log_steps=10))
 
 
