@@ -69,6 +69,15 @@ _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running
 # expression as the key: its trailing method calls go, the name they are called on is the key
 # (``loss``, ``scaler``).
 _CALLS = re.compile(r"(?:\.\w+\(\))+$")
+# ...and a call with arguments, printed the same way by Python's ``f"{loss_fn(x, y)=}"`` and by
+# Julia's ``@show`` (``expr = value``: FluxML/model-zoo ``vision/mlp_mnist/mlp_mnist.jl``'s
+# ``evalcb = () -> @show(loss_all(train_data, m))`` prints ``loss_all(train_data, m) =
+# 2.2841f0``): the function's name is the key. Only before ``=`` (an expression echoed, not
+# prose), and only names as arguments (``RMSE (kcal/mol)`` is a unit, ``loss (train)`` an
+# aside: ``_MODE``). An argument that names held-out data makes the key an evaluation's
+# (``loss_all(test_data, m)``, ``loss(val)``).
+_ARGUMENT_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)"
+                            r"\(([A-Za-z_][\w.]*(?:, ?[A-Za-z_][\w.]*){0,5})\)$")
 _MAX_KEY_WORDS = 5
 # A dataset's or task's acronym (LAION, MMC4, COCO, CC3M): capitals and digits only.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,11}")
@@ -215,6 +224,12 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
     if stripped.endswith("()"):
         stripped = _CALLS.sub("", stripped)
+    elif stripped.endswith(")") and "=" in prefix[len(stripped):] and (
+            call := _ARGUMENT_CALL.search(stripped, max(0, len(stripped) - 120))) is not None:
+        held_out = [name for name in call.group(2).split(",")
+                    if lexicon.is_evaluation(name.strip())]
+        stripped = (stripped[:call.start()] + (held_out[0].strip() + " " if held_out else "")
+                    + call.group(1))
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None

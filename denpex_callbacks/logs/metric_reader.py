@@ -262,6 +262,7 @@ _ANNOUNCES_EVALUATION = re.compile(r"(?:^|[\s:|-])(?:Validating|Evaluating)$")
 # pfrl/agents/dqn.py ``get_statistics``, ``_mean_or_nan``), no value that broke.
 # Only a loss named as a mean (``average_loss``): fairseq's ``loss=nan, ..., num_updates=0``
 # is the first update's own NaN.
+_MAX_TAGS = 1024  # device tags before a step's count: more than any run's devices
 _MEASURED_AFTER = re.compile(r"[1-9]")  # a number other than 0 (see _events' +inf at step 0)
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
@@ -643,6 +644,7 @@ class MetricReader:
         self.bracket_last = 0
         self.bracket_off = False
         self.bracket_loss: int | None = None  # the last bracket that numbered a loss
+        self.bracket_tags: dict[str, int] = {}  # each device tag's last count (_tagged_step)
         self.colon_last: int | None = None  # the last count before a colon (COLON_COUNT)
         # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
         # a row printed its step, no whole epoch, or an epoch that did not go up
@@ -1231,8 +1233,11 @@ class MetricReader:
                       and (found := BRACKET_STEP.search(text)))
                      or (loss is not None and ": " in text
                          and (found := self._colon_count(text))))):
-            value = int(next(group for group in found.groups() if group is not None))
-            if value < self.bracket_last or (loss is not None and value == self.bracket_loss):
+            if found.re is BRACKET_STEP and found.group("tagged") is not None:
+                step = self._tagged_step(found.group("tag"), int(found.group("tagged")),
+                                         loss is not None)
+            elif (value := int(next(g for g in found.groups() if g is not None))) < (
+                    self.bracket_last) or (loss is not None and value == self.bracket_loss):
                 # a step never goes back, and prints its loss once: these brackets number
                 # something else (ranks printing "[0] loss: x", "[1] loss: x"; one rank's
                 # "[3] loss: x" on every line), for the rest of the input
@@ -1808,6 +1813,22 @@ class MetricReader:
             self.new_fit = True
         self.fit_epoch = epoch
         return True
+
+    def _tagged_step(self, tag: str, value: int, with_loss: bool) -> int | None:
+        """The step a count after a device's tag numbers (``[xla:3](120) Loss=``), None once
+        such counts number something else. Each device of a multi-core run prints its own
+        line of each step, flushed in no set order: the same step comes back under another
+        tag, and one device's line may come after another's of the next step. Only a
+        device's own count going back, or printing a loss twice, says these are no steps; a
+        late line is placed at the step reached (within one print interval of its own)."""
+        last = self.bracket_tags.get(tag)
+        if (last is not None and (value < last or (value == last and with_loss))) or (
+                last is None and len(self.bracket_tags) >= _MAX_TAGS):
+            self.bracket_off = True
+            return None
+        self.bracket_tags[tag] = value
+        self.bracket_last = max(self.bracket_last, value)
+        return self.bracket_last
 
     def _colon_count(self, text: str) -> re.Match[str] | None:
         """A count before a colon opening the message (``COLON_COUNT``), taken once it rose

@@ -232,9 +232,15 @@ EPOCH_BRACKET = re.compile(r"\b[Ee]poch:? *\[?(\d+)\]? *\[ *(\d+)\]")
 # {:.2f}"``). A number sign or parentheses that open the line number it the same way
 # (``#1500 loss 2.34``, ``(1500) loss 2.34``: ``print(f"#{step} loss {loss:.2f}")``), a blank
 # before the key; the reader's guard (a step never goes back, nor prints its loss twice) holds
-# for them too.
+# for them too. Parentheses right after a bracketed tag that names where the line comes from
+# number it as well (pytorch/xla's ``test/test_utils.py`` ``print_training_update`` before
+# 2021, and the TPU scripts copied from it: ``'[{}]({}) Loss={:.5f} Rate={:.2f} ...'.format(
+# device, step, ...)`` as ``[xla:1/0](120) Loss=2.30125``): the tag opens with a letter and
+# holds no blank, so a bracketed count or a sentence in brackets is not one. Each device of a
+# multi-core run prints its own line of each step, in the order the processes flush them.
 BRACKET_STEP = re.compile(r"(?:\[(\d+)\](?:\x1b\[0m)?(?:\s+[-|]|,)?\s*"
-                          r"|^[ \t]*(?:#(\d+)|\((\d+)\))(?:\x1b\[0m)?(?:\s+[-|]|,)?\s+)[A-Za-z]")
+                          r"|^[ \t]*(?:#(\d+)|\((\d+)\))(?:\x1b\[0m)?(?:\s+[-|]|,)?\s+"
+                          r"|(?:^|\s)\[(?P<tag>[A-Za-z][^\]\s]{0,39})\]\((?P<tagged>\d+)\)\s*)[A-Za-z]")
 # ClassyVision's LossLrMeterLoggingHook (classy_vision/hooks/loss_lr_meter_logging_hook.py
 # ``_log_loss_lr_meters``): ``Approximate meters: [0] train phase 2 (60.00% done), loss: ...,
 # meters: [...], lr: 0.1000`` every ``log_freq`` batches; a phase is an epoch, whose batches
