@@ -7,7 +7,8 @@ Read for the audit: NVIDIA/apex's whole history (``git log -S`` and ``git grep``
 15 of ``apex/amp``, ``apex/fp16_utils``, ``apex/optimizers``, ``apex/contrib/optimizers``,
 2018-04 to 2026-07); hpcaitech/ColossalAI's tags v0.1.0-v0.5.1 (``git grep`` per tag);
 apache/mxnet's tags 1.5.0-2.0 (``python/mxnet/contrib/amp/``, ``python/mxnet/amp/``); open-
-mmlab/mmcv's v1.0.0-v2.0.0 (``mmcv/runner``); horovod/horovod and google/flax at HEAD;
+mmlab/mmcv's v1.0.0-v2.0.0 (``mmcv/runner``); microsoft/DeepSpeed's v0.3.0-v0.8.0; pytorch/
+xla's ``torch_xla/amp`` history; horovod/horovod, google/flax and OneFlow at HEAD;
 PaddlePaddle's ``nan_inf_utils_detail.cc``/``.cu`` and ``operator.cc`` at several points of
 its history, PaddleNLP's trainer, mindspore-lab/mindformers' ``MFLossMonitor`` and mindcv's
 ``trainer_factory.py`` (search index: the Paddle and MindSpore repositories are too large to
@@ -37,12 +38,18 @@ which the metric reader reads); Paddle 2.4's GPU ``===[PRECISION] [ERROR] in ...
 also on the overflowed steps a scaler handles; apex's ``Warning:  multi_tensor_applier fused
 downscale kernel is unavailable`` is printed by healthy runs (a slower path, no fault);
 mindcv's ``Loss scale cannot be less than 1.0!`` and ``DynamicLossScale ALWAYS drop
-overflow!`` hold no prefilter keyword; ColossalAI's ``verbose`` scaler lines were in the
-table. Not read (no source reachable here, or no message in it): OneFlow's ``GradScaler``,
-torch_xla's ``amp``, ONNX Runtime training's loss scaler, TensorFlow 1.14-2.3's
-``experimental/loss_scale*.py`` (they raise on arguments only, no overflow message), NeMo's
-and DeepSpeed 0.3-0.8's history (left to the next audit; the DeepSpeed family parser holds
-those wordings).
+overflow!``, and TensorFlow 1.14-2.x grappler's ``Converted {n}/{m} nodes to float16
+precision using {k} cast(s) to float16 (excluding Const and Variable casts)`` (the fp16 graph
+rewrite ran: a setup fact) hold no prefilter keyword; torch_xla 2.1-2.9's ``Warning: AMP only
+supported for XLA:TPU[ and XLA:GPU]. Ignoring autocast.`` is printed whatever dtype autocast
+asks (bfloat16 by default on TPU) and those runs print no other line that shows fp16 (its
+``In XLA:TPU autocast, but the target dtype is not supported. Disabling autocast.`` was
+read); ColossalAI's ``verbose`` scaler lines were in the table. Also read, nothing to add:
+DeepSpeed's tags v0.3.0-v0.8.0 (every overflow and loss-scale wording is the DeepSpeed family
+parser's), Oneflow-Inc/oneflow's ``python/oneflow/amp`` at HEAD (no message). Not read here
+(left to the next audit): ONNX Runtime training's loss scaler, TensorFlow 1.14-2.3's
+``training/experimental/loss_scale*.py``, NeMo's history, the MindSpore and Paddle
+repositories' tags (too large to fetch; read through the search index at one version).
 """
 
 from __future__ import annotations
@@ -216,3 +223,4 @@ def test_mindcv_overflow_dropping_scale_refused_on_cpu(tmp_path: Path) -> None:
                        "ValueError: Only `loss_scale_type` is `fixed` and `drop_overflow_update`"
                        " is `False`are supported on device `CPU`.")
     assert faults(tmp_path, lines) == [("AMP010", None)]
+
