@@ -1070,6 +1070,16 @@ MESSAGES: tuple[Message, ...] = (
             "off, the graph runs in fp32", FLAG, "AMP010",
             prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
             "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
+    Message("TensorFlow", "1.15-2.x (``{text}``: ``a keras mixed precision Policy has been "
+            "set``, later ``the global Keras dtype Policy has been set to a mixed precision "
+            "policy``)", "tensorflow/python/training/experimental/mixed_precision.py "
+            "(_enable_mixed_precision_graph_rewrite_base)",
+            "The mixed precision graph rewrite cannot be enabled, because {text}",
+            "both of TensorFlow's mixed precision APIs asked for (a Keras mixed policy, then "
+            "enable_mixed_precision_graph_rewrite): refused, the run does not start", FLAG,
+            "AMP002", prefix="ValueError: ",
+            values={"text": "a keras mixed precision Policy has been set. At most, one of the "
+                    "following functions can be called:"}),
     Message("poutyne", "0.1-1.17", "poutyne/framework/callbacks/terminate_on_nan.py "
             "(TerminateOnNaN.on_train_batch_end)",
             "Batch {n}: Invalid loss, terminating training",

@@ -21,7 +21,8 @@ in tensor (...) of operator (...).``, 1.7-2.4's ``===ERROR: in ... find nan or i
 Nan/Inf.``); ColossalAI 0.1-0.5's ``found inf during ShardedOptimV2 step`` (a skipped step);
 MXNet 1.5-2.0's ``AMP: increasing loss scale to ...`` (a growth; its ``decreasing`` line was
 read already, by the overflow sentences, and is now a row too); mindcv's refusal of an
-overflow-dropping loss scale on CPU.
+overflow-dropping loss scale on CPU; TensorFlow 1.15-2.x's refusal of its fp16 graph rewrite
+after a Keras mixed policy (both wordings).
 
 Already read, no row added: apex's every overflow wording (2018-2025: ``OVERFLOW! Skipping
 step[.,] ...``, ``OVERFLOW within closure! ...``, ``Gradient overflow.  Skipping step, ...``,
@@ -224,3 +225,41 @@ def test_mindcv_overflow_dropping_scale_refused_on_cpu(tmp_path: Path) -> None:
                        " is `False`are supported on device `CPU`.")
     assert faults(tmp_path, lines) == [("AMP010", None)]
 
+
+# --- TensorFlow 1.15-2.x: both mixed precision APIs at once ------------------------------------
+
+
+def test_tensorflow_graph_rewrite_after_a_keras_policy_refused(tmp_path: Path) -> None:
+    """tensorflow ``python/training/experimental/mixed_precision.py``
+    (``_enable_mixed_precision_graph_rewrite_base``: ``raise ValueError('The mixed precision
+    graph rewrite cannot be enabled, because the ' 'global Keras dtype Policy has been set to
+    a mixed precision policy. ' 'At most, one of the following can be called:\\n\\n' ...)``;
+    earlier ``because a keras ' 'mixed precision Policy has been set.``): ``set_global_policy(
+    'mixed_float16')`` and then the graph rewrite, in one script."""
+    call = "opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)"
+    frames = [("/x/tensorflow/python/training/experimental/mixed_precision.py", 269,
+               "_enable_mixed_precision_graph_rewrite_base", "raise ValueError(")]
+    for because in ("the global Keras dtype Policy has been set to a mixed precision policy. "
+                    "At most, one of the following can be called:",
+                    "a keras mixed precision Policy has been set. At most, one of the following "
+                    "functions can be called:"):
+        lines = [*_traceback(call, frames, "ValueError: The mixed precision graph rewrite cannot "
+                             f"be enabled, because {because}"),
+                 "", "  1. tf.keras.mixed_precision.set_global_policy() with a mixed precision "
+                 "policy (You called this first)", "",
+                 "  2. tf.train.experimental.enable_mixed_precision_graph_rewrite() (You called "
+                 "this second)"]
+        assert faults(tmp_path, lines) == [("AMP002", None)], because
+
+
+def test_tensorflow_keras_policy_alone_is_silent(tmp_path: Path) -> None:
+    """Control: the Keras policy alone, as the refusal asks (``mixed_float16``, the compat
+    check's ``INFO:tensorflow:`` line), then ``fit``'s Progbar lines at ``verbose=2`` (one a
+    epoch: ``'%d/%d - %ds - loss: %.4f'`` ... in keras ``utils/generic_utils.py``), 8 epochs
+    with validation (not the default none)."""
+    lines = ["INFO:tensorflow:Mixed precision compatibility check (mixed_float16): OK"]
+    for epoch in range(1, 9):
+        lines += [f"Epoch {epoch}/8",
+                  f"469/469 - 3s - loss: {0.5 / epoch:.4f} - accuracy: {0.9 + epoch / 100:.4f} - "
+                  f"val_loss: {0.4 / epoch:.4f} - val_accuracy: {0.91 + epoch / 100:.4f}"]
+    assert faults(tmp_path, lines) == []
