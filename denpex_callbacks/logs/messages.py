@@ -1216,6 +1216,15 @@ MESSAGES: tuple[Message, ...] = (
             "AMP: increasing loss scale to {after}",
             "a growth after 2000 clean steps", GROWTH, logger=("root", "INFO"),
             prefix="{level}:{logger}:", values={"after": "65536.000000"}),
+    # -- ONNX Runtime training: its ORTTrainer's loss scaler (the scaler prints nothing else) --
+    Message("onnxruntime-training", "the ORTTrainer releases (read at one commit, 369de5c)",
+            "orttraining/orttraining/python/training/amp/loss_scaler.py (LossScaler.loss_scale "
+            "setter)",
+            "'loss_scale' must be a positive float",
+            "DynamicLossScaler(loss_scale=...) given an int (``1 << 16``, not ``float(1 << 16)``"
+            "), zero or a negative number: refused at its first growth or reset, the run "
+            "stops", FLAG,
+            "AMP002", prefix="AssertionError: "),
     # -- GluonTS: the MXNet Trainer (gluonts/trainer/_base.py, later gluonts/mx/trainer/_base.py)
     Message("GluonTS", "0.x (the MXNet Trainer)", "gluonts/mx/trainer/_base.py (Trainer.__call__"
             " loop: ``if not np.isfinite(lv)``), gluonts/trainer/_base.py before",

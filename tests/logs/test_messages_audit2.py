@@ -9,47 +9,53 @@ Read for the audit: NVIDIA/apex's whole history (``git log -S`` and ``git grep``
 apache/mxnet's tags 1.5.0-2.0 (``python/mxnet/contrib/amp/``, ``python/mxnet/amp/``); open-
 mmlab/mmcv's v1.0.0-v2.0.0 (``mmcv/runner``); microsoft/DeepSpeed's v0.3.0-v0.8.0; pytorch/
 xla's ``torch_xla/amp`` history; horovod/horovod, google/flax and OneFlow at HEAD;
-PaddlePaddle's ``nan_inf_utils_detail.cc``/``.cu`` and ``operator.cc`` at several points of
-its history, PaddleNLP's trainer, mindspore-lab/mindformers' ``MFLossMonitor`` and mindcv's
-``trainer_factory.py`` (search index: the Paddle and MindSpore repositories are too large to
-fetch here).
+PaddlePaddle's ``nan_inf_utils_detail.cc``/``.cu`` and ``operator.cc`` at several points of its
+history, PaddleNLP's trainer, onnxruntime's ``orttraining/.../amp/loss_scaler.py``,
+NVIDIA/NeMo's tags v0.8.1-v1.23.0 (its 0.x ``Loss is NaN or inf`` wordings were rows already),
+google-deepmind's jmp and optax at HEAD, mindspore-lab/mindformers' ``MFLossMonitor`` and
+mindcv's ``trainer_factory.py`` (search index: the Paddle and MindSpore repositories are too
+large to fetch here).
 
 Added (each fault test failed on the parent commit 20e3164, where the doctor said nothing):
-PaddlePaddle's older ``FLAGS_check_nan_inf`` wordings (2.0-2.4's ``There are `nan` or `inf`
-in tensor (...) of operator (...).``, 1.7-2.4's ``===ERROR: in ... find nan or inf===``, 1.x's
+PaddlePaddle's older ``FLAGS_check_nan_inf`` wordings (2.0-2.4's ``There are `nan` or `inf` in
+tensor (...) of operator (...).``, 1.7-2.4's ``===ERROR: in ... find nan or inf===``, 1.x's
 ``Operator ... output Tensor ... contains NAN/Inf``, 2.1-2.4's NPU ``Operator ... contains
 Nan/Inf.``); ColossalAI 0.1-0.5's ``found inf during ShardedOptimV2 step`` (a skipped step);
 MXNet 1.5-2.0's ``AMP: increasing loss scale to ...`` (a growth; its ``decreasing`` line was
 read already, by the overflow sentences, and is now a row too); mindcv's refusal of an
 overflow-dropping loss scale on CPU; TensorFlow 1.15-2.x's refusal of its fp16 graph rewrite
-after a Keras mixed policy (both wordings).
+after a Keras mixed policy (both wordings); ONNX Runtime training's refusal of an integer loss
+scale (its ``DynamicLossScaler`` prints nothing else).
 
 Already read, no row added: apex's every overflow wording (2018-2025: ``OVERFLOW! Skipping
-step[.,] ...``, ``OVERFLOW within closure! ...``, ``Gradient overflow.  Skipping step, ...``,
+step[.,] ...``, ``OVERFLOW within closure! ...``, ``Gradient overflow. Skipping step, ...``,
 ``Grad overflow on iteration``, ``Using dynamic/static loss scale of``), ``Cannot use fp16
-without CUDA.``; mmcv 1.x's ``Check overflow, downscale loss scale to``; PaddleNLP's
-``optimizer not run, scale_before: ..., scale_after: ...``; Paddle's ``Found inf or nan,
-current scale is: ...`` at any ``decr_ratio``; mindformers' ``MFLossMonitor`` rows (``overflow
-cond: True, loss_scale: ...``, read as metric rows: a cascade is AMP003).
+without CUDA.``; mmcv 1.x's ``Check overflow, downscale loss scale to``; PaddleNLP's ``optimizer
+not run, scale_before: ..., scale_after: ...``; Paddle's ``Found inf or nan, current scale is:
+...`` at any ``decr_ratio``; mindformers' ``MFLossMonitor`` rows (``overflow cond: True,
+loss_scale: ...``, read as metric rows: a cascade is AMP003). NeMo 1.20-1.23's ``ctc_loss is not
+finite`` drops that batch's loss term (short audio), and its ``Dropping %d batches because of
+overflow`` is a data shard's: neither is a numerics fault.
 
-Left out, with why: Horovod, flax's ``DynamicScale``, jmp and optax print nothing about
-scaling or overflow (Horovod's one ``Loss Scale: {}`` is its MNIST example's metric column,
-which the metric reader reads); Paddle 2.4's GPU ``===[PRECISION] [ERROR] in ..., find_nan=
-..., find_inf=...`` is printed without stopping where ``check_nan_inf_level`` is above 0,
-also on the overflowed steps a scaler handles; apex's ``Warning:  multi_tensor_applier fused
-downscale kernel is unavailable`` is printed by healthy runs (a slower path, no fault);
-mindcv's ``Loss scale cannot be less than 1.0!`` and ``DynamicLossScale ALWAYS drop
-overflow!``, and TensorFlow 1.14-2.x grappler's ``Converted {n}/{m} nodes to float16
-precision using {k} cast(s) to float16 (excluding Const and Variable casts)`` (the fp16 graph
-rewrite ran: a setup fact) hold no prefilter keyword; torch_xla 2.1-2.9's ``Warning: AMP only
-supported for XLA:TPU[ and XLA:GPU]. Ignoring autocast.`` is printed whatever dtype autocast
-asks (bfloat16 by default on TPU) and those runs print no other line that shows fp16 (its
-``In XLA:TPU autocast, but the target dtype is not supported. Disabling autocast.`` was
-read); ColossalAI's ``verbose`` scaler lines were in the table. Also read, nothing to add:
-DeepSpeed's tags v0.3.0-v0.8.0 (every overflow and loss-scale wording is the DeepSpeed family
-parser's), Oneflow-Inc/oneflow's ``python/oneflow/amp`` at HEAD (no message). Not read here
-(left to the next audit): ONNX Runtime training's loss scaler, TensorFlow 1.14-2.3's
-``training/experimental/loss_scale*.py``, NeMo's history, the MindSpore and Paddle
+Left out, with why: Horovod, flax's ``DynamicScale`` and optax print nothing about scaling or
+overflow (Horovod's one ``Loss Scale: {}`` is its MNIST example's metric column, which the
+metric reader reads), jmp only ``Expected floating type for loss_scale, got {dtype}`` (jax
+promotes the scale's arithmetic to float: no fault by itself); Paddle 2.4's GPU ``===[PRECISION]
+[ERROR] in ..., find_nan= ..., find_inf=...`` is printed without stopping where
+``check_nan_inf_level`` is above 0, also on the overflowed steps a scaler handles; apex's
+``Warning: multi_tensor_applier fused downscale kernel is unavailable`` is printed by healthy
+runs (a slower path, no fault); mindcv's ``Loss scale cannot be less than 1.0!`` and
+``DynamicLossScale ALWAYS drop overflow!``, and TensorFlow 1.14-2.x grappler's ``Converted
+{n}/{m} nodes to float16 precision using {k} cast(s) to float16 (excluding Const and Variable
+casts)`` (the fp16 graph rewrite ran: a setup fact) hold no prefilter keyword; torch_xla
+2.1-2.9's ``Warning: AMP only supported for XLA:TPU[ and XLA:GPU]. Ignoring autocast.`` is
+printed whatever dtype autocast asks (bfloat16 by default on TPU) and those runs print no other
+line that shows fp16 (its ``In XLA:TPU autocast, but the target dtype is not supported.
+Disabling autocast.`` was read); ColossalAI's ``verbose`` scaler lines were in the table. Also
+read, nothing to add: DeepSpeed's tags v0.3.0-v0.8.0 (every overflow and loss-scale wording is
+the DeepSpeed family parser's), Oneflow-Inc/oneflow's ``python/oneflow/amp`` at HEAD (no
+message). Not read here (left to the next audit): ONNX Runtime's ORTModule optimizers,
+TensorFlow 1.14-2.3's ``training/experimental/loss_scale*.py``, the MindSpore and Paddle
 repositories' tags (too large to fetch; read through the search index at one version).
 """
 
@@ -263,3 +269,22 @@ def test_tensorflow_keras_policy_alone_is_silent(tmp_path: Path) -> None:
                   f"469/469 - 3s - loss: {0.5 / epoch:.4f} - accuracy: {0.9 + epoch / 100:.4f} - "
                   f"val_loss: {0.4 / epoch:.4f} - val_accuracy: {0.91 + epoch / 100:.4f}"]
     assert faults(tmp_path, lines) == []
+
+
+# --- ONNX Runtime training: its loss scaler's argument check ----------------------------------
+
+
+def test_onnxruntime_integer_loss_scale_refused(tmp_path: Path) -> None:
+    """microsoft/onnxruntime ``orttraining/orttraining/python/training/amp/loss_scaler.py``
+    (``LossScaler.loss_scale``'s setter: ``assert isinstance(loss_scale, float) and loss_scale
+    > 0, "'loss_scale' must be a positive float"``): ``amp.DynamicLossScaler(loss_scale=1 <<
+    12)``, an int: the constructor keeps it, the first growth (``min(self.max_loss_scale,
+    self.loss_scale * 2)`` after 2000 clean steps: an int again) or ``reset()`` refuses it."""
+    lines = _traceback("trainer.train_step(*batch)",
+                       [("/x/onnxruntime/training/amp/loss_scaler.py", 93, "update",
+                         "self.loss_scale = min(self.max_loss_scale, self.loss_scale * 2)"),
+                        ("/x/onnxruntime/training/amp/loss_scaler.py", 34, "loss_scale",
+                         'assert isinstance(loss_scale, float) and loss_scale > 0, '
+                         '"\'loss_scale\' must be a positive float"')],
+                       "AssertionError: 'loss_scale' must be a positive float")
+    assert faults(tmp_path, lines) == [("AMP002", None)]
