@@ -88,12 +88,13 @@ KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b
                                b"steps are invalid")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
 # row, the first of these its message holds, else its longest literal piece. (``factor must
-# be``: torch's two GradScaler argument checks, growth and backoff, in one check; ``supported
-# on device `CPU```: MindSpore's and mindcv's refusals of a dynamic scale on CPU.)
+# be``: torch's two GradScaler argument checks, growth and backoff, in one check; ``ratio must
+# be``: Paddle's two; ``supported on device `CPU```: MindSpore's and mindcv's refusals of a
+# dynamic scale on CPU.)
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "Nan/Inf", "AmpOptimizerWrapper",
                "verflow", "GradScaler",
                "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
-               "out of memory", "factor must be", "supported on device `CPU`")
+               "out of memory", "factor must be", "ratio must be", "supported on device `CPU`")
 _FIRST = {next((c for c in _CANDIDATES if c in row.message), anchor(row)) for row in _ROWS}
 # a trigger that holds another is found where that one is: one check fewer a line
 _TRIGGERS = tuple(sorted(t for t in _FIRST if not any(o != t and o in t for o in _FIRST)))

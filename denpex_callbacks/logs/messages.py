@@ -1119,6 +1119,20 @@ MESSAGES: tuple[Message, ...] = (
             prefix="RuntimeError: (PreconditionNotMet) ",
             values={"n": 0, "text": "4, num_zero=0) in [device=gpu:0, op=divide, tensor=, "
                     "dtype=fp32]."}),
+    # AmpScaler's argument checks, as torch's GradScaler's (python/paddle/amp/grad_scaler.py;
+    # paddle/fluid/dygraph/amp/loss_scaler.py before 2.3), and its CPU-only build's refusal
+    *(Message("PaddlePaddle", "2.0-3.x", "python/paddle/amp/grad_scaler.py, paddle/fluid/"
+              "dygraph/amp/loss_scaler.py (AmpScaler.__init__)",
+              f"The {name}_ratio must be {bound}.",
+              f"GradScaler({name}_ratio=...) {wrong}: the scaler is refused, the run does not "
+              "start", FLAG, "AMP002", prefix="AssertionError: ")
+      for name, bound, wrong in (("incr", "> 1.0", "at 1 or below"),
+                                 ("decr", "< 1.0", "at 1 or above"))),
+    Message("PaddlePaddle", "2.0 (read at one version of fluid/dygraph/amp/loss_scaler.py)",
+            "paddle/fluid/dygraph/amp/loss_scaler.py (AmpScaler.__init__)",
+            "Auto Mixed Precision can only be enabled with Paddle compiled with CUDA.",
+            "the scaler asked for is off: a CPU-only build trains unscaled", FLAG, "AMP010",
+            prefix="UserWarning: "),
     # Its older wordings (the same check, FLAGS_check_nan_inf=1, before 2.5's counts): each
     # stops the run where an op's output holds NaN or Inf. (2.4's GPU ``===[PRECISION] [ERROR]
     # in ...`` line is left out: it is also printed without stopping, where a scaler handles

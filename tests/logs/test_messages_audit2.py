@@ -20,7 +20,9 @@ Added (each fault test failed on the parent commit 20e3164, where the doctor sai
 PaddlePaddle's older ``FLAGS_check_nan_inf`` wordings (2.0-2.4's ``There are `nan` or `inf` in
 tensor (...) of operator (...).``, 1.7-2.4's ``===ERROR: in ... find nan or inf===``, 1.x's
 ``Operator ... output Tensor ... contains NAN/Inf``, 2.1-2.4's NPU ``Operator ... contains
-Nan/Inf.``); ColossalAI 0.1-0.5's ``found inf during ShardedOptimV2 step`` (a skipped step);
+Nan/Inf.``), its scaler's ``The incr_ratio must be > 1.0.``/``The decr_ratio must be < 1.0.``
+and 2.0's ``Auto Mixed Precision can only be enabled with Paddle compiled with CUDA.``;
+ColossalAI 0.1-0.5's ``found inf during ShardedOptimV2 step`` (a skipped step);
 MXNet 1.5-2.0's ``AMP: increasing loss scale to ...`` (a growth; its ``decreasing`` line was
 read already, by the overflow sentences, and is now a row too); mindcv's refusal of an
 overflow-dropping loss scale on CPU; TensorFlow 1.15-2.x's refusal of its fp16 graph rewrite
@@ -131,6 +133,31 @@ def test_paddle_check_nan_inf_healthy_run_is_silent(tmp_path: Path) -> None:
              for i in range(8)]
     mixed = [line for pair in zip(lines, stats * 2, strict=False) for line in pair]
     assert faults(tmp_path, [*mixed, *lines[len(stats) * 2:]]) == []
+
+
+def test_paddle_scaler_ratios_refused(tmp_path: Path) -> None:
+    """PaddlePaddle 2.0-3.x ``python/paddle/amp/grad_scaler.py`` (``AmpScaler.__init__``:
+    ``assert incr_ratio > 1.0, "The incr_ratio must be > 1.0."``, ``assert decr_ratio < 1.0,
+    "The decr_ratio must be < 1.0."``; ``paddle/fluid/dygraph/amp/loss_scaler.py`` before):
+    ``GradScaler(incr_ratio=0.5, decr_ratio=2.0)``, the two swapped, and each alone."""
+    for name, bound in (("incr", "> 1.0"), ("decr", "< 1.0")):
+        lines = _traceback("scaler = paddle.amp.GradScaler(init_loss_scaling=1024, "
+                           "incr_ratio=0.5, decr_ratio=2.0)",
+                           [("/x/paddle/amp/grad_scaler.py", 129, "__init__",
+                             f'assert {name}_ratio {bound}, "The {name}_ratio must be {bound}."')],
+                           f"AssertionError: The {name}_ratio must be {bound}.")
+        assert faults(tmp_path, lines) == [("AMP002", None)], name
+
+
+def test_paddle_cpu_build_switches_the_scaler_off(tmp_path: Path) -> None:
+    """PaddlePaddle 2.0 ``paddle/fluid/dygraph/amp/loss_scaler.py`` (``AmpScaler.__init__``:
+    ``warnings.warn('Auto Mixed Precision can only be enabled with Paddle compiled with
+    CUDA.')``, then ``self._enable = False``), through Python's warnings (``{file}:{line}:
+    UserWarning: {message}``), before a PaddleDetection run asked for ``--amp``."""
+    lines = ["/x/paddle/fluid/dygraph/amp/loss_scaler.py:91: UserWarning: Auto Mixed Precision "
+             "can only be enabled with Paddle compiled with CUDA.",
+             "  warnings.warn(", *_ppdet(epochs=range(1), log_iter=50, upto=400)]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
 
 
 # --- ColossalAI 0.1-0.5: ShardedOptimizerV2's overflow ------------------------------------------
