@@ -718,6 +718,13 @@ MESSAGES: tuple[Message, ...] = (
             "message is raised where the check runs on the host; a failed CUDA device "
             "assertion may print only the assertion)", FLAG, "AMP006",
             prefix="RuntimeError: "),
+    # fla-org/flame, a trainer on torchtitan's components (flame/train.py, --training.skip_nan_inf)
+    Message("flame (fla-org)", "2025-03 on (read at 623b845)", "flame/train.py (main: the "
+            "optimizer step, ``grad_norm.isnan() or grad_norm.isinf()``)",
+            "Skipping optimizer step - detected invalid gradient norm: {norm}",
+            "a step whose gradient norm is NaN/inf is dropped (zero_grad, no update; counted in "
+            "train_state.skipped_step)", SKIP, logger=("root", "WARNING"),
+            prefix="[titan] 2026-11-30 10:00:00,000 - {logger} - {level} - "),
     # -- DeepSpeed-Chat (DeepSpeedExamples' RLHF step 3, --align_overflow) --------------------
     Message("DeepSpeed-Chat", _DSCHAT, _DSCHAT_PPO,
             "OVERFLOW: actor overflow, skipping both actor and critic steps",

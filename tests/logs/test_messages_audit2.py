@@ -27,7 +27,10 @@ MXNet 1.5-2.0's ``AMP: increasing loss scale to ...`` (a growth; its ``decreasin
 read already, by the overflow sentences, and is now a row too); mindcv's refusal of an
 overflow-dropping loss scale on CPU; TensorFlow 1.15-2.x's refusal of its fp16 graph rewrite
 after a Keras mixed policy (both wordings); ONNX Runtime training's refusal of an integer loss
-scale (its ``DynamicLossScaler`` prints nothing else).
+scale (its ``DynamicLossScaler`` prints nothing else); fla-org/flame's ``Skipping optimizer step -
+detected invalid gradient norm: nan`` (a skipped step; was read only as a metric row, a NaN
+gradient norm, which counts where the rows print one: not beside torchtitan's lines before
+2025-07).
 
 Already read, no row added: apex's every overflow wording (2018-2025: ``OVERFLOW! Skipping
 step[.,] ...``, ``OVERFLOW within closure! ...``, ``Gradient overflow. Skipping step, ...``,
@@ -68,6 +71,7 @@ from pathlib import Path
 from excerpts import faults
 from test_detect_formats import _ppdet
 from test_messages_audit import _traceback
+from test_trainers_formats import _falling, _titan
 
 from denpex_callbacks.logs.events import GROWTH
 from denpex_callbacks.logs.parsers import parse_line
@@ -315,3 +319,27 @@ def test_onnxruntime_integer_loss_scale_refused(tmp_path: Path) -> None:
                          '"\'loss_scale\' must be a positive float"')],
                        "AssertionError: 'loss_scale' must be a positive float")
     assert faults(tmp_path, lines) == [("AMP002", None)]
+
+
+# --- flame (fla-org): a non-finite gradient norm skips the step ------------------------------
+_FLAME_SKIP = ("[titan] 2026-11-30 10:00:00,000 - root - WARNING - Skipping optimizer step - "
+               "detected invalid gradient norm: nan")
+
+
+def test_flame_skipped_steps_cascade(tmp_path: Path) -> None:
+    """fla-org/flame ``flame/train.py`` (``--training.skip_nan_inf``: ``logger.warning(f"Skipping
+    optimizer step - detected invalid gradient norm: {grad_norm:.4f}")``, then ``zero_grad``),
+    behind torchtitan's logger, after test_trainers_formats' torchtitan metric lines every 20
+    steps (``--metrics.log_freq 20``, not 10) as torchtitan printed them from 2025-02 to its
+    2025-07 ``grad_norm:`` column (flame's pinned torchtitan of 2025): every step from 161 on
+    is skipped. (With the ``grad_norm:`` column the warning was read already, as a row of a
+    NaN gradient norm.)"""
+    lines = [*_titan(_falling(8, 11.0), 20, era="2025-02"), *[_FLAME_SKIP] * 12]
+    assert faults(tmp_path, lines) == [("AMP003", 161)]
+
+
+def test_flame_one_skipped_step_is_silent(tmp_path: Path) -> None:
+    """Control: one skipped step in a healthy run (the option exists for such spikes)."""
+    for era in ("2025-02", "2025-07"):
+        rows = _titan(_falling(8, 11.0), 20, era=era)
+        assert faults(tmp_path, [*rows[:4], _FLAME_SKIP, *rows[4:]]) == [], era
