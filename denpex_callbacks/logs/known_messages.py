@@ -39,7 +39,7 @@ _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+|nan|inf)(?!\.?\d)"
 _PATTERNS = {
     "before": _NUMBER, "after": _NUMBER, "scale": _NUMBER, "value": r"\S+?", "norm": r".+?",
     "log2_after": _NUMBER, "step": r"\d+", "epoch": r"\d+", "rank": r"\d+", "n": r"\d+",
-    "metric": r"\S+", "text": r".+?",
+    "metric": r"\S+", "text": r".+?", "op": r"\S+", "tensor": r"\S+",
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ROWS = tuple(m for m in MESSAGES if m.reader == "table")
@@ -90,11 +90,13 @@ KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b
                                b"steps are invalid", b"checkpoint")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
 # row, the first of these its message holds, else its longest literal piece. (``factor must
-# be``: torch's two GradScaler argument checks, growth and backoff, in one check.)
+# be``: torch's two GradScaler argument checks, growth and backoff, in one check; ``ratio must
+# be``: Paddle's two; ``supported on device `CPU```: MindSpore's and mindcv's refusals of a
+# dynamic scale on CPU.)
 _CANDIDATES = (*(keyword.decode() for keyword in KEYWORDS), "Nan/Inf", "AmpOptimizerWrapper",
                "verflow", "GradScaler",
                "is None", "nan/inf", "infinite", "NaN", "non-finite", "Unexpected result",
-               "out of memory", "factor must be")
+               "out of memory", "factor must be", "ratio must be", "supported on device `CPU`")
 _FIRST = {next((c for c in _CANDIDATES if c in row.message), anchor(row)) for row in _ROWS}
 # a trigger that holds another is found where that one is: one check fewer a line
 _TRIGGERS = tuple(sorted(t for t in _FIRST if not any(o != t and o in t for o in _FIRST)))

@@ -16,7 +16,8 @@ and checks that the doctor reads it as the row says.
 Placeholders: ``{before}`` ``{after}`` ``{scale}`` (a loss scale), ``{log2_after}`` (the new
 scale's base-2 logarithm), ``{step}`` ``{rank}`` ``{n}`` (counts; ``{epoch}``: the epoch
 whose batches ``{step}`` counts), ``{value}`` ``{norm}`` (numbers, possibly NaN/inf),
-``{metric}`` (a metric's key), ``{text}`` (anything).
+``{metric}`` (a metric's key), ``{op}`` ``{tensor}`` (an operator's and a tensor's name, as
+Paddle's numerics checks print them), ``{text}`` (anything).
 """
 
 from __future__ import annotations
@@ -719,6 +720,13 @@ MESSAGES: tuple[Message, ...] = (
             "message is raised where the check runs on the host; a failed CUDA device "
             "assertion may print only the assertion)", FLAG, "AMP006",
             prefix="RuntimeError: "),
+    # fla-org/flame, a trainer on torchtitan's components (flame/train.py, --training.skip_nan_inf)
+    Message("flame (fla-org)", "2025-03 on (read at 623b845)", "flame/train.py (main: the "
+            "optimizer step, ``grad_norm.isnan() or grad_norm.isinf()``)",
+            "Skipping optimizer step - detected invalid gradient norm: {norm}",
+            "a step whose gradient norm is NaN/inf is dropped (zero_grad, no update; counted in "
+            "train_state.skipped_step)", SKIP, logger=("root", "WARNING"),
+            prefix="[titan] 2026-11-30 10:00:00,000 - {logger} - {level} - "),
     # -- DeepSpeed-Chat (DeepSpeedExamples' RLHF step 3, --align_overflow) --------------------
     Message("DeepSpeed-Chat", _DSCHAT, _DSCHAT_PPO,
             "OVERFLOW: actor overflow, skipping both actor and critic steps",
@@ -774,6 +782,11 @@ MESSAGES: tuple[Message, ...] = (
             "gemini/gemini_optimizer.py (step)",
             "Found overflow. Skip step",
             "an overflow: the step is skipped", SKIP, logger=("colossalai", "INFO")),
+    Message("ColossalAI", "0.1-0.5 (0.1.0 at INFO; colossalai/legacy/ from 0.3)",
+            "colossalai/zero/sharded_optim/sharded_optim_v2.py (ShardedOptimizerV2.step)",
+            "found inf during ShardedOptimV2 step",
+            "an overflow: the step is skipped (the scaler backs off, silently unless verbose)",
+            SKIP, reader="sentences", logger=("colossalai", "WARNING")),
     # -- audiocraft: audiocraft/solvers/musicgen.py, magnet.py, jasco.py (run_step) -----------
     Message("audiocraft", "1.0-1.3 (2023-09..2024)", "audiocraft/solvers/musicgen.py, "
             "magnet.py, jasco.py (run_step: ``if not loss.isfinite().all()``)",
@@ -1077,6 +1090,16 @@ MESSAGES: tuple[Message, ...] = (
             "off, the graph runs in fp32", FLAG, "AMP010",
             prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
             "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
+    Message("TensorFlow", "1.15-2.x (``{text}``: ``a keras mixed precision Policy has been "
+            "set``, later ``the global Keras dtype Policy has been set to a mixed precision "
+            "policy``)", "tensorflow/python/training/experimental/mixed_precision.py "
+            "(_enable_mixed_precision_graph_rewrite_base)",
+            "The mixed precision graph rewrite cannot be enabled, because {text}",
+            "both of TensorFlow's mixed precision APIs asked for (a Keras mixed policy, then "
+            "enable_mixed_precision_graph_rewrite): refused, the run does not start", FLAG,
+            "AMP002", prefix="ValueError: ",
+            values={"text": "a keras mixed precision Policy has been set. At most, one of the "
+                    "following functions can be called:"}),
     Message("poutyne", "0.1-1.17", "poutyne/framework/callbacks/terminate_on_nan.py "
             "(TerminateOnNaN.on_train_batch_end)",
             "Batch {n}: Invalid loss, terminating training",
@@ -1116,6 +1139,50 @@ MESSAGES: tuple[Message, ...] = (
             prefix="RuntimeError: (PreconditionNotMet) ",
             values={"n": 0, "text": "4, num_zero=0) in [device=gpu:0, op=divide, tensor=, "
                     "dtype=fp32]."}),
+    # AmpScaler's argument checks, as torch's GradScaler's (python/paddle/amp/grad_scaler.py;
+    # paddle/fluid/dygraph/amp/loss_scaler.py before 2.3), and its CPU-only build's refusal
+    *(Message("PaddlePaddle", "2.0-3.x", "python/paddle/amp/grad_scaler.py, paddle/fluid/"
+              "dygraph/amp/loss_scaler.py (AmpScaler.__init__)",
+              f"The {name}_ratio must be {bound}.",
+              f"GradScaler({name}_ratio=...) {wrong}: the scaler is refused, the run does not "
+              "start", FLAG, "AMP002", prefix="AssertionError: ")
+      for name, bound, wrong in (("incr", "> 1.0", "at 1 or below"),
+                                 ("decr", "< 1.0", "at 1 or above"))),
+    Message("PaddlePaddle", "2.0 (read at one version of fluid/dygraph/amp/loss_scaler.py)",
+            "paddle/fluid/dygraph/amp/loss_scaler.py (AmpScaler.__init__)",
+            "Auto Mixed Precision can only be enabled with Paddle compiled with CUDA.",
+            "the scaler asked for is off: a CPU-only build trains unscaled", FLAG, "AMP010",
+            prefix="UserWarning: "),
+    # Its older wordings (the same check, FLAGS_check_nan_inf=1, before 2.5's counts): each
+    # stops the run where an op's output holds NaN or Inf. (2.4's GPU ``===[PRECISION] [ERROR]
+    # in ...`` line is left out: it is also printed without stopping, where a scaler handles
+    # the overflow.)
+    Message("PaddlePaddle", "2.0-2.4", "paddle/fluid/framework/details/nan_inf_utils_detail.cc "
+            "(PrintNanInf, CPU tensors; its complex-number checks)",
+            "There are `nan` or `inf` in tensor ({tensor}) of operator ({op}).",
+            "FLAGS_check_nan_inf stopped the run: an op's output holds NaN or Inf", FLAG,
+            "AMP006", prefix="RuntimeError: (PreconditionNotMet) ",
+            values={"tensor": "fc_0.tmp_1", "op": "matmul_v2"}),
+    Message("PaddlePaddle", "1.7-2.4", "paddle/fluid/framework/details/nan_inf_utils_detail.cc, "
+            "nan_inf_utils_detail.cu (CheckNanInf: ``PADDLE_ENFORCE(..., \"===ERROR: in %s find "
+            "nan or inf===\", ...)``; 1.7-1.8's CPU ``in [op=%s] [tensor=%s]``)",
+            "===ERROR: in {text} find nan or inf===",
+            "FLAGS_check_nan_inf stopped the run: an op's output holds NaN or Inf", FLAG,
+            "AMP006", prefix="", values={"text": "[op=elementwise_add] [tensor=fc_0.tmp_1]"}),
+    # (one check each for NaN and Inf, in that order; XPU and NPU tensors only Inf)
+    *(Message("PaddlePaddle", "1.x-2.4", "paddle/fluid/framework/operator.cc "
+              "(CheckTensorNANOrInf, FLAGS_check_nan_inf before 1.7; XPU and NPU tensors in "
+              "nan_inf_utils_detail.cc to 2.4)",
+              f"Operator {{op}} output Tensor {{tensor}} contains {held}",
+              f"FLAGS_check_nan_inf stopped the run: an op's output holds {held}", FLAG,
+              "AMP006", prefix="FatalError: ",
+              values={"tensor": "fc_0.tmp_1", "op": "elementwise_add"})
+      for held in ("NAN", "Inf")),
+    Message("PaddlePaddle", "2.1-2.4", "paddle/fluid/framework/details/nan_inf_utils_detail.cc "
+            "(NPUCheckOpHasNanOrInf, Ascend NPUs)",
+            "Operator {op} contains Nan/Inf.", "FLAGS_check_nan_inf stopped the run: an op's "
+            "output holds NaN or Inf", FLAG, "AMP006", prefix="RuntimeError: "
+            "(PreconditionNotMet) ", values={"op": "elementwise_add"}),
     # -- MosaicML Composer ------------------------------------------------------------------
     Message("composer", "0.12-0.32", "composer/trainer/trainer.py (Trainer.__init__)",
             "Using precision Precision.AMP_FP16",
@@ -1169,6 +1236,29 @@ MESSAGES: tuple[Message, ...] = (
             "detected inf or nan values in gradients! Setting gradients to zero.",
             "skip_nan_grad: a step whose gradients are not finite is dropped (zero gradients)",
             SKIP, prefix=_NEMO_WARNING),
+    # -- MXNet: its AMP's dynamic loss scaler (python/mxnet/contrib/amp/loss_scaler.py 1.5-1.9,
+    # python/mxnet/amp/loss_scaler.py 2.0), through the root logger: 2**16 at first, halved
+    # on an overflow with no floor, doubled after 2000 clean steps up to 2**24 ---------------
+    Message("MXNet", "1.5-2.0", "python/mxnet/contrib/amp/loss_scaler.py (LossScaler."
+            "has_overflow), python/mxnet/amp/loss_scaler.py",
+            "AMP: decreasing loss scale to {after}",
+            "an overflow: the step is skipped, the scale halves (printed with ``%f``: a scale "
+            "below 1e-6 reads 0.000000)", OVERFLOW, reader="sentences", logger=("root", "INFO"),
+            prefix="{level}:{logger}:", values={"after": "32768.000000"}),
+    Message("MXNet", "1.5-2.0", "python/mxnet/contrib/amp/loss_scaler.py (LossScaler."
+            "has_overflow), python/mxnet/amp/loss_scaler.py",
+            "AMP: increasing loss scale to {after}",
+            "a growth after 2000 clean steps", GROWTH, logger=("root", "INFO"),
+            prefix="{level}:{logger}:", values={"after": "65536.000000"}),
+    # -- ONNX Runtime training: its ORTTrainer's loss scaler (the scaler prints nothing else) --
+    Message("onnxruntime-training", "the ORTTrainer releases (read at one commit, 369de5c)",
+            "orttraining/orttraining/python/training/amp/loss_scaler.py (LossScaler.loss_scale "
+            "setter)",
+            "'loss_scale' must be a positive float",
+            "DynamicLossScaler(loss_scale=...) given an int (``1 << 16``, not ``float(1 << 16)``"
+            "), zero or a negative number: refused at its first growth or reset, the run "
+            "stops", FLAG,
+            "AMP002", prefix="AssertionError: "),
     # -- GluonTS: the MXNet Trainer (gluonts/trainer/_base.py, later gluonts/mx/trainer/_base.py)
     Message("GluonTS", "0.x (the MXNet Trainer)", "gluonts/mx/trainer/_base.py (Trainer.__call__"
             " loop: ``if not np.isfinite(lv)``), gluonts/trainer/_base.py before",
@@ -1184,6 +1274,12 @@ MESSAGES: tuple[Message, ...] = (
     Message("MindSpore", "2.x", "mindspore/train/amp.py (build_train_network)",
             "Only `loss_scale_manager=None` or `loss_scale_manager=FixedLossScaleManager("
             "drop_overflow_update=False)`are supported on device `CPU`. ",
+            "a dynamic (overflow-dropping) loss scale asked for on CPU: refused", FLAG,
+            "AMP010", prefix="ValueError: "),
+    Message("mindcv", "read on main (2023-2025)", "mindcv/utils/trainer_factory.py "
+            "(create_trainer, the customised train step: EMA, clipping, accumulation)",
+            "Only `loss_scale_type` is `fixed` and `drop_overflow_update` is `False`are "
+            "supported on device `CPU`.",
             "a dynamic (overflow-dropping) loss scale asked for on CPU: refused", FLAG,
             "AMP010", prefix="ValueError: "),
     # -- icefall (k2-fsa): egs/*/ASR/*/train.py (zipformer recipes), icefall/err.py ------------

@@ -3,9 +3,10 @@ its step or lower its loss scale, from a tool that has no family parser and no r
 message table (a custom loop's print, a toolkit nobody described).
 
 A line is an overflow when it names the overflow (``overflow``, ``inf/nan``, ``nan or inf``,
-``non-finite``, ``found inf``) and what the scaler did about it: skipped the step (the update,
-the iteration, the batch; "the step was skipped") or reduced the loss scale (reduced,
-decreased, lowered, halved, backed off, set, adjusted; a new scale announced, ``scale -> 512``).
+``non-finite``, ``found inf``, ``gradient norm: nan``) and what the scaler did about it:
+skipped the step (the update, the iteration, the batch; "the step was skipped"; "found inf
+during ... step") or reduced the loss scale (reduced, decreased, lowered, halved, backed
+off, set, adjusted; a new scale announced, ``scale -> 512``).
 A ``skipping`` that ends its clause counts beside a gradient's overflow (``nan grad detected,
 skipping``), not a loss's (a NaN loss skipped is the loss's). A loss scale lowered to a number
 is an overflow without the word (``loss scale decreased to 256``): a dynamic scaler lowers it
@@ -39,18 +40,23 @@ _NUM = r"([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+))"
 _CAUSE = re.compile(
     r"(?i)\b(?:overflow(?:ed|s|ing)?|over/underflow|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
     r"|non-?finite|not\s+finite|found\s+(?:inf|nan)|(?:inf|nan)\s+grad(?:ient)?s?"
-    r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf))\b")
+    r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf)"
+    # a gradient norm given as a value ("invalid gradient norm: nan"; a loss's stays a metric)
+    r"|grad(?:ient)?s?\s+norm\s*[=:]\s*(?:nan|inf))\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
                       r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
 _KEY_VALUE = re.compile(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
 # What the scaler did about it: skipped the step, lowered the scale, or the overflow is
-# announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5").
+# announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5") or
+# found during one ("found inf during ShardedOptimV2 step": the optimizer skips that step).
 _SKIPPED = re.compile(
     r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|global\s+|optimizer\s+"
     r"|parameter\s+|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
     r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
     r"skipped\b"
-    r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d")
+    r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d"
+    # found while the optimizer stepped, which then returns (ColossalAI's ShardedOptimizerV2)
+    r"|\bfound\s+(?:inf|nan)s?\s+during\s+(?:the\s+|this\s+)?(?:\w+\s+)?step\b")
 # "skipping" that ends its clause ("nan grad detected at step 300, skipping"): the step is
 # what a loop skips; read only beside a gradient's overflow (a loss's NaN is the loss's).
 _SKIPPING = re.compile(r"(?i)\bskip(?:ping|ped)\s*(?:[.!;,)\]]|$)")
@@ -127,6 +133,10 @@ def parse(text: str) -> list[LogEvent]:
         ...     "Detected inf grad at step 300. Decreasing loss scale to 32768.0.")]
         [(300, 32768.0)]
         >>> len(parse("Gradient overflow detected, optimizer step was skipped"))
+        1
+        >>> len(parse("found inf during ShardedOptimV2 step")), parse("found inf during eval")
+        (1, [])
+        >>> len(parse("Skipping optimizer step - detected invalid gradient norm: nan"))
         1
         >>> [e.code for e in parse("Loss scaling factor already at minimum, cannot decrease")]
         ['AMP003']
