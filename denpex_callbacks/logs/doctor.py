@@ -44,6 +44,7 @@ from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
+from denpex_callbacks.logs.json_documents import flattened_document, may_be_document
 from denpex_callbacks.logs.line_prefixes import collected, uncollected
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (
@@ -92,6 +93,8 @@ RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
 _NEWEST = "listed newest line first"
+# (json_documents.py: a tracker's summary file, pasted whole)
+_DOCUMENT = "one JSON object whose values nest, read as one line with its keys joined by '/'"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
@@ -340,6 +343,9 @@ def _pasted(stream: BinaryIO, size: int,
     cri = size <= CRI_BYTES and may_be_cri(head)
     prefix, spaced, clocked, numbered = _around_lines(head, entire) if small else (
         None, False, False, False)
+    if may_be_document(head, entire) and (flat := flattened_document(head)) is not None:
+        stream.close()  # (entire: the head is the input)
+        return io.BytesIO(flat), _DOCUMENT, None
     if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked
             or webbed or numbered):
         return stream, None, None

@@ -922,10 +922,25 @@ class MetricReader:
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
             self._opens_below(text, line)
+            if "tep" in text:
+                self._heading_step(text, line)
             if "teration " in text and (found := _EVAL_AT.search(text)) is not None:
                 self.eval_heading = (line, int(found.group(1)))
                 return []  # the heading of an evaluation pass: its values are below it
         return self._evaluation(text, claims, why, line)
+
+    def _heading_step(self, text: str, line: int) -> None:
+        """Keep the step of an evaluation line that measured nothing as the step of the lines
+        below it: the heading of a checkpoint's tables, whose rows print no step (Ludwig's
+        ``Running evaluation for step: 1000, epoch: 4`` over its grid of ``│ loss │ {train}
+        │ {validation} │ {test} │``, ludwig/trainers/trainer.py ``_evaluation`` and
+        utils/metrics_printed_table.py; tabulate's ``fancy_grid``). Each row is read as before
+        (its first value column, the training split); only its step comes from the heading,
+        within ``BLOCK_REACH`` lines and once per key, as a training step line's would."""
+        metrics = read_pairs(text)
+        step = as_step(metrics.values.get(lexicon.STEP))
+        if step is not None and not _measured(metrics):
+            self.block_step, self.block_keys = (step, line), set()
 
     def _opens_below(self, text: str, line: int) -> None:
         """Keep an evaluation line as the opener of the dict below it, where it heads one:

@@ -130,6 +130,13 @@ _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]t
 # Caffe's ``Iteration 1500, Testing net (#0)`` over ``    Test net output #0: ...``)
 _EVAL_AT = re.compile(EVAL_AT.encode())
 _KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
+# A table drawn in box-drawing characters (U+2500-U+257F: tabulate's ``fancy_grid``, rich's
+# tables), under a heading that names the step its rows print none of (Ludwig's ``Running
+# evaluation for step: 1000, epoch: 4`` over its metrics table, ludwig/trainers/trainer.py):
+# a candidate row hands the heading over (:func:`_table_heading`). Its lines open with these
+# two bytes of UTF-8; the heading is looked for this many lines up at most.
+_DRAWN = (b"\xe2\x94", b"\xe2\x95")
+TABLE_REACH = 48
 _PHASE_COUNT = re.compile(PHASE_COUNT.encode())
 
 
@@ -515,6 +522,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
             b"teration " in line and _EVAL_AT.search(line) is not None):
         return line, 0
+    if line.lstrip(b" ")[:2] in _DRAWN and begin > resume:
+        return _table_heading(buffer, resume, begin)
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
         # as yaml.dump sorts a step's metrics)
@@ -593,6 +602,27 @@ def _announcement(buffer: bytes, low: int, start: int) -> tuple[bytes, int] | No
     announced, back = found
     first = buffer.rfind(b"\n", low, announced.start()) + 1
     return buffer[max(first, low):announced.end()].rstrip(), back
+
+
+def _table_heading(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
+    """The line above a table drawn in box-drawing characters that ends just before
+    ``begin``, where that line names a step (``_STEP_NUMBER``), with how many lines lie
+    between it and the candidate below ``begin``; else None. Looked for over at most
+    :data:`TABLE_REACH` lines of the table (its rules and rows).
+
+    Example:
+        >>> b = "step: 9\\n╒══╕\\n│ x │\\n├──┤\\n│ loss │ nan │\\n".encode()
+        >>> _table_heading(b, 0, b.index("├".encode()))
+        (b'step: 9', 3)
+    """
+    back = 0
+    while back < TABLE_REACH and begin > resume:
+        line = _line_before(buffer, resume, begin)
+        begin = max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume)
+        back += 1
+        if line.lstrip(b" ")[:2] not in _DRAWN:
+            return (line, back) if _STEP_NUMBER.search(line) is not None else None
+    return None
 
 
 def _last_above(pattern: re.Pattern[bytes], buffer: bytes, low: int, start: int,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from denpex_callbacks.logs.doctor import Result, diagnose
@@ -57,3 +58,25 @@ def hf_rows(nan_from: int | None = None) -> list[str]:
     return [f"{{'loss': {'nan' if nan_from and i >= nan_from else f'{2.5 - i / 20:.4f}'}, "
             f"'grad_norm': {1 + i / 100:.4f}, 'learning_rate': {5e-05 - i * 1e-06:.6g}, "
             f"'epoch': {i * 0.05:.2f}}}" for i in range(1, 21)]
+
+
+def megatron_rows(nan_from: int | None = None) -> list[str]:
+    """Megatron-LM's iteration lines 10 to 400 every 10, the loss NaN from ``nan_from`` on."""
+    return [megatron_line(i, loss=float("nan") if nan_from and i >= nan_from else 2.5 - i / 1e4)
+            for i in range(10, 410, 10)]
+
+
+def ranked_faults(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None, int]]:
+    """(id, step, rank) of each diagnosis above info on ``lines``."""
+    return [(d.code, d.step, d.rank) for d in diagnose_lines(tmp_path, lines).faults]
+
+
+def assert_read_through(tmp_path: Path, wrap: Callable[[list[str]], list[str]]) -> None:
+    """A platform's lines or records around a run (``wrap``) read as the run itself: a loop's
+    NaN from step 20, HF's from row 10, Megatron's from iteration 200, each at rank 0, and
+    silence on the three healthy runs."""
+    assert ranked_faults(tmp_path, wrap(loop_lines(20))) == [("AMP006", 20, 0)]
+    assert ranked_faults(tmp_path, wrap(hf_rows(10))) == [("AMP006", 10, 0)]
+    assert ranked_faults(tmp_path, wrap(megatron_rows(200))) == [("AMP006", 200, 0)]
+    for run in (loop_lines, hf_rows, megatron_rows):
+        assert ranked_faults(tmp_path, wrap(run())) == []

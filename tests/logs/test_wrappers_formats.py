@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import diagnose_lines, hf_rows, loop_lines, megatron_line
+from excerpts import assert_read_through, diagnose_lines, hf_rows, loop_lines, megatron_line
 
 NAN_FROM = 20
 
@@ -142,9 +142,4 @@ READ_ALREADY: dict[str, Callable[[list[str]], list[str]]] = {
 @pytest.mark.parametrize("wrapper", sorted(READ_ALREADY))
 def test_records_and_prefixes_read_through(tmp_path: Path, wrapper: str) -> None:
     """A guard: right on the parent too (no other test writes these records)."""
-    wrap = READ_ALREADY[wrapper]
-    assert _diagnosed(tmp_path, wrap(loop_lines(NAN_FROM))) == [("AMP006", NAN_FROM, 0)]
-    assert _diagnosed(tmp_path, wrap(hf_rows(10))) == [("AMP006", 10, 0)]
-    assert _diagnosed(tmp_path, wrap(_megatron(200))) == [("AMP006", 200, 0)]
-    for run in (loop_lines, hf_rows, _megatron):
-        assert _diagnosed(tmp_path, wrap(run())) == []
+    assert_read_through(tmp_path, READ_ALREADY[wrapper])

@@ -1,0 +1,80 @@
+"""An excerpt that is one JSON object whose values nest: a tracker's summary file, read as one line.
+
+Experiment trackers keep a run's latest values in a JSON file that people paste whole:
+DVCLive's ``dvclive/metrics.json`` (iterative/dvclive ``live.py`` ``make_summary``:
+``dump_json(self.summary, ..., indent=4)``, the metric ``train/loss`` nested as ``"train":
+{"loss": ...}`` by ``set_in``, a non-finite value written as the string ``"nan"``, and
+``"step"`` at the top level, after the metrics it numbers), a W&B ``wandb-summary.json``
+pretty-printed (its ``"_wandb": {"runtime": ...}``). Read line by line, the nested object's
+rows end at its own closing brace, apart from the step above or below them: the loss is read
+without its step.
+
+The rule: an input that is all one JSON object (it fits in the head the doctor peeks at, it
+opens with ``{`` and closes with ``}``, and Python's ``json`` reads it, ``NaN`` included)
+whose values are scalars or objects of scalars, at least one an object, is read as the one
+line ``json.dumps`` makes of it with the nested keys joined by ``/`` (``"train/loss": "nan",
+..., "step": 400``): the line a tracker's flat summary prints, which the generic reader reads.
+A list anywhere (HF's ``trainer_state.json`` and its ``log_history``, a configuration's
+lists) leaves the input as it is: that is a history or a configuration, read as before.
+"""
+
+from __future__ import annotations
+
+import json
+
+# (a summary nests a level or two: the tracker's split, a namespace; deeper is no summary)
+MAX_DEPTH = 4
+
+
+def may_be_document(head: bytes, entire: bool) -> bool:
+    """Whether ``head`` (the whole input where ``entire``) may be one JSON object: a cheap
+    test before :func:`flattened_document` parses it.
+
+    Example:
+        >>> doc = b'{\\n    "train": {\\n        "loss": "nan"\\n    },\\n    "step": 9\\n}\\n'
+        >>> may_be_document(doc, True), may_be_document(doc, False), may_be_document(b"1", True)
+        (True, False, False)
+    """
+    return entire and head.lstrip()[:1] == b"{" and head.rstrip()[-1:] == b"}"
+
+
+def flattened_document(data: bytes) -> bytes | None:
+    """The one line that a JSON object with nested objects is read as, or None where ``data``
+    is no such object (not JSON, not an object, a list in it, nothing nested).
+
+    Example:
+        >>> flattened_document(b'{"train": {"loss": "nan"}, "step": 400}')
+        b'{"train/loss": "nan", "step": 400}\\n'
+        >>> flattened_document(b'{"loss": 1.0, "step": 4}') is None
+        True
+    """
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        return None
+    if not isinstance(document, dict):
+        return None
+    if not any(isinstance(value, dict) for value in document.values()):
+        return None  # nothing nested: the rows read right as they are
+    flat: dict[str, object] = {}
+    if not _flatten(document, "", flat, 0):
+        return None  # a list in it, or too deep: a history or a configuration
+    return json.dumps(flat).encode() + b"\n"
+
+
+def _flatten(mapping: dict[str, object], prefix: str, into: dict[str, object],
+             depth: int) -> bool:
+    """Put ``mapping``'s scalars into ``into`` under their joined keys; False where a list
+    or a nesting deeper than ``MAX_DEPTH`` makes it no summary."""
+    if depth > MAX_DEPTH:
+        return False
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            if not _flatten(value, f"{name}/", into, depth + 1):
+                return False
+        elif isinstance(value, list):
+            return False
+        else:
+            into[name] = value
+    return True
