@@ -1,0 +1,105 @@
+"""Launchers' rank prefixes (rank_streams.py, doctor.py): one rank's prefix on every line, or
+several ranks' lines mixed line by line, each behind its own.
+
+The prefixes, from each launcher's source: torchrun's ``--tee``/``--redirects``
+``[{role}{local_rank}]:`` (pytorch/pytorch torch/distributed/elastic/multiprocessing/
+tail_log.py), torch's ``[rank{N}]: `` (torch/distributed/elastic/multiprocessing/errors and
+torch/_logging/_internal.py), srun ``--label``'s ``"%*d: "`` (SchedMD/slurm
+src/common/write_labelled_message.c ``_build_label``: the task id, as wide as the widest),
+mpirun ``--tag-output``'s ``"[%s,%s]<%s>:"`` (open-mpi/ompi
+orte/mca/iof/base/iof_base_output.c).
+
+Found by re-reading every excerpt the log tests hand the doctor (2,682 distinct ones) with
+one prefix on every line: changed answers against the unprefixed ones on 20e3164, then now:
+``[default1]:`` 51, 22; ``[rank3]: `` 49, 19; ``1: `` 49, 19; mpirun's 52, 23 (``[default0]:``
+21, 19). The rest are excerpts already in a paste's shape (indented, quoted, a compose
+prefix, a CRI record: a rank's prefix cannot stand before those) and a few that move with
+rank 0's prefix too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from excerpts import diagnose_lines, faults, loop_lines
+from test_classic_formats import _fastai
+from test_false_alarms4_formats import _LOADED, _megatron_deepspeed_run
+from test_step_banners import _blocks
+from test_untried3_formats import _hivemind
+from test_vision_formats import _parlai
+
+Lines = list[str]
+
+PREFIXES: dict[str, Callable[[int], str]] = {
+    "torchrun --tee": lambda rank: f"[default{rank}]:",
+    "torch": lambda rank: f"[rank{rank}]: ",
+    "srun --label": lambda rank: f"{rank}: ",
+    "srun --label, 10 tasks or more": lambda rank: f"{rank:2d}: ",
+    "mpirun --tag-output": lambda rank: f"[1,{rank}]<stdout>:",
+}
+
+
+def _one_rank(prefix: str, lines: Lines, rank: int = 3) -> Lines:
+    """Every line behind rank ``rank``'s ``prefix``."""
+    return [PREFIXES[prefix](rank) + line for line in lines]
+
+
+def _tee(prefix: str, per_rank: list[Lines]) -> Lines:
+    """Each rank's lines behind its own prefix, mixed line by line (the ranks print in step,
+    as a tee of a job whose ranks all print shows them)."""
+    return [PREFIXES[prefix](rank) + lines[index]
+            for index in range(len(per_rank[0])) for rank, lines in enumerate(per_rank)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_one_rank_reads_as_a_log_that_names_none(tmp_path: Path, prefix: str) -> None:
+    """Rank 3's prefix on every line: the answer of the same lines without it, on rank 3.
+    Before, the lines read as rank 3's and rules reading rank 0 apart moved: ParlAI's
+    collapse AMP003 at 3500, AMP008 at 3335, AMP004 at 3516 (the unprefixed log: AMP003 at
+    30, AMP004 at 18); hivemind's NaN at 31 (30); a Megatron-DeepSpeed resume at iteration
+    20000 without its optimizer's state AMP008 at 20017 (quiet)."""
+    parlai = _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000)
+    result = diagnose_lines(tmp_path, _one_rank(prefix, parlai))
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [
+        ("AMP003", 30, 3), ("AMP004", 18, 3)]
+    hivemind = _hivemind(range(30, 61), nan_loss=True)
+    assert faults(tmp_path, _one_rank(prefix, hivemind)) == [("AMP006", 30), ("AMP003", 30)]
+    resumed = (_megatron_deepspeed_run(0, 20000, 100)
+               + [line.replace("2000", "20000") for line in _LOADED]
+               + _megatron_deepspeed_run(20000, 40000, 100))
+    assert faults(tmp_path, _one_rank(prefix, resumed)) == []
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_two_ranks_each_behind_its_prefix(tmp_path: Path, prefix: str) -> None:
+    """Two ranks printing the same step banner over its rows, NaN from 1200: step 1200.
+    Before: AMP006 at 12 (no prefix on every line, so none taken off; a banner's rows read
+    behind the other rank's lines, the rows counted)."""
+    banners = _blocks("==== Step {s} ====", 1200)
+    assert faults(tmp_path, _tee(prefix, [banners, banners])) == [("AMP006", 1200)]
+
+
+@pytest.mark.parametrize("ranks", [4, 8])
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_the_rank_that_went_nan_first(tmp_path: Path, prefix: str, ranks: int) -> None:
+    """``ranks`` ranks, rank ``ranks - 2`` NaN from step 900, the others from 1200: the
+    diagnosis is that rank's, at its step. Before: AMP006 at 9 (the rows counted)."""
+    first = ranks - 2
+    per_rank = [_blocks("==== Step {s} ====", 900 if rank == first else 1200)
+                for rank in range(ranks)]
+    result = diagnose_lines(tmp_path, _tee(prefix, per_rank))
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 900, first)]
+    assert result.initiating == (first, 900)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_controls(tmp_path: Path, prefix: str) -> None:
+    """Healthy ranks (non-default settings: 2, 4 and 8 ranks, a banner every 100 steps from
+    100, fastai's table of 7 healthy epochs, a loop of 60 steps) stay quiet behind their
+    prefixes, mixed or one rank alone (pass on the parent too)."""
+    for lines in (_blocks("==== Step {s} ===="), _fastai(epochs=7), loop_lines(steps=60)):
+        assert faults(tmp_path, _one_rank(prefix, lines, rank=1)) == []
+        for ranks in (2, 4, 8):
+            assert faults(tmp_path, _tee(prefix, [lines] * ranks)) == []
