@@ -26,7 +26,9 @@ import pytest
 from excerpts import diagnose_lines, faults, loop_lines
 from test_classic_formats import _fastai
 from test_false_alarms4_formats import _LOADED, _megatron_deepspeed_run
+from test_small_formats import _tinygrad_resnet
 from test_step_banners import _blocks
+from test_trainers_formats import _bloom
 from test_untried3_formats import _hivemind
 from test_vision_formats import _parlai
 
@@ -70,6 +72,21 @@ def test_one_rank_reads_as_a_log_that_names_none(tmp_path: Path, prefix: str) ->
                + [line.replace("2000", "20000") for line in _LOADED]
                + _megatron_deepspeed_run(20000, 40000, 100))
     assert faults(tmp_path, _one_rank(prefix, resumed)) == []
+
+
+@pytest.mark.parametrize("prefix", ["torchrun --tee", "mpirun --tag-output"])
+def test_a_prefix_glued_to_lines_with_and_without_a_blank(tmp_path: Path, prefix: str) -> None:
+    """A prefix with no blank of its own before lines of which the first open with a blank
+    and later ones do not: the head showed ``[default3]: `` on every line, and the lines
+    without the blank broke that margin. Before: Megatron-DeepSpeed's collapse (`` iteration``
+    rows, then DeepSpeed's ``[2022-...] [INFO]`` records) AMP006 at 110 for 101; tinygrad's
+    ResNet (``    0  512.34 ms run, ...`` rows, then ``eval loss:`` lines) at 151 and 200 for
+    150 and 199."""
+    result = diagnose_lines(tmp_path, _one_rank(prefix, _bloom(10, 10, overflow_lines=True)))
+    assert sorted((d.code, d.step, d.rank) for d in result.faults) == [
+        ("AMP003", 101, 3), ("AMP006", 101, 3)]
+    assert faults(tmp_path, _one_rank(prefix, _tinygrad_resnet(150))) == [
+        ("AMP006", 150), ("AMP013", 199)]
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
