@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import diagnose_lines, faults, loop_lines
-from test_classic_formats import _fastai
+from test_classic_formats import _fastai, _torchbearer
 from test_false_alarms4_formats import _LOADED, _megatron_deepspeed_run
 from test_small_formats import _tinygrad_resnet
 from test_step_banners import _blocks
@@ -87,6 +87,17 @@ def test_a_prefix_glued_to_lines_with_and_without_a_blank(tmp_path: Path, prefix
         ("AMP003", 101, 3), ("AMP006", 101, 3)]
     assert faults(tmp_path, _one_rank(prefix, _tinygrad_resnet(150))) == [
         ("AMP006", 150), ("AMP013", 199)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_whole_line_message_behind_a_prefix(tmp_path: Path, prefix: str) -> None:
+    """torchbearer's ``print('Invalid ' + self._monitor + ', terminating')`` (torchbearer
+    callbacks/terminate_on_nan.py), a whole line, after bars redrawn by carriage returns
+    (lines longer than the head: no margin found) behind rank 3's prefix: AMP013 at 300 on
+    rank 3. Before: silence (the message is read only as a whole line, or after a bar)."""
+    lines = _one_rank(prefix, [*_torchbearer(epochs=3), "Invalid val_loss, terminating"])
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP013", 300, 3)]
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
