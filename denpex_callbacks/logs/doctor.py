@@ -295,6 +295,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if isinstance(ranked, int):
         result.diagnoses = [replace(d, rank=ranked) if d.rank == 0 else d
                             for d in result.diagnoses]
+    elif blocks is not None:  # (the lines as the input has them, their prefixes on)
+        result.diagnoses = [_in_place(d, blocks) for d in result.diagnoses]
     result.initiating = session.assembler.initiating_rank()
     assembler = session.assembler
     by_times = _NEWEST in (pasted or "")
@@ -376,9 +378,8 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     split = by_rank(data) if ranks else None
     if split is not None:  # (before any rule that moves lines: the blocks are counted here)
         data, blocks = split
-        how.append(f"every line opened with one of {len(blocks.ranks)} ranks' prefixes (a tee "
-                   "of several ranks' output), each rank's lines read apart")
-        return io.BytesIO(data), "; ".join(how), blocks
+        # (unsaid, as colours are: the diagnoses name the input's lines, _in_place)
+        return io.BytesIO(data), "; ".join(how) or None, blocks
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:
@@ -395,6 +396,17 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
         how.append("every line opened with a collector's time or process (kubectl "
                    "--timestamps, ts, journald, a Ray worker), taken off")
     return io.BytesIO(data), "; ".join(how) or None, rank
+
+
+def _in_place(diagnosis: Diagnosis, blocks: RankBlocks) -> Diagnosis:
+    """``diagnosis`` naming the input's lines and quoting them as it has them, where each
+    rank's lines were read apart (rank_streams)."""
+    if not diagnosis.lines:
+        return diagnosis
+    quotes = tuple(blocks.quote(diagnosis.lines[i], quote) if i < len(diagnosis.lines)
+                   else quote for i, quote in enumerate(diagnosis.quotes))
+    return replace(diagnosis, lines=tuple(blocks.origin(n) for n in diagnosis.lines),
+                   quotes=quotes)
 
 
 def _around_lines(head: bytes, entire: bool) -> tuple[bytes | None, bool, bool, bool]:

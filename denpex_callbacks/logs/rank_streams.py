@@ -28,20 +28,34 @@ _DIGITS = re.compile(r"\d+")
 @dataclass(frozen=True)
 class RankBlocks:
     """Where each rank's block of lines begins in the lines read (1-based line numbers,
-    ascending) and whose it is.
+    ascending) and whose it is; each line read's place in the input and its text there (a
+    diagnosis names the input's lines, as the user's file has them).
 
     Example:
-        >>> blocks = RankBlocks((1, 4), (0, 1))
-        >>> blocks.rank_at(1), blocks.rank_at(3), blocks.rank_at(9)
-        (0, 0, 1)
+        >>> blocks = RankBlocks((1, 4), (0, 1), (1, 3, 4, 2, 5), tuple(b"abcde"))
+        >>> blocks.rank_at(1), blocks.rank_at(3), blocks.rank_at(9), blocks.origin(2)
+        (0, 0, 1, 3)
     """
 
     starts: tuple[int, ...]
     ranks: tuple[int, ...]
+    places: tuple[int, ...] = ()
+    lines: tuple[bytes, ...] = ()
 
     def rank_at(self, line_no: int) -> int:
         """The rank whose block holds line ``line_no``."""
         return self.ranks[max(bisect_right(self.starts, line_no) - 1, 0)]
+
+    def origin(self, line_no: int) -> int:
+        """The input's line number of line ``line_no`` read (itself past the last)."""
+        return self.places[line_no - 1] if 0 < line_no <= len(self.places) else line_no
+
+    def quote(self, line_no: int, quote: str) -> str:
+        """``quote`` of line ``line_no`` read, as the input has it (its prefix on it)."""
+        if not 0 < line_no <= len(self.lines):
+            return quote
+        whole = self.lines[line_no - 1].decode("utf-8", "replace").strip()
+        return whole if quote and quote in whole else quote
 
 
 def _split(line: str) -> tuple[str, int, str] | None:
@@ -98,26 +112,30 @@ def by_rank(data: bytes) -> tuple[bytes, RankBlocks] | None:
 
     Example:
         >>> data, blocks = by_rank(b"[rank0]: a\\n[rank1]: b\\n[rank0]: c\\n\\n[rank1]: d\\n")
-        >>> data, blocks
-        (b'a\\nc\\n\\nb\\nd\\n', RankBlocks(starts=(1, 4), ranks=(0, 1)))
+        >>> data, blocks.starts, blocks.ranks, blocks.places
+        (b'a\\nc\\n\\nb\\nd\\n', (1, 4), (0, 1), (1, 3, 4, 2, 5))
     """
     lines = data.split(b"\n")
     last = lines.pop() if lines and not lines[-1] else None  # (after the last break)
-    blocks: dict[int, list[bytes]] = {}
+    blocks: dict[int, list[tuple[int, bytes]]] = {}
     rank: int | None = None
-    for raw in lines:
+    for place, raw in enumerate(lines, 1):
         found = _split(raw.decode("utf-8", "surrogateescape")) if raw[:1] != b"" else None
         if found is not None:
             rank = found[1]
-            raw = found[2].encode("utf-8", "surrogateescape")
-        blocks.setdefault(rank if rank is not None else -1, []).append(raw)
+        blocks.setdefault(rank if rank is not None else -1, []).append((place, raw))
     if len([r for r in blocks if r >= 0]) < 2:
         return None
     out: list[bytes] = []
+    places: list[int] = []
     starts, ranks = [], []
     for block_rank, block in blocks.items():  # (in the order each first printed)
         starts.append(len(out) + 1)
         ranks.append(max(block_rank, 0))  # (lines before any prefix: read as rank 0's)
-        out.extend(block)
+        for place, raw in block:
+            found = _split(raw.decode("utf-8", "surrogateescape")) if raw[:1] != b"" else None
+            out.append(raw if found is None else found[2].encode("utf-8", "surrogateescape"))
+            places.append(place)
     return (b"\n".join(out) + (b"\n" if last is not None else b""),
-            RankBlocks(tuple(starts), tuple(ranks)))
+            RankBlocks(tuple(starts), tuple(ranks), tuple(places),
+                       tuple(lines[place - 1] for place in places)))

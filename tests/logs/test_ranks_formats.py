@@ -120,6 +120,11 @@ def test_the_rank_that_went_nan_first(tmp_path: Path, prefix: str, ranks: int) -
     result = diagnose_lines(tmp_path, _tee(prefix, per_rank))
     assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 900, first)]
     assert result.initiating == (first, 900)
+    # the file's own line, prefix on, and no paste reported (a tee's log is no paste)
+    (fault,) = result.faults
+    line = _tee(prefix, per_rank)[fault.lines[0] - 1]
+    assert line.startswith(PREFIXES[prefix](first)) and "nan" in line
+    assert not result.problems
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
