@@ -67,6 +67,7 @@ from denpex_callbacks.logs.paste import (
 )
 from denpex_callbacks.logs.paste_margins import margin, may_be_numbered, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
+from denpex_callbacks.logs.rank_streams import RankBlocks, by_rank, may_be_ranked
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
     STDIN,
@@ -227,8 +228,13 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     plain = path != STDIN and isinstance(stream, io.BufferedReader)
     total = os.path.getsize(path) if plain else None
     pasted: str | None = None  # how a paste was read (escapes, hard wraps), for the report
+    # The rank a margin taken off every line named (one rank's log: read as a log that names
+    # none, its diagnoses put on that rank at the end, so that no rule reads it apart from
+    # rank 0's), or each rank's block of lines where several ranks' were read apart.
+    ranked: int | RankBlocks | None = None
     if plain and total is not None and total <= ESCAPED_BYTES:
-        stream, pasted, parser.rank = _pasted(stream, total, how.reverse)
+        stream, pasted, ranked = _pasted(stream, total, how.reverse)
+    blocks = ranked if isinstance(ranked, RankBlocks) else None
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -241,6 +247,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                 if runs.shape.family == "generic" and parser.generic is not None:
                     parser.generic.read_again(text.lines)
                 continue
+            if blocks is not None:  # (a paste of several ranks' lines, read apart)
+                parser.rank = blocks.rank_at(line_no)
             events = parser.parse(text, line_no)
             if rescanned and events and len(marks) < 2:
                 _numbered(events, marks, line_no)
@@ -287,6 +295,11 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         stats.problems.append(f"{pasted}: {stats.lines} line(s); line numbers count those")
     result.problems = [f"{path}: {p}" for p in stats.problems]
     result.diagnoses = session.finish()
+    if isinstance(ranked, int):
+        result.diagnoses = [replace(d, rank=ranked) if d.rank == 0 else d
+                            for d in result.diagnoses]
+    elif blocks is not None:  # (the lines as the input has them, their prefixes on)
+        result.diagnoses = [_in_place(d, blocks) for d in result.diagnoses]
     result.initiating = session.assembler.initiating_rank()
     assembler = session.assembler
     by_times = _NEWEST in (pasted or "")
@@ -319,8 +332,8 @@ def _hf_interval(path: str) -> LoggingInterval | None:
     return logging_interval(data)
 
 
-def _pasted(stream: BinaryIO, size: int,
-            reverse: bool | None = None) -> tuple[BinaryIO, str | None, int | None]:
+def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
+            ) -> tuple[BinaryIO, str | None, int | RankBlocks | None]:
     """``stream``, or the log a paste holds, what the paste was (None: a plain log), and the
     rank a margin taken off named (None: none): one line of escapes (paste.py's
     ``unescaped_log``: a JSON string or a Python repr of a run's output), a margin on every
@@ -346,8 +359,9 @@ def _pasted(stream: BinaryIO, size: int,
     if may_be_document(head, entire) and (flat := flattened_document(head)) is not None:
         stream.close()  # (entire: the head is the input)
         return io.BytesIO(flat), _DOCUMENT, None
+    ranks = small and prefix is None and not clocked and may_be_ranked(head, entire)
     if not (escaped or wrapped or newest or reverse or spaced or coloured or cri or clocked
-            or webbed or numbered):
+            or webbed or numbered or ranks):
         return stream, None, None
     data = stream.read()
     stream.close()
@@ -367,6 +381,11 @@ def _pasted(stream: BinaryIO, size: int,
                 None if lines is None else _ESCAPED, None)
     data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
+    split = by_rank(data) if ranks else None
+    if split is not None:  # (before any rule that moves lines: the blocks are counted here)
+        data, blocks = split
+        # (unsaid, as colours are: the diagnoses name the input's lines, _in_place)
+        return io.BytesIO(data), "; ".join(how) or None, blocks
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:
@@ -383,6 +402,17 @@ def _pasted(stream: BinaryIO, size: int,
         how.append("every line opened with a collector's time or process (kubectl "
                    "--timestamps, ts, journald, a Ray worker), taken off")
     return io.BytesIO(data), "; ".join(how) or None, rank
+
+
+def _in_place(diagnosis: Diagnosis, blocks: RankBlocks) -> Diagnosis:
+    """``diagnosis`` naming the input's lines and quoting them as it has them, where each
+    rank's lines were read apart (rank_streams)."""
+    if not diagnosis.lines:
+        return diagnosis
+    quotes = tuple(blocks.quote(diagnosis.lines[i], quote) if i < len(diagnosis.lines)
+                   else quote for i, quote in enumerate(diagnosis.quotes))
+    return replace(diagnosis, lines=tuple(blocks.origin(n) for n in diagnosis.lines),
+                   quotes=quotes)
 
 
 def _around_lines(head: bytes, entire: bool) -> tuple[bytes | None, bool, bool, bool]:

@@ -35,6 +35,7 @@ import re
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import EVAL, FLAG, LogEvent
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 
 FAMILY = "errors"
 # accelerate's message comes in a "ValueError: " line; PyTorch-Ignite's TerminateOnNan line
@@ -98,7 +99,8 @@ def parse(text: str) -> list[LogEvent]:
             return [LogEvent(FLAG, FAMILY, code="AMP006", loss=float("nan"),
                              summary="Keras TerminateOnNaN stopped the run: the loss of batch "
                                      f"{int(found.group(1)) + 1} of its epoch was NaN or inf")]
-        if found := _TORCHBEARER_NAN.search(text.strip()):
+        line = text.strip()  # (the whole line: behind a launcher's rank prefix, its rest)
+        if found := _TORCHBEARER_NAN.search(line[rank_prefix_end(line):].lstrip()):
             return _torchbearer(found.group(1))
     if "GradScaler is enabled" in text and (found := _SCALER_OFF.search(text)):
         return [LogEvent(FLAG, FAMILY, code="AMP010",

@@ -206,12 +206,21 @@ def without_margin(data: bytes, prefix: bytes) -> bytes | None:
         b'a\\n\\nb\\n'
         >>> without_margin(b"    a\\nb\\n", b"    ") is None
         True
+        >>> without_margin(b"[default1]: a\\n[default1]:b\\n", b"[default1]: ")
+        b'a\\nb\\n'
     """
     out = []
     quote = prefix.strip()
+    # A bracketed rank prefix whose colon the head showed a blank after on every line
+    # (torchrun's ``[default1]:`` before a line that opens with a blank): the blank is the
+    # lines', not the launcher's, and a later line without one (a DeepSpeed record after
+    # Megatron's `` iteration`` rows) still opens with the prefix.
+    bare = prefix[:-1] if prefix[:1] == b"[" and prefix.endswith(b": ") else None
     for line in data.split(b"\n"):
         if line.startswith(prefix):
             out.append(line[len(prefix):])
+        elif bare is not None and line.startswith(bare) and _rank_end(bare) == len(bare):
+            out.append(line[len(bare):])
         elif not line.strip() or (quote and line.strip() == quote) or is_elision(line):
             out.append(b"")
         else:
