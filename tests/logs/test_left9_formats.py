@@ -7,6 +7,11 @@ Each case, its source, what the doctor said before and what it says now:
   ``trainer_pt_utils.py`` ``log_metrics``, whose every key is indented): AMP006 at no step.
   Now the rows count as ``loss = v`` rows do (AMP006 at the NaN's row, steps read as rows);
   the indented block stays a summary.
+- An error of a property printed in its unit (``RMSE (kcal/mol) = nan``, as aiqm/torchani
+  ``examples/training.py`` prints ``Validation RMSE (kcal/mol) {rmse}`` and chemprop
+  ``chemprop/train/run_training.py`` ``Validation {metric} = {score}`` beside its training
+  ``Loss = {loss_avg:.4e}, PNorm = ...`` lines): read as the training loss (AMP006). Now an
+  evaluation's value (AMP013); a ``train`` word keeps it the training loss.
 """
 
 from __future__ import annotations
@@ -44,3 +49,43 @@ def test_keyless_rows_controls(tmp_path: Path) -> None:
     block = ["***** train metrics *****", "  epoch                    =        3.0",
              "  train_loss               =        nan", "  train_runtime            = 0:01:02"]
     assert faults(tmp_path, block) == [("AMP006", None)]
+
+
+# --- 2. an error metric printed in its property's unit ----------------------------------------
+
+
+def _property_scores(key: str = "RMSE (kcal/mol)", nan_from: int | None = None,
+                     loss_nan_from: int | None = None, epochs: int = 6) -> list[str]:
+    """chemprop ``chemprop/train/train.py``'s ``debug(f'Loss = {loss_avg:.4e}, PNorm =
+    {pnorm:.4f}, GNorm = {gnorm:.4f}, {lrs_str}')`` (``lr_{i} = {lr:.4e}``) three times an
+    epoch after ``Epoch {epoch}``, and the epoch's score ``{key} = {score:.6f}`` as
+    ``run_training.py`` logs ``Validation {metric} = {score:.6f}``, the metric named with its
+    unit as aiqm/torchani ``examples/training.py`` names it (``RMSE (kcal/mol)``)."""
+    lines = []
+    for epoch in range(epochs):
+        lines.append(f"Epoch {epoch}")
+        loss = NAN if loss_nan_from is not None and epoch >= loss_nan_from else 0.5 / (epoch + 1)
+        lines += [f"Loss = {loss:.4e}, PNorm = 35.1234, GNorm = 1.2345, lr_0 = 1.0000e-04"] * 3
+        score = NAN if nan_from is not None and epoch >= nan_from else 1.5 / (epoch + 1)
+        lines.append(f"{key} = {score:.6f}")
+    return lines
+
+
+def test_error_in_its_unit_is_an_evaluation_value(tmp_path: Path) -> None:
+    """Before: AMP006 (at 1 alone; at the score's row beside finite training losses). Now
+    AMP013: the score of a model measured on data, the training loss finite beside it."""
+    assert faults(tmp_path, ["RMSE (kcal/mol) = nan"]) == [("AMP013", None)]
+    assert [code for code, _step in faults(tmp_path, _property_scores(nan_from=3))] == [
+        "AMP013"]
+    assert [code for code, _step in faults(tmp_path, _property_scores(
+        "energy MAE (meV/atom)", nan_from=3))] == ["AMP013"]  # (before: silent)
+
+
+def test_error_in_its_unit_twins_and_controls(tmp_path: Path) -> None:
+    """A ``Train`` word keeps the error the training loss (AMP006); the loss itself going
+    NaN is AMP006; finite scores (a unit per atom, six decimals) are quiet."""
+    assert [code for code, _step in faults(tmp_path, _property_scores(
+        "Train RMSE (kcal/mol)", nan_from=3))] == ["AMP006"]
+    assert [code for code, _step in faults(tmp_path, _property_scores(loss_nan_from=3))] == [
+        "AMP006"]
+    assert faults(tmp_path, _property_scores("RMSE (meV/atom)", epochs=12)) == []
