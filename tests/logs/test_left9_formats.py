@@ -12,13 +12,22 @@ Each case, its source, what the doctor said before and what it says now:
   ``chemprop/train/run_training.py`` ``Validation {metric} = {score}`` beside its training
   ``Loss = {loss_avg:.4e}, PNorm = ...`` lines): read as the training loss (AMP006). Now an
   evaluation's value (AMP013); a ``train`` word keeps it the training loss.
+- huggingface/candle ``candle-examples/examples/llama2-c/training.rs``: ``println!("{batch_index}
+  {loss}")`` every 100 batches, the loss a validation loss (``valid_loss``) and Rust's ``f64``
+  printing NaN as ``NaN``: the bare-column reader left ``NaN`` alone (pandas' missing value):
+  "nothing to diagnose". Now, where the rows before it prove bare columns (no header, rising
+  steps, finite values, not a 0, 1, 2... index), AMP006 at the NaN's step, as ``{step} nan``
+  is read: a bare row names no split, and the model whose held-out loss is NaN went NaN.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from excerpts import diagnose_lines, faults
+
+from denpex_callbacks.logs.doctor import diagnose
 
 NAN = float("nan")
 
@@ -89,3 +98,46 @@ def test_error_in_its_unit_twins_and_controls(tmp_path: Path) -> None:
     assert [code for code, _step in faults(tmp_path, _property_scores(loss_nan_from=3))] == [
         "AMP006"]
     assert faults(tmp_path, _property_scores("RMSE (meV/atom)", epochs=12)) == []
+
+
+# --- 5. bare ``{step} {loss}`` rows of a language that prints ``NaN`` ------------------------
+
+
+def _candle(nan_from: int | None = None, rows: int = 12, every: int = 100) -> list[str]:
+    """huggingface/candle ``candle-examples/examples/llama2-c/training.rs`` ``run``: ``println!(
+    "loaded dataset, train: {} files, valid: {} files", ...)``, then ``println!("{batch_index}
+    {loss}")`` every 100 batches (``valid_loss``: the mean cross entropy of 50 validation
+    batches), Rust's ``f64`` ``Display``: the shortest digits that round-trip, ``NaN``."""
+    lines = ["loaded dataset, train: 4 files, valid: 1 files"]
+    for row in range(1, rows + 1):
+        step = row * every
+        loss = NAN if nan_from is not None and step >= nan_from else 10.374219131469727 - row / 3
+        lines.append(f"{step} {'NaN' if math.isnan(loss) else repr(loss)}")
+    return lines
+
+
+def test_candle_bare_nan_rows(tmp_path: Path) -> None:
+    """Before: "nothing to diagnose". Now AMP006 at the first NaN row's step; the row
+    before it is read as its last finite loss."""
+    assert faults(tmp_path, _candle(700)) == [("AMP006", 700)]
+    assert faults(tmp_path, _candle(70, every=10)[1:]) == [("AMP006", 70)]
+
+
+def _nothing(tmp_path: Path, lines: list[str]) -> bool:
+    path = tmp_path / "bare.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = diagnose(str(path))
+    return not result.faults and "nothing to diagnose" in (result.error or "")
+
+
+def test_bare_nan_controls(tmp_path: Path) -> None:
+    """Healthy candle rows (every 50) read nothing, as before; a pandas frame's ``NaN`` under
+    its header, a Series' (index 0, 1, 2..., its ``Name:`` after) and a NaN after two rows
+    only stay unread."""
+    assert _nothing(tmp_path, _candle(every=50, rows=30))
+    frame = ["        loss", *(f"{i}  {2.5 - i / 10:.6f}" for i in range(5)), "5       NaN"]
+    assert _nothing(tmp_path, frame)
+    series = [*(f"{i}    {2.5 - i / 10:.6f}" for i in range(5)), "5         NaN",
+              "Name: val_loss, dtype: float64"]
+    assert _nothing(tmp_path, series)
+    assert _nothing(tmp_path, _candle(300, rows=3)[1:])
