@@ -12,6 +12,19 @@ Each case, its source, what the doctor said before and what it says now:
   ``chemprop/train/run_training.py`` ``Validation {metric} = {score}`` beside its training
   ``Loss = {loss_avg:.4e}, PNorm = ...`` lines): read as the training loss (AMP006). Now an
   evaluation's value (AMP013); a ``train`` word keeps it the training loss.
+- HF Trainer's dict rows without step (transformers ``trainer.py`` ``log``: ``{'loss': ...,
+  'grad_norm': nan, 'learning_rate': ..., 'epoch': ...}`` every ``logging_steps``), NaN grad
+  norms under a finite loss (``logging_nan_inf_filter``): said to miss AMP003 where the same
+  rows behind the Trainer's tqdm bar get it. Read closely it does not: AMP003 at the first NaN
+  row, the steps read as rows (the epoch fractions do not give the interval: ``epoch`` is the
+  step over the steps an epoch, both unknown); behind the bar, at the bar's step. Held as is.
+- openai/guided-diffusion ``guided_diffusion/fp16_util.py``: ``Found NaN, decreased
+  lg_loss_scale to {x}`` comes before its step's logger table (``| step | 9e+03 |`` every
+  ``log_interval``): a run of NaN from 9000 was AMP003 at 9001 (the line read as the step
+  after the table before, 8991, and the table's step applied). The table below the line
+  whose ``lg_loss_scale`` is still the one the line lowered was logged at the line's step
+  (the scaler's update comes after the logging): AMP003 at 9000. A NaN inside the interval
+  leaves the table a lower mean: the step is not known, read as before.
 - huggingface/candle ``candle-examples/examples/llama2-c/training.rs``: ``println!("{batch_index}
   {loss}")`` every 100 batches, the loss a validation loss (``valid_loss``) and Rust's ``f64``
   printing NaN as ``NaN``: the bare-column reader left ``NaN`` alone (pandas' missing value):
@@ -26,6 +39,7 @@ import math
 from pathlib import Path
 
 from excerpts import diagnose_lines, faults
+from test_false_alarms10 import _guided_diffusion
 
 from denpex_callbacks.logs.doctor import diagnose
 
@@ -141,3 +155,57 @@ def test_bare_nan_controls(tmp_path: Path) -> None:
               "Name: val_loss, dtype: float64"]
     assert _nothing(tmp_path, series)
     assert _nothing(tmp_path, _candle(300, rows=3)[1:])
+
+
+# --- 3. HF Trainer's rows without a step, NaN grad norms under a finite loss -----------------
+
+
+def _trainer_rows(nan_from: int | None = 30, rows: int = 60, every: int = 5,
+                  bar: bool = False) -> list[str]:
+    """transformers ``trainer.py`` ``log``: ``print`` of ``{'loss': ..., 'grad_norm': ...,
+    'learning_rate': ..., 'epoch': ...}`` every ``logging_steps`` (5), 40 steps an epoch; from
+    row ``nan_from`` the gradient norm NaN and the loss finite (``logging_nan_inf_filter``
+    adds the average of the logged losses for a NaN step's); ``bar``: behind the Trainer's
+    tqdm bar (``{n}/{total}``), which ``tqdm.write`` clears to print the row."""
+    total = rows * every
+    lines = []
+    for row in range(1, rows + 1):
+        step, bad = row * every, nan_from is not None and row >= nan_from
+        text = (f"{{'loss': {2.5 - row / 100:.4f}, 'grad_norm': "
+                f"{'nan' if bad else f'{1 + row / 50:.4f}'}, 'learning_rate': "
+                f"{5e-05 * (1 - step / total):.4e}, 'epoch': {step / 40:.2f}}}")
+        if bar:
+            drawn = f" {step * 100 // total}%|█         | {step}/{total} [01:00<10:00,  3.1s/it]"
+            text = f"{drawn}\r{' ' * len(drawn)}\r{text}"
+        lines.append(text)
+    return lines
+
+
+def test_trainer_rows_without_step_already_get_amp003(tmp_path: Path) -> None:
+    """Held as it stands (a control on the parent too): AMP003 at the first NaN row, the
+    steps the rows' places; at the bar's step behind the bar."""
+    result = diagnose_lines(tmp_path, _trainer_rows())
+    assert [(d.code, d.step) for d in result.faults] == [("AMP003", 30)]
+    assert result.steps_are_rows
+    assert faults(tmp_path, _trainer_rows(bar=True)) == [("AMP003", 150)]
+    assert faults(tmp_path, _trainer_rows(None)) == []
+    assert faults(tmp_path, _trainer_rows(None, bar=True)) == []
+
+
+# --- 4. an overflow line printed before its step's block -------------------------------------
+
+
+def test_guided_diffusion_nan_before_its_table(tmp_path: Path) -> None:
+    """Before: AMP003 at 2001 (log_interval 10, the NaN run from 2000). Now at 2000."""
+    lines = _guided_diffusion(range(0, 4001), nan_at=range(2000, 2020))
+    assert faults(tmp_path, lines) == [("AMP003", 2000)]
+
+
+def test_guided_diffusion_block_controls(tmp_path: Path) -> None:
+    """A NaN run from inside the interval (1995) leaves the table at 2000 a lower
+    ``lg_loss_scale`` mean: its first line keeps the step after the table before (1991, as
+    on the parent); isolated NaNs at a table's step or inside the interval stay quiet."""
+    assert [step for _code, step in faults(tmp_path, _guided_diffusion(
+        range(0, 4001), nan_at=range(1995, 2015)))][:1] == [1991]
+    assert faults(tmp_path, _guided_diffusion(range(0, 4001), nan_at=(1000, 2000, 3000))) == []
+    assert faults(tmp_path, _guided_diffusion(range(0, 4001), nan_at=(1005, 2005, 3005))) == []
