@@ -102,6 +102,11 @@ def test_error_in_its_unit_is_an_evaluation_value(tmp_path: Path) -> None:
         "AMP013"]
     assert [code for code, _step in faults(tmp_path, _property_scores(
         "energy MAE (meV/atom)", nan_from=3))] == ["AMP013"]  # (before: silent)
+    # beside a finite training loss on its line (MACE's ``Epoch {epoch}: loss={loss},
+    # RMSE_E_per_atom=...`` spelt with a unit): the evaluation's, not the loss (before: silent)
+    beside = [f"Epoch {epoch}: loss = {0.5 / (epoch + 1):.4f}, RMSE (kcal/mol) = "
+              f"{NAN if epoch >= 4 else 1.5 / (epoch + 1):.4f}" for epoch in range(8)]
+    assert faults(tmp_path, beside) == [("AMP013", 4)]
 
 
 def test_error_in_its_unit_twins_and_controls(tmp_path: Path) -> None:
