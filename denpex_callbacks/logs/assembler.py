@@ -63,6 +63,12 @@ MAX_GAP = 20_000  # the longest gap taken as steps; a bigger jump is a restart o
 # How far a row's step counter may go back and still be the same run: ranks' rows of one
 # logging step interleave a little; a counter that goes back further started a run again.
 RESTART_BACK = 50
+# An overflow line right above a block of metrics (its first row this many lines below, a
+# rule of dashes between) whose scale is still the overflow's old one, within this much, is
+# that block's step (see Assembler._block_of_overflow): guided-diffusion's mean over 10 steps
+# of a scale grown 2**0.001 a step is 0.3% below it; an overflow one step earlier leaves 7%.
+BLOCK_BELOW = 2
+BLOCK_SCALE_TOLERANCE = 0.005
 # A scale that grew between two overflow lines proves applied steps in between (at least one
 # growth window) even when the log prints no step counter. How many is not printed: this many
 # are counted (a gap, not observations), enough to keep a sawtooth under the skip-rate
@@ -324,7 +330,8 @@ class Assembler:
                                       and bool(self.setup.get("scale_tolerance")),
                                       event.evidence.get(SCALE_BELOW))
             return
-        if kind == METRICS and self._pending is not None and self._scale_of_overflow(event):
+        if kind == METRICS and self._pending is not None and (
+                self._scale_of_overflow(event) or self._block_of_overflow(event, line)):
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
@@ -445,6 +452,33 @@ class Assembler:
         rank = event.rank or 0
         self._rank_scales[rank] = (event.step, event.scale_after)  # the next line's is read
         self._rank_skips.pop(rank, None)  # from this one
+        return True
+
+    def _block_of_overflow(self, event: LogEvent, line: int) -> bool:
+        """Whether ``event``, a block of metrics right below the overflow just read that
+        names a step further on than the next (a loop that logs every N steps), is that
+        overflow's own step: its scale is still the one the overflow lowered (taken before
+        the scaler's update of that step: openai/guided-diffusion's ``fp16_util.py`` logs
+        ``lg_loss_scale`` before ``Found NaN, decreased lg_loss_scale to {x}``, and the
+        logger's table of the step comes after the line). An overflow at an earlier step
+        of the interval leaves the block the lowered scale or a mean below the old one, and
+        keeps the step after the last (the step is then not known). The block's metrics go
+        with the overflow's step, as :meth:`_scale_of_overflow` takes them."""
+        pending = self._pending
+        assert pending is not None
+        if (pending.step is not None or pending.scale_after is None or event.step is None
+                or event.scale_after is None or event.step <= self.clock + 1
+                or event.step - self.clock > MAX_GAP or pending.ranks != {event.rank}
+                or not 0 < line - pending.lines[-1] <= BLOCK_BELOW
+                or (event.loss is not None and not math.isfinite(event.loss))):
+            return False
+        before = (pending.scale_before if pending.scale_before is not None
+                  else pending.scale_after * 2)  # (a halving: what a line of the new scale
+        # alone says, the backoff factor's default)
+        if abs(event.scale_after / before - 1) > BLOCK_SCALE_TOLERANCE:
+            return False
+        pending.step = event.step
+        self._flush()
         return True
 
     def _flush(self) -> None:

@@ -586,6 +586,25 @@ def is_evaluation(key: str) -> bool:
                             or _namespaced_evaluation(key))
 
 
+# The errors of a predicted property (a regression's root-mean-square, squared or absolute
+# error): printed with the property's unit they are a model's score on data, not its objective.
+_ERRORS = frozenset({"rmse", "mse", "mae"})
+
+
+def property_error(key: str) -> bool:
+    """Whether a key names only an error of a property (``RMSE``, ``energy MAE``), no loss
+    noun and no training split: printed with the property's unit (``RMSE (kcal/mol) =
+    nan``), the score a model is measured by, not the loss it trains on.
+
+    Example:
+        >>> [property_error(k) for k in ("RMSE", "energy mae", "train RMSE", "mse loss")]
+        [True, True, False, False]
+    """
+    parts = words(key)
+    return (bool(parts) and parts[-1] in _ERRORS
+            and not any(part in _TRAIN or part in _LOSS_NOUNS for part in parts[:-1]))
+
+
 def evaluation_metric(key: str | tuple[str, ...]) -> bool:
     """Whether a key names an evaluation metric (``val_loss``, ``eval_accuracy``,
     ``test/ppl``): an evaluation prefix, then something measured (not a time, a speed, a

@@ -65,6 +65,10 @@ _WRAPPER = re.compile(r"(?:\b(?:tensor|Tensor|Array|array|DeviceArray|tf\.Tensor
 # the key is the name before it.
 _MODE = re.compile(r" ?\((?:train|training|avg|average|mean|ema|smoothed|running"
                    r"|[A-Za-z\u00c5]{1,8}/[A-Za-z\u00c5]{1,8})\)$")
+# ...the unit alone: an error of a property printed in the property's unit (``RMSE (kcal/mol)
+# = nan``: chemprop's and MACE's scores, torchani's) is a score measured on data, an
+# evaluation's, where no split word says training (``lexicon.property_error``).
+_UNIT = re.compile(r" ?\([A-Za-z\u00c5]{1,8}/[A-Za-z\u00c5]{1,8}\)$")
 # Python's self-documenting f-string (``f"{loss.item()=} {scaler.get_scale()=}"``) prints the
 # expression as the key: its trailing method calls go, the name they are called on is the key
 # (``loss``, ``scaler``).
@@ -221,6 +225,7 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         stripped = stripped[:-1].rstrip(_SEPARATORS)
     if (wrapper := _WRAPPER.search(stripped, max(0, len(stripped) - 48))) is not None:
         stripped = stripped[:wrapper.start()].rstrip(_SEPARATORS)
+    unit = stripped.endswith(")") and _UNIT.search(stripped) is not None
     stripped = _MODE.sub("", stripped).rstrip(_SEPARATORS)
     if stripped.endswith("()"):
         stripped = _CALLS.sub("", stripped)
@@ -247,6 +252,9 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])
         kind = lexicon.role(key)
+        if unit and kind in (lexicon.LOSS, None) and size == 1 and lexicon.property_error(
+                " ".join(tokens[-2:])):
+            return lexicon.EVAL, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
         if kind is None and lexicon.is_evaluation(key):
             # "val_lm loss": an evaluation metric (its last word is no training loss either)
             if lexicon.evaluation_metric(key):

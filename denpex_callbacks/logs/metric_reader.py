@@ -31,6 +31,7 @@ from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
+from denpex_callbacks.logs.bare_columns import BareColumns
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
@@ -690,6 +691,8 @@ class MetricReader:
         # (line, text) of the last lines handed over (the parser appends each line before
         # it is read): what lies between a heading and the line below it (``right_below``)
         self.handed: deque[tuple[int, str]] = deque(maxlen=NOISE_BETWEEN + 2)
+        # bare step/value rows read line after line: a NaN one whose NaN cannot be pandas'
+        self.bare_columns = BareColumns()
 
     @property
     def notations(self) -> dict[str, int]:
@@ -1047,6 +1050,17 @@ class MetricReader:
         loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
         if found is None:
+            above = self.handed[-2] if len(self.handed) > 1 else None
+            nan_step = self.bare_columns.nan_step(
+                text, line, above[1] if above is not None and above[0] == line - 1 else None)
+            if nan_step is not None:
+                # (the finite row before it too: finite rows hold no keyword, so the first
+                # reading saw none; the value before the NaN says where it came from)
+                before, self.bare_columns.last_finite = self.bare_columns.last_finite, None
+                self._read_as[("bare step/value columns", ())] += 1
+                return [*([] if before is None else [MetricEvent(
+                    METRICS, FAMILY, step=before[0], loss=before[1])]),
+                        MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan)]
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
         if report_row(text):

@@ -34,8 +34,10 @@ KEYWORDS = (b" = ", b"wandb:")
 
 _SPLITS = ("train_", "eval_", "test_", "predict_", "validation_", "val_")
 # ``  key = value`` ending a line, two blanks before the key (log_metrics' block, or a
-# logger's copy of it behind its prefix): a loop's own ``step 3: train_loss = nan`` is not.
-_BLOCK = re.compile(r"(?:^|\s\s)([A-Za-z][\w/.-]*)\s*= +(\S+)\s*$")
+# logger's copy of it behind its prefix): a loop's own ``step 3: train_loss = nan`` is not,
+# nor a loop's ``print(f"train_loss = {loss}")`` at the line's start, one row a step (the
+# block indents every key: a row printed again and again is no closing summary).
+_BLOCK = re.compile(r"\s\s([A-Za-z][\w/.-]*)\s*= +(\S+)\s*$")
 _WANDB = re.compile(r"wandb:\s+([A-Za-z][\w/.@-]*(?: [\w/.@-]+)?)\s+(\S+)\s*$")
 
 
