@@ -1,0 +1,218 @@
+"""What a new user saw when adding the live callbacks to small real CPU training runs.
+
+Each test trains a real framework on CPU (plain torch, accelerate, Lightning) with one realistic
+fault and holds the answer the user needed. The ones marked xfail are wrong today: the reason
+says what the package answered instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+from denpex_callbacks.core.diagnosis import Diagnosis  # noqa: E402
+from denpex_callbacks.logs.doctor import diagnose  # noqa: E402
+from denpex_callbacks.torch import AmpMonitor  # noqa: E402
+
+BATCH = 16
+BAD_STEP = 20
+
+
+def _data(steps: int, nan_batch: bool = True) -> tuple[Any, Any]:
+    """Standardised regression data; ``nan_batch``: one NaN feature in the batch of BAD_STEP."""
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(steps * BATCH, 32, generator=gen)
+    y = x[:, :4].sum(1, keepdim=True) * 0.5
+    if nan_batch:
+        x[BAD_STEP * BATCH + 3, 5] = float("nan")
+    return x, y
+
+
+def _plain_loop(
+    *, dtype: Any, scaler: Any, weight_gain: float = 1.0, steps: int = 30,
+    nan_batch: bool = True, **monitor_kwargs: Any,
+) -> AmpMonitor:
+    """A plain autocast loop on CPU: GELU MLP, AdamW 1e-3, loss in float32."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 1))
+    with torch.no_grad():
+        model[0].weight.mul_(weight_gain)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, **monitor_kwargs)
+    x_all, y_all = _data(steps, nan_batch)
+    for step in range(steps):
+        rows = slice(step * BATCH, (step + 1) * BATCH)
+        with torch.autocast("cpu", dtype=dtype):
+            loss = F.mse_loss(model(x_all[rows]).float(), y_all[rows])
+        _update(loss, scaler, opt)
+        monitor.step(loss)
+    monitor.close()
+    return monitor
+
+
+def _update(loss: Any, scaler: Any, opt: Any) -> None:
+    """One optimizer step, through the scaler when there is one."""
+    if scaler is None:
+        loss.backward()
+        opt.step()
+    else:
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    opt.zero_grad()
+
+
+def _first(monitor: AmpMonitor, code: str) -> Diagnosis:
+    return next(d for d in monitor.diagnoses if d.code == code)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "weights huge before any optimizer step (applied_updates=0): the located fix says the "
+    "weights 'have grown huge' and advises lowering the learning rate / warm-up and restarting "
+    "from a checkpoint before the divergence, none of which applies to step 0"))
+def test_fp16_overflow_at_step_0_from_huge_initial_weights_is_not_blamed_on_the_lr() -> None:
+    """A module whose initial weights are scaled up (1e5) overflows fp16 in its first forward."""
+    monitor = _plain_loop(dtype=torch.float16, scaler=torch.amp.GradScaler("cpu"),
+                          weight_gain=1e5, nan_batch=False, steps=20, report_dir=None)
+    first = _first(monitor, "AMP006")
+    assert first.step == 0
+    assert "<model>.0" in (first.located or "")  # the locator finds the right module
+    assert "grown" not in (first.located or "")
+    assert "learning rate" not in first.fix.lower()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bf16 without a scaler, one NaN batch poisons the weights: the located fix is 'Restore the "
+    "last good checkpoint; make sure every update goes through scaler.step()' (there is no "
+    "scaler in a bf16 run) and never names the bad batch, so the restarted run hits it again"))
+def test_bf16_nan_batch_that_poisons_the_weights_names_the_batch() -> None:
+    """bf16 autocast, no GradScaler: the NaN sample of step 20 is applied to the weights."""
+    monitor = _plain_loop(dtype=torch.bfloat16, scaler=None, report_dir=None)
+    first = _first(monitor, "AMP006")
+    assert first.step == BAD_STEP
+    assert "scaler.step" not in first.fix
+    assert "sample" in first.fix or "batch" in first.fix
+
+
+def test_fp16_nan_batch_is_located_in_the_data(tmp_path: Path) -> None:
+    """Control for the two above: fp16 with a scaler, the same NaN batch, non-default scaler."""
+    scaler = torch.amp.GradScaler("cpu", init_scale=256.0, growth_interval=7)
+    monitor = _plain_loop(dtype=torch.float16, scaler=scaler, report_dir=str(tmp_path))
+    assert [(d.code, d.step) for d in monitor.diagnoses] == [("AMP006", BAD_STEP)]
+    assert "bad samples" in monitor.diagnoses[0].fix
+
+
+def test_healthy_fp16_loop_is_silent() -> None:
+    """Non-default scaler settings, no fault: no diagnosis at all."""
+    scaler = torch.amp.GradScaler("cpu", init_scale=128.0, growth_interval=5)
+    monitor = _plain_loop(dtype=torch.float16, scaler=scaler, nan_batch=False, report_dir=None)
+    assert monitor.diagnoses == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the run printed 'amended: ... Fix now: Find and drop or repair the bad samples', but "
+    "`denpex diagnose` on that console log answers the generic catalog fix"))
+def test_doctor_on_the_runs_own_console_log_keeps_the_located_fix(tmp_path: Path) -> None:
+    """The user runs `denpex diagnose train.log` on the log the monitored run wrote."""
+    log = tmp_path / "train.log"
+    handler = logging.FileHandler(log)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=9)
+        _plain_loop(dtype=torch.float16, scaler=scaler, report_dir=str(tmp_path / "reports"))
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+    assert "Fix now: Find and drop or repair the bad samples" in log.read_text()
+    result = diagnose(str(log))
+    found = [d for d in result.diagnoses if d.code == "AMP006"]
+    assert [d.step for d in found] == [BAD_STEP]
+    assert "bad samples" in found[0].fix
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "accelerate's mixed_precision='bf16' runs bf16 autocast on CPU, but the monitor records "
+    "'precision fp32 (requested bf16)' (Fabric's bf16-mixed is read right)"))
+def test_accelerate_bf16_on_cpu_is_read_as_bf16() -> None:
+    """`Accelerator(mixed_precision="bf16", cpu=True)`: the prepared model's forward is bf16."""
+    accelerate = pytest.importorskip("accelerate")
+    accelerator = accelerate.Accelerator(mixed_precision="bf16", cpu=True)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    model, opt = accelerator.prepare(model, opt)
+    seen: list[Any] = []
+    model[0].register_forward_hook(lambda mod, inp, out: seen.append(out.dtype))
+    monitor = AmpMonitor(optimizer=opt, model=model, report_dir=None)
+    for _ in range(3):
+        loss = model(torch.randn(4, 8)).float().pow(2).mean()
+        accelerator.backward(loss)
+        opt.step()
+        opt.zero_grad()
+        monitor.step(loss)
+    monitor.close()
+    assert seen[0] == torch.bfloat16  # what accelerate really runs
+    assert monitor.monitor.setup.active_precision == "bf16-mixed"
+
+
+def _lightning_warmup_divisor_run(root: Path) -> list[Diagnosis]:
+    """A Lightning module whose loss divides by a warm-up factor read from global_step.
+
+    ``min(1, global_step / 10)`` is 0 at step 0: the loss of step 0 is inf, every later step
+    is finite. Real fp16 on CPU through the documented MixedPrecision plugin.
+    """
+    lightning = pytest.importorskip("lightning")
+    from lightning.pytorch.plugins import MixedPrecision
+
+    from denpex_callbacks.lightning import AmpDiagnosticCallback
+
+    class WarmupDivisor(lightning.pytorch.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(),
+                                           torch.nn.Linear(64, 1))
+
+        def training_step(self, batch: Any, index: int) -> Any:
+            x, y = batch
+            warmup = min(1.0, self.global_step / 10)
+            return F.mse_loss(self.net(x).float(), y) / warmup
+
+        def configure_optimizers(self) -> Any:
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+
+    torch.manual_seed(0)
+    x_all, y_all = _data(12, nan_batch=False)
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(x_all, y_all), batch_size=BATCH)
+    callback = AmpDiagnosticCallback(report_dir=str(root / "reports"))
+    trainer = lightning.pytorch.Trainer(
+        accelerator="cpu", devices=1, max_steps=12, logger=False, enable_checkpointing=False,
+        enable_progress_bar=False, enable_model_summary=False, default_root_dir=str(root),
+        callbacks=[callback],
+        plugins=[MixedPrecision("16-mixed", "cpu", scaler=torch.amp.GradScaler(
+            "cpu", init_scale=512.0, growth_interval=25))])
+    trainer.fit(WarmupDivisor(), loader)
+    assert callback.monitor is not None
+    return list(callback.monitor.diagnoses)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the re-run of step 0 runs training_step at global_step 1, gets a finite loss, and tells "
+    "the user the node is faulty ('suspect the node ... exclude host'), for a loss bug"))
+def test_lightning_loss_that_depends_on_global_step_does_not_blame_the_node(
+        tmp_path: Path) -> None:
+    """The re-run restores inputs, parameters and RNG, not the trainer's step counter."""
+    found = _lightning_warmup_divisor_run(tmp_path)
+    first = found[0]
+    assert (first.code, first.step) == ("AMP006", 0)
+    assert first.evidence.get("rerun") != "not-reproduced"
+    assert "node" not in first.fix and "exclude host" not in first.fix
