@@ -36,15 +36,19 @@ def _data(steps: int, nan_batch: bool = True) -> tuple[Any, Any]:
 
 def _plain_loop(
     *, dtype: Any, scaler: Any, weight_gain: float = 1.0, steps: int = 30,
-    nan_batch: bool = True, **monitor_kwargs: Any,
+    nan_batch: bool = True, lr: float = 1e-3, printed: list[str] | None = None,
+    **monitor_kwargs: Any,
 ) -> AmpMonitor:
-    """A plain autocast loop on CPU: GELU MLP, AdamW 1e-3, loss in float32."""
+    """A plain autocast loop on CPU: GELU MLP, AdamW, loss in float32.
+
+    ``printed`` collects the line a plain script prints each step (step, loss, scale).
+    """
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 1))
     with torch.no_grad():
         model[0].weight.mul_(weight_gain)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
     monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, **monitor_kwargs)
     x_all, y_all = _data(steps, nan_batch)
     for step in range(steps):
@@ -53,6 +57,8 @@ def _plain_loop(
             loss = F.mse_loss(model(x_all[rows]).float(), y_all[rows])
         _update(loss, scaler, opt)
         monitor.step(loss)
+        if printed is not None:
+            printed.append(f"step {step} loss {loss.item():.4f} scale {scaler.get_scale()}")
     monitor.close()
     return monitor
 
@@ -137,6 +143,23 @@ def test_doctor_on_the_runs_own_console_log_keeps_the_located_fix(tmp_path: Path
     found = [d for d in result.diagnoses if d.code == "AMP006"]
     assert [d.step for d in found] == [BAD_STEP]
     assert "bad samples" in found[0].fix
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "learning rate 100x too high: the live monitor says AMP003 at step 1 (10 halvings in a "
+    "row, 65536 -> 64, loss 1.3 -> 8752), `denpex diagnose` on the same run's printed "
+    "'step N loss X scale Y' lines says 'no fault found' (it counts the 13 skips itself)"))
+def test_doctor_on_the_printed_log_agrees_with_the_live_monitor(tmp_path: Path) -> None:
+    """The script prints one line per step; the user diagnoses that log after the run."""
+    printed: list[str] = []
+    monitor = _plain_loop(dtype=torch.float16, scaler=torch.amp.GradScaler("cpu"), lr=1.0,
+                          nan_batch=False, steps=40, printed=printed, report_dir=None)
+    live = [(d.code, d.step) for d in monitor.diagnoses]
+    assert live == [("AMP003", 1)]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(printed) + "\n")
+    result = diagnose(str(log))
+    assert [(d.code, d.step) for d in result.diagnoses] == live
 
 
 @pytest.mark.xfail(strict=True, reason=(
