@@ -8,6 +8,7 @@ says what the package answered instead.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +240,19 @@ def test_lightning_loss_that_depends_on_global_step_does_not_blame_the_node(
     assert (first.code, first.step) == ("AMP006", 0)
     assert first.evidence.get("rerun") != "not-reproduced"
     assert "node" not in first.fix and "exclude host" not in first.fix
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the webhook text prints raw floats ('last finite loss: 0.030879002064466476', "
+    "'loss scale 65536.0 -> 1024.0') where the console line and docs/alerts.md round them"))
+def test_webhook_alert_rounds_its_numbers_as_the_console_does(
+        receiver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DENPEX_ALERT_WEBHOOK from the job script, warning level, a NaN batch at step 20."""
+    monkeypatch.setenv("DENPEX_ALERT_WEBHOOK", receiver.url)
+    monkeypatch.setenv("DENPEX_ALERT_LEVEL", "warning")
+    scaler = torch.amp.GradScaler("cpu", init_scale=2048.0, growth_interval=11)
+    monitor = _plain_loop(dtype=torch.float16, scaler=scaler, report_dir=None)
+    assert [(d.code, d.step) for d in monitor.diagnoses] == [("AMP006", BAD_STEP)]
+    (payload,) = receiver.payloads
+    assert payload["id"] == "AMP006"
+    assert re.search(r"\d\.\d{6,}|\d\.0\b", payload["text"]) is None, payload["text"]
