@@ -56,6 +56,12 @@ Tried and held (no test kept beyond the controls below):
   checkpoint ... at iteration 3000`` is AMP003 at its first row, as without the line; a
   DeepSpeed run whose every step is skipped (``step=N, skipped=N``, at the minimum scale) stays
   AMP003.
+- ``_pass_step`` keyed by the total: SAM-HQ with 400 training batches, its validation's count
+  of 400 too, still places a NaN at its run step (1650).
+- The refactors read diff by diff: ``_new_pass`` (the four conditions, ``done == total`` kept
+  for ``_bar_step``), ``_NOT_RUN_COUNT`` (the union of the two word sets, one check),
+  ``lexicon.held_out_heading`` (``_SPLITS`` plus ``evaluation``: the old set), ``_doublings``
+  in ``read_change`` (the same rounding and tolerance): no behaviour changed.
 - The new regexes ``_ARGUMENT_CALL`` (searched in the last 120 characters),
   ``BRACKET_STEP``'s tag (``{0,39}``) and ``IOU_RANGE`` (only after ``@``) stay linear on
   2 KB lines built to hit them.
