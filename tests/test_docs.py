@@ -71,6 +71,22 @@ def test_the_demo_output_is_the_same_on_the_landing_page_and_the_manuals_first_p
     assert _demo_block(index) == _demo_block(README)
 
 
+def test_the_log_output_example_is_the_demos_own_output() -> None:
+    """docs/configuration.md showed an older demo run (AMP006 at error before any
+    escalation, <model>.0 at step 62) beside the README's: each README demo line, its "..."
+    elisions aside, is a line of the manual's example, in the same order."""
+    manual = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    example = re.search(r"```text\n(denpex: AMP.*?)```", manual, re.S).group(1).splitlines()  # type: ignore[union-attr]
+    shown = [line for line in _demo_block(README).splitlines() if line.startswith("denpex: ")]
+    assert len(example) == len(shown)
+    for full, elided in zip(example, shown, strict=True):
+        at = 0
+        for piece in elided.split("..."):
+            found = full.find(piece.rstrip("(").lstrip(")"), at)
+            assert found >= 0, (piece, full)
+            at = found + len(piece.rstrip("(").lstrip(")"))
+
+
 def quickstart_blocks() -> dict[str, list[str]]:
     part = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     blocks = {}
