@@ -38,6 +38,9 @@ What did not hold (a strict xfail holds the right answer):
 - A rank whose lines name no step (rank 1 raises torch's anomaly-mode error while only rank 0
   prints HF Trainer's rows) is read as a block apart from the rows that date it: its fault is
   reported at no step, where 8a66528 (and the same lines read without prefixes) said row 12.
+- A tee of several ranks listed newest first (``gcloud logging read`` without times) is split
+  into the ranks' blocks before the listing is turned round (doctor._pasted returns early):
+  the NaN is read at step 40, its newest line, where 8a66528 said 20.
 - Not new, but in json_documents' reach: a Replicate training record (nested ``input`` and
   ``urls``, the run's output as the ``logs`` string) is read as one line and the NaN in its
   log goes unsaid (silent at 8a66528 too).
@@ -117,6 +120,30 @@ def test_a_rank_alone_printing_rows_keeps_its_nan_row(tmp_path: Path) -> None:
     lines += [_tee(0, _hf_row(r, "nan" if r >= 10 else f"{2.5 - r / 20:.4f}"))
               for r in range(1, 21)]
     assert ranked_faults(tmp_path, lines) == [("AMP006", 10, 0)]
+
+
+def _two_ranks_tee(nan_from: int = 20, steps: int = 40) -> list[str]:
+    """torchrun --tee of two ranks each printing a plain loop's line (``print(f"epoch 1 step
+    {step} loss {loss:.4f} lr 0.001")``) step by step, rank 1's loss NaN from ``nan_from``."""
+    return [_tee(rank, f"epoch 1 step {step} loss "
+                       f"{'nan' if rank and step >= nan_from else f'{3 - step / 50:.4f}'} lr 0.001")
+            for step in range(1, steps + 1) for rank in (0, 1)]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "doctor._pasted returns the ranks' blocks before a listing newest first is turned "
+    "round (the reading told by its steps is not used): the NaN is read at its newest "
+    "line, step 40 (8a66528: 20)"))
+def test_several_ranks_listed_newest_first_are_turned_round(tmp_path: Path) -> None:
+    """``gcloud logging read --format="value(textPayload)"`` (newest entry first, no time:
+    ``--order`` defaults to ``desc``) of a job under torchrun --tee: the right answer is the
+    NaN where it began, step 20 on rank 1."""
+    assert ranked_faults(tmp_path, _two_ranks_tee()[::-1]) == [("AMP006", 20, 1)]
+
+
+def test_several_ranks_in_print_order_keep_their_nan_step(tmp_path: Path) -> None:
+    """Control of the xfail above: the same lines oldest first."""
+    assert ranked_faults(tmp_path, _two_ranks_tee()) == [("AMP006", 20, 1)]
 
 
 def _apex_overflow(scale: float) -> str:
