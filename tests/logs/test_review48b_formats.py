@@ -29,7 +29,9 @@ What was tried and held (each a test below, or timed against 8a66528 with a smal
   the input's line.
 - overflow sentences (``found inf during ... step``; ``gradient norm: nan``) and the 14 new
   message rows: no healthy line of the tools read (torch GradScaler's asserts, apex, HF,
-  Megatron's ``number of skipped iterations`` beside ``grad norm``) holds both halves. (Read
+  Megatron's ``number of skipped iterations`` beside ``grad norm``) holds both halves;
+  ColossalAI's ZeRO optimizer's first 16 or 32 skips in a row (its scale starting at 2**24
+  or 2**32 with a hysteresis of 2) read as no cascade. (Read
   alone, a Megatron line with ``grad norm: inf`` and 0 skipped iterations is now an overflow
   sentence, but the Megatron family reads the line first: the whole log stays as before.)
 
@@ -172,6 +174,31 @@ def test_every_ranks_overflows_without_rows_read_no_cascade(tmp_path: Path) -> N
         if batch in (400, 800):
             lines += [_tee(1, _apex_overflow(4096.0)), _tee(0, _apex_overflow(4096.0))]
     assert faults(tmp_path, lines) == []
+
+
+def _colossalai_calibration(overflows: int, late: tuple[int, ...] = (250,)) -> list[str]:
+    """ColossalAI 0.1-0.5's ShardedOptimizerV2 (hpcaitech/ColossalAI colossalai/zero/
+    sharded_optim/sharded_optim_v2.py: ``self._logger.warning('found inf during
+    ShardedOptimV2 step')`` and return, its logger ``get_dist_logger("ShardedOptimizerV2")``
+    formatted ``"colossalai - %(name)s - %(levelname)s: %(message)s"``) under a loop that
+    prints every 10 iterations, skipped or not: ``overflows`` skips in a row from the first
+    step while the scale comes down to what the gradients bear, then one at each of ``late``."""
+    skip = "colossalai - ShardedOptimizerV2 - WARNING: found inf during ShardedOptimV2 step"
+    lines = []
+    for step in range(1, 401):
+        if step <= overflows or step in late:
+            lines.append(skip)
+        if step % 10 == 0:
+            lines.append(f"epoch 1 step {step} loss {3 - step / 500:.4f} lr 0.0003")
+    return lines
+
+
+def test_a_zero_scalers_first_backoffs_are_no_cascade(tmp_path: Path) -> None:
+    """Control of the new ``found inf during ... step`` row: ``initial_scale=2**24`` (the
+    default is 2**32) with ``hysteresis=2`` backs off once every two overflows, 16 skips
+    in a row down to 2**16, and one of a sawtooth at step 250; at 2**32, 32 skips."""
+    assert faults(tmp_path, _colossalai_calibration(16)) == []
+    assert faults(tmp_path, _colossalai_calibration(32, late=())) == []
 
 
 def _json_lines(document: dict[str, object], indent: int | None = 4) -> list[str]:
