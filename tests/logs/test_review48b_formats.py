@@ -45,7 +45,9 @@ What did not hold (a strict xfail holds the right answer):
   the NaN is read at step 40, its newest line, where 8a66528 said 20.
 - The split does not reach a tee as torchrun writes it: its own OMP_NUM_THREADS warning
   above the ranks' lines has no rank prefix, so the head is not all prefixed and the ranks'
-  banners read behind each other's lines (AMP006 at 12 for 1200, as at 8a66528).
+  banners read behind each other's lines (AMP006 at 12 for 1200, as at 8a66528); one rank's
+  tee under the same warning (``--local-ranks-filter 3``) keeps its margin on and ParlAI's
+  collapse moves as before 7100fba (AMP003 at 3500, AMP008, AMP004 at 3516).
 - Not new, but in json_documents' reach: a Replicate training record (nested ``input`` and
   ``urls``, the run's output as the ``logs`` string) is read as one line and the NaN in its
   log goes unsaid (silent at 8a66528 too).
@@ -59,6 +61,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults, loop_lines, ranked_faults
+from test_ranks_formats import _one_rank, _parlai
 from test_ranks_formats import _tee as _ranks_tee
 from test_step_banners import _blocks
 
@@ -178,6 +181,19 @@ def test_a_tee_under_torchruns_own_warning_is_read_apart(tmp_path: Path) -> None
     banners = _blocks("==== Step {s} ====", 1200)
     tee = _ranks_tee("torchrun --tee", [banners, banners])
     assert faults(tmp_path, _torchrun_banner() + tee) == [("AMP006", 1200)]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "paste_margins.margin asks every line of the head to share the margin: torchrun's "
+    "OMP_NUM_THREADS warning above one rank's lines (--local-ranks-filter 3 --tee 3) leaves "
+    "the prefix on, each line read as rank 3's: AMP003 at 3500, AMP008 at 3335, AMP004 at "
+    "3516, the answers the one-rank rule (7100fba) had put right"))
+def test_one_ranks_tee_under_torchruns_own_warning_is_read_as_the_rank(tmp_path: Path) -> None:
+    """The right answer: ParlAI's collapse as the same lines say without the warning above
+    them (test_ranks_formats' ``test_one_rank_reads_as_a_log_that_names_none``), on rank 3."""
+    parlai = _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000)
+    lines = _torchrun_banner() + _one_rank("torchrun --tee", parlai)
+    assert ranked_faults(tmp_path, lines) == [("AMP003", 30, 3), ("AMP004", 18, 3)]
 
 
 def _apex_overflow(scale: float) -> str:
