@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -169,32 +170,38 @@ def _torchrun_banner() -> list[str]:
             "for optimal performance in your application as needed. ", head + "*" * 41]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rank_streams.may_be_ranked asks every line of the head to open with a rank prefix: "
-    "torchrun's own OMP_NUM_THREADS warning above the ranks' lines (printed by any torchrun "
-    "of two processes or more) leaves the tee unsplit, the banner's rows read behind the "
-    "other rank's lines: AMP006 at 12, as at 8a66528"))
-def test_a_tee_under_torchruns_own_warning_is_read_apart(tmp_path: Path) -> None:
-    """The right answer: two ranks' step banners over their rows, NaN from 1200, as the
-    same lines say without torchrun's warning above them (test_ranks_formats'
-    ``test_two_ranks_each_behind_its_prefix`` holds that)."""
+def _two_ranks_banners() -> list[str]:
+    """Two ranks' step banners over their rows under torchrun --tee, NaN from 1200 on both
+    (test_ranks_formats' ``test_two_ranks_each_behind_its_prefix``: AMP006 at 1200)."""
     banners = _blocks("==== Step {s} ====", 1200)
-    tee = _ranks_tee("torchrun --tee", [banners, banners])
-    assert faults(tmp_path, _torchrun_banner() + tee) == [("AMP006", 1200)]
+    return _ranks_tee("torchrun --tee", [banners, banners])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "paste_margins.margin asks every line of the head to share the margin: torchrun's "
-    "OMP_NUM_THREADS warning above one rank's lines (--local-ranks-filter 3 --tee 3) leaves "
-    "the prefix on, each line read as rank 3's: AMP003 at 3500, AMP008 at 3335, AMP004 at "
-    "3516, the answers the one-rank rule (7100fba) had put right"))
-def test_one_ranks_tee_under_torchruns_own_warning_is_read_as_the_rank(tmp_path: Path) -> None:
-    """The right answer: ParlAI's collapse as the same lines say without the warning above
-    them (test_ranks_formats' ``test_one_rank_reads_as_a_log_that_names_none``), on rank 3."""
-    parlai = _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000)
-    lines = _torchrun_banner() + _one_rank("torchrun --tee", parlai)
-    assert ranked_faults(tmp_path, lines) == [("AMP003", 30, 3), ("AMP004", 18, 3)]
+def _one_rank_collapse() -> list[str]:
+    """ParlAI's collapse behind rank 3's torchrun prefix alone (``--local-ranks-filter 3
+    --tee 3``; test_ranks_formats' ``test_one_rank_reads_as_a_log_that_names_none``: AMP003
+    at 30 and AMP004 at 18, on rank 3)."""
+    return _one_rank("torchrun --tee",
+                     _parlai(6000, lambda it, scale: scale > 2 ** 15 or it >= 4000))
 
+
+@pytest.mark.parametrize(("lines", "right"), [
+    pytest.param(_two_ranks_banners, [("AMP006", 1200, 0)], id="two ranks", marks=(
+        pytest.mark.xfail(strict=True, reason=(
+            "rank_streams.may_be_ranked asks every line of the head to open with a rank "
+            "prefix: torchrun's own warning leaves the tee unsplit, the banner's rows read "
+            "behind the other rank's lines: AMP006 at 12, as at 8a66528")))),
+    pytest.param(_one_rank_collapse, [("AMP003", 30, 3), ("AMP004", 18, 3)], id="one rank",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "paste_margins.margin asks every line of the head to share the margin: "
+                     "under torchrun's warning the prefix stays on, each line read as rank "
+                     "3's: AMP003 at 3500, AMP008 at 3335, AMP004 at 3516, the answers the "
+                     "one-rank rule (7100fba) had put right")))])
+def test_a_tee_under_torchruns_own_warning(tmp_path: Path, lines: Callable[[], list[str]],
+                                           right: list[tuple[str, int, int]]) -> None:
+    """torchrun prints its OMP_NUM_THREADS warning above the ranks' lines wherever it starts
+    two processes or more: the right answer is the lines' own, as without the warning."""
+    assert ranked_faults(tmp_path, _torchrun_banner() + lines()) == right
 
 def _apex_overflow(scale: float) -> str:
     """apex's skip (NVIDIA/apex apex/amp/handle.py ``skip_step``: ``"Gradient overflow.
