@@ -48,6 +48,9 @@ What did not hold (a strict xfail holds the right answer):
   banners read behind each other's lines (AMP006 at 12 for 1200, as at 8a66528); one rank's
   tee under the same warning (``--local-ranks-filter 3``) keeps its margin on and ParlAI's
   collapse moves as before 7100fba (AMP003 at 3500, AMP008, AMP004 at 3516).
+- SkyPilot's nodes are not read apart: its prefix opens with ``(`` (or a colour) and the
+  head's differs from the workers' (``, ip=``), so the split never applies (AMP006 at 12 for
+  1200, where mpirun's, SageMaker's and PMIx's tags give 1200).
 - Not new, but in json_documents' reach: a Replicate training record (nested ``input`` and
   ``urls``, the run's output as the ``logs`` string) is read as one line and the NaN in its
   log goes unsaid (silent at 8a66528 too).
@@ -62,6 +65,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults, loop_lines, ranked_faults
+from test_launcher_formats import MPI_TAGS
 from test_ranks_formats import _one_rank, _parlai
 from test_ranks_formats import _tee as _ranks_tee
 from test_step_banners import _blocks
@@ -202,6 +206,21 @@ def test_a_tee_under_torchruns_own_warning(tmp_path: Path, lines: Callable[[], l
     """torchrun prints its OMP_NUM_THREADS warning above the ranks' lines wherever it starts
     two processes or more: the right answer is the lines' own, as without the warning."""
     assert ranked_faults(tmp_path, _torchrun_banner() + lines()) == right
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rank_streams.may_be_ranked reads no line that opens with '(' or a colour, and asks one "
+    "shape of every prefix: SkyPilot's head and workers differ (', ip=' on the workers), so "
+    "the nodes' lines are not read apart: AMP006 at 12, as at 8a66528"))
+def test_skypilots_nodes_are_read_apart(tmp_path: Path) -> None:
+    """SkyPilot's multi-node prefix (test_launcher_formats' MPI_TAGS["skypilot"]: skypilot-org/
+    skypilot sky/skylet/executor/slurm.py, ``({node_name}, rank={rank}, pid={pid})`` in cyan,
+    ``, ip={ip}`` on the workers) before two nodes' step banners, NaN from 1200 on both: the
+    right answer is the other launchers' (AMP006 at 1200 on rank 0)."""
+    banners = _blocks("==== Step {s} ====", 1200)
+    lines = [MPI_TAGS["skypilot"](rank) + banners[index]
+             for index in range(len(banners)) for rank in (0, 1)]
+    assert ranked_faults(tmp_path, lines) == [("AMP006", 1200, 0)]
+
 
 def _apex_overflow(scale: float) -> str:
     """apex's skip (NVIDIA/apex apex/amp/handle.py ``skip_step``: ``"Gradient overflow.
