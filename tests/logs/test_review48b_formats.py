@@ -48,6 +48,8 @@ What did not hold (a strict xfail holds the right answer):
   banners read behind each other's lines (AMP006 at 12 for 1200, as at 8a66528); one rank's
   tee under the same warning (``--local-ranks-filter 3``) keeps its margin on and ParlAI's
   collapse moves as before 7100fba (AMP003 at 3500, AMP008, AMP004 at 3516).
+- Nor a tee behind a collector's prefix (kubectl ``--timestamps`` or ``--prefix``, docker
+  compose): the split is tried only where no margin and no clock was found (AMP006 at 12).
 - SkyPilot's nodes are not read apart: its prefix opens with ``(`` (or a colour) and the
   head's differs from the workers' (``, ip=``), so the split never applies (AMP006 at 12 for
   1200, where mpirun's, SageMaker's and PMIx's tags give 1200).
@@ -219,6 +221,31 @@ def test_skypilots_nodes_are_read_apart(tmp_path: Path) -> None:
     banners = _blocks("==== Step {s} ====", 1200)
     lines = [MPI_TAGS["skypilot"](rank) + banners[index]
              for index in range(len(banners)) for rank in (0, 1)]
+    assert ranked_faults(tmp_path, lines) == [("AMP006", 1200, 0)]
+
+
+# What collects a job's output may write its own prefix before torchrun's on every line.
+COLLECTORS: dict[str, Callable[[int], str]] = {
+    # kubernetes/kubectl pkg/cmd/logs/logs.go --timestamps: RFC 3339 with nanoseconds
+    "kubectl --timestamps": lambda n: f"2026-12-07T10:{n // 600:02d}:{n // 10 % 60:02d}."
+                                      f"{n % 10}23456789Z ",
+    # the same, --prefix: ``"[pod/%s/%s] "``
+    "kubectl --prefix": lambda n: "[pod/trainer-0/pytorch] ",
+    # docker compose logs: the service's container, padded, then `` | ``
+    "docker compose": lambda n: "trainer-1  | ",
+}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "doctor._pasted reads ranks apart only where no margin and no collector's clock was "
+    "found (prefix is None and not clocked): a collector's prefix before torchrun's leaves "
+    "the tee unsplit: AMP006 at 12, as at 8a66528"))
+@pytest.mark.parametrize("collector", sorted(COLLECTORS))
+def test_a_collected_tee_is_read_apart(tmp_path: Path, collector: str) -> None:
+    """The two ranks' step banners of test_ranks_formats (torchrun --tee, NaN from 1200)
+    with a collector's prefix before each line: the right answer is the tee's own, AMP006 at
+    1200 on rank 0."""
+    lines = [COLLECTORS[collector](n) + line for n, line in enumerate(_two_ranks_banners())]
     assert ranked_faults(tmp_path, lines) == [("AMP006", 1200, 0)]
 
 
