@@ -30,10 +30,10 @@ What was tried and held (each a test below, or timed against 8a66528 with a smal
 - overflow sentences (``found inf during ... step``; ``gradient norm: nan``) and the 14 new
   message rows: no healthy line of the tools read (torch GradScaler's asserts, apex, HF,
   Megatron's ``number of skipped iterations`` beside ``grad norm``) holds both halves;
-  ColossalAI's ZeRO optimizer's first 16 or 32 skips in a row (its scale starting at 2**24
-  or 2**32 with a hysteresis of 2) read as no cascade. (Read
-  alone, a Megatron line with ``grad norm: inf`` and 0 skipped iterations is now an overflow
-  sentence, but the Megatron family reads the line first: the whole log stays as before.)
+  ColossalAI's ZeRO optimizer's first 16 or 32 skips in a row (its scale starting at 2**24 or
+  2**32 with a hysteresis of 2) read as no cascade. (Read alone, a Megatron line with ``grad
+  norm: inf`` and 0 skipped iterations is now an overflow sentence, but the Megatron family
+  reads the line first: the whole log stays as before.)
 
 What did not hold (a strict xfail holds the right answer):
 
@@ -42,7 +42,8 @@ What did not hold (a strict xfail holds the right answer):
   reported at no step, where 8a66528 (and the same lines read without prefixes) said row 12.
 - A tee of several ranks listed newest first (``gcloud logging read`` without times) is split
   into the ranks' blocks before the listing is turned round (doctor._pasted returns early):
-  the NaN is read at step 40, its newest line, where 8a66528 said 20.
+  the NaN is read at step 40, its newest line, where 8a66528 said 20 (the same with times
+  inside the lines, ``[default0]:[2026-05-01 10:00:01,000] [INFO] ...``, told by its times).
 - The split does not reach a tee as torchrun writes it: its own OMP_NUM_THREADS warning
   above the ranks' lines has no rank prefix, so the head is not all prefixed and the ranks'
   banners read behind each other's lines (AMP006 at 12 for 1200, as at 8a66528); one rank's
