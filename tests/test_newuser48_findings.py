@@ -234,9 +234,6 @@ def _lightning_fit(root: Path, *, warmup_divisor: bool, steps: int,
     return list(callback.monitor.diagnoses)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the re-run of step 0 runs training_step at global_step 1, gets a finite loss, and tells "
-    "the user the node is faulty ('suspect the node ... exclude host'), for a loss bug"))
 def test_lightning_loss_that_depends_on_global_step_does_not_blame_the_node(
         tmp_path: Path) -> None:
     """The re-run restores inputs, parameters and RNG, not the trainer's step counter."""
