@@ -80,10 +80,6 @@ def _first(monitor: AmpMonitor, code: str) -> Diagnosis:
     return next(d for d in monitor.diagnoses if d.code == code)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "weights huge before any optimizer step (applied_updates=0): the located fix says the "
-    "weights 'have grown huge' and advises lowering the learning rate / warm-up and restarting "
-    "from a checkpoint before the divergence, none of which applies to step 0"))
 def test_fp16_overflow_at_step_0_from_huge_initial_weights_is_not_blamed_on_the_lr() -> None:
     """A module whose initial weights are scaled up (1e5) overflows fp16 in its first forward."""
     monitor = _plain_loop(dtype=torch.float16, scaler=torch.amp.GradScaler("cpu"),
@@ -238,9 +234,6 @@ def _lightning_fit(root: Path, *, warmup_divisor: bool, steps: int,
     return list(callback.monitor.diagnoses)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the re-run of step 0 runs training_step at global_step 1, gets a finite loss, and tells "
-    "the user the node is faulty ('suspect the node ... exclude host'), for a loss bug"))
 def test_lightning_loss_that_depends_on_global_step_does_not_blame_the_node(
         tmp_path: Path) -> None:
     """The re-run restores inputs, parameters and RNG, not the trainer's step counter."""

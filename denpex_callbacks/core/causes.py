@@ -194,7 +194,7 @@ def gather(
     return _evidence(code, fault_step, run, setup, before, after, origin, persistent)
 
 
-def _updates_before(run: RunState, fault_step: int | None) -> int | None:
+def updates_before(run: RunState, fault_step: int | None) -> int | None:
     """Updates applied before ``fault_step``: exact while the run's first steps cover it.
     None where the run never said whether a step was applied (a log of a plain loop's loss
     lines: not "no update applied", which would rule the optimizer out)."""
@@ -237,7 +237,7 @@ def _evidence(
     return RunEvidence(
         code=code,
         fault_step=fault_step,
-        updates_before=_updates_before(run, fault_step),
+        updates_before=updates_before(run, fault_step),
         losses_before=tuple(t[1] for t in before if t[1] is not None and math.isfinite(t[1])),
         first_loss=early[0] if early else None,
         early_losses=tuple(early),

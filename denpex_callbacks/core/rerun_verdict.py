@@ -79,8 +79,9 @@ class RerunOutcome:
             backward was run).
         covers: ``"forward"`` or ``"forward+backward"``.
         why_forward_only: Why no backward was run, when the verdict needs one.
-        partial: Why a finite re-run proves nothing (e.g. only the last of several
-            accumulated micro-batches was kept); a non-finite one still reproduces.
+        partial: Why a finite re-run proves nothing (only the last of several accumulated
+            micro-batches was kept; the step reads state the re-run could not restore, such
+            as a trainer's step counter); a non-finite one still reproduces.
     """
 
     loss: float | None = None

@@ -24,6 +24,7 @@ from denpex_callbacks.core.causes import (
     Cause,
     gather,
     judge,
+    updates_before,
 )
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.monitor import Monitor
@@ -224,7 +225,9 @@ class LocateOnFault:
             explanation = None
             if report is not None and (verdict.verdict != NOT_RERUNNABLE
                                        or verdict.placed is not None):
-                explanation = explain_origin(report, self.monitor.framework)
+                explanation = explain_origin(
+                    report, self.monitor.framework,
+                    updates_before=updates_before(self.monitor.run, report.step))
         except Exception as exc:
             self._on_error(exc)
             return False
@@ -289,7 +292,9 @@ class LocateOnFault:
             report = locator.finish(loss, step)
             if locator.failed:
                 return None
-            explanation = explain_origin(report, self.monitor.framework)
+            explanation = explain_origin(
+                report, self.monitor.framework,
+                updates_before=updates_before(self.monitor.run, report.step))
         except Exception as exc:
             locator.disarm()
             self._on_error(exc)

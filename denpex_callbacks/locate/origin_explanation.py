@@ -34,9 +34,9 @@ class OriginExplanation:
 
     Attributes:
         verdict: Short stable tag: ``input-data``, ``nonfinite-weights``,
-            ``diverged-weights``, ``activation-overflow``, ``invalid-operation``,
-            ``between-modules``, ``loss-computation``, ``backward-overflow``,
-            ``not-reproduced``, ``not-observed``.
+            ``diverged-weights``, ``initial-weights``, ``activation-overflow``,
+            ``invalid-operation``, ``between-modules``, ``loss-computation``,
+            ``backward-overflow``, ``not-reproduced``, ``not-observed``.
         summary: One line saying what was found, with the numbers.
         root_cause: The new root cause (None: keep the catalog's).
         fix: The new fix (None: keep the catalog's).
@@ -94,12 +94,15 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
     )
 
 
-def explain_origin(report: OriginReport, framework: str | None = None) -> OriginExplanation:
+def explain_origin(report: OriginReport, framework: str | None = None, *,
+                   updates_before: int | None = None) -> OriginExplanation:
     """Turn a located origin into the root cause and fix of the diagnosis it amends.
 
     Args:
         report: What the locator saw in the armed step.
         framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``, to phrase the fix.
+        updates_before: Optimizer updates applied in the run before the located step (None:
+            not known). Huge weights with none applied were never grown by the optimizer.
 
     Returns:
         The verdict, a one-line summary, and the new root cause and fix (None where the
@@ -125,6 +128,7 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
         "loss_finite": report.loss_finite,
         "grads_finite": report.grads_finite,
         "backward_overflow": report.backward_overflow,
+        "updates_before": updates_before,
     }
     bf16 = bf16_switch(framework)
     fwd = report.forward
@@ -150,7 +154,8 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
             evidence,
         )
     if fwd is not None and report.origin is not None:
-        return _explain_passed_on(fwd, report.origin, at, framework, bf16, evidence)
+        return _explain_passed_on(fwd, report.origin, at, framework, bf16, evidence,
+                                  updates_before)
     if fwd is not None and not fwd.name and report.modules_seen <= 1 < report.modules_watched:
         return OriginExplanation(
             "not-observed",
@@ -161,7 +166,7 @@ def explain_origin(report: OriginReport, framework: str | None = None) -> Origin
             None, None, None, evidence,
         )
     if fwd is not None:
-        return _explain_forward(fwd, at, framework, bf16, evidence)
+        return _explain_forward(fwd, at, framework, bf16, evidence, updates_before)
     if report.loss_finite is False:
         return _explain_loss(report, at, evidence)
     back = report.backward
@@ -241,7 +246,7 @@ def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> Or
 
 def _explain_passed_on(
     fwd: ModuleCall, origin: ModuleCall, at: str, framework: str | None, bf16: str,
-    evidence: dict[str, Any],
+    evidence: dict[str, Any], updates_before: int | None,
 ) -> OriginExplanation:
     """``fwd`` returned inf from finite inputs with no weights of its own: ``origin`` made the
     values it pushed past the fp16 limit."""
@@ -258,6 +263,9 @@ def _explain_passed_on(
     summary = (f"located at {at}: {passer} turned finite inputs (max |x| = "
                f"{_fmt(fwd.input_absmax)}) into {_fmt(fwd.output_absmax)} with no weights of "
                f"its own; the values came from {where} ({numbers}; fp16 max 65504)")
+    if (origin.param_absmax or 0.0) > DIVERGED_WEIGHT and updates_before == 0:
+        return _initial_weights(origin, summary, f"after it, in {label(fwd.name)},", framework,
+                                bf16, evidence)
     if (origin.param_absmax or 0.0) > DIVERGED_WEIGHT:
         return OriginExplanation(
             "diverged-weights",
@@ -283,8 +291,31 @@ def _explain_passed_on(
     )
 
 
+def _initial_weights(
+    module: ModuleCall, summary: str, symptom: str, framework: str | None, bf16: str,
+    evidence: dict[str, Any],
+) -> OriginExplanation:
+    """Weights far above :data:`DIVERGED_WEIGHT` before any update was applied: no learning
+    rate grew them, the initialisation or the checkpoint loaded did; ``symptom`` says where
+    the fp16 overflow they cause happened."""
+    where = f"{label(module.name)} ({module.type})"
+    return OriginExplanation(
+        "initial-weights",
+        f"{summary}; its weights are that large before any update was applied",
+        f"the weights of {where} are |w| = {_fmt(module.param_absmax)} before any optimizer "
+        "update was applied: they come from the initialisation or the checkpoint loaded, not "
+        f"from the optimizer, and the fp16 overflow {symptom} is their symptom.",
+        f"Check how {label(module.name)} is initialised and what checkpoint is loaded into it "
+        "(a scaling left in, weights saved from another model). If those weights are meant, "
+        f"train in bf16 ({bf16}), or: {keep_fp32(label(module.name), framework)}.",
+        module.name,
+        evidence,
+    )
+
+
 def _explain_forward(
-    fwd: ModuleCall, at: str, framework: str | None, bf16: str, evidence: dict[str, Any]
+    fwd: ModuleCall, at: str, framework: str | None, bf16: str, evidence: dict[str, Any],
+    updates_before: int | None,
 ) -> OriginExplanation:
     where = f"{label(fwd.name)} ({fwd.type})"
     numbers = f"max |input| = {_fmt(fwd.input_absmax)}, max |output| = {_fmt(fwd.output_absmax)}"
@@ -335,7 +366,11 @@ def _explain_forward(
             fwd.name,
             evidence,
         )
-    if fwd.exceeded_fp16 and (fwd.param_absmax or 0.0) > DIVERGED_WEIGHT:
+    huge_weights = fwd.exceeded_fp16 and (fwd.param_absmax or 0.0) > DIVERGED_WEIGHT
+    if huge_weights and updates_before == 0:
+        return _initial_weights(fwd, f"located at {at}: {where} overflowed fp16 ({numbers}; "
+                                "fp16 max 65504)", "in this module", framework, bf16, evidence)
+    if huge_weights:
         return OriginExplanation(
             "diverged-weights",
             f"located at {at}: {where} overflowed fp16 ({numbers}; fp16 max 65504) because its "

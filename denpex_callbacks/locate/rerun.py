@@ -23,6 +23,9 @@ The re-run itself:
 - never steps the optimizer, never touches the scaler, the data loader or any logger; restores
   the RNG state it found, the models' buffers (BatchNorm statistics) and their train/eval mode.
   State a forward keeps in plain Python attributes (a call counter, a cache) is not undone.
+  A framework's step function can read the trainer's state (Lightning's ``global_step``):
+  its adapter's closure restores what it can and names, in its ``unrestored`` attribute after
+  the call, what it could not; a finite re-run then proves nothing (never "not reproduced").
 It needs the memory of one training step while it runs, freed when it returns.
 
 Not re-runnable, and said so: an optimizer step was applied since the failing step's forward
@@ -281,14 +284,16 @@ class FailingStepRerun:
                 report = replace(report, loss_dtype=str(loss.dtype))
         if failures:
             raise failures[0]
+        partial = [f"only the last of the {capture.forwards} micro-batches accumulated in "
+                   "this step was kept and re-run"] if capture.forwards > 1 else []
+        partial.append(str(getattr(capture.call, "unrestored", "") or ""))
         return RerunOutcome(
             loss=loss_value,
             outputs_finite=outputs_finite,
             grads_finite=report.grads_finite if grads else None,
             covers=FORWARD_BACKWARD if grads else FORWARD,
             why_forward_only=why,
-            partial=(f"only the last of the {capture.forwards} micro-batches accumulated in "
-                     "this step was kept and re-run") if capture.forwards > 1 else "",
+            partial="; ".join(p for p in partial if p),
         ), report
 
     def _compute(self, capture: StepCapture) -> tuple[torch.Tensor | None, list[Any]]:

@@ -121,3 +121,27 @@ def test_overflow_from_huge_weights_blames_the_optimizer_not_precision():
                                  param_absmax=20.0, output_dtype="torch.float16")
     e = explain_origin(OriginReport(step=62, forward=healthy_weights, inputs_absmax=3.9), "torch")
     assert e.verdict == "activation-overflow"
+
+
+def test_huge_weights_before_any_update_blame_the_init_not_the_learning_rate():
+    huge = ModuleCall("0", "Linear", input_absmax=3.3, output_absmax=float("inf"),
+                      param_absmax=1.8e4, output_dtype="torch.float16")
+    report = OriginReport(step=0, forward=huge, inputs_absmax=3.3)
+    e = explain_origin(report, "lightning", updates_before=0)
+    assert e.verdict == "initial-weights" and e.evidence["updates_before"] == 0
+    assert "initialised" in e.fix and "learning rate" not in e.fix.lower()
+    assert "grown" not in e.summary and "bf16" in e.fix
+    # Control: the same weights after updates were applied are the optimizer's doing.
+    assert explain_origin(report, "lightning", updates_before=3).verdict == "diverged-weights"
+
+
+def test_huge_weights_passed_on_before_any_update_blame_the_init():
+    gelu = ModuleCall("1", "GELU", input_absmax=6.0e4, output_absmax=float("inf"),
+                      output_dtype="torch.float16")
+    linear = ModuleCall("0", "Linear", input_absmax=3.3, output_absmax=6.0e4,
+                        param_absmax=1.8e4, output_dtype="torch.float16")
+    report = OriginReport(step=0, forward=gelu, origin=linear, inputs_absmax=3.3)
+    e = explain_origin(report, "torch", updates_before=0)
+    assert (e.verdict, e.module) == ("initial-weights", "0")
+    assert "learning rate" not in e.fix.lower()
+    assert explain_origin(report, "torch", updates_before=None).verdict == "diverged-weights"

@@ -151,3 +151,38 @@ def test_lightning_healthy_run_hooks_nothing_and_never_reruns(tmp_path):
     locate = callback.pipeline.locate
     assert locate.rerun is not None and locate.rerun.reruns == 0
     assert hooks_on(module) == 0 and locate.rerun.held_steps == []
+
+
+class EpochEndDivision(Regression):
+    """Four batches an epoch; the loss divides by 0 at the last step of epoch 0 (a schedule
+    read from the trainer's counters); each call records (re-run?, global_step, epoch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[bool, int, int]] = []
+
+    def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        rerun = "log" in self.__dict__  # a re-run silences self.log with an instance attribute
+        self.seen.append((rerun, self.global_step, self.current_epoch))
+        loss = super().training_step(batch, batch_idx)
+        last_of_epoch_0 = (self.global_step, self.current_epoch) == (3, 0)
+        return loss / 0.0 if last_of_epoch_0 else loss
+
+    def train_dataloader(self) -> Any:
+        x = torch.randn(BATCH * 4, FEATURES, generator=torch.Generator().manual_seed(1))
+        return torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(x, x[:, :1] * 2.0 + 0.5), batch_size=BATCH)
+
+
+def test_lightning_rerun_runs_at_the_steps_counters_and_leaves_the_trainers(tmp_path):
+    module = EpochEndDivision()
+    callback, trainer = fit(tmp_path / "on", module, steps=6)
+    nan_loss = first(callback, "AMP006")
+    assert nan_loss.step == 3 and nan_loss.evidence["rerun"] == "reproduced"
+    assert "node" not in nan_loss.fix
+    # The re-run saw the step's counters; training saw its own, before and after it.
+    assert [s[1:] for s in module.seen if s[0]] == [(3, 0)]
+    assert [s[1:] for s in module.seen if not s[0]] == [
+        (0, 0), (1, 0), (2, 0), (3, 0), (4, 1), (5, 1)]
+    _, off = fit(tmp_path / "off", EpochEndDivision(), steps=6, rerun=False)
+    assert (trainer.global_step, trainer.current_epoch) == (off.global_step, off.current_epoch)

@@ -277,3 +277,45 @@ def test_healthy_run_never_reruns_and_keeps_no_batch(closure):
     assert [d.code for d in loop.monitor.diagnoses if d.severity.rank >= 1] == []
     assert loop.rerun_calls == 0 and loop.monitor.pipeline.locate.rerun.reruns == 0
     assert loop.monitor.pipeline.locate.rerun.held_steps == []
+
+
+class ReadsTheStepCounter:
+    """A re-run closure whose loss reads the loop's step counter (a warm-up divisor, 0 at step
+    0), advanced since the step, and which says so (``unrestored``), as an adapter's closure
+    over a framework's step function does where it cannot set the trainer's counters back."""
+
+    unrestored = "the loss reads the loop's step counter, which the re-run did not restore"
+
+    def __init__(self, model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor,
+                 counter: dict[str, int]) -> None:
+        self.model, self.x, self.y, self.counter = model, x, y, counter
+
+    def __call__(self) -> torch.Tensor:
+        return compute_loss(self.model, self.x, self.y) / min(1.0, self.counter["step"] / 10)
+
+
+def test_a_rerun_that_could_not_restore_what_the_step_reads_never_blames_the_node():
+    torch.manual_seed(0)
+    model = TinyT5()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    amp = torch.amp.GradScaler("cpu", init_scale=2.0**9, growth_interval=7)
+    monitor = AmpMonitor(scaler=amp, optimizer=opt, model=model, report_dir=None)
+    gen = torch.Generator().manual_seed(1)
+    counter = {"step": 0}
+    for step in range(4):
+        x = torch.randn(32, FEATURES, generator=gen)
+        y = x[:, :1] * 2.0 + 0.5
+        closure = ReadsTheStepCounter(model, x, y, counter)
+        loss = closure()  # inf at step 0: the divisor is 0
+        amp.scale(loss).backward()
+        amp.step(opt)
+        amp.update()
+        opt.zero_grad()
+        counter["step"] = step + 1  # counted before the step is judged, as trainers do
+        monitor.step(loss.detach(), rerun=closure)
+    monitor.close()
+    nan_loss = next(d for d in monitor.diagnoses if d.code == "AMP006")
+    assert nan_loss.step == 0 and nan_loss.evidence["rerun"] == "not-rerunnable"
+    assert nan_loss.evidence["rerun_reason"].endswith(ReadsTheStepCounter.unrestored)
+    assert "finite loss" in nan_loss.evidence["rerun_reason"]
+    assert "host" not in nan_loss.fix and "node" not in nan_loss.fix

@@ -94,3 +94,16 @@ def test_the_precision_plugin_holds_the_scaler_it_was_given(distribution: str) -
                                                                   scaler=scaler)])
     assert trainer.precision_plugin.scaler is scaler
     assert trainer.strategy.reduce_boolean_decision(True) is True
+
+
+def test_the_step_counters_read_the_progress_records_a_rerun_sets(distribution: str) -> None:
+    # integrations/lightning_rerun.py: a re-run sets these two records to the failing step's
+    # counters for its duration; Trainer.global_step/current_epoch must read them.
+    from denpex_callbacks.integrations.lightning_rerun import StepCounters, _counters_at
+
+    trainer = quiet_trainer(namespace(distribution), max_steps=1)
+    loop = trainer.fit_loop
+    assert loop.epoch_loop.automatic_optimization.optim_progress.optimizer.step.total is not None
+    with _counters_at(trainer, StepCounters(7, 2)) as restored:
+        assert restored and (trainer.global_step, trainer.current_epoch) == (7, 2)
+    assert (trainer.global_step, trainer.current_epoch) == (0, 0)
