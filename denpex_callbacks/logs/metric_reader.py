@@ -55,6 +55,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
+from denpex_callbacks.logs.run_epochs import RunEpochs
 from denpex_callbacks.logs.scale_prints import rounded_zero
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
@@ -585,6 +586,7 @@ class MetricReader:
         # _epoch_count_step; and the rows read so far whose epoch went up, with that epoch
         self.key_count = (-1, 0, 0, 0)
         self.epochs_up: tuple[int, int] = (0, -1)
+        self.run_epochs = RunEpochs()  # where a new run's epochs begin (see _new_run)
         # the same of an open bar alone (see _open_bar_step): the last count, the counts of
         # the epochs before, and the line of the last count
         self.open_bar = (0, 0, 0)
@@ -1170,9 +1172,12 @@ class MetricReader:
         if step is not None and counters and "/" in text and "poch" not in text and (
                 total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
             step = self._pass_step(step, total)
-        if counters and loss is not None and (
-                epoch_value := as_step(values.get(lexicon.EPOCH))) is not None:
-            if self._epoch_read(epoch_value) and step is None and self.key_count[1]:
+        epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
+        new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
+        if new_run:
+            self._new_run()
+        if counters and loss is not None and epoch_value is not None:
+            if self._epoch_read(epoch_value, new_run) and step is None and self.key_count[1]:
                 # the summary of an epoch whose batches a restarting count numbered: the
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
@@ -1762,16 +1767,28 @@ class MetricReader:
         self.restarts = (done, before)
         return before + done
 
-    def _epoch_read(self, epoch: int) -> bool:
+    def _epoch_read(self, epoch: int, new_run: bool) -> bool:
         """Note a row that prints its epoch and a loss, the epoch's summary: one whose epoch
-        went up ends an epoch (see ``_epoch_count_step``; a header without a loss, Keras'
-        guide's ``Start of epoch 1`` over ``Training loss (for 1 batch) at step 0: ...``,
-        opens one, its counts read as printed). Whether it went up."""
+        went up, or the first epoch of a ``new_run``, ends an epoch (see
+        ``_epoch_count_step``; a header without a loss, Keras' guide's ``Start of epoch 1``
+        over ``Training loss (for 1 batch) at step 0: ...``, opens one, its counts read as
+        printed). Whether it ended one."""
         rows, last = self.epochs_up
-        if epoch > last:
+        if epoch > last or new_run:
             self.epochs_up = (rows + 1, epoch)
             return True
         return False
+
+    def _new_run(self) -> None:
+        """A new run began in the same log (its epoch back at the first: see
+        :mod:`run_epochs`): the counts that add passes over epochs (``_epoch_count_step``,
+        ``_pass_step``) start over, as that run alone would count. The epoch line sums up its
+        batches: the last count read ended the new run's first epoch (the next count going
+        back is its second)."""
+        self.passes = {total: (last, 0, interval)
+                       for total, (last, _passes, interval) in self.passes.items()}
+        last, _before, interval, rows = self.key_count
+        self.key_count = (last, 0, interval, rows)
 
     def _epoch_count_step(self, done: int) -> int:
         """The step of a keyed count printed with no epoch and no total on its row, once it

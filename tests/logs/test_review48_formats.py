@@ -169,9 +169,6 @@ def test_deepspeed_hysteresis_int_zero_control(tmp_path: Path) -> None:
 # --- 3. a second run read as the next epochs of the first ----------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="_epoch_count_step takes the second run's first count "
-                   "after the first run's last epoch summary for an epoch's end, then reads "
-                   "its counts as printed (its epochs never rise above the first run's)")
 def test_deeplabcut3_second_run_in_the_log(tmp_path: Path) -> None:
     """Two DeepLabCut 3 trainings in one log (a second shuffle trained after the first), the
     second NaN from epoch 17: the same steps as the run alone (1960, its evaluation 2400).
@@ -180,9 +177,6 @@ def test_deeplabcut3_second_run_in_the_log(tmp_path: Path) -> None:
         ("AMP006", 1960), ("AMP013", 2400)]
 
 
-@pytest.mark.xfail(strict=True, reason="_pass_step takes the second run's MetricLogger count "
-                   "back at 0 for a new pass of the first run; its 'epoch: 0' line says a run "
-                   "began")
 def test_sam_hq_second_run_in_the_log(tmp_path: Path) -> None:
     """Two SAM-HQ trainings in one log, the second NaN from its batch 650 (epoch 2, batch
     50): 650, as alone. 8a66528: 1850 (the first run's 1200 added)."""
