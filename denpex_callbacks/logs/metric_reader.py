@@ -647,7 +647,9 @@ class MetricReader:
         self.bracket_last = 0
         self.bracket_off = False
         self.bracket_loss: int | None = None  # the last bracket that numbered a loss
-        self.bracket_tags: dict[str, int] = {}  # each device tag's last count (_tagged_step)
+        # each device tag's (last count, the counts of its epochs before, printing interval),
+        # see _tagged_step
+        self.bracket_tags: dict[str, tuple[int, int, int]] = {}
         self.colon_last: int | None = None  # the last count before a colon (COLON_COUNT)
         # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
         # a row printed its step, no whole epoch, or an epoch that did not go up
@@ -1802,9 +1804,7 @@ class MetricReader:
         resumed or started over: the assembler's to tell)."""
         last, before, interval, rows = self.key_count
         if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
-            # as EpochBatches learns an epoch: its last count, and the interval less the
-            # next epoch's first count where that is below it (counted from 0)
-            before += last + (interval - done if done < interval else 0)
+            before += _epoch_length(last, done, interval)
         elif done < last:
             before = 0  # read as printed from here on
         elif done > last >= 0:
@@ -1864,16 +1864,29 @@ class MetricReader:
         """The step a count after a device's tag numbers (``[xla:3](120) Loss=``), None once
         such counts number something else. Each device of a multi-core run prints its own
         line of each step, flushed in no set order: the same step comes back under another
-        tag, and one device's line may come after another's of the next step. Only a
-        device's own count going back, or printing a loss twice, says these are no steps; a
-        late line is placed at the step reached (within one print interval of its own)."""
-        last = self.bracket_tags.get(tag)
-        if (last is not None and (value < last or (value == last and with_loss))) or (
-                last is None and len(self.bracket_tags) >= _MAX_TAGS):
+        tag, and one device's line may come after another's of the next step. A device's own
+        count that goes back to within one printing interval of its start counts the batches
+        of an epoch: pytorch/xla's MNIST loops (``contrib/colab/mnist-training.ipynb``,
+        ``test/test_train_mp_mnist.py``) enumerate each epoch's loader afresh (``for x,
+        (data, target) in enumerate(loader)``, ``[xla:0](0) Loss=...`` after ``Finished
+        training epoch 1``), so the steps go on from that device's epochs before, each its
+        last count plus the interval, as other counts that start over each epoch are read.
+        Only a count going back further, or a loss printed twice at one count, says these
+        are no steps; a late line is placed at the step reached (within one print interval of
+        its own)."""
+        last, before, interval = self.bracket_tags.get(tag, (-1, 0, 0))
+        if last < 0 and len(self.bracket_tags) >= _MAX_TAGS:
             self.bracket_off = True
             return None
-        self.bracket_tags[tag] = value
-        self.bracket_last = max(self.bracket_last, value)
+        if 0 <= value < last and value <= interval:
+            before += _epoch_length(last, value, interval)
+        elif value < last or (value == last and with_loss):
+            self.bracket_off = True
+            return None
+        elif value > last >= 0:
+            interval = value - last
+        self.bracket_tags[tag] = (value, before, interval)
+        self.bracket_last = max(self.bracket_last, before + value)
         return self.bracket_last
 
     def _colon_count(self, text: str) -> re.Match[str] | None:
@@ -2226,6 +2239,19 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
             return None
         out.append(column)
     return out or None
+
+
+def _epoch_length(last: int, first: int, interval: int) -> int:
+    """The batches of an epoch whose count, printed every ``interval`` batches, ended at
+    ``last`` before the next epoch's ``first``, as ``EpochBatches`` learns an epoch: the last
+    count, and the interval less the next epoch's first count where that is below it (counted
+    from 0: the batches after the last count printed went unprinted).
+
+    Example:
+        >>> _epoch_length(120, 40, 40), _epoch_length(220, 0, 20)
+        (120, 240)
+    """
+    return last + (interval - first if first < interval else 0)
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:
