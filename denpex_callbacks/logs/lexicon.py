@@ -692,6 +692,25 @@ def held_out_heading(name: str) -> bool:
     return name in _SPLIT_HEADINGS
 
 
+# The held-out splits an identifier of data names as one of its word parts (``x_test``,
+# ``X_val``, ``test_data``, ``holdout_set``): whole words only, so ``latest``, ``interval``,
+# ``device`` and ``evaluate_every`` name none.
+_DATA_SPLITS = frozenset({"test", "val", "valid", "validation", "eval", "dev", "holdout"})
+
+
+def held_out_data(name: str) -> str | None:
+    """The held-out split that an identifier of data names as one of its words, wherever the
+    word stands: MLDatasets' scripts name the test set ``x_test, y_test``, Flux's docs
+    ``test_x``; a call's arguments (``loss(x_test, y_test)``) are named so, not keyed.
+
+    Example:
+        >>> [held_out_data(n) for n in ("x_test", "X_val", "test_data", "yValid", "latest",
+        ...                             "interval", "device", "evaluate_every", "train_x")]
+        ['test', 'val', 'test', 'valid', None, None, None, None, None]
+    """
+    return next((part for part in words(name) if part in _DATA_SPLITS), None)
+
+
 def score_name(key: str) -> bool:
     """Whether a key that names no role may name a score an evaluation measured (``mIoU``,
     ``coco/bbox_mAP``, ``accuracy``): one name, no time, speed, count, setting or best value

@@ -79,7 +79,8 @@ _CALLS = re.compile(r"(?:\.\w+\(\))+$")
 # 2.2841f0``): the function's name is the key. Only before ``=`` (an expression echoed, not
 # prose), and only names as arguments (``RMSE (kcal/mol)`` is a unit, ``loss (train)`` an
 # aside: ``_MODE``). An argument that names held-out data makes the key an evaluation's
-# (``loss_all(test_data, m)``, ``loss(val)``).
+# (``loss_all(test_data, m)``, ``loss(val)``, ``loss(x_test, y_test)``): the split is a word
+# of the argument's name wherever it stands (``lexicon.held_out_data``).
 _ARGUMENT_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)"
                             r"\(([A-Za-z_][\w.]*(?:, ?[A-Za-z_][\w.]*){0,5})\)$")
 _MAX_KEY_WORDS = 5
@@ -231,10 +232,9 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
         stripped = _CALLS.sub("", stripped)
     elif stripped.endswith(")") and "=" in prefix[len(stripped):] and (
             call := _ARGUMENT_CALL.search(stripped, max(0, len(stripped) - 120))) is not None:
-        held_out = [name for name in call.group(2).split(",")
-                    if lexicon.is_evaluation(name.strip())]
-        stripped = (stripped[:call.start()] + (held_out[0].strip() + " " if held_out else "")
-                    + call.group(1))
+        splits = [split for name in call.group(2).split(",")
+                  if (split := lexicon.held_out_data(name.strip())) is not None]
+        stripped = stripped[:call.start()] + (splits[0] + " " if splits else "") + call.group(1)
     found = _KEY_TAIL.search(stripped[-80:])
     if found is None:
         return None

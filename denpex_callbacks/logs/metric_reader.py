@@ -55,6 +55,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
+from denpex_callbacks.logs.run_epochs import RunEpochs
 from denpex_callbacks.logs.scale_prints import rounded_zero
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
@@ -585,6 +586,7 @@ class MetricReader:
         # _epoch_count_step; and the rows read so far whose epoch went up, with that epoch
         self.key_count = (-1, 0, 0, 0)
         self.epochs_up: tuple[int, int] = (0, -1)
+        self.run_epochs = RunEpochs()  # where a new run's epochs begin (see _new_run)
         # the same of an open bar alone (see _open_bar_step): the last count, the counts of
         # the epochs before, and the line of the last count
         self.open_bar = (0, 0, 0)
@@ -645,7 +647,9 @@ class MetricReader:
         self.bracket_last = 0
         self.bracket_off = False
         self.bracket_loss: int | None = None  # the last bracket that numbered a loss
-        self.bracket_tags: dict[str, int] = {}  # each device tag's last count (_tagged_step)
+        # each device tag's (last count, the counts of its epochs before, printing interval),
+        # see _tagged_step
+        self.bracket_tags: dict[str, tuple[int, int, int]] = {}
         self.colon_last: int | None = None  # the last count before a colon (COLON_COUNT)
         # the last epoch that numbered a row printed once an epoch (-1: none yet); off once
         # a row printed its step, no whole epoch, or an epoch that did not go up
@@ -1170,9 +1174,12 @@ class MetricReader:
         if step is not None and counters and "/" in text and "poch" not in text and (
                 total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
             step = self._pass_step(step, total)
-        if counters and loss is not None and (
-                epoch_value := as_step(values.get(lexicon.EPOCH))) is not None:
-            if self._epoch_read(epoch_value) and step is None and self.key_count[1]:
+        epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
+        new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
+        if new_run:
+            self._new_run()
+        if counters and loss is not None and epoch_value is not None:
+            if self._epoch_read(epoch_value, new_run) and step is None and self.key_count[1]:
                 # the summary of an epoch whose batches a restarting count numbered: the
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
@@ -1762,16 +1769,28 @@ class MetricReader:
         self.restarts = (done, before)
         return before + done
 
-    def _epoch_read(self, epoch: int) -> bool:
+    def _epoch_read(self, epoch: int, new_run: bool) -> bool:
         """Note a row that prints its epoch and a loss, the epoch's summary: one whose epoch
-        went up ends an epoch (see ``_epoch_count_step``; a header without a loss, Keras'
-        guide's ``Start of epoch 1`` over ``Training loss (for 1 batch) at step 0: ...``,
-        opens one, its counts read as printed). Whether it went up."""
+        went up, or the first epoch of a ``new_run``, ends an epoch (see
+        ``_epoch_count_step``; a header without a loss, Keras' guide's ``Start of epoch 1``
+        over ``Training loss (for 1 batch) at step 0: ...``, opens one, its counts read as
+        printed). Whether it ended one."""
         rows, last = self.epochs_up
-        if epoch > last:
+        if epoch > last or new_run:
             self.epochs_up = (rows + 1, epoch)
             return True
         return False
+
+    def _new_run(self) -> None:
+        """A new run began in the same log (its epoch back at the first: see
+        :mod:`run_epochs`): the counts that add passes over epochs (``_epoch_count_step``,
+        ``_pass_step``) start over, as that run alone would count. The epoch line sums up its
+        batches: the last count read ended the new run's first epoch (the next count going
+        back is its second)."""
+        self.passes = {total: (last, 0, interval)
+                       for total, (last, _passes, interval) in self.passes.items()}
+        last, _before, interval, rows = self.key_count
+        self.key_count = (last, 0, interval, rows)
 
     def _epoch_count_step(self, done: int) -> int:
         """The step of a keyed count printed with no epoch and no total on its row, once it
@@ -1785,9 +1804,7 @@ class MetricReader:
         resumed or started over: the assembler's to tell)."""
         last, before, interval, rows = self.key_count
         if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
-            # as EpochBatches learns an epoch: its last count, and the interval less the
-            # next epoch's first count where that is below it (counted from 0)
-            before += last + (interval - done if done < interval else 0)
+            before += _epoch_length(last, done, interval)
         elif done < last:
             before = 0  # read as printed from here on
         elif done > last >= 0:
@@ -1847,16 +1864,29 @@ class MetricReader:
         """The step a count after a device's tag numbers (``[xla:3](120) Loss=``), None once
         such counts number something else. Each device of a multi-core run prints its own
         line of each step, flushed in no set order: the same step comes back under another
-        tag, and one device's line may come after another's of the next step. Only a
-        device's own count going back, or printing a loss twice, says these are no steps; a
-        late line is placed at the step reached (within one print interval of its own)."""
-        last = self.bracket_tags.get(tag)
-        if (last is not None and (value < last or (value == last and with_loss))) or (
-                last is None and len(self.bracket_tags) >= _MAX_TAGS):
+        tag, and one device's line may come after another's of the next step. A device's own
+        count that goes back to within one printing interval of its start counts the batches
+        of an epoch: pytorch/xla's MNIST loops (``contrib/colab/mnist-training.ipynb``,
+        ``test/test_train_mp_mnist.py``) enumerate each epoch's loader afresh (``for x,
+        (data, target) in enumerate(loader)``, ``[xla:0](0) Loss=...`` after ``Finished
+        training epoch 1``), so the steps go on from that device's epochs before, each its
+        last count plus the interval, as other counts that start over each epoch are read.
+        Only a count going back further, or a loss printed twice at one count, says these
+        are no steps; a late line is placed at the step reached (within one print interval of
+        its own)."""
+        last, before, interval = self.bracket_tags.get(tag, (-1, 0, 0))
+        if last < 0 and len(self.bracket_tags) >= _MAX_TAGS:
             self.bracket_off = True
             return None
-        self.bracket_tags[tag] = value
-        self.bracket_last = max(self.bracket_last, value)
+        if 0 <= value < last and value <= interval:
+            before += _epoch_length(last, value, interval)
+        elif value < last or (value == last and with_loss):
+            self.bracket_off = True
+            return None
+        elif value > last >= 0:
+            interval = value - last
+        self.bracket_tags[tag] = (value, before, interval)
+        self.bracket_last = max(self.bracket_last, before + value)
         return self.bracket_last
 
     def _colon_count(self, text: str) -> re.Match[str] | None:
@@ -2209,6 +2239,19 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
             return None
         out.append(column)
     return out or None
+
+
+def _epoch_length(last: int, first: int, interval: int) -> int:
+    """The batches of an epoch whose count, printed every ``interval`` batches, ended at
+    ``last`` before the next epoch's ``first``, as ``EpochBatches`` learns an epoch: the last
+    count, and the interval less the next epoch's first count where that is below it (counted
+    from 0: the batches after the last count printed went unprinted).
+
+    Example:
+        >>> _epoch_length(120, 40, 40), _epoch_length(220, 0, 20)
+        (120, 240)
+    """
+    return last + (interval - first if first < interval else 0)
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:
