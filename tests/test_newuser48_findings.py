@@ -251,9 +251,6 @@ def test_lightning_loss_that_depends_on_global_step_does_not_blame_the_node(
     assert "node" not in first.fix and "exclude host" not in first.fix
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the webhook text prints raw floats ('last finite loss: 0.030879002064466476', "
-    "'loss scale 65536.0 -> 1024.0') where the console line and docs/alerts.md round them"))
 def test_webhook_alert_rounds_its_numbers_as_the_console_does(
         receiver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """DENPEX_ALERT_WEBHOOK from the job script, warning level, a NaN batch at step 20."""
