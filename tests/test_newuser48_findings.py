@@ -163,9 +163,6 @@ def test_doctor_on_the_printed_log_agrees_with_the_live_monitor(tmp_path: Path) 
     assert [(d.code, d.step) for d in result.diagnoses] == live
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "accelerate's mixed_precision='bf16' runs bf16 autocast on CPU, but the monitor records "
-    "'precision fp32 (requested bf16)' (Fabric's bf16-mixed is read right)"))
 def test_accelerate_bf16_on_cpu_is_read_as_bf16() -> None:
     """`Accelerator(mixed_precision="bf16", cpu=True)`: the prepared model's forward is bf16."""
     accelerate = pytest.importorskip("accelerate")
