@@ -95,10 +95,6 @@ def test_fp16_overflow_at_step_0_from_huge_initial_weights_is_not_blamed_on_the_
     assert "learning rate" not in first.fix.lower()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bf16 without a scaler, one NaN batch poisons the weights: the located fix is 'Restore the "
-    "last good checkpoint; make sure every update goes through scaler.step()' (there is no "
-    "scaler in a bf16 run) and never names the bad batch, so the restarted run hits it again"))
 def test_bf16_nan_batch_that_poisons_the_weights_names_the_batch() -> None:
     """bf16 autocast, no GradScaler: the NaN sample of step 20 is applied to the weights."""
     monitor = _plain_loop(dtype=torch.bfloat16, scaler=None, report_dir=None)

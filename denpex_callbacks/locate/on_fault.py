@@ -224,7 +224,7 @@ class LocateOnFault:
             explanation = None
             if report is not None and (verdict.verdict != NOT_RERUNNABLE
                                        or verdict.placed is not None):
-                explanation = explain_origin(report, self.monitor.framework)
+                explanation = self._explain(report, target)
         except Exception as exc:
             self._on_error(exc)
             return False
@@ -289,7 +289,7 @@ class LocateOnFault:
             report = locator.finish(loss, step)
             if locator.failed:
                 return None
-            explanation = explain_origin(report, self.monitor.framework)
+            explanation = self._explain(report, target)
         except Exception as exc:
             locator.disarm()
             self._on_error(exc)
@@ -308,6 +308,12 @@ class LocateOnFault:
             fix=fix,
             located=explanation.summary,
         )
+
+    def _explain(self, report: OriginReport, target: Diagnosis) -> OriginExplanation:
+        """The located origin in this run's words: its framework, its setup, the step of the
+        diagnosis it amends."""
+        return explain_origin(report, self.monitor.framework, setup=self.monitor.setup,
+                              first_step=target.step)
 
     def _cause(
         self, target: Diagnosis, report: OriginReport, explanation: OriginExplanation

@@ -40,18 +40,6 @@ def _train(monitor: AmpMonitor, model: Any, opt: Any, backward: Any, steps: int 
 # -- accelerate and Fabric: what fp16 asked for on a CPU really runs ----------------------------
 
 
-@pytest.fixture
-def fresh_accelerate() -> Any:
-    accelerate = pytest.importorskip("accelerate")
-    from accelerate.state import AcceleratorState, GradientState
-
-    AcceleratorState._reset_state(reset_partial_state=True)
-    GradientState._reset_state()
-    yield accelerate
-    AcceleratorState._reset_state(reset_partial_state=True)
-    GradientState._reset_state()
-
-
 def test_accelerate_fp16_on_a_cpu_is_fp32_and_said_so(fresh_accelerate: Any) -> None:
     # Was: AmpMonitor(optimizer=<AcceleratedOptimizer>) raised AttributeError at construction,
     # and nothing could tell that fp16 was asked for.
