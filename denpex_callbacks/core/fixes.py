@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from denpex_callbacks.core.catalog import entry
-from denpex_callbacks.core.run_setup import BF16_MIXED, BF16_PURE, FP32, RunSetup
+from denpex_callbacks.core.run_setup import BF16_MIXED, BF16_PURE, FP32, UNKNOWN, RunSetup
 
 # How each framework says "train in bf16".
 BF16 = {
@@ -349,6 +349,68 @@ def switched_off_text(why: str, setup: RunSetup) -> tuple[str, str]:
         "gradients if the loss rose; keep the overflowing module in fp32), then run with fp16 "
         f"on again; or train in bf16 ({bf16_switch(setup.framework)}).",
     )
+
+
+# How each loop skips the update of a step whose loss is non-finite, where no loss scaler does
+# (GradScaler's step() skips it; nothing does in bf16 or fp32). Lightning: training_step's
+# None skips backward and the optimizer step (automatic optimization, one device). HF: the
+# callback hook before optimizer.step() (transformers 4.45+) gets the optimizer; an optimizer
+# leaves the parameters whose grad is None as they are.
+_GUARD_UPDATE = {
+    "torch": "if torch.isfinite(loss): loss.backward(); optimizer.step() (optimizer.zero_grad() "
+             "either way)",
+    "accelerate": "if torch.isfinite(loss): accelerator.backward(loss); optimizer.step() "
+                  "(optimizer.zero_grad() either way)",
+    "fabric": "if torch.isfinite(loss): fabric.backward(loss); optimizer.step() "
+              "(optimizer.zero_grad() either way)",
+    "lightning": "return None from training_step when not torch.isfinite(loss) (Lightning then "
+                 "skips that batch's backward and optimizer step; automatic optimization, one "
+                 "device)",
+    "deepspeed": "if torch.isfinite(loss): engine.backward(loss); engine.step()",
+    "hf": "a TrainerCallback whose on_pre_optimizer_step(args, state, control, model, "
+          "optimizer, **kwargs) calls optimizer.zero_grad(set_to_none=True) when a gradient "
+          "is non-finite (the optimizer then leaves the weights as they are)",
+}
+
+
+def guard_update(setup: RunSetup) -> str:
+    """The line that skips a non-finite step's update in this run's loop (no loss scaler).
+
+    Example:
+        >>> guard_update(RunSetup(framework="lightning")).startswith("return None")
+        True
+        >>> guard_update(RunSetup(framework="torch", extra={"loop": "accelerate"}))[:51]
+        'if torch.isfinite(loss): accelerator.backward(loss)'
+    """
+    loop = setup.extra.get("loop") if setup.framework == "torch" else setup.framework
+    return _GUARD_UPDATE.get(str(loop), _GUARD_UPDATE["torch"])
+
+
+def poisoned_weights_fix(setup: RunSetup | None, step: int | None) -> str:
+    """What to do when an update wrote NaN/inf into the weights (the locator found them
+    non-finite), after the first non-finite loss at ``step``.
+
+    With a loss scaler, an update that bypassed it is the suspect. Without one (bf16, fp32)
+    nothing skips a non-finite step: the batch of ``step`` was applied, so a restart from a
+    checkpoint before it meets that batch again unless it is skipped, and every update needs
+    a guard.
+
+    Example:
+        >>> no_scaler = RunSetup(framework="lightning", active_precision="bf16-mixed")
+        >>> print(poisoned_weights_fix(no_scaler, 20)[:79])
+        Restore a checkpoint from before step 20 and skip the batch of step 20 when you
+        >>> poisoned_weights_fix(RunSetup(scaler="dynamic"), 20).startswith("Restore the last")
+        True
+    """
+    if setup is None or setup.has_scaler or setup.active_precision == UNKNOWN:  # not read
+        return ("Restore the last good checkpoint; make sure every update goes through "
+                "scaler.step() (it skips non-finite steps) and find the first step whose loss "
+                "or gradients went non-finite.")
+    where = f"step {step}" if step is not None else "the first non-finite loss"
+    batch = f"the batch of step {step}" if step is not None else "its batch"
+    return (f"Restore a checkpoint from before {where} and skip {batch} when you resume (its "
+            "non-finite update was applied: no loss scaler skips one in this run). Guard every "
+            f"update: {guard_update(setup)}; and check that batch's samples for NaN/inf.")
 
 
 def _at(step: int | None) -> str:

@@ -35,6 +35,9 @@ _REQUESTED = {
     "no": "fp32", "fp32": "fp32", "32": "fp32", "32-true": "fp32", "float32": "fp32",
 }
 
+# The autocast dtype accelerate's forward wrapper enters for what its state asked for.
+_WRAPPER_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
 
 @dataclass
 class LoopObjects:
@@ -177,8 +180,8 @@ def loop_setup(objects: LoopObjects, *, autocast_dtype: torch.dtype | None,
     fp16_params = any(optimizer_has_fp16_params(opt) for opt in objects.optimizers)
     setup.fp16_parameters = fp16_params if objects.optimizers else None
     dtype = autocast_dtype
-    if dtype is None and objects.autocast_wrapper and scaler_enabled(objects.scaler):
-        dtype = torch.float16  # accelerate's fp16 wrapper enters autocast inside forward
+    if dtype is None and objects.autocast_wrapper:
+        dtype = _wrapper_dtype(objects)
     if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
         dtype = torch.float16
     params = _parameter_dtype(objects.models)
@@ -194,6 +197,16 @@ def loop_setup(objects: LoopObjects, *, autocast_dtype: torch.dtype | None,
     setup.extra["autocast_dtype"] = str(dtype) if dtype is not None else None
     setup.extra["device"] = _device(objects)
     return setup
+
+
+def _wrapper_dtype(objects: LoopObjects) -> torch.dtype | None:
+    """The dtype accelerate's forward wrapper enters autocast in, inside forward (after the
+    probe's pre-hook, which sees no autocast): float16 where it steps a scaler, else the one its
+    state asked for (``get_mixed_precision_context_manager``, accelerate 1.0-1.15: bf16 on CPU
+    too, where no scaler is built)."""
+    if scaler_enabled(objects.scaler):
+        return torch.float16
+    return _WRAPPER_DTYPES.get(objects.requested or "")
 
 
 def _parameter_dtype(models: Iterable[torch.nn.Module]) -> torch.dtype | None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.core.causes import OriginFacts
-from denpex_callbacks.core.fixes import bf16_switch, keep_fp32
+from denpex_callbacks.core.fixes import bf16_switch, keep_fp32, poisoned_weights_fix
+from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.locate.origin_report import (
     FP16_MAX,
     GradientOrigin,
@@ -95,14 +96,26 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
 
 
 def explain_origin(report: OriginReport, framework: str | None = None, *,
+<<<<<<< HEAD
                    updates_before: int | None = None) -> OriginExplanation:
+=======
+                   setup: RunSetup | None = None,
+                   first_step: int | None = None) -> OriginExplanation:
+>>>>>>> h48-liveB
     """Turn a located origin into the root cause and fix of the diagnosis it amends.
 
     Args:
         report: What the locator saw in the armed step.
         framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``, to phrase the fix.
+<<<<<<< HEAD
         updates_before: Optimizer updates applied in the run before the located step (None:
             not known). Huge weights with none applied were never grown by the optimizer.
+=======
+        setup: The run's setup (whether a loss scaler skips non-finite steps, the loop), for
+            the fix of weights already non-finite (None: phrased as for a run with a scaler).
+        first_step: The step of the diagnosis being amended (its first non-finite loss),
+            which may come before the located one.
+>>>>>>> h48-liveB
 
     Returns:
         The verdict, a one-line summary, and the new root cause and fix (None where the
@@ -165,6 +178,8 @@ def explain_origin(report: OriginReport, framework: str | None = None, *,
             "inside",
             None, None, None, evidence,
         )
+    if fwd is not None and not fwd.params_finite:
+        return _explain_poisoned(fwd, at, poisoned_weights_fix(setup, first_step), evidence)
     if fwd is not None:
         return _explain_forward(fwd, at, framework, bf16, evidence, updates_before)
     if report.loss_finite is False:
@@ -291,6 +306,7 @@ def _explain_passed_on(
     )
 
 
+<<<<<<< HEAD
 def _initial_weights(
     module: ModuleCall, summary: str, symptom: str, framework: str | None, bf16: str,
     evidence: dict[str, Any],
@@ -309,6 +325,23 @@ def _initial_weights(
         "(a scaling left in, weights saved from another model). If those weights are meant, "
         f"train in bf16 ({bf16}), or: {keep_fp32(label(module.name), framework)}.",
         module.name,
+=======
+def _explain_poisoned(
+    fwd: ModuleCall, at: str, fix: str, evidence: dict[str, Any]
+) -> OriginExplanation:
+    """``fwd``'s own parameters are NaN/inf: an earlier update wrote them (``fix``: what the
+    run's setup says to do about it)."""
+    where = f"{label(fwd.name)} ({fwd.type})"
+    return OriginExplanation(
+        "nonfinite-weights",
+        f"located at {at}: the parameters of {where} are already non-finite "
+        f"(max |w| = {_fmt(fwd.param_absmax)})",
+        f"the weights of {where} are already NaN/inf: an earlier update wrote non-finite "
+        "values into them (a step that should have been skipped was applied, or the "
+        "checkpoint was already corrupt), so every forward pass is non-finite from there.",
+        fix,
+        fwd.name,
+>>>>>>> h48-liveB
         evidence,
     )
 
@@ -321,20 +354,6 @@ def _explain_forward(
     numbers = f"max |input| = {_fmt(fwd.input_absmax)}, max |output| = {_fmt(fwd.output_absmax)}"
     if fwd.param_absmax is not None:
         numbers += f", max |weight| = {_fmt(fwd.param_absmax)}"
-    if not fwd.params_finite:
-        return OriginExplanation(
-            "nonfinite-weights",
-            f"located at {at}: the parameters of {where} are already non-finite "
-            f"(max |w| = {_fmt(fwd.param_absmax)})",
-            f"the weights of {where} are already NaN/inf: an earlier update wrote non-finite "
-            "values into them (a step that should have been skipped was applied, or the "
-            "checkpoint was already corrupt), so every forward pass is non-finite from there.",
-            "Restore the last good checkpoint; make sure every update goes through "
-            "scaler.step() (it skips non-finite steps) and find the first step whose loss or "
-            "gradients went non-finite.",
-            fwd.name,
-            evidence,
-        )
     if not fwd.name:  # every submodule finite, the model's own output not
         wide = loss_in_float32(fwd.output_dtype)
         return OriginExplanation(

@@ -118,10 +118,11 @@ def make_trainer(
     model: nn.Module | None = None,
     eval_dataset: Any = None,
     in_order: bool = False,
+    train_dataset: Any = None,
     **args: Any,
 ) -> Trainer:
     """A tiny real Trainer. ``fp16_scaler``: kwargs of the CPU GradScaler (None: no helper);
-    ``in_order``: batches in dataset order."""
+    ``in_order``: batches in dataset order; ``train_dataset``: default RandomRegression()."""
     accumulation = int(args.get("gradient_accumulation_steps", 1))
     defaults: dict[str, Any] = dict(
         output_dir=str(tmp_path / "out"), use_cpu=True, max_steps=steps,
@@ -142,7 +143,7 @@ def make_trainer(
     return trainer_type(
         model=model or FaultyRegressor(fault, from_step, accumulation),
         args=TrainingArguments(**defaults),
-        train_dataset=RandomRegression(),
+        train_dataset=train_dataset if train_dataset is not None else RandomRegression(),
         eval_dataset=eval_dataset,
         callbacks=[cb, *extra_callbacks],
     )

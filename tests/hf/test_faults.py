@@ -8,8 +8,13 @@ from typing import Any
 
 import pytest
 
-from denpex_callbacks import Severity
-from denpex_callbacks.hf import AmpDiagnosticCallback
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from transformers import TrainerCallback  # noqa: E402
+
+from denpex_callbacks import Severity  # noqa: E402
+from denpex_callbacks.hf import AmpDiagnosticCallback  # noqa: E402
 
 
 @pytest.mark.parametrize("optim", ["adamw_torch", "adamw_torch_fused"])
@@ -87,6 +92,37 @@ def test_bf16_nan_loss_is_amp006_only(hf: Any) -> None:
     assert hf.fault_codes(monitor) == ["AMP006"]
     assert hf.first(monitor, "AMP006").step == k
     assert "amp/loss_scale" not in trainer.state.log_history[0]
+
+
+class SkipNonFiniteUpdate(TrainerCallback):  # type: ignore[misc]
+    """The guard the fix for poisoned bf16 weights gives HF users, as written there."""
+
+    def on_pre_optimizer_step(self, args: Any, state: Any, control: Any, model: Any = None,
+                              optimizer: Any = None, **kwargs: Any) -> None:
+        if any(not torch.isfinite(p.grad).all() for p in model.parameters()
+               if p.grad is not None):
+            optimizer.zero_grad(set_to_none=True)
+
+
+@pytest.mark.parametrize("guarded", [False, True], ids=["unguarded", "guarded"])
+def test_bf16_nan_sample_applied_to_the_weights_names_its_batch(hf: Any, guarded: bool) -> None:
+    # No scaler in bf16: the NaN sample's update is applied and every later loss is NaN. The
+    # located fix names that batch and HF's guard; with the guard the weights stay finite.
+    k = 3
+    data = hf.RandomRegression(nonfinite_at=(8 * (k - 1) + 5,))
+    trainer = hf.trainer(steps=8, bf16=True, in_order=True, train_dataset=data,
+                         learning_rate=3e-3, logging_nan_inf_filter=False,
+                         extra_callbacks=[SkipNonFiniteUpdate()] if guarded else [])
+    trainer.train()
+    first = hf.first(hf.monitor_of(trainer), "AMP006")
+    assert first.step == k
+    if guarded:
+        assert all(torch.isfinite(p).all() for p in trainer.model.parameters())
+        assert first.evidence["origin"]["verdict"] != "nonfinite-weights"
+        return
+    assert first.evidence["origin"]["verdict"] == "nonfinite-weights"
+    assert f"skip the batch of step {k}" in first.fix
+    assert "on_pre_optimizer_step" in first.fix and "scaler.step" not in first.fix
 
 
 def test_fp16_requested_on_cpu_without_a_scaler_is_amp010(hf: Any) -> None:

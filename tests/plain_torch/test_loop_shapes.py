@@ -25,19 +25,19 @@ def _faults(monitor: AmpMonitor) -> list[tuple[str, int | None]]:
     return [(d.code, d.step) for d in monitor.diagnoses if d.severity.value != "info"]
 
 
+def _train(monitor: AmpMonitor, model: Any, opt: Any, backward: Any, steps: int = 6) -> None:
+    """A wrapped loop: the framework's ``backward``, the prepared optimizer, then close."""
+    for step in range(steps):
+        x, y = _batch(step)
+        loss = (model(x).float() - y).pow(2).mean()
+        backward(loss)
+        opt.step()
+        opt.zero_grad()
+        monitor.step(loss)
+    monitor.close()
+
+
 # -- accelerate and Fabric: what fp16 asked for on a CPU really runs ----------------------------
-
-
-@pytest.fixture
-def fresh_accelerate() -> Any:
-    accelerate = pytest.importorskip("accelerate")
-    from accelerate.state import AcceleratorState, GradientState
-
-    AcceleratorState._reset_state(reset_partial_state=True)
-    GradientState._reset_state()
-    yield accelerate
-    AcceleratorState._reset_state(reset_partial_state=True)
-    GradientState._reset_state()
 
 
 def test_accelerate_fp16_on_a_cpu_is_fp32_and_said_so(fresh_accelerate: Any) -> None:
@@ -47,19 +47,27 @@ def test_accelerate_fp16_on_a_cpu_is_fp32_and_said_so(fresh_accelerate: Any) -> 
     model = _model()
     model, opt = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=0.01))
     monitor = AmpMonitor(optimizer=opt, model=model, report_dir=None)
-    for step in range(6):
-        x, y = _batch(step)
-        loss = (model(x) - y).pow(2).mean()
-        accelerator.backward(loss)
-        opt.step()
-        opt.zero_grad()
-        monitor.step(loss)
-    monitor.close()
+    _train(monitor, model, opt, accelerator.backward)
     (swap,) = [d for d in monitor.diagnoses if d.code == "AMP010"]
     assert (swap.step, swap.severity.value) == (0, "warning")
     assert swap.evidence["requested"] == "fp16" and swap.evidence["active"] == "fp32"
     assert _faults(monitor) == [("AMP010", 0)]
     assert monitor.monitor.summary()["steps"] == 6
+
+
+@pytest.mark.parametrize(("asked", "active"), [("bf16", "bf16-mixed"), ("no", "fp32")])
+def test_accelerate_bf16_on_a_cpu_is_read_from_its_forward_wrapper(
+        fresh_accelerate: Any, asked: str, active: str) -> None:
+    # Was: bf16 read as "fp32 (requested bf16)" and an AMP010 for a healthy run: accelerate's
+    # wrapper enters bf16 autocast inside forward, after the probe's pre-hook. Control: "no"
+    # wraps nothing and stays fp32, silent too.
+    accelerator = fresh_accelerate.Accelerator(mixed_precision=asked, cpu=True)
+    model = _model()
+    model, opt = accelerator.prepare(model, torch.optim.AdamW(model.parameters(), lr=3e-4))
+    monitor = AmpMonitor(optimizer=opt, model=model, report_dir=None)
+    _train(monitor, model, opt, accelerator.backward)
+    assert monitor.monitor.setup.active_precision == active
+    assert monitor.diagnoses == []
 
 
 def test_fabric_16_mixed_on_a_cpu_is_bf16_and_said_so() -> None:
@@ -69,14 +77,7 @@ def test_fabric_16_mixed_on_a_cpu_is_bf16_and_said_so() -> None:
     model = _model()
     model, opt = fabric.setup(model, torch.optim.SGD(model.parameters(), lr=0.01))
     monitor = AmpMonitor(optimizer=opt, model=model, precision="16-mixed", report_dir=None)
-    for step in range(6):
-        x, y = _batch(step)
-        loss = (model(x).float() - y).pow(2).mean()
-        fabric.backward(loss)
-        opt.step()
-        opt.zero_grad()
-        monitor.step(loss)
-    monitor.close()
+    _train(monitor, model, opt, fabric.backward)
     assert _faults(monitor) == [("AMP010", 0)]
     (swap,) = monitor.diagnoses
     assert swap.evidence["active"] == "bf16-mixed"

@@ -16,6 +16,7 @@ from typing import Any
 
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.masking import mask
+from denpex_callbacks.core.numbers import round_numbers
 
 ENV_RUN_NAME = "DENPEX_RUN_NAME"
 MAX_FIELD = 600  # characters per text field: an alert points to the report, it is not the report
@@ -91,6 +92,9 @@ def build_payload(diagnosis: Diagnosis, context: AlertContext) -> dict[str, Any]
         ('AMP006', 7, 0, 'node3', 'bert')
         >>> print(p["text"].splitlines()[0])
         denpex AMP006 non-finite-loss [error]: Loss is NaN or inf
+        >>> d = Diagnosis.from_finding(Finding("AMP003", 9, "loss scale 65536.0 -> 1024.0"))
+        >>> build_payload(d, AlertContext(host="node3"))["summary"]
+        'loss scale 65536 -> 1024'
     """
     name = run_name(context.run_name)
     payload: dict[str, Any] = {
@@ -104,8 +108,10 @@ def build_payload(diagnosis: Diagnosis, context: AlertContext) -> dict[str, Any]
         "host": context.host or platform.node(),
         "run": _clean(name) if name else None,
         "framework": context.framework,
-        "summary": _clean(diagnosis.summary),
-        "fix": _clean(first_fix(diagnosis)),
+        # Numbers rounded as the console line rounds them; only here, not in the run name
+        # or report path, where a number is part of a name.
+        "summary": _clean(round_numbers(diagnosis.summary)),
+        "fix": _clean(round_numbers(first_fix(diagnosis))),
         "caused_by": diagnosis.caused_by,
         "report": _clean(context.report_path) if context.report_path else None,
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
