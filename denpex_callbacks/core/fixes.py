@@ -356,20 +356,31 @@ def switched_off_text(why: str, setup: RunSetup) -> tuple[str, str]:
 # None skips backward and the optimizer step (automatic optimization, one device). HF: the
 # callback hook before optimizer.step() (transformers 4.45+) gets the optimizer; an optimizer
 # leaves the parameters whose grad is None as they are.
+# Each guard decides after backward, from the gradients every rank holds alike once they are
+# synchronised (DDP's all-reduce, FSDP's and accelerate's global norm): a rank that skipped
+# backward alone, on its own loss, would leave the others waiting in the collective.
 _GUARD_UPDATE = {
-    "torch": "if torch.isfinite(loss): loss.backward(); optimizer.step() (optimizer.zero_grad() "
-             "either way)",
-    "accelerate": "if torch.isfinite(loss): accelerator.backward(loss); optimizer.step() "
-                  "(optimizer.zero_grad() either way)",
-    "fabric": "if torch.isfinite(loss): fabric.backward(loss); optimizer.step() "
-              "(optimizer.zero_grad() either way)",
-    "lightning": "return None from training_step when not torch.isfinite(loss) (Lightning then "
-                 "skips that batch's backward and optimizer step; automatic optimization, one "
-                 "device)",
-    "deepspeed": "if torch.isfinite(loss): engine.backward(loss); engine.step()",
+    "torch": "after loss.backward(), norm = torch.nn.utils.clip_grad_norm_(model.parameters(), "
+             "max_norm) (float('inf') to measure without clipping; FSDP: model.clip_grad_norm_"
+             "); if torch.isfinite(norm): optimizer.step() (optimizer.zero_grad() either way)",
+    "accelerate": "after accelerator.backward(loss), norm = accelerator.clip_grad_norm_(model."
+                  "parameters(), max_norm) (float('inf') to measure without clipping); if "
+                  "torch.isfinite(norm): optimizer.step() (optimizer.zero_grad() either way)",
+    "fabric": "after fabric.backward(loss), norm = fabric.clip_gradients(model, optimizer, "
+              "max_norm=max_norm) (float('inf') to measure without clipping); if "
+              "torch.isfinite(norm): optimizer.step() (optimizer.zero_grad() either way)",
+    "lightning": "an on_before_optimizer_step(self, optimizer) in your LightningModule that calls "
+                 "optimizer.zero_grad(set_to_none=True) when a gradient is non-finite (the "
+                 "optimizer then leaves the weights as they are; the gradients are synchronised "
+                 "by then, so every rank skips alike)",
+    "deepspeed": "decide on every rank alike before engine.backward(loss): bad = (~torch.isfinite("
+                 "loss)).float(); torch.distributed.all_reduce(bad); skip backward and step "
+                 "where bad > 0 (under ZeRO both are collectives: a rank that skips alone "
+                 "hangs the others)",
     "hf": "a TrainerCallback whose on_pre_optimizer_step(args, state, control, model, "
           "optimizer, **kwargs) calls optimizer.zero_grad(set_to_none=True) when a gradient "
-          "is non-finite (the optimizer then leaves the weights as they are)",
+          "is non-finite (the optimizer then leaves the weights as they are; the gradients are "
+          "synchronised by then, so every rank skips alike)",
 }
 
 
@@ -377,10 +388,10 @@ def guard_update(setup: RunSetup) -> str:
     """The line that skips a non-finite step's update in this run's loop (no loss scaler).
 
     Example:
-        >>> guard_update(RunSetup(framework="lightning")).startswith("return None")
+        >>> guard_update(RunSetup(framework="lightning")).startswith("an on_before_optimizer")
         True
-        >>> guard_update(RunSetup(framework="torch", extra={"loop": "accelerate"}))[:51]
-        'if torch.isfinite(loss): accelerator.backward(loss)'
+        >>> guard_update(RunSetup(framework="torch", extra={"loop": "accelerate"}))[:48]
+        'after accelerator.backward(loss), norm = acceler'
     """
     loop = setup.extra.get("loop") if setup.framework == "torch" else setup.framework
     return _GUARD_UPDATE.get(str(loop), _GUARD_UPDATE["torch"])

@@ -225,13 +225,7 @@ class LocateOnFault:
             explanation = None
             if report is not None and (verdict.verdict != NOT_RERUNNABLE
                                        or verdict.placed is not None):
-<<<<<<< HEAD
-                explanation = explain_origin(
-                    report, self.monitor.framework,
-                    updates_before=updates_before(self.monitor.run, report.step))
-=======
                 explanation = self._explain(report, target)
->>>>>>> h48-liveB
         except Exception as exc:
             self._on_error(exc)
             return False
@@ -296,13 +290,7 @@ class LocateOnFault:
             report = locator.finish(loss, step)
             if locator.failed:
                 return None
-<<<<<<< HEAD
-            explanation = explain_origin(
-                report, self.monitor.framework,
-                updates_before=updates_before(self.monitor.run, report.step))
-=======
             explanation = self._explain(report, target)
->>>>>>> h48-liveB
         except Exception as exc:
             locator.disarm()
             self._on_error(exc)
@@ -326,7 +314,8 @@ class LocateOnFault:
         """The located origin in this run's words: its framework, its setup, the step of the
         diagnosis it amends."""
         return explain_origin(report, self.monitor.framework, setup=self.monitor.setup,
-                              first_step=target.step)
+                              first_step=target.step,
+                              updates_before=updates_before(self.monitor.run, report.step))
 
     def _cause(
         self, target: Diagnosis, report: OriginReport, explanation: OriginExplanation

@@ -96,26 +96,20 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
 
 
 def explain_origin(report: OriginReport, framework: str | None = None, *,
-<<<<<<< HEAD
-                   updates_before: int | None = None) -> OriginExplanation:
-=======
+                   updates_before: int | None = None,
                    setup: RunSetup | None = None,
                    first_step: int | None = None) -> OriginExplanation:
->>>>>>> h48-liveB
     """Turn a located origin into the root cause and fix of the diagnosis it amends.
 
     Args:
         report: What the locator saw in the armed step.
         framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``, to phrase the fix.
-<<<<<<< HEAD
         updates_before: Optimizer updates applied in the run before the located step (None:
             not known). Huge weights with none applied were never grown by the optimizer.
-=======
         setup: The run's setup (whether a loss scaler skips non-finite steps, the loop), for
             the fix of weights already non-finite (None: phrased as for a run with a scaler).
         first_step: The step of the diagnosis being amended (its first non-finite loss),
             which may come before the located one.
->>>>>>> h48-liveB
 
     Returns:
         The verdict, a one-line summary, and the new root cause and fix (None where the
@@ -306,7 +300,6 @@ def _explain_passed_on(
     )
 
 
-<<<<<<< HEAD
 def _initial_weights(
     module: ModuleCall, summary: str, symptom: str, framework: str | None, bf16: str,
     evidence: dict[str, Any],
@@ -325,7 +318,10 @@ def _initial_weights(
         "(a scaling left in, weights saved from another model). If those weights are meant, "
         f"train in bf16 ({bf16}), or: {keep_fp32(label(module.name), framework)}.",
         module.name,
-=======
+        evidence,
+    )
+
+
 def _explain_poisoned(
     fwd: ModuleCall, at: str, fix: str, evidence: dict[str, Any]
 ) -> OriginExplanation:
@@ -341,7 +337,6 @@ def _explain_poisoned(
         "checkpoint was already corrupt), so every forward pass is non-finite from there.",
         fix,
         fwd.name,
->>>>>>> h48-liveB
         evidence,
     )
 

@@ -49,8 +49,10 @@ def test_accelerate_bf16_poisoned_weights_name_the_batch_and_the_guard(
     monitor = AmpMonitor(optimizer=opt, model=model, report_dir=None)
     for x, y in _batches(16):
         loss = (model(x).float() - y).pow(2).mean()
-        if not guarded or torch.isfinite(loss):  # the guard the fix gives, word for word
-            accelerator.backward(loss)
+        accelerator.backward(loss)
+        # the guard the fix gives, word for word
+        norm = accelerator.clip_grad_norm_(model.parameters(), float("inf"))
+        if not guarded or torch.isfinite(norm):
             opt.step()
         opt.zero_grad()
         monitor.step(loss)
@@ -64,7 +66,9 @@ def test_accelerate_bf16_poisoned_weights_name_the_batch_and_the_guard(
     assert first.evidence["origin"]["verdict"] == "nonfinite-weights"
     assert f"Restore a checkpoint from before step {BAD_STEP}" in first.fix
     assert f"skip the batch of step {BAD_STEP}" in first.fix
-    assert "if torch.isfinite(loss): accelerator.backward(loss); optimizer.step()" in first.fix
+    assert ("after accelerator.backward(loss), norm = accelerator.clip_grad_norm_(model."
+            "parameters(), max_norm)") in first.fix
+    assert "if torch.isfinite(norm): optimizer.step()" in first.fix
     assert "scaler.step" not in first.fix
 
 
