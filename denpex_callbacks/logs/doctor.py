@@ -45,6 +45,7 @@ from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETU
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.json_documents import flattened_document, may_be_document
+from denpex_callbacks.logs.json_logs import HeldLog, held_log, may_hold_log
 from denpex_callbacks.logs.line_prefixes import collected, uncollected
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
 from denpex_callbacks.logs.newest_first import (
@@ -96,6 +97,8 @@ _ESCAPED = "escaped"  # (a paste of one line of escapes)
 _NEWEST = "listed newest line first"
 # (json_documents.py: a tracker's summary file, pasted whole)
 _DOCUMENT = "one JSON object whose values nest, read as one line with its keys joined by '/'"
+# (json_logs.py: a service's record of a run, pasted whole)
+_HELD_LOG = "one JSON object holding the run's output as its"
 _NO_LINE = (-1, 0, False)
 _QUIET = logging.getLogger("denpex_callbacks.doctor")
 _QUIET.addHandler(logging.NullHandler())
@@ -335,8 +338,10 @@ def _hf_interval(path: str) -> LoggingInterval | None:
 def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
             ) -> tuple[BinaryIO, str | None, int | RankBlocks | None]:
     """``stream``, or the log a paste holds, what the paste was (None: a plain log), and the
-    rank a margin taken off named (None: none): one line of escapes (paste.py's
-    ``unescaped_log``: a JSON string or a Python repr of a run's output), a margin on every
+    rank a margin taken off named (None: none): a JSON record holding the run's output as
+    one string (json_logs.py: that string's lines, read as any paste), one line of escapes
+    (paste.py's ``unescaped_log``: a JSON string or a Python repr of a run's output), a
+    margin on every
     line or a blank line after each (paste_margins.py), a collector's clock or process
     before every line (line_prefixes.py), the characters a web page or a chat tool made of its
     own (paste.py's ``plain_characters``), lines
@@ -356,6 +361,14 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     cri = size <= CRI_BYTES and may_be_cri(head)
     prefix, spaced, clocked, numbered = _around_lines(head, entire) if small else (
         None, False, False, False)
+    if may_hold_log(head, size):
+        data = head if entire else stream.read()
+        if (log := held_log(data)) is not None:
+            stream.close()
+            return _held(log, reverse)
+        if not entire:  # (read whole: the rules below read it again from memory)
+            stream.close()
+            stream = io.BufferedReader(io.BytesIO(data))
     if may_be_document(head, entire) and (flat := flattened_document(head)) is not None:
         stream.close()  # (entire: the head is the input)
         return io.BytesIO(flat), _DOCUMENT, None
@@ -402,6 +415,17 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
         how.append("every line opened with a collector's time or process (kubectl "
                    "--timestamps, ts, journald, a Ray worker), taken off")
     return io.BytesIO(data), "; ".join(how) or None, rank
+
+
+def _held(log: HeldLog, reverse: bool | None) -> tuple[BinaryIO, str | None,
+                                                      int | RankBlocks | None]:
+    """What :func:`_pasted` makes of the log a JSON document holds (json_logs.py): its
+    string's lines, as pasted as any log (a margin, a clock, ranks), the key said."""
+    inner, how, rank = _pasted(io.BufferedReader(io.BytesIO(log.data)), len(log.data), reverse)
+    if how == _ESCAPED:
+        how = "one line of escapes in it, read as the lines it escapes"
+    said = f"{_HELD_LOG} '{log.key}' string, read as its lines (the other fields not read)"
+    return inner, "; ".join(filter(None, (said, how))), rank
 
 
 def _in_place(diagnosis: Diagnosis, blocks: RankBlocks) -> Diagnosis:

@@ -48,11 +48,8 @@ def flattened_document(data: bytes) -> bytes | None:
         >>> flattened_document(b'{"loss": 1.0, "step": 4}') is None
         True
     """
-    try:
-        document = json.loads(data)
-    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
-        return None
-    if not isinstance(document, dict):
+    document = parsed_object(data)
+    if document is None:
         return None
     if not any(isinstance(value, dict) for value in document.values()):
         return None  # nothing nested: the rows read right as they are
@@ -60,6 +57,21 @@ def flattened_document(data: bytes) -> bytes | None:
     if not _flatten(document, "", flat, 0):
         return None  # a list in it, or too deep: a history or a configuration
     return json.dumps(flat).encode() + b"\n"
+
+
+def parsed_object(data: bytes) -> dict[str, object] | None:
+    """The JSON object ``data`` is (``NaN`` and ``Infinity`` read as Python reads them), or
+    None where it is no JSON or no object.
+
+    Example:
+        >>> parsed_object(b'{"loss": NaN}'), parsed_object(b"[1]"), parsed_object(b"{")
+        ({'loss': nan}, None, None)
+    """
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        return None
+    return document if isinstance(document, dict) else None
 
 
 def _flatten(mapping: dict[str, object], prefix: str, into: dict[str, object],
