@@ -328,9 +328,13 @@ CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys
 # Bare columns (``print(step, loss)``): an integer, then one value, nothing else; a
 # non-finite value in Python's, numpy's or torch's spelling (pandas prints ``NaN`` for
 # missing data: not read). Finite rows hold no keyword; a NaN one does. No number after the
-# value: a CSV row's step, NaN and more columns is a table's (its header names them).
+# value: a CSV row's step, NaN and more columns is a table's (its header names them). No two
+# quantified parts after the value match the same character (the blanks, a keyword's ``\S*``,
+# the blanks after it), so a row that fails at its end is refused in linear time: a wide CSV
+# row of empty cells (``7,nan,,,...,0.5``) backtracked quadratically when ``[\s,)]`` could
+# also match what ``[^A-Za-z\d]*`` gave back.
 _BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z\d]*"
-                   r"(?:device=\S*|grad_fn=\S*|dtype=\S*|[\s,)])*$")
+                   r"(?:(?:device|grad_fn|dtype)=\S*(?:\s[\s,)]*|$))*$")
 # A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
 # ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
 # {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
