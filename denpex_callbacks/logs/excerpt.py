@@ -382,9 +382,12 @@ class ExcerptJudge:
                 and after <= LOW_SCALE and fell_from is not None and known_start
                 and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
-        # Pinned: the scale did not fall (lines printing only the new scale repeat it).
+        # Pinned: the scale did not fall (lines printing only the new scale repeat it). An
+        # overflow that only spent hysteresis (DeepSpeed's ``but hysteresis is 2``) kept its
+        # scale by design, at any scale: no floor held it.
         before = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
-        if before is not None and after is not None and before <= FLOOR and after == before:
+        if (before is not None and after is not None and before <= FLOOR and after == before
+                and obs.hysteresis is None):
             if self.floor_overflows == 0:
                 self.floor_first = point
             self.floor_overflows += 1

@@ -163,9 +163,6 @@ def _ds_consecutive_hysteresis(*, later_overflows: tuple[int, ...]) -> list[str]
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason="deepspeed.parse reads an int() zero as a scale below 1 "
-                   "only after 'reducing to'; the hysteresis branch's 'Attempted loss scale: "
-                   "0' is read as an exact 0 (AMP003 'inf halvings', AMP004 at error)")
 def test_deepspeed_hysteresis_line_at_int_zero(tmp_path: Path) -> None:
     """Two overflows at 0.5 that only spend hysteresis: the same verdict as without them,
     AMP004 below 1 at 302. 8a66528: AMP003 at 302, AMP004 at error at 341 and at 302."""
@@ -178,6 +175,53 @@ def test_deepspeed_hysteresis_int_zero_control(tmp_path: Path) -> None:
     result = diagnose_lines(tmp_path, _ds_consecutive_hysteresis(later_overflows=()))
     assert [(d.code, d.step, d.severity.value) for d in result.faults] == [
         ("AMP004", 302, "warning")]
+
+
+def _ds_hysteresis_at_one(*, overflows: tuple[int, ...]) -> list[str]:
+    """The scaler of ``_ds_consecutive_hysteresis`` at its default ``min_loss_scale`` of 1
+    and ``"initial_scale_power": 1``: one halving from 2 to 1 at step 101 (after a spent
+    hysteresis at 100), then the overflows ``overflows`` at 1. Each one after a clean step
+    only spends the restored hysteresis (``Attempted loss scale: 1, but hysteresis is 2``);
+    one right after another halves to the floor (``reducing to 1``)."""
+    overflow = (f"{_DS_HEAD}[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                "Skipping step.")
+    restore = (f"{_DS_HEAD}[loss_scaler.py:197:update_scale] Consecutive hysteresis is enabled."
+               " Restoring hysteresis to 2")
+    lines, skipped, hysteresis = [], 0, 2
+    for step in range(1, 601):
+        if step in (100, 101, *overflows):
+            scale = 2 if step <= 101 else 1
+            if hysteresis == 2:
+                lines.append(f"{overflow} Attempted loss scale: {scale}, but hysteresis is 2. "
+                             "Reducing hysteresis to 1")
+                hysteresis = 1
+            else:
+                lines.append(f"{overflow} Attempted loss scale: {scale}, reducing to 1")
+            skipped += 1
+        else:
+            lines.append(restore)
+            hysteresis = 2
+        if step % 10 == 0:
+            lines.append(f"{_DS_HEAD}[logging.py:96:log_dist] [Rank 0] step={step}, "
+                         f"skipped={skipped}, lr=[5e-05], mom=[(0.9, 0.999)]")
+    return lines
+
+
+def test_deepspeed_hysteresis_spent_at_the_floor(tmp_path: Path) -> None:
+    """Three isolated overflows at the floor of 1 that only spend hysteresis: the scaler
+    absorbed each by design, no floor held the scale; the verdict is that of the run
+    without them. 8d4e872: AMP003 ("3 overflows with the loss scale pinned at its floor")."""
+    isolated = faults(tmp_path, _ds_hysteresis_at_one(overflows=(300, 400, 500)))
+    assert isolated == faults(tmp_path, _ds_hysteresis_at_one(overflows=()))
+    assert "AMP003" not in [code for code, _ in isolated]
+
+
+def test_deepspeed_overflows_at_the_floor_control(tmp_path: Path) -> None:
+    """Control: overflows on every step from 300 at the floor (a spent hysteresis, then
+    ``reducing to 1`` each step) are still AMP003."""
+    codes = [code for code, _ in faults(
+        tmp_path, _ds_hysteresis_at_one(overflows=tuple(range(300, 321))))]
+    assert "AMP003" in codes
 
 
 # --- 3. a second run read as the next epochs of the first ----------------------------------
