@@ -120,8 +120,10 @@ def test_wide_rows_do_not_hang_the_reader(tmp_path: Path, padded: bool) -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert not rang, "the reader hung"
-    # (no step/value columns: a number follows each NaN, and no header names the columns)
-    assert result.error is not None and "nothing to diagnose" in result.error
+    if padded:  # blank-split columns: ``print``'s, the NaN read at its step
+        assert [(d.code, d.step) for d in result.faults] == [("AMP006", 0)]
+    else:  # a delimited table's rows without their header: nothing read
+        assert result.error is not None and "nothing to diagnose" in result.error
 
 
 # --- 2. DeepSpeed: the hysteresis line of a scale printed by int() -------------------------
@@ -331,21 +333,44 @@ def test_flux_show_of_the_test_loss_is_evaluation(tmp_path: Path) -> None:
 # --- 6. metric_reader._BARE: a print of step, loss and one more number -----------------------
 
 
-def _print_step_loss_lr(nan_from: int) -> list[str]:
+def _print_step_loss_lr(nan_from: int | None, *, lr: float = 0.001,
+                        sep: str = " ") -> list[str]:
     """``print(step, loss.item(), lr)`` every 10 steps: CPython's ``print`` (``Python/
     bltinmodule.c`` ``builtin_print``, ``sep=' '``) of an int and two floats' ``repr``
-    (``nan`` for a NaN loss), the bare print public training scripts write beside
-    ``print(step, loss.item())``. NaN from step ``nan_from``."""
-    return [f"{step} {math.nan if step >= nan_from else 2.3 - step / 1000} 0.001"
+    (``nan`` for a NaN loss, ``5e-05`` for a small learning rate), the bare print public
+    training scripts write beside ``print(step, loss.item())``. NaN from step ``nan_from``;
+    ``sep=","`` writes the rows a ``csv.writer`` would, without their header."""
+    return [sep.join([str(step), repr(math.nan if nan_from is not None and step >= nan_from
+                                      else 2.3 - step / 1000), repr(lr)])
             for step in range(10, 1010, 10)]
 
 
-@pytest.mark.xfail(strict=True, reason="73c63d9's 'no number after the value' drops every "
-                   "bare row with a third column, so a loop's NaN beside its learning rate "
-                   "is no longer read (nothing to diagnose)")
 def test_bare_print_of_step_loss_and_lr(tmp_path: Path) -> None:
     """20e3164: AMP006 at 600; 8a66528: nothing to diagnose."""
     assert faults(tmp_path, _print_step_loss_lr(600)) == [("AMP006", 600)]
+
+
+def test_bare_print_with_a_learning_rate_in_exponent_notation(tmp_path: Path) -> None:
+    """``repr(5e-05)`` is ``5e-05``: a number after the value, as ``0.001`` is. 8d4e872:
+    nothing to diagnose (the row refused)."""
+    assert faults(tmp_path, _print_step_loss_lr(450, lr=5e-05)) == [("AMP006", 450)]
+
+
+def test_delimited_rows_after_the_value_controls(tmp_path: Path) -> None:
+    """Controls: the same columns split by commas or semicolons, without a header, stay a
+    delimited table's rows (73c63d9's rule: nothing read), and the healthy print raises no
+    alarm (its finite rows hold no keyword: nothing read either)."""
+    for sep in (",", ";"):
+        result = diagnose(_write(tmp_path, _print_step_loss_lr(600, lr=5e-05, sep=sep)))
+        assert result.error is not None and "nothing to diagnose" in result.error
+    result = diagnose(_write(tmp_path, _print_step_loss_lr(None, lr=3e-4)))
+    assert not result.diagnoses and "nothing to diagnose" in (result.error or "")
+
+
+def _write(tmp_path: Path, lines: list[str]) -> str:
+    path = tmp_path / "rows.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
 
 
 # --- 7. DeepSpeed resumed without its optimizer states (not from these rules) ---------------
