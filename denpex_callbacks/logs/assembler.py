@@ -310,6 +310,8 @@ class Assembler:
                 self._catch_up(event.step - 1, line)
             self._flag(event, line, text)
             return
+        if kind == OVERFLOW and not self._setup_stands(event):
+            self._setup_cut()
         if kind == OVERFLOW and self._without_scaler(event):
             self._flush()
             self._skip_without_scaler(event, line, text)
@@ -921,6 +923,24 @@ class Assembler:
         if "scaler" in self.setup:
             return self.setup["scaler"] is None
         return bool(event.evidence.get(SCALE_KEPT))
+
+    def _setup_stands(self, event: LogEvent) -> bool:
+        """Whether the setup read may be that of the run an overflow line is from: not where
+        the line's wording says its scaler keeps its scale and the setup names a dynamic
+        scaler, which never prints it (DeepSpeed's ``DynamicLossScaler`` overrides the
+        ``LossScalerBase.update_scale`` that says so)."""
+        return not (event.evidence.get(SCALE_KEPT) and self.setup.get("scaler") == "dynamic")
+
+    def _setup_cut(self) -> None:
+        """The setup read is an earlier run's in the same file; this run's was cut away
+        (a run appended after another, pasted from below its configuration dump). Its run
+        starts over, numbered by its own rows: the clock goes back to the last step a row
+        printed where that went back (its counter started over: ``step=1`` after
+        ``step=40``, closer than :data:`RESTART_BACK`)."""
+        self.setup.clear()
+        self._run_start()
+        if self._last_printed is not None and self._last_printed < self.clock:
+            self.clock = self._last_printed
 
     def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
         # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of

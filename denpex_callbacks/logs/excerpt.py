@@ -166,7 +166,10 @@ class ExcerptJudge:
             self.nonfinite_flags += 1
         if event.kind == PROGRESS and event.step is not None and event.skipped_total is not None:
             counter = (event.step, event.skipped_total, line)
-            if self.first_counter is None:
+            if self.first_counter is None or (
+                    self.last_counter is not None and event.step < self.last_counter[0]):
+                # (a counter that went back counts another run's steps, or a resumed one's:
+                # the skips between it and the last run's counters are no skips of a window)
                 self.first_counter = counter
             self.last_counter = counter
         elif event.kind == METRICS and event.skipped_in_interval is not None:

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import math
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -429,9 +430,6 @@ def _fp16_run_then_bf16_cut(start: int) -> list[str]:
     return healthy + bf16[start:]
 
 
-@pytest.mark.xfail(strict=True, reason="assembler._without_scaler trusts a setup that names a "
-                   "scaler before the SCALE_KEPT wording: the first run's fp16 setup stands "
-                   "for the cut bf16 run, whose skips become AMP003")
 @pytest.mark.parametrize("start", [66, 159])
 def test_bf16_cut_after_an_fp16_run(tmp_path: Path, start: int) -> None:
     """``Gradients are non-finite, weights were not updated`` (a scaler that keeps its scale)
@@ -444,3 +442,36 @@ def test_bf16_cut_alone_control(tmp_path: Path) -> None:
     """Control: the bf16 run cut the same way, alone, is AMP006 at 12."""
     bf16 = (_CORPUS / "deepspeed_zero2_bf16_nonfinite.log").read_text().splitlines()
     assert faults(tmp_path, bf16[66:]) == [("AMP006", 12)]
+
+
+def test_fp16_cut_after_an_fp16_run_control(tmp_path: Path) -> None:
+    """Control: the recorded fp16 collapse (a dynamic scaler's ``reducing to`` lines) cut the
+    same way after the healthy fp16 run keeps the dynamic setup: still AMP003 beside AMP006."""
+    healthy = (_CORPUS / "deepspeed_zero2_healthy.log").read_text().splitlines()
+    collapse = (_CORPUS / "deepspeed_zero2_collapse.log").read_text().splitlines()
+    assert [code for code, _ in faults(tmp_path, healthy + collapse[90:])] == [
+        "AMP006", "AMP003"]
+
+
+def _counters(last: int, skipped: Callable[[int], int]) -> list[str]:
+    """DeepSpeed's engine every 10 steps (``step={step}, skipped={n}, ...``, the counter of
+    ``_ds_consecutive_hysteresis``) up to ``last``, ``skipped(step)`` skipped by then."""
+    return [f"{_DS_HEAD}[logging.py:96:log_dist] [Rank 0] step={step}, skipped={skipped(step)},"
+            " lr=[5e-05], mom=[(0.9, 0.999)]" for step in range(10, last + 1, 10)]
+
+
+def test_counters_of_a_second_run_are_their_own_window(tmp_path: Path) -> None:
+    """A healthy run of 300 steps, then a second run appended whose fresh scaler backed off
+    10 times by its step 10 and once each 10 steps after: its counters went back, and the
+    skips between them and the first run's (13 of 30 steps) are no window's. The verdict of
+    the second run alone. 8d4e872: AMP008 at 40."""
+    second = _counters(40, lambda step: 9 + step // 10)
+    assert faults(tmp_path, _counters(300, lambda step: 0) + second) == faults(
+        tmp_path, second) == []
+
+
+def test_counters_of_a_second_run_control(tmp_path: Path) -> None:
+    """Control: a second run skipping half its steps is AMP003 after the first run too."""
+    second = _counters(200, lambda step: 10 + (step - 10) // 2)
+    assert [code for code, _ in faults(tmp_path, _counters(300, lambda step: 0) + second)] == [
+        "AMP003"]
