@@ -31,6 +31,7 @@ from denpex_callbacks.logs.events import (
     FLAG,
     GROWTH,
     OVERFLOW,
+    OWN_COUNT,
     PROGRESS,
     RUN_START,
     SCALE_KEPT,
@@ -122,7 +123,8 @@ def parse(text: str) -> list[LogEvent]:
             return out
         found = _GRAD_OVERFLOW.search(text)
         if found:
-            out.append(LogEvent(OVERFLOW, FAMILY, step=int(found.group(1))))
+            out.append(LogEvent(OVERFLOW, FAMILY, step=int(found.group(1)),
+                                evidence={OWN_COUNT: True}))
             return out
     if "loss scale" in text:
         if found := _REDUCING.search(text):

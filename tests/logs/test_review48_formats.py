@@ -377,17 +377,18 @@ def _write(tmp_path: Path, lines: list[str]) -> str:
 # --- 7. DeepSpeed resumed without its optimizer states (not from these rules) ---------------
 
 
-def _ds_resumed_without_optimizer(cascade_at: int | None) -> list[str]:
+def _ds_resumed_without_optimizer(cascade_at: int | None, *, resumed: int = 5000) -> list[str]:
     """DeepSpeed 0.3-0.16's FP16_Optimizer (``deepspeed/runtime/fp16/fused_optimizer.py``
     ``_update_scale``: ``"\\nGrad overflow on iteration {cur_iter}"`` then ``"Reducing dynamic
     loss scale from {prev_scale} to {cur_scale}"``) after ``engine.load_checkpoint(...,
     load_optimizer_states=False)``: the engine's ``global_steps`` and ``skipped_steps`` come
     back (``step=5010, skipped=8``), the optimizer's ``cur_iter`` and scale start afresh
-    (eight back-offs from 65536). Every step overflows from ``cascade_at`` on."""
+    (eight back-offs from 65536). Every step overflows from ``cascade_at`` on. ``resumed=0``:
+    a fresh run, the two counts the same."""
     head = "[2026-01-01 10:00:00,000] [INFO] [fused_optimizer.py:290:_update_scale] "
-    lines, scale, skipped = [], 65536.0, 8
-    for step in range(5001, 5501):
-        iteration = step - 5001
+    lines, scale, skipped = [], 65536.0, 8 if resumed else 0
+    for step in range(resumed + 1, resumed + 501):
+        iteration = step - resumed - 1
         overflow = iteration < 8 or (cascade_at is not None and step >= cascade_at)
         if overflow:
             lines += [head, f"{head}Grad overflow on iteration {iteration}",
@@ -402,8 +403,6 @@ def _ds_resumed_without_optimizer(cascade_at: int | None) -> list[str]:
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason="the optimizer's own iteration is taken for the step "
-                   "though the engine's step= lines count 5000 more (the same on 20e3164)")
 def test_deepspeed_resumed_without_optimizer_states(tmp_path: Path) -> None:
     """The cascade from step 5401 (iteration 400) is AMP003 there. 8a66528: AMP003 at 400."""
     assert faults(tmp_path, _ds_resumed_without_optimizer(5401)) == [("AMP003", 5401)]
@@ -412,6 +411,19 @@ def test_deepspeed_resumed_without_optimizer_states(tmp_path: Path) -> None:
 def test_deepspeed_resumed_without_optimizer_states_control(tmp_path: Path) -> None:
     """Control: the resumed run's fresh back-off alone is quiet."""
     assert faults(tmp_path, _ds_resumed_without_optimizer(None)) == []
+
+
+def test_deepspeed_optimizer_count_of_a_fresh_run_control(tmp_path: Path) -> None:
+    """Controls: where the optimizer's count is the engine's (a fresh run, alone or appended
+    after the resumed one, whose counter goes back) the cascade is placed at its count as
+    printed (``cur_iter`` 200 at the engine's step 201), and the two runs without a cascade
+    are quiet."""
+    fresh = _ds_resumed_without_optimizer(201, resumed=0)
+    assert faults(tmp_path, fresh)[0] == ("AMP003", 200)  # (then AMP008: 91% skipped)
+    assert faults(tmp_path, _ds_resumed_without_optimizer(None) + fresh) == faults(
+        tmp_path, fresh)
+    assert faults(tmp_path, _ds_resumed_without_optimizer(None)
+                  + _ds_resumed_without_optimizer(None, resumed=0)) == []
 
 
 # --- 8. SCALE_KEPT behind an earlier run's fp16 setup ---------------------------------------
