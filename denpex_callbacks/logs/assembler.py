@@ -42,6 +42,7 @@ from denpex_callbacks.logs.events import (
     IN_STEP,
     METRICS,
     OVERFLOW,
+    OWN_COUNT,
     PROGRESS,
     RUN_START,
     SCALE_KEPT,
@@ -240,6 +241,8 @@ class Assembler:
     _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _restarted_at: int | None = None  # ...at this earlier step (see RESTARTED_AT)
+    _engine_counted: bool = False  # a count of every step (``step=N, skipped=K``) was read
+    _own_offset: int | None = None  # the run's step less an optimizer's own count (OWN_COUNT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
     _skipped_total: int = 0
     _counts_read: bool = False  # a row's cumulative skip count was read
@@ -310,6 +313,8 @@ class Assembler:
                 self._catch_up(event.step - 1, line)
             self._flag(event, line, text)
             return
+        if kind == OVERFLOW and not self._setup_stands(event):
+            self._setup_cut()
         if kind == OVERFLOW and self._without_scaler(event):
             self._flush()
             self._skip_without_scaler(event, line, text)
@@ -317,6 +322,8 @@ class Assembler:
         if kind == OVERFLOW and event.step is None and event.evidence.get(IN_STEP):
             self._skip_in_step(event, line, text)
             return
+        if kind == OVERFLOW and event.step is not None and event.evidence.get(OWN_COUNT):
+            event = replace(event, step=self._engine_step(event.step))
         if kind == OVERFLOW:
             self.overflow_lines += 1
             self._row_since_overflow = False
@@ -335,6 +342,7 @@ class Assembler:
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
+            self._engine_counted = self._engine_counted or event.skipped_total is not None
             # a count of every step so far (``step=3, skipped=3``): the steps up to it, cut
             # off above the excerpt, were the run's start-up back-off, not applied steps
             all_skipped = event.skipped_total is not None and event.skipped_total >= event.step
@@ -744,6 +752,7 @@ class Assembler:
             self._rank_clean_run.pop(rank, None)
         self.growth_bounds.forget(rank)
         self._last_scale = None
+        self._own_offset = None  # (a new run's optimizer counts with its engine again)
         self._restarted = True
 
     def _restarts(self, event: LogEvent, step: int) -> bool:
@@ -912,6 +921,18 @@ class Assembler:
             self.spans.printed(end)  # (its last step's skip is placed too: in the span)
         self._rank_skips.pop(rank, None)  # the next row's interval counts from here
 
+    def _engine_step(self, count: int) -> int:
+        """The run's step of an overflow numbered by its optimizer's own count (``OWN_COUNT``):
+        the count, or, where it is far behind (:data:`RESTART_BACK`) the step a count of every
+        step (``step=N, skipped=K``) brought the clock to and is itself no run's start (more
+        than RESTART_BACK: a new run's back-off comes before its own counter goes back), the
+        count shifted by the distance at the first such overflow: the optimizer counts afresh
+        (DeepSpeed resumed with ``load_optimizer_states=False``) while the engine goes on."""
+        if (self._own_offset is None and self._engine_counted
+                and RESTART_BACK < count < self.clock - RESTART_BACK):
+            self._own_offset = self.clock + 1 - count
+        return count + (self._own_offset or 0)
+
     def _without_scaler(self, event: LogEvent) -> bool:
         """An overflow line with no scale in a run whose setup says it has no loss scaler, or
         whose wording says its scaler keeps the scale where the excerpt shows no setup (a
@@ -921,6 +942,24 @@ class Assembler:
         if "scaler" in self.setup:
             return self.setup["scaler"] is None
         return bool(event.evidence.get(SCALE_KEPT))
+
+    def _setup_stands(self, event: LogEvent) -> bool:
+        """Whether the setup read may be that of the run an overflow line is from: not where
+        the line's wording says its scaler keeps its scale and the setup names a dynamic
+        scaler, which never prints it (DeepSpeed's ``DynamicLossScaler`` overrides the
+        ``LossScalerBase.update_scale`` that says so)."""
+        return not (event.evidence.get(SCALE_KEPT) and self.setup.get("scaler") == "dynamic")
+
+    def _setup_cut(self) -> None:
+        """The setup read is an earlier run's in the same file; this run's was cut away
+        (a run appended after another, pasted from below its configuration dump). Its run
+        starts over, numbered by its own rows: the clock goes back to the last step a row
+        printed where that went back (its counter started over: ``step=1`` after
+        ``step=40``, closer than :data:`RESTART_BACK`)."""
+        self.setup.clear()
+        self._run_start()
+        if self._last_printed is not None and self._last_printed < self.clock:
+            self.clock = self._last_printed
 
     def _skip_without_scaler(self, event: LogEvent, line: int, text: str) -> None:
         # bf16/fp32 runs skip steps on non-finite gradients too (DeepSpeed's LossScaler of

@@ -31,6 +31,7 @@ from denpex_callbacks.logs.events import (
     FLAG,
     GROWTH,
     OVERFLOW,
+    OWN_COUNT,
     PROGRESS,
     RUN_START,
     SCALE_KEPT,
@@ -106,9 +107,13 @@ def parse(text: str) -> list[LogEvent]:
             # LossScalerBase.update_scale's wording: only a scaler that never moves its scale
             # prints it (DynamicLossScaler says the scale it attempted and the new one)
             evidence: dict[str, object] | None = {SCALE_KEPT: True} if _KEPT in text else None
-            if scale_after == 0.0 and after is not None and "." not in after:
-                # ``{int(next_scale)}``: a scale below 1 (a min_loss_scale below its default 1)
-                # prints 0, and so does the next attempt; read as the most that prints so
+            # the scale the line leaves: the next one, or the attempted one hysteresis kept
+            printed = after if after is not None else before if hyst else None
+            if scale_after == 0.0 and printed is not None and "." not in printed:
+                # ``{int(next_scale)}``, ``{int(self.cur_scale)}``: a scale below 1 (a
+                # min_loss_scale below its default 1) prints 0 in either branch of
+                # DynamicLossScaler.update_scale, the one that halves and the one that only
+                # spends hysteresis; read as the most that prints so
                 evidence = {SCALE_BELOW: 1.0}
                 scale_after = 0.5
                 scale_before = 0.5 if scale_before == 0.0 else scale_before
@@ -118,7 +123,8 @@ def parse(text: str) -> list[LogEvent]:
             return out
         found = _GRAD_OVERFLOW.search(text)
         if found:
-            out.append(LogEvent(OVERFLOW, FAMILY, step=int(found.group(1))))
+            out.append(LogEvent(OVERFLOW, FAMILY, step=int(found.group(1)),
+                                evidence={OWN_COUNT: True}))
             return out
     if "loss scale" in text:
         if found := _REDUCING.search(text):

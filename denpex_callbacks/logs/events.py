@@ -25,6 +25,10 @@ IN_STEP = "in_step"
 # ``LossScaler``, a bf16 run's scale of 1): its skips never move the scale, so no streak of
 # them is a collapse of it, whatever the excerpt shows of the run's configuration.
 SCALE_KEPT = "scale_kept"
+# An overflow line numbered by its optimizer's own count (DeepSpeed's FP16_Optimizer: ``Grad
+# overflow on iteration {cur_iter}``), which starts afresh at a resume that did not load the
+# optimizer's state while the engine's count of steps (``step=N, skipped=K``) goes on.
+OWN_COUNT = "own_count"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.

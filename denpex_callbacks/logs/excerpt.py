@@ -166,7 +166,10 @@ class ExcerptJudge:
             self.nonfinite_flags += 1
         if event.kind == PROGRESS and event.step is not None and event.skipped_total is not None:
             counter = (event.step, event.skipped_total, line)
-            if self.first_counter is None:
+            if self.first_counter is None or (
+                    self.last_counter is not None and event.step < self.last_counter[0]):
+                # (a counter that went back counts another run's steps, or a resumed one's:
+                # the skips between it and the last run's counters are no skips of a window)
                 self.first_counter = counter
             self.last_counter = counter
         elif event.kind == METRICS and event.skipped_in_interval is not None:
@@ -382,9 +385,12 @@ class ExcerptJudge:
                 and after <= LOW_SCALE and fell_from is not None and known_start
                 and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
-        # Pinned: the scale did not fall (lines printing only the new scale repeat it).
+        # Pinned: the scale did not fall (lines printing only the new scale repeat it). An
+        # overflow that only spent hysteresis (DeepSpeed's ``but hysteresis is 2``) kept its
+        # scale by design, at any scale: no floor held it.
         before = obs.scale_before if obs.scale_before is not None else self.last_overflow_scale
-        if before is not None and after is not None and before <= FLOOR and after == before:
+        if (before is not None and after is not None and before <= FLOOR and after == before
+                and obs.hysteresis is None):
             if self.floor_overflows == 0:
                 self.floor_first = point
             self.floor_overflows += 1

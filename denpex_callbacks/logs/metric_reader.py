@@ -328,10 +328,17 @@ EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are
 CLOSING = "closing summary"  # a run's closing summary: only its evaluation keys are read
 # Bare columns (``print(step, loss)``): an integer, then one value, nothing else; a
 # non-finite value in Python's, numpy's or torch's spelling (pandas prints ``NaN`` for
-# missing data: not read). Finite rows hold no keyword; a NaN one does. No number after the
-# value: a CSV row's step, NaN and more columns is a table's (its header names them).
-_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b[^A-Za-z\d]*"
-                   r"(?:device=\S*|grad_fn=\S*|dtype=\S*|[\s,)])*$")
+# missing data: not read). Finite rows hold no keyword; a NaN one does. More numbers after
+# the value (group 3) only in columns split by blanks, as ``print(step, loss.item(), lr)``
+# splits them (``600 nan 0.001``): a delimited row's step, NaN and more columns is a table's
+# (``_DELIMITED``; its header names them). No two quantified parts after the value match the
+# same character (the blanks, a keyword's ``\S*``, the blanks after it), so a row that fails
+# at its end is refused in linear time: a wide CSV row of empty cells (``7,nan,,,...,0.5``)
+# backtracked quadratically when ``[\s,)]`` could also match what the blanks gave back.
+_BARE = re.compile(r"\s*(\d+)[\s,:;]+(?:tensor\()?(nan|-?inf)\b"
+                   r"((?:[^A-Za-z]|(?<=\d)[eE](?=[-+]?\d))*)"
+                   r"(?:(?:device|grad_fn|dtype)=\S*(?:\s[\s,)]*|$))*$")
+_DELIMITED = re.compile(r"[,;\t]")
 # A class's row of a classification report (scikit-learn sklearn/metrics/_classification.py
 # ``classification_report``: ``row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + "
 # {:>9}\n"``, seqeval's and many loops' copies of it): a class label, its precision, recall
@@ -1053,6 +1060,9 @@ class MetricReader:
         training row without its header: the loss terms' sum is the loss; a bare list of
         loss terms, step and learning rate (VITS)."""
         found = _BARE.match(text)
+        if found is not None and _DELIMITED.search(text) and any(
+                c.isdigit() for c in found.group(3)):
+            found = None  # a delimited table's row (see _BARE)
         if found is None:
             above = self.handed[-2] if len(self.handed) > 1 else None
             nan_step = self.bare_columns.nan_step(
