@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,3 +87,26 @@ def fp16_cpu(ds_dist: None) -> Iterator[None]:
                     "torch cannot run fp16 matmul/backward on it")
     with deepspeed_fp16_on_cpu():
         yield
+
+
+# What Lightning's DDP strategies write into the environment and leave there after their tests:
+# an Accelerator made later in the same process reads LOCAL_RANK as a distributed launch and
+# wraps the model in DistributedDataParallel.
+_LAUNCH_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "NODE_RANK",
+               "MASTER_ADDR", "MASTER_PORT")
+
+
+@pytest.fixture
+def fresh_accelerate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """accelerate, its AcceleratorState and GradientState reset before and after the test, in
+    an environment without an earlier test's launch variables."""
+    accelerate = pytest.importorskip("accelerate")
+    from accelerate.state import AcceleratorState, GradientState
+
+    for name in _LAUNCH_ENV:
+        monkeypatch.delenv(name, raising=False)
+    AcceleratorState._reset_state(reset_partial_state=True)
+    GradientState._reset_state()
+    yield accelerate
+    AcceleratorState._reset_state(reset_partial_state=True)
+    GradientState._reset_state()

@@ -155,14 +155,9 @@ def test_doctor_on_the_printed_log_agrees_with_the_live_monitor(tmp_path: Path) 
     assert [(d.code, d.step) for d in result.diagnoses] == live
 
 
-def test_accelerate_bf16_on_cpu_is_read_as_bf16() -> None:
+def test_accelerate_bf16_on_cpu_is_read_as_bf16(fresh_accelerate: Any) -> None:
     """`Accelerator(mixed_precision="bf16", cpu=True)`: the prepared model's forward is bf16."""
-    accelerate = pytest.importorskip("accelerate")
-    from accelerate.state import AcceleratorState
-
-    # A fresh process-wide state: an Accelerator an earlier test (HF's Trainer) made refuses
-    # another mixed_precision in this process.
-    AcceleratorState._reset_state(reset_partial_state=True)
+    accelerate = fresh_accelerate
     accelerator = accelerate.Accelerator(mixed_precision="bf16", cpu=True)
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Linear(16, 1))
@@ -178,7 +173,6 @@ def test_accelerate_bf16_on_cpu_is_read_as_bf16() -> None:
         opt.zero_grad()
         monitor.step(loss)
     monitor.close()
-    AcceleratorState._reset_state(reset_partial_state=True)
     assert seen[0] == torch.bfloat16  # what accelerate really runs
     assert monitor.monitor.setup.active_precision == "bf16-mixed"
 

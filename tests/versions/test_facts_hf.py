@@ -168,28 +168,19 @@ def test_num_items_in_batch_reaches_only_models_that_take_loss_kwargs(
         assert model.seen_items == [None, None]
 
 
-def test_accelerates_bf16_wrapper_enters_autocast_inside_forward() -> None:
+def test_accelerates_bf16_wrapper_enters_autocast_inside_forward(fresh_accelerate: Any) -> None:
     # integrations/torch_setup.py (_wrapper_dtype): Accelerator(mixed_precision="bf16") on a
     # CPU builds no scaler and replaces the prepared module's forward (`_original_forward`)
     # with one that enters bf16 autocast itself, so a forward pre-hook sees no autocast.
-    from accelerate import Accelerator
-    from accelerate.state import AcceleratorState, GradientState
-
-    AcceleratorState._reset_state(reset_partial_state=True)
-    GradientState._reset_state()
-    try:
-        accelerator = Accelerator(mixed_precision="bf16", cpu=True)
-        model = accelerator.prepare(torch.nn.Sequential(torch.nn.Linear(4, 4)))
-        outside: list[bool] = []
-        inside: list[Any] = []
-        model.register_forward_pre_hook(
-            lambda mod, args: outside.append(torch.is_autocast_enabled("cpu")))
-        model[0].register_forward_pre_hook(
-            lambda mod, args: inside.append(torch.get_autocast_dtype("cpu")
-                                            if torch.is_autocast_enabled("cpu") else None))
-        model(torch.ones(2, 4))
-        assert accelerator.scaler is None and hasattr(model, "_original_forward")
-        assert outside == [False] and inside == [torch.bfloat16]
-    finally:
-        AcceleratorState._reset_state(reset_partial_state=True)
-        GradientState._reset_state()
+    accelerator = fresh_accelerate.Accelerator(mixed_precision="bf16", cpu=True)
+    model = accelerator.prepare(torch.nn.Sequential(torch.nn.Linear(4, 4)))
+    outside: list[bool] = []
+    inside: list[Any] = []
+    model.register_forward_pre_hook(
+        lambda mod, args: outside.append(torch.is_autocast_enabled("cpu")))
+    model[0].register_forward_pre_hook(
+        lambda mod, args: inside.append(torch.get_autocast_dtype("cpu")
+                                        if torch.is_autocast_enabled("cpu") else None))
+    model(torch.ones(2, 4))
+    assert accelerator.scaler is None and hasattr(model, "_original_forward")
+    assert outside == [False] and inside == [torch.bfloat16]
