@@ -117,11 +117,19 @@ def _ranks_apart_in_time(rows: int = 12) -> list[str]:
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rank_streams reads each rank's lines as one block: rank 1's error has no step line in "
-    "its block, so it loses the row that dates it (AMP006 at None; 8a66528 said row 12)"))
 def test_a_rank_without_steps_keeps_the_step_its_error_came_at(tmp_path: Path) -> None:
+    """Rank 1's block moves no step: its error takes the row it came after in the input
+    (rank_dates.py), 12, as 8a66528 said."""
     assert ranked_faults(tmp_path, _ranks_apart_in_time()) == [("AMP006", 12, 1)]
+
+
+def test_a_rank_without_steps_is_dated_where_its_error_came(tmp_path: Path) -> None:
+    """Rank 1 stops in anomaly mode after row 5 while rank 0 prints on to row 30 (its rows
+    at a learning rate off the default): the row before rank 1's error in the input, 5,
+    not the row rank 0's block ended on."""
+    lines = _ranks_apart_in_time(5)[:-len(_anomaly_error(""))]
+    lines += [_tee(0, _hf_row(r, f"{2.5 - r / 40:.4f}")) for r in range(6, 31)]
+    assert ranked_faults(tmp_path, lines) == [("AMP006", 5, 1)]
 
 
 def test_the_same_lines_without_prefixes_date_the_error(tmp_path: Path) -> None:
@@ -148,15 +156,27 @@ def _two_ranks_tee(nan_from: int = 20, steps: int = 40) -> list[str]:
             for step in range(1, steps + 1) for rank in (0, 1)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "doctor._pasted returns the ranks' blocks before a listing newest first is turned "
-    "round (the reading told by its steps is not used): the NaN is read at its newest "
-    "line, step 40 (8a66528: 20)"))
 def test_several_ranks_listed_newest_first_are_turned_round(tmp_path: Path) -> None:
     """``gcloud logging read --format="value(textPayload)"`` (newest entry first, no time:
-    ``--order`` defaults to ``desc``) of a job under torchrun --tee: the right answer is the
-    NaN where it began, step 20 on rank 1."""
+    ``--order`` defaults to ``desc``) of a job under torchrun --tee: turned round before the
+    ranks are read apart, the NaN where it began, step 20 on rank 1."""
     assert ranked_faults(tmp_path, _two_ranks_tee()[::-1]) == [("AMP006", 20, 1)]
+
+
+def test_several_ranks_listed_newest_first_by_times_are_turned_round(tmp_path: Path) -> None:
+    """The same listing with a time inside each rank's line (``[default0]:2026-05-01
+    10:00:01.000 ...``): turned round by its times, step 20 on rank 1; and, healthy (no
+    NaN, 60 steps), silent."""
+    def timed(lines: list[str]) -> list[str]:
+        return [f"{line[:11]}2026-05-01 10:{n // 120:02d}:{n // 2 % 60:02d}.000 {line[11:]}"
+                for n, line in enumerate(lines)]
+    assert ranked_faults(tmp_path, timed(_two_ranks_tee())[::-1]) == [("AMP006", 20, 1)]
+    assert ranked_faults(tmp_path, timed(_two_ranks_tee(nan_from=99, steps=60))[::-1]) == []
+
+
+def test_several_healthy_ranks_listed_newest_first_are_silent(tmp_path: Path) -> None:
+    """Control: the listing newest first of a healthy run (no NaN, 60 steps) says nothing."""
+    assert ranked_faults(tmp_path, _two_ranks_tee(nan_from=99, steps=60)[::-1]) == []
 
 
 def test_several_ranks_in_print_order_keep_their_nan_step(tmp_path: Path) -> None:
