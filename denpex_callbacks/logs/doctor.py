@@ -256,7 +256,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                 _numbered(events, marks, line_no)
             session.feed(line_no, text.strip(), events)
             if dates is not None:
-                dates.read(line_no, session.assembler.clock)
+                dates.read(line_no, session.assembler.clock,
+                           any(event.kind in (METRICS, OVERFLOW) for event in events))
             if runs is not None:
                 runs.offer(line_no, text, events)
         last = parser.finish()  # a record the excerpt cut off

@@ -5,8 +5,8 @@ rank_streams reads each rank's lines as one block. A rank that prints no step of
 error) has a block that no row dates: read alone, its error comes at no step, or at the
 step the blocks read before it ended on. In the input its error came after the rows
 printed before it, as one process's lines read together say. So a diagnosis from a block in
-which the steps never moved takes the step that the lines before its line in the input had
-come to; a block whose own lines moved the steps keeps the step they gave.
+which the steps never moved and no row or overflow was read takes the step that the lines
+before its line in the input had come to; a block whose own lines date it keeps its step.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class RankDates:
         >>> blocks = RankBlocks((1, 3), (1, 0), (1, 4, 2, 3))  # rank 1: 1, 4; rank 0: 2, 3
         >>> dates = RankDates(blocks)
         >>> for line_no, clock in ((1, 0), (2, 0), (3, 5), (4, 6)):
-        ...     dates.read(line_no, clock)
+        ...     dates.read(line_no, clock, False)
         >>> dates.step_at(2, None), dates.step_at(4, 6)
         (6, 6)
     """
@@ -37,8 +37,12 @@ class RankDates:
     _stepped: set[int] = field(default_factory=set)  # the blocks where the steps moved
     _sorted: bool = True
 
-    def read(self, line_no: int, clock: int) -> None:
-        """Line ``line_no`` read left the steps at ``clock`` (called for each line read)."""
+    def read(self, line_no: int, clock: int, dated: bool) -> None:
+        """Line ``line_no`` read left the steps at ``clock``; ``dated``: it is a row or an
+        overflow (a step of its rank's own, though another rank's row moved the steps to it
+        first: each rank prints its own copy of a row). Called for each line read."""
+        if dated:
+            self._stepped.add(self._block(line_no))
         if clock == self._clock:
             return  # (most lines: one comparison)
         self._clock = clock
@@ -48,8 +52,8 @@ class RankDates:
 
     def step_at(self, line_no: int, step: int | None) -> int | None:
         """The step of a diagnosis first seen on line ``line_no`` read, at ``step`` as read:
-        ``step`` where its rank's block moved the steps, else the step the input's lines
-        before it had come to (None: none had)."""
+        ``step`` where its rank's block moved the steps or read a row, else the step the
+        input's lines before it had come to (None: none had)."""
         if self._block(line_no) in self._stepped:
             return step
         if not self._sorted:
