@@ -95,6 +95,8 @@ RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
 _NEWEST = "listed newest line first"
+_UNCOLLECTED = ("every line opened with a collector's time or process (kubectl --timestamps, "
+                "ts, journald, a Ray worker), taken off")
 # (json_documents.py: a tracker's summary file, pasted whole)
 _DOCUMENT = "one JSON object whose values nest, read as one line with its keys joined by '/'"
 _NO_LINE = (-1, 0, False)
@@ -387,8 +389,16 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
     turned = False
+    if not ranks and small and (prefix is not None or clocked):
+        # A collector's prefix before the ranks' own (docker compose's, kubectl's time): the
+        # ranks are looked for behind it (the margin is off already; the clock off the head).
+        bare = data[:WRAP_HEAD]
+        ranks = may_be_ranked(uncollected(bare) if clocked else bare, len(data) <= WRAP_HEAD)
     if ranks:  # (turned round first: each rank's block then runs oldest first too)
         data, turned = _oldest_first(data, how, reverse, newest)
+        if clocked:  # (after the times turned it round; before the ranks' prefixes are read)
+            data, clocked = uncollected(data), False
+            how.append(_UNCOLLECTED)
         split = by_rank(data)
         if split is not None:  # (before any rule that joins lines: the blocks are counted here)
             data, blocks = split
@@ -403,8 +413,7 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
         data, turned = _oldest_first(data, how, reverse, newest)
     if clocked:  # (last: the times ordered the lines above)
         data = uncollected(data)
-        how.append("every line opened with a collector's time or process (kubectl "
-                   "--timestamps, ts, journald, a Ray worker), taken off")
+        how.append(_UNCOLLECTED)
     return io.BytesIO(data), "; ".join(how) or None, rank
 
 

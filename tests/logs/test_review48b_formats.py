@@ -261,17 +261,22 @@ COLLECTORS: dict[str, Callable[[int], str]] = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "doctor._pasted reads ranks apart only where no margin and no collector's clock was "
-    "found (prefix is None and not clocked): a collector's prefix before torchrun's leaves "
-    "the tee unsplit: AMP006 at 12, as at 8a66528"))
 @pytest.mark.parametrize("collector", sorted(COLLECTORS))
 def test_a_collected_tee_is_read_apart(tmp_path: Path, collector: str) -> None:
     """The two ranks' step banners of test_ranks_formats (torchrun --tee, NaN from 1200)
-    with a collector's prefix before each line: the right answer is the tee's own, AMP006 at
-    1200 on rank 0."""
+    with a collector's prefix before each line: the collector's prefix taken off, the ranks
+    are read apart, the tee's own answer, AMP006 at 1200 on rank 0 (before: 12)."""
     lines = [COLLECTORS[collector](n) + line for n, line in enumerate(_two_ranks_banners())]
     assert ranked_faults(tmp_path, lines) == [("AMP006", 1200, 0)]
+
+
+@pytest.mark.parametrize("collector", sorted(COLLECTORS))
+def test_a_healthy_collected_tee_is_silent(tmp_path: Path, collector: str) -> None:
+    """Control: the two ranks' healthy banners behind the collector's prefix say nothing."""
+    banners = _blocks("==== Step {s} ====")
+    tee = _ranks_tee("torchrun --tee", [banners, banners])
+    lines = [COLLECTORS[collector](n) + line for n, line in enumerate(tee)]
+    assert ranked_faults(tmp_path, lines) == []
 
 
 def _apex_overflow(scale: float) -> str:
