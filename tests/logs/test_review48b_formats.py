@@ -51,6 +51,13 @@ What did not hold (a strict xfail holds the right answer):
   collapse moves as before 7100fba (AMP003 at 3500, AMP008, AMP004 at 3516).
 - Nor a tee behind a collector's prefix (kubectl ``--timestamps`` or ``--prefix``, docker
   compose): the split is tried only where no margin and no clock was found (AMP006 at 12).
+
+Fixed since (h48-ranks2; the tests below hold the right answers): a rank without steps takes
+the step its error came at in the input (rank_dates.py); a listing newest first is turned
+round before the split; the head may hold a few of the launcher's own lines
+(launcher_ranks.LAUNCHER_LINES); a collector's prefix is taken off before the ranks are
+looked for. Still open (strict xfails):
+
 - SkyPilot's nodes are not read apart: its prefix opens with ``(`` (or a colour) and the
   head's differs from the workers' (``, ip=``), so the split never applies (AMP006 at 12 for
   1200, where mpirun's, SageMaker's and PMIx's tags give 1200).
