@@ -68,6 +68,7 @@ from denpex_callbacks.logs.paste import (
 )
 from denpex_callbacks.logs.paste_margins import margin, may_be_numbered, may_be_spaced, unpasted
 from denpex_callbacks.logs.quiet_runs import QuietRuns, Shape
+from denpex_callbacks.logs.rank_dates import RankDates
 from denpex_callbacks.logs.rank_streams import RankBlocks, by_rank, may_be_ranked
 from denpex_callbacks.logs.reader import (
     MAX_LINE,
@@ -95,6 +96,8 @@ RESCAN_BYTES = 4 << 20
 EVERY_LINE = (b"\n", *(bytes([digit]) for digit in b"0123456789"))
 _ESCAPED = "escaped"  # (a paste of one line of escapes)
 _NEWEST = "listed newest line first"
+_UNCOLLECTED = ("every line opened with a collector's time or process (kubectl --timestamps, "
+                "ts, journald, a Ray worker), taken off")
 # (json_documents.py: a tracker's summary file, pasted whole)
 _DOCUMENT = "one JSON object whose values nest, read as one line with its keys joined by '/'"
 # (json_logs.py: a service's record of a run, pasted whole)
@@ -238,6 +241,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if plain and total is not None and total <= ESCAPED_BYTES:
         stream, pasted, ranked = _pasted(stream, total, how.reverse)
     blocks = ranked if isinstance(ranked, RankBlocks) else None
+    dates = RankDates(blocks) if blocks is not None else None
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
     marks: set[object] = set()  # (read again: where the metric lines say training was)
@@ -256,6 +260,9 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             if rescanned and events and len(marks) < 2:
                 _numbered(events, marks, line_no)
             session.feed(line_no, text.strip(), events)
+            if dates is not None:
+                dates.read(line_no, session.assembler.clock,
+                           any(event.kind in (METRICS, OVERFLOW) for event in events))
             if runs is not None:
                 runs.offer(line_no, text, events)
         last = parser.finish()  # a record the excerpt cut off
@@ -301,8 +308,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if isinstance(ranked, int):
         result.diagnoses = [replace(d, rank=ranked) if d.rank == 0 else d
                             for d in result.diagnoses]
-    elif blocks is not None:  # (the lines as the input has them, their prefixes on)
-        result.diagnoses = [_in_place(d, blocks) for d in result.diagnoses]
+    elif dates is not None:  # (the lines as the input has them, their prefixes on)
+        result.diagnoses = [_in_place(d, dates) for d in result.diagnoses]
     result.initiating = session.assembler.initiating_rank()
     assembler = session.assembler
     by_times = _NEWEST in (pasted or "")
@@ -394,26 +401,32 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
                 None if lines is None else _ESCAPED, None)
     data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
-    split = by_rank(data) if ranks else None
-    if split is not None:  # (before any rule that moves lines: the blocks are counted here)
-        data, blocks = split
-        # (unsaid, as colours are: the diagnoses name the input's lines, _in_place)
-        return io.BytesIO(data), "; ".join(how) or None, blocks
+    turned = False
+    if not ranks and small and (prefix is not None or clocked):
+        # A collector's prefix before the ranks' own (docker compose's, kubectl's time): the
+        # ranks are looked for behind it (the margin is off already; the clock off the head).
+        bare = data[:WRAP_HEAD]
+        ranks = may_be_ranked(uncollected(bare) if clocked else bare, len(data) <= WRAP_HEAD)
+    if ranks:  # (turned round first: each rank's block then runs oldest first too)
+        data, turned = _oldest_first(data, how, reverse, newest)
+        if clocked:  # (after the times turned it round; before the ranks' prefixes are read)
+            data, clocked = uncollected(data), False
+            how.append(_UNCOLLECTED)
+        split = by_rank(data)
+        if split is not None:  # (before any rule that joins lines: the blocks are counted here)
+            data, blocks = split
+            # (unsaid, as colours are: the diagnoses name the lines split, _in_place)
+            return io.BytesIO(data), "; ".join(how) or None, blocks
     if how and not wrapped:  # (the margins hid how wide its lines were)
         wrapped = may_be_wrapped(data[:WRAP_HEAD])
     if wrapped and (unwrapped := unwrapped_log(data)) is not None:
         data = unwrapped.data
         how.append(f"lines hard-wrapped at {unwrapped.width} characters, joined again")
-    if reverse:
-        data = reversed_lines(data)
-        how.append(f"{_NEWEST} (its steps run backwards), read last line first")
-    elif newest and (ordered := oldest_first(data)) is not None:
-        data = ordered
-        how.append(f"{_NEWEST} (its times run backwards), read last line first")
+    if not turned:
+        data, turned = _oldest_first(data, how, reverse, newest)
     if clocked:  # (last: the times ordered the lines above)
         data = uncollected(data)
-        how.append("every line opened with a collector's time or process (kubectl "
-                   "--timestamps, ts, journald, a Ray worker), taken off")
+        how.append(_UNCOLLECTED)
     return io.BytesIO(data), "; ".join(how) or None, rank
 
 
@@ -428,15 +441,30 @@ def _held(log: HeldLog, reverse: bool | None) -> tuple[BinaryIO, str | None,
     return inner, "; ".join(filter(None, (said, how))), rank
 
 
-def _in_place(diagnosis: Diagnosis, blocks: RankBlocks) -> Diagnosis:
+def _oldest_first(data: bytes, how: list[str], reverse: bool | None, newest: bool
+                  ) -> tuple[bytes, bool]:
+    """``data`` read last line first where it lists its lines newest first (``reverse``: its
+    steps said so; ``newest``: its times may say so), and whether it was; ``how`` told."""
+    if reverse:
+        how.append(f"{_NEWEST} (its steps run backwards), read last line first")
+        return reversed_lines(data), True
+    if newest and (ordered := oldest_first(data)) is not None:
+        how.append(f"{_NEWEST} (its times run backwards), read last line first")
+        return ordered, True
+    return data, False
+
+
+def _in_place(diagnosis: Diagnosis, dates: RankDates) -> Diagnosis:
     """``diagnosis`` naming the input's lines and quoting them as it has them, where each
-    rank's lines were read apart (rank_streams)."""
+    rank's lines were read apart (rank_streams), at the step its first line came at in the
+    input where its rank's block moved no step (rank_dates)."""
     if not diagnosis.lines:
         return diagnosis
+    blocks = dates.blocks
     quotes = tuple(blocks.quote(diagnosis.lines[i], quote) if i < len(diagnosis.lines)
                    else quote for i, quote in enumerate(diagnosis.quotes))
     return replace(diagnosis, lines=tuple(blocks.origin(n) for n in diagnosis.lines),
-                   quotes=quotes)
+                   quotes=quotes, step=dates.step_at(diagnosis.lines[0], diagnosis.step))
 
 
 def _around_lines(head: bytes, entire: bool) -> tuple[bytes | None, bool, bool, bool]:

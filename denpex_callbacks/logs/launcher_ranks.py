@@ -8,6 +8,14 @@ from __future__ import annotations
 
 import re
 
+# The launcher's own lines a head of its ranks' prefixed lines may hold without a prefix, at
+# most (torchrun's OMP_NUM_THREADS warning where it starts two processes or more,
+# torch/distributed/run.py: three lines and a blank one, four with torch 2.x's glog prefix),
+# and how many prefixed lines each of them takes at least: a few, so that a plain log's
+# excerpt under a short prefixed traceback is none.
+LAUNCHER_LINES = 6
+LAUNCHER_SHARE = 4
+
 # Launcher prefixes: torchrun --tee ``[default1]:`` (``[{role}{local_rank}]:``, tail_log.py;
 # ``[rank1]:`` from torch.distributed's excepthook and the usual prefix template), srun -l
 # ``0: ``, Lightning's ``[rank: 1] `` (lightning_utilities' rank_prefixed_message);

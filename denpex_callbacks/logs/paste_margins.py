@@ -19,7 +19,9 @@ indented where every line that holds text opens with the same prefix, over at le
 ``MARGIN_LINES`` lines: a tab, at least two blanks, ``>`` (with the blanks after it), a
 container's name (``trainer-1  | ``), or one rank's launcher prefix (``[default0]:``,
 ``[rank3]: ``, mpirun's ``[1,3]<stdout>:``: launcher_ranks reads it), and over every line of
-an excerpt of fewer lines where the prefix is an indent. The margin is taken off, the blank
+an excerpt of fewer lines where the prefix is an indent; a rank's prefix, but for a few
+lines of its launcher's own (``LAUNCHER_LINES``: torchrun's OMP_NUM_THREADS warning above
+the tee), kept as they are. The margin is taken off, the blank
 lines dropped; line numbers then count the lines read. A rank prefix's rank is kept: the
 lines are read as that rank's (``margin_rank``), as they were with the prefix on each.
 """
@@ -30,7 +32,12 @@ import os
 import re
 
 from denpex_callbacks.logs.hard_wraps import WRAP_HEAD
-from denpex_callbacks.logs.launcher_ranks import line_rank, rank_prefix_end
+from denpex_callbacks.logs.launcher_ranks import (
+    LAUNCHER_LINES,
+    LAUNCHER_SHARE,
+    line_rank,
+    rank_prefix_end,
+)
 from denpex_callbacks.logs.paste import ANSI, is_elision
 
 SPACED_LINES = 6  # lines that hold text, at least: a blank line after each of fewer is chance
@@ -127,7 +134,8 @@ def _spaced(lines: list[bytes]) -> bool:
 
 def margin(head: bytes, whole: bool = False) -> bytes | None:
     """The prefix every line of the head that holds text opens with (a tab, two blanks or
-    more, a quote mark, one container's name, one rank's launcher prefix), over
+    more, a quote mark, one container's name, one rank's launcher prefix: but for a few of
+    its launcher's own lines), over
     ``MARGIN_LINES`` lines at least, where there is one; else None. ``whole``: the head is
     the whole input, and an indent on every line of a shorter one is one too.
 
@@ -150,12 +158,16 @@ def margin(head: bytes, whole: bool = False) -> bytes | None:
         (b'[rank3]: ', None)
         >>> margin(b"  step 1 loss nan\\n", whole=True)
         b'  '
+        >>> margin(b"*****\\n" + b"".join(b"[default3]:epoch %d\\n" % e for e in range(4)))
+        b'[default3]:'
+        >>> margin(b"*****\\n" + b"".join(b"    epoch %d\\n" % e for e in range(4))) is None
+        True
     """
     lines = [line.rstrip(b"\r") for line in head.split(b"\n")]
     if not whole:
         lines.pop()  # (the last one may be cut off)
     common: bytes | None = None
-    held = 0
+    held = own = 0  # (own: the launcher's lines, no prefix: a rank prefix's margin allows)
     for line in lines:
         if not line.strip() or (line.strip() == b">" and common is not None
                                 and common.strip() == b">"):
@@ -165,7 +177,10 @@ def margin(head: bytes, whole: bool = False) -> bytes | None:
         if not start:
             if is_elision(line):
                 continue  # (where the paste was cut, written without the margin)
-            return None
+            own += 1
+            if own > LAUNCHER_LINES:
+                return None
+            continue
         # the longest start the lines share, byte by byte (no path: RUF071's warning is what
         # is meant here; ``or b""``: typeshed's ``''`` for no sequence, which this never is)
         common = start if common is None else (
@@ -173,9 +188,18 @@ def margin(head: bytes, whole: bool = False) -> bytes | None:
         if not (_MARGIN.fullmatch(common) or _rank_end(common) == len(common) > 0):
             return None
         held += 1
+    if own and (common is None or not _launchers(common, held, own)):
+        return None
     if common is not None and (held >= MARGIN_LINES or (whole and not common.strip(b" \t"))):
         return common  # (an indent on an excerpt of a line or three: no rank, no name)
     return None
+
+
+def _launchers(prefix: bytes, held: int, own: int) -> bool:
+    """Whether ``own`` lines without ``prefix`` among ``held`` with it are its launcher's own
+    (torchrun's OMP_NUM_THREADS warning above rank 3's tee): ``prefix`` a rank's, and each
+    such line under ``LAUNCHER_SHARE`` lines with it at least."""
+    return _rank_end(prefix) == len(prefix) > 0 and held >= LAUNCHER_SHARE * own
 
 
 def _rank_end(line: bytes) -> int:
@@ -216,16 +240,22 @@ def without_margin(data: bytes, prefix: bytes) -> bytes | None:
     # lines', not the launcher's, and a later line without one (a DeepSpeed record after
     # Megatron's `` iteration`` rows) still opens with the prefix.
     bare = prefix[:-1] if prefix[:1] == b"[" and prefix.endswith(b": ") else None
+    held = own = 0  # (own: the launcher's lines, kept as they are: _launchers)
     for line in data.split(b"\n"):
         if line.startswith(prefix):
             out.append(line[len(prefix):])
+            held += 1
         elif bare is not None and line.startswith(bare) and _rank_end(bare) == len(bare):
             out.append(line[len(bare):])
+            held += 1
         elif not line.strip() or (quote and line.strip() == quote) or is_elision(line):
             out.append(b"")
+        elif _rank_end(prefix) == len(prefix) > 0:
+            out.append(line)
+            own += 1
         else:
             return None
-    return b"\n".join(out)
+    return b"\n".join(out) if not own or _launchers(prefix, held, own) else None
 
 
 # A line number before every line, counting up by one from the first: ``cat -n``'s ``%6d\t``

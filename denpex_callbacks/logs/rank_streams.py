@@ -19,10 +19,16 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from denpex_callbacks.logs.launcher_ranks import prefixed_rank, rank_prefix_end
+from denpex_callbacks.logs.launcher_ranks import (
+    LAUNCHER_LINES,
+    LAUNCHER_SHARE,
+    prefixed_rank,
+    rank_prefix_end,
+)
 from denpex_callbacks.logs.paste_margins import MARGIN_LINES
 
 _DIGITS = re.compile(r"\d+")
+_OPENS = b"[0123456789 "  # what a rank prefix opens with (a line opening otherwise has none)
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,8 @@ def _split(line: str) -> tuple[str, int, str] | None:
 def may_be_ranked(head: bytes, whole: bool) -> bool:
     """Whether every line of ``head`` that holds text opens with a rank prefix of one shape,
     two ranks at least, each on two lines or more, over ``MARGIN_LINES`` lines at least
-    (``whole``: the head is the whole input).
+    (``whole``: the head is the whole input); but for the launcher's own lines, at most
+    ``LAUNCHER_LINES``, each under ``LAUNCHER_SHARE`` prefixed lines at least.
 
     Example:
         >>> tee = b"".join(b"[default%d]:step %d loss 1.0\\n" % (r, s)
@@ -85,23 +92,31 @@ def may_be_ranked(head: bytes, whole: bool) -> bool:
         (True, False)
         >>> may_be_ranked(b"".join(b"%d: loss 1.0\\n" % s for s in range(8)), True)
         False
+        >>> warned = b"*****\\nSetting OMP_NUM_THREADS ...\\n*****\\n"
+        >>> may_be_ranked(warned + tee * 2, True), may_be_ranked(warned * 3 + tee * 2, True)
+        (True, False)
     """
-    if head[:1] not in b"[0123456789 ":
-        return False  # (most logs: their first byte tells, before any line is split)
     lines = head.split(b"\n")
     if not whole:
         lines.pop()  # (the last one may be cut off)
     shape = None
     seen: dict[int, int] = {}
+    own = 0  # the launcher's own lines (no rank prefix)
     for raw in lines:
         if not raw.strip():
             continue
-        found = _split(raw.decode("utf-8", "replace"))
-        if found is None or (shape is not None and found[0] != shape):
+        found = _split(raw.decode("utf-8", "replace")) if raw[:1] in _OPENS else None
+        if found is None:
+            own += 1
+            if own > LAUNCHER_LINES:
+                return False  # (most logs: within a few lines)
+            continue
+        if shape is not None and found[0] != shape:
             return False
         shape = found[0]
         seen[found[1]] = seen.get(found[1], 0) + 1
-    return (sum(seen.values()) >= MARGIN_LINES and len(seen) >= 2
+    held = sum(seen.values())
+    return (held >= max(MARGIN_LINES, LAUNCHER_SHARE * own) and len(seen) >= 2
             and min(seen.values()) >= 2)
 
 

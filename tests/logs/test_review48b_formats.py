@@ -51,6 +51,13 @@ What did not hold (a strict xfail holds the right answer):
   collapse moves as before 7100fba (AMP003 at 3500, AMP008, AMP004 at 3516).
 - Nor a tee behind a collector's prefix (kubectl ``--timestamps`` or ``--prefix``, docker
   compose): the split is tried only where no margin and no clock was found (AMP006 at 12).
+
+Fixed since (h48-ranks2; the tests below hold the right answers): a rank without steps takes
+the step its error came at in the input (rank_dates.py); a listing newest first is turned
+round before the split; the head may hold a few of the launcher's own lines
+(launcher_ranks.LAUNCHER_LINES); a collector's prefix is taken off before the ranks are
+looked for. Still open (strict xfails):
+
 - SkyPilot's nodes are not read apart: its prefix opens with ``(`` (or a colour) and the
   head's differs from the workers' (``, ip=``), so the split never applies (AMP006 at 12 for
   1200, where mpirun's, SageMaker's and PMIx's tags give 1200).
@@ -118,11 +125,19 @@ def _ranks_apart_in_time(rows: int = 12) -> list[str]:
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rank_streams reads each rank's lines as one block: rank 1's error has no step line in "
-    "its block, so it loses the row that dates it (AMP006 at None; 8a66528 said row 12)"))
 def test_a_rank_without_steps_keeps_the_step_its_error_came_at(tmp_path: Path) -> None:
+    """Rank 1's block moves no step: its error takes the row it came after in the input
+    (rank_dates.py), 12, as 8a66528 said."""
     assert ranked_faults(tmp_path, _ranks_apart_in_time()) == [("AMP006", 12, 1)]
+
+
+def test_a_rank_without_steps_is_dated_where_its_error_came(tmp_path: Path) -> None:
+    """Rank 1 stops in anomaly mode after row 5 while rank 0 prints on to row 30 (its rows
+    at a learning rate off the default): the row before rank 1's error in the input, 5,
+    not the row rank 0's block ended on."""
+    lines = _ranks_apart_in_time(5)[:-len(_anomaly_error(""))]
+    lines += [_tee(0, _hf_row(r, f"{2.5 - r / 40:.4f}")) for r in range(6, 31)]
+    assert ranked_faults(tmp_path, lines) == [("AMP006", 5, 1)]
 
 
 def test_the_same_lines_without_prefixes_date_the_error(tmp_path: Path) -> None:
@@ -149,15 +164,27 @@ def _two_ranks_tee(nan_from: int = 20, steps: int = 40) -> list[str]:
             for step in range(1, steps + 1) for rank in (0, 1)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "doctor._pasted returns the ranks' blocks before a listing newest first is turned "
-    "round (the reading told by its steps is not used): the NaN is read at its newest "
-    "line, step 40 (8a66528: 20)"))
 def test_several_ranks_listed_newest_first_are_turned_round(tmp_path: Path) -> None:
     """``gcloud logging read --format="value(textPayload)"`` (newest entry first, no time:
-    ``--order`` defaults to ``desc``) of a job under torchrun --tee: the right answer is the
-    NaN where it began, step 20 on rank 1."""
+    ``--order`` defaults to ``desc``) of a job under torchrun --tee: turned round before the
+    ranks are read apart, the NaN where it began, step 20 on rank 1."""
     assert ranked_faults(tmp_path, _two_ranks_tee()[::-1]) == [("AMP006", 20, 1)]
+
+
+def test_several_ranks_listed_newest_first_by_times_are_turned_round(tmp_path: Path) -> None:
+    """The same listing with a time inside each rank's line (``[default0]:2026-05-01
+    10:00:01.000 ...``): turned round by its times, step 20 on rank 1; and, healthy (no
+    NaN, 60 steps), silent."""
+    def timed(lines: list[str]) -> list[str]:
+        return [f"{line[:11]}2026-05-01 10:{n // 120:02d}:{n // 2 % 60:02d}.000 {line[11:]}"
+                for n, line in enumerate(lines)]
+    assert ranked_faults(tmp_path, timed(_two_ranks_tee())[::-1]) == [("AMP006", 20, 1)]
+    assert ranked_faults(tmp_path, timed(_two_ranks_tee(nan_from=99, steps=60))[::-1]) == []
+
+
+def test_several_healthy_ranks_listed_newest_first_are_silent(tmp_path: Path) -> None:
+    """Control: the listing newest first of a healthy run (no NaN, 60 steps) says nothing."""
+    assert ranked_faults(tmp_path, _two_ranks_tee(nan_from=99, steps=60)[::-1]) == []
 
 
 def test_several_ranks_in_print_order_keep_their_nan_step(tmp_path: Path) -> None:
@@ -194,22 +221,26 @@ def _one_rank_collapse() -> list[str]:
 
 
 @pytest.mark.parametrize(("lines", "right"), [
-    pytest.param(_two_ranks_banners, [("AMP006", 1200, 0)], id="two ranks", marks=(
-        pytest.mark.xfail(strict=True, reason=(
-            "rank_streams.may_be_ranked asks every line of the head to open with a rank "
-            "prefix: torchrun's own warning leaves the tee unsplit, the banner's rows read "
-            "behind the other rank's lines: AMP006 at 12, as at 8a66528")))),
-    pytest.param(_one_rank_collapse, [("AMP003", 30, 3), ("AMP004", 18, 3)], id="one rank",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "paste_margins.margin asks every line of the head to share the margin: "
-                     "under torchrun's warning the prefix stays on, each line read as rank "
-                     "3's: AMP003 at 3500, AMP008 at 3335, AMP004 at 3516, the answers the "
-                     "one-rank rule (7100fba) had put right")))])
+    pytest.param(_two_ranks_banners, [("AMP006", 1200, 0)], id="two ranks"),
+    pytest.param(_one_rank_collapse, [("AMP003", 30, 3), ("AMP004", 18, 3)], id="one rank")])
 def test_a_tee_under_torchruns_own_warning(tmp_path: Path, lines: Callable[[], list[str]],
                                            right: list[tuple[str, int, int]]) -> None:
     """torchrun prints its OMP_NUM_THREADS warning above the ranks' lines wherever it starts
-    two processes or more: the right answer is the lines' own, as without the warning."""
+    two processes or more: the head may hold a few lines of the launcher's own
+    (launcher_ranks.LAUNCHER_LINES), and the answer is the lines' own, as without the
+    warning (before: AMP006 at 12; AMP003 at 3500, AMP008, AMP004 at 3516)."""
     assert ranked_faults(tmp_path, _torchrun_banner() + lines()) == right
+
+
+def test_healthy_tees_under_torchruns_own_warning_are_silent(tmp_path: Path) -> None:
+    """Controls: two ranks' healthy banners and one rank's healthy loop (lr 0.001) under
+    torchrun's warning say nothing."""
+    banners = _blocks("==== Step {s} ====")
+    assert ranked_faults(tmp_path, _torchrun_banner()
+                         + _ranks_tee("torchrun --tee", [banners, banners])) == []
+    assert ranked_faults(tmp_path, _torchrun_banner()
+                         + _one_rank("torchrun --tee", loop_lines())) == []
+
 
 @pytest.mark.xfail(strict=True, reason=(
     "rank_streams.may_be_ranked reads no line that opens with '(' or a colour, and asks one "
@@ -238,17 +269,22 @@ COLLECTORS: dict[str, Callable[[int], str]] = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "doctor._pasted reads ranks apart only where no margin and no collector's clock was "
-    "found (prefix is None and not clocked): a collector's prefix before torchrun's leaves "
-    "the tee unsplit: AMP006 at 12, as at 8a66528"))
 @pytest.mark.parametrize("collector", sorted(COLLECTORS))
 def test_a_collected_tee_is_read_apart(tmp_path: Path, collector: str) -> None:
     """The two ranks' step banners of test_ranks_formats (torchrun --tee, NaN from 1200)
-    with a collector's prefix before each line: the right answer is the tee's own, AMP006 at
-    1200 on rank 0."""
+    with a collector's prefix before each line: the collector's prefix taken off, the ranks
+    are read apart, the tee's own answer, AMP006 at 1200 on rank 0 (before: 12)."""
     lines = [COLLECTORS[collector](n) + line for n, line in enumerate(_two_ranks_banners())]
     assert ranked_faults(tmp_path, lines) == [("AMP006", 1200, 0)]
+
+
+@pytest.mark.parametrize("collector", sorted(COLLECTORS))
+def test_a_healthy_collected_tee_is_silent(tmp_path: Path, collector: str) -> None:
+    """Control: the two ranks' healthy banners behind the collector's prefix say nothing."""
+    banners = _blocks("==== Step {s} ====")
+    tee = _ranks_tee("torchrun --tee", [banners, banners])
+    lines = [COLLECTORS[collector](n) + line for n, line in enumerate(tee)]
+    assert ranked_faults(tmp_path, lines) == []
 
 
 def _apex_overflow(scale: float) -> str:
