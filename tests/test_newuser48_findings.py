@@ -123,9 +123,6 @@ def test_healthy_fp16_loop_is_silent() -> None:
     assert monitor.diagnoses == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the run printed 'amended: ... Fix now: Find and drop or repair the bad samples', but "
-    "`denpex diagnose` on that console log answers the generic catalog fix"))
 def test_doctor_on_the_runs_own_console_log_keeps_the_located_fix(tmp_path: Path) -> None:
     """The user runs `denpex diagnose train.log` on the log the monitored run wrote."""
     log = tmp_path / "train.log"

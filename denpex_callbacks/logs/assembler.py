@@ -43,6 +43,7 @@ from denpex_callbacks.logs.events import (
     METRICS,
     OVERFLOW,
     PROGRESS,
+    RUN_SAID,
     RUN_START,
     SCALE_KEPT,
     SETUP,
@@ -955,8 +956,11 @@ class Assembler:
         if code in self.flags:
             if len(self.flags[code]) < FLAG_LINES:
                 self.flags[code].append(line)
-            return
-        self.flags[code] = [line]
+            if not event.evidence.get(RUN_SAID, {}).get("amended"):
+                return
+            # (denpex's amended line: the run's later word on the diagnosis it printed)
+        else:
+            self.flags[code] = [line]
         self.on_flag(Finding(
             code, step, event.summary,
             evidence={"family": event.family, **event.evidence}, lines=(line,),
