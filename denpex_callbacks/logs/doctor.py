@@ -626,11 +626,13 @@ class _Session:
     def _flag(self, finding: Finding) -> None:
         monitor = self._ensure(finding.rank or 0)
         finding, amends = as_said(finding)
-        # The run's amendment: what it found later, and its fix over the one printed first.
-        found = finding.summary.removeprefix(f"{BY_THE_RUN}: ").rstrip(" .")
-        if amends and monitor.amend(finding.code, step=finding.step, fix=finding.fix,
-                                    located=found or None):
-            return
+        if amends:
+            # The run's amendment: what it found later, and its fix over the one printed first
+            # (flagged as it is where the log holds no first line of it: an excerpt).
+            found = finding.summary.removeprefix(f"{BY_THE_RUN}: ").rstrip(" .")
+            if monitor.amend(finding.code, step=finding.step, fix=finding.fix,
+                             located=found or None):
+                return
         monitor.flag(finding)
 
     def finish(self) -> list[Diagnosis]:
