@@ -956,9 +956,10 @@ class Assembler:
         if code in self.flags:
             if len(self.flags[code]) < FLAG_LINES:
                 self.flags[code].append(line)
-            if not event.evidence.get(RUN_SAID, {}).get("amended"):
+            said = event.evidence.get(RUN_SAID, {})
+            if not (said.get("amended") or said.get("escalated")):
                 return
-            # (denpex's amended line: the run's later word on the diagnosis it printed)
+            # (denpex's amended or escalated line: the run's later word on the diagnosis)
         else:
             self.flags[code] = [line]
         self.on_flag(Finding(

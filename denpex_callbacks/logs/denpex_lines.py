@@ -89,8 +89,8 @@ def parse(text: str) -> list[LogEvent]:
 def _run_said(text: str, line: re.Match[str], severity: str) -> dict[str, object]:
     """What the run said of its diagnosis beside the summary: its severity, the first fix
     it printed (None: none, as on a consequence's line or an amendment that kept the fix)
-    and whether the line amends a diagnosis printed before (the amended fix is the run's
-    later word on it).
+    and whether the line amends or escalates a diagnosis printed before (the run's later
+    word on it: its fix, its severity).
 
     Example:
         >>> text = ("denpex: AMP006 non-finite-loss [warning] step 20, rank 0, amended: "
@@ -103,7 +103,8 @@ def _run_said(text: str, line: re.Match[str], severity: str) -> dict[str, object
     head = text[line.start():line.start(5)]
     fix = _FIX.search(text, line.end(5))
     return {"severity": severity, "fix": fix.group(1) if fix is not None else None,
-            "amended": head.endswith(", amended: ")}
+            "amended": head.endswith(", amended: "),
+            "escalated": head.endswith(", escalated: ")}
 
 
 def _watched(header: re.Match[str]) -> LogEvent:
@@ -123,7 +124,9 @@ def _watched(header: re.Match[str]) -> LogEvent:
 def as_said(finding: Finding) -> tuple[Finding, bool]:
     """``finding`` as the run said it, where a denpex line flagged it: the severity and the
     first fix the line printed (a watched run may have located the fault: its fix is not the
-    catalog's default), and whether it amends the diagnosis printed before it.
+    catalog's default), and whether it amends the diagnosis printed before it (an
+    escalated line is flagged again: the ledger raises the held diagnosis's severity, as
+    the run's did).
 
     Example:
         >>> said, amends = as_said(Finding("AMP006", 20, "loss is nan", evidence={

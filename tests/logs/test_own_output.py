@@ -137,16 +137,19 @@ def _console_log(path: Path, steps: list[Observation], *, amend: str | None = No
     return monitor
 
 
-def test_the_doctor_keeps_what_the_runs_own_lines_said(tmp_path: Path) -> None:
-    """Severity and fix as the run printed them, its amended fix over the first; the closing
-    'run summary' line, which names the diagnosis again, is no second NaN loss."""
+@pytest.mark.parametrize("nan_steps", [{5}, {5, 6}], ids=["one-off", "escalated"])
+def test_the_doctor_keeps_what_the_runs_own_lines_said(tmp_path: Path,
+                                                       nan_steps: set[int]) -> None:
+    """Severity and fix as the run printed them (a persistent NaN escalated to error), its
+    amended fix over the first; the closing 'run summary' line, which names the diagnosis
+    again, is no second NaN loss."""
     from denpex_callbacks.core.log_line import first_fix
     from denpex_callbacks.logs.doctor import diagnose
 
     log = tmp_path / "train.log"
     steps, scale, clean = [], 1024.0, 0
     for step in range(40):  # a dynamic scaler's steps: x2 after 9 clean ones, /2 on the NaN
-        nan = step == 5
+        nan = step in nan_steps
         clean = 0 if nan else clean + 1
         after = scale / 2 if nan else scale * 2 if clean == 9 else scale
         clean %= 9
