@@ -677,7 +677,8 @@ class _Session:
                 diagnosis = _abandoned(diagnosis)  # (every NaN evaluation in a run that ended)
             diagnosis = self._placed(diagnosis)
             lines = flags.get(diagnosis.code, [])
-            from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
+            # (an escalated or amended denpex line of it replaced the first line's: any of them)
+            from_flag = bool(lines) and diagnosis.lines[:1] in {(line,) for line in lines}
             if from_flag and len(lines) > 1:
                 evidence = {**diagnosis.evidence, "occurrences": len(lines)}
                 diagnosis = replace(diagnosis, lines=tuple(lines), evidence=evidence)
