@@ -19,6 +19,10 @@ TRAIL_STEPS = 64  # loss / grad-norm trail before a fault, for the root cause
 EPISODE_WINDOW = 50
 ELEVATED_LOSS = 5.0  # times the run's usual (first) losses
 
+# A loss this many times the run's first one, before any step was seen applied: the weights
+# moved since, and only an applied step moves them (see RunState._applied_first).
+WEIGHTS_MOVED = 1000.0
+
 # A scale that jumps up by more than one growth (x2) between two steps, back to the run's
 # initial scale, was not grown by the scaler: a restart, or a resume with a fresh scaler.
 RESET_JUMP = 2.0
@@ -124,6 +128,11 @@ class RunState:
         elif reset is not None:
             self.restart_reason, self.restart_step = reset, obs.step
             self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
+        if skipped and self.first_clean_step is None and (
+                (applied := self._applied_first(obs)) is not None):
+            self.clean_steps_seen += 1
+            self.first_clean_step = applied
+            self.restart_reason = None
         if skipped:
             self.skipped_total += 1
             self._episode(obs)
@@ -145,6 +154,33 @@ class RunState:
         ratio = obs.extra.get("update_ratio") if obs.extra else None
         self.trail.append((obs.step, obs.loss, obs.grad_norm,
                            float(ratio) if isinstance(ratio, (int, float)) else None))
+
+    def _applied_first(self, obs: Observation) -> int | None:
+        """The run's first step, where a skip right after it proves it applied (else None).
+
+        A log's first row says nothing of its own step's skip (no scale before it: a live
+        run always knows). A skipped step leaves the weights as they were, so in a start-up
+        back-off from that step on every loss is the initial weights' loss; a loss
+        :data:`WEIGHTS_MOVED` times the first row's, in a skip streak that began right after
+        it, says the weights moved in between: that first step was applied, and the streak is
+        overflow after training began (a learning rate far too high), not the back-off.
+
+        Example:
+            >>> run = RunState()
+            >>> run.update(Observation(0, scale_after=65536.0, loss=0.76))  # skip unknown
+            >>> run.update(Observation(1, scale_before=65536.0, scale_after=32768.0,
+            ...                        loss=2020.0))
+            >>> run.first_clean_step, run.in_startup
+            (0, False)
+        """
+        first = self.early[0] if self.early else None
+        if first is None or first[2] is not None or obs.loss is None:
+            return None
+        step, loss = first[0], first[1]
+        began = self.skip_streak_start if self.skip_streak else obs.step
+        if loss is None or not (0.0 < loss < math.inf) or began != step + 1:
+            return None
+        return step if math.isfinite(obs.loss) and obs.loss >= WEIGHTS_MOVED * loss else None
 
     def _episode(self, obs: Observation) -> None:
         """Begin or continue the episode of overflow this skip belongs to (after start-up)."""

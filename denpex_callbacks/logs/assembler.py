@@ -44,6 +44,7 @@ from denpex_callbacks.logs.events import (
     OVERFLOW,
     OWN_COUNT,
     PROGRESS,
+    RUN_SAID,
     RUN_START,
     SCALE_KEPT,
     SETUP,
@@ -994,8 +995,12 @@ class Assembler:
         if code in self.flags:
             if len(self.flags[code]) < FLAG_LINES:
                 self.flags[code].append(line)
-            return
-        self.flags[code] = [line]
+            said = event.evidence.get(RUN_SAID, {})
+            if not (said.get("amended") or said.get("escalated")):
+                return
+            # (denpex's amended or escalated line: the run's later word on the diagnosis)
+        else:
+            self.flags[code] = [line]
         self.on_flag(Finding(
             code, step, event.summary,
             evidence={"family": event.family, **event.evidence}, lines=(line,),

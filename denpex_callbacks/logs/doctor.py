@@ -39,7 +39,7 @@ from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
-from denpex_callbacks.logs.denpex_lines import BY_THE_RUN
+from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
@@ -676,7 +676,16 @@ class _Session:
             monitor.setup.scaler = monitor.setup.scaler or setup.get("scaler")
 
     def _flag(self, finding: Finding) -> None:
-        self._ensure(finding.rank or 0).flag(finding)
+        monitor = self._ensure(finding.rank or 0)
+        finding, amends = as_said(finding)
+        if amends:
+            # The run's amendment: what it found later, and its fix over the one printed first
+            # (flagged as it is where the log holds no first line of it: an excerpt).
+            found = finding.summary.removeprefix(f"{BY_THE_RUN}: ").rstrip(" .")
+            if monitor.amend(finding.code, step=finding.step, fix=finding.fix,
+                             located=found or None):
+                return
+        monitor.flag(finding)
 
     def finish(self) -> list[Diagnosis]:
         self.result.steps_are_rows = (self.assembler.counted_rows > 0
@@ -720,7 +729,8 @@ class _Session:
                 diagnosis = _abandoned(diagnosis)  # (every NaN evaluation in a run that ended)
             diagnosis = self._placed(diagnosis)
             lines = flags.get(diagnosis.code, [])
-            from_flag = bool(lines) and diagnosis.lines[:1] == tuple(lines[:1])
+            # (an escalated or amended denpex line of it replaced the first line's: any of them)
+            from_flag = bool(lines) and diagnosis.lines[:1] in {(line,) for line in lines}
             if from_flag and len(lines) > 1:
                 evidence = {**diagnosis.evidence, "occurrences": len(lines)}
                 diagnosis = replace(diagnosis, lines=tuple(lines), evidence=evidence)
@@ -755,7 +765,8 @@ class _Session:
         episode, finite losses after it), where the run's evidence named no cause: that
         batch's, said so (:func:`~denpex_callbacks.core.causes.one_off`)."""
         after = judge.one_off(diagnosis.step)
-        if after is None or "cause" in diagnosis.evidence:
+        if after is None or "cause" in diagnosis.evidence or diagnosis.summary.startswith(
+                BY_THE_RUN):  # (the run judged its own: its fix stands)
             return diagnosis
         monitor = self.monitors.get(diagnosis.rank)
         cause = one_off(diagnosis.code, diagnosis.step,

@@ -15,6 +15,10 @@ PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 # A flag that counts only where other lines show fp16 asked for (see LogEvent.evidence).
 FP16_SHOWN = "fp16_shown"
+# What denpex's own line said of its diagnosis (logs/denpex_lines.py): {"severity", "fix",
+# "amended", "escalated"}; the flag's diagnosis keeps it (the run's word, not the catalog's
+# default).
+RUN_SAID = "run_said"
 # A metrics row well into its run (its epoch 1 or more): the first cumulative skip count read
 # there counts the skips before the excerpt began, not those since an earlier row.
 UNDER_WAY_KEY = "under_way"

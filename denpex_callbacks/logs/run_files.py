@@ -12,6 +12,8 @@
 - TensorBoard ``events.out.tfevents.*``: scalar summaries grouped by step, tags mapped through
   the lexicon (``train/loss``, ``Loss/train``); read with the ``tensorboard`` package (the
   ``tensorboard`` extra), imported only here.
+- In each of them, a watched run's own ``amp/fault/<id>`` = 1 is the diagnosis it made, from
+  the first record holding it (:mod:`~denpex_callbacks.logs.fault_columns`).
 
 W&B offline runs are not read: wandb's public API (``wandb.Api``) reads runs from a server;
 an offline ``run-*.wandb`` file is only readable through ``wandb.sdk.internal.datastore``,
@@ -33,6 +35,7 @@ from typing import Any
 
 from denpex_callbacks.logs import hf, lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent
+from denpex_callbacks.logs.fault_columns import FaultColumns
 from denpex_callbacks.logs.list_cells import loss_total
 from denpex_callbacks.logs.reader import InputError
 
@@ -87,11 +90,13 @@ def _trainer_state(path: str) -> Iterator[Record]:
     history = state.get("log_history") if isinstance(state, dict) else None
     if not isinstance(history, list):
         raise InputError(f"{path}: no 'log_history' list: not an HF trainer_state.json")
+    faults = FaultColumns(TRAINER_STATE)
     for number, entry in enumerate(history, 1):
         text = json.dumps(entry)
         if not isinstance(entry, dict) or "loss" not in entry:
             yield number, text, []  # evaluation records, the closing summary
             continue
+        step = entry.get("step")
         # The scale and the skip count as the HF family reads them: denpex's own
         # ``amp/loss_scale`` / ``amp/skipped_steps`` (its metrics sink logs them through
         # Trainer.log), or a ``loss_scale`` the user logged.
@@ -102,10 +107,9 @@ def _trainer_state(path: str) -> Iterator[Record]:
             if found is not None:
                 fields[name] = found
         line = "{" + ", ".join(f"'{key}': {_plain(value)}" for key, value in fields.items()) + "}"
-        step = entry.get("step")
-        events = [_renamed(e, TRAINER_STATE, step if isinstance(step, int) else None)
-                  for e in hf.parse(line)]
-        yield number, text, events
+        at = step if isinstance(step, int) else None
+        events = [_renamed(e, TRAINER_STATE, at) for e in hf.parse(line)]
+        yield number, text, [*events, *faults.record(entry, at)]
 
 
 def _metrics_csv(path: str) -> Iterator[Record]:
@@ -114,6 +118,7 @@ def _metrics_csv(path: str) -> Iterator[Record]:
             names, rows = _wide(path, csv.DictReader(handle))
             columns, terms = _csv_columns(path, names)
             evaluations = [name for name in names if lexicon.evaluation_metric(name)]
+            faults = FaultColumns(CSV)
             for number, row in rows:
                 values = {role: _number(row.get(column)) for role, column in columns.items()}
                 if terms:
@@ -125,7 +130,7 @@ def _metrics_csv(path: str) -> Iterator[Record]:
                 at = int(step) if step is not None and math.isfinite(step) else None
                 # a non-finite evaluation value is the evaluation's (``val_loss`` nan in
                 # Lightning's validation row, or beside the training loss of its step)
-                evaluated = _evaluated(row, evaluations, at)
+                evaluated = [*_evaluated(row, evaluations, at), *faults.record(row, at)]
                 if all(values.get(role) is None for role in _ROLES):
                     yield number, text, evaluated  # validation or epoch-only rows
                     continue
@@ -250,6 +255,7 @@ def _tfevents(path: str) -> Iterator[Record]:
         raise InputError(f"{path}: reading TensorBoard event files needs the tensorboard "
                          "package (pip install 'denpex-callbacks[tensorboard]')") from None
     steps: dict[int, dict[str, float]] = {}
+    tagged: dict[int, dict[str, float]] = {}  # the run's own amp/fault/<id> tags, by step
     read = 0
     try:
         for event in EventFileLoader(path).Load():
@@ -260,6 +266,8 @@ def _tfevents(path: str) -> Iterator[Record]:
                     number = _scalar(value)
                     if number is not None:
                         steps.setdefault(int(event.step), {}).setdefault(kind, number)
+                elif "fault/" in value.tag and (number := _scalar(value)) is not None:
+                    tagged.setdefault(int(event.step), {})[value.tag] = number
     except Exception as err:
         raise InputError(f"{path}: corrupt TensorBoard event file ({err})") from None
     if read == 0:  # every writer starts with a file_version record
@@ -267,12 +275,15 @@ def _tfevents(path: str) -> Iterator[Record]:
     if not steps:
         raise InputError(f"{path}: no scalar with a loss, loss-scale or grad-norm tag in this "
                          "TensorBoard event file")
-    for step in sorted(steps):
-        values = steps[step]
+    faults = FaultColumns(TFEVENTS)
+    for step in sorted(steps.keys() | tagged.keys()):
+        values = steps.get(step, {})
         yield step, f"step {step}: " + ", ".join(f"{k}={v}" for k, v in values.items()), [
-            LogEvent(METRICS, TFEVENTS, step=step, loss=values.get(lexicon.LOSS),
-                     scale_after=values.get(lexicon.SCALE),
-                     grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR))]
+            *([LogEvent(METRICS, TFEVENTS, step=step, loss=values.get(lexicon.LOSS),
+                        scale_after=values.get(lexicon.SCALE),
+                        grad_norm=values.get(lexicon.GRAD_NORM), lr=values.get(lexicon.LR))]
+              if values else []),
+            *faults.record(tagged.get(step, {}), step)]
 
 
 def _scalar(value: Any) -> float | None:
