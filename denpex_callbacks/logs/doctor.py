@@ -44,7 +44,7 @@ from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
-from denpex_callbacks.logs.json_documents import flattened_document, may_be_document
+from denpex_callbacks.logs.json_documents import flattened_document, parsed_object
 from denpex_callbacks.logs.json_logs import HeldLog, held_log, may_hold_log
 from denpex_callbacks.logs.line_prefixes import collected, uncollected
 from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
@@ -368,15 +368,17 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     cri = size <= CRI_BYTES and may_be_cri(head)
     prefix, spaced, clocked, numbered = _around_lines(head, entire) if small else (
         None, False, False, False)
+    document = None  # (parsed once, for both readings of a JSON object below)
     if may_hold_log(head, size):
         data = head if entire else stream.read()
-        if (log := held_log(data)) is not None:
+        document = parsed_object(data)
+        if document is not None and (log := held_log(document)) is not None:
             stream.close()
             return _held(log, reverse)
         if not entire:  # (read whole: the rules below read it again from memory)
             stream.close()
             stream = io.BufferedReader(io.BytesIO(data))
-    if may_be_document(head, entire) and (flat := flattened_document(head)) is not None:
+    if entire and document is not None and (flat := flattened_document(document)) is not None:
         stream.close()  # (entire: the head is the input)
         return io.BytesIO(flat), _DOCUMENT, None
     ranks = small and prefix is None and not clocked and may_be_ranked(head, entire)

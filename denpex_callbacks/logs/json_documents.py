@@ -26,31 +26,16 @@ import json
 MAX_DEPTH = 4
 
 
-def may_be_document(head: bytes, entire: bool) -> bool:
-    """Whether ``head`` (the whole input where ``entire``) may be one JSON object: a cheap
-    test before :func:`flattened_document` parses it.
+def flattened_document(document: dict[str, object]) -> bytes | None:
+    """The one line that a JSON object (:func:`parsed_object`'s) with nested objects is read
+    as, or None where it is no such object (a list in it, nothing nested).
 
     Example:
-        >>> doc = b'{\\n    "train": {\\n        "loss": "nan"\\n    },\\n    "step": 9\\n}\\n'
-        >>> may_be_document(doc, True), may_be_document(doc, False), may_be_document(b"1", True)
-        (True, False, False)
-    """
-    return entire and head.lstrip()[:1] == b"{" and head.rstrip()[-1:] == b"}"
-
-
-def flattened_document(data: bytes) -> bytes | None:
-    """The one line that a JSON object with nested objects is read as, or None where ``data``
-    is no such object (not JSON, not an object, a list in it, nothing nested).
-
-    Example:
-        >>> flattened_document(b'{"train": {"loss": "nan"}, "step": 400}')
+        >>> flattened_document({"train": {"loss": "nan"}, "step": 400})
         b'{"train/loss": "nan", "step": 400}\\n'
-        >>> flattened_document(b'{"loss": 1.0, "step": 4}') is None
+        >>> flattened_document({"loss": 1.0, "step": 4}) is None
         True
     """
-    document = parsed_object(data)
-    if document is None:
-        return None
     if not any(isinstance(value, dict) for value in document.values()):
         return None  # nothing nested: the rows read right as they are
     flat: dict[str, object] = {}
@@ -67,6 +52,8 @@ def parsed_object(data: bytes) -> dict[str, object] | None:
         >>> parsed_object(b'{"loss": NaN}'), parsed_object(b"[1]"), parsed_object(b"{")
         ({'loss': nan}, None, None)
     """
+    if data.rstrip()[-1:] != b"}":  # (cheap: no parse of a log that only opens with "{")
+        return None
     try:
         document = json.loads(data)
     except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from denpex_callbacks.logs.json_documents import parsed_object
-
 # Keys a service names the run's output by (Replicate ``logs``; a job's ``log``, ``output``,
 # ``stdout``; a notebook tool's or a chat export's ``text``).
 LOG_KEYS = ("logs", "log", "output", "stdout", "text")
@@ -53,24 +51,21 @@ def may_hold_log(head: bytes, size: int) -> bool:
     return not newline or size <= len(head) or first.rstrip()[-1:] != b"}"
 
 
-def held_log(data: bytes) -> HeldLog | None:
-    """The run's output a JSON object holds as one of its strings, or None where ``data`` is
-    no JSON object or holds no string that reads as a log.
+def held_log(document: dict[str, object]) -> HeldLog | None:
+    """The run's output a JSON object (``json_documents.parsed_object``'s) holds as one of
+    its strings, or None where it holds no string that reads as a log.
 
     Example:
-        >>> held_log(b'{"id": "x", "logs": "step 1 loss 2.1\\\\nstep 2 loss nan\\\\n\\\\n"'
-        ...          b', "status": "failed"}') is None
+        >>> from denpex_callbacks.logs.json_documents import parsed_object
+        >>> def held(data): return held_log(parsed_object(data))
+        >>> held(b'{"id": "x", "logs": "step 1 loss 2.1\\\\nstep 2 loss nan\\\\n\\\\n"'
+        ...      b', "status": "failed"}') is None
         True
-        >>> held_log(b'{"id": "x", "logs": "step 1 loss 2.1\\\\nstep 2 loss nan\\\\nstep 3 nan"}')
+        >>> held(b'{"id": "x", "logs": "step 1 loss 2.1\\\\nstep 2 loss nan\\\\nstep 3 nan"}')
         HeldLog(key='logs', data=b'step 1 loss 2.1\\nstep 2 loss nan\\nstep 3 nan')
-        >>> held_log(b'{"prompt": "Below is an instruction.\\\\n\\\\n### Response:\\\\n"}') is None
+        >>> held(b'{"prompt": "Below is an instruction.\\\\n\\\\n### Response:\\\\n"}') is None
         True
     """
-    if data.rstrip()[-1:] != b"}":
-        return None
-    document = parsed_object(data)
-    if document is None:
-        return None
     strings: list[tuple[str, str]] = []
     _strings(document, "", strings, 0)
     logs = [(key, text) for key, text in strings if _reads_as_log(text)]
