@@ -233,12 +233,13 @@ def _explain_loss(report: OriginReport, at: str, evidence: dict[str, Any]) -> Or
              "0) and check the targets for NaN/inf")
     upcast = "compute the loss in float32 outside autocast (loss_fn(logits.float(), target))"
     if dtype is not None and loss_in_float32(dtype):
-        fix = f"{guard[0].upper()}{guard[1:]}; the loss is already {dtype.removeprefix('torch.')}"
-        fix += ", so computing it in float32 would change nothing."
+        fix = (f"{guard}; the loss is already {dtype.removeprefix('torch.')}, so computing it "
+               "in float32 would change nothing.")
     elif dtype is None:  # not re-run: the dtype it was computed in is not known
-        fix = f"{guard[0].upper()}{guard[1:]}; {upcast} if it is not float32 already."
+        fix = f"{guard}; {upcast} if it is not float32 already."
     else:
-        fix = f"{upcast[0].upper()}{upcast[1:]}, {guard}."
+        fix = f"{upcast}, {guard}."
+    fix = fix[0].upper() + fix[1:]
     return OriginExplanation(
         "loss-computation",
         summary,
