@@ -352,10 +352,9 @@ def switched_off_text(why: str, setup: RunSetup) -> tuple[str, str]:
 
 
 # How each loop skips the update of a step whose loss is non-finite, where no loss scaler does
-# (GradScaler's step() skips it; nothing does in bf16 or fp32). Lightning: training_step's
-# None skips backward and the optimizer step (automatic optimization, one device). HF: the
-# callback hook before optimizer.step() (transformers 4.45+) gets the optimizer; an optimizer
-# leaves the parameters whose grad is None as they are.
+# (GradScaler's step() skips it; nothing does in bf16 or fp32). Lightning's
+# on_before_optimizer_step and HF's callback hook before optimizer.step() (transformers 4.45+)
+# get the optimizer; an optimizer leaves the parameters whose grad is None as they are.
 # Each guard decides after backward, from the gradients every rank holds alike once they are
 # synchronised (DDP's all-reduce, FSDP's and accelerate's global norm): a rank that skipped
 # backward alone, on its own loss, would leave the others waiting in the collective.
