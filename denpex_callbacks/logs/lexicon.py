@@ -928,6 +928,27 @@ def _without_period(parts: tuple[str, ...]) -> tuple[str, ...]:
     return parts
 
 
+def _counted_period(parts: tuple[str, ...]) -> str | None:
+    """The role of the period a counter's key counts within: the number after "step of
+    epoch" numbers the epoch, as a count within a span is printed before its span's number
+    (OpenRLHF's bars ``desc="Train step of epoch %d" % epoch``, openrlhf/trainer/
+    dpo_trainer.py, sft_trainer.py, rm_trainer.py: the bar's count is the step). A loss of a
+    period ("Total loss for epoch") stays the loss (:func:`_without_period`).
+
+    Example:
+        >>> _counted_period(("train", "step", "of", "epoch")), _counted_period(("step",))
+        ('epoch', None)
+        >>> _counted_period(("total", "loss", "for", "epoch")) is None
+        True
+    """
+    head = _without_period(parts)
+    if head == parts:
+        return None
+    while len(head) > 1 and head[0] in _TRAIN:
+        head = head[1:]
+    return _EXACT.get(parts[-1:]) if _EXACT.get(head) == STEP else None
+
+
 @functools.lru_cache(maxsize=4096)
 def role(key: str | tuple[str, ...]) -> str | None:
     """What a metric key names: one of the role constants, or None (evaluation metrics:
@@ -969,6 +990,9 @@ def role(key: str | tuple[str, ...]) -> str | None:
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
+    counted = _counted_period(parts)
+    if counted is not None:
+        return counted
     parts = _held_out(_without_period(parts))
     if not parts or parts[0] in _EVAL or (isinstance(key, str) and _namespaced_evaluation(key)):
         return None
