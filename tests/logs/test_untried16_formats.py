@@ -18,7 +18,11 @@ Missed on the parent commit (17511bc), fixed here:
 Missed and left as a strict xfail: the same bar as its log file keeps it, redrawn twice a
 step (``set_postfix`` redraws at the old count, ``update`` at the new one): the NaN is first
 seen one count early (29, not 30). Which redraw carries the step depends on the loop's order
-of the two calls, which the log does not print.
+of the two calls, which the log does not print. And NeMo-RL's GRPO start on a hard task, every
+rollout scoring 0 (``Loss: 0.0000`` over ``Avg Reward: 0.0000`` for 25 steps): AMP007 at step
+1, a false alarm, since an exact 0 loss is a policy objective's only where the reward is keyed
+on the loss's own line (verl's one-line dicts), and the record's reward line holds no keyword
+the prefilter reads.
 
 Read right on the parent already (kept as guards of layouts no other test writes): NeMo-RL's
 step records (NVIDIA-NeMo/RL ``nemo_rl/algorithms/grpo.py``, ``sft.py``: a ``=== Step
@@ -172,12 +176,15 @@ def test_redrawn_bar_step(tmp_path) -> None:
 
 
 def _nemo_rl(steps: int = 30, nan_from: int | None = None, *, sft: bool = False,
-             epochs: int = 1) -> list[str]:
+             epochs: int = 1, zero_until: int = 0) -> list[str]:
     """NeMo-RL's step records (nemo_rl/algorithms/grpo.py ``grpo_train``, sft.py
     ``sft_train``): ``f"\\n{'=' * 25} Step {n}/{total} {'=' * 25}"``, its ``▶`` progress
     lines, ``📊 Training Results:`` with ``  • Loss: {:.4f}`` (GRPO's loss near 0 either side,
     its reward and generation length after), then ``⏱️  Timing:``. SFT's step counts within
-    an epoch under ``=== Epoch {e}/{epochs} ===``; ``nan_from`` counts over the epochs."""
+    an epoch under ``=== Epoch {e}/{epochs} ===``; ``nan_from`` counts over the epochs. Until
+    ``zero_until`` every GRPO rollout scored 0: the advantages are 0, the policy does not move
+    (its KL to the reference stays 0), and the loss prints ``0.0000`` over ``Avg Reward:
+    0.0000`` (a healthy start on a hard task)."""
     lines, per = [], steps // epochs
     for epoch in range(epochs):
         if sft:
@@ -185,6 +192,9 @@ def _nemo_rl(steps: int = 30, nan_from: int | None = None, *, sft: bool = False,
         for done in range(1, per + 1):
             step = epoch * per + done
             loss = 1.2 - step / 100 if sft else 0.0012 * (-1) ** step
+            zero = not sft and step <= zero_until
+            if zero:
+                loss = 0.0
             if nan_from is not None and step >= nan_from:
                 loss = math.nan
             lines += ["", f"{'=' * 25} Step {done}/{per} {'=' * 25}", "▶ Preparing batch..."]
@@ -194,7 +204,7 @@ def _nemo_rl(steps: int = 30, nan_from: int | None = None, *, sft: bool = False,
             lines += ["", "📊 Training Results:", f"  • Loss: {loss:.4f}"]
             if not sft:
                 lines += ["  • Generation KL Error: 0.0011",
-                          f"  • Avg Reward: {0.2 + step / 200:.4f}",
+                          f"  • Avg Reward: {0.0 if zero else 0.2 + step / 200:.4f}",
                           f"  • Mean Generation Length: {612.5 + step:.4f}"]
             lines += ["", "⏱️  Timing:", "  • Total step time: 40.12s",
                       "  • generation: 22.10s (55.1%)", "  • policy_training: 12.30s (30.7%)"]
@@ -256,3 +266,13 @@ def test_post_training_records_controls(tmp_path) -> None:
     for lines in (_nemo_rl(), _nemo_rl(sft=True, epochs=3), _nemo_aligner_dpo(),
                   _trl_ppo()):
         assert _diagnosed(tmp_path, lines) == []
+
+
+@pytest.mark.xfail(strict=True, reason="an exact 0 loss is a policy objective's only where a "
+                   "reward or advantage is keyed on its own line (lexicon.POLICY_OBJECTIVE); "
+                   "NeMo-RL prints the reward on the next line of the record, which holds no "
+                   "keyword the prefilter reads: AMP007 at step 1")
+def test_nemo_rl_grpo_zero_rewards_start(tmp_path) -> None:
+    """A GRPO run whose first 25 steps scored no reward: ``Loss: 0.0000`` is its objective's
+    0 by construction, no stuck loss (verl's same start is silent: test_post_formats.py)."""
+    assert _diagnosed(tmp_path, _nemo_rl(steps=40, zero_until=25)) == []
