@@ -102,8 +102,9 @@ EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for on
 _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\r?\n")  # (an epoch line's end, in the bytes; CRLF too)
 # Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
-# such a row, this many lines and bytes up at most.
-_RECORD_ROW = b"\t Train "
+# such a row, this many lines and bytes up at most. The row is told by its indent, whatever
+# it is made of: a chat tool that makes a tab blanks and a run of blanks one leaves `` Train ``.
+_RECORD_ROW = b"Train "
 # A split's name alone on a line, over the table its batches fill (NequIP prints
 # ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
 # nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
@@ -546,7 +547,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _STEP_ALONE.match(above) is not None:
             return above, 1
-    if line.startswith(_RECORD_ROW):
+    if line[:1] in (b" ", b"\t") and line.lstrip(b" \t").startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
         return None if found is None else (found[0].group(0).rstrip(), found[1])

@@ -155,9 +155,6 @@ def test_run_files_with_a_byte_order_mark(tmp_path: Path) -> None:
     assert healthy.error is None and healthy.faults == []
 
 
-@pytest.mark.xfail(strict=True, reason="a chat tool's tabs as blanks and runs of blanks as one "
-                   "leave Composer's metric lines one blank in from their record's progress "
-                   "line; they are not read as the record's (AMP006 at row 25, not batch 130)")
 def test_chat_collapsed_composer_records(tmp_path: Path) -> None:
     """Composer's records through a chat tool: each ``\\t Train ...`` line as `` Train ...``."""
     lines = [re.sub(r" {2,}", " ", line.replace("\t", "    ")) for line in _composer_run(13)]
