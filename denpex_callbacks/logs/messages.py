@@ -1090,6 +1090,12 @@ MESSAGES: tuple[Message, ...] = (
             "off, the graph runs in fp32", FLAG, "AMP010",
             prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
             "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
+    Message("tensor2tensor", "1.15 (read on master, its last release)",
+            "tensor2tensor/utils/optimize.py (ConditionalOptimizer.__init__)",
+            "Using mixed precision without a loss scaler will likely cause numerical errors.",
+            "fp16 activations over fp32 weights (``activation_dtype=float16``) with "
+            "``mixed_precision_optimizer_loss_scaler`` unset: the optimizer is not wrapped in a "
+            "LossScaleOptimizer, fp16 trains unscaled", FLAG, "AMP001", prefix=_TF_WARNING),
     Message("TensorFlow", "1.15-2.x (``{text}``: ``a keras mixed precision Policy has been "
             "set``, later ``the global Keras dtype Policy has been set to a mixed precision "
             "policy``)", "tensorflow/python/training/experimental/mixed_precision.py "
