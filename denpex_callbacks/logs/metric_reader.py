@@ -296,6 +296,15 @@ _LEVEL_REACH = 64
 # {...:.3f}")``).
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b"
                                 r"|\b(?:loss|cost) (?:train|training)\b")
+# An error of a material property printed in an energy unit after its value, on a line that
+# names no training loss and no learning rate, is a score measured on a data set: the line
+# reports an evaluation pass, its loss included. MACE prints only such lines on its console,
+# the loss the validation set's (ACEsuite/mace mace/tools/train.py ``valid_err_log``:
+# ``Epoch {epoch}: head: Default, loss={valid_loss:8.8f}, RMSE_E_per_atom={error_e:8.2f} meV,
+# RMSE_F={error_f:8.2f} meV / A``; ``MAE_E=... meV`` for ``--error_table TotalMAE``).
+_UNIT_ERROR = re.compile(r"(?i)\b(?:rmse|mae)(?:_\w+)?[ \t]*[=:][ \t]*[-+]?(?:\d[\d.]*"
+                         r"(?:e[-+]?\d+)?|nan|inf) ?(?:m?eV|kcal/mol|kJ/mol)\b")
+_LEARNING_RATE = re.compile(r"(?i)\b(?:lr|learning[ _]rate)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
 # (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
@@ -521,9 +530,18 @@ def _not_training(text: str) -> str | None:
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
         if prefix is None or _EVAL_CONTEXT.search(text, prefix.end()) is not None:
             return EVALUATION
+    if ("eV" in text or "/mol" in text) and _UNIT_ERROR.search(text) is not None and (
+            _TRAINING_LOSS_KEY.search(text) is None and _LEARNING_RATE.search(text) is None):
+        return EVALUATION
     if _SUMMARY.search(text) is not None:
         return CLOSING
     return None
+
+
+def _printed_whole(key: str, whole: int, text: str) -> bool:
+    """Whether ``text`` prints the epoch ``whole`` after its key as a whole number (``epoch
+    23``, ``Epoch: 019``), not as ``epoch: 0.00``."""
+    return re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text) is not None
 
 
 def _epoch_summary(text: str) -> bool:
@@ -1026,8 +1044,32 @@ class MetricReader:
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
         step = self._headed(step, line)
+        read: list[MetricEvent] = []
+        if step is None and why == EVALUATION and found:
+            step = self._epoch_step(claims, text)
+            if step is not None and lexicon.LOSS in metrics.values and all(
+                    math.isfinite(value) for _, value in found):
+                # (its finite loss sent too: a log of such lines alone, MACE's console, is
+                # an evaluation seen each epoch, not a log with nothing to diagnose)
+                read.append(MetricEvent(EVAL, FAMILY, step=step, loss=found[0][1],
+                                        metric=found[0][0]))
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
-                *_nonfinite(found, step)]
+                *_nonfinite(found, step), *read]
+
+    def _epoch_step(self, claims: list[Claim], text: str) -> int | None:
+        """The step of an evaluation line that counts nothing but its epoch, printed whole,
+        in a log whose training rows, where it prints any, count nothing but their epoch
+        too: its epoch, as such a row's is (MACE prints one validation line an epoch and no
+        training line, ``Epoch 12: head: Default, loss=nan, ...``); else None. A log whose
+        rows print their step, or count their epoch in fractions (HF's), numbers its
+        evaluations otherwise."""
+        if self.epoch_rows_off or self.step_rhythm[0]:
+            return None
+        metrics = collect([c for c in claims if c[2] == lexicon.EPOCH], text)
+        whole = as_step(metrics.values.get(lexicon.EPOCH))
+        key = metrics.keys.get(lexicon.EPOCH)
+        return whole if whole is not None and key is not None and _printed_whole(
+            key, whole, text) else None
 
     def _headed(self, step: int | None, line: int) -> int | None:
         """The step of an evaluation line: its own, or that of the evaluation's heading a
@@ -1959,8 +2001,7 @@ class MetricReader:
         if step is None and whole is not None and whole > self.epoch_row and (above or (
                 # printed whole ("epoch 23", "Epoch: 019", padded to its width: e3nn's
                 # examples/tetris.py ``f"epoch {step:5d} | loss ..."``), not "epoch: 0.00"
-                key is not None
-                and re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text))):
+                key is not None and _printed_whole(key, whole, text))):
             self.epoch_row = whole
             return whole
         if step is None and whole is None and self.epoch_row < 0 and not self.before_epochs:

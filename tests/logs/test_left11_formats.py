@@ -55,3 +55,67 @@ def test_t2t_mixed_precision_without_a_loss_scaler(tmp_path: Path) -> None:
     scaled = ("INFO:tensorflow:('Using Exponential Update Loss Scaler with', "
               "'init loss scale of 1024')")
     assert faults(tmp_path, _t2t_run(scaled)) == []
+
+
+def _mace_line(epoch: int | None, loss: float, error: float, *, head: str | None = "Default",
+               stress: bool = False) -> str:
+    """One line of MACE's ``valid_err_log`` (ACEsuite/mace ``mace/tools/train.py``) behind its
+    ``setup_logger`` format (``%(asctime)s.%(msecs)03d %(levelname)s: %(message)s``):
+    ``{Initial|Epoch N}: head: {name}, loss={valid_loss:8.8f}, RMSE_E_per_atom={error_e:8.2f}
+    meV, RMSE_F={error_f:8.2f} meV / A`` (0.3.x); without ``head:`` and with ``loss=
+    {valid_loss:.4f}`` and ``{:.1f}`` errors before multi-head models (0.2.x); ``--error_table
+    PerAtomRMSEstressvirials`` adds ``RMSE_stress=... meV / A^3``. ``loss`` is
+    ``valid_loss``, the loss of an evaluation on the validation set."""
+    phrase = "Initial" if epoch is None else f"Epoch {epoch}"
+    stamp = f"2024-06-01 10:{(epoch or 0) // 60:02d}:{(epoch or 0) % 60:02d}.000 INFO: "
+    if head is None:
+        tail = f"RMSE_E_per_atom={error:.1f} meV, RMSE_F={error * 3:.1f} meV / A"
+        if stress:
+            tail += f", RMSE_stress_per_atom={error / 2:.1f} meV / A^3"
+        return f"{stamp}{phrase}: loss={loss:.4f}, {tail}"
+    tail = f"RMSE_E_per_atom={error:8.2f} meV, RMSE_F={error * 3:8.2f} meV / A"
+    if stress:
+        tail += f", RMSE_stress={error / 2:8.2f} meV / A^3"
+    return f"{stamp}{phrase}: head: {head}, loss={loss:8.8f}, {tail}"
+
+
+def _mace_console(nan_from: int | None = None, errors_nan: bool = True, **shape: object
+                  ) -> list[str]:
+    """MACE's console over 40 epochs: ``Started training, reporting errors on validation
+    set`` (mace/tools/train.py ``train``), an ``Initial:`` line, one line an epoch; the
+    validation loss NaN from epoch ``nan_from`` on (its errors too, or finite)."""
+    lines = ["2024-06-01 10:00:00.000 INFO: Started training, reporting errors on validation set",
+             "2024-06-01 10:00:00.000 INFO: Loss metrics on validation set",
+             _mace_line(None, 0.9, 40.0, **shape)]  # type: ignore[arg-type]
+    for epoch in range(40):
+        bad = nan_from is not None and epoch >= nan_from
+        error = NAN if bad and errors_nan else 20.0 / (1 + epoch)
+        lines.append(_mace_line(epoch, NAN if bad else 0.5 / (1 + epoch), error,
+                                **shape))  # type: ignore[arg-type]
+    return lines
+
+
+def test_mace_validation_loss_is_evaluation(tmp_path: Path) -> None:
+    """MACE's printed ``loss`` is ``valid_loss`` (``valid_err_log`` is called with the loss
+    ``evaluate`` returns on the validation loader): NaN there is the evaluation's, AMP013 at
+    its epoch, not the training loss's AMP006 (before: AMP006 at 12). Read by the rule that
+    an error of a property printed in an energy unit (``meV``) on a line naming no training
+    loss and no learning rate reports an evaluation pass; a log that prints nothing but such
+    epochs numbers its evaluation by the epoch."""
+    assert faults(tmp_path, _mace_console(12)) == [("AMP013", 12)]
+    assert faults(tmp_path, _mace_console(12, head=None, stress=True)) == [("AMP013", 12)]
+    assert faults(tmp_path, _mace_console(12, errors_nan=False)) == [("AMP013", 12)]
+    # an excerpt pasted from the middle: no header, no Initial line
+    assert faults(tmp_path, _mace_console(12)[10:]) == [("AMP013", 12)]
+
+
+def test_mace_controls_and_a_training_line_in_ev(tmp_path: Path) -> None:
+    """Controls: healthy MACE consoles in non-default settings (a named head of a multi-head
+    fine-tune, the stress table, the 0.2 format) are silent; a training loop's line that
+    prints its learning rate beside errors in meV keeps its loss the training loss."""
+    for shape in ({"head": "pt_head", "stress": True}, {"head": None}):
+        assert faults(tmp_path, _mace_console(**shape)) == [], shape
+    trained = [f"Epoch {e} step {e * 50}: loss={NAN if e >= 7 else 0.5 / (e + 1):.4f}, "
+               f"lr=0.0100, RMSE_E={20.0 / (e + 1):.1f} meV" for e in range(1, 12)]
+    assert faults(tmp_path, trained) == [("AMP006", 350)]
+
