@@ -34,7 +34,14 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
-from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    EVALUATED_ROW,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    LogEvent,
+)
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
@@ -1533,6 +1540,12 @@ class MetricReader:
             events += _nonfinite(row.evals, step)
             events += [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
                                    evidence=UNFILLED) for key, value in row.unfilled]
+            if row.evals:
+                # the row's evaluation told whole, its finite values' names included: the
+                # stream may then tell a value never finite from one that went non-finite
+                events.append(MetricEvent(EVAL, FAMILY, step=step, evidence={
+                    EVALUATED_ROW: tuple(key for key, value in row.evals
+                                         if math.isfinite(value))}))
         if row.unfilled_loss:
             # (a finite value of the row: the stream's sign that the table leaves cells so)
             key, value = next((k, v) for k, v in row.evals if math.isfinite(v))

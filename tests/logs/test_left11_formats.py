@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 from test_trainers_formats import _composer
+
+from denpex_callbacks.core.severity import Severity
 
 NAN = float("nan")
 
@@ -118,4 +120,48 @@ def test_mace_controls_and_a_training_line_in_ev(tmp_path: Path) -> None:
     trained = [f"Epoch {e} step {e * 50}: loss={NAN if e >= 7 else 0.5 / (e + 1):.4f}, "
                f"lr=0.0100, RMSE_E={20.0 / (e + 1):.1f} meV" for e in range(1, 12)]
     assert faults(tmp_path, trained) == [("AMP006", 350)]
+
+
+def _detector_csv(epochs: int, *, eval_nan_from: int | None, every: int = 4,
+                  train_nan_from: int | None = None) -> list[str]:
+    """A detector's ``learning_stats_detector.csv`` as DeepLabCut 3 writes it (DeepLabCut/
+    DeepLabCut ``deeplabcut/pose_estimation_pytorch/runners/logger.py`` ``CSVLogger``:
+    ``["step"] + sorted(metrics)``, a row an epoch, a cell left empty where the epoch did not
+    log it): torchvision's Faster R-CNN losses summed to ``losses/train.total_loss``, and every
+    ``every`` epochs the COCO metrics beside ``losses/eval.total_loss``, NaN from the
+    evaluation of epoch ``eval_nan_from`` on (None: finite throughout), the training losses
+    NaN from epoch ``train_nan_from`` on."""
+    terms_names = ("loss_box_reg", "loss_classifier", "loss_objectness", "loss_rpn_box_reg")
+    rows = [",".join(["step", "losses/eval.total_loss",
+                      *(f"losses/train.{name}" for name in terms_names),
+                      "losses/train.total_loss", "metrics/test.mAP@50", "metrics/test.mAP@50:95",
+                      "metrics/test.mAR@50:95"])]
+    for epoch in range(1, epochs + 1):
+        bad = train_nan_from is not None and epoch >= train_nan_from
+        terms = [weight / (1 + epoch / 8) for weight in (0.25, 0.35, 0.04, 0.03)]
+        train = ["nan"] * 5 if bad else [f"{term!r}" for term in [*terms, sum(terms)]]
+        cells = ["", "", "", ""]
+        if epoch % every == 0:
+            broken = eval_nan_from is not None and epoch >= eval_nan_from
+            cells = ["nan" if broken else f"{sum(terms) * 1.3!r}", f"{50 + epoch * 0.5!r}",
+                     f"{30 + epoch * 0.4!r}", f"{38 + epoch * 0.3!r}"]
+        rows.append(",".join([str(epoch), cells[0], *train, *cells[1:]]))
+    return rows
+
+
+def test_evaluation_value_never_finite_is_info(tmp_path: Path) -> None:
+    """An evaluation loss NaN in every evaluation row from the first (the detector computes
+    none; DeepLabCut writes NaN there), beside finite COCO metrics and a training loss that is
+    finite and falls: AMP013 at info, "never finite in this excerpt" (before: a warning).
+    Twin: the same table whose evaluation loss was finite for its first evaluations and went
+    NaN at epoch 20's is a warning at 20; a training loss that goes NaN is AMP006 first."""
+    result = diagnose_lines(tmp_path, _detector_csv(40, eval_nan_from=1))
+    assert [(d.code, d.step, d.severity) for d in result.diagnoses] == [
+        ("AMP013", 4, Severity.INFO)]
+    assert "never finite in this excerpt" in result.diagnoses[0].summary
+    assert faults(tmp_path, _detector_csv(40, eval_nan_from=1, every=3)) == []
+    assert faults(tmp_path, _detector_csv(40, eval_nan_from=20)) == [("AMP013", 20)]
+    assert faults(tmp_path, _detector_csv(40, eval_nan_from=1, train_nan_from=30))[:1] == [
+        ("AMP006", 30)]
+    assert faults(tmp_path, _detector_csv(40, eval_nan_from=None, every=5)) == []
 
