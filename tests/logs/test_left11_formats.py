@@ -165,3 +165,50 @@ def test_evaluation_value_never_finite_is_info(tmp_path: Path) -> None:
         ("AMP006", 30)]
     assert faults(tmp_path, _detector_csv(40, eval_nan_from=None, every=5)) == []
 
+
+def _neptune_warning(value: str = "nan", line: int = 88) -> str:
+    """neptune-client 1.x's warning for a NaN/inf appended to a float series (neptune-ai/
+    neptune-client ``src/neptune/types/series/float_series.py``
+    ``is_unsupported_float_with_warn``), printed by ``warn_once`` (``src/neptune/internal/
+    warnings.py``: ``DEFAULT_FORMAT = "[%(name)s] [warning] %(filename)s:%(lineno)d:
+    %(category)s: %(message)s"``, the logger's name ``neptune``, the user's file and line)."""
+    return (f"[neptune] [warning] /home/user/project/train.py:{line}: NeptuneUnsupportedValue: "
+            f"WARNING: A value you're trying to log (`{value}`) will be skipped because it's a "
+            "non-standard float value that is not currently supported.")
+
+
+def _neptune_run(warned_after: int | None, loss_nan_from: int | None = None,
+                 extra: tuple[str, ...] = ()) -> list[str]:
+    """A loop that prints ``epoch 1 step {s} loss {loss:.4f} lr 0.001`` and appends its
+    metrics to a Neptune run; the warning once, after step ``warned_after`` (``warn_once``:
+    the same wording is not said again); ``extra``: Neptune's other lines at the start."""
+    lines = list(extra)
+    for step in range(1, 41):
+        bad = loss_nan_from is not None and step >= loss_nan_from
+        lines.append(f"epoch 1 step {step} loss {'nan' if bad else f'{3 - step / 50:.4f}'} "
+                     "lr 0.001")
+        if step == warned_after:
+            lines.append(_neptune_warning())
+    return lines
+
+
+def test_neptune_dropped_value_names_no_metric(tmp_path: Path) -> None:
+    """Neptune's warning names no field and no step: the doctor says what it can, AMP009 (a
+    NaN/inf hidden by the logger: Neptune dropped it) where the run was when it was printed,
+    not AMP006 (the loss the console prints is finite) and not nothing (before: silent, the
+    warning read as a Python warning and passed over). Alone, it is still AMP009."""
+    assert faults(tmp_path, _neptune_run(25)) == [("AMP009", 25)]
+    assert faults(tmp_path, [_neptune_warning("inf")]) == [("AMP009", None)]
+    # the loss itself NaN on the console: that comes first, where it began
+    assert faults(tmp_path, _neptune_run(25, loss_nan_from=25))[:1] == [("AMP006", 25)]
+
+
+def test_neptune_controls(tmp_path: Path) -> None:
+    """Controls: Neptune's other warnings (an unsupported type, ``warn_about_unsupported_type``
+    over two lines) beside a healthy run: silent."""
+    unsupported = ("[neptune] [warning] /home/user/project/train.py:90: NeptuneUnsupportedType: "
+                   "You're attempting to log a type that is not directly supported by Neptune "
+                   "(<class 'NoneType'>).",
+                   "        Convert the value to a supported type, such as a string or float, "
+                   "or use stringify_unsupported(obj)")
+    assert faults(tmp_path, _neptune_run(None, extra=unsupported)) == []
