@@ -338,6 +338,9 @@ BAR_SUMMARY_REACH = 4
 # epoch) the summaries are the rows. A row that names itself a batch's (``Mini-Batch Losses:``,
 # printed without the percentage where the loader's length is not given) is one as well.
 _PERCENT_ROW = re.compile(r"\[\s*\d{1,3}(?:\.\d+)?%\] |(?i:\b(?:mini-?)?batch losses?:)")
+# A line that says its epoch ended (SAM-HQ's ``Finished epoch: 3``, ``Epoch 5 done``): it
+# sums up the batches above it, it heads none.
+_EPOCH_ENDED = re.compile(r"(?i)\b(?:finished|done|completed?|ended)\b")
 _EPOCH_SUMMARY = re.compile(r"(?:^|\] |: | - )Epoch \d+ (?:Metrics|Summary|Averages?|Stats):")
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
@@ -1236,7 +1239,9 @@ class MetricReader:
         epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
         new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
         if new_run:
-            self._new_run()
+            # (a line that prints the epoch and no loss, and does not say it ended, heads the
+            # epoch's batches: the new run's first epoch is still to come)
+            self._new_run(heading=loss is None and _EPOCH_ENDED.search(text) is None)
         if counters and loss is not None and epoch_value is not None:
             if self._epoch_read(epoch_value, new_run) and step is None and self.key_count[1]:
                 # the summary of an epoch whose batches a restarting count numbered: the
@@ -1846,12 +1851,19 @@ class MetricReader:
             return True
         return False
 
-    def _new_run(self) -> None:
+    def _new_run(self, *, heading: bool = False) -> None:
         """A new run began in the same log (its epoch back at the first: see
         :mod:`run_epochs`): the counts that add passes over epochs (``_epoch_count_step``,
-        ``_pass_step``) start over, as that run alone would count. The epoch line sums up its
-        batches: the last count read ended the new run's first epoch (the next count going
-        back is its second)."""
+        ``_pass_step``) start over, as that run alone would count. An epoch line that sums
+        up its batches: the last count read ended the new run's first epoch (the next count
+        going back is its second); an epoch's ``heading`` over its batches (SAM-HQ's
+        ``epoch: 0  learning rate: ...``): its first count is read as printed."""
+        if heading:
+            self.passes = {total: (-1, 0, interval)
+                           for total, (_last, _passes, interval) in self.passes.items()}
+            _last, _before, interval, rows = self.key_count
+            self.key_count = (-1, 0, interval, rows)
+            return
         self.passes = {total: (last, 0, interval)
                        for total, (last, _passes, interval) in self.passes.items()}
         last, _before, interval, rows = self.key_count

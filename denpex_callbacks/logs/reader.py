@@ -109,6 +109,12 @@ _RECORD_ROW = b"Train "
 # ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
 # nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
 _SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation|eval|test)\s*")
+# An epoch's heading that says its learning rate and nothing else, over the epoch's batches
+# (SysCV/sam-hq train/train.py ``train``: ``print("epoch:   ", epoch, "  learning rate:  ",
+# lr)`` over its MetricLogger rows): handed over with the first batch below it, so that an
+# epoch back at the first (a second run appended to the log) is seen before its batches.
+_EPOCH_HEADING = re.compile(rb"(?i)\bepoch[:=]? +\d+ *,? +(?:learning[ _]rate|lr)[:=]? +"
+                            rb"[-+]?\d[\d.]*(?:e[-+]?\d+)? *\r?")
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\r?\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
@@ -521,7 +527,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
-            b"teration " in line and _EVAL_AT.search(line) is not None):
+            b"teration " in line and _EVAL_AT.search(line) is not None) or (
+            b"poch" in line and _EPOCH_HEADING.fullmatch(line.lstrip()) is not None):
         return line, 0
     if line.lstrip(b" ")[:2] in _DRAWN and begin > resume:
         return _table_heading(buffer, resume, begin)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from excerpts import diagnose_lines, faults
 from test_trainers_formats import _composer
+from test_untried12_formats import _sam_hq
 
 from denpex_callbacks.core.severity import Severity
 
@@ -212,3 +213,27 @@ def test_neptune_controls(tmp_path: Path) -> None:
                    "        Convert the value to a supported type, such as a string or float, "
                    "or use stringify_unsupported(obj)")
     assert faults(tmp_path, _neptune_run(None, extra=unsupported)) == []
+
+
+def test_sam_hq_second_run_nan_in_its_first_epoch(tmp_path: Path) -> None:
+    """Two SAM-HQ trainings in one log (test_untried12's ``_sam_hq``, SysCV/sam-hq
+    ``train/train.py``), the second NaN from its batch 150, inside its first epoch: 150, as
+    the run alone (before: 1350, numbered on from the first run's 1200 batches: the new run
+    was seen only at its ``Finished epoch: 0``, after the NaN). The epoch's heading over its
+    batches (``epoch:    0   learning rate:   0.0005``) is handed over with its first batch, and
+    an epoch back at the first there begins the run before its batches."""
+    first = _sam_hq(4, batches=300, every=50)
+    assert faults(tmp_path, first + _sam_hq(4, batches=300, every=50, nan_at=150)) == [
+        ("AMP006", 150)]
+    assert faults(tmp_path, first + _sam_hq(2, batches=300, every=60, nan_at=120)) == [
+        ("AMP006", 120)]
+
+
+def test_sam_hq_second_runs_controls(tmp_path: Path) -> None:
+    """Controls: a NaN in the second run's second epoch (test_review48's, 650), and two healthy
+    runs of other loaders and intervals: as before."""
+    first = _sam_hq(4, batches=300, every=50)
+    assert faults(tmp_path, first + _sam_hq(4, batches=300, every=50, nan_at=650)) == [
+        ("AMP006", 650)]
+    assert faults(tmp_path, _sam_hq(3, batches=240, every=30) + _sam_hq(5, batches=240,
+                                                                      every=60)) == []
