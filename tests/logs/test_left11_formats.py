@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from excerpts import diagnose_lines, faults
+from test_pastes_formats import KINDS, PASTES
 from test_trainers_formats import _composer
 from test_untried12_formats import _sam_hq
 
@@ -237,3 +238,33 @@ def test_sam_hq_second_runs_controls(tmp_path: Path) -> None:
         ("AMP006", 650)]
     assert faults(tmp_path, _sam_hq(3, batches=240, every=30) + _sam_hq(5, batches=240,
                                                                       every=60)) == []
+
+
+def test_cuts_in_hard_wrapped_pastes(tmp_path: Path) -> None:
+    """DeepSpeed's cascade and Megatron's iteration lines (test_pastes_formats' excerpts, from
+    deepspeed/runtime/fp16/loss_scaler.py and megatron/training/training.py) hard-wrapped at
+    80 and 100 columns, with ``<truncated 2000 lines>`` where the paste was cut, between a
+    record's head and its rest too: read as the wrapped paste without the cut (before: the
+    line after the cut was taken for a record's start, every rest of its shape with it, and
+    the pieces were read as lines). A rest is joined to the head before the cut's line."""
+    for width in ("wrap80", "wrap100"):
+        cascade = PASTES[width](KINDS["deepspeed"][0]()).decode().splitlines()
+        megatron = PASTES[width](KINDS["megatron"][0]()).decode().splitlines()
+        for at in (len(cascade) // 3, len(cascade) // 2, len(cascade) // 2 + 1):
+            cut = [*cascade[:at], "<truncated 2000 lines>", *cascade[at:]]
+            assert faults(tmp_path, cut) == [("AMP003", 501), ("AMP004", 517)], (width, at)
+        at = len(megatron) // 2
+        assert faults(tmp_path, [*megatron[:at], "<truncated 2000 lines>", *megatron[at:]]) == [
+            ("AMP006", 2000)], width
+
+
+def test_cuts_in_hard_wrapped_healthy_pastes(tmp_path: Path) -> None:
+    """Controls: the healthy DeepSpeed sawtooth and Megatron run wrapped at 100 columns, cut
+    (``[... 300 lines omitted ...]``, ``...``) between a head and its rest, or between
+    records: silent."""
+    for kind in ("deepspeed", "megatron", "loop"):
+        healthy = PASTES["wrap100"](KINDS[kind][1]()).decode().splitlines()
+        at = len(healthy) // 2
+        for marker, place in (("[... 300 lines omitted ...]", at), ("...", at + 1)):
+            assert faults(tmp_path, [*healthy[:place], marker, *healthy[place:]]) == [], (
+                kind, marker)

@@ -19,7 +19,6 @@ import math
 import re
 from pathlib import Path
 
-import pytest
 from excerpts import faults, hf_rows
 from run_makers import hf_run, lightning_run
 from test_logging_interval import _arguments, _rows
@@ -161,9 +160,6 @@ def test_chat_collapsed_composer_records(tmp_path: Path) -> None:
     assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
 
 
-@pytest.mark.xfail(strict=True, reason="a line added where a hard-wrapped paste was cut breaks "
-                   "the run of lines of the terminal's width that tells the wrap; the wrapped "
-                   "pieces are read as lines (AMP003 at 550, not 501)")
 def test_a_cut_in_a_hard_wrapped_paste(tmp_path: Path) -> None:
     """DeepSpeed's cascade (test_pastes_formats' ``deepspeed`` excerpt) hard-wrapped at 120
     columns, with ``[... 300 lines omitted ...]`` where the paste was cut."""
