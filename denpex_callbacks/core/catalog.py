@@ -190,14 +190,21 @@ _ENTRIES = (
         "finite losses of the logging window (0 when there are none, as with logging_steps=1), "
         "and in transformers 5.24 NaN/inf evaluation batches are left out of eval_loss (a NaN "
         "eval_loss then means every evaluation batch was non-finite). grad_norm and the "
-        "metrics of compute_metrics are not filtered.",
-        "TrainingArguments(logging_nan_inf_filter=False) while diagnosing.",
+        "metrics of compute_metrics are not filtered. Other loggers drop the value: "
+        "neptune-client skips a NaN/inf appended to a float series (or assigned to a float "
+        "field) with a warning that names neither the field nor the step.",
+        "Log the raw values while diagnosing: TrainingArguments(logging_nan_inf_filter=False) "
+        "for the HF Trainer; beside a logger that drops NaN/inf (Neptune), print the metrics "
+        "with their step to the console too, so the first non-finite one shows by its name.",
         ("Compare the logged loss with grad_norm (not filtered): nan grad_norm with a finite "
          "loss means the filter hid it.",
          "Evaluate once with logging_nan_inf_filter=False: a NaN eval_loss there, finite "
-         "with the filter on, means some evaluation batches were non-finite (AMP013)."),
+         "with the filter on, means some evaluation batches were non-finite (AMP013).",
+         "Neptune: a series whose points stop or skip steps where the warning was printed is "
+         "the one that went non-finite."),
         "Keep logging_nan_inf_filter=False in runs you want to debug from logs.",
         (HF_TRAINING_ARGS,),
+        {"hf": "TrainingArguments(logging_nan_inf_filter=False) while diagnosing."},
     ),
     CatalogEntry(
         "AMP010", "fp16-requested-not-active", "fp16 was requested but is not active",

@@ -244,6 +244,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     dates = RankDates(blocks) if blocks is not None else None
     tick = (lambda done: progress(done, total)) if progress else None
     rescanned = keywords is not KEYWORDS
+    session.every_line = rescanned
     marks: set[object] = set()  # (read again: where the metric lines say training was)
     try:
         for line_no, text in scan_input(path, stream, keywords, stats, tick,
@@ -327,7 +328,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
             and (interval := _hf_interval(path)) is not None):
         return _diagnose_log(path, progress, config, workers, quiet_runs,
                              how=how._replace(interval=interval))
-    if may_read_again and _steps_unread(result, parser):
+    if may_read_again and (session.placeholder_asked or _steps_unread(result, parser)):
         return _read_again(result, path, progress, config, workers, quiet_runs, how)
     return result
 
@@ -500,8 +501,11 @@ def _read_again(first: Result | None, path: str,
       header row ``epoch mse lr`` over its values. The second reading stands, so that a
       healthy excerpt is "no fault" rather than "nothing to diagnose"; where it finds nothing
       either, its "nothing to diagnose" is raised;
-    - one read no line that numbers the steps (:func:`_steps_unread`). The second reading
-      stands where it reads metric lines (their steps number the rest), else the first.
+    - one read no line that numbers the steps (:func:`_steps_unread`), or one whose
+      evaluation value was non-finite on every row it read, from the first, while training
+      went well (``_Session.placeholder_asked``: only a reading of every row tells whether the
+      value was ever finite). The second reading stands where it reads metric lines (their
+      steps number the rest), else the first.
       ``how``: what the first reading told of the log, as it read it."""
     if first is None:
         return _diagnose_log(path, progress, config, workers, quiet_runs, EVERY_LINE)
@@ -534,6 +538,12 @@ class _Session:
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=_RECENT_LINES)
         self.start_lines: dict[tuple[str, int | None], int] = {}
+        # Read with every line a candidate: rows that hold no keyword (an evaluation's finite
+        # values) were read too, so a value never read finite was never finite in the input.
+        self.every_line = False
+        # ...and, where not, whether an evaluation value looked never finite: a reading of
+        # every line must tell (evaluation.py's PLACEHOLDER).
+        self.placeholder_asked = False
 
     def feed(self, line: int, text: str, events: list[LogEvent]) -> None:
         """The events read from one line (or record)."""
@@ -697,7 +707,12 @@ class _Session:
         findings = {rank: judge.findings(self._known(rank), scaled=scaled)
                     for rank, judge in sorted(self.judges.items())}
         for rank, stream in sorted(self.evaluations.items()):
-            if (finding := stream.finding()) is not None:
+            judge = self.judges.get(rank)
+            trained = judge is not None and judge.trained_down()
+            finding = stream.finding(trained=trained and self.every_line)
+            if trained and not self.every_line and stream.never_finite():
+                self.placeholder_asked = True
+            if finding is not None:
                 findings.setdefault(rank, []).append(finding)
         if not self.monitors and not any(findings.values()):
             return []

@@ -23,8 +23,9 @@ import math
 from dataclasses import dataclass, field
 
 from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import lexicon
-from denpex_callbacks.logs.events import LogEvent
+from denpex_callbacks.logs.events import EVALUATED_ROW, LogEvent
 from denpex_callbacks.logs.run_summaries import FAMILY as SUMMARY
 
 CODE = "AMP013"
@@ -32,6 +33,15 @@ CODE = "AMP013"
 # Lightning table of a few dozen at most); a farther loss is another evaluation's
 BLOCK_REACH = 32
 _HELD = 16  # NaNs held for their block's finite value, or a table's cells (bounded memory)
+_NAMES = 64  # names of values read finite, kept (bounded memory)
+# A value non-finite in every evaluation row a reader told whole, from the first, never
+# finite, while training's loss was finite and fell: a tool that writes NaN where it computes
+# nothing (DeepLabCut 3's detector runner sets its evaluation loss to NaN: the detector
+# returns no loss in evaluation), or an evaluation broken from its first pass; no sign that
+# anything went wrong in the run. Said at info, with that sentence. Rows seen at least:
+PLACEHOLDER_ROWS = 2
+PLACEHOLDER = ("never finite in this excerpt: a placeholder, or an evaluation broken from the "
+               "start; training's loss was finite and fell")
 # one value read: (event, line, text, after_step)
 _Read = tuple[LogEvent, int, str, int | None]
 
@@ -76,6 +86,7 @@ class _First:
     after_step: int | None  # the last training step seen before it
     line: int
     text: str
+    rows_before: int = 0  # evaluation rows told whole before it
 
 
 @dataclass
@@ -101,11 +112,20 @@ class EvaluationStream:
     # finite mean over the classes
     _classes: _Held = field(default_factory=_Held)
     _unfilled_table: bool = False  # a table row left its training loss NaN beside a finite value
+    told_rows: int = 0  # evaluation rows a reader told whole (EVALUATED_ROW)
+    finite_names: set[str] = field(default_factory=set)  # ...their values read finite
     _cells: list[_Read] = field(default_factory=list)
 
     def event(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
         """Take one ``eval`` event read from ``line``; ``after_step``: the training step the
         log had reached."""
+        told = event.evidence.get(EVALUATED_ROW)
+        if told is not None:
+            self.told_rows += 1
+            for name in told:
+                if len(self.finite_names) < _NAMES:
+                    self.finite_names.add(name)
+            return
         value = event.loss if event.loss is not None else float("nan")
         if event.evidence.get("cell") == "unfilled":
             self._unfilled_cell(event, line, text, after_step)
@@ -189,20 +209,31 @@ class EvaluationStream:
                 # epoch 30 | it 0 | ...``, projects/nerf/nerf/stats.py ``Stats.print``)
                 step = None
             self.first = _First(metric, value, step, self.rows, after_step, line,
-                                text.strip())
+                                text.strip(), self.told_rows)
 
     @property
     def last_line(self) -> int | None:
         """The line of the last non-finite evaluation value counted (None: none yet)."""
         return self._last_line if self.rows else None
 
-    def finding(self) -> Finding | None:
-        """AMP013 where the stream first went non-finite, or None."""
+    def never_finite(self) -> bool:
+        """Whether the first non-finite value was so in every evaluation row a reader told
+        whole, from the first of them, and never read finite (see :data:`PLACEHOLDER`)."""
+        first = self.first
+        return (first is not None and first.rows_before == 0
+                and self.told_rows >= PLACEHOLDER_ROWS
+                and self.metrics.get(first.metric) == self.told_rows
+                and first.metric not in self.finite_names)
+
+    def finding(self, *, trained: bool = False) -> Finding | None:
+        """AMP013 where the stream first went non-finite, or None; at info where the value
+        was never finite and training (``trained``: its loss finite and falling) went well."""
         self._release()
         self._count_cells()
         first = self.first
         if first is None:
             return None
+        placeholder = trained and self.never_finite()
         where: dict[str, object] = ({"step": first.step} if first.step is not None
                                     else {"row": first.row})
         others = sorted(set(self.metrics) - {first.metric})
@@ -212,10 +243,10 @@ class EvaluationStream:
                   f", after training step {first.after_step}" if first.after_step else ""))
         summary = (f"evaluation {first.metric} = {first.value} {at}{also}: a value computed in "
                    f"evaluation, not the training loss; {self.rows} evaluation line(s) hold "
-                   "a non-finite value")
+                   "a non-finite value" + (f"; {PLACEHOLDER}" if placeholder else ""))
         step = first.step if first.step is not None else first.after_step
         return Finding(
-            CODE, step, summary,
+            CODE, step, summary, severity=Severity.INFO if placeholder else None,
             evidence={"phase": "evaluation", "metric": first.metric,
                       "value": repr(first.value), **where, "rows": self.rows,
                       "metrics": dict(self.metrics)},

@@ -140,6 +140,7 @@ class ExcerptJudge:
     row_step: int | None = None  # ...and its step
     scale_steady: bool = False  # a row's scale stayed or grew: past the start-up back-off
     recent_losses: deque[float] = field(default_factory=lambda: deque(maxlen=8))
+    first_loss: float | None = None  # the first finite training loss (did the loss fall?)
     since_overflow: int = JUMP_NEAR + 1  # observations since the last overflow
     # The highest finite loss so far: a loss that jumps back within it (a converged fine-tune
     # at 0.0002 meeting one hard batch at 0.4) is the run's own range, no explosion.
@@ -153,6 +154,12 @@ class ExcerptJudge:
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
     runs: AbandonedRuns = field(default_factory=AbandonedRuns)  # range tests, failed trials
     nonfinite_flags: int = 0  # error lines that said a loss was NaN/inf (AMP006 flags)
+
+    def trained_down(self) -> bool:
+        """Whether every training loss the excerpt shows was finite, a few rows of them, the
+        last below the first: a run that trains."""
+        return (not self.nonfinite and self.stable_rows >= 3 and self.first_loss is not None
+                and bool(self.recent_losses) and self.recent_losses[-1] < self.first_loss)
 
     def abandoned(self) -> bool:
         """Whether every non-finite loss ended a run that the log then began afresh and that
@@ -305,6 +312,8 @@ class ExcerptJudge:
         if loss is not None and math.isfinite(loss) and not skipped:
             if self.spike is not None:
                 self._spike_after(*self.spike, loss)
+            if self.first_loss is None:
+                self.first_loss = loss
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
             if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak

@@ -23,11 +23,10 @@ its first column opens with).
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import NamedTuple
 
-from denpex_callbacks.logs.paste import WINDOWS_1252
+from denpex_callbacks.logs.paste import WINDOWS_1252, is_elision
 
 WRAP_MIN = 60  # narrower than any terminal a log is read in
 WRAP_MAX = 400
@@ -46,6 +45,7 @@ _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
 _OPENS = frozenset("=:([{,<")
 _FILLS = frozenset("#█=━■*")  # what a progress bar is filled with (no table's border)
 _RULE = "-=+|: ─━"  # what a table's rule is drawn with
+_ELISION_OPENS = frozenset(".\u2026[(<#")  # what a line that marks a cut opens with
 
 
 def may_be_wrapped(head: bytes) -> bool:
@@ -93,27 +93,43 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
     width = max((len(body) for body in bodies), default=0)
     if not WRAP_MIN <= width <= WRAP_MAX:
         return None
+    # A line a person put where the paste was cut (``[... 300 lines omitted ...]``) is no line
+    # of the log: the line after it may be any piece of a record (a wrapped rest), so it tells
+    # no record's start and no record's end, and no piece is joined to it.
+    cut = [len(body) < width and body.lstrip()[:1] in _ELISION_OPENS
+           and is_elision(body.encode("utf-8", "replace")) for body in bodies]
     # The openings of the lines after a shorter line, which start a record for sure: a line
     # that opens in one of their shapes starts a record too (ALIGNN's ``Val Loss:`` rows, padded
     # to one width, end ``Saving model`` every third epoch above a ``Train Loss:`` header).
-    starts = {_opening(after, _STARTS) for before, after in itertools.pairwise(bodies)
-              if len(before) < width}
+    starts = {_opening(bodies[at + 1], _STARTS) for at in range(len(bodies) - 1)
+              if len(bodies[at]) < width and not cut[at]}
     # How records of each opening end: a line of the width that ends as a shorter line of its
     # kind does (apex's ``... reducing loss scale to 65536.0`` beside ``... to 8192.0``) is
     # whole.
-    endings = {(_opening(body), _ending(body)) for body in bodies if 0 < len(body) < width}
+    endings = {(_opening(body), _ending(body)) for body, marks in zip(bodies, cut, strict=True)
+               if 0 < len(body) < width and not marks}
     joins = broken = 0
     out: list[str] = []
     index = 0
     while index < len(bodies):
         first, opening = index, _opening(bodies[index])
         piece, cuts = bodies[index], 0
-        while (len(piece) == width and index + 1 < len(bodies) and bodies[index + 1]
-               and _opening(bodies[index + 1]) != opening
-               and _opening(bodies[index + 1], _STARTS) not in starts
-               and not _rule(piece) and not _rule(bodies[index + 1], width)
-               and (opening, _ending(piece)) not in endings):
-            index += 1
+        marks: list[int] = []  # lines that mark a cut, joined across (see below)
+        while len(piece) == width and not _rule(piece) and (
+                opening, _ending(piece)) not in endings:
+            # a piece of the width, then a line that marks a cut, then a rest: the paste was
+            # cut between a record's head and a rest (the same record's, or another one's of
+            # the same kind where lines were left out): joined across it, as a rest whose head
+            # is gone read alone would misread (a DeepSpeed ``loss scale: 0, reducing to 0``
+            # as a scale of 0); the cut's line is kept, before the record
+            after = index + 2 if index + 2 < len(bodies) and cut[index + 1] else index + 1
+            if not (after < len(bodies) and bodies[after] and not cut[after]
+                    and _opening(bodies[after]) != opening
+                    and _opening(bodies[after], _STARTS) not in starts
+                    and not _rule(bodies[after], width)):
+                break
+            marks.extend(range(index + 1, after))
+            index = after
             cuts += _cut_token(piece[-1], bodies[index][0], bodies[index][1:2])
             piece = bodies[index]
         if index > first and len(piece) == width:
@@ -122,8 +138,10 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
             out.extend(body + end for body, end in zip(bodies[first:index + 1],
                                                        ends[first:index + 1], strict=True))
         else:
-            joins, broken = joins + index - first, broken + cuts
-            out.append("".join(bodies[first:index + 1]) + ends[index])
+            joins, broken = joins + index - first - len(marks), broken + cuts
+            out.extend(bodies[at] + ends[at] for at in marks)
+            out.append("".join(bodies[at] for at in range(first, index + 1) if at not in marks)
+                       + ends[index])
         index += 1
     if joins < (WRAP_LINES if broken < joins else WRAP_FEW) or broken < WRAP_BROKEN_SHARE * joins:
         return None

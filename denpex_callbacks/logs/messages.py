@@ -94,6 +94,7 @@ _BF16 = {"active_precision": "bf16-mixed", "scaler": None}
 _FP16_POLICY = {"active_precision": "fp16-mixed"}  # the scaler depends on the loop
 _TF_WARNING = "WARNING:tensorflow:"  # tf_logging (absl) on stderr
 _NEMO_WARNING = "[NeMo W 2026-11-30 10:00:00 asr_model:142] "
+_NEPTUNE = "[neptune] [warning] /home/user/project/train.py:88: NeptuneUnsupportedValue: "
 _COMPOSER = "2026-11-30 10:00:00,000: rank0[822018][MainThread]: {level}: {logger}: "
 _TORCH_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
               "in the iteration.")
@@ -1090,6 +1091,12 @@ MESSAGES: tuple[Message, ...] = (
             "off, the graph runs in fp32", FLAG, "AMP010",
             prefix="2026-11-30 10:00:00.000000: W tensorflow/core/grappler/optimizers/"
             "auto_mixed_precision.cc:1981] ", values={"text": "auto_mixed_precision"}),
+    Message("tensor2tensor", "1.15 (read on master, its last release)",
+            "tensor2tensor/utils/optimize.py (ConditionalOptimizer.__init__)",
+            "Using mixed precision without a loss scaler will likely cause numerical errors.",
+            "fp16 activations over fp32 weights (``activation_dtype=float16``) with "
+            "``mixed_precision_optimizer_loss_scaler`` unset: the optimizer is not wrapped in a "
+            "LossScaleOptimizer, fp16 trains unscaled", FLAG, "AMP001", prefix=_TF_WARNING),
     Message("TensorFlow", "1.15-2.x (``{text}``: ``a keras mixed precision Policy has been "
             "set``, later ``the global Keras dtype Policy has been set to a mixed precision "
             "policy``)", "tensorflow/python/training/experimental/mixed_precision.py "
@@ -1707,4 +1714,23 @@ MESSAGES: tuple[Message, ...] = (
             "batches of the epoch just trained had a NaN loss (left out of its update): said "
             "after the epoch, before its ``Epoch {n} finished`` summary", FLAG, "AMP006",
             logger=("stanza", "WARNING"), prefix="2026-11-30 10:00:00 {level}: ", in_step=True),
+    # -- neptune-client 1.x: a NaN/inf logged is dropped, with a warning that names no field --
+    # (neptune/internal/warnings.py ``warn_once``: ``[neptune] [warning] {filename}:{lineno}:
+    # {category}: {message}``, the file and line the user's call; once per wording)
+    Message("neptune-client", "1.x (read on master)", "src/neptune/types/series/"
+            "float_series.py (FloatSeries.is_unsupported_float_with_warn: the value is "
+            "filtered out of the series)",
+            "WARNING: A value you're trying to log (`{value}`) will be skipped because it's a "
+            "non-standard float value that is not currently supported.",
+            "a value the run appended to a float series (``run[field].append``/``log``) is "
+            "NaN/inf: Neptune dropped it from the series (its charts never show it); which "
+            "field, the warning does not say (the run's own lines may: a loss, or an "
+            "evaluation's metric)", FLAG, "AMP009", prefix=_NEPTUNE, values={"value": "nan"}),
+    Message("neptune-client", "1.x (read on master)", "src/neptune/attributes/atoms/float.py "
+            "(Float.assign: the value is not assigned)",
+            "WARNING: The value you're trying to log is a nonstandard float value ({value}) "
+            "that is not currently supported.",
+            "a value the run assigned to a float field (``run[field] = value``) is NaN/inf: "
+            "Neptune dropped it; which field, the warning does not say", FLAG, "AMP009",
+            prefix=_NEPTUNE, values={"value": "inf"}),
 )

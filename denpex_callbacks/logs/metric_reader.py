@@ -34,7 +34,14 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
-from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    EVALUATED_ROW,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    LogEvent,
+)
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
@@ -296,6 +303,15 @@ _LEVEL_REACH = 64
 # {...:.3f}")``).
 _TRAINING_LOSS_KEY = re.compile(r"(?i)\b(?:train|training)[ _/.-]?(?:loss|cost|nll)\b"
                                 r"|\b(?:loss|cost) (?:train|training)\b")
+# An error of a material property printed in an energy unit after its value, on a line that
+# names no training loss and no learning rate, is a score measured on a data set: the line
+# reports an evaluation pass, its loss included. MACE prints only such lines on its console,
+# the loss the validation set's (ACEsuite/mace mace/tools/train.py ``valid_err_log``:
+# ``Epoch {epoch}: head: Default, loss={valid_loss:8.8f}, RMSE_E_per_atom={error_e:8.2f} meV,
+# RMSE_F={error_f:8.2f} meV / A``; ``MAE_E=... meV`` for ``--error_table TotalMAE``).
+_UNIT_ERROR = re.compile(r"(?i)\b(?:rmse|mae)(?:_\w+)?[ \t]*[=:][ \t]*[-+]?(?:\d[\d.]*"
+                         r"(?:e[-+]?\d+)?|nan|inf) ?(?:m?eV|kcal/mol|kJ/mol)\b")
+_LEARNING_RATE = re.compile(r"(?i)\b(?:lr|learning[ _]rate)\b")
 # A run's closing summary (HF ``{'train_runtime': ..., 'train_loss': ...}``) is an average
 # over the run, not a step: a phase's runtime. A logging interval's runtime is a step's
 # (PaddleNLP's Trainer prints ``loss: 2.3, ..., global_step: 10, interval_runtime: 1.2``
@@ -322,6 +338,9 @@ BAR_SUMMARY_REACH = 4
 # epoch) the summaries are the rows. A row that names itself a batch's (``Mini-Batch Losses:``,
 # printed without the percentage where the loader's length is not given) is one as well.
 _PERCENT_ROW = re.compile(r"\[\s*\d{1,3}(?:\.\d+)?%\] |(?i:\b(?:mini-?)?batch losses?:)")
+# A line that says its epoch ended (SAM-HQ's ``Finished epoch: 3``, ``Epoch 5 done``): it
+# sums up the batches above it, it heads none.
+_EPOCH_ENDED = re.compile(r"(?i)\b(?:finished|done|completed?|ended)\b")
 _EPOCH_SUMMARY = re.compile(r"(?:^|\] |: | - )Epoch \d+ (?:Metrics|Summary|Averages?|Stats):")
 # Why a line holds no training step's values (a template's plan keeps it).
 EVALUATION = "evaluation"  # a line about evaluation: its losses and metrics are evaluation's
@@ -521,9 +540,18 @@ def _not_training(text: str) -> str | None:
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
         if prefix is None or _EVAL_CONTEXT.search(text, prefix.end()) is not None:
             return EVALUATION
+    if ("eV" in text or "/mol" in text) and _UNIT_ERROR.search(text) is not None and (
+            _TRAINING_LOSS_KEY.search(text) is None and _LEARNING_RATE.search(text) is None):
+        return EVALUATION
     if _SUMMARY.search(text) is not None:
         return CLOSING
     return None
+
+
+def _printed_whole(key: str, whole: int, text: str) -> bool:
+    """Whether ``text`` prints the epoch ``whole`` after its key as a whole number (``epoch
+    23``, ``Epoch: 019``), not as ``epoch: 0.00``."""
+    return re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text) is not None
 
 
 def _epoch_summary(text: str) -> bool:
@@ -1026,8 +1054,32 @@ class MetricReader:
         if step is not None and _evaluation_batch(text, claims):
             step = None  # (the training step reached numbers it)
         step = self._headed(step, line)
+        read: list[MetricEvent] = []
+        if step is None and why == EVALUATION and found:
+            step = self._epoch_step(claims, text)
+            if step is not None and lexicon.LOSS in metrics.values and all(
+                    math.isfinite(value) for _, value in found):
+                # (its finite loss sent too: a log of such lines alone, MACE's console, is
+                # an evaluation seen each epoch, not a log with nothing to diagnose)
+                read.append(MetricEvent(EVAL, FAMILY, step=step, loss=found[0][1],
+                                        metric=found[0][0]))
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
-                *_nonfinite(found, step)]
+                *_nonfinite(found, step), *read]
+
+    def _epoch_step(self, claims: list[Claim], text: str) -> int | None:
+        """The step of an evaluation line that counts nothing but its epoch, printed whole,
+        in a log whose training rows, where it prints any, count nothing but their epoch
+        too: its epoch, as such a row's is (MACE prints one validation line an epoch and no
+        training line, ``Epoch 12: head: Default, loss=nan, ...``); else None. A log whose
+        rows print their step, or count their epoch in fractions (HF's), numbers its
+        evaluations otherwise."""
+        if self.epoch_rows_off or self.step_rhythm[0]:
+            return None
+        metrics = collect([c for c in claims if c[2] == lexicon.EPOCH], text)
+        whole = as_step(metrics.values.get(lexicon.EPOCH))
+        key = metrics.keys.get(lexicon.EPOCH)
+        return whole if whole is not None and key is not None and _printed_whole(
+            key, whole, text) else None
 
     def _headed(self, step: int | None, line: int) -> int | None:
         """The step of an evaluation line: its own, or that of the evaluation's heading a
@@ -1187,7 +1239,9 @@ class MetricReader:
         epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
         new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
         if new_run:
-            self._new_run()
+            # (a line that prints the epoch and no loss, and does not say it ended, heads the
+            # epoch's batches: the new run's first epoch is still to come)
+            self._new_run(heading=loss is None and _EPOCH_ENDED.search(text) is None)
         if counters and loss is not None and epoch_value is not None:
             if self._epoch_read(epoch_value, new_run) and step is None and self.key_count[1]:
                 # the summary of an epoch whose batches a restarting count numbered: the
@@ -1491,6 +1545,12 @@ class MetricReader:
             events += _nonfinite(row.evals, step)
             events += [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
                                    evidence=UNFILLED) for key, value in row.unfilled]
+            if row.evals:
+                # the row's evaluation told whole, its finite values' names included: the
+                # stream may then tell a value never finite from one that went non-finite
+                events.append(MetricEvent(EVAL, FAMILY, step=step, evidence={
+                    EVALUATED_ROW: tuple(key for key, value in row.evals
+                                         if math.isfinite(value))}))
         if row.unfilled_loss:
             # (a finite value of the row: the stream's sign that the table leaves cells so)
             key, value = next((k, v) for k, v in row.evals if math.isfinite(v))
@@ -1791,12 +1851,19 @@ class MetricReader:
             return True
         return False
 
-    def _new_run(self) -> None:
+    def _new_run(self, *, heading: bool = False) -> None:
         """A new run began in the same log (its epoch back at the first: see
         :mod:`run_epochs`): the counts that add passes over epochs (``_epoch_count_step``,
-        ``_pass_step``) start over, as that run alone would count. The epoch line sums up its
-        batches: the last count read ended the new run's first epoch (the next count going
-        back is its second)."""
+        ``_pass_step``) start over, as that run alone would count. An epoch line that sums
+        up its batches: the last count read ended the new run's first epoch (the next count
+        going back is its second); an epoch's ``heading`` over its batches (SAM-HQ's
+        ``epoch: 0  learning rate: ...``): its first count is read as printed."""
+        if heading:
+            self.passes = {total: (-1, 0, interval)
+                           for total, (_last, _passes, interval) in self.passes.items()}
+            _last, _before, interval, rows = self.key_count
+            self.key_count = (-1, 0, interval, rows)
+            return
         self.passes = {total: (last, 0, interval)
                        for total, (last, _passes, interval) in self.passes.items()}
         last, _before, interval, rows = self.key_count
@@ -1959,8 +2026,7 @@ class MetricReader:
         if step is None and whole is not None and whole > self.epoch_row and (above or (
                 # printed whole ("epoch 23", "Epoch: 019", padded to its width: e3nn's
                 # examples/tetris.py ``f"epoch {step:5d} | loss ..."``), not "epoch: 0.00"
-                key is not None
-                and re.search(re.escape(key) + rf"\W{{0,4}} *0*{whole}(?![.\d])", text))):
+                key is not None and _printed_whole(key, whole, text))):
             self.epoch_row = whole
             return whole
         if step is None and whole is None and self.epoch_row < 0 and not self.before_epochs:

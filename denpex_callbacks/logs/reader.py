@@ -102,12 +102,19 @@ EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for on
 _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\r?\n")  # (an epoch line's end, in the bytes; CRLF too)
 # Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
-# such a row, this many lines and bytes up at most.
-_RECORD_ROW = b"\t Train "
+# such a row, this many lines and bytes up at most. The row is told by its indent, whatever
+# it is made of: a chat tool that makes a tab blanks and a run of blanks one leaves `` Train ``.
+_RECORD_ROW = b"Train "
 # A split's name alone on a line, over the table its batches fill (NequIP prints
 # ``training`` or ``validation`` above each ``# Epoch batch  loss ...`` header row:
 # nequip/train/trainer.py ``end_of_batch_log``, ``self.logger.info(f"{batch_type}")``).
 _SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation|eval|test)\s*")
+# An epoch's heading that says its learning rate and nothing else, over the epoch's batches
+# (SysCV/sam-hq train/train.py ``train``: ``print("epoch:   ", epoch, "  learning rate:  ",
+# lr)`` over its MetricLogger rows): handed over with the first batch below it, so that an
+# epoch back at the first (a second run appended to the log) is seen before its batches.
+_EPOCH_HEADING = re.compile(rb"(?i)\bepoch[:=]? +\d+ *,? +(?:learning[ _]rate|lr)[:=]? +"
+                            rb"[-+]?\d[\d.]*(?:e[-+]?\d+)? *\r?")
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\r?\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
@@ -520,7 +527,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
-            b"teration " in line and _EVAL_AT.search(line) is not None):
+            b"teration " in line and _EVAL_AT.search(line) is not None) or (
+            b"poch" in line and _EPOCH_HEADING.fullmatch(line.lstrip()) is not None):
         return line, 0
     if line.lstrip(b" ")[:2] in _DRAWN and begin > resume:
         return _table_heading(buffer, resume, begin)
@@ -546,7 +554,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         above = _line_before(buffer, resume, begin)
         if _STEP_ALONE.match(above) is not None:
             return above, 1
-    if line.startswith(_RECORD_ROW):
+    if line[:1] in (b" ", b"\t") and line.lstrip(b" \t").startswith(_RECORD_ROW):
         found = _last_above(_PROGRESS_ABOVE, buffer, max(resume, begin - PROGRESS_BYTES), start,
                             PROGRESS_REACH)
         return None if found is None else (found[0].group(0).rstrip(), found[1])

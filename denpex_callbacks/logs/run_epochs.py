@@ -9,10 +9,13 @@ training lines print going back to a run's first (0 or 1) after a later one: no 
 running loop goes back. A resumed run goes back to the epoch it resumed at, not the first,
 and is left to the assembler (its step going back).
 
-The epoch lines that reach this rule sum up the batches above them (DeepLabCut 3's ``Epoch
-{e}/{epochs} (lr=...), train loss ...``, SAM-HQ's ``Finished epoch: {e}``): a header over
-its batches prints no training value (SAM-HQ's ``epoch: {e}  learning rate: ...``, Depth
-Anything V2's ``===========> Epoch: {e}/{epochs}, d1: ...``) and is no training line.
+The epoch lines that reach this rule mostly sum up the batches above them (DeepLabCut 3's
+``Epoch {e}/{epochs} (lr=...), train loss ...``, SAM-HQ's ``Finished epoch: {e}``). A heading
+over its batches that says only the epoch and its learning rate (SAM-HQ's ``epoch: {e}
+learning rate: ...``) reaches it too, handed over with the first batch below it (reader.py's
+``_EPOCH_HEADING``): a run that begins there is seen before its first epoch's batches, whose
+counts are then read as printed (``MetricReader._new_run``'s ``heading``). Other headings
+(Depth Anything V2's ``===========> Epoch: {e}/{epochs}, d1: ...``) are no training line.
 """
 
 from __future__ import annotations

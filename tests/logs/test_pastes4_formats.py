@@ -19,7 +19,6 @@ import math
 import re
 from pathlib import Path
 
-import pytest
 from excerpts import faults, hf_rows
 from run_makers import hf_run, lightning_run
 from test_logging_interval import _arguments, _rows
@@ -155,18 +154,12 @@ def test_run_files_with_a_byte_order_mark(tmp_path: Path) -> None:
     assert healthy.error is None and healthy.faults == []
 
 
-@pytest.mark.xfail(strict=True, reason="a chat tool's tabs as blanks and runs of blanks as one "
-                   "leave Composer's metric lines one blank in from their record's progress "
-                   "line; they are not read as the record's (AMP006 at row 25, not batch 130)")
 def test_chat_collapsed_composer_records(tmp_path: Path) -> None:
     """Composer's records through a chat tool: each ``\\t Train ...`` line as `` Train ...``."""
     lines = [re.sub(r" {2,}", " ", line.replace("\t", "    ")) for line in _composer_run(13)]
     assert faults(tmp_path, lines)[:1] == [("AMP006", 130)]
 
 
-@pytest.mark.xfail(strict=True, reason="a line added where a hard-wrapped paste was cut breaks "
-                   "the run of lines of the terminal's width that tells the wrap; the wrapped "
-                   "pieces are read as lines (AMP003 at 550, not 501)")
 def test_a_cut_in_a_hard_wrapped_paste(tmp_path: Path) -> None:
     """DeepSpeed's cascade (test_pastes_formats' ``deepspeed`` excerpt) hard-wrapped at 120
     columns, with ``[... 300 lines omitted ...]`` where the paste was cut."""

@@ -204,14 +204,15 @@ def _mace(nan_at: int | None = None, errors: str = "PerAtomRMSE",
 
 def test_mace_initial_evaluation_before_the_epochs(tmp_path: Path) -> None:
     """Before: the ``Initial:`` line, printed before any epoch's, turned the epoch count off
-    for the run: the NaN of epoch 12 was reported at step 14 (the rows)."""
-    assert faults(tmp_path, _mace(12)) == [("AMP006", 12)]
-    assert faults(tmp_path, _mace(12, errors="TotalMAE")) == [("AMP006", 12)]
+    for the run: the NaN of epoch 12 was reported at step 14 (the rows). The loss these lines
+    print is the validation set's (``valid_err_log``): AMP013 at the epoch (test_left11's)."""
+    assert faults(tmp_path, _mace(12)) == [("AMP013", 12)]
+    assert faults(tmp_path, _mace(12, errors="TotalMAE")) == [("AMP013", 12)]
 
 
 def test_mace_controls(tmp_path: Path) -> None:
-    """Healthy runs, and a run resumed without the ``Initial:`` line (right on the parent)."""
-    assert faults(tmp_path, _mace(12, initial=False)) == [("AMP006", 12)]
+    """Healthy runs, and a run resumed without the ``Initial:`` line."""
+    assert faults(tmp_path, _mace(12, initial=False)) == [("AMP013", 12)]
     for lines in (_mace(), _mace(errors="TotalMAE"), _mace(initial=False)):
         assert faults(tmp_path, lines) == []
 

@@ -386,10 +386,11 @@ def _torchani(nan_from: int | None = None, *, epochs: int = 5) -> list[str]:
 
 def test_torchani_rmse_with_its_unit(tmp_path: Path) -> None:
     """Before: the unit between the key and the value (``Validation RMSE (kcal/mol) nan``)
-    hid the key: "nothing to diagnose". No training step is printed: the finding names the
-    first evaluation row that is not finite, no step."""
-    assert faults(tmp_path, _torchani(3)) == [("AMP013", None)]
-    assert diagnose_lines(tmp_path, _torchani(3)).faults[0].evidence["row"] == 1
+    hid the key: "nothing to diagnose". No training step is printed: the finding is numbered
+    by the epoch the evaluation line counts (``After epoch 3``), as a log of epoch rows is
+    (test_left11's MACE; before that, no step and ``row`` 1)."""
+    assert faults(tmp_path, _torchani(3)) == [("AMP013", 3)]
+    assert diagnose_lines(tmp_path, _torchani(3)).faults[0].evidence["step"] == 3
 
 
 def test_torchani_control(tmp_path: Path) -> None:
