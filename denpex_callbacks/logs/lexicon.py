@@ -681,6 +681,18 @@ def training_split(key: str) -> bool:
     return len(parts) == 1 and parts[0] in ("train", "training", "trn")
 
 
+def held_out_split(key: str) -> bool:
+    """Whether a key is a held-out split's name alone (``val``, ``Valid``, ``test``): the
+    split's own value, its loss, beside which a :func:`training_split` keys the training's.
+
+    Example:
+        >>> [held_out_split(k) for k in ("val", "Valid", "test", "val_loss", "train")]
+        [True, True, True, False, False]
+    """
+    parts = words(key)
+    return len(parts) == 1 and parts[0] in _SPLITS
+
+
 def held_out_heading(name: str) -> bool:
     """Whether ``name``, lower-cased and standing alone (a heading over a split's values:
     super-gradients' tree branch ``└── Validation``), names a held-out split.

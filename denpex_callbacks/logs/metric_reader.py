@@ -50,6 +50,7 @@ from denpex_callbacks.logs.metric_pairs import (
     notation,
     read_pairs,
     to_value,
+    training_split_value,
     unclaimed_nonfinite,
     written_as,
 )
@@ -1145,6 +1146,9 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = loss_total([v for _k, v in metrics.components])
+        elif loss is None and metrics.evals:
+            # ``train 4.2000 | val 4.2500``: the splits' names key their losses
+            loss = training_split_value(text, metrics.evals)
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
