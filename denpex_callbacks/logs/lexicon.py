@@ -236,6 +236,10 @@ for _role, _phrases in {
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
+           # the loader's index alone (ChawDoe/LeNet5-MNIST-PyTorch train.py: ``'idx: {},
+           # loss: {}'.format(idx, loss.sum().item())`` over ``enumerate(train_loader)``); a
+           # named index (``class idx``, ``sample idx``) is no counter
+           "idx",
            # marian's updates, abbreviated (src/training/scheduler.h): ``Ep. 1 : Up. 1000 :``
            "up",
            # the iterations abbreviated: DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d,
