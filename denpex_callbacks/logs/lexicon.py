@@ -236,6 +236,10 @@ for _role, _phrases in {
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
+           # the loader's index alone (ChawDoe/LeNet5-MNIST-PyTorch train.py: ``'idx: {},
+           # loss: {}'.format(idx, loss.sum().item())`` over ``enumerate(train_loader)``); a
+           # named index (``class idx``, ``sample idx``) is no counter
+           "idx",
            # marian's updates, abbreviated (src/training/scheduler.h): ``Ep. 1 : Up. 1000 :``
            "up",
            # the iterations abbreviated: DeepLabV3Plus-Pytorch's ``"Epoch %d, Itrs %d/%d,
@@ -679,6 +683,18 @@ def training_split(key: str) -> bool:
     """
     parts = words(key)
     return len(parts) == 1 and parts[0] in ("train", "training", "trn")
+
+
+def held_out_split(key: str) -> bool:
+    """Whether a key is a held-out split's name alone (``val``, ``Valid``, ``test``): the
+    split's own value, its loss, beside which a :func:`training_split` keys the training's.
+
+    Example:
+        >>> [held_out_split(k) for k in ("val", "Valid", "test", "val_loss", "train")]
+        [True, True, True, False, False]
+    """
+    parts = words(key)
+    return len(parts) == 1 and parts[0] in _SPLITS
 
 
 def held_out_heading(name: str) -> bool:

@@ -36,6 +36,8 @@ KEYWORDS = (b"loss", b"nan", b"inf", b"Validati")
 _BAR = re.compile(r"Epoch (\d+):\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)\s*\[([^\]]*)\]")
 # RichProgressBar (the default when rich is installed) in a file: one final line per epoch,
 # ``Epoch 1/1  ━━━━ 10/10 0:00:00 • 0:00:00 48.60it/s train_loss: nan``.
+# A bar's epoch zero-padded (``Epoch 01:``), which Lightning never prints
+_PADDED_EPOCH = re.compile(r"^Epoch 0(\d+):\s*\d+%\|")
 _RICH = re.compile(r"Epoch (\d+)/-?\d+\s+\S*\s*(\d+)/(\d+)\s(.*)")  # max_epochs=-1 prints /-2
 _VALUE = r"([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)"
 _RICH_LOSS = re.compile(r"(?:^|\s)(?:train_)?loss(?:_step)?: " + _VALUE)
@@ -261,6 +263,7 @@ class Bars:
         self._held: LogEvent | None = None  # the first ``loss=nan`` held (see _running_nan)
         self._sanity = False  # the fit's sanity check seen before any main bar line
         self._first = 0  # the number the bars give the fit's first epoch (see _first_epoch)
+        self._padded = False  # the first bar's epoch was zero-padded and above 0 (see parse)
         # a whole ``step=`` below the epoch's batches (see _counts_run): the bar's epoch it was
         # last seen on and its value there; None once it went back as an epoch began
         self._step_seen: tuple[int, int] | None = (-1, -1)
@@ -274,6 +277,11 @@ class Bars:
                                             else found.group(3, 4)))
             self._validating(done, total)
             return []
+        if self._epoch < 0 and (padded := _PADDED_EPOCH.search(text)) is not None:
+            # Lightning labels its bar ``Epoch 3`` (from 0, never padded); ``Epoch 03`` is a
+            # loop's own ``tqdm(loader, desc=f"Epoch {epoch + 1:02d}")``: from 1, unless the
+            # first one seen is ``Epoch 00``
+            self._padded = int(padded.group(1)) > 0
         events = _read(text, self._step, self._counts_run)
         if events and not self._finite and events[0].kind == METRICS and \
                 events[0].loss is not None:
@@ -356,8 +364,9 @@ class Bars:
         ``callbacks/progress.py``: ``f'Epoch {trainer.current_epoch + 1}'``), 0.9 on from 0:
         a fit whose sanity check (``Validation sanity check``, run before its first epoch)
         is followed by ``Epoch 1`` numbers from 1. (A later release's fit resumed at its
-        second epoch reads the same; without the sanity check, numbers are read as 0.9's.)"""
-        if self._sanity and epoch == 1:
+        second epoch reads the same; without the sanity check, numbers are read as 0.9's.)
+        So does a loop's own bar whose first epoch is zero-padded above 0 (``_padded``)."""
+        if (self._sanity and epoch == 1) or self._padded:
             self._first = 1
 
     def _turn(self, epoch: int, done: int, total: int) -> None:

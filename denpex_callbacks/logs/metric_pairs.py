@@ -722,6 +722,30 @@ def _again(key: str, terms: set[str]) -> bool:
     return key in terms and len(terms) > 1
 
 
+# The training split's name before its value (``train 4.2000``, ``train: nan``)
+_TRAIN_SPLIT = re.compile(r"(?<![\w./-])(?:[Tt]rain(?:ing)?|trn)(?::|=)?[ \t]*(?=[-+.\dnNiI])")
+
+
+def training_split_value(text: str, evals: list[tuple[str, float]]) -> float | None:
+    """The value the training split's name keys on a line where a held-out split's name
+    keys its own (``step  1000 | lr 6.00e-04 | train 4.2000 | val 4.2500``: each split's
+    loss under the split's name, ChavezAILabs/sedenion-transformer-tinystories ``train.py``;
+    see lexicon.training_split): the training loss; None where no held-out split is named
+    alone or no value follows ``train``.
+
+    Example:
+        >>> training_split_value("step 250 | train nan | val nan", [("val", float("nan"))])
+        nan
+        >>> training_split_value("train_acc 0.5 | val 0.4", [("val", 0.4)]) is None
+        True
+    """
+    if "tr" not in text or not any(lexicon.held_out_split(key) for key, _v in evals):
+        return None
+    found = _TRAIN_SPLIT.search(text)
+    value = None if found is None else VALUE.match(text, found.end())
+    return None if value is None else to_value(value.group(0))
+
+
 def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float]]:
     """The non-finite values of a line about evaluation that no key of the lexicon claims,
     each under the word before it where that word names a score (``[ITER 7000] Evaluating

@@ -57,6 +57,7 @@ from denpex_callbacks.logs.metric_pairs import (
     notation,
     read_pairs,
     to_value,
+    training_split_value,
     unclaimed_nonfinite,
     written_as,
 )
@@ -760,7 +761,7 @@ class MetricReader:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
-        if text[:6] == "Epoch " and self._fit_header(text):
+        if text[:6] == "Epoch " and self._fit_header(text, line):
             return []
         if "Complete [" in text and ended_by_search(text):
             # A search's trial ended (KerasTuner): the next trial builds a new model, whose
@@ -1197,6 +1198,9 @@ class MetricReader:
         if loss is None and metrics.components:
             # No total printed: the components are its terms.
             loss = loss_total([v for _k, v in metrics.components])
+        elif loss is None and metrics.evals:
+            # ``train 4.2000 | val 4.2500``: the splits' names key their losses
+            loss = training_split_value(text, metrics.evals)
         rounded = False  # a loss printed, its value below the print's last digit
         if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text):
             loss = None  # a policy-gradient objective beside its rewards: 0 is no collapse
@@ -1917,7 +1921,7 @@ class MetricReader:
         self.passes[total] = (done, passes, interval)
         return passes * total + done
 
-    def _fit_header(self, text: str) -> bool:
+    def _fit_header(self, text: str, line: int) -> bool:
         """Whether ``text`` is Keras' epoch header over its bar (``Epoch 3/10``, keras
         ``callbacks/progbar_logger.py`` ``on_epoch_begin``); one that counts from 1 again
         after another is a new ``fit``: a learning-rate range test that stopped its own fit
@@ -1935,6 +1939,11 @@ class MetricReader:
         if epoch == 1 and self.fit_epoch:
             self.new_fit = True
         self.fit_epoch = epoch
+        # The same line heads a loop's own epoch summary (Chatchanan-V/PRiDAN ``train.py``:
+        # ``print('Epoch {}/{}'.format(epoch, num_epochs - 1))`` over ``train Loss: 0.52 ...``):
+        # a row below it that prints no step is that epoch's, as below nnU-Net's ``Epoch 12``.
+        # A Keras bar numbers itself.
+        self.block_epoch = (epoch, line)
         return True
 
     def _tagged_step(self, tag: str, value: int, with_loss: bool) -> int | None:

@@ -85,13 +85,18 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # bar whose count numbers the line); a colour may end it (loguru's coloured message); or a
 # heading's epoch of a count between rules (Open3D-ML's pipelines, ml3d/torch/pipelines/
 # semantic_segmentation.py ``run_train``: ``log.info(f"=== EPOCH {epoch:d}/{cfg.max_epoch:d}
-# ===")``; Keras' bare ``Epoch 3/10`` over its bar is no heading); or the first line of an
+# ===")``; a bare ``Epoch 3/10``: Keras' over its bar, which numbers itself, or a loop's over
+# its epoch's summary, a rule between (Chatchanan-V/PRiDAN ``train.py``: ``'Epoch {}/{}'``,
+# ``'-' * 10``, ``'{} Loss: {:.4f} ...'``); or an epoch and the counts of its end in brackets
+# (Chcltms/DeepGrabCut_Davis_finetune ``train.py``, a DeepLab trainer's: ``print('[Epoch: %d,
+# numImages: %5d]' % (...))`` over ``print('Loss: %f' % ...)``); or the first line of an
 # epoch's summary that says it ended, its values indented below (Stanza's constituency parser,
 # stanza/models/constituency/parser_training.py ``iterate_training``: ``Epoch 5 finished``
 # over ``  Transitions correct: ...`` and ``  Total loss for epoch: ...``): only over its own
 # indented lines, as a loop's ``Epoch 5 done`` after its rows heads the next epoch's
 _ENDED = rb" (?:finished|done|completed?|ended)"
-_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+ +=+)?)(?:" + _ENDED + rb")? *"
+_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+)?)?"
+               rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\])(?:" + _ENDED + rb")? *"
               + _COLOURS)
 _ENDED_TAIL = re.compile(_ENDED + rb" *" + _COLOURS + rb"\r?\n?$")
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
@@ -488,8 +493,9 @@ def _is_epoch_line(line: bytes) -> bool:
         >>> [_is_epoch_line(x) for x in (b"2023-05-01 10:00:00.123456: Epoch 12 ",
         ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
         ...                              b"INFO - x - === EPOCH 5/100 ===",
-        ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished")]
-        [True, True, False, False, True, True, True]
+        ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished",
+        ...                              b"[Epoch: 3, numImages:  1176]")]
+        [True, True, True, False, True, True, True, True]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
