@@ -36,11 +36,10 @@ def ddp_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "reports"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "denpex diagnose on the report dir names rank 1 as initiating (AMP006 at step 12) but "
-    "lists rank 0's AMP003 (skips caused by rank 1's NaN gradients, all-reduced by DDP) first, "
-    "as a root fault whose fix is 'lower the learning rate'; rank 0's live line and summary "
-    "say the same ('fix AMP003 first')"))
+# denpex diagnose on the report dir names rank 1 as initiating (AMP006 at step 12) but lists
+# rank 0's AMP003 (skips caused by rank 1's NaN gradients, all-reduced by DDP) first, as a root
+# fault whose fix is 'lower the learning rate'; rank 0's live summary says 'fix AMP003 first'.
+@pytest.mark.xfail(strict=True, reason="rank 0's AMP003 comes first, not a consequence of AMP006")
 def test_ddp_nan_on_rank_1_makes_rank_0s_collapse_a_consequence(ddp_reports: Path) -> None:
     result = diagnose(str(ddp_reports))
     assert result.initiating == (1, FAULT_STEP)
@@ -58,11 +57,11 @@ def test_ddp_nan_on_rank_1_is_reported_there_and_nobody_hangs(ddp_reports: Path)
     assert nan_losses == [(FAULT_STEP, 1)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rank 0's own losses and gradients are finite (its skips are rank 1's NaN, all-reduced by "
-    "DDP), yet its live AMP003 says 'lower the learning rate' and its re-run note blames the "
-    "forward-only re-run; Lightning's DDP adapter at least says 'the overflow may come from "
-    "another rank', the plain-loop AmpMonitor does not"))
+# Rank 0's own losses and gradients are finite (its skips are rank 1's NaN, all-reduced by DDP),
+# yet its live AMP003 says 'lower the learning rate' and its re-run note blames the forward-only
+# re-run. Lightning's DDP adapter says 'the overflow may come from another rank' (fix unchanged);
+# the plain-loop AmpMonitor (and so accelerate) does not.
+@pytest.mark.xfail(strict=True, reason="rank 0's live AMP003 blames the LR, not the other rank")
 def test_ddp_rank_0_collapse_points_at_the_other_rank(ddp_reports: Path) -> None:
     rank0 = next(r for r in read_report_dir(ddp_reports) if r.rank == 0)
     collapse = next(d for d in rank0.diagnoses if d.code == "AMP003")
