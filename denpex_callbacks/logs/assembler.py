@@ -242,6 +242,9 @@ class Assembler:
     _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _restarted_at: int | None = None  # ...at this earlier step (see RESTARTED_AT)
+    # A line that starts a run was read after steps: the next step counter a line prints is
+    # the new run's own (see _counts_anew).
+    _count_open: bool = False
     _engine_counted: bool = False  # a count of every step (``step=N, skipped=K``) was read
     _own_offset: int | None = None  # the run's step less an optimizer's own count (OWN_COUNT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
@@ -306,6 +309,9 @@ class Assembler:
             return
         if kind in (EVAL, SUMMARY):
             return  # no training step: the evaluation stream is judged on its own
+        if (self._count_open and event.step is not None and kind in (PROGRESS, METRICS, OVERFLOW)
+                and not event.evidence.get(OWN_COUNT)):
+            self._counts_anew(event.step)
         if kind == FLAG:
             self._flush()
             if event.step is not None and event.step > self.clock + 1:
@@ -741,6 +747,20 @@ class Assembler:
             self._begin_run(None)
             # (an interval's skips are placed as a start-up back-off until a clean step)
             self._any_clean = False
+            self._count_open = True
+
+    def _counts_anew(self, step: int) -> None:
+        """The first step counter printed after a line that starts a run (a banner, a
+        configuration dump, a loaded checkpoint, the last run's summary): the new run's
+        count. Where it is not ahead of the clock, the clock goes back to just before it,
+        however little: a run appended within :data:`RESTART_BACK` steps of the last one's
+        last step (``step=1`` after ``step=40``) counts its own steps, not on from the last
+        run's (its overflow lines would otherwise be numbered after the last run's steps and
+        its rows read beside them as other steps)."""
+        self._count_open = False
+        if step <= self.clock:
+            self.clock = max(0, step - 1)
+            self._row_first, self._row_high = None, 0  # (its rows are a count of their own)
 
     def _begin_run(self, rank: int | None) -> None:
         """Forget the last run's scales and clean stretch (of ``rank``; None: of every rank):
