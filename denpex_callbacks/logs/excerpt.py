@@ -240,6 +240,11 @@ class ExcerptJudge:
         self.scale_steady = False
         self.row_scale = self.row_step = self.last_overflow_scale = self.last_scale = None
         self.megatron_last = self.stuck_run = None
+        # A new run's losses are no jump from the last run's (a fresh model's 2.3 after a
+        # fine-tune's 0.001), nor is its first overflow beside the last run's jump.
+        self.recent_losses.clear()
+        self.loss_peak = -math.inf
+        self.pending_jump = self.spike = None
 
     def gap(self, first: int, steps: int, skipped: int = 0) -> None:
         """Steps ``first``.. the log did not show, ``skipped`` of them skipped: an overflow
