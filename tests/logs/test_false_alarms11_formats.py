@@ -15,9 +15,26 @@ names its source) or made of the suite's recorded DeepSpeed runs.
 - The recorded fault runs (collapse, hysteresis collapse, the exit at ``min_loss_scale``, the
   bf16 run's non-finite steps) appended after the healthy one: before, numbered on from the
   first run (AMP003 at 41 or 46 where the run alone says 12 or 10); now at their own steps.
+- The same runs pasted without their start-up lines (from each run's first ``step=1``
+  line): before, as above. DeepSpeed's engine counter (``step=N, skipped=K``) is printed by
+  rank 0 alone (``log_dist(..., ranks=[0])``), so no other rank's copy interleaves with it:
+  it going back at all begins a run (``events.SOLE_COUNT``, ``Assembler._sole_back``).
+- fairseq runs appended to one log, the second's scale collapsing from its 21st update:
+  before, AMP004 at 49 only with the configuration line between (AMP003 lost), AMP003 at 41
+  without it; now AMP003 at 21 and AMP004 at 29 as the run alone, by the new count after the
+  configuration line, or without it by the row whose scale fell below the last run's with its
+  counter gone back (see the bf16 resume below).
 - A fresh run appended after a fine-tune whose loss had converged to 0.0004: its first loss
   (2.5) beside its own start-up overflow read as "the loss jumped 6000x". Now a run begun
   again in the log forgets the last run's losses (``ExcerptJudge._new_run``).
+- An fp16 run resumed in bf16 from its checkpoint, the step counter going on (or back less
+  than ``RESTART_BACK``), no banner in the excerpt: the printed scale falls from 8192 (or
+  Megatron's 65536) to 1.0 in one row (torch's disabled ``GradScaler.get_scale()`` is 1.0;
+  Megatron prints ``loss scale: 1.0`` without a grad scaler). Before: AMP003 ("loss scale
+  fell from 8192 to 1 (13 halvings) in 1 steps"). Now a fall by more halvings than the steps
+  between the two rows (or the skips a Megatron row counts) is another scaler: a run begins
+  (``scale_steps.fell_faster``, read by the assembler). A collapse one halving a step, or
+  over an interval with as many skips, is still AMP003.
 """
 
 from __future__ import annotations
@@ -26,7 +43,7 @@ import json
 from pathlib import Path
 
 import pytest
-from excerpts import faults
+from excerpts import faults, megatron_line
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -118,3 +135,135 @@ def test_explosion_within_one_run_fault_twin(tmp_path: Path) -> None:
                  "Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768")
     found = faults(tmp_path, lines)
     assert found and found[0][0] == "AMP003", found
+
+
+def _bart(step: int, loss: float, scale: float) -> str:
+    """NVIDIA/DeepLearningExamples ``PyTorch/LanguageModeling/BART/training_base.py``
+    (``generic_train``): ``'Step:{step:6d}, Loss:{total_loss:10.6f}, Perf:{train_perf:4.2f},
+    Loss Scaler: {loss_scale}, Elapsed: {elapsed}, ETA: {eta}'``, ``loss_scale`` being
+    ``scaler.get_scale()`` (1.0 where the scaler is disabled: torch ``GradScaler.get_scale``)."""
+    return (f"Step:{step:6d}, Loss:{loss:10.6f}, Perf:{123.45:4.2f}, Loss Scaler: {scale}, "
+            "Elapsed: 1h:02m:03s, ETA: 3h:04m:05s")
+
+
+def _bart_fp16(last: int = 5000) -> list[str]:
+    """An fp16 run logged every 10 steps: its start-up back-off from 65536 to 8192, then
+    steady."""
+    return [_bart(s, 3.0 - s / 1e4, 8192.0 if s > 30 else 65536.0 / 2 ** min(s // 10, 3))
+            for s in range(10, last + 10, 10)]
+
+
+@pytest.mark.parametrize("first", [5010, 4990])
+def test_fp16_run_resumed_in_bf16_is_quiet(tmp_path: Path, first: int) -> None:
+    """Resumed in bf16 from the checkpoint of step 5000 (5010 on), or of 4980 (4990 on,
+    20 steps back): ``Loss Scaler: 1.0`` on every row. Before: AMP003 at 5010 (at 5000)."""
+    bf16 = [_bart(s, 3.0 - s / 1e4, 1.0) for s in range(first, 8010, 10)]
+    assert faults(tmp_path, _bart_fp16() + bf16) == []
+
+
+def test_megatron_resumed_in_bf16_without_its_banner_is_quiet(tmp_path: Path) -> None:
+    """Megatron-LM resumed in bf16 at iteration 2010, pasted from below its ``loaded
+    checkpoint`` line: ``loss scale: 1.0`` after 65536 with no skipped iteration. Before:
+    AMP003 at 2010."""
+    fp16 = [megatron_line(i, loss=2.5 - i / 1e4, scale=65536.0) for i in range(10, 2010, 10)]
+    bf16 = [megatron_line(i, loss=2.5 - i / 1e4, scale=1.0) for i in range(2010, 4010, 10)]
+    assert faults(tmp_path, fp16 + bf16) == []
+
+
+def test_collapse_one_halving_a_step_fault_twin(tmp_path: Path) -> None:
+    """Fault twin: the scale halving on each row (8192 -> 1 in 13 rows of 10 steps) is a
+    collapse still: AMP003 at 5010, as on the parent."""
+    falls = [_bart(s, 3.0 - s / 1e4, max(8192.0 / 2 ** ((s - 5000) // 10), 1.0))
+             for s in range(5010, 5300, 10)]
+    assert faults(tmp_path, _bart_fp16() + falls) == [("AMP003", 5010)]
+
+
+def test_megatron_collapse_with_its_skips_fault_twin(tmp_path: Path) -> None:
+    """Fault twin: Megatron rows that count all ten iterations skipped while the scale falls
+    to 1.0 (no more halvings than skips): still AMP003 from the first skipped iteration."""
+    fp16 = [megatron_line(i, loss=2.5 - i / 1e4, scale=65536.0) for i in range(10, 2010, 10)]
+    falls = [megatron_line(2010, loss=None, scale=65536.0 / 2 ** 9, skipped=10)]
+    falls += [megatron_line(i, loss=None, scale=1.0, skipped=10) for i in range(2020, 2100, 10)]
+    assert faults(tmp_path, fp16 + falls) == [("AMP003", 2001)]
+
+
+def test_bf16_resume_then_nan_keeps_only_the_nan(tmp_path: Path) -> None:
+    """Twin: the bf16 resume's loss turning NaN at 6000 is AMP006 there, and only that (the
+    parent added AMP003 at 5010)."""
+    bf16 = [_bart(s, 3.0 - s / 1e4 if s < 6000 else float("nan"), 1.0)
+            for s in range(5010, 6500, 10)]
+    assert faults(tmp_path, _bart_fp16() + bf16) == [("AMP006", 6000)]
+
+
+def _bodies(*names: str) -> list[str]:
+    """Recorded runs pasted from each one's first ``step=1`` line on (no start-up lines)."""
+    out: list[str] = []
+    for name in names:
+        lines = _recorded(name)
+        out += lines[next(i for i, line in enumerate(lines) if "step=1," in line):]
+    return out
+
+
+def test_recorded_healthy_runs_without_start_up_lines_are_quiet(tmp_path: Path) -> None:
+    """The healthy run and the sawtooth, each from its first ``step=1`` line. Before: AMP003
+    at 7."""
+    assert faults(tmp_path, _bodies("healthy", "sawtooth")) == []
+
+
+@pytest.mark.parametrize("name", ["collapse", "min_scale_exit", "bf16_nonfinite"])
+def test_recorded_fault_run_without_start_up_lines_keeps_its_steps(tmp_path: Path,
+                                                                   name: str) -> None:
+    """A recorded fault run after the healthy one, both from their first ``step=1`` line: its
+    faults at its own steps. Before: at 41 (AMP006 of the bf16 run too)."""
+    assert faults(tmp_path, _bodies("healthy", name)) == _expected(name)
+
+
+_FS = "2026-12-07 10:00:00 | INFO | "
+
+
+def _fairseq(updates: int, collapse_from: int | None = None, banner: bool = True) -> list[str]:
+    """A fairseq fp16 run (facebookresearch/fairseq): ``fairseq_cli/train.py`` logs its
+    config (``logger.info(cfg)``), ``fairseq/trainer.py`` its overflows (``"NOTE: gradient
+    overflow detected, ignoring gradient, setting loss scale to: " + str(new_scale)``), the
+    progress bar its ``train_inner`` rows every ``log_interval`` 10 (``num_updates`` counting
+    applied updates); the scaler (``fairseq/optim/dynamic_loss_scaler.py``) from
+    ``fp16_init_scale`` 128 grows every 16 clean iterations, and here a batch overflows at
+    1024 or more; with ``collapse_from`` every batch from that update on."""
+    lines = [f"{_FS}fairseq_cli.train | {{'_name': None, 'common': {{'_name': None, "
+             "'log_interval': 10, 'fp16': True, 'fp16_init_scale': 128, "
+             "'fp16_scale_window': 16, 'min_loss_scale': 0.0001}}"] if banner else []
+    scale, it, last_overflow, num, batch = 128.0, 0, -1, 0, 0
+    while num < updates and scale >= 1e-4:
+        batch += 1
+        if scale >= 1024 or (collapse_from is not None and num >= collapse_from):
+            last_overflow, scale, it = it, scale / 2, it + 1
+            lines.append(f"{_FS}fairseq.trainer | NOTE: gradient overflow detected, ignoring "
+                         f"gradient, setting loss scale to: {scale}")
+            continue
+        if (it - last_overflow) % 16 == 0:
+            scale *= 2
+        it, num = it + 1, num + 1
+        if num % 10 == 0:
+            lines.append(f"{_FS}train_inner | epoch 001:  {batch:5d} / 5000 loss="
+                         f"{9 - num / 1000:.3f}, nll_loss={8.6 - num / 1000:.3f}, ppl="
+                         f"{2 ** (8.6 - num / 1000):.2f}, wps=120000, ups=3.2, wpb=40000, "
+                         f"bsz=128, num_updates={num}, lr=0.0005, gnorm=1.2, loss_scale="
+                         f"{scale:g}, train_wall=30, gb_free=10, wall={num}")
+    return lines
+
+
+@pytest.mark.parametrize("banner", [True, False])
+def test_fairseq_run_appended_keeps_its_own_steps(tmp_path: Path, banner: bool) -> None:
+    """A fairseq run of 40 updates, then a run whose every batch overflows from its 21st
+    update: AMP003 at 21 and AMP004 at 29, as the second run alone says. Before: AMP004 at
+    49 alone (with the configuration lines), AMP003 at 41 and AMP004 at 49 (without)."""
+    alone = faults(tmp_path, _fairseq(100, collapse_from=20, banner=banner))
+    assert alone == [("AMP003", 21), ("AMP004", 29)]
+    appended = _fairseq(40, banner=banner) + _fairseq(100, collapse_from=20, banner=banner)
+    assert faults(tmp_path, appended) == alone
+
+
+def test_fairseq_two_healthy_runs_control(tmp_path: Path) -> None:
+    """Control: two healthy fairseq runs appended (their sawtooth each). Quiet on the parent
+    too."""
+    assert faults(tmp_path, _fairseq(40) + _fairseq(300)) == []
