@@ -27,6 +27,11 @@ names its source) or made of the suite's recorded DeepSpeed runs.
 - A fresh run appended after a fine-tune whose loss had converged to 0.0004: its first loss
   (2.5) beside its own start-up overflow read as "the loss jumped 6000x". Now a run begun
   again in the log forgets the last run's losses (``ExcerptJudge._new_run``).
+- A WGAN critic's loss (``D(fake) - D(real)``, about 0 and of either sign) that swings to
+  1.3 two steps after a sawtooth overflow, then back. Before: AMP003 ("the loss jumped to
+  1.3, 1000x its recent median"): the median of values around 0 is near 0, so any swing is a
+  thousandfold. Now a run whose loss went below 0 is judged by no such ratio
+  (``ExcerptJudge.signed_loss``); its NaN is still AMP006.
 - An fp16 run resumed in bf16 from its checkpoint, the step counter going on (or back less
   than ``RESTART_BACK``), no banner in the excerpt: the printed scale falls from 8192 (or
   Megatron's 65536) to 1.0 in one row (torch's disabled ``GradScaler.get_scale()`` is 1.0;
@@ -40,6 +45,7 @@ names its source) or made of the suite's recorded DeepSpeed runs.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -267,3 +273,39 @@ def test_fairseq_two_healthy_runs_control(tmp_path: Path) -> None:
     """Control: two healthy fairseq runs appended (their sawtooth each). Quiet on the parent
     too."""
     assert faults(tmp_path, _fairseq(40) + _fairseq(300)) == []
+
+
+def _critic_run(losses: list[float], overflows: set[int]) -> list[str]:
+    """A WGAN critic trained under DeepSpeed fp16 (``initial_scale_power`` 10): the engine's
+    progress and overflow lines (as ``_ds_run``) and the loop's own ``print(f"train step
+    {step} loss {loss:.4f}")`` of the critic's loss; an overflow before each step of
+    ``overflows``."""
+    lines, skipped = [_ds_dump(10)], 0
+    for step, loss in enumerate(losses, 1):
+        if step in overflows:
+            lines.append(f"{_STAMP}[loss_scaler.py:266:update_scale] [deepspeed] OVERFLOW! Rank "
+                         "0 Skipping step. Attempted loss scale: 1024, reducing to 512")
+            skipped += 1
+        lines.append(f"{_STAMP}[logging.py:123:log_dist] [Rank 0] step={step}, "
+                     f"skipped={skipped}, lr=[0.001], mom=[(0.9, 0.999)]")
+        lines.append(f"train step {step} loss {loss:.4f}")
+    return lines
+
+
+def _critic_losses() -> list[float]:
+    """About 0, of either sign (a deterministic swing of +-0.004), 1.3 and 0.8 at steps
+    102 and 103."""
+    losses = [0.004 * math.sin(1.7 * i) for i in range(200)]
+    losses[101], losses[102] = 1.3, 0.8
+    return losses
+
+
+def test_signed_critic_loss_swing_beside_an_overflow_is_quiet(tmp_path: Path) -> None:
+    """Before: AMP003 at 102."""
+    assert faults(tmp_path, _critic_run(_critic_losses(), {100, 160})) == []
+
+
+def test_signed_critic_loss_nan_fault_twin(tmp_path: Path) -> None:
+    """Twin: the critic's loss NaN from step 150 on is AMP006 there."""
+    losses = _critic_losses()[:149] + [math.nan] * 51
+    assert faults(tmp_path, _critic_run(losses, {100})) == [("AMP006", 150)]
