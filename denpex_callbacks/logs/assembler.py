@@ -316,8 +316,10 @@ class Assembler:
             return
         if kind in (EVAL, SUMMARY):
             return  # no training step: the evaluation stream is judged on its own
-        if (self._count_open and event.step is not None and kind in (PROGRESS, METRICS, OVERFLOW)
+        if (self._count_open and event.step and kind in (PROGRESS, METRICS, OVERFLOW)
                 and not event.evidence.get(OWN_COUNT)):
+            # (a count of 0 is no step yet: DeepSpeed's engine prints step=0 at initialize,
+            # before a resumed run loads the checkpoint that its count goes on from)
             self._counts_anew(event.step)
         if kind == FLAG:
             self._flush()
@@ -775,8 +777,8 @@ class Assembler:
         """Whether ``event`` is a count that one process alone prints (``SOLE_COUNT``) gone
         back from the last such count: no rank's copy interleaves with it, so the run began
         again."""
-        if not event.evidence.get(SOLE_COUNT) or event.step is None:
-            return False
+        if not event.evidence.get(SOLE_COUNT) or not event.step:
+            return False  # (step=0: printed at initialize, before a resume loads its count)
         last, self._sole_count = self._sole_count, event.step
         return last is not None and event.step < last
 

@@ -32,6 +32,14 @@ names its source) or made of the suite's recorded DeepSpeed runs.
   1.3, 1000x its recent median"): the median of values around 0 is near 0, so any swing is a
   thousandfold. Now a run whose loss went below 0 is judged by no such ratio
   (``ExcerptJudge.signed_loss``); its NaN is still AMP006.
+- Controls (as on the parent): a DeepSpeed run resumed from its checkpoint (its dump again,
+  ``step=0`` printed at initialize before the checkpoint's count is loaded, then its count
+  going on, or back 20 steps) keeps its collapse's steps.
+- Not fixed (a strict xfail): two HF Trainer runs in one file whose rows print no step,
+  the run summary (``train_runtime``) between them: the second run's rows are numbered on
+  from the first's (its NaN at row 10 said at 30). A count begun again for rows without a
+  step would also renumber a resumed run whose rows come before its first step counter
+  (HF under DeepSpeed, ``steps_per_print`` above ``logging_steps``), so no rule yet.
 - An fp16 run resumed in bf16 from its checkpoint, the step counter going on (or back less
   than ``RESTART_BACK``), no banner in the excerpt: the printed scale falls from 8192 (or
   Megatron's 65536) to 1.0 in one row (torch's disabled ``GradScaler.get_scale()`` is 1.0;
@@ -49,7 +57,7 @@ import math
 from pathlib import Path
 
 import pytest
-from excerpts import faults, megatron_line
+from excerpts import faults, hf_rows, megatron_line
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -309,3 +317,45 @@ def test_signed_critic_loss_nan_fault_twin(tmp_path: Path) -> None:
     """Twin: the critic's loss NaN from step 150 on is AMP006 there."""
     losses = _critic_losses()[:149] + [math.nan] * 51
     assert faults(tmp_path, _critic_run(losses, {100})) == [("AMP006", 150)]
+
+
+def _ds_resumed(first: int, last: int, collapse: int | None = None) -> list[str]:
+    """A DeepSpeed run from ``first`` to ``last`` at ``initial_scale_power`` 10: its dump,
+    the engine's ``step=0`` of ``deepspeed.initialize`` (before a resume loads its count),
+    a progress line and the loop's line every 10 steps; with ``collapse`` every step from
+    there overflows (the lines of ``_ds_run``)."""
+    lines = [_ds_dump(10), f"{_STAMP}[logging.py:123:log_dist] [Rank 0] step=0, skipped=0, "
+             "lr=[0.001], mom=[(0.9, 0.999)]"]
+    scale, skipped = 1024, 0
+    for step in range(first, last + 1):
+        if collapse is not None and step >= collapse and scale >= 1:
+            lines.append(f"{_STAMP}[loss_scaler.py:266:update_scale] [deepspeed] OVERFLOW! Rank "
+                         f"0 Skipping step. Attempted loss scale: {scale}, reducing to "
+                         f"{scale // 2}")
+            scale, skipped = scale // 2, skipped + 1
+        if step % 10 == 0:
+            lines.append(f"{_STAMP}[logging.py:123:log_dist] [Rank 0] step={step}, "
+                         f"skipped={skipped}, lr=[0.001], mom=[(0.9, 0.999)]")
+            lines.append(f"train step {step} loss {2.5 * 0.999 ** step:.4f}")
+    return lines
+
+
+@pytest.mark.parametrize("resumed_at", [501, 481])
+def test_deepspeed_resume_keeps_its_steps_control(tmp_path: Path, resumed_at: int) -> None:
+    """Control: resumed at 501 (or at 481, 20 steps back), the collapse from 520 is numbered
+    as on the parent (the overflow lines counted from the progress line of 510)."""
+    lines = _ds_resumed(1, 500) + _ds_resumed(resumed_at, 600, collapse=520)
+    assert faults(tmp_path, lines) == [("AMP003", 521), ("AMP008", 511), ("AMP004", 530)]
+
+
+@pytest.mark.xfail(strict=True, reason="rows without a step are numbered on from the last "
+                   "run's after its summary line; a count begun again for them would renumber "
+                   "a resumed run whose rows precede its first step counter")
+def test_hf_second_run_rows_after_the_summary_count_from_one(tmp_path: Path) -> None:
+    """Two HF Trainer runs (``excerpts.hf_rows``), the first's ``train_runtime`` summary
+    (transformers ``Trainer.train``: ``self.log(metrics)`` of ``speed_metrics("train", ...)``
+    and ``train_loss``) between them, the second's loss NaN from its row 10: AMP006 at 10.
+    Now: at 30."""
+    summary = ("{'train_runtime': 123.4567, 'train_samples_per_second': 10.123, "
+               "'train_steps_per_second': 1.266, 'train_loss': 2.1, 'epoch': 1.0}")
+    assert faults(tmp_path, [*hf_rows(), summary, *hf_rows(10)]) == [("AMP006", 10)]
