@@ -57,7 +57,7 @@ import math
 from pathlib import Path
 
 import pytest
-from excerpts import faults, hf_rows, megatron_line
+from excerpts import diagnose_lines, faults, hf_rows, megatron_line
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -343,9 +343,13 @@ def _ds_resumed(first: int, last: int, collapse: int | None = None) -> list[str]
 @pytest.mark.parametrize("resumed_at", [501, 481])
 def test_deepspeed_resume_keeps_its_steps_control(tmp_path: Path, resumed_at: int) -> None:
     """Control: resumed at 501 (or at 481, 20 steps back), the collapse from 520 is numbered
-    as on the parent (the overflow lines counted from the progress line of 510)."""
+    as on the parent (the overflow lines counted from the progress line of 510), and the
+    resume at 501 makes the log 600 steps, not 1100 (``step=0`` read as a new count would
+    count the first run's 500 again; the resume at 481 counts again from its first
+    progress line, 490: 611)."""
     lines = _ds_resumed(1, 500) + _ds_resumed(resumed_at, 600, collapse=520)
     assert faults(tmp_path, lines) == [("AMP003", 521), ("AMP008", 511), ("AMP004", 530)]
+    assert diagnose_lines(tmp_path, lines).timeline.steps == (600 if resumed_at == 501 else 611)
 
 
 @pytest.mark.xfail(strict=True, reason="rows without a step are numbered on from the last "
