@@ -35,6 +35,13 @@ names its source) or made of the suite's recorded DeepSpeed runs.
 - Controls (as on the parent): a DeepSpeed run resumed from its checkpoint (its dump again,
   ``step=0`` printed at initialize before the checkpoint's count is loaded, then its count
   going on, or back 20 steps) keeps its collapse's steps.
+- Tried and already quiet on the parent (not kept as tests): a loop's run resumed three and
+  four times (its counter back a few steps, its scale at 65536 again or kept), Megatron-LM
+  resumed three times with ``loaded checkpoint`` lines (and its NaN after a resume found at
+  its iteration), DeepSpeed resumed three times with a fresh scaler's back-off each time,
+  HF rows whose ``amp/loss_scale`` goes to 1.0, a perplexity of ``inf`` at step 0, a scale
+  printed as its log2 (``log2 scale 16``), a loss about 0 under apex's overflow lines, and a
+  negative ELBO-like or WGAN loss far from 0.
 - Not fixed (a strict xfail): two HF Trainer runs in one file whose rows print no step,
   the run summary (``train_runtime``) between them: the second run's rows are numbered on
   from the first's (its NaN at row 10 said at 30). A count begun again for rows without a
