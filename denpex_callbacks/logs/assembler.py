@@ -48,12 +48,18 @@ from denpex_callbacks.logs.events import (
     RUN_START,
     SCALE_KEPT,
     SETUP,
+    SOLE_COUNT,
     SUMMARY,
     UNDER_WAY_KEY,
     LogEvent,
 )
 from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
-from denpex_callbacks.logs.scale_steps import GrowthBounds, ScaleChange, read_change
+from denpex_callbacks.logs.scale_steps import (
+    GrowthBounds,
+    ScaleChange,
+    fell_faster,
+    read_change,
+)
 from denpex_callbacks.logs.step_spans import StepSpans
 from denpex_callbacks.logs.trailing_steps import TrailingSteps
 
@@ -242,6 +248,10 @@ class Assembler:
     _last_scale_step: int = 0  # ...the step it was seen at
     _restarted: bool = False  # a run began on the last row read: its first observation says so
     _restarted_at: int | None = None  # ...at this earlier step (see RESTARTED_AT)
+    # A line that starts a run was read after steps: the next step counter a line prints is
+    # the new run's own (see _counts_anew).
+    _count_open: bool = False
+    _sole_count: int | None = None  # the step of the last count one process alone prints
     _engine_counted: bool = False  # a count of every step (``step=N, skipped=K``) was read
     _own_offset: int | None = None  # the run's step less an optimizer's own count (OWN_COUNT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
@@ -306,6 +316,11 @@ class Assembler:
             return
         if kind in (EVAL, SUMMARY):
             return  # no training step: the evaluation stream is judged on its own
+        if (self._count_open and event.step and kind in (PROGRESS, METRICS, OVERFLOW)
+                and not event.evidence.get(OWN_COUNT)):
+            # (a count of 0 is no step yet: DeepSpeed's engine prints step=0 at initialize,
+            # before a resumed run loads the checkpoint that its count goes on from)
+            self._counts_anew(event.step)
         if kind == FLAG:
             self._flush()
             if event.step is not None and event.step > self.clock + 1:
@@ -347,11 +362,17 @@ class Assembler:
             # a count of every step so far (``step=3, skipped=3``): the steps up to it, cut
             # off above the excerpt, were the run's start-up back-off, not applied steps
             all_skipped = event.skipped_total is not None and event.skipped_total >= event.step
+            back = self._sole_back(event)
             if all_skipped and event.step < self.clock - RESTART_BACK and event.step > 0:
                 # ...and a counter gone back so: a new run (a sweep's next, a rerun appended)
                 # whose first steps were the overflow lines just read
                 self._begin_run(None)
                 self._restarted_at = self.clock - event.step + 1
+            elif back:
+                # (closer than RESTART_BACK too: step=1 after step=40, no banner between)
+                self._begin_run(None)
+                self._count_open = True
+                self._counts_anew(event.step)
             self._catch_up(event.step - 1, line, skipped=event.step if all_skipped else 0)
             self.spans.printed(event.step)
             if event.step == self.clock + 1:  # counted with its row, or before the next
@@ -683,6 +704,15 @@ class Assembler:
         self._row_since_overflow = True
         if scale is not None:
             previous = self._rank_scales.get(rank)
+            if (previous is not None and not span_unknown and not self._rank_skips.get(rank)
+                    and fell_faster(previous[1], scale, step - previous[0])):
+                # Fallen faster than a scaler backs off, no overflow line between: another
+                # scaler reports (a run resumed in bf16 prints its disabled scaler's 1.0), so a
+                # run begins; the last run's scales are no scales this one fell from.
+                self._begin_run(rank)
+                previous = None
+                if step <= self.clock:  # (its counter went back too: the run's own count)
+                    self._counts_anew(step)
             self._bound_growth_interval(rank, previous, step, scale)
             change = read_change(previous, step, scale)
             # The halvings that overflow lines already showed are not inferred again.
@@ -741,6 +771,29 @@ class Assembler:
             self._begin_run(None)
             # (an interval's skips are placed as a start-up back-off until a clean step)
             self._any_clean = False
+            self._count_open = True
+
+    def _sole_back(self, event: LogEvent) -> bool:
+        """Whether ``event`` is a count that one process alone prints (``SOLE_COUNT``) gone
+        back from the last such count: no rank's copy interleaves with it, so the run began
+        again."""
+        if not event.evidence.get(SOLE_COUNT) or not event.step:
+            return False  # (step=0: printed at initialize, before a resume loads its count)
+        last, self._sole_count = self._sole_count, event.step
+        return last is not None and event.step < last
+
+    def _counts_anew(self, step: int) -> None:
+        """The first step counter printed after a line that starts a run (a banner, a
+        configuration dump, a loaded checkpoint, the last run's summary): the new run's
+        count. Where it is not ahead of the clock, the clock goes back to just before it,
+        however little: a run appended within :data:`RESTART_BACK` steps of the last one's
+        last step (``step=1`` after ``step=40``) counts its own steps, not on from the last
+        run's (its overflow lines would otherwise be numbered after the last run's steps and
+        its rows read beside them as other steps)."""
+        self._count_open = False
+        if step <= self.clock:
+            self.clock = max(0, step - 1)
+            self._row_first, self._row_high = None, 0  # (its rows are a count of their own)
 
     def _begin_run(self, rank: int | None) -> None:
         """Forget the last run's scales and clean stretch (of ``rank``; None: of every rank):
@@ -865,6 +918,11 @@ class Assembler:
             # from initial_loss_scale again (its first interval's skips are that back-off).
             self._begin_run(rank)
             self._any_clean = False
+        elif not span_unknown and fell_faster(self._last_scale, event.scale_after,
+                                              event.skipped_in_interval or 0):
+            # Fallen by more halvings than the row counts skips: another scaler reports (a run
+            # resumed in bf16 prints Megatron's "loss scale: 1.0"), so a run begins.
+            self._begin_run(rank)
         # The overflow lines read since the rank's last row were this interval's skips, each
         # a step already (Megatron-DeepSpeed and GPT-NeoX count the skips that DeepSpeed's
         # "OVERFLOW! ... Skipping step" lines printed one by one): counted once.

@@ -36,6 +36,7 @@ from denpex_callbacks.logs.events import (
     RUN_START,
     SCALE_KEPT,
     SETUP,
+    SOLE_COUNT,
     LogEvent,
     to_float,
     to_int,
@@ -158,7 +159,8 @@ def parse(text: str) -> list[LogEvent]:
         # same: to_float takes the first number either way) instead of raising, per line.
         out.append(LogEvent(PROGRESS, FAMILY, step=int(found.group(1)),
                             skipped_total=int(found.group(2)),
-                            lr=to_float(lr.strip("[]")) if lr else None))
+                            lr=to_float(lr.strip("[]")) if lr else None,
+                            evidence={SOLE_COUNT: True}))
     return out
 
 

@@ -33,6 +33,10 @@ SCALE_KEPT = "scale_kept"
 # overflow on iteration {cur_iter}``), which starts afresh at a resume that did not load the
 # optimizer's state while the engine's count of steps (``step=N, skipped=K``) goes on.
 OWN_COUNT = "own_count"
+# A cumulative count that one process alone prints (DeepSpeed's engine logs ``step=N,
+# skipped=K`` through ``log_dist(..., ranks=[0])``): no other rank's copy of it comes between,
+# so such a count that goes back at all counts a run begun again.
+SOLE_COUNT = "sole_count"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.

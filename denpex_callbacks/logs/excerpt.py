@@ -145,6 +145,9 @@ class ExcerptJudge:
     # The highest finite loss so far: a loss that jumps back within it (a converged fine-tune
     # at 0.0002 meeting one hard batch at 0.4) is the run's own range, no explosion.
     loss_peak: float = -math.inf
+    # A loss of this run went below 0: a difference or a log-likelihood (a WGAN critic's,
+    # an ELBO's), which has no scale a jump could be a ratio of (around 0 any swing is 1000x).
+    signed_loss: bool = False
     jump: tuple[_Point, float, float] | None = None  # (where, loss, median before)
     pending_jump: tuple[_Point, float, float, int] | None = None  # waits for an overflow
     # a jump's (loss, median, losses read since), for the JUMP_NEAR losses after it
@@ -247,6 +250,12 @@ class ExcerptJudge:
         self.scale_steady = False
         self.row_scale = self.row_step = self.last_overflow_scale = self.last_scale = None
         self.megatron_last = self.stuck_run = None
+        # A new run's losses are no jump from the last run's (a fresh model's 2.3 after a
+        # fine-tune's 0.001), nor is its first overflow beside the last run's jump.
+        self.recent_losses.clear()
+        self.loss_peak = -math.inf
+        self.pending_jump = self.spike = None
+        self.signed_loss = False
 
     def gap(self, first: int, steps: int, skipped: int = 0) -> None:
         """Steps ``first``.. the log did not show, ``skipped`` of them skipped: an overflow
@@ -316,8 +325,9 @@ class ExcerptJudge:
                 self.first_loss = loss
             recent = self.recent_losses
             # (the median is at least the smallest: most losses are not a jump from it)
+            self.signed_loss = self.signed_loss or loss < 0
             if (len(recent) >= 3 and self.jump is None and loss > self.loss_peak
-                    and loss >= JUMP * min(recent)):
+                    and not self.signed_loss and loss >= JUMP * min(recent)):
                 median = statistics.median(recent)
                 if median > 0 and loss >= JUMP * median:
                     point = _Point(obs.step, obs.line, obs.text)

@@ -93,6 +93,28 @@ def read_change(previous: tuple[int, float] | None, step: int,
     return ScaleChange(None, None, whole, whole)
 
 
+def fell_faster(before: float | None, after: float | None, most: int) -> bool:
+    """Whether the scale fell from ``before`` to ``after`` by more than ``most`` halvings (the
+    steps between two rows, or the skips an interval's row counts): no dynamic scaler backs
+    off more than once a skipped step (torch's, DeepSpeed's, Megatron's and fairseq's halve),
+    so another scaler reports ``after`` (a run resumed in bf16, whose disabled
+    ``GradScaler.get_scale()`` is 1.0, as Megatron's ``loss scale: 1.0`` without a grad
+    scaler; a scale set by hand). Only a fall to 1 or above is read: below 1 a print
+    rounded to its digits (Megatron's ``0.0625`` as ``0.1``) falls further than the scale did.
+
+    Example:
+        >>> fell_faster(4096.0, 1.0, 1)  # 12 halvings in one step
+        True
+        >>> fell_faster(4096.0, 1.0, 100)  # ...in 100 steps: may be a collapse
+        False
+        >>> fell_faster(4096.0, 2048.0, 1), fell_faster(None, 1.0, 0), fell_faster(0.5, 0.2, 1)
+        (False, False, False)
+    """
+    if before is None or after is None or not _usable(before) or not 1.0 <= after < math.inf:
+        return False
+    return math.log2(before / after) > max(most, 0) + TOLERANCE
+
+
 def _usable(scale: float) -> bool:
     return math.isfinite(scale) and scale > 0.0
 
