@@ -47,7 +47,11 @@ from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapp
 from denpex_callbacks.logs.json_documents import flattened_document, parsed_object
 from denpex_callbacks.logs.json_logs import HeldLog, held_log, may_hold_log
 from denpex_callbacks.logs.line_prefixes import collected, uncollected
-from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
+from denpex_callbacks.logs.logging_interval import (
+    LoggingInterval,
+    logging_interval,
+    redrawn_interval,
+)
 from denpex_callbacks.logs.newest_first import (
     NEWEST_BYTES,
     may_be_newest_first,
@@ -226,7 +230,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if how.interval is not None:
         stats.problems.append(
             f"HF Trainer's rows print no step: numbered every {how.interval.every} steps "
-            f"(logging_steps={how.interval.every} in the log's arguments"
+            + ("(the progress bar redrawn after each row" if how.interval.by_bars else
+               f"(logging_steps={how.interval.every} in the log's arguments")
             + (", and step 1 by logging_first_step)" if how.interval.first_step else ")"))
     runs = QuietRuns(session.printed_room) if quiet_runs else None
     stream = open_input(path)
@@ -324,7 +329,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                              how=how._replace(reverse=not by_times))
     if (may_read_again and how.interval is None and assembler.counted_rows
             and any(family == HF for family, _kind in result.reading.parts)
-            and (interval := _hf_interval(path)) is not None):
+            and (interval := _hf_interval(path)
+                 or redrawn_interval(parser.redrawn_counts)) is not None):
         return _diagnose_log(path, progress, config, workers, quiet_runs,
                              how=how._replace(interval=interval))
     if may_read_again and _steps_unread(result, parser):

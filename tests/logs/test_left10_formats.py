@@ -1,0 +1,53 @@
+"""Strict xfails that held known misreadings, fixed (issue #27, branch h49-left10).
+
+Each builder names the tool's source its format comes from; each fix is a rule for a kind of
+layout, with a healthy control under non-default settings beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+from test_newuser_findings import _bar, _row, trainer_stdout
+
+
+def trainer_mid_run(start: int, every: int = 5, rows: int = 8, total: int = 1000,
+                    nan_from: int | None = None) -> list[str]:
+    """An excerpt of a Trainer run's stdout that begins after ``start`` steps (the last row
+    before it at ``start``): each line opens with the fast bar ``tqdm.write`` redrew after the
+    row before, at that row's step (tqdm ``tqdm/std.py`` ``external_write_mode``;
+    transformers ``src/transformers/trainer_callback.py`` ``ProgressCallback.on_step_end``
+    then ``on_log``), then the clear (blanks as wide as the bar) and the row
+    (``test_newuser_findings._row``); rows every ``every`` steps
+    (``DefaultFlowCallback.on_step_end``), NaN from step ``nan_from`` on."""
+    lines = []
+    for step in range(start + every, start + every * (rows + 1), every):
+        nan = nan_from is not None and step >= nan_from
+        row = _row("nan" if nan else f"{1.3 - step / 2000:.4g}",
+                   "nan" if nan else f"{2.3 + step / 1000:.4g}", 1e-3 * (1 - step / total),
+                   step / total)
+        bar = _bar(step - every, total, 418.2)
+        # (tqdm's clear: blanks as wide as the bar it erases, ``status_printer``'s last_len)
+        lines.append(bar + "\r" + " " * (len(bar) - 1) + "\r" + row)
+    return lines
+
+
+def test_trainer_first_row_numbered_by_the_redrawn_bars(tmp_path: Path) -> None:
+    """A run's first row (no logging_first_step), NaN: main said AMP006 at 1 (the row
+    counted); the bars redrawn after it (7, 14) say the interval: step 7."""
+    assert faults(tmp_path, trainer_stdout(nan_from=7)) == [("AMP006", 7)]
+
+
+def test_trainer_mid_run_first_row_numbered_by_the_redrawn_bars(tmp_path: Path) -> None:
+    """An excerpt from step 700 on, every 5 steps, its first row NaN: main said AMP006 at 1;
+    the bar redrawn before it (700) and the interval the next redraws show give 705."""
+    assert faults(tmp_path, trainer_mid_run(700, nan_from=705)) == [("AMP006", 705)]
+    assert faults(tmp_path, trainer_mid_run(700, nan_from=720)) == [("AMP006", 720)]
+
+
+def test_trainer_redrawn_bars_healthy_controls(tmp_path: Path) -> None:
+    """Controls: healthy runs every 5 and every 12 steps, from the start and mid-run: quiet."""
+    assert faults(tmp_path, trainer_stdout(every=12, total=200, nan_from=None)) == []
+    assert faults(tmp_path, trainer_mid_run(700)) == []
+    assert faults(tmp_path, trainer_mid_run(0, every=12, rows=15)) == []
