@@ -38,6 +38,7 @@ from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
     FP16_SHOWN,
+    FROM_START,
     GROWTH,
     IN_STEP,
     METRICS,
@@ -842,10 +843,12 @@ class Assembler:
         log row) as the skips of the interval since the previous row. A row without a step
         counter spans at least its own skips and its logged step."""
         skipped = max(0, event.skipped_total - self._skipped_total) if event.skipped_total else 0
-        if not self._counts_read and event.evidence.get(UNDER_WAY_KEY):
+        if (not self._counts_read and event.evidence.get(UNDER_WAY_KEY)
+                and not self.setup.get(FROM_START)):
             # The first count read, on a row well into its run (an excerpt pasted from the
             # middle of a log, ``'epoch': 9.85``): the skips of every step before the excerpt,
-            # not of one interval since step 0. It is where the counting starts.
+            # not of one interval since step 0. It is where the counting starts; not after
+            # the Trainer's banner of a run that starts in the excerpt (no resume after it).
             skipped = 0
         self._counts_read = True
         self._skipped_total = max(self._skipped_total, event.skipped_total or 0)

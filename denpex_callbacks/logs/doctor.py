@@ -41,7 +41,15 @@ from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
 from denpex_callbacks.logs.evaluation import EvaluationStream
-from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FROM_START,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    SETUP,
+    LogEvent,
+)
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.json_documents import flattened_document, parsed_object
@@ -550,7 +558,10 @@ class _Session:
             return
         families, assembler = self.result.families, self.assembler
         for event in events:
-            families[event.family] += 1
+            if event.kind != SETUP or FROM_START not in event.setup:
+                # (the Trainer's banner says where a run starts, not that training was read:
+                # a script's banner over no row is still nothing to diagnose)
+                families[event.family] += 1
             at, shown = (line, text) if event.quoted is None else event.quoted
             if self.echo.told(event, at, shown):
                 continue  # (the evaluation's NaN, told again without its split)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from excerpts import faults
 from test_newuser_findings import _bar, _row, trainer_stdout
+from test_review47b_formats import _BANNER, _watched_rows
 
 
 def trainer_mid_run(start: int, every: int = 5, rows: int = 8, total: int = 1000,
@@ -51,3 +52,31 @@ def test_trainer_redrawn_bars_healthy_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, trainer_stdout(every=12, total=200, nan_from=None)) == []
     assert faults(tmp_path, trainer_mid_run(700)) == []
     assert faults(tmp_path, trainer_mid_run(0, every=12, rows=15)) == []
+
+
+def resumed_banner(step: int, epoch: int) -> list[str]:
+    """The Trainer's banner of a run resumed from a checkpoint (transformers
+    ``src/transformers/trainer.py`` ``_inner_training_loop``: ``logger.info("***** Running
+    training *****")``, its ``  Num examples = {n:,}`` lines, then ``"  Continuing training
+    from checkpoint, will skip to saved global_step"``, ``f"  Continuing training from epoch
+    {epochs_trained}"``, ``f"  Continuing training from global step {global_step}"``)."""
+    return [*_BANNER, "  Continuing training from checkpoint, will skip to saved global_step",
+            f"  Continuing training from epoch {epoch}",
+            f"  Continuing training from global step {step}"]
+
+
+def test_first_skip_count_after_a_resumed_banner_is_a_baseline(tmp_path: Path) -> None:
+    """A resumed run's banner proves no start: its first count holds the skips before the
+    resume (the callback's state restored with the checkpoint) and stays a baseline, as with
+    no banner at all (AMP004 at 1 only, the count's rise after it)."""
+    rows = _watched_rows([40, 45, 50, 55, 60, 64], 0.125)
+    assert faults(tmp_path, [*resumed_banner(48, 3), *rows]) == faults(tmp_path, rows)
+    assert faults(tmp_path, rows) == [("AMP004", 1)]
+
+
+def test_banner_controls_with_other_settings(tmp_path: Path) -> None:
+    """Controls: healthy runs after the banner, logged every 20 steps at a scale of 1024
+    with 3 early skips, started and resumed: quiet."""
+    rows = _watched_rows([3, 3, 4, 4, 4, 4, 4, 4], 1024.0, every=20)
+    assert faults(tmp_path, [*_BANNER, *rows]) == []
+    assert faults(tmp_path, [*resumed_banner(160, 10), *rows]) == []
