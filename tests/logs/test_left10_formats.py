@@ -80,3 +80,33 @@ def test_banner_controls_with_other_settings(tmp_path: Path) -> None:
     rows = _watched_rows([3, 3, 4, 4, 4, 4, 4, 4], 1024.0, every=20)
     assert faults(tmp_path, [*_BANNER, *rows]) == []
     assert faults(tmp_path, [*resumed_banner(160, 10), *rows]) == []
+
+
+def keras2_epochs_behind_mpirun(losses: list[str], rank: int = 0, stream: str = "stdout",
+                                steps: int = 50) -> list[str]:
+    """Keras 2's last bar of each epoch under ``fit(verbose=1)`` (keras ``utils/generic_utils.py``
+    ``Progbar.update``: ``'%d/%d [' ... ']'`` then `` - name: value`` with ``%.4f``) behind
+    mpirun ``--tag-output``'s ``"[%s,%s]<%s>:"`` (open-mpi/ompi
+    ``orte/mca/iof/base/iof_base_output.c``: job, rank, stream), no ``Epoch N/M`` line (a
+    paste of the bars only)."""
+    return [f"[1,{rank}]<{stream}>:{steps}/{steps} [==============================] - 2s "
+            f"40ms/step - loss: {loss} - accuracy: 0.5000" for loss in losses]
+
+
+def test_keras2_bars_behind_mpirun_stderr(tmp_path: Path) -> None:
+    """Three epochs' bars (50 steps an epoch, fewer lines than a margin needs: the tag stays
+    on), a NaN on the third, behind rank 2's stderr tag: main counted the rows (AMP006 at
+    3); the bar's count after the tag numbers it: 150."""
+    lines = keras2_epochs_behind_mpirun(["0.6931", "0.6012", "nan"], rank=2, stream="stderr")
+    assert faults(tmp_path, lines) == [("AMP006", 150)]
+
+
+def test_keras_bars_behind_mpirun_controls(tmp_path: Path) -> None:
+    """Controls: healthy bars of 40 steps behind rank 1's tag, three and five epochs, and
+    Keras 3's with a scale of 4096 held: quiet."""
+    for epochs in (3, 5):
+        assert faults(tmp_path, keras2_epochs_behind_mpirun(
+            [f"{0.7 - e / 20:.4f}" for e in range(epochs)], rank=1, steps=40)) == []
+    lines = [f"[1,1]<stdout>:40/40 {'━' * 20} 1s 3ms/step - loss: 0.5 - dynamic_scale: 4096.0"
+             for _ in range(3)]
+    assert faults(tmp_path, lines) == []
