@@ -514,6 +514,8 @@ class Assembler:
         if pending.step is not None and step > self.clock + 1:
             self._catch_up(step - 1, pending.lines[0])
         ranks = sorted(r for r in pending.ranks if r is not None)
+        self._publish_bound(self.growth_bounds.overflow(
+            ranks[0] if ranks else 0, step, pending.scale_before, pending.scale_after))
         self._emit(Observation(
             step, rank=ranks[0] if ranks else 0, scale_before=pending.scale_before,
             scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
@@ -806,7 +808,11 @@ class Assembler:
         AMP008 no sooner than the interval would: one is enough), unless the setup states the
         interval."""
         shown = self._skipped_step if self._rank_skips.get(rank, 0) else None
-        bound = self.growth_bounds.row(rank, previous, step, scale, shown)
+        self._publish_bound(self.growth_bounds.row(rank, previous, step, scale, shown))
+
+    def _publish_bound(self, bound: int | None) -> None:
+        """Publish a bound on the growth interval (GrowthBounds) longer than any so far,
+        unless the setup states the interval."""
         if bound is None or bound <= self._longest or (
                 self.setup.get("growth_interval") is not None and not self.interval_learned):
             return

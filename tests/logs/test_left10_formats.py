@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import faults
+from test_false_alarms8_formats import _deepspeed
 from test_newuser_findings import _bar, _row, trainer_stdout
 from test_review47b_formats import _BANNER, _watched_rows
 
@@ -110,3 +111,26 @@ def test_keras_bars_behind_mpirun_controls(tmp_path: Path) -> None:
     lines = [f"[1,1]<stdout>:40/40 {'━' * 20} 1s 3ms/step - loss: 0.5 - dynamic_scale: 4096.0"
              for _ in range(3)]
     assert faults(tmp_path, lines) == []
+
+
+def test_deepspeed_sawtooth_without_its_dump_short_windows(tmp_path: Path) -> None:
+    """Whole healthy DeepSpeed logs (``test_false_alarms8_formats._deepspeed``: its
+    ``loss_scaler.py`` ``OVERFLOW! ... Attempted loss scale: 2048, reducing to 1024`` lines,
+    which print no growth) at ``loss_scale_window`` 16 and 8, their configuration dump cut:
+    main said AMP008 at 11 and 21 (a skip every 17 or 9 steps read against an unknown
+    window); each overflow attempts 2048 again within the window of the last back-off to
+    1024, which bounds the window: quiet."""
+    assert faults(tmp_path, _deepspeed(None)) == []
+    assert faults(tmp_path, _deepspeed(None, window=8)) == []
+
+
+def test_deepspeed_without_its_dump_control(tmp_path: Path) -> None:
+    """Control: a healthy window of 32, its dump cut: quiet (on main too)."""
+    assert faults(tmp_path, _deepspeed(None, window=32)) == []
+
+
+def test_deepspeed_without_its_dump_fault_twin(tmp_path: Path) -> None:
+    """Fault twin: from step 400 every fourth step overflows at ``min_loss_scale`` 1024 (no
+    regrowth between those: no bound), the dump cut: AMP008 at the first skip of its
+    200-step window (251; main said 11, the healthy sawtooth's skips read as the rate)."""
+    assert faults(tmp_path, _deepspeed(None, floor_from=400)) == [("AMP008", 251)]
