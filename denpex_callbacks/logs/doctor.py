@@ -418,9 +418,10 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
     turned = False
-    if not ranks and small and (prefix is not None or clocked):
+    if not ranks and small and (prefix is not None or clocked or coloured):
         # A collector's prefix before the ranks' own (docker compose's, kubectl's time): the
-        # ranks are looked for behind it (the margin is off already; the clock off the head).
+        # ranks are looked for behind it (the margin is off already; the clock off the head);
+        # and behind the colours a launcher paints its prefixes in (SkyPilot's cyan).
         bare = data[:WRAP_HEAD]
         ranks = may_be_ranked(uncollected(bare) if clocked else bare, len(data) <= WRAP_HEAD)
     if ranks:  # (turned round first: each rank's block then runs oldest first too)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import faults, ranked_faults
 from test_false_alarms8_formats import _deepspeed
 from test_newuser_findings import _bar, _row, trainer_stdout
 from test_review47b_formats import _BANNER, _watched_rows
+from test_step_banners import _blocks
 
 
 def trainer_mid_run(start: int, every: int = 5, rows: int = 8, total: int = 1000,
@@ -134,3 +135,39 @@ def test_deepspeed_without_its_dump_fault_twin(tmp_path: Path) -> None:
     regrowth between those: no bound), the dump cut: AMP008 at the first skip of its
     200-step window (251; main said 11, the healthy sawtooth's skips read as the rate)."""
     assert faults(tmp_path, _deepspeed(None, floor_from=400)) == [("AMP008", 251)]
+
+
+def skypilot_node(rank: int, colour: bool = True) -> str:
+    """SkyPilot's multi-node prefix (skypilot-org/skypilot ``sky/skylet/executor/slurm.py``,
+    handed to ``log_lib.run_bash_command_with_log``: ``({node_name}, rank={rank},
+    pid={pid})``, ``, ip={ip}`` on the workers; cyan where it colours)."""
+    name = "head" if rank == 0 else f"worker{rank}"
+    prefix = (f"({name}, rank={rank}, pid={4100 + rank})" if rank == 0 else
+              f"({name}, rank={rank}, pid={4100 + rank}, ip=172.31.0.{10 + rank})")
+    return f"\x1b[36m{prefix}\x1b[0m " if colour else prefix + " "
+
+
+def skypilot_nodes(per_node: list[list[str]], colour: bool = True) -> list[str]:
+    """Each node's lines behind its prefix, mixed line by line (``sky logs`` of a job whose
+    nodes all print)."""
+    return [skypilot_node(rank, colour) + lines[index]
+            for index in range(len(per_node[0])) for rank, lines in enumerate(per_node)]
+
+
+def test_skypilot_nodes_uncoloured_the_first_nan_node(tmp_path: Path) -> None:
+    """Three nodes' step banners, no colour (a log written to a file), worker 2 NaN from 900,
+    the others from 1200: main said AMP006 at 9 on rank 2 (one shape asked of the head's and
+    the workers' prefixes, so the nodes' lines were not read apart and the banners' rows
+    were counted); now worker 2's AMP006 at 900."""
+    per_node = [_blocks("==== Step {s} ====", 900 if rank == 2 else 1200) for rank in range(3)]
+    assert ranked_faults(tmp_path, skypilot_nodes(per_node, colour=False)) == [
+        ("AMP006", 900, 2)]
+
+
+def test_skypilot_nodes_controls(tmp_path: Path) -> None:
+    """Controls: four healthy nodes' ``--- Iteration N ---`` banners, coloured and not, and
+    one node's alone: quiet."""
+    per_node = [_blocks("--- Iteration {s} ---") for _ in range(4)]
+    for colour in (True, False):
+        assert ranked_faults(tmp_path, skypilot_nodes(per_node, colour)) == []
+        assert ranked_faults(tmp_path, skypilot_nodes(per_node[:1], colour)) == []
