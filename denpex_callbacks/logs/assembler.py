@@ -38,6 +38,7 @@ from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
     FP16_SHOWN,
+    FROM_START,
     GROWTH,
     IN_STEP,
     METRICS,
@@ -534,6 +535,8 @@ class Assembler:
         if pending.step is not None and step > self.clock + 1:
             self._catch_up(step - 1, pending.lines[0])
         ranks = sorted(r for r in pending.ranks if r is not None)
+        self._publish_bound(self.growth_bounds.overflow(
+            ranks[0] if ranks else 0, step, pending.scale_before, pending.scale_after))
         self._emit(Observation(
             step, rank=ranks[0] if ranks else 0, scale_before=pending.scale_before,
             scale_after=pending.scale_after, skipped=True, hysteresis=pending.hysteresis,
@@ -858,7 +861,11 @@ class Assembler:
         AMP008 no sooner than the interval would: one is enough), unless the setup states the
         interval."""
         shown = self._skipped_step if self._rank_skips.get(rank, 0) else None
-        bound = self.growth_bounds.row(rank, previous, step, scale, shown)
+        self._publish_bound(self.growth_bounds.row(rank, previous, step, scale, shown))
+
+    def _publish_bound(self, bound: int | None) -> None:
+        """Publish a bound on the growth interval (GrowthBounds) longer than any so far,
+        unless the setup states the interval."""
         if bound is None or bound <= self._longest or (
                 self.setup.get("growth_interval") is not None and not self.interval_learned):
             return
@@ -895,10 +902,12 @@ class Assembler:
         log row) as the skips of the interval since the previous row. A row without a step
         counter spans at least its own skips and its logged step."""
         skipped = max(0, event.skipped_total - self._skipped_total) if event.skipped_total else 0
-        if not self._counts_read and event.evidence.get(UNDER_WAY_KEY):
+        if (not self._counts_read and event.evidence.get(UNDER_WAY_KEY)
+                and not self.setup.get(FROM_START)):
             # The first count read, on a row well into its run (an excerpt pasted from the
             # middle of a log, ``'epoch': 9.85``): the skips of every step before the excerpt,
-            # not of one interval since step 0. It is where the counting starts.
+            # not of one interval since step 0. It is where the counting starts; not after
+            # the Trainer's banner of a run that starts in the excerpt (no resume after it).
             skipped = 0
         self._counts_read = True
         self._skipped_total = max(self._skipped_total, event.skipped_total or 0)

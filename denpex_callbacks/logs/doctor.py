@@ -41,13 +41,25 @@ from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
 from denpex_callbacks.logs.evaluation import EvaluationStream
-from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, SETUP, LogEvent
+from denpex_callbacks.logs.events import (
+    EVAL,
+    FROM_START,
+    METRICS,
+    OVERFLOW,
+    PROGRESS,
+    SETUP,
+    LogEvent,
+)
 from denpex_callbacks.logs.excerpt import ExcerptJudge
 from denpex_callbacks.logs.hard_wraps import WRAP_BYTES, WRAP_HEAD, may_be_wrapped, unwrapped_log
 from denpex_callbacks.logs.json_documents import flattened_document, parsed_object
 from denpex_callbacks.logs.json_logs import HeldLog, held_log, may_hold_log
 from denpex_callbacks.logs.line_prefixes import collected, uncollected
-from denpex_callbacks.logs.logging_interval import LoggingInterval, logging_interval
+from denpex_callbacks.logs.logging_interval import (
+    LoggingInterval,
+    logging_interval,
+    redrawn_interval,
+)
 from denpex_callbacks.logs.newest_first import (
     NEWEST_BYTES,
     may_be_newest_first,
@@ -226,7 +238,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     if how.interval is not None:
         stats.problems.append(
             f"HF Trainer's rows print no step: numbered every {how.interval.every} steps "
-            f"(logging_steps={how.interval.every} in the log's arguments"
+            + ("(the progress bar redrawn after each row" if how.interval.by_bars else
+               f"(logging_steps={how.interval.every} in the log's arguments")
             + (", and step 1 by logging_first_step)" if how.interval.first_step else ")"))
     runs = QuietRuns(session.printed_room) if quiet_runs else None
     stream = open_input(path)
@@ -325,7 +338,8 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
                              how=how._replace(reverse=not by_times))
     if (may_read_again and how.interval is None and assembler.counted_rows
             and any(family == HF for family, _kind in result.reading.parts)
-            and (interval := _hf_interval(path)) is not None):
+            and (interval := _hf_interval(path)
+                 or redrawn_interval(parser.redrawn_counts)) is not None):
         return _diagnose_log(path, progress, config, workers, quiet_runs,
                              how=how._replace(interval=interval))
     if may_read_again and (session.placeholder_asked or _steps_unread(result, parser)):
@@ -405,9 +419,10 @@ def _pasted(stream: BinaryIO, size: int, reverse: bool | None = None
     data, margins, rank = unpasted(data, prefix, spaced, coloured, numbered)
     how += margins
     turned = False
-    if not ranks and small and (prefix is not None or clocked):
+    if not ranks and small and (prefix is not None or clocked or coloured):
         # A collector's prefix before the ranks' own (docker compose's, kubectl's time): the
-        # ranks are looked for behind it (the margin is off already; the clock off the head).
+        # ranks are looked for behind it (the margin is off already; the clock off the head);
+        # and behind the colours a launcher paints its prefixes in (SkyPilot's cyan).
         bare = data[:WRAP_HEAD]
         ranks = may_be_ranked(uncollected(bare) if clocked else bare, len(data) <= WRAP_HEAD)
     if ranks:  # (turned round first: each rank's block then runs oldest first too)
@@ -554,7 +569,10 @@ class _Session:
             return
         families, assembler = self.result.families, self.assembler
         for event in events:
-            families[event.family] += 1
+            if event.kind != SETUP or FROM_START not in event.setup:
+                # (the Trainer's banner says where a run starts, not that training was read:
+                # a script's banner over no row is still nothing to diagnose)
+                families[event.family] += 1
             at, shown = (line, text) if event.quoted is None else event.quoted
             if self.echo.told(event, at, shown):
                 continue  # (the evaluation's NaN, told again without its split)

@@ -22,6 +22,11 @@ RUN_SAID = "run_said"
 # A metrics row well into its run (its epoch 1 or more): the first cumulative skip count read
 # there counts the skips before the excerpt began, not those since an earlier row.
 UNDER_WAY_KEY = "under_way"
+# A ``setup`` event's key: whether the run whose rows follow starts in the excerpt (True: HF
+# Trainer's ``***** Running training *****``) or goes on from a checkpoint (False: its
+# ``Continuing training from ...``): a first cumulative skip count read after a start counts
+# from 0, whatever the row's epoch (see UNDER_WAY_KEY).
+FROM_START = "from_start"
 # An overflow the skipped step says before its own row, which prints no step (see
 # messages.Message.in_step): the next such row is that step's, not the step after it.
 IN_STEP = "in_step"

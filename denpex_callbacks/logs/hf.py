@@ -10,7 +10,9 @@ far) to the same dict; they are read as the scale and the cumulative skip count.
 (``  5/100 [00:01<00:20, ...]``) written before the dict on the same line gives the step, and
 so does transformers 3.x's ``'step': 500`` in the dict itself, or ms-swift's
 ``'global_step/max_steps': '35/100'``. In a log file the bar that the row interrupted is the
-carriage-return segment before the dict's (:func:`bar_count`).
+carriage-return segment before the dict's (:func:`bar_count`). The Trainer's banner
+(``***** Running training *****``) says its run starts in the log, unless ``Continuing
+training from ...`` follows it (a resume): the first skip count is then counted from 0.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
+    FROM_START,
     METRICS,
     RUN_START,
     SETUP,
@@ -32,7 +35,8 @@ from denpex_callbacks.logs.events import (
 from denpex_callbacks.logs.step_layouts import TQDM
 
 FAMILY = "hf"
-KEYWORDS = (b"'loss'", b'"loss"')
+# ``ing training`` finds the Trainer's banner and its resume lines (see _STARTED) in one keyword.
+KEYWORDS = (b"'loss'", b'"loss"', b"ing training")
 
 _VALUE = r"""\s*'?"?([-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf|-inf|NaN|Infinity)'?"?"""
 # ms-swift's callbacks add the step to the dict as a string: ``'global_step/max_steps':
@@ -49,6 +53,11 @@ _AMP = re.compile(r"""['"](?:(?:train/)?amp/)?(loss_scale|skipped_steps)['"]:"""
 # prints after it is another run's (a script run again into the same log), whose rows number
 # their steps from its start again.
 _RUN_SUMMARY = re.compile(r"""\{['"]train_runtime['"]:""")
+# The Trainer's banner as training begins (trainer.py ``_inner_training_loop``:
+# ``logger.info("***** Running training *****")``), and the lines a resume logs right after
+# it (``logger.info(f"  Continuing training from global step {self.state.global_step}")``,
+# after ``... from checkpoint`` and ``... from epoch``): whether the run starts in the log.
+_STARTED = re.compile(r"\*{5} Running training \*{5}|(Continuing training from )")
 # tqdm's rate in a bar's right part (``[01:02<12:34,  2.67s/it]``, ``88.23it/s``), and the
 # fastest bar that is redrawn at each step (tqdm ``update``: only after ``mininterval``, 0.1 s,
 # since the last draw; half of that rate, as the rate drawn is smoothed).
@@ -81,6 +90,8 @@ def parse(text: str) -> list[LogEvent]:
         >>> e.scale_after, e.skipped_total
         (0.5, 140)
     """
+    if "ing training" in text and (started := _STARTED.search(text)) is not None:
+        return [LogEvent(SETUP, FAMILY, setup={FROM_START: started.group(1) is None})]
     if "train_runtime" in text and _RUN_SUMMARY.search(text) is not None:
         return [LogEvent(SETUP, FAMILY, setup={RUN_START: True})]  # (see _RUN_SUMMARY)
     start = _DICT.search(text) if "loss" in text else None

@@ -15,6 +15,10 @@ A run resumed from a checkpoint says from which step (``Continuing training from
 script run again after a crash, no closing ``train_runtime`` row between) prints its rows'
 ``epoch`` from the first one's again: its rows number from its start (:func:`row_epoch`).
 
+Where the arguments are not in the log, a fast tqdm bar may show the interval: ``tqdm.write``
+redraws the bar it cleared right after each row, at the row's step, at the start of the next
+line (:func:`redrawn_interval`).
+
 Not read: a ``logging_steps`` below 1 (a ratio of the total steps, since transformers 4.31),
 a log that names two values (two runs), or a ``logging_strategy`` other than ``steps`` (one row
 an epoch, or none).
@@ -23,6 +27,7 @@ an epoch, or none).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 _SETTING = re.compile(rb"""logging[_-]steps['"]?\s*[=:\s]\s*['"]?(\d+(?:\.\d*)?)(?![\d.])""")
@@ -56,6 +61,7 @@ class LoggingInterval(NamedTuple):
     every: int
     first_step: bool = False
     resumed_at: int = 0
+    by_bars: bool = False  # told by the bars redrawn after the rows, not by the arguments
 
     def step(self, row: int) -> int:
         """The step of the ``row``-th row (from 0).
@@ -81,7 +87,7 @@ def logging_interval(data: bytes) -> LoggingInterval | None:
     Example:
         >>> logging_interval(b"logging_nan_inf_filter=True,\\nlogging_steps=50,\\n"
         ...                  b"logging_strategy=IntervalStrategy.STEPS,\\n")
-        LoggingInterval(every=50, first_step=False, resumed_at=0)
+        LoggingInterval(every=50, first_step=False, resumed_at=0, by_bars=False)
         >>> logging_interval(b"python run_clm.py --logging_steps 1 --fp16") is None
         True
         >>> logging_interval(b"logging_steps: 10\\nlogging_strategy: epoch\\n") is None
@@ -96,6 +102,46 @@ def logging_interval(data: bytes) -> LoggingInterval | None:
     if {found.lower() for found in _STRATEGY.findall(data)} - {b"steps"}:
         return None
     return LoggingInterval(int(every), _FIRST.search(data) is not None, _resumed_at(data))
+
+
+# The bars redrawn after the first rows that redrawn_interval reads: a first row's (0: none
+# drawn yet), logging_first_step's (1), and two more that give the interval and confirm it.
+REDRAWN_READ = 4
+
+
+def redrawn_interval(counts: Sequence[int]) -> LoggingInterval | None:
+    """The logging interval the bars redrawn after a Trainer's first rows show, or None.
+
+    ``counts``: the count of the bar that opens each of the first training rows' lines, in
+    order: the bar ``tqdm.write`` redrew after the row before (tqdm ``std.py``
+    ``external_write_mode``), at that row's step (transformers ``ProgressCallback`` updates
+    the bar in ``on_step_end``, before ``on_log``); 0 before the first row of a run. The rows
+    fall at the multiples of ``logging_steps`` (and at step 1 with ``logging_first_step``),
+    so two redraws past the first give the interval, and every redraw must fall on one of
+    its multiples (a bar redrawn at any other count is some other loop's: None). An excerpt
+    that begins after its run's first rows goes on from the first redraw, as a resumed run.
+
+    Example:
+        >>> redrawn_interval([0, 1, 7, 14])
+        LoggingInterval(every=7, first_step=True, resumed_at=0, by_bars=True)
+        >>> redrawn_interval([700, 707, 714]).step(0)
+        707
+        >>> redrawn_interval([0, 5, 12]) is None
+        True
+    """
+    first_step = list(counts[:2]) == [0, 1]
+    start = 0 if first_step else counts[0] if counts else 0
+    rest = counts[2:] if first_step else counts[1:]
+    if len(rest) < 2:
+        return None
+    every = rest[0] if first_step else rest[1] - rest[0]
+    # (a first redraw at 1: the excerpt begins after logging_first_step's row)
+    if every < 2 or (start % every and start != 1):
+        return None
+    base = start // every
+    if any(count != (base + index + 1) * every for index, count in enumerate(rest)):
+        return None
+    return LoggingInterval(every, first_step, start, by_bars=True)
 
 
 def _resumed_at(data: bytes) -> int:

@@ -34,6 +34,7 @@ from denpex_callbacks.logs import (
 from denpex_callbacks.logs.cjk import has_cjk, in_english
 from denpex_callbacks.logs.events import FLAG, METRICS, LogEvent
 from denpex_callbacks.logs.launcher_ranks import line_rank, prefixed_rank, rank_prefix_end
+from denpex_callbacks.logs.logging_interval import REDRAWN_READ
 from denpex_callbacks.logs.metric_reader import MetricReader, dangling_key, starts_with_value
 from denpex_callbacks.logs.paste import strip_paste
 from denpex_callbacks.logs.reader import ValueRowLine
@@ -147,8 +148,11 @@ class LineParser:
         # ... or grep -n's line number (see _LINE_NUMBERS): the last one, the run so far
         self._numbered_last = -1
         self._numbered_run = 0
-        # The count of the bar redrawn after the last Trainer row (see _redrawn_step)
+        # The count of the bar redrawn after the last Trainer row (see _redrawn_step), and
+        # the first few such counts, in order (they tell the logging interval: see
+        # logging_interval.redrawn_interval)
         self._redrawn: int | None = None
+        self.redrawn_counts: list[int] = []
         # The rank of a line that names none: the one a rank prefix taken off every line of
         # a paste named (paste_margins.margin_rank); None: rank 0, as a log that names none.
         self.rank: int | None = None
@@ -176,6 +180,8 @@ class LineParser:
         count = hf.drawn_count(next((segment for segment in segments if segment.strip()), ""))
         if count is None:
             return
+        if len(self.redrawn_counts) < REDRAWN_READ:
+            self.redrawn_counts.append(count)
         last, self._redrawn = self._redrawn, count
         if last is None or count <= max(last, 1):
             return  # (after a row at step 1, logging_first_step's, the interval is not known)

@@ -28,7 +28,11 @@ from denpex_callbacks.logs.launcher_ranks import (
 from denpex_callbacks.logs.paste_margins import MARGIN_LINES
 
 _DIGITS = re.compile(r"\d+")
-_OPENS = b"[0123456789 "  # what a rank prefix opens with (a line opening otherwise has none)
+_OPENS = b"[0123456789 ("  # what a rank prefix opens with (a line opening otherwise has none)
+# SkyPilot's node prefix (launcher_ranks: ``(head, rank=0, pid=2345)`` on the head node,
+# ``(worker1, rank=1, pid=2346, ip=10.0.0.2)`` on the others): one shape whatever the node's
+# name and address, which differ between the head and the workers.
+_NODE_FIELDS = re.compile(r"\([^()]*?\b(rank=#, pid=#)(?:, ip=[^()]*)?\)")
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ def _split(line: str) -> tuple[str, int, str] | None:
     if line[end:end + 1] == " " and line[end - 1:end] == ":":
         end += 1  # (torch's ``[rank1]: ``: the blank is the prefix's)
     shape = _DIGITS.sub("#", line[:end].strip()).replace("<stderr>", "<stdout>")
+    if shape[:1] == "(":
+        shape = _NODE_FIELDS.sub(r"(\1)", shape)
     return shape, rank, line[end:]
 
 
@@ -92,6 +98,10 @@ def may_be_ranked(head: bytes, whole: bool) -> bool:
         (True, False)
         >>> may_be_ranked(b"".join(b"%d: loss 1.0\\n" % s for s in range(8)), True)
         False
+        >>> sky = b"".join(b"(head, rank=0, pid=5) step %d\\n(worker1, rank=1, pid=6, "
+        ...                b"ip=10.0.0.2) step %d\\n" % (s, s) for s in range(3))
+        >>> may_be_ranked(sky, True)
+        True
         >>> warned = b"*****\\nSetting OMP_NUM_THREADS ...\\n*****\\n"
         >>> may_be_ranked(warned + tee * 2, True), may_be_ranked(warned * 3 + tee * 2, True)
         (True, False)

@@ -123,8 +123,9 @@ def _usable(scale: float) -> bool:
 class GrowthBounds:
     """Upper bounds on a dynamic scaler's growth interval, read from rows printed every few
     steps (fairseq's ``train_inner`` every ``--log-interval`` updates beside its overflow
-    NOTEs). Such rows never show a clean stretch one by one, so the interval is not learnt
-    exactly; but a scaler grows ``interval`` clean steps after its last back-off (torch's
+    NOTEs), or from overflow lines that print the scale they attempted (:meth:`overflow`).
+    Such rows never show a clean stretch one by one, so the interval is not learnt exactly;
+    but a scaler grows ``interval`` clean steps after its last back-off (torch's
     GradScaler, fairseq's, DeepSpeed's), so a row ``n`` steps after a back-off that shows
     ``k`` doublings since it bounds the interval by ``n // k``. The longest bound is kept:
     a healthy sawtooth's own skip rate is judged against it (a shorter interval skips more),
@@ -171,6 +172,32 @@ class GrowthBounds:
             return None
         self.longest = max(self.longest, (step - anchor[0]) // grown)
         return self.longest
+
+    def overflow(self, rank: int, step: int, before: float | None,
+                 after: float | None) -> int | None:
+        """An overflow line of ``rank`` at ``step`` that printed the scale it attempted
+        (``before``) and the one it backed off to (``after``): DeepSpeed's ``Attempted loss
+        scale: 2048, reducing to 1024``, which prints no growth. A scale attempted above the
+        last back-off's grew in the steps between, each doubling after the interval's clean
+        steps, so it bounds the interval as a row would (the attempted scale is the scale
+        after the step before). Returns the longest bound read so far where this line read
+        one, else None.
+
+        Example:
+            >>> bounds = GrowthBounds()
+            >>> bounds.overflow(0, 100, 2048.0, 1024.0)  # the first back-off: an anchor
+            >>> bounds.overflow(0, 117, 2048.0, 1024.0)  # 1024 regrown within 16 steps
+            16
+        """
+        anchor = self.anchors.get(rank)
+        bound = None
+        if anchor is not None and before is not None and _usable(before):
+            grown = _doublings(anchor[1], before)
+            if grown is not None and grown > 0 and step - 1 > anchor[0]:
+                self.longest = bound = max(self.longest, (step - 1 - anchor[0]) // grown)
+        if after is not None and _usable(after):
+            self.anchors[rank] = (step, after)
+        return bound
 
     def forget(self, rank: int | None) -> None:
         """A run begins (of ``rank``; None: of every rank): its back-offs are not the last's."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
+
 # mmengine / mmcv epoch-based runners: ``Epoch(train)  [3][ 50/500]`` or ``Epoch [3][50/500]``;
 # PyTorch-Ignite's ProgressBar: ``Epoch [3/10]: [50/500]  10%|█ , loss=0.5 [00:01<00:09]``;
 # the ImageNet example's ``Epoch: [3][ 50/500]`` (and the many scripts copied from it); the
@@ -193,13 +195,18 @@ def bare_fraction(text: str) -> tuple[int, int] | None:
         ((2000, 10000), (400, 2000))
         >>> bare_fraction("[Train 7000/100000] {'train_loss': nan}")
         (7000, 100000)
+        >>> bare_fraction("[1,0]<stdout>:100/100 ━━━━ 1s 3ms/step - loss: 0.5")
+        (100, 100)
     """
     for found in FRACTION.finditer(text):
         done, total = int(found.group(2)), int(found.group(3))
         before = text[:found.start()].rstrip()
         if 0 < done <= total and (found.group(1) or not before or before[-1] in BEFORE_COUNT
                                   or (before[-1] == ":" and before[-2:-1] in ("]", ")"))
-                                  or AFTER_VALUE.search(before) is not None):
+                                  or AFTER_VALUE.search(before) is not None
+                                  # (all before it a launcher's rank prefix: mpirun's
+                                  # ``[1,0]<stdout>:`` opens the line, as torchrun's does)
+                                  or len(before) <= rank_prefix_end(text)):
             return done, total
     return None
 

@@ -47,7 +47,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import pytest
 from excerpts import faults
 from test_newuser_findings import _WIDTH, _bar, _row
 
@@ -75,13 +74,10 @@ def _first_step_row(step: int, total: int, nan_from: int | None) -> str:
                 step / total)
 
 
-_FIRST_STEP = ("after logging_first_step's row at step 1, the bar redrawn after it says 1 and "
-               "nothing yet gives the logging interval: the second row is counted (2, not 7)")
-
-
-@pytest.mark.xfail(strict=True, reason=_FIRST_STEP)
 def test_trainer_logging_first_step_second_row(tmp_path: Path) -> None:
-    """Main: AMP006 at 2 (the bar after row 1, plus 1); right: 7, the second row's step."""
+    """Main said AMP006 at 2 (the bar after row 1 says 1, nothing yet gave the interval);
+    right: 7, the second row's step. Fixed by reading the log again numbered by the interval
+    the bars redrawn after the first rows show (``logging_interval.redrawn_interval``)."""
     assert faults(tmp_path, trainer_first_step_stdout(nan_from=7)) == [("AMP006", 7)]
 
 
@@ -165,14 +161,12 @@ def _watched_rows(skipped: list[int], scale: float, every: int = 50) -> list[str
             for i, total in enumerate(skipped, 1)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "hf.py marks a row past epoch 1 UNDER_WAY_KEY and the assembler takes its first "
-    "cumulative skip count as a baseline, even where the Trainer's banner shows the run "
-    "started in the excerpt (a short epoch, a logging interval longer than it)"))
 def test_first_skip_count_after_the_banner_counts(tmp_path: Path) -> None:
     """40 of the first 50 steps skipped, the scale at 0.125 (denpex's own row says AMP003):
-    main says AMP004 at 1 only (the 40 skips dropped as a baseline); the parent of 0c01f2f
-    said AMP003 at 1 and AMP004 at 41, as it should."""
+    main said AMP004 at 1 only (the 40 skips dropped as a baseline, the row past epoch 1);
+    the parent of 0c01f2f said AMP003 at 1 and AMP004 at 41, as it should. Fixed: the banner
+    (no ``Continuing training from`` after it) says the run starts in the excerpt
+    (``events.FROM_START``), so its first count counts from 0."""
     lines = [*_BANNER, *_watched_rows([40, 45, 50, 55, 60, 64], 0.125)]
     assert faults(tmp_path, lines) == [("AMP003", 1), ("AMP004", 41)]
 

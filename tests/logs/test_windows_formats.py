@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from excerpts import faults
 from test_detect2_formats import _super_gradients
 from test_false_alarms8_formats import _deepspeed
@@ -109,12 +108,11 @@ def test_hf_rows_pasted_from_the_middle_fault_twin(tmp_path: Path) -> None:
     assert faults(tmp_path, rows[190:]) == [("AMP003", 513), ("AMP004", 513)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: without the dump the sawtooth's "
-                   "regrowth (1024 back to 2048 within 17 steps) does not set the growth "
-                   "window, and a skip in 17 steps reads as a high rate (AMP008)")
 def test_deepspeed_short_window_sawtooth_without_its_dump_is_quiet(tmp_path: Path) -> None:
     """Lines 31-90 of a healthy run at ``loss_scale_window=16`` (non-default): every overflow
     attempts 2048 again about 17 steps after it fell to 1024, so the scale grew back within
-    17 steps: the window is that short, and a skip in 17 steps is its healthy rate. Now:
-    AMP008 at 201 (the whole log without its dump too)."""
+    17 steps: the window is that short, and a skip in 17 steps is its healthy rate. Main
+    said AMP008 at 201 (the whole log without its dump too); fixed: an overflow line's
+    attempted scale above the last back-off's bounds the window
+    (``scale_steps.GrowthBounds.overflow``)."""
     assert faults(tmp_path, _deepspeed("new")[30:90]) == []
