@@ -262,6 +262,13 @@ for _role, _phrases in {
     for _phrase in _phrases:
         _EXACT[tuple(_phrase.split())] = _role
 
+# The step as a capital letter alone: the console tables of Denis Yarats' pytorch_sac logger
+# and its descendants (pytorch_sac/logger.py, DrQ, CURL, facebookresearch/mbrl-lib
+# mbrl/util/logger.py: ``("step", "S", "int")`` printed as ``| train | S: 25000 | ...``),
+# whose other keys are capital abbreviations too (``E`` the episode, ``CLOSS`` the critic's
+# loss). Only the capital: a lower-case ``s`` is seconds.
+ABBREVIATED_STEP = "S"
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
 
@@ -971,6 +978,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         [None, None, 'component']
         >>> [role(k) for k in ("l_pix", "l_g_gan", "l_total", "l_2", "out_d_real")]
         ['component', 'component', 'loss', None, None]
+        >>> [role(k) for k in ("S", "s", "CLOSS", "MLOSS")]
+        ['step', None, 'component', 'component']
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 
@@ -987,6 +996,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         >>> [role(k) for k in ("lg_loss_scale", "log2_loss_scale", "lg_scale", "log_loss_scale")]
         ['log2 scale', 'log2 scale', None, None]
     """
+    if key == ABBREVIATED_STEP:
+        return STEP
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"
