@@ -233,6 +233,9 @@ for _role, _phrases in {
            # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
            # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
            "cumulative steps",
+           # PyMARL's (oxwhirl/pymarl src/utils/logging.py ``print_recent_stats``: ``Recent
+           # Stats | t_env: {:>10} | Episode: {:>8}`` over its stats) and EPyMARL's
+           "t env",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",

@@ -103,6 +103,72 @@ def test_mbrl_lib_healthy_is_read_and_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, _mbrl_sac()) == []
 
 
+def _recent_stats(time: str, t_env: int, episode: int, stats: dict[str, float]) -> list[str]:
+    """PyMARL's ``Logger.print_recent_stats`` (oxwhirl/pymarl ``src/utils/logging.py``):
+    ``"Recent Stats | t_env: {:>10} | Episode: {:>8}\\n"``, then each stat sorted by key as
+    ``"{:<25}{:>8}".format(k + ":", "{:.4f}".format(mean))``, a newline after every fourth and a
+    tab after the others, one ``console_logger.info`` message through ``get_logger``'s
+    ``'[%(levelname)s %(asctime)s] %(name)s %(message)s'``."""
+    text = f"Recent Stats | t_env: {t_env:>10} | Episode: {episode:>8}\n"
+    for i, (key, value) in enumerate(sorted(stats.items()), 1):
+        text += "{:<25}{:>8}".format(key + ":", f"{value:.4f}")
+        text += "\n" if i % 4 == 0 else "\t"
+    return f"[INFO {time}] my_main {text}".split("\n")
+
+
+def _pymarl_qmix(nan_from: int | None = None, records: int = 12) -> list[str]:
+    """QMIX in PyMARL on SMAC: the learner's stats (``src/learners/q_learner.py``: ``loss``,
+    ``grad_norm``, ``td_error_abs``, ``q_taken_mean``, ``target_mean``), the runner's
+    (``src/runners/parallel_runner.py``: ``return_mean``, ``epsilon``, ``battle_won_mean``, the
+    ``test_`` ones) every 10000 environment steps, and ``run.py``'s ``t_env: {} / {}`` line;
+    the learner's stats NaN from ``t_env`` ``nan_from`` on (the grid's first row holds no
+    keyword: the row with the loss is the first the prefilter reads)."""
+    lines = ["[INFO 10:00:00] my_main Beginning training for 2050000 timesteps"]
+    for record in range(1, records + 1):
+        t_env = 10000 * record + 37
+        bad = nan_from is not None and t_env >= nan_from
+        learner = {"grad_norm": 2.3, "loss": 0.12 - record / 1000, "q_taken_mean": 0.01 * record,
+                   "target_mean": 0.01 * record, "td_error_abs": 0.12}
+        lines += _recent_stats(f"10:{record:02d}:00", t_env, 180 * record, {
+            **{key: _NAN if bad else value for key, value in learner.items()},
+            "battle_won_mean": 0.0, "dead_allies_mean": 4.8, "dead_enemies_mean": 0.2,
+            "ep_length_mean": 55.6, "epsilon": max(0.05, 1 - record / 10),
+            "return_mean": 3.4 + record / 10, "return_std": 0.57, "test_battle_won_mean": 0.0,
+            "test_ep_length_mean": 60.1, "test_return_mean": 2.1, "test_return_std": 0.3})
+        lines.append(f"[INFO 10:{record:02d}:01] my_main t_env: {t_env + 10000} / 2050000")
+    return lines
+
+
+def _epymarl_mappo(nan_from: int | None = None, records: int = 12) -> list[str]:
+    """MAPPO in EPyMARL (uoe-agents/epymarl ``src/learners/actor_critic_learner.py``: the
+    critic's ``critic_loss``, ``critic_grad_norm``, ``td_error_abs``, ``q_taken_mean``,
+    ``target_mean``, then ``advantage_mean``, ``pg_loss``, ``agent_grad_norm``, ``pi_max``)
+    through PyMARL's logger every 50000 steps, a policy loss below zero when healthy; the
+    learner's stats NaN from ``t_env`` ``nan_from`` on (the grid's first row holds the
+    critic's loss: read right below the header)."""
+    lines = ["[INFO 10:00:00] my_main Beginning training for 10050000 timesteps"]
+    for record in range(1, records + 1):
+        t_env = 50000 * record + 12
+        bad = nan_from is not None and t_env >= nan_from
+        learner = {"advantage_mean": 0.01, "agent_grad_norm": 0.3, "critic_grad_norm": 4.1,
+                   "critic_loss": 0.8 - record / 100, "pg_loss": -0.02 - record / 1000,
+                   "q_taken_mean": 1.2, "target_mean": 1.2, "td_error_abs": 0.7}
+        lines += _recent_stats(f"10:{record:02d}:00", t_env, 2000 * record, {
+            **{key: _NAN if bad else value for key, value in learner.items()},
+            "ep_length_mean": 25.0, "pi_max": 0.4, "return_mean": record - 30.0,
+            "return_std": 2.0, "test_ep_length_mean": 25.0, "test_return_mean": record - 29.0,
+            "test_return_std": 1.5})
+    return lines
+
+
+def test_pymarl_grid_under_its_counters(tmp_path: Path) -> None:
+    """PyMARL's record: the step is the header's ``t_env``, rows above the loss's row."""
+    assert faults(tmp_path, _pymarl_qmix(nan_from=60037)) == [("AMP006", 60037)]
+    assert faults(tmp_path, _epymarl_mappo(nan_from=300012)) == [("AMP006", 300012)]
+    assert faults(tmp_path, _pymarl_qmix()) == []
+    assert faults(tmp_path, _epymarl_mappo()) == []
+
+
 # -- read right on the parent (controls) ---------------------------------------------------
 
 
