@@ -14,6 +14,12 @@ Missed on the parent commit (31f4ef8), fixed here:
   row). Now ``LOSS`` is a prefilter keyword (parsers.py ``GENERIC_KEYWORDS``), and a capital
   ``S`` alone is the step (lexicon.py ``ABBREVIATED_STEP``): the critic's NaN is at S 25000,
   the dynamics model's NaN at its 30th training row.
+- PyMARL's and EPyMARL's records (oxwhirl/pymarl ``src/utils/logging.py``
+  ``print_recent_stats``: ``Recent Stats | t_env:      60037 | Episode:     1080`` over the stats
+  sorted by key, four tab-parted ``{:<25}{:>8}`` cells a row). The header holds no keyword and
+  sits rows above the loss, so the NaN was placed at the record's count (6, not 60037). Now the
+  reader passes up to 8 rows of such a grid back to a header of counters alone (stat_grids.py,
+  reader.py ``_step_past``) and ``t_env`` is a step key (lexicon.py).
 
 Read right on the parent already (kept as guards of layouts no other test writes): scGPT's
 batch lines (bowang-lab/scGPT ``scgpt/trainer.py``: ``| epoch   1 | 300/600 batches | lr ... |
