@@ -85,12 +85,14 @@ def _mbrl_pets(nan_from: int | None = None, iterations: int = 3,
     return lines
 
 
-def _mbrl_sac(nan_from: int | None = None, rows: int = 60) -> list[str]:
+def _mbrl_sac(nan_from: int | None = None, rows: int = 60, tuned: bool = True) -> list[str]:
     """SAC's rows as mbrl-lib prints them (``mbrl/util/logger.py`` ``SAC_TRAIN_LOG_FORMAT``:
     ``S``, ``BR``, ``ALOSS``, ``TENTR``, ``CLOSS``, ``TLOSS``, ``ALPHA``, ``AENTR``; the actor's
     and the temperature's losses below zero when healthy) every 1000 environment steps, and an
     ``eval`` row (``EVAL_LOG_FORMAT``: ``E``, ``MR``) every 10; the critic's and the actor's
-    losses NaN from step ``nan_from`` on."""
+    losses NaN from step ``nan_from`` on. ``tuned=False``: a fixed temperature, whose loss
+    mbrl-lib's SAC (``mbrl/third_party/pytorch_sac_pranz24/sac.py``) logs as
+    ``torch.tensor(0.0)``: ``TLOSS: 0.0000`` on every row."""
     lines: list[str] = []
     for i in range(1, rows + 1):
         step = 1000 * i
@@ -98,7 +100,8 @@ def _mbrl_sac(nan_from: int | None = None, rows: int = 60) -> list[str]:
         lines.append(_row("train", [
             f"S: {step}", f"BR: {_four(0.6)}", f"ALOSS: {_four(_NAN if bad else -12.5 - i / 10)}",
             f"TENTR: {_four(-6.0)}", f"CLOSS: {_four(_NAN if bad else 1.3 + i / 100)}",
-            f"TLOSS: {_four(-0.02)}", f"ALPHA: {_four(0.1)}", f"AENTR: {_four(5.2)}"]))
+            f"TLOSS: {_four(-0.02 if tuned else 0.0)}", f"ALPHA: {_four(0.1 if tuned else 0.2)}",
+            f"AENTR: {_four(5.2)}"]))
         if i % 10 == 0:
             lines.append(_row("eval", [f"E: {i // 10}", f"MR: {_four(1234.5)}"]))
     return lines
@@ -109,6 +112,7 @@ def test_mbrl_lib_capital_tables(tmp_path: Path) -> None:
     ``S``, the model's rows counted; negative losses healthy."""
     assert faults(tmp_path, _mbrl_pets(nan_from=30)) == [("AMP006", 30)]
     assert faults(tmp_path, _mbrl_sac(nan_from=25000)) == [("AMP006", 25000)]
+    assert faults(tmp_path, _mbrl_sac(nan_from=25000, tuned=False)) == [("AMP006", 25000)]
 
 
 def test_mbrl_lib_healthy_is_read_and_silent(tmp_path: Path) -> None:
@@ -116,6 +120,7 @@ def test_mbrl_lib_healthy_is_read_and_silent(tmp_path: Path) -> None:
     the doctor read a metric line."""
     assert faults(tmp_path, _mbrl_pets()) == []
     assert faults(tmp_path, _mbrl_sac()) == []
+    assert faults(tmp_path, _mbrl_sac(tuned=False)) == []
 
 
 def _recent_stats(time: str, t_env: int, episode: int, stats: dict[str, float]) -> list[str]:
