@@ -233,6 +233,9 @@ for _role, _phrases in {
            # pfrl's agents' statistics (pfrl/agents/dqn.py ``get_statistics``:
            # ``('cumulative_steps', ...)``, the environment steps, as ``step:`` above it)
            "cumulative steps",
+           # PyMARL's (oxwhirl/pymarl src/utils/logging.py ``print_recent_stats``: ``Recent
+           # Stats | t_env: {:>10} | Episode: {:>8}`` over its stats) and EPyMARL's
+           "t env",
            # a loop's own names for its counter; a batch beside an epoch is the epoch's
            # (the epoch's batches are counted as such: see step_layouts.EpochBatches)
            "opt step", "n iter", "iter num", "step idx", "batch", "batch idx",
@@ -265,6 +268,13 @@ for _role, _phrases in {
 }.items():
     for _phrase in _phrases:
         _EXACT[tuple(_phrase.split())] = _role
+
+# The step as a capital letter alone: the console tables of Denis Yarats' pytorch_sac logger
+# and its descendants (pytorch_sac/logger.py, DrQ, CURL, facebookresearch/mbrl-lib
+# mbrl/util/logger.py: ``("step", "S", "int")`` printed as ``| train | S: 25000 | ...``),
+# whose other keys are capital abbreviations too (``E`` the episode, ``CLOSS`` the critic's
+# loss). Only the capital: a lower-case ``s`` is seconds.
+ABBREVIATED_STEP = "S"
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:\[\]()'\"]+")
@@ -987,6 +997,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         [None, None, 'component']
         >>> [role(k) for k in ("l_pix", "l_g_gan", "l_total", "l_2", "out_d_real")]
         ['component', 'component', 'loss', None, None]
+        >>> [role(k) for k in ("S", "s", "CLOSS", "MLOSS")]
+        ['step', None, 'component', 'component']
 
         The loss scale, glued, abbreviated or namespaced, and keys that are not it:
 
@@ -1003,6 +1015,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         >>> [role(k) for k in ("lg_loss_scale", "log2_loss_scale", "lg_scale", "log_loss_scale")]
         ['log2 scale', 'log2 scale', None, None]
     """
+    if key == ABBREVIATED_STEP:
+        return STEP
     parts = words(key) if isinstance(key, str) else key
     if len(parts) > 1 and parts[-1] in _VERBS:
         parts = parts[:-1]  # Paddle's "current scale is: 1024.0", "loss is nan"

@@ -51,10 +51,11 @@ FAMILIES: tuple[ModuleType, ...] = (
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,
 # NaN, inf, -inf: "INF" alone would match every "INFO"), a skipped counter.
-# Each keyword is one more pass over every byte, and a short one is the slowest: all-capital
-# spellings (LOSS, NAN), 1.#INF and a capitalised "Scale" are left out (a metric line holding
-# them and none of these is rare: "Loss Scale" holds "oss").
-GENERIC_KEYWORDS = (b"oss", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
+# Each keyword is one more pass over every byte, and a short one is the slowest: NAN, 1.#INF
+# and a capitalised "Scale" are left out (a metric line holding them and none of these is
+# rare: "Loss Scale" holds "oss"). ``LOSS`` is in: the pytorch_sac logger's tables (and
+# mbrl-lib's, DrQ's, CURL's) key every loss in capitals (``| train | S: 1000 | CLOSS: ...``).
+GENERIC_KEYWORDS = (b"oss", b"LOSS", b"scale", b"nan", b"NaN", b"inf", b"skipped", b"autocast",
                     b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]", b" avg, ",
                     "失".encode(), b"Complete [")
 # `` avg, `` is darknet's iteration line (pjreddie/darknet examples/detector.c: ``"%ld: %f, %f

@@ -43,6 +43,7 @@ from denpex_callbacks.logs.metric_reader import (
 )
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, noise_bytes
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
+from denpex_callbacks.logs.stat_grids import GRID_ROWS, counters_header, grid_row
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
 
 CHUNK = 4 * 1024 * 1024
@@ -538,6 +539,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return line, 0
     if line.lstrip(b" ")[:2] in _DRAWN and begin > resume:
         return _table_heading(buffer, resume, begin)
+    if (b"\t" in line or b"|" in line) and (grid := _step_past(
+            buffer, start, resume, counters_header, grid_row, GRID_ROWS)):
+        return grid  # PyMARL's counters' header over its grid of stats (see stat_grids)
     if line.endswith(b":") and begin > resume and _SECTION.match(line) is not None:
         # a mapping's section key between (``step: 100`` over ``train:`` over ``  loss: x``,
         # as yaml.dump sorts a step's metrics)
@@ -545,7 +549,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         if _is_step_line(above):
             return above, 1
     if begin > resume and noise_bytes(line):
-        return _step_past_noise(buffer, resume, begin)
+        return _step_past(buffer, start, resume, _is_step_line, noise_bytes, NOISE_BETWEEN)
     if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
         return line, 0  # ClassyVision's phase line over its loss line
     if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
@@ -577,19 +581,22 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     return buffer[max(first, resume):epoch.end() - 1], back
 
 
-def _step_past_noise(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
-    """The step line above lines of another source (a c10 warning, a Python warning's two
-    lines, between OpenPCDet's two bars) that end just before ``begin``, where no more than
-    ``NOISE_BETWEEN`` lie between; else None."""
-    for between in range(1, NOISE_BETWEEN + 1):
-        if begin <= resume:
+def _step_past(buffer: bytes, start: int, resume: int, found: Callable[[bytes], bool],
+               passable: Callable[[bytes], bool], reach: int) -> tuple[bytes, int] | None:
+    """The line ``found`` accepts above the lines ``passable`` accepts (no more than
+    ``reach``) that end just before the candidate at ``start``, with how many lie between;
+    else None: the step line above lines of another source (a c10 warning, a Python
+    warning's two lines, between OpenPCDet's two bars), or a record's counters above the
+    rows of its grid (:mod:`~denpex_callbacks.logs.stat_grids`)."""
+    for between in range(reach + 1):
+        if start <= resume:
             return None
-        above = _line_before(buffer, resume, begin)
-        if _is_step_line(above):
+        above = _line_before(buffer, resume, start)
+        if found(above):
             return above, between
-        if not noise_bytes(above):
+        if not passable(above):
             return None
-        begin -= len(above) + 1
+        start -= len(above) + 1
     return None
 
 
