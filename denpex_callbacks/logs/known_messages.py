@@ -85,7 +85,7 @@ _ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len,
 # their lines hold the exception's ``...Error: `` and need no keyword of their own.)
 # (``checkpoint``: a resume's line, guided-diffusion's ``loading model from checkpoint``; it
 # holds Megatron's ``loaded checkpoint``, so the prefilter makes no more passes for it.)
-KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipping",
+KEYWORDS: tuple[bytes, ...] = (b"AMP", b"fp16", b"16bit", b"CUDA", b"atience", b"kipp",
                                b"half precision", b"mixed_float16", b"is INF", b"not finite",
                                b"steps are invalid", b"checkpoint")
 # What a line must hold for the table's regexes to be tried (literal checks, cheap): for each
