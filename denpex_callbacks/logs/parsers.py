@@ -77,9 +77,12 @@ _GLUED = re.compile(r"(?=Batch \d+: Invalid loss)|(?<=\])(?=Invalid \S+, termina
 # A print glued right after a tqdm bar's status: a loop that ``print``s while its bar over the
 # epochs is drawn (not through ``tqdm.write``) writes on the bar's line, after its closing
 # bracket (04RR/MedSRGAN trainer.py: ``  4%|  | 4/100 [16:05<6:35:12, 241.05s/it]5/100 --
-# Gen Loss: tensor(nan, ...)``): the bar's count is not the print's step; two segments. The
-# status is tqdm's ``| n/total [elapsed<remaining, rate...]`` (bounded: no backtracking).
-_BAR_STATUS = re.compile(r"\| ?\d{1,12}/\d{1,12} \[[\d:]{4,12}<[^\[\]|]{1,160}\](?=\S)")
+# Gen Loss: tensor(nan, ...)``): the bar's count is not the print's step; two segments. Only
+# a print that opens with its own count: one that prints none (HF's log dict glued after its
+# ``ProgressCallback`` bar, ``...1.50it/s]{'loss': nan, ...}``) is numbered by the bar's count
+# (see hf.bar_count). The status is tqdm's ``| n/total [elapsed<remaining, rate...]``
+# (bounded: no backtracking).
+_BAR_STATUS = re.compile(r"\| ?\d{1,12}/\d{1,12} \[[\d:]{4,12}<[^\[\]|]{1,160}\](?=\d)")
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
     """Drop every keyword that contains another: a line holding it is found anyway."""
