@@ -391,7 +391,39 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
         claims = _epoch_scores(text)
     if not claims and "d: " in text and "; g: " in text:
         claims = _gan_pair(text)
+    if " is " in text and " at " in text and not any(claim[2] in _TERMS for claim in claims):
+        claims = sorted(claims + _at_count_is(text))
     return claims, spans
+
+
+# "{key} at {n}/{total} is {value}": a value named before the count it was measured at, the
+# value itself after "is" (Alikerin/Audio-Classification ``run_training.py``: ``"Train Loss
+# at {}/{} is {} | Train accuracy:{} | Time:{}".format(i+1, epochs, ...)``, its test line
+# the same with ``Test Loss``). The count is the step; the key is read as any key is. The
+# name's words are bounded (no backtracking beyond 40 characters a position).
+_AT_COUNT_IS = re.compile(r"(?:^|[|,;]\s*)([A-Za-z][\w ]{0,40}?)\s+at\s+(\d{1,12})\s*/\s*"
+                          r"\d{1,12}\s+is\s+([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+                          r"|(?i:nan|inf(?:inity)?)))(?![\w.])")
+
+
+def _at_count_is(text: str) -> list[Claim]:
+    """The step and the value of a line in :data:`_AT_COUNT_IS`'s layout; else [].
+
+    Example:
+        >>> line = "Train Loss at 5/100 is nan | Train accuracy:0.11 | Time:31.5"
+        >>> [(line[start:end], kind, key) for start, end, kind, key, _sep in _at_count_is(line)]
+        [('5', 'step', 'at'), ('nan', 'loss', 'Train Loss')]
+        >>> _at_count_is("the best model at 5/100 is saved")
+        []
+    """
+    found = _AT_COUNT_IS.search(text)
+    if found is None:
+        return []
+    claimed = _claim(found.group(1) + ": ")
+    if claimed is None or claimed[0] == lexicon.STEP:
+        return []
+    return [(found.start(2), found.end(2), lexicon.STEP, "at", " "),
+            (found.start(3), found.end(3), claimed[0], claimed[1], " is ")]
 
 
 # rosinality's StyleGAN2 (rosinality/stylegan2-pytorch ``train.py``, and the GANs forked from

@@ -1251,6 +1251,13 @@ class MetricReader:
                 # the summary of an epoch whose batches a restarting count numbered: the
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
+        elif step is not None and counters and "/" not in text and loss is None and (
+                metrics.evals and lexicon.GRAD_NORM not in values):
+            # An evaluation's own batches under the same key (PSMNet's ``Iter %d 3-px error
+            # in val = %.3f`` after its ``Iter %d training loss = %.3f`` lines, 2c984r83y/
+            # PSMNet finetune.py): counted within the epoch reached, never as the training
+            # count going back (which would read the next epoch's batches as printed).
+            step = self.key_count[1] + step
         elif step is not None and counters and "/" not in text:
             step = self._epoch_count_step(step)
         # The first batch of an epoch that does not follow the last one read (the log's first,
@@ -2002,6 +2009,12 @@ class MetricReader:
             self.new_fit, self.fit_row = False, line
         first = total not in self.bars
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
+        if first and drawn and self.fit_epoch > 1 and self.block_epoch is not None and (
+                0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
+            # The first bar of an excerpt pasted from the middle of a fit, under its
+            # ``Epoch 30/40`` header: the epochs before it were passes of this bar too
+            # (``Epoch 1/40`` pasted from the start counts the same steps from 1).
+            epochs = self.fit_epoch - 1
         if _new_pass(done, last, line != last_line):
             epochs += 1
         self.bars[total] = (done, epochs, line)
@@ -2337,6 +2350,11 @@ def _epoch_length(last: int, first: int, interval: int) -> int:
         (120, 240)
     """
     return last + (interval - first if first < interval else 0)
+
+
+# The lines a Keras bar's final state may stand below its epoch header (the header, then
+# the bar: 1; a bar whose redraws a paste kept on lines of their own: a few more)
+_FIT_HEADER_GAP = 3
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:

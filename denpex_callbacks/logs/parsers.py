@@ -77,6 +77,15 @@ GENERIC_KEYWORDS = (b"oss", b"LOSS", b"scale", b"nan", b"NaN", b"inf", b"kipp", 
 # line after the tqdm bar it interrupted: ``... running_loss=nan]Invalid running_loss,
 # terminating``.
 _GLUED = re.compile(r"(?=Batch \d+: Invalid loss)|(?<=\])(?=Invalid \S+, terminating$)")
+# A print glued right after a tqdm bar's status: a loop that ``print``s while its bar over the
+# epochs is drawn (not through ``tqdm.write``) writes on the bar's line, after its closing
+# bracket (04RR/MedSRGAN trainer.py: ``  4%|  | 4/100 [16:05<6:35:12, 241.05s/it]5/100 --
+# Gen Loss: tensor(nan, ...)``): the bar's count is not the print's step; two segments. Only
+# a print that opens with its own count: one that prints none (HF's log dict glued after its
+# ``ProgressCallback`` bar, ``...1.50it/s]{'loss': nan, ...}``) is numbered by the bar's count
+# (see hf.bar_count). The status is tqdm's ``| n/total [elapsed<remaining, rate...]``
+# (bounded: no backtracking).
+_BAR_STATUS = re.compile(r"\| ?\d{1,12}/\d{1,12} \[[\d:]{4,12}<[^\[\]|]{1,160}\](?=\d)")
 
 def _minimal(keywords: set[bytes]) -> tuple[bytes, ...]:
     """Drop every keyword that contains another: a line holding it is found anyway."""
@@ -216,6 +225,8 @@ class LineParser:
             segments = _block_cut(segments)
         if "Invalid " in text:
             segments = [part for segment in segments for part in _GLUED.split(segment)]
+        if "<" in text and "]" in text:  # (a bar's status: most lines hold no "<")
+            segments = [part for segment in segments for part in _after_bar(segment)]
         out: list[LogEvent] = []
         drawn = ""  # the last segment drawn before this one (a bar a row may interrupt)
         # the bar cleared so far on the line: tqdm's clear is blanks as wide as the bar it
@@ -338,6 +349,22 @@ class LineParser:
         if self.generic is not None:
             return list(self.generic.read(segment, line))
         return []
+
+
+def _after_bar(segment: str) -> list[str]:
+    """``segment`` cut after a tqdm bar's status where a print is glued to it (see
+    ``_BAR_STATUS``), else ``segment`` alone.
+
+    Example:
+        >>> _after_bar("  4%|4         | 4/100 [16:05<6:35:12, 241.05s/it]5/100 -- Loss: nan")
+        ['  4%|4         | 4/100 [16:05<6:35:12, 241.05s/it]', '5/100 -- Loss: nan']
+        >>> _after_bar(" 40%|####      | 4/10 [00:05<00:07,  1.2s/it, loss=0.3]")
+        [' 40%|####      | 4/10 [00:05<00:07,  1.2s/it, loss=0.3]']
+    """
+    found = _BAR_STATUS.search(segment)
+    if found is None:
+        return [segment]
+    return [segment[:found.end()], segment[found.end():]]
 
 
 def _glued_prints(segment: str) -> list[str] | None:
