@@ -152,8 +152,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         trained = trained_module(model, wrapped)
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
-            model=trained, run_name=args.run_name,
+            run_name=args.run_name,
         )
+        self.pipeline.locate.watch(trained)
         run_before_integrations(self)
         self._begin(args, state, model, kwargs.get("optimizer"), compiled=trained is not model,
                     engine=deepspeed_engine(wrapped))

@@ -48,7 +48,6 @@ from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
 
 STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
-_LOG = logging.getLogger(__name__)
 
 
 class AmpDiagnosticHooks:
@@ -95,7 +94,6 @@ class AmpDiagnosticHooks:
         super().__init__()
         self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **options)
         self.pipeline: StepPipeline | None = None
-        self.monitor: Monitor | None = None  # the run's (diagnoses, metrics), from on_fit_start
         self.auto = False  # True when added by the entry point, not by the user
         self._requested_precision: str | None = None  # the Trainer's precision argument
         self._loaded_state: dict[str, Any] | None = None
@@ -114,6 +112,11 @@ class AmpDiagnosticHooks:
         self._validation = ValidationStream()
 
     @property
+    def monitor(self) -> Monitor | None:
+        """The run's Monitor (diagnoses, metrics); None before ``on_fit_start``."""
+        return self.pipeline.monitor if self.pipeline is not None else None
+
+    @property
     def state_key(self) -> str:
         """One key for both namespaces and for explicit or auto-registered instances."""
         return STATE_KEY
@@ -129,7 +132,7 @@ class AmpDiagnosticHooks:
         if self.pipeline is not None:
             self.pipeline.close(wait=False)
         self._reset_run()
-        self.pipeline = self.monitor = None
+        self.pipeline = None
         if self.auto and not computes_in_fp16(trainer, self._requested_precision):
             return
         self.pipeline = StepPipeline(
@@ -140,7 +143,6 @@ class AmpDiagnosticHooks:
         # Lightning never calls the module's forward for a step: the batch is captured in
         # on_train_batch_start and training_step itself is re-run (integrations.lightning_rerun).
         self._capture = watch_training_steps(self.pipeline.locate, trainer)
-        self.monitor = self.pipeline.monitor
         self._start(trainer)
 
     @guarded

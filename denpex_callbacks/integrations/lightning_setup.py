@@ -107,12 +107,10 @@ def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline
     attached: the precision plugin's GradScaler (removed when ``pipeline`` closes), or the
     DeepSpeed engine's optimizer."""
     reader = setup.extra.get("scale_reader")
-    scaler = getattr(trainer.precision_plugin, "scaler", None)
-    if reader == "torch" and scaler_enabled(scaler):
-        scaler_reader = GradScalerReader(scaler, on_error=pipeline.fail)
-        scaler_reader.attach()
-        pipeline.on_close(scaler_reader.detach)
-        return scaler_reader, None
+    if reader == "torch":
+        scaler = getattr(trainer.precision_plugin, "scaler", None)
+        return GradScalerReader.attached(scaler, on_error=pipeline.fail,
+                                         on_close=pipeline.on_close), None
     if reader == "deepspeed":
         return None, DeepSpeedReader(trainer.strategy.deepspeed_engine)
     return None, None

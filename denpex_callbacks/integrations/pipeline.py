@@ -49,9 +49,6 @@ class StepPipeline:
         framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``.
         logger: The framework's logger for diagnosis lines.
         output_dir: The framework's output folder (see :func:`resolve_report_dir`).
-        rank: Global rank (default: :func:`rank_and_world`).
-        world_size: Number of ranks (default: :func:`rank_and_world`).
-        model: The model the locator hooks after AMP006/AMP003.
         run_name: The framework's name of the run, for alerts (HF ``args.run_name``).
 
     Example:
@@ -76,20 +73,15 @@ class StepPipeline:
         framework: str,
         logger: logging.Logger,
         output_dir: str | None = None,
-        rank: int | None = None,
-        world_size: int | None = None,
-        model: Any = None,
         run_name: str | None = None,
     ) -> None:
-        found_rank, found_world = rank_and_world()
-        rank = found_rank if rank is None else rank
-        world_size = found_world if world_size is None else world_size
+        rank, world_size = rank_and_world()
         if config.report_dir is not None:
             config = replace(config, report_dir=resolve_report_dir(config.report_dir, output_dir))
         self.monitor = Monitor(config, rank=rank, world_size=world_size, framework=framework,
                                logger=logger, log_filter=printed_on_rank(rank))
         self.logger = logger
-        self.locate = LocateOnFault(self.monitor, model)
+        self.locate = LocateOnFault(self.monitor)
         self.queue = StepQueue()
         self._cleanups: list[Callable[[], Any]] = []
         self._step_sinks: list[Callable[[Observation], Any]] = []

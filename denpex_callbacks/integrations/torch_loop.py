@@ -29,7 +29,7 @@ from denpex_callbacks.integrations.torch_setup import (
     loop_setup,
 )
 from denpex_callbacks.integrations.torch_steps import Call, LoopSteps, Step
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
@@ -222,13 +222,14 @@ class AmpMonitor:
             for hook in (raw.register_step_post_hook(self.steps.optimizer_stepped),
                          raw.register_step_pre_hook(self._on_optimizer_pre_step)):
                 self.pipeline.on_close(hook.remove)
-            self.protocol.watch_optimizer(raw)
-        new_reader = first_scaler and scaler_enabled(given.scaler)  # (fixed in its __init__)
-        if new_reader:
-            self._reader = GradScalerReader(given.scaler, on_error=self.pipeline.fail)
-            self._reader.before_step = self._poll
-            self._reader.attach()
-            self.protocol.watch(self._reader, [])
+        reader = None
+        if first_scaler:  # (whether it is enabled is fixed in its __init__)
+            reader = GradScalerReader.attached(given.scaler, on_error=self.pipeline.fail,
+                                               on_close=self.pipeline.on_close)
+        if reader is not None:
+            reader.before_step = self._poll
+            self.protocol.watch(reader)
+            self._reader = reader
         if given.models and not objects.models:
             # The locator and the re-run capture take the models as the loop holds them (a
             # compiled wrapper is hooked outside its graph), with every optimizer.
@@ -236,11 +237,13 @@ class AmpMonitor:
                                        loss_fn=self._loss_fn)
             self.autocast.watch(given.models[0])
         objects.models += [module for module in given.models if module not in objects.models]
-        return new_reader
+        return reader is not None
 
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
             self._poll()
+        else:  # an optimizer.step() called around the scaler is a protocol break
+            self.protocol.optimizer_stepping(optimizer)
 
     def _poll(self) -> None:
         """Before an optimizer step changes the parameters: judge the earlier steps whose
@@ -251,9 +254,6 @@ class AmpMonitor:
 
     def _unhook(self) -> None:
         self.autocast.close()
-        if self._reader is not None:
-            self._reader.detach()
-        self.protocol.close()
 
     def _started(self, loss: Any) -> StepPipeline:
         if not self.monitor.started:

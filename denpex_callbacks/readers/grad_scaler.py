@@ -162,6 +162,19 @@ class GradScalerReader:
         # steps before it, so the pipeline judges what has landed (and may re-run it) there.
         self.before_step: Callable[[], Any] | None = None
 
+    @classmethod
+    def attached(cls, scaler: Any, *, on_error: Callable[[], Any],
+                 on_close: Callable[[Callable[[], Any]], Any]) -> GradScalerReader | None:
+        """The run's reader of ``scaler``, attached (None: no enabled GradScaler); its
+        :meth:`detach` is handed to ``on_close``, to run when the run's monitoring ends (every
+        adapter builds its reader here: the pipeline's ``fail`` and ``on_close``)."""
+        if not scaler_enabled(scaler):
+            return None
+        reader = cls(scaler, on_error=on_error)
+        reader.attach()
+        on_close(reader.detach)
+        return reader
+
     # -- what the run is --------------------------------------------------------------------
 
     @property
