@@ -137,9 +137,9 @@ class DeepSpeedMonitor:
             result = original(*args, **kwargs)
             if before is not None and engine.global_steps != before[0]:
                 self._after_step(before[1])  # (a micro-step takes no optimizer step)
-            if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
-                self.should_stop = self.pipeline.decide_stop(
-                    self._vote, int(engine.global_steps)) or self.should_stop
+            # Under "stop" every rank votes at every step, a collective (else: False).
+            self.should_stop = self.pipeline.decide_stop(
+                self._vote, int(engine.global_steps)) or self.should_stop
             return result
 
         return step

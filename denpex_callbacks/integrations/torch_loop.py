@@ -109,6 +109,7 @@ class AmpMonitor:
             self.pipeline.add_step_sink(
                 lambda obs: sink.step(obs, len(self.monitor.faults()), self.monitor.metrics))
         self._stop = False
+        self._vote = all_reduce_vote()
         self.objects = LoopObjects()
         self._precision = precision
         self._loss_fn = loss_fn
@@ -187,9 +188,8 @@ class AmpMonitor:
                            optimizer, model) or []
         if self._polled:
             found, self._polled = self._polled + found, []
-        if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
-            self._stop = self.pipeline.decide_stop(all_reduce_vote(),
-                                                   self.steps.next - 1) or self._stop
+        # Under "stop" every rank votes at every call, a collective (else: False).
+        self._stop = self.pipeline.decide_stop(self._vote, self.steps.next - 1) or self._stop
         return found
 
     def close(self) -> None:
