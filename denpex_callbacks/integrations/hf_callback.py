@@ -27,6 +27,7 @@ from transformers.training_args import TrainingArguments
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.policy import StopVote
 from denpex_callbacks.integrations.evaluation_stream import EvaluationEpisodes, evaluation_finding
 from denpex_callbacks.integrations.hf_forward import ForwardLosses
 from denpex_callbacks.integrations.hf_resume import (
@@ -48,7 +49,7 @@ from denpex_callbacks.integrations.hf_setup import (
 )
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
-from denpex_callbacks.integrations.run_rules import StopVote, all_reduce_vote
+from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.scale_reading import ScaleReading
