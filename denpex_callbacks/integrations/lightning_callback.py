@@ -94,6 +94,7 @@ class AmpDiagnosticHooks:
         super().__init__()
         self.config = build_config(config, on_fault=on_fault, report_dir=report_dir, **options)
         self.pipeline: StepPipeline | None = None
+        self.monitor: Monitor | None = None  # the run's (diagnoses, metrics), from on_fit_start
         self.auto = False  # True when added by the entry point, not by the user
         self._requested_precision: str | None = None  # the Trainer's precision argument
         self._loaded_state: dict[str, Any] | None = None
@@ -111,11 +112,6 @@ class AmpDiagnosticHooks:
         self._validation = ValidationStream()
 
     @property
-    def monitor(self) -> Monitor | None:
-        """The run's Monitor (diagnoses, metrics); None before ``on_fit_start``."""
-        return self.pipeline.monitor if self.pipeline is not None else None
-
-    @property
     def state_key(self) -> str:
         """One key for both namespaces and for explicit or auto-registered instances."""
         return STATE_KEY
@@ -131,7 +127,7 @@ class AmpDiagnosticHooks:
         if self.pipeline is not None:
             self.pipeline.close(wait=False)
         self._reset_run()
-        self.pipeline = None
+        self.pipeline = self.monitor = None
         if self.auto and not computes_in_fp16(trainer, self._requested_precision):
             return
         self.pipeline = StepPipeline(
@@ -142,6 +138,7 @@ class AmpDiagnosticHooks:
         # Lightning never calls the module's forward for a step: the batch is captured in
         # on_train_batch_start and training_step itself is re-run (integrations.lightning_rerun).
         self._capture = watch_training_steps(self.pipeline.locate, trainer)
+        self.monitor = self.pipeline.monitor
         self._start(trainer)
 
     @guarded
@@ -243,8 +240,9 @@ class AmpDiagnosticHooks:
             pl_module.log(name, torch.tensor(value), on_step=True, on_epoch=False, batch_size=1)
 
     def _decide_stop(self, trainer: Any) -> None:
-        # Under "stop" every rank calls the collective at every batch end, whatever its own
-        # state, so no rank waits alone (a disabled monitor votes False; else: False).
+        # Under "stop" (decide_stop is False under the other policies) every rank calls the
+        # collective at every batch end, whatever its own state, so no rank waits alone (a
+        # disabled monitor votes False).
         def vote(wanted: bool) -> bool:
             return bool(trainer.strategy.reduce_boolean_decision(wanted, all=False))
 
