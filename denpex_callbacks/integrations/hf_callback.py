@@ -145,7 +145,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_train_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        self._close()
+        if self.pipeline is not None:  # (trained before: that run is closed first)
+            self.pipeline.close()
         self._reset_run()
         USER_INSTANCES.started(self)
         model = kwargs.get("model")
@@ -192,9 +193,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         self._judge_held(None)
-        self._close()
-
-    def _close(self) -> None:
         if self.pipeline is not None:
             self.pipeline.close()
 
