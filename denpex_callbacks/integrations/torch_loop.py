@@ -119,7 +119,7 @@ class AmpMonitor:
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
         self.protocol = ScalerProtocol(self._flag, lambda: self.steps.next,
                                        self.steps.held_number)
-        self.pipeline.on_close(self._unhook)
+        self.pipeline.on_close(self.autocast.close)
         self._attach(scaler, optimizer, model)
 
     @property
@@ -242,7 +242,7 @@ class AmpMonitor:
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
             self._poll()
-        else:  # an optimizer.step() called around the scaler is a protocol break
+        else:  # (the protocol check: is it called around the scaler?)
             self.protocol.optimizer_stepping(optimizer)
 
     def _poll(self) -> None:
@@ -251,9 +251,6 @@ class AmpMonitor:
         they produced is returned by the next ``monitor.step()``."""
         if len(self.pipeline.queue):
             self._polled += self.pipeline.drain()
-
-    def _unhook(self) -> None:
-        self.autocast.close()
 
     def _started(self, loss: Any) -> StepPipeline:
         if not self.monitor.started:

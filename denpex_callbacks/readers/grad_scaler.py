@@ -175,16 +175,7 @@ class GradScalerReader:
         on_close(reader.detach)
         return reader
 
-    # -- what the run is --------------------------------------------------------------------
-
-    @property
-    def device(self) -> torch.device:
-        """Where the scaler keeps its scale (``"cuda"``, ``"cpu"``...)."""
-        return torch.device(scaler_device(self.scaler) or "cpu")
-
-    def setup(self, setup: RunSetup) -> RunSetup:
-        """Fill the scaler fields of ``setup``."""
-        return scaler_setup(self.scaler, setup)
+    # -- the scaler's protocol state (for the plain loop's checks) -----------------------------
 
     def stage(self, optimizer: Any) -> str | None:
         """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED``, ``STEPPED``."""
