@@ -10,11 +10,17 @@ diagnosis (:meth:`denpex_callbacks.core.monitor.Monitor.act`), so the error carr
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis
 from denpex_callbacks.core.ordering import counts_as_fault
 from denpex_callbacks.core.severity import Severity
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "StopDecision", "StopVote"]
+
+StopVote = Callable[[bool], bool]
+"""One rank's wish to stop in, the ranks' joint decision (any rank wants it) out."""
 
 
 class Policy:
@@ -53,3 +59,36 @@ class Policy:
         self.stop_requested = True
         if self.on_fault == "raise":
             raise AmpDiagnosisError(faults[0])
+
+
+class StopDecision:
+    """Whether to stop after a step under ``on_fault="stop"``: this rank's wish, agreed over
+    ranks by the framework's reduce (every rank must ask at every step: a rank that skipped
+    the collective would hang the others), so the run stops after the same step everywhere;
+    announced once. The vote is the adapter's (Lightning's ``reduce_boolean_decision``, an
+    all_reduce over ``torch.distributed`` elsewhere); the engine enters no collective itself.
+
+    Example:
+        >>> decision = StopDecision(True, rank=0, world_size=1, logger=logging.getLogger("x"))
+        >>> decision.decide(False, None, 3), decision.decide(True, None, 4)
+        (False, True)
+    """
+
+    def __init__(self, stopping: bool, rank: int, world_size: int,
+                 logger: logging.Logger) -> None:
+        self.stopping, self.rank, self.world_size, self.logger = (
+            stopping, rank, world_size, logger)
+        self._announced = False
+
+    def decide(self, wanted: bool, vote: StopVote | None, step: int | None) -> bool:
+        """The ranks' joint decision on this rank's wish (``vote``: None for a single rank)."""
+        if not self.stopping:
+            return False
+        decided = vote(wanted) if vote is not None and self.world_size > 1 else wanted
+        if decided and not self._announced:
+            self._announced = True
+            if wanted or self.rank == 0:
+                self.logger.warning(
+                    "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
+                    step, f"rank {self.rank}" if wanted else "another rank")
+        return decided

@@ -16,6 +16,7 @@ from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.observation import Observation
 
 REPORT_GLOB = "rank*.jsonl"
+OUTPUT_DIR_FIELD = "{output_dir}"
 
 
 def report_path(directory: str | os.PathLike[str], rank: int) -> Path:
@@ -31,6 +32,35 @@ def is_url(path: str | os.PathLike[str]) -> bool:
         (True, True, False)
     """
     return "://" in os.fspath(path)
+
+
+def resolve_report_dir(report_dir: str | None, output_dir: str | None = None) -> str | None:
+    """Where the run reports go: ``report_dir`` taken inside ``output_dir`` when relative.
+
+    Every adapter's rule: the framework's output folder is HF's ``args.output_dir`` or
+    Lightning's ``default_root_dir``; the plain loop and DeepSpeed have none, so theirs is taken
+    from the working directory. ``"{output_dir}"`` in the path is replaced by that folder.
+
+    Args:
+        report_dir: The configured folder (None: no report).
+        output_dir: The framework's output folder (None: the working directory).
+
+    Example:
+        >>> resolve_report_dir("denpex_reports", "out")
+        'out/denpex_reports'
+        >>> resolve_report_dir("{output_dir}/r", "out"), resolve_report_dir("/abs", "out")
+        ('out/r', '/abs')
+        >>> resolve_report_dir("denpex_reports") is None, resolve_report_dir(None, "out")
+        (False, None)
+    """
+    if report_dir is None:
+        return None
+    root = output_dir or "."
+    if OUTPUT_DIR_FIELD in report_dir:
+        return report_dir.replace(OUTPUT_DIR_FIELD, root)
+    if os.path.isabs(report_dir) or output_dir is None:
+        return report_dir
+    return os.path.join(root, report_dir)
 
 
 def new_report_location(directory: str | os.PathLike[str], rank: int) -> str:

@@ -23,12 +23,33 @@ Sink = Callable[[Diagnosis], None]
 # Log records of diagnoses carry this attribute (the id), so a handler can tell them apart.
 DIAGNOSIS_RECORD = "denpex_diagnosis"
 LogFilter = Callable[[Diagnosis], bool]
+# Each rank computes its own loss: these are printed by the rank that sees them. Gradients are
+# all-reduced before the scaler checks them, so scale conditions are alike on every rank.
+PER_RANK_CODES = frozenset({"AMP006", "AMP007"})
 
 _LEVELS = {
     Severity.INFO: logging.INFO,
     Severity.WARNING: logging.WARNING,
     Severity.ERROR: logging.ERROR,
 }
+
+
+def printed_on_rank(rank: int) -> LogFilter | None:
+    """Which diagnoses rank ``rank`` prints (None: all of them, on rank 0).
+
+    A rank's own loss conditions (:data:`PER_RANK_CODES`) are printed by the rank that found
+    them (the line names it); conditions every rank sees alike (the shared loss scale, the
+    setup) by rank 0 only. Every rank writes all of them to its own report.
+
+    Example:
+        >>> from denpex_callbacks.core.diagnosis import Finding
+        >>> on_1 = printed_on_rank(1)
+        >>> [on_1(Diagnosis.from_finding(Finding(c, 1, ""))) for c in ("AMP006", "AMP003")]
+        [True, False]
+    """
+    if rank == 0:
+        return None
+    return lambda diagnosis: diagnosis.code in PER_RANK_CODES
 
 
 class LogSink:
@@ -41,7 +62,7 @@ class LogSink:
     Args:
         logger: Where lines go.
         log_filter: Says which diagnoses this process prints (all when None); see
-            :func:`denpex_callbacks.integrations.pipeline.printed_on_rank`.
+            :func:`printed_on_rank`.
         log_format: ``"line"`` or ``"full"``.
 
     Example:

@@ -46,7 +46,7 @@ from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 
@@ -71,7 +71,7 @@ class DeepSpeedMonitor:
     def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
         refuse_pipeline_engine(engine)
         self.engine = engine
-        self.pipeline: StepPipeline | None = StepPipeline(
+        self.pipeline = StepPipeline(
             config, framework="deepspeed", logger=logger or deepspeed_logger)
         # ZeRO and DeepSpeed's fp16 optimizer write the parameters through flat buffers they
         # were re-pointed at, which leaves their version counters alone (checked on 0.16.8-0.19.8,
@@ -92,9 +92,7 @@ class DeepSpeedMonitor:
 
     def start(self) -> DeepSpeedMonitor:
         """Read the run's setup, run the start-up lints and wrap the engine's methods."""
-        pipeline = self.pipeline
-        assert pipeline is not None
-        pipeline.start(lambda: engine_setup(self.engine))
+        self.pipeline.start(lambda: engine_setup(self.engine))
         self._find_reader()
         if self._reader is not None:
             self._reader.watch_backward(self.engine, self._add_loss)
@@ -106,23 +104,18 @@ class DeepSpeedMonitor:
     @guarded
     def _find_reader(self) -> None:
         pipeline = self.pipeline
-        assert pipeline is not None
         self._reader = DeepSpeedReader(self.engine)
         self._reader.watch_exit(self._ended)
         pipeline.on_close(self._reader.unwatch)
-        grad_scaler = self._reader.grad_scaler
-        if scaler_enabled(grad_scaler):
-            self._scaler = GradScalerReader(grad_scaler, on_error=pipeline.fail)
-            self._scaler.attach()
-            pipeline.on_close(self._scaler.detach)
+        self._scaler = GradScalerReader.attached(self._reader.grad_scaler, on_error=pipeline.fail,
+                                                 on_close=pipeline.on_close)
         sink = getattr(self.engine, "monitor", None)
         if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
             pipeline.add_step_sink(functools.partial(self._write_metrics, sink))
 
     def close(self) -> None:
         """Judge the steps still in flight and write the report's summary. Safe to call twice."""
-        if self.pipeline is not None:
-            self.pipeline.close()
+        self.pipeline.close()
 
     def detach(self) -> None:
         """Close, and give the engine back its own ``backward`` and ``step``."""
@@ -144,9 +137,9 @@ class DeepSpeedMonitor:
             result = original(*args, **kwargs)
             if before is not None and engine.global_steps != before[0]:
                 self._after_step(before[1])  # (a micro-step takes no optimizer step)
-            if self.monitor.config.on_fault == "stop":  # every rank, every step: a collective
-                self.should_stop = (self.pipeline is not None and self.pipeline.decide_stop(
-                    self._vote, int(engine.global_steps))) or self.should_stop
+            # Under "stop" every rank votes at every step, a collective (else: False).
+            self.should_stop = self.pipeline.decide_stop(
+                self._vote, int(engine.global_steps)) or self.should_stop
             return result
 
         return step
@@ -156,14 +149,14 @@ class DeepSpeedMonitor:
         """(global_steps, the scale the step's backward used), just before ``engine.step``;
         the last moment the parameters are the earlier steps', so what has landed is judged
         (a failing step can still be re-run)."""
-        assert self.pipeline is not None and self._reader is not None
+        assert self._reader is not None
         self.pipeline.drain()
         return int(self.engine.global_steps), self._reader.before()
 
     @guarded
     def _after_step(self, scale_before: float | None) -> None:
         pipeline, reader = self.pipeline, self._reader
-        assert pipeline is not None and reader is not None
+        assert reader is not None
         engine = self.engine
         readings = self._scaler.take() if self._scaler is not None else []
         reading = readings[-1] if readings else reader.after(scale_before)
@@ -174,7 +167,7 @@ class DeepSpeedMonitor:
         """DeepSpeed's optimizer step raised (its exit at the minimum scale): the step it
         refused was skipped at the scale it had."""
         before = self._before
-        if before is not None and self.pipeline is not None:
+        if before is not None:
             self.pipeline.framework_ended(before[0] + 1, ScaleReading(
                 scale_before=before[1], scale_after=before[1], skipped=True,
                 loss=self._losses.take(mean=True)), error)

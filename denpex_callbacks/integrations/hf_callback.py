@@ -27,6 +27,7 @@ from transformers.training_args import TrainingArguments
 
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.core.policy import StopVote
 from denpex_callbacks.integrations.evaluation_stream import EvaluationEpisodes, evaluation_finding
 from denpex_callbacks.integrations.hf_forward import ForwardLosses
 from denpex_callbacks.integrations.hf_resume import (
@@ -48,7 +49,7 @@ from denpex_callbacks.integrations.hf_setup import (
 )
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
-from denpex_callbacks.integrations.run_rules import StopVote, all_reduce_vote
+from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.scale_reading import ScaleReading
@@ -144,7 +145,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def on_train_begin(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
-        self._close()
+        if self.pipeline is not None:  # (trained before: that run is closed first)
+            self.pipeline.close()
         self._reset_run()
         USER_INSTANCES.started(self)
         model = kwargs.get("model")
@@ -152,8 +154,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         trained = trained_module(model, wrapped)
         self.pipeline = StepPipeline(
             self.config, framework="hf", logger=LOGGER, output_dir=str(args.output_dir or "."),
-            model=trained, run_name=args.run_name,
+            run_name=args.run_name,
         )
+        self.pipeline.locate.watch(trained)
         run_before_integrations(self)
         self._begin(args, state, model, kwargs.get("optimizer"), compiled=trained is not model,
                     engine=deepspeed_engine(wrapped))
@@ -190,9 +193,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
         self._judge_held(None)
-        self._close()
-
-    def _close(self) -> None:
         if self.pipeline is not None:
             self.pipeline.close()
 

@@ -81,12 +81,8 @@ def scale_readers(
         scaler = deepspeed_reader.grad_scaler  # torch_autocast mode keeps a GradScaler
     else:
         scaler = getattr(optimizer, "scaler", None)
-    if not torch_scaler.scaler_enabled(scaler):
-        return deepspeed_reader, None
-    scaler_reader = torch_scaler.GradScalerReader(scaler, on_error=pipeline.fail)
-    scaler_reader.attach()
-    pipeline.on_close(scaler_reader.detach)
-    return deepspeed_reader, scaler_reader
+    return deepspeed_reader, torch_scaler.GradScalerReader.attached(
+        scaler, on_error=pipeline.fail, on_close=pipeline.on_close)
 
 
 def _warmup_steps(args: TrainingArguments) -> int | None:

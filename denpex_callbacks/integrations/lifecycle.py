@@ -18,28 +18,16 @@ import logging
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
+
+if TYPE_CHECKING:
+    from denpex_callbacks.integrations.pipeline import StepPipeline
 
 __all__ = ["Guard", "guarded", "keep_until_exit"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
-
-
-class Guarded(Protocol):
-    """What the guard needs of a pipeline."""
-
-    logger: logging.Logger
-
-    @property
-    def active(self) -> bool: ...
-
-    def fail(self) -> None: ...
-
-    def guard(self) -> Guard: ...
-
-    def close(self, *, wait: bool = True) -> Any: ...
 
 
 class Guard:
@@ -49,7 +37,7 @@ class Guard:
 
     __slots__ = ("_pipeline",)
 
-    def __init__(self, pipeline: Guarded) -> None:
+    def __init__(self, pipeline: StepPipeline) -> None:
         self._pipeline = pipeline
 
     def __enter__(self) -> None:
@@ -81,7 +69,7 @@ def guarded(method: _Method) -> _Method:
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        pipeline: Guarded | None = self.pipeline
+        pipeline: StepPipeline | None = self.pipeline
         if pipeline is None or not pipeline.active:
             return None
         with pipeline.guard():
@@ -95,7 +83,7 @@ def guarded(method: _Method) -> _Method:
 _LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def keep_until_exit(pipeline: Guarded, *, done: bool = False) -> None:
+def keep_until_exit(pipeline: StepPipeline, *, done: bool = False) -> None:
     """Close ``pipeline`` at interpreter exit if it is still open then (``done``: it closed)."""
     if done:
         _LIVE.discard(pipeline)

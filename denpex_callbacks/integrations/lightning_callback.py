@@ -48,7 +48,6 @@ from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
 
 STATE_KEY = "AmpDiagnosticCallback"  # the same under both namespaces: checkpoints interchange
-_LOG = logging.getLogger(__name__)
 
 
 class AmpDiagnosticHooks:
@@ -110,7 +109,6 @@ class AmpDiagnosticHooks:
         self._losses = LossSum()  # batch losses, where no scaler sees the loss
         # The re-run capture of each batch, ((batch, batch_idx), {}) (None: re-running off).
         self._capture: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None
-        self._stopping = self.config.on_fault == "stop"  # a vote at every batch end
         self._validation = ValidationStream()
 
     @property
@@ -195,8 +193,7 @@ class AmpDiagnosticHooks:
     ) -> None:
         """Hand this batch's optimizer steps to the pipeline, log metrics, vote on stopping."""
         self._batch_end(trainer, pl_module, outputs)
-        if self._stopping:
-            self._decide_stop(trainer)
+        self._decide_stop(trainer)
 
     @guarded
     def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
@@ -243,8 +240,9 @@ class AmpDiagnosticHooks:
             pl_module.log(name, torch.tensor(value), on_step=True, on_epoch=False, batch_size=1)
 
     def _decide_stop(self, trainer: Any) -> None:
-        # Every rank calls the collective at every batch end, whatever its own state, so no
-        # rank waits alone (a disabled monitor votes False).
+        # Under "stop" (decide_stop is False under the other policies) every rank calls the
+        # collective at every batch end, whatever its own state, so no rank waits alone (a
+        # disabled monitor votes False).
         def vote(wanted: bool) -> bool:
             return bool(trainer.strategy.reduce_boolean_decision(wanted, all=False))
 

@@ -6,7 +6,6 @@ computed (:class:`ValidationStream`), where a stop checkpoint goes. Shared by bo
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ import torch
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.integrations.evaluation_stream import (
     EvaluationEpisodes,
     EvaluationLosses,
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ValidationStream",
     "computes_in_fp16",
-    "framework_version",
     "logs_this_step",
     "loss_of",
     "namespace_of",
@@ -69,9 +68,11 @@ Args:
 """
     plugin = trainer.precision_plugin
     flag = str(getattr(plugin, "precision", "") or "")
+    # The version of the package whose Trainer runs, read as HF's and the header's are.
+    package = "pytorch-lightning" if namespace_of(trainer) == "pytorch_lightning" else "lightning"
     setup = RunSetup(
         framework="lightning",
-        framework_version=framework_version(trainer),
+        framework_version=package_versions("lightning").get(package),
         requested_precision=requested_precision or flag or None,
         extra={
             "precision_plugin": type(plugin).__name__,
@@ -107,12 +108,10 @@ def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline
     attached: the precision plugin's GradScaler (removed when ``pipeline`` closes), or the
     DeepSpeed engine's optimizer."""
     reader = setup.extra.get("scale_reader")
-    scaler = getattr(trainer.precision_plugin, "scaler", None)
-    if reader == "torch" and scaler_enabled(scaler):
-        scaler_reader = GradScalerReader(scaler, on_error=pipeline.fail)
-        scaler_reader.attach()
-        pipeline.on_close(scaler_reader.detach)
-        return scaler_reader, None
+    if reader == "torch":
+        scaler = getattr(trainer.precision_plugin, "scaler", None)
+        return GradScalerReader.attached(scaler, on_error=pipeline.fail,
+                                         on_close=pipeline.on_close), None
     if reader == "deepspeed":
         return None, DeepSpeedReader(trainer.strategy.deepspeed_engine)
     return None, None
@@ -146,14 +145,6 @@ def save_stop_checkpoint(trainer: Any) -> None:
 def namespace_of(trainer: Any) -> str:
     module = type(trainer).__module__
     return "pytorch_lightning" if module.startswith("pytorch_lightning") else "lightning.pytorch"
-
-
-def framework_version(trainer: Any) -> str | None:
-    top = namespace_of(trainer).split(".")[0]
-    try:
-        return str(importlib.import_module(top).__version__)
-    except (ImportError, AttributeError):
-        return None
 
 
 def logs_this_step(trainer: Any, global_step: int) -> bool:

@@ -6,7 +6,8 @@ reading of the run's scale reader; the rest is the pipeline's, in the order DESI
 snapshot (device boundary) -> Observation -> engine and sinks -> locate, re-run -> policy, with
 the one guard and lifecycle of :mod:`~denpex_callbacks.integrations.lifecycle` (the
 cleanups an adapter registers with :meth:`StepPipeline.on_close` run when it closes or fails)
-and the rules every adapter shares (:mod:`~denpex_callbacks.integrations.run_rules`).
+and the rules every adapter shares (the report folder, what a rank prints, the stop
+decision: :mod:`~denpex_callbacks.core`'s ``report``, ``sinks``, ``policy``).
 """
 
 from __future__ import annotations
@@ -25,15 +26,12 @@ from denpex_callbacks.core.diagnosis import AmpDiagnosisError, Diagnosis, Findin
 from denpex_callbacks.core.framework_exits import ends_the_run, read_exit
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.policy import StopDecision, StopVote
+from denpex_callbacks.core.report import resolve_report_dir
 from denpex_callbacks.core.run_setup import RunSetup
+from denpex_callbacks.core.sinks import printed_on_rank
 from denpex_callbacks.integrations.lifecycle import Guard, keep_until_exit
-from denpex_callbacks.integrations.run_rules import (
-    StopDecision,
-    StopVote,
-    printed_on_rank,
-    rank_and_world,
-    resolve_report_dir,
-)
+from denpex_callbacks.integrations.run_rules import rank_and_world
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.scale_reading import ScaleReading
 from denpex_callbacks.readers.step_queue import StepQueue, observation_of, quiet_taken
@@ -49,9 +47,6 @@ class StepPipeline:
         framework: ``torch``, ``hf``, ``lightning`` or ``deepspeed``.
         logger: The framework's logger for diagnosis lines.
         output_dir: The framework's output folder (see :func:`resolve_report_dir`).
-        rank: Global rank (default: :func:`rank_and_world`).
-        world_size: Number of ranks (default: :func:`rank_and_world`).
-        model: The model the locator hooks after AMP006/AMP003.
         run_name: The framework's name of the run, for alerts (HF ``args.run_name``).
 
     Example:
@@ -76,20 +71,15 @@ class StepPipeline:
         framework: str,
         logger: logging.Logger,
         output_dir: str | None = None,
-        rank: int | None = None,
-        world_size: int | None = None,
-        model: Any = None,
         run_name: str | None = None,
     ) -> None:
-        found_rank, found_world = rank_and_world()
-        rank = found_rank if rank is None else rank
-        world_size = found_world if world_size is None else world_size
+        rank, world_size = rank_and_world()
         if config.report_dir is not None:
             config = replace(config, report_dir=resolve_report_dir(config.report_dir, output_dir))
         self.monitor = Monitor(config, rank=rank, world_size=world_size, framework=framework,
                                logger=logger, log_filter=printed_on_rank(rank))
         self.logger = logger
-        self.locate = LocateOnFault(self.monitor, model)
+        self.locate = LocateOnFault(self.monitor)
         self.queue = StepQueue()
         self._cleanups: list[Callable[[], Any]] = []
         self._step_sinks: list[Callable[[Observation], Any]] = []
@@ -263,9 +253,9 @@ class StepPipeline:
         self.close(wait=False)
 
     def decide_stop(self, vote: StopVote | None, step: int | None = None) -> bool:
-        """Whether to stop after this step (:class:`~denpex_callbacks.integrations.run_rules.
-        StopDecision`): under ``on_fault="stop"`` with several ranks every rank calls it at
-        every optimizer step, with monitoring off too (it then votes False)."""
+        """Whether to stop after this step (:class:`~denpex_callbacks.core.policy.StopDecision`):
+        under ``on_fault="stop"`` with several ranks every rank calls it at every optimizer
+        step, with monitoring off too (it then votes False)."""
         return self._stop.decide(self.monitor.stop_requested, vote, step)
 
     def close(self, *, wait: bool = True) -> list[Diagnosis]:

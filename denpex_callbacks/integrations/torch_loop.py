@@ -29,7 +29,7 @@ from denpex_callbacks.integrations.torch_setup import (
     loop_setup,
 )
 from denpex_callbacks.integrations.torch_steps import Call, LoopSteps, Step
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr, scaler_enabled
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 
 __all__ = ["AmpMonitor"]
 LOGGER = logging.getLogger("denpex_callbacks")
@@ -109,6 +109,7 @@ class AmpMonitor:
             self.pipeline.add_step_sink(
                 lambda obs: sink.step(obs, len(self.monitor.faults()), self.monitor.metrics))
         self._stop = False
+        self._vote = all_reduce_vote()
         self.objects = LoopObjects()
         self._precision = precision
         self._loss_fn = loss_fn
@@ -118,7 +119,7 @@ class AmpMonitor:
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
         self.protocol = ScalerProtocol(self._flag, lambda: self.steps.next,
                                        self.steps.held_number)
-        self.pipeline.on_close(self._unhook)
+        self.pipeline.on_close(self.autocast.close)
         self._attach(scaler, optimizer, model)
 
     @property
@@ -187,9 +188,8 @@ class AmpMonitor:
                            optimizer, model) or []
         if self._polled:
             found, self._polled = self._polled + found, []
-        if self.monitor.config.on_fault == "stop":  # every rank, every call: a collective
-            self._stop = self.pipeline.decide_stop(all_reduce_vote(),
-                                                   self.steps.next - 1) or self._stop
+        # Under "stop" every rank votes at every call, a collective (else: False).
+        self._stop = self.pipeline.decide_stop(self._vote, self.steps.next - 1) or self._stop
         return found
 
     def close(self) -> None:
@@ -222,13 +222,14 @@ class AmpMonitor:
             for hook in (raw.register_step_post_hook(self.steps.optimizer_stepped),
                          raw.register_step_pre_hook(self._on_optimizer_pre_step)):
                 self.pipeline.on_close(hook.remove)
-            self.protocol.watch_optimizer(raw)
-        new_reader = first_scaler and scaler_enabled(given.scaler)  # (fixed in its __init__)
-        if new_reader:
-            self._reader = GradScalerReader(given.scaler, on_error=self.pipeline.fail)
-            self._reader.before_step = self._poll
-            self._reader.attach()
-            self.protocol.watch(self._reader, [])
+        reader = None
+        if first_scaler:  # (whether it is enabled is fixed in its __init__)
+            reader = GradScalerReader.attached(given.scaler, on_error=self.pipeline.fail,
+                                               on_close=self.pipeline.on_close)
+        if reader is not None:
+            reader.before_step = self._poll
+            self.protocol.watch(reader)
+            self._reader = reader
         if given.models and not objects.models:
             # The locator and the re-run capture take the models as the loop holds them (a
             # compiled wrapper is hooked outside its graph), with every optimizer.
@@ -236,11 +237,13 @@ class AmpMonitor:
                                        loss_fn=self._loss_fn)
             self.autocast.watch(given.models[0])
         objects.models += [module for module in given.models if module not in objects.models]
-        return new_reader
+        return reader is not None
 
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
             self._poll()
+        else:  # (the protocol check: is it called around the scaler?)
+            self.protocol.optimizer_stepping(optimizer)
 
     def _poll(self) -> None:
         """Before an optimizer step changes the parameters: judge the earlier steps whose
@@ -248,12 +251,6 @@ class AmpMonitor:
         they produced is returned by the next ``monitor.step()``."""
         if len(self.pipeline.queue):
             self._polled += self.pipeline.drain()
-
-    def _unhook(self) -> None:
-        self.autocast.close()
-        if self._reader is not None:
-            self._reader.detach()
-        self.protocol.close()
 
     def _started(self, loss: Any) -> StepPipeline:
         if not self.monitor.started:

@@ -4,9 +4,10 @@ torch raises on some protocol breaks (``step()`` twice without ``update()``, ``u
 without ``step()``, fp16 gradients to unscale) and says nothing about others (an optimizer
 stepped around the scaler, ``update()`` never called). :class:`ScalerProtocol` hears the
 scaler's calls from its reader (:class:`~denpex_callbacks.readers.grad_scaler.GradScalerReader`)
-and the optimizers' public step pre-hooks, so that an AMP002/AMP012 diagnosis is written
-*before* torch's RuntimeError ends the run: where torch checks, its error is caught, the state
-(which torch leaves as it was) read and the diagnosis reported, and the error goes on unchanged.
+and each ``optimizer.step()`` from the loop's optimizer pre-hook, so that an AMP002/AMP012
+diagnosis is written *before* torch's RuntimeError ends the run: where torch checks, its error
+is caught, the state (which torch leaves as it was) read and the diagnosis reported, and the
+error goes on unchanged.
 Where the loop calls ``monitor.step()`` is no protocol matter: the reader takes each step's
 reading at ``update()`` itself.
 """
@@ -38,25 +39,11 @@ class ScalerProtocol:
         self.step_now = step_now
         self.held_step = held_step
         self.reader: GradScalerReader | None = None
-        self._hooks: list[Any] = []
 
-    def watch(self, reader: GradScalerReader, optimizers: list[Any]) -> None:
-        """Hear ``reader``'s scaler calls, and ``optimizer.step()`` called around the scaler."""
+    def watch(self, reader: GradScalerReader) -> None:
+        """Hear ``reader``'s scaler calls."""
         self.reader = reader
         reader.observer = self
-        for optimizer in optimizers:
-            self.watch_optimizer(optimizer)
-
-    def watch_optimizer(self, optimizer: Any) -> None:
-        """Notice ``optimizer.step()`` called around the scaler (its public pre-hook)."""
-        if hasattr(optimizer, "register_step_pre_hook"):
-            self._hooks.append(optimizer.register_step_pre_hook(self._on_optimizer_step))
-
-    def close(self) -> None:
-        """Remove the optimizers' hooks."""
-        for hook in self._hooks:
-            hook.remove()
-        self._hooks.clear()
 
     # -- what the reader tells (ScalerObserver) --------------------------------------------------
 
@@ -125,7 +112,9 @@ class ScalerProtocol:
             "adapts (and a next scaler.step() would raise)",
             {"call": "update() missing", "stage": "STEPPED"}, step=held)
 
-    def _on_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+    def optimizer_stepping(self, optimizer: Any) -> None:
+        """An ``optimizer.step()`` begins (the loop's pre-hook): a protocol break when it is
+        called around the scaler, on gradients the scaler scaled."""
         reader = self.reader
         if reader is None or reader.in_step or not reader.scaled:
             return

@@ -162,16 +162,20 @@ class GradScalerReader:
         # steps before it, so the pipeline judges what has landed (and may re-run it) there.
         self.before_step: Callable[[], Any] | None = None
 
-    # -- what the run is --------------------------------------------------------------------
+    @classmethod
+    def attached(cls, scaler: Any, *, on_error: Callable[[], Any],
+                 on_close: Callable[[Callable[[], Any]], Any]) -> GradScalerReader | None:
+        """The run's reader of ``scaler``, attached (None: no enabled GradScaler); its
+        :meth:`detach` is handed to ``on_close``, to run when the run's monitoring ends (every
+        adapter builds its reader here: the pipeline's ``fail`` and ``on_close``)."""
+        if not scaler_enabled(scaler):
+            return None
+        reader = cls(scaler, on_error=on_error)
+        reader.attach()
+        on_close(reader.detach)
+        return reader
 
-    @property
-    def device(self) -> torch.device:
-        """Where the scaler keeps its scale (``"cuda"``, ``"cpu"``...)."""
-        return torch.device(scaler_device(self.scaler) or "cpu")
-
-    def setup(self, setup: RunSetup) -> RunSetup:
-        """Fill the scaler fields of ``setup``."""
-        return scaler_setup(self.scaler, setup)
+    # -- the scaler's protocol state (for the plain loop's checks) -----------------------------
 
     def stage(self, optimizer: Any) -> str | None:
         """The scaler's protocol stage for ``optimizer``: ``READY``, ``UNSCALED``, ``STEPPED``."""

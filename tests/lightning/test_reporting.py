@@ -141,7 +141,7 @@ def test_other_ranks_print_only_their_own_loss_conditions(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from denpex_callbacks import Monitor, MonitorConfig, Observation
-    from denpex_callbacks.integrations.pipeline import printed_on_rank
+    from denpex_callbacks.core.sinks import printed_on_rank
 
     logger = logging.getLogger("lightning.pytorch.callbacks.amp_diagnostic")
     printed: dict[int, list[str]] = {}
