@@ -148,8 +148,11 @@ _NET_OUTPUTS = re.compile(
     r"\s*Tensor\(shape=\[\d*\], dtype=Bool, value=\s*\[?\s*(True|False)\]?\),"
     r"\s*Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\)\)")
 _NAMED_OUTPUTS = r"loss: \1, overflow cond: \2, loss_scale: \3"
-# A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
-_DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
+# A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns):
+# the run of key characters before the line's last separator, matched on the reversed line.
+# (A forward search for ``[A-Za-z][\w./-]*\s*[:=]\s*$`` retries from every letter of a long
+# token, a base64 blob or a digest, to its end: quadratic in the token's length.)
+_KEY_RUN_REVERSED = re.compile(r"[\w./-]*")
 # A statistic as NVlabs' ``torch_utils/training_stats.py`` ``Collector.as_dict()`` keeps it,
 # ``NAME = EasyDict(num=..., mean=..., std=...)``, which StyleGAN2-ADA, StyleGAN3, EDM and
 # their descendants write to ``stats.jsonl`` once a tick (``json.dumps(dict(stats_dict,
@@ -2772,8 +2775,17 @@ def dangling_key(text: str) -> bool:
         >>> dangling_key("Epoch 1/9 ━━━━ 10/10 0:00:01 9.80it/s v_num: 0 train_loss:")
         True
     """
-    found = _DANGLING.search(text)
-    return found is not None and lexicon.role(found.group(1)) is not None
+    body = text.rstrip()
+    # Cheap guard first: only a line whose last non-blank character is a separator can end
+    # with a key and no value; nearly every line is turned away here.
+    if not body.endswith((":", "=")):
+        return False
+    before = body[:-1].rstrip()
+    run = _KEY_RUN_REVERSED.match(before[::-1])
+    key_chars = run.group()[::-1] if run is not None else ""
+    # The key starts at the run's first ASCII letter (a name, not a number's digits).
+    start = next((i for i, c in enumerate(key_chars) if c.isascii() and c.isalpha()), None)
+    return start is not None and lexicon.role(key_chars[start:]) is not None
 
 
 def starts_with_value(text: str) -> bool:
