@@ -696,6 +696,7 @@ class MetricReader:
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
         self.last_scale_spelled: str | None = None  # the last loss scale above 0, as printed
+        self.last_scale_at: tuple[int, str | None] | None = None  # its step (and epoch's text)
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
@@ -1330,7 +1331,9 @@ class MetricReader:
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
             epoch_row = printed is None and step is not None
-        scale, scale_below = self._scale(values.get(lexicon.SCALE), metrics.scale_spelled)
+        scale, scale_below = self._scale(values.get(lexicon.SCALE), metrics.scale_spelled,
+                                         None if epoch_row else step,
+                                         metrics.keys.get("epoch_text"))
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
             # A bare scale is read only on a training step's line (a step or a loss beside
@@ -1407,17 +1410,24 @@ class MetricReader:
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
 
-    def _scale(self, scale: float | None, spelled: str) -> tuple[float | None, float | None]:
+    def _scale(self, scale: float | None, spelled: str, step: int | None,
+               epoch_text: str | None) -> tuple[float | None, float | None]:
         """A loss scale as read and, for one printed as 0 by a column that rounds
         (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``), the bound it
         is below (``scale_prints.rounded_zero``); such a scale reads as the most that prints
         so, half that bound: halving never reaches an exact 0 between two prints. A column
-        that prints full precision (``0.0`` after ``1.52587890625e-05``) shows an exact 0."""
+        that prints full precision (``0.0`` after ``1.52587890625e-05``) shows an exact 0,
+        and so does one whose last scale could not have halved below what prints as 0 in
+        the steps between (``step`` a step, not an epoch: a scaler halves once a step)."""
         if scale == 0.0:
-            below = rounded_zero(spelled, self.last_scale_spelled)
+            last = self.last_scale_at
+            halvings = (step - last[0] if step is not None and last is not None
+                        and last[1] == epoch_text and step > last[0] else None)
+            below = rounded_zero(spelled, self.last_scale_spelled, halvings)
             return (scale, None) if below is None else (0.5 * below, below)
         if scale is not None and 0.0 < scale < math.inf:
             self.last_scale_spelled = spelled
+            self.last_scale_at = None if step is None else (step, epoch_text)
         return scale, None
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:

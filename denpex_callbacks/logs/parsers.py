@@ -135,8 +135,11 @@ class LineParser:
         # The parse functions themselves: one attribute lookup per family and segment less.
         # Lightning's bars are read across lines (a 1.x bar counts validation batches too).
         self._lightning = lightning.Bars()
+        # Megatron's printed scale is judged by the one printed before it (megatron.Scales).
+        self._megatron = megatron.Scales()
         self._parsers = tuple((self._message if family is known_messages
-                               else self._lightning.parse if family is lightning else family.parse,
+                               else self._lightning.parse if family is lightning
+                               else self._megatron_line if family is megatron else family.parse,
                                family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
@@ -279,6 +282,10 @@ class LineParser:
         self._numbered_last = number
         self._numbered_run += 1
         return self._numbered_run >= _LINE_NUMBERS
+
+    def _megatron_line(self, text: str) -> list[LogEvent]:
+        """Megatron-LM's events on one segment, its scale judged across the log's lines."""
+        return megatron.parse(text, self._megatron)
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end."""

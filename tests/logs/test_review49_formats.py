@@ -95,9 +95,6 @@ def test_pandas_series_and_candle_controls(tmp_path: Path) -> None:
     assert faults(tmp_path, candle_rows(700)) == [("AMP006", 700)]
 
 
-@pytest.mark.xfail(strict=True, reason="megatron reads every 'loss scale: 0.0' as a scale the "
-                   "{:.1f} print rounded (AMP004 warning), even one iteration after 1.0 with no "
-                   "skipped iteration: a halving scaler cannot get there, the scale is 0")
 def test_megatron_zero_one_iteration_after_one_is_exactly_zero(tmp_path: Path) -> None:
     """Megatron-LM at ``--log-interval 1``: ``loss scale: {:.1f}`` 1.0, then 0.0 on the next
     iteration, ``number of skipped iterations: 0`` (no back-off happened)."""
@@ -108,15 +105,38 @@ def test_megatron_zero_one_iteration_after_one_is_exactly_zero(tmp_path: Path) -
         ("AMP004", 41, "error")]
 
 
+def test_megatron_zero_after_an_interval_without_skips_is_exactly_zero(tmp_path: Path) -> None:
+    """At ``--log-interval 10`` the same: ten iterations between the prints, but the line
+    counts none skipped, and Megatron's scaler backs off only on a skipped iteration."""
+    lines = ([megatron_line(i, scale=1.0) for i in range(10, 410, 10)]
+             + [megatron_line(i, scale=0.0) for i in range(410, 600, 10)])
+    result = diagnose_lines(tmp_path, lines)
+    assert [(d.code, d.step, str(d.severity)) for d in result.faults] == [
+        ("AMP004", 410, "error")]
+
+
+def test_megatron_rounded_zero_controls(tmp_path: Path) -> None:
+    """Controls at ``--log-interval 10``: 1.0, then 0.0 over an interval that skipped 5
+    iterations (1.0 halved 5 times is 0.03, printed 0.0), and a zero after lines cut from the
+    excerpt (40 iterations between, as many halvings) are scales below 0.1, a warning; a
+    static 4096 stays silent."""
+    lines = [megatron_line(i, scale=1.0) for i in range(10, 410, 10)] + [
+        megatron_line(i, scale=0.0, skipped=5 if i == 410 else 0) for i in range(410, 600, 10)]
+    cut = [megatron_line(i, scale=1.0) for i in range(10, 410, 10)] + [
+        megatron_line(i, scale=0.0) for i in range(450, 600, 10)]
+    for excerpt in (lines, cut):
+        result = diagnose_lines(tmp_path, excerpt)
+        assert ("AMP004", "warning") in [(d.code, str(d.severity)) for d in result.faults]
+        assert ("AMP004", "error") not in [(d.code, str(d.severity)) for d in result.faults]
+    assert faults(tmp_path, [megatron_line(i, scale=4096.0) for i in range(10, 600, 10)]) == []
+
+
 def loop_scale(step: int, scale: float) -> str:
     """A loop's ``print(f"step {step} loss {loss:.4f} loss_scale {scaler.get_scale():.0f}")``
     (torch ``GradScaler.get_scale`` returns a Python float)."""
     return f"step {step} loss {2.5 - step / 1000:.4f} loss_scale {scale:.0f}"
 
 
-@pytest.mark.xfail(strict=True, reason="scale_prints.rounded_zero judges a 0 by the column's "
-                   "decimals only: 8 then 0 one step later is read as a scale below 1 (AMP004 "
-                   "warning), though one halving of 8 prints 4: the scale is 0")
 def test_loop_zero_one_step_after_eight_is_exactly_zero(tmp_path: Path) -> None:
     """``{:.0f}`` of 8.0 for 30 steps, then of 0.0 (``scaler.update(new_scale=0.0)``)."""
     lines = [loop_scale(s, 8.0) for s in range(1, 31)] + [loop_scale(s, 0.0)
