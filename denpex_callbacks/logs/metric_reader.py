@@ -31,7 +31,7 @@ from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
-from denpex_callbacks.logs.bare_columns import BareColumns
+from denpex_callbacks.logs.bare_columns import BareColumns, series_footer
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
@@ -708,6 +708,7 @@ class MetricReader:
         self.handed: deque[tuple[int, str]] = deque(maxlen=NOISE_BETWEEN + 2)
         # bare step/value rows read line after line: a NaN one whose NaN cannot be pandas'
         self.bare_columns = BareColumns()
+        self.bare_held: list[MetricEvent] = []  # a bare NaN row's events, its run not ended
 
     @property
     def notations(self) -> dict[str, int]:
@@ -925,8 +926,19 @@ class MetricReader:
 
     def finish(self) -> list[MetricEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule, a dict or a mapping without its last row: an excerpt cut there)."""
-        return self._end_record(0) + self._end_dict() + self._end_mapping(0)
+        closing rule, a dict or a mapping without its last row, bare rows' NaN: an excerpt
+        cut there)."""
+        held, self.bare_held = self.bare_held, []
+        return held + self._end_record(0) + self._end_dict() + self._end_mapping(0)
+
+    def release_bare(self, text: str, line: int) -> list[MetricEvent]:
+        """The bare rows' NaN events held (:attr:`bare_held`) once ``line`` ends their run,
+        before its own: none where the run goes on, or where ``line`` is pandas' Series
+        footer (the NaN a missing value: :func:`bare_columns.series_footer`)."""
+        if self.bare_columns.goes_on(text, line):
+            return []
+        held, self.bare_held = self.bare_held, []
+        return [] if series_footer(text) else held
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -1076,9 +1088,13 @@ class MetricReader:
                 # reading saw none; the value before the NaN says where it came from)
                 before, self.bare_columns.last_finite = self.bare_columns.last_finite, None
                 self._read_as[("bare step/value columns", ())] += 1
-                return [*([] if before is None else [MetricEvent(
-                    METRICS, FAMILY, step=before[0], loss=before[1])]),
-                        MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan)]
+                # held until the line that ends the run: pandas' footer makes it a Series'
+                # missing value (see release_bare); quoted where read
+                quote = (line, text.strip())
+                self.bare_held += [*([] if before is None else [MetricEvent(
+                    METRICS, FAMILY, step=before[0], loss=before[1], quoted=quote)]),
+                    MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan, quoted=quote)]
+                return []
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
         if report_row(text):

@@ -76,9 +76,6 @@ def candle_rows(nan_from: int | None) -> list[str]:
             for b in range(100, 1100, 100)]
 
 
-@pytest.mark.xfail(strict=True, reason="bare_columns reads pandas' missing value in a Series "
-                   "indexed by step (no index name, so no header row above it; its Name/dtype "
-                   "footer comes after) as a loop's NaN loss: AMP006 at 5000")
 def test_pandas_series_missing_value_is_no_nan_loss(tmp_path: Path) -> None:
     """A validation loss kept every 1000 steps, the last not computed yet: pandas' NaN."""
     lines = pandas_series([1000, 2000, 3000, 4000, 5000],
@@ -86,13 +83,29 @@ def test_pandas_series_missing_value_is_no_nan_loss(tmp_path: Path) -> None:
     assert diagnosed(tmp_path, lines) == []
 
 
+def test_pandas_long_series_missing_values_are_no_nan_loss(tmp_path: Path) -> None:
+    """A long Series printed elided (``display.max_rows`` 60: five rows, ``...``, five rows,
+    ``Length`` in the footer), unnamed (``dtype: float64`` alone), its last values missing."""
+    steps = list(range(100, 10_100, 100))
+    values = [3 - s / 10_000 for s in steps[:-2]] + [float("nan")] * 2
+    rows = pandas_series(steps, values, "loss")[:-1]
+    elided = [*rows[:5], "           ...   ", *rows[-5:],
+              "Name: loss, Length: 100, dtype: float64"]
+    assert diagnosed(tmp_path, elided) == []
+    assert diagnosed(tmp_path, [*rows[-6:], "dtype: float64"]) == []
+
+
 def test_pandas_series_and_candle_controls(tmp_path: Path) -> None:
     """Controls: the Series without a gap is silent, and candle's bare rows still say their
-    NaN (the rule's own case, so a fix for pandas' footer must keep it)."""
+    NaN (the rule's own case, so a fix for pandas' footer must keep it): as the log's last
+    line, before a line of another kind, and behind srun's rank prefix (rank 1's)."""
     assert diagnosed(tmp_path, pandas_series([500, 1000, 1500, 2000], [2.5, 2.4, 2.3, 2.2],
                                              "loss")) == []
     assert diagnosed(tmp_path, candle_rows(None)) == []
     assert faults(tmp_path, candle_rows(700)) == [("AMP006", 700)]
+    assert faults(tmp_path, [*candle_rows(1000), "saving checkpoint"]) == [("AMP006", 1000)]
+    result = diagnose_lines(tmp_path, [f"1: {row}" for row in candle_rows(700)])
+    assert [(d.code, d.step, d.rank) for d in result.faults] == [("AMP006", 700, 1)]
 
 
 def test_megatron_zero_one_iteration_after_one_is_exactly_zero(tmp_path: Path) -> None:
