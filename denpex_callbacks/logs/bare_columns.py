@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.events import LogEvent
+
 # A finite bare row: an integer, then one number, nothing else.
 _FINITE = re.compile(r"\s*(\d{1,12})[ \t]+(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 # A bare row whose value is printed ``NaN`` (Rust's, Java's, JavaScript's spelling).
@@ -124,3 +126,29 @@ def series_footer(text: str) -> bool:
         (True, False)
     """
     return "dtype: " in text and _FOOTER.match(text) is not None
+
+
+class HeldNaN:
+    """The events of a bare NaN row (and the finite row before it), held until the line that
+    ends the run: pandas' Series footer makes the NaN a missing value.
+
+    Example:
+        >>> from denpex_callbacks.logs.events import METRICS
+        >>> columns = BareColumns()
+        >>> _ = [columns.nan_step(f"{s} {3 - s / 1000}", s // 100, None) for s in (100, 200)]
+        >>> held = HeldNaN(columns, [LogEvent(METRICS, "generic", step=300, loss=float("nan"))])
+        >>> held.ended("Name: loss, dtype: float64"), len(held.ended("saving checkpoint"))
+        ([], 1)
+    """
+
+    def __init__(self, columns: BareColumns, events: list[LogEvent]) -> None:
+        self.columns = columns
+        self.events = events
+
+    def goes_on(self, text: str, line: int) -> bool:
+        """Whether ``text`` is the run's next row (its own reading adds to the events)."""
+        return self.columns.goes_on(text, line)
+
+    def ended(self, text: str) -> list[LogEvent]:
+        """The events held, once ``text`` ends the run: none after pandas' footer."""
+        return [] if series_footer(text) else self.events

@@ -31,7 +31,8 @@ from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
-from denpex_callbacks.logs.bare_columns import BareColumns, series_footer
+from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
+from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import EVAL, METRICS, OVERFLOW, PROGRESS, LogEvent
@@ -708,7 +709,9 @@ class MetricReader:
         self.handed: deque[tuple[int, str]] = deque(maxlen=NOISE_BETWEEN + 2)
         # bare step/value rows read line after line: a NaN one whose NaN cannot be pandas'
         self.bare_columns = BareColumns()
-        self.bare_held: list[MetricEvent] = []  # a bare NaN row's events, its run not ended
+        # Events that wait for the line that ends their run or list: a bare NaN row's
+        # (pandas' footer below), a bullet row's 0 loss (a reward in the rows below)
+        self.held: HeldNaN | ZeroInList | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -779,7 +782,12 @@ class MetricReader:
                 self._mapping_row(text, line), self.mapping_rows, self._end_mapping, text,
                 line)) is not None:
             return out
-        return self._read(text, line)
+        events = self._read(text, line)
+        if events and text[:1] == " " and bullet_row(text) and any(
+                event.loss == 0.0 for event in events):
+            self.held = ZeroInList(list(events), line, text)  # (see bullet_lists)
+            return []
+        return events
 
     def right_below(self, above: int, line: int) -> bool:
         """Whether ``line`` is the loop's line right below line ``above``: the next line, or
@@ -924,21 +932,23 @@ class MetricReader:
             return self._bare(cells, line)
         return self._row_events(text, row)
 
-    def finish(self) -> list[MetricEvent]:
+    def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule, a dict or a mapping without its last row, bare rows' NaN: an excerpt
-        cut there)."""
-        held, self.bare_held = self.bare_held, []
-        return held + self._end_record(0) + self._end_dict() + self._end_mapping(0)
+        closing rule, a dict or a mapping without its last row, the events :attr:`held`: an
+        excerpt cut there)."""
+        held = self.release("", -1) or []
+        return [*held, *self._end_record(0), *self._end_dict(), *self._end_mapping(0)]
 
-    def release_bare(self, text: str, line: int) -> list[MetricEvent]:
-        """The bare rows' NaN events held (:attr:`bare_held`) once ``line`` ends their run,
-        before its own: none where the run goes on, or where ``line`` is pandas' Series
-        footer (the NaN a missing value: :func:`bare_columns.series_footer`)."""
-        if self.bare_columns.goes_on(text, line):
+    def release(self, text: str, line: int) -> list[LogEvent] | None:
+        """The events :attr:`held` once ``text`` (line ``line``) ends what holds them, to come
+        before its own; None where it goes on it (a row of the run or the list)."""
+        held = self.held
+        if held is None:
             return []
-        held, self.bare_held = self.bare_held, []
-        return [] if series_footer(text) else held
+        if held.goes_on(text, line):
+            return None
+        self.held = None
+        return held.ended(text)
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -1091,9 +1101,13 @@ class MetricReader:
                 # held until the line that ends the run: pandas' footer makes it a Series'
                 # missing value (see release_bare); quoted where read
                 quote = (line, text.strip())
-                self.bare_held += [*([] if before is None else [MetricEvent(
+                events: list[LogEvent] = [*([] if before is None else [MetricEvent(
                     METRICS, FAMILY, step=before[0], loss=before[1], quoted=quote)]),
                     MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan, quoted=quote)]
+                if isinstance(self.held, HeldNaN):
+                    self.held.events += events  # (a NaN row after another)
+                else:
+                    self.held = HeldNaN(self.bare_columns, events)
                 return []
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)

@@ -188,10 +188,11 @@ class LineParser:
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
-        if self.generic is not None and self.generic.bare_held:
-            # a bare NaN row waits for the line that ends its run (pandas' Series footer)
-            held: list[LogEvent] = list(self.generic.release_bare(text, line))
-            return held + self._parse(text, line) if held else self._parse(text, line)
+        if self.generic is not None and self.generic.held is not None:
+            # events that wait for the line that ends their run or list (MetricReader.held)
+            held = self.generic.release(text, line)
+            if held:
+                return [*held, *self._parse(text, line)]
         return self._parse(text, line)
 
     def _parse(self, text: str, line: int) -> list[LogEvent]:
@@ -255,8 +256,8 @@ class LineParser:
         if rank is not None:
             for event in out:
                 _with_rank(event, rank)  # (in place)
-            if self.generic is not None:
-                for event in self.generic.bare_held:  # (a bare NaN row's, held: see parse)
+            if self.generic is not None and self.generic.held is not None:
+                for event in self.generic.held.events:  # (held: see parse)
                     _with_rank(event, rank)
         if not out and self.generic is not None and dangling_key(segments[-1]):
             self._wrapped = (line, segments[-1])
