@@ -783,9 +783,14 @@ class MetricReader:
                 line)) is not None:
             return out
         events = self._read(text, line)
-        if events and text[:1] == " " and bullet_row(text) and any(
-                event.loss == 0.0 for event in events):
-            self.held = ZeroInList(list(events), line, text)  # (see bullet_lists)
+        if events and text[:1] == " " and bullet_row(text) and (
+                isinstance(self.held, ZeroInList) or any(e.loss == 0.0 for e in events)):
+            # (see bullet_lists; a row of a list already held joins it)
+            held = ZeroInList(list(events), line, text)
+            if isinstance(self.held, ZeroInList):
+                self.held.events += held.events
+            else:
+                self.held = held
             return []
         return events
 
