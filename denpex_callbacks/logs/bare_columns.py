@@ -9,7 +9,12 @@ value so (``na_rep``), under a header of column names. Other languages print a N
 rows of two cells, an integer that rises row after row and a finite value, one a line with
 nothing between them, no row of names above the first (a frame's header), and not 0, 1, 2...
 (a Series' RangeIndex, printed without a header: its ``Name: ..., dtype: float64`` comes
-after). Then a ``NaN`` row that goes on the run is the loop's value gone NaN.
+after). Then a ``NaN`` row that goes on the run is the loop's value gone NaN, unless the run
+ends on pandas' footer: a Series indexed by step (``print(series)``, no index name, so no
+header row above it) prints its missing value ``NaN`` and closes with ``Name: val_loss,
+dtype: float64`` (pandas/io/formats/format.py ``SeriesFormatter._get_footer``; a long one
+elides its middle rows behind a row of ``...``), so a NaN row's reading waits for the line
+that ends its run (:meth:`BareColumns.goes_on`, :func:`series_footer`).
 
 Finite bare rows hold no keyword, so a first reading never sees them; the reading of every
 line that follows a first reading that found nothing (a file of bare columns and nothing
@@ -20,12 +25,18 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.events import LogEvent
+
 # A finite bare row: an integer, then one number, nothing else.
 _FINITE = re.compile(r"\s*(\d{1,12})[ \t]+(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 # A bare row whose value is printed ``NaN`` (Rust's, Java's, JavaScript's spelling).
 _NAN = re.compile(r"\s*(\d{1,12})[ \t]+NaN\s*$")
 # A line of names only (letters, digits inside names, blanks): a frame's header row.
 _NAMES = re.compile(r"\s*[A-Za-z_][\w]*(?:[ \t]+[A-Za-z_][\w]*)*\s*$")
+# pandas' Series footer: ``[Freq: F, ][Name: N, ][Length: L, ]dtype: D``.
+_FOOTER = re.compile(r"(?:Freq: [^,]+, )?(?:Name: .*, )?(?:Length: \d+, )?dtype: \w+\s*$")
+# pandas' elided rows (``display.max_rows``): the index's and the values' ``...``.
+_ELIDED = re.compile(r"\s*\.\.\.(?:\s+\.\.\.)?\s*$")
 PROOF_ROWS = 3  # finite bare rows in a run before a NaN one is read
 _FRAMED = -(1 << 40)  # the count of a run under a header: it never reaches PROOF_ROWS
 
@@ -75,8 +86,21 @@ class BareColumns:
                 self.last_finite = None
             self._go_on(step, line, above, finite=False)
             return step if proven else None
+        if self.rows and line == self.last_line + 1 and _ELIDED.match(text) is not None:
+            self.last_line = line  # (pandas' elided rows: the run goes on below)
+            return None
         self.rows = 0
         return None
+
+    def goes_on(self, text: str, line: int) -> bool:
+        """Whether ``text`` is the run's next row (a bare row numbered on, or pandas' elided
+        rows), not the line that ends it."""
+        if line != self.last_line + 1:
+            return False
+        found = _FINITE.match(text) or _NAN.match(text)
+        if found is not None:
+            return int(found.group(1)) > self.last_step
+        return _ELIDED.match(text) is not None
 
     def _goes_on(self, step: int, line: int) -> bool:
         return line == self.last_line + 1 and step > self.last_step
@@ -90,3 +114,41 @@ class BareColumns:
         elif finite:
             self.rows += 1
         self.last_step, self.last_line = step, line
+
+
+def series_footer(text: str) -> bool:
+    """True for pandas' footer under a printed Series.
+
+    Example:
+        >>> series_footer("Name: val_loss, dtype: float64"), series_footer("dtype: float64")
+        (True, True)
+        >>> series_footer("Name: loss, Length: 100, dtype: float64"), series_footer("loss nan")
+        (True, False)
+    """
+    return "dtype: " in text and _FOOTER.match(text) is not None
+
+
+class HeldNaN:
+    """The events of a bare NaN row (and the finite row before it), held until the line that
+    ends the run: pandas' Series footer makes the NaN a missing value.
+
+    Example:
+        >>> from denpex_callbacks.logs.events import METRICS
+        >>> columns = BareColumns()
+        >>> _ = [columns.nan_step(f"{s} {3 - s / 1000}", s // 100, None) for s in (100, 200)]
+        >>> held = HeldNaN(columns, [LogEvent(METRICS, "generic", step=300, loss=float("nan"))])
+        >>> held.ended("Name: loss, dtype: float64"), len(held.ended("saving checkpoint"))
+        ([], 1)
+    """
+
+    def __init__(self, columns: BareColumns, events: list[LogEvent]) -> None:
+        self.columns = columns
+        self.events = events
+
+    def goes_on(self, text: str, line: int) -> bool:
+        """Whether ``text`` is the run's next row (its own reading adds to the events)."""
+        return self.columns.goes_on(text, line)
+
+    def ended(self, text: str) -> list[LogEvent]:
+        """The events held, once ``text`` ends the run: none after pandas' footer."""
+        return [] if series_footer(text) else self.events

@@ -24,6 +24,7 @@ from denpex_callbacks.logs.events import (
     to_int,
 )
 from denpex_callbacks.logs.metric_pairs import decimals
+from denpex_callbacks.logs.scale_prints import rounded_zero
 
 FAMILY = "megatron"
 KEYWORDS = (b"loss", b" grad norm for bucket", b"loaded checkpoint")
@@ -56,8 +57,51 @@ _ITER_AT = re.compile(r"\biteration #?(\d+)[: ]")
 _LOADED = re.compile(r"successfully loaded checkpoint from \S+ (?:\[[^\]]*\] )?at iteration \d+")
 
 
-def parse(text: str) -> list[LogEvent]:
-    """Events on one Megatron-LM line.
+class Scales:
+    """Megatron's loss scale read across the iteration lines of one log: the last scale above
+    0 as printed, and the lines' interval, so that a ``0.0`` is judged by how far that scale
+    can have halved (``scale_prints.rounded_zero``). A scale backs off only on a skipped
+    iteration, and each line counts its interval's: over one interval the scale halved at
+    most that many times; over a longer gap (lines cut from an excerpt), once an iteration.
+
+    Example:
+        >>> scales = Scales()
+        >>> scales.printed("1.0", 40); scales.read(40); scales.read(41)
+        >>> scales.below("0.0", 42, skipped=0), scales.below("0.0", 420, skipped=0)
+        (None, 0.1)
+    """
+
+    def __init__(self) -> None:
+        self._spelled: str | None = None  # the last scale above 0, as printed
+        self._at = -1  # ... its iteration
+        self._line = -1  # the last iteration line's iteration
+        self._interval: int | None = None  # the iterations between the last two lines
+
+    def printed(self, spelled: str, iteration: int) -> None:
+        """Note a scale above 0 printed at ``iteration``."""
+        self._spelled, self._at = spelled, iteration
+
+    def read(self, iteration: int) -> None:
+        """Note an iteration line read (after its scale is judged)."""
+        if iteration > self._line >= 0:
+            self._interval = iteration - self._line
+        self._line = iteration
+
+    def below(self, zero: str, iteration: int, skipped: int) -> float | None:
+        """The bound a scale printed as ``zero`` at ``iteration`` is below, or None where it
+        is exactly 0 (see ``scale_prints.rounded_zero``)."""
+        if self._spelled is None:
+            return 10.0 ** -decimals(zero)  # (a {:.1f} print, nothing before it to judge by)
+        halvings = iteration - self._at if iteration > self._at else None
+        if (halvings is not None and self._line == self._at
+                and iteration - self._line == self._interval):
+            halvings = min(halvings, skipped)  # the next line: its interval's skips
+        return rounded_zero(zero, self._spelled, halvings)
+
+
+def parse(text: str, scales: Scales | None = None) -> list[LogEvent]:
+    """Events on one Megatron-LM line (``scales``: the log's scale so far, where read across
+    lines).
 
     Example:
         >>> e = parse(" [2026-01-01 00:00:00] iteration       20/     100 | lm loss: 2.1E+00 |"
@@ -100,14 +144,22 @@ def parse(text: str) -> list[LogEvent]:
         # (``lm_loss: 0.000000E+00``): no loss the model had.
         loss = None
     scale = to_float(spelled := fields.get("loss scale"))
+    iteration = int(found.group(1))
     evidence = None
     if scale == 0.0 and spelled is not None:
         # ``{:.1f}`` prints every scale below 0.05 as ``0.0``: a scale the print rounded to
-        # 0, not one that is 0 (see scale_prints); read as the most that prints so
-        below = 10.0 ** -decimals(spelled)
-        scale, evidence = 0.5 * below, {SCALE_BELOW: below}
+        # 0, not one that is 0 (see scale_prints), unless the scale printed before could not
+        # have halved that far since; read as the most that prints so
+        below = (10.0 ** -decimals(spelled) if scales is None
+                 else scales.below(spelled, iteration, skipped))
+        if below is not None:
+            scale, evidence = 0.5 * below, {SCALE_BELOW: below}
+    elif scales is not None and spelled is not None and scale is not None and scale > 0.0:
+        scales.printed(spelled, iteration)
+    if scales is not None:
+        scales.read(iteration)
     return [LogEvent(
-        METRICS, FAMILY, step=int(found.group(1)), loss=loss, scale_after=scale,
+        METRICS, FAMILY, step=iteration, loss=loss, scale_after=scale,
         evidence=evidence,
         grad_norm=to_float(fields.get("grad norm")), lr=to_float(fields.get("learning rate")),
         skipped_in_interval=skipped,

@@ -31,7 +31,8 @@ from typing import Any
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
-from denpex_callbacks.logs.bare_columns import BareColumns
+from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
+from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.events import (
@@ -156,8 +157,11 @@ _NET_OUTPUTS = re.compile(
     r"\s*Tensor\(shape=\[\d*\], dtype=Bool, value=\s*\[?\s*(True|False)\]?\),"
     r"\s*Tensor\(shape=\[\d*\], dtype=Float\d+, value=\s*\[?\s*([^\s\]),]+)\]?\)\)")
 _NAMED_OUTPUTS = r"loss: \1, overflow cond: \2, loss_scale: \3"
-# A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns).
-_DANGLING = re.compile(r"([A-Za-z][\w./-]*)\s*[:=]\s*$")
+# A key left dangling at the end of a line that a terminal wrapped (Rich bars at 80 columns):
+# the run of key characters before the line's last separator, matched on the reversed line.
+# (A forward search for ``[A-Za-z][\w./-]*\s*[:=]\s*$`` retries from every letter of a long
+# token, a base64 blob or a digest, to its end: quadratic in the token's length.)
+_KEY_RUN_REVERSED = re.compile(r"[\w./-]*")
 # A statistic as NVlabs' ``torch_utils/training_stats.py`` ``Collector.as_dict()`` keeps it,
 # ``NAME = EasyDict(num=..., mean=..., std=...)``, which StyleGAN2-ADA, StyleGAN3, EDM and
 # their descendants write to ``stats.jsonl`` once a tick (``json.dumps(dict(stats_dict,
@@ -722,6 +726,7 @@ class MetricReader:
         self.mapping_step: int | None = None
         self.last_loss = 0.0  # the last loss read that was finite and not 0
         self.last_scale_spelled: str | None = None  # the last loss scale above 0, as printed
+        self.last_scale_at: tuple[int, str | None] | None = None  # its step (and epoch's text)
         # An evaluation pass announced by a line of its own (AllenNLP's ``Validating``): the
         # line, and the total of the bar read since (None: none yet)
         self.announced: tuple[int, int | None] | None = None
@@ -733,6 +738,9 @@ class MetricReader:
         self.handed: deque[tuple[int, str]] = deque(maxlen=NOISE_BETWEEN + 2)
         # bare step/value rows read line after line: a NaN one whose NaN cannot be pandas'
         self.bare_columns = BareColumns()
+        # Events that wait for the line that ends their run or list: a bare NaN row's
+        # (pandas' footer below), a bullet row's 0 loss (a reward in the rows below)
+        self.held: HeldNaN | ZeroInList | None = None
 
     @property
     def notations(self) -> dict[str, int]:
@@ -803,7 +811,17 @@ class MetricReader:
                 self._mapping_row(text, line), self.mapping_rows, self._end_mapping, text,
                 line)) is not None:
             return out
-        return self._read(text, line)
+        events = self._read(text, line)
+        if events and text[:1] == " " and bullet_row(text) and (
+                isinstance(self.held, ZeroInList) or any(e.loss == 0.0 for e in events)):
+            # (see bullet_lists; a row of a list already held joins it)
+            held = ZeroInList(list(events), line, text)
+            if isinstance(self.held, ZeroInList):
+                self.held.events += held.events
+            else:
+                self.held = held
+            return []
+        return events
 
     def right_below(self, above: int, line: int) -> bool:
         """Whether ``line`` is the loop's line right below line ``above``: the next line, or
@@ -948,10 +966,23 @@ class MetricReader:
             return self._bare(cells, line)
         return self._row_events(text, row)
 
-    def finish(self) -> list[MetricEvent]:
+    def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end (a record without its
-        closing rule, a dict or a mapping without its last row: an excerpt cut there)."""
-        return self._end_record(0) + self._end_dict() + self._end_mapping(0)
+        closing rule, a dict or a mapping without its last row, the events :attr:`held`: an
+        excerpt cut there)."""
+        held = self.release("", -1) or []
+        return [*held, *self._end_record(0), *self._end_dict(), *self._end_mapping(0)]
+
+    def release(self, text: str, line: int) -> list[LogEvent] | None:
+        """The events :attr:`held` once ``text`` (line ``line``) ends what holds them, to come
+        before its own; None where it goes on it (a row of the run or the list)."""
+        held = self.held
+        if held is None:
+            return []
+        if held.goes_on(text, line):
+            return None
+        self.held = None
+        return held.ended(text)
 
     def read_again(self, lines: int) -> None:
         """Count ``lines`` more lines read as the last metric line was (lines that repeated
@@ -1125,9 +1156,17 @@ class MetricReader:
                 # reading saw none; the value before the NaN says where it came from)
                 before, self.bare_columns.last_finite = self.bare_columns.last_finite, None
                 self._read_as[("bare step/value columns", ())] += 1
-                return [*([] if before is None else [MetricEvent(
-                    METRICS, FAMILY, step=before[0], loss=before[1])]),
-                        MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan)]
+                # held until the line that ends the run: pandas' footer makes it a Series'
+                # missing value (see release_bare); quoted where read
+                quote = (line, text.strip())
+                events: list[LogEvent] = [*([] if before is None else [MetricEvent(
+                    METRICS, FAMILY, step=before[0], loss=before[1], quoted=quote)]),
+                    MetricEvent(METRICS, FAMILY, step=nan_step, loss=math.nan, quoted=quote)]
+                if isinstance(self.held, HeldNaN):
+                    self.held.events += events  # (a NaN row after another)
+                else:
+                    self.held = HeldNaN(self.bare_columns, events)
+                return []
             return self._yolo_row(text) or self._list_row(
                 text, line, announced=line - self.row_announced <= ROW_REACH)
         if report_row(text):
@@ -1392,7 +1431,9 @@ class MetricReader:
             step = self._epoch_row(step, row_epoch, text, metrics.keys.get(lexicon.EPOCH),
                                    above=above)
             epoch_row = printed is None and step is not None
-        scale, scale_below = self._scale(values.get(lexicon.SCALE), metrics.scale_spelled)
+        scale, scale_below = self._scale(values.get(lexicon.SCALE), metrics.scale_spelled,
+                                         None if epoch_row else step,
+                                         metrics.keys.get("epoch_text"))
         unread = False  # a bare scale key that the scale was not read from: no key read
         if lexicon.MAYBE_SCALE in values:
             # A bare scale is read only on a training step's line (a step or a loss beside
@@ -1469,17 +1510,24 @@ class MetricReader:
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
         return out
 
-    def _scale(self, scale: float | None, spelled: str) -> tuple[float | None, float | None]:
+    def _scale(self, scale: float | None, spelled: str, step: int | None,
+               epoch_text: str | None) -> tuple[float | None, float | None]:
         """A loss scale as read and, for one printed as 0 by a column that rounds
         (Swin-Transformer's ``loss_scale {:.4f}``: ``0.0000`` after ``0.0001``), the bound it
         is below (``scale_prints.rounded_zero``); such a scale reads as the most that prints
         so, half that bound: halving never reaches an exact 0 between two prints. A column
-        that prints full precision (``0.0`` after ``1.52587890625e-05``) shows an exact 0."""
+        that prints full precision (``0.0`` after ``1.52587890625e-05``) shows an exact 0,
+        and so does one whose last scale could not have halved below what prints as 0 in
+        the steps between (``step`` a step, not an epoch: a scaler halves once a step)."""
         if scale == 0.0:
-            below = rounded_zero(spelled, self.last_scale_spelled)
+            last = self.last_scale_at
+            halvings = (step - last[0] if step is not None and last is not None
+                        and last[1] == epoch_text and step > last[0] else None)
+            below = rounded_zero(spelled, self.last_scale_spelled, halvings)
             return (scale, None) if below is None else (0.5 * below, below)
         if scale is not None and 0.0 < scale < math.inf:
             self.last_scale_spelled = spelled
+            self.last_scale_at = None if step is None else (step, epoch_text)
         return scale, None
 
     def read_value_row(self, text: str, line: int) -> list[MetricEvent]:
@@ -2865,8 +2913,17 @@ def dangling_key(text: str) -> bool:
         >>> dangling_key("Epoch 1/9 ━━━━ 10/10 0:00:01 9.80it/s v_num: 0 train_loss:")
         True
     """
-    found = _DANGLING.search(text)
-    return found is not None and lexicon.role(found.group(1)) is not None
+    body = text.rstrip()
+    # Cheap guard first: only a line whose last non-blank character is a separator can end
+    # with a key and no value; nearly every line is turned away here.
+    if not body.endswith((":", "=")):
+        return False
+    before = body[:-1].rstrip()
+    run = _KEY_RUN_REVERSED.match(before[::-1])
+    key_chars = run.group()[::-1] if run is not None else ""
+    # The key starts at the run's first ASCII letter (a name, not a number's digits).
+    start = next((i for i, c in enumerate(key_chars) if c.isascii() and c.isalpha()), None)
+    return start is not None and lexicon.role(key_chars[start:]) is not None
 
 
 def starts_with_value(text: str) -> bool:

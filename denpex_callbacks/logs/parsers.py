@@ -147,8 +147,11 @@ class LineParser:
         # The parse functions themselves: one attribute lookup per family and segment less.
         # Lightning's bars are read across lines (a 1.x bar counts validation batches too).
         self._lightning = lightning.Bars()
+        # Megatron's printed scale is judged by the one printed before it (megatron.Scales).
+        self._megatron = megatron.Scales()
         self._parsers = tuple((self._message if family is known_messages
-                               else self._lightning.parse if family is lightning else family.parse,
+                               else self._lightning.parse if family is lightning
+                               else self._megatron_line if family is megatron else family.parse,
                                family is torch_errors) for family in families)
         self._wrapped: tuple[int, str] | None = None
         self._scaled_backward = False
@@ -202,6 +205,14 @@ class LineParser:
 
     def parse(self, text: str, line: int = 0) -> list[LogEvent]:
         """Every event on one physical line (``line``: its number, for wrapped lines)."""
+        if self.generic is not None and self.generic.held is not None:
+            # events that wait for the line that ends their run or list (MetricReader.held)
+            held = self.generic.release(text, line)
+            if held:
+                return [*held, *self._parse(text, line)]
+        return self._parse(text, line)
+
+    def _parse(self, text: str, line: int) -> list[LogEvent]:
         if self.generic is not None:
             self.generic.handed.append((line, text))  # (see MetricReader.right_below)
         if isinstance(text, ValueRowLine):
@@ -264,6 +275,9 @@ class LineParser:
         if rank is not None:
             for event in out:
                 _with_rank(event, rank)  # (in place)
+            if self.generic is not None and self.generic.held is not None:
+                for event in self.generic.held.events:  # (held: see parse)
+                    _with_rank(event, rank)
         if not out and self.generic is not None and dangling_key(segments[-1]):
             self._wrapped = (line, segments[-1])
         return out
@@ -298,6 +312,10 @@ class LineParser:
         self._numbered_last = number
         self._numbered_run += 1
         return self._numbered_run >= _LINE_NUMBERS
+
+    def _megatron_line(self, text: str) -> list[LogEvent]:
+        """Megatron-LM's events on one segment, its scale judged across the log's lines."""
+        return megatron.parse(text, self._megatron)
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end."""

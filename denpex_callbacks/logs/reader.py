@@ -19,6 +19,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol, cast
 
+from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
@@ -453,6 +454,9 @@ def _scan(
                 # a YAML mapping's row: the rest of it (its step row far below) holds no
                 # keyword
                 following.until = max(following.until, number + MAPPING_REACH)
+            elif text[:1] == " " and bullet_row(text):
+                # a bulleted list's row: its other rows (a reward's) hold no keyword
+                following.until = max(following.until, number + BULLET_REACH)
             continue
         # A long line is usually a progress bar rewritten with carriage returns: hand over
         # each piece that holds a keyword, each bounded.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,25 @@ def diagnose_lines(tmp_path: Path, lines: list[str]) -> Result:
     result = diagnose(str(path))
     assert result.error is None, result.error
     return result
+
+
+def diagnose_within(path: Path, seconds: int) -> Result | None:
+    """The doctor's result on ``path``, or None where it did not finish within ``seconds``
+    (``signal.alarm``: a guard against a hang, not a measure of speed; POSIX only)."""
+    rang: list[int] = []
+
+    def on_alarm(signum: int, frame: object) -> None:
+        rang.append(signum)  # (the doctor reports an exception as the input's error)
+        raise TimeoutError(f"the reader did not finish {path.name} in {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        result = diagnose(str(path))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    return None if rang else result
 
 
 def faults(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:

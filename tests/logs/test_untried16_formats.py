@@ -18,11 +18,14 @@ Missed on the parent commit (17511bc), fixed here:
 Missed and left as a strict xfail: the same bar as its log file keeps it, redrawn twice a
 step (``set_postfix`` redraws at the old count, ``update`` at the new one): the NaN is first
 seen one count early (29, not 30). Which redraw carries the step depends on the loop's order
-of the two calls, which the log does not print. And NeMo-RL's GRPO start on a hard task, every
-rollout scoring 0 (``Loss: 0.0000`` over ``Avg Reward: 0.0000`` for 25 steps): AMP007 at step
-1, a false alarm, since an exact 0 loss is a policy objective's only where the reward is keyed
-on the loss's own line (verl's one-line dicts), and the record's reward line holds no keyword
-the prefilter reads.
+of the two calls, which the log does not print.
+
+Missed and fixed since (h49-fixA): NeMo-RL's GRPO start on a hard task, every rollout scoring
+0 (``Loss: 0.0000`` over ``Avg Reward: 0.0000`` for 25 steps): AMP007 at step 1, a false
+alarm, since an exact 0 loss was a policy objective's only where the reward is keyed on the
+loss's own line (verl's one-line dicts), and the record's reward line holds no keyword the
+prefilter reads. Now a bullet row's 0 loss waits for its list's rows (bullet_lists.py), which
+the scanner hands over after a bullet row: a reward's row among them makes it no collapse.
 
 Read right on the parent already (kept as guards of layouts no other test writes): NeMo-RL's
 step records (NVIDIA-NeMo/RL ``nemo_rl/algorithms/grpo.py``, ``sft.py``: a ``=== Step
@@ -268,11 +271,24 @@ def test_post_training_records_controls(tmp_path) -> None:
         assert _diagnosed(tmp_path, lines) == []
 
 
-@pytest.mark.xfail(strict=True, reason="an exact 0 loss is a policy objective's only where a "
-                   "reward or advantage is keyed on its own line (lexicon.POLICY_OBJECTIVE); "
-                   "NeMo-RL prints the reward on the next line of the record, which holds no "
-                   "keyword the prefilter reads: AMP007 at step 1")
 def test_nemo_rl_grpo_zero_rewards_start(tmp_path) -> None:
     """A GRPO run whose first 25 steps scored no reward: ``Loss: 0.0000`` is its objective's
-    0 by construction, no stuck loss (verl's same start is silent: test_post_formats.py)."""
+    0 by construction, no stuck loss (verl's same start is silent: test_post_formats.py).
+    The reward is a row below the loss in the step's bulleted list (bullet_lists)."""
     assert _diagnosed(tmp_path, _nemo_rl(steps=40, zero_until=25)) == []
+
+
+def test_nemo_rl_zero_loss_controls(tmp_path) -> None:
+    """Controls: an SFT run's bulleted ``Loss: 0.0000`` from step 8 on, no reward in its list,
+    is still a loss stuck at 0 (AMP007 at 8); the GRPO start's NaN after its zero rewards is
+    still read at its step; the excerpt cut right after a zero loss row keeps the 0."""
+    sft, losses = _nemo_rl(steps=30, sft=True), 0
+    for index, line in enumerate(sft):
+        losses += line.startswith("  • Loss: ")
+        if losses >= 8 and line.startswith("  • Loss: "):
+            sft[index], last = "  • Loss: 0.0000", index
+    for excerpt in (sft, sft[:last + 1]):
+        assert [(code, step) for code, step, _ in _diagnosed(tmp_path, excerpt)] == [
+            ("AMP007", 8)]
+    assert _diagnosed(tmp_path, _nemo_rl(steps=40, zero_until=25, nan_from=30)) == [
+        ("AMP006", 30, 0)]
