@@ -10,6 +10,7 @@ Problems held here (strict xfails):
   before and the step's count within it after the key: its NaN at epoch 1's 120th step (200
   steps an epoch) is said at 319 (17511bc: 320), and in an excerpt pasted from step 251 at
   70, a row count (17511bc: 120, the count as printed, as ``Batch:`` in the same layout reads).
+  Fixed: only "of" makes the key its span's ("step of epoch"); "in" counts within it.
 - evaluation.PLACEHOLDER: timm's ``summary.csv`` whose ``eval_loss`` is NaN from epoch 0
   (an fp16 evaluation that overflows from its first pass), its top-1/top-5 flat at chance, the
   training loss falling, is AMP013 at info (17511bc: warning): a real evaluation failure
@@ -85,20 +86,11 @@ def _decimamba(nan_from: int | None = None, *, per_epoch: int = 200, epochs: int
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason="lexicon._counted_period reads 'Step In Epoch' as the "
-                   "epoch's key (as OpenRLHF's 'step of epoch 0' bar desc), but here the epoch "
-                   "is printed before ('Epoch: 1 |') and the key's number is the step within it: "
-                   "AMP006 at 319, was 320 on 17511bc. Narrower: only where no epoch key of its "
-                   "own is on the line, or only 'of' before the number")
 def test_decimamba_step_in_epoch_full_log(tmp_path: Path) -> None:
     """NaN from epoch 1's 120th step of 200: global step 320."""
     assert faults(tmp_path, _decimamba(320)) == [("AMP006", 320)]
 
 
-@pytest.mark.xfail(strict=True, reason="lexicon._counted_period: 'Step In Epoch: 120' in an "
-                   "excerpt pasted from step 251 is read as epoch 120, the step falls back to "
-                   "the row count (70); 17511bc said 120, the count as printed, as 'Batch: 120' "
-                   "in the same layout still reads")
 def test_decimamba_step_in_epoch_excerpt(tmp_path: Path) -> None:
     """The same run pasted from global step 251 (epoch 1's 51st step): the epoch's length is
     not in the excerpt, the count is read as printed."""
