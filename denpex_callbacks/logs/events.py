@@ -49,8 +49,9 @@ RUN_START = "run_start"
 EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it); finite:
 # a block's evaluation loss or a table's empty cells (see logs/evaluation.py)
 SUMMARY = "summary"  # a value of a run's closing summary: no step, nothing to judge
-# An ``eval`` event's evidence key: one evaluation row read whole, the names of its finite
-# values (a table's row: the stream counts the rows, and which values were ever finite).
+# An ``eval`` event's evidence key: one evaluation row read whole, its finite values as
+# ``(name, value)`` pairs (a table's row: the stream counts the rows, which values were ever
+# finite, and whether they moved).
 EVALUATED_ROW = "evaluated_row"
 
 
