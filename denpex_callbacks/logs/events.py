@@ -42,6 +42,10 @@ OWN_COUNT = "own_count"
 # skipped=K`` through ``log_dist(..., ranks=[0])``): no other rank's copy of it comes between,
 # so such a count that goes back at all counts a run begun again.
 SOLE_COUNT = "sole_count"
+# A ``flag`` event's key: the non-finite value a logger says it dropped (neptune-client's
+# "A value you're trying to log (`inf`) will be skipped"), naming no field: the rows printed
+# beside it may show that value and explain it (see logs/dropped_values.py).
+DROPPED = "dropped"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
