@@ -41,6 +41,8 @@ Rules tried that held (quiet where healthy, the fault at its step as before or b
   training (the actor engine steps twice an iteration, the critic once: their counts printed
   out of order on rank 0): healthy silent, actor NaN at Step 30 said at 30, an actor scale
   collapse AMP003 at 41 as on 17511bc (its summary now says a run began: it did not).
+  Fixed after the review (``test_dschat_rlhf_two_engines_counts_are_no_new_run``): a count
+  gone back is held for the next step read (``sole_counts.SoleCounts``).
 - ``fell_faster``: fairseq's scaler cannot halve faster than its updates at the default
   ``fp16_init_scale`` 128 and ``log_interval``; pi-GAN updates its scaler once an iteration.
 - Composer's indent: pytorch/examples MNIST ``Train Epoch: ...\\tLoss: ...`` lines indented
@@ -58,7 +60,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pytest
 from excerpts import diagnose_lines, faults
 from test_left11_formats import _neptune_warning
 
@@ -245,12 +246,6 @@ def _dschat_rlhf(iterations: int = 60, *, collapse_from: int | None = None,
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason="assembler._sole_back: the critic engine's 'step=N' "
-                   "printed below the actor's (two engines on rank 0, each its own count) "
-                   "reads as the run begun again, so the actor's collapse is said 'after a new "
-                   "run began in the log' (13 halvings); 17511bc: '6 of the first 65 steps "
-                   "skipped'. Telling two engines' counts from a restart needs the next count "
-                   "(the actor's, above the earlier high)")
 def test_dschat_rlhf_two_engines_counts_are_no_new_run(tmp_path: Path) -> None:
     """The actor's scale collapses from iteration 20 under unsupervised training: AMP003,
     its summary naming no new run (none began)."""
