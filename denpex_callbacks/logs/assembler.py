@@ -61,6 +61,7 @@ from denpex_callbacks.logs.scale_steps import (
     fell_faster,
     read_change,
 )
+from denpex_callbacks.logs.sole_counts import BEGAN, HELD, SoleCounts
 from denpex_callbacks.logs.step_spans import StepSpans
 from denpex_callbacks.logs.trailing_steps import TrailingSteps
 
@@ -252,7 +253,9 @@ class Assembler:
     # A line that starts a run was read after steps: the next step counter a line prints is
     # the new run's own (see _counts_anew).
     _count_open: bool = False
-    _sole_count: int | None = None  # the step of the last count one process alone prints
+    # the counts one process alone prints, and one gone back held: (step, line, all skipped)
+    _sole: SoleCounts = field(default_factory=SoleCounts)
+    _sole_held: tuple[int, int, bool] | None = None
     _engine_counted: bool = False  # a count of every step (``step=N, skipped=K``) was read
     _own_offset: int | None = None  # the run's step less an optimizer's own count (OWN_COUNT)
     _last_metrics: tuple[int | None, float | None, int | None] | None = None
@@ -298,6 +301,9 @@ class Assembler:
         if event.rank is not None:
             self.ranks.add(event.rank)
         kind = event.kind
+        if self._sole_held is not None and event.step is not None and kind in (
+                PROGRESS, METRICS, OVERFLOW):
+            self._sole_told(event)
         progress_row = False  # the row of the step the last progress line counted
         if self._progress is not None:
             # (its row prints no step, or the progress line's own: HF's bar before the dict;
@@ -363,17 +369,16 @@ class Assembler:
             # a count of every step so far (``step=3, skipped=3``): the steps up to it, cut
             # off above the excerpt, were the run's start-up back-off, not applied steps
             all_skipped = event.skipped_total is not None and event.skipped_total >= event.step
-            back = self._sole_back(event)
+            if event.evidence.get(SOLE_COUNT) and event.step and (
+                    self._sole.read(event.step) == HELD):
+                # (closer than RESTART_BACK too: step=1 after step=40, no banner between)
+                self._sole_held = (event.step, line, all_skipped)
             if all_skipped and event.step < self.clock - RESTART_BACK and event.step > 0:
                 # ...and a counter gone back so: a new run (a sweep's next, a rerun appended)
                 # whose first steps were the overflow lines just read
+                self._sole_held = None
                 self._begin_run(None)
                 self._restarted_at = self.clock - event.step + 1
-            elif back:
-                # (closer than RESTART_BACK too: step=1 after step=40, no banner between)
-                self._begin_run(None)
-                self._count_open = True
-                self._counts_anew(event.step)
             self._catch_up(event.step - 1, line, skipped=event.step if all_skipped else 0)
             self.spans.printed(event.step)
             if event.step == self.clock + 1:  # counted with its row, or before the next
@@ -776,14 +781,29 @@ class Assembler:
             self._any_clean = False
             self._count_open = True
 
-    def _sole_back(self, event: LogEvent) -> bool:
-        """Whether ``event`` is a count that one process alone prints (``SOLE_COUNT``) gone
-        back from the last such count: no rank's copy interleaves with it, so the run began
-        again."""
-        if not event.evidence.get(SOLE_COUNT) or not event.step:
-            return False  # (step=0: printed at initialize, before a resume loads its count)
-        last, self._sole_count = self._sole_count, event.step
-        return last is not None and event.step < last
+    def _sole_told(self, event: LogEvent) -> None:
+        """The next step read after a count one process alone prints (``SOLE_COUNT``) went
+        back: the count before it going on above its high is several engines' (DeepSpeed-
+        Chat's actor and critic); any other step says the run began again at the count held,
+        which is then read as such a count is (see :mod:`~denpex_callbacks.logs.
+        sole_counts`)."""
+        if event.kind == PROGRESS and event.evidence.get(SOLE_COUNT):
+            if not event.step:
+                return  # (step=0: printed at initialize, before a resume loads its count)
+            began = self._sole.read(event.step) == BEGAN
+        else:
+            began = self._sole.other_step()
+        held, self._sole_held = self._sole_held, None
+        if not began or held is None:
+            return
+        step, line, all_skipped = held
+        self._flush()
+        self._begin_run(None)
+        self._count_open = True
+        self._counts_anew(step)
+        self._catch_up(step - 1, line, skipped=step if all_skipped else 0)
+        if step == self.clock + 1:
+            self._progress = (step, line, all_skipped)
 
     def _counts_anew(self, step: int) -> None:
         """The first step counter printed after a line that starts a run (a banner, a

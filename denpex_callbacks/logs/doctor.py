@@ -40,6 +40,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
 from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
+from denpex_callbacks.logs.dropped_values import DroppedValues
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import (
     EVAL,
@@ -177,7 +178,7 @@ def _diagnose_run_file(path: str, kind: str, config: MonitorConfig | None) -> Re
     count = 0
     for count, text, events in run_files.records(path, kind):
         session.feed(count, text, events)
-    session.assembler.finish()
+    session.end_input()
     result.reading.lines = count
     if not result.families:
         raise InputError(f"{path}: no training record with a loss, loss scale or grad norm")
@@ -283,7 +284,7 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
         if rescanned:
             _numbered(last, marks, stats.lines)
         session.feed(stats.lines, "", last)
-        session.assembler.finish()
+        session.end_input()
     finally:
         if path != STDIN:
             stream.close()
@@ -549,6 +550,7 @@ class _Session:
         # Evaluation values, per rank: a stream of their own (not training steps).
         self.evaluations: dict[int, EvaluationStream] = {}
         self.echo = EvaluationEcho()  # a NaN sentence repeating the evaluation's just before
+        self.dropped = DroppedValues()  # a logger's dropped value, held for the row after it
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=_RECENT_LINES)
@@ -583,12 +585,26 @@ class _Session:
                     stream = self.evaluations[rank] = EvaluationStream()
                 stream.event(event, at, shown, assembler.clock or None)
                 continue
-            self._judge(event.rank or 0).event(event, at, shown)
-            assembler.feed(event, at, shown)
+            if self.dropped.offer(event, at, shown):
+                continue
+            for held in self.dropped.row(event):
+                self._read(*held)  # (before the row: the warning's step is the one before)
+            self._read(event, at, shown)
         if len(events) == 1:  # most lines: counted without a set built per line
             self.result.reading.parts[(events[0].family, events[0].kind)] += 1
         else:
             self.result.reading.add_line({(e.family, e.kind) for e in events})
+
+    def _read(self, event: LogEvent, line: int, text: str) -> None:
+        """One event to its rank's judge and the assembler."""
+        self._judge(event.rank or 0).event(event, line, text)
+        self.assembler.feed(event, line, text)
+
+    def end_input(self) -> None:
+        """The input ended: what was held for a later line is read, and the assembler ends."""
+        for held in self.dropped.release():
+            self._read(*held)
+        self.assembler.finish()
 
     def quiet_lines(self, lines: int, runs: QuietRuns) -> None:
         """``lines`` lines that repeated the quiet line read before them (see
@@ -596,6 +612,8 @@ class _Session:
         shape = runs.shape
         if shape is None or runs.last_step is None:
             return
+        for held in self.dropped.release():
+            self._read(*held)  # (the rows repeated are not read one by one: no row explains)
         self.result.families[shape.family] += lines
         for kind in shape.kinds:
             self.result.reading.parts[(shape.family, kind)] += lines

@@ -38,7 +38,11 @@ _NAMES = 64  # names of values read finite, kept (bounded memory)
 # finite, while training's loss was finite and fell: a tool that writes NaN where it computes
 # nothing (DeepLabCut 3's detector runner sets its evaluation loss to NaN: the detector
 # returns no loss in evaluation), or an evaluation broken from its first pass; no sign that
-# anything went wrong in the run. Said at info, with that sentence. Rows seen at least:
+# anything went wrong in the run. Said at info, with that sentence, only where the rows'
+# finite evaluation values changed from row to row (DeepLabCut's COCO metrics: the evaluation
+# ran and measured); values that never move beside it (timm's top-1 stuck at chance beside
+# its NaN ``eval_loss``) are an evaluation broken from its first pass, a warning. Rows seen
+# at least:
 PLACEHOLDER_ROWS = 2
 PLACEHOLDER = ("never finite in this excerpt: a placeholder, or an evaluation broken from the "
                "start; training's loss was finite and fell")
@@ -113,7 +117,9 @@ class EvaluationStream:
     _classes: _Held = field(default_factory=_Held)
     _unfilled_table: bool = False  # a table row left its training loss NaN beside a finite value
     told_rows: int = 0  # evaluation rows a reader told whole (EVALUATED_ROW)
-    finite_names: set[str] = field(default_factory=set)  # ...their values read finite
+    # ...their values read finite, by name: the first value read (bounded)
+    finite_values: dict[str, float] = field(default_factory=dict)
+    moved: bool = False  # ...and whether one of them changed in a later row
     _cells: list[_Read] = field(default_factory=list)
 
     def event(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
@@ -121,10 +127,7 @@ class EvaluationStream:
         log had reached."""
         told = event.evidence.get(EVALUATED_ROW)
         if told is not None:
-            self.told_rows += 1
-            for name in told:
-                if len(self.finite_names) < _NAMES:
-                    self.finite_names.add(name)
+            self._told(told)
             return
         value = event.loss if event.loss is not None else float("nan")
         if event.evidence.get("cell") == "unfilled":
@@ -147,6 +150,17 @@ class EvaluationStream:
             return  # below its summary's finite mean over the classes, or held for one
         self._release()
         self._take(event, line, text, after_step)
+
+    def _told(self, told: tuple[tuple[str, float], ...]) -> None:
+        """One evaluation row told whole: the names and values of its finite values."""
+        self.told_rows += 1
+        for name, value in told:
+            first = self.finite_values.get(name)
+            if first is None:
+                if len(self.finite_values) < _NAMES:
+                    self.finite_values[name] = value
+            elif value != first:
+                self.moved = True
 
     def _unfilled_cell(self, event: LogEvent, line: int, text: str,
                        after_step: int | None) -> None:
@@ -218,12 +232,13 @@ class EvaluationStream:
 
     def never_finite(self) -> bool:
         """Whether the first non-finite value was so in every evaluation row a reader told
-        whole, from the first of them, and never read finite (see :data:`PLACEHOLDER`)."""
+        whole, from the first of them, and never read finite, while the rows' finite values
+        changed (see :data:`PLACEHOLDER`)."""
         first = self.first
-        return (first is not None and first.rows_before == 0
+        return (first is not None and first.rows_before == 0 and self.moved
                 and self.told_rows >= PLACEHOLDER_ROWS
                 and self.metrics.get(first.metric) == self.told_rows
-                and first.metric not in self.finite_names)
+                and first.metric not in self.finite_values)
 
     def finding(self, *, trained: bool = False) -> Finding | None:
         """AMP013 where the stream first went non-finite, or None; at info where the value

@@ -42,6 +42,10 @@ OWN_COUNT = "own_count"
 # skipped=K`` through ``log_dist(..., ranks=[0])``): no other rank's copy of it comes between,
 # so such a count that goes back at all counts a run begun again.
 SOLE_COUNT = "sole_count"
+# A ``flag`` event's key: the non-finite value a logger says it dropped (neptune-client's
+# "A value you're trying to log (`inf`) will be skipped"), naming no field: the rows printed
+# beside it may show that value and explain it (see logs/dropped_values.py).
+DROPPED = "dropped"
 SETUP = "setup"  # a configuration fact (static scale, precision, floor)
 # A ``setup`` event's key: the line starts a run (a DeepSpeed engine's configuration dump,
 # fairseq's checkpoint loading): a run appended to a log begins its own start-up there.
@@ -49,8 +53,9 @@ RUN_START = "run_start"
 EVAL = "eval"  # a non-finite value computed in evaluation (``metric`` names it); finite:
 # a block's evaluation loss or a table's empty cells (see logs/evaluation.py)
 SUMMARY = "summary"  # a value of a run's closing summary: no step, nothing to judge
-# An ``eval`` event's evidence key: one evaluation row read whole, the names of its finite
-# values (a table's row: the stream counts the rows, and which values were ever finite).
+# An ``eval`` event's evidence key: one evaluation row read whole, its finite values as
+# ``(name, value)`` pairs (a table's row: the stream counts the rows, which values were ever
+# finite, and whether they moved).
 EVALUATED_ROW = "evaluated_row"
 
 

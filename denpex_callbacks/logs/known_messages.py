@@ -13,6 +13,7 @@ import re
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import (
+    DROPPED,
     EVAL,
     FLAG,
     FP16_SHOWN,
@@ -162,6 +163,10 @@ def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
     evidence: dict[str, object] = {} if epoch is None else {"epoch": epoch}
     if row.fp16_shown:
         evidence[FP16_SHOWN] = True
+    dropped = to_float(values.get("value")) if row.code == "AMP009" else None
+    if dropped is not None and not math.isfinite(dropped):
+        # a logger's word that it dropped this value: a row beside it may show and explain it
+        evidence[DROPPED] = dropped
     flag = LogEvent(FLAG, FAMILY, step=step, rank=rank, code=row.code,
                     loss=math.nan if row.code == "AMP006" else None,
                     summary=f"{row.tool}: {row.means}", evidence=evidence or None)

@@ -959,16 +959,19 @@ def _counted_period(parts: tuple[str, ...]) -> str | None:
     epoch" numbers the epoch, as a count within a span is printed before its span's number
     (OpenRLHF's bars ``desc="Train step of epoch %d" % epoch``, openrlhf/trainer/
     dpo_trainer.py, sft_trainer.py, rm_trainer.py: the bar's count is the step). A loss of a
-    period ("Total loss for epoch") stays the loss (:func:`_without_period`).
+    period ("Total loss for epoch") stays the loss (:func:`_without_period`). Only "of" says
+    the number is the span's: "Step In Epoch: 120" (DeciMamba's ``finetune_ssm.py``, after its
+    own ``Epoch: 1 |``) and "current step in epoch" number the step within the span.
 
     Example:
         >>> _counted_period(("train", "step", "of", "epoch")), _counted_period(("step",))
         ('epoch', None)
-        >>> _counted_period(("total", "loss", "for", "epoch")) is None
-        True
+        >>> [_counted_period(k) for k in (("total", "loss", "for", "epoch"),
+        ...                               ("step", "in", "epoch"))]
+        [None, None]
     """
     head = _without_period(parts)
-    if head == parts:
+    if head == parts or "of" not in parts[-3:-1]:  # "step of (the) epoch"
         return None
     while len(head) > 1 and head[0] in _TRAIN:
         head = head[1:]

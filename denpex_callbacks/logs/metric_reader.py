@@ -1605,10 +1605,11 @@ class MetricReader:
             events += [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
                                    evidence=UNFILLED) for key, value in row.unfilled]
             if row.evals:
-                # the row's evaluation told whole, its finite values' names included: the
-                # stream may then tell a value never finite from one that went non-finite
+                # the row's evaluation told whole, its finite values included: the stream
+                # may then tell a value never finite from one that went non-finite, and an
+                # evaluation that measured (its values move) from one that never ran right
                 events.append(MetricEvent(EVAL, FAMILY, step=step, evidence={
-                    EVALUATED_ROW: tuple(key for key, value in row.evals
+                    EVALUATED_ROW: tuple((key, value) for key, value in row.evals
                                          if math.isfinite(value))}))
         if row.unfilled_loss:
             # (a finite value of the row: the stream's sign that the table leaves cells so)
