@@ -16,6 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import denpex_callbacks  # noqa: E402
 from denpex_callbacks.core.report import read_report_dir  # noqa: E402
 from denpex_callbacks.logs.doctor import diagnose  # noqa: E402
 
@@ -23,12 +24,13 @@ WORKER = Path(__file__).with_name("newuser49_ddp_worker.py")
 FAULT_STEP = 12  # the worker's
 
 
-@pytest.fixture(scope="module")  # two processes importing torch: about 10 s on two cores
-def ddp_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The report dir of one two-rank DDP run (rank 1's data NaN from FAULT_STEP on)."""
-    out = tmp_path_factory.mktemp("ddp")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    ranks = [subprocess.Popen([sys.executable, str(WORKER), str(out), str(r)], env=env,
+def _train(out: Path, kind: str = "ddp") -> Path:
+    """The report dir of one two-rank run (rank 1's data NaN from FAULT_STEP on)."""
+    # The workers import the package under test (an editable install may point elsewhere).
+    here = str(Path(denpex_callbacks.__file__).parents[1])
+    path = os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
+    ranks = [subprocess.Popen([sys.executable, str(WORKER), str(out), str(r), kind], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for r in (0, 1)]
     outputs = [p.communicate(timeout=120)[0] for p in ranks]
@@ -36,10 +38,15 @@ def ddp_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "reports"
 
 
-# denpex diagnose on the report dir names rank 1 as initiating (AMP006 at step 12) but lists
-# rank 0's AMP003 (skips caused by rank 1's NaN gradients, all-reduced by DDP) first, as a root
-# fault whose fix is 'lower the learning rate'; rank 0's live summary says 'fix AMP003 first'.
-@pytest.mark.xfail(strict=True, reason="rank 0's AMP003 comes first, not a consequence of AMP006")
+@pytest.fixture(scope="module")  # two processes importing torch: about 10 s on two cores
+def ddp_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report dir of one two-rank DDP run."""
+    return _train(tmp_path_factory.mktemp("ddp"))
+
+
+# denpex diagnose on the report dir names rank 1 as initiating (AMP006 at step 12); rank 0's
+# AMP003 (skips caused by rank 1's NaN gradients, all-reduced by DDP) is its consequence, listed
+# after it (core/other_rank.linked_across_ranks), and its fix is not 'lower the learning rate'.
 def test_ddp_nan_on_rank_1_makes_rank_0s_collapse_a_consequence(ddp_reports: Path) -> None:
     result = diagnose(str(ddp_reports))
     assert result.initiating == (1, FAULT_STEP)
@@ -57,13 +64,28 @@ def test_ddp_nan_on_rank_1_is_reported_there_and_nobody_hangs(ddp_reports: Path)
     assert nan_losses == [(FAULT_STEP, 1)]
 
 
-# Rank 0's own losses and gradients are finite (its skips are rank 1's NaN, all-reduced by DDP),
-# yet its live AMP003 says 'lower the learning rate' and its re-run note blames the forward-only
-# re-run. Lightning's DDP adapter says 'the overflow may come from another rank' (fix unchanged);
-# the plain-loop AmpMonitor (and so accelerate) does not.
-@pytest.mark.xfail(strict=True, reason="rank 0's live AMP003 blames the LR, not the other rank")
+# Rank 0's own losses and gradients are finite (its skips are rank 1's NaN, all-reduced by DDP):
+# its live AMP003 says the overflow may come from another rank and sends the user there, on the
+# forward-only re-run of the plain-loop AmpMonitor as on Lightning's forward+backward one.
 def test_ddp_rank_0_collapse_points_at_the_other_rank(ddp_reports: Path) -> None:
     rank0 = next(r for r in read_report_dir(ddp_reports) if r.rank == 0)
     collapse = next(d for d in rank0.diagnoses if d.code == "AMP003")
     assert "another rank" in str(collapse.evidence.get("rerun_reason", ""))
     assert "learning rate" not in collapse.fix.lower()
+
+
+@pytest.mark.slow  # two more two-rank runs: about 20 s on two cores
+@pytest.mark.parametrize("kind", ["fsdp1", "fsdp2"])
+def test_sharded_rank_0_collapse_is_the_other_ranks_consequence(tmp_path: Path,
+                                                                kind: str) -> None:
+    """FSDP refuses the re-run (sharded parameters): the armed next step, finite on rank 0,
+    says the overflow may come from another rank, and the doctor links it to rank 1."""
+    reports = _train(tmp_path, kind)
+    rank0 = next(r for r in read_report_dir(reports) if r.rank == 0)
+    collapse = next(d for d in rank0.diagnoses if d.code == "AMP003")
+    assert collapse.evidence["origin"]["verdict"] == "other-rank"
+    assert "learning rate" not in collapse.fix.lower()
+    assert "recurred_step" not in collapse.evidence  # (no "did not recur", then "recurred")
+    result = diagnose(str(reports))
+    assert (result.diagnoses[0].code, result.diagnoses[0].rank) == ("AMP006", 1)
+    assert all(d.caused_by == "AMP006" for d in result.diagnoses if d.code == "AMP003")

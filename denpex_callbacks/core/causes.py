@@ -24,6 +24,7 @@ from typing import Any
 from denpex_callbacks.core import fixes
 from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.other_rank import OTHER_RANK
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.run_state import RunState
 
@@ -106,7 +107,7 @@ class OriginFacts:
     @property
     def reproduced(self) -> bool:
         """The fault recurred in the armed step (the step after it was found)."""
-        return self.verdict not in ("not-reproduced", "not-observed")
+        return self.verdict not in ("not-reproduced", "not-observed", OTHER_RANK)
 
 
 @dataclass(frozen=True)

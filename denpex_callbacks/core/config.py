@@ -34,7 +34,13 @@ class MonitorConfig:
     Attributes:
         on_fault: ``"warn"`` (log and continue, the default), ``"stop"`` (ask the framework
             to stop gracefully after the current step) or ``"raise"`` (raise
-            AmpDiagnosisError from the step where it is found).
+            AmpDiagnosisError from the step where it is found). On several ranks ``"raise"``
+            raises on the rank that diagnosed only (nothing one rank does enters a
+            collective): the others go on into their next collective and wait there until
+            the launcher ends them (torchrun tears the job down when a rank fails) or the
+            process group times out. Prefer ``"stop"`` there: every rank votes at every step
+            (one small all-reduce, the framework's own reduce under Lightning) and all stop
+            after the same step; or launch under torchrun.
         checkpoint_on_stop: Under ``"stop"``, HF Trainer and Lightning save a checkpoint
             through their own mechanism before stopping (HF: ``control.should_save``, into
             ``output_dir/checkpoint-<step>``; Lightning: ``trainer.save_checkpoint``, beside

@@ -32,6 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from denpex_callbacks.core.other_rank import may_come_from, other_rank_fix
+
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not-reproduced"
 NOT_RERUNNABLE = "not-rerunnable"
@@ -115,6 +117,9 @@ class RerunVerdict:
     rerun_loss: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     placed: str | None = None
+    # Ranks the step's gradients were all-reduced over, where this rank's own values were
+    # finite: the overflow may come from another rank (None: not that case).
+    reduced_over: int | None = None
 
     @property
     def loss_identical(self) -> bool | None:
@@ -135,6 +140,7 @@ class RerunVerdict:
                 "step": self.step, "rank": self.rank, "host": self.host, "covers": self.covers,
                 "original_loss": self.original_loss, "rerun_loss": self.rerun_loss,
                 "loss_identical": self.loss_identical, "placed": self.placed, **self.detail,
+                **({} if self.reduced_over is None else {"reduced_over": self.reduced_over}),
             },
         }
 
@@ -150,7 +156,13 @@ class RerunVerdict:
         return f"re-run of step {self.step} not possible: {self.reason}"
 
     def root_cause(self) -> str | None:
-        """The new root cause (only a non-reproduced step changes it)."""
+        """The new root cause (a non-reproduced step, or this rank's own values finite on a
+        run of several ranks, changes it)."""
+        if self.reduced_over is not None:
+            return ("This rank's own values were finite, but the step's gradients are "
+                    f"all-reduced over {self.reduced_over} ranks: a non-finite gradient of any "
+                    "rank makes every rank's scaler skip the step, so this rank's loss scale "
+                    "falls with the rank whose fault it is.")
         if self.verdict != NOT_REPRODUCED:
             return None
         return (f"not reproducible: re-running step {self.step} on rank {self.rank} (host "
@@ -161,7 +173,10 @@ class RerunVerdict:
                 "between streams).")
 
     def fix(self) -> str | None:
-        """The new fix (only a non-reproduced step changes it)."""
+        """The new fix (a non-reproduced step, or this rank's own values finite on a run of
+        several ranks, changes it)."""
+        if self.reduced_over is not None:
+            return other_rank_fix(self.reduced_over)
         if self.verdict != NOT_REPRODUCED:
             return None
         return (f"Resume from the last checkpoint on another node (exclude host {self.host}); "
@@ -220,11 +235,12 @@ def judge(
     """
     host = host or this_host()
 
-    def verdict(kind: str, reason: str, placed: str | None = None) -> RerunVerdict:
+    def verdict(kind: str, reason: str, placed: str | None = None,
+                reduced_over: int | None = None) -> RerunVerdict:
         if kind != REPRODUCED and outcome.partial:
             kind, reason = NOT_RERUNNABLE, f"{reason}; {outcome.partial}"
         return RerunVerdict(kind, reason, failing.step, rank, host, outcome.covers,
-                            failing.loss, outcome.loss, dict(detail or {}), placed)
+                            failing.loss, outcome.loss, dict(detail or {}), placed, reduced_over)
 
     at = f"step {failing.step}"
     if outcome.loss is not None and not math.isfinite(outcome.loss):
@@ -248,16 +264,23 @@ def judge(
                        "is computed outside the model and was not re-run (hand the monitor "
                        "its loss_fn, or a rerun= closure)")
     scale = f"loss scale {_fmt(failing.scale)}"
+    ranks = failing.world_size
     if outcome.grads_finite is None:
         why = f" ({outcome.why_forward_only})" if outcome.why_forward_only else ""
+        own_finite = (outcome.loss is not None and math.isfinite(outcome.loss)) or (
+            outcome.loss is None and outcome.outputs_finite is True)
+        if ranks > 1 and own_finite:  # (a finite loss and forward: see other_rank)
+            only = f": {outcome.why_forward_only}" if outcome.why_forward_only else ""
+            return verdict(NOT_RERUNNABLE, f"this rank's loss was finite in {at} and the "
+                           f"re-run of its batch is finite (forward only{only}), but "
+                           f"{may_come_from(ranks)}", reduced_over=ranks)
         return verdict(NOT_RERUNNABLE, "the overflow was in the gradients and the re-run "
                        f"covered the forward only{why}")
     if outcome.grads_finite is False:
         return verdict(REPRODUCED, f"the gradients overflow again at {scale}")
-    if failing.world_size > 1:
+    if ranks > 1:
         return verdict(NOT_RERUNNABLE, f"this rank's own gradients are finite at {scale}, "
-                       f"but the step's gradients are all-reduced over {failing.world_size} "
-                       "ranks: the overflow may come from another rank (see their verdicts)")
+                       f"but {may_come_from(ranks)}", reduced_over=ranks)
     same = "" if outcome.loss is None or failing.loss is None else (
         ", same loss bit for bit" if outcome.loss == failing.loss
         else f", and the loss differs ({_fmt(outcome.loss)} vs {_fmt(failing.loss)})")

@@ -15,6 +15,7 @@ from typing import Any
 from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.log_line import render_amendment, render_escalation, render_line
 from denpex_callbacks.core.observation import Observation
+from denpex_callbacks.core.other_rank import may_be_another_ranks
 from denpex_callbacks.core.report import ReportWriter
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.severity import Severity
@@ -122,9 +123,12 @@ class LogSink:
         """The closing line: which diagnosis to fix first."""
         if not self.prints(primary):
             return
+        # A collapse whose rank computed finite values may be another rank's to fix.
+        elsewhere = ("; it may come from another rank: see their reports"
+                     if may_be_another_ranks(primary) else "")
         self.logger.warning(
-            "denpex: run summary (rank %d): fix %s first (%s, from step %s)%s",
-            rank, primary.code, primary.title, primary.step,
+            "denpex: run summary (rank %d): fix %s first (%s, from step %s%s)%s",
+            rank, primary.code, primary.title, primary.step, elsewhere,
             f"; also reported: {', '.join(others)}" if others else "",
             extra={DIAGNOSIS_RECORD: "summary"},
         )

@@ -314,7 +314,7 @@ class LocateOnFault:
         """The located origin in this run's words: its framework, its setup, the step of the
         diagnosis it amends."""
         return explain_origin(report, self.monitor.framework, setup=self.monitor.setup,
-                              first_step=target.step,
+                              first_step=target.step, code=target.code,
                               updates_before=updates_before(self.monitor.run, report.step))
 
     def _cause(

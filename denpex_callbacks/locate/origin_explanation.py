@@ -14,6 +14,7 @@ from typing import Any
 
 from denpex_callbacks.core.causes import OriginFacts
 from denpex_callbacks.core.fixes import bf16_switch, keep_fp32, poisoned_weights_fix
+from denpex_callbacks.core.other_rank import OTHER_RANK, may_come_from, other_rank_fix
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.locate.origin_report import (
     FP16_MAX,
@@ -37,7 +38,9 @@ class OriginExplanation:
         verdict: Short stable tag: ``input-data``, ``nonfinite-weights``,
             ``diverged-weights``, ``initial-weights``, ``activation-overflow``,
             ``invalid-operation``, ``between-modules``, ``loss-computation``,
-            ``backward-overflow``, ``not-reproduced``, ``not-observed``.
+            ``backward-overflow``, ``not-reproduced``, ``other-rank`` (an overflow in the
+            gradients of a run of several ranks, this rank's own values finite),
+            ``not-observed``.
         summary: One line saying what was found, with the numbers.
         root_cause: The new root cause (None: keep the catalog's).
         fix: The new fix (None: keep the catalog's).
@@ -98,7 +101,8 @@ def origin_facts(report: OriginReport, explanation: OriginExplanation) -> Origin
 def explain_origin(report: OriginReport, framework: str | None = None, *,
                    updates_before: int | None = None,
                    setup: RunSetup | None = None,
-                   first_step: int | None = None) -> OriginExplanation:
+                   first_step: int | None = None,
+                   code: str | None = None) -> OriginExplanation:
     """Turn a located origin into the root cause and fix of the diagnosis it amends.
 
     Args:
@@ -110,6 +114,9 @@ def explain_origin(report: OriginReport, framework: str | None = None, *,
             the fix of weights already non-finite (None: phrased as for a run with a scaler).
         first_step: The step of the diagnosis being amended (its first non-finite loss),
             which may come before the located one.
+        code: The id of the diagnosis being amended: an overflow in the gradients (AMP003)
+            on a run of several ranks (``setup.world_size``) is in the all-reduced gradients,
+            which the hooks do not see (None: not known).
 
     Returns:
         The verdict, a one-line summary, and the new root cause and fix (None where the
@@ -195,6 +202,16 @@ def explain_origin(report: OriginReport, framework: str | None = None, *,
     )
     if peak is not None:
         evidence.update(peak_module=label(peak.name), peak_absmax=peak.output_absmax)
+    ranks = setup.world_size if setup is not None else 1
+    if code == "AMP003" and ranks > 1:
+        # The hooks saw this rank's values before the all-reduce: finite here says nothing of
+        # whether the step's reduced gradients overflowed (the step may be skipped anyway).
+        return OriginExplanation(
+            OTHER_RANK,
+            f"located at {at}: every input, activation, loss and gradient of this rank was "
+            f"finite{largest}; {may_come_from(ranks)}",
+            None, other_rank_fix(ranks), None, evidence,
+        )
     return OriginExplanation(
         "not-reproduced",
         f"located at {at}: every input, activation, loss and gradient was finite, the fault "

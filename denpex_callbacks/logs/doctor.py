@@ -25,6 +25,7 @@ from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import order
+from denpex_callbacks.core.other_rank import linked_across_ranks
 from denpex_callbacks.core.report import (
     REPORT_GLOB,
     initiating_rank,
@@ -868,15 +869,18 @@ def _diagnose_reports(path: str) -> Result:
     # The first of each id across ranks, per severity: an escalation (AMP009 info at start,
     # warning once a NaN is hidden; AMP004 below 1, then at 0) is kept beside it.
     first: dict[tuple[str, str], Diagnosis] = {}
+    # A rank's collapse that another rank's NaN began (through the all-reduce) is its
+    # consequence: linked before the ranks' diagnoses are merged (one rank: none linked).
+    for diagnosis in linked_across_ranks([replace(d, source=str(report.path))
+                                          for report in reports for d in report.diagnoses]):
+        key = (diagnosis.code, diagnosis.severity.value)
+        known = first.get(key)
+        if known is None or (diagnosis.step or 0) < (known.step or 0):
+            first[key] = diagnosis
     for report in reports:
-        for diagnosis in report.diagnoses:
-            key = (diagnosis.code, diagnosis.severity.value)
-            known = first.get(key)
-            if known is None or (diagnosis.step or 0) < (known.step or 0):
-                first[key] = replace(diagnosis, source=str(report.path))
         for obs in report.steps:
             result.timeline.add(obs)
-        # A torn last record (a killed run) is expected in crash reports: not a bad input.
+    # A torn last record (a killed run) is expected in crash reports: not a bad input.
     result.diagnoses = order(list(first.values()))
     result.initiating = initiating_rank(reports) if len(reports) > 1 else None
     result.reruns = rank_verdicts(reports)

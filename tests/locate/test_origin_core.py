@@ -9,6 +9,7 @@ import pytest
 
 from denpex_callbacks import Monitor, MonitorConfig, Observation, read_report
 from denpex_callbacks.core import catalog
+from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.locate.origin_explanation import explain_origin
 from denpex_callbacks.locate.origin_report import GradientOrigin, ModuleCall, OriginReport
 
@@ -64,6 +65,20 @@ def test_nothing_non_finite_keeps_the_catalog_cause():
     assert "did not recur" in explanation.summary and "blocks.1" in explanation.summary
     no_forward = explain_origin(OriginReport(4))
     assert (no_forward.verdict, no_forward.root_cause) == ("not-observed", None)
+
+
+def test_a_finite_armed_step_of_a_collapse_on_several_ranks_points_at_the_other_ranks():
+    """The hooks see this rank's values before the all-reduce: finite there does not mean
+    the step's reduced gradients were (the step may be skipped anyway), so no 'did not
+    recur', which a skipped step would then contradict."""
+    report = OriginReport(18, calls_seen=3, gradients_seen=6, inputs_absmax=1.0, loss_absmax=0.3)
+    ranks = explain_origin(report, "torch", setup=RunSetup(world_size=2), code="AMP003")
+    assert ranks.verdict == "other-rank" and "did not recur" not in ranks.summary
+    assert "all-reduced over 2 ranks" in ranks.summary
+    assert ranks.fix is not None and "learning rate" not in ranks.fix.lower()
+    # One rank, or the rank's own loss (AMP006): its finite values do say it did not recur.
+    for setup, code in ((RunSetup(), "AMP003"), (RunSetup(world_size=2), "AMP006")):
+        assert explain_origin(report, setup=setup, code=code).verdict == "not-reproduced"
 
 
 def test_fix_is_phrased_for_the_framework():

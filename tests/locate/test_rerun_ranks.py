@@ -41,6 +41,8 @@ def test_each_rank_reports_its_own_verdict_and_the_doctor_shows_them(tmp_path: P
     assert collapse.evidence["rerun"] == "not-rerunnable"
     assert collapse.evidence["rerun_detail"]["covers"] == "forward+backward"
     assert "all-reduced over 2 ranks" in collapse.evidence["rerun_reason"]
+    # Its own gradients finite: the fix sends the user to the rank that began it, not the LR.
+    assert "learning rate" not in collapse.fix.lower() and "denpex diagnose" in collapse.fix
 
     result = diagnose(str(tmp_path / "reports"))
     text = render_text([result])
@@ -49,6 +51,8 @@ def test_each_rank_reports_its_own_verdict_and_the_doctor_shows_them(tmp_path: P
     assert f"rank 1 (host {host}): AMP006 at step {FAULT_STEP} reproduced" in text
     assert f"rank 0 (host {host}): AMP003 at step {FAULT_STEP} not-rerunnable" in text
     assert "across ranks: reproduced on rank 1; not re-runnable on rank 0" in text
+    linked = {d.code: d for d in result.diagnoses}
+    assert result.diagnoses[0].code == "AMP006" and linked["AMP003"].caused_by == "AMP006"
     reruns = json.loads(render_json([result], 1))["inputs"][0]["reruns"]
     assert {(r["rank"], r["code"], r["verdict"]) for r in reruns} >= {
         (1, "AMP006", "reproduced"), (0, "AMP003", "not-rerunnable")}
