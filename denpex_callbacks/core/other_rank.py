@@ -25,6 +25,8 @@ __all__ = ["OTHER_RANK", "linked_across_ranks", "may_be_another_ranks", "may_com
 
 OTHER_RANK = "other-rank"  # the armed step's origin verdict: this rank's own values finite
 _REPRODUCED = "reproduced"  # (rerun_verdict.REPRODUCED; that module imports this one)
+# The armed step's origin verdicts that locate nothing on this rank (causes.OriginEvidence).
+_NOT_LOCATED = ("not-reproduced", "not-observed", OTHER_RANK)
 
 
 def may_come_from(world_size: int) -> str:
@@ -65,10 +67,22 @@ def may_be_another_ranks(diagnosis: Diagnosis) -> bool:
         ...     "AMP003", 12, "skips", evidence={"origin": {"verdict": OTHER_RANK}})))
         True
     """
+    if _own_overflow(diagnosis):  # (the locator found it here: a forward-only re-run's
+        return False              # finite loss does not make it another rank's)
     detail = diagnosis.evidence.get("rerun_detail")
     origin = diagnosis.evidence.get("origin")
     return bool(isinstance(detail, dict) and detail.get("reduced_over")) or (
         isinstance(origin, dict) and origin.get("verdict") == OTHER_RANK)
+
+
+def _own_overflow(diagnosis: Diagnosis) -> bool:
+    """Whether this rank's own values overflowed: its re-run reproduced the fault, or the
+    locator's armed step found a non-finite value of this rank's (a module's backward, an
+    activation, its inputs), all seen before the all-reduce."""
+    if diagnosis.evidence.get("rerun") == _REPRODUCED:
+        return True
+    origin = diagnosis.evidence.get("origin")
+    return isinstance(origin, dict) and origin.get("verdict") not in (None, *_NOT_LOCATED)
 
 
 def linked_across_ranks(diagnoses: Sequence[Diagnosis]) -> list[Diagnosis]:
@@ -77,9 +91,10 @@ def linked_across_ranks(diagnoses: Sequence[Diagnosis]) -> list[Diagnosis]:
     A rank's AMP003 is a consequence (``caused_by``) of another rank's root fault that began
     at the same or an earlier step and puts non-finite values into the all-reduced gradients:
     a non-finite loss (AMP006), or a collapse whose re-run reproduced the overflow on that
-    rank. Not when this rank's own re-run reproduced it (then the overflow is its own too),
-    nor when the fault began later. Collapses that every rank shows with no such root stay
-    roots (an overflow of every rank's own, such as too high a learning rate).
+    rank or whose locator found it there (a module's gradients overflowing in that rank's
+    backward, its loss finite). Not when this rank's own re-run or locator found it (then the
+    overflow is its own too), nor when the fault began later. Collapses that every rank shows
+    with no such root stay roots (an overflow of every rank's own: a learning rate too high).
 
     Example:
         >>> from denpex_callbacks.core.diagnosis import Finding
@@ -99,13 +114,12 @@ def _spreads(diagnosis: Diagnosis) -> bool:
     if diagnosis.caused_by is not None or diagnosis.step is None or not counts_as_fault(
             diagnosis):
         return False
-    return diagnosis.code == "AMP006" or (
-        diagnosis.code == "AMP003" and diagnosis.evidence.get("rerun") == _REPRODUCED)
+    return diagnosis.code == "AMP006" or (diagnosis.code == "AMP003" and _own_overflow(diagnosis))
 
 
 def _linked(diagnosis: Diagnosis, roots: Iterable[Diagnosis]) -> Diagnosis:
     if (diagnosis.code != "AMP003" or diagnosis.caused_by is not None or diagnosis.step is None
-            or diagnosis.evidence.get("rerun") == _REPRODUCED):
+            or _own_overflow(diagnosis)):
         return diagnosis
     step = diagnosis.step
     earlier = [r for r in roots if r.rank != diagnosis.rank and (r.step or 0) <= step]

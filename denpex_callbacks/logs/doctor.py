@@ -863,6 +863,10 @@ def _abandoned(diagnosis: Diagnosis) -> Diagnosis:
                    evidence={**diagnosis.evidence, "abandoned_run": True})
 
 
+def _earlier_root(diagnosis: Diagnosis) -> tuple[int, bool]:
+    return diagnosis.step or 0, diagnosis.caused_by is not None
+
+
 def _diagnose_reports(path: str) -> Result:
     reports = read_report_dir(path) if os.path.isdir(path) else [read_report(path)]
     result = Result(path, kind="reports")
@@ -875,7 +879,9 @@ def _diagnose_reports(path: str) -> Result:
                                           for report in reports for d in report.diagnoses]):
         key = (diagnosis.code, diagnosis.severity.value)
         known = first.get(key)
-        if known is None or (diagnosis.step or 0) < (known.step or 0):
+        # At the same step a rank's own fault goes before another rank's consequence of it
+        # (two ranks' AMP003 at one step: the one whose rank overflowed is the one to fix).
+        if known is None or _earlier_root(diagnosis) < _earlier_root(known):
             first[key] = diagnosis
     for report in reports:
         for obs in report.steps:

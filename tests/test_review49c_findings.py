@@ -1,0 +1,100 @@
+"""Review 49c: this morning's 'the overflow may come from another rank' (core/other_rank.py)
+attacked with real two-rank CPU runs (gloo, DDP, a CPU GradScaler, AmpMonitor as a user writes
+it; tests/review49c_ddp_worker.py).
+
+Both findings came from the same gap: a rank whose forward-only re-run was finite was read as
+finite in everything, though the locator's armed step had found the overflow in that rank's
+own backward. So a rank that overflowed itself said 'it may come from another rank: see their
+reports', and the doctor treated it as nobody's root (the other rank's collapse, first in the
+folder, sent the user to 'look at the other rank').
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import denpex_callbacks  # noqa: E402
+from denpex_callbacks.core.other_rank import linked_across_ranks, may_be_another_ranks  # noqa: E402
+from denpex_callbacks.core.report import read_report_dir  # noqa: E402
+from denpex_callbacks.logs.doctor import diagnose  # noqa: E402
+
+WORKER = Path(__file__).with_name("review49c_ddp_worker.py")
+
+
+def _train(out: Path, scenario: str, world: int = 2) -> Path:
+    """The report dir of one run of ``world`` ranks (the worker's ``scenario``)."""
+    here = str(Path(denpex_callbacks.__file__).parents[1])  # the package under test
+    path = os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
+    ranks = [subprocess.Popen([sys.executable, str(WORKER), str(out), str(r), str(world),
+                               scenario], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for r in range(world)]
+    outputs = [p.communicate(timeout=120)[0] for p in ranks]
+    assert all((out / f"done{r}").exists() for r in range(world)), outputs[0][-2000:]
+    return out / "reports"
+
+
+@pytest.fixture(scope="module")  # two processes importing torch: about 10 s on two cores
+def backward_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Rank 1's gradients overflow in <model>.1's backward from step 12 (forward finite)."""
+    return _train(tmp_path_factory.mktemp("backward"), "backward")
+
+
+@pytest.fixture(scope="module")
+def lr_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The learning rate too high on every rank from step 10."""
+    return _train(tmp_path_factory.mktemp("lr10"), "lr10")
+
+
+def test_backward_overflow_on_rank_1_is_the_root_the_doctor_names(
+        backward_reports: Path) -> None:
+    """Was: the doctor's only AMP003 was rank 0's, fix 'Look at the other rank first', and
+    rank 1's located <model>.1 was dropped; rank 1's collapse was linked to nothing."""
+    result = diagnose(str(backward_reports))
+    collapse = [d for d in result.diagnoses if d.code == "AMP003"]
+    assert [(d.rank, d.caused_by) for d in collapse] == [(1, None)]
+    assert "<model>.1" in collapse[0].fix
+    linked = linked_across_ranks([d for r in read_report_dir(backward_reports)
+                                  for d in r.diagnoses if d.code == "AMP003"])
+    assert sorted((d.rank, d.caused_by, d.evidence.get("caused_on_rank")) for d in linked) == [
+        (0, "AMP003", 1), (1, None, None)]
+
+
+def test_backward_overflow_rank_1_is_not_sent_to_the_other_rank(backward_reports: Path) -> None:
+    """Rank 1's locator found its own gradients inf: its summary does not say 'it may come from
+    another rank' (rank 0, finite everywhere, still does)."""
+    by_rank = {r.rank: next(d for d in r.diagnoses if d.code == "AMP003")
+               for r in read_report_dir(backward_reports)}
+    assert not may_be_another_ranks(by_rank[1])
+    assert may_be_another_ranks(by_rank[0])
+
+
+def test_learning_rate_too_high_on_every_rank_is_every_ranks_own(lr_reports: Path) -> None:
+    """Was: rank 0's run summary said 'it may come from another rank: see their reports',
+    though on both ranks the locator found the overflow in this rank's own backward."""
+    collapses = [next(d for d in r.diagnoses if d.code == "AMP003")
+                 for r in read_report_dir(lr_reports)]
+    assert len(collapses) == 2
+    assert not any(may_be_another_ranks(d) for d in collapses)
+    assert all("learning rate" in d.fix.lower() for d in collapses)
+    result = diagnose(str(lr_reports))
+    first = result.diagnoses[0]
+    assert (first.code, first.caused_by) == ("AMP003", None)
+    assert "learning rate" in first.fix.lower()
+
+
+def test_one_ranks_report_missing_still_points_at_the_other_rank(
+        backward_reports: Path, tmp_path: Path) -> None:
+    """A control: rank 1's report gone, rank 0's collapse (finite here) is linked to nothing
+    and still sends the user to the other rank."""
+    (tmp_path / "rank0.jsonl").write_bytes((backward_reports / "rank0.jsonl").read_bytes())
+    result = diagnose(str(tmp_path))
+    collapse = next(d for d in result.diagnoses if d.code == "AMP003")
+    assert collapse.caused_by is None and "other rank" in collapse.fix
