@@ -1,10 +1,11 @@
 """One rank of review49c's two-rank CPU runs (gloo, file store, DDP, a CPU GradScaler, AmpMonitor).
 
-Usage: ``python review49c_ddp_worker.py OUT_DIR RANK WORLD SCENARIO``; scenarios:
-``lr`` (a learning rate too high on every rank;
-``lr10``: from step 10), ``backward`` (rank 1's gradients overflow in
-a module's backward, its forward finite), ``nan2`` (NaN data on rank 0 from step 8, on rank 1
-from step 16), ``healthy``. Writes ``done<rank>`` once trained.
+Usage: ``python review49c_ddp_worker.py OUT_DIR RANK WORLD SCENARIO``; scenarios: ``lr`` (a
+learning rate too high on every rank; ``lr10``: from step 10), ``backward`` (the last rank's
+gradients overflow in a module's backward from step 12, its forward finite), ``nan2`` (NaN data
+on rank 0 from step 8, on rank 1 from step 16), ``stop`` (rank 1's data NaN from step 12,
+``on_fault='stop'``), ``healthy``. Writes ``done<rank>`` once trained and ``stopped<rank>``
+with the last step taken.
 """
 
 from __future__ import annotations
@@ -58,13 +59,15 @@ def main(out: Path, rank: int, world: int, scenario: str) -> None:
     lr = 3.0 if scenario == "lr" else 0.01
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**12, growth_interval=50)
-    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model,
-                         report_dir=str(out / "reports"))
+    stop = scenario == "stop"
+    monitor = AmpMonitor(scaler=scaler, optimizer=opt, model=model, report_dir=str(
+        out / "reports"), **({"on_fault": "stop"} if stop else {}))
     gen = torch.Generator().manual_seed(1 + rank)
     for step in range(STEPS):
         x = torch.randn(16, 8, generator=gen)
         y = x[:, :1] * 2.0 + 0.5
-        if scenario == "nan2" and step >= (8 if rank == 0 else 16):
+        if (scenario == "nan2" and step >= (8 if rank == 0 else 16)) or (
+                stop and rank == 1 and step >= 12):
             x[2, 3] = float("nan")
         if scenario == "lr10" and step == 10:  # too high from step 10 on, on every rank
             for group in opt.param_groups:
@@ -77,7 +80,10 @@ def main(out: Path, rank: int, world: int, scenario: str) -> None:
         scaler.update()
         opt.zero_grad()
         monitor.step(loss)
+        if monitor.should_stop:
+            break
     monitor.close()
+    (out / f"stopped{rank}").write_text(str(step))
     (out / f"done{rank}").write_text("ok")
     if world > 1:
         torch.distributed.destroy_process_group()

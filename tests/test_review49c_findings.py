@@ -98,3 +98,22 @@ def test_one_ranks_report_missing_still_points_at_the_other_rank(
     result = diagnose(str(tmp_path))
     collapse = next(d for d in result.diagnoses if d.code == "AMP003")
     assert collapse.caused_by is None and "other rank" in collapse.fix
+
+
+def test_stop_on_two_ranks_stops_both_after_the_same_step(tmp_path: Path) -> None:
+    """A control for slim26 (the loop's stop vote now asked at every call, False off "stop"):
+    under on_fault="stop" rank 1's NaN stops both ranks after the same step, nobody waits."""
+    _train(tmp_path, "stop")
+    stopped = [(tmp_path / f"stopped{r}").read_text() for r in (0, 1)]
+    assert stopped[0] == stopped[1] and int(stopped[0]) < 29  # (STEPS - 1: not stopped)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the doctor keeps the first diagnosis of each id and severity across ranks: rank 1's own "
+    "bad batch (AMP006 at 16, located: its inputs NaN) shows only in the per-rank re-run "
+    "lines, not among the diagnoses"))
+def test_nan_on_both_ranks_at_different_steps_lists_both_roots(tmp_path: Path) -> None:
+    """Rank 0's data NaN from step 8, rank 1's from step 16: two bad shards, two roots."""
+    result = diagnose(str(_train(tmp_path, "nan2")))
+    assert result.initiating == (0, 8)
+    assert [(d.step, d.rank) for d in result.diagnoses if d.code == "AMP006"] == [(8, 0), (16, 1)]
