@@ -259,8 +259,10 @@ _RECORD_KIND = re.compile(r"""(?i)['"](?:type|mode|phase)['"]:[ \t]*['"](?:val|v
 # 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
 _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
 # Both print the epoch before the loss: a row without one (a results table's or a README's
-# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
-_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
+# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores. The
+# epoch may open a bracket (00-Abhishek/mnist-mlp-pytorch src/train.py: ``f"Epoch [{epoch +
+# 1}/{EPOCHS}] | Loss: {average_loss:.4f} | Train Accuracy: ... | Validation Accuracy: ..."``).
+_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\[?\d")
 # The split's name may key a score it names (the TensorFlow mixed precision guide's custom
 # loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
 # mixed_precision.ipynb).
