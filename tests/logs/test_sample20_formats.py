@@ -1,13 +1,15 @@
 """A third random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 18 scripts, drawn from the code index's listing of ``train_ddp.py``,
-``train_gan.py``, ``pretrain.py`` and ``train_lightning.py`` in the order it gives them, none
-named by another test. Skipped, and why: those that run no loop of their own or print nothing
-of it (0xIbra/RobustSAM, 16srivarshitha/Transformer_final, Asatrox/CameraLocalization and
-Bahareh527/cpu-distributed-training-benchmarks hand over to another module; 23AIBox/scMamba,
-2024ad05227-svg/mlsysopt-distributed-sgd and Afchis/Atss-Net print no metric;
-AllenPu/groupwise_imbalance_regression prints the test's scores alone; 1ush3n/APALs-202608
-hands over to its Lightning module), one whose logger's format is not in the index
-(BboyHanat/TransCG's ``ColoredLogger``), one that prints through ``tflib.plot`` (666-bit/
+measure of #27 reads: 20 scripts, drawn from the code index's listing of ``train_ddp.py``,
+``train_gan.py``, ``pretrain.py``, ``train_lightning.py`` and ``src/train.py`` in the order it
+gives them, none named by another test (``src/train.py``'s first ones train no network:
+sklearn pipelines, skipped; 01pooja10/Variational-Autoencoder's calls an undefined
+``pprint`` before printing anything). Skipped, and why: those that run no loop of their own
+or print nothing of it (0xIbra/RobustSAM, 16srivarshitha/Transformer_final,
+Asatrox/CameraLocalization and Bahareh527/cpu-distributed-training-benchmarks hand over to
+another module; 23AIBox/scMamba, 2024ad05227-svg/mlsysopt-distributed-sgd and Afchis/Atss-Net
+print no metric; AllenPu/groupwise_imbalance_regression prints the test's scores alone;
+1ush3n/APALs-202608 hands over to its Lightning module), one whose logger's format is not in
+the index (BboyHanat/TransCG's ``ColoredLogger``), one that prints through ``tflib.plot`` (666-bit/
 PCFG-DDPM-PASS) and one whose prints lie past what was read in time (CHENHUI-X/RocWeather).
 Each excerpt is built from the script's own print and logging format strings (one builder a
 script below, the repository and file in its docstring): a healthy run with settings other
@@ -69,11 +71,16 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
 - Calvin-Pang/NExpR ``train_ddp.py`` (LIIF's ``log``): ``iter 300/800 lr=1.000e-04 , train
   loss = nan`` and ``epoch 3/1000, train loss = nan, val_x2: psnr = nan, ...``; AMP006 1900 =;
   pasted from epoch 3, AMP006 1300 -> 2900 (strict xfail).
+- 00-Abhishek/mnist-mlp-pytorch ``src/train.py``: ``Epoch [4/10] | Loss: nan | Train Accuracy:
+  10.80% | Validation Accuracy: 9.80%``; AMP013 4 -> AMP006 4 (the training loss, read as the
+  validation's); from epoch 9, AMP013 14 -> AMP006 14.
+- 001-s001/MLProject_viT ``src/train.py``: ``epoch=33 train_loss=nan val_loss=nan val_acc=10.00
+  best_acc=62.00``; AMP006 33, AMP013 33 =, also from epoch 21.
 
-Healthy, with settings other than the defaults (24 excerpts, 6 of them pasted from the middle):
-no false alarm on any, before or after; right (silent, read without error) on 23 before and
+Healthy, with settings other than the defaults (28 excerpts, 8 of them pasted from the middle):
+no false alarm on any, before or after; right (silent, read without error) on 27 before and
 after: T2P's reads no metric ("nothing to diagnose", an error; a strict xfail).
-Faulty (36 excerpts): right on 28 before, 31 after; the 5 left wrong are held by strict xfails
+Faulty (40 excerpts): right on 30 before, 35 after; the 5 left wrong are held by strict xfails
 (cloud-phase-prediction twice, T2P twice, NExpR pasted from epoch 3). "Right": the ids, and the
 step as the log prints it (an epoch, a step or batch counter, a bar's count).
 
@@ -85,6 +92,9 @@ Fixed here, each by a rule of layout:
 - A tqdm bar first seen with ``Epoch {e}/{n}`` in its label counts the epochs before it as
   passes of the bar (metric_reader.py ``_tqdm_step``), as Keras' first bar under ``Epoch
   30/40`` already did.
+- An epoch in brackets before the loss (``Epoch [4/10] | Loss: nan | ... | Validation
+  Accuracy: 9.80%``) is an epoch too where a held-out split's name keys a score of its own
+  after the loss (metric_reader.py ``_EPOCH_KEY``): the line is training's, not evaluation's.
 """
 
 from __future__ import annotations
@@ -496,6 +506,37 @@ def nexpr(bad: int | None = None, epochs: int = 4, iters: int = 800, total: int 
     return out
 
 
+
+def mnist_mlp(bad: int | None = None, epochs: int = 10) -> list[str]:
+    """00-Abhishek/mnist-mlp-pytorch ``src/train.py``: ``f"Epoch [{epoch + 1}/{EPOCHS}] |
+    Loss: {average_loss:.4f} | Train Accuracy: {...:.2f}% | Validation Accuracy: {...:.2f}%"``
+    and, on a better accuracy, ``"Best model saved.\\n"``; ``bad`` is the (1-based) epoch."""
+    out = ["Using Device: cuda", "", "Starting Training...", ""]
+    best = 0.0
+    for e in range(1, epochs + 1):
+        loss = _loss(bad, e, 0.4 - e / 50)
+        acc = 9.8 if loss != loss else 90 + e / 2
+        out.append(f"Epoch [{e}/{epochs}] | Loss: {loss:.4f} | Train Accuracy: {acc + 1:.2f}% | "
+                   f"Validation Accuracy: {acc:.2f}%")
+        if acc > best:
+            best = acc
+            out += ["Best model saved.", ""]
+    return [*out, "=" * 60, f"Best Validation Accuracy: {best:.2f}%", "=" * 60]
+
+
+def vit_cifar(bad: int | None = None, epochs: int = 50) -> list[str]:
+    """001-s001/MLProject_viT ``src/train.py``: ``f"epoch={epoch} train_loss={train_loss:.4f}
+    val_loss={val_loss:.4f} val_acc={val_acc:.2f} best_acc={best_acc:.2f}"`` (epochs from 1);
+    ``bad`` is the epoch."""
+    out, best = [], 0.0
+    for e in range(1, epochs + 1):
+        loss = _loss(bad, e, 2.0 - e / 40)
+        acc = 10.0 if loss != loss else 30 + e
+        best = max(best, acc)
+        out.append(f"epoch={e} train_loss={loss:.4f} val_loss={loss * 1.05:.4f} "
+                   f"val_acc={acc:.2f} best_acc={best:.2f}")
+    return out
+
 # -- the excerpts and their right answers -----------------------------------------------------
 
 # Faulty excerpts the parent (3e8fe97) read wrong: fixed here (name -> (build, right answer)).
@@ -506,6 +547,9 @@ FIXED: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | None]]]] =
                                [("AMP006", 6), ("AMP013", 6)]),
     "mlm_sentiment_from_epoch_4": (lambda: mlm_sentiment(6, epochs=9)[5 + 3 * 3:],
                                    [("AMP006", 6 * 1563)]),
+    "mnist_mlp": (lambda: mnist_mlp(4), [("AMP006", 4)]),
+    "mnist_mlp_from_epoch_9": (lambda: mnist_mlp(14, epochs=25)[4 + 8 * 3:],
+                               [("AMP006", 14)]),
 }
 
 # Faulty excerpts the parent read right already: guards.
@@ -541,6 +585,8 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
     "yolo11_heads_from_epoch_5": (lambda: yolo11_heads(7, shown=10)[4 + 5 * 4:],
                                   [("AMP006", 7 * 200)]),
     "nexpr": (lambda: nexpr(1850), [("AMP006", 1900)]),
+    "vit_cifar": (lambda: vit_cifar(33), [("AMP006", 33), ("AMP013", 33)]),
+    "vit_cifar_from_epoch_21": (lambda: vit_cifar(33)[20:], [("AMP006", 33), ("AMP013", 33)]),
 }
 
 # Healthy runs, each with settings other than the builder's (and the script's) defaults.
@@ -568,6 +614,10 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "yolo11_heads": lambda: yolo11_heads(epochs=80, shown=9, batches=150, size=960),
     "nexpr": lambda: nexpr(epochs=6, iters=500, lr=2e-4),
     "nexpr_from_epoch_3": lambda: nexpr(epochs=6, iters=500, lr=2e-4)[5 + 6 * 2:],
+    "mnist_mlp": lambda: mnist_mlp(epochs=25),
+    "mnist_mlp_from_epoch_9": lambda: mnist_mlp(epochs=25)[4 + 8 * 3:],
+    "vit_cifar": lambda: vit_cifar(epochs=120),
+    "vit_cifar_from_epoch_41": lambda: vit_cifar(epochs=120)[40:],
 }
 
 
@@ -605,6 +655,16 @@ def test_a_bar_label_epoch_from_the_start_counts_as_before(tmp_path: Path) -> No
     unlabelled = [line.replace("Pre-train Epoch 4/100: ", "Pre-train: ")
                   for line in mlm_sentiment(6, epochs=9)[14:]]
     assert faults(tmp_path, unlabelled)[:1] == [("AMP006", 3 * 1563)]
+
+
+def test_an_evaluation_line_opening_with_its_phase_stays_evaluation(tmp_path: Path) -> None:
+    """A control of the bracketed epoch before a loss: a line that opens with its phase
+    (``Validation Epoch [4/10] | Loss: nan | Accuracy: 9.80%``) is evaluation's, and a loss
+    keyed after the phase word is evaluation's too: AMP013 alone, no training NaN."""
+    healthy = mnist_mlp(epochs=6)
+    for line in ("Validation Epoch [7/10] | Loss: nan | Accuracy: 9.80%",
+                 "Epoch [7/10] | Validation Loss: nan | Validation Accuracy: 9.80%"):
+        assert [code for code, _ in faults(tmp_path, [*healthy, line])] == ["AMP013"], line
 
 
 @pytest.mark.xfail(strict=True, reason="not fixed here: the training line's epoch counts from 0 "
