@@ -1,5 +1,5 @@
 """A third random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 20 scripts, drawn from the code index's listing of ``train_ddp.py``,
+measure of #27 reads: 21 scripts, drawn from the code index's listing of ``train_ddp.py``,
 ``train_gan.py``, ``pretrain.py``, ``train_lightning.py`` and ``src/train.py`` in the order it
 gives them, none named by another test (``src/train.py``'s first ones train no network:
 sklearn pipelines, skipped; 01pooja10/Variational-Autoencoder's calls an undefined
@@ -76,11 +76,14 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   validation's); from epoch 9, AMP013 14 -> AMP006 14.
 - 001-s001/MLProject_viT ``src/train.py``: ``epoch=33 train_loss=nan val_loss=nan val_acc=10.00
   best_acc=62.00``; AMP006 33, AMP013 33 =, also from epoch 21.
+- CaptainKai/HE_MFR ``train_ddp.py`` through its ``'%(asctime)s: %(message)s'`` logger:
+  ``Epoch 3/40 Batch 1000/2000 eta: 1 day, 2:03:04\tTraining Loss nan (nan)\t...`` between
+  rules, ``Epoch: 3/40 eta: ...`` after the epoch; AMP006 5000 =, also from epoch 2.
 
-Healthy, with settings other than the defaults (28 excerpts, 8 of them pasted from the middle):
-no false alarm on any, before or after; right (silent, read without error) on 27 before and
+Healthy, with settings other than the defaults (29 excerpts, 8 of them pasted from the middle):
+no false alarm on any, before or after; right (silent, read without error) on 28 before and
 after: T2P's reads no metric ("nothing to diagnose", an error; a strict xfail).
-Faulty (40 excerpts): right on 30 before, 35 after; the 5 left wrong are held by strict xfails
+Faulty (42 excerpts): right on 32 before, 37 after; the 5 left wrong are held by strict xfails
 (cloud-phase-prediction twice, T2P twice, NExpR pasted from epoch 3). "Right": the ids, and the
 step as the log prints it (an epoch, a step or batch counter, a bar's count).
 
@@ -537,6 +540,36 @@ def vit_cifar(bad: int | None = None, epochs: int = 50) -> list[str]:
                    f"val_acc={acc:.2f} best_acc={best:.2f}")
     return out
 
+
+def he_mfr(bad: int | None = None, epochs: int = 3, batches: int = 2000, every: int = 500,
+           total: int = 40) -> list[str]:
+    """CaptainKai/HE_MFR ``train_ddp.py`` through ``utils.py``'s ``Logger`` (``'%(asctime)s:
+    %(message)s'``): every ``log_interval`` batches (``enumerate(train_loader, 1)``, printed at
+    ``batch + 1``) the timers' line, a rule, ``'Epoch {}/{} Batch {}/{} eta: {}\\tTraining Loss
+    {loss.val:.4f} ({loss.avg:.4f})\\tTraining Prec@1 ...\\t'``, a rule; after the epoch
+    ``'Epoch: {}/{} eta: {}\\tTraining Loss ...'`` (epochs from 1); ``bad`` counts batches."""
+    out: list[str] = []
+
+    def log(msg: str) -> None:
+        out.append(f"2026-03-01 10:{len(out) % 60:02d}:07,311: {msg}")
+
+    avg = 0.0
+    for e in range(1, epochs + 1):
+        for b in range(every - 1, batches, every):
+            g = (e - 1) * batches + b + 1
+            val = _loss(bad, g, 14.0 - g / 1000)
+            avg = _loss(bad, g, 14.2 - g / 1000)
+            log("time cost, forward:0.0912, backward:0.1533, data cost:0.0031 ")
+            log("=" * 60)
+            log(f"Epoch {e}/{total} Batch {b + 1}/{batches} eta: 1 day, 2:03:04\tTraining Loss "
+                f"{val:.4f} ({avg:.4f})\tTraining Prec@1 12.500 (10.100)\tTraining Prec@5 "
+                "30.000 (28.000)\t")
+            log("=" * 60)
+        log(f"Epoch: {e}/{total} eta: 1 day, 1:00:00\tTraining Loss {avg:.4f} ({avg:.4f})\t"
+            "Training Prec@1 12.500 (10.100)\tTraining Prec@5 30.000 (28.000)")
+        log("=" * 60)
+    return out
+
 # -- the excerpts and their right answers -----------------------------------------------------
 
 # Faulty excerpts the parent (3e8fe97) read wrong: fixed here (name -> (build, right answer)).
@@ -587,6 +620,8 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
     "nexpr": (lambda: nexpr(1850), [("AMP006", 1900)]),
     "vit_cifar": (lambda: vit_cifar(33), [("AMP006", 33), ("AMP013", 33)]),
     "vit_cifar_from_epoch_21": (lambda: vit_cifar(33)[20:], [("AMP006", 33), ("AMP013", 33)]),
+    "he_mfr": (lambda: he_mfr(4700), [("AMP006", 5000)]),
+    "he_mfr_from_epoch_2": (lambda: he_mfr(4700, epochs=4)[18:], [("AMP006", 5000)]),
 }
 
 # Healthy runs, each with settings other than the builder's (and the script's) defaults.
@@ -618,6 +653,7 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "mnist_mlp_from_epoch_9": lambda: mnist_mlp(epochs=25)[4 + 8 * 3:],
     "vit_cifar": lambda: vit_cifar(epochs=120),
     "vit_cifar_from_epoch_41": lambda: vit_cifar(epochs=120)[40:],
+    "he_mfr": lambda: he_mfr(epochs=4, every=250, total=60),
 }
 
 
