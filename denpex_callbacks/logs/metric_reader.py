@@ -259,8 +259,10 @@ _RECORD_KIND = re.compile(r"""(?i)['"](?:type|mode|phase)['"]:[ \t]*['"](?:val|v
 # 60.00%, Valid: 58.00% Test: 57.00%``): the accuracies are evaluation's, the loss is not.
 _LOSS_KEY = re.compile(r"(?i)\bloss\s*[:=]")
 # Both print the epoch before the loss: a row without one (a results table's or a README's
-# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores.
-_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\d")
+# ``Loss: 0.41, Train: 0.95, Val: 0.78, Test: 0.80``) gives a finished model's scores. The
+# epoch may open a bracket (00-Abhishek/mnist-mlp-pytorch src/train.py: ``f"Epoch [{epoch +
+# 1}/{EPOCHS}] | Loss: {average_loss:.4f} | Train Accuracy: ... | Validation Accuracy: ..."``).
+_EPOCH_KEY = re.compile(r"(?i)\bepoch\s*[:=]?\s*\[?\d")
 # The split's name may key a score it names (the TensorFlow mixed precision guide's custom
 # loop: ``'Epoch {}: loss={}, test accuracy={}'``, tensorflow/docs site/en/guide/
 # mixed_precision.ipynb).
@@ -283,6 +285,9 @@ _AVERAGED = frozenset({"average", "avg", "mean"})
 # A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
 # total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
 _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
+# The epoch a tqdm bar's label names with the run's epochs after it, ``Epoch 4/100`` (see
+# ``MetricReader._tqdm_step``); the count is the label's last such one.
+_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch (\d+)/\d+\b(?!.*\b[Ee]poch \d)")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
@@ -1376,7 +1381,7 @@ class MetricReader:
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
-                step = self._tqdm_step(step, total, line)
+                step = self._tqdm_step(step, total, line, text[:found.start()])
         if (step is None and counters and not self.bracket_off
                 and (loss is not None or _MEASURED.intersection(values))
                 and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
@@ -1875,14 +1880,23 @@ class MetricReader:
             return None
         return self._epochs_before(epoch) * -(-total // unit) + samples // unit
 
-    def _tqdm_step(self, done: int, total: int, line: int) -> int:
+    def _tqdm_step(self, done: int, total: int, line: int, label: str = "") -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
         back, or a finished bar is printed again on a line of its own; a bar that starts again
         counts on from its last pass (OpenRLHF's PPO ``Train epoch [1/1]: ... 2/4 [...,
         act_loss=..., reward=...]``, one pass over each rollout's replay buffer, an optimizer
         step a batch: openrlhf/trainer/ray/ppo_actor.py ``ppo_train``; a pasted log keeps
-        each pass's last state, ``4/4``)."""
-        last, passes, last_line = self.tqdm_bars.get(total, (0, 0, line))
+        each pass's last state, ``4/4``). A bar first seen with ``Epoch {e}/{epochs}`` in its
+        ``label`` (the text before its count: 0xStick1/Transformer-based-Sentiment-
+        Classification pretrain.py's ``desc=f'Pre-train Epoch {epoch + 1}/{EPOCHS}'``) opens
+        an excerpt pasted from the middle of the run: the epochs before it were passes of
+        this bar too, as the log read from its start counts them."""
+        if total in self.tqdm_bars:
+            last, passes, last_line = self.tqdm_bars[total]
+        else:
+            last, passes, last_line = 0, 0, line
+            if "poch " in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
+                passes = self._epochs_before(int(labelled.group(1)))
         if _new_pass(done, last, done == total and line != last_line):
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)

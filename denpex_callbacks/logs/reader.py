@@ -95,11 +95,17 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # epoch's summary that says it ended, its values indented below (Stanza's constituency parser,
 # stanza/models/constituency/parser_training.py ``iterate_training``: ``Epoch 5 finished``
 # over ``  Transitions correct: ...`` and ``  Total loss for epoch: ...``): only over its own
-# indented lines, as a loop's ``Epoch 5 done`` after its rows heads the next epoch's
+# indented lines, as a loop's ``Epoch 5 done`` after its rows heads the next epoch's; or an
+# epoch in brackets, of how many or alone, the epoch's time after it at most (AhmedShakr/
+# CVproject1 ``train_ddp.py``: ``f"Epoch [{epoch+1}/{EPOCHS}] -> Time: {elapsed:.1f}s"`` over
+# its ``    ↳ Train Loss: ...`` line; 072jiajia/SampleNet-Experiment ``pretrain.py``: ``'Epoch
+# [%d]'`` over `` * Train * Loss: ...``): an excerpt pasted from the middle reads the epoch
+# printed, not its rows
 _ENDED = rb" (?:finished|done|completed?|ended)"
 _EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+)?)?"
-               rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\])(?:" + _ENDED + rb")? *"
-              + _COLOURS)
+               rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
+               rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
+              + _ENDED + rb")? *" + _COLOURS)
 _ENDED_TAIL = re.compile(_ENDED + rb" *" + _COLOURS + rb"\r?\n?$")
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
@@ -499,8 +505,10 @@ def _is_epoch_line(line: bytes) -> bool:
         ...                              b"epoch:  12 ", b"Epoch 3/10", b"Epoch 3 loss 0.5",
         ...                              b"INFO - x - === EPOCH 5/100 ===",
         ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished",
-        ...                              b"[Epoch: 3, numImages:  1176]")]
-        [True, True, True, False, True, True, True, True]
+        ...                              b"[Epoch: 3, numImages:  1176]",
+        ...                              b"Epoch [3/8] -> Time: 215.4s", b"Epoch [7]",
+        ...                              b"Epoch [3/8] loss 0.5")]
+        [True, True, True, False, True, True, True, True, True, True, False]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
