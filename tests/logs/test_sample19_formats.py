@@ -35,7 +35,9 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   ``loss:     nan [25600]`` under ``Epoch 2``; AMP006 15 (rows) -> 25600 (strict xfail).
 - BIGBALLON/distribuuuu ``distribuuuu/trainer.py`` with ``utils.py``'s loguru format and
   ``ProgressMeter``: ``[...]  = TRAIN:     [1][ 400/1251] | ... | Loss    nan (   nan) | ...``;
-  AMP006 1651 =, its `` = VAL:`` lines' NaN loss unread as evaluation's (strict xfail).
+  AMP006 1651 =, its `` = VAL:`` lines' NaN loss unread as evaluation's (a strict xfail,
+  fixed since by h49-fixD: a message opening with ``val`` behind a bracketed date and time
+  is evaluation's; AMP013 2501).
 - Benjamin-Walker/heart-murmur-detection ``HumBugDB/runTorch.py``: a tqdm bar, ``Epoch: 3,
   Train Loss: nan, Train Acc: ..., Val Loss: nan, ...``; AMP006 3, AMP013 3 =.
 - 006jawad/EFT-LR ``finetune.py`` (HF ``Trainer``, fp16, ``logging_steps=10``): its dicts;
@@ -618,9 +620,6 @@ def test_mnist_quickstart_sample_count(tmp_path: Path) -> None:
     assert faults(tmp_path, mnist_quickstart(938 + 350))[:1] == [("AMP006", 25600)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the `` = VAL:`` prefix of the "
-                   "ProgressMeter names the evaluation, but its ``Loss nan (nan)`` reads as "
-                   "training's (already NaN): no AMP013")
 def test_distribuuuu_validation(tmp_path: Path) -> None:
     """The right answer: the training NaN at epoch 1's batch 400 (1251 + 400), and the
     validation's after epoch 1's last batch printed (1251 + 1250)."""
