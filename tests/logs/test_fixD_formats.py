@@ -4,13 +4,17 @@ enough that healthy runs, with settings other than the defaults, stay silent).
 - A message behind a bracketed date and time that opens with ``val`` (loguru's ``"[{time}]
   {message}"`` before distribuuuu's `` = VAL:`` ProgressMeter prefix) is evaluation's
   (``metric_reader._EVAL_CONTEXT``); the training lines behind the same prefix stay training's.
+- An HF Trainer row without a step, the first after the last run's summary, whose epoch is
+  back at the epoch of the log's first row begins its run's count again
+  (``assembler._rows_begun_again``); a resumed run, whose epochs go on from its checkpoint's,
+  is numbered on; healthy runs stay silent.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import diagnose_lines, faults
 from test_sample19_formats import distribuuuu
 
 
@@ -34,3 +38,34 @@ def test_a_time_before_a_word_that_is_not_val_is_training(tmp_path: Path) -> Non
              for s in range(1, 30)]
     lines.append("[2021-03-01 00:14:30]  = Valley: step 30 | loss nan")
     assert faults(tmp_path, lines) == [("AMP006", 30)]
+
+
+_SUMMARY = ("{'train_runtime': 88.1, 'train_samples_per_second': 7.5, "
+            "'train_steps_per_second': 0.94, 'train_loss': 1.7, 'epoch': 2.0}")
+
+
+def _hf_rows(epochs: list[float], nan_from: int | None = None) -> list[str]:
+    """HF Trainer rows (no step printed) at ``epochs``, the loss NaN from row ``nan_from``
+    (from 1) on."""
+    return [f"{{'loss': {'nan' if nan_from and k >= nan_from else f'{1.9 - k / 90:.4f}'}, "
+            f"'grad_norm': {0.8 + k / 200:.4f}, 'learning_rate': {2e-05 - k * 1e-07:.4g}, "
+            f"'epoch': {e:.2f}}}" for k, e in enumerate(epochs, 1)]
+
+
+def test_hf_resumed_rows_after_a_summary_are_numbered_on(tmp_path: Path) -> None:
+    """A run resumed after the first's summary prints its epochs on from its checkpoint's
+    (2.1, 2.2, ...): its rows are numbered on, its NaN at its 7th row is the log's 27th."""
+    first = _hf_rows([k / 10 for k in range(1, 21)])
+    resumed = _hf_rows([2 + k / 10 for k in range(1, 16)], nan_from=7)
+    assert faults(tmp_path, [*first, _SUMMARY, *resumed]) == [("AMP006", 27)]
+
+
+def test_hf_two_healthy_runs_stay_silent(tmp_path: Path) -> None:
+    """Two healthy runs (other rows, epochs and rates), the summary between: silent; and a
+    second run NaN at its last (12th) row says 12, its rows counted again (32 on the parent)."""
+    lines = [*_hf_rows([k / 10 for k in range(1, 21)]), _SUMMARY,
+             *_hf_rows([k / 10 for k in range(1, 13)])]
+    assert faults(tmp_path, lines) == []
+    assert diagnose_lines(tmp_path, [*lines[:21], *_hf_rows([k / 10 for k in range(1, 13)], 12)
+                                     ]).faults[0].step == 12
+
