@@ -96,6 +96,7 @@ from denpex_callbacks.logs.step_layouts import (
     STEP_EPOCH,
     STEP_TUPLE,
     TQDM,
+    TRAILING_COUNT,
     TWO_COUNTS,
     UNSIZED_BAR,
     EpochBatches,
@@ -1403,6 +1404,9 @@ class MetricReader:
         if step is None and counters and loss is not None and "/" in text and (
                 "poch" not in text) and (fraction := bare_fraction(text)) is not None:
             step = self._bar_step(*fraction, line)
+        if step is None and counters and loss is not None and text.endswith("]") and (
+                "poch" not in text) and (found := TRAILING_COUNT.search(text)) is not None:
+            step = int(found.group(1))  # ``loss: nan [25600]``: the loop's count as printed
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean

@@ -8,6 +8,9 @@ enough that healthy runs, with settings other than the defaults, stay silent).
   back at the epoch of the log's first row begins its run's count again
   (``assembler._rows_begun_again``); a resumed run, whose epochs go on from its checkpoint's,
   is numbered on; healthy runs stay silent.
+- A count alone in brackets that ends a loss line right after a value (the PyTorch
+  quickstart's loop without its total: ``loss: nan [25600]``) is the loop's count as printed
+  (``step_layouts.TRAILING_COUNT``); a bracket after a word numbers nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from excerpts import diagnose_lines, faults
-from test_sample19_formats import distribuuuu
+from test_sample19_formats import distribuuuu, mnist_quickstart
 
 
 def test_distribuuuu_healthy_other_settings(tmp_path: Path) -> None:
@@ -69,3 +72,18 @@ def test_hf_two_healthy_runs_stay_silent(tmp_path: Path) -> None:
     assert diagnose_lines(tmp_path, [*lines[:21], *_hf_rows([k / 10 for k in range(1, 13)], 12)
                                      ]).faults[0].step == 12
 
+
+def test_quickstart_count_healthy_other_settings(tmp_path: Path) -> None:
+    """The quickstart loop's count without its total, other batch sizes and lengths: silent."""
+    assert faults(tmp_path, mnist_quickstart(epochs=4, batches=1875, size=32)) == []
+
+
+def test_quickstart_count_in_the_first_epoch(tmp_path: Path) -> None:
+    """The count as printed in the first epoch too (batch 700 of 64-sample batches)."""
+    assert faults(tmp_path, mnist_quickstart(700, epochs=2, size=64))[:1] == [("AMP006", 44800)]
+
+
+def test_a_bracket_after_a_word_numbers_nothing(tmp_path: Path) -> None:
+    """``loss: nan shape [64]``: the bracket follows a word, not the value: the rows count."""
+    lines = [f"loss: {2.0 - k / 50:.4f} shape [64]" for k in range(1, 12)]
+    assert faults(tmp_path, [*lines, "loss: nan shape [64]"]) == [("AMP006", 12)]
