@@ -240,6 +240,11 @@ class Assembler:
     # script run again after a crash).
     _interval_rows: dict[int | None, tuple[int, tuple[float, float] | None]] = field(
         default_factory=dict)
+    # Each rank's first HF row's epoch in the log and its last one's, kept across runs: where
+    # no interval numbers the rows, a row back at the log's first epoch after later ones, the
+    # first after a line that starts a run (the last run's summary), begins its run's count
+    # again; a resumed run prints its epochs on from its checkpoint's.
+    _row_epochs: dict[int | None, tuple[float, float]] = field(default_factory=dict)
     # A metrics row was read since the last overflow line: in a log that prints each
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
@@ -632,9 +637,16 @@ class Assembler:
             # printed by each rank is each rank's observation: its judge needs it)
             return
         self._last_metrics = key
-        if event.step is None and self.row_interval is not None and event.family == HF:
-            row = self._interval_row(event.rank, row_epoch(text))
-            event = replace(event, step=self.row_interval.step(row))
+        if event.step is None and event.family == HF:
+            epoch = row_epoch(text)
+            again = self._rows_begun_again(event.rank, epoch)
+            if self.row_interval is not None:
+                row = self._interval_row(event.rank, epoch)
+                event = replace(event, step=self.row_interval.step(row))
+            elif again and self._count_open:
+                # (after a line that starts a run: the last run's summary; rows back at the
+                # first epoch without one are left counted on, as a tee or a repeat may be)
+                self._counts_anew(1)  # (its rows count from its first again)
         if event.step is None and not applied:
             self.counted_rows += 1
         else:  # (a row after a progress line that printed its step counts as printed)
@@ -756,6 +768,15 @@ class Assembler:
                 del self._row_steps[:_ROWS_KEPT // 2]
                 self._row_base += _ROWS_KEPT // 2
         return step
+
+    def _rows_begun_again(self, rank: int | None, epoch: float | None) -> bool:
+        """Whether rank ``rank``'s HF row printing ``epoch`` is back at the epoch of the log's
+        first row after later ones: a run begun from its start again."""
+        if epoch is None:
+            return False
+        first, last = self._row_epochs.get(rank, (epoch, epoch))
+        self._row_epochs[rank] = (first, epoch)
+        return epoch <= first < last
 
     def _interval_row(self, rank: int | None, epoch: float | None) -> int:
         """The place, from 0, of rank ``rank``'s HF row that prints ``epoch`` in its run."""

@@ -96,6 +96,7 @@ from denpex_callbacks.logs.step_layouts import (
     STEP_EPOCH,
     STEP_TUPLE,
     TQDM,
+    TRAILING_COUNT,
     TWO_COUNTS,
     UNSIZED_BAR,
     EpochBatches,
@@ -225,10 +226,14 @@ _WIDE_CELL = re.compile(r"[^\s;,|]+(?: [^\s;,|]+)*")
 # DeePMD-kit names the split as a label before its keys: ``batch    1000: val: rmse = 3.2e-01,
 # rmse_e = ...`` (deepmd/loggers/training.py ``format_training_message_per_task``, the task
 # name ``val`` beside ``trn``, its keys ``key = value``); ``Val: 0.78`` (a split keying its
-# score) and LitGPT's ``loss train: 3.1, val: n/a`` are no label.
+# score) and LitGPT's ``loss train: 3.1, val: n/a`` are no label. A message behind a
+# bracketed date and time opens after it (loguru's ``"[{time:YYYY-MM-DD HH:mm:ss}]
+# {message}"`` before distribuuuu's ``ProgressMeter`` prefix `` = VAL:     [1][ 0/49] | ...
+# | Loss nan (nan)``, BIGBALLON/distribuuuu distribuuuu/trainer.py ``validate``).
 _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|evaluation"
                            r"|evaluating|test|testing|cv)\b(?![/_.-])"
-                           r"|(?:^| - )\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
+                           r"|(?:^| - |^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[\d.,]*\])"
+                           r"\W*(?:val|evaluating|validating|testing)\b(?![/_-]|\.\w)"
                            r"|(?:Epoch|Iter)\((?:val|test)\)"
                            r"|Saving dict for global step|\* Acc@1 "
                            r"|\bcollection=(?:[\w.-]*[_/.-])?(?:eval|valid|test)"
@@ -1404,6 +1409,9 @@ class MetricReader:
         if step is None and counters and loss is not None and "/" in text and (
                 "poch" not in text) and (fraction := bare_fraction(text)) is not None:
             step = self._bar_step(*fraction, line)
+        if step is None and counters and loss is not None and text.endswith("]") and (
+                "poch" not in text) and (found := TRAILING_COUNT.search(text)) is not None:
+            step = int(found.group(1))  # ``loss: nan [25600]``: the loop's count as printed
         if step is None and counters and "Progress on:" in text and (
                 found := _LOGGABLE_BAR.search(text)):
             # "1.20k" is 1195 to 1204: the nearest step the bar can mean

@@ -185,6 +185,15 @@ AFTER_VALUE = re.compile(r"(?:(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|n
                           r"|^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)$")
 
 
+# A count alone in brackets that ends the line, right after a value (the PyTorch quickstart's
+# loop copied without its total, AlexMuresan/MNIST-PyTorch ``train_net.py``: ``f"loss:
+# {loss:>7f} [{current:>5d}]"``, the samples of the epoch from 0 each epoch under its ``Epoch
+# 2`` heading): the loop's own count, read as printed (its length unknown, no epoch on the
+# line); with its total (``[25600/60000]``) it is FRACTION's.
+TRAILING_COUNT = re.compile(r"(?<![\w.])(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN|inf)"
+                            r"[ \t]+\[[ \t]*(\d+)\][ \t]*$")
+
+
 def bare_fraction(text: str) -> tuple[int, int] | None:
     """The first count of a total that no key claims on ``text`` (see ``FRACTION``), or None.
 

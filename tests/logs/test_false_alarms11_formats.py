@@ -42,11 +42,11 @@ names its source) or made of the suite's recorded DeepSpeed runs.
   HF rows whose ``amp/loss_scale`` goes to 1.0, a perplexity of ``inf`` at step 0, a scale
   printed as its log2 (``log2 scale 16``), a loss about 0 under apex's overflow lines, and a
   negative ELBO-like or WGAN loss far from 0.
-- Not fixed (a strict xfail): two HF Trainer runs in one file whose rows print no step,
-  the run summary (``train_runtime``) between them: the second run's rows are numbered on
-  from the first's (its NaN at row 10 said at 30). A count begun again for rows without a
-  step would also renumber a resumed run whose rows come before its first step counter
-  (HF under DeepSpeed, ``steps_per_print`` above ``logging_steps``), so no rule yet.
+- Not fixed here (a strict xfail, fixed since by h49-fixD): two HF Trainer runs in one file
+  whose rows print no step, the run summary (``train_runtime``) between them: the second
+  run's rows were numbered on from the first's (its NaN at row 10 said at 30). Now the first
+  row after the summary back at the epoch of the log's first row begins its run's count
+  again; a resumed run prints its epochs on from its checkpoint's, and is numbered on as before.
 - An fp16 run resumed in bf16 from its checkpoint, the step counter going on (or back less
   than ``RESTART_BACK``), no banner in the excerpt: the printed scale falls from 8192 (or
   Megatron's 65536) to 1.0 in one row (torch's disabled ``GradScaler.get_scale()`` is 1.0;
@@ -359,14 +359,11 @@ def test_deepspeed_resume_keeps_its_steps_control(tmp_path: Path, resumed_at: in
     assert diagnose_lines(tmp_path, lines).timeline.steps == (600 if resumed_at == 501 else 611)
 
 
-@pytest.mark.xfail(strict=True, reason="rows without a step are numbered on from the last "
-                   "run's after its summary line; a count begun again for them would renumber "
-                   "a resumed run whose rows precede its first step counter")
 def test_hf_second_run_rows_after_the_summary_count_from_one(tmp_path: Path) -> None:
     """Two HF Trainer runs (``excerpts.hf_rows``), the first's ``train_runtime`` summary
     (transformers ``Trainer.train``: ``self.log(metrics)`` of ``speed_metrics("train", ...)``
-    and ``train_loss``) between them, the second's loss NaN from its row 10: AMP006 at 10.
-    Now: at 30."""
+    and ``train_loss``) between them, the second's loss NaN from its row 10: AMP006 at 10
+    (was 30 before h49-fixD: its rows, back at the first run's first epoch, count again)."""
     summary = ("{'train_runtime': 123.4567, 'train_samples_per_second': 10.123, "
                "'train_steps_per_second': 1.266, 'train_loss': 2.1, 'epoch': 1.0}")
     assert faults(tmp_path, [*hf_rows(), summary, *hf_rows(10)]) == [("AMP006", 10)]

@@ -32,10 +32,14 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   epoch), ``epoch 2 total training loss = nan``, then the validation's own ``Iter 3 3-px error
   in val = 100.000``; AMP006 5 -> AMP006 22 (epoch 2's iter 5 after 17).
 - AlexMuresan/MNIST-PyTorch ``train_net.py`` (the PyTorch quickstart's loop without the total):
-  ``loss:     nan [25600]`` under ``Epoch 2``; AMP006 15 (rows) -> 25600 (strict xfail).
+  ``loss:     nan [25600]`` under ``Epoch 2``; AMP006 15 (rows) -> 25600 (a strict xfail,
+  fixed since by h49-fixD: a count alone in brackets ending the line after a value is the
+  loop's count as printed).
 - BIGBALLON/distribuuuu ``distribuuuu/trainer.py`` with ``utils.py``'s loguru format and
   ``ProgressMeter``: ``[...]  = TRAIN:     [1][ 400/1251] | ... | Loss    nan (   nan) | ...``;
-  AMP006 1651 =, its `` = VAL:`` lines' NaN loss unread as evaluation's (strict xfail).
+  AMP006 1651 =, its `` = VAL:`` lines' NaN loss unread as evaluation's (a strict xfail,
+  fixed since by h49-fixD: a message opening with ``val`` behind a bracketed date and time
+  is evaluation's; AMP013 2501).
 - Benjamin-Walker/heart-murmur-detection ``HumBugDB/runTorch.py``: a tqdm bar, ``Epoch: 3,
   Train Loss: nan, Train Acc: ..., Val Loss: nan, ...``; AMP006 3, AMP013 3 =.
 - 006jawad/EFT-LR ``finetune.py`` (HF ``Trainer``, fp16, ``logging_steps=10``): its dicts;
@@ -70,7 +74,8 @@ middle): no false alarm on any, before or after; on the parent the audio classif
 nothing ("nothing to diagnose", an error), silent now.
 Faulty (27 excerpts): right on 18 before, 23 after; the 4 left wrong are held by strict xfails
 (the MNIST quickstart's sample count, distribuuuu's evaluation: its training fault is right,
-DetNet pasted from an epoch's start, Silksong's episode records). "Right": the ids, and the
+DetNet pasted from an epoch's start, Silksong's episode records); h49-fixD fixed the first two
+(25 right), DetNet and Silksong are still held. "Right": the ids, and the
 step as the log prints it (an epoch, a step or batch counter, a bar's count).
 
 Fixed here, each by a rule of layout:
@@ -609,18 +614,12 @@ def test_a_count_is_sentence_without_a_metric_says_nothing(tmp_path: Path) -> No
     assert faults(tmp_path, lines) == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the quickstart loop without its total "
-                   "(``loss: nan [25600]``) counts samples from 0 each epoch under an ``Epoch 2`` "
-                   "heading; the rows are counted instead (15)")
 def test_mnist_quickstart_sample_count(tmp_path: Path) -> None:
     """The right answer: the count the NaN's line prints (epoch 2's sample 25600), as a
     restarting count with no epoch on its line is read as printed."""
     assert faults(tmp_path, mnist_quickstart(938 + 350))[:1] == [("AMP006", 25600)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the `` = VAL:`` prefix of the "
-                   "ProgressMeter names the evaluation, but its ``Loss nan (nan)`` reads as "
-                   "training's (already NaN): no AMP013")
 def test_distribuuuu_validation(tmp_path: Path) -> None:
     """The right answer: the training NaN at epoch 1's batch 400 (1251 + 400), and the
     validation's after epoch 1's last batch printed (1251 + 1250)."""
