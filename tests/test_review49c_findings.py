@@ -108,12 +108,11 @@ def test_stop_on_two_ranks_stops_both_after_the_same_step(tmp_path: Path) -> Non
     assert stopped[0] == stopped[1] and int(stopped[0]) < 29  # (STEPS - 1: not stopped)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the doctor keeps the first diagnosis of each id and severity across ranks: rank 1's own "
-    "bad batch (AMP006 at 16, located: its inputs NaN) shows only in the per-rank re-run "
-    "lines, not among the diagnoses"))
 def test_nan_on_both_ranks_at_different_steps_lists_both_roots(tmp_path: Path) -> None:
-    """Rank 0's data NaN from step 8, rank 1's from step 16: two bad shards, two roots."""
+    """Rank 0's data NaN from step 8, rank 1's from step 16: two bad shards, two roots. Was:
+    the doctor kept the first diagnosis of each id and severity across ranks, so rank 1's own
+    bad batch (AMP006 at 16, located in its inputs; its live monitor linked it to its collapse
+    at 8, rank 0's all-reduced) showed only in the per-rank re-run lines."""
     result = diagnose(str(_train(tmp_path, "nan2")))
     assert result.initiating == (0, 8)
     assert [(d.step, d.rank) for d in result.diagnoses if d.code == "AMP006"] == [(8, 0), (16, 1)]

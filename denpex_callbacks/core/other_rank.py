@@ -21,10 +21,11 @@ from denpex_callbacks.core.diagnosis import Diagnosis
 from denpex_callbacks.core.ordering import counts_as_fault
 
 __all__ = ["OTHER_RANK", "linked_across_ranks", "may_be_another_ranks", "may_come_from",
-           "other_rank_fix"]
+           "other_rank_fix", "other_ranks_bad_batches"]
 
 OTHER_RANK = "other-rank"  # the armed step's origin verdict: this rank's own values finite
 _REPRODUCED = "reproduced"  # (rerun_verdict.REPRODUCED; that module imports this one)
+_INPUT_DATA = "input-data"  # the locator's verdict: the rank's own batch held the NaN
 # The armed step's origin verdicts that locate nothing on this rank (causes.OriginEvidence).
 _NOT_LOCATED = ("not-reproduced", "not-observed", OTHER_RANK)
 
@@ -128,3 +129,38 @@ def _linked(diagnosis: Diagnosis, roots: Iterable[Diagnosis]) -> Diagnosis:
     root = min(earlier, key=lambda r: (r.step or 0, r.rank))
     return replace(diagnosis, caused_by=root.code,
                    evidence={**diagnosis.evidence, "caused_on_rank": root.rank})
+
+
+def other_ranks_bad_batches(kept: Sequence[Diagnosis],
+                            diagnoses: Iterable[Diagnosis]) -> list[Diagnosis]:
+    """``kept`` (one diagnosis per id, merged over ranks) with each other rank's own bad batch
+    beside it: a NaN loss (AMP006) that the locator placed in that rank's input data, at a
+    step no kept NaN loss has, on a rank none has. Two ranks whose shards hold bad samples at
+    different steps are two roots to fix; a NaN loss that came from weights another rank's
+    NaN poisoned (located in the weights) stays merged, as does one at the same step. Such a
+    rank's live monitor may have linked its NaN loss to its own earlier collapse (the other
+    rank's, all-reduced): its input held the NaN, which no loss scale causes, so it is a root.
+
+    Example:
+        >>> from denpex_callbacks.core.diagnosis import Finding
+        >>> def nan(step, rank):
+        ...     return Diagnosis.from_finding(Finding("AMP006", step, "loss nan", evidence={
+        ...         "origin": {"verdict": "input-data"}}), rank=rank)
+        >>> [(d.step, d.rank) for d in other_ranks_bad_batches([nan(8, 0)],
+        ...                                                     [nan(8, 0), nan(16, 1)])]
+        [(8, 0), (16, 1)]
+    """
+    merged = list(kept)
+    for diagnosis in diagnoses:
+        if not _own_bad_batch(diagnosis) or any(d is diagnosis for d in merged):
+            continue
+        if all(d.rank != diagnosis.rank and d.step != diagnosis.step
+               for d in merged if d.code == diagnosis.code):
+            merged.append(replace(diagnosis, caused_by=None))
+    return merged
+
+
+def _own_bad_batch(diagnosis: Diagnosis) -> bool:
+    origin = diagnosis.evidence.get("origin")
+    return (diagnosis.code == "AMP006" and diagnosis.step is not None and isinstance(origin, dict)
+            and origin.get("verdict") == _INPUT_DATA)

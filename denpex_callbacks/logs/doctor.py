@@ -25,7 +25,7 @@ from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.observation import Observation
 from denpex_callbacks.core.ordering import order
-from denpex_callbacks.core.other_rank import linked_across_ranks
+from denpex_callbacks.core.other_rank import linked_across_ranks, other_ranks_bad_batches
 from denpex_callbacks.core.report import (
     REPORT_GLOB,
     initiating_rank,
@@ -875,8 +875,9 @@ def _diagnose_reports(path: str) -> Result:
     first: dict[tuple[str, str], Diagnosis] = {}
     # A rank's collapse that another rank's NaN began (through the all-reduce) is its
     # consequence: linked before the ranks' diagnoses are merged (one rank: none linked).
-    for diagnosis in linked_across_ranks([replace(d, source=str(report.path))
-                                          for report in reports for d in report.diagnoses]):
+    linked = linked_across_ranks([replace(d, source=str(report.path))
+                                  for report in reports for d in report.diagnoses])
+    for diagnosis in linked:
         key = (diagnosis.code, diagnosis.severity.value)
         known = first.get(key)
         # At the same step a rank's own fault goes before another rank's consequence of it
@@ -887,7 +888,7 @@ def _diagnose_reports(path: str) -> Result:
         for obs in report.steps:
             result.timeline.add(obs)
     # A torn last record (a killed run) is expected in crash reports: not a bad input.
-    result.diagnoses = order(list(first.values()))
+    result.diagnoses = order(other_ranks_bad_batches(list(first.values()), linked))
     result.initiating = initiating_rank(reports) if len(reports) > 1 else None
     result.reruns = rank_verdicts(reports)
     result.ranks = [report.rank for report in reports]

@@ -4,12 +4,17 @@ doctor's link between several ranks' diagnoses (core/other_rank.py)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import pytest
 
 from denpex_callbacks.core.diagnosis import Diagnosis, Finding
 from denpex_callbacks.core.ordering import order
-from denpex_callbacks.core.other_rank import linked_across_ranks, may_be_another_ranks
+from denpex_callbacks.core.other_rank import (
+    linked_across_ranks,
+    may_be_another_ranks,
+    other_ranks_bad_batches,
+)
 from denpex_callbacks.core.rerun_verdict import (
     NOT_RERUNNABLE,
     FailingStep,
@@ -86,3 +91,26 @@ def test_the_summary_says_the_primary_may_come_from_another_rank(caplog):
     assert "it may come from another rank" in lines[0]
     assert "another rank" not in lines[1]
     assert may_be_another_ranks(_d("AMP003", 12, 0, origin={"verdict": "other-rank"}))
+
+
+def _nan(step: int, rank: int, verdict: str, caused_by: str | None = None) -> Diagnosis:
+    nan = _d("AMP006", step, rank, origin={"verdict": verdict})
+    return nan if caused_by is None else replace(nan, caused_by=caused_by)
+
+
+def test_each_ranks_own_bad_batch_at_its_own_step_is_a_root() -> None:
+    """Rank 1's NaN input at 16, which its live monitor linked to its earlier collapse (rank
+    0's NaN at 8, all-reduced), is kept beside rank 0's, as a root."""
+    first, second = _nan(8, 0, "input-data"), _nan(16, 1, "input-data", caused_by="AMP003")
+    merged = other_ranks_bad_batches([first], [first, second])
+    assert [(d.step, d.rank, d.caused_by) for d in merged] == [(8, 0, None), (16, 1, None)]
+
+
+@pytest.mark.parametrize("second", [
+    _nan(9, 1, "nonfinite-weights"),  # the weights rank 0's NaN poisoned: merged
+    _nan(8, 1, "input-data"),  # the same step: one NaN loss to show
+    _nan(16, 0, "input-data"),  # the same rank: its first is shown
+])
+def test_other_nan_losses_stay_merged(second: Diagnosis) -> None:
+    first = _nan(8, 0, "input-data")
+    assert other_ranks_bad_batches([first], [first, second]) == [first]
