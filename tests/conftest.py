@@ -12,6 +12,9 @@ import pytest
 
 # The alert tests' endpoints (tests/alerts/alert_endpoints.py) serve every adapter's folder.
 sys.path.insert(0, str(Path(__file__).parent / "alerts"))
+# The two-rank runs' worker (tests/ranks/two_rank_worker.py), run and imported by the tests
+# beside this file.
+sys.path.insert(0, str(Path(__file__).parent / "ranks"))
 
 # pytest's own tester runs real inner sessions in tests/plugin; pytest allows pytest_plugins
 # only in the top-level conftest.

@@ -7,35 +7,21 @@ what the package answered instead.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import denpex_callbacks  # noqa: E402
+from two_rank_worker import FAULT_STEP, train  # noqa: E402 (tests/ranks, on sys.path by conftest)
+
 from denpex_callbacks.core.report import read_report_dir  # noqa: E402
 from denpex_callbacks.logs.doctor import diagnose  # noqa: E402
-
-WORKER = Path(__file__).with_name("newuser49_ddp_worker.py")
-FAULT_STEP = 12  # the worker's
 
 
 def _train(out: Path, kind: str = "ddp") -> Path:
     """The report dir of one two-rank run (rank 1's data NaN from FAULT_STEP on)."""
-    # The workers import the package under test (an editable install may point elsewhere).
-    here = str(Path(denpex_callbacks.__file__).parents[1])
-    path = os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
-    ranks = [subprocess.Popen([sys.executable, str(WORKER), str(out), str(r), kind], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for r in (0, 1)]
-    outputs = [p.communicate(timeout=120)[0] for p in ranks]
-    assert all((out / f"done{r}").exists() for r in (0, 1)), outputs[0][-2000:]
-    return out / "reports"
+    return train(out, "nan1", kind=kind)
 
 
 @pytest.fixture(scope="module")  # two processes importing torch: about 10 s on two cores

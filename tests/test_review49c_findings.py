@@ -1,6 +1,6 @@
 """Review 49c: this morning's 'the overflow may come from another rank' (core/other_rank.py)
 attacked with real two-rank CPU runs (gloo, DDP, a CPU GradScaler, AmpMonitor as a user writes
-it; tests/review49c_ddp_worker.py).
+it; tests/ranks/two_rank_worker.py).
 
 Both findings came from the same gap: a rank whose forward-only re-run was finite was read as
 finite in everything, though the locator's armed step had found the overflow in that rank's
@@ -11,34 +11,17 @@ folder, sent the user to 'look at the other rank').
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import denpex_callbacks  # noqa: E402
+from two_rank_worker import train as _train  # noqa: E402 (tests/ranks, on sys.path by conftest)
+
 from denpex_callbacks.core.other_rank import linked_across_ranks, may_be_another_ranks  # noqa: E402
 from denpex_callbacks.core.report import read_report_dir  # noqa: E402
 from denpex_callbacks.logs.doctor import diagnose  # noqa: E402
-
-WORKER = Path(__file__).with_name("review49c_ddp_worker.py")
-
-
-def _train(out: Path, scenario: str, world: int = 2) -> Path:
-    """The report dir of one run of ``world`` ranks (the worker's ``scenario``)."""
-    here = str(Path(denpex_callbacks.__file__).parents[1])  # the package under test
-    path = os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
-    ranks = [subprocess.Popen([sys.executable, str(WORKER), str(out), str(r), str(world),
-                               scenario], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for r in range(world)]
-    outputs = [p.communicate(timeout=120)[0] for p in ranks]
-    assert all((out / f"done{r}").exists() for r in range(world)), outputs[0][-2000:]
-    return out / "reports"
 
 
 @pytest.fixture(scope="module")  # two processes importing torch: about 10 s on two cores
