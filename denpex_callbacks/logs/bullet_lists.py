@@ -13,6 +13,8 @@ read as unknown). A list without one leaves the 0 as read.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import LogEvent
 
@@ -42,10 +44,9 @@ class ZeroInList:
     """
 
     def __init__(self, events: list[LogEvent], line: int, text: str = "") -> None:
-        self.events = events
-        for event in events:  # (released with a later line: quoted where read)
-            if event.quoted is None:
-                object.__setattr__(event, "quoted", (line, text.strip()))
+        # (released with a later line: quoted where read)
+        self.events = [event if event.quoted is not None
+                       else replace(event, quoted=(line, text.strip())) for event in events]
         self.last = line  # the list's last row read
         self.objective = False  # a row of the list keys a reward or an advantage
 
@@ -62,8 +63,7 @@ class ZeroInList:
     def ended(self, text: str) -> list[LogEvent]:
         """The events held, once ``text`` (no row of the list) ends it: a policy
         objective's 0 loss read as unknown."""
-        if self.objective:
-            for event in self.events:
-                if event.loss == 0.0:
-                    object.__setattr__(event, "loss", None)  # (built by the reader, held here)
-        return self.events
+        if not self.objective:
+            return self.events
+        return [replace(event, loss=None) if event.loss == 0.0 else event
+                for event in self.events]
