@@ -1733,4 +1733,16 @@ MESSAGES: tuple[Message, ...] = (
             "a value the run assigned to a float field (``run[field] = value``) is NaN/inf: "
             "Neptune dropped it; which field, the warning does not say", FLAG, "AMP009",
             prefix=_NEPTUNE, values={"value": "inf"}),
+    # -- open_clip: src/training/main.py, later src/open_clip_train/main.py (main) -------------
+    # (the handler: "%(asctime)s | %(levelname)s | %(message)s", newer releases the logger's
+    # name before the message: src/open_clip_train/logger.py)
+    Message("open_clip", "2021-2026 (later releases add \" FP16 support needs further "
+            "verification and tuning, especially for train.\")", "src/training/main.py, "
+            "src/open_clip_train/main.py (main, ``--precision fp16``)",
+            "It is recommended to use AMP mixed-precision instead of FP16.",
+            "--precision fp16: the weights themselves are float16 (convert_weights_to_lp) and "
+            "no GradScaler is made (only ``amp`` makes one; a ``--fsdp`` run's fp16 policy "
+            "excepted, in the newest releases): fp16 trains unscaled", FLAG, "AMP001",
+            logger=("open_clip_train.main", "WARNING"),
+            prefix="2026-11-30,10:00:00 | {level} | {logger} | "),
 )
