@@ -89,9 +89,12 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
 # after it). The batch of batches may be in parentheses after the epoch of epochs: fatchord's
 # WaveRNN and Tacotron (``train_wavernn.py`` / ``train_tacotron.py``: ``f'| Epoch: {e}/{epochs}
-# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1).
+# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1). The bracketed epoch may
+# print no total: the reid-strong-baseline ignite loops (1582795529/KGNet ``engine/
+# trainer.py``, a fork: ``"Epoch[{}] Iteration[{}/{}] Loss: {:.3f}, ..."``, ignite's epoch
+# from 1, the iteration of the epoch).
 EPOCH_STEP = re.compile(
-    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
+    r"Epoch:?\s*\[(\d+)(?:/\d+)?\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
