@@ -1905,6 +1905,13 @@ class MetricReader:
             last, passes, last_line = 0, 0, line
             if "poch " in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
                 passes = self._epochs_before(int(labelled.group(1)))
+            elif self.fit_epoch > 1 and self.block_epoch is not None and (
+                    0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
+                # the same under an ``Epoch 6/9`` header of its own a line or two above
+                # (14aprows/drone-object-detection engine/trainer.py: ``print(f"Epoch
+                # {epoch+1}/{EPOCHS}")`` over ``tqdm(train_loader, leave=True)``), as Keras'
+                # first bar under its header (``_bar_step``)
+                passes = self._epochs_before(self.fit_epoch)
         if _new_pass(done, last, done == total and line != last_line):
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
