@@ -83,6 +83,7 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_SAMPLES,
     EPOCH_STEP,
     LEADING_COUNT,
+    LEADING_PADDED_COUNT,
     LOGGER_COUNT,
     MINIBATCH_RANGE,
     OPEN_BAR,
@@ -287,6 +288,7 @@ _MAX_TAGS = 1024  # device tags before a step's count: more than any run's devic
 _MEASURED_AFTER = re.compile(r"[1-9]")  # a number other than 0 (see _events' +inf at step 0)
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
+_PADDED_OPENERS = frozenset(" 0123456789")  # what opens a line LEADING_PADDED_COUNT reads
 # A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
 # total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
 _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
@@ -1711,6 +1713,12 @@ class MetricReader:
         """The events of a line's pairs, its evaluation metrics' included (``written``: the
         notation, None to tell it from the line; a record's is :data:`RECORD`, its made-up
         line no bar); None when it holds none."""
+        if not metrics.values and metrics.evals and text[:1] in _PADDED_OPENERS and (
+                found := LEADING_PADDED_COUNT.match(text)):
+            # the epoch that opens the line bare numbers it, as a keyed step would: the
+            # training split's value is then its loss (see ``_events``)
+            metrics = replace(metrics, values={lexicon.STEP: float(found.group(1))},
+                              keys={lexicon.STEP: "epoch"})
         if metrics.values or metrics.components:
             counters = written is None
             if written is None:

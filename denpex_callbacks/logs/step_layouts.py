@@ -60,6 +60,10 @@ RUN_BATCH = re.compile(r"\bBatch: \d+-\d+ \((\d+)\)")
 # {LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")``, behind its logger's ``%(asctime)s
 # [%(levelname)s] ``): the epoch opens the message bare, then a comma and ``key=value``s.
 LEADING_COUNT = re.compile(r"(?:^|\] )(\d+), [A-Za-z][\w./-]*=")
+# The same count padded to its width and followed by blanks alone, two ``key=value``s after
+# it at least (0Dema0/Adversarial_Sonar_Placement ``trainer/trainer.py`` ``fit``: ``f"{epoch+1:3d}
+# train={train_loss:.6f} val={val_loss:.6f} val_mse=..."``): the epoch opens the line.
+LEADING_PADDED_COUNT = re.compile(r" *(\d{1,9}) +[A-Za-z][\w./-]*=\S+ +[A-Za-z][\w./-]*=")
 # XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
 # XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
 # {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``
