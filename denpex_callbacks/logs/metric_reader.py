@@ -83,6 +83,7 @@ from denpex_callbacks.logs.step_layouts import (
     EPOCH_SAMPLES,
     EPOCH_STEP,
     LEADING_COUNT,
+    LEADING_PADDED_COUNT,
     LOGGER_COUNT,
     MINIBATCH_RANGE,
     OPEN_BAR,
@@ -287,6 +288,7 @@ _MAX_TAGS = 1024  # device tags before a step's count: more than any run's devic
 _MEASURED_AFTER = re.compile(r"[1-9]")  # a number other than 0 (see _events' +inf at step 0)
 _NO_UPDATE = re.compile(r"\b(?:n|num)_updates\W{1,4}0(?![\d.])")
 _AVERAGED = frozenset({"average", "avg", "mean"})
+_PADDED_OPENERS = frozenset(" 0123456789")  # what opens a line LEADING_PADDED_COUNT reads
 # A bar described "epochs" counts the run's epochs (OpenPCDet's ``tqdm.trange(start_epoch,
 # total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
 _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
@@ -1711,6 +1713,12 @@ class MetricReader:
         """The events of a line's pairs, its evaluation metrics' included (``written``: the
         notation, None to tell it from the line; a record's is :data:`RECORD`, its made-up
         line no bar); None when it holds none."""
+        if not metrics.values and metrics.evals and text[:1] in _PADDED_OPENERS and (
+                found := LEADING_PADDED_COUNT.match(text)):
+            # the epoch that opens the line bare numbers it, as a keyed step would: the
+            # training split's value is then its loss (see ``_events``)
+            metrics = replace(metrics, values={lexicon.STEP: float(found.group(1))},
+                              keys={lexicon.STEP: "epoch"})
         if metrics.values or metrics.components:
             counters = written is None
             if written is None:
@@ -1905,6 +1913,13 @@ class MetricReader:
             last, passes, last_line = 0, 0, line
             if "poch " in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
                 passes = self._epochs_before(int(labelled.group(1)))
+            elif self.fit_epoch > 1 and self.block_epoch is not None and (
+                    0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
+                # the same under an ``Epoch 6/9`` header of its own a line or two above
+                # (14aprows/drone-object-detection engine/trainer.py: ``print(f"Epoch
+                # {epoch+1}/{EPOCHS}")`` over ``tqdm(train_loader, leave=True)``), as Keras'
+                # first bar under its header (``_bar_step``)
+                passes = self._epochs_before(self.fit_epoch)
         if _new_pass(done, last, done == total and line != last_line):
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)

@@ -60,6 +60,10 @@ RUN_BATCH = re.compile(r"\bBatch: \d+-\d+ \((\d+)\)")
 # {LR[iepoch]:.6f}, time {time.time()-t0:.2f}s")``, behind its logger's ``%(asctime)s
 # [%(levelname)s] ``): the epoch opens the message bare, then a comma and ``key=value``s.
 LEADING_COUNT = re.compile(r"(?:^|\] )(\d+), [A-Za-z][\w./-]*=")
+# The same count padded to its width and followed by blanks alone, two ``key=value``s after
+# it at least (0Dema0/Adversarial_Sonar_Placement ``trainer/trainer.py`` ``fit``: ``f"{epoch+1:3d}
+# train={train_loss:.6f} val={val_loss:.6f} val_mse=..."``): the epoch opens the line.
+LEADING_PADDED_COUNT = re.compile(r" *(\d{1,9}) +[A-Za-z][\w./-]*=\S+ +[A-Za-z][\w./-]*=")
 # XLM's trainer heads its stats with the run's iteration, then its speeds (facebookresearch/
 # XLM xlm/trainer.py ``print_stats``: ``"%7i - " % n_total_iter`` + ``"{:7.2f} sent/s -
 # {:8.2f} words/s - "``), behind its LogFormatter's ``INFO - 03/01/19 10:00:00 - 0:01:40 - ``
@@ -89,9 +93,12 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}'``, and the PyTorch transformer tutorial
 # after it). The batch of batches may be in parentheses after the epoch of epochs: fatchord's
 # WaveRNN and Tacotron (``train_wavernn.py`` / ``train_tacotron.py``: ``f'| Epoch: {e}/{epochs}
-# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1).
+# ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1). The bracketed epoch may
+# print no total: the reid-strong-baseline ignite loops (1582795529/KGNet ``engine/
+# trainer.py``, a fork: ``"Epoch[{}] Iteration[{}/{}] Loss: {:.3f}, ..."``, ignite's epoch
+# from 1, the iteration of the epoch).
 EPOCH_STEP = re.compile(
-    r"Epoch:?\s*\[(\d+)/\d+\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
+    r"Epoch:?\s*\[(\d+)(?:/\d+)?\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"

@@ -100,3 +100,8 @@ def assert_read_through(tmp_path: Path, wrap: Callable[[list[str]], list[str]]) 
     assert ranked_faults(tmp_path, wrap(megatron_rows(200))) == [("AMP006", 200, 0)]
     for run in (loop_lines, hf_rows, megatron_rows):
         assert ranked_faults(tmp_path, wrap(run())) == []
+
+
+def nan_from(bad: int | None, at: int, value: float) -> float:
+    """``value``, or NaN from ``bad`` on (a builder's loss at ``at``: a step, an epoch)."""
+    return float("nan") if bad is not None and at >= bad else value
