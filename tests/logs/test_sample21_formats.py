@@ -1,5 +1,5 @@
 """A fourth random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 13 scripts, drawn from the code index's listing of ``run_train.py``,
+measure of #27 reads: 14 scripts, drawn from the code index's listing of ``run_train.py``,
 ``train_main.py``, ``main_train.py``, ``train_eval.py`` and ``run.py``/``main.py`` in the order it
 gives them, none named by another test. Skipped, and why: those whose file runs no loop of its
 own or prints nothing of it (0scarJ1ang/HierarchicalProbabilistic3DHuman, 1170500820/DLtools,
@@ -8,8 +8,10 @@ own or prints nothing of it (0scarJ1ang/HierarchicalProbabilistic3DHuman, 117050
 0WEN-Lang/target-detection-wolfberry-study (Ultralytics' own loop), 1160528707/HF-SSIRNet and
 1846659840/HAES hand over to a trainer module; 3XJuli/compressive_sensing prints nothing),
 those that train no network (24darrenz/vol-forecaster, 421ye/TSME: sklearn and XGBoost), one
-that prints rewards only (52dyd/graduation_design, DDPG), and those whose loop lies past what
-was read in time (1931840268/KG-MixNet, 63 kB; 7hestral/Forecasting_pregnant_symtom). The
+that prints rewards only (52dyd/graduation_design, DDPG), one that prints the validation's
+precision, recall and F1 only (123-hyy/hyy1: a NaN run prints no NaN), and those whose loop
+lies past what was read in time (1931840268/KG-MixNet, 63 kB;
+7hestral/Forecasting_pregnant_symtom; 2655398311/bert- and weibo_bert_predict). The
 first ``run.py`` and ``main.py`` rows are web apps and tools: none trains. Each excerpt is
 built from the script's own print and logging format strings (one builder a script below, the
 repository and file in its docstring): a healthy run with settings other than the defaults,
@@ -29,6 +31,10 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   ``第3的验证集失为：nan`` (its "loss" misspelt ``失``) and ``第3的验证集精度为：0.1``; "nothing
   to diagnose" -> AMP013 3 (strict xfail, also from the middle); healthy: "nothing to
   diagnose" (strict xfail).
+- 2655398311/Bert_new_predict_labels ``train_eval.py`` (BERT's TF1 ``Estimator``): its hooks'
+  ``INFO:tensorflow:loss = 1.8, step = 600 (31.097 sec)``, then ``ERROR:tensorflow:Model
+  diverged with loss = NaN.`` and ``NanLossDuringTrainingError``; AMP006 601 = (the first step
+  after the last logged finite: the NaN's own step is never logged), also from the middle.
 - 0ethel0zhang/ipa_aesthetics ``train_eval.py``: ``Epoch 4/10: Train Loss: nan, Val Loss: nan,
   Val MAE: nan``; AMP006 4, AMP013 4 =; 7, 7 = from epoch 5.
 - 0hrj0/-Bert-IPC- ``train_eval.py``: ``Epoch 2/3, Step 300/500, Training Loss: nan`` every
@@ -69,12 +75,12 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   model ...``; AMP006 360, AMP013 361 -> 360, 360 (strict xfail: the summary line prints no
   count, and is numbered one past the bar); from epoch 3, 600, 601 -> 600, 600 (strict xfail).
 
-Healthy, with settings other than the defaults (14 excerpts, 1 of them pasted from the
-middle): no false alarm on any, before or after; right (silent, read without error) on 12
-before, 13 after: the visual-field excerpt pasted from the middle read no training metric on
+Healthy, with settings other than the defaults (15 excerpts, 1 of them pasted from the
+middle): no false alarm on any, before or after; right (silent, read without error) on 13
+before, 14 after: the visual-field excerpt pasted from the middle read no training metric on
 the parent ("nothing to diagnose", an error: each ``Train Loss`` read as the validation
 bar's); zero-shot-KD's reads none before or after (a strict xfail).
-Faulty (28 excerpts): right on 19 before, 24 after; the 4 left wrong are held by strict
+Faulty (30 excerpts): right on 21 before, 26 after; the 4 left wrong are held by strict
 xfails (zero-shot-KD twice, MultimodalSignal twice). "Right": the ids, and the step as the log
 prints it (an epoch, a step or batch counter, a bar's count).
 
@@ -166,6 +172,34 @@ def zero_shot_kd(bad: int | None = None, epochs: int = 8) -> list[str]:
         acc = 0.1 if loss != loss else 0.8 + e / 100
         out += [f"第{e}的验证集失为：{loss}", f"第{e}的验证集精度为：{acc}"]
     return out
+
+
+def bert_estimator(bad: int | None = None, steps: int = 1000, every: int = 100) -> list[str]:
+    """2655398311/Bert_new_predict_labels ``train_eval.py``: BERT's TF1 ``Estimator``, whose
+    hooks print the loop (tensorflow/python/training/basic_session_run_hooks.py):
+    ``LoggingTensorHook``'s ``loss = {loss}, step = {step} ({sec:.3f} sec)`` every
+    ``log_step_count_steps`` with ``global_step/sec: ...``, and ``NanTensorHook``'s
+    ``logging.error("Model diverged with loss = NaN.")`` before it raises
+    ``NanLossDuringTrainingError`` (``NaN loss during training.``) at the first NaN step, the
+    NaN's own step never logged; ``bad`` is that step."""
+    out = ["INFO:tensorflow:Calling model_fn.", "INFO:tensorflow:Done calling model_fn.",
+           "INFO:tensorflow:Create CheckpointSaverHook.", "INFO:tensorflow:Graph was finalized.",
+           "INFO:tensorflow:Running local_init_op.", "INFO:tensorflow:Done running local_init_op.",
+           "INFO:tensorflow:Saving checkpoints for 0 into ./output/model.ckpt."]
+    for s in range(0, steps, every):
+        if bad is not None and s >= bad:
+            return [*out, "ERROR:tensorflow:Model diverged with loss = NaN.",
+                    "Traceback (most recent call last):",
+                    '  File "train_eval.py", line 512, in <module>',
+                    "    estimator.train(input_fn=train_input_fn, max_steps=num_train_steps)",
+                    "tensorflow.python.training.basic_session_run_hooks."
+                    "NanLossDuringTrainingError: NaN loss during training."]
+        out.append(f"INFO:tensorflow:loss = {3.0 - s / 500:.7g}, step = {s}"
+                   + (" (31.097 sec)" if s else ""))
+        if s:
+            out.append("INFO:tensorflow:global_step/sec: 3.21576")
+    return [*out, f"INFO:tensorflow:Saving checkpoints for {steps} into ./output/model.ckpt.",
+            "INFO:tensorflow:Loss for final step: 1.0."]
 
 
 def ipa(bad: int | None = None, epochs: int = 10, images: int = 812) -> list[str]:
@@ -466,6 +500,9 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
     "fusion_from_epoch_4": (lambda: fusion(5, epochs=9)[13 + 2 * 3:], [("AMP006", 5 * 50)]),
     "lenet": (lambda: lenet(200), [("AMP006", 200)]),
     "lenet_from_the_middle": (lambda: lenet(320)[150:], [("AMP006", 320)]),
+    # the hook raises before the NaN's step is logged: the first step after the last finite
+    "bert_estimator": (lambda: bert_estimator(650), [("AMP006", 601)]),
+    "bert_estimator_from_the_middle": (lambda: bert_estimator(650)[10:], [("AMP006", 601)]),
     "ipa": (lambda: ipa(4), [("AMP006", 4), ("AMP013", 4)]),
     "ipa_from_epoch_5": (lambda: ipa(7, epochs=12)[5 + 4 * 2:], [("AMP006", 7), ("AMP013", 7)]),
     "bert_ipc": (lambda: bert_ipc(750), [("AMP006", 800)]),
@@ -492,6 +529,7 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
 HEALTHY: dict[str, Callable[[], list[str]]] = {
     "fusion": lambda: fusion(epochs=12, lr=5e-5, sample_every=4),
     "lenet": lambda: lenet(epochs=4, batches=90, valid_every=45),
+    "bert_estimator": lambda: bert_estimator(steps=3000, every=200),
     "ipa": lambda: ipa(epochs=20, images=300),
     "bert_ipc": lambda: bert_ipc(epochs=5, steps=300),
     "ketm": lambda: text_classification(epochs=5, batches=300),
