@@ -293,8 +293,17 @@ _PADDED_OPENERS = frozenset(" 0123456789")  # what opens a line LEADING_PADDED_C
 # total_epochs, desc='epochs')``, tools/train_utils/train_utils.py): its count is no step.
 _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # The epoch a tqdm bar's label names with the run's epochs after it, ``Epoch 4/100`` (see
-# ``MetricReader._tqdm_step``); the count is the label's last such one.
-_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch (\d+)/\d+\b(?!.*\b[Ee]poch \d)")
+# ``MetricReader._tqdm_step``); the count is the label's last such one. Or the epoch keyed
+# by a colon, a comma after it, as a label that goes on with the epoch's running means
+# (356255531/foldnn_pytorch ``train_eval.py``: ``pbar.set_description('epoch: {}, train acc:
+# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``).
+_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/\d+\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
+# A bar whose label counts the run's steps of how many, the word after them: the step is the
+# label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
+# copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
+# ``epoch_iterator.set_description("Training (%d / %d Steps) (loss=%2.5f)" % (global_step,
+# max_iterations, loss))`` over ``tqdm(train_loader)``).
+_LABEL_STEPS = re.compile(r"\b(\d+) ?/ ?\d+ [Ss]teps\b")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
 _SPLIT_SCORE = re.compile(r"(?:[ \t]+[A-Za-z]+)?\s*[:=]\s*(?:-?\d+(?:\.\d+)?%?|nan|inf)"
@@ -341,6 +350,11 @@ HEADER_REACH = 200  # value rows are read this many lines after their header row
 # ``step: 700`` over ``loss: nan``): a metric line that names no step, this many lines
 # below a line that holds only a step, is that step's. Such a record is a dozen lines.
 BLOCK_REACH = 16
+# What an epoch's heading over its row may say: the epoch, and the learning rate it trains
+# at (3200701576/Deep-learning-based-functional-visual-field-prediction ``train_main.py``:
+# ``f"Epoch {epoch}/{args.epochs}, lr: {lr:.6e}"`` over the epoch's bars and its ``Train
+# Loss: ...`` line)
+_EPOCH_HEADING_KINDS = frozenset({lexicon.EPOCH, lexicon.LR})
 # An epoch's ``Train: ...`` summary this many lines below the last row of a percentage bar
 # (DJL's: the validation bar and ``Epoch N finished.`` between) summarises the bar's rows: no
 # step of its own (see ``_epoch_summary``). Without the bar (DJL_DISABLE_PROGRESS_BAR) the
@@ -1052,8 +1066,11 @@ class MetricReader:
                 self.right_below(self.eval_opener, line)):
             return True
         if line - 1 == self.eval_line and _loss_alone(metrics) and not _measured(
-                read_pairs(self.eval_text)):
-            return True  # an evaluation's heading over its loss (DALLE2's ``Val Step``)
+                read_pairs(self.eval_text)) and _TRAINING_LOSS_KEY.search(text) is None:
+            # An evaluation's heading over its loss (DALLE2's ``Val Step``); a loss keyed by
+            # the training split is training's even there (a validation bar's last state
+            # over ``Train Loss: ...``, the epoch's summary printed after both passes)
+            return True
         if (line - 1 != self.eval_line or len(metrics.values) != 1
                 or lexicon.LOSS not in metrics.values or metrics.components):
             return False
@@ -1383,12 +1400,15 @@ class MetricReader:
         if step is None and counters and "|" in text and (found := TQDM.search(text)) and (
                 _EPOCHS_BAR.match(text) is None):
             step, total = int(found.group(1)), int(found.group(2))
-            if "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
+            label = text[:found.start()]
+            if "teps" in label and (in_label := _LABEL_STEPS.search(label)) is not None:
+                step = int(in_label.group(1))  # the label counts the run's steps itself
+            elif "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
-                step = self._tqdm_step(step, total, line, text[:found.start()])
+                step = self._tqdm_step(step, total, line, label)
         if (step is None and counters and not self.bracket_off
                 and (loss is not None or _MEASURED.intersection(values))
                 and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
@@ -1478,7 +1498,7 @@ class MetricReader:
                 self.block_again = (self.block_repeated or self.block_again) and (
                     step == (self.step_only or 0) + 1)
                 self.step_only, self.block_repeated = step, False
-            elif (counters and len(values) == 1
+            elif (counters and set(values) <= _EPOCH_HEADING_KINDS
                   and (only := as_step(values.get(lexicon.EPOCH))) is not None):
                 self.block_epoch = (only, line)  # an epoch's line: its row follows
             return []
@@ -1911,8 +1931,8 @@ class MetricReader:
             last, passes, last_line = self.tqdm_bars[total]
         else:
             last, passes, last_line = 0, 0, line
-            if "poch " in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
-                passes = self._epochs_before(int(labelled.group(1)))
+            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
+                passes = self._epochs_before(int(labelled.group(1) or labelled.group(2)))
             elif self.fit_epoch > 1 and self.block_epoch is not None and (
                     0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
                 # the same under an ``Epoch 6/9`` header of its own a line or two above

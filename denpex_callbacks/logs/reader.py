@@ -102,15 +102,21 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # [%d]'`` over `` * Train * Loss: ...``): an excerpt pasted from the middle reads the epoch
 # printed, not its rows
 _ENDED = rb" (?:finished|done|completed?|ended)"
-_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+)?)?"
+# ...or an epoch of how many with the learning rate it trains at, and nothing else
+# (3200701576/Deep-learning-based-functional-visual-field-prediction ``train_main.py``:
+# ``f"\nEpoch {epoch}/{args.epochs}, lr: {lr:.6e}"`` over the epoch's two bars and its
+# ``Train Loss: ...`` line)
+_EPOCH_LR = rb",? +(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d.]*(?:e[-+]?\d+)?"
+_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|" + _EPOCH_LR + rb")?)?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
               + _ENDED + rb")? *" + _COLOURS)
 _ENDED_TAIL = re.compile(_ENDED + rb" *" + _COLOURS + rb"\r?\n?$")
 _EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
 # An epoch line is looked for this many lines above a candidate line (nnU-Net v2 prints the
-# learning rate between its ``Epoch 12`` and the row's ``train_loss``).
-EPOCH_REACH = 3
+# learning rate between its ``Epoch 12`` and the row's ``train_loss``; the visual-field
+# script above, a weight's line and two bars' last states).
+EPOCH_REACH = 4
 EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
 _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\r?\n")  # (an epoch line's end, in the bytes; CRLF too)
 # Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
@@ -509,6 +515,9 @@ def _is_epoch_line(line: bytes) -> bool:
         ...                              b"Epoch [3/8] -> Time: 215.4s", b"Epoch [7]",
         ...                              b"Epoch [3/8] loss 0.5")]
         [True, True, True, False, True, True, True, True, True, True, False]
+        >>> [_is_epoch_line(x) for x in (b"Epoch 4/8, lr: 1.000000e-04",
+        ...                              b"Epoch 4/8, lr: 1e-4, bs: 4")]
+        [True, False]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
