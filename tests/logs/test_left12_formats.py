@@ -1,0 +1,47 @@
+"""Fixes of the doctor's strict xfails left on main (#27), each by a rule of layout, with the
+healthy controls (settings other than the defaults) beside each.
+
+- A GAN's losses keyed by the network and the term, with no loss noun (0825pm/T2P
+  ``train_gan.py``: ``TRAIN | G_Total: ... (Recon: ...) | D: ...``, the bar's ``G_Recon=`` /
+  ``G_Adv=``): read as loss terms (``gan_terms``); a bare ``G`` or ``D`` and a term's word
+  alone stay unread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.logs.excerpts import faults
+from tests.logs.test_sample20_formats import t2p
+
+
+def nan_from(step: int, bad: int, value: float) -> float:
+    """``value``, or NaN from step ``bad`` on."""
+    return float("nan") if step >= bad else value
+
+
+def test_gan_terms_on_a_step_line(tmp_path: Path) -> None:
+    """T2P's keys on a loop's step line: the generator's total and terms are read as the
+    run's losses, NaN from step 500 on (the parent read no metric: 'nothing to diagnose')."""
+    lines = [f"step {s} | G_Total: {nan_from(s, 500, 0.05):.4f} "
+             f"(Recon: {nan_from(s, 500, 0.04):.4f}) | D: {nan_from(s, 500, 0.45):.4f}"
+             for s in range(100, 1100, 100)]
+    assert faults(tmp_path, lines) == [("AMP006", 500)]
+
+
+def test_t2p_healthy_controls(tmp_path: Path) -> None:
+    """Silence on healthy runs with other settings, whole, pasted from the middle and without
+    the bars."""
+    run = t2p(epochs=10, batches=64, lr=1e-4)
+    assert faults(tmp_path, run) == []
+    assert faults(tmp_path, run[4 + 7 * 4:]) == []
+    assert faults(tmp_path, [line for line in run if not line.startswith("Training:")]) == []
+
+
+def test_a_bare_network_letter_or_term_is_no_loss(tmp_path: Path) -> None:
+    """The rule is narrow: a ``D`` alone (a dimension), a term's word alone (``total``) and a
+    network's output (``D_real``) are read as no loss, so a NaN there raises nothing beside a
+    healthy loss."""
+    lines = [f"step {s} | loss: {2.0 - s / 1000:.4f} | D: nan | total: nan | D_real: nan"
+             for s in range(100, 1100, 100)]
+    assert faults(tmp_path, lines) == []
