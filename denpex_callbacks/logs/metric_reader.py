@@ -626,6 +626,8 @@ class MetricReader:
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
+        # ...and the epoch summaries read (``epochs_up``'s rows) when each total's count was
+        self.pass_summaries: dict[int, int] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         # a count of the epoch's batches printed without its epoch: (last count, the counts
@@ -1990,12 +1992,22 @@ class MetricReader:
         len(trainloader), ...))`` under its ``===========> Epoch: {}/{}`` line, metric_depth/
         train.py): ``passes * total + done``, a pass counted where the count goes back to
         within one printing interval of its start. A count that goes back further is a run
-        resumed from a checkpoint (the assembler's to tell), read as printed."""
+        resumed from a checkpoint (the assembler's to tell), read as printed.
+
+        An epoch's summary read between the passes, its epoch above the passes counted
+        (LIIF's ``epoch 3/1000, train loss = ...`` after its ``iter {i}/{n}`` lines, Calvin-
+        Pang/NExpR ``train_ddp.py``, in an excerpt pasted from epoch 3), says how many passes
+        ended there, its epoch counted from 1 as an "of how many" print counts: the passes
+        go on from it, not from the excerpt's first line."""
         last, passes, interval = self.passes.get(total, (-1, 0, 0))
+        summaries, summed = self.epochs_up
         if 0 <= done < last and done <= interval:
             passes += 1
+            if summaries > self.pass_summaries.get(total, summaries):
+                passes = max(passes, summed)
         elif done > last >= 0:
             interval = done - last
+        self.pass_summaries[total] = summaries
         self.passes[total] = (done, passes, interval)
         return passes * total + done
 

@@ -5,6 +5,10 @@ healthy controls (settings other than the defaults) beside each.
   ``train_gan.py``: ``TRAIN | G_Total: ... (Recon: ...) | D: ...``, the bar's ``G_Recon=`` /
   ``G_Adv=``): read as loss terms (``gan_terms``); a bare ``G`` or ``D`` and a term's word
   alone stay unread.
+- A count of a total that starts over each pass, pasted from the middle, with an epoch's
+  summary after its passes (Calvin-Pang/NExpR ``train_ddp.py``, LIIF's ``iter {i}/{n}`` lines
+  and ``epoch 3/1000, train loss = ...``): the passes go on from the summary's epoch
+  (``metric_reader._pass_step``), 2900 where the parent read 1300.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.logs.excerpts import faults
-from tests.logs.test_sample20_formats import t2p
+from tests.logs.test_sample20_formats import nexpr, t2p
 
 
 def nan_from(step: int, bad: int, value: float) -> float:
@@ -45,3 +49,20 @@ def test_a_bare_network_letter_or_term_is_no_loss(tmp_path: Path) -> None:
     lines = [f"step {s} | loss: {2.0 - s / 1000:.4f} | D: nan | total: nan | D_real: nan"
              for s in range(100, 1100, 100)]
     assert faults(tmp_path, lines) == []
+
+
+def test_nexpr_healthy_from_the_middle(tmp_path: Path) -> None:
+    """Silence on healthy LIIF-style runs with other settings (600 iterations an epoch of a
+    300-epoch run, printed every 100), whole and pasted from epoch 2 and from epoch 4's
+    middle: the jump the summary makes is no gap the doctor reports."""
+    run = nexpr(epochs=7, iters=600, total=300, lr=2e-4)
+    assert faults(tmp_path, run) == []
+    assert faults(tmp_path, run[5 + 7:]) == []
+    assert faults(tmp_path, run[5 + 7 * 3 + 3:]) == []
+
+
+def test_nexpr_pasted_later_other_lengths(tmp_path: Path) -> None:
+    """The rule on other settings: 600 iterations an epoch, pasted from epoch 4's first line,
+    NaN from epoch 6's iteration 200 (5 * 600 + 200)."""
+    assert faults(tmp_path, nexpr(3200, epochs=7, iters=600, total=300)[5 + 7 * 3:]) == [
+        ("AMP006", 3200)]

@@ -730,9 +730,6 @@ def test_t2p_healthy(tmp_path: Path) -> None:
     assert faults(tmp_path, t2p(epochs=12, lr=5e-5)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the ``iter {i}/{n}`` lines print no "
-                   "epoch and the epoch's summary ``epoch 3/1000, ...`` comes after them: an "
-                   "excerpt pasted from epoch 3 counts its iterations from its start (1300)")
 def test_nexpr_from_epoch_3(tmp_path: Path) -> None:
     """The right answer: epoch 4's iteration 500 after three epochs of 800 (epochs from 1)."""
     assert faults(tmp_path, nexpr(2850, epochs=6)[5 + 9 * 2:]) == [("AMP006", 2900)]
