@@ -1568,7 +1568,7 @@ class MetricReader:
             if held is not None:
                 return held
             closed += self._end_mapping(line)
-        if step_line(text):
+        if step_line(text) or _counters_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
         if mapped:
             return closed
@@ -2818,6 +2818,25 @@ def _measured(metrics: MetricLine) -> bool:
     loss, a gradient norm, an evaluation metric), not only settings."""
     return bool(metrics.components or metrics.evals or lexicon.LOSS in metrics.values
                 or lexicon.GRAD_NORM in metrics.values)
+
+
+def _counters_line(text: str) -> bool:
+    """True for a line of ``key: value`` pairs that hold a step counter and nothing measured,
+    handed over with no keyword of its own: a record's step line, whatever its counter is
+    called (AlvinYeeeeee/Silksong_RL ``run_training.py``: ``f'  Steps: {env_steps}, Updates:
+    {gradient_steps}, ε: {eps:.4f}'`` between its ``Episode 57`` heading and its ``Reward:
+    ..., Loss: ...`` line), which numbers the rows below it as :func:`step_line`'s do.
+
+    Example:
+        >>> _counters_line("  Steps: 100277, Updates: 2513, ε: 0.0000")
+        True
+        >>> _counters_line("  Steps: 100, Loss: 0.5"), _counters_line("  Memory: 66.8%")
+        (False, False)
+    """
+    if "tep" not in text or ": " not in text:
+        return False  # (most value rows: no step keyed)
+    metrics = read_pairs(text)
+    return lexicon.STEP in metrics.values and not _measured(metrics)
 
 
 def step_line(text: str) -> bool:

@@ -9,6 +9,10 @@ healthy controls (settings other than the defaults) beside each.
   summary after its passes (Calvin-Pang/NExpR ``train_ddp.py``, LIIF's ``iter {i}/{n}`` lines
   and ``epoch 3/1000, train loss = ...``): the passes go on from the summary's epoch
   (``metric_reader._pass_step``), 2900 where the parent read 1300.
+- A record's step line handed over with no keyword, its counter keyed ``Steps`` (AlvinYeeeeee/
+  Silksong_RL ``run_training.py``: ``Episode 57``, ``  Steps: 100277, Updates: ..., ε: ...``,
+  ``  Reward: ..., Loss: nan, LR: ...``): numbers the loss line below it
+  (``metric_reader._counters_line``); the parent counted the rows (7, 8).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.logs.excerpts import faults
+from tests.logs.test_sample19_formats import silksong
 from tests.logs.test_sample20_formats import nexpr, t2p
 
 
@@ -66,3 +71,26 @@ def test_nexpr_pasted_later_other_lengths(tmp_path: Path) -> None:
     NaN from epoch 6's iteration 200 (5 * 600 + 200)."""
     assert faults(tmp_path, nexpr(3200, epochs=7, iters=600, total=300)[5 + 7 * 3:]) == [
         ("AMP006", 3200)]
+
+
+def test_silksong_other_settings(tmp_path: Path) -> None:
+    """Episodes of 900 steps from episode 120, NaN from episode 125: the step line above its
+    loss (75 * 900 + sum of 900 + e for e in 120..125)."""
+    steps = 75 * 900 + sum(900 + e for e in range(120, 126))
+    assert faults(tmp_path, silksong(125, start=120, steps=900)) == [("AMP006", steps)]
+
+
+def test_silksong_healthy_controls(tmp_path: Path) -> None:
+    """Silence on healthy runs with other settings, whole and pasted from the middle."""
+    run = silksong(episodes=30, start=200, steps=700, lr=2e-5)
+    assert faults(tmp_path, run) == []
+    assert faults(tmp_path, run[3 + 5 * 7 + 2:]) == []
+
+
+def test_a_counters_line_numbers_only_its_record(tmp_path: Path) -> None:
+    """A settings line with a step count (``  max steps: 5000, warmup steps: 100``) before a
+    loop that numbers its own lines changes nothing: the NaN at the step its line prints."""
+    lines = ["Config:", "  max_steps: 5000, warmup: 100",
+             *(f"step {s}: loss {nan_from(s, 700, 2.0 - s / 1000):.4f}"
+               for s in range(100, 1100, 100))]
+    assert faults(tmp_path, lines) == [("AMP006", 700)]
