@@ -16,8 +16,11 @@ from __future__ import annotations
 _PARTS = frozenset({"g", "d", "gen", "disc", "generator", "discriminator", "netg", "netd"})
 # The terms a GAN's network is trained on, and its total: reconstruction, adversarial, the
 # cycle-consistency and identity terms, the feature-matching and perceptual ones, a gradient
-# penalty. Not "real"/"fake" alone: ``D_real`` is as often the discriminator's output.
-_TERMS = frozenset({"total", "recon", "rec", "reconstruction", "adv", "adversarial", "gan",
+# penalty. Not "real"/"fake" alone: ``D_real`` is as often the discriminator's output. Not
+# "gan": ``gen_gan``/``disc_gan`` are the First Order Motion Model's scores, which
+# metric_pairs reads by their line's layout (``00000012) perceptual - nan; gen_gan - ...``),
+# a layout read only where no name is the lexicon's.
+_TERMS = frozenset({"total", "recon", "rec", "reconstruction", "adv", "adversarial",
                     "cycle", "idt", "identity", "fm", "perceptual", "percep", "vgg", "gp"})
 
 
@@ -26,8 +29,8 @@ def gan_term(parts: tuple[str, ...]) -> bool:
 
     Example:
         >>> [gan_term(p) for p in (("g", "total"), ("g", "recon"), ("d", "adv"),
-        ...                        ("gen", "gan"), ("d",), ("total",), ("g", "lr"),
-        ...                        ("d", "real"), ("recon", "g"))]
-        [True, True, True, True, False, False, False, False, False]
+        ...                        ("gen", "adv"), ("d",), ("total",), ("g", "lr"),
+        ...                        ("d", "real"), ("recon", "g"), ("gen", "gan"))]
+        [True, True, True, True, False, False, False, False, False, False]
     """
     return len(parts) == 2 and parts[0] in _PARTS and parts[1] in _TERMS
