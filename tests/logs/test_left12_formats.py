@@ -13,6 +13,10 @@ healthy controls (settings other than the defaults) beside each.
   Silksong_RL ``run_training.py``: ``Episode 57``, ``  Steps: 100277, Updates: ..., ε: ...``,
   ``  Reward: ..., Loss: nan, LR: ...``): numbers the loss line below it
   (``metric_reader._counters_line``); the parent counted the rows (7, 8).
+- An epoch and its batch of the epoch's total, each in brackets of its own (faster-rcnn.pytorch's
+  ``[session 1][epoch  2][iter  300/2505]``, 2427795956/DetNet_pytorch ``train_net.py``):
+  read as ``Epoch 2, iter 300/2505`` is (``step_layouts.EPOCH_STEP``), so that an excerpt
+  pasted from epoch 2 reads the epoch before it (2805, was 300).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.logs.excerpts import faults
-from tests.logs.test_sample19_formats import silksong
+from tests.logs.test_sample19_formats import detnet, silksong
 from tests.logs.test_sample20_formats import nexpr, t2p
 
 
@@ -94,3 +98,18 @@ def test_a_counters_line_numbers_only_its_record(tmp_path: Path) -> None:
              *(f"step {s}: loss {nan_from(s, 700, 2.0 - s / 1000):.4f}"
                for s in range(100, 1100, 100))]
     assert faults(tmp_path, lines) == [("AMP006", 700)]
+
+
+def test_detnet_later_epoch_other_settings(tmp_path: Path) -> None:
+    """Session 2, 1500 iterations an epoch printed every 50, pasted from epoch 3's first line:
+    NaN from epoch 4's iteration 250 (3 * 1500 + 250)."""
+    lines = detnet(3 * 1500 + 250, epochs=6, iters=1500, every=50, session=2, lr=2e-3)
+    assert faults(tmp_path, lines[3 + 3 * 30 * 2:]) == [("AMP006", 3 * 1500 + 250)]
+
+
+def test_detnet_healthy_controls(tmp_path: Path) -> None:
+    """Silence on healthy runs with other settings, whole and pasted from epochs 2 and 3."""
+    run = detnet(epochs=5, iters=1500, every=50, session=3, lr=5e-4)
+    assert faults(tmp_path, run) == []
+    assert faults(tmp_path, run[3 + 3 * 30:]) == []
+    assert faults(tmp_path, run[3 + 3 * 30 * 2 + 3 * 7:]) == []

@@ -18,7 +18,8 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
 - 0rnag/l-jepa ``finetune.py``: ``Epoch 4, Loss: nan``; AMP006 4 =; from epoch 5 on, 7 =.
 - 2427795956/DetNet_pytorch ``train_net.py``: ``[session 1][epoch  2][iter  300/2505] loss:
   nan, lr: 1.00e-03`` over two tab-indented lines; AMP006 2805 = (also from epoch 1's
-  iteration 2000 on); pasted from epoch 2's first line, AMP006 300 -> 2805 (strict xfail).
+  iteration 2000 on); pasted from epoch 2's first line, AMP006 300 -> 2805 (fixed on
+  h50-left12: step_layouts.EPOCH_STEP reads the bracketed ``[epoch E][iter i/N]``).
 - Akira-404/PyTorch-ResNet ``train_net.py``: tqdm ``train epoch[2/4] loss:nan: 100%|...|
   115/115``, a green validation bar, ``[epoch 2] train_loss: nan  val_accuracy: 0.243``;
   AMP006 230 = (the bar's count).
@@ -629,9 +630,6 @@ def test_distribuuuu_validation(tmp_path: Path) -> None:
     assert faults(tmp_path, distribuuuu(1251 + 350)) == [("AMP006", 1651), ("AMP013", 2501)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: an excerpt that opens at ``[epoch  2]"
-                   "[iter    0/2505]`` counts its first epoch as the first (300); the epoch the "
-                   "line prints, counted from 1 as the log read from its start counts it, is lost")
 def test_detnet_from_epoch_2(tmp_path: Path) -> None:
     """The right answer: epoch 2's iteration 300 after epoch 1's 2505 (``start_epoch`` is 1,
     as the doctor reads the same log from its start)."""
