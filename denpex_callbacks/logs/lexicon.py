@@ -28,6 +28,8 @@ import functools
 import math
 import re
 
+from denpex_callbacks.logs.gan_terms import gan_term
+
 LOSS = "loss"  # the total training loss
 COMPONENT = "component"  # one term of the loss (loss_cls, d_loss): not the total
 SCALE = "scale"  # the current loss scale
@@ -1048,7 +1050,8 @@ def role(key: str | tuple[str, ...]) -> str | None:
         return scale
     beside = _loss_words(parts)
     if beside is None:
-        return COMPONENT if _language_objective(key) or _weighted_term(parts) else None
+        return COMPONENT if (_language_objective(key) or _weighted_term(parts)
+                             or gan_term(parts)) else None
     if any(part in _SETTING or part in _TIME for part in parts):
         return None
     if all(part in _QUALIFIERS or part in _TRAIN for part in beside):  # "Loss/train"

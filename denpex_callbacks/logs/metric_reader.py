@@ -642,6 +642,8 @@ class MetricReader:
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
+        # ...and the epoch summaries read (``epochs_up``'s rows) when each total's count was
+        self.pass_summaries: dict[int, int] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         # a count of the epoch's batches printed without its epoch: (last count, the counts
@@ -1588,7 +1590,7 @@ class MetricReader:
             if held is not None:
                 return held
             closed += self._end_mapping(line)
-        if step_line(text):
+        if step_line(text) or _counters_line(text):
             return closed + self._read(text, line)  # the step line over a dict or a mapping
         if mapped:
             return closed
@@ -2025,12 +2027,22 @@ class MetricReader:
         len(trainloader), ...))`` under its ``===========> Epoch: {}/{}`` line, metric_depth/
         train.py): ``passes * total + done``, a pass counted where the count goes back to
         within one printing interval of its start. A count that goes back further is a run
-        resumed from a checkpoint (the assembler's to tell), read as printed."""
+        resumed from a checkpoint (the assembler's to tell), read as printed.
+
+        An epoch's summary read between the passes, its epoch above the passes counted
+        (LIIF's ``epoch 3/1000, train loss = ...`` after its ``iter {i}/{n}`` lines, Calvin-
+        Pang/NExpR ``train_ddp.py``, in an excerpt pasted from epoch 3), says how many passes
+        ended there, its epoch counted from 1 as an "of how many" print counts: the passes
+        go on from it, not from the excerpt's first line."""
         last, passes, interval = self.passes.get(total, (-1, 0, 0))
+        summaries, summed = self.epochs_up
         if 0 <= done < last and done <= interval:
             passes += 1
+            if summaries > self.pass_summaries.get(total, summaries):
+                passes = max(passes, summed)
         elif done > last >= 0:
             interval = done - last
+        self.pass_summaries[total] = summaries
         self.passes[total] = (done, passes, interval)
         return passes * total + done
 
@@ -2841,6 +2853,25 @@ def _measured(metrics: MetricLine) -> bool:
     loss, a gradient norm, an evaluation metric), not only settings."""
     return bool(metrics.components or metrics.evals or lexicon.LOSS in metrics.values
                 or lexicon.GRAD_NORM in metrics.values)
+
+
+def _counters_line(text: str) -> bool:
+    """True for a line of ``key: value`` pairs that hold a step counter and nothing measured,
+    handed over with no keyword of its own: a record's step line, whatever its counter is
+    called (AlvinYeeeeee/Silksong_RL ``run_training.py``: ``f'  Steps: {env_steps}, Updates:
+    {gradient_steps}, ε: {eps:.4f}'`` between its ``Episode 57`` heading and its ``Reward:
+    ..., Loss: ...`` line), which numbers the rows below it as :func:`step_line`'s do.
+
+    Example:
+        >>> _counters_line("  Steps: 100277, Updates: 2513, ε: 0.0000")
+        True
+        >>> _counters_line("  Steps: 100, Loss: 0.5"), _counters_line("  Memory: 66.8%")
+        (False, False)
+    """
+    if "tep" not in text or ": " not in text:
+        return False  # (most value rows: no step keyed)
+    metrics = read_pairs(text)
+    return lexicon.STEP in metrics.values and not _measured(metrics)
 
 
 def step_line(text: str) -> bool:

@@ -96,13 +96,18 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # ({i}/{total_iters}) | Loss: {avg_loss:.4f} | ...'``, both from 1). The bracketed epoch may
 # print no total: the reid-strong-baseline ignite loops (1582795529/KGNet ``engine/
 # trainer.py``, a fork: ``"Epoch[{}] Iteration[{}/{}] Loss: {:.3f}, ..."``, ignite's epoch
-# from 1, the iteration of the epoch).
+# from 1, the iteration of the epoch). Each counter may be in
+# brackets of its own: faster-rcnn.pytorch and the detectors copied from it (2427795956/
+# DetNet_pytorch ``train_net.py``: ``"[session %d][epoch %2d][iter %4d/%4d] loss: %.4f, lr:
+# %.2e"``, the epoch from ``start_epoch``, 1), so that an excerpt pasted from a later epoch
+# reads the epochs before it.
 EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)(?:/\d+)?\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
-    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b")
+    r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b"
+    r"|\[[Ee]poch\s*(\d+)\]\s*\[(?:[Ii]ter(?:ation)?|[Bb]atch)\s*(\d+)\s*/\s*(\d+)\]")
 # ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
 # ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
 # step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's

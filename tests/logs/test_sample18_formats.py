@@ -663,7 +663,11 @@ def test_a_padded_epoch_zero_counts_from_zero(tmp_path: Path) -> None:
 
 @pytest.mark.xfail(strict=True, reason="not fixed here: the batch is on a line of its own "
                    "(``Training batch 15``) and the MNIST example's sample count prints no "
-                   "epoch (``Train Epoch:  [480/60000 (1%)]``); the rows are counted instead")
+                   "epoch (``Train Epoch:  [480/60000 (1%)]``); the rows are counted instead. "
+                   "Read as a step line (tried on h50-left12), the first NaN is the ``LOSS IS "
+                   "tensor(nan)`` line printed ABOVE ``Training batch 15``: it reads as the "
+                   "record of batch 10 (10), or as the step after it (11); 15 needs a look "
+                   "below the loss line")
 def test_mnist_monkey_batch_line(tmp_path: Path) -> None:
     """The right answer: the batch the script names above the NaN (15)."""
     assert faults(tmp_path, mnist_monkey(12)) == [("AMP006", 15)]

@@ -18,7 +18,8 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
 - 0rnag/l-jepa ``finetune.py``: ``Epoch 4, Loss: nan``; AMP006 4 =; from epoch 5 on, 7 =.
 - 2427795956/DetNet_pytorch ``train_net.py``: ``[session 1][epoch  2][iter  300/2505] loss:
   nan, lr: 1.00e-03`` over two tab-indented lines; AMP006 2805 = (also from epoch 1's
-  iteration 2000 on); pasted from epoch 2's first line, AMP006 300 -> 2805 (strict xfail).
+  iteration 2000 on); pasted from epoch 2's first line, AMP006 300 -> 2805 (fixed on
+  h50-left12: step_layouts.EPOCH_STEP reads the bracketed ``[epoch E][iter i/N]``).
 - Akira-404/PyTorch-ResNet ``train_net.py``: tqdm ``train epoch[2/4] loss:nan: 100%|...|
   115/115``, a green validation bar, ``[epoch 2] train_loss: nan  val_accuracy: 0.243``;
   AMP006 230 = (the bar's count).
@@ -66,8 +67,9 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   epoch 296: AMP006 512, AMP013 512 -> 19392, 19392 (the second fit counts on from the
   first's 300 epochs, as the doctor reads a second ``fit``).
 - AlvinYeeeeee/Silksong_RL ``run_training.py``: ``Episode 57``, ``  Steps: 101538, Updates:
-  2804, ...``, ``  Reward: ..., Loss: nan, LR: ...``; from episode 1, AMP006 7 =; from
-  episode 50, AMP006 8 (rows) -> 101538 (the record's step line; strict xfail).
+  2804, ...``, ``  Reward: ..., Loss: nan, LR: ...``; from episode 1, AMP006 7 (rows) ->
+  98674; from episode 50, AMP006 8 (rows) -> 100277 (the record's step line above the loss;
+  both fixed in tests/logs/test_left12_formats.py's branch, h50-left12).
 
 Healthy, with settings other than the defaults (25 excerpts, 5 of them pasted from the
 middle): no false alarm on any, before or after; on the parent the audio classifier's read
@@ -550,7 +552,9 @@ READ_ALREADY: dict[str, tuple[Build, list[tuple[str, int | None]]]] = {
     "pdg": (lambda: pdg(23), [("AMP006", 30)]),  # printed every 10 epochs: 30 shows it
     "sid": (lambda: sid(350), [("AMP006", 400)]),
     "sid_later": (lambda: sid(1100, epochs=8), [("AMP006", 1100)]),
-    "silksong": (lambda: silksong(7), [("AMP006", 7)]),
+    # the record's step line above episode 7's loss (90225 + 7 * 1203 + 28); rows (7) on
+    # the parent, whose reading missed every step line under an ``Episode`` heading
+    "silksong": (lambda: silksong(7), [("AMP006", 98674)]),
 }
 
 # Healthy runs, with settings other than the scripts' defaults
@@ -626,18 +630,15 @@ def test_distribuuuu_validation(tmp_path: Path) -> None:
     assert faults(tmp_path, distribuuuu(1251 + 350)) == [("AMP006", 1651), ("AMP013", 2501)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: an excerpt that opens at ``[epoch  2]"
-                   "[iter    0/2505]`` counts its first epoch as the first (300); the epoch the "
-                   "line prints, counted from 1 as the log read from its start counts it, is lost")
 def test_detnet_from_epoch_2(tmp_path: Path) -> None:
     """The right answer: epoch 2's iteration 300 after epoch 1's 2505 (``start_epoch`` is 1,
     as the doctor reads the same log from its start)."""
     assert faults(tmp_path, detnet(2505 + 300, epochs=5)[3 + 3 * 26:]) == [("AMP006", 2805)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: an ``Episode 57`` heading above the "
-                   "record's ``Steps: ...`` line stops that line from numbering the ``Loss:`` "
-                   "line below it (without the heading it does); the rows are counted (8)")
 def test_silksong_from_episode_50(tmp_path: Path) -> None:
-    """The right answer: the env steps the record's step line prints for episode 57."""
-    assert faults(tmp_path, silksong(57, start=50)) == [("AMP006", 101538)]
+    """The right answer: the env steps the record's step line prints for episode 57, above
+    its loss (``run_training.py`` prints ``Episode``, then ``Steps``, then ``Reward: ...,
+    Loss: ...``): 100277 (this test held 101538 before, episode 58's step line, which the
+    excerpt without its headings read one record late)."""
+    assert faults(tmp_path, silksong(57, start=50)) == [("AMP006", 100277)]
