@@ -2703,6 +2703,10 @@ def header_cells(text: str) -> list[str] | None:
     # "#" beside the epoch numbers the steps (spaCy's): a column the reader knows too.
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
+    if known == 1 and "  " in text:
+        # a training column beside an evaluation's: STAckable's ``print_metrics``, ``Train
+        # Loss  Train Acc  Train F1  Valid Loss ...`` (names right-justified in 13 places)
+        known += sum(1 for cell in cells if lexicon.evaluation_metric(cell))
     return cells if known >= 2 else None
 
 

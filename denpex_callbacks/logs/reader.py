@@ -100,9 +100,11 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # CVproject1 ``train_ddp.py``: ``f"Epoch [{epoch+1}/{EPOCHS}] -> Time: {elapsed:.1f}s"`` over
 # its ``    ↳ Train Loss: ...`` line; 072jiajia/SampleNet-Experiment ``pretrain.py``: ``'Epoch
 # [%d]'`` over `` * Train * Loss: ...``): an excerpt pasted from the middle reads the epoch
-# printed, not its rows
+# printed, not its rows; or an epoch of how many with one note in parentheses after it
+# (1Huy2409/network-traffic-prediction ``train_vae.py``: ``f"Epoch {epoch+1}/{epochs}
+# (β={beta:.4f})"`` over ``  Train - Loss: ...``): the note is the epoch's setting, no value
 _ENDED = rb" (?:finished|done|completed?|ended)"
-_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+)?)?"
+_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+| +\([^()\n]{1,40}\))?)?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
               + _ENDED + rb")? *" + _COLOURS)
@@ -507,8 +509,9 @@ def _is_epoch_line(line: bytes) -> bool:
         ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished",
         ...                              b"[Epoch: 3, numImages:  1176]",
         ...                              b"Epoch [3/8] -> Time: 215.4s", b"Epoch [7]",
-        ...                              b"Epoch [3/8] loss 0.5")]
-        [True, True, True, False, True, True, True, True, True, True, False]
+        ...                              b"Epoch [3/8] loss 0.5", b"Epoch 6/30 (beta=0.17)",
+        ...                              b"Epoch 6 (lr=0.1)")]
+        [True, True, True, False, True, True, True, True, True, True, False, True, False]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
