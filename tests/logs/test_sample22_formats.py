@@ -1,4 +1,93 @@
-"""A fifth random sample of training scripts (placeholder docstring: rewritten below)."""
+"""A fifth random sample of training scripts from public repositories, read as the held-out
+measure of #27 reads: 17 scripts, drawn from the code index's listing of
+``train_classifier.py``, ``train_vae.py``, ``train_lm.py``, ``train_gpt.py``,
+``train_diffusion.py``, ``train_seg.py``, ``train_detector.py``, ``train_rl.py``,
+``train_agent.py``, ``train_bert.py``, ``train_unet.py``, ``train_asr.py`` and ``train_tts.py``
+in the order it gives them (the first few of each), none named by another test. Skipped, and
+why: those that train no network (052vamsi/gesture_recognition: a random forest;
+010404/Semantic-Segmentation's ``train_unet.py`` only predicts), those that hand over to a
+module or trainer whose prints are not in the index or not their own (1116925/GRA41522-OOP-
+Final-project, 1390051650/WaveDiffDecloud, 0xtyls/s_ai, 12190143/IE (evaluation lines only),
+A-ges/NewsReader (Coqui's Trainer), ASR-studio/LAS-ASR (its ``core/solver.py`` is not
+stored), 1ds23cs147-del/major_project (Ultralytics, read in sample20)), and 0825pm/T2P (named
+in sample20). Each excerpt is built from the script's own print and logging format strings
+(one builder a script below, the repository and file in its docstring): a healthy run with
+settings other than the defaults, and a faulty one (a NaN loss from step N, or at epoch E
+where the script prints per epoch), pasted from the start and from the middle.
+
+Each script as repository ``file``: the format; the doctor's answer on the parent (3e9872d)
+-> the right one ("=": the same):
+
+- 007-Akira/malayalam-extractive-summarizer ``train_classifier.py``: ``   Epoch 4/10 | Loss:
+  nan | Accuracy: 50.00%``; AMP006 4 =, 7 = from epoch 4.
+- 1-jun/pnp ``train_classifier.py``: unlabelled tqdm bars (``loss=nan`` postfix), then
+  ``Epoch: 4``, ``Train loss: nan Train_acc: ...``, ``Valid loss: nan ...``; AMP006 295, AMP013
+  296 -> 295, 295 (strict xfail); from epoch 3: 413, 414 -> 590, 590 (strict xfail).
+- 0merjavaid/Egocentric_3D_pose ``train_vae.py``: its log file, ``Epoch: 8 Phase train: loss
+  = nan Step = 120`` and ``l2 pose nan hmp loss nan ..., KLD: tensor(nan, device='cuda:0',
+  grad_fn=<MeanBackward1>) LR: [3e-05]``; AMP006 120 =; 60 = from epoch 10 (the step as
+  printed: each epoch counts from 0 and prints no length).
+- 1Huy2409/network-traffic-prediction ``train_vae.py`` (GradScaler, autocast): a banner with
+  ``Epochs: 30, Patience: 15``, ``Epoch 6/30 (β=0.1667)`` over ``  Train - Loss: nan, Recon:
+  nan, ...`` and a finite ``  Val   - Loss: ...``; AMP006 35 -> 6; from epoch 5, 8 -> 12.
+- 1ytic/open_stt_e2e ``train_lm.py``: a tqdm over an iterator (no length) described ``epoch 3
+  lr 0.000300 loss nan±nan gradient nan±nan: 2000it [...]``, the evaluation's ``epoch 3 loss
+  nan±nan: 300it``; AMP006 6000 = (the evaluation's bar names no phase: read as training's);
+  from epoch 3, AMP006 6000 -> 10000 (strict xfail).
+- 21lahari/Neural-Language-Model-Training-PyTorch- ``train_lm.py``: ``Epoch 004 | train_loss
+  nan | val_loss nan | train_ppl inf | val_ppl inf | time 38.6s``; AMP006 4, AMP013 4 =; 7, 7 =
+  from epoch 4.
+- 02noDarling/Chatgpt ``train_gpt.py``: ``mean_loss:tensor(nan, grad_fn=<DivBackward0>)`` every
+  batch; AMP006 57 = (rows); 28 = from the middle (the excerpt's rows).
+- 0xbyteptr/shinrai ``train_gpt.py``: ``Epoch 6/20 | Avg Loss: nan | LR: 2.14e-04`` and, after
+  an epoch that improved, ``[BEST] loss=4.6750``; AMP006 11 -> 6; from epoch 5, 14 -> 9.
+- 1644heihei/3D-VAE ``train_diffusion.py``: the bar ``Epoch 3/100: 100%|...| 250/250 [...,
+  Loss=nan]`` and ``Epoch 3 Summary: Train Loss=nan``; AMP006 750 =, 1000 = from epoch 2; its
+  log file's ``Epoch 8, Step 2000: Loss=nan``: AMP006 2000 =, also from the middle.
+- 1991yuyang/pointnet ``train_seg.py``: ``epoch:2/200, step:260/500, train_loss:nan,
+  train_iou:0.30000``, ``#################valid epoch:2/200 result#################``,
+  ``valid_loss:nan, valid_iou:0.30000``; AMP006 760, AMP013 1000 =, also from the middle.
+- 278261631/SiameseNetwork_fits_diff ``train_seg.py``: ``[005/30] loss=nan val_pixel_acc=0.612
+  val_mIoU=0.204 (12.8s)``; AMP006 5 =, 14 = from epoch 7.
+- 1112z-c/IOTVulD ``train_bert.py``: bars ``epoch: 2: 100%|...| 500/500 [..., index=499,
+  loss=nan]`` (from 0) and the evaluation's bare bar; AMP006 1500 =; from epoch 1, 1500 ->
+  2000 (strict xfail: the label does not say it counts from 0).
+- 123abcbjs/sentiment-classifier ``train_bert.py``: HF ``Trainer`` (fp16) dicts, ``'loss':
+  nan, 'grad_norm': nan``, the epoch's ``'eval_loss': nan``; AMP006 12, AMP013 20 = (training
+  rows), also from the middle (the excerpt's rows).
+- 25thDivision/KCS ``train_unet.py``: ``Epoch [6/20] Loss: nan | ECR: 0.00% | Acc: 91.23%``
+  and ``>>> Early Stopping``; AMP006 6 =, 9 = from epoch 3.
+- 315charlie-lzy/Medical-Image-Segmentation-of-Colorectal-Histopathology-Slices-Based-on-U-Net
+  ``train_unet.py`` (KiU-Net): ``epoch [7/100], loss:nan`` (from 0), ``Fsc: 0.0`` ...; AMP006
+  7 =, 23 = from epoch 14.
+- 0zgur0/STAckable-Recurrent-network ``train_agent.py`` (TF1): ``pmnist_bn_8: Epoch 6/100  |
+  best epoch: 6  |  epoch duration: 41.9`` over ``print_metrics``' columns (``   Train Loss
+  Train Acc ...   Valid Loss ...`` over ``'{:13.4}'`` cells), then ``'!'*70`` and ``Nan loss
+  value``; "nothing to diagnose" -> AMP006 7 (now AMP006 8, and 6 from epoch 2: strict xfail);
+  healthy: "nothing to diagnose" -> silent.
+- 1505-Ak/trading-bot ``train_agent.py`` (RLlib PPO), a control only: ``  Episode reward mean:
+  nan`` until an episode ends; "nothing to diagnose" (it prints no loss) =, no fault.
+
+Healthy, with settings other than the defaults (25 excerpts, 7 of them pasted from the
+middle): no false alarm on any, before or after; right on 23 before, 25 after (read without
+error, silent; STAckable's table, twice, was "nothing to diagnose"; RLlib's twice prints no
+loss: "nothing to diagnose" is its right answer).
+Faulty (34 excerpts): right on 24 before, 28 after; the 6 left wrong are held by strict
+xfails (open_stt and IOTVulD pasted from the middle, STAckable twice, pnp twice). "Right": the
+ids, and the step as the log prints it (an epoch, a step or batch counter, a bar's count, the
+rows where it prints no step).
+
+Fixed here, each by a rule of layout or wording:
+
+- A line that opens with a bracketed extreme word (``[BEST] loss=4.6750``) is the best so far,
+  no loss (``best_tags.best_tag_end`` through ``metric_pairs.tracked_from``).
+- An epoch of how many with one note in parentheses and nothing after it (``Epoch 6/30
+  (β=0.1667)``) is an epoch line over the rows below it (``reader._EPOCH_END``).
+- A header row's one training column beside evaluation columns (``Train Loss ... Valid
+  Loss``) makes it a header row (``metric_reader.header_cells``).
+- A non-finite loss named alone on its line (``Nan loss value``) is the training loss gone
+  non-finite (``nonfinite_sentences._BARE_LOSS``).
+"""
 
 from __future__ import annotations
 
