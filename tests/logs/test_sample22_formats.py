@@ -1,11 +1,14 @@
 """A fifth random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 17 scripts, drawn from the code index's listing of
+measure of #27 reads: 18 scripts, drawn from the code index's listing of
 ``train_classifier.py``, ``train_vae.py``, ``train_lm.py``, ``train_gpt.py``,
 ``train_diffusion.py``, ``train_seg.py``, ``train_detector.py``, ``train_rl.py``,
 ``train_agent.py``, ``train_bert.py``, ``train_unet.py``, ``train_asr.py`` and ``train_tts.py``
 in the order it gives them (the first few of each), none named by another test. Skipped, and
-why: those that train no network (052vamsi/gesture_recognition: a random forest;
-010404/Semantic-Segmentation's ``train_unet.py`` only predicts), those that hand over to a
+why (besides 23011206-beep/final-deep-learning's ``train_detector.py``, Ultralytics behind a
+wrapper, and AnimeshBasak-14/nllb-translation's ``train_asr.py``, HF's Seq2SeqTrainer, whose
+dicts the sentiment classifier's builder already shows): those that train no network
+(052vamsi/gesture_recognition: a random forest; 010404/Semantic-Segmentation's
+``train_unet.py`` only predicts), those that hand over to a
 module or trainer whose prints are not in the index or not their own (1116925/GRA41522-OOP-
 Final-project, 1390051650/WaveDiffDecloud, 0xtyls/s_ai, 12190143/IE (evaluation lines only),
 A-ges/NewsReader (Coqui's Trainer), ASR-studio/LAS-ASR (its ``core/solver.py`` is not
@@ -65,15 +68,19 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   Train Acc ...   Valid Loss ...`` over ``'{:13.4}'`` cells), then ``'!'*70`` and ``Nan loss
   value``; "nothing to diagnose" -> AMP006 7 (now AMP006 8, and 6 from epoch 2: strict xfail);
   healthy: "nothing to diagnose" -> silent.
+- 1160528707/HF-SSIRNet ``train_rl.py`` (SCST) through its logger: ``01/05/2026 10:20:00 -
+  INFO - __main__ -   [3/10] Step 300/500, loss=nan, rl=nan, ce=nan, reward=0.440, ...``;
+  AMP006 1300 =; from epoch 2, 800 -> 1300 (strict xfail: the bracketed epoch is not read).
 - 1505-Ak/trading-bot ``train_agent.py`` (RLlib PPO), a control only: ``  Episode reward mean:
   nan`` until an episode ends; "nothing to diagnose" (it prints no loss) =, no fault.
 
-Healthy, with settings other than the defaults (25 excerpts, 7 of them pasted from the
-middle): no false alarm on any, before or after; right on 23 before, 25 after (read without
+Healthy, with settings other than the defaults (27 excerpts, 8 of them pasted from the
+middle): no false alarm on any, before or after; right on 25 before, 27 after (read without
 error, silent; STAckable's table, twice, was "nothing to diagnose"; RLlib's twice prints no
 loss: "nothing to diagnose" is its right answer).
-Faulty (34 excerpts): right on 24 before, 28 after; the 6 left wrong are held by strict
-xfails (open_stt and IOTVulD pasted from the middle, STAckable twice, pnp twice). "Right": the
+Faulty (36 excerpts): right on 25 before, 29 after; the 7 left wrong are held by strict
+xfails (open_stt, IOTVulD and HF-SSIRNet pasted from the middle, STAckable twice, pnp
+twice). "Right": the
 ids, and the step as the log prints it (an epoch, a step or batch counter, a bar's count, the
 rows where it prints no step).
 
@@ -517,6 +524,30 @@ def kiunet(bad: int | None = None, epochs: int = 100, save_freq: int = 5, params
                 out += [f"epoch: {e}", f"bestdice = {best}"]
     return out
 
+
+def ssir_rl(bad: int | None = None, epochs: int = 10, steps: int = 500, every: int = 50,
+            ce: float = 0.5) -> list[str]:
+    """1160528707/HF-SSIRNet ``train_rl.py`` (SCST fine-tuning) through its logger
+    (``'%(asctime)s - %(levelname)s - %(name)s -   %(message)s'``): ``'[{}/{}] RL fine-tuning
+    on train set.'``, every ``log_period`` batches ``'[{}/{}] Step {}/{}, loss={:.4f},
+    rl={:.4f}, ce={:.4f}, reward={:.3f}, baseline={:.3f}, all_hit={:.3f}'`` (running means
+    over the epoch's batches, the batch from 0: NaN for good once one is); ``bad`` counts
+    batches over the run (from 0)."""
+    def log(msg: str) -> str:
+        return f"01/05/2026 10:{len(out) % 60:02d}:00 - INFO - __main__ -   {msg}"
+    out: list[str] = []
+    for e in range(1, epochs + 1):
+        out.append(log(f"[{e}/{epochs}] RL fine-tuning on train set."))
+        broken = False
+        for b in range(0, steps, every):
+            broken = broken or (bad is not None and (e - 1) * steps + b >= bad)
+            rl = NAN if broken else -0.02 + b / 1e5
+            ce_loss = NAN if broken else 1.9 - e / 20
+            out.append(log(f"[{e}/{epochs}] Step {b}/{steps}, loss={rl + ce * ce_loss:.4f}, "
+                           f"rl={rl:.4f}, ce={ce_loss:.4f}, reward={0.41 + e / 100:.3f}, "
+                           f"baseline={0.4 + e / 100:.3f}, all_hit={0.12:.3f}"))
+    return out
+
 # -- the excerpts and their right answers -----------------------------------------------------
 
 Excerpt = tuple[Callable[[], list[str]], list[tuple[str, int | None]]]
@@ -563,6 +594,8 @@ READ_ALREADY: dict[str, Excerpt] = {
                                      [("AMP006", 12), ("AMP013", 20)]),
     "kiunet": (lambda: kiunet(7), [("AMP006", 7)]),
     "kiunet_from_epoch_14": (lambda: kiunet(23)[2 + 14:], [("AMP006", 23)]),
+    # ``[3/10] Step 300/500``: the epochs before it and the step, the batch counted from 0
+    "ssir_rl": (lambda: ssir_rl(1300), [("AMP006", 2 * 500 + 300)]),
 }
 
 # Healthy runs, each with settings other than the builder's (and the script's) defaults.
@@ -590,6 +623,8 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
                                                          lr=5e-5)[9:],
     "kiunet": lambda: kiunet(epochs=60, save_freq=10, params=1000000),
     "kiunet_from_epoch_20": lambda: kiunet(epochs=60, save_freq=10, params=1000000)[22:],
+    "ssir_rl": lambda: ssir_rl(epochs=6, steps=300, every=25, ce=0.0),
+    "ssir_rl_from_epoch_2": lambda: ssir_rl(epochs=6, steps=300, every=25, ce=0.0)[20:],
 }
 
 # Healthy runs the parent could not read ("nothing to diagnose", an error): read now, silent.
@@ -675,8 +710,15 @@ _UNLABELLED = ("the training bar's NaN reads at its count (295), the ``Valid los
                "count from the excerpt's start (413, 414) though ``Epoch: 9`` is printed under "
                "them")
 
+_BRACKET_EPOCH = ("``[2/10] Step 150/500, loss=...`` behind the logger's prefix: the bracketed "
+                  "count before the step is not read as the epoch of how many, so an excerpt "
+                  "pasted from epoch 2 counts the step's passes from its start (800)")
+
 # Faulty excerpts read wrong before and after, each with its right answer.
 LEFT = [
+    # epoch 3's batch 300 of 500 (from 0), pasted from epoch 2's batch 150
+    _left("ssir_rl_from_epoch_2", lambda: ssir_rl(1300)[15:], [("AMP006", 2 * 500 + 300)],
+          _BRACKET_EPOCH),
     # epoch 5 (from 1) of 2000 batches, pasted from epoch 3
     _left("open_stt_from_epoch_3", lambda: open_stt(5, epochs=8)[4:], [("AMP006", 5 * 2000)],
           _BAR_BASE),
