@@ -28,7 +28,9 @@ def best_tag_end(text: str) -> int | None:
         >>> best_tag_end("[INFO] loss=4.6750"), best_tag_end("loss [best] 4.2")
         (None, None)
     """
-    if not text or text.lstrip(" \t")[:1] not in "[(<":
-        return None  # the cheap check first: most lines open with no bracket
+    first = text[:1]
+    if not first or (first not in "[(<" and (first not in " \t"
+                                             or text.lstrip(" \t")[:1] not in "[(<")):
+        return None  # the cheap check first: most lines open with no bracket (or blank)
     found = _TAG.match(text)
     return None if found is None else found.end()

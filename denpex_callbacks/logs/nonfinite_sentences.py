@@ -182,7 +182,9 @@ def parse(text: str) -> list[LogEvent]:
     if "oss" in text:
         if "isnan" in text or "isfinite" in text:
             return _asserted(text)
-        found = _SENTENCE.search(text) or _BARE_LOSS.search(text)
+        found = _SENTENCE.search(text) or (
+            _BARE_LOSS.search(text) if text.rstrip(" .!\t\r\n")[-12:].lower().endswith(
+                ("loss", "value", "values")) else None)  # (the cheap check: the line's end)
     elif "utput" in text:
         found = _OUTPUTS_SENTENCE.search(text)
         if found is not None and (_NO_VALUE.search(text, 0, found.end())
