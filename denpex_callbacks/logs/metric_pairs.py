@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs import best_tags, lexicon
 from denpex_callbacks.logs.metric_templates import Claim
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
@@ -480,13 +480,17 @@ def _epoch_scores(text: str) -> list[Claim]:
 
 def tracked_from(text: str) -> int:
     """Where a line's report of the best so far begins (its length where it has none): the
-    values after it are that best's (see ``_BEST_SO_FAR``).
+    values after it are that best's (see ``_BEST_SO_FAR``; a line tagged ``[BEST]``, see
+    :mod:`~denpex_callbacks.logs.best_tags`, is the best's from its start).
 
     Example:
         >>> text = "> Epoch 3: took 1.0s | Best so far: epoch 2 train_loss: nan"
         >>> text[tracked_from(text):], tracked_from("loss: nan") == len("loss: nan")
         ('Best so far: epoch 2 train_loss: nan', True)
     """
+    tagged = best_tags.best_tag_end(text)
+    if tagged is not None:
+        return 0  # ``[BEST] loss=4.6750``: the whole line is the best so far's
     if "far" not in text and "FAR" not in text and "Far" not in text:
         return len(text)  # the cheap check first: a candidate line seldom says it
     found = _BEST_SO_FAR.search(text)

@@ -2726,6 +2726,10 @@ def header_cells(text: str) -> list[str] | None:
         ['Step', 'Training Loss', 'Validation Loss', 'Rouge1']
         >>> header_cells("step,losses/train.total_loss,metrics/test.mAP@50:95")
         ['step', 'losses/train.total_loss', 'metrics/test.mAP@50:95']
+        >>> header_cells("   Train Loss    Train Acc   Valid Loss    Valid Acc")
+        ['Train Loss', 'Train Acc', 'Valid Loss', 'Valid Acc']
+        >>> header_cells("#   run        loss    val_loss") is None
+        True
     """
     if (titled := _titled(text)) is not None:
         return _title_cells(*titled)
@@ -2750,6 +2754,12 @@ def header_cells(text: str) -> list[str] | None:
     # "#" beside the epoch numbers the steps (spaCy's): a column the reader knows too.
     steps = _step_column(cells)
     known = sum(1 for cell in cells if (cell == "#" and steps) or lexicon.role(cell) is not None)
+    if known == 1 and any(" " in cell for cell in cells):
+        # a training column beside an evaluation's, names of several words that two blanks or
+        # more part: STAckable's ``print_metrics``, ``Train Loss  Train Acc  Train F1  Valid
+        # Loss ...`` (names right-justified in 13 places); a results table's one-word names
+        # (``#  run  loss  val_loss``) stay no header
+        known += sum(1 for cell in cells if lexicon.evaluation_metric(cell))
     return cells if known >= 2 else None
 
 

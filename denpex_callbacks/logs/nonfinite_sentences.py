@@ -94,6 +94,13 @@ _EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
 # likely due to fp16`` then ``logger.info("NaN detected")`` and ``raise AssertionError``,
 # behind its glog-like prefix ``I20240601 10:00:00 12345 dinov2 train.py:262] ``).
 _BARE = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*$")
+# A non-finite loss named alone, the whole message: STAckable-Recurrent-network's
+# (0zgur0/STAckable-Recurrent-network ``train_agent.py``: ``if np.isnan(loss):
+# print('!'*70); print('Nan loss value'); sys.exit()``), which prints it once and stops. Only
+# the value's word, the loss and ``value`` may be on the line: a name with more before or after
+# it is a key or a column, not the finding.
+_BARE_LOSS = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|inf|non-?finite)\s+loss(?:\s+values?)?"
+                        r"[.!]*\s*$")
 # A C++ loop's check that its loss is finite, failed: it aborts the run on a NaN loss before
 # printing it. pytorch/examples ``cpp/mnist/mnist.cpp`` (and the libtorch loops copied from
 # it) ``AT_ASSERT(!std::isnan(loss.template item<float>()))``, which c10 reports as
@@ -167,13 +174,17 @@ def parse(text: str) -> list[LogEvent]:
         []
         >>> parse("    raise RuntimeError(f'Detected NaN loss at step {self.step}.')")
         []
+        >>> [e.loss for e in parse("Nan loss value")], parse("nan loss values: 0 of 12")
+        ([nan], [])
     """
     if not any(cue in text for cue in _CUES) or _SOURCE_LINE.match(text):
         return []
     if "oss" in text:
         if "isnan" in text or "isfinite" in text:
             return _asserted(text)
-        found = _SENTENCE.search(text)
+        found = _SENTENCE.search(text) or (
+            _BARE_LOSS.search(text) if text.rstrip(" .!\t\r\n")[-12:].lower().endswith(
+                ("loss", "value", "values")) else None)  # (the cheap check: the line's end)
     elif "utput" in text:
         found = _OUTPUTS_SENTENCE.search(text)
         if found is not None and (_NO_VALUE.search(text, 0, found.end())

@@ -100,14 +100,18 @@ _SECTION = re.compile(rb"[A-Za-z_][\w./-]*:$")  # a YAML mapping's key that open
 # CVproject1 ``train_ddp.py``: ``f"Epoch [{epoch+1}/{EPOCHS}] -> Time: {elapsed:.1f}s"`` over
 # its ``    ↳ Train Loss: ...`` line; 072jiajia/SampleNet-Experiment ``pretrain.py``: ``'Epoch
 # [%d]'`` over `` * Train * Loss: ...``): an excerpt pasted from the middle reads the epoch
-# printed, not its rows
+# printed, not its rows; or an epoch of how many with one note in parentheses after it
+# (1Huy2409/network-traffic-prediction ``train_vae.py``: ``f"Epoch {epoch+1}/{epochs}
+# (β={beta:.4f})"`` over ``  Train - Loss: ...``): the note is the epoch's setting, no value
 _ENDED = rb" (?:finished|done|completed?|ended)"
 # ...or an epoch of how many with the learning rate it trains at, and nothing else
 # (3200701576/Deep-learning-based-functional-visual-field-prediction ``train_main.py``:
 # ``f"\nEpoch {epoch}/{args.epochs}, lr: {lr:.6e}"`` over the epoch's two bars and its
 # ``Train Loss: ...`` line)
 _EPOCH_LR = rb",? +(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d.]*(?:e[-+]?\d+)?"
-_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|" + _EPOCH_LR + rb")?)?"
+_EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
+_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|" + _EPOCH_NOTE + rb"|"
+              + _EPOCH_LR + rb")?)?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
               + _ENDED + rb")? *" + _COLOURS)
@@ -513,8 +517,9 @@ def _is_epoch_line(line: bytes) -> bool:
         ...                              b"Epoch: 17 / 40", b"INFO: Epoch 5 finished",
         ...                              b"[Epoch: 3, numImages:  1176]",
         ...                              b"Epoch [3/8] -> Time: 215.4s", b"Epoch [7]",
-        ...                              b"Epoch [3/8] loss 0.5")]
-        [True, True, True, False, True, True, True, True, True, True, False]
+        ...                              b"Epoch [3/8] loss 0.5", b"Epoch 6/30 (beta=0.17)",
+        ...                              b"Epoch 6 (lr=0.1)")]
+        [True, True, True, False, True, True, True, True, True, True, False, True, False]
         >>> [_is_epoch_line(x) for x in (b"Epoch 4/8, lr: 1.000000e-04",
         ...                              b"Epoch 4/8, lr: 1e-4, bs: 4")]
         [True, False]
