@@ -22,11 +22,13 @@ from denpex_callbacks.logs import (
     hf,
     known_messages,
     lightning,
+    lone_perplexity,
     megatron,
     nonfinite_sentences,
     other_scalers,
     overflow_sentences,
     precision_sentences,
+    raised_nonfinite,
     run_summaries,
     system,
     torch_errors,
@@ -46,7 +48,7 @@ from denpex_callbacks.logs.reader import ValueRowLine
 FAMILIES: tuple[ModuleType, ...] = (
     denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
     other_scalers, fairseq, megatron, hf, lightning, known_messages, nonfinite_sentences,
-    overflow_sentences, precision_sentences,
+    raised_nonfinite, overflow_sentences, precision_sentences, lone_perplexity,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,

@@ -1,0 +1,75 @@
+"""A training loop's own exception raised on a non-finite value it found in any tensor.
+
+A loop that checks its forward pass raises before it has a loss to print: 00VALAK00/
+Dual-Encoder ``scripts/train.py`` checks the model's similarity scores (``if
+torch.isnan(similarity_scores).any(): ... raise ValueError("Nan values detected in
+similarity_scores.")``) and the run ends in ``ValueError: Nan values detected in
+similarity_scores.``. The tensor it names is no loss (:mod:`nonfinite_sentences` reads
+those), yet the run stopped on a non-finite value of its training, which the loss would have
+carried on (AMP006, whose causes start in the forward pass).
+
+A line is one when it is an exception's message line (``{Name}Error: ``, ``{Name}Exception:
+``, as Python's traceback ends) whose message says a non-finite value was found (``NaN
+detected``, ``found inf``, ``Nan values encountered``). A negated finding (``no NaN found``),
+an evaluation's (a split named: ``NaN found in val predictions``) and a line of source echoed
+in the traceback (``raise ValueError("NaN detected ...")``: no ``Error: `` on it) are none.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from denpex_callbacks.logs.events import METRICS, LogEvent, sentence_step
+
+FAMILY = "raised"
+# ``NaN``, ``nan`` and ``inf`` are the generic prefilter's own; ``Error: Nan`` finds the
+# capitalised ``Nan`` an exception's message opens with, a long keyword (one more pass over
+# the bytes, at C speed): ``Nan`` alone would be a slow short one.
+KEYWORDS: tuple[bytes, ...] = (b"Error: Nan",)
+
+# The exception's message line: its dotted name ending Error or Exception, then ": ".
+_RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]{0,80})?(?:Error|Exception):\s")
+_VALUE = r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nans?|infs?|non-?finite)"
+_FOUND = r"(?:detected|found|encountered|occurred|appeared|observed)"
+_FINDING = re.compile(
+    r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+|entries\s+|elements\s+)?(?:(?:was|were|is|are"
+    r"|has\s+been|have\s+been)\s+)?" + _FOUND + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE
+    + r")\b")
+_NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
+_EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
+_CUES = ("nan", "NaN", "Nan", "inf", "Inf", "finite")
+
+
+def parse(text: str) -> list[LogEvent]:
+    """The non-finite value one exception's message says the training loop found.
+
+    Example:
+        >>> line = "ValueError: Nan values detected in similarity_scores."
+        >>> [(e.step, e.loss) for e in parse(line)]
+        [(None, nan)]
+        >>> [e.step for e in parse("RuntimeError: NaN found in logits at step 40")]
+        [40]
+        >>> parse('    raise ValueError("Nan values detected in similarity_scores.")')
+        []
+        >>> parse("Nan values detected in similarity_scores.")  # logged, not raised
+        []
+        >>> parse("AssertionError: no NaN found"), parse("ValueError: NaN found in val preds")
+        ([], [])
+        >>> parse("ValueError: Input contains NaN, infinity or a value too large")
+        []
+    """
+    if "Error" not in text and "Exception" not in text:
+        return []
+    if not any(cue in text for cue in _CUES):
+        return []
+    raised = _RAISED.match(text)
+    if raised is None:
+        return []
+    found = _FINDING.search(text, raised.end())
+    if (found is None or _NEGATED.search(text, raised.end())
+            or _EVAL.search(text, raised.end())):
+        return []
+    value = found.group(0).lower()
+    loss = math.inf if "inf" in value and "nan" not in value else math.nan
+    return [LogEvent(METRICS, FAMILY, step=sentence_step(text), loss=loss)]
