@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # Names of the effective precision, as detectors and the report header use them.
 FP16_MIXED = "fp16-mixed"  # fp16 autocast with a loss scaler
@@ -12,6 +13,46 @@ BF16_MIXED = "bf16-mixed"
 BF16_PURE = "bf16-pure"
 FP32 = "fp32"
 UNKNOWN = "unknown"
+
+
+class Precision(NamedTuple):
+    """What a precision word says: the engine's name for what was asked for, the dtype the
+    math runs in, and whether it is mixed (autocast over fp32 weights) rather than pure."""
+
+    name: str
+    compute: str
+    mixed: bool
+
+
+_FP16 = Precision("fp16", "float16", True)
+_BF16 = Precision("bf16", "bfloat16", True)
+_FP32 = Precision("fp32", "float32", False)
+
+# The words users and frameworks write for a precision (Lightning's flags, accelerate's
+# ``mixed_precision``, a plain loop's ``precision=``), in lower case.
+PRECISION_WORDS: dict[str, Precision] = {
+    "fp16": _FP16, "16": _FP16, "16-mixed": _FP16, "float16": _FP16, "half": _FP16,
+    "fp16-mixed": _FP16,
+    "bf16": _BF16, "bf16-mixed": _BF16, "bfloat16": _BF16,
+    "16-true": Precision("fp16-true", "float16", False),
+    "bf16-true": Precision("bf16-true", "bfloat16", False),
+    "no": _FP32, "fp32": _FP32, "32": _FP32, "32-true": _FP32, "float32": _FP32,
+    "64-true": Precision("fp64", "float64", False),
+}
+
+
+def dtype_name(dtype: Any) -> str:
+    """The name of a torch dtype without its module (``"float16"``)."""
+    return str(dtype).replace("torch.", "")
+
+
+def parameter_dtype(models: Iterable[Any]) -> str | None:
+    """The name of the dtype of the first parameter ``models`` hold (None: they hold none):
+    what a model computes in where nothing else says (no autocast, no scaler)."""
+    for model in models:
+        for param in getattr(model, "parameters", tuple)():
+            return dtype_name(param.dtype)
+    return None
 
 
 def active_precision(compute: str | None, *, has_scaler: bool, autocast: bool) -> str:
@@ -100,8 +141,8 @@ class RunSetup:
     @property
     def fp16_requested(self) -> bool:
         """True when the user's words ask for fp16 (``fp16``, ``16``, ``16-mixed``, ``float16``)."""
-        asked = (self.requested_precision or "").lower()
-        return asked in {"fp16", "16", "16-mixed", "float16", "half", "fp16-mixed", "16-true"}
+        word = PRECISION_WORDS.get((self.requested_precision or "").lower())
+        return word is not None and word.compute == "float16"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for the report header."""

@@ -16,7 +16,7 @@ from typing import Any
 import deepspeed
 
 from denpex_callbacks.core.config import MonitorConfig, build_config
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.run_setup import RunSetup, active_precision, dtype_name
 from denpex_callbacks.readers.deepspeed_optimizer import deepspeed_setup, scales_fp16
 
 __all__ = [
@@ -93,7 +93,7 @@ def engine_setup(engine: Any) -> RunSetup:
     elif engine.bfloat16_enabled():
         requested, compute = "bf16", "bfloat16"
     elif autocast:
-        compute = str(engine.torch_autocast_dtype()).replace("torch.", "")
+        compute = dtype_name(engine.torch_autocast_dtype())
         requested = f"torch_autocast {compute}"
     else:
         requested, compute = None, "float32"

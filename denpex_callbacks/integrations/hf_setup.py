@@ -23,13 +23,17 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-import torch
 from transformers import TrainerCallback
 from transformers.trainer_callback import CallbackHandler, DefaultFlowCallback, TrainerState
 from transformers.training_args import TrainingArguments
 from transformers.utils import logging as hf_logging
 
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.run_setup import (
+    RunSetup,
+    active_precision,
+    dtype_name,
+    parameter_dtype,
+)
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
@@ -105,6 +109,7 @@ def read_setup(
     ``fp16=True`` on CPU, which accelerate quietly runs in fp32, reads as fp32 (AMP010).
 
     Example:
+        >>> import torch
         >>> args = TrainingArguments("out", fp16=True, use_cpu=True, report_to=[])
         >>> model = torch.nn.Linear(2, 1)
         >>> setup = read_setup(args, model, torch.optim.SGD(model.parameters(), lr=0.1))
@@ -127,7 +132,6 @@ def read_setup(
                "warmup_steps": _warmup_steps(args),
                "gradient_accumulation_steps": args.gradient_accumulation_steps},
     )
-    params = _param_dtype(model)
     if deepspeed:
         ds_reader.deepspeed_setup(optimizer, setup)
         setup.extra["deepspeed"] = True
@@ -139,7 +143,8 @@ def read_setup(
     if autocast:
         compute = "bfloat16" if args.bf16 else "float16"
     else:  # no autocast wrapper: the parameters' dtype is what runs
-        compute = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(params, "float32")
+        params = parameter_dtype([model])
+        compute = params if params in ("float16", "bfloat16") else "float32"
     setup.active_precision = active_precision(
         compute, has_scaler=setup.has_scaler, autocast=autocast)
     return setup
@@ -148,15 +153,7 @@ def read_setup(
 def _config_dtype(model: Any) -> str | None:
     config = getattr(model, "config", None)
     dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
-    return str(dtype).replace("torch.", "") if dtype is not None else None
-
-
-def _param_dtype(model: Any) -> torch.dtype | None:
-    parameters = getattr(model, "parameters", None)
-    if parameters is None:
-        return None
-    first = next(iter(parameters()), None)
-    return first.dtype if first is not None else None
+    return dtype_name(dtype) if dtype is not None else None
 
 
 def run_before_integrations(callback: TrainerCallback) -> None:
@@ -207,6 +204,7 @@ def trained_module(model: Any, wrapped: Any) -> Any:
     located but not re-run (the diagnosis says why).
 
     Example:
+        >>> import torch
         >>> model = torch.nn.Linear(2, 1)
         >>> trained_module(model, None) is model
         True
@@ -219,6 +217,7 @@ def deepspeed_engine(wrapped: Any) -> Any:
     """The DeepSpeed engine the Trainer trains through, or None.
 
     Example:
+        >>> import torch
         >>> deepspeed_engine(torch.nn.Linear(2, 1)) is None
         True
     """

@@ -25,7 +25,7 @@ from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
 
-__all__ = ["Guard", "guarded", "keep_until_exit"]
+__all__ = ["LIVE_PIPELINES", "Guard", "guarded"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
@@ -79,16 +79,10 @@ def guarded(method: _Method) -> _Method:
     return cast(_Method, wrapper)
 
 
-# Held weakly, so a finished run can be freed before the interpreter exits.
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-def keep_until_exit(pipeline: StepPipeline, *, done: bool = False) -> None:
-    """Close ``pipeline`` at interpreter exit if it is still open then (``done``: it closed)."""
-    if done:
-        _LIVE.discard(pipeline)
-    else:
-        _LIVE.add(pipeline)
+# The pipelines to close at interpreter exit if they are still open then (a pipeline adds
+# itself as it is built and leaves as it closes); held weakly, so a finished run can be freed
+# before the interpreter exits.
+LIVE_PIPELINES: weakref.WeakSet[StepPipeline] = weakref.WeakSet()
 
 
 @atexit.register
@@ -97,7 +91,7 @@ def _close_live_pipelines() -> None:
     # still gets its summary; the log line is dropped quietly instead of logging's dump.
     quiet, logging.raiseExceptions = logging.raiseExceptions, False
     try:
-        for pipeline in list(_LIVE):
+        for pipeline in list(LIVE_PIPELINES):
             try:
                 pipeline.close()
             except Exception:  # AmpDiagnosisError of a last step: nothing is left to raise to

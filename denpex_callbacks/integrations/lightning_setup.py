@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from denpex_callbacks.core.diagnosis import Finding
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.run_setup import PRECISION_WORDS, RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.integrations.evaluation_stream import (
     EvaluationEpisodes,
@@ -46,17 +46,6 @@ __all__ = [
     "scale_readers",
     "user_logs",
 ]
-
-# Lightning's precision flags -> (the dtype the math runs in, whether it is mixed).
-_COMPUTE_BY_FLAG = {
-    "16-mixed": ("float16", True),
-    "bf16-mixed": ("bfloat16", True),
-    "16-true": ("float16", False),
-    "bf16-true": ("bfloat16", False),
-    "32-true": ("float32", False),
-    "64-true": ("float64", False),
-}
-
 
 def run_setup(trainer: Any, requested_precision: str | None = None) -> RunSetup:
     """The run's setup as the Trainer gives it: the precision flag and plugin, the loss scaler
@@ -96,9 +85,11 @@ Args:
     else:
         setup.fp16_parameters = optimizer_has_fp16_params(optimizer)
     # 16-mixed with a disabled scaler is fp16 autocast without one: pure fp16.
-    compute, mixed = _COMPUTE_BY_FLAG.get(flag, (None, False))
+    word = PRECISION_WORDS.get(flag)
     setup.active_precision = active_precision(
-        compute, has_scaler=setup.has_scaler or scales_fp16(engine), autocast=mixed)
+        word.compute if word is not None else None,
+        has_scaler=setup.has_scaler or scales_fp16(engine),
+        autocast=word is not None and word.mixed)
     return setup
 
 

@@ -30,7 +30,7 @@ from denpex_callbacks.core.policy import StopDecision, StopVote
 from denpex_callbacks.core.report import resolve_report_dir
 from denpex_callbacks.core.run_setup import RunSetup
 from denpex_callbacks.core.sinks import printed_on_rank
-from denpex_callbacks.integrations.lifecycle import Guard, keep_until_exit
+from denpex_callbacks.integrations.lifecycle import LIVE_PIPELINES, Guard
 from denpex_callbacks.integrations.run_rules import rank_and_world
 from denpex_callbacks.locate.on_fault import LocateOnFault
 from denpex_callbacks.readers.scale_reading import ScaleReading
@@ -93,7 +93,7 @@ class StepPipeline:
         self._guard = Guard(self)  # (it holds no state: one serves every call)
         with self.guard():
             self.alerts = attach_alerts(self.monitor, run_name=run_name)
-        keep_until_exit(self)
+        LIVE_PIPELINES.add(self)
 
     @property
     def active(self) -> bool:
@@ -276,7 +276,7 @@ class StepPipeline:
         if self._closed:
             return
         self._closed = True
-        keep_until_exit(self, done=True)
+        LIVE_PIPELINES.discard(self)
         for cleanup in self._cleanups:
             try:
                 cleanup()

@@ -6,10 +6,7 @@
   all_reduce, for the frameworks without a reduce of their own (plain loops, HF, DeepSpeed);
   :class:`~denpex_callbacks.core.policy.StopDecision` asks it.
 
-The rules every adapter shares that need no torch are the engine's: where reports go
-(:func:`~denpex_callbacks.core.report.resolve_report_dir`), what a rank prints
-(:func:`~denpex_callbacks.core.sinks.printed_on_rank`), how ranks agree to stop
-(:class:`~denpex_callbacks.core.policy.StopDecision`).
+The rules that need no torch are the engine's (the pipeline's text names them).
 """
 
 from __future__ import annotations

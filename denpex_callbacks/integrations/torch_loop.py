@@ -117,8 +117,7 @@ class AmpMonitor:
         self.autocast = AutocastProbe()  # the autocast dtype of the loop's first forward
         self.steps = LoopSteps()  # which optimizer step each call belongs to
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
-        self.protocol = ScalerProtocol(self._flag, lambda: self.steps.next,
-                                       self.steps.held_number)
+        self.protocol: ScalerProtocol | None = None  # the scaler's, once one is watched
         self.pipeline.on_close(self.autocast.close)
         self._attach(scaler, optimizer, model)
 
@@ -228,7 +227,7 @@ class AmpMonitor:
                                                on_close=self.pipeline.on_close)
         if reader is not None:
             reader.before_step = self._poll
-            self.protocol.watch(reader)
+            self.protocol = ScalerProtocol(reader, self._flag, self.steps)
             self._reader = reader
         if given.models and not objects.models:
             # The locator and the re-run capture take the models as the loop holds them (a
@@ -240,7 +239,7 @@ class AmpMonitor:
         return reader is not None
 
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        if self._reader is None:  # (with a scaler, scaler.step() polls: see _poll)
+        if self.protocol is None:  # (with a scaler, scaler.step() polls: see _poll)
             self._poll()
         else:  # (the protocol check: is it called around the scaler?)
             self.protocol.optimizer_stepping(optimizer)
@@ -252,18 +251,17 @@ class AmpMonitor:
         if len(self.pipeline.queue):
             self._polled += self.pipeline.drain()
 
-    def _started(self, loss: Any) -> StepPipeline:
+    def _start(self, loss: Any) -> None:
         if not self.monitor.started:
             self.pipeline.start(lambda: loop_setup(
                 self.objects, autocast_dtype=self.autocast.dtype, loss=loss))
-        return self.pipeline
 
     @guarded
     def _step(self, call: Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
         late = False
         if scaler is not None or optimizer is not None or model is not None:
             late = bool(self._attach(scaler, optimizer, model))
-        pipeline = self._started(call.loss)
+        self._start(call.loss)
         reader = self._reader
         if reader is None:
             steps = self.steps.unscaled(call, optimizers_watched=bool(self.objects.optimizers))
@@ -271,27 +269,28 @@ class AmpMonitor:
             steps = [self.steps.current(reader.current(), call)]
         else:
             steps = self.steps.scaled(call, reader.take(), stepped=reader.stepped)
-        found = [d for step in steps for d in self._judge(pipeline, step)]
-        return found + pipeline.drain()
+        found = [d for step in steps for d in self._judge(step)]
+        return found + self.pipeline.drain()
 
-    def _judge(self, pipeline: StepPipeline, step: Step) -> list[Diagnosis]:
+    def _judge(self, step: Step) -> list[Diagnosis]:
         optimizers, call = self.objects.optimizers, step.call
-        return pipeline.step(step.number, step.reading, loss=call.loss, grad_norm=call.grad_norm,
-                             lr=first_lr(optimizers[0]) if optimizers else None,
-                             rerun=call.rerun, targets=call.targets,
-                             loss_fn=call.loss_fn or self._loss_fn)
+        return self.pipeline.step(
+            step.number, step.reading, loss=call.loss, grad_norm=call.grad_norm,
+            lr=first_lr(optimizers[0]) if optimizers else None, rerun=call.rerun,
+            targets=call.targets, loss_fn=call.loss_fn or self._loss_fn)
 
     @guarded
     def _finish(self) -> None:
         """At close: an update() that never came, and the steps read since the last call."""
-        missing = self.protocol.update_never_came()
+        missing = self.protocol.update_never_came() if self.protocol is not None else None
         if missing is not None:
             self._flag(missing)
         if self._reader is not None and self._reader.pending:
-            pipeline = self._started(None)
+            self._start(None)
             for step in self.steps.leftover(self._reader.take()):
-                self._judge(pipeline, step)
+                self._judge(step)
 
     def _flag(self, finding: Finding) -> list[Diagnosis]:
         step = finding.step if finding.step is not None else self.steps.next
-        return self._started(None).flag(finding, step)
+        self._start(None)
+        return self.pipeline.flag(finding, step)

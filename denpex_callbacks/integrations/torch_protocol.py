@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.integrations.torch_steps import LoopSteps
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, optimizer_has_fp16_params
 
 __all__ = ["ScalerProtocol"]
@@ -27,22 +28,18 @@ class ScalerProtocol:
     """Protocol checks around one GradScaler and its optimizers.
 
     Args:
+        reader: The scaler's reader; the protocol hears its calls from now on.
         report: Reports a finding (the monitor's flag); runs under the pipeline's guard.
-        step_now: The step a finding names (the loop's current optimizer step).
-        held_step: The step of a ``monitor.step()`` call that came after ``scaler.step()``
-            and waits for its ``update()`` (None: none waits).
+        steps: The loop's steps: the step a finding names (the current optimizer step, or
+            that of a ``monitor.step()`` call that came after ``scaler.step()`` and waits for
+            its ``update()``).
     """
 
-    def __init__(self, report: Callable[[Finding], Any], step_now: Callable[[], int],
-                 held_step: Callable[[], int | None]) -> None:
-        self.report = report
-        self.step_now = step_now
-        self.held_step = held_step
-        self.reader: GradScalerReader | None = None
-
-    def watch(self, reader: GradScalerReader) -> None:
-        """Hear ``reader``'s scaler calls."""
+    def __init__(self, reader: GradScalerReader, report: Callable[[Finding], Any],
+                 steps: LoopSteps) -> None:
         self.reader = reader
+        self.report = report
+        self.steps = steps
         reader.observer = self
 
     # -- what the reader tells (ScalerObserver) --------------------------------------------------
@@ -56,14 +53,11 @@ class ScalerProtocol:
     # -- the checks (when torch's own raised: its state is as it was before the call) -----------
 
     def _protocol(self, what: str, evidence: dict[str, Any], step: int | None = None) -> Finding:
-        return Finding("AMP002", self.step_now() if step is None else step, what,
+        return Finding("AMP002", self.steps.next if step is None else step, what,
                        evidence={"call": what, **evidence})
 
-    def _stage(self, optimizer: Any) -> str | None:
-        return self.reader.stage(optimizer) if self.reader is not None else None
-
     def _unscale_failed(self, optimizer: Any) -> Finding | None:
-        stage = self._stage(optimizer)
+        stage = self.reader.stage(optimizer)
         if stage == "UNSCALED":
             return self._protocol("unscale_() called twice for this optimizer before update()",
                                   {"stage": stage})
@@ -72,7 +66,7 @@ class ScalerProtocol:
                                   {"stage": stage})
         if optimizer_has_fp16_params(optimizer):
             return Finding(
-                "AMP012", self.step_now(),
+                "AMP012", self.steps.next,
                 "the optimizer holds float16 gradients; GradScaler.unscale_() raises "
                 "'Attempting to unscale FP16 gradients.'",
                 evidence={"fp16_parameters": True},
@@ -80,9 +74,9 @@ class ScalerProtocol:
         return None
 
     def _step_failed(self, optimizer: Any) -> Finding | None:
-        if self._stage(optimizer) != "STEPPED":
+        if self.reader.stage(optimizer) != "STEPPED":
             return None
-        held = self.held_step()
+        held = self.steps.held_number()
         if held is not None:  # the iteration monitor.step() closed never reached update()
             return self._protocol(
                 "scaler.step() ran but scaler.update() was not called in that iteration: the "
@@ -92,20 +86,19 @@ class ScalerProtocol:
                               {"stage": "STEPPED"})
 
     def _update_failed(self, optimizer: Any) -> Finding | None:
-        reader = self.reader
-        if reader is None or reader.inf_checks_recorded():
+        if self.reader.inf_checks_recorded():
             return None  # an inf check was recorded: not the order's fault
         return self._protocol(
             "scaler.update() called without scaler.step()/unscale_() in this iteration "
             "(torch: 'No inf checks were recorded prior to update.')",
-            {"optimizers_seen": reader.optimizers_seen()},
+            {"optimizers_seen": self.reader.optimizers_seen()},
         )
 
     def update_never_came(self) -> Finding | None:
         """At close: a ``monitor.step()`` waited for the ``update()`` of its ``scaler.step()``
         and the loop ended without one: it was missing, not merely later."""
-        held, reader = self.held_step(), self.reader
-        if held is None or reader is None or not reader.stepped:
+        held = self.steps.held_number()
+        if held is None or not self.reader.stepped:
             return None
         return self._protocol(
             "scaler.step() ran but scaler.update() was never called after it: the scale never "
@@ -116,9 +109,9 @@ class ScalerProtocol:
         """An ``optimizer.step()`` begins (the loop's pre-hook): a protocol break when it is
         called around the scaler, on gradients the scaler scaled."""
         reader = self.reader
-        if reader is None or reader.in_step or not reader.scaled:
+        if reader.in_step or not reader.scaled:
             return
-        stage = self._stage(optimizer)
+        stage = reader.stage(optimizer)
         if stage == "UNSCALED":
             what = ("optimizer.step() called directly after unscale_() (not through "
                     "scaler.step()): steps with inf/NaN gradients are applied instead of skipped")

@@ -10,13 +10,18 @@ behind them, the GradScaler the wrappers step through, and the precision the loo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from denpex_callbacks.core.run_setup import RunSetup, active_precision
+from denpex_callbacks.core.run_setup import (
+    PRECISION_WORDS,
+    RunSetup,
+    active_precision,
+    parameter_dtype,
+)
 from denpex_callbacks.readers.grad_scaler import (
     is_grad_scaler,
     optimizer_has_fp16_params,
@@ -26,14 +31,6 @@ from denpex_callbacks.readers.grad_scaler import (
 )
 
 __all__ = ["AutocastProbe", "LoopObjects", "loop_objects", "loop_setup", "requested_precision"]
-
-# What users write for the precision they asked for -> the name the engine uses.
-_REQUESTED = {
-    "fp16": "fp16", "16": "fp16", "16-mixed": "fp16", "float16": "fp16", "half": "fp16",
-    "bf16": "bf16", "bf16-mixed": "bf16", "bfloat16": "bf16",
-    "16-true": "fp16-true", "bf16-true": "bf16-true",
-    "no": "fp32", "fp32": "fp32", "32": "fp32", "32-true": "fp32", "float32": "fp32",
-}
 
 # The autocast dtype accelerate's forward wrapper enters for what its state asked for.
 _WRAPPER_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
@@ -100,7 +97,8 @@ def requested_precision(name: Any) -> str | None:
     if name is None:
         return None
     text = str(getattr(name, "value", name)).strip().lower()
-    return _REQUESTED.get(text, text or None)
+    word = PRECISION_WORDS.get(text)
+    return word.name if word is not None else text or None
 
 
 def loop_objects(scaler: Any = None, optimizer: Any = None, model: Any = None,
@@ -184,10 +182,10 @@ def loop_setup(objects: LoopObjects, *, autocast_dtype: torch.dtype | None,
         dtype = _wrapper_dtype(objects)
     if dtype is None and isinstance(loss, torch.Tensor) and loss.dtype == torch.float16:
         dtype = torch.float16
-    params = _parameter_dtype(objects.models)
-    if dtype == torch.float16 or fp16_params or params == torch.float16:
+    params = parameter_dtype(objects.models)
+    if dtype == torch.float16 or fp16_params or params == "float16":
         compute: str | None = "float16"
-    elif dtype == torch.bfloat16 or params == torch.bfloat16:
+    elif dtype == torch.bfloat16 or params == "bfloat16":
         compute = "bfloat16"
     else:  # no autocast seen: fp32 if a model was watched, else nothing says
         compute = "float32" if objects.models else None
@@ -207,13 +205,6 @@ def _wrapper_dtype(objects: LoopObjects) -> torch.dtype | None:
     if scaler_enabled(objects.scaler):
         return torch.float16
     return _WRAPPER_DTYPES.get(objects.requested or "")
-
-
-def _parameter_dtype(models: Iterable[torch.nn.Module]) -> torch.dtype | None:
-    for model in models:
-        for param in model.parameters():
-            return param.dtype
-    return None
 
 
 def _device(objects: LoopObjects) -> str | None:

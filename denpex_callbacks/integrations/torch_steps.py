@@ -12,7 +12,7 @@ see. Without a scaler, a call is a step, or, where the loop's optimizers are wat
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
@@ -98,9 +98,7 @@ class LoopSteps:
         if optimizers_watched and not self.applied:
             return []  # a micro-batch
         self.applied = 0
-        loss = self._losses.take(mean=True)
-        return [self._numbered(ScaleReading(), Call(call.step, loss, call.grad_norm, call.rerun,
-                                                    call.targets, call.loss_fn))]
+        return [self._numbered(ScaleReading(), replace(call, loss=self._losses.take(mean=True)))]
 
     def leftover(self, readings: list[ScaleReading]) -> list[Step]:
         """At the end: the steps read since the last call (a waiting call is theirs)."""
