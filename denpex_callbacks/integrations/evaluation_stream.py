@@ -6,8 +6,9 @@ leaves non-finite evaluation batches out of ``eval_loss``, so the logged number 
 while half the batches were NaN. An adapter counts each evaluation batch's loss here, on the
 loss's device (no host-device sync per batch), and reads the count once the evaluation is over,
 where its framework has synced anyway (HF's ``on_evaluate``, Lightning's
-``on_validation_end``): one AMP013 per evaluation at most, with the evidence shape of the log
-doctor's (:mod:`denpex_callbacks.logs.evaluation`): ``{"phase": "evaluation", "metric",
+``on_validation_end``), and hands the count, the metrics its framework reduced and the step to
+:meth:`EvaluationStream.end`: one AMP013 per evaluation at most, with the evidence shape of the
+log doctor's (:mod:`denpex_callbacks.logs.evaluation`): ``{"phase": "evaluation", "metric",
 "value", "step", ...}``.
 """
 
@@ -16,15 +17,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.numbers import format_value
 
-__all__ = ["EvaluationCount", "EvaluationEpisodes", "EvaluationLosses", "evaluation_finding",
-           "nonfinite_metrics"]
+if TYPE_CHECKING:
+    from denpex_callbacks.integrations.pipeline import StepPipeline
+
+__all__ = ["EvaluationCount", "EvaluationEpisodes", "EvaluationLosses", "EvaluationStream",
+           "evaluation_finding", "nonfinite_metrics"]
 
 CODE = "AMP013"
 
@@ -181,3 +185,25 @@ class EvaluationEpisodes:
         began = finding is not None and not self._open
         self._open = finding is not None
         return finding if began else None
+
+
+class EvaluationStream:
+    """One adapter's evaluations: each batch's loss counted on the device (``losses``), and
+    each evaluation judged once it is over (:meth:`end`), one AMP013 per episode."""
+
+    def __init__(self) -> None:
+        self.losses = EvaluationLosses()
+        self._episodes = EvaluationEpisodes()
+
+    def end(self, pipeline: StepPipeline, step: int, metrics: Mapping[str, Any], *,
+            loss_metric: str, filtered: bool = False) -> None:
+        """The evaluation at training step ``step`` is over and its framework has read its
+        results to the host: reading the count adds no wait, nor does judging the training
+        steps still in flight, which go first (a NaN training loss before makes this
+        evaluation its consequence). ``metrics``, ``loss_metric`` and ``filtered`` as for
+        :func:`evaluation_finding`."""
+        pipeline.drain(wait=True)
+        finding = self._episodes.new(evaluation_finding(
+            step, self.losses.take(), metrics, loss_metric=loss_metric, filtered=filtered))
+        if finding is not None:
+            pipeline.flag(finding, step, once=False)

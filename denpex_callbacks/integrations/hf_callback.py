@@ -28,7 +28,6 @@ from transformers.training_args import TrainingArguments
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.monitor import Monitor
 from denpex_callbacks.core.policy import StopVote
-from denpex_callbacks.integrations.evaluation_stream import EvaluationEpisodes, evaluation_finding
 from denpex_callbacks.integrations.hf_forward import ForwardLosses
 from denpex_callbacks.integrations.hf_resume import (
     USER_INSTANCES,
@@ -51,8 +50,8 @@ from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
-from denpex_callbacks.readers.scale_reading import ScaleReading
+from denpex_callbacks.readers.grad_scaler import first_lr
+from denpex_callbacks.readers.scale_reading import NoScaler, ScaleReading, StepReader
 
 __all__ = ["AmpDiagnosticCallback", "read_setup"]
 
@@ -121,11 +120,9 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         return self.pipeline.monitor if self.pipeline is not None else None
 
     def _reset_run(self) -> None:
-        self._scaler: GradScalerReader | None = None
-        self._deepspeed: DeepSpeedReader | None = None
-        self._scale_before: float | None = None  # DeepSpeed's, read at on_step_begin
+        self._reader: StepReader = NoScaler()  # the run's scale reader
+        self._deepspeed: DeepSpeedReader | None = None  # (its exit, the loss it backpropagates)
         self._step_now = 0  # the step being taken (HF's global step after it)
-        self._episodes = EvaluationEpisodes()  # one AMP013 per run of non-finite evaluations
         self._forward: ForwardLosses | None = None  # the model's losses, training and eval
         self._lr: float | None = None
         self._held: tuple[int, ScaleReading, Any, float | None] | None = None  # awaits on_log
@@ -172,9 +169,11 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
         deepspeed = trains_under_deepspeed(args)
-        self._deepspeed, self._scaler = scale_readers(optimizer, pipeline, deepspeed=deepspeed,
-                                                      on_exit=self._deepspeed_ended)
-        self._forward = ForwardLosses(pipeline, training=self._scaler is None)
+        self._deepspeed, scaler = scale_readers(optimizer, pipeline, deepspeed=deepspeed,
+                                                on_exit=self._deepspeed_ended)
+        # A GradScaler (DeepSpeed's torch_autocast mode keeps one) is read over DeepSpeed's.
+        self._reader = scaler or self._deepspeed or NoScaler()
+        self._forward = ForwardLosses(pipeline, training=not self._reader.sees_loss)
         if model is not None:
             self._forward.attach(model, compiled=compiled)
         if self._deepspeed is not None and engine is not None:  # the loss it backpropagates
@@ -184,10 +183,10 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     def _deepspeed_ended(self, error: BaseException) -> None:
         # DeepSpeed's exit at the minimum scale, inside accelerator.backward: the step it
         # refused (HF's next global step) was skipped at the scale it had.
-        if self.pipeline is not None and self._forward is not None:
-            self.pipeline.framework_ended(self._step_now, ScaleReading(
-                scale_before=self._scale_before, scale_after=self._scale_before, skipped=True,
-                loss=self._forward.step_loss()), error)
+        if self.pipeline is not None and self._forward is not None and self._deepspeed is not None:
+            refused = self._deepspeed.refused()
+            refused.loss = self._forward.step_loss()
+            self.pipeline.framework_ended(self._step_now, refused, error)
 
     def on_train_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
@@ -204,9 +203,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     ) -> None:
         self._step_now = state.global_step + 1
         cast(ForwardLosses, self._forward).begin_step()
-        if self._deepspeed is not None and self._scaler is None:
-            # DeepSpeed steps inside accelerator.backward: the scale before it is read now.
-            self._scale_before = self._deepspeed.before()
+        # (DeepSpeed steps inside accelerator.backward: the scale before it is read now.)
+        self._reader.step_begins()
 
     @guarded
     def on_pre_optimizer_step(
@@ -240,7 +238,7 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
 
     @guarded
     def _end_step(self, step: int, wait_for_log: bool) -> None:
-        readings = self._readings()
+        readings = self._reader.take() or [ScaleReading()]
         loss = cast(ForwardLosses, self._forward).end_step()
         if loss is None and readings[-1].loss is None and not self._blind_said:
             self._blind_said = True
@@ -253,14 +251,6 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
         else:
             pipeline.step(step, readings[-1], loss=loss, lr=self._lr)
 
-    def _readings(self) -> list[ScaleReading]:
-        """What the run's scale reader took of the steps since the last (at least one)."""
-        if self._scaler is not None:
-            return self._scaler.take() or [ScaleReading()]
-        if self._deepspeed is not None:
-            return [self._deepspeed.after(self._scale_before)]
-        return [ScaleReading()]
-
     @guarded
     def _judge_held(self, grad_norm: Any) -> None:
         held, self._held = self._held, None
@@ -272,18 +262,12 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
     @guarded
     def on_evaluate(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                     metrics: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        # The Trainer has read its evaluation losses to the host (eval_loss): reading the
-        # count now adds no wait, nor does judging the training steps still in flight, which
-        # go first (a NaN training loss before makes this evaluation its consequence).
-        pipeline = cast(StepPipeline, self.pipeline)
-        pipeline.drain(wait=True)
+        # (The Trainer has read its evaluation losses to the host: eval_loss.)
         metrics = metrics or {}
-        finding = self._episodes.new(evaluation_finding(
-            state.global_step, cast(ForwardLosses, self._forward).evaluation.take(), metrics,
+        cast(ForwardLosses, self._forward).evaluation.end(
+            cast(StepPipeline, self.pipeline), state.global_step, metrics,
             loss_metric=next((key for key in metrics if key.endswith("_loss")), "eval_loss"),
-            filtered=bool(args.logging_nan_inf_filter)))
-        if finding is not None:
-            pipeline.flag(finding, state.global_step, once=False)
+            filtered=bool(args.logging_nan_inf_filter))
 
     @guarded
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from denpex_callbacks.integrations.evaluation_stream import EvaluationLosses
+from denpex_callbacks.integrations.evaluation_stream import EvaluationStream
 from denpex_callbacks.readers.scale_reading import LossSum
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class ForwardLosses:
         >>> losses.end_step() is not None
         True
         >>> _ = regressor.eval()(torch.full((1, 2), float("nan")))
-        >>> losses.evaluation.take().nan_batches
+        >>> losses.evaluation.losses.take().nan_batches
         1
         >>> pipeline.close()
         []
@@ -81,7 +81,7 @@ class ForwardLosses:
         self.pipeline = pipeline
         self.training = training
         self.in_step = False
-        self.evaluation = EvaluationLosses()  # the losses of the evaluation under way
+        self.evaluation = EvaluationStream()  # the losses of the evaluation under way
         self._losses = LossSum()
         self._shares = False  # the micro-batch losses are shares of the step's loss (summed)
 
@@ -103,7 +103,7 @@ class ForwardLosses:
         """A training step begins: what was seen outside it belongs to no step."""
         self.in_step = True
         self._losses.take(mean=False)
-        self.evaluation.drop()  # (an eval-mode loss outside an evaluation is not one's)
+        self.evaluation.losses.drop()  # (an eval-mode loss outside an evaluation is not one's)
 
     def backpropagated(self, loss: Any) -> None:
         """A loss given to DeepSpeed's ``engine.backward`` in a training step (HF passes the
@@ -134,7 +134,7 @@ class ForwardLosses:
             return
         if not module.training:  # an evaluation forward: counted on the device, read later
             with pipeline.guard():
-                self.evaluation.add(model_loss(output))
+                self.evaluation.losses.add(model_loss(output))
             return
         if not self.in_step or not self.training:
             return  # (with a scaler, the loss comes from its scale())

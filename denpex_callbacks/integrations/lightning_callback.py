@@ -27,10 +27,10 @@ import torch
 from denpex_callbacks.core.config import UNSET, MonitorConfig, build_config
 from denpex_callbacks.core.diagnosis import AmpDiagnosisError
 from denpex_callbacks.core.monitor import Monitor
+from denpex_callbacks.integrations.evaluation_stream import EvaluationStream
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.lightning_rerun import watch_training_steps
 from denpex_callbacks.integrations.lightning_setup import (
-    ValidationStream,
     computes_in_fp16,
     logs_this_step,
     loss_of,
@@ -41,9 +41,8 @@ from denpex_callbacks.integrations.lightning_setup import (
     user_logs,
 )
 from denpex_callbacks.integrations.pipeline import StepPipeline
-from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
-from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
-from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
+from denpex_callbacks.readers.grad_scaler import first_lr
+from denpex_callbacks.readers.scale_reading import LossSum, NoScaler, StepReader
 
 __all__ = ["STATE_KEY", "AmpDiagnosticHooks"]
 
@@ -101,15 +100,13 @@ class AmpDiagnosticHooks:
         self._reset_run()
 
     def _reset_run(self) -> None:
-        self._scaler: GradScalerReader | None = None
-        self._deepspeed: DeepSpeedReader | None = None
-        # The optimizer steps of the current batch, before their batch end: the learning rate
-        # of each, and for DeepSpeed the scale before it.
-        self._steps: list[tuple[float | None, float | None]] = []
+        self._reader: StepReader = NoScaler()  # the run's scale reader
+        self._lrs: list[float | None] = []  # of the batch's optimizer steps, until its end
         self._losses = LossSum()  # batch losses, where no scaler sees the loss
         # The re-run capture of each batch, ((batch, batch_idx), {}) (None: re-running off).
         self._capture: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None
-        self._validation = ValidationStream()
+        self._validation = EvaluationStream()
+        self._metrics_before: dict[str, Any] = {}  # callback_metrics as a validation began
 
     @property
     def state_key(self) -> str:
@@ -149,7 +146,8 @@ class AmpDiagnosticHooks:
             pipeline.monitor.load_state_dict(self._loaded_state)
             self._loaded_state = None
         setup = run_setup(trainer, self._requested_precision)
-        self._scaler, self._deepspeed = scale_readers(trainer, setup, pipeline)
+        scaler, deepspeed = scale_readers(trainer, setup, pipeline)
+        self._reader = scaler or deepspeed or NoScaler()
         pipeline.start(lambda: setup)
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
@@ -181,12 +179,12 @@ class AmpDiagnosticHooks:
     @guarded
     def on_before_optimizer_step(self, trainer: Any, pl_module: Any, optimizer: Any) -> None:
         """The last moment the parameters are the earlier steps': judge what has landed (a
-        failing step can still be re-run); note this step's learning rate (and DeepSpeed's
-        scale before it)."""
+        failing step can still be re-run); note this step's learning rate (and its scale
+        before, where the reader reads it now)."""
         assert self.pipeline is not None
         self.pipeline.drain()
-        before = self._deepspeed.before() if self._deepspeed is not None else None
-        self._steps.append((first_lr(optimizer), before))
+        self._reader.step_begins()
+        self._lrs.append(first_lr(optimizer))
 
     def on_train_batch_end(
         self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
@@ -199,28 +197,20 @@ class AmpDiagnosticHooks:
     def _batch_end(self, trainer: Any, pl_module: Any, outputs: Any) -> None:
         pipeline = self.pipeline
         assert pipeline is not None
-        if self._scaler is None:  # the loss comes from the batch outputs then
+        if not self._reader.sees_loss:  # the loss comes from the batch outputs then
             self._losses.add(loss_of(outputs))
-        steps, self._steps = self._steps, []
-        readings = self._readings(steps)
+        lrs, self._lrs = self._lrs, []
+        readings = self._reader.take()
         if not readings:
             return  # accumulating gradients: no optimizer step in this batch
         # Automatic optimization already divides each batch's loss by the accumulation.
         loss = self._losses.take(mean=not pl_module.automatic_optimization)
         first = int(trainer.global_step) - len(readings)  # (numbered before each step)
         for offset, reading in enumerate(readings):
-            lr = steps[offset][0] if offset < len(steps) else None
+            lr = lrs[offset] if offset < len(lrs) else None
             pipeline.step(first + offset, reading, loss=loss if offset == len(readings) - 1
                           else None, lr=lr)
         self._log_metrics(trainer, pl_module, first + len(readings))
-
-    def _readings(self, steps: list[tuple[float | None, float | None]]) -> list[ScaleReading]:
-        """The batch's optimizer steps as the run's scale reader took them."""
-        if self._scaler is not None:
-            return self._scaler.take()
-        if self._deepspeed is not None:
-            return self._deepspeed.after_each([before for _lr, before in steps])
-        return [ScaleReading() for _ in steps]
 
     def _log_metrics(self, trainer: Any, pl_module: Any, global_step: int) -> None:
         assert self.pipeline is not None
@@ -259,7 +249,8 @@ class AmpDiagnosticHooks:
     @guarded
     def on_validation_start(self, trainer: Any, pl_module: Any) -> None:
         """Note the metrics logged before validation (to tell its own apart)."""
-        self._validation.begin(trainer)
+        self._validation.losses.drop()
+        self._metrics_before = dict(trainer.callback_metrics)
 
     @guarded
     def on_validation_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any,
@@ -270,12 +261,17 @@ class AmpDiagnosticHooks:
     @guarded
     def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
         """AMP013 when a validation loss or a metric logged in validation is NaN/inf. Lightning
-        has reduced and logged its validation metrics (read them to the host) by now."""
+        has reduced and logged its validation metrics (read them to the host) by now: those
+        new or replaced since the validation began (it stores each reduced value as a new
+        tensor), at the step it logs the validation row at (the last optimizer step's)."""
         assert self.pipeline is not None
-        self.pipeline.drain(wait=True)
-        finding = self._validation.finding(trainer)
-        if finding is not None:
-            self.pipeline.flag(finding, int(finding.step or 0), once=False)
+        before, self._metrics_before = self._metrics_before, {}
+        metrics = {name: value for name, value in trainer.callback_metrics.items()
+                   if before.get(name) is not value and not str(name).startswith("amp/")}
+        self._validation.end(
+            self.pipeline, max(int(trainer.global_step) - 1, 0), metrics,
+            loss_metric=next((str(name) for name in metrics if "loss" in str(name)),
+                             "validation_step loss"))
 
     # -- checkpoints -------------------------------------------------------------------------------
 

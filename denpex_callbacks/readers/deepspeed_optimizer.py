@@ -288,6 +288,7 @@ class DeepSpeedReader:
         self._layout = state.layout
         self._hysteresis_name = (_ZERO_HYSTERESIS if state.layout == "loss_scaler"
                                  and state.dynamic else None)
+        self._befores: list[float | None] = []  # the scale before each step not taken yet
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -362,13 +363,26 @@ class DeepSpeedReader:
             overflow=overflow if isinstance(overflow, bool) else None,
             hysteresis=_int(getattr(holder, name, None)) if name else None)
 
-    def after_each(self, scales_before: list[float | None]) -> list[ScaleReading]:
-        """The readings of several steps taken since the last reading (a batch of manual
-        optimization), given the scale before each: each one's scale after is the next
-        one's before; the last one's is read now."""
-        return [self.after(before) if index == len(scales_before) - 1 else
-                ScaleReading(scale_before=before, scale_after=scales_before[index + 1])
-                for index, before in enumerate(scales_before)]
+    sees_loss = False  # (the loss given to engine.backward: see watch_backward)
+
+    def step_begins(self) -> None:
+        """Read the scale the coming step's backward uses."""
+        self._befores.append(self.before())
+
+    def take(self) -> list[ScaleReading]:
+        """The readings of the steps begun since the last take (several in a batch of manual
+        optimization): each one's scale after is the next one's before; the last one's is
+        read now."""
+        befores, self._befores = self._befores, []
+        return [self.after(before) if index == len(befores) - 1 else
+                ScaleReading(scale_before=before, scale_after=befores[index + 1])
+                for index, before in enumerate(befores)]
+
+    def refused(self) -> ScaleReading:
+        """The step under way, as DeepSpeed refused it (its exit at the minimum scale):
+        skipped at the scale it began with."""
+        before = self._befores[-1] if self._befores else None
+        return ScaleReading(scale_before=before, scale_after=before, skipped=True)
 
     def grad_norm(self) -> Any:
         """The engine's gradient norm of the last step (a number or a device tensor; None

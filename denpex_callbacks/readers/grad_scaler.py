@@ -221,6 +221,11 @@ class GradScalerReader:
             scale_after=scale.detach().clone() if isinstance(scale, torch.Tensor) else None,
             growth_tracker=tracker.detach().clone() if isinstance(tracker, torch.Tensor) else None)
 
+    sees_loss = True  # (scale() adds each micro-batch's loss to the step's reading)
+
+    def step_begins(self) -> None:
+        """Nothing to read: ``update()`` takes each step's reading itself."""
+
     def take(self) -> list[ScaleReading]:
         """The readings of the ``update()`` calls since the last take, oldest first."""
         done, self._done = self._done, []

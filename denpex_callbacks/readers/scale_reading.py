@@ -1,4 +1,5 @@
-"""What a scale reader hands the pipeline for one optimizer step, and the step's loss sum.
+"""What a scale reader hands the pipeline for one optimizer step, the one interface every
+adapter reads a run's steps through (:class:`StepReader`), and the step's loss sum.
 
 Every value may be a device tensor (a snapshot no later call changes), a Python number, or
 None (not known for this scaler). The pipeline copies the tensors off the device in one packed
@@ -8,11 +9,11 @@ non-blocking copy and judges the step once it has landed.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import torch
 
-__all__ = ["READING_FIELDS", "LossSum", "ScaleReading"]
+__all__ = ["READING_FIELDS", "LossSum", "NoScaler", "ScaleReading", "StepReader"]
 
 Value: TypeAlias = "torch.Tensor | float | int | bool | None"
 
@@ -53,6 +54,45 @@ class ScaleReading:
 
 
 READING_FIELDS = tuple(field.name for field in fields(ScaleReading))
+
+
+class StepReader(Protocol):
+    """The run's scale reader, chosen once per run, as every adapter calls it: a
+    :class:`~denpex_callbacks.readers.grad_scaler.GradScalerReader`, a
+    :class:`~denpex_callbacks.readers.deepspeed_optimizer.DeepSpeedReader` or
+    :class:`NoScaler`."""
+
+    sees_loss: bool  # its readings carry the step's loss (a GradScaler's scale() sees it)
+
+    def step_begins(self) -> None:
+        """An optimizer step is about to run (where the scaler keeps no record of the scale
+        before it, that scale is read now)."""
+
+    def take(self) -> list[ScaleReading]:
+        """The readings of the optimizer steps since the last take, oldest first."""
+
+
+class NoScaler:
+    """The reader of a run without a loss scaler: one empty reading per optimizer step begun.
+
+    Example:
+        >>> reader = NoScaler()
+        >>> reader.step_begins(); reader.step_begins()
+        >>> len(reader.take()), reader.take()
+        (2, [])
+    """
+
+    sees_loss = False
+
+    def __init__(self) -> None:
+        self._steps = 0
+
+    def step_begins(self) -> None:
+        self._steps += 1
+
+    def take(self) -> list[ScaleReading]:
+        steps, self._steps = self._steps, 0
+        return [ScaleReading() for _ in range(steps)]
 
 
 class LossSum:

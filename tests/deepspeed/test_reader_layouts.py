@@ -175,9 +175,12 @@ def test_an_override_of_the_loss_scale_is_read() -> None:
 def test_several_steps_in_one_batch_chain_their_scales() -> None:
     # Manual optimization stepping twice in a batch: the first step's scale after is the
     # second's before (an overflow there halved it); the last one is read from the holder.
-    optimizer = _zero_optimizer(512.0)
+    optimizer = _zero_optimizer(1024.0)
     reader = DeepSpeedReader(optimizer)
-    readings = reader.after_each([1024.0, 512.0])
+    reader.step_begins()
+    optimizer.loss_scaler.cur_scale = 512.0
+    reader.step_begins()
+    readings = reader.take()
     assert [(r.scale_before, r.scale_after) for r in readings] == [(1024.0, 512.0),
                                                                     (512.0, 512.0)]
-    assert reader.after_each([]) == []
+    assert reader.take() == []
