@@ -27,7 +27,7 @@ from denpex_callbacks.core.numbers import format_value
 if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
 
-__all__ = ["EvaluationCount", "EvaluationEpisodes", "EvaluationLosses", "EvaluationStream",
+__all__ = ["EvaluationCount", "EvaluationLosses", "EvaluationStream",
            "evaluation_finding", "nonfinite_metrics"]
 
 CODE = "AMP013"
@@ -165,35 +165,16 @@ def evaluation_finding(step: int, count: EvaluationCount, metrics: Mapping[str, 
     return Finding(CODE, step, f"evaluation at step {step}: {said}{also}", evidence=evidence)
 
 
-class EvaluationEpisodes:
-    """One AMP013 per episode: a run of evaluations that are all non-finite (the same bad
-    sample at every evaluation is one condition); a finite evaluation ends the episode, so a
-    NaN that comes back later is said again.
-
-    Example:
-        >>> episodes = EvaluationEpisodes()
-        >>> bad = Finding("AMP013", 5, "evaluation at step 5: ...")
-        >>> [episodes.new(f) is not None for f in (bad, bad, None, bad)]
-        [True, False, False, True]
+class EvaluationStream:
+    """One adapter's evaluations: each batch's loss counted on the device (``losses``), and
+    each evaluation judged once it is over (:meth:`end`), one AMP013 per episode: a run of
+    evaluations that are all non-finite (the same bad sample at every evaluation is one
+    condition); a finite evaluation ends the episode, so a NaN that comes back is said again.
     """
 
     def __init__(self) -> None:
-        self._open = False
-
-    def new(self, finding: Finding | None) -> Finding | None:
-        """``finding`` (this evaluation's, None when finite) when it begins an episode."""
-        began = finding is not None and not self._open
-        self._open = finding is not None
-        return finding if began else None
-
-
-class EvaluationStream:
-    """One adapter's evaluations: each batch's loss counted on the device (``losses``), and
-    each evaluation judged once it is over (:meth:`end`), one AMP013 per episode."""
-
-    def __init__(self) -> None:
         self.losses = EvaluationLosses()
-        self._episodes = EvaluationEpisodes()
+        self._in_episode = False  # the last evaluation was non-finite
 
     def end(self, pipeline: StepPipeline, step: int, metrics: Mapping[str, Any], *,
             loss_metric: str, filtered: bool = False) -> None:
@@ -203,7 +184,8 @@ class EvaluationStream:
         evaluation its consequence). ``metrics``, ``loss_metric`` and ``filtered`` as for
         :func:`evaluation_finding`."""
         pipeline.drain(wait=True)
-        finding = self._episodes.new(evaluation_finding(
-            step, self.losses.take(), metrics, loss_metric=loss_metric, filtered=filtered))
-        if finding is not None:
+        finding = evaluation_finding(step, self.losses.take(), metrics,
+                                     loss_metric=loss_metric, filtered=filtered)
+        began, self._in_episode = not self._in_episode, finding is not None
+        if finding is not None and began:
             pipeline.flag(finding, step, once=False)

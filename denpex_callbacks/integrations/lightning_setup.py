@@ -1,6 +1,6 @@
 """What a Lightning Trainer tells the callback, from its public attributes: the run's setup,
-the logger namespace, whether a batch writes a logger row, the batch's loss, what a validation
-computed (:class:`ValidationStream`), where a stop checkpoint goes. Shared by both namespaces
+the logger namespace, whether a batch writes a logger row, the batch's loss, where a stop
+checkpoint goes. Shared by both namespaces
 (``lightning.pytorch`` and ``pytorch_lightning``).
 """
 
@@ -12,14 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.run_setup import PRECISION_WORDS, RunSetup, active_precision
 from denpex_callbacks.core.versions import package_versions
-from denpex_callbacks.integrations.evaluation_stream import (
-    EvaluationEpisodes,
-    EvaluationLosses,
-    evaluation_finding,
-)
 from denpex_callbacks.readers.deepspeed_optimizer import (
     DeepSpeedReader,
     deepspeed_setup,
@@ -36,7 +30,6 @@ if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
 
 __all__ = [
-    "ValidationStream",
     "computes_in_fp16",
     "logs_this_step",
     "loss_of",
@@ -157,33 +150,3 @@ def loss_of(outputs: Any) -> torch.Tensor | None:
     # Lightning hands a dict: checked first, the Mapping ABC check is slow for every batch.
     loss = outputs.get("loss") if isinstance(outputs, (dict, Mapping)) else outputs
     return loss if isinstance(loss, torch.Tensor) else None
-
-
-class ValidationStream:
-    """One validation at a time: the losses its batches returned, counted on the device, and
-    the metrics logged in it (those of ``trainer.callback_metrics`` that are new or replaced
-    since it began: Lightning stores each reduced value as a new tensor; ``amp/`` left out).
-    """
-
-    def __init__(self) -> None:
-        self.losses = EvaluationLosses()
-        self.episodes = EvaluationEpisodes()  # one AMP013 per run of non-finite validations
-        self._before: dict[str, Any] = {}  # callback_metrics as the validation began
-
-    def begin(self, trainer: Any) -> None:
-        """A validation begins (the sanity check's too)."""
-        self.losses.drop()
-        self._before = dict(trainer.callback_metrics)
-
-    def finding(self, trainer: Any) -> Finding | None:
-        """AMP013 for the validation that just ended, or None when it was finite; at the step
-        Lightning logs the validation row at (the last optimizer step's number; 0 before any).
-        Reads the device: call it once Lightning has reduced its validation metrics."""
-        before, self._before = self._before, {}
-        metrics = {name: value for name, value in trainer.callback_metrics.items()
-                   if before.get(name) is not value and not str(name).startswith("amp/")}
-        loss_name = next((str(name) for name in metrics if "loss" in str(name)),
-                         "validation_step loss")
-        return self.episodes.new(evaluation_finding(
-            max(int(trainer.global_step) - 1, 0), self.losses.take(), metrics,
-            loss_metric=loss_name))
