@@ -13,6 +13,13 @@ Problems held here (strict xfails):
   a paste holding only the traceback; at the row after SB3's last table otherwise); d45669e
   said nothing (a read paste, no finding). The rule reads only the message's first line;
   the origin SB3 names is on the next.
+- raised_nonfinite behind torchrun ``--tee 2`` (pytorch ``tail_log.py``: stderr alone tailed
+  under ``[{role}{local_rank}]:``, ``[default0]:`` or, with ``--role rank`` as torchchat's
+  ``run_dist.sh`` sets, ``[rank0]:``; stdout bare): the training rows print bare and the
+  traceback's ``[default0]:ValueError: Nan values detected in similarity_scores.`` is missed
+  (``_RAISED`` is anchored at the line's start): silent where it should be AMP006 201 (as
+  bare, and as with every line prefixed). Torch's own errors in that layout are read (the
+  clip_grad_norm_ control: AMP006 200). Not a regression (d45669e: silent too).
 
 Rules tried that held (quiet where healthy, the fault at its step as before or better):
 
@@ -131,19 +138,25 @@ def test_sb3_model_nan_is_training_fault(tmp_path: Path) -> None:
     assert [code for code, _ in _all_faults(tmp_path, lines)] == ["AMP006"]
 
 
-def dual_encoder(prefix: str, rows: int = 2) -> list[str]:
+def dual_encoder(prefix: str, rows: int = 2, *, err_prefix: str | None = None) -> list[str]:
     """00VALAK00/Dual-Encoder ``scripts/train.py``'s ``raise ValueError("Nan values detected
-    in similarity_scores.")`` after ``rows`` plain ``step N | loss L`` rows, each line under a
-    launcher's rank ``prefix`` (Determined ``harness/determined/launch/wrap_rank.py``:
-    ``f"[rank={rank}] "``; Slurm ``srun -l``: ``"0: "``)."""
-    lines = [f"step {100 * (i + 1)} | loss {2.31 - 0.1 * i:.2f}" for i in range(rows)]
-    lines += ["Traceback (most recent call last):", '  File "scripts/train.py", line 120, in '
-              "<module>", "    raise ValueError(\"Nan values detected in similarity_scores.\")",
-              "ValueError: Nan values detected in similarity_scores."]
-    return [prefix + line for line in lines]
+    in similarity_scores.")`` (its traceback, on stderr) after ``rows`` rows of a plain
+    ``print(f"step {step} | loss {loss:.2f}")`` loop (stdout), each line under a launcher's
+    rank ``prefix`` (Determined ``harness/determined/launch/wrap_rank.py``: ``f"[rank={rank}]
+    "``; Slurm ``srun -l``: ``"0: "``; torchrun ``--tee``: pytorch/pytorch
+    ``torch/distributed/elastic/multiprocessing/tail_log.py``'s ``header=f"[{self._name}
+    {local_rank}]:"`` written as ``f"{header}{line}"``, the name torchrun's ``--role``,
+    ``default`` unless set). ``err_prefix`` prefixes the stderr lines alone (``--tee 2``: only
+    stderr is tailed; stdout is the worker's own, bare)."""
+    out = [f"step {100 * (i + 1)} | loss {2.31 - 0.1 * i:.2f}" for i in range(rows)]
+    err = ["Traceback (most recent call last):", '  File "scripts/train.py", line 120, in '
+           "<module>", "    raise ValueError(\"Nan values detected in similarity_scores.\")",
+           "ValueError: Nan values detected in similarity_scores."]
+    err_prefix = prefix if err_prefix is None else err_prefix
+    return [prefix + line for line in out] + [err_prefix + line for line in err]
 
 
-@pytest.mark.parametrize("prefix", ["", "[rank=0] ", "0: "])
+@pytest.mark.parametrize("prefix", ["", "[rank=0] ", "0: ", "[default0]:", "[rank0]:"])
 def test_rank_prefixed_traceback_read_as_bare(tmp_path: Path, prefix: str) -> None:
     """Guard (held): a launcher's rank prefix changes nothing."""
     assert faults(tmp_path, dual_encoder(prefix)) == [("AMP006", 201)]
@@ -153,3 +166,21 @@ def test_traceback_repeated_by_two_ranks_is_one_finding(tmp_path: Path) -> None:
     """Guard (held): rank 1's copy of the traceback adds no second finding."""
     lines = dual_encoder("[rank=0] ") + dual_encoder("[rank=1] ", rows=0)
     assert faults(tmp_path, lines) == [("AMP006", 201)]
+
+
+@pytest.mark.xfail(strict=True, reason="raised_nonfinite anchors its exception at the line's "
+                   "start: behind torchrun --tee 2's '[{role}0]:' on stderr alone (rows bare "
+                   "on stdout) the raised NaN is missed, where torch's own errors are read")
+@pytest.mark.parametrize("role", ["default", "rank"])
+def test_torchrun_stderr_only_prefix_still_read(tmp_path: Path, role: str) -> None:
+    assert faults(tmp_path, dual_encoder("", err_prefix=f"[{role}0]:")) == [("AMP006", 201)]
+
+
+def test_torchrun_stderr_only_prefix_torch_error_read(tmp_path: Path) -> None:
+    """Control (held before and now): the same layout with torch's clip_grad_norm_ error
+    (``error_if_nonfinite=True``: torch ``nn/utils/clip_grad.py``) is read at the last row."""
+    error = ("[default0]:RuntimeError: The total norm of order 2.0 for gradients from "
+             "`parameters` is non-finite, so it cannot be clipped. To disable this error and "
+             "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    lines = [*dual_encoder("", err_prefix="[default0]:")[:3], error]
+    assert faults(tmp_path, lines) == [("AMP006", 200)]
