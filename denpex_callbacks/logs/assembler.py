@@ -42,6 +42,7 @@ from denpex_callbacks.logs.events import (
     GROWTH,
     IN_STEP,
     METRICS,
+    NO_SCALER_SHOWN,
     OVERFLOW,
     OWN_COUNT,
     PROGRESS,
@@ -296,9 +297,10 @@ class Assembler:
     _trailing: TrailingSteps = field(default_factory=TrailingSteps)
     _longest: int = 0  # the longest of them, once the interval is learnt
     growth_bounds: GrowthBounds = field(default_factory=GrowthBounds)  # ...from spaced rows
-    # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``), held to
-    # the end: (the flag at the step it was read at, line, text).
-    _held: list[tuple[LogEvent, int, str]] = field(default_factory=list)
+    # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``) or show
+    # no loss scaler (``NO_SCALER_SHOWN``), held to the end: (that condition, the flag at the
+    # step it was read at, line, text).
+    _held: list[tuple[str, LogEvent, int, str]] = field(default_factory=list)
     _scale_seen: bool = False
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
@@ -398,12 +400,12 @@ class Assembler:
 
     def finish(self) -> None:
         """Flush what is pending at the end of the input; the held flags count where the
-        log showed fp16 asked for."""
+        log showed fp16 asked for, or no loss scaler, as each asks."""
         self._flush()
         self._count_progress()
         held, self._held = self._held, []
-        if held and self._fp16_shown():
-            for event, line, text in held:
+        for condition, event, line, text in held:
+            if self._fp16_shown() if condition == FP16_SHOWN else not self._scaler_shown():
                 self._raise_flag(event, event.step, line, text)
 
     def _fp16_shown(self) -> bool:
@@ -411,6 +413,11 @@ class Assembler:
         scale, an overflow, or another flag of fp16 asked for and not active."""
         return (self.setup.get("active_precision") == "fp16-mixed" or self._scale_seen
                 or self.overflow_lines > 0 or "AMP010" in self.flags)
+
+    def _scaler_shown(self) -> bool:
+        """Whether lines other than the held flags show a loss scaler: a setup's scaler (a
+        tool's line that it made one), or a loss scale read."""
+        return self.setup.get("scaler") is not None or self._scale_seen
 
     def _count_progress(self) -> None:
         """Count the step of the last progress line, which no row of its own followed."""
@@ -1089,10 +1096,13 @@ class Assembler:
 
     def _flag(self, event: LogEvent, line: int, text: str) -> None:
         step = event.step if event.step is not None else (self.clock or None)
-        if event.evidence.get(FP16_SHOWN):
-            evidence = {k: v for k, v in event.evidence.items() if k != FP16_SHOWN}
+        condition = next((c for c in (FP16_SHOWN, NO_SCALER_SHOWN) if event.evidence.get(c)),
+                         None)
+        if condition is not None:
+            evidence = {k: v for k, v in event.evidence.items() if k != condition}
             if len(self._held) < FLAG_LINES:  # (bounded: a warning printed every step)
-                self._held.append((replace(event, step=step, evidence=evidence), line, text))
+                self._held.append((condition, replace(event, step=step, evidence=evidence),
+                                   line, text))
             return
         self._raise_flag(event, step, line, text)
 

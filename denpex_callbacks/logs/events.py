@@ -15,6 +15,9 @@ PROGRESS = "progress"  # a step counter (and maybe a cumulative skipped count)
 FLAG = "flag"  # a line that is a diagnosis by itself (an error message)
 # A flag that counts only where other lines show fp16 asked for (see LogEvent.evidence).
 FP16_SHOWN = "fp16_shown"
+# A flag that says the run makes no loss scaler, printed whatever the run makes: it counts
+# only where no other line shows a scaler (see LogEvent.evidence).
+NO_SCALER_SHOWN = "no_scaler_shown"
 # What denpex's own line said of its diagnosis (logs/denpex_lines.py): {"severity", "fix",
 # "amended", "escalated"}; the flag's diagnosis keeps it (the run's word, not the catalog's
 # default).
@@ -85,7 +88,8 @@ class LogEvent:
             is in ``loss``.
         evidence: What a ``flag`` line's message names, for its diagnosis's evidence (an
             AMP014 dtype error: its kind, kernel, dtypes, value). ``FP16_SHOWN`` in it: the
-            flag counts only where other lines show fp16 asked for (the assembler holds it).
+            flag counts only where other lines show fp16 asked for (the assembler holds it);
+            ``NO_SCALER_SHOWN``: only where no other line shows a loss scaler (held alike).
         quoted: (line, text) of the line to quote instead of the one the event was read on
             (a record of rows ends on a rule that shows none of them).
     """

@@ -20,6 +20,7 @@ from denpex_callbacks.logs.events import (
     GROWTH,
     IN_STEP,
     METRICS,
+    NO_SCALER_SHOWN,
     OVERFLOW,
     SETUP,
     LogEvent,
@@ -163,6 +164,8 @@ def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
     evidence: dict[str, object] = {} if epoch is None else {"epoch": epoch}
     if row.fp16_shown:
         evidence[FP16_SHOWN] = True
+    if row.no_scaler_shown:
+        evidence[NO_SCALER_SHOWN] = True
     dropped = to_float(values.get("value")) if row.code == "AMP009" else None
     if dropped is not None and not math.isfinite(dropped):
         # a logger's word that it dropped this value: a row beside it may show and explain it

@@ -697,16 +697,19 @@ def training_split(key: str) -> bool:
     return len(parts) == 1 and parts[0] in ("train", "training", "trn")
 
 
-def held_out_split(key: str) -> bool:
-    """Whether a key is a held-out split's name alone (``val``, ``Valid``, ``test``): the
-    split's own value, its loss, beside which a :func:`training_split` keys the training's.
+def held_out_first(key: str) -> bool:
+    """Whether a key names a held-out split first, alone or before what it measures there
+    (``val``, ``val_mse``, ``valid_acc``): beside it, the training split's name alone keys
+    the training's value (0Dema0/Adversarial_Sonar_Placement ``trainer/train_delta.py``:
+    ``train={train_loss:.5f} | val_mse={...:.5f}``), as beside the split named alone (its
+    loss: ``train 4.2000 | val 4.2500``).
 
     Example:
-        >>> [held_out_split(k) for k in ("val", "Valid", "test", "val_loss", "train")]
-        [True, True, True, False, False]
+        >>> [held_out_first(k) for k in ("val", "Valid", "val_mse", "valid_acc", "train", "mse")]
+        [True, True, True, True, False, False]
     """
     parts = words(key)
-    return len(parts) == 1 and parts[0] in _SPLITS
+    return bool(parts) and parts[0] in _SPLITS
 
 
 def held_out_heading(name: str) -> bool:

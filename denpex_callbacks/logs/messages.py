@@ -70,6 +70,10 @@ class Message:
         fp16_shown: A ``flag`` that counts only where the log shows fp16 asked for by other
             lines too (an fp16 setup, a loss scale, an overflow): torch 1.10-2.2's autocast
             warning is printed whatever ``enabled`` says, so alone it may be an fp32 run's.
+        no_scaler_shown: A ``flag`` saying the run makes no loss scaler that the tool prints
+            whatever it makes: counts only where no other line shows one (a setup's scaler,
+            a loss scale). open_clip warns of ``--precision fp16`` under ``--fsdp`` too, whose
+            float16 policy makes a GradScaler (its ``FSDP2: MixedPrecisionPolicy`` line).
     """
 
     tool: str
@@ -86,6 +90,7 @@ class Message:
     values: dict[str, Any] = field(default_factory=dict)
     in_step: bool = False
     fp16_shown: bool = False
+    no_scaler_shown: bool = False
 
 
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
@@ -1744,5 +1749,15 @@ MESSAGES: tuple[Message, ...] = (
             "no GradScaler is made (only ``amp`` makes one; a ``--fsdp`` run's fp16 policy "
             "excepted, in the newest releases): fp16 trains unscaled", FLAG, "AMP001",
             logger=("open_clip_train.main", "WARNING"),
+            prefix="2026-11-30,10:00:00 | {level} | {logger} | ", no_scaler_shown=True),
+    # (6dc9461, 2026-02-19, on: under ``--fsdp``, ``amp``, ``fp16`` and ``pure_fp16`` all cast
+    # the parameters to float16 and ``need_scaler = (fsdp_mp_dtype == torch.float16)``; only
+    # the master rank prints it)
+    Message("open_clip", "2026-02 on (6dc9461)", "src/open_clip_train/main.py (main, "
+            "``--fsdp`` with ``--precision amp``, ``fp16`` or ``pure_fp16``)",
+            "FSDP2: MixedPrecisionPolicy(param_dtype=torch.float16, reduce_dtype=torch.float32)."
+            " Autocast disabled.",
+            "FSDP2 computes in float16 and a GradScaler is made: fp16 with a dynamic scaler",
+            SETUP, setup=_FP16, logger=("open_clip_train.main", "INFO"),
             prefix="2026-11-30,10:00:00 | {level} | {logger} | "),
 )

@@ -766,16 +766,19 @@ def training_split_value(text: str, evals: list[tuple[str, float]]) -> float | N
     """The value the training split's name keys on a line where a held-out split's name
     keys its own (``step  1000 | lr 6.00e-04 | train 4.2000 | val 4.2500``: each split's
     loss under the split's name, ChavezAILabs/sedenion-transformer-tinystories ``train.py``;
-    see lexicon.training_split): the training loss; None where no held-out split is named
-    alone or no value follows ``train``.
+    see lexicon.training_split), alone or first in its metric's key (``train=0.04 |
+    val_mse=0.05``, lexicon.held_out_first): the training loss; None where no held-out
+    split is named so or no value follows ``train``.
 
     Example:
         >>> training_split_value("step 250 | train nan | val nan", [("val", float("nan"))])
         nan
+        >>> training_split_value(" 12 train=nan | val_mse=nan", [("val_mse", float("nan"))])
+        nan
         >>> training_split_value("train_acc 0.5 | val 0.4", [("val", 0.4)]) is None
         True
     """
-    if "tr" not in text or not any(lexicon.held_out_split(key) for key, _v in evals):
+    if "tr" not in text or not any(lexicon.held_out_first(key) for key, _v in evals):
         return None
     found = _TRAIN_SPLIT.search(text)
     value = None if found is None else VALUE.match(text, found.end())

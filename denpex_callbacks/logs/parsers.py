@@ -57,8 +57,10 @@ FAMILIES: tuple[ModuleType, ...] = (
 # and a capitalised "Scale" are left out (a metric line holding them and none of these is
 # rare: "Loss Scale" holds "oss"). ``LOSS`` is in: the pytorch_sac logger's tables (and
 # mbrl-lib's, DrQ's, CURL's) key every loss in capitals (``| train | S: 1000 | CLOSS: ...``).
-# ``kipp`` finds ``skipped``, ``Skipped``, ``skipping`` and ``Skipping`` in one keyword.
-GENERIC_KEYWORDS = (b"oss", b"LOSS", b"scale", b"nan", b"NaN", b"inf", b"kipp", b"autocast",
+# ``kipp`` finds ``skipped``, ``Skipped``, ``skipping`` and ``Skipping`` in one keyword;
+# ``utocast`` finds ``autocast`` and ``Autocast`` (open_clip's ``FSDP2: MixedPrecisionPolicy(
+# ...). Autocast disabled.``, the line that says its fp16 run has a GradScaler).
+GENERIC_KEYWORDS = (b"oss", b"LOSS", b"scale", b"nan", b"NaN", b"inf", b"kipp", b"utocast",
                     b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]", b" avg, ",
                     "失".encode(), b"Complete [")
 # `` avg, `` is darknet's iteration line (pjreddie/darknet examples/detector.c: ``"%ld: %f, %f
