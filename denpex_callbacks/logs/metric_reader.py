@@ -302,7 +302,8 @@ _BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/\d+\b|: (\d+),)(?!.*\b[Ee]po
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
 # ``epoch_iterator.set_description("Training (%d / %d Steps) (loss=%2.5f)" % (global_step,
-# max_iterations, loss))`` over ``tqdm(train_loader)``).
+# max_iterations, loss))`` over ``tqdm(train_loader)``). A label count that repeats the bar's
+# own count (``_repeats_count``) counts the pass's batches, as the bar: the bar's passes count.
 _LABEL_STEPS = re.compile(r"\b(\d+) ?/ ?\d+ [Ss]teps\b")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
@@ -1403,8 +1404,11 @@ class MetricReader:
                 _EPOCHS_BAR.match(text) is None):
             step, total = int(found.group(1)), int(found.group(2))
             label = text[:found.start()]
-            if "teps" in label and (in_label := _LABEL_STEPS.search(label)) is not None:
-                step = int(in_label.group(1))  # the label counts the run's steps itself
+            if "teps" in label and (in_label := _LABEL_STEPS.search(label)) is not None and (
+                    not _repeats_count(int(in_label.group(1)), step)):
+                # the label counts the run's steps itself; one that repeats the bar's count
+                # counts the pass's batches as the bar does: the bar's passes number it
+                step = int(in_label.group(1))
             elif "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
@@ -2473,6 +2477,21 @@ def _epoch_length(last: int, first: int, interval: int) -> int:
 # The lines a Keras bar's final state may stand below its epoch header (the header, then
 # the bar: 1; a bar whose redraws a paste kept on lines of their own: a few more)
 _FIT_HEADER_GAP = 3
+
+
+def _repeats_count(number: int, done: int) -> bool:
+    """Whether a bar label's ``number`` merely repeats the bar's own count ``done``: equal to
+    it (a label set from the loop's index, which tqdm's count equals while the body runs) or
+    one more (the same index printed from 1). Such a label counts what the bar counts and
+    says nothing of the passes before it (timegan-pytorch's ``trange(emb_epochs)`` described
+    ``f"Epoch: {epoch}, ..."``; a ViT-pytorch-style ``"Training (%d / %d Steps)"`` filled with
+    the epoch's batch over that epoch's bar).
+
+    Example:
+        >>> _repeats_count(20, 20), _repeats_count(21, 20), _repeats_count(19, 20)
+        (True, True, False)
+    """
+    return number in (done, done + 1)
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:

@@ -80,9 +80,6 @@ def epochs_bar(*, epochs: int, nan_from: int | None) -> list[str]:
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_LABEL_STEPS reads a label's count of steps as the run's step, but this label counts the "
-    "epoch's batch, as its bar does: 60 where the parent read 300 (2 passes of 120 + 60)"))
 def test_label_steps_of_the_epoch(tmp_path: Path) -> None:
     """A label of steps of how many that a loop fills with the epoch's batch: the passes of
     the bars before still count (epoch 3's batch 60 of 120 is step 300)."""
@@ -97,6 +94,21 @@ def test_label_steps_of_the_epoch_controls(tmp_path: Path) -> None:
                                                 nan_at=None)) == []
     assert faults(tmp_path, per_epoch_step_bars(epochs=2, batches=90, every=15,
                                                 nan_at=(0, 45))) == [("AMP006", 45)]
+
+
+def test_label_of_the_run_steps_repeating_the_first_pass(tmp_path: Path) -> None:
+    """A control of the repeat rule: a label of the run's steps (MONAI's ``global_step``) that
+    equals the bar's count through the first pass, as tqdm shows it, is read right: the
+    first pass by the bar's count, the passes after by the label (NaN at epoch 2's batch 30
+    of 48: step 126); the run before the NaN stays silent."""
+    lines = []
+    for epoch in range(4):
+        for batch in range(0, 48, 6):
+            loss = float("nan") if (epoch, batch) >= (2, 30) else 1.1 - batch / 500
+            lines.append(f"Training ({epoch * 48 + batch} / 192 Steps) (loss={loss:2.5f}): "
+                         f"{100 * batch // 48:3d}%|| {batch}/48 [00:03<00:09,  4.10it/s]")
+    assert faults(tmp_path, lines) == [("AMP006", 126)]
+    assert faults(tmp_path, lines[:2 * 8 + 4]) == []
 
 
 @pytest.mark.xfail(strict=True, reason=(
