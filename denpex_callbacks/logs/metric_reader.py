@@ -296,8 +296,9 @@ _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # ``MetricReader._tqdm_step``); the count is the label's last such one. Or the epoch keyed
 # by a colon, a comma after it, as a label that goes on with the epoch's running means
 # (356255531/foldnn_pytorch ``train_eval.py``: ``pbar.set_description('epoch: {}, train acc:
-# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``).
-_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/\d+\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
+# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``). A label whose epoch repeats the
+# bar's own count is a bar over the epochs: no passes before it (``_over_epochs``).
+_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/(\d+)\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
 # A bar whose label counts the run's steps of how many, the word after them: the step is the
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
@@ -1932,13 +1933,15 @@ class MetricReader:
         ``label`` (the text before its count: 0xStick1/Transformer-based-Sentiment-
         Classification pretrain.py's ``desc=f'Pre-train Epoch {epoch + 1}/{EPOCHS}'``) opens
         an excerpt pasted from the middle of the run: the epochs before it were passes of
-        this bar too, as the log read from its start counts them."""
+        this bar too, as the log read from its start counts them; unless the label's epoch
+        repeats the bar's count, a bar over the epochs themselves (``_over_epochs``)."""
         if total in self.tqdm_bars:
             last, passes, last_line = self.tqdm_bars[total]
         else:
             last, passes, last_line = 0, 0, line
-            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
-                passes = self._epochs_before(int(labelled.group(1) or labelled.group(2)))
+            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)) and not (
+                    _over_epochs(labelled, done, total)):
+                passes = self._epochs_before(int(labelled.group(1) or labelled.group(3)))
             elif self.fit_epoch > 1 and self.block_epoch is not None and (
                     0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
                 # the same under an ``Epoch 6/9`` header of its own a line or two above
@@ -2492,6 +2495,18 @@ def _repeats_count(number: int, done: int) -> bool:
         (True, True, False)
     """
     return number in (done, done + 1)
+
+
+def _over_epochs(labelled: re.Match[str], done: int, total: int) -> bool:
+    """Whether a bar whose label names an epoch (``labelled``, a ``_BAR_LABEL_EPOCH`` match)
+    is a bar over the epochs themselves, its count ``done`` of ``total``: the label's epoch
+    repeats the bar's count (see ``_repeats_count``), and where the label names the run's
+    epochs too (``Epoch 20/50``) they are the bar's total. Its count is then the epoch, no
+    passes before it (birdx0810/timegan-pytorch ``models/utils.py``: ``trange(emb_epochs,
+    desc="Epoch: 0, Loss: 0")`` described ``f"Epoch: {epoch}, Loss: {loss:.4f}"``)."""
+    if labelled.group(1) is not None:
+        return int(labelled.group(2)) == total and _repeats_count(int(labelled.group(1)), done)
+    return _repeats_count(int(labelled.group(3)), done)
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:
