@@ -296,13 +296,15 @@ _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # ``MetricReader._tqdm_step``); the count is the label's last such one. Or the epoch keyed
 # by a colon, a comma after it, as a label that goes on with the epoch's running means
 # (356255531/foldnn_pytorch ``train_eval.py``: ``pbar.set_description('epoch: {}, train acc:
-# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``).
-_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/\d+\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
+# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``). A label whose epoch repeats the
+# bar's own count is a bar over the epochs: no passes before it (``_over_epochs``).
+_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/(\d+)\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
 # A bar whose label counts the run's steps of how many, the word after them: the step is the
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
 # ``epoch_iterator.set_description("Training (%d / %d Steps) (loss=%2.5f)" % (global_step,
-# max_iterations, loss))`` over ``tqdm(train_loader)``).
+# max_iterations, loss))`` over ``tqdm(train_loader)``). A label count that repeats the bar's
+# own count (``_repeats_count``) counts the pass's batches, as the bar: the bar's passes count.
 _LABEL_STEPS = re.compile(r"\b(\d+) ?/ ?\d+ [Ss]teps\b")
 # A non-finite value's word anywhere on a line (the cheap check before a slower reading).
 _NONFINITE_WORD = re.compile(r"(?i)nan|inf")
@@ -1403,8 +1405,11 @@ class MetricReader:
                 _EPOCHS_BAR.match(text) is None):
             step, total = int(found.group(1)), int(found.group(2))
             label = text[:found.start()]
-            if "teps" in label and (in_label := _LABEL_STEPS.search(label)) is not None:
-                step = int(in_label.group(1))  # the label counts the run's steps itself
+            if "teps" in label and (in_label := _LABEL_STEPS.search(label)) is not None and (
+                    not _repeats_count(int(in_label.group(1)), step)):
+                # the label counts the run's steps itself; one that repeats the bar's count
+                # counts the pass's batches as the bar does: the bar's passes number it
+                step = int(in_label.group(1))
             elif "epoch=" in text and (postfix := POSTFIX_EPOCH.search(text, found.end())):
                 # from 1 as GluonTS counts, unless an epoch 0 was seen (a script's own
                 # ``set_postfix(epoch=f"{epoch}/{epochs}")`` over ``range(epochs)``)
@@ -1928,13 +1933,15 @@ class MetricReader:
         ``label`` (the text before its count: 0xStick1/Transformer-based-Sentiment-
         Classification pretrain.py's ``desc=f'Pre-train Epoch {epoch + 1}/{EPOCHS}'``) opens
         an excerpt pasted from the middle of the run: the epochs before it were passes of
-        this bar too, as the log read from its start counts them."""
+        this bar too, as the log read from its start counts them; unless the label's epoch
+        repeats the bar's count, a bar over the epochs themselves (``_over_epochs``)."""
         if total in self.tqdm_bars:
             last, passes, last_line = self.tqdm_bars[total]
         else:
             last, passes, last_line = 0, 0, line
-            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)):
-                passes = self._epochs_before(int(labelled.group(1) or labelled.group(2)))
+            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)) and not (
+                    _over_epochs(labelled, done, total)):
+                passes = self._epochs_before(int(labelled.group(1) or labelled.group(3)))
             elif self.fit_epoch > 1 and self.block_epoch is not None and (
                     0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
                 # the same under an ``Epoch 6/9`` header of its own a line or two above
@@ -2473,6 +2480,33 @@ def _epoch_length(last: int, first: int, interval: int) -> int:
 # The lines a Keras bar's final state may stand below its epoch header (the header, then
 # the bar: 1; a bar whose redraws a paste kept on lines of their own: a few more)
 _FIT_HEADER_GAP = 3
+
+
+def _repeats_count(number: int, done: int) -> bool:
+    """Whether a bar label's ``number`` merely repeats the bar's own count ``done``: equal to
+    it (a label set from the loop's index, which tqdm's count equals while the body runs) or
+    one more (the same index printed from 1). Such a label counts what the bar counts and
+    says nothing of the passes before it (timegan-pytorch's ``trange(emb_epochs)`` described
+    ``f"Epoch: {epoch}, ..."``; a ViT-pytorch-style ``"Training (%d / %d Steps)"`` filled with
+    the epoch's batch over that epoch's bar).
+
+    Example:
+        >>> _repeats_count(20, 20), _repeats_count(21, 20), _repeats_count(19, 20)
+        (True, True, False)
+    """
+    return number in (done, done + 1)
+
+
+def _over_epochs(labelled: re.Match[str], done: int, total: int) -> bool:
+    """Whether a bar whose label names an epoch (``labelled``, a ``_BAR_LABEL_EPOCH`` match)
+    is a bar over the epochs themselves, its count ``done`` of ``total``: the label's epoch
+    repeats the bar's count (see ``_repeats_count``), and where the label names the run's
+    epochs too (``Epoch 20/50``) they are the bar's total. Its count is then the epoch, no
+    passes before it (birdx0810/timegan-pytorch ``models/utils.py``: ``trange(emb_epochs,
+    desc="Epoch: 0, Loss: 0")`` described ``f"Epoch: {epoch}, Loss: {loss:.4f}"``)."""
+    if labelled.group(1) is not None:
+        return int(labelled.group(2)) == total and _repeats_count(int(labelled.group(1)), done)
+    return _repeats_count(int(labelled.group(3)), done)
 
 
 def _new_pass(done: int, last: int, again: bool) -> bool:
