@@ -237,9 +237,6 @@ def test_cvae_stamped_healthy_is_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, _cvae(epochs=23)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="best_tags reads a [BEST] tag only first on the line: "
-                   "behind the logger's '%(asctime)s | ' prefix it is read as values, and the "
-                   "NaN at epoch 7 is said at 6 (as on 4299471)")
 def test_cvae_best_tag_behind_logger_prefix(tmp_path: Path) -> None:
     """The same ``[BEST]`` line, the message of a logger whose format puts the time and a bar
     before it: still the best so far, the NaN at epoch 7 said at 7."""
