@@ -242,3 +242,16 @@ def test_cvae_best_tag_behind_logger_prefix(tmp_path: Path) -> None:
     before it: still the best so far, the NaN at epoch 7 said at 7."""
     assert faults(tmp_path, _cvae(7)) == [("AMP006", 7), ("AMP013", 7)]
     assert faults(tmp_path, _cvae(val_nan_from=7)) == [("AMP013", 7)]
+
+
+def test_cvae_best_tag_behind_name_and_level(tmp_path: Path) -> None:
+    """The ``[BEST]`` message behind ``%(asctime)s - %(name)s - %(levelname)s - `` (a time,
+    the logger's name and its level): the best so far, the NaN at epoch 9 said at 9; healthy
+    (19 epochs) silent."""
+    def logged(lines: list[str]) -> list[str]:
+        return [f"2026-03-01 12:{i // 60:02d}:{i % 60:02d},500 - cvae.train - INFO - {line}"
+                for i, line in enumerate(lines)]
+
+    assert faults(tmp_path, logged(_cvae(9, stamped=False))) == [("AMP006", 9), ("AMP013", 9)]
+    assert faults(tmp_path, logged(_cvae(epochs=19, stamped=False))) == []
+
