@@ -191,6 +191,10 @@ _PIPE_CELL = re.compile(r"[^|\s](?:[^|]*[^|\s])?")
 # is None`` (fastai/basic_train.py ``format_stats``: a run without a validation set), fastai
 # v2's ``str(None)``, HF's ``No log``. It stands in its column as a value would.
 _NOT_AVAILABLE = frozenset({"#na#", "None", "No log"})
+# A row's first cell that labels the row as the values of the names above, no thing's name: a
+# record printed as a two-row table (DI-engine's ``get_tabulate_vars_hor``: ``| Name | ... |``
+# over ``| Value | ... |``), a run's row (see _named_rows).
+_VALUES_LABELS = frozenset({"value", "values"})
 # A message, not a row of column names: a word and a colon before more words, or a sentence's
 # full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
 # scale anymore. Exiting run."); not "etc." closing a row of names (ElegantRL's evaluator,
@@ -627,6 +631,7 @@ class MetricReader:
         self.header_evals: dict[str, str] = {}
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
+        self.header_named = False  # its rows are named things, no steps (see _named_rows)
         self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
@@ -2203,6 +2208,7 @@ class MetricReader:
         self.header_text = text
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
+        self.header_named = _named_rows(cells)
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
         self.header_split = self.right_below(self.eval_line, line) and (
@@ -2237,6 +2243,7 @@ class MetricReader:
             return False
         self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
         self.header_evals = lexicon.evaluation_twins(names)
+        self.header_named = _named_rows(names)
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -2268,6 +2275,12 @@ class MetricReader:
                 cells = cells[1:]
             cells = cells[:len(names)]
             names = _uncommented(names, cells)
+        if self.header_named and cells and not VALUE.fullmatch(cells[0]) and (
+                cells[0] not in _NOT_AVAILABLE and cells[0].lower() not in _VALUES_LABELS):
+            # a row that opens with a name under a table with no step or epoch column: one
+            # thing's (a model's, in a closing summary), no step; a NaN in it is the tool's
+            # placeholder for a value it lacks (``stats.get('train_loss', float('nan'))``)
+            return None
         # A row far below its header (printed once, as PrintReport does) is read only where
         # it lines up with it (a row that holds a keyword: a NaN one).
         if not csv and (len(cells) < len(names) or line - self.header[0] > HEADER_REACH):
@@ -2860,6 +2873,24 @@ def _piped(text: str) -> bool:
     # Time |    avgR ...``, whose names the blanks part)
     return "|" in text and any(" " in cell and "  " not in cell and lexicon.role(cell) is not None
                                for cell in _PIPE_CELL.findall(text))
+
+
+def _named_rows(names: list[str]) -> bool:
+    """Whether a table's rows are named things, not steps: its first column is one the
+    lexicon does not know (``Model``, ``Method``), and none holds a step or an epoch (a closing
+    per-model summary: ``Model  Train Loss  Val MSE  Val MAE  Avg R2``).
+
+    Example:
+        >>> _named_rows(["Model", "Train Loss", "Val MSE", "Val MAE", "Avg R2"])
+        True
+        >>> _named_rows(["Model", "Epoch", "Train Loss"]), _named_rows(["Train Loss", "Val MSE"])
+        (False, False)
+    """
+    if not names or names[0] == "#" or lexicon.role(names[0]) is not None or (
+            lexicon.evaluation_metric(names[0])):
+        return False
+    return not any(name == "#" or lexicon.role(name) in (lexicon.STEP, lexicon.EPOCH)
+                   for name in names)
 
 
 def _step_column(names: list[str]) -> bool:
