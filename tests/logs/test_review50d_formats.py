@@ -205,9 +205,6 @@ def shephard_sft(eval_every: int, ppls: list[float], final: float) -> list[str]:
     return [*lines, f"[final] response-token PPL: {final:.2f}  (41.2 min)"]
 
 
-@pytest.mark.xfail(strict=True, reason="lone_perplexity reads the NaN only under '[step N]': "
-                   "the same tool's '[final] response-token PPL: nan' (the evaluation after "
-                   "the loop) is unread, the log 'nothing to diagnose'")
 def test_shephard_final_nan_perplexity_is_evaluations(tmp_path: Path) -> None:
     lines = shephard_sft(50, [6.02, 5.87, 5.71], math.nan)
     assert [code for code, _ in _all_faults(tmp_path, lines)] == ["AMP013"]
