@@ -13,6 +13,13 @@ A line is one when it is an exception's message line (``{Name}Error: ``, ``{Name
 detected``, ``found inf``, ``Nan values encountered``). A negated finding (``no NaN found``),
 an evaluation's (a split named: ``NaN found in val predictions``) and a line of source echoed
 in the traceback (``raise ValueError("NaN detected ...")``: no ``Error: `` on it) are none.
+
+A NaN found in the data an environment handed the loop is no value training computed, so
+none either: stable-baselines3's ``VecCheckNan(raise_exception=True)`` (``vec_check_nan.py``
+``_check_val``) raises ``found {nan|inf} in {name}`` on the observations, rewards and dones
+(``observations.{key}`` of a dict or tuple space) that ``reset`` and ``step_wait`` return,
+and names the model's own ``actions`` (``step_async``, ``Originated from the RL model``),
+which stays AMP006.
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ _FINDING = re.compile(
     + r")\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
 _EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
+# The environment's data a NaN was found in (RL: what reset/step return, SB3's names for
+# them): input, not a value training computed. Dotted: a dict or tuple space's member.
+_ENV_DATA = re.compile(r"\bin\s+(?:observations|rewards|dones)(?:\.\w+)?\b")
 _CUES = ("nan", "NaN", "Nan", "inf", "Inf", "finite")
 
 
@@ -58,6 +68,10 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("ValueError: Input contains NaN, infinity or a value too large")
         []
+        >>> parse("ValueError: found inf in rewards, found nan in observations.image.")
+        []
+        >>> [e.loss for e in parse("ValueError: found nan in actions.")]  # the model's
+        [nan]
     """
     if "Error" not in text and "Exception" not in text:
         return []
@@ -68,7 +82,7 @@ def parse(text: str) -> list[LogEvent]:
         return []
     found = _FINDING.search(text, raised.end())
     if (found is None or _NEGATED.search(text, raised.end())
-            or _EVAL.search(text, raised.end())):
+            or _EVAL.search(text, raised.end()) or _ENV_DATA.search(text, raised.end())):
         return []
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
