@@ -13,6 +13,9 @@ A line is one when it is an exception's message line (``{Name}Error: ``, ``{Name
 detected``, ``found inf``, ``Nan values encountered``). A negated finding (``no NaN found``),
 an evaluation's (a split named: ``NaN found in val predictions``) and a line of source echoed
 in the traceback (``raise ValueError("NaN detected ...")``: no ``Error: `` on it) are none.
+A launcher's rank prefix before the exception (torchrun ``--tee 2``'s ``[default0]:`` on
+stderr alone, its rows bare: no margin to take off) is read past, as
+:mod:`framework_errors` reads past it (``launcher_ranks.rank_prefix_end``).
 
 A NaN found in the data an environment handed the loop is no value training computed, so
 none either: stable-baselines3's ``VecCheckNan(raise_exception=True)`` (``vec_check_nan.py``
@@ -28,6 +31,7 @@ import math
 import re
 
 from denpex_callbacks.logs.events import METRICS, LogEvent, sentence_step
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 
 FAMILY = "raised"
 # ``NaN``, ``nan`` and ``inf`` are the generic prefilter's own; ``Error: Nan`` finds the
@@ -35,8 +39,9 @@ FAMILY = "raised"
 # the bytes, at C speed): ``Nan`` alone would be a slow short one.
 KEYWORDS: tuple[bytes, ...] = (b"Error: Nan",)
 
-# The exception's message line: its dotted name ending Error or Exception, then ": ".
-_RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]{0,80})?(?:Error|Exception):\s")
+# The exception's message line: its dotted name ending Error or Exception, then ": ", matched
+# where a launcher's rank prefix ends (``match`` anchors there; ``^`` would not).
+_RAISED = re.compile(r"\s*(?:[A-Za-z_][\w.]{0,80})?(?:Error|Exception):\s")
 _VALUE = r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nans?|infs?|non-?finite)"
 _FOUND = r"(?:detected|found|encountered|occurred|appeared|observed)"
 _FINDING = re.compile(
@@ -68,6 +73,8 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("ValueError: Input contains NaN, infinity or a value too large")
         []
+        >>> [e.loss for e in parse("[default0]:ValueError: Nan values detected in scores.")]
+        [nan]
         >>> parse("ValueError: found inf in rewards, found nan in observations.image.")
         []
         >>> [e.loss for e in parse("ValueError: found nan in actions.")]  # the model's
@@ -77,7 +84,7 @@ def parse(text: str) -> list[LogEvent]:
         return []
     if not any(cue in text for cue in _CUES):
         return []
-    raised = _RAISED.match(text)
+    raised = _RAISED.match(text, rank_prefix_end(text))
     if raised is None:
         return []
     found = _FINDING.search(text, raised.end())

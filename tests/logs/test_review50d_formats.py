@@ -178,12 +178,17 @@ def test_traceback_repeated_by_two_ranks_is_one_finding(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 201)]
 
 
-@pytest.mark.xfail(strict=True, reason="raised_nonfinite anchors its exception at the line's "
-                   "start: behind torchrun --tee 2's '[{role}0]:' on stderr alone (rows bare "
-                   "on stdout) the raised NaN is missed, where torch's own errors are read")
 @pytest.mark.parametrize("role", ["default", "rank"])
 def test_torchrun_stderr_only_prefix_still_read(tmp_path: Path, role: str) -> None:
     assert faults(tmp_path, dual_encoder("", err_prefix=f"[{role}0]:")) == [("AMP006", 201)]
+
+
+def test_torchrun_stderr_only_prefix_evaluation_check_silent(tmp_path: Path) -> None:
+    """Control: past the prefix the rule's exclusions still hold (``--role rank``: an
+    evaluation's check, a split named, raised behind ``[rank0]:`` on stderr alone)."""
+    lines = dual_encoder("", rows=3, err_prefix="[rank0]:")[:-1]
+    lines.append("[rank0]:ValueError: NaN found in val predictions at epoch 2")
+    assert _all_faults(tmp_path, lines) == []
 
 
 def test_torchrun_stderr_only_prefix_torch_error_read(tmp_path: Path) -> None:
