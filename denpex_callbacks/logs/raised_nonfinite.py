@@ -13,6 +13,16 @@ A line is one when it is an exception's message line (``{Name}Error: ``, ``{Name
 detected``, ``found inf``, ``Nan values encountered``). A negated finding (``no NaN found``),
 an evaluation's (a split named: ``NaN found in val predictions``) and a line of source echoed
 in the traceback (``raise ValueError("NaN detected ...")``: no ``Error: `` on it) are none.
+A launcher's rank prefix before the exception (torchrun ``--tee 2``'s ``[default0]:`` on
+stderr alone, its rows bare: no margin to take off) is read past, as
+:mod:`framework_errors` reads past it (``launcher_ranks.rank_prefix_end``).
+
+A NaN found in the data an environment handed the loop is no value training computed, so
+none either: stable-baselines3's ``VecCheckNan(raise_exception=True)`` (``vec_check_nan.py``
+``_check_val``) raises ``found {nan|inf} in {name}`` on the observations, rewards and dones
+(``observations.{key}`` of a dict or tuple space) that ``reset`` and ``step_wait`` return,
+and names the model's own ``actions`` (``step_async``, ``Originated from the RL model``),
+which stays AMP006.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import math
 import re
 
 from denpex_callbacks.logs.events import METRICS, LogEvent, sentence_step
+from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 
 FAMILY = "raised"
 # ``NaN``, ``nan`` and ``inf`` are the generic prefilter's own; ``Error: Nan`` finds the
@@ -28,8 +39,9 @@ FAMILY = "raised"
 # the bytes, at C speed): ``Nan`` alone would be a slow short one.
 KEYWORDS: tuple[bytes, ...] = (b"Error: Nan",)
 
-# The exception's message line: its dotted name ending Error or Exception, then ": ".
-_RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]{0,80})?(?:Error|Exception):\s")
+# The exception's message line: its dotted name ending Error or Exception, then ": ", matched
+# where a launcher's rank prefix ends (``match`` anchors there; ``^`` would not).
+_RAISED = re.compile(r"\s*(?:[A-Za-z_][\w.]{0,80})?(?:Error|Exception):\s")
 _VALUE = r"(?:nan\s*(?:/|or|and)\s*inf|inf\s*(?:/|or|and)\s*nan|nans?|infs?|non-?finite)"
 _FOUND = r"(?:detected|found|encountered|occurred|appeared|observed)"
 _FINDING = re.compile(
@@ -38,6 +50,9 @@ _FINDING = re.compile(
     + r")\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
 _EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
+# The environment's data a NaN was found in (RL: what reset/step return, SB3's names for
+# them): input, not a value training computed. Dotted: a dict or tuple space's member.
+_ENV_DATA = re.compile(r"\bin\s+(?:observations|rewards|dones)(?:\.\w+)?\b")
 _CUES = ("nan", "NaN", "Nan", "inf", "Inf", "finite")
 
 
@@ -58,17 +73,23 @@ def parse(text: str) -> list[LogEvent]:
         ([], [])
         >>> parse("ValueError: Input contains NaN, infinity or a value too large")
         []
+        >>> [e.loss for e in parse("[default0]:ValueError: Nan values detected in scores.")]
+        [nan]
+        >>> parse("ValueError: found inf in rewards, found nan in observations.image.")
+        []
+        >>> [e.loss for e in parse("ValueError: found nan in actions.")]  # the model's
+        [nan]
     """
     if "Error" not in text and "Exception" not in text:
         return []
     if not any(cue in text for cue in _CUES):
         return []
-    raised = _RAISED.match(text)
+    raised = _RAISED.match(text, rank_prefix_end(text))
     if raised is None:
         return []
     found = _FINDING.search(text, raised.end())
     if (found is None or _NEGATED.search(text, raised.end())
-            or _EVAL.search(text, raised.end())):
+            or _EVAL.search(text, raised.end()) or _ENV_DATA.search(text, raised.end())):
         return []
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
