@@ -50,9 +50,11 @@ _FINDING = re.compile(
     + r")\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
 _EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
-# The environment's data a NaN was found in (RL: what reset/step return, SB3's names for
-# them): input, not a value training computed. Dotted: a dict or tuple space's member.
-_ENV_DATA = re.compile(r"\bin\s+(?:observations|rewards|dones)(?:\.\w+)?\b")
+# The environment's data a NaN was found in (RL: what reset/step return, in SB3's own words
+# for them): input, not a value training computed. Dotted: a dict or tuple space's member.
+# Only in those words: a loop's own "NaN detected in rewards" (an RLHF reward model's fp16
+# output) is a value training computed.
+_ENV_DATA = re.compile(r"\bfound\s+(?:nan|inf)\s+in\s+(?:observations|rewards|dones)(?:\.\w+)?\b")
 _CUES = ("nan", "NaN", "Nan", "inf", "Inf", "finite")
 
 
@@ -78,6 +80,8 @@ def parse(text: str) -> list[LogEvent]:
         >>> parse("ValueError: found inf in rewards, found nan in observations.image.")
         []
         >>> [e.loss for e in parse("ValueError: found nan in actions.")]  # the model's
+        [nan]
+        >>> [e.loss for e in parse("RuntimeError: NaN detected in rewards")]  # a reward model's
         [nan]
     """
     if "Error" not in text and "Exception" not in text:
