@@ -31,9 +31,14 @@ Rules tried that held:
   too many for ``_PREFIX``), but the best loss interleaved with a decreasing loss raised no
   alarm either way; ``_PREFIX`` on 40-80 kB lines shaped to it (``a.`` runs, ``a - `` runs,
   repeated stamps) is linear (under 3 ms a line, with and without re2: it uses ``re``).
-- ``_repeats_count`` in ``_LABEL_STEPS`` (abbdd6d): the MONAI UNETR loop's
-  ``"Training (%d / %d Steps)"`` repeats the bar's count only in the first epoch, where the
-  bar's passes give the same step; later epochs' global steps never equal the batch.
+- ``_repeats_count`` in ``_LABEL_STEPS`` (abbdd6d), by reading (no excerpt built): the
+  MONAI UNETR loop's ``"Training (%d / %d Steps)"`` repeats the bar's count only in the
+  first epoch, where the bar's passes give the same step; later epochs' global steps
+  (epoch * batches + batch) never equal the batch.
+- ``Message.no_scaler_shown`` (open_clip's ``--precision fp16`` warning): its rows' ``Logit
+  Scale`` is no loss scale, so the warning still says AMP001 beside them
+  (test_msgs50_formats.py holds it); no open_clip line of an fp16 run without ``--fsdp``
+  shows a scaler.
 - lexicon.held_out_first / metric_pairs.training_split_value (bb0b2e9): a healthy
   ``train=... | val_mse=...`` line is silent (control below); ``train 50000 | val_acc ...``
   (a count after ``train``) and ``train 39.3s | val_loss ...`` stay silent. But not held:
