@@ -195,6 +195,11 @@ _NOT_AVAILABLE = frozenset({"#na#", "None", "No log"})
 # record printed as a two-row table (DI-engine's ``get_tabulate_vars_hor``: ``| Name | ... |``
 # over ``| Value | ... |``), a run's row (see _named_rows).
 _VALUES_LABELS = frozenset({"value", "values"})
+# A first cell that stamps a step, no thing's name, under a table of otherwise named rows: a
+# clock time (``time.strftime('%H:%M:%S')``: ``10:29:00``, ``10:29 AM``), a date (``2026-12-07``,
+# ``2026-12-07T10:29:00``) or a ``done/total`` count (``30/40``).
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?: ?[AaPp][Mm])?"
+_STAMP_CELL = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[ T]{_CLOCK})?|{_CLOCK}|\d+/\d+")
 # A message, not a row of column names: a word and a colon before more words, or a sentence's
 # full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
 # scale anymore. Exiting run."); not "etc." closing a row of names (ElegantRL's evaluator,
@@ -2275,8 +2280,7 @@ class MetricReader:
                 cells = cells[1:]
             cells = cells[:len(names)]
             names = _uncommented(names, cells)
-        if self.header_named and cells and not VALUE.fullmatch(cells[0]) and (
-                cells[0] not in _NOT_AVAILABLE and cells[0].lower() not in _VALUES_LABELS):
+        if self.header_named and cells and _names_a_thing(cells[0]):
             # a row that opens with a name under a table with no step or epoch column: one
             # thing's (a model's, in a closing summary), no step; a NaN in it is the tool's
             # placeholder for a value it lacks (``stats.get('train_loss', float('nan'))``)
@@ -2891,6 +2895,20 @@ def _named_rows(names: list[str]) -> bool:
         return False
     return not any(name == "#" or lexicon.role(name) in (lexicon.STEP, lexicon.EPOCH)
                    for name in names)
+
+
+def _names_a_thing(cell: str) -> bool:
+    """Whether a row's first cell, under a table of named rows (``_named_rows``), names a
+    thing (a model: ``LSTM``, ``GRU-2``): it holds a letter and is no step's stamp (a clock
+    time, a date, a ``done/total`` count), no value, no tool's mark for a missing one.
+
+    Example:
+        >>> _names_a_thing("GRU-2"), _names_a_thing("10:29:00"), _names_a_thing("30/40")
+        (True, False, False)
+    """
+    return (any(c.isalpha() for c in cell) and not VALUE.fullmatch(cell)
+            and not _STAMP_CELL.fullmatch(cell) and cell not in _NOT_AVAILABLE
+            and cell.lower() not in _VALUES_LABELS)
 
 
 def _step_column(names: list[str]) -> bool:

@@ -13,7 +13,8 @@ Problem held here (strict xfails):
   their NaN is now hidden ("nothing to diagnose"), where b93196f said AMP006 at the row that
   first held it (30). The rule needs a narrower test of a NAME: a cell with a letter and
   no clock or count shape (``Model``'s ``LSTM``, ``GRU-2``); a time, a date or ``n/m`` is a
-  step's stamp, not a thing's name.
+  step's stamp, not a thing's name. (Fixed in h50-fix50e: ``_names_a_thing``; the two
+  tests pass.)
 - metric_reader ``_over_epochs`` (abbdd6d) for a label keyed ``epoch: N,`` (no total to
   check) judges a bar by its FIRST pasted state alone: a batch bar (foldnn_pytorch's
   ``epoch: {}, train acc: ...`` over ``tqdm(train_loader)``) pasted from a state whose batch
@@ -122,14 +123,10 @@ def sb3_env_traceback() -> list[str]:
             "[default0]:ValueError: found inf in rewards, found nan in observations.image."]
 
 
-@pytest.mark.xfail(strict=True, reason="_named_rows (8cb0e78) drops rows that open with a "
-                   "clock time under a table with no step column: the NaN is hidden")
 def test_clock_stamped_table_nan_is_a_training_fault(tmp_path: Path) -> None:
     assert faults(tmp_path, clock_table(30)) == [("AMP006", 30)]
 
 
-@pytest.mark.xfail(strict=True, reason="_named_rows (8cb0e78) drops rows that open with a "
-                   "done/total count under a header the lexicon does not know")
 def test_progress_count_table_nan_is_a_training_fault(tmp_path: Path) -> None:
     assert faults(tmp_path, progress_table(30)) == [("AMP006", 30)]
 
