@@ -658,6 +658,10 @@ class MetricReader:
         self.pass_summaries: dict[int, int] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
+        # a bar first seen with ``epoch: N,`` in its label repeating its count, taken for a bar
+        # over the epochs until its next state says (``_over_epochs_still``): total: (the
+        # label's epoch, the count)
+        self.epoch_label_first: dict[int, tuple[int, int]] = {}
         # a count of the epoch's batches printed without its epoch: (last count, the counts
         # of the epochs before)
         self.restarts = (0, 0)
@@ -1945,13 +1949,19 @@ class MetricReader:
         an excerpt pasted from the middle of the run: the epochs before it were passes of
         this bar too, as the log read from its start counts them; unless the label's epoch
         repeats the bar's count, a bar over the epochs themselves (``_over_epochs``)."""
+        labelled = _BAR_LABEL_EPOCH.search(label) if "poch" in label else None
         if total in self.tqdm_bars:
             last, passes, last_line = self.tqdm_bars[total]
+            if total in self.epoch_label_first and labelled is not None and labelled.group(3):
+                passes += self._over_epochs_still(total, int(labelled.group(3)), done)
         else:
             last, passes, last_line = 0, 0, line
-            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)) and not (
-                    _over_epochs(labelled, done, total)):
+            if labelled is not None and not _over_epochs(labelled, done, total):
                 passes = self._epochs_before(int(labelled.group(1) or labelled.group(3)))
+            elif labelled is not None and labelled.group(3) is not None:
+                # (``epoch: N,`` names no total to check: a batch bar pasted from the batch
+                # its epoch happens to equal reads so too, till its next state)
+                self.epoch_label_first[total] = (int(labelled.group(3)), done)
             elif self.fit_epoch > 1 and self.block_epoch is not None and (
                     0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
                 # the same under an ``Epoch 6/9`` header of its own a line or two above
@@ -1963,6 +1973,21 @@ class MetricReader:
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
+
+    def _over_epochs_still(self, total: int, epoch: int, done: int) -> int:
+        """The passes a bar taken for one over the epochs (its first state's ``epoch: N,``
+        label repeating its count, ``epoch_label_first``) had before it, once a later state
+        with another count shows what it is: over the epochs its label's epoch moves with
+        the count (timegan-pytorch's ``Epoch: {epoch}, Loss: ...``), none; on a batch bar it
+        stays put while the count moves (foldnn_pytorch's ``epoch: 3, train acc: ...`` over
+        ``3/100`` then ``13/100``), the epochs before the first state's."""
+        first_epoch, first_done = self.epoch_label_first[total]
+        if done == first_done:
+            return 0  # (the same state again: no word yet)
+        del self.epoch_label_first[total]
+        if epoch - done == first_epoch - first_done:
+            return 0
+        return self._epochs_before(first_epoch)
 
     def _restarting_count(self, done: int) -> int:
         """The step of batch ``done`` of an epoch whose length is not printed and whose epoch
