@@ -195,6 +195,11 @@ _NOT_AVAILABLE = frozenset({"#na#", "None", "No log"})
 # record printed as a two-row table (DI-engine's ``get_tabulate_vars_hor``: ``| Name | ... |``
 # over ``| Value | ... |``), a run's row (see _named_rows).
 _VALUES_LABELS = frozenset({"value", "values"})
+# A first cell that stamps a step, no thing's name, under a table of otherwise named rows: a
+# clock time (``time.strftime('%H:%M:%S')``: ``10:29:00``, ``10:29 AM``), a date (``2026-12-07``,
+# ``2026-12-07T10:29:00``) or a ``done/total`` count (``30/40``).
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?: ?[AaPp][Mm])?"
+_STAMP_CELL = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[ T]{_CLOCK})?|{_CLOCK}|\d+/\d+")
 # A message, not a row of column names: a word and a colon before more words, or a sentence's
 # full stop at the end ("Exception: Current loss scale already at minimum - cannot decrease
 # scale anymore. Exiting run."); not "etc." closing a row of names (ElegantRL's evaluator,
@@ -653,6 +658,10 @@ class MetricReader:
         self.pass_summaries: dict[int, int] = {}
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
+        # a bar first seen with ``epoch: N,`` in its label repeating its count, taken for a bar
+        # over the epochs until its next state says (``_over_epochs_still``): total: (the
+        # label's epoch, the count)
+        self.epoch_label_first: dict[int, tuple[int, int]] = {}
         # a count of the epoch's batches printed without its epoch: (last count, the counts
         # of the epochs before)
         self.restarts = (0, 0)
@@ -1940,13 +1949,19 @@ class MetricReader:
         an excerpt pasted from the middle of the run: the epochs before it were passes of
         this bar too, as the log read from its start counts them; unless the label's epoch
         repeats the bar's count, a bar over the epochs themselves (``_over_epochs``)."""
+        labelled = _BAR_LABEL_EPOCH.search(label) if "poch" in label else None
         if total in self.tqdm_bars:
             last, passes, last_line = self.tqdm_bars[total]
+            if total in self.epoch_label_first and labelled is not None and labelled.group(3):
+                passes += self._over_epochs_still(total, int(labelled.group(3)), done)
         else:
             last, passes, last_line = 0, 0, line
-            if "poch" in label and (labelled := _BAR_LABEL_EPOCH.search(label)) and not (
-                    _over_epochs(labelled, done, total)):
+            if labelled is not None and not _over_epochs(labelled, done, total):
                 passes = self._epochs_before(int(labelled.group(1) or labelled.group(3)))
+            elif labelled is not None and labelled.group(3) is not None:
+                # (``epoch: N,`` names no total to check: a batch bar pasted from the batch
+                # its epoch happens to equal reads so too, till its next state)
+                self.epoch_label_first[total] = (int(labelled.group(3)), done)
             elif self.fit_epoch > 1 and self.block_epoch is not None and (
                     0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
                 # the same under an ``Epoch 6/9`` header of its own a line or two above
@@ -1958,6 +1973,21 @@ class MetricReader:
             passes += 1
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
+
+    def _over_epochs_still(self, total: int, epoch: int, done: int) -> int:
+        """The passes a bar taken for one over the epochs (its first state's ``epoch: N,``
+        label repeating its count, ``epoch_label_first``) had before it, once a later state
+        with another count shows what it is: over the epochs its label's epoch moves with
+        the count (timegan-pytorch's ``Epoch: {epoch}, Loss: ...``), none; on a batch bar it
+        stays put while the count moves (foldnn_pytorch's ``epoch: 3, train acc: ...`` over
+        ``3/100`` then ``13/100``), the epochs before the first state's."""
+        first_epoch, first_done = self.epoch_label_first[total]
+        if done == first_done:
+            return 0  # (the same state again: no word yet)
+        del self.epoch_label_first[total]
+        if epoch - done == first_epoch - first_done:
+            return 0
+        return self._epochs_before(first_epoch)
 
     def _restarting_count(self, done: int) -> int:
         """The step of batch ``done`` of an epoch whose length is not printed and whose epoch
@@ -2275,8 +2305,7 @@ class MetricReader:
                 cells = cells[1:]
             cells = cells[:len(names)]
             names = _uncommented(names, cells)
-        if self.header_named and cells and not VALUE.fullmatch(cells[0]) and (
-                cells[0] not in _NOT_AVAILABLE and cells[0].lower() not in _VALUES_LABELS):
+        if self.header_named and cells and _names_a_thing(cells[0]):
             # a row that opens with a name under a table with no step or epoch column: one
             # thing's (a model's, in a closing summary), no step; a NaN in it is the tool's
             # placeholder for a value it lacks (``stats.get('train_loss', float('nan'))``)
@@ -2891,6 +2920,20 @@ def _named_rows(names: list[str]) -> bool:
         return False
     return not any(name == "#" or lexicon.role(name) in (lexicon.STEP, lexicon.EPOCH)
                    for name in names)
+
+
+def _names_a_thing(cell: str) -> bool:
+    """Whether a row's first cell, under a table of named rows (``_named_rows``), names a
+    thing (a model: ``LSTM``, ``GRU-2``): it holds a letter and is no step's stamp (a clock
+    time, a date, a ``done/total`` count), no value, no tool's mark for a missing one.
+
+    Example:
+        >>> _names_a_thing("GRU-2"), _names_a_thing("10:29:00"), _names_a_thing("30/40")
+        (True, False, False)
+    """
+    return (any(c.isalpha() for c in cell) and not VALUE.fullmatch(cell)
+            and not _STAMP_CELL.fullmatch(cell) and cell not in _NOT_AVAILABLE
+            and cell.lower() not in _VALUES_LABELS)
 
 
 def _step_column(names: list[str]) -> bool:
