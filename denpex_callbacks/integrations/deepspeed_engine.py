@@ -104,11 +104,8 @@ class DeepSpeedMonitor:
     @guarded
     def _find_reader(self) -> None:
         pipeline = self.pipeline
-        self._reader = DeepSpeedReader(self.engine)
-        self._reader.watch_exit(self._ended)
-        pipeline.on_close(self._reader.unwatch)
-        self._scaler = GradScalerReader.attached(self._reader.grad_scaler, on_error=pipeline.fail,
-                                                 on_close=pipeline.on_close)
+        self._reader, self._scaler = DeepSpeedReader.attached(
+            self.engine, on_exit=self._ended, on_error=pipeline.fail, on_close=pipeline.on_close)
         sink = getattr(self.engine, "monitor", None)
         if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
             pipeline.add_step_sink(functools.partial(self._write_metrics, sink))

@@ -77,16 +77,11 @@ def scale_readers(
     own end of the run), and the GradScaler of its torch_autocast mode if it keeps one; else
     the GradScaler behind accelerate's optimizer, when one is enabled.
     """
-    deepspeed_reader = None
     if deepspeed:
-        deepspeed_reader = ds_reader.DeepSpeedReader(optimizer)
-        deepspeed_reader.watch_exit(on_exit)
-        pipeline.on_close(deepspeed_reader.unwatch)
-        scaler = deepspeed_reader.grad_scaler  # torch_autocast mode keeps a GradScaler
-    else:
-        scaler = getattr(optimizer, "scaler", None)
-    return deepspeed_reader, torch_scaler.GradScalerReader.attached(
-        scaler, on_error=pipeline.fail, on_close=pipeline.on_close)
+        return ds_reader.DeepSpeedReader.attached(
+            optimizer, on_exit=on_exit, on_error=pipeline.fail, on_close=pipeline.on_close)
+    return None, torch_scaler.GradScalerReader.attached(
+        getattr(optimizer, "scaler", None), on_error=pipeline.fail, on_close=pipeline.on_close)
 
 
 def _warmup_steps(args: TrainingArguments) -> int | None:

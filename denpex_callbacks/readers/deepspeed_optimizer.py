@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.readers.grad_scaler import scaler_enabled, scaler_setup
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, scaler_enabled, scaler_setup
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import ScaleReading
 
@@ -289,6 +289,22 @@ class DeepSpeedReader:
         self._hysteresis_name = (_ZERO_HYSTERESIS if state.layout == "loss_scaler"
                                  and state.dynamic else None)
         self._befores: list[float | None] = []  # the scale before each step not taken yet
+
+    @classmethod
+    def attached(
+        cls, source: Any, *, on_exit: Callable[[BaseException], Any],
+        on_error: Callable[[], Any], on_close: Callable[[Callable[[], Any]], Any],
+    ) -> tuple[DeepSpeedReader, GradScalerReader | None]:
+        """The run's reader of ``source``, its exit watched (``on_exit``, see
+        :meth:`watch_exit`) and its :meth:`unwatch` handed to ``on_close``; with the reader of
+        the GradScaler that ``torch_autocast`` mode keeps, attached, if it keeps one (every
+        adapter under DeepSpeed builds its readers here: the pipeline's ``fail`` and
+        ``on_close``)."""
+        reader = cls(source)
+        reader.watch_exit(on_exit)
+        on_close(reader.unwatch)
+        return reader, GradScalerReader.attached(reader.grad_scaler, on_error=on_error,
+                                                 on_close=on_close)
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
