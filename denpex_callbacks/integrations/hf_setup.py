@@ -37,6 +37,7 @@ from denpex_callbacks.core.run_setup import (
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
+from denpex_callbacks.readers.scale_reading import NoScaler, StepReader
 
 if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -70,18 +71,23 @@ def trains_under_deepspeed(args: TrainingArguments) -> bool:
 def scale_readers(
     optimizer: Any, pipeline: StepPipeline, *, deepspeed: bool,
     on_exit: Callable[[BaseException], Any],
-) -> tuple[ds_reader.DeepSpeedReader | None, torch_scaler.GradScalerReader | None]:
-    """The run's scale readers, attached, their removal registered with ``pipeline``.
+) -> tuple[StepReader, ds_reader.DeepSpeedReader | None]:
+    """The run's scale reader, and DeepSpeed's (its refused step, the loss its engine
+    backpropagates) under DeepSpeed, attached, their removal registered with ``pipeline``.
 
     Under DeepSpeed: its optimizer behind accelerate's wrapper (``on_exit`` hears DeepSpeed's
     own end of the run), and the GradScaler of its torch_autocast mode if it keeps one; else
-    the GradScaler behind accelerate's optimizer, when one is enabled.
+    the GradScaler behind accelerate's optimizer, when one is enabled. A GradScaler is read
+    over DeepSpeed's optimizer; with neither, :class:`NoScaler`.
     """
+    deepspeed_reader = None
     if deepspeed:
-        return ds_reader.DeepSpeedReader.attached(
+        deepspeed_reader, scaler = ds_reader.DeepSpeedReader.attached(
             optimizer, on_exit=on_exit, on_error=pipeline.fail, on_close=pipeline.on_close)
-    return None, torch_scaler.GradScalerReader.attached(
-        getattr(optimizer, "scaler", None), on_error=pipeline.fail, on_close=pipeline.on_close)
+    else:
+        scaler = torch_scaler.GradScalerReader.attached(
+            getattr(optimizer, "scaler", None), on_error=pipeline.fail, on_close=pipeline.on_close)
+    return scaler or deepspeed_reader or NoScaler(), deepspeed_reader
 
 
 def _warmup_steps(args: TrainingArguments) -> int | None:
