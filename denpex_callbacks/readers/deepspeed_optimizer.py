@@ -265,9 +265,9 @@ class DeepSpeedReader:
         ...     loss_scaler, overflow = Scaler(), False
         >>> optimizer = ZeroOptimizer()
         >>> reader = DeepSpeedReader(optimizer)
-        >>> before = reader.before()
+        >>> reader.step_begins()
         >>> optimizer.loss_scaler.cur_scale, optimizer.overflow = 256.0, True
-        >>> reading = reader.after(before)
+        >>> [reading] = reader.take()
         >>> reading.scale_before, reading.scale_after, reading.overflow
         (512.0, 256.0, True)
     """
@@ -360,12 +360,12 @@ class DeepSpeedReader:
         holder = optimizer if layout == "cur_scale" else getattr(optimizer, layout, None)
         return holder if hasattr(holder, "cur_scale") else None
 
-    def before(self) -> float | None:
+    def _scale_now(self) -> float | None:
         """The scale the coming step's backward uses."""
         holder = self._holder_now()
         return self._read().scale if holder is None else _float(holder.cur_scale)
 
-    def after(self, scale_before: float | None) -> ScaleReading:
+    def _reading(self, scale_before: float | None) -> ScaleReading:
         """The step's reading, once DeepSpeed's optimizer stepped (or skipped)."""
         holder = self._holder_now()
         if holder is None:
@@ -383,14 +383,14 @@ class DeepSpeedReader:
 
     def step_begins(self) -> None:
         """Read the scale the coming step's backward uses."""
-        self._befores.append(self.before())
+        self._befores.append(self._scale_now())
 
     def take(self) -> list[ScaleReading]:
         """The readings of the steps begun since the last take (several in a batch of manual
         optimization): each one's scale after is the next one's before; the last one's is
         read now."""
         befores, self._befores = self._befores, []
-        return [self.after(before) if index == len(befores) - 1 else
+        return [self._reading(before) if index == len(befores) - 1 else
                 ScaleReading(scale_before=before, scale_after=befores[index + 1])
                 for index, before in enumerate(befores)]
 
