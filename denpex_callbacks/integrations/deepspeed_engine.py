@@ -64,8 +64,6 @@ class DeepSpeedMonitor:
     Attributes:
         engine: The watched engine.
         monitor: The rank's :class:`~denpex_callbacks.core.monitor.Monitor` (diagnoses, metrics).
-        should_stop: True after the step where ``"on_fault": "stop"`` acted (on any rank):
-            the training loop breaks out.
     """
 
     def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
@@ -81,12 +79,17 @@ class DeepSpeedMonitor:
         self.pipeline.locate.watch(
             engine.module, updates=lambda: engine.global_steps - engine.skipped_steps)
         self.monitor: Monitor = self.pipeline.monitor
-        self.should_stop = False
         self._losses = LossSum()  # the losses given to engine.backward since the last step
         self._wraps = InstanceWraps()  # the engine's step
         self._reader: DeepSpeedReader | None = None
         self._scaler: GradScalerReader | None = None  # torch_autocast mode's GradScaler
         self._before: int | None = None  # engine.global_steps as the step being taken began
+
+    @property
+    def should_stop(self) -> bool:
+        """True after the step where ``"on_fault": "stop"`` acted (on any rank): the training
+        loop breaks out."""
+        return self.pipeline.stop_decided
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -135,8 +138,7 @@ class DeepSpeedMonitor:
             if before is not None:
                 self._after_step(stepped=engine.global_steps != before)
             # Under "stop" every rank votes at every step, a collective (else: False).
-            self.should_stop = self.pipeline.decide_stop(
-                self._vote, int(engine.global_steps)) or self.should_stop
+            self.pipeline.decide_stop(self._vote, int(engine.global_steps))
             return result
 
         return step

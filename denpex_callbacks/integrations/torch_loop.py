@@ -108,7 +108,6 @@ class AmpMonitor:
             sink = MetricsSink(metrics, self.monitor.config.record_every)
             self.pipeline.add_step_sink(
                 lambda obs: sink.step(obs, len(self.monitor.faults()), self.monitor.metrics))
-        self._stop = False
         self._vote = all_reduce_vote()
         self.objects = LoopObjects()
         self._precision = precision
@@ -128,7 +127,7 @@ class AmpMonitor:
     @property
     def should_stop(self) -> bool:
         """True once a fault was found under ``on_fault="stop"`` (on any rank): break out."""
-        return self._stop
+        return self.pipeline.stop_decided
 
     @property
     def scaler(self) -> Any:
@@ -187,7 +186,7 @@ class AmpMonitor:
         if self._polled:
             found, self._polled = self._polled + found, []
         # Under "stop" every rank votes at every call, a collective (else: False).
-        self._stop = self.pipeline.decide_stop(self._vote, self.steps.next - 1) or self._stop
+        self.pipeline.decide_stop(self._vote, self.steps.next - 1)
         return found
 
     def close(self) -> None:
