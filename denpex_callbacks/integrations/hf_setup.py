@@ -5,8 +5,8 @@ lives with: where its callback list puts it, how a checkpoint resume rebuilds it
   ``TrainingArguments``, the active one from what is really there (a live loss scaler,
   accelerate's autocast wrapper, the parameters' dtype), the scaler's settings, and what the
   fix texts must not ask for again.
-- :func:`scale_readers`, the run's scale readers, attached: DeepSpeed's optimizer under
-  DeepSpeed, else the GradScaler behind accelerate's optimizer.
+- :func:`scale_readers`, the run's scale reader, chosen and attached: DeepSpeed's optimizer
+  under DeepSpeed, else the GradScaler behind accelerate's optimizer.
 - the workarounds on HF's internals, each with its reason and the release it was checked on:
   :func:`run_before_integrations` (and :func:`add_to_row`, which it makes work) and
   :func:`trained_module` (the torch.compile wrapper the Trainer trains through), both found
