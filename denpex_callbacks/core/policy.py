@@ -65,30 +65,31 @@ class StopDecision:
     """Whether to stop after a step under ``on_fault="stop"``: this rank's wish, agreed over
     ranks by the framework's reduce (every rank must ask at every step: a rank that skipped
     the collective would hang the others), so the run stops after the same step everywhere;
-    announced once. The vote is the adapter's (Lightning's ``reduce_boolean_decision``, an
-    all_reduce over ``torch.distributed`` elsewhere); the engine enters no collective itself.
+    announced once, and stopped from then on (:attr:`decided`). The vote is the adapter's
+    (Lightning's ``reduce_boolean_decision``, an all_reduce over ``torch.distributed``
+    elsewhere); the engine enters no collective itself.
 
     Example:
         >>> decision = StopDecision(True, rank=0, world_size=1, logger=logging.getLogger("x"))
-        >>> decision.decide(False, None, 3), decision.decide(True, None, 4)
-        (False, True)
+        >>> decision.decide(False, None, 3), decision.decide(True, None, 4), decision.decided
+        (False, True, True)
     """
 
     def __init__(self, stopping: bool, rank: int, world_size: int,
                  logger: logging.Logger) -> None:
         self.stopping, self.rank, self.world_size, self.logger = (
             stopping, rank, world_size, logger)
-        self._announced = False
+        self.decided = False  # the ranks decided to stop (it stays decided)
 
     def decide(self, wanted: bool, vote: StopVote | None, step: int | None) -> bool:
         """The ranks' joint decision on this rank's wish (``vote``: None for a single rank)."""
         if not self.stopping:
             return False
         decided = vote(wanted) if vote is not None and self.world_size > 1 else wanted
-        if decided and not self._announced:
-            self._announced = True
+        if decided and not self.decided:
+            self.decided = True
             if wanted or self.rank == 0:
                 self.logger.warning(
                     "denpex: stopping training after step %s (on_fault='stop', diagnosis on %s)",
                     step, f"rank {self.rank}" if wanted else "another rank")
-        return decided
+        return self.decided

@@ -48,7 +48,7 @@ from denpex_callbacks.integrations.run_rules import all_reduce_vote
 from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
-from denpex_callbacks.readers.scale_reading import LossSum, ScaleReading
+from denpex_callbacks.readers.scale_reading import LossSum
 
 __all__ = ["DeepSpeedMonitor", "attach", "initialize", "monitor_config"]
 
@@ -64,8 +64,6 @@ class DeepSpeedMonitor:
     Attributes:
         engine: The watched engine.
         monitor: The rank's :class:`~denpex_callbacks.core.monitor.Monitor` (diagnoses, metrics).
-        should_stop: True after the step where ``"on_fault": "stop"`` acted (on any rank):
-            the training loop breaks out.
     """
 
     def __init__(self, engine: Any, config: MonitorConfig, *, logger: logging.Logger | None = None):
@@ -81,12 +79,17 @@ class DeepSpeedMonitor:
         self.pipeline.locate.watch(
             engine.module, updates=lambda: engine.global_steps - engine.skipped_steps)
         self.monitor: Monitor = self.pipeline.monitor
-        self.should_stop = False
         self._losses = LossSum()  # the losses given to engine.backward since the last step
         self._wraps = InstanceWraps()  # the engine's step
         self._reader: DeepSpeedReader | None = None
         self._scaler: GradScalerReader | None = None  # torch_autocast mode's GradScaler
-        self._before: tuple[int, float | None] | None = None  # the step being taken
+        self._before: int | None = None  # engine.global_steps as the step being taken began
+
+    @property
+    def should_stop(self) -> bool:
+        """True after the step where ``"on_fault": "stop"`` acted (on any rank): the training
+        loop breaks out."""
+        return self.pipeline.stop_decided
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -104,11 +107,8 @@ class DeepSpeedMonitor:
     @guarded
     def _find_reader(self) -> None:
         pipeline = self.pipeline
-        self._reader = DeepSpeedReader(self.engine)
-        self._reader.watch_exit(self._ended)
-        pipeline.on_close(self._reader.unwatch)
-        self._scaler = GradScalerReader.attached(self._reader.grad_scaler, on_error=pipeline.fail,
-                                                 on_close=pipeline.on_close)
+        self._reader, self._scaler = DeepSpeedReader.attached(
+            self.engine, on_exit=self._ended, on_error=pipeline.fail, on_close=pipeline.on_close)
         sink = getattr(self.engine, "monitor", None)
         if sink is not None and self.monitor.rank == 0 and getattr(sink, "enabled", False):
             pipeline.add_step_sink(functools.partial(self._write_metrics, sink))
@@ -135,42 +135,46 @@ class DeepSpeedMonitor:
         def step(*args: Any, **kwargs: Any) -> Any:
             before = self._before = self._before_step()
             result = original(*args, **kwargs)
-            if before is not None and engine.global_steps != before[0]:
-                self._after_step(before[1])  # (a micro-step takes no optimizer step)
+            if before is not None:
+                self._after_step(stepped=engine.global_steps != before)
             # Under "stop" every rank votes at every step, a collective (else: False).
-            self.should_stop = self.pipeline.decide_stop(
-                self._vote, int(engine.global_steps)) or self.should_stop
+            self.pipeline.decide_stop(self._vote, int(engine.global_steps))
             return result
 
         return step
 
     @guarded
-    def _before_step(self) -> tuple[int, float | None]:
-        """(global_steps, the scale the step's backward used), just before ``engine.step``;
-        the last moment the parameters are the earlier steps', so what has landed is judged
-        (a failing step can still be re-run)."""
+    def _before_step(self) -> int:
+        """``engine.global_steps`` just before ``engine.step`` (the scale the step's backward
+        used is read now); the last moment the parameters are the earlier steps', so what has
+        landed is judged (a failing step can still be re-run)."""
         assert self._reader is not None
         self.pipeline.drain()
-        return int(self.engine.global_steps), self._reader.before()
+        self._reader.step_begins()
+        return int(self.engine.global_steps)
 
     @guarded
-    def _after_step(self, scale_before: float | None) -> None:
-        pipeline, reader = self.pipeline, self._reader
+    def _after_step(self, *, stepped: bool) -> None:
+        reader = self._reader
         assert reader is not None
+        readings = reader.take()  # (this call's step, begun in _before_step)
+        if not stepped:
+            return  # a gradient accumulation micro-step takes no optimizer step
+        if self._scaler is not None:  # torch_autocast mode: its GradScaler is read instead
+            readings = self._scaler.take() or readings
         engine = self.engine
-        readings = self._scaler.take() if self._scaler is not None else []
-        reading = readings[-1] if readings else reader.after(scale_before)
-        pipeline.step(int(engine.global_steps), reading, loss=self._losses.take(mean=True),
-                      lr=first_lr(engine.optimizer), grad_norm=reader.grad_norm())
+        self.pipeline.step(int(engine.global_steps), readings[-1],
+                           loss=self._losses.take(mean=True), lr=first_lr(engine.optimizer),
+                           grad_norm=reader.grad_norm())
 
     def _ended(self, error: BaseException) -> None:
         """DeepSpeed's optimizer step raised (its exit at the minimum scale): the step it
         refused was skipped at the scale it had."""
-        before = self._before
-        if before is not None:
-            self.pipeline.framework_ended(before[0] + 1, ScaleReading(
-                scale_before=before[1], scale_after=before[1], skipped=True,
-                loss=self._losses.take(mean=True)), error)
+        before, reader = self._before, self._reader
+        if before is not None and reader is not None:
+            refused = reader.refused()
+            refused.loss = self._losses.take(mean=True)
+            self.pipeline.framework_ended(before + 1, refused, error)
 
     def _write_metrics(self, sink: Any, obs: Observation) -> None:
         """Mirror the Monitor's metrics into DeepSpeed's monitor (csv, tensorboard...) on rank 0,

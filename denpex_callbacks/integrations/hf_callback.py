@@ -169,10 +169,8 @@ class AmpDiagnosticCallback(TrainerCallback, ExportableState):  # type: ignore[m
             pipeline.monitor.load_state_dict(history)
         self._resume_state = None  # loaded once; state() now reads the live monitor
         deepspeed = trains_under_deepspeed(args)
-        self._deepspeed, scaler = scale_readers(optimizer, pipeline, deepspeed=deepspeed,
-                                                on_exit=self._deepspeed_ended)
-        # A GradScaler (DeepSpeed's torch_autocast mode keeps one) is read over DeepSpeed's.
-        self._reader = scaler or self._deepspeed or NoScaler()
+        self._reader, self._deepspeed = scale_readers(optimizer, pipeline, deepspeed=deepspeed,
+                                                      on_exit=self._deepspeed_ended)
         self._forward = ForwardLosses(pipeline, training=not self._reader.sees_loss)
         if model is not None:
             self._forward.attach(model, compiled=compiled)

@@ -5,8 +5,8 @@ lives with: where its callback list puts it, how a checkpoint resume rebuilds it
   ``TrainingArguments``, the active one from what is really there (a live loss scaler,
   accelerate's autocast wrapper, the parameters' dtype), the scaler's settings, and what the
   fix texts must not ask for again.
-- :func:`scale_readers`, the run's scale readers, attached: DeepSpeed's optimizer under
-  DeepSpeed, else the GradScaler behind accelerate's optimizer.
+- :func:`scale_readers`, the run's scale reader, chosen and attached: DeepSpeed's optimizer
+  under DeepSpeed, else the GradScaler behind accelerate's optimizer.
 - the workarounds on HF's internals, each with its reason and the release it was checked on:
   :func:`run_before_integrations` (and :func:`add_to_row`, which it makes work) and
   :func:`trained_module` (the torch.compile wrapper the Trainer trains through), both found
@@ -37,6 +37,7 @@ from denpex_callbacks.core.run_setup import (
 from denpex_callbacks.core.versions import package_versions
 from denpex_callbacks.readers import deepspeed_optimizer as ds_reader
 from denpex_callbacks.readers import grad_scaler as torch_scaler
+from denpex_callbacks.readers.scale_reading import NoScaler, StepReader
 
 if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -70,23 +71,23 @@ def trains_under_deepspeed(args: TrainingArguments) -> bool:
 def scale_readers(
     optimizer: Any, pipeline: StepPipeline, *, deepspeed: bool,
     on_exit: Callable[[BaseException], Any],
-) -> tuple[ds_reader.DeepSpeedReader | None, torch_scaler.GradScalerReader | None]:
-    """The run's scale readers, attached, their removal registered with ``pipeline``.
+) -> tuple[StepReader, ds_reader.DeepSpeedReader | None]:
+    """The run's scale reader, and DeepSpeed's (its refused step, the loss its engine
+    backpropagates) under DeepSpeed, attached, their removal registered with ``pipeline``.
 
     Under DeepSpeed: its optimizer behind accelerate's wrapper (``on_exit`` hears DeepSpeed's
     own end of the run), and the GradScaler of its torch_autocast mode if it keeps one; else
-    the GradScaler behind accelerate's optimizer, when one is enabled.
+    the GradScaler behind accelerate's optimizer, when one is enabled. A GradScaler is read
+    over DeepSpeed's optimizer; with neither, :class:`NoScaler`.
     """
     deepspeed_reader = None
     if deepspeed:
-        deepspeed_reader = ds_reader.DeepSpeedReader(optimizer)
-        deepspeed_reader.watch_exit(on_exit)
-        pipeline.on_close(deepspeed_reader.unwatch)
-        scaler = deepspeed_reader.grad_scaler  # torch_autocast mode keeps a GradScaler
+        deepspeed_reader, scaler = ds_reader.DeepSpeedReader.attached(
+            optimizer, on_exit=on_exit, on_error=pipeline.fail, on_close=pipeline.on_close)
     else:
-        scaler = getattr(optimizer, "scaler", None)
-    return deepspeed_reader, torch_scaler.GradScalerReader.attached(
-        scaler, on_error=pipeline.fail, on_close=pipeline.on_close)
+        scaler = torch_scaler.GradScalerReader.attached(
+            getattr(optimizer, "scaler", None), on_error=pipeline.fail, on_close=pipeline.on_close)
+    return scaler or deepspeed_reader or NoScaler(), deepspeed_reader
 
 
 def _warmup_steps(args: TrainingArguments) -> int | None:

@@ -146,8 +146,7 @@ class AmpDiagnosticHooks:
             pipeline.monitor.load_state_dict(self._loaded_state)
             self._loaded_state = None
         setup = run_setup(trainer, self._requested_precision)
-        scaler, deepspeed = scale_readers(trainer, setup, pipeline)
-        self._reader = scaler or deepspeed or NoScaler()
+        self._reader = scale_readers(trainer, setup, pipeline)
         pipeline.start(lambda: setup)
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:

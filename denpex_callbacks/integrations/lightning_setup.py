@@ -25,6 +25,7 @@ from denpex_callbacks.readers.grad_scaler import (
     scaler_enabled,
     scaler_setup,
 )
+from denpex_callbacks.readers.scale_reading import NoScaler, StepReader
 
 if TYPE_CHECKING:
     from denpex_callbacks.integrations.pipeline import StepPipeline
@@ -86,19 +87,18 @@ Args:
     return setup
 
 
-def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline
-                  ) -> tuple[GradScalerReader | None, DeepSpeedReader | None]:
+def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline) -> StepReader:
     """The run's scale reader (``setup.extra["scale_reader"]``, from :func:`run_setup`),
     attached: the precision plugin's GradScaler (removed when ``pipeline`` closes), or the
-    DeepSpeed engine's optimizer."""
+    DeepSpeed engine's optimizer, else :class:`NoScaler`."""
     reader = setup.extra.get("scale_reader")
     if reader == "torch":
         scaler = getattr(trainer.precision_plugin, "scaler", None)
         return GradScalerReader.attached(scaler, on_error=pipeline.fail,
-                                         on_close=pipeline.on_close), None
+                                         on_close=pipeline.on_close) or NoScaler()
     if reader == "deepspeed":
-        return None, DeepSpeedReader(trainer.strategy.deepspeed_engine)
-    return None, None
+        return DeepSpeedReader(trainer.strategy.deepspeed_engine)
+    return NoScaler()
 
 
 def computes_in_fp16(trainer: Any, requested_precision: str | None = None) -> bool:

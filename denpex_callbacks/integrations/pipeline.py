@@ -258,6 +258,11 @@ class StepPipeline:
         step, with monitoring off too (it then votes False)."""
         return self._stop.decide(self.monitor.stop_requested, vote, step)
 
+    @property
+    def stop_decided(self) -> bool:
+        """:meth:`decide_stop` has decided to stop (it stays decided)."""
+        return self._stop.decided
+
     def close(self, *, wait: bool = True) -> list[Diagnosis]:
         """Judge the steps in flight (``wait``), remove the hooks, write the report summary.
 

@@ -108,12 +108,10 @@ class AmpMonitor:
             sink = MetricsSink(metrics, self.monitor.config.record_every)
             self.pipeline.add_step_sink(
                 lambda obs: sink.step(obs, len(self.monitor.faults()), self.monitor.metrics))
-        self._stop = False
         self._vote = all_reduce_vote()
         self.objects = LoopObjects()
         self._precision = precision
         self._loss_fn = loss_fn
-        self._reader: GradScalerReader | None = None
         self.autocast = AutocastProbe()  # the autocast dtype of the loop's first forward
         self.steps = LoopSteps()  # which optimizer step each call belongs to
         self._polled: list[Diagnosis] = []  # found by _poll, returned by the next step()
@@ -129,7 +127,7 @@ class AmpMonitor:
     @property
     def should_stop(self) -> bool:
         """True once a fault was found under ``on_fault="stop"`` (on any rank): break out."""
-        return self._stop
+        return self.pipeline.stop_decided
 
     @property
     def scaler(self) -> Any:
@@ -188,7 +186,7 @@ class AmpMonitor:
         if self._polled:
             found, self._polled = self._polled + found, []
         # Under "stop" every rank votes at every call, a collective (else: False).
-        self._stop = self.pipeline.decide_stop(self._vote, self.steps.next - 1) or self._stop
+        self.pipeline.decide_stop(self._vote, self.steps.next - 1)
         return found
 
     def close(self) -> None:
@@ -228,7 +226,6 @@ class AmpMonitor:
         if reader is not None:
             reader.before_step = self._poll
             self.protocol = ScalerProtocol(reader, self._flag, self.steps)
-            self._reader = reader
         if given.models and not objects.models:
             # The locator and the re-run capture take the models as the loop holds them (a
             # compiled wrapper is hooked outside its graph), with every optimizer.
@@ -262,7 +259,7 @@ class AmpMonitor:
         if scaler is not None or optimizer is not None or model is not None:
             late = bool(self._attach(scaler, optimizer, model))
         self._start(call.loss)
-        reader = self._reader
+        reader = self.protocol.reader if self.protocol is not None else None
         if reader is None:
             steps = self.steps.unscaled(call, optimizers_watched=bool(self.objects.optimizers))
         elif late and not reader.stepped:  # this iteration's update() ran before we watched
@@ -282,12 +279,16 @@ class AmpMonitor:
     @guarded
     def _finish(self) -> None:
         """At close: an update() that never came, and the steps read since the last call."""
-        missing = self.protocol.update_never_came() if self.protocol is not None else None
+        protocol = self.protocol
+        if protocol is None:
+            return
+        missing = protocol.update_never_came()
         if missing is not None:
             self._flag(missing)
-        if self._reader is not None and self._reader.pending:
+        readings = protocol.reader.take()
+        if readings:
             self._start(None)
-            for step in self.steps.leftover(self._reader.take()):
+            for step in self.steps.leftover(readings):
                 self._judge(step)
 
     def _flag(self, finding: Finding) -> list[Diagnosis]:

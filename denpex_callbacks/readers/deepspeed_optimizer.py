@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from denpex_callbacks.core.run_setup import RunSetup
-from denpex_callbacks.readers.grad_scaler import scaler_enabled, scaler_setup
+from denpex_callbacks.readers.grad_scaler import GradScalerReader, scaler_enabled, scaler_setup
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import ScaleReading
 
@@ -265,9 +265,9 @@ class DeepSpeedReader:
         ...     loss_scaler, overflow = Scaler(), False
         >>> optimizer = ZeroOptimizer()
         >>> reader = DeepSpeedReader(optimizer)
-        >>> before = reader.before()
+        >>> reader.step_begins()
         >>> optimizer.loss_scaler.cur_scale, optimizer.overflow = 256.0, True
-        >>> reading = reader.after(before)
+        >>> [reading] = reader.take()
         >>> reading.scale_before, reading.scale_after, reading.overflow
         (512.0, 256.0, True)
     """
@@ -289,6 +289,22 @@ class DeepSpeedReader:
         self._hysteresis_name = (_ZERO_HYSTERESIS if state.layout == "loss_scaler"
                                  and state.dynamic else None)
         self._befores: list[float | None] = []  # the scale before each step not taken yet
+
+    @classmethod
+    def attached(
+        cls, source: Any, *, on_exit: Callable[[BaseException], Any],
+        on_error: Callable[[], Any], on_close: Callable[[Callable[[], Any]], Any],
+    ) -> tuple[DeepSpeedReader, GradScalerReader | None]:
+        """The run's reader of ``source``, its exit watched (``on_exit``, see
+        :meth:`watch_exit`) and its :meth:`unwatch` handed to ``on_close``; with the reader of
+        the GradScaler that ``torch_autocast`` mode keeps, attached, if it keeps one (every
+        adapter under DeepSpeed builds its readers here: the pipeline's ``fail`` and
+        ``on_close``)."""
+        reader = cls(source)
+        reader.watch_exit(on_exit)
+        on_close(reader.unwatch)
+        return reader, GradScalerReader.attached(reader.grad_scaler, on_error=on_error,
+                                                 on_close=on_close)
 
     def watch_exit(self, ended: Callable[[BaseException], Any]) -> None:
         """Call ``ended(error)`` when DeepSpeed's optimizer step raises (its dynamic loss
@@ -344,12 +360,12 @@ class DeepSpeedReader:
         holder = optimizer if layout == "cur_scale" else getattr(optimizer, layout, None)
         return holder if hasattr(holder, "cur_scale") else None
 
-    def before(self) -> float | None:
+    def _scale_now(self) -> float | None:
         """The scale the coming step's backward uses."""
         holder = self._holder_now()
         return self._read().scale if holder is None else _float(holder.cur_scale)
 
-    def after(self, scale_before: float | None) -> ScaleReading:
+    def _reading(self, scale_before: float | None) -> ScaleReading:
         """The step's reading, once DeepSpeed's optimizer stepped (or skipped)."""
         holder = self._holder_now()
         if holder is None:
@@ -367,14 +383,14 @@ class DeepSpeedReader:
 
     def step_begins(self) -> None:
         """Read the scale the coming step's backward uses."""
-        self._befores.append(self.before())
+        self._befores.append(self._scale_now())
 
     def take(self) -> list[ScaleReading]:
         """The readings of the steps begun since the last take (several in a batch of manual
         optimization): each one's scale after is the next one's before; the last one's is
         read now."""
         befores, self._befores = self._befores, []
-        return [self.after(before) if index == len(befores) - 1 else
+        return [self._reading(before) if index == len(befores) - 1 else
                 ScaleReading(scale_before=before, scale_after=befores[index + 1])
                 for index, before in enumerate(befores)]
 

@@ -231,11 +231,6 @@ class GradScalerReader:
         done, self._done = self._done, []
         return done
 
-    @property
-    def pending(self) -> int:
-        """Readings taken by ``update()`` and not handed out by :meth:`take` yet."""
-        return len(self._done)
-
     # -- the watched calls ----------------------------------------------------------------------
 
     def _safely(self, work: Callable[..., Any], *args: Any) -> Any:

@@ -221,7 +221,7 @@ def test_internal_error_turns_monitoring_off_not_training(
         raise RuntimeError("reader bug")
 
     # What every step reads (the scale of the optimizer found at attach) breaks.
-    for name in ("before", "after"):
+    for name in ("_scale_now", "_reading"):
         monkeypatch.setattr(f"denpex_callbacks.readers.deepspeed_optimizer.DeepSpeedReader.{name}",
                             broken)
     kit.train(engine, 3)

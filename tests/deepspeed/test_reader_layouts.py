@@ -142,7 +142,8 @@ def test_the_readers_step_reads_agree_with_the_whole_state(
     # The reader finds the layout once and then reads only the scale's holder each step.
     engine = _rebuild(snap)
     state, reader = read_scale_state(engine), DeepSpeedReader(engine)
-    reading = reader.after(reader.before())
+    reader.step_begins()
+    [reading] = reader.take()
     assert (reading.scale_before, reading.scale_after) == (state.scale, state.scale)
     assert (reading.overflow, reading.hysteresis) == (state.overflow, state.hysteresis)
 
@@ -156,11 +157,13 @@ def _zero_optimizer(scale: float) -> Any:
 def test_a_loss_scaler_replaced_by_a_checkpoint_load_is_read() -> None:
     optimizer = _zero_optimizer(1024.0)
     reader = DeepSpeedReader(optimizer)
-    assert reader.before() == 1024.0
+    reader.step_begins()
+    assert reader.take()[0].scale_before == 1024.0
     # ZeRO's load_state_dict puts the checkpoint's loss scaler in place of its own.
     optimizer.loss_scaler = SimpleNamespace(cur_scale=64.0, dynamic=True, cur_hysteresis=1,
                                             min_scale=1.0, scale_window=1000)
-    reading = reader.after(reader.before())
+    reader.step_begins()
+    [reading] = reader.take()
     assert (reading.scale_before, reading.scale_after, reading.hysteresis) == (64.0, 64.0, 1)
 
 
@@ -168,7 +171,8 @@ def test_an_override_of_the_loss_scale_is_read() -> None:
     optimizer = _zero_optimizer(1024.0)
     reader = DeepSpeedReader(optimizer)
     optimizer.custom_loss_scaler, optimizer.external_loss_scale = True, 8.0  # override_loss_scale
-    reading = reader.after(reader.before())
+    reader.step_begins()
+    [reading] = reader.take()
     assert (reading.scale_before, reading.scale_after) == (8.0, 8.0)
 
 
