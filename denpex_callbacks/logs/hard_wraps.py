@@ -45,6 +45,9 @@ _CONTINUES = frozenset(",;:)]}=/%")  # no line opens with these
 _OPENS = frozenset("=:([{,<")
 _FILLS = frozenset("#█=━■*")  # what a progress bar is filled with (no table's border)
 _RULE = "-=+|: ─━"  # what a table's rule is drawn with
+# Characters alike after a line's first word that make it a record of another line's kind
+# under another tag (see _retagged): a rest of a wrapped line does not repeat the head's text.
+_RETAGGED = 16
 _ELISION_OPENS = frozenset(".\u2026[(<#")  # what a line that marks a cut opens with
 
 
@@ -125,6 +128,7 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
             after = index + 2 if index + 2 < len(bodies) and cut[index + 1] else index + 1
             if not (after < len(bodies) and bodies[after] and not cut[after]
                     and _opening(bodies[after]) != opening
+                    and not _retagged(bodies[first], bodies[after])
                     and _opening(bodies[after], _STARTS) not in starts
                     and not _rule(bodies[after], width)):
                 break
@@ -146,6 +150,27 @@ def unwrapped_log(data: bytes) -> Unwrapped | None:
     if joins < (WRAP_LINES if broken < joins else WRAP_FEW) or broken < WRAP_BROKEN_SHARE * joins:
         return None
     return Unwrapped("\n".join(out).encode("utf-8"), width)
+
+
+def _retagged(head: str, line: str) -> bool:
+    """Whether ``line`` is a record of ``head``'s kind under another first word: the same
+    text after it (:data:`_RETAGGED` characters alike). A loop that prints each phase's row
+    in one format opens it with the phase (A-NGJ/deeplearning2022-footandball
+    ``train_detector.py``: ``"{} Avg. loss total / ball conf. / ...: {:.4f} / ..."`` for
+    ``train`` then ``val``): the ``val`` row after a ``train`` row of the width is a record,
+    not the rest of one; a rest holds a record's tail, not its head again.
+
+    Example:
+        >>> _retagged("train Avg. loss total / ball: 0.4", "val Avg. loss total / ball: 0.5")
+        True
+        >>> _retagged("step 10 loss 2.1, lr 0.1", "rate 0.1")
+        False
+    """
+    head_words, line_words = head.split(" ", 1), line.split(" ", 1)
+    if len(head_words) < 2 or len(line_words) < 2:
+        return False
+    after = head_words[1][:_RETAGGED]
+    return len(after) == _RETAGGED and line_words[1].startswith(after)
 
 
 def _rule(line: str, width: int | None = None) -> bool:

@@ -78,6 +78,10 @@ _LOSS_NOUNS = frozenset({"loss", "losses", "cost", "costs", "objective", "nll", 
                          # an objective abbreviated: ElegantRL's evaluator's ``objC`` / ``objA``
                          # (the critic's and the actor's, elegantrl/train/evaluator.py)
                          "obj",
+                         # its plural, as the DARTS family keys the running mean of the
+                         # objective (PC-DARTS-style ``'TRAIN Step: %03d Objs: %e R1: %f ...'``,
+                         # ``objs = utils.AvgrageMeter()``), as "losses" and "costs" are
+                         "objs",
                          # an L1 reconstruction keyed by its norm alone: Wav2Lip's bar ``L1:
                          # 0.0312, Sync Loss: 0.0`` (Rudrabha/Wav2Lip wav2lip_train.py), the
                          # loss trained on beside a term weighted 0 until sync is on

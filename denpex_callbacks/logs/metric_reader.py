@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs import lexicon, slash_pairs
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
@@ -256,6 +256,10 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # an evaluation pass's step (DALLE2-pytorch's ``Epoch 1/2 Val Step
                            # 0 -  Sample 3200 - ...``; reader.py hands it over)
                            r"|\bVal Step \d"
+                           # a bar whose description tags its pass with the split in brackets
+                           # (2002jan/put-mp-2025: ``tqdm(val_loader, desc=f'Epoch {e}/{n}
+                           # [Val]')`` beside its ``[Train]`` bar): the held-out pass's bar
+                           r"|\[val\]"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
@@ -811,6 +815,8 @@ class MetricReader:
             text = _STAT_RECORD.sub(_stat_mean, text)
         if "outputs are (" in text:
             text = _NET_OUTPUTS.sub(_NAMED_OUTPUTS, text)
+        if " / " in text and ": " in text:
+            text = slash_pairs.spread(text)  # (names, then their values, each list slashed)
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
