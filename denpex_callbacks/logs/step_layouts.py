@@ -303,19 +303,23 @@ COLON_COUNT = re.compile(r"^(?:\d+: )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.
 def epoch_length(last: int, first: int, interval: int) -> int:
     """The batches of an epoch whose count, printed every ``interval`` batches, ended at
     ``last`` before the next epoch's ``first``: the last count, and the interval less the
-    next epoch's first count where that is below it and on the grid of the last (counted
-    from 0: DGL's ``Step 00080``, the last of 100 batches printed every 20, then ``Step
-    00000``: the batches after the last count printed went unprinted). A first count off
-    that grid (2024yuva/multi-crop ``train_vae.py``: ``if batch_index == 1 or batch_index %
-    LOG_EVERY == 0``, from 1: ``1, 100, 200, 300`` then ``1``) is an extra print of the
-    first batch: the epoch ends at its last count.
+    next epoch's first count where that is below it (counted from 0: DGL's ``Step 00080``,
+    the last of 100 batches printed every 20, then ``Step 00000``; a count printed on the
+    run's grid, CycleGAN's ``iters: 1000`` then ``iters: 33``, 1067 images: the batches
+    after the last count printed went unprinted). A count from 1 whose last print is on the
+    interval's grid and whose next epoch opens at 1 (2024yuva/multi-crop ``train_vae.py``:
+    ``if batch_index == 1 or batch_index % LOG_EVERY == 0``: ``1, 100, 200, 300`` then
+    ``1``) prints its first batch besides the grid: the epoch ends at its last count.
 
     Example:
-        >>> epoch_length(120, 40, 40), epoch_length(220, 0, 20), epoch_length(300, 1, 100)
-        (120, 240, 300)
+        >>> epoch_length(120, 40, 40), epoch_length(220, 0, 20), epoch_length(1000, 33, 100)
+        (120, 240, 1067)
+        >>> epoch_length(300, 1, 100), epoch_length(81, 1, 20)
+        (300, 100)
     """
-    on_grid = first < interval and (last - first) % interval == 0
-    return last + (interval - first if on_grid else 0)
+    if first == 1 < interval and last % interval == 0:
+        return last
+    return last + (interval - first if first < interval else 0)
 
 
 class EpochBatches:

@@ -74,9 +74,10 @@ Fixed here, each by a rule of layout:
   FIRST loss key comes again (CenterNet's ``loss ... | hm_loss ... | loss nan | ...``); two
   terms that the key reader shortened to the same noun (``Reconstruction Loss``, ``KL Loss``:
   both ``Loss``) beside ``Train Loss`` are the training loss's terms (metric_pairs.py).
-- An epoch's batch counter whose first print is off the grid of its interval (``1, 100, 200,
-  300`` then ``1``: printed at batch 1 and every 100) ends its epoch at its last print, not
-  ``interval - first`` later (step_layouts.epoch_length, used by both epoch counters).
+- An epoch's batch counter from 1 printed at batch 1 and on its interval's grid (``1, 100,
+  200, 300`` then ``1``) ends its epoch at its last print, not ``interval - first`` later
+  (step_layouts.epoch_length, used by both epoch counters; ``1, 21, ..., 81`` and a run's
+  grid, CycleGAN's ``1000`` then ``33``, keep the old reading).
 - An epoch's colon may stand a blank off its key: ``Epoch : [3/4] [70/469]`` is read as
   ``Epoch: [3/4] [70/469]`` (step_layouts.EPOCH_ITER).
 """
