@@ -637,7 +637,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     """
     out = MetricLine()
     step_end = 0  # where the step held ends (see _STEP_AFTER_ITER)
-    terms: set[str] = set()  # the loss keys read so far (see _again)
+    terms: list[str] = []  # the loss keys read so far, in order (see _again)
+    held_out = False  # the held-out split's set began: its loss keys are evaluation values
     for start, end, kind, key, separator in claims:
         if out.separator is None:
             out.separator = separator
@@ -649,10 +650,12 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         except ValueError:
             value = to_value(spelled)
         if kind in _TERMS:
-            if _again(key, terms):
+            if held_out or _again(key, terms):
+                held_out = True
                 out.evals.append((key, value))
                 continue
-            terms.add(key)
+            if key not in terms:
+                terms.append(key)
         if kind in _COUNTERS and text.startswith(",", end) and (
                 grouped := _THOUSANDS.match(text, end)):
             # "iter:   12,345" (DL-Art-School's '{:8,d}'): the groups after the comma are the
@@ -748,14 +751,22 @@ def _qualifier(text: str, start: int, key: str, separator: str) -> str:
     return word if lexicon.objective_tag(word) else ""
 
 
-def _again(key: str, terms: set[str]) -> bool:
+def _again(key: str, terms: list[str]) -> bool:
     """Whether a loss key is printed a second time on its line, after the set it belongs to:
     the held-out split's set under the same names (CenterNet's ``log.txt``, xingyizhou/
     CenterNet ``src/main.py``: ``logger.write('{} {:8f} | '.format(k, v))`` for each key of
     the training epoch's dict, then of the validation's, on one line: ``epoch: 5 |loss
     0.500000 | hm_loss ... | time 12.5 | loss nan | hm_loss nan | ...``): a set, two loss
-    keys or more, the first of them printed again."""
-    return key in terms and len(terms) > 1
+    keys or more, the first of them printed again (the rest of the line is the held-out
+    set's). A later key printed again is no new set: two terms the key reader shortened to
+    the same noun (``Train Loss: x | Reconstruction Loss: y | KL Loss: z``, 2024yuva/
+    multi-crop ``train_vae.py``, both read ``Loss``) are the training loss's terms.
+
+    Example:
+        >>> _again("loss", ["loss", "hm_loss"]), _again("Loss", ["Train Loss", "Loss"])
+        (True, False)
+    """
+    return len(terms) > 1 and key == terms[0]
 
 
 # The training split's name before its value (``train 4.2000``, ``train: nan``)

@@ -102,6 +102,7 @@ from denpex_callbacks.logs.step_layouts import (
     UNSIZED_BAR,
     EpochBatches,
     bare_fraction,
+    epoch_length,
 )
 
 __all__ = ["DICT_REACH", "FAMILY", "HEADER_REACH", "MAPPING_REACH",
@@ -2048,7 +2049,7 @@ class MetricReader:
         resumed or started over: the assembler's to tell)."""
         last, before, interval, rows = self.key_count
         if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
-            before += _epoch_length(last, done, interval)
+            before += epoch_length(last, done, interval)
         elif done < last:
             before = 0  # read as printed from here on
         elif done > last >= 0:
@@ -2138,7 +2139,7 @@ class MetricReader:
             self.bracket_off = True
             return None
         if 0 <= value < last and value <= interval:
-            before += _epoch_length(last, value, interval)
+            before += epoch_length(last, value, interval)
         elif value < last or (value == last and with_loss):
             self.bracket_off = True
             return None
@@ -2510,19 +2511,6 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
             return None
         out.append(column)
     return out or None
-
-
-def _epoch_length(last: int, first: int, interval: int) -> int:
-    """The batches of an epoch whose count, printed every ``interval`` batches, ended at
-    ``last`` before the next epoch's ``first``, as ``EpochBatches`` learns an epoch: the last
-    count, and the interval less the next epoch's first count where that is below it (counted
-    from 0: the batches after the last count printed went unprinted).
-
-    Example:
-        >>> _epoch_length(120, 40, 40), _epoch_length(220, 0, 20)
-        (120, 240)
-    """
-    return last + (interval - first if first < interval else 0)
 
 
 # The lines a Keras bar's final state may stand below its epoch header (the header, then

@@ -25,8 +25,11 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 # Epoch[{}]({}/{}): Loss: {:.4f}"``), the batch in parentheses; pytorch/examples'
 # fast_neural_style (``neural_style/neural_style.py``: ``"{}\tEpoch {}:\t[{}/{}]\tcontent:
 # ..."``, the count of images done, from 1: no batch size printed, the count is the step).
+# The epoch's colon may stand a blank off its key (2yejin2/OOD-generation ``train_vae.py``:
+# ``'Epoch : [{0}/{1}] [{2}/{3}]  Train Loss : {loss.avg:.4f} ...'``, both from 1 and 0).
 EPOCH_ITER = re.compile(
-    r"(?:(?<!/)[Ee]poch(?:\(train\))?:?|Train:|TRAIN)\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
+    r"(?:(?<!/)[Ee]poch(?:\(train\))?(?: ?:)?|Train:|TRAIN)"
+    r"\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
     r"|Epoch\s+(\d+)/\d+\]\s*\[Batch\s+(\d+)\s*/\s*(\d+)\]"
     r"|Train:\s*(\d+)\s+\[\s*(\d+)\s*/\s*(\d+)\s+\("
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
@@ -297,6 +300,28 @@ COLON_COUNT = re.compile(r"^(?:\d+: )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.
                          r"\s+[A-Za-z]|(?:^\s*|\]\s+|\s-\s)(\d+):\s+[A-Za-z]")
 
 
+def epoch_length(last: int, first: int, interval: int) -> int:
+    """The batches of an epoch whose count, printed every ``interval`` batches, ended at
+    ``last`` before the next epoch's ``first``: the last count, and the interval less the
+    next epoch's first count where that is below it (counted from 0: DGL's ``Step 00080``,
+    the last of 100 batches printed every 20, then ``Step 00000``; a count printed on the
+    run's grid, CycleGAN's ``iters: 1000`` then ``iters: 33``, 1067 images: the batches
+    after the last count printed went unprinted). A count from 1 whose last print is on the
+    interval's grid and whose next epoch opens at 1 (2024yuva/multi-crop ``train_vae.py``:
+    ``if batch_index == 1 or batch_index % LOG_EVERY == 0``: ``1, 100, 200, 300`` then
+    ``1``) prints its first batch besides the grid: the epoch ends at its last count.
+
+    Example:
+        >>> epoch_length(120, 40, 40), epoch_length(220, 0, 20), epoch_length(1000, 33, 100)
+        (120, 240, 1067)
+        >>> epoch_length(300, 1, 100), epoch_length(81, 1, 20)
+        (300, 100)
+    """
+    if first == 1 < interval and last % interval == 0:
+        return last
+    return last + (interval - first if first < interval else 0)
+
+
 class EpochBatches:
     """The step of the batch of an epoch where the line does not print how many batches an
     epoch holds (icefall's ``Epoch 3, batch 500``, wenet's ``Batch 3/500``, DLLogger's ``(3,
@@ -368,8 +393,7 @@ class EpochBatches:
         elif self.run_wide:
             pass
         elif self.length or batch <= self.last:  # the counter starts over with each epoch
-            held = total or self.last + (
-                self.interval - batch if batch < self.interval else 0)
+            held = total or epoch_length(self.last, batch, self.interval)
             self.length = max(self.length, held)
             self.offset += self.length * (epoch - self.epoch)
         else:
