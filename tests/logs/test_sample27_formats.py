@@ -1,23 +1,25 @@
 """A tenth random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 12 scripts, drawn from the code index's listing of ``train_asr.py``,
+measure of #27 reads: 16 scripts, drawn from the code index's listing of ``train_asr.py``,
 ``train_tts.py``, ``train_vocoder.py``, ``train_whisper.py``, ``train_bert.py``,
-``run_clm.py``, ``train_nmt.py``, ``train_translation.py``, ``train_t5.py``,
-``train_llama.py`` and ``train_mamba.py`` in the order it gives them (the first one to three
-of each; ``run_mlm.py`` and ``run_glue.py`` not reached in time), none named by another test.
+``run_clm.py``, ``run_mlm.py``, ``run_glue.py``, ``train_nmt.py``, ``train_translation.py``,
+``train_t5.py``, ``train_llama.py`` and ``train_mamba.py`` in the order it gives them (the
+first one to three of each), none named by another test.
 Skipped, and why: those named in tests/logs already (ASR-studio/LAS-ASR, AnimeshBasak-14/
 nllb-translation, A-ges/NewsReader, 1112z-c/IOTVulD, 12190143/IE, 123abcbjs/sentiment-
 classifier), one that holds no loop (BertilBraun/Advanced-Improvement-in-Speech-Translation:
 two comments), those that print no loss (Fuji1226/lip2sp_pytorch ``train_tts.py``: ``iter
 {n}/{all}`` only, its losses to ``save_loss`` plots; Bayi-Hu/ToolkenGPT ``train_llama.py``:
-wandb only; SaehwanPark/neural-machine-translator ``train_nmt.py``: functions, no print),
+wandb only; SaehwanPark/neural-machine-translator ``train_nmt.py``: functions, no print;
+20000607-lxc/blackbox_prompt_training ``run_glue.py``: only ``epoch {n}: {eval_metric}``),
 those that hand over to a module not read in time (8b1tz/mba_phishing ``train_bert.py``:
 ``src.bert_model.train_bert_model``; ARIES-LM/Semformer ``run_clm.py``: its own
 ``trainer.MyTrainer``). Each excerpt is built from the script's own print and logging format
 strings (one builder a script below, the repository and file in its docstring): a healthy run
 with settings other than the defaults, and a faulty one (a NaN loss from step N, or at epoch E
-where the script prints per epoch), pasted from the start and from the middle. None of the 12
-prints a loss scale (4g's Keras ``mixed_float16`` hides its ``LossScaleOptimizer``; the fp16
-HF and TRL runs print no scale), so no scale collapse was built.
+where the script prints per epoch; where it prints a scaler's scale, one that collapses),
+pasted from the start and from the middle. One of the 16 prints a loss scale (GlowTTS' fp16
+``amp_scaler``; 4g's Keras ``mixed_float16`` hides its ``LossScaleOptimizer``, the fp16 HF and
+TRL runs print none).
 
 Each script as repository ``file``: the format; the doctor's answer on the parent (ff74fba)
 -> the right one ("=": the same; HF dicts print no step: their rows are counted in the excerpt
@@ -59,12 +61,32 @@ it):
   ``Seq2SeqTrainer``, ``logging_steps=1``); AMP006 137 =; 37 = from the middle.
 - Arnavsao/Fine-Tuning-Llama-Model-2-on-Intruction-dataset ``train_llama.py`` (QLoRA, TRL
   ``SFTTrainer`` dicts); AMP006 6 =; 4 = from the middle.
+- MinjiNotMinji/tts-tutorial ``train_tts.py`` (GlowTTS, ``mixed_precision=True``, through
+  coqui-ai/Trainer): ``--> TIME: ... -- STEP: 100/400 -- GLOBAL_STEP: 500`` over ``| >
+  log_mle: nan  (nan)``, ``| > loss_dur``, ``| > loss``, ``| > amp_scaler: ...``; a NaN from
+  global step 500 (the scaler halving on each): AMP006 100, AMP003 125, AMP004 125 -> AMP006
+  500, AMP003 500, AMP004 525; the scale's collapse alone from 500: AMP004 66 -> AMP003 500,
+  AMP004 525; the same from the middle (the record's first row, ``log_mle``, holds no
+  keyword: the step line was not handed over with the record).
+- 20118/DefenseWithPhonetics ``run_mlm.py`` (HF's of 4.26: dicts with no ``grad_norm``,
+  ``***** train metrics *****``, ``*** Evaluate ***``, the ``eval`` block with
+  ``perplexity``); AMP006 6, AMP013 9 =; 4, 7 = from the middle.
+- SahanaRamnath/Neural-Machine-Translation ``train_nmt.py`` (TF1, Python 2 prints):
+  ``Global Step :  190 , Epoch Step :  190`` printed before the step, ``Loss :  nan
+  ,Learning Rate :   0.001`` after it; AMP006 20 -> 200 (strict xfail: the loss of step 200
+  stands under the banner of 190, and the banner's step is not read); 7 -> 200 from the
+  middle.
+- Ahmednaveeed/Text-bridge ``train_translation.py`` (Keras 2 ``fit`` with
+  ``validation_data``): ``- loss: nan - accuracy: 0.0000 - val_loss: nan - val_accuracy:
+  0.0000``; AMP006 6566, AMP013 6566 = (the bars' count), also from the middle.
 
-Healthy, with settings other than the defaults (15 excerpts, 3 of them pasted from the
-middle): no false alarm on any, before or after; right (silent, read without error) on 14 of
-15 before, 15 after (Myformer1's was "nothing to diagnose").
-Faulty (24 excerpts): right on 18 before (75%), 22 after (92%); the 2 left wrong are held by
-strict xfails (CAESynth and mamba_comparision from the middle: a per-epoch bar's run count).
+Healthy, with settings other than the defaults (20 excerpts, 4 of them pasted from the
+middle): no false alarm on any, before or after; right (silent, read without error) on 19 of
+20 before (95%), 20 after (Myformer1's was "nothing to diagnose").
+Faulty (34 excerpts): right on 22 before (65%), 30 after (88%); the 4 left wrong are held by
+strict xfails (CAESynth and mamba_comparision from the middle: a per-epoch bar's run count;
+SahanaRamnath twice: a loss printed after its step's banner). Of the 12 scripts read first,
+18 of 24 faulty excerpts were right at first sight (75%).
 "Right": the ids, and the step as the log prints it (an epoch, a step counter, the bars' run
 count; HF dicts' rows).
 
@@ -80,6 +102,11 @@ Fixed here, each by a rule of message or layout:
   (length_errors.py); a finite held-out one, a time (``ms``), a ``|`` record and a length with
   no split stay unread. Not fixed: such lines alone, with no bar, are read but not judged
   (strict xfail).
+- A record's rows that hold no keyword between its step line and its first candidate, each
+  opening with the candidate's own marker after an indent of two blanks or more (coqui's
+  ``     | > log_mle: ...`` over ``     | > loss_dur: ...``), are walked up to the step line,
+  which is handed over with the record (record_rows.py, from reader.py ``_step_line``); rows of
+  another shape and plain indented lines end the walk.
 """
 
 from __future__ import annotations
@@ -162,19 +189,27 @@ def tts_univnet(bad: int | None = None, batches: int = 300, every: int = 25,
     text = [f"\n{BOLD} > EPOCH: 0/250{END}", " --> data/run-June-01-2024_10+00AM-0000000",
             f"\n{BOLD} > TRAINING (2024-06-01 10:00:00) {END}"]
     for g in range(0, epochs * batches, every):
-        step = g % batches
-        block = (f"{BOLD}   --> TIME: 2024-06-01 10:00:00 -- STEP: {step}/{batches} -- "
-                 f"GLOBAL_STEP: {g}{END}\n")
-        for key in (*UNIVNET_G, *UNIVNET_D):
-            value = _loss(bad, g, 1.1 - g / 5000)
-            block += f"     | > {key}: {value}  ({value})\n"
-        block += ("     | > step_time: 0.3412  (0.33871)\n"
-                  "     | > loader_time: 0.0081  (0.00912)\n")
-        text += ["", block]
-        if step + every >= batches:
-            text += [f"\n{BOLD} > EPOCH: {g // batches + 1}/250{END}",
-                     f"\n{BOLD} > TRAINING (2024-06-01 10:00:00) {END}"]
+        value = _loss(bad, g, 1.1 - g / 5000)
+        rows = [(key, f"{value}  ({value})") for key in (*UNIVNET_G, *UNIVNET_D)]
+        text += _coqui_record(g, batches, every, 250, [
+            *rows, ("step_time", "0.3412  (0.33871)"), ("loader_time", "0.0081  (0.00912)")])
     return "\n".join(text).split("\n")
+
+
+def _coqui_record(g: int, batches: int, every: int, epochs: int,
+                  rows: list[tuple[str, str]]) -> list[str]:
+    """coqui-ai/Trainer's record at global step ``g`` (``console_logger.py``
+    ``print_train_step``: the bold step line, then ``     | > {key}: {shown}`` a row), and at
+    an epoch's last record the next epoch's banners (``print_epoch_start``,
+    ``print_train_start``)."""
+    step = g % batches
+    block = (f"{BOLD}   --> TIME: 2024-06-01 10:00:00 -- STEP: {step}/{batches} -- "
+             f"GLOBAL_STEP: {g}{END}\n") + "".join(f"     | > {k}: {v}\n" for k, v in rows)
+    out = ["", block]
+    if step + every >= batches:
+        out += [f"\n{BOLD} > EPOCH: {g // batches + 1}/{epochs}{END}",
+                f"\n{BOLD} > TRAINING (2024-06-01 10:00:00) {END}"]
+    return out
 
 
 def _hf_eval(loss: float, epoch: float, metric: str, value: float) -> str:
@@ -203,7 +238,7 @@ def speech_whisper(bad: int | None = None, steps: int = 1000, every: int = 25,
             out.append(_hf_eval(_loss(bad, s, 1.95 - s / 800), round(s / per_epoch, 2),
                                 "eval_wer", wer))
     return [*out, f"{{'train_runtime': 3612.1, 'train_samples_per_second': 2.768, "
-                  f"'train_steps_per_second': 0.277, 'train_loss': {_loss(bad, 0, 1.21)}, "
+                  f"'train_steps_per_second': 0.277, 'train_loss': {_loss(bad, steps, 1.21)}, "
                   f"'epoch': {round(steps / per_epoch, 2)}}}"]
 
 
@@ -363,7 +398,7 @@ def t5_en_fr(bad: int | None = None, epochs: int = 30, per_epoch: int = 10,
         out.append(f"{{'loss': {round(loss, 4)}, 'grad_norm': {norm}, 'learning_rate': "
                    f"{lr * (1 - (s - 1) / total):.4e}, 'epoch': {round(s / per_epoch, 2)}}}")
     return [*out, f"{{'train_runtime': 41.23, 'train_samples_per_second': 29.1, "
-                  f"'train_steps_per_second': 7.276, 'train_loss': {_loss(bad, 0, 1.9)}, "
+                  f"'train_steps_per_second': 7.276, 'train_loss': {_loss(bad, total, 1.9)}, "
                   f"'epoch': {float(epochs)}}}", "Fine-tuned model saved successfully."]
 
 
@@ -384,10 +419,124 @@ def llama_sft(bad: int | None = None, steps: int = 250, every: int = 25,
                    f"{float(s * 1310)}, 'mean_token_accuracy': {acc}, 'epoch': "
                    f"{round(s / steps, 2)}}}")
     return [*out, f"{{'train_runtime': 1812.4, 'train_samples_per_second': 0.552, "
-                  f"'train_steps_per_second': 0.138, 'train_loss': {_loss(bad, 0, 1.41)}, "
+                  f"'train_steps_per_second': 0.138, 'train_loss': {_loss(bad, steps, 1.41)}, "
                   f"'epoch': 1.0}}", "✅ Training complete! Model saved at: "
                   "/data/llama-finetuned"]
 
+
+
+def sahana_nmt(bad: int | None = None, steps: int = 400, stats: int = 10) -> list[str]:
+    """SahanaRamnath/Neural-Machine-Translation ``train_nmt.py`` (TF1, Python 2 ``print``
+    with commas: a blank between items): at the loop's top, before the step, ``print 'Global
+    Step : ',global_step,', Epoch Step : ',param.epoch_step`` every ``steps_per_stats``; after
+    the step, with the new count, ``print 'Loss : ',step_loss,'  ,Learning Rate :
+    ',learning_rate``, so a step's loss is printed just before its own ``Global Step`` line;
+    ``Saving checkpoint...`` every 50 and ``Sample Decode`` / ``Evaluating on validation
+    data`` every 100; ``bad`` is the first NaN step."""
+    out: list[str] = []
+    for g in range(steps):
+        if g % stats == 0:
+            out.append(f"Global Step :  {g} , Epoch Step :  {g}")
+        done = g + 1
+        if done % stats == 0:
+            out.append(f"Loss :  {_loss(bad, done, 5.2 - done / 200):.6g}   ,Learning Rate :   "
+                       "0.001")
+        if done % 50 == 0:
+            out.append("Saving checkpoint...")
+        if done % 100 == 0:
+            out += ["Sample Decode", "Evaluating on validation data"]
+    return out
+
+
+def text_bridge(bad: int | None = None, epochs: int = 20, steps: int = 938) -> list[str]:
+    """Ahmednaveeed/Text-bridge ``train_translation.py`` (an English-to-Urdu LSTM,
+    ``compile(..., metrics=['accuracy'])``, ``fit(..., epochs=20, validation_data=...)``;
+    its ``ModelCheckpoint`` is made but never passed): Keras 2's ``Epoch {n}/{N}`` and each
+    epoch's last progress line ``- loss: ... - accuracy: ... - val_loss: ... - val_accuracy:
+    ...``; ``bad`` is the first NaN epoch (1-based)."""
+    out = []
+    for e in range(1, epochs + 1):
+        loss = _loss(bad, e, 3.9 - e * 0.11)
+        acc = 0.0 if loss != loss else 0.42 + e / 100
+        out += [f"Epoch {e}/{epochs}", f"{steps}/{steps} [==============================] - "
+                f"{88 + e}s 94ms/step - loss: {loss:.4f} - accuracy: {acc:.4f} - val_loss: "
+                f"{_loss(bad, e, 3.8 - e * 0.1):.4f} - val_accuracy: {acc:.4f}"]
+    return out
+
+
+GLOW = ("log_mle", "loss_dur", "loss")
+
+
+def glow_tts(bad: int | None = None, collapse: int | None = None, batches: int = 400,
+             every: int = 25, epochs: int = 3, lr: float = 0.001) -> list[str]:
+    """MinjiNotMinji/tts-tutorial ``train_tts.py``: GlowTTS with ``mixed_precision=True``,
+    ``print_step=25``, through coqui-ai/Trainer (``console_logger.py``'s step line and ``|
+    > {key}: {value}  ({average})`` rows; ``trainer.py`` logs ``amp_scaler`` under fp16, then
+    ``grad_norm``, ``current_lr``, ``step_time``, ``loader_time``), GlowTTS' losses
+    (``TTS/tts/layers/losses.py`` ``GlowTTSLoss``: ``log_mle``, ``loss_dur``, ``loss``);
+    ``bad``: the loss NaN from that global step, the scaler halving on each such step;
+    ``collapse``: the loss finite, the scaler halving on every step from there (overflowing
+    gradients)."""
+    text = [f"\n{BOLD} > EPOCH: 0/1000{END}", " --> /content/drive/MyDrive/recipes/ljspeech/run",
+            f"\n{BOLD} > TRAINING (2024-06-01 10:00:00) {END}"]
+    scale, clean = 65536.0, 0
+    last = -1
+    for g in range(0, epochs * batches, every):
+        for s in range(last + 1, g + 1):
+            if (bad is not None and s >= bad) or (collapse is not None and s >= collapse):
+                scale, clean = max(scale / 2, 2.0 ** -24), 0
+            else:
+                clean += 1
+                if clean == 2000:
+                    scale, clean = scale * 2, 0
+        last = g
+        value = _loss(bad, g, 1.8 - g / 3000)
+        text += _coqui_record(g, batches, every, 1000, [
+            *((key, f"{value}  ({value})") for key in GLOW), ("amp_scaler", f"{scale}  ({scale})"),
+            ("grad_norm", "4.1234  (4.3012)"), ("current_lr", f"{lr} "),
+            ("step_time", "0.2841  (0.29123)"), ("loader_time", "0.0071  (0.00815)")])
+    return "\n".join(text).split("\n")
+
+
+def _hf_block(split: str, metrics: dict[str, object]) -> list[str]:
+    """HF ``Trainer.log_metrics``: ``***** {split} metrics *****`` and ``  {key:<w} = {value:>9}``
+    (``trainer_pt_utils.py``; floats rounded to 4 places)."""
+    width = max(len(k) for k in metrics)
+    return [f"***** {split} metrics *****",
+            *(f"  {k:<{width}} = {v:>9}" for k, v in sorted(metrics.items()))]
+
+
+def defense_mlm(bad: int | None = None, steps: int = 4500, every: int = 500,
+                lr: float = 5e-5, per_epoch: int = 1500) -> list[str]:
+    """20118/DefenseWithPhonetics ``run_mlm.py`` (HF's ``run_mlm.py`` of 4.26): the
+    ``%(asctime)s - %(levelname)s - %(name)s - %(message)s`` banners, HF ``Trainer`` dicts of
+    4.26 (``{'loss': ..., 'learning_rate': ..., 'epoch': ...}``, no ``grad_norm``) every 500
+    steps, then ``trainer.log_metrics("train", ...)`` and, after ``*** Evaluate ***``, the
+    ``eval`` block with ``perplexity`` (``math.exp(eval_loss)``); ``bad`` is the first NaN
+    step."""
+    out = ["01/12/2023 10:00:00 - WARNING - __main__ - Process rank: -1, device: cuda:0, "
+           "n_gpu: 1distributed training: False, 16-bits training: True"]
+    for s in range(every, steps + 1, every):
+        loss = _loss(bad, s, 2.4 - s / 5000)
+        out.append(f"{{'loss': {round(loss, 4)}, 'learning_rate': "
+                   f"{lr * (1 - s / steps):.4e}, 'epoch': {round(s / per_epoch, 2)}}}")
+    final = _loss(bad, steps, 1.93)
+    out.append(f"{{'train_runtime': 3723.1, 'train_samples_per_second': 38.68, "
+               f"'train_steps_per_second': 1.209, 'train_loss': {final}, 'epoch': 3.0}}")
+    out += _hf_block("train", {"epoch": 3.0, "train_loss": round(final, 4),
+                               "train_runtime": "1:02:03.12", "train_samples": 48000,
+                               "train_samples_per_second": 38.68,
+                               "train_steps_per_second": 1.209})
+    out.append("01/12/2023 11:02:05 - INFO - __main__ - *** Evaluate ***")
+    ev = _loss(bad, steps, 1.88)
+    out.append(f"{{'eval_loss': {ev}, 'eval_accuracy': 0.6123, 'eval_runtime': 41.2, "
+               f"'eval_samples_per_second': 60.68, 'eval_steps_per_second': 7.59, "
+               f"'epoch': 3.0}}")
+    out += _hf_block("eval", {"epoch": 3.0, "eval_accuracy": 0.6123, "eval_loss": round(ev, 4),
+                              "eval_runtime": "0:00:41.20", "eval_samples": 2500,
+                              "eval_samples_per_second": 60.68, "eval_steps_per_second": 7.59,
+                              "perplexity": round(2.718281828 ** ev, 4)})
+    return out
 
 # Faulty excerpts the parent (ff74fba) read wrong and this branch reads right.
 FIXED: Table = {
@@ -397,6 +546,13 @@ FIXED: Table = {
     "mamba_pose": (lambda: mamba_pose(3), [("AMP006", 4 * 1558), ("AMP013", 4 * 1558)]),
     "mamba_pose_from_the_middle": (lambda: mamba_pose(4)[12:],
                                    [("AMP006", 5 * 1558), ("AMP013", 5 * 1558)]),
+    "glow_tts": (lambda: glow_tts(bad=500),
+                 [("AMP006", 500), ("AMP003", 500), ("AMP004", 525)]),
+    "glow_tts_from_the_middle": (lambda: glow_tts(bad=500)[100:],
+                                 [("AMP006", 500), ("AMP003", 500), ("AMP004", 525)]),
+    "glow_tts_collapse": (lambda: glow_tts(collapse=500), [("AMP003", 500), ("AMP004", 525)]),
+    "glow_tts_collapse_from_the_middle": (lambda: glow_tts(collapse=500)[100:],
+                                          [("AMP003", 500), ("AMP004", 525)]),
 }
 
 # Faulty excerpts the parent read right already (guards).
@@ -424,6 +580,12 @@ READ_ALREADY: Table = {
     "t5_en_fr_from_the_middle": (lambda: t5_en_fr(137)[100:], [("AMP006", 37)]),
     "llama_sft": (lambda: llama_sft(150), [("AMP006", 6)]),
     "llama_sft_from_the_middle": (lambda: llama_sft(150)[3:], [("AMP006", 4)]),
+    "text_bridge": (lambda: text_bridge(7), [("AMP006", 7 * 938), ("AMP013", 7 * 938)]),
+    "text_bridge_from_the_middle": (lambda: text_bridge(7)[6:],
+                                    [("AMP006", 7 * 938), ("AMP013", 7 * 938)]),
+    "defense_mlm": (lambda: defense_mlm(2700), [("AMP006", 6), ("AMP013", 9)]),
+    "defense_mlm_from_the_middle": (lambda: defense_mlm(2700)[3:],
+                                    [("AMP006", 4), ("AMP013", 7)]),
 }
 
 # Healthy runs, each with settings other than the builder's (and the script's) defaults.
@@ -446,6 +608,11 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "keras_translation": lambda: keras_translation(epochs=20, steps=782),
     "t5_en_fr": lambda: t5_en_fr(epochs=12, per_epoch=20, lr=3e-4),
     "llama_sft": lambda: llama_sft(steps=500, every=10, lr=1e-4),
+    "sahana_nmt": lambda: sahana_nmt(steps=600, stats=20),
+    "text_bridge": lambda: text_bridge(epochs=30, steps=469),
+    "glow_tts": lambda: glow_tts(batches=300, every=20, lr=0.0005),
+    "glow_tts_from_the_middle": lambda: glow_tts(batches=300, every=20, lr=0.0005)[80:],
+    "defense_mlm": lambda: defense_mlm(steps=6000, every=200, lr=1e-4, per_epoch=2000),
 }
 
 
@@ -510,3 +677,14 @@ def test_lengths_alone(tmp_path: Path) -> None:
     """Per-epoch ``Train MPJPE`` lines only (no bar), NaN from the fifth: an AMP006."""
     lines = [f"Train MPJPE: {50 - e if e < 4 else NAN:.2f}mm" for e in range(7)]
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed here: the loop prints a step's loss after "
+                   "the step and its 'Global Step :  N , Epoch Step :  N' banner before the "
+                   "next one, so the NaN of step 200 stands under the banner of 190; the doctor "
+                   "reads no step in the banner (a blank before its colon) and counts the loss "
+                   "rows (20, 7 from the middle)")
+@pytest.mark.parametrize("cut", [0, 30])
+def test_sahana_nmt(tmp_path: Path, cut: int) -> None:
+    """SahanaRamnath's NaN from step 200 (printed every 10 steps): AMP006 200."""
+    assert faults(tmp_path, sahana_nmt(200)[cut:]) == [("AMP006", 200)]
