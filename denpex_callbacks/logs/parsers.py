@@ -19,8 +19,10 @@ from denpex_callbacks.logs import (
     denpex_lines,
     fairseq,
     framework_errors,
+    held_out_epoch,
     hf,
     known_messages,
+    length_errors,
     lightning,
     lone_perplexity,
     megatron,
@@ -49,6 +51,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
     other_scalers, fairseq, megatron, hf, lightning, known_messages, nonfinite_sentences,
     raised_nonfinite, overflow_sentences, precision_sentences, lone_perplexity,
+    held_out_epoch, length_errors,
 )
 # What a metric line of an unknown format holds: a loss (loss, Loss, and the lexicon's other
 # loss nouns: cost, nll, xent, cross entropy, objective), a scale, a non-finite value (nan,

@@ -44,6 +44,7 @@ from denpex_callbacks.logs.metric_reader import (
 )
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, noise_bytes
 from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
+from denpex_callbacks.logs.record_rows import step_above_rows
 from denpex_callbacks.logs.stat_grids import GRID_ROWS, counters_header, grid_row
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
 
@@ -563,6 +564,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
             b"teration " in line and _EVAL_AT.search(line) is not None) or (
             b"poch" in line and _EPOCH_HEADING.fullmatch(line.lstrip()) is not None):
         return line, 0
+    if line[:1] in (b" ", b"\t") and begin > resume and (rows := step_above_rows(
+            buffer, resume, start, begin, line, _is_step_line)) is not None:
+        return rows  # a record's rows with no keyword between (coqui's ``| > log_mle``)
     if line.lstrip(b" ")[:2] in _DRAWN and begin > resume:
         return _table_heading(buffer, resume, begin)
     if (b"\t" in line or b"|" in line) and (grid := _step_past(

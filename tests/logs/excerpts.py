@@ -105,3 +105,13 @@ def assert_read_through(tmp_path: Path, wrap: Callable[[list[str]], list[str]]) 
 def nan_from(bad: int | None, at: int, value: float) -> float:
     """``value``, or NaN from ``bad`` on (a builder's loss at ``at``: a step, an epoch)."""
     return float("nan") if bad is not None and at >= bad else value
+
+
+Table = dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | None]]]]
+
+
+def check_listed(tmp_path: Path, name: str, *tables: Table) -> None:
+    """Assert that the excerpt ``name`` (from the first of ``tables`` that lists it: its
+    builder and its expected (id, step) pairs) is diagnosed as expected."""
+    build, expected = next(table[name] for table in tables if name in table)
+    assert faults(tmp_path, build()) == expected
