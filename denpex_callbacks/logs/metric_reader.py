@@ -35,6 +35,7 @@ from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
+from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step
 from denpex_callbacks.logs.events import (
     EVAL,
     EVALUATED_ROW,
@@ -1370,6 +1371,9 @@ class MetricReader:
             step = self._phase_step(text, int(found.group(1)), float(found.group(2)))
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
+        elif "] " in text and (bracketed := bracket_epoch_step(text)) is not None:
+            # the same counts, the epoch in brackets with no word for it (see epoch_brackets)
+            step = self._step_of_epoch(*bracketed)
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "[" or "(t): " in text
                                # torchreid's engine (torchreid/engine/engine.py ``train``):
