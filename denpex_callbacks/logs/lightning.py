@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 
 from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.bar_epochs import repeats_epoch
 from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
 
 FAMILY = "lightning"
@@ -264,6 +265,7 @@ class Bars:
         self._sanity = False  # the fit's sanity check seen before any main bar line
         self._first = 0  # the number the bars give the fit's first epoch (see _first_epoch)
         self._padded = False  # the first bar's epoch was zero-padded and above 0 (see parse)
+        self._zero = False  # a bar labelled ``Epoch 0`` was read (its epochs from 0)
         # a whole ``step=`` below the epoch's batches (see _counts_run): the bar's epoch it was
         # last seen on and its value there; None once it went back as an epoch began
         self._step_seen: tuple[int, int] | None = (-1, -1)
@@ -282,6 +284,11 @@ class Bars:
             # loop's own ``tqdm(loader, desc=f"Epoch {epoch + 1:02d}")``: from 1, unless the
             # first one seen is ``Epoch 00``
             self._padded = int(padded.group(1)) > 0
+        if self._first == 0 and self._epoch > 0 and not self._zero and (
+                repeats_epoch(text, self._epoch)):
+            # the last bar's label repeated as ``Epoch E/N``: a loop's own count (bar_epochs),
+            # from 1 (Lightning's from 0 would have shown its ``Epoch 0`` bar first)
+            self._first, self._epoch = 1, self._epoch - 1
         events = _read(text, self._step, self._counts_run)
         if events and not self._finite and events[0].kind == METRICS and \
                 events[0].loss is not None:
@@ -338,6 +345,7 @@ class Bars:
             self._run += total
 
     def _step(self, epoch: int, done: int, total: int) -> int:
+        self._zero = self._zero or epoch == 0
         if self._epoch < 0:
             self._first_epoch(epoch)
         epoch -= self._first

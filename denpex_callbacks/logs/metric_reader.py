@@ -35,6 +35,8 @@ from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
+from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step
+from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
     EVAL,
     EVALUATED_ROW,
@@ -574,6 +576,15 @@ def _split_scores(text: str, first: re.Match[str]) -> bool:
                for found in _EVAL_CONTEXT.finditer(text, first.start()))
 
 
+def _epoch_and_count(metrics: MetricLine) -> tuple[int, int] | None:
+    """The epoch and the step a row keys both (``Epoch 2 | Iter 301 | ...``), or None."""
+    if lexicon.EPOCH not in metrics.values or lexicon.STEP not in metrics.values:
+        return None
+    epoch = as_step(metrics.values[lexicon.EPOCH])
+    count = as_step(metrics.values[lexicon.STEP])
+    return None if epoch is None or count is None else (epoch, count)
+
+
 def _not_training(text: str) -> str | None:
     """Why a line holds no training step's values (:data:`EVALUATION`, :data:`CLOSING`), or
     None for a training line."""
@@ -683,6 +694,7 @@ class MetricReader:
         self.last_epoch: int | None = None  # the epoch of the last "Epoch [E][i/N]" row
         # the batches of epochs whose length is not printed (``Epoch 3, batch 500``)
         self.epoch_batches = EpochBatches()
+        self.eval_passes = EvalPasses()
         self.phase_batches = 0  # the batches of a ClassyVision phase (0: not printed yet)
         # A row whose finite lines hold no keyword (only its non-finite ones are candidates)
         # that numbers its count within the epoch, first read past the first epoch: the
@@ -968,6 +980,8 @@ class MetricReader:
         return self._read(text, first)
 
     def _read(self, text: str, line: int) -> list[MetricEvent]:
+        if self.eval_passes.epoch is not None:  # (rows that key an epoch and a step read)
+            self.eval_passes.read(text)
         if "_" in text and _STEP_ALONE.match(text) is not None:
             text = _DIGIT_GROUP.sub("", text)  # a banner's grouped counter: one number
         if text[:1] == "[" and (progress := COMPOSER_LINE.match(text)) is not None:
@@ -1005,8 +1019,16 @@ class MetricReader:
         if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
                 summed := _total_of_terms(text)) is not None:
             metrics = _with_loss(metrics, *summed)
+        counts = _epoch_and_count(metrics)
+        if counts is not None and self.eval_passes.evaluates(*counts):
+            # the training's format, its count started over after its epoch ended: the pass's
+            # own count numbers no step (the training step reached does)
+            claims = [claim for claim in find_claims(text)[0] if claim[2] != lexicon.STEP]
+            return self._evaluated(text, claims, EVALUATION, line)
         events = self._pairs(text, metrics, None, line)
         if events is not None:
+            if counts is not None:
+                self.eval_passes.trained(*counts)
             return events
         # a table behind a launcher's rank prefix: its cells where the prefix ends
         cells = text[rank_prefix_end(text):]
@@ -1377,6 +1399,9 @@ class MetricReader:
             step = self._phase_step(text, int(found.group(1)), float(found.group(2)))
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
+        elif "] " in text and (bracketed := bracket_epoch_step(text)) is not None:
+            # the same counts, the epoch in brackets with no word for it (see epoch_brackets)
+            step = self._step_of_epoch(*bracketed)
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "[" or "(t): " in text
                                # torchreid's engine (torchreid/engine/engine.py ``train``):
