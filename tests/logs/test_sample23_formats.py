@@ -622,18 +622,21 @@ def test_reid_bars(tmp_path: Path, cut: int, bad: int, right: int) -> None:
     assert faults(tmp_path, reid_bars(bad, epochs=4)[cut:]) == [("AMP006", right)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the validation's batches after "
-                   "``Cross validation...`` print the training's format (``Epoch 2 | Iter 101 "
-                   "| Average Loss ...``) and are read as training rows: the count going back "
-                   "twice an epoch puts the NaN at 201 and the evaluation's at 301 (since "
-                   "h51-steps51's eval_passes the rows after ``End of Epoch`` are told: 1201, "
-                   "2102, the epoch's length learnt as EpochBatches learns it, 901 + 300 - 1)")
-@pytest.mark.parametrize(("cut", "bad"), [(0, 2), (2 * 16, 4)])
-def test_e2e_asr(tmp_path: Path, cut: int, bad: int) -> None:
-    """The right answer, as the reader counts a restarting count with no total: the epoch's
-    first row after the last count of the epoch before (901 + 1), the validation's NaN at
-    the last training step read (901 + 901)."""
-    assert faults(tmp_path, e2e_asr(bad, epochs=6)[cut:]) == [("AMP006", 902), ("AMP013", 1802)]
+@pytest.mark.xfail(strict=True, reason="not fixed here: since h51-steps51's eval_passes the "
+                   "validation's rows after ``End of Epoch`` (the training's format, ``Epoch 2 | "
+                   "Iter 101 | ...``) are told from training's and the epoch's length is learnt "
+                   "as EpochBatches learns it (901 + 300 - 1 = 1200, the builder's own): the NaN "
+                   "is at 1201, right, but the evaluation's is one past the last training step "
+                   "(2102) and an excerpt pasted from epoch 3 counts its first epoch as the run's "
+                   "(1201, 2102)")
+@pytest.mark.parametrize(("cut", "bad", "right"), [
+    (0, 2, [("AMP006", 1201), ("AMP013", 2101)]),
+    (2 * 16, 4, [("AMP006", 3601), ("AMP013", 4501)]),
+])
+def test_e2e_asr(tmp_path: Path, cut: int, bad: int, right: list[tuple[str, int]]) -> None:
+    """The right answer: 1200 iterations an epoch (the builder's), the NaN at the bad epoch's
+    first row, the validation's NaN at the last training step read before it (its 901st)."""
+    assert faults(tmp_path, e2e_asr(bad, epochs=6)[cut:]) == right
 
 
 @pytest.mark.xfail(strict=True, reason="not fixed here: ``valid:`` (ProPainter's L1 loss "
