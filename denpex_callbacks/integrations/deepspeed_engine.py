@@ -2,9 +2,9 @@
 
 DeepSpeed has no callback API, so :func:`attach` wraps ``engine.backward`` and ``engine.step``
 as instance attributes (this also holds behind accelerate, which calls the same engine). Only
-a call of ``step`` at a gradient accumulation boundary (:func:`at_boundary`) is read: the
-micro-steps between pass straight through (the scale cannot change in them). A boundary call
-that advances ``engine.global_steps`` is one real optimizer step and goes to the shared
+a ``step`` call at a gradient accumulation boundary is read (the micro-steps between pass
+straight through: the scale cannot change in them); one that advances ``engine.global_steps``
+is one real optimizer step and goes to the shared
 :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`: the scale before and after
 (:class:`~denpex_callbacks.readers.deepspeed_optimizer.DeepSpeedReader`, or the GradScaler of
 ``torch_autocast`` mode), the mean of the losses given to ``engine.backward`` since the previous
@@ -46,12 +46,12 @@ from denpex_callbacks.integrations.deepspeed_config import (
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
-from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
+from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader, at_accumulation_boundary
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import LossSum
 
-__all__ = ["DeepSpeedMonitor", "at_boundary", "attach", "initialize", "monitor_config"]
+__all__ = ["DeepSpeedMonitor", "attach", "initialize", "monitor_config"]
 
 METRIC_PREFIX = "Train/Samples/"
 _ATTACHED = "_denpex_monitor"  # the engine attribute holding its DeepSpeedMonitor
@@ -134,7 +134,7 @@ class DeepSpeedMonitor:
         engine = self.engine
 
         def step(*args: Any, **kwargs: Any) -> Any:
-            if not at_boundary(engine):  # a micro-step: the scale cannot change in it
+            if not at_accumulation_boundary(engine):  # a micro-step: no scale change in it
                 return original(*args, **kwargs)
             before = self._before = self._before_step()
             result = original(*args, **kwargs)
@@ -190,32 +190,6 @@ class DeepSpeedMonitor:
         from deepspeed.accelerator import get_accelerator
 
         return all_reduce_vote(get_accelerator().current_device_name())(wanted)
-
-
-def at_boundary(engine: Any) -> bool:
-    """Whether the coming ``engine.step()`` call is a gradient accumulation boundary, the only
-    call that takes an optimizer step (and may change the scale); read before the call, as
-    DeepSpeed's ``step()`` reads it (its micro-step counter moves at the call's end).
-
-    Under ``managed_gradient_accumulation: false`` every call is a boundary (DeepSpeed answers
-    True only while ``step()`` runs); where the engine cannot say, every call may be one (the
-    step is then recognised by ``engine.global_steps`` moving). The same on every rank.
-
-    Example:
-        >>> class Engine:
-        ...     micro_steps = 0
-        ...     def is_gradient_accumulation_boundary(self):
-        ...         return (self.micro_steps + 1) % 4 == 0
-        >>> at_boundary(Engine()), at_boundary(object())
-        (False, True)
-    """
-    try:
-        managed = getattr(engine, "managed_gradient_accumulation", None)
-        if callable(managed) and not managed():
-            return True
-        return bool(engine.is_gradient_accumulation_boundary())
-    except Exception:  # (an engine without the method, or one that fails: read every call)
-        return True
 
 
 def attach(

@@ -89,11 +89,8 @@ Args:
 
 def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline) -> StepReader:
     """The run's scale reader (``setup.extra["scale_reader"]``, from :func:`run_setup`),
-    attached (removed when ``pipeline`` closes): the precision plugin's GradScaler, or, under
-    the DeepSpeed strategy, the engine's optimizer with its exit watched as the DeepSpeed
-    adapter watches it (the step DeepSpeed refuses at the minimum scale is judged and the
-    report closed before its error goes on; the GradScaler of ``torch_autocast`` mode is read
-    where it keeps one), else :class:`NoScaler`."""
+    attached (removed when ``pipeline`` closes): the precision plugin's GradScaler, or the
+    DeepSpeed engine's, its exit watched as the DeepSpeed adapter's, else :class:`NoScaler`."""
     reader = setup.extra.get("scale_reader")
     if reader == "torch":
         scaler = getattr(trainer.precision_plugin, "scaler", None)
