@@ -27,17 +27,21 @@ class Precision(NamedTuple):
 _FP16 = Precision("fp16", "float16", True)
 _BF16 = Precision("bf16", "bfloat16", True)
 _FP32 = Precision("fp32", "float32", False)
+_FP16_TRUE = Precision("fp16-true", "float16", False)  # fp16 weights, no autocast
+_FP64 = Precision("fp64", "float64", False)
 
-# The words users and frameworks write for a precision (Lightning's flags, accelerate's
-# ``mixed_precision``, a plain loop's ``precision=``), in lower case.
+# The words users and frameworks write for a precision (Lightning's and Fabric's flags,
+# accelerate's ``mixed_precision``, a plain loop's ``precision=``), in lower case; each
+# Precision's own name is one of them too (a loop keeps the name: ``"16-true"`` is kept as
+# ``"fp16-true"``, still fp16 asked for).
 PRECISION_WORDS: dict[str, Precision] = {
     "fp16": _FP16, "16": _FP16, "16-mixed": _FP16, "float16": _FP16, "half": _FP16,
     "fp16-mixed": _FP16,
     "bf16": _BF16, "bf16-mixed": _BF16, "bfloat16": _BF16,
-    "16-true": Precision("fp16-true", "float16", False),
+    "16-true": _FP16_TRUE, "fp16-true": _FP16_TRUE,
     "bf16-true": Precision("bf16-true", "bfloat16", False),
     "no": _FP32, "fp32": _FP32, "32": _FP32, "32-true": _FP32, "float32": _FP32,
-    "64-true": Precision("fp64", "float64", False),
+    "64-true": _FP64, "fp64": _FP64,
 }
 
 
@@ -140,7 +144,15 @@ class RunSetup:
 
     @property
     def fp16_requested(self) -> bool:
-        """True when the user's words ask for fp16 (``fp16``, ``16``, ``16-mixed``, ``float16``)."""
+        """True when the user's words ask for fp16 compute, mixed or in fp16 weights
+        (``fp16``, ``16``, ``16-mixed``, ``float16``, ``half``, ``16-true``).
+
+        Example:
+            >>> RunSetup(requested_precision="fp16-true").fp16_requested
+            True
+            >>> RunSetup(requested_precision="bf16-true").fp16_requested
+            False
+        """
         word = PRECISION_WORDS.get((self.requested_precision or "").lower())
         return word is not None and word.compute == "float16"
 

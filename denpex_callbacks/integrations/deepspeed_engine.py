@@ -1,9 +1,10 @@
 """DeepSpeed adapter: a ``"denpex"`` section in the ds_config, one call after initialize.
 
 DeepSpeed has no callback API, so :func:`attach` wraps ``engine.backward`` and ``engine.step``
-as instance attributes (this also holds behind accelerate, which calls the same engine). Each
-call of ``step`` that advances ``engine.global_steps`` is one real optimizer step (gradient
-accumulation micro-steps do not advance it) and goes to the shared
+as instance attributes (this also holds behind accelerate, which calls the same engine). Only
+a ``step`` call at a gradient accumulation boundary is read (the micro-steps between pass
+straight through: the scale cannot change in them); one that advances ``engine.global_steps``
+is one real optimizer step and goes to the shared
 :class:`~denpex_callbacks.integrations.pipeline.StepPipeline`: the scale before and after
 (:class:`~denpex_callbacks.readers.deepspeed_optimizer.DeepSpeedReader`, or the GradScaler of
 ``torch_autocast`` mode), the mean of the losses given to ``engine.backward`` since the previous
@@ -45,7 +46,7 @@ from denpex_callbacks.integrations.deepspeed_config import (
 from denpex_callbacks.integrations.lifecycle import guarded
 from denpex_callbacks.integrations.pipeline import StepPipeline
 from denpex_callbacks.integrations.run_rules import all_reduce_vote
-from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
+from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader, at_accumulation_boundary
 from denpex_callbacks.readers.grad_scaler import GradScalerReader, first_lr
 from denpex_callbacks.readers.instance_wraps import InstanceWraps
 from denpex_callbacks.readers.scale_reading import LossSum
@@ -133,11 +134,13 @@ class DeepSpeedMonitor:
         engine = self.engine
 
         def step(*args: Any, **kwargs: Any) -> Any:
+            if not at_accumulation_boundary(engine):  # a micro-step: no scale change in it
+                return original(*args, **kwargs)
             before = self._before = self._before_step()
             result = original(*args, **kwargs)
             if before is not None:
                 self._after_step(stepped=engine.global_steps != before)
-            # Under "stop" every rank votes at every step, a collective (else: False).
+            # Under "stop" every rank votes at every optimizer step, a collective (else: False).
             self.pipeline.decide_stop(self._vote, int(engine.global_steps))
             return result
 
@@ -159,7 +162,7 @@ class DeepSpeedMonitor:
         assert reader is not None
         readings = reader.take()  # (this call's step, begun in _before_step)
         if not stepped:
-            return  # a gradient accumulation micro-step takes no optimizer step
+            return  # no optimizer step after all (an engine that could not say beforehand)
         if self._scaler is not None:  # torch_autocast mode: its GradScaler is read instead
             readings = self._scaler.take() or readings
         engine = self.engine

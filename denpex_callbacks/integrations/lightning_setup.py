@@ -89,15 +89,21 @@ Args:
 
 def scale_readers(trainer: Any, setup: RunSetup, pipeline: StepPipeline) -> StepReader:
     """The run's scale reader (``setup.extra["scale_reader"]``, from :func:`run_setup`),
-    attached: the precision plugin's GradScaler (removed when ``pipeline`` closes), or the
-    DeepSpeed engine's optimizer, else :class:`NoScaler`."""
+    attached (removed when ``pipeline`` closes): the precision plugin's GradScaler, or the
+    DeepSpeed engine's, its exit watched as the DeepSpeed adapter's, else :class:`NoScaler`."""
     reader = setup.extra.get("scale_reader")
     if reader == "torch":
         scaler = getattr(trainer.precision_plugin, "scaler", None)
         return GradScalerReader.attached(scaler, on_error=pipeline.fail,
                                          on_close=pipeline.on_close) or NoScaler()
     if reader == "deepspeed":
-        return DeepSpeedReader(trainer.strategy.deepspeed_engine)
+        def ended(error: BaseException) -> None:  # (numbered before the step, as Lightning)
+            pipeline.framework_ended(int(trainer.global_step), deepspeed.refused(), error)
+
+        deepspeed, scaler_reader = DeepSpeedReader.attached(
+            trainer.strategy.deepspeed_engine, on_exit=ended, on_error=pipeline.fail,
+            on_close=pipeline.on_close)
+        return scaler_reader or deepspeed
     return NoScaler()
 
 

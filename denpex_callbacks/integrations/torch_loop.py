@@ -210,8 +210,9 @@ class AmpMonitor:
         self.steps.next = int(state.get("calls", 0))
 
     @guarded
-    def _attach(self, scaler: Any, optimizer: Any, model: Any) -> bool:
-        """Watch what is new among these objects; True when a scaler is watched from now."""
+    def _attach(self, scaler: Any, optimizer: Any, model: Any, *, late: bool = False) -> None:
+        """Watch what is new among these objects (``late``: handed to ``monitor.step()``, after
+        the iteration's ``update()``, whose step the reader's first take then holds)."""
         given = loop_objects(scaler, optimizer, model, self._precision)
         objects = self.objects
         new_optimizers, first_scaler = objects.add(given)
@@ -222,7 +223,7 @@ class AmpMonitor:
         reader = None
         if first_scaler:  # (whether it is enabled is fixed in its __init__)
             reader = GradScalerReader.attached(given.scaler, on_error=self.pipeline.fail,
-                                               on_close=self.pipeline.on_close)
+                                               on_close=self.pipeline.on_close, late=late)
         if reader is not None:
             reader.before_step = self._poll
             self.protocol = ScalerProtocol(reader, self._flag, self.steps)
@@ -233,7 +234,6 @@ class AmpMonitor:
                                        loss_fn=self._loss_fn)
             self.autocast.watch(given.models[0])
         objects.models += [module for module in given.models if module not in objects.models]
-        return reader is not None
 
     def _on_optimizer_pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self.protocol is None:  # (with a scaler, scaler.step() polls: see _poll)
@@ -255,16 +255,13 @@ class AmpMonitor:
 
     @guarded
     def _step(self, call: Call, scaler: Any, optimizer: Any, model: Any) -> list[Diagnosis]:
-        late = False
         if scaler is not None or optimizer is not None or model is not None:
-            late = bool(self._attach(scaler, optimizer, model))
+            self._attach(scaler, optimizer, model, late=True)
         self._start(call.loss)
         reader = self.protocol.reader if self.protocol is not None else None
         if reader is None:
             steps = self.steps.unscaled(call, optimizers_watched=bool(self.objects.optimizers))
-        elif late and not reader.stepped:  # this iteration's update() ran before we watched
-            steps = [self.steps.current(reader.current(), call)]
-        else:
+        else:  # (the reader's readings, as every adapter takes them; stepped: see LoopSteps)
             steps = self.steps.scaled(call, reader.take(), stepped=reader.stepped)
         found = [d for step in steps for d in self._judge(step)]
         return found + self.pipeline.drain()

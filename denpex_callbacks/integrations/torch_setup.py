@@ -5,7 +5,8 @@ Users pass the objects they hold: a torch optimizer, or accelerate's ``Accelerat
 (``fabric.setup``), a ``torch.compile`` module, a DDP/FSDP module, or several of each (a list,
 a tuple, a dict, a ModuleDict). :func:`loop_objects` finds the raw optimizers and modules
 behind them, the GradScaler the wrappers step through, and the precision the loop asked for
-(accelerate keeps it in its state; Fabric and plain loops say it with ``precision=``).
+(accelerate keeps it in its state, Fabric in its precision plugin; a plain loop says it with
+``precision=``).
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ def _wrapper_facts(wrapper: Any, found: LoopObjects) -> None:
         found.framework = "fabric"
         if found.scaler is None and is_grad_scaler(getattr(plugin, "scaler", None)):
             found.scaler = plugin.scaler
+        if found.requested is None:  # what Fabric runs (its flag, after its own CPU swaps)
+            found.requested = requested_precision(getattr(plugin, "precision", None))
 
 
 def _computing_module(given: Any, found: LoopObjects) -> Any:

@@ -87,10 +87,6 @@ class LoopSteps:
         return [self._numbered(reading, calls[i] if i < len(calls) else Call())
                 for i, reading in enumerate(readings)]
 
-    def current(self, reading: ScaleReading, call: Call) -> Step:
-        """A step read as it is now (its ``update()`` ran before the scaler was watched)."""
-        return self._numbered(reading, call)
-
     def unscaled(self, call: Call, *, optimizers_watched: bool) -> list[Step]:
         """No enabled scaler: this call's step, or none while the optimizer step it belongs
         to has not come yet."""

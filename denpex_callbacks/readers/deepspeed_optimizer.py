@@ -222,6 +222,30 @@ def scales_fp16(engine: Any) -> bool:
     return bool(enabled()) if callable(enabled) else False
 
 
+def at_accumulation_boundary(engine: Any) -> bool:
+    """Whether the coming ``engine.step()`` call ends a gradient accumulation, the only call
+    that steps the optimizer (and may change the scale). Asked before the call, as
+    ``step()`` asks it (its micro-step counter moves at the call's end; 0.16.8-0.19.8); under
+    ``managed_gradient_accumulation: false`` (where DeepSpeed answers True only inside
+    ``step()``) and where the engine cannot say, every call may be one.
+
+    Example:
+        >>> class Engine:
+        ...     micro_steps = 0
+        ...     def is_gradient_accumulation_boundary(self):
+        ...         return (self.micro_steps + 1) % 4 == 0
+        >>> at_accumulation_boundary(Engine()), at_accumulation_boundary(object())
+        (False, True)
+    """
+    try:
+        managed = getattr(engine, "managed_gradient_accumulation", None)
+        if callable(managed) and not managed():
+            return True
+        return bool(engine.is_gradient_accumulation_boundary())
+    except Exception:  # (no such method, or it failed: the step is told by global_steps)
+        return True
+
+
 def deepspeed_setup(obj: Any, setup: RunSetup) -> RunSetup:
     """Fill the scaler fields of ``setup`` from a DeepSpeed engine or optimizer.
 

@@ -164,15 +164,23 @@ class GradScalerReader:
 
     @classmethod
     def attached(cls, scaler: Any, *, on_error: Callable[[], Any],
-                 on_close: Callable[[Callable[[], Any]], Any]) -> GradScalerReader | None:
+                 on_close: Callable[[Callable[[], Any]], Any],
+                 late: bool = False) -> GradScalerReader | None:
         """The run's reader of ``scaler``, attached (None: no enabled GradScaler); its
         :meth:`detach` is handed to ``on_close``, to run when the run's monitoring ends (every
-        adapter builds its reader here: the pipeline's ``fail`` and ``on_close``)."""
+        adapter builds its reader here: the pipeline's ``fail`` and ``on_close``).
+
+        ``late``: a step of the scaler ran before it was watched (a plain loop hands its scaler
+        to its first ``monitor.step()``, after that iteration's ``update()``): the first
+        :meth:`take` returns that step too, read as the scaler has it now (its scale and
+        growth tracker after it; nothing else is known of it)."""
         if not scaler_enabled(scaler):
             return None
         reader = cls(scaler, on_error=on_error)
         reader.attach()
         on_close(reader.detach)
+        if late:
+            reader._done.append(reader._now())
         return reader
 
     # -- the scaler's protocol state (for the plain loop's checks) -----------------------------
@@ -212,9 +220,8 @@ class GradScalerReader:
         instance before :meth:`attach`)."""
         self._wraps.restore()
 
-    def current(self) -> ScaleReading:
-        """The scale and growth tracker now, for a step whose ``update()`` ran before the
-        scaler was watched (nothing else is known of it)."""
+    def _now(self) -> ScaleReading:
+        """The scale and growth tracker now (a step whose ``update()`` was not watched)."""
         scaler = self.scaler
         scale, tracker = getattr(scaler, "_scale", None), getattr(scaler, "_growth_tracker", None)
         return ScaleReading(

@@ -88,6 +88,40 @@ def test_inf_loss_collapses_scale_until_deepspeed_exits(kit: Any, stage: int) ->
     assert hysteresis_step.hysteresis == 1
 
 
+def test_accumulation_reads_the_scale_once_per_optimizer_step(
+    kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Accumulation 4: DeepSpeed's scale can change only in the 4th step() call of each
+    # optimizer step, so the reader reads it there only (before and after), not at each call.
+    from denpex_callbacks.readers.deepspeed_optimizer import DeepSpeedReader
+
+    reads = {"before": 0, "after": 0}
+    for name, key in (("_scale_now", "before"), ("_reading", "after")):
+        original = getattr(DeepSpeedReader, name)
+
+        def counted(self: Any, *args: Any, _original: Any = original, _key: str = key) -> Any:
+            reads[_key] += 1
+            return _original(self, *args)
+
+        monkeypatch.setattr(DeepSpeedReader, name, counted)
+    engine, watcher = kit.watched(kit.config(
+        gradient_accumulation_steps=4, train_batch_size=16,
+        fp16={"enabled": True, "initial_scale_power": 4, "hysteresis": 2},
+    ))
+    # inf from the first micro-batch of the 4th optimizer step on (micro-batch 12, 0-based).
+    with pytest.raises(Exception, match=MIN_SCALE_MESSAGE):
+        kit.train(engine, 80, inf_from=12)
+    assert engine.micro_steps == 4 * 8 + 3  # the 9th step: DeepSpeed refused its 4th call
+    assert reads == {"before": 9, "after": 8}  # once per optimizer step, not per micro-step
+    found = _by_code(watcher)
+    # Numbered in optimizer steps (engine.global_steps), as DeepSpeed prints step=N.
+    assert found["AMP006"].step == 4 and found["AMP006"].reported_step == 4
+    assert found["AMP003"].step == 4 and found["AMP003"].reported_step == 9
+    assert MIN_SCALE_MESSAGE in found["AMP003"].evidence["framework_exit"]
+    assert watcher.monitor.run.steps_seen == 9  # 8 taken, the 9th refused
+    assert read_report(report_path(kit.report_dir, 0)).summary is not None
+
+
 def test_static_scale_that_overflows_every_step_is_amp005(kit: Any) -> None:
     # A static scale of 2**24 overflows fp16 in backward on every step.
     engine, watcher = kit.watched(kit.config(

@@ -83,6 +83,40 @@ def test_fabric_16_mixed_on_a_cpu_is_bf16_and_said_so() -> None:
     assert swap.evidence["active"] == "bf16-mixed"
 
 
+@pytest.mark.parametrize(("flag", "requested", "faults"), [
+    ("16-true", "fp16-true", [("AMP001", 0)]),  # fp16 weights, no scaler: fp16 asked, runs
+    ("bf16-true", "bf16-true", []),  # healthy controls: silent
+    ("32-true", "fp32", []),
+])
+def test_a_fabric_loop_says_what_precision_it_asked_for(
+    flag: str, requested: str, faults: list[tuple[str, int]]
+) -> None:
+    # Fabric's precision plugin keeps its flag: "16-true" (fp16 weights, no scaler) is fp16
+    # asked for, so that AMP010 can fire when the run does not compute in fp16 after all.
+    fabric_module = pytest.importorskip("lightning.fabric")
+    fabric = fabric_module.Fabric(accelerator="cpu", devices=1, precision=flag)
+    model = _model()
+    model, opt = fabric.setup(model, torch.optim.SGD(model.parameters(), lr=0.01))
+    monitor = AmpMonitor(optimizer=opt, model=model, report_dir=None)
+    _train(monitor, model, opt, fabric.backward)
+    setup = monitor.monitor.setup
+    assert setup.requested_precision == requested
+    assert setup.fp16_requested is (flag == "16-true")
+    assert _faults(monitor) == faults
+
+
+@pytest.mark.parametrize("asked", ["16-true", "half"])
+def test_fp16_weights_asked_for_but_fp32_weights_trained_is_amp010(asked: str) -> None:
+    # A loop that says it trains in fp16 weights and never converts its model: fp32 runs.
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    monitor = AmpMonitor(optimizer=opt, model=model, precision=asked, report_dir=None)
+    _train(monitor, model, opt, lambda loss: loss.backward())
+    assert _faults(monitor) == [("AMP010", 0)]
+    (asked_for,) = monitor.diagnoses
+    assert asked_for.evidence["active"] == "fp32"
+
+
 def test_a_fabric_loop_with_an_fp16_scaler_finds_its_scaler_and_names_modules_plainly() -> None:
     fabric_module = pytest.importorskip("lightning.fabric")
     from lightning.fabric.plugins import MixedPrecision
