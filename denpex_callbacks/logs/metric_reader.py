@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs import lexicon, region_losses
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
@@ -576,7 +576,8 @@ def _not_training(text: str) -> str | None:
             _RECORD_KIND.search(text) is not None):
         return EVALUATION
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
-            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found):
+            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found) and (
+                region_losses.region_pair(text) is None):  # (``hole: ...; valid: ...``)
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
         # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
