@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon, region_losses
+from denpex_callbacks.logs import lexicon, region_losses, split_rows
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
@@ -638,6 +638,7 @@ class MetricReader:
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         self.header_named = False  # its rows are named things, no steps (see _named_rows)
+        self.header_splits = False  # its rows are the data splits (see split_rows)
         self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
@@ -993,9 +994,11 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
-        if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN and self._goes_on(
-                text, metrics, line):
-            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
+        if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN:
+            if "|" in text and _split_header(text) is not None and self._header_row(text, line):
+                return []  # a table of splits under its checkpoint's heading (split_rows)
+            if self._goes_on(text, metrics, line):
+                return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
                 summed := _total_of_terms(text)) is not None:
             metrics = _with_loss(metrics, *summed)
@@ -1009,7 +1012,7 @@ class MetricReader:
         row = self._value_row(cells, line)
         if row is None:
             return self._bare(cells, line)
-        return self._row_events(text, row)
+        return self._row_events(text, row, line)
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end (a record without its
@@ -1625,10 +1628,16 @@ class MetricReader:
         row = self._value_row(text, line)
         if row is None:
             return closed + self._list_row(text, line)
-        return closed + self._row_events(text, row)
+        return closed + self._row_events(text, row, line)
 
-    def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
+    def _row_events(self, text: str, row: MetricLine, line: int) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
+        if self.header_splits and self.block_step is not None and (
+                line - self.block_step[1] <= split_rows.REACH):
+            # a table of splits prints no step: its heading's (Ludwig 0.5's ``Running
+            # evaluation for step: 500, epoch: 4``, see _heading_step) numbers every table
+            # below it, the combined loss's after the feature's
+            row.values[lexicon.STEP] = self.block_step[0]
         epoch_text = row.keys.get("epoch_text")
         if (epoch_text is not None and lexicon.STEP not in row.values and "|" in text
                 and (bar := TQDM.search(text)) is not None):
@@ -2226,9 +2235,10 @@ class MetricReader:
         if self._header_below(text, line):
             return True
         cells = header_cells(text)
+        splits = cells is None and (cells := _split_header(text)) is not None
         if cells is None:
             return False
-        parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
+        parted = "\t" if _tabbed(text) else "|" if splits or _piped(text) else ""
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
                 if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
         spans = [found.span() for found in cell.finditer(text)]
@@ -2240,9 +2250,10 @@ class MetricReader:
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         self.header_named = _named_rows(cells)
+        self.header_splits = splits
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
-        self.header_split = self.right_below(self.eval_line, line) and (
+        self.header_split = not splits and self.right_below(self.eval_line, line) and (
             " " not in self.eval_text.strip())
         return True
 
@@ -2275,6 +2286,7 @@ class MetricReader:
         self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
         self.header_evals = lexicon.evaluation_twins(names)
         self.header_named = _named_rows(names)
+        self.header_splits = False
         return True
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
@@ -2306,7 +2318,14 @@ class MetricReader:
                 cells = cells[1:]
             cells = cells[:len(names)]
             names = _uncommented(names, cells)
-        if self.header_named and cells and _names_a_thing(cells[0]):
+        if self.header_splits:
+            if not cells or split_rows.split_row(cells[0]) is None:
+                return None  # (a row of a table of splits that names none)
+            if split_rows.split_row(cells[0]) == split_rows.HELD_OUT:
+                names = [name if lexicon.is_evaluation(name) else f"{cells[0]} {name}"
+                         for name in names]  # (a held-out split's row: its values are its)
+            names, cells = names[1:], cells[1:]
+        elif self.header_named and cells and _names_a_thing(cells[0]):
             # a row that opens with a name under a table with no step or epoch column: one
             # thing's (a model's, in a closing summary), no step; a NaN in it is the tool's
             # placeholder for a value it lacks (``stats.get('train_loss', float('nan'))``)
@@ -2349,7 +2368,8 @@ class MetricReader:
                     kind == lexicon.LOSS and lexicon.plain_loss_beats(name, out.keys[kind]))):
                 out.values[kind] = value
                 out.keys[kind] = name
-        if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
+        if (numeric * 2 < len(names) and not csv) or not (
+                out.values or out.components or (self.header_splits and out.evals)):
             return None
         if out.evals and self.header_evals:
             out.evals = _measured_twins(out.evals, dict(zip(names, cells, strict=True)),
@@ -2903,6 +2923,15 @@ def _piped(text: str) -> bool:
     # Time |    avgR ...``, whose names the blanks part)
     return "|" in text and any(" " in cell and "  " not in cell and lexicon.role(cell) is not None
                                for cell in _PIPE_CELL.findall(text))
+
+
+def _split_header(text: str) -> list[str] | None:
+    """The cells of a header row between pipes that heads a table of splits (see
+    split_rows), or None."""
+    if "|" not in text or any(c.isdigit() for c in text):
+        return None
+    cells = _PIPE_CELL.findall(text)
+    return cells if split_rows.split_header(cells) else None
 
 
 def _named_rows(names: list[str]) -> bool:
