@@ -638,7 +638,10 @@ class MetricReader:
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         self.header_named = False  # its rows are named things, no steps (see _named_rows)
-        self.header_splits = False  # its rows are the data splits (see split_rows)
+        # the last header between pipes that may head a table of splits (see split_rows):
+        # (line, cells); the line of the last row read as a split's
+        self.split_head: tuple[int, list[str]] | None = None
+        self.split_read = -1
         self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
@@ -995,8 +998,8 @@ class MetricReader:
         else:
             metrics = collect(plan.claims, text)
         if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN:
-            if "|" in text and _split_header(text) is not None and self._header_row(text, line):
-                return []  # a table of splits under its checkpoint's heading (split_rows)
+            if "|" in text and (head := _split_header(text)) is not None:
+                self.split_head = (line, head)  # (a table of splits below its heading)
             if self._goes_on(text, metrics, line):
                 return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
@@ -1632,7 +1635,8 @@ class MetricReader:
 
     def _row_events(self, text: str, row: MetricLine, line: int) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
-        if self.header_splits and self.block_step is not None and (
+        split = self.split_read == line
+        if split and self.block_step is not None and (
                 line - self.block_step[1] <= split_rows.REACH):
             # a table of splits prints no step: its heading's (Ludwig 0.5's ``Running
             # evaluation for step: 500, epoch: 4``, see _heading_step) numbers every table
@@ -1648,7 +1652,7 @@ class MetricReader:
             row.values[lexicon.STEP] = (
                 self._epochs_before(int(epoch), int(last) if last.isdigit() else None)
                 * int(bar.group(2)) + int(bar.group(1)))
-        if self.header_split:
+        if self.header_split and not split:
             self.evaluation_lines += 1
             losses = [(row.keys[lexicon.LOSS], row.values[lexicon.LOSS])] if (
                 lexicon.LOSS in row.values) else []
@@ -2235,10 +2239,11 @@ class MetricReader:
         if self._header_below(text, line):
             return True
         cells = header_cells(text)
-        splits = cells is None and (cells := _split_header(text)) is not None
         if cells is None:
+            if "|" in text and (head := _split_header(text)) is not None:
+                self.split_head = (line, head)  # (no header: its rows may be splits)
             return False
-        parted = "\t" if _tabbed(text) else "|" if splits or _piped(text) else ""
+        parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
                 if len(cells) < len(_HEADER_CELL.findall(text)) else _HEADER_CELL)
         spans = [found.span() for found in cell.finditer(text)]
@@ -2250,10 +2255,9 @@ class MetricReader:
         self.header_evals = lexicon.evaluation_twins(cells)
         self.header_csv = _comma_separated(text)
         self.header_named = _named_rows(cells)
-        self.header_splits = splits
         # right below an evaluation split's name alone (NequIP's ``validation`` over its
         # batch table): the table's rows are the evaluation's
-        self.header_split = not splits and self.right_below(self.eval_line, line) and (
+        self.header_split = self.right_below(self.eval_line, line) and (
             " " not in self.eval_text.strip())
         return True
 
@@ -2286,11 +2290,30 @@ class MetricReader:
         self.header = (line, names, [(a + 1, b) for a, b in spans], "|")
         self.header_evals = lexicon.evaluation_twins(names)
         self.header_named = _named_rows(names)
-        self.header_splits = False
         return True
+
+    def _split_value_row(self, text: str, line: int) -> MetricLine | None:
+        """A row of a table of splits under the last such header (see split_rows), opened by a
+        split's name and as wide as the header, or None (read as before)."""
+        assert self.split_head is not None
+        cells = _PIPE_CELL.findall(text)
+        names = self.split_head[1]
+        split = split_rows.split_row(cells[0]) if cells else None
+        if split is None or len(cells) != len(names) or (
+                line - self.split_head[0] > split_rows.REACH):
+            return None
+        out = _split_cells(names, cells, split == split_rows.HELD_OUT)
+        if not (out.values or out.components or out.evals):
+            return None
+        self.split_read = line
+        return out
 
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
+        if self.split_head is not None and "|" in text and (
+                self.header is None or self.header[0] < self.split_head[0]) and (
+                split := self._split_value_row(text, line)) is not None:
+            return split
         if self.header is None:
             return None
         names, parted = self.header[1], self.header[3]
@@ -2318,14 +2341,7 @@ class MetricReader:
                 cells = cells[1:]
             cells = cells[:len(names)]
             names = _uncommented(names, cells)
-        if self.header_splits:
-            if not cells or split_rows.split_row(cells[0]) is None:
-                return None  # (a row of a table of splits that names none)
-            if split_rows.split_row(cells[0]) == split_rows.HELD_OUT:
-                names = [name if lexicon.is_evaluation(name) else f"{cells[0]} {name}"
-                         for name in names]  # (a held-out split's row: its values are its)
-            names, cells = names[1:], cells[1:]
-        elif self.header_named and cells and _names_a_thing(cells[0]):
+        if self.header_named and cells and _names_a_thing(cells[0]):
             # a row that opens with a name under a table with no step or epoch column: one
             # thing's (a model's, in a closing summary), no step; a NaN in it is the tool's
             # placeholder for a value it lacks (``stats.get('train_loss', float('nan'))``)
@@ -2368,8 +2384,7 @@ class MetricReader:
                     kind == lexicon.LOSS and lexicon.plain_loss_beats(name, out.keys[kind]))):
                 out.values[kind] = value
                 out.keys[kind] = name
-        if (numeric * 2 < len(names) and not csv) or not (
-                out.values or out.components or (self.header_splits and out.evals)):
+        if (numeric * 2 < len(names) and not csv) or not (out.values or out.components):
             return None
         if out.evals and self.header_evals:
             out.evals = _measured_twins(out.evals, dict(zip(names, cells, strict=True)),
@@ -2923,6 +2938,25 @@ def _piped(text: str) -> bool:
     # Time |    avgR ...``, whose names the blanks part)
     return "|" in text and any(" " in cell and "  " not in cell and lexicon.role(cell) is not None
                                for cell in _PIPE_CELL.findall(text))
+
+
+def _split_cells(names: list[str], cells: list[str], held_out: bool) -> MetricLine:
+    """A split's row of a table of splits (see split_rows), read by the header's ``names``:
+    the training split's values by their roles, a held-out split's as its evaluation
+    metrics (``vali loss``)."""
+    out = MetricLine()
+    for name, cell in zip(names[1:], cells[1:], strict=True):
+        if VALUE.fullmatch(cell) is None:
+            continue
+        value = to_value(cell)
+        if held_out:
+            out.evals.append((name if lexicon.is_evaluation(name) else f"{cells[0]} {name}",
+                              value))
+        elif (kind := lexicon.role(name)) == lexicon.COMPONENT:
+            out.components.append((name, value))
+        elif kind is not None and kind not in out.values:
+            out.values[kind], out.keys[kind] = value, name
+    return out
 
 
 def _split_header(text: str) -> list[str] | None:

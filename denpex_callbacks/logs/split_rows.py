@@ -35,7 +35,7 @@ def split_header(cells: list[str]) -> bool:
         >>> split_header(["epoch", "loss", "accuracy"]), split_header(["label", "accuracy"])
         (False, False)
     """
-    if len(cells) < 2 or lexicon.role(cells[0]) is not None or (
+    if len(cells) < 2 or not lexicon.words(cells[0]) or lexicon.role(cells[0]) is not None or (
             lexicon.evaluation_metric(cells[0])):
         return False
     return any(lexicon.role(cell) == lexicon.LOSS for cell in cells[1:])
