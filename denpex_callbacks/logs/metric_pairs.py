@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from denpex_callbacks.logs import best_tags, lexicon
+from denpex_callbacks.logs import best_tags, lexicon, region_losses
 from denpex_callbacks.logs.metric_templates import Claim
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
@@ -703,7 +703,20 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         out.components.append((held, out.values.pop(lexicon.LOSS)))
         del out.keys[lexicon.LOSS]
         out.zero_places = 0
+    if out.evals and (pair := region_losses.region_pair(text)) is not None:
+        _regions(out, pair)
     return out
+
+
+def _regions(out: MetricLine, pair: tuple[str, str]) -> None:
+    """An inpainting loop's ``hole: ...; valid: ...`` (see region_losses): the two regions'
+    losses are terms of the loss, so ``valid`` leaves the evaluation metrics."""
+    valid = [(key, value) for key, value in out.evals
+             if region_losses.valid_region(lexicon.words(key))]
+    if not valid:
+        return
+    out.evals = [item for item in out.evals if item not in valid]
+    out.components += [("hole", to_value(pair[0])), (valid[0][0], to_value(pair[1]))]
 
 
 def _objectives(out: MetricLine, text: str, start: int, key: str, separator: str,

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon, slash_pairs
+from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_rows
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
@@ -592,7 +592,8 @@ def _not_training(text: str) -> str | None:
             _RECORD_KIND.search(text) is not None):
         return EVALUATION
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
-            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found):
+            _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found) and (
+                region_losses.region_pair(text) is None):  # (``hole: ...; valid: ...``)
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
         # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
@@ -653,6 +654,10 @@ class MetricReader:
         self.header_split = False  # the table is an evaluation's (its split named above it)
         self.header_csv = False  # commas alone part the header's cells (a CSV file's)
         self.header_named = False  # its rows are named things, no steps (see _named_rows)
+        # the last header between pipes that may head a table of splits (see split_rows):
+        # (line, cells); the line of the last row read as a split's
+        self.split_head: tuple[int, list[str]] | None = None
+        self.split_read = -1
         self.header_text = ""  # the header row as printed (a second row may go on its names)
         # Lines read per (notation, keys): one count per line; the totals per notation and
         # per key are summed when asked for (a big log reads millions of lines).
@@ -1013,9 +1018,11 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
-        if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN and self._goes_on(
-                text, metrics, line):
-            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
+        if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN:
+            if "|" in text and (head := _split_header(text)) is not None:
+                self.split_head = (line, head)  # (a table of splits below its heading)
+            if self._goes_on(text, metrics, line):
+                return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if lexicon.LOSS not in metrics.values and ("total" in text or "Total" in text) and (
                 summed := _total_of_terms(text)) is not None:
             metrics = _with_loss(metrics, *summed)
@@ -1037,7 +1044,7 @@ class MetricReader:
         row = self._value_row(cells, line)
         if row is None:
             return self._bare(cells, line)
-        return self._row_events(text, row)
+        return self._row_events(text, row, line)
 
     def finish(self) -> list[LogEvent]:
         """The events of what the input left pending at its end (a record without its
@@ -1656,10 +1663,17 @@ class MetricReader:
         row = self._value_row(text, line)
         if row is None:
             return closed + self._list_row(text, line)
-        return closed + self._row_events(text, row)
+        return closed + self._row_events(text, row, line)
 
-    def _row_events(self, text: str, row: MetricLine) -> list[MetricEvent]:
+    def _row_events(self, text: str, row: MetricLine, line: int) -> list[MetricEvent]:
         """The events of a value row under a header row, its evaluation columns' included."""
+        split = self.split_read == line
+        if split and self.block_step is not None and (
+                line - self.block_step[1] <= split_rows.REACH):
+            # a table of splits prints no step: its heading's (Ludwig 0.5's ``Running
+            # evaluation for step: 500, epoch: 4``, see _heading_step) numbers every table
+            # below it, the combined loss's after the feature's
+            row.values[lexicon.STEP] = self.block_step[0]
         epoch_text = row.keys.get("epoch_text")
         if (epoch_text is not None and lexicon.STEP not in row.values and "|" in text
                 and (bar := TQDM.search(text)) is not None):
@@ -1670,7 +1684,7 @@ class MetricReader:
             row.values[lexicon.STEP] = (
                 self._epochs_before(int(epoch), int(last) if last.isdigit() else None)
                 * int(bar.group(2)) + int(bar.group(1)))
-        if self.header_split:
+        if self.header_split and not split:
             self.evaluation_lines += 1
             losses = [(row.keys[lexicon.LOSS], row.values[lexicon.LOSS])] if (
                 lexicon.LOSS in row.values) else []
@@ -2258,6 +2272,8 @@ class MetricReader:
             return True
         cells = header_cells(text)
         if cells is None:
+            if "|" in text and (head := _split_header(text)) is not None:
+                self.split_head = (line, head)  # (no header: its rows may be splits)
             return False
         parted = "\t" if _tabbed(text) else "|" if _piped(text) else ""
         cell = (_TAB_CELL if parted == "\t" else _PIPE_CELL if parted else _WIDE_CELL
@@ -2308,8 +2324,28 @@ class MetricReader:
         self.header_named = _named_rows(names)
         return True
 
+    def _split_value_row(self, text: str, line: int) -> MetricLine | None:
+        """A row of a table of splits under the last such header (see split_rows), opened by a
+        split's name and as wide as the header, or None (read as before)."""
+        assert self.split_head is not None
+        cells = _PIPE_CELL.findall(text)
+        names = self.split_head[1]
+        split = split_rows.split_row(cells[0]) if cells else None
+        if split is None or len(cells) != len(names) or (
+                line - self.split_head[0] > split_rows.REACH):
+            return None
+        out = _split_cells(names, cells, split == split_rows.HELD_OUT)
+        if not (out.values or out.components or out.evals):
+            return None
+        self.split_read = line
+        return out
+
     def _value_row(self, text: str, line: int) -> MetricLine | None:
         """Values aligned under the last header row, cell by cell."""
+        if self.split_head is not None and "|" in text and (
+                self.header is None or self.header[0] < self.split_head[0]) and (
+                split := self._split_value_row(text, line)) is not None:
+            return split
         if self.header is None:
             return None
         names, parted = self.header[1], self.header[3]
@@ -2921,6 +2957,34 @@ def _piped(text: str) -> bool:
     # Time |    avgR ...``, whose names the blanks part)
     return "|" in text and any(" " in cell and "  " not in cell and lexicon.role(cell) is not None
                                for cell in _PIPE_CELL.findall(text))
+
+
+def _split_cells(names: list[str], cells: list[str], held_out: bool) -> MetricLine:
+    """A split's row of a table of splits (see split_rows), read by the header's ``names``:
+    the training split's values by their roles, a held-out split's as its evaluation
+    metrics (``vali loss``)."""
+    out = MetricLine()
+    for name, cell in zip(names[1:], cells[1:], strict=True):
+        if VALUE.fullmatch(cell) is None:
+            continue
+        value = to_value(cell)
+        if held_out:
+            out.evals.append((name if lexicon.is_evaluation(name) else f"{cells[0]} {name}",
+                              value))
+        elif (kind := lexicon.role(name)) == lexicon.COMPONENT:
+            out.components.append((name, value))
+        elif kind is not None and kind not in out.values:
+            out.values[kind], out.keys[kind] = value, name
+    return out
+
+
+def _split_header(text: str) -> list[str] | None:
+    """The cells of a header row between pipes that heads a table of splits (see
+    split_rows), or None."""
+    if "|" not in text or any(c.isdigit() for c in text):
+        return None
+    cells = _PIPE_CELL.findall(text)
+    return cells if split_rows.split_header(cells) else None
 
 
 def _named_rows(names: list[str]) -> bool:

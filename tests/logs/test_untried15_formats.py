@@ -140,10 +140,6 @@ def _ludwig_05(nan_from: int, every: int = 100, checkpoints: int = 8) -> list[st
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: a table whose rows are the splits "
-                   "(train, vali, test) and whose columns are the metrics is not read as one, "
-                   "boxed or piped; only its evaluation rows' NaN is seen (AMP013, no step), "
-                   "and a healthy one is 'nothing to diagnose'")
 def test_ludwig_05_tables_with_a_row_per_split(tmp_path: Path) -> None:
     """The right answer: the training row's NaN at the heading's step."""
     assert _diagnosed(tmp_path, _ludwig_05(nan_from=500))[:1] == [("AMP006", 500, 0)]
