@@ -640,8 +640,12 @@ def evaluation_metric(key: str | tuple[str, ...]) -> bool:
         [True, False, False, True]
         >>> evaluation_metric("ema_model_eval_loss_epoch"), role("ema_model_eval_loss_epoch")
         (True, None)
+        >>> evaluation_metric(""), evaluation_metric(" - ")
+        (False, False)
     """
     parts = _held_out(words(key) if isinstance(key, str) else key)
+    if not parts:  # a cell with no words (a table's rule, a blank cell) names no metric
+        return False
     if parts and parts[-1] in _MEASURED_ONLY:
         return True  # no loop trains on a correlation: it is measured on held-out pairs
     if isinstance(key, str) and _namespaced_evaluation(key):
