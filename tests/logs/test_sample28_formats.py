@@ -1,5 +1,5 @@
 """An eleventh random sample of training scripts from public repositories, read as the held-out
-measure of #27 reads: 10 scripts (graphs, recommendation, time series, world models, NeRF, 3D),
+measure of #27 reads: 11 scripts (graphs, recommendation, time series, world models, NeRF, 3D),
 drawn from the code index's listing of ``train_gnn.py``, ``train_graph.py``,
 ``train_recsys.py``, ``train_rec.py``, ``train_forecast.py``, ``train_timeseries.py``,
 ``train_tabular.py``, ``train_policy.py``, ``train_world_model.py``, ``train_nerf.py``,
@@ -53,10 +53,12 @@ samples place it; an evaluation at the last training step read):
 - AgapeDsky/Fish_Appetite_Detector ``train_3d.py`` (Keras 2 ``fit``, batch 1): ``24/24
   [====...] - 9s 384ms/step - loss: nan - accuracy: 0.5000``; AMP006 216 =; from the middle,
   the paste opening on a bar before its ``Epoch 9/30`` header: 336 -> 504 (strict xfail).
+- Animankhandelwal/CV-_HW4 ``train_nerf.py``: ``[NeRF] Iter 00650 | Loss: nan | Train PSNR:
+  nan`` (a NaN validation PSNR is not printed); AMP006 650 =; 1450 = from the middle.
 
-Healthy, with settings other than the defaults (16 excerpts, 4 of them pasted from the
-middle): no false alarm, right (silent, read without error) on 16 of 16 before and after.
-Faulty (24 excerpts): right on 12 before (50%), 16 after (67%); the 8 left wrong are held by
+Healthy, with settings other than the defaults (17 excerpts, 4 of them pasted from the
+middle): no false alarm, right (silent, read without error) on 17 of 17 before and after.
+Faulty (26 excerpts): right on 14 before (54%), 18 after (69%); the 8 left wrong are held by
 strict xfails (all of them steps or a CSV's empty cells: no message or id was missed).
 "Right": the ids, and the step as the log prints it (an epoch, a step counter, the bars' run
 count).
@@ -366,6 +368,26 @@ def grow_nerf(bad: int | None = None, iters: int = 2000, every: int = 100,
     return [*out, "Done!"]
 
 
+def hw4_nerf(bad: int | None = None, iters: int = 1000, every: int = 50,
+             val_every: int = 250) -> list[str]:
+    """Animankhandelwal/CV-_HW4 ``train_nerf.py`` (a NeRF on lego 200x200): ``f"[NeRF] Iter
+    {step_id:05d} | Loss: {loss:.6f} | Train PSNR: {psnr:.2f}"`` at step 1 and every 50
+    (``psnr = 10 * log10(1 / mse)``: NaN with it), every 250 ``f"          Val PSNR:
+    {val_psnr:.2f}"`` (only where ``val_psnr > 0``: a NaN one is not printed), then
+    ``"Finished training and deliverable generation."``; ``bad`` is the first NaN step."""
+    import math
+
+    out: list[str] = []
+    for i in range(1, iters + 1):
+        if i % every == 0 or i == 1:
+            loss = _loss(bad, i, 0.08 / (1 + i / 200))
+            psnr = NAN if loss != loss else 10 * math.log10(1 / loss)
+            out.append(f"[NeRF] Iter {i:05d} | Loss: {loss:.6f} | Train PSNR: {psnr:.2f}")
+        if i % val_every == 0 and (bad is None or i < bad):
+            out.append(f"          Val PSNR: {21.5 + i / 500:.2f}")
+    return [*out, "Finished training and deliverable generation."]
+
+
 def fast_mri(bad: int | None = None, epochs: int = 30, batches: int = 250,
              dev: int = 60, start: int = 0, states: int = 0) -> list[str]:
     """582383982/FAST-MRI ``train_3d.py`` (a 3D V-Net on fastMRI): ``print('Epoch %d' %
@@ -443,6 +465,8 @@ READ_ALREADY: Table = {
     "grow_nerf_from_the_middle": (lambda: grow_nerf(1700)[30:],
                                   [("AMP006", 1700), ("AMP013", 1999)]),
     "fish_keras": (lambda: fish_keras(9), [("AMP006", 9 * 24)]),
+    "hw4_nerf": (lambda: hw4_nerf(620), [("AMP006", 650)]),
+    "hw4_nerf_from_the_middle": (lambda: hw4_nerf(1420, iters=2000)[30:], [("AMP006", 1450)]),
 }
 
 HEALTHY: dict[str, Callable[[], list[str]]] = {
@@ -462,6 +486,7 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "fast_mri": lambda: fast_mri(epochs=12, batches=400, start=3),
     "fast_mri_redirected": lambda: fast_mri(epochs=12, batches=400, states=40),
     "fish_keras": lambda: fish_keras(epochs=30, samples=36),
+    "hw4_nerf": lambda: hw4_nerf(iters=3000, every=100, val_every=500),
 }
 
 
