@@ -24,6 +24,7 @@ from denpex_callbacks.logs import (
     known_messages,
     length_errors,
     lightning,
+    list_postfix,
     lone_perplexity,
     megatron,
     nonfinite_sentences,
@@ -238,6 +239,8 @@ class LineParser:
         rank, numbered = prefixed_rank(text)
         if rank is None:
             rank = self.rank
+        if "s[{" in text or "it[{" in text:
+            text = list_postfix.spread(text)  # (a bar's postfix given as a list: see there)
         segments: Sequence[str] = text.split("\r") if "\r" in text else (text,)
         if text[:1] == "{" and len(segments) > 1:
             segments = _block_cut(segments)

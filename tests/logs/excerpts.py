@@ -115,3 +115,19 @@ def check_listed(tmp_path: Path, name: str, *tables: Table) -> None:
     builder and its expected (id, step) pairs) is diagnosed as expected."""
     build, expected = next(table[name] for table in tables if name in table)
     assert faults(tmp_path, build()) == expected
+
+
+def tqdm_bar(desc: str, n: int, total: int, postfix: str = "", rate: float = 4.87) -> str:
+    """tqdm's default ``{l_bar}{bar}{r_bar}`` (``tqdm/std.py`` ``format_meter``): ``{desc}:
+    {percentage:3.0f}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}it/s{postfix}]``, a
+    10-cell bar of full blocks and one partial block; ``postfix`` as tqdm glues it on (``,
+    k=v, ...`` from ``set_postfix``; a list given as ``postfix=[...]``: its ``str``)."""
+    frac = n / total
+    full = int(frac * 10)
+    part = " ▏▎▍▌▋▊▉"[int((frac * 10 - full) * 8)] if full < 10 else ""
+    cells = ("█" * full + part).ljust(10)
+    left = int((total - n) / rate)
+    head = f"{desc}: " if desc else ""
+    return (f"{head}{frac * 100:3.0f}%|{cells}| {n}/{total} [{int(n / rate) // 60:02d}:"
+            f"{int(n / rate) % 60:02d}<{left // 60:02d}:{left % 60:02d}, {rate:5.2f}it/s"
+            f"{postfix}]")

@@ -115,7 +115,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import Table, check_listed, faults
+from excerpts import Table, check_listed, faults, tqdm_bar
 
 NAN = float("nan")
 
@@ -126,18 +126,9 @@ def _loss(bad: int | None, at: int, value: float) -> float:
 
 
 def _bar(desc: str, n: int, total: int, postfix: str = "", rate: float = 4.87) -> str:
-    """tqdm's default ``{l_bar}{bar}{r_bar}`` (``tqdm/std.py`` ``format_meter``): ``{desc}:
-    {percentage:3.0f}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}it/s{postfix}]``, a
-    10-cell bar of full blocks and one partial block, ``postfix`` as ``, k=v, ...``."""
-    frac = n / total
-    full = int(frac * 10)
-    part = " ▏▎▍▌▋▊▉"[int((frac * 10 - full) * 8)] if full < 10 else ""
-    cells = ("█" * full + part).ljust(10)
-    left = int((total - n) / rate)
-    head = f"{desc}: " if desc else ""
-    return (f"{head}{frac * 100:3.0f}%|{cells}| {n}/{total} [{int(n / rate) // 60:02d}:"
-            f"{int(n / rate) % 60:02d}<{left // 60:02d}:{left % 60:02d}, {rate:5.2f}it/s"
-            f"{', ' + postfix if postfix else ''}]")
+    """A tqdm bar (``excerpts.tqdm_bar``), ``postfix`` as ``set_postfix`` prints it: ``, k=v,
+    ...``."""
+    return tqdm_bar(desc, n, total, f", {postfix}" if postfix else "", rate)
 
 
 def controlled_ac(bad: int | None = None, epochs: int = 12, eval_every: int = 2,
