@@ -266,6 +266,7 @@ class Bars:
         self._first = 0  # the number the bars give the fit's first epoch (see _first_epoch)
         self._padded = False  # the first bar's epoch was zero-padded and above 0 (see parse)
         self._zero = False  # a bar labelled ``Epoch 0`` was read (its epochs from 0)
+        self._versioned = False  # a bar's postfix carried ``v_num``: Lightning's own bar
         # a whole ``step=`` below the epoch's batches (see _counts_run): the bar's epoch it was
         # last seen on and its value there; None once it went back as an epoch began
         self._step_seen: tuple[int, int] | None = (-1, -1)
@@ -284,10 +285,14 @@ class Bars:
             # loop's own ``tqdm(loader, desc=f"Epoch {epoch + 1:02d}")``: from 1, unless the
             # first one seen is ``Epoch 00``
             self._padded = int(padded.group(1)) > 0
-        if self._first == 0 and self._epoch > 0 and not self._zero and (
+        if not self._versioned and "v_num=" in text:
+            self._versioned = True
+        if self._first == 0 and self._epoch > 0 and not self._zero and not self._versioned and (
                 repeats_epoch(text, self._epoch)):
             # the last bar's label repeated as ``Epoch E/N``: a loop's own count (bar_epochs),
-            # from 1 (Lightning's from 0 would have shown its ``Epoch 0`` bar first)
+            # from 1 (Lightning's from 0 would have shown its ``Epoch 0`` bar first; a bar
+            # whose postfix carries the logger's ``v_num`` is Lightning's, from 0, whatever a
+            # LightningModule's own ``Epoch {current_epoch}/{max_epochs}`` print repeats)
             self._first, self._epoch = 1, self._epoch - 1
         events = _read(text, self._step, self._counts_run)
         if events and not self._finite and events[0].kind == METRICS and \
