@@ -720,7 +720,7 @@ class Assembler:
         else:
             step = self.clock + 1
         if event.step is None or event.rank is not None or span_unknown:
-            self._summaries.epoch = None  # (a summary closes a row that printed its step)
+            self._summaries.above = None  # (a summary closes a row that printed its step)
         else:
             self._summaries.printed(text)
         printed = event.step is not None or trailing is not None

@@ -52,19 +52,21 @@ class EpochSummaries:
         False
     """
 
-    __slots__ = ("epoch",)
+    __slots__ = ("above",)
 
     def __init__(self) -> None:
-        # the epoch the last row printed its step under; None: that row named none, or no
-        # row printed a step since the last row without one
-        self.epoch: int | None = None
+        # the last row, where it printed its step (kept as text: read only when a row without
+        # a step comes, so rows that print theirs cost no search); None: no such row above
+        self.above: str | None = None
 
     def printed(self, text: str) -> None:
         """A row that printed its step."""
-        self.epoch = epoch_named(text)
+        self.above = text
 
     def closes(self, text: str) -> bool:
         """Whether a row that prints no step is the summary of the epoch the row above it
         printed its step under (one summary a row: a second is a row of its own)."""
-        epoch, self.epoch = self.epoch, None
-        return epoch is not None and epoch_named(text) == epoch
+        above, self.above = self.above, None
+        if above is None or (epoch := epoch_named(text)) is None:
+            return False
+        return epoch_named(above) == epoch
