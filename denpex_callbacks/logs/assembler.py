@@ -34,6 +34,7 @@ from denpex_callbacks.core.observation import (
     SPAN_UNKNOWN,
     Observation,
 )
+from denpex_callbacks.logs.epoch_summaries import EpochSummaries
 from denpex_callbacks.logs.events import (
     EVAL,
     FLAG,
@@ -295,6 +296,8 @@ class Assembler:
     spans: StepSpans = field(default_factory=StepSpans)
     # Records whose step row comes last, below the rows of its terms (trailing_steps.py)
     _trailing: TrailingSteps = field(default_factory=TrailingSteps)
+    # An epoch's summary row below the row that printed its step (epoch_summaries.py)
+    _summaries: EpochSummaries = field(default_factory=EpochSummaries)
     _longest: int = 0  # the longest of them, once the interval is learnt
     growth_bounds: GrowthBounds = field(default_factory=GrowthBounds)  # ...from spaced rows
     # Flags that count only where other lines show fp16 asked for (``FP16_SHOWN``) or show
@@ -711,8 +714,15 @@ class Assembler:
         elif (trailing := self._trailing.stepless()) is not None:
             # a term's row above the row that prints its step (trailing_steps.py)
             step = max(trailing, self.clock)
+        elif self.clock > 0 and self._summaries.closes(text):
+            # the epoch's summary below its last row (epoch_summaries.py): that row's step
+            step = trailing = self.clock
         else:
             step = self.clock + 1
+        if event.step is None or event.rank is not None or span_unknown:
+            self._summaries.above = None  # (a summary closes a row that printed its step)
+        else:
+            self._summaries.printed(text)
         printed = event.step is not None or trailing is not None
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
                 and (event.loss is None or math.isfinite(event.loss))):

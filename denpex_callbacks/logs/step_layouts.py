@@ -336,8 +336,10 @@ class EpochBatches:
     interval, else short by less than an interval. The longest epoch read so far is each
     epoch's length (an epoch of which few lines were read is no shorter), and the steps go on
     from there. A counter that goes on rising as the epoch goes up is the run's own step
-    (:attr:`run_wide`), read as printed. The excerpt's first epoch starts at 0: the batches
-    of the epochs before it are not known.
+    (:attr:`run_wide`), read as printed. The excerpt's first epoch starts at 0 while no epoch's
+    length is known; once one is learnt, the epochs before the excerpt's first are that many
+    of that length (epochs from 1 unless an epoch 0 is read: E2E-ASR's ``Epoch 4 | Iter 1``
+    of 1200 an epoch, pasted from epoch 3, is step 3601, not 1201).
 
     Example:
         >>> counter = EpochBatches()
@@ -349,11 +351,16 @@ class EpochBatches:
         >>> counter = EpochBatches()  # a global step beside the epoch
         >>> [counter.step_of(e, b) for e, b in ((1, 100), (1, 200), (2, 300))], counter.run_wide
         ([100, 200, 300], True)
+        >>> counter = EpochBatches()  # pasted from epoch 3 (from 1), its length learnt at 4
+        >>> [counter.step_of(e, b) for e, b in ((3, 601), (3, 901), (4, 1), (5, 1))]
+        [601, 901, 3601, 4801]
     """
 
-    __slots__ = ("epoch", "interval", "last", "length", "offset", "run_wide")
+    __slots__ = ("base", "epoch", "first", "interval", "last", "length", "offset", "run_wide")
 
     def __init__(self) -> None:
+        self.base = 1  # the run's first epoch: 1 unless an epoch 0 was read
+        self.first = 0  # the excerpt's first epoch read (since the run last started over)
         self.epoch: int | None = None  # the epoch of the last batch read
         self.last = 0  # the last batch read
         self.interval = 0  # how many batches apart it prints (0: not known)
@@ -384,9 +391,12 @@ class EpochBatches:
         holds, 0 where it does not); ``keep=False`` asks without reading (a message that
         numbers its step within an epoch: MindSpore's ``epoch: 2 step: 50. Invalid loss``)."""
         state = tuple(getattr(self, name) for name in self.__slots__)
+        if epoch == 0:
+            self.base = 0
         if self.epoch is None or epoch < self.epoch:  # the first, or a run that started over
             self.offset = self.length = 0
             self.run_wide = False
+            self.first = epoch
         elif epoch == self.epoch:
             if batch > self.last:
                 self.interval = batch - self.last
@@ -394,6 +404,10 @@ class EpochBatches:
             pass
         elif self.length or batch <= self.last:  # the counter starts over with each epoch
             held = total or epoch_length(self.last, batch, self.interval)
+            if not self.length and self.first > self.base:
+                # the length first learnt: the excerpt's first epoch was not the run's, and
+                # the epochs before it are that many of this length (their batches unread)
+                self.offset = (self.first - self.base) * held
             self.length = max(self.length, held)
             self.offset += self.length * (epoch - self.epoch)
         else:

@@ -72,8 +72,9 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
 - 17LiQi/MultimodalSignal ``main_train.py``: ``Epoch 3/100 [Train]: 100%|...| 120/120 [...,
   loss=nan]``, a ``Validating`` bar, ``Epoch 3 Summary: Train Loss: nan | Val Loss: nan | Val
   Acc: 33.33%`` and EarlyStopping's ``Validation loss decreased (1.066667 --> nan).  Saving
-  model ...``; AMP006 360, AMP013 361 -> 360, 360 (strict xfail: the summary line prints no
-  count, and is numbered one past the bar); from epoch 3, 600, 601 -> 600, 600 (strict xfail).
+  model ...``; AMP006 360, AMP013 361 -> 360, 360 (a strict xfail until h51-steps52's
+  epoch_summaries: the summary line prints no count, and was numbered one past the bar); from
+  epoch 3, 600, 601 -> 600, 600 (the same).
 
 Healthy, with settings other than the defaults (15 excerpts, 1 of them pasted from the
 middle): no false alarm on any, before or after; right (silent, read without error) on 13
@@ -597,11 +598,6 @@ def test_a_bar_label_that_counts_no_steps_counts_its_passes(tmp_path: Path) -> N
 _KD_REASON = ("not fixed here: the per-epoch lines name the epoch with ``第3的`` (no counter "
               "word after it) and misspell the loss ``失``: no metric is read ('nothing to "
               "diagnose'); a rule for one typo would chase the file")
-_WESAD_REASON = ("not fixed here: ``Epoch 3 Summary: Train Loss: nan | Val Loss: nan`` prints "
-                 "no count; the evaluation's NaN is numbered one past the bar above it (361, 'a "
-                 "step within 361-480'), not at the bar's 360")
-
-
 def _left(build: Callable[[], list[str]], expected: list[tuple[str, int | None]], name: str,
           reason: str) -> object:
     """A case left wrong: its right answer, held by a strict xfail."""
@@ -610,16 +606,22 @@ def _left(build: Callable[[], list[str]], expected: list[tuple[str, int | None]]
 
 
 # What is left wrong, each with its right answer: zero-shot-KD's validation NaN at epoch 3
-# (from 0; from the start and from epoch 2) and its healthy run's silence; MultimodalSignal's
-# epoch 3 end, the bar's count, for both (from epoch 3 on, NaN at 5: 600).
+# (from 0; from the start and from epoch 2) and its healthy run's silence.
 LEFT = [_left(lambda: zero_shot_kd(3, epochs=9), [("AMP013", 3)], "zero_shot_kd", _KD_REASON),
         _left(lambda: zero_shot_kd(3, epochs=9)[2 * 2:], [("AMP013", 3)],
               "zero_shot_kd_from_epoch_2", _KD_REASON),
-        _left(lambda: zero_shot_kd(epochs=12), [], "zero_shot_kd_healthy", _KD_REASON),
-        _left(lambda: wesad(3, epochs=9), [("AMP006", 360), ("AMP013", 360)], "wesad",
-              _WESAD_REASON),
-        _left(lambda: wesad(5, epochs=9)[5 + 4 * 2:], [("AMP006", 600), ("AMP013", 600)],
-              "wesad_from_epoch_3", _WESAD_REASON)]
+        _left(lambda: zero_shot_kd(epochs=12), [], "zero_shot_kd_healthy", _KD_REASON)]
+
+
+@pytest.mark.parametrize(("cut", "bad", "right"), [(0, 3, 360), (5 + 4 * 2, 5, 600)])
+def test_wesad_summary_at_the_bar(tmp_path: Path, cut: int, bad: int, right: int) -> None:
+    """MultimodalSignal's epoch ``bad`` end, the bar's count, for the training NaN and the
+    evaluation's (whole and from epoch 3). A strict xfail until h51-steps52: ``Epoch 3
+    Summary: Train Loss: nan | Val Loss: nan`` prints no count and was counted as a step of
+    its own, the evaluation's NaN one past the bar (361); epoch_summaries: the summary of the
+    epoch the bar above it counted is the bar's step."""
+    assert faults(tmp_path, wesad(bad, epochs=9)[cut:]) == [("AMP006", right),
+                                                            ("AMP013", right)]
 
 
 @pytest.mark.parametrize(("build", "expected"), LEFT)
