@@ -4,7 +4,9 @@ of its own.
 Loops that print their batches with a step print the epoch's averages once it ends, with no
 step: the speech-transformer ``Solver`` (kaituoxu/Conv-TasNet ``src/solver.py``, 08212849/
 E2E-ASR ``solver/solver.py``: ``'Epoch {0} | Iter {1} | ...'`` rows, then ``'Train Summary |
-End of Epoch {0} | Time {1:.2f}s | Train Loss {2:.3f}'``), 17LiQi/MultimodalSignal
+End of Epoch {0} | Time {1:.2f}s | Train Loss {2:.3f}'``), BintongZhao/dagmm
+``solver_timeseries.py`` (``f"Epoch {epoch+1} completed. Average loss: {avg:.4f}"`` below
+its ``Epoch [{e}/{n}], Batch [{b}/{nb}], ...`` rows), 17LiQi/MultimodalSignal
 ``main_train.py`` (a tqdm bar ``Epoch 3/100 [Train]: ...| 120/120``, then ``f"Epoch {epoch}
 Summary: Train Loss: ..."``). Counted as a row, the summary was one step past the last one read,
 and the evaluation read after it (its validation, EarlyStopping's line) one past the training

@@ -8,12 +8,6 @@ after ``'Train Summary | End of Epoch {0} | Time {1:.2f}s | Train Loss {2:.3f}'`
 training ended (a line says so), and rows of that same epoch follow, their count started over
 below the training's. They are the evaluation's until the epoch moves on. A count that starts
 over with no end of the epoch said is a run resumed (the assembler's to tell).
-
-The line that says the epoch ended sums its batches up where it prints a loss of its own and
-no step (BintongZhao/dagmm ``solver_timeseries.py``: ``f"Epoch {epoch+1} completed. Average
-loss: {avg:.4f}"`` below its ``Epoch [{e}/{n}], Batch [{b}/{nb}], ...`` rows): it stands at
-the epoch's last row's step, not at a step after it (where an evaluation printed right below
-it was placed one step late).
 """
 
 from __future__ import annotations
@@ -40,31 +34,16 @@ class EvalPasses:
         (True, True, False)
     """
 
-    __slots__ = ("count", "ended", "epoch", "step")
+    __slots__ = ("count", "ended", "epoch")
 
     def __init__(self) -> None:
         self.epoch: int | None = None  # the last training row's epoch and count
         self.count = 0
         self.ended = False  # a line said the epoch ended
-        self.step: int | None = None  # the last training row's step
 
-    def trained(self, epoch: int, count: int, step: int | None = None) -> None:
-        """Keep a training row's epoch, count and step."""
-        self.epoch, self.count, self.ended, self.step = epoch, count, False, step
-
-    def closing_step(self) -> int | None:
-        """The step of a line that said the last row's epoch ended: that row's, or None
-        where no line said so (or the row numbered no step).
-
-        Example:
-            >>> passes = EvalPasses()
-            >>> passes.trained(5, 30, 150)
-            >>> passes.closing_step()
-            >>> passes.read("Epoch 5 completed. Average loss: 12.3456")
-            >>> passes.closing_step()
-            150
-        """
-        return self.step if self.ended else None
+    def trained(self, epoch: int, count: int) -> None:
+        """Keep a training row's epoch and count."""
+        self.epoch, self.count, self.ended = epoch, count, False
 
     def read(self, text: str) -> None:
         """Read a line that may say the last training row's epoch ended (cheap: only lines

@@ -1035,11 +1035,7 @@ class MetricReader:
         events = self._pairs(text, metrics, None, line)
         if events is not None:
             if counts is not None:
-                self.eval_passes.trained(*counts, step=events[-1].step if events else None)
-            elif events and (closing := self.eval_passes.closing_step()) is not None and all(
-                    event.step is None and event.kind == METRICS for event in events):
-                # the epoch's summary on the line that said it ended: its last row's step
-                events = [replace(event, step=closing) for event in events]
+                self.eval_passes.trained(*counts)
             return events
         # a table behind a launcher's rank prefix: its cells where the prefix ends
         cells = text[rank_prefix_end(text):]

@@ -73,7 +73,8 @@ Fixed here, each by a rule of message or layout:
 - The line that says an epoch ended (``Epoch 5 completed. Average loss: ...``, ``Train Summary
   | End of Epoch 2 | ...``) and prints a loss but no step stands at the epoch's last row's
   step, not one past it, so an evaluation right below is placed at the last training step
-  (eval_passes.py ``closing_step``). It also fixes two strict xfails of test_steps51 and one
+  (first eval_passes.py ``closing_step``, then epoch_summaries.py, which reads the same line as
+  its epoch's summary: one rule kept). It also fixes two strict xfails of test_steps51 and one
   of test_sample23 (E2E-ASR and Conv-TasNet, 1402/2102 -> 1401/2101).
 """
 
