@@ -39,7 +39,12 @@ Rules tried that held (the doctor's answer right before and after, or newly righ
 - slash_pairs (2f3cf55): FootAndBall's ``train`` / ``val`` rows with a healthy ``lr / momentum:
   0.0005 / 0.95`` line beside them: healthy silent, train NaN AMP006, val NaN AMP013 (ff74fba:
   "nothing to diagnose"); 2,000 lines of 60 slashed names against 59 values: linear.
-- step_layouts.epoch_length / EPOCH_ITER (``Epoch : [e/E] [i/n]``), lexicon ``objs``,
+- lexicon ``objs`` (adb8caf): a detection row that also prints an object count (``loss: ... |
+  objs: 37 | lr: ...``) keeps ``loss`` as its loss (healthy silent, NaN AMP006 at its step).
+- step_layouts.epoch_length (5ce0ff5): a count printed at batch 1 and every 100 whose epoch
+  runs past its last print (350 batches) puts epoch 2's NaN at 301 (ff74fba 400, right 351):
+  the log does not say the epoch's length, so either guess can be wrong; no test.
+- step_layouts EPOCH_ITER (``Epoch : [e/E] [i/n]``), lexicon ``objs``,
   hard_wraps._retagged, length_errors: no healthy excerpt built from the formats read made
   them alarm; timed inputs shaped at record_rows (16-row coqui records, no step line: 5.6
   MB 2.5 s, ff74fba 2.3 s) and at held_out_epoch / length_errors (NaN sentences, a 200-digit
