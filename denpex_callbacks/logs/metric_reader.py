@@ -261,8 +261,11 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            r"|\bVal Step \d"
                            # a bar whose description tags its pass with the split in brackets
                            # (2002jan/put-mp-2025: ``tqdm(val_loader, desc=f'Epoch {e}/{n}
-                           # [Val]')`` beside its ``[Train]`` bar): the held-out pass's bar
-                           r"|\[val\]"
+                           # [Val]')`` beside its ``[Train]`` bar): the held-out pass's bar.
+                           # Only as a bar's description (tqdm's ``{desc}: {percentage:3.0f}%|``):
+                           # a line tagging both passes (``[Train] Loss: ... | [Val] Loss: ...``)
+                           # is the training's row, its ``[Val]`` half the held-out set's
+                           r"|\[val\]: {1,4}\d{1,3}%\|"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
