@@ -22,9 +22,12 @@ import re
 # A name: words without a digit, a colon or a slash, a dot allowed (``conf.``); bounded.
 _NAME = r"[^\W\d][^:/\d\n]{0,40}?"
 _NUMBER = r"[-+]?(?:\d{1,12}(?:\.\d{0,12})?(?:[eE][-+]?\d{1,3})?|nan|NaN|inf|-inf)"
-# The whole message after any prefix: names, one ``: ``, values, the end of the line. Each
-# piece bounded and the separators literal: no backtracking beyond a piece's length.
-_SLASHED = re.compile(rf"({_NAME}(?: / {_NAME}){{1,7}}): ({_NUMBER}(?: / {_NUMBER}){{1,7}})\s*$")
+# The values: after the line's last ``: `` (no value holds a colon), to the end of the line.
+_VALUES = re.compile(rf"{_NUMBER}(?: / {_NUMBER}){{1,7}}")
+# The names: right before that colon, each bounded, so they lie within _NAMES_SPAN characters
+# of it; searched only there (a long line of slashed words is not searched from every start).
+_NAMES = re.compile(rf"{_NAME}(?: / {_NAME}){{1,7}}$")
+_NAMES_SPAN = 8 * (41 + 3)
 
 
 def spread(text: str) -> str:
@@ -37,11 +40,15 @@ def spread(text: str) -> str:
         >>> spread("lr: 1 / 1000")
         'lr: 1 / 1000'
     """
-    found = _SLASHED.search(text)
+    colon = text.rfind(": ")
+    if colon < 0 or _VALUES.fullmatch(tail := text[colon + 2:].rstrip()) is None:
+        return text
+    start = max(0, colon - _NAMES_SPAN)
+    found = _NAMES.search(text, start, colon)
     if found is None:
         return text
-    names = found.group(1).split(" / ")
-    values = found.group(2).split(" / ")
+    names = found.group(0).split(" / ")
+    values = tail.split(" / ")
     if len(names) != len(values) or any(not name.strip() for name in names):
         return text
     pairs = ", ".join(f"{name.strip()}: {value}" for name, value in zip(names, values, strict=True))
