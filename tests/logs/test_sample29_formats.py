@@ -1,0 +1,251 @@
+"""A twelfth random sample of training scripts from public repositories, read as the held-out
+measure of #27 reads, at first sight (the doctor as it is at 4a3d1f7, no rule added here): 4
+scripts (a feature classifier, a Faster R-CNN, a handwriting GAN, a DeepLab segmenter), drawn
+from the code index's listing of ``main.py``, ``run.py``, ``train_and_eval.py``,
+``train_test.py``, ``experiment.py``, ``src/train.py``, ``code/train.py``, ``training.py`` and
+``train_utils.py`` in the order it gives them. Skipped, and why: those named in tests/logs
+already (00-Abhishek/mnist-mlp-pytorch ``src/train.py``, 072jiajia/SampleNet-Experiment
+``experiment.py``), those that train nothing (Milanjavoor/Sentiment-Analysis-BIGRU ``main.py``:
+inference; the first ``main.py`` and ``run.py`` rows: web apps, bots), those that hand over to
+code not read in time (1994ericlee/ToFDeFUnet ``train_and_eval.py``: a MetricLogger in its
+``distributed_utils``; 0-KaiKai-0/distilling-step-by-step ``run.py``: the HF Trainer, read by
+many tests already). The sample is smaller than the ~10 asked: the deadline came first.
+
+Each excerpt is built from the script's own print format strings (one builder a script below,
+the repository and file in its docstring): a healthy run with settings other than the
+defaults, and a faulty one (a NaN loss from step N, or at epoch E where the script prints per
+epoch), pasted from the start and from the middle. None prints a loss scale.
+
+Each script as repository ``file``: the format; the doctor's answer at first sight (4a3d1f7)
+-> the right one ("=": the same):
+
+- 0809zheng/dogs-VS-cats-pytorch ``train_test.py``: the PyTorch MNIST example's ``Train
+  Epoch: 3 [15000/20000 (75%)]\\tLoss: nan`` (0-based epochs, the count in samples within the
+  epoch) and, once after training, ``Test set: Average loss: nan, ...``; AMP006 15, AMP013 31
+  -> AMP006 75000, AMP013 155000 (the run's samples: the epoch's ``3 * 20000`` and the
+  count; the test at the last row read); from the middle 22, 27 -> 130000, 155000. The rows
+  are counted (strict xfail).
+- 01HEXIN01/RGB_noise ``code/train.py`` (tf-faster-rcnn): ``iter: 1220 / 4000, total loss:
+  nan`` over four `` >>> rpn_loss_cls: ...`` lines and ``speed: 0.412s / iter``; AMP006 1220
+  =; 2620 = from the middle.
+- 007d83QQ/FewShot-TraditionalChinese-Handwriting ``training.py``: a record over six lines,
+  ``iteration 1300 / 3000:`` alone on the first, then ``generator loss: nan, adversarial loss:
+  ...``, ``discriminator loss: ...``, ``template_D loss: 0.000000`` (the template
+  discriminator's loss is 0 through its warm-up); AMP006 37, AMP007 36 -> AMP006 1300; from
+  the middle AMP006 40, AMP007 39 -> AMP006 2500. A wrong id (AMP007, a zero loss, from the
+  warm-up's ``template_D loss: 0.000000`` lines) beside a wrong step (strict xfails).
+- 100495891/apai-pr2a-xbd ``train_utils.py`` (Spanish): ``Epoca 3/6``, the tqdm bars, ``
+  Train Loss: nan``, ``  Val Loss: nan``, ``  Resumen: {'epoch': 3, 'Train_loss': nan,
+  'Val_loss': nan, 'Train_jaccard_score': np.float64(0.0), ...}``; AMP006 5, AMP013 5 -> 3, 3;
+  from the middle 9, 9 -> 8, 8. The step-less ``Train Loss`` lines are counted as rows
+  between the summaries' epochs (strict xfail).
+
+Healthy, with settings other than the defaults (8 excerpts, 4 of them pasted from the
+middle): no false alarm, silent on 8 of 8. Faulty (8 excerpts): right on 2 (25%, both
+RGB_noise's); the 6 left wrong are held by strict xfails: 6 wrong steps, 2 of them with a
+wrong id beside (AMP007), no silence.
+"Right": the ids, and the step as the log prints it (an epoch, a step counter, the run's
+count in samples where the log counts samples).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from excerpts import Table, check_listed, faults, nan_from, tqdm_bar
+
+NAN = float("nan")
+
+
+def dogs_cats(bad: int | None = None, epochs: int = 8, batch: int = 100, n_train: int = 20000,
+              every: int = 50, tested: int = 5000) -> list[str]:
+    """0809zheng/dogs-VS-cats-pytorch ``train_test.py`` (a linear layer on three CNNs'
+    features): every 50 batches (``batch_idx % 50 == 0 & verbose`` binds as ``== (0 &
+    verbose)``: printed whatever ``verbose``) ``'Train Epoch: {} [{}/{} ({:.0f}%)]\\tLoss:
+    {:.6f}'.format(epoch, batch_idx * len(data), len(train_loader.dataset), 100. * batch_idx /
+    len(train_loader), loss.item())`` (epochs from 0), after the last epoch ``'\\nTest set:
+    Average loss: {:.4f}, Accuracy: {}/{} ({:.2f}%)\\n'`` (``correct`` a CUDA tensor: its
+    ``repr``); ``bad`` is the first NaN batch of the run (``epoch * batches + batch``)."""
+    out: list[str] = []
+    batches = n_train // batch
+    last = 0.0
+    for e in range(epochs):
+        for b in range(batches):
+            g = e * batches + b
+            last = nan_from(bad, g, 0.69 / (1 + g / 300))
+            if b % every == 0:
+                out.append(f"Train Epoch: {e} [{b * batch}/{n_train} "
+                           f"({100.0 * b / batches:.0f}%)]\tLoss: {last:.6f}")
+    correct = tested // 2 if last != last else int(tested * 0.987)
+    out += ["", f"Test set: Average loss: {NAN if last != last else 0.0004:.4f}, Accuracy: "
+            f"tensor({correct}, device='cuda:0')/{tested} ({100.0 * correct / tested:.2f}%)", ""]
+    return out
+
+
+def rgb_noise(bad: int | None = None, max_iters: int = 4000, display: int = 20,
+              snapshot: int = 1000) -> list[str]:
+    """01HEXIN01/RGB_noise ``code/train.py`` (tf-faster-rcnn's VGG16 on a DIY dataset): its
+    set-up prints (``'Loaded dataset `{:s}` for training'``, ``'Loading initial model weights
+    from {:s}'``, ``'Loaded.'``, ``'Fixed.'``, ``'****************start
+    training*****************'``), every ``cfg.FLAGS.display`` iterations ``'iter: %d / %d,
+    total loss: %.6f\\n >>> rpn_loss_cls: %.6f\\n >>> rpn_loss_box: %.6f\\n >>> loss_cls:
+    %.6f\\n >>> loss_box: %.6f\\n '`` (a line of one blank at its end) and ``'speed: {:.3f}s /
+    iter'``, ``'write snapshot to: {:s}'`` (the counter is raised before the print: from 2);
+    ``bad`` is the first NaN iteration."""
+    out = ["Appending horizontally-filpped training examples...", "done",
+           "Preparing training data...", "done",
+           "imdb*******/n <lib.datasets.pascal_voc.pascal_voc object at 0x7f3a2c1d5e10>",
+           "Loaded dataset `DIY_dataset` for training", "Set proposal method: gt",
+           "Loading initial model weights from ./data/imagenet_weights/vgg16.ckpt",
+           "Variables restored: vgg_16/conv1/conv1_1/biases:0", "Loaded.", "Fixed.",
+           "****************start training*****************"]
+    it = 1
+    while it < max_iters + 1:
+        it += 1
+        if it % display == 0:
+            t = nan_from(bad, it, 1.9 / (1 + it / 500))
+            out += [f"iter: {it} / {max_iters}, total loss: {t:.6f}",
+                    f" >>> rpn_loss_cls: {t * 0.1:.6f}", f" >>> rpn_loss_box: {t * 0.05:.6f}",
+                    f" >>> loss_cls: {t * 0.4:.6f}", f" >>> loss_box: {t * 0.3:.6f}", " ",
+                    "speed: 0.412s / iter"]
+        if it % snapshot == 0:
+            out.append("write snapshot to: ./output/vgg16/DIY_dataset/default/"
+                       f"vgg16_faster_rcnn_iter_{it}.ckpt")
+    return out
+
+
+def fewshot(bad: int | None = None, iters: int = 3000, report: int = 100,
+            save: int = 1000) -> list[str]:
+    """007d83QQ/FewShot-TraditionalChinese-Handwriting ``training.py`` (a font-synthesis GAN
+    under hydra): ``OmegaConf.to_yaml(config)``, ``'image number: {}\\n'``, every
+    ``report_interval`` iterations ``'iteration {} / {}:'``, ``'time: {:.6f} seconds per
+    iteration'``, ``'generator loss: {:.6f}, adversarial loss: {:.6f}, classification loss:
+    {:.6f}, structure loss: {:.6f}, l2_style loss: {:.6f}, Sup-Con: {:.6f}, reconstruction
+    loss: {:.6f}, template_D loss: {:.6f}'``, ``'discriminator loss: {:.6f}, adversarial loss:
+    {:.6f}, classification loss: {:.6f}'``, ``'template_D loss: {:.6f}\\n'`` (0 until
+    ``template_D.warmup_iter``: here the whole excerpt), ``'save sample image in: {}'``;
+    ``bad`` is the first NaN iteration."""
+    out = ["parameter:", "  dataset_path: ./dataset", "  checkpoint_path: ./checkpoint",
+           "  device: cuda", "  batch_size: 16", f"  num_iterations: {iters}",
+           f"  report_interval: {report}", f"  save_interval: {save}", "",
+           "image number: 48213", ""]
+    for i in range(1, iters + 1):
+        if i % report == 0:
+            g = nan_from(bad, i, 9.1 / (1 + i / 800))
+            d = nan_from(bad, i, 3.2 / (1 + i / 900))
+            out += [f"iteration {i} / {iters}:", "time: 0.412345 seconds per iteration",
+                    f"generator loss: {g:.6f}, adversarial loss: {g * 0.1:.6f}, classification "
+                    f"loss: {g * 0.5:.6f}, structure loss: {g * 0.01:.6f}, l2_style loss: "
+                    f"{g * 0.002:.6f}, Sup-Con: {g * 0.3:.6f}, reconstruction loss: "
+                    f"{g * 0.02:.6f}, template_D loss: {0.0:.6f}",
+                    f"discriminator loss: {d:.6f}, adversarial loss: {d * 0.4:.6f}, "
+                    f"classification loss: {d * 0.6:.6f}",
+                    f"template_D loss: {0.0:.6f}", ""]
+        if i % save == 0:
+            out.append(f"save sample image in: ./checkpoint/iteration_{i}/sample.png")
+    return out
+
+
+def xbd(bad: int | None = None, epochs: int = 3, train_n: int = 312,
+        val_n: int = 78) -> list[str]:
+    """100495891/apai-pr2a-xbd ``train_utils.py`` ``train_model_xbd`` (DeepLab-V3 on xBD,
+    Spanish): per epoch ``f"\\nEpoca {epoch}/{num_epochs}"``, ``"-" * 40``, for each phase
+    the bar ``tqdm(..., desc=f"  {phase}")`` and ``f"  {phase} Loss: {loss.item():.4f}"``,
+    ``f"  Resumen: {batchsummary}"`` (a dict: ``epoch``, the phases' losses as floats, the
+    ``np.nanmean`` of the IoUs as ``np.float64``, numpy 2's ``repr``), ``f"  Nuevo mejor modelo
+    guardado (Val mIoU = {best_jaccard:.4f})"``, ``f"\\nEntrenamiento completo en ..."`` and
+    ``f"Mejor Val mIoU: ..."``; a NaN prediction is all background: IoU 0; ``bad`` is the
+    first NaN epoch (1-based)."""
+    out: list[str] = []
+    best = 0.0
+    for e in range(1, epochs + 1):
+        out += ["", f"Epoca {e}/{epochs}", "-" * 40]
+        tr, va = nan_from(bad, e, 0.61 - e / 50), nan_from(bad, e, 0.66 - e / 60)
+        out += [tqdm_bar("  Train", train_n, train_n, rate=4.99), f"  Train Loss: {tr:.4f}",
+                tqdm_bar("  Val", val_n, val_n, rate=10.41), f"  Val Loss: {va:.4f}"]
+        tj = 0.0 if tr != tr else 0.2 + e / 40
+        vj = 0.0 if va != va else 0.18 + e / 45
+        out.append(f"  Resumen: {{'epoch': {e}, 'Train_loss': {tr!r}, 'Val_loss': {va!r}, "
+                   f"'Train_jaccard_score': np.float64({tj!r}), 'Val_jaccard_score': "
+                   f"np.float64({vj!r})}}")
+        if vj >= best:
+            best = vj
+            out.append(f"  Nuevo mejor modelo guardado (Val mIoU = {best:.4f})")
+    return [*out, "", "Entrenamiento completo en 41m 7s", f"Mejor Val mIoU: {best:.4f}"]
+
+
+# -- the excerpts and their right answers -----------------------------------------------------
+
+# Faulty excerpts the doctor read right at first sight: guards.
+READ_ALREADY: Table = {
+    "rgb_noise": (lambda: rgb_noise(1210), [("AMP006", 1220)]),
+    "rgb_noise_from_the_middle": (lambda: rgb_noise(2610)[400:], [("AMP006", 2620)]),
+}
+
+HEALTHY: dict[str, Callable[[], list[str]]] = {
+    "dogs_cats": lambda: dogs_cats(epochs=5, batch=50, every=40),
+    "dogs_cats_from_the_middle": lambda: dogs_cats(epochs=6, every=25)[13:],
+    "rgb_noise": lambda: rgb_noise(max_iters=6000, display=50, snapshot=2000),
+    "rgb_noise_from_the_middle": lambda: rgb_noise(max_iters=5000, display=10)[300:],
+    "fewshot": lambda: fewshot(iters=5000, report=250, save=2500),
+    "fewshot_from_the_middle": lambda: fewshot(iters=4000, report=50)[50:],
+    "xbd": lambda: xbd(epochs=10, train_n=500, val_n=120),
+    "xbd_from_the_middle": lambda: xbd(epochs=12, train_n=640)[25:],
+}
+
+# The healthy runs as excerpts whose right answer is silence.
+CONTROLS: Table = {f"{name} (healthy)": (build, []) for name, build in HEALTHY.items()}
+
+
+@pytest.mark.parametrize("name", sorted({**READ_ALREADY, **CONTROLS}))
+def test_excerpts(tmp_path: Path, name: str) -> None:
+    """Guards on the faulty excerpts read right at first sight, and the healthy runs'
+    silence, read without error (controls: they pass on the parent too)."""
+    check_listed(tmp_path, name, READ_ALREADY, CONTROLS)
+
+
+_SAMPLE_COUNTS = pytest.mark.xfail(strict=True, reason="not fixed here: the PyTorch MNIST "
+                                   "example's line counts samples within the epoch (``Train "
+                                   "Epoch: 3 [15000/20000 (75%)]``), which the doctor leaves "
+                                   "unnumbered on purpose (test_detect_formats' MNIST control: "
+                                   "counts from 0 are no open_clip step); its rows are counted "
+                                   "instead (15, 31; from the middle 22, 27)")
+_STEP_ABOVE = pytest.mark.xfail(strict=True, reason="not fixed here: the step stands alone on "
+                                "the line above the losses (``iteration 1300 / 3000:``, a "
+                                "record over six lines) and is not read: the loss lines are "
+                                "counted (37; 40 from the middle); the warm-up's ``template_D "
+                                "loss: 0.000000`` lines, a loss of a model not yet trained, "
+                                "read as AMP007 (a zero loss) once the other losses turn NaN")
+_PHASE_LOSSES = pytest.mark.xfail(strict=True, reason="not fixed here: the phases' ``  Train "
+                                  "Loss: nan`` lines print no step and stand above the epoch's "
+                                  "``Resumen: {'epoch': 3, ...}``; they are counted as rows "
+                                  "between the summaries (5; from the middle 9) where they are "
+                                  "the epoch the summary below names (and the one ``Epoca "
+                                  "3/6``, Spanish, above says)")
+
+
+@pytest.mark.parametrize(("build", "right"), [
+    # dogs-VS-cats' NaN from batch 120 of epoch 3 (0-based, 200 batches of 100, a row every
+    # 50): the row of batch 150, the run's sample 75000; the test after training at the last
+    # row read (epoch 7's 15000: 155000). From the middle: batch 70 of epoch 6, 130000.
+    pytest.param(lambda: dogs_cats(3 * 200 + 120), [("AMP006", 75000), ("AMP013", 155000)],
+                 marks=_SAMPLE_COUNTS, id="dogs_cats"),
+    pytest.param(lambda: dogs_cats(6 * 200 + 70)[25:], [("AMP006", 130000), ("AMP013", 155000)],
+                 marks=_SAMPLE_COUNTS, id="dogs_cats_from_the_middle"),
+    # The GAN's NaN from iteration 1250 (a report every 100): the report of 1300; from the
+    # middle, 2450: 2500. AMP006 only.
+    pytest.param(lambda: fewshot(1250), [("AMP006", 1300)], marks=_STEP_ABOVE, id="fewshot"),
+    pytest.param(lambda: fewshot(2450)[80:], [("AMP006", 2500)], marks=_STEP_ABOVE,
+                 id="fewshot_from_the_middle"),
+    # xBD's NaN from epoch 3 (1-based): AMP006 and AMP013 at 3; from the middle, 8.
+    pytest.param(lambda: xbd(3, epochs=6), [("AMP006", 3), ("AMP013", 3)], marks=_PHASE_LOSSES,
+                 id="xbd"),
+    pytest.param(lambda: xbd(8, epochs=12)[30:], [("AMP006", 8), ("AMP013", 8)],
+                 marks=_PHASE_LOSSES, id="xbd_from_the_middle")])
+def test_misses_at_first_sight(tmp_path: Path, build: Callable[[], list[str]],
+                               right: list[tuple[str, int]]) -> None:
+    """The faulty excerpts the doctor read wrong at first sight, each with its right answer
+    (strict xfails: the reasons say what the doctor does instead)."""
+    assert faults(tmp_path, build()) == right
