@@ -117,6 +117,7 @@ def test_vae_double_bar_split_val_nan(tmp_path: Path) -> None:
 
 
 def test_vae_double_bar_split_train_nan(tmp_path: Path) -> None:
+    """Control (right on 4a3d1f7 too): the training's own NaN stays AMP006."""
     assert faults(tmp_path, vae_rows(bad=40)) == [("AMP006", 40)]
 
 
@@ -149,6 +150,7 @@ def test_valid_bar_nan(tmp_path: Path) -> None:
 
 
 def test_valid_bar_training_nan(tmp_path: Path) -> None:
+    """Control (right on 4a3d1f7 too): the training's own NaN stays AMP006."""
     assert faults(tmp_path, traisformer_bars(bad=3)) == [("AMP006", 3)]
 
 
@@ -197,6 +199,7 @@ def test_coqui_vits_evaluation_nan(tmp_path: Path) -> None:
 
 
 def test_coqui_training_nan_still_training(tmp_path: Path) -> None:
+    """Control (right on 4a3d1f7 too): the training's own NaN stays AMP006."""
     found = faults(tmp_path, coqui_vits_eval(train_bad=1))
     assert found[0] == ("AMP006", 200), found
 
