@@ -26,6 +26,7 @@ from collections.abc import Callable
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.bar_epochs import repeats_epoch
 from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
+from denpex_callbacks.logs.split_bars import held_out_bar, training_bar_epoch
 
 FAMILY = "lightning"
 # check_finite's line names the value (nan, inf): the generic keywords find it.
@@ -160,6 +161,13 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
         if found is None:
             return []
     epoch, done, total, postfix = found.groups()
+    if pattern is _LOSS and held_out_bar(text, found.start()):
+        # a loop's own bar over its held-out split (``Validation Epoch 3: ...``): no training
+        # step, its loss the evaluation's (placed after the training's last step)
+        held_out = pattern.search(postfix)
+        number = to_float(held_out.group(1)) if held_out else None
+        return [] if number is None or math.isfinite(number) else [
+            LogEvent(EVAL, FAMILY, loss=number, metric="loss")]
     if done == "0":
         # No batch of the epoch done: the bar's reset as the next epoch begins, drawn before
         # its new label (lightning ``TQDMProgressBar.on_train_epoch_start``: ``reset`` then
@@ -285,6 +293,10 @@ class Bars:
             # loop's own ``tqdm(loader, desc=f"Epoch {epoch + 1:02d}")``: from 1, unless the
             # first one seen is ``Epoch 00``
             self._padded = int(padded.group(1)) > 0
+        if self._epoch < 0 and (own := training_bar_epoch(text)) is not None:
+            # a loop's own bar described as the training's (``Training Epoch 1:``, beside its
+            # ``Validation Epoch 1:``): counted as its print says, from 1 unless ``Epoch 0``
+            self._padded = own > 0
         if not self._versioned and "v_num=" in text:
             self._versioned = True
         if self._first == 0 and self._epoch > 0 and not self._zero and not self._versioned and (

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from denpex_callbacks.logs import best_tags, lexicon, region_losses
 from denpex_callbacks.logs.metric_templates import Claim
+from denpex_callbacks.logs.split_tags import held_out_part
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
 # otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``)
@@ -639,6 +640,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
     step_end = 0  # where the step held ends (see _STEP_AFTER_ITER)
     terms: list[str] = []  # the loss keys read so far, in order (see _again)
     held_out = False  # the held-out split's set began: its loss keys are evaluation values
+    held_part = held_out_part(text)  # where a tagged held-out part begins (see split_tags)
     for start, end, kind, key, separator in claims:
         if out.separator is None:
             out.separator = separator
@@ -650,7 +652,7 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
         except ValueError:
             value = to_value(spelled)
         if kind in _TERMS:
-            if held_out or _again(key, terms):
+            if held_out or start > held_part or _again(key, terms):
                 held_out = True
                 out.evals.append((key, value))
                 continue

@@ -36,6 +36,7 @@ from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step
+from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
     EVAL,
@@ -68,6 +69,7 @@ from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
 from denpex_callbacks.logs.run_epochs import RunEpochs
 from denpex_callbacks.logs.scale_prints import rounded_zero
+from denpex_callbacks.logs.split_tags import held_out_part
 from denpex_callbacks.logs.split_trees import EPOCH_SUMMARY, READ, SplitTree, is_branch
 from denpex_callbacks.logs.step_layouts import (
     BATCH_BAR,
@@ -596,7 +598,8 @@ def _not_training(text: str) -> str | None:
         return EVALUATION
     if (found := _EVAL_CONTEXT.search(text)) is not None and (
             _TRAINING_LOSS_KEY.search(text) is None) and not _split_scores(text, found) and (
-                region_losses.region_pair(text) is None):  # (``hole: ...; valid: ...``)
+                region_losses.region_pair(text) is None) and (  # (``hole: ...; valid: ...``)
+                held_out_part(text) > found.start()):  # (``[Train] ... | [Valid] ...``)
         # The logging prefix's logger name is the run's (``getLogger(basename(model_dir))``
         # in the VITS family, RVC's default experiment ``mi-test``): no word of the line's.
         prefix = _LOGGER_PREFIX.match(text) if found.start() < 80 else None
@@ -786,6 +789,9 @@ class MetricReader:
         # The step of the last evaluation pass's heading (``EVAL_AT``), and its line: the
         # values of that evaluation below it print none
         self.eval_heading = (-1, 0)
+        # the rows of a block an evaluation heading opened (coqui's ``--> EVAL PERFORMANCE``
+        # over ``| > avg_loss: nan``): evaluation's, though they name no split
+        self.headed = HeadedBlock()
         self.eval_opener = -1  # the last evaluation line that ended with a key (`` eval |
         # ... | output: ``): the dict on the lines below it is evaluation's
         self.mapping_rows: list[str] = []  # the rows of a YAML mapping not yet ended
@@ -1021,6 +1027,9 @@ class MetricReader:
             return self._evaluated(text, plan.claims, plan.skip, line)
         else:
             metrics = collect(plan.claims, text)
+        if self.headed.last >= 0 and len(self.handed) > 1 and (
+                self.headed.row(text, line, self.handed[-2][0])):
+            return self._evaluated(text, find_claims(text)[0], EVALUATION, line)
         if line - self.eval_line <= SUMMARY_REACH + NOISE_BETWEEN:
             if "|" in text and (head := _split_header(text)) is not None:
                 self.split_head = (line, head)  # (a table of splits below its heading)
@@ -1079,6 +1088,8 @@ class MetricReader:
         if why == EVALUATION:
             self.eval_line, self.eval_text = line, text
             self._opens_below(text, line)
+            if len(text) <= HEADING_WIDTH:
+                self.headed.heading(text, line)
             if "tep" in text:
                 self._heading_step(text, line)
             if "teration " in text and (found := _EVAL_AT.search(text)) is not None:

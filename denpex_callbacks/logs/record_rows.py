@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from denpex_callbacks.logs.eval_headings import evaluation_heading
+
 # The marker a record's row opens with after its indent: ``     | > `` (coqui), ``  - ``,
 # ``  * ``; then the key's first word character. Bounded pieces: linear on any line.
 _LEAD = re.compile(rb"[ \t]{2,16}[|>*:-]{1,4}(?:[ \t]{1,4}[|>*:-]{1,4}){0,2}(?=[ \t]{1,4}\w)")
@@ -57,7 +59,8 @@ def step_above_rows(buffer: bytes, resume: int, start: int, begin: int, line: by
         above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
         begin = max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume)
         back += 1
-        if is_step_line(above):
+        if is_step_line(above) or evaluation_heading(above):
+            # (an evaluation's heading in the step line's place: see eval_headings)
             return above, back
         if not above.startswith(marker):
             return None

@@ -11,16 +11,19 @@ Problems held here:
   Fixed by narrowing the tag to a bar's description (tqdm's ``{desc}: {percentage:3.0f}%|``):
   ``[Val]:  45%|``. (These fail on e634b76, the rule's merge, not on ff74fba: the rule is
   newer than the parent.)
-- The same line's ``[Val]`` half: its NaN (a healthy training) is silent, on ff74fba as now
-  (strict xfail: AMP013 at the epoch).
+- The same line's ``[Val]`` half: its NaN (a healthy training) is silent, on ff74fba as on
+  4a3d1f7 (AMP013 at the epoch since h51-evalsplit: split_tags).
 - held_out_epoch (712274e): ``Validation Loss after Epoch N: nan`` under tqdm bars that count
   the batches is placed at the bar's count of the epoch before (120) or after (480), not at
   epoch N's end (360); the validation bar's own ``loss=nan`` (``Validation Epoch 3: ...``) is
-  read as the training's, a false AMP006 (ff74fba too). Strict xfail.
+  read as the training's, a false AMP006 (ff74fba too). Right since h51-evalsplit
+  (split_bars: a bar described as a held-out split's is evaluation's; a ``Training Epoch``
+  bar counts epochs as its loop prints them).
 - record_rows (6b5b6e6): coqui-ai/Trainer's evaluation summary (``--> EVAL PERFORMANCE`` over
   ``     | > avg_loss: nan (+0)`` rows) is read as the training's: a healthy training whose
   evaluation goes NaN is AMP006 (at 67 and 101 on ff74fba, at 775 and 1175 now: the rule moved
-  the step, the kind was wrong before it). Strict xfail: AMP013 at the last training step.
+  the step, the kind was wrong before it). AMP013 at the last training step since
+  h51-evalsplit (eval_headings).
 - slash_pairs.spread (2f3cf55) is slow on lines holding `` / `` and ``: `` (its guard): the
   unanchored search tries up to eight 41-character names from every position of the line.
   3.1 MB of lines of 60 slashed names and 59 values: 41.5 s, ff74fba 8.0 s (re2); 40.2 s
@@ -54,8 +57,6 @@ Rules tried that held (the doctor's answer right before and after, or newly righ
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from tests.logs.excerpts import faults
 
@@ -110,8 +111,6 @@ def test_val_bar_still_evaluation(tmp_path: Path) -> None:
     assert [code for code, _ in found] == ["AMP013"], found
 
 
-@pytest.mark.xfail(strict=True, reason="the [Val] half of a line tagging both passes is not "
-                   "read as the held-out set: its NaN is silent (ff74fba too)")
 def test_both_passes_tagged_val_nan(tmp_path: Path) -> None:
     assert faults(tmp_path, both_tagged(val_bad=4)) == [("AMP013", 4)]
 
@@ -140,9 +139,6 @@ def test_informer_healthy_is_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, informer_bars()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the validation bar's loss=nan is read as the "
-                   "training's (AMP006 120, ff74fba too) and the sentence's epoch is not "
-                   "placed at its end in the bars' count (AMP013 120)")
 def test_informer_validation_nan(tmp_path: Path) -> None:
     assert faults(tmp_path, informer_bars(val_bad=3)) == [("AMP013", 360)]
 
@@ -186,7 +182,5 @@ def test_coqui_healthy_with_evaluation_is_silent(tmp_path: Path) -> None:
     assert faults(tmp_path, coqui_glow()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="coqui's '--> EVAL PERFORMANCE' rows are read as the "
-                   "training's: AMP006 775 and 1175 (67 and 101 on ff74fba)")
 def test_coqui_evaluation_nan(tmp_path: Path) -> None:
     assert faults(tmp_path, coqui_glow(eval_bad=1)) == [("AMP013", 775)]

@@ -111,9 +111,11 @@ def test_coqui_trainer_coloured_step_line(tmp_path: Path) -> None:
     which the reader did not take for a step line: it was not handed over with the lines
     below it, and the NaN at global step 1000 was reported at the record's count (203; 363
     for VITS' keys, 161 for the 2020 logger's); the scale's collapse from 1000 was reported at
-    207. Without colours (a file run through a colour stripper) they were read right."""
-    assert faults(tmp_path, _coqui(1000)) == [("AMP006", 1000)]
-    assert faults(tmp_path, _coqui(1000, keys=VITS)) == [("AMP006", 1000)]
+    207. Without colours (a file run through a colour stripper) they were read right.
+    The ``--> EVAL PERFORMANCE`` block's ``avg_loss: nan`` after the training's NaN is the
+    evaluation's (h51-evalsplit, eval_headings): AMP013 at the training step it follows."""
+    assert faults(tmp_path, _coqui(1000)) == [("AMP006", 1000), ("AMP013", 1475)]
+    assert faults(tmp_path, _coqui(1000, keys=VITS)) == [("AMP006", 1000), ("AMP013", 1475)]
     assert faults(tmp_path, _coqui(scale_from=1000)) == [("AMP003", 1000), ("AMP004", 1100)]
     assert faults(tmp_path, _coqui_tts_2020(1000)) == [("AMP006", 1000)]
 
@@ -121,7 +123,7 @@ def test_coqui_trainer_coloured_step_line(tmp_path: Path) -> None:
 def test_coqui_trainer_controls(tmp_path: Path) -> None:
     """Healthy runs, coloured or not, printed every step or every 50 of 300 (pass on the
     parent too); without colours the fault was read right on the parent too."""
-    assert faults(tmp_path, _coqui(1000, colour=False)) == [("AMP006", 1000)]
+    assert faults(tmp_path, _coqui(1000, colour=False)) == [("AMP006", 1000), ("AMP013", 1475)]
     for lines in (_coqui(), _coqui(colour=False), _coqui(keys=VITS),
                   _coqui(batches=300, every=50), _coqui(batches=40, every=1),
                   _coqui_tts_2020()):
