@@ -40,6 +40,7 @@ from denpex_callbacks.logs import folder_verdict, lexicon, run_files, run_folder
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.assembler import HF, Assembler, Printed
 from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log, may_be_cri
+from denpex_callbacks.logs.declared_lengths import HEAD_BYTES, declared_epoch_length
 from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
 from denpex_callbacks.logs.dropped_values import DroppedValues
 from denpex_callbacks.logs.evaluation import EvaluationStream
@@ -253,6 +254,10 @@ def _diagnose_log(path: str, progress: Callable[[int, int | None], None] | None,
     # none, its diagnoses put on that rank at the end, so that no rule reads it apart from
     # rank 0's), or each rank's block of lines where several ranks' were read apart.
     ranked: int | RankBlocks | None = None
+    if parser.generic is not None and isinstance(stream, io.BufferedReader):
+        # an epoch's length said once before training, on a line no keyword keeps
+        parser.generic.epoch_batches.declared = declared_epoch_length(
+            stream.peek(HEAD_BYTES)[:HEAD_BYTES])
     if plain and total is not None and total <= ESCAPED_BYTES:
         stream, pasted, ranked = _pasted(stream, total, how.reverse)
     blocks = ranked if isinstance(ranked, RankBlocks) else None

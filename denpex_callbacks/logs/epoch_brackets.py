@@ -44,3 +44,24 @@ def bracket_epoch_step(text: str) -> tuple[int, int, int, int] | None:
     if not (epoch <= epochs and total > 0 and done <= total):
         return None
     return epoch, epochs, done, total
+
+
+def epoch_share(last: int, epochs: int, total: int) -> int | None:
+    """An epoch's length where ``[E/N] Step i/M`` counts the epoch's batches against the
+    run's total M, or None where M is the epoch's own.
+
+    The count went back (a new epoch) after ``last``: where M splits into N equal shares and
+    ``last`` ended within one of them, past its half, the epoch ended there, at ``M / N``
+    (a DDP LoRA script in the code index prints ``f"[{epoch}/{num_epochs}] Step
+    {step}/{total_steps}"`` with ``total_steps = len(train_loader) * num_epochs``). An epoch of
+    M printed in full ends past that share; and its last print ends past its half whatever
+    the print interval, so the half rules out no whole epoch, only a count that stopped early.
+
+    Example:
+        >>> epoch_share(1000, 3, 3000), epoch_share(3000, 3, 3000), epoch_share(200, 3, 3000)
+        (1000, None, None)
+    """
+    if epochs < 2 or total % epochs:
+        return None
+    share = total // epochs
+    return share if share < 2 * last <= 2 * share else None

@@ -35,7 +35,7 @@ from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
-from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step
+from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -720,6 +720,9 @@ class MetricReader:
         # batches
         self.epoch_of_steps: tuple[int, int] | None = None
         self.steps_in_epoch = False
+        # the epoch's length in those steps, where the count went back after a run's share
+        # (None: M, as printed)
+        self.epoch_length: int | None = None
         # the samples a step of ``Epoch E [n/N (p%)]`` counts (None: not told yet; 0: not
         # known, the counts are read as nothing)
         self.step_samples: int | None = None
@@ -1973,15 +1976,22 @@ class MetricReader:
 
     def _step_of_epoch(self, epoch: int, epochs: int, done: int, total: int) -> int:
         """The step of ``Epoch E/N, step i/M`` (see ``EPOCH_OF_STEPS``): ``i`` where it may
-        count the run's steps, ``(E - 1) * M + i`` once it cannot (outside epoch E's share of
-        M, or gone back while the epoch moved on)."""
+        count the run's steps, the epochs before E times the epoch's length plus ``i`` once
+        it cannot (outside epoch E's share of M, or gone back while the epoch moved on).
+
+        Epochs count from 1 unless an epoch 0 was printed (``_epochs_before``). The epoch's
+        length is M, unless the count went back after ending the epoch before within its
+        share of M (``epoch_share``): then M was the run's and an epoch ``M / N``."""
         last = self.epoch_of_steps
-        if not self.steps_in_epoch and 0 < epoch <= epochs and (
-                not (epoch - 1) * total <= done * epochs <= epoch * total
+        before = self._epochs_before(epoch)
+        if not self.steps_in_epoch and 0 <= before < epochs and (
+                not before * total <= done * epochs <= (before + 1) * total
                 or (last is not None and epoch > last[0] and done < last[1])):
             self.steps_in_epoch = True
+            if last is not None and epoch > last[0] and done < last[1]:
+                self.epoch_length = epoch_share(last[1], epochs, total) or total
         self.epoch_of_steps = (epoch, done)
-        return (epoch - 1) * total + done if self.steps_in_epoch else done
+        return before * (self.epoch_length or total) + done if self.steps_in_epoch else done
 
     def _sample_step(self, epoch: int, samples: int, total: int) -> int | None:
         """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``EPOCH_SAMPLES``):

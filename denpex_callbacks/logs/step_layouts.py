@@ -356,7 +356,8 @@ class EpochBatches:
         [601, 901, 3601, 4801]
     """
 
-    __slots__ = ("base", "epoch", "first", "interval", "last", "length", "offset", "run_wide")
+    __slots__ = ("base", "declared", "epoch", "first", "interval", "last", "length", "offset",
+                 "run_wide")
 
     def __init__(self) -> None:
         self.base = 1  # the run's first epoch: 1 unless an epoch 0 was read
@@ -367,6 +368,9 @@ class EpochBatches:
         self.offset = 0  # the batches of the epochs before this one
         self.length = 0  # batches an epoch (0: the counter has not started over yet)
         self.run_wide = False  # the count went on rising as the epoch went up
+        # batches an epoch as the log's head declared them (0: not declared; see
+        # declared_lengths): the rows print every N batches, so they tell it only roughly
+        self.declared = 0
 
     def wrapped(self, epoch: int, batch: int, total: int) -> int:
         """``batch`` as counted where a loop prints its count modulo the epoch's length
@@ -403,7 +407,8 @@ class EpochBatches:
         elif self.run_wide:
             pass
         elif self.length or batch <= self.last:  # the counter starts over with each epoch
-            held = total or epoch_length(self.last, batch, self.interval)
+            held = total or (self.declared if self.declared > self.last else 0) or (
+                epoch_length(self.last, batch, self.interval))
             if not self.length and self.first > self.base:
                 # the length first learnt: the excerpt's first epoch was not the run's, and
                 # the epochs before it are that many of this length (their batches unread)

@@ -12,7 +12,9 @@ Problems found:
   run's (``len(train_loader) * num_epochs``), then ``f"Epoch {epoch} eval loss: ..."``. The
   excerpt shows ``[0/3]``, yet epoch 1 is read as the first (``(E - 1) * M + i``): a NaN at
   epoch 1's step 300 of 1000 reads 300 (the parent read 3300); it is 1300, and the eval's NaN
-  after that epoch 2000 (read 1000; the parent 4000).
+  after that epoch 2000 (read 1000; the parent 4000). Fixed in h51-brackets: an epoch 0 says
+  the base, the count gone back at the end of its share says M is the run's
+  (``epoch_brackets.epoch_share``).
 - ``bar_epochs``: Lightning's own bar (Lightning-AI/pytorch-lightning
   ``src/lightning/pytorch/callbacks/progress/tqdm_progress.py``: ``desc=f"Epoch
   {trainer.current_epoch}"``, postfix ``v_num`` and the logged metrics) beside a LightningModule
@@ -45,8 +47,6 @@ Rules tried that held (the doctor right, or as the parent, on these shapes):
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from tests.logs.excerpts import faults
 
@@ -97,9 +97,6 @@ def lightning_module_lines(epochs: tuple[int, ...], *, batches: int, max_epochs:
     return lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "epoch_brackets reads [1/3] as the first epoch although the excerpt printed [0/3]: "
-    "(E - 1) * M + i gives 300 and the eval 1000 (the parent: 3300, 4000)"))
 def test_bracket_epochs_from_zero_read_from_zero(tmp_path: Path) -> None:
     lines = ddp_bracket_lines((0, 1, 2), batches=1000, num_epochs=3, nan_at=1300)
     assert faults(tmp_path, lines) == [("AMP006", 1300), ("AMP013", 2000)]
