@@ -533,8 +533,8 @@ def test_declared_epoch_length_world_model(tmp_path: Path) -> None:
 
 @pytest.mark.xfail(strict=True, reason="not fixed here: TGCE's rows ``2 epoch 300 index,loss:`` "
                    "are read as no epoch and batch at all (the step is the row's count: 310, "
-                   "315), so its declared ``380  is batch_train_num`` (read from the head since "
-                   "h51-brackets) numbers nothing; td3-hybrid pasted from the middle has no "
+                   "315), and its ``380  is batch_train_num`` (one script's own variable's name) "
+                   "is not read as a declared length; td3-hybrid pasted from the middle has no "
                    "declaration in the excerpt (130), and TGCE's from the middle neither")
 @pytest.mark.parametrize(("name", "right"), [("tgce", 2 * 380 + 300),
                                              ("tgce_from_the_middle", 6 * 380 + 300),
