@@ -57,7 +57,8 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
 - 02alexander/autocar ``experiment.py``: five Keras 2 ``fit`` runs of five fresh models in one
   log, ``Epoch 40/200`` over ``16/16 [====...] - 0s 9ms/step - loss: nan - val_loss: nan``
   (the second fit's); AMP006 3840, AMP013 3840 -> 640, 640; from the middle 5440 -> 2240. The
-  fits are counted on as one run (strict xfail).
+  fits were counted on as one run; fixed on h51-steps53 (a fresh model's fit, after one run to
+  its end and its loss back up, counts from its own start).
 - 01joja/D7047E ``training.py``: the whole run one line of ``\\r`` segments, ``Epoch 3 [7/20]
   - Loss: tensor(nan, grad_fn=<NllLossBackward0>) train`` and the validation's ``Epoch 3
   [2/4] - Loss: nan val``; AMP006 57 -> AMP006 47, AMP013 60; from the middle AMP006 99 ->
@@ -68,8 +69,9 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
 Healthy, with settings other than the defaults (20 excerpts, 10 of them pasted from the
 middle): no false alarm, silent on 20 of 20. Faulty (20 excerpts): right on 8 (40%:
 RGB_noise, Sketch-to-Shoe, distilling-step-by-step, freelence1, each from the start and the
-middle); the 12 left wrong are held by strict xfails: 12 wrong steps, 2 of them with a
-wrong id beside (AMP007), 2 with an id missed (AMP013), no excerpt silent.
+middle); the 12 left wrong were held by strict xfails: 12 wrong steps, 2 of them with a
+wrong id beside (AMP007), 2 with an id missed (AMP013), no excerpt silent. Since fixed:
+autocar's 2 (h51-steps53); the other 10 are still strict xfails.
 "Right": the ids, and the step as the log prints it (an epoch, a step counter, the run's
 count in samples where the log counts samples).
 """
@@ -417,11 +419,6 @@ _EPOCH_LENGTH = pytest.mark.xfail(strict=True, reason="not fixed here: ``[epoch:
                                   "divisor of the running loss): the rows are counted (11; "
                                   "from the middle 18); learnt from the rows (100, 200, 300) "
                                   "the length would be 300: 1100, not 1166")
-_FITS = pytest.mark.xfail(strict=True, reason="not fixed here: five ``model.fit`` of five fresh "
-                          "models, one after another in one log, each from ``Epoch 1/200``; "
-                          "the Keras rows are counted on across the fits as one run's "
-                          "(3840 = (200 + 40) * 16; from the middle 5440), where the faulty "
-                          "fit's own count is 640 (2240)")
 _PHASE_WORD = pytest.mark.xfail(strict=True, reason="not fixed here: the validation batches "
                                 "print the training rows' layout with their own count "
                                 "(``Epoch 3 [2/4] - Loss: nan val``), the phase a word after "
@@ -463,10 +460,9 @@ _PHASE_LOSSES = pytest.mark.xfail(strict=True, reason="not fixed here: the phase
                  marks=_EPOCH_LENGTH, id="segnet_from_the_middle"),
     # autocar's second fit (of five) NaN from its epoch 40 (16 batches an epoch): 640, the
     # validation beside; from the middle (the paste opens in the first fit), epoch 140: 2240.
-    pytest.param(lambda: autocar(1, 40), [("AMP006", 640), ("AMP013", 640)], marks=_FITS,
-                 id="autocar"),
+    pytest.param(lambda: autocar(1, 40), [("AMP006", 640), ("AMP013", 640)], id="autocar"),
     pytest.param(lambda: autocar(1, 140)[300:], [("AMP006", 2240), ("AMP013", 2240)],
-                 marks=_FITS, id="autocar_from_the_middle"),
+                 id="autocar_from_the_middle"),
     # D7047E's NaN from batch 7 of epoch 3 (1-based, 20 batches): 47, the validation after the
     # epoch at its last row, 60; from the middle (the line's tail from epoch 3), 127 and 140.
     pytest.param(lambda: pneumonia(47), [("AMP006", 47), ("AMP013", 60)], marks=_PHASE_WORD,
