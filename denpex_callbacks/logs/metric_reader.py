@@ -507,10 +507,11 @@ _STEP_ABOVE = re.compile(STEP_ABOVE)
 # group its digits as Python's ``{:_}`` does (DreamerV3's terminal output, danijar/elements
 # ``elements/logger.py`` ``TerminalOutput``: ``--------------------[Agent Step
 # 1_200_000]--------------------`` over ``Metrics filtered by: '...'`` and its ``key value /
-# key value`` line)
+# key value`` line); its total may stand apart from the slash (007d83QQ/FewShot-Traditional
+# Chinese-Handwriting ``training.py``: ``'iteration {} / {}:'`` over its record's lines)
 STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?)"
-              r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
+              r"[\W_]{1,3}\d+(?:_\d{3})*(?: ?/ ?\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
 # Keras' epoch header over its bar (keras ``callbacks/progbar_logger.py``: ``Epoch
