@@ -268,6 +268,10 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # a line tagging both passes (``[Train] Loss: ... | [Val] Loss: ...``)
                            # is the training's row, its ``[Val]`` half the held-out set's
                            r"|\[val\]: {1,4}\d{1,3}%\|"
+                           # the split a word after the row's last value, ending the line
+                           # (01joja/D7047E ``training.py``: ``'\\rEpoch {} [{}/{}] - Loss: {}
+                           # val'``, beside its training rows' ``... Loss: tensor(...) train``)
+                           r"|(?:\d|nan|inf) val *$"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),

@@ -26,6 +26,15 @@ drop to 0 when the losses between its zeros turn NaN (the parent said AMP007 bes
   tests/logs/test_sample29_formats.py, whose strict xfails these fixed): AMP006 37, AMP007 36
   -> AMP006 1300. Kept: the generator's loss itself falling to an exact 0 beside the zero
   term is still AMP007 (a guard).
+
+A row that ends with the bare split word after its last value (``... - Loss: nan val``) is
+the evaluation's (AMP013), and ``New best! loss:0.55`` (the extreme word ending its own
+exclamation) is the best so far's value, no row of its own:
+
+- 01joja/D7047E ``training.py`` (tests/logs/test_sample29_formats.py's builder): 60 batches an
+  epoch, 6 validation batches, NaN from batch 25 of epoch 2: AMP006 85, AMP013 120 (the
+  parent: AMP006 92, no AMP013: the first epoch's validation rows and best line counted as
+  training rows).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from pathlib import Path
 
 import pytest
 from excerpts import faults, nan_from
+from test_sample29_formats import pneumonia as d7047e
 
 
 def field_folds(bad_fold: int | None = None, bad: int | None = None, folds: int = 5,
@@ -158,3 +168,22 @@ def test_zero_collapse_step(tmp_path: Path) -> None:
 def test_zero_term_healthy_silent(tmp_path: Path) -> None:
     """A healthy run with other settings: silent (a control)."""
     assert faults(tmp_path, fewshot_records(iters=4000, report=200)) == []
+
+
+def test_trailing_split_word(tmp_path: Path) -> None:
+    """The training's NaN at its batch (the validation rows and the best-so-far lines push no
+    count), the validation's NaN AMP013 at the epoch's last batch."""
+    built = d7047e(60 + 25, epochs=4, batches=60, val_batches=6)
+    assert faults(tmp_path, built) == [("AMP006", 85), ("AMP013", 120)]
+
+
+def test_trailing_split_word_healthy_silent(tmp_path: Path) -> None:
+    """A healthy run with other settings: silent (a control)."""
+    assert faults(tmp_path, d7047e(epochs=7, batches=35, val_batches=3)) == []
+
+
+def test_exclamation_without_extreme_still_read(tmp_path: Path) -> None:
+    """Only the extreme word's exclamation drops a value: ``Done! loss: nan`` is still a
+    loss (a guard)."""
+    lines = [f"step {i}: loss {0.5 / i:.4f}" for i in range(1, 30)] + ["Done! loss: nan"]
+    assert faults(tmp_path, lines) == [("AMP006", 30)]
