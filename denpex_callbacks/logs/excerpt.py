@@ -107,6 +107,11 @@ class ExcerptJudge:
     # still flow and shrank with the loss.
     zeros_fit: bool = False
     zero_start: _Point | None = None
+    # Zeros that finite nonzero losses ended, each run short of ZERO_LINES: a term printed
+    # as 0 beside the others all along (a discriminator before its warm-up ends)...
+    zero_terms: int = 0
+    # ...and whether a non-finite loss came between the zeros of the run now
+    zeros_beside_nonfinite: bool = False
     megatron_last: tuple[int, float | None] | None = None
     stuck_intervals: int = 0  # all-skipped intervals of the first streak that proved stuck
     stuck_first: _Point | None = None
@@ -207,6 +212,7 @@ class ExcerptJudge:
         if loss is not None:
             self.runs.loss(obs.step, loss)
         if loss is not None and not math.isfinite(loss):
+            self.zeros_beside_nonfinite = self.zeros > 0
             last = self.nonfinite[-1] if self.nonfinite else None
             if last is not None and last[2] < ONE_OFF_AFTER:
                 last[1], last[2] = last[1] + 1, 0  # the same episode goes on
@@ -221,6 +227,7 @@ class ExcerptJudge:
                 opens = self.zeros == 0 and self.last_nonzero_loss is None
                 if self.zeros == 0:
                     self.zero_start = _Point(obs.step, obs.line, obs.text)
+                    self.zeros_beside_nonfinite = False
                 self.zeros_fit = _still_fit(obs.grad_norm, self.nonzero_grad,
                                             self.zeros_fit or self.zeros == 0) or (
                     opens and obs.grad_norm is not None and 0.0 < obs.grad_norm < math.inf)
@@ -228,7 +235,10 @@ class ExcerptJudge:
                     self.nonzero_grad = obs.grad_norm
                 self.zeros += 1
             else:
+                if 0 < self.zeros < ZERO_LINES:
+                    self.zero_terms += 1
                 self.last_nonzero_loss, self.zeros = loss, 0
+                self.zeros_beside_nonfinite = False
                 self.nonzero_grad = obs.grad_norm
 
     def one_off(self, step: int | None) -> int | None:
@@ -629,6 +639,12 @@ class ExcerptJudge:
         normal = self.last_nonzero_loss
         if self.zeros < ZERO_LINES or normal is None or abs(normal) < NORMAL_LOSS \
                 or self.zero_start is None or self.zeros_fit:
+            return None
+        if self.zeros_beside_nonfinite and self.zero_terms >= ZERO_LINES:
+            # A term printed as 0 between the other losses all along (007d83QQ/FewShot-
+            # TraditionalChinese-Handwriting ``training.py``'s ``template_D loss: 0.000000``
+            # through its warm-up), its zeros now side by side only because the losses
+            # between them turned NaN (no finite loss ends their run): no drop to 0.
             return None
         start = self.zero_start
         return _finding("AMP007", start.step, start.line, start.text,

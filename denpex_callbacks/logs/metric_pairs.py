@@ -249,6 +249,11 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
     tokens = found.group(0).split()
     if lexicon.extreme_or_bound(tokens):
         return None
+    if before.rstrip().endswith("!") and lexicon.extreme_or_bound(
+            [*before.rstrip()[:-1].split()[-1:], *tokens]):
+        # the extreme word ends its own exclamation: the best so far's value (01joja/D7047E
+        # ``training.py``: ``"\\r New best! loss:" + str(validation_loss)``)
+        return None
     evaluation = False  # a longer run named evaluation: only an evaluation metric may follow
     for size in range(min(len(tokens), _MAX_KEY_WORDS), 0, -1):
         key = " ".join(tokens[-size:])

@@ -268,6 +268,10 @@ _EVAL_CONTEXT = re.compile(r"(?i)\b(?:valid|validate|validation|validating|eval|
                            # a line tagging both passes (``[Train] Loss: ... | [Val] Loss: ...``)
                            # is the training's row, its ``[Val]`` half the held-out set's
                            r"|\[val\]: {1,4}\d{1,3}%\|"
+                           # the split a word after the row's last value, ending the line
+                           # (01joja/D7047E ``training.py``: ``'\\rEpoch {} [{}/{}] - Loss: {}
+                           # val'``, beside its training rows' ``... Loss: tensor(...) train``)
+                           r"|(?:\d|nan|inf) val *$"
                            # image-quality scores against held-out views, no split named:
                            # gsplat's ``PSNR: {:.3f}, SSIM: {:.4f}, LPIPS: {:.3f} Time: ...``
                            # (nerfstudio-project/gsplat examples/simple_trainer.py ``eval``),
@@ -507,16 +511,20 @@ _STEP_ABOVE = re.compile(STEP_ABOVE)
 # group its digits as Python's ``{:_}`` does (DreamerV3's terminal output, danijar/elements
 # ``elements/logger.py`` ``TerminalOutput``: ``--------------------[Agent Step
 # 1_200_000]--------------------`` over ``Metrics filtered by: '...'`` and its ``key value /
-# key value`` line)
+# key value`` line); its total may stand apart from the slash (007d83QQ/FewShot-Traditional
+# Chinese-Handwriting ``training.py``: ``'iteration {} / {}:'`` over its record's lines)
 STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?)"
-              r"[\W_]{1,3}\d+(?:_\d{3})*(?:/\d+)?[\W_]*$")
+              r"[\W_]{1,3}\d+(?:_\d{3})*(?: ?/ ?\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
 # Keras' epoch header over its bar (keras ``callbacks/progbar_logger.py``: ``Epoch
 # {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
-KERAS_EPOCH = r"Epoch (\d+)/\d+"
+KERAS_EPOCH = r"Epoch (\d+)/(\d+)"
 _KERAS_EPOCH = re.compile(KERAS_EPOCH)
+# How far a new fit's first loss stands above the last fit's last one where it is a fresh
+# model's (an untrained model's loss; one fitted again goes on near where it was).
+_FRESH_FIT_RISE = 2.0
 _PHASE_COUNT = re.compile(PHASE_COUNT)
 # An evaluation pass that opens at the iteration it names, its outputs below it, none of
 # which prints a step (BVLC/caffe src/caffe/solver.cpp ``Test``: ``"Iteration " << iter_ <<
@@ -673,7 +681,10 @@ class MetricReader:
         # Keras' last ``Epoch e/N`` header (0: none read), and whether a new fit began
         # below it (an ``Epoch 1/N`` after another header): its first row starts a run
         self.fit_epoch = 0
+        self.fit_total = 0  # ...and the total it named (``Epoch e/N``'s N)
         self.new_fit = False
+        self.ended_fit = False  # the new fit follows one of as many epochs run to its end
+        self.fit_loss = math.nan  # the last finite loss a Keras bar's row printed
         self.fit_row = -1  # the line of that fit's first row
         self.phase_count = (-2, 0, 0)  # ClassyVision's last phase line: (line, phase, batches)
         self.bar_line = -BAR_SUMMARY_REACH - 1  # the last line of a percentage bar's row
@@ -1451,7 +1462,7 @@ class MetricReader:
         elif counters and (found := BATCH_BAR.match(text)):
             # (Keras 1.x/2.x draw ``[====>...]`` after the count: such a bar may count samples)
             step = self._bar_step(int(found.group(1)), int(found.group(2)), line,
-                                  drawn=text.startswith("[", found.end()))
+                                  drawn=text.startswith("[", found.end()), loss=loss)
         if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
@@ -2168,14 +2179,19 @@ class MetricReader:
         NaN, it may be an abandoned one); its bars count on from the last fit's, as the
         model's optimizer does (``optimizer.iterations``, TensorBoard's step): a second
         ``fit`` of the same model (fine-tuning after a frozen stage, ``fit(epochs=1)`` in a
-        loop) goes on from its steps."""
+        loop) goes on from its steps. A fresh model's (the same ``fit`` again after one run
+        to its end, its loss back up) counts from its own start (``_bar_step``)."""
         found = _KERAS_EPOCH.fullmatch(text.strip())
         if found is None:
             return False
-        epoch = int(found.group(1))
+        epoch, total = int(found.group(1)), int(found.group(2))
         if epoch == 1 and self.fit_epoch:
             self.new_fit = True
-        self.fit_epoch = epoch
+            # A fit of several epochs run to its end, then one of as many from 1 again: the
+            # same ``fit`` called again, on a fresh model where its loss is back up (see
+            # ``_bar_step``).
+            self.ended_fit = self.fit_epoch == self.fit_total == total > 1
+        self.fit_epoch, self.fit_total = epoch, total
         # The same line heads a loop's own epoch summary (Chatchanan-V/PRiDAN ``train.py``:
         # ``print('Epoch {}/{}'.format(epoch, num_epochs - 1))`` over ``train Loss: 0.52 ...``):
         # a row below it that prints no step is that epoch's, as below nnU-Net's ``Epoch 12``.
@@ -2223,7 +2239,8 @@ class MetricReader:
         last, self.colon_last = self.colon_last, value
         return found if last is not None and value > last else None
 
-    def _bar_step(self, done: int, total: int, line: int, *, drawn: bool = False) -> int:
+    def _bar_step(self, done: int, total: int, line: int, *, drawn: bool = False,
+                  loss: float | None = None) -> int:
         """The step of batch ``done`` of ``total`` (epochs counted by the bar going back).
 
         A bar that counts samples (Keras 1.x and 2.x ``fit`` on arrays: ``Train on 60000
@@ -2237,6 +2254,15 @@ class MetricReader:
         count): a loop's bare ``[2000/10000]`` printed every 100 steps counts steps."""
         if self.new_fit:  # the first bar of a new fit
             self.new_fit, self.fit_row = False, line
+            if self.ended_fit and loss is not None and loss >= _FRESH_FIT_RISE * self.fit_loss:
+                # A fresh model's (a model a setting, a fold of a cross-validation:
+                # 02alexander/autocar ``experiment.py``, five ``model.fit(..., epochs=200)``
+                # of five new models): its loss starts high again, as a script run again, and
+                # its steps count from its own start. The same model fitted again (a round of
+                # new data, 1653109/stylegan-encoder ``train_resnet.py``) goes on from its loss.
+                self.bars.clear()
+        if loss is not None and math.isfinite(loss):
+            self.fit_loss = loss
         first = total not in self.bars
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
         if first and drawn and self.fit_epoch > 1 and self.block_epoch is not None and (

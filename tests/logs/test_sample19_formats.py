@@ -64,8 +64,10 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
   ``%(asctime)s - %(levelname)-8s - %(name)-8s -  %(message)s``: ``[12.42%]\\t epoch:2\\t
   step:400\\t loss:nan``; AMP006 400 =, 1100 =.
 - 02alexander/autocar ``trainer.py``: five tf.keras ``fit`` runs in turn, pasted from the first's
-  epoch 296: AMP006 512, AMP013 512 -> 19392, 19392 (the second fit counts on from the
-  first's 300 epochs, as the doctor reads a second ``fit``).
+  epoch 296: AMP006 512, AMP013 512 -> 192, 192 (first read 19392: the second fit counted on
+  from the first's 300 epochs; each ``fit`` is a fresh model's (``models = [get_model(reg=reg,
+  ...) for reg in regs]``), whose steps count from its own start: corrected on h51-steps53,
+  as tests/logs/test_sample29_formats.py's autocar reads it).
 - AlvinYeeeeee/Silksong_RL ``run_training.py``: ``Episode 57``, ``  Steps: 101538, Updates:
   2804, ...``, ``  Reward: ..., Loss: nan, LR: ...``; from episode 1, AMP006 7 (rows) ->
   98674; from episode 50, AMP006 8 (rows) -> 100277 (the record's step line above the loss;
@@ -524,8 +526,8 @@ FIXED: dict[str, tuple[Build, list[tuple[str, int | None]]]] = {
     # epoch 30's end (4 batches an epoch), pasted from epoch 25 on
     "asd_keras_from_epoch_25": (lambda: asd_keras(30, epochs=40)[1 + 2 * 24:],
                                 [("AMP006", 120), ("AMP013", 120)]),
-    # the second fit's epoch 3, counted on from the first's 300
-    "autocar": (lambda: autocar(3), [("AMP006", 19392), ("AMP013", 19392)]),
+    # the second fit's epoch 3, a fresh model's: its own 3 * 64 (not on from the first's 300)
+    "autocar": (lambda: autocar(3), [("AMP006", 192), ("AMP013", 192)]),
     "psmnet": (lambda: psmnet(17 + 5), [("AMP006", 22)]),  # epoch 2's iter 5
 }
 
