@@ -56,8 +56,8 @@ def step_above_rows(buffer: bytes, resume: int, start: int, begin: int, line: by
         return None  # the candidate is a row of another shape
     back = 0
     while back < ROW_REACH and begin > resume:
-        above = buffer[max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume):begin - 1]
-        begin = max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume)
+        start_above = max(buffer.rfind(b"\n", resume, begin - 1) + 1, resume)
+        above, begin = buffer[start_above:begin - 1], start_above
         back += 1
         if is_step_line(above) or evaluation_heading(above):
             # (an evaluation's heading in the step line's place: see eval_headings)
