@@ -751,7 +751,7 @@ class _Session:
         for rank, stream in sorted(self.evaluations.items()):
             judge = self.judges.get(rank)
             trained = judge is not None and judge.trained_down()
-            finding = stream.finding(trained=trained and self.every_line)
+            finding = stream.finding(trained=trained and self.every_line, went_well=trained)
             if trained and not self.every_line and stream.never_finite():
                 self.placeholder_asked = True
             if finding is not None:

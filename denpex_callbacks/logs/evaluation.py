@@ -240,9 +240,16 @@ class EvaluationStream:
                 and self.metrics.get(first.metric) == self.told_rows
                 and first.metric not in self.finite_values)
 
-    def finding(self, *, trained: bool = False) -> Finding | None:
+    def finding(self, *, trained: bool = False, went_well: bool = False) -> Finding | None:
         """AMP013 where the stream first went non-finite, or None; at info where the value
-        was never finite and training (``trained``: its loss finite and falling) went well."""
+        was never finite and training (``trained``: its loss finite and falling) went well.
+        ``went_well``: every training loss read was finite and the last below the first (read
+        in one pass or not); an area under the ROC curve that no finite loss explained is then
+        no fault: a set of one class (see ``lexicon.undefined_area``)."""
+        if went_well:
+            self._correlations.values = [
+                held for held in self._correlations.values
+                if not (held[0].metric and lexicon.undefined_area(held[0].metric))]
         self._release()
         self._count_cells()
         first = self.first

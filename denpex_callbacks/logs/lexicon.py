@@ -314,6 +314,12 @@ _MEASURED_ONLY = _CORRELATIONS | _GENERATION_SCORES | _CLUSTERING_SCORES  # (no 
 # precision_score, recall_score, f1_score, fbeta_score, precision_recall_fscore_support; since
 # 1.6 cohen_kappa_score): an evaluation set without the positive class, nothing overflowed.
 _UNDEFINED_RATIOS = frozenset({"precision", "recall", "f1", "fbeta", "fscore", "kappa"})
+# The area under the ROC curve of a set that holds one class only: scikit-learn's
+# ``roc_auc_score`` raises "Only one class present in y_true. ROC AUC score is not defined in
+# that case." (sklearn/metrics/_ranking.py ``_binary_roc_auc_score``), which scripts catch as
+# ``auc = float("nan")`` (Adityadey1/deepfake_detection ``train_tf.py``: a folder of fakes
+# only); torchmetrics' AUROC warns the same way. Undefined, nothing overflowed.
+_UNDEFINED_AREAS = frozenset({"auc", "auroc", "rocauc"})
 
 
 def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
@@ -336,13 +342,24 @@ def undefined_correlation(key: str, value: float, finite_loss: bool) -> bool:
 
 def undefined_score(key: str) -> bool:
     """Whether ``key`` names a score that is NaN by definition on some evaluations: a
-    correlation (constant predictions or labels) or a ratio of an absent class.
+    correlation (constant predictions or labels), a ratio of an absent class, or an area
+    under the ROC curve of a set of one class.
 
     Example:
         >>> undefined_score("eval_spearmanr"), undefined_score("val_f1"), undefined_score("bleu")
         (True, True, False)
     """
-    return correlation(key) or undefined_ratio(key)
+    return correlation(key) or undefined_ratio(key) or undefined_area(key)
+
+
+def undefined_area(key: str) -> bool:
+    """Whether ``key`` names an area under the ROC curve (undefined on a set of one class).
+
+    Example:
+        >>> undefined_area("auc"), undefined_area("val_roc_auc"), undefined_area("acc")
+        (True, True, False)
+    """
+    return any(part in _UNDEFINED_AREAS for part in words(key))
 
 
 def undefined_ratio(key: str) -> bool:

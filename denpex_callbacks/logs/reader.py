@@ -47,6 +47,7 @@ from denpex_callbacks.logs.paste import WINDOWS_1252, without_collector
 from denpex_callbacks.logs.record_rows import step_above_rows
 from denpex_callbacks.logs.stat_grids import GRID_ROWS, counters_header, grid_row
 from denpex_callbacks.logs.step_layouts import COMPOSER_PROGRESS, PHASE_COUNT
+from denpex_callbacks.logs.tensor_wraps import joined_end, unwrapped, wrapped_tensor
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = CHUNK  # a line longer than this is read in pieces of this size
@@ -58,6 +59,9 @@ _NUMBER_START = re.compile(r"\d(?<![\w-]\d)")
 # How far the prefixes of log collectors reach (kubectl's ``[pod/NAME/CONTAINER]`` and its
 # RFC 3339 time, nanoseconds and all): a number further on is no collector's.
 _COLLECTOR_REACH = 96
+# a candidate line's last byte that may end a Paddle tensor's header (``,``; ``\r`` of CRLF):
+# the cheap test before :func:`wrapped_tensor`
+_TENSOR_END = frozenset(b",\r")
 # How far into a line a launcher's rank prefix holds its digits (``[1,mpirank:0,algo-1]<stdout>:``).
 _RANK_REACH = 40
 # A record's step line's end: ``step: 700``, ``[step=1080/739328]``, OLMo-core's
@@ -413,6 +417,8 @@ def _scan(
     resume, resume_number = 0, line_no  # the line after the last one handed over
     starts = line_starts_from(buffer, 0, stop, keywords)
     while (start := next(starts, -1)) >= 0:
+        if start < resume:
+            continue  # a line joined to the candidate above it (a tensor's value)
         gap = resume < start  # lines without a keyword just before this one
         if gap and following.until >= resume_number:
             yield from _value_rows(buffer, resume, start, resume_number, following.until, stats)
@@ -438,9 +444,17 @@ def _scan(
             continue
         end = buffer.find(b"\n", start, stop)
         end = stop if end < 0 else end
-        resume, resume_number = end + 1, number + 1
-        if end - start <= MAX_TEXT:
-            text = _decode(buffer[start:end], stats)
+        joined = end
+        if end > start and buffer[end - 1] in _TENSOR_END and wrapped_tensor(buffer, start, end):
+            # a Paddle tensor's value on the lines below: one line of them (the lines'
+            # newlines are counted at the next candidate, from ``counted_to``)
+            joined = joined_end(buffer, start, end, stop)
+        resume = joined + 1
+        resume_number = number + 1 if joined == end else (
+            number + 1 + buffer.count(b"\n", end, joined))
+        if joined - start <= MAX_TEXT:
+            text = _decode(buffer[start:end], stats) if joined == end else unwrapped(
+                _decode(buffer[start:joined], stats))
             yield number, text
             first = _NUMBER_START.search(text)
             if ((first is None and header_cells(text) is not None)
