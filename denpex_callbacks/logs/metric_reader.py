@@ -33,6 +33,7 @@ from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_row
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
+from denpex_callbacks.logs.closing_bars import closed_length
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
@@ -866,6 +867,11 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
+            return []
+        if text[-3:] == "/s]" and (length := closed_length(text)):
+            # an open bar's last state alone: the batches of the epoch it closed, which the
+            # rows printed every few batches tell only roughly (see closing_bars)
+            self.epoch_batches.declared = length
             return []
         if "Complete [" in text and ended_by_search(text):
             # A search's trial ended (KerasTuner): the next trial builds a new model, whose
