@@ -37,6 +37,7 @@ from denpex_callbacks.logs.closing_bars import closed_length
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
+from denpex_callbacks.logs.epoch_ends import ended_epoch
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -775,6 +776,8 @@ class MetricReader:
         # the epoch of a row below it that prints none
         self.block_epoch: tuple[int, int] | None = None
         self.fit_line = -1  # the line of the last Keras ``Epoch E/N`` header (_fit_header)
+        # (epoch, line) of the last ``End of epoch E / N`` sentence (epoch_ends)
+        self.ended_epoch: tuple[int, int] | None = None
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
@@ -867,6 +870,9 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
+            return []
+        if (ended := ended_epoch(text)) is not None:
+            self.ended_epoch = (ended, line)  # (see _headed_passes)
             return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
@@ -2305,8 +2311,14 @@ class MetricReader:
         paste's first pass; the heading says which epoch this pass is, so the epochs before
         it were passes too. Counted as the reader counts every epoch (``_epochs_before``:
         from 1 unless an epoch 0 was read; an excerpt from the middle cannot tell), a Keras
-        ``fit``'s (``fit``) from 1. Never fewer than counted: a heading that falls behind the
-        passes (several bars an epoch) says nothing."""
+        ``fit``'s (``fit``) from 1. So does a sentence after the last pass that its epoch
+        ended (``End of epoch 4 / 8``, :mod:`epoch_ends`): this pass is the next. Never fewer
+        than counted: a heading that falls behind the passes (several bars an epoch) says
+        nothing."""
+        ended = self.ended_epoch
+        if ended is not None and last_line < ended[1] < line:
+            # the epoch the last pass ended, said after it (``End of epoch 4 / 8``)
+            passes = max(passes, self._epochs_before(ended[0]) + 1)
         block = self.block_epoch
         if block is None or not (last_line < block[1] < line
                                  and line - block[1] <= _FIT_HEADER_GAP):

@@ -630,15 +630,10 @@ def test_a_held_out_sentence_needs_its_nan(tmp_path: Path) -> None:
         assert faults(tmp_path, [*run, said]) == [], said
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param("caesynth", marks=pytest.mark.xfail(
-        strict=True, reason="not fixed here: a bar that restarts each epoch, pasted from the "
-        "middle, is counted from the paste's first bar (720): the epoch shows only after the "
-        "bar, in 'End of epoch 4 / 8', a line that holds no keyword of the prefilter (the "
-        "reader never sees it)")),
-    # (the label's ``Epoch   5 Train`` names the epoch, counted from 1 as the reader counts
-    # every epoch; the parent counted the paste's bars: 896)
-    "mamba_cnn"])
+# (h52-epochbars; the parent counted the paste's bars: 720, 896) CAESynth's epoch shows only
+# after its bar, ``End of epoch 4 / 8`` (epoch_ends); mamba_comparision's in the label's
+# ``Epoch   5 Train``, counted from 1 as the reader counts every epoch.
+@pytest.mark.parametrize("name", ["caesynth", "mamba_cnn"])
 def test_per_epoch_bars_from_the_middle(tmp_path: Path, name: str) -> None:
     """CAESynth's NaN at epoch 6 (240 batches an epoch, epochs from 1): 1440; mamba_comparision's
     from epoch 14's first batches (98 an epoch, epochs from 1): 1288, its test bar 1372."""
