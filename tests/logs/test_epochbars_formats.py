@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import faults, nan_from
+from excerpts import faults, nan_from, tqdm_bar
 
 
 def keras3_fit(bad: int | None = None, epochs: int = 10, steps: int = 500,
@@ -59,6 +59,21 @@ def keras_fit(bad: int | None = None, epochs: int = 10, steps: int = 500,
     return out
 
 
+def yolo_trainer(bad: int | None = None, epochs: int = 9, batches: int = 250) -> list[str]:
+    """14aprows/drone-object-detection ``engine/trainer.py`` (a YOLOv3 loop): ``fit`` prints
+    ``f"Epoch {epoch+1}/{self.config.EPOCHS}"``, then ``tqdm(self.train_loader, leave=True)``
+    with ``loop.set_postfix(loss=loss.item())`` (its last state kept), then ``f"Loss:
+    {loss}"`` (the epoch's mean, unformatted); ``bad`` is the first NaN epoch (from 1), NaN
+    from its first batch."""
+    out: list[str] = []
+    for e in range(1, epochs + 1):
+        loss = nan_from(bad, e, 9.5 - e / 3)
+        out += [f"Epoch {e}/{epochs}",
+                tqdm_bar("", batches, batches, f", loss={loss:.3g}", rate=3.41),
+                f"Loss: {loss + 0.2}"]
+    return out
+
+
 def test_keras_from_the_start(tmp_path: Path) -> None:
     """Epoch 7's first state (120 of 500): 6 * 500 + 120."""
     assert faults(tmp_path, keras_fit(7)) == [("AMP006", 3120)]
@@ -88,11 +103,20 @@ def test_keras3_from_the_middle(tmp_path: Path, verbose: int, bad: int, cut: int
         ("AMP006", (bad - 1) * 500 + 500)]
 
 
+def test_yolo_trainer_from_the_bar_before_a_header(tmp_path: Path) -> None:
+    """Pasted from epoch 4's bar and its ``Loss:`` line, ``Epoch 5/9`` below them: the header
+    says which pass the next bar is, epoch 6's NaN at 1500 as from the start (the parent
+    counted the paste's bars from its first: 750)."""
+    assert faults(tmp_path, yolo_trainer(6)) == [("AMP006", 1500)]
+    assert faults(tmp_path, yolo_trainer(6)[3 * 3 + 1:]) == [("AMP006", 1500)]
+
+
 @pytest.mark.parametrize("lines", [
     pytest.param(lambda: keras3_fit(epochs=14, steps=120), id="keras3"),
     pytest.param(lambda: keras3_fit(epochs=14, steps=120, verbose=2)[9:], id="keras3_middle"),
     pytest.param(lambda: keras_fit(epochs=12, steps=300, every=100), id="keras"),
-    pytest.param(lambda: keras_fit(epochs=12, steps=300, every=100)[10:], id="keras_middle")])
+    pytest.param(lambda: keras_fit(epochs=12, steps=300, every=100)[10:], id="keras_middle"),
+    pytest.param(lambda: yolo_trainer(epochs=7, batches=410)[4:], id="yolo_middle")])
 def test_healthy_bars_are_silent(tmp_path: Path, lines: Callable[[], list[str]]) -> None:
     """Controls: the same layouts at other settings, healthy, from the start and from the
     middle (silent on the parent too), say nothing."""
