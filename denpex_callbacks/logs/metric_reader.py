@@ -33,9 +33,11 @@ from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_row
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
+from denpex_callbacks.logs.closing_bars import closed_length
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
+from denpex_callbacks.logs.epoch_ends import ended_epoch
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -321,9 +323,13 @@ _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # ``MetricReader._tqdm_step``); the count is the label's last such one. Or the epoch keyed
 # by a colon, a comma after it, as a label that goes on with the epoch's running means
 # (356255531/foldnn_pytorch ``train_eval.py``: ``pbar.set_description('epoch: {}, train acc:
-# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``). A label whose epoch repeats the
-# bar's own count is a bar over the epochs: no passes before it (``_over_epochs``).
-_BAR_LABEL_EPOCH = re.compile(r"\b[Ee]poch(?: (\d+)/(\d+)\b|: (\d+),)(?!.*\b[Ee]poch:? \d)")
+# {:.3f}, train loss: {:.3f}'.format(epoch + 1, ...))``), or the epoch padded before a
+# split's name (0xKushwaha/mamba_comparision ``train_mamba.py``: ``desc=f"Epoch {epoch:>3}
+# Train"``): no total, counted as any epoch of the reader (``_epochs_before``). A label whose
+# epoch repeats the bar's own count is a bar over the epochs: no passes before it
+# (``_over_epochs``).
+_BAR_LABEL_EPOCH = re.compile(
+    r"\b[Ee]poch(?: (\d+)/(\d+)\b|:? +(\d+)(?:,| [A-Za-z]))(?!.*\b[Ee]poch:? \d)")
 # A bar whose label counts the run's steps of how many, the word after them: the step is the
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
@@ -769,6 +775,9 @@ class MetricReader:
         # (epoch, line) of the last line that held only an epoch (nnU-Net's ``Epoch 12``):
         # the epoch of a row below it that prints none
         self.block_epoch: tuple[int, int] | None = None
+        self.fit_line = -1  # the line of the last Keras ``Epoch E/N`` header (_fit_header)
+        # (epoch, line) of the last ``End of epoch E / N`` sentence (epoch_ends)
+        self.ended_epoch: tuple[int, int] | None = None
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
@@ -861,6 +870,14 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
+            return []
+        if (ended := ended_epoch(text)) is not None:
+            self.ended_epoch = (ended, line)  # (see _headed_passes)
+            return []
+        if text[-3:] == "/s]" and (length := closed_length(text)):
+            # an open bar's last state alone: the batches of the epoch it closed, which the
+            # rows printed every few batches tell only roughly (see closing_bars)
+            self.epoch_batches.declared = length
             return []
         if "Complete [" in text and ended_by_search(text):
             # A search's trial ended (KerasTuner): the next trial builds a new model, whose
@@ -2043,15 +2060,15 @@ class MetricReader:
                 # (``epoch: N,`` names no total to check: a batch bar pasted from the batch
                 # its epoch happens to equal reads so too, till its next state)
                 self.epoch_label_first[total] = (int(labelled.group(3)), done)
-            elif self.fit_epoch > 1 and self.block_epoch is not None and (
-                    0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
+            else:
                 # the same under an ``Epoch 6/9`` header of its own a line or two above
                 # (14aprows/drone-object-detection engine/trainer.py: ``print(f"Epoch
                 # {epoch+1}/{EPOCHS}")`` over ``tqdm(train_loader, leave=True)``), as Keras'
                 # first bar under its header (``_bar_step``)
-                passes = self._epochs_before(self.fit_epoch)
+                passes = self._headed_passes(passes, line, -1)
         if _new_pass(done, last, done == total and line != last_line):
-            passes += 1
+            # a later pass under its own header says so too (see ``_headed_passes``)
+            passes = self._headed_passes(passes + 1, line, last_line)
         self.tqdm_bars[total] = (done, passes, line)
         return passes * total + done
 
@@ -2123,7 +2140,13 @@ class MetricReader:
         resumed or started over: the assembler's to tell)."""
         last, before, interval, rows = self.key_count
         if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
-            before += epoch_length(last, done, interval)
+            length = epoch_length(last, done, interval)
+            # The summary's epoch says how many epochs ended (from 1 as the reader counts,
+            # ``_epochs_before``): an excerpt pasted from the middle (2024yuva/multi-crop
+            # ``train_vae.py``'s ``Epoch 2/5 | Train Loss: ...`` after its first batches
+            # pasted) counted only the passes it shows; never fewer than counted.
+            ended = self._epochs_before(self.epochs_up[1]) + 1
+            before = max(before + length, ended * length)
         elif done < last:
             before = 0  # read as printed from here on
         elif done > last >= 0:
@@ -2197,6 +2220,7 @@ class MetricReader:
         # a row below it that prints no step is that epoch's, as below nnU-Net's ``Epoch 12``.
         # A Keras bar numbers itself.
         self.block_epoch = (epoch, line)
+        self.fit_line = line
         return True
 
     def _tagged_step(self, tag: str, value: int, with_loss: bool) -> int | None:
@@ -2265,17 +2289,44 @@ class MetricReader:
             self.fit_loss = loss
         first = total not in self.bars
         last, epochs, last_line = self.bars.get(total, (0, 0, line))
-        if first and drawn and self.fit_epoch > 1 and self.block_epoch is not None and (
-                0 < line - self.block_epoch[1] <= _FIT_HEADER_GAP):
+        if first:
             # The first bar of an excerpt pasted from the middle of a fit, under its
             # ``Epoch 30/40`` header: the epochs before it were passes of this bar too
-            # (``Epoch 1/40`` pasted from the start counts the same steps from 1).
-            epochs = self.fit_epoch - 1
+            # (``Epoch 1/40`` pasted from the start counts the same steps from 1); Keras 3's
+            # bar draws no ``[``: ``500/500 ━━━━ 61s 122ms/step - loss: ...``.
+            epochs = self._headed_passes(epochs, line, -1, fit=drawn)
         if _new_pass(done, last, line != last_line):
-            epochs += 1
+            # (a paste that opens on the last bar of the epoch before its first header)
+            epochs = self._headed_passes(epochs + 1, line, last_line, fit=drawn)
         self.bars[total] = (done, epochs, line)
         unit = self._bar_unit(done, total, first) if drawn else 1
         return epochs * -(-total // unit) + -(-done // unit)
+
+    def _headed_passes(self, passes: int, line: int, last_line: int, *,
+                       fit: bool = False) -> int:
+        """The passes before a bar's pass that starts at ``line`` (its last state before at
+        ``last_line``, -1 for its first): ``passes`` as counted, or more where the epoch's own
+        heading stands between, a line or two above (Keras' ``Epoch 9/30``, a loop's bare
+        ``Epoch 6``, ``block_epoch``). A bar that restarts each epoch is counted from the
+        paste's first pass; the heading says which epoch this pass is, so the epochs before
+        it were passes too. Counted as the reader counts every epoch (``_epochs_before``:
+        from 1 unless an epoch 0 was read; an excerpt from the middle cannot tell), a Keras
+        ``fit``'s (``fit``) from 1. So does a sentence after the last pass that its epoch
+        ended (``End of epoch 4 / 8``, :mod:`epoch_ends`): this pass is the next. Never fewer
+        than counted: a heading that falls behind the passes (several bars an epoch) says
+        nothing."""
+        ended = self.ended_epoch
+        if ended is not None and last_line < ended[1] < line:
+            # the epoch the last pass ended, said after it (``End of epoch 4 / 8``)
+            passes = max(passes, self._epochs_before(ended[0]) + 1)
+        block = self.block_epoch
+        if block is None or not (last_line < block[1] < line
+                                 and line - block[1] <= _FIT_HEADER_GAP):
+            return passes
+        if fit:
+            # (only under a fit's own ``Epoch E/N`` header: a Keras bar's epochs count from 1)
+            return max(passes, self.fit_epoch - 1) if block[1] == self.fit_line else passes
+        return max(passes, self._epochs_before(block[0]))
 
     def _bar_unit(self, done: int, total: int, first: bool) -> int:
         """The samples a batch of the bar of ``total`` counts (1: it counts batches)."""

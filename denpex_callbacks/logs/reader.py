@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
+from denpex_callbacks.logs.closing_bars import closes_epoch
+from denpex_callbacks.logs.epoch_ends import ends_epoch
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
@@ -598,6 +600,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return line, 0  # ClassyVision's phase line over its loss line
     if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
         return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
+    if closes_epoch(line) or ends_epoch(line):
+        # an open bar's last state: the epoch's length (see closing_bars); a sentence that
+        # the epoch ended: which one the bar above was (see epoch_ends)
+        return line, 0
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
     if len(line) <= NOTE_WIDTH and begin > resume:

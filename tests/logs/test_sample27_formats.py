@@ -630,10 +630,9 @@ def test_a_held_out_sentence_needs_its_nan(tmp_path: Path) -> None:
         assert faults(tmp_path, [*run, said]) == [], said
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: a bar that restarts each epoch, pasted "
-                   "from the middle, is counted from the paste's first bar (720, 896): the "
-                   "epoch shows only after the bar (CAESynth's 'End of epoch 4 / 8') or in "
-                   "a label with no total and no base ('Epoch   5 Train')")
+# (h52-epochbars; the parent counted the paste's bars: 720, 896) CAESynth's epoch shows only
+# after its bar, ``End of epoch 4 / 8`` (epoch_ends); mamba_comparision's in the label's
+# ``Epoch   5 Train``, counted from 1 as the reader counts every epoch.
 @pytest.mark.parametrize("name", ["caesynth", "mamba_cnn"])
 def test_per_epoch_bars_from_the_middle(tmp_path: Path, name: str) -> None:
     """CAESynth's NaN at epoch 6 (240 batches an epoch, epochs from 1): 1440; mamba_comparision's

@@ -561,12 +561,13 @@ def test_loss_history_csv(tmp_path: Path, cut: int) -> None:
     assert faults(tmp_path, lines) == [("AMP006", bad), ("AMP013", bad)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: a bar that restarts each epoch, pasted "
-                   "from the middle, is counted from the paste's first bar (2500; Keras: 336) "
-                   "though ``Epoch 6`` (0-based) heads it, or the paste opens on the bar of the "
-                   "epoch before its first ``Epoch 9/30`` header")
 @pytest.mark.parametrize(("build", "right"), [
-    (lambda: fast_mri(15, epochs=20)[24:], 16 * 250),
+    pytest.param(lambda: fast_mri(15, epochs=20)[24:], 16 * 250, marks=pytest.mark.xfail(
+        strict=True, reason="not fixed here: the excerpt cannot tell the base of its bare "
+        "``Epoch 6`` heading (no total, no epoch 0 pasted): the reader counts it from 1, as "
+        "every epoch it reads (3750); this script counts from 0")),
+    # (the paste opens on the bar of the epoch before its first ``Epoch 9/30`` header; the
+    # parent counted the paste's bars: 336)
     (lambda: fish_keras(21)[40:], 21 * 24)])
 def test_per_epoch_bars_from_the_middle(tmp_path: Path, build: Callable[[], list[str]],
                                         right: int) -> None:

@@ -1,0 +1,47 @@
+"""An open bar's last state, alone on its line, between an epoch's rows and the next's: the
+epoch's length.
+
+A loop that draws ``tqdm(enumerate(loader))`` with no total (tqdm's ``format_meter`` with
+``total=None``: ``{n}it [{elapsed}, {rate}it/s]``) and prints its own rows every N batches
+(1252187392/diffusion_for_fun ``finetune_lora.py``: ``f'epoch:{epoch}, step:{step},
+loss:{...}'`` every 30 steps, the bar left at ``200it [01:11, 2.82it/s]`` as each epoch
+ends) shows the epoch's length only in the bar: its rows tell it to within an interval
+(180 of 200). The bar holds no keyword; the reader hands it over as the line just above the
+next epoch's first row, and the batches it counts are the epoch's.
+"""
+
+from __future__ import annotations
+
+import re
+
+# the bar alone: no description, no postfix (a Lightning ``Epoch 0: 1777it [...]`` bar, or
+# one with a postfix, numbers its own rows)
+_CLOSING = r"\s*(\d{1,9})it \[(?:\d+:)?\d+:\d\d, *\d+(?:\.\d+)?it/s\]\s*"
+_CLOSING_TEXT = re.compile(_CLOSING)
+_CLOSING_BYTES = re.compile(_CLOSING.encode())
+
+
+def closes_epoch(line: bytes) -> bool:
+    """Whether a line that holds no keyword is an open bar's last state alone (cheap first:
+    the reader asks of each line above a keyword line after a gap).
+
+    Example:
+        >>> closes_epoch(b"200it [01:11, 2.82it/s]"), closes_epoch(b"Epoch 0: 200it [01:11, 5it/s]")
+        (True, False)
+        >>> closes_epoch(b"200it [01:11, 2.82it/s, loss=0.1]")
+        False
+    """
+    return line[-3:] == b"/s]" and _CLOSING_BYTES.fullmatch(line) is not None
+
+
+def closed_length(text: str) -> int:
+    """The batches an open bar alone on ``text`` counted (its epoch's length), or 0.
+
+    Example:
+        >>> closed_length("200it [01:11, 2.82it/s]"), closed_length("loss: 0.5 [200/300]")
+        (200, 0)
+    """
+    if not text.endswith("/s]"):  # (cheap: most lines)
+        return 0
+    found = _CLOSING_TEXT.fullmatch(text)
+    return int(found.group(1)) if found is not None else 0
