@@ -91,6 +91,7 @@ from denpex_callbacks.logs.step_layouts import (
     LEADING_COUNT,
     LEADING_PADDED_COUNT,
     LOGGER_COUNT,
+    LOGGER_EPOCH,
     MINIBATCH_RANGE,
     OPEN_BAR,
     PHASE_BATCHES,
@@ -1463,6 +1464,8 @@ class MetricReader:
                 step = int(found.group(1))
             elif found := EPOCH_ITER.search(text):
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
+                if "eta: " in text and LOGGER_EPOCH.search(text):
+                    self.epochs_from_zero = True  # (its loops' epochs: see LOGGER_EPOCH)
                 step = self._epochs_before(epoch) * total + done
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)

@@ -54,6 +54,12 @@ EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+
 # sam-hq ``train/train.py`` and ``train/utils/misc.py``) it counts an epoch's batches: the
 # reader adds the passes before (``_pass_step``).
 LOGGER_COUNT = re.compile(r"\[\s*(\d+)/(\d+)\]\s+eta: ")
+# The same logger headed by the epoch alone (torchvision's references ``utils.py``
+# ``log_every`` under ``header = f"Epoch: [{epoch}]"``, and the loops copied from them: DETR,
+# DeiT, MAE, BEiT, DINO, LeViT; 007whoami/DualFlow-AMP ``engine.py``): each runs ``for epoch in
+# range(args.start_epoch, args.epochs)``, so its epochs count from 0 even where the excerpt
+# opens past epoch 0 (a resumed run's ``start_epoch`` too).
+LOGGER_EPOCH = re.compile(r"Epoch: \[\d+\]\s+\[\s*\d+/\d+\]\s+eta: ")
 # MedicalNet's training line (Tencent/MedicalNet ``train.py``: ``'Batch: {}-{} ({}), loss =
 # {:.3f}, ...'.format(epoch, batch_id, batch_id_sp, ...)``): the epoch and its batch, then
 # the run's batch (``batch_id_sp``, from 0 over the epochs) in parentheses: the step.
@@ -103,14 +109,20 @@ STEP_EPOCH = re.compile(r"(?:Step|Iter|Iteration)/Epoch:?\s*\[\s*(\d+)\s*/\s*\d+
 # brackets of its own: faster-rcnn.pytorch and the detectors copied from it (2427795956/
 # DetNet_pytorch ``train_net.py``: ``"[session %d][epoch %2d][iter %4d/%4d] loss: %.4f, lr:
 # %.2e"``, the epoch from ``start_epoch``, 1), so that an excerpt pasted from a later epoch
-# reads the epochs before it.
+# reads the epochs before it. Each count and its total may be in brackets of their own: the
+# numpy MLP solvers of a neural-network course, copied into many repositories (09rohanchopra/
+# MLP ``solver.py``: ``"Epoch [{}][{}]\t Batch [{}][{}]\t Training Loss {:.4f}".format(epoch,
+# max_epoch, iteration, max_train_iteration, ...)``, both from 0): the second bracket after
+# each key is its total.
 EPOCH_STEP = re.compile(
     r"Epoch:?\s*\[(\d+)(?:/\d+)?\],?\s*(?:Step|Iter|Iteration|Batch|step|iter|batch):?\s*"
     r"\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|\b[Ee]poch:?\s+(\d+)/\d+\s+\((\d+)/(\d+)\)"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|-]?\s*(?:[Ii]ter(?:ation)?|[Bb]atch):?\s+(\d+)/(\d+)\b"
     r"|\b[Ee]poch:?\s+(\d+)(?:/\d+)?\s*[,|:-]?\s*(\d+)\s*/\s*(\d+)\s+(?:batches|iters|iterations|steps)\b"
-    r"|\[[Ee]poch\s*(\d+)\]\s*\[(?:[Ii]ter(?:ation)?|[Bb]atch)\s*(\d+)\s*/\s*(\d+)\]")
+    r"|\[[Ee]poch\s*(\d+)\]\s*\[(?:[Ii]ter(?:ation)?|[Bb]atch)\s*(\d+)\s*/\s*(\d+)\]"
+    r"|\b[Ee]poch:?\s*\[(\d+)\]\[\d+\]\s*(?:[Ii]ter(?:ation)?|[Bb]atch|[Ss]tep):?\s*"
+    r"\[(\d+)\]\[(\d+)\]")
 # ``Epoch E/N, step i/M``: the step counts the epoch's batches (llama-recipes'
 # ``src/llama_recipes/utils/train_utils.py`` bar: ``f"Training Epoch: {epoch+1}/{num_epochs},
 # step {step}/{len(train_dataloader)} completed (loss: {loss.detach().float()})"``) or the run's
