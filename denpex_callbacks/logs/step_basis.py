@@ -81,8 +81,8 @@ class BasisTrail:
         >>> trail = BasisTrail()
         >>> for step, basis in [(1, PRINTED), (2, PRINTED), (3, ROWS), (4, ROWS)]:
         ...     trail.note(step, basis)
-        >>> trail.at(2), trail.at(4), trail.at(None), trail.bases()
-        ('printed', 'rows', 'none', {'printed', 'rows'})
+        >>> trail.at(2), trail.at(4), trail.at(None), sorted(trail.bases())
+        ('printed', 'rows', 'none', ['printed', 'rows'])
     """
 
     _steps: list[int] = field(default_factory=list)
