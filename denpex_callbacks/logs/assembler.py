@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.diagnosis import STEP_BASIS, Finding
 from denpex_callbacks.core.observation import (
     RESTARTED,
     RESTARTED_AT,
@@ -652,8 +652,10 @@ class Assembler:
         """A row's observation. ``applied``: a progress line counted the row's step as applied
         (DeepSpeed's ``step=N, skipped=K``, read with no overflow line left to place)."""
         key = (event.step, event.loss, event.rank)
-        # (the reader's basis of a step it made; rows numbered here are named below)
-        basis: str = getattr(event, "step_basis", PRINTED)
+        # (the reader's basis of a step it made, the generic reader's own field or a family
+        # parser's evidence; rows numbered here are named below)
+        basis: str = getattr(event, "step_basis", None) or event.evidence.get(
+            STEP_BASIS, PRINTED)
         if self._last_metrics is not None and _same(self._last_metrics, key):
             # the same bar/dict printed again (a refresh, or another rank that no prefix
             # names); a rank that a prefix names sees the step itself (an all-reduced loss

@@ -212,3 +212,27 @@ def test_the_trail_keeps_changes_only() -> None:
     assert trail._steps == [1, 1001]
     trail.note(5, SAMPLES)
     assert (trail.at(4), trail.at(5), trail.at(2000)) == (PRINTED, SAMPLES, SAMPLES)
+
+
+def lightning_bar(bad: int | None = None, epochs: int = 4, batches: int = 100,
+                  every: int = 10) -> list[str]:
+    """Lightning's ``TQDMProgressBar`` as a file keeps its refreshes
+    (lightning/pytorch/callbacks/progress/tqdm_progress.py: ``desc`` ``f"Epoch {epoch}"``,
+    tqdm's ``{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]``,
+    the postfix ``v_num`` and the logged ``train_loss``), epochs from 0; ``bad`` is the
+    run's first NaN step (``epoch * batches + n``)."""
+    out: list[str] = []
+    for e in range(epochs):
+        for n in range(every, batches + 1, every):
+            g = e * batches + n
+            loss = "nan" if bad is not None and g >= bad else f"{2 - g / 500:.3f}"
+            out.append(f"Epoch {e}: {n * 100 // batches}%|████      | {n}/{batches} "
+                       f"[00:0{e}<00:10, 9.12it/s, v_num=3, train_loss={loss}]")
+    return out
+
+
+def test_a_lightning_bar_counts_across_epochs(tmp_path: Path) -> None:
+    """Lightning's bar counts the epoch's batches (``Epoch 2: 50%| 50/100``): epoch 2's
+    batch 50 is step 250, counted across epochs (the family parser names the basis)."""
+    assert _basis(tmp_path, lightning_bar(245)) == [("AMP006", 250, EPOCH_LENGTH)]
+    assert faults(tmp_path, lightning_bar(epochs=6, batches=60, every=20)) == []
