@@ -10,6 +10,12 @@ from denpex_callbacks.core.catalog import entry
 from denpex_callbacks.core.numbers import format_evidence, format_value, round_numbers
 from denpex_callbacks.core.severity import Severity
 
+# Evidence of a diagnosis read from a log: where its step came from (``printed``, ``rows`` ...:
+# denpex_callbacks.logs.step_basis) and, where it is no printed counter, the words that say so;
+# the location shows the words after the step.
+STEP_BASIS = "step_basis"
+STEP_NOTE = "step_note"
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -125,7 +131,8 @@ class Diagnosis:
         if isinstance(within, (list, tuple)) and len(within) == 2:
             parts.append(f"a step within {within[0]}-{within[1]}")  # the log cannot say which
         elif self.step is not None:
-            parts.append(f"step {self.step}")
+            note = self.evidence.get(STEP_NOTE)
+            parts.append(f"step {self.step} ({note})" if note else f"step {self.step}")
         parts.append(f"rank {self.rank}")
         if self.lines:
             shown = ", ".join(str(n) for n in self.lines[:5])
@@ -258,7 +265,8 @@ def _jsonable(value: Any) -> Any:
 
 
 # Evidence kept in JSON but left out of the text block: noise for a person reading it.
-_TEXT_HIDDEN = frozenset({"history", "time", "origin", "rerun_detail", "step_within"})
+_TEXT_HIDDEN = frozenset({"history", "time", "origin", "rerun_detail", "step_within",
+                          STEP_BASIS, STEP_NOTE})
 
 
 def _trail(history: list[Any]) -> str:

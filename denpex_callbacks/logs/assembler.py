@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from denpex_callbacks.core.diagnosis import Finding
+from denpex_callbacks.core.diagnosis import STEP_BASIS, Finding
 from denpex_callbacks.core.observation import (
     RESTARTED,
     RESTARTED_AT,
@@ -64,6 +64,7 @@ from denpex_callbacks.logs.scale_steps import (
     read_change,
 )
 from denpex_callbacks.logs.sole_counts import BEGAN, HELD, SoleCounts
+from denpex_callbacks.logs.step_basis import EPOCH, INTERVAL, PRINTED, ROWS, BasisTrail
 from denpex_callbacks.logs.step_spans import StepSpans
 from denpex_callbacks.logs.trailing_steps import TrailingSteps
 
@@ -294,6 +295,9 @@ class Assembler:
     # Where the steps numbered by counting (overflow lines between two step counters) lie
     # between the printed ones: a diagnosis on one says the span, not the counted step.
     spans: StepSpans = field(default_factory=StepSpans)
+    # Where the steps came from (printed, counted across epochs, samples, rows), kept where
+    # it changes: each diagnosis says the basis of its step (step_basis.py).
+    bases: BasisTrail = field(default_factory=BasisTrail)
     # Records whose step row comes last, below the rows of its terms (trailing_steps.py)
     _trailing: TrailingSteps = field(default_factory=TrailingSteps)
     # An epoch's summary row below the row that printed its step (epoch_summaries.py)
@@ -391,6 +395,7 @@ class Assembler:
                 self._restarted_at = self.clock - event.step + 1
             self._catch_up(event.step - 1, line, skipped=event.step if all_skipped else 0)
             self.spans.printed(event.step)
+            self.bases.note(event.step, PRINTED)
             if event.step == self.clock + 1:  # counted with its row, or before the next
                 self._progress = (event.step, line, all_skipped)
         elif kind == GROWTH:
@@ -443,6 +448,7 @@ class Assembler:
         owner = rank or 0
         self._gap(steps, printed=Printed(min(rows, steps), scale, owner) if rows else None)
         self.spans.printed(last_step)
+        self.bases.note(last_step, PRINTED)
         if scale is not None:
             self._rank_scales[owner] = (self.clock, scale)
         run = self._rank_clean_run.get(owner)
@@ -453,8 +459,13 @@ class Assembler:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _emit(self, obs: Observation, *, counted: bool = False) -> None:
-        """Hand ``obs`` on; ``counted``: its step was numbered by counting, not printed."""
+    def _emit(self, obs: Observation, *, counted: bool = False, basis: str | None = None) -> None:
+        """Hand ``obs`` on; ``counted``: its step was numbered by counting, not printed;
+        ``basis``: where a row's step came from (step_basis.py). A counted line that is no
+        row (an overflow between two counters) takes the basis of the steps around it: the
+        spans say how exact it is."""
+        if basis is not None or not counted:
+            self.bases.note(obs.step, basis or PRINTED)
         if counted:
             self.spans.counted(obs.step)
         else:
@@ -641,6 +652,10 @@ class Assembler:
         """A row's observation. ``applied``: a progress line counted the row's step as applied
         (DeepSpeed's ``step=N, skipped=K``, read with no overflow line left to place)."""
         key = (event.step, event.loss, event.rank)
+        # (the reader's basis of a step it made, the generic reader's own field or a family
+        # parser's evidence; rows numbered here are named below)
+        basis: str = getattr(event, "step_basis", None) or event.evidence.get(
+            STEP_BASIS, PRINTED)
         if self._last_metrics is not None and _same(self._last_metrics, key):
             # the same bar/dict printed again (a refresh, or another rank that no prefix
             # names); a rank that a prefix names sees the step itself (an all-reduced loss
@@ -653,6 +668,7 @@ class Assembler:
             if self.row_interval is not None:
                 row = self._interval_row(event.rank, epoch)
                 event = replace(event, step=self.row_interval.step(row))
+                basis = INTERVAL
             elif again and self._count_open:
                 # (after a line that starts a run: the last run's summary; rows back at the
                 # first epoch without one are left counted on, as a tee or a repeat may be)
@@ -724,6 +740,10 @@ class Assembler:
         else:
             self._summaries.printed(text)
         printed = event.step is not None or trailing is not None
+        if not printed:  # (numbered by a progress line that printed it, or by counting rows)
+            basis = PRINTED if applied else ROWS
+        elif span_unknown:
+            basis = EPOCH
         if (event.step == self._skipped_step == self.clock and event.scale_after is None
                 and (event.loss is None or math.isfinite(event.loss))):
             # The loop's own line for the step whose overflow its scaler just printed
@@ -764,7 +784,7 @@ class Assembler:
                                    False if applied or between_rows else None),
                                loss=event.loss, grad_norm=event.grad_norm, lr=event.lr,
                                line=line, text=text, extra=_row_extra(event, span_unknown)),
-                   counted=not printed)
+                   counted=not printed, basis=basis)
         if scale is not None:
             self._rank_skips.pop(rank, None)  # counted from this value on
 

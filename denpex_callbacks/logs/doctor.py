@@ -94,6 +94,7 @@ from denpex_callbacks.logs.reader import (
     open_input,
 )
 from denpex_callbacks.logs.result import Result, summary_counts
+from denpex_callbacks.logs.step_basis import based
 
 __all__ = ["Result", "diagnose", "summary_counts"]
 
@@ -744,6 +745,7 @@ class _Session:
     def finish(self) -> list[Diagnosis]:
         self.result.steps_are_rows = (self.assembler.counted_rows > 0
                                       and self.assembler.printed_rows == 0)
+        self.result.step_bases = sorted(self.assembler.bases.bases())
         # What a rank's detectors did not see on their own, its excerpt may still prove.
         scaled = self.assembler.setup.get("scaler", "unknown") is not None
         findings = {rank: judge.findings(self._known(rank), scaled=scaled)
@@ -786,7 +788,7 @@ class _Session:
                   and (evaluations := self.evaluations.get(diagnosis.rank)) is not None
                   and judge.runs.replaced(evaluations.last_line)):
                 diagnosis = _abandoned(diagnosis)  # (every NaN evaluation in a run that ended)
-            diagnosis = self._placed(diagnosis)
+            diagnosis = based(self._placed(diagnosis), self.assembler.bases)
             lines = flags.get(diagnosis.code, [])
             # (an escalated or amended denpex line of it replaced the first line's: any of them)
             from_flag = bool(lines) and diagnosis.lines[:1] in {(line,) for line in lines}

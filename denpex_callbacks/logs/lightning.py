@@ -23,10 +23,12 @@ import math
 import re
 from collections.abc import Callable
 
+from denpex_callbacks.core.diagnosis import STEP_BASIS
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.bar_epochs import repeats_epoch
 from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
 from denpex_callbacks.logs.split_bars import held_out_bar, training_bar_epoch
+from denpex_callbacks.logs.step_basis import PRINTED, across
 
 FAMILY = "lightning"
 # check_finite's line names the value (nan, inf): the generic keywords find it.
@@ -177,17 +179,20 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
     loss = pattern.search(postfix)
     value = to_float(loss.group(1)) if loss else None
     step = step_of(int(epoch), int(done), int(total))
+    # (the bar's count across the epochs before it, unless the postfix prints the run's step)
+    basis = across(step, int(done))
     if "global_step=" in postfix and (counted := _GLOBAL_STEP.search(postfix)):
-        step = int(counted.group(1))
+        step, basis = int(counted.group(1)), PRINTED
     elif "step" in postfix and (logged := _LOGGED_STEP.search(postfix)):
         whole, padded, short = logged.groups()
         if short is not None:
             # the logged step to 3 digits: the bar's own count where it rounds to the same
             # (no accumulation: the two are one number), the shown value where it does not
-            step = step if float(f"{step:.3g}") == float(short) else int(float(short))
+            if float(f"{step:.3g}") != float(short):
+                step, basis = int(float(short)), PRINTED
         elif padded or int(whole) > int(total) or counts_run(int(epoch), int(whole),
                                                                int(total)):
-            step = int(whole)
+            step, basis = int(whole), PRINTED
     if ("nan" in postfix or "inf" in postfix) and (value is None or math.isfinite(value)):
         terms = nonfinite.findall(postfix)  # (read once: _unnamed_term reads them again)
         for key, term in terms:
@@ -196,7 +201,9 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
                 break
         if value is None:
             value = _unnamed_term(postfix, terms, keys)
-    out = [LogEvent(METRICS, FAMILY, step=step, loss=value)] if value is not None else []
+    out = [LogEvent(METRICS, FAMILY, step=step, loss=value,
+                    evidence=None if basis == PRINTED else {STEP_BASIS: basis})
+           ] if value is not None else []
     if "nan" in postfix or "inf" in postfix:
         pairs = [(key, number) for key, value in _EVAL_VALUE.findall(postfix)
                  if (number := to_float(value)) is not None]

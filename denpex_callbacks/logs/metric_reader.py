@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_rows
+from denpex_callbacks.logs import step_basis as bases
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
@@ -1400,14 +1401,19 @@ class MetricReader:
         elif loss is not None and loss != 0.0 and math.isfinite(loss):
             self.last_loss = loss
         step = self._optimizer_step(metrics, as_step(values.get(lexicon.STEP)))
+        # Where the step comes from (step_basis.py): a branch that makes it from a count (an
+        # epoch times its length, the run's samples) names the basis as it decides the step.
+        basis = bases.PRINTED
         if step is not None and "Batch: " in text and (found_run := RUN_BATCH.search(text)):
             step = int(found_run.group(1))  # not the epoch "Batch:" keys (MedicalNet's)
         if step is not None and "poch" in text and metrics.keys[lexicon.STEP][-5:] == "steps" and (
                 summary := EPOCH_OF_COUNT.search(text)):
-            step = self._epoch_count(int(summary.group(1)), step)
+            step = self._epoch_count(int(summary.group(1)), count := step)
+            basis = bases.across(step, count)
         if step is not None and counters and "/" in text and "poch" not in text and (
                 total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
-            step = self._pass_step(step, total)
+            step = self._pass_step(count := step, total)
+            basis = bases.across(step, count)
         epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
         new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
         if new_run:
@@ -1419,15 +1425,17 @@ class MetricReader:
                 # the summary of an epoch whose batches a restarting count numbered: the
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
+                basis = bases.EPOCH_LENGTH
         elif step is not None and counters and "/" not in text and loss is None and (
                 metrics.evals and lexicon.GRAD_NORM not in values):
             # An evaluation's own batches under the same key (PSMNet's ``Iter %d 3-px error
             # in val = %.3f`` after its ``Iter %d training loss = %.3f`` lines, 2c984r83y/
             # PSMNet finetune.py): counted within the epoch reached, never as the training
             # count going back (which would read the next epoch's batches as printed).
-            step = self.key_count[1] + step
+            step, basis = self.key_count[1] + step, bases.across(self.key_count[1] + step, step)
         elif step is not None and counters and "/" not in text:
-            step = self._epoch_count_step(step)
+            step = self._epoch_count_step(count := step)
+            basis = bases.across(step, count)
         # The first batch of an epoch that does not follow the last one read (the log's first,
         # or one after missing epochs): where a resumed run starts.
         epoch_start = False
@@ -1439,6 +1447,7 @@ class MetricReader:
             count = int(found.group(2))
             step = self._open_bar_step(count, line) if found.group(1) is None else (
                 self.epoch_batches.step_of(int(found.group(1)), count))
+            basis = bases.across(step, count)
         elif "poch" in text and (found := EPOCH_STEP.search(text)):
             epoch, done, total = (int(g) for g in found.groups() if g is not None)
             done = self.epoch_batches.wrapped(epoch, done, total)
@@ -1448,13 +1457,17 @@ class MetricReader:
             self.epoch_batches.step_of(epoch, done, total)
             step = done if self.epoch_batches.run_wide else (
                 self._epochs_before(epoch) * total + done)
+            basis = bases.across(step, done)
         elif "% done)" in text and (found := PHASE_DONE.search(text)):
             step = self._phase_step(text, int(found.group(1)), float(found.group(2)))
+            basis = bases.EPOCH_LENGTH
         elif "tep" in text and "poch" in text and (found := EPOCH_OF_STEPS.search(text)):
             step = self._step_of_epoch(*(int(g) for g in found.groups()))
+            basis = bases.across(step, int(found.group(3)))
         elif "] " in text and (bracketed := bracket_epoch_step(text)) is not None:
             # the same counts, the epoch in brackets with no word for it (see epoch_brackets)
             step = self._step_of_epoch(*bracketed)
+            basis = bases.across(step, bracketed[2])
         elif step is None and ("Epoch" in text or "Train:" in text or "TRAIN [" in text
                                or text[:1] == "[" or "(t): " in text
                                # torchreid's engine (torchreid/engine/engine.py ``train``):
@@ -1467,11 +1480,15 @@ class MetricReader:
                 if "eta: " in text and LOGGER_EPOCH.search(text):
                     self.epochs_from_zero = True  # (its loops' epochs: see LOGGER_EPOCH)
                 step = self._epochs_before(epoch) * total + done
+                basis = bases.across(step, done)
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
                     self.last_epoch or 0) + 1)
                 self.last_epoch = epoch
             elif "%)]" in text and (found := EPOCH_SAMPLES.search(text)):
-                step = self._sample_step(*(int(g) for g in found.groups()))
+                epoch_of = found.group(1)  # (none printed: the epoch the excerpt shows)
+                step, basis = self._sample_step(
+                    int(epoch_of) if epoch_of is not None else None, int(found.group(2)),
+                    int(found.group(3)))
             elif counters and (found := EPOCH_BAR.search(text)):
                 if found.group(1) is not None:
                     epoch, done, total = (int(g) for g in found.groups()[:3])
@@ -1479,26 +1496,32 @@ class MetricReader:
                     epoch, done, total = (int(g) for g in found.groups()[3:])
                     epoch -= 1
                 step = epoch * total + done
+                basis = bases.across(step, done)
         elif counters and (found := BATCH_BAR.match(text)):
             # (Keras 1.x/2.x draw ``[====>...]`` after the count: such a bar may count samples)
-            step = self._bar_step(int(found.group(1)), int(found.group(2)), line,
+            step = self._bar_step(count := int(found.group(1)), int(found.group(2)), line,
                                   drawn=text.startswith("[", found.end()), loss=loss)
+            basis = bases.across(step, count)
         if found is None and counters and (loss is not None or lexicon.GRAD_NORM in values) and (
                 pair := self._epoch_and_batch(text, metrics, step, line)) is not None:
             # no layout above numbered the line: an epoch and its batch, the length unknown
             step = self.epoch_batches.step_of(*pair)
+            basis = bases.across(step, pair[1])
         if step is None and self.phase_count[0] == line - 1:  # the phase line just above
             step = self.epoch_batches.step_of(*self.phase_count[1:])
+            basis = bases.across(step, self.phase_count[2])
         if step is None and "eta: " in text and (found := LOGGER_COUNT.search(text)):
             # one count over the run as printed; a count that starts over adds its passes
-            step = self._pass_step(int(found.group(1)), int(found.group(2)))
+            step = self._pass_step(count := int(found.group(1)), int(found.group(2)))
+            basis = bases.across(step, count)
         if step is None and "/s - " in text and (found := SPEED_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and counters and ", " in text and (found := LEADING_COUNT.search(text)):
             step = int(found.group(1))
         if step is None and counters and "inibatch[" in text and (
                 found := MINIBATCH_RANGE.search(text)):
-            step = self._restarting_count(int(found.group(1)))
+            step = self._restarting_count(count := int(found.group(1)))
+            basis = bases.across(step, count)
         if step is None and self.row_step is not None and self.row_step[0] == line - 1:
             step = self.row_step[1]  # RVC: ``[step, lr]`` on the line before its losses
         # A value row's bar counts batches of its epoch, not steps: left unnumbered.
@@ -1517,6 +1540,7 @@ class MetricReader:
                 step += self._epochs_before(int(postfix.group(1))) * total
             else:
                 step = self._tqdm_step(step, total, line, label)
+            basis = bases.across(step, int(found.group(1)))
         if (step is None and counters and not self.bracket_off
                 and (loss is not None or _MEASURED.intersection(values))
                 and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
@@ -1539,6 +1563,7 @@ class MetricReader:
         if step is None and counters and loss is not None and "/" in text and (
                 "poch" not in text) and (fraction := bare_fraction(text)) is not None:
             step = self._bar_step(*fraction, line)
+            basis = bases.across(step, fraction[0])
         if step is None and counters and loss is not None and text.endswith("]") and (
                 "poch" not in text) and (found := TRAILING_COUNT.search(text)) is not None:
             step = int(found.group(1))  # ``loss: nan [25600]``: the loop's count as printed
@@ -1644,7 +1669,7 @@ class MetricReader:
                                    keys=keys, epoch_text=epoch_text,
                                    epoch_start=epoch_start or run_start,
                                    epoch_row=epoch_row, run_start=run_start,
-                                   scale_below=scale_below))
+                                   scale_below=scale_below, step_basis=basis))
         if skipped is not None and step is not None:
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
                                    keys=keys))
@@ -2024,19 +2049,28 @@ class MetricReader:
         self.epoch_of_steps = (epoch, done)
         return before * (self.epoch_length or total) + done if self.steps_in_epoch else done
 
-    def _sample_step(self, epoch: int, samples: int, total: int) -> int | None:
-        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``EPOCH_SAMPLES``):
-        where the input's first count is above 0 (a count of batches done, from 1, times the
-        batch) and each count after it a multiple of it, it is one step's samples; else the
-        batch is not known (the PyTorch examples count ``batch_idx * len(data)`` from 0: the
-        first count above 0 holds the print interval too) and the count numbers no step."""
+    def _sample_step(self, epoch: int | None, samples: int, total: int) -> tuple[int, str]:
+        """The step of ``Epoch E [n/N (p%)]``, a count of samples (see ``EPOCH_SAMPLES``), and
+        its basis. Where the input's first count is above 0 and within 1% of its epoch (a
+        count of batches done, from 1, times the batch: open_clip's) and each count after it
+        a multiple of it, it is one step's samples. Else the batch is not known (the PyTorch
+        MNIST example counts ``batch_idx * len(data)`` from 0: the first count above 0 holds
+        the print interval too), and the step is the run's samples, said so (``SAMPLES``):
+        the epochs before times the samples an epoch holds, plus the count. A batch step is
+        not knowable there; the sample count is, with its unit said. ``epoch`` None: none
+        printed, the samples of the one epoch the excerpt shows."""
         if self.step_samples is None:
-            self.step_samples = samples
+            # (a first count past 1% of its epoch is no first batch: an excerpt from the
+            # middle, whose later counts it would number as steps of its size)
+            self.step_samples = samples if samples * 100 <= total else 0
         unit = self.step_samples
         if not unit or samples % unit:
             self.step_samples = 0
-            return None
-        return self._epochs_before(epoch) * -(-total // unit) + samples // unit
+            before = self._epochs_before(epoch) if epoch is not None else 0
+            return before * total + samples, bases.SAMPLES
+        before = self._epochs_before(epoch) if epoch is not None else 0
+        step = before * -(-total // unit) + samples // unit
+        return step, bases.across(step, samples)
 
     def _tqdm_step(self, done: int, total: int, line: int, label: str = "") -> int:
         """The step of a tqdm bar's count ``done`` of ``total``: the count itself until it goes
@@ -3349,11 +3383,16 @@ class MetricEvent(LogEvent):
     # The first row of a new fit (Keras' ``Epoch 1/N`` again over its bar): the run before
     # it ended there (see ``MetricReader._fit_header``)
     run_start: bool = False
+    # Where the step came from (step_basis.py): the counter printed, or one made from it
+    # (an epoch times its length, the run's samples); the assembler names a counted row's.
+    step_basis: str = bases.PRINTED
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
                  epoch_row: bool = False, scale_below: float | None = None,
-                 run_start: bool = False, **fields: Any) -> None:
+                 run_start: bool = False, step_basis: str = bases.PRINTED,
+                 **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
         vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
-                          epoch_row=epoch_row, scale_below=scale_below, run_start=run_start)
+                          epoch_row=epoch_row, scale_below=scale_below, run_start=run_start,
+                          step_basis=step_basis)

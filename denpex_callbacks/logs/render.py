@@ -18,6 +18,7 @@ from denpex_callbacks.logs.doctor import Result, summary_counts
 from denpex_callbacks.logs.folder_verdict import describe_files, files_json
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
+from denpex_callbacks.logs.step_basis import SAMPLES
 
 FORMATS = ("text", "json", "markdown")
 JSON_VERSION = 1
@@ -57,6 +58,8 @@ def _verdict(result: Result) -> str:
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
     if counts["steps_are_rows"]:
         what += " (no row prints its step: steps are counted by the log's rows)"
+    elif SAMPLES in counts["step_bases"]:
+        what += " (the rows count samples, not steps: the log prints no batch size)"
     if result.kind == "folder":
         what = f"{describe_files(result)}; {what}"
     elif result.kind != "reports":

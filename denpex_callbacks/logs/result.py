@@ -62,6 +62,9 @@ class Result:
         files: Each file of a run folder that was read, and how (folders only).
         steps_are_rows: The log's metric rows print no step: its steps are the rows'
             places in the log (an HF Trainer's dict rows in a file), not optimizer steps.
+        step_bases: Where the rows' steps came from, each basis once
+            (:mod:`~denpex_callbacks.logs.step_basis`: ``printed``, ``epoch_length``,
+            ``samples``, ``epoch``, ``interval``, ``rows``).
     """
 
     path: str
@@ -78,6 +81,7 @@ class Result:
     reading: Reading = field(default_factory=Reading)
     files: list[FileRead] = field(default_factory=list)
     steps_are_rows: bool = False
+    step_bases: list[str] = field(default_factory=list)
 
     @property
     def faults(self) -> list[Diagnosis]:
@@ -100,4 +104,5 @@ def summary_counts(result: Result) -> dict[str, Any]:
         "bytes": stats.bytes_read if stats else None,
         "families": dict(result.families),
         "steps_are_rows": result.steps_are_rows,
+        "step_bases": list(result.step_bases),
     }

@@ -477,9 +477,10 @@ def test_open_clip_sample_counts_are_steps(tmp_path: Path) -> None:
 
 def test_open_clip_controls(tmp_path: Path) -> None:
     """Healthy runs, resumed at epoch 5, CoCa's two losses, with its evaluations (pass on the
-    parent too); an excerpt that starts mid-epoch (its first count is no step's samples:
-    read as before) and the PyTorch MNIST example's counts from 0 stay unnumbered by them,
-    and quiet."""
+    parent too); an excerpt that starts mid-epoch (its first count is no step's samples) and
+    the PyTorch MNIST example's counts from 0 are numbered by the run's samples, said so
+    (step_basis.SAMPLES, as test_sample29's dogs_cats and test_sample18's MNIST copy), and
+    quiet."""
     coca = ("contrastive_loss", "caption_loss", "loss")
     mid_epoch = _open_clip()[5:]
     mnist = [f"Train Epoch: {e} [{b * 64}/60000 ({100. * b / 938:.0f}%)]\tLoss: "
