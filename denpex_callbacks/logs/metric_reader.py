@@ -711,8 +711,9 @@ class MetricReader:
         self.key_count = (-1, 0, 0, 0)
         self.epochs_up: tuple[int, int] = (0, -1)
         # the epoch headings read whose epoch moved (an epoch's ``Epoch: 3 lr 0.02`` line
-        # over its batches, no loss on it): each one opens an epoch, as a summary closes one,
-        # and the keyed count going back after it is the next epoch's; with the last epoch
+        # over its batches, its learning rate and no loss on it): each one opens an epoch, as
+        # a summary closes one, and the keyed count going back after it is the next epoch's;
+        # with the last epoch
         self.headings_moved: tuple[int, int] = (0, -1)
         # whether a heading printed epoch 0 (the epochs count from 0), and whether the epochs
         # above the excerpt's first were added (once, at the first restart after a heading)
@@ -1602,9 +1603,13 @@ class MetricReader:
             elif (counters and set(values) <= _EPOCH_HEADING_KINDS
                   and (only := as_step(values.get(lexicon.EPOCH))) is not None):
                 self.block_epoch = (only, line)  # an epoch's line: its row follows
-                moved, last = self.headings_moved
-                self.headings_moved = (moved + (only != last), only)
-                self.heading_zero = self.heading_zero or only == 0
+                if lexicon.LR in values:
+                    # (a heading that states its learning rate, the NAS family's ``epoch %d lr
+                    # %e``; the Keras guide's bare ``Start of epoch 1`` leaves its counts read
+                    # as printed: tests/logs/test_vision_formats.py)
+                    moved, last = self.headings_moved
+                    self.headings_moved = (moved + (only != last), only)
+                    self.heading_zero = self.heading_zero or only == 0
             return []
         if counters and self.block_step is not None:
             if step is not None:
