@@ -39,6 +39,7 @@ from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
 from denpex_callbacks.logs.epoch_ends import ended_epoch
+from denpex_callbacks.logs.epoch_pairs import epoch_pair
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -70,6 +71,7 @@ from denpex_callbacks.logs.metric_pairs import (
 )
 from denpex_callbacks.logs.metric_templates import Claim, Templates
 from denpex_callbacks.logs.noise_lines import NOISE_BETWEEN, all_noise, warning_line
+from denpex_callbacks.logs.phase_counts import phase_count
 from denpex_callbacks.logs.run_epochs import RunEpochs
 from denpex_callbacks.logs.scale_prints import rounded_zero
 from denpex_callbacks.logs.split_tags import held_out_part
@@ -716,6 +718,14 @@ class MetricReader:
         # _epoch_count_step; and the rows read so far whose epoch went up, with that epoch
         self.key_count = (-1, 0, 0, 0)
         self.epochs_up: tuple[int, int] = (0, -1)
+        # the epoch headings read whose epoch moved (an epoch's ``Epoch: 3 lr 0.02`` line
+        # over its batches, its learning rate and no loss on it): each one opens an epoch, as
+        # a summary closes one, and the keyed count going back after it is the next epoch's;
+        # with the last epoch
+        self.headings_moved: tuple[int, int] = (0, -1)
+        # whether a heading printed epoch 0 (the epochs count from 0), and whether the epochs
+        # above the excerpt's first were added (once, at the first restart after a heading)
+        self.heading_zero = self.headings_placed = False
         self.run_epochs = RunEpochs()  # where a new run's epochs begin (see _new_run)
         # the same of an open bar alone (see _open_bar_step): the last count, the counts of
         # the epochs before, and the line of the last count
@@ -1426,14 +1436,15 @@ class MetricReader:
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
                 basis = bases.EPOCH_LENGTH
-        elif step is not None and counters and "/" not in text and loss is None and (
+        elif step is not None and counters and loss is None and _no_total(
+                text, metrics.keys[lexicon.STEP]) and (
                 metrics.evals and lexicon.GRAD_NORM not in values):
             # An evaluation's own batches under the same key (PSMNet's ``Iter %d 3-px error
             # in val = %.3f`` after its ``Iter %d training loss = %.3f`` lines, 2c984r83y/
             # PSMNet finetune.py): counted within the epoch reached, never as the training
             # count going back (which would read the next epoch's batches as printed).
             step, basis = self.key_count[1] + step, bases.across(self.key_count[1] + step, step)
-        elif step is not None and counters and "/" not in text:
+        elif step is not None and counters and _no_total(text, metrics.keys[lexicon.STEP]):
             step = self._epoch_count_step(count := step)
             basis = bases.across(step, count)
         # The first batch of an epoch that does not follow the last one read (the log's first,
@@ -1518,6 +1529,10 @@ class MetricReader:
             step = int(found.group(1))
         if step is None and counters and ", " in text and (found := LEADING_COUNT.search(text)):
             step = int(found.group(1))
+        if step is None and counters and loss is not None and (
+                batch := phase_count(text)) is not None:
+            step = self._epoch_count_step(batch)  # ``train 300 loss ...``: restarts each epoch
+            basis = bases.across(step, batch)
         if step is None and counters and "inibatch[" in text and (
                 found := MINIBATCH_RANGE.search(text)):
             step = self._restarting_count(count := int(found.group(1)))
@@ -1634,6 +1649,13 @@ class MetricReader:
             elif (counters and set(values) <= _EPOCH_HEADING_KINDS
                   and (only := as_step(values.get(lexicon.EPOCH))) is not None):
                 self.block_epoch = (only, line)  # an epoch's line: its row follows
+                if lexicon.LR in values:
+                    # (a heading that states its learning rate, the NAS family's ``epoch %d lr
+                    # %e``; the Keras guide's bare ``Start of epoch 1`` leaves its counts read
+                    # as printed: tests/logs/test_vision_formats.py)
+                    moved, last = self.headings_moved
+                    self.headings_moved = (moved + (only != last), only)
+                    self.heading_zero = self.heading_zero or only == 0
             return []
         if counters and self.block_step is not None:
             if step is not None:
@@ -1981,6 +2003,8 @@ class MetricReader:
             return int(found.group(1)), int(found.group(2)), 0
         if ") " in text and (found := STEP_TUPLE.search(text)):
             return int(found.group(1)), int(found.group(2)), 0
+        if pair := epoch_pair(text):  # ``2 epoch 300 index``, ``[epoch: 4,idex: 200]``
+            return *pair, 0
         if printed is None and ((found := TWO_COUNTS.match(text)) or (
                 # behind ``basicConfig``'s ``INFO:root:`` (I-JEPA's ``'[%d, %5d] loss: %.3f
                 # ...' % (epoch + 1, itr, ...)``, facebookresearch/ijepa src/train.py)
@@ -2176,20 +2200,34 @@ class MetricReader:
         epoch's summary between, or further back than an interval, is read as printed (a run
         resumed or started over: the assembler's to tell)."""
         last, before, interval, rows = self.key_count
-        if 0 <= done < last and done <= interval and self.epochs_up[0] > rows:
+        epochs = self.epochs_up[0] + self.headings_moved[0]
+        if 0 <= done < last and done <= interval and epochs > rows:
             length = epoch_length(last, done, interval)
             # The summary's epoch says how many epochs ended (from 1 as the reader counts,
             # ``_epochs_before``): an excerpt pasted from the middle (2024yuva/multi-crop
             # ``train_vae.py``'s ``Epoch 2/5 | Train Loss: ...`` after its first batches
-            # pasted) counted only the passes it shows; never fewer than counted.
+            # pasted) counted only the passes it shows; a heading above the first restart
+            # places the epochs before it once (``_epochs_above``); never fewer than counted.
             ended = self._epochs_before(self.epochs_up[1]) + 1
-            before = max(before + length, ended * length)
+            before = max(before + length + self._epochs_above(length), ended * length)
         elif done < last:
             before = 0  # read as printed from here on
         elif done > last >= 0:
             interval = done - last
-        self.key_count = (done, before, interval, self.epochs_up[0])
+        self.key_count = (done, before, interval, epochs)
         return before + done
+
+    def _epochs_above(self, length: int) -> int:
+        """The batches of the epochs before the excerpt's first, once, when a keyed count
+        first restarts after an epoch's heading (``epoch 3 lr 2.5e-02``): the heading names the
+        epoch that begins, the epoch that ended is the one before it, and the epochs before
+        that count from 1 unless a heading printed epoch 0 (as :class:`EpochBatches` counts
+        them). 0 where no heading was read, or after the first restart."""
+        heading = self.headings_moved[1]
+        if self.headings_placed or self.headings_moved[0] == 0 or heading < 0:
+            return 0
+        self.headings_placed = True
+        return max(heading - 1 - (0 if self.heading_zero else 1), 0) * length
 
     def _open_bar_step(self, done: int, line: int) -> int:
         """The step of an open bar's count (see ``OPEN_BAR``) with no epoch on its line: a bar
@@ -2715,6 +2753,17 @@ def _aligned(text: str, columns: list[tuple[int, int]]) -> list[int] | None:
 # The lines a Keras bar's final state may stand below its epoch header (the header, then
 # the bar: 1; a bar whose redraws a paste kept on lines of their own: a few more)
 _FIT_HEADER_GAP = 3
+
+
+def _no_total(text: str, key: str) -> bool:
+    """Whether a row's keyed step stands with no total after it: no slash from the key on (a
+    slash before it is a logger's date, ``12/07 01:02:27 PM TRAIN Step: 300``, or a path).
+
+    Example:
+        >>> _no_total("12/07 01:02 PM Step: 300 Objs: nan", "Step"), _no_total("Step 3/9", "Step")
+        (True, False)
+    """
+    return "/" not in text or "/" not in text[max(text.find(key), 0):]
 
 
 def _repeats_count(number: int, done: int) -> bool:

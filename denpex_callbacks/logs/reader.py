@@ -143,8 +143,10 @@ _SPLIT_LINE = re.compile(rb"\s*(?:training|train|validation|valid|val|evaluation
 # (SysCV/sam-hq train/train.py ``train``: ``print("epoch:   ", epoch, "  learning rate:  ",
 # lr)`` over its MetricLogger rows): handed over with the first batch below it, so that an
 # epoch back at the first (a second run appended to the log) is seen before its batches.
-_EPOCH_HEADING = re.compile(rb"(?i)\bepoch[:=]? +\d+ *,? +(?:learning[ _]rate|lr)[:=]? +"
-                            rb"[-+]?\d[\d.]*(?:e[-+]?\d+)? *\r?")
+# It may stand behind a logger's prefix (the DARTS family's ``'%(asctime)s %(message)s'``
+# over ``'epoch %d lr %e'``, quark0/darts cnn/train_search.py): it ends the line.
+_EPOCH_HEADING = re.compile(rb"(?i)(?:^|(?<= ))epoch[:=]? +\d+ *,? +(?:learning[ _]rate|lr)"
+                            rb"[:=]? +[-+]?\d[\d.]*(?:e[-+]?\d+)? *\r?\Z")
 _PROGRESS_ABOVE = re.compile(rb"(?m)^" + COMPOSER_PROGRESS.encode() + rb"\r?\n")
 PROGRESS_REACH = 24
 PROGRESS_BYTES = 2048
@@ -578,7 +580,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     line = buffer[begin:end]
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
             b"teration " in line and _EVAL_AT.search(line) is not None) or (
-            b"poch" in line and _EPOCH_HEADING.fullmatch(line.lstrip()) is not None):
+            b"poch" in line and _EPOCH_HEADING.search(line) is not None):
         return line, 0
     if line[:1] in (b" ", b"\t") and begin > resume and (rows := step_above_rows(
             buffer, resume, start, begin, line, _is_step_line)) is not None:

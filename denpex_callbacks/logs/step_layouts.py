@@ -368,10 +368,13 @@ class EpochBatches:
         >>> counter = EpochBatches()  # pasted from epoch 3 (from 1), its length learnt at 4
         >>> [counter.step_of(e, b) for e, b in ((3, 601), (3, 901), (4, 1), (5, 1))]
         [601, 901, 3601, 4801]
+        >>> counter = EpochBatches()  # a count that never moves: the epoch numbers the rows
+        >>> [counter.step_of(e, 0) for e in (0, 1, 2, 3)]
+        [0, 1, 2, 3]
     """
 
     __slots__ = ("base", "declared", "epoch", "first", "interval", "last", "length", "offset",
-                 "run_wide")
+                 "run_wide", "still")
 
     def __init__(self) -> None:
         self.base = 1  # the run's first epoch: 1 unless an epoch 0 was read
@@ -385,6 +388,10 @@ class EpochBatches:
         # batches an epoch as the log's head declared them (0: not declared; see
         # declared_lengths): the rows print every N batches, so they tell it only roughly
         self.declared = 0
+        # the count came back the same as the epoch went up and never moved within one (a
+        # loop that prints its first batch alone, ``Epoch 3, Iter: 0``, 0merjavaid/
+        # Microscopic-segmentation trainer/trainer.py): no batch counter, the epoch the step
+        self.still = False
 
     def wrapped(self, epoch: int, batch: int, total: int) -> int:
         """``batch`` as counted where a loop prints its count modulo the epoch's length
@@ -418,9 +425,11 @@ class EpochBatches:
         elif epoch == self.epoch:
             if batch > self.last:
                 self.interval = batch - self.last
+                self.still = False
         elif self.run_wide:
             pass
         elif self.length or batch <= self.last:  # the counter starts over with each epoch
+            self.still = batch == self.last and not self.interval and not self.length
             held = total or (self.declared if self.declared > self.last else 0) or (
                 epoch_length(self.last, batch, self.interval))
             if not self.length and self.first > self.base:
@@ -432,7 +441,7 @@ class EpochBatches:
         else:
             self.run_wide = True
         self.epoch, self.last = epoch, batch
-        step = batch if self.run_wide else self.offset + batch
+        step = epoch if self.still else batch if self.run_wide else self.offset + batch
         if not keep:
             for name, value in zip(self.__slots__, state, strict=True):
                 setattr(self, name, value)

@@ -606,13 +606,12 @@ def test_a_bar_far_below_its_header_counts_as_before(tmp_path: Path) -> None:
     assert faults(tmp_path, lines) == [("AMP006", 3 * 250)]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed here: the ``Iter: 0`` it prints each epoch "
-                   "(its first batch only) is read as the step: every NaN row at step 0 (the "
-                   "stray quote of ``Epoch\" 3`` is not the cause: without it the answer is the "
-                   "same, h51-left13; two counters, one that never moves, a step question)")
 @pytest.mark.parametrize(("cut", "bad"), [(0, 3), (2 * 3, 5)])
 def test_microscopic(tmp_path: Path, cut: int, bad: int) -> None:
-    """The right answer: the epoch (from 0) whose first batch's loss is NaN."""
+    """The right answer: the epoch (from 0) whose first batch's loss is NaN. The ``Iter: 0``
+    it prints each epoch (its first batch only) never moves while the epoch goes up: no batch
+    counter, the epoch numbers the rows (h52-restarts, ``EpochBatches.still``; the parent read
+    the count, every NaN row at step 0)."""
     assert faults(tmp_path, microscopic(bad, epochs=9)[cut:]) == [("AMP006", bad)]
 
 

@@ -51,7 +51,7 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
 - 010404/SS-pytorch-mine ``training.py``: ``[epoch: 4,idex: 200] loss:0.412`` (a running sum
   never reset within the epoch: a healthy sawtooth, silent), 322 batches an epoch printed
   nowhere; AMP006 11 -> 1166; from the middle 18 -> 2998. The rows are counted (strict
-  xfail).
+  xfail; h52-restarts reads the epoch and batch: 1100 and 2800, the length not knowable).
 - 0-KaiKai-0/distilling-step-by-step ``run.py`` (``train_utils.py``: ``Seq2SeqTrainer``, no
   arguments printed), as a file keeps it (each dict on its cleared bar's line): ``{'loss':
   nan, ...}``, ``{'eval_test_loss': nan, ...}``; AMP006 1250, AMP013 1250 =; 6250 = from the
@@ -412,12 +412,13 @@ _SAMPLE_BASE = pytest.mark.xfail(strict=True, reason="not fixed here: the PyTorc
                                  "a paste opening at epoch 6 does not show that this script "
                                  "counts its epochs from 0: read as the example's from 1, "
                                  "110000 and 135000 (one epoch's 20000 below)")
-_EPOCH_LENGTH = pytest.mark.xfail(strict=True, reason="not fixed here: ``[epoch: 4,idex: "
-                                  "200]`` names the epoch and the batch within it, but the "
-                                  "epoch's length (322) is printed nowhere (only as the "
-                                  "divisor of the running loss): the rows are counted (11; "
-                                  "from the middle 18); learnt from the rows (100, 200, 300) "
-                                  "the length would be 300: 1100, not 1166")
+_EPOCH_LENGTH = pytest.mark.xfail(strict=True, reason="not knowable from the excerpt: "
+                                  "``[epoch: 4,idex: 200]`` names the epoch and the batch "
+                                  "within it (read since h52-restarts: epoch_pairs; the parent "
+                                  "counted the rows, 11 and 18), but the epoch's length (322) "
+                                  "is printed nowhere (only as the divisor of the running "
+                                  "loss): learnt from the rows (100, 200, 300, then 100 again) "
+                                  "it is 300: 1100 and 2800, not 1166 and 2998")
 _PHASE_WORD = pytest.mark.xfail(strict=True, reason="not fixed here: the validation rows "
                                 "(``Epoch 3 [2/4] - Loss: nan val``) and ``New best! loss:`` "
                                 "are read as such since h51-steps53 (right from the start), "
