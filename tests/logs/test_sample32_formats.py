@@ -44,10 +44,14 @@ Healthy, with settings other than the defaults (10 excerpts, 5 of them pasted fr
 middle; Visformer's and apex's with overflows that back the scale off and regrow it): no
 false alarm, silent on 10 of 10. Faulty (14 excerpts): right on 4 (29%: stomach_dl and
 robustLM, each from the start and the middle, none of them printing a scale); the 10 left
-wrong are held by strict xfails: 9 with a wrong step (1 of them silent on the collapse
-from the start but for AMP007), 4 with an extra id (AMP008 beside apex's collapse), 2 with
-an id missed (AMP003 in Visformer's postfix), 1 silent (Visformer's collapse from the
-middle).
+wrong are held by strict xfails: 8 with a wrong step (4 of them with an extra id beside:
+AMP008 next to apex's collapse, its window filled by the collapse's own overflow lines, numbered
+from the row before them so that the steps up to the next row count as clean and the skip
+streak restarts), 1 with an id missed (AMP003 in Visformer's postfix: only the AMP007 that
+follows), 1 silent (Visformer's collapse from the middle). Every miss of a step is one of
+three layouts: samples counted within an epoch (MS-ResNet), rows under an epoch's bar placed
+one step after it (Visformer), step-less overflow lines between rows and an ``[E][i/N]``
+paste from the middle (apex).
 "Right": the ids, and the step as the log prints it (an epoch, a step counter, the run's
 batches for a bar an epoch, the run's count in samples where the log counts samples).
 """
