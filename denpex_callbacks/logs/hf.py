@@ -122,6 +122,11 @@ def parse(text: str) -> list[LogEvent]:
                 if loss is not None and not math.isfinite(loss) else [])
     if loss == 0.0 and lexicon.POLICY_OBJECTIVE.search(text, start.start()):
         loss = None  # trl's GRPO loss rounded to 0 beside its rewards: no value of the run
+    if hidden:
+        # The filter's 0 stands for a NaN/inf it hid (AMP009 below), not a loss of 0: read
+        # as a loss it ran on to "exactly 0 for 20 steps" (AMP007) beside AMP009 on an SFT
+        # run that stayed NaN (AfterMaxQ/mini-llm, AlexWortega/SolveITnow ``scripts/sft.py``).
+        loss = None
     amp = dict(_AMP.findall(text, start.start())) if "_s" in text else {}
     skipped = to_float(amp.get("skipped_steps"))
     epoch = to_float(fields.get("epoch")) if skipped is not None else None

@@ -1625,6 +1625,11 @@ class MetricReader:
                 scale = self.bare_scale.read(values[lexicon.MAYBE_SCALE])
             unread = scale is None or lexicon.SCALE in values
         grad_norm = values.get(lexicon.GRAD_NORM)
+        if loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm):
+            # A loss of exactly 0 beside a NaN/inf gradient norm is a logger's stand-in for
+            # the non-finite loss it hid (HF's logging_nan_inf_filter, its rows re-printed as
+            # JSON by a callback: AfterMaxQ/mini-llm ``scripts/sft.py``): no loss of 0 (AMP007).
+            loss = None
         skipped = counted = None
         if lexicon.SKIPPED in values:
             skipped = as_step(values[lexicon.SKIPPED])

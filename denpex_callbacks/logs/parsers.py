@@ -197,7 +197,11 @@ class LineParser:
         interval, and this row is that interval after the last. Only a training row (a loss)
         on a line that opens with a bar's redraw; an evaluation row keeps its own numbering.
         """
-        if segments[0] != "" or events[0].kind != METRICS or events[0].loss is None:
+        # (a row whose loss the filter hid, 0 beside a NaN norm: read with no loss, its
+        # AMP009 flag beside it, is a training row too)
+        hidden = events[0].loss is None and any(e.code == "AMP009" for e in events[1:])
+        if segments[0] != "" or events[0].kind != METRICS or (
+                events[0].loss is None and not hidden):
             return  # (no redraw opens the line, or no training row)
         count = hf.drawn_count(next((segment for segment in segments if segment.strip()), ""))
         if count is None:

@@ -266,8 +266,8 @@ def test_pasted_tail_of_zeros_fault_twins(tmp_path: Path) -> None:
     """The twins, pasted the same way: no gradient (norm 0.0), a NaN norm (skipped steps), a
     norm that does not shrink: still flagged at the paste's first row."""
     assert faults(tmp_path, _hf_memorised(zero_grad=0.0)[_ZEROS_FROM:]) == [("AMP007", 1)]
-    assert faults(tmp_path, _hf_memorised(zero_grad=NAN)[_ZEROS_FROM:]) == [
-        ("AMP009", 1), ("AMP007", 1)]
+    # (AMP009 alone since h52-sample33: the filter's 0 is no loss of 0, AMP007 before)
+    assert faults(tmp_path, _hf_memorised(zero_grad=NAN)[_ZEROS_FROM:]) == [("AMP009", 1)]
     assert faults(tmp_path, _hf_memorised(zero_grad=8e-06)[_ZEROS_FROM:]) == [("AMP007", 1)]
 
 
