@@ -271,6 +271,8 @@ class QuietRuns:
         self.basis = PRINTED
         # (line, shape regex, step, offset, basis) of the last line read
         self._seen: tuple[int, bytes, int, int, str] | None = None
+        # (buffer, stop, shape, end) of the last run found shorter than KEEP lines
+        self._short: tuple[bytes, int, Shape, int] | None = None
 
     def offer(self, line: int, text: str, events: list[LogEvent]) -> None:
         """A line read one by one: arm with its shape when the line before had the same one
@@ -303,14 +305,22 @@ class QuietRuns:
         room = self.room(shape) if self.room is not None else None
         if room is not None and room <= 0:
             return start
+        short = self._short
+        if (short is not None and short[0] is buffer and short[1] == stop and short[2] is shape
+                and start < short[3]):
+            # A line of the last KEEP of a run whose end is known: the lines from here to it
+            # are fewer still (matching them again at each line would cost KEEP squared).
+            return start
         cut = start
         while (found := shape.run.match(buffer, cut, stop)) is not None:
             cut = found.end()
         if cut == start:
             return start
+        end = cut
         for _ in range(KEEP):  # the last KEEP lines are read one by one
             cut = buffer.rfind(b"\n", start, cut - 1) + 1
             if cut <= start:
+                self._short = (buffer, stop, shape, end)
                 return start
         # At most ``room`` lines (each one byte at least: most runs skip the count).
         if room is not None and room < cut - start and buffer.count(b"\n", start, cut) > room:
