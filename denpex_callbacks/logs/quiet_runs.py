@@ -14,6 +14,12 @@ them read exactly from its line. The run stops at the first line of another shap
 non-finite or zero loss, a changed scale or a skip, which is read one by one; the last
 ``KEEP`` lines of a run are read one by one too, so what a fault after it is judged from (the
 run state's recent losses) is what the lines said.
+
+A run's step is its counter (the step claimed, else a count over its total: MNIST's
+``[19200/60000``) plus the offset that the two lines that armed it showed between their
+counter and the step the reader made (the epochs before, counted across epochs or in the
+run's samples); the epoch and those totals are matched as printed, so the offset holds over
+the run and a run ends where an epoch does.
 """
 
 from __future__ import annotations

@@ -168,3 +168,26 @@ def test_a_paste_from_the_middle_reads_the_same_either_way(
     assert [(d.code, d.step) for d in counted.faults] == [("AMP006", step)]
     assert quiet > len(lines) // 3
     _same(counted, one_by_one)
+
+
+def hf_row(step: int, loss: float, steps_per_epoch: int = 500) -> str:
+    """One row of huggingface/transformers src/transformers/trainer_callback.py
+    ``ProgressCallback.on_log``: ``self.training_bar.write(str(logs))`` of the Trainer's
+    ``logs`` (``loss``, ``grad_norm``, ``learning_rate``; ``epoch`` rounded to 2 places), as
+    ``logging_steps=1`` prints one a step."""
+    logs = {"loss": round(loss, 4), "grad_norm": 1.25, "learning_rate": 3e-05,
+            "epoch": round(step / steps_per_epoch, 2)}
+    return str(logs)
+
+
+@pytest.mark.xfail(strict=True, reason="HF Trainer's rows print no step: the assembler numbers "
+                   "them (ROWS/INTERVAL), after the reader, and the epoch changes every few "
+                   "rows; a run would have to be numbered by the assembler's row count, "
+                   "outside quiet_runs and the reader's hand-over")
+def test_hf_per_step_dicts_take_the_quiet_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [hf_row(step, 2.3 / (1 + 0.01 * step)) for step in range(1, 3001)]
+    counted, one_by_one, quiet = _both(tmp_path, lines, monkeypatch)
+    assert counted.faults == [] == one_by_one.faults
+    assert quiet > len(lines) // 2, "most rows are counted in runs"
+    _same(counted, one_by_one)
