@@ -191,3 +191,30 @@ def test_hf_per_step_dicts_take_the_quiet_path(
     assert counted.faults == [] == one_by_one.faults
     assert quiet > len(lines) // 2, "most rows are counted in runs"
     _same(counted, one_by_one)
+
+
+def step_line(i: int, loss: str, total_step: int = 600) -> str:
+    """The tutorial's line with no epoch printed (``'Step [{}/{}], Loss: {:.4f}'``, as
+    yunjey/pytorch-tutorial's format less its epoch): the counter starts over each pass."""
+    return f"Step [{i + 1}/{total_step}], Loss: {loss}"
+
+
+@pytest.mark.parametrize("shape", ["step", "iter"])
+def test_a_counter_that_starts_over_inside_a_run_ends_the_run(
+        tmp_path: Path, shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's lines must go on by the armed lines' stride: the line where the counter starts
+    over (nothing else on it changed) is read one by one, so the reader counts the passes."""
+    def loss(p: int, i: int) -> str:
+        return "nan" if (p, i) == (2, 299) else f"{2.3 / (1 + 0.01 * (p * 600 + i)):.4f}"
+
+    lines = [step_line(i, loss(p, i)) if shape == "step" else f"iter {i + 1}: loss {loss(p, i)}"
+             for p in range(3) for i in range(600)]
+    counted, one_by_one, quiet = _both(tmp_path, lines, monkeypatch)
+    # (``Step [i/T]``'s total tells the reader the passes; where ``iter N`` starts over the
+    # step is the reader's to say, which another change settles: here only the same either way)
+    assert [d.code for d in counted.faults] == ["AMP006"]
+    if shape == "step":
+        assert [d.step for d in counted.faults] == [2 * 600 + 300]
+    assert counted.timeline.steps == 1800 == one_by_one.timeline.steps
+    assert quiet > len(lines) // 2
+    _same(counted, one_by_one)
