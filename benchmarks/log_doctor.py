@@ -14,9 +14,11 @@ log scanner starts). Prints MB/s for each and the peak RSS of each variant's lar
 
 ``--generic 0.3``: the second benchmark log, where that share of the lines are metric lines
 in formats no family parser knows (nanoGPT, mmengine, key=value, Keras bars...), read by the
-generic metric reader. ``--shape megatron`` / ``--shape nanogpt``: logs where every line is
-a metric line, as those tools print them (``training_log``'s iteration line every 10
-iterations; ``iter N: loss X, time Y ms, mfu Z%`` every iteration).
+generic metric reader. ``--shape megatron`` / ``nanogpt`` / ``mnist`` / ``epochstep``: logs
+where every line is a metric line, as those tools print them (``training_log``'s iteration
+line every 10 iterations; ``iter N: loss X, time Y ms, mfu Z%`` every iteration; the PyTorch
+MNIST example's ``Train Epoch: E [n/N (p%)]\tLoss: X`` every batch; the most copied
+tutorial's ``Epoch [e/E], Step [i/T], Loss: X`` every step).
 
 Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]
 [--generic 0.3 | --shape megatron] [--rounds 3] [--baseline /other/checkout/.venv/bin/python]``
@@ -93,9 +95,28 @@ def generate(path: Path, size_mb: int, generic: float = 0.0) -> None:
             written += len(text)
 
 
+def _mnist(iteration: int, loss: float) -> str:
+    """pytorch/examples mnist/main.py's line (log_interval 1, batch 64, 60000 samples: 938
+    batches an epoch; ``iteration`` from 1)."""
+    epoch, batch = divmod(iteration - 1, 938)
+    return (f"Train Epoch: {epoch + 1} [{batch * 64}/60000 ({100.0 * batch / 938:.0f}%)]"
+            f"\tLoss: {loss:.6f}")
+
+
+def _epochstep(iteration: int, loss: float) -> str:
+    """yunjey/pytorch-tutorial's ``Epoch [{}/{}], Step [{}/{}], Loss: {:.4f}`` (every step,
+    600 an epoch)."""
+    epoch, step = divmod(iteration - 1, 600)
+    return f"Epoch [{epoch + 1}/1000], Step [{step + 1}/600], Loss: {loss:.4f}"
+
+
+SHAPES = {"mnist": _mnist, "epochstep": _epochstep}
+
+
 def generate_shape(path: Path, size_mb: int, shape: str) -> None:
     """Write a log of about ``size_mb`` MB where every line is a metric line of ``shape``
-    (deterministic): Megatron-LM's ``training_log`` line or nanoGPT's ``iter`` line."""
+    (deterministic): Megatron-LM's ``training_log`` line, nanoGPT's ``iter`` line, the PyTorch
+    MNIST example's ``Train Epoch`` line or the tutorial's ``Epoch [e/E], Step [i/T]``."""
     rng = random.Random(0)
     target = size_mb * 1_000_000
     written, iteration = 0, 0
@@ -104,7 +125,9 @@ def generate_shape(path: Path, size_mb: int, shape: str) -> None:
             lines = []
             for _ in range(1000):
                 iteration += 10 if shape == "megatron" else 1
-                if shape == "megatron":
+                if shape in SHAPES:
+                    lines.append(SHAPES[shape](iteration, 2.5 + rng.random()))
+                elif shape == "megatron":
                     lines.append(
                         f" [2026-01-01 10:00:00] iteration {iteration:8d}/  500000 | consumed "
                         f"samples: {iteration * 512:12d} | elapsed time per iteration (ms): "
@@ -159,7 +182,7 @@ def main() -> None:
                         "than --size-mb); default: one file per kind of log under /tmp")
     parser.add_argument("--generic", type=float, default=0.0,
                         help="share of metric lines in formats without a family parser")
-    parser.add_argument("--shape", choices=("megatron", "nanogpt"),
+    parser.add_argument("--shape", choices=("megatron", "nanogpt", *SHAPES),
                         help="every line a metric line of this tool")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--baseline", help="another interpreter whose denpex runs beside")

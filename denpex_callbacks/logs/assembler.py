@@ -435,11 +435,13 @@ class Assembler:
             self._catch_up(step, line, skipped=int(skipped))
 
     def quiet_run(self, last_step: int, scale: float | None, rank: int | None,
-                  rows: int = 0) -> int:
+                  rows: int = 0, basis: str = PRINTED) -> int:
         """``rows`` lines that repeated a quiet line up to ``last_step`` (each an applied step
         at ``scale``): their steps are a gap, as a log printing every ``N`` steps shows them,
         which hands on the rows and their scale (a detector that counts clean steps at a
-        scale counts them as it would have read them). Returns the steps counted."""
+        scale counts them as it would have read them). ``basis``: where the rows' steps came
+        from (step_basis.py), as the lines that armed the run said. Returns the steps
+        counted."""
         self._count_progress()
         self._flush()
         steps = last_step - self.clock
@@ -448,7 +450,7 @@ class Assembler:
         owner = rank or 0
         self._gap(steps, printed=Printed(min(rows, steps), scale, owner) if rows else None)
         self.spans.printed(last_step)
-        self.bases.note(last_step, PRINTED)
+        self.bases.note(last_step, basis)
         if scale is not None:
             self._rank_scales[owner] = (self.clock, scale)
         run = self._rank_clean_run.get(owner)

@@ -627,7 +627,8 @@ class _Session:
         rank = shape.rank or 0
         self._judge(rank).quiet_rows(lines, runs.last_step, shape.scale,
                                      grad_norm=shape.grad_norm)
-        self.assembler.quiet_run(runs.last_step, shape.scale, shape.rank, lines)
+        self.assembler.quiet_run(runs.last_step, shape.scale, shape.rank, lines,
+                                 basis=runs.basis)
         # Read one by one, the run's lines would have pushed as many older ones out of the
         # window of recent lines: so do placeholders (no step is -1), or a condition that
         # began before the run would be placed on its line here and not there.

@@ -14,6 +14,12 @@ them read exactly from its line. The run stops at the first line of another shap
 non-finite or zero loss, a changed scale or a skip, which is read one by one; the last
 ``KEEP`` lines of a run are read one by one too, so what a fault after it is judged from (the
 run state's recent losses) is what the lines said.
+
+A run's step is its counter (the step claimed, else a count over its total: MNIST's
+``[19200/60000``) plus the offset that the two lines that armed it showed between their
+counter and the step the reader made (the epochs before, counted across epochs or in the
+run's samples); the epoch and those totals are matched as printed, so the offset holds over
+the run and a run ends where an epoch does.
 """
 
 from __future__ import annotations
@@ -23,9 +29,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from denpex_callbacks.core.diagnosis import STEP_BASIS
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import METRICS, LogEvent
 from denpex_callbacks.logs.metric_pairs import collect, find_claims
+from denpex_callbacks.logs.metric_templates import Claim
+from denpex_callbacks.logs.step_basis import PRINTED
 
 KEEP = 64  # lines at the end of a run read one by one (the run state's loss trail: 64 steps)
 # Lines one match takes at most: the regex engine keeps a little state per repetition, so a
@@ -38,10 +47,15 @@ _FAMILIES = frozenset({"generic", "megatron"})
 _STEP = rb"(?P<step>\d+)"
 _FINITE = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NONZERO = rb"[-+]?(?=[\d.]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+# (the epoch too: a run never crosses an epoch's end, where a reader may learn how a counter
+# that starts over each epoch continues, and the offset of a step from its counter changes)
 _EXACT = frozenset({lexicon.SCALE, lexicon.LOG2_SCALE, lexicon.MAYBE_SCALE, lexicon.SKIPPED,
-                    lexicon.EVAL})
+                    lexicon.EVAL, lexicon.EPOCH})
 _LOSSES = frozenset({lexicon.LOSS, lexicon.COMPONENT})
 _DIGITS = re.compile(r"\d+")
+# A count and its total (``[19200/60000``, ``Step [200/600]``): the count at the end of the
+# text before the slash, the total right after it.
+_OVER = re.compile(r"\s*/\s*(\d+)")
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,21 @@ def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
         >>> shape.line.match(b"iter 122: loss nan, time 35.03ms, mfu 12.40%") is None
         True
     """
+    found = counted(text, events)
+    return found[0] if found is not None else None
+
+
+def counted(text: str, events: list[LogEvent]) -> tuple[Shape, int] | None:
+    """The shape of a line whose events say it is a quiet step and the counter it printed,
+    or None.
+
+    Example:
+        >>> from denpex_callbacks.logs.parsers import parse_line
+        >>> line = "Epoch [2/5], Step [300/600], Loss: 0.4700"
+        >>> shape, counter = counted(line, parse_line(line))
+        >>> counter, shape.line.match(b"Epoch [3/5], Step [301/600], Loss: 0.4600")
+        (300, None)
+    """
     if len(events) != 1 or "\r" in text or "\ufffd" in text:
         return None
     event = events[0]
@@ -100,16 +129,23 @@ def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
     if event.loss is None or event.loss == 0.0:
         return None
     try:
-        template = text.encode().translate(_TEMPLATE)
+        encoded = text.encode()
     except UnicodeEncodeError:
         return None
-    key = (template, event.scale_after)
-    if key in _SHAPES:
-        return _SHAPES[key]
-    if len(_SHAPES) >= _LIMIT:
+    key = (encoded.translate(_TEMPLATE), event.scale_after)
+    shape = _SHAPES.get(key)
+    if shape is None and key in _SHAPES:
+        return None
+    # A shape matches some values as printed (the epoch, a total), which its template does
+    # not hold: a line of the template that the shape does not match is built anew.
+    if shape is not None and (found := shape.line.match(encoded)) is not None:
+        return shape, int(found["step"])
+    if shape is None and len(_SHAPES) >= _LIMIT:
         _SHAPES.clear()
     shape = _SHAPES[key] = _build(text, event)
-    return shape
+    if shape is None or (found := shape.line.match(encoded)) is None:
+        return None
+    return shape, int(found["step"])
 
 
 def _build(text: str, event: LogEvent) -> Shape | None:
@@ -119,15 +155,22 @@ def _build(text: str, event: LogEvent) -> Shape | None:
     scale = read.values.get(lexicon.SCALE)
     if scale is None and event.scale_after is not None:
         scale = read.values.get(lexicon.MAYBE_SCALE)  # a bare scale the reader took as one
-    if (read.values.get(lexicon.STEP) != event.step or read.values.get(lexicon.LOSS) != event.loss
-            or scale != event.scale_after):
+    if read.values.get(lexicon.LOSS) != event.loss or scale != event.scale_after:
         return None  # the generic reading of the line is not the family's: no shape
-    if lexicon.EPOCH in read.values and event.family == "generic":
-        # a step beside its epoch may count the epoch's batches (ConvNets' ``Epoch: 3
-        # Iteration: 500``): the reader learns that where the counter starts over, a line
-        # that a run would hand over as a count
+    # The counter a run's steps are read from: the step claimed, or else a count over its
+    # total (the PyTorch MNIST example's ``[19200/60000 (32%)]``). The step the reader made
+    # of it may be the counter plus the epochs before (counted across epochs, or the run's
+    # samples): QuietRuns arms only where that offset held on two lines in a row, and the
+    # epoch and the total are matched as printed, so that it holds over the whole run.
+    counter = _counter(text, spans, claims)
+    if counter is None:
         return None
     roles = {(start, end): role for start, end, role, _key, _sep in claims}
+    # the totals of the counter and of the epoch (``Epoch [3/10]``), which the step is made
+    # with, as printed
+    exact = {total.span(1) for span in spans
+             if (span == counter or roles.get(span) == lexicon.EPOCH)
+             and (total := _OVER.match(text, span[1])) is not None}
     out: list[bytes] = []
     previous, stepped = 0, False
     for start, end in spans:
@@ -138,9 +181,11 @@ def _build(text: str, event: LogEvent) -> Shape | None:
             if role is not None:
                 return None  # a quiet line has no non-finite value
             out.append(re.escape(spelled.encode()))  # a word ("number of nan iterations")
-        elif role == lexicon.STEP and not stepped:
+        elif (start, end) == counter:
             out.append(_STEP)
             stepped = True
+        elif (start, end) in exact:
+            out.append(re.escape(spelled.encode()))
         elif role in _LOSSES:
             out.append(_NONZERO)
         elif role in _EXACT:
@@ -156,6 +201,22 @@ def _build(text: str, event: LogEvent) -> Shape | None:
     return Shape(re.compile(line), re.compile(run),
                  event.family, frozenset({event.kind}), event.rank, event.scale_after,
                  event.grad_norm is not None)
+
+
+def _counter(text: str, spans: list[tuple[int, int]],
+             claims: list[Claim]) -> tuple[int, int] | None:
+    """The span of a quiet line's counter: the first step claimed, else the first unclaimed
+    whole number followed by a slash and its total; None: neither."""
+    claimed = set()
+    for start, end, role, _key, _sep in claims:
+        if role == lexicon.STEP:
+            return (start, end)
+        claimed.add((start, end))
+    for start, end in spans:
+        if ((start, end) not in claimed and text[start:end].isdigit()
+                and _OVER.match(text, end) is not None):
+            return (start, end)
+    return None
 
 
 def _literal(text: str, start: int, end: int) -> bytes:
@@ -210,24 +271,42 @@ class QuietRuns:
         self.room = room
         self.shape: Shape | None = None  # armed: the lines after the last one read repeat it
         self.last_step: int | None = None  # the step of the last line of the last run
-        self._seen: tuple[int, bytes, int] | None = None  # (line, shape regex, step) last read
+        # The armed lines' step less their counter (the epochs before it, where the reader
+        # counts across epochs or in the run's samples), and where their step came from.
+        self.offset = 0
+        self.basis = PRINTED
+        # The armed line's counter and how far it moved from the line before it (the stride):
+        # a run's lines must go on by that stride (a counter that starts over within the
+        # lines of one shape, ``Step [1/600]`` after ``Step [600/600]``, ends the run there).
+        self.counter = 0
+        self.stride = 0
+        # (line, shape regex, step, offset, basis, counter) of the last line read
+        self._seen: tuple[int, bytes, int, int, str, int] | None = None
+        # (buffer, stop, shape, end) of the last run found shorter than KEEP lines
+        self._short: tuple[bytes, int, Shape, int] | None = None
 
     def offer(self, line: int, text: str, events: list[LogEvent]) -> None:
         """A line read one by one: arm with its shape when the line before had the same one
         (two in a row: a run may follow), disarm otherwise."""
         seen, self._seen = self._seen, None
-        shape = shape_of(text, events)
-        if shape is None:
+        found = counted(text, events)
+        if found is None:
             self.shape = None
             return
-        step = events[0].step
+        shape, printed = found
+        event = events[0]
+        step = event.step
         assert step is not None
+        offset = step - printed
+        basis = getattr(event, "step_basis", None) or event.evidence.get(STEP_BASIS, PRINTED)
         key = shape.line.pattern
-        self._seen = (line, key, step)
-        same = seen is not None and seen[0] == line - 1 and seen[1] == key and step > seen[2]
+        self._seen = (line, key, step, offset, basis, printed)
+        same = (seen is not None and seen[0] == line - 1 and seen[1] == key and step > seen[2]
+                and seen[3] == offset and seen[4] == basis)
         if same:
-            if self.shape is None or self.shape.line.pattern != key:
-                self.shape = shape
+            assert seen is not None
+            self.shape, self.offset, self.basis = shape, offset, basis
+            self.counter, self.stride = printed, printed - seen[5]
         else:
             self.shape = None
 
@@ -239,14 +318,24 @@ class QuietRuns:
         room = self.room(shape) if self.room is not None else None
         if room is not None and room <= 0:
             return start
+        short = self._short
+        if (short is not None and short[0] is buffer and short[1] == stop and short[2] is shape
+                and start < short[3]):
+            # A line of the last KEEP of a run whose end is known: the lines from here to it
+            # are fewer still (matching them again at each line would cost KEEP squared).
+            return start
         cut = start
         while (found := shape.run.match(buffer, cut, stop)) is not None:
             cut = found.end()
+        if cut > start:
+            cut = self._steady(shape, buffer, start, cut)
         if cut == start:
             return start
+        end = cut
         for _ in range(KEEP):  # the last KEEP lines are read one by one
             cut = buffer.rfind(b"\n", start, cut - 1) + 1
             if cut <= start:
+                self._short = (buffer, stop, shape, end)
                 return start
         # At most ``room`` lines (each one byte at least: most runs skip the count).
         if room is not None and room < cut - start and buffer.count(b"\n", start, cut) > room:
@@ -257,6 +346,29 @@ class QuietRuns:
         step = shape.line.match(buffer, last, cut - 1)
         if step is None:
             return start
-        self.last_step = int(step["step"])
+        self.last_step = self.offset + int(step["step"])
         self._seen = None  # the next line read one by one follows a run, not this line
         return cut
+
+    def _steady(self, shape: Shape, buffer: bytes, start: int, end: int) -> int:
+        """The end of the lines from ``start`` whose counters go on from the armed line by its
+        stride, up to ``end`` (the end of the lines that match ``shape``): checked at the
+        last line, and where it does not hold, a line where it does found by halving (a few
+        counts and one match each, at C speed)."""
+
+        def steady(at: int) -> bool:  # the line that ends at ``at`` is where the stride says
+            found = shape.line.match(buffer, buffer.rfind(b"\n", start, at - 1) + 1, at - 1)
+            lines = buffer.count(b"\n", start, at)
+            return found is not None and int(found["step"]) == self.counter + self.stride * lines
+
+        if steady(end):
+            return end
+        low, high = start, end  # ``low`` ends lines that hold (or none), ``high`` one that not
+        while True:
+            at = buffer.find(b"\n", (low + high) // 2, high - 1)
+            if at < 0 and (at := buffer.find(b"\n", low, high - 1)) < 0:
+                return low  # ``high`` is the line right after ``low``
+            if steady(at + 1):
+                low = at + 1
+            else:
+                high = at + 1
