@@ -879,8 +879,12 @@ class MetricReader:
             return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
-            # rows printed every few batches tell only roughly (see closing_bars)
-            self.epoch_batches.declared = length
+            # rows printed every few batches tell only roughly (see closing_bars). Within an
+            # interval of the last row's batch only: a bar of another count (an evaluation
+            # over an unsized loader, ``1000it [...]``, between the epochs) is no epoch's
+            batches = self.epoch_batches
+            if batches.last < length <= batches.last + (batches.interval or length):
+                batches.declared = length
             return []
         if "Complete [" in text and ended_by_search(text):
             # A search's trial ended (KerasTuner): the next trial builds a new model, whose
