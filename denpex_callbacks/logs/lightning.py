@@ -112,6 +112,7 @@ _RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
 _CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
                          r"([-+]?(?:inf|nan))\b")
 _AREA_DEFINED = {DEFINED_AREA: True}  # (an eval event's evidence: see defined_areas)
+_AREA_LINES = 16  # the bar lines an area's finite values are noted from (see Bars.parse)
 _PRECISION = re.compile(
     r"Using (16bit|16-bit|bfloat16)(?: native| apex| None)? Automatic Mixed Precision")
 
@@ -287,6 +288,7 @@ class Bars:
         # last seen on and its value there; None once it went back as an epoch began
         self._step_seen: tuple[int, int] | None = (-1, -1)
         self._areas = DefinedAreas()  # areas under the ROC curve read finite (defined_areas)
+        self._area_lines = 0  # bar lines read for them
 
     def parse(self, text: str) -> list[LogEvent]:
         """Events on one segment (see :func:`parse`); a validation bar's line gives none."""
@@ -316,7 +318,11 @@ class Bars:
             # LightningModule's own ``Epoch {current_epoch}/{max_epochs}`` print repeats)
             self._first, self._epoch = 1, self._epoch - 1
         areas = frozenset[str]()
-        if "uc=" in text or "uc:" in text:  # (an area under the ROC curve: defined_areas)
+        if ("uc=" in text or "uc:" in text) and (
+                self._area_lines < _AREA_LINES or "nan" in text or "inf" in text):
+            # an area under the ROC curve (defined_areas): its finite values noted on the
+            # first bars only (cheap: a run's bars repeat their keys), a NaN's line always
+            self._area_lines += 1
             areas = self._areas.defined("", [
                 (key, number) for key, value in _EVAL_NUMBER.findall(text)
                 if (number := to_float(value)) is not None])
