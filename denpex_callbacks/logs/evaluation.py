@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from denpex_callbacks.core.diagnosis import Finding
 from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.logs import lexicon
+from denpex_callbacks.logs.defined_areas import DEFINED_AREA
 from denpex_callbacks.logs.events import EVALUATED_ROW, LogEvent
 from denpex_callbacks.logs.run_summaries import FAMILY as SUMMARY
 
@@ -142,6 +143,7 @@ class EvaluationStream:
         if event.metric and lexicon.perfect_score(event.metric, value):
             return  # a PSNR's +inf: the images matched, whichever reader read it
         if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric) and (
+                DEFINED_AREA not in event.evidence) and (  # (finite before: see defined_areas)
                 self._correlations.wait((event, line, text, after_step))):
             return  # below its block's finite loss, or held for one
         if math.isnan(value) and event.family == SUMMARY and (

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from denpex_callbacks.core.diagnosis import STEP_BASIS
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.bar_epochs import repeats_epoch
+from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.events import EVAL, FLAG, METRICS, SETUP, LogEvent, to_float
 from denpex_callbacks.logs.split_bars import held_out_bar, training_bar_epoch
 from denpex_callbacks.logs.step_basis import PRINTED, across
@@ -49,6 +50,9 @@ _LOSS = re.compile(r"(?:^|[\s,])(?:train_)?loss(?:_step)?=" + _VALUE)
 # ``val_loss=nan`` (TQDM) / ``val_loss: nan`` (Rich) beside the training loss: evaluation's.
 _EVAL_VALUE = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
                          r"([-+]?(?:nan|inf)(?:\.0)?)(?=[\s,\]]|$)")
+# ...any value of it, finite or not (an area under the ROC curve's: see defined_areas)
+_EVAL_NUMBER = re.compile(r"(?:^|[\s,])((?:val|valid|validation|test)[\w/.-]*)[=:] ?"
+                          + _VALUE + r"(?=[\s,\]]|$)")
 # ...and a finite evaluation loss there: a correlation's NaN beside it is undefined (see
 # lexicon.undefined_correlation)
 _FINITE_EVAL_LOSS = re.compile(r"(?:^|[\s,])(?:val|valid|validation|test)[\w/.-]*loss"
@@ -109,6 +113,8 @@ _RUNNING_NAN = re.compile(r"(?:^|[\s,])loss=nan")
 # replace with +/- inf". A non-finite value it reached is the monitored metric's, at that step.
 _CHECKPOINT = re.compile(r"Epoch \d+, global step (\d+): '?([\w/.-]+)'? reached "
                          r"([-+]?(?:inf|nan))\b")
+_AREA_DEFINED = {DEFINED_AREA: True}  # (an eval event's evidence: see defined_areas)
+_AREA_LINES = 16  # the bar lines an area's finite values are noted from (see Bars.parse)
 _PRECISION = re.compile(
     r"Using (16bit|16-bit|bfloat16)(?: native| apex| None)? Automatic Mixed Precision")
 
@@ -137,10 +143,12 @@ def _proven_step(epoch: int, value: int, total: int) -> bool:
 
 
 def _read(text: str, step_of: Callable[[int, int, int], int],
-          counts_run: Callable[[int, int, int], bool]) -> list[LogEvent]:
+          counts_run: Callable[[int, int, int], bool],
+          areas: frozenset[str] = frozenset()) -> list[LogEvent]:
     """Events on one segment, a bar's step numbered by ``step_of(epoch, n, total)``, or by
     the postfix's ``step=`` where it counts the run: ``counts_run(epoch, value, total)`` for
-    a whole one below the epoch's batches."""
+    a whole one below the epoch's batches. ``areas``: the areas under the ROC curve read
+    finite on the bars before (a NaN of one counts: see :mod:`defined_areas`)."""
     if "Automatic Mixed Precision" in text and (found := _PRECISION.search(text)):
         fp16 = found.group(1) != "bfloat16"
         return [LogEvent(SETUP, FAMILY, setup={
@@ -211,9 +219,10 @@ def _read(text: str, step_of: Callable[[int, int, int], int],
         finite_loss = any(lexicon.undefined_score(key) for key, _ in pairs) and \
             _FINITE_EVAL_LOSS.search(postfix) is not None
         for key, number in pairs:
-            if not math.isfinite(number) and lexicon.evaluation_metric(key) and \
-                    not lexicon.undefined_correlation(key, number, finite_loss):
-                out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key))
+            if not math.isfinite(number) and lexicon.evaluation_metric(key) and (
+                    key in areas or not lexicon.undefined_correlation(key, number, finite_loss)):
+                out.append(LogEvent(EVAL, FAMILY, step=step, loss=number, metric=key,
+                                    evidence=_AREA_DEFINED if key in areas else None))
     return out
 
 
@@ -285,6 +294,8 @@ class Bars:
         # a whole ``step=`` below the epoch's batches (see _counts_run): the bar's epoch it was
         # last seen on and its value there; None once it went back as an epoch began
         self._step_seen: tuple[int, int] | None = (-1, -1)
+        self._areas = DefinedAreas()  # areas under the ROC curve read finite (defined_areas)
+        self._area_lines = 0  # bar lines read for them
 
     def parse(self, text: str) -> list[LogEvent]:
         """Events on one segment (see :func:`parse`); a validation bar's line gives none."""
@@ -313,7 +324,16 @@ class Bars:
             # whose postfix carries the logger's ``v_num`` is Lightning's, from 0, whatever a
             # LightningModule's own ``Epoch {current_epoch}/{max_epochs}`` print repeats)
             self._first, self._epoch = 1, self._epoch - 1
-        events = _read(text, self._step, self._counts_run)
+        areas = frozenset[str]()
+        if ("uc=" in text or "uc:" in text) and (
+                self._area_lines < _AREA_LINES or "nan" in text or "inf" in text):
+            # an area under the ROC curve (defined_areas): its finite values noted on the
+            # first bars only (cheap: a run's bars repeat their keys), a NaN's line always
+            self._area_lines += 1
+            areas = self._areas.defined("", [
+                (key, number) for key, value in _EVAL_NUMBER.findall(text)
+                if (number := to_float(value)) is not None])
+        events = _read(text, self._step, self._counts_run, areas)
         if events and not self._finite and events[0].kind == METRICS and \
                 events[0].loss is not None:
             if math.isfinite(events[0].loss):

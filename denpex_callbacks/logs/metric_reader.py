@@ -35,6 +35,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.closing_bars import closed_length
+from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
@@ -790,6 +791,7 @@ class MetricReader:
         self.fit_line = -1  # the line of the last Keras ``Epoch E/N`` header (_fit_header)
         # (epoch, line) of the last ``End of epoch E / N`` sentence (epoch_ends)
         self.ended_epoch: tuple[int, int] | None = None
+        self.areas = DefinedAreas()  # areas under the ROC curve read finite (defined_areas)
         # the last step read from a bracket before the metrics; off once one went back
         self.bracket_last = 0
         self.bracket_off = False
@@ -888,8 +890,12 @@ class MetricReader:
             return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
-            # rows printed every few batches tell only roughly (see closing_bars)
-            self.epoch_batches.declared = length
+            # rows printed every few batches tell only roughly (see closing_bars). Within an
+            # interval of the last row's batch only: a bar of another count (an evaluation
+            # over an unsized loader, ``1000it [...]``, between the epochs) is no epoch's
+            batches = self.epoch_batches
+            if batches.last < length <= batches.last + (batches.interval or length):
+                batches.declared = length
             return []
         if "Complete [" in text and ended_by_search(text):
             # A search's trial ended (KerasTuner): the next trial builds a new model, whose
@@ -1236,7 +1242,14 @@ class MetricReader:
                 read.append(MetricEvent(EVAL, FAMILY, step=step, loss=found[0][1],
                                         metric=found[0][0]))
         return [*(MetricEvent(METRICS, FAMILY, step=step, loss=value) for value in trained[:1]),
-                *_nonfinite(found, step), *read]
+                *self._nonfinite_events(text, found, step), *read]
+
+    def _nonfinite_events(self, text: str, values: list[tuple[str, float]],
+                          step: int | None) -> list[MetricEvent]:
+        """:func:`_nonfinite`'s events of an evaluation's values on ``text``, the areas under
+        the ROC curve among them read finite noted (a NaN of one read finite before on such
+        a line counts: see :mod:`defined_areas`)."""
+        return _nonfinite(values, step, self.areas.defined(text, values))
 
     def _epoch_step(self, claims: list[Claim], text: str) -> int | None:
         """The step of an evaluation line that counts nothing but its epoch, printed whole,
@@ -1789,7 +1802,7 @@ class MetricReader:
             losses = [(row.keys[lexicon.LOSS], row.values[lexicon.LOSS])] if (
                 lexicon.LOSS in row.values) else []
             # (its batch counts the evaluation's batches: the training step reached is its)
-            return _nonfinite([*losses, *row.components, *row.evals], None)
+            return self._nonfinite_events(text, [*losses, *row.components, *row.evals], None)
         row_epoch = as_step(row.values.get(lexicon.EPOCH))
         batch = as_step(row.values.get(lexicon.STEP))
         if row_epoch is not None and batch is not None:
@@ -1803,7 +1816,7 @@ class MetricReader:
             step = as_step(row.values.get(lexicon.STEP))
             if step is None and events and events[0].epoch_row:
                 step = events[0].step  # the row's epoch numbers its evaluation too
-            events += _nonfinite(row.evals, step)
+            events += self._nonfinite_events(text, row.evals, step)
             events += [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
                                    evidence=UNFILLED) for key, value in row.unfilled]
             if row.evals:
@@ -1915,15 +1928,16 @@ class MetricReader:
                 # the step the line's counters gave its training values numbers its
                 # evaluation's too (``Epoch: 3/5 Train steps: 100 ... val_loss: nan``)
                 step = next((e.step for e in events if e.kind == METRICS), None)
-                events += _nonfinite(self._measured(metrics), self._optimizer_step(
-                    metrics, as_step(metrics.values.get(lexicon.STEP)), evaluation=True)
+                events += self._nonfinite_events(
+                    text, self._measured(metrics), self._optimizer_step(
+                        metrics, as_step(metrics.values.get(lexicon.STEP)), evaluation=True)
                     if step is None else step)
             return events
         if metrics.evals:
             self.evaluation_lines += 1
-            return _nonfinite(metrics.evals, self._optimizer_step(metrics, as_step(
-                metrics.values.get(lexicon.STEP)), evaluation=True)) or _block_loss(
-                    text, metrics.evals)
+            return self._nonfinite_events(text, metrics.evals, self._optimizer_step(
+                metrics, as_step(metrics.values.get(lexicon.STEP)), evaluation=True)) or (
+                    _block_loss(text, metrics.evals))
         return None
 
     def _measured(self, metrics: MetricLine) -> list[tuple[str, float]]:
@@ -2927,7 +2941,8 @@ def _evaluation_batch(text: str, claims: list[Claim]) -> bool:
         claim[2] == lexicon.STEP and text.startswith("/", claim[1]) for claim in claims)
 
 
-def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[MetricEvent]:
+def _nonfinite(values: list[tuple[str, float]], step: int | None,
+               areas: set[str] | frozenset[str] = frozenset()) -> list[MetricEvent]:
     """An ``eval`` event for each non-finite evaluation value (finite ones say nothing), but
     a correlation's NaN beside a finite evaluation loss: the predictions were constant (an
     untrained regressor's first evaluation: scipy's pearsonr and spearmanr return NaN, HF's
@@ -2935,14 +2950,20 @@ def _nonfinite(values: list[tuple[str, float]], step: int | None) -> list[Metric
     the line it counts: sentence-transformers' evaluator prints only its correlations, and
     NaN embeddings show there first. A perplexity's +inf beside a finite loss is its exponent's
     overflow (huggingface/peft's examples: ``eval_ppl=tensor(inf, device='cuda:0')
-    eval_epoch_loss=tensor(91.0000, device='cuda:0')``, ``torch.exp`` in float32), no fault."""
+    eval_epoch_loss=tensor(91.0000, device='cuda:0')``, ``torch.exp`` in float32), no fault.
+    An area under the ROC curve in ``areas`` was read finite before: its NaN counts, marked
+    (see :mod:`defined_areas`)."""
     finite_loss = any(math.isfinite(value) and "loss" in key.lower() for key, value in values)
     finite_mean = any(math.isfinite(value) and lexicon.class_mean(key) for key, value in values)
-    return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
+    return [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key,
+                        evidence=_AREA_DEFINED if key in areas else None)
             for key, value in values if not math.isfinite(value)
-            and not lexicon.undefined_correlation(key, value, finite_loss)
+            and (key in areas or not lexicon.undefined_correlation(key, value, finite_loss))
             and not lexicon.overflowed_perplexity(key, value, finite_loss) and not (
                 finite_mean and math.isnan(value) and lexicon.per_class(key))]
+
+
+_AREA_DEFINED = {DEFINED_AREA: True}  # (an eval event's evidence: see defined_areas)
 
 
 # pandas prints a DataFrame's missing value as ``NaN`` (``na_rep``, pandas/io/formats/
