@@ -57,6 +57,7 @@ from denpex_callbacks.logs.events import (
     LogEvent,
 )
 from denpex_callbacks.logs.logging_interval import LoggingInterval, row_epoch
+from denpex_callbacks.logs.row_overflows import MAX_HELD, first_of_run
 from denpex_callbacks.logs.scale_steps import (
     GrowthBounds,
     ScaleChange,
@@ -252,6 +253,13 @@ class Assembler:
     # overflow, the next row's step overflowed not (see _metrics).
     _row_since_overflow: bool = False
     _pending: _Overflow | None = None
+    # Step-less overflow lines read since the last row that printed its step, not yet numbered:
+    # the next row says whether they were the steps up to it (row_overflows.py).
+    _held_lines: list[_Overflow] = field(default_factory=list)
+    # ...and the row below them, read but not yet handed on: (the row, its line, its text,
+    # whether a progress line counted it) until the next event says whether the lines run on
+    # past it.
+    _row_waiting: tuple[LogEvent, int, str, bool] | None = None
     _any_clean: bool = False
     _clean_since_skip: bool = True
     _last_scale: float | None = None
@@ -312,6 +320,9 @@ class Assembler:
 
     def feed(self, event: LogEvent, line: int, text: str) -> None:
         """Take one event read from ``line``."""
+        if self._row_waiting is not None:
+            self._row_goes_on(event.kind == OVERFLOW and event.step is None
+                              and not event.evidence.get(IN_STEP))
         if event.rank is not None:
             self.ranks.add(event.rank)
         kind = event.kind
@@ -367,7 +378,7 @@ class Assembler:
             if self._pending is not None and self._pending.accepts(event):
                 self._pending.merge(event, line, text)
                 return
-            self._flush()
+            self._hold_or_flush()
             self._pending = _Overflow(event.step, event.scale_before, event.scale_after,
                                       event.hysteresis, {event.rank}, [line], [text],
                                       event.family in SCALE_MAY_STAY
@@ -376,6 +387,9 @@ class Assembler:
             return
         if kind == METRICS and self._pending is not None and (
                 self._scale_of_overflow(event) or self._block_of_overflow(event, line)):
+            return
+        if kind == METRICS and event.step is not None and self._rows_wait(event):
+            self._row_waiting = (event, line, text, progress_row)
             return
         self._flush()
         if kind == PROGRESS and event.step is not None:
@@ -406,9 +420,16 @@ class Assembler:
         elif kind == METRICS:
             self._metrics(event, line, text, applied=progress_row)
 
+    def settle(self) -> None:
+        """Hand on a row still waiting for the next event (see _rows_wait) before the clock is
+        read for something the assembler is not fed (an evaluation's step): the lines above it
+        numbered on from the row before."""
+        self._row_goes_on(False)
+
     def finish(self) -> None:
         """Flush what is pending at the end of the input; the held flags count where the
         log showed fp16 asked for, or no loss scaler, as each asks."""
+        self.settle()
         self._flush()
         self._count_progress()
         held, self._held = self._held, []
@@ -545,8 +566,57 @@ class Assembler:
         self._flush()
         return True
 
+    def _hold_or_flush(self) -> None:
+        """The overflow read so far held for the next row to number (a step-less one after a
+        row that printed its step), or numbered now."""
+        pending = self._pending
+        if (pending is not None and pending.step is None and self._last_printed is not None
+                and len(self._held_lines) < MAX_HELD):
+            self._held_lines.append(pending)
+            self._pending = None
+        else:
+            self._flush()
+
+    def _rows_wait(self, row: LogEvent) -> bool:
+        """Whether the row ``row``, below step-less overflow lines held since the last row,
+        waits for the next event: the lines are the last steps up to it where they run on
+        past it (see row_overflows.py). Not where the row does not go on from the last one or
+        leaves the lines no room, nor where it prints its scale."""
+        self._hold_or_flush()
+        last = self._last_printed
+        # (a row that prints its scale is left as before: it may count applied updates alone,
+        # as fairseq's ``num_updates`` does, and its scale is read against the lines before it)
+        return (bool(self._held_lines) and last is not None and row.step is not None
+                and row.step > last and row.scale_after is None
+                and first_of_run(row.step, len(self._held_lines), self.clock) is not None)
+
+    def _row_goes_on(self, overflow_next: bool) -> None:
+        """Hand on the row that waited, and the overflow lines above it: as the last steps
+        up to it where ``overflow_next`` (the next event a step-less overflow line: a run of
+        them across the row), else numbered on from the row before (by _flush)."""
+        waiting, self._row_waiting = self._row_waiting, None
+        if waiting is None:
+            return
+        row, line, text, counted = waiting
+        held = self._held_lines
+        first = None if row.step is None else first_of_run(row.step, len(held), self.clock)
+        if overflow_next and first is not None:
+            self._held_lines = []
+            self._catch_up(first - 1, held[0].lines[0])
+            for pending in held:
+                self._flush_pending(pending)
+        self._flush()
+        self._metrics(row, line, text, applied=counted)
+
     def _flush(self) -> None:
-        pending, self._pending = self._pending, None
+        held, self._held_lines = self._held_lines, []
+        for pending in held:  # (numbered on from the last row, as they came)
+            self._flush_pending(pending)
+        self._flush_pending()
+
+    def _flush_pending(self, pending: _Overflow | None = None) -> None:
+        if pending is None:
+            pending, self._pending = self._pending, None
         if pending is None:
             return
         if self._starts_over(pending):

@@ -590,6 +590,7 @@ class _Session:
                 stream = self.evaluations.get(rank)
                 if stream is None:
                     stream = self.evaluations[rank] = EvaluationStream()
+                assembler.settle()  # (a row waiting for the next event is a step before it)
                 stream.event(event, at, shown, assembler.clock or None)
                 continue
             if self.dropped.offer(event, at, shown):

@@ -189,7 +189,21 @@ def parse(text: str) -> list[LogEvent]:
 
 
 def _lowered(text: str) -> list[LogEvent]:
-    """The overflow a line tells only by the loss scale it lowered (``_LOWERED_TO``)."""
+    """The overflow a line tells only by the loss scale it lowered (``_LOWERED_TO``), or by
+    the step it skipped and the new scale it names (``Skipped batch, new scale: 4096.0``:
+    NVIDIA's GNMT ``Fp16Optimizer``, whose cause, ``Gradient norm: inf``, is the line above).
+
+    Example:
+        >>> [(e.kind, e.scale_after) for e in _lowered("Skipped batch, new scale: 4096.0")]
+        [('overflow', 4096.0)]
+        >>> _lowered("Upscaling, new scale: 8192.0"), _lowered("new scale: 0.5")
+        ([], [])
+    """
+    if (_SKIPPED.search(text) is not None and "new" in text
+            and (named := _NEW_SCALE.search(text)) is not None):
+        # a step skipped and the scale it left: a dynamic scaler skips and lowers together
+        return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
+                         scale_after=to_float(named.group(1)))]
     if (found := _LOWERED_TO.search(text)) is None or _NAMED_SCALE.search(text) is None:
         return []
     before, after = to_float(found.group(1)), to_float(found.group(2))

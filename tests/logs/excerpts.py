@@ -131,3 +131,13 @@ def tqdm_bar(desc: str, n: int, total: int, postfix: str = "", rate: float = 4.8
     return (f"{head}{frac * 100:3.0f}%|{cells}| {n}/{total} [{int(n / rate) // 60:02d}:"
             f"{int(n / rate) % 60:02d}<{left // 60:02d}:{left % 60:02d}, {rate:5.2f}it/s"
             f"{postfix}]")
+
+
+def apex_step(scale: float, clean: int, over: bool) -> tuple[float, int, str | None]:
+    """One step of apex amp's dynamic scaler (NVIDIA/apex ``apex/amp/scaler.py``: halved on an
+    overflow, doubled after 2000 clean steps): the scale and clean count after it, and the
+    line ``apex/amp/handle.py`` prints on an overflow (None without one)."""
+    if over:
+        return scale / 2, 0, ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss "
+                              f"scale to {scale / 2}")
+    return (scale * 2, 0, None) if clean + 1 == 2000 else (scale, clean + 1, None)
