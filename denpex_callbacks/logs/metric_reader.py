@@ -1638,10 +1638,13 @@ class MetricReader:
                 scale = self.bare_scale.read(values[lexicon.MAYBE_SCALE])
             unread = scale is None or lexicon.SCALE in values
         grad_norm = values.get(lexicon.GRAD_NORM)
-        if loss == 0.0 and grad_norm is not None and not math.isfinite(grad_norm):
-            # A loss of exactly 0 beside a NaN/inf gradient norm is a logger's stand-in for
-            # the non-finite loss it hid (HF's logging_nan_inf_filter, its rows re-printed as
+        if loss == 0.0 and grad_norm is not None and math.isnan(grad_norm):
+            # A loss of exactly 0 beside a NaN gradient norm is a logger's stand-in for the
+            # non-finite loss it hid (HF's logging_nan_inf_filter, its rows re-printed as
             # JSON by a callback: AfterMaxQ/mini-llm ``scripts/sft.py``): no loss of 0 (AMP007).
+            # Not beside an inf norm: that is an overflow step (GradScaler's unscaled grads), a
+            # loss printed 0 at each such step is a run stuck at 0 whose steps all overflow,
+            # AMP007 (no filter flag is raised here to say otherwise; hf.py raises AMP009).
             loss = None
         skipped = counted = None
         if lexicon.SKIPPED in values:
