@@ -131,3 +131,24 @@ def tqdm_bar(desc: str, n: int, total: int, postfix: str = "", rate: float = 4.8
     return (f"{head}{frac * 100:3.0f}%|{cells}| {n}/{total} [{int(n / rate) // 60:02d}:"
             f"{int(n / rate) % 60:02d}<{left // 60:02d}:{left % 60:02d}, {rate:5.2f}it/s"
             f"{postfix}]")
+
+
+def sb3_record(values: dict[str, float | int]) -> list[str]:
+    """One record as stable-baselines3's ``HumanOutputFormat.write`` lays it out
+    (DLR-RM/stable-baselines3 ``stable_baselines3/common/logger.py``): keys sorted, each
+    namespace (``rollout/``, ``time/``, ``train/``) a row of its own with its keys indented by
+    three blanks below it, floats ``f"{value:<8.3g}"``, between rules of dashes."""
+    cells: dict[tuple[str, str], str] = {}
+    tag = ""
+    for key, value in sorted(values.items()):
+        text = f"{value:<8.3g}" if isinstance(value, float) else str(value)
+        if key.find("/") > 0:
+            tag = key[: key.find("/") + 1]
+            cells[(tag, tag)] = ""
+        shown = f"{'':3}{key[len(tag):]}" if tag and tag in key else key
+        cells[(tag, shown)] = text
+    key_width = max(len(key) for _tag, key in cells)
+    value_width = max(len(value) for value in cells.values())
+    rule = "-" * (key_width + value_width + 7)
+    return [rule, *(f"| {key.ljust(key_width)} | {value.ljust(value_width)} |"
+                    for (_tag, key), value in cells.items()), rule]
