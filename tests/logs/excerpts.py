@@ -141,3 +141,24 @@ def apex_step(scale: float, clean: int, over: bool) -> tuple[float, int, str | N
         return scale / 2, 0, ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss "
                               f"scale to {scale / 2}")
     return (scale * 2, 0, None) if clean + 1 == 2000 else (scale, clean + 1, None)
+
+
+def sb3_record(values: dict[str, float | int]) -> list[str]:
+    """One record as stable-baselines3's ``HumanOutputFormat.write`` lays it out
+    (DLR-RM/stable-baselines3 ``stable_baselines3/common/logger.py``): keys sorted, each
+    namespace (``rollout/``, ``time/``, ``train/``) a row of its own with its keys indented by
+    three blanks below it, floats ``f"{value:<8.3g}"``, between rules of dashes."""
+    cells: dict[tuple[str, str], str] = {}
+    tag = ""
+    for key, value in sorted(values.items()):
+        text = f"{value:<8.3g}" if isinstance(value, float) else str(value)
+        if key.find("/") > 0:
+            tag = key[: key.find("/") + 1]
+            cells[(tag, tag)] = ""
+        shown = f"{'':3}{key[len(tag):]}" if tag and tag in key else key
+        cells[(tag, shown)] = text
+    key_width = max(len(key) for _tag, key in cells)
+    value_width = max(len(value) for value in cells.values())
+    rule = "-" * (key_width + value_width + 7)
+    return [rule, *(f"| {key.ljust(key_width)} | {value.ljust(value_width)} |"
+                    for (_tag, key), value in cells.items()), rule]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from excerpts import faults
+from excerpts import faults, sb3_record
 
 NAN = float("nan")
 
@@ -144,27 +144,8 @@ def _sb3(nan_from: int | None = None, algo: str = "ppo", iterations: int = 12) -
                 "train/critic_loss": NAN if bad else 0.5, "train/ent_coef": NAN if bad else 0.012,
                 "train/ent_coef_loss": NAN if bad else -1.2, "train/learning_rate": 0.0003,
                 "train/n_updates": it * 2047})
-        out += _sb3_record(values)
+        out += sb3_record(values)
     return out
-
-
-def _sb3_record(values: dict[str, float | int]) -> list[str]:
-    """One record as ``HumanOutputFormat.write`` lays it out."""
-    cells: dict[tuple[str, str], str] = {}
-    tag = ""
-    for key, value in sorted(values.items()):
-        text = f"{value:<8.3g}" if isinstance(value, float) else str(value)
-        if key.find("/") > 0:
-            tag = key[: key.find("/") + 1]
-            cells[(tag, tag)] = ""
-        if tag and tag in key:
-            key = f"{'':3}{key[len(tag):]}"
-        cells[(tag, key)] = text
-    key_width = max(len(key) for _tag, key in cells)
-    value_width = max(len(value) for value in cells.values())
-    rule = "-" * (key_width + value_width + 7)
-    return [rule, *(f"| {key.ljust(key_width)} | {value.ljust(value_width)} |"
-                    for (_tag, key), value in cells.items()), rule]
 
 
 def test_sb3_record_step_is_its_timesteps(tmp_path: Path) -> None:
