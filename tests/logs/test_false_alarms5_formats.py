@@ -28,8 +28,7 @@ import math
 import random
 from pathlib import Path
 
-from excerpts import faults, megatron_line
-from test_rl_recsys_formats import _sb3_record
+from excerpts import faults, megatron_line, sb3_record
 
 NAN = float("nan")
 BATCHES = 938  # MNIST at PyTorch-GAN's default batch size of 64
@@ -119,7 +118,7 @@ def test_sb3_large_jumping_value_loss_control(tmp_path: Path) -> None:
                 "train/loss": value_loss / 2 if it % 3 else -0.02,
                 "train/n_updates": (it - 1) * 10, "train/policy_gradient_loss": -0.02,
                 "train/value_loss": value_loss})
-        lines += _sb3_record(values)
+        lines += sb3_record(values)
     assert faults(tmp_path, lines) == []
 
 
