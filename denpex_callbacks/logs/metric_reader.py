@@ -1475,8 +1475,6 @@ class MetricReader:
                 # epoch's last count read
                 step = self.key_count[0] + self.key_count[1]
                 basis = bases.EPOCH_LENGTH
-            elif step is None and 0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH:
-                step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
         elif step is not None and counters and loss is None and _no_total(
                 text, metrics.keys[lexicon.STEP]) and (
                 metrics.evals and lexicon.GRAD_NORM not in values):
@@ -1640,6 +1638,10 @@ class MetricReader:
         elif step is not None and "e+" in text and (
                 found := _EXPONENT_STEP.search(text)) is not None:
             step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
+        if step is None and counters and loss is not None and epoch_value is not None and (
+                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH):
+            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row)
+            step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
         if step is not None and counters:
             last = self.step_rhythm[0]
             self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])
