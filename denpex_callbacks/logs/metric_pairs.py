@@ -395,8 +395,10 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
         claims = sorted(claims + named)
     if not claims and ") " in text and "; " in text:
         claims = _epoch_scores(text)
-    if not claims and "d: " in text and "; g: " in text:
-        claims = _gan_pair(text)
+    if ("; g: " in text or "| G: " in text) and not any(
+            claim[2] in _TERMS for claim in claims):
+        # (a step claimed before the pair: ``Batch [50/400] | D: ... | G: ...``)
+        claims = sorted(claims + _gan_pair(text))
     if " is " in text and " at " in text and not any(claim[2] in _TERMS for claim in claims):
         claims = sorted(claims + _at_count_is(text))
     return claims, spans
@@ -434,9 +436,14 @@ def _at_count_is(text: str) -> list[Claim]:
 
 # rosinality's StyleGAN2 (rosinality/stylegan2-pytorch ``train.py``, and the GANs forked from
 # it): its bar's description ``f"d: {d_loss_val:.4f}; g: {g_loss_val:.4f}; r1: {r1_val:.4f};
-# path: ..."``, the discriminator's and the generator's losses under one letter each.
-_GAN_PAIR = re.compile(r"(?<![\w.])d: ([-+]?(?:\d+(?:\.\d*)?|nan|inf)); g: "
-                       r"([-+]?(?:\d+(?:\.\d*)?|nan|inf));")
+# path: ..."``, the discriminator's and the generator's losses under one letter each. In
+# capitals between pipes the same (ACOTSAE/DGD-UNet-GAN ``train_gan.py``: ``f"  Batch
+# [{batch_idx+1}/{len(train_loader)}] | D: {d_loss.item():.6f} | G: {g_loss.item():.6f}"``),
+# the pair ending the line or a field: both letters, side by side, say a GAN's two networks.
+_GAN_PAIR = re.compile(r"(?<![\w.])(?:d: ([-+]?(?:\d+(?:\.\d*)?|nan|inf)); g: "
+                       r"([-+]?(?:\d+(?:\.\d*)?|nan|inf));"
+                       r"|D: ([-+]?(?:\d+(?:\.\d*)?|nan|inf)) \| G: "
+                       r"([-+]?(?:\d+(?:\.\d*)?|nan|inf))(?: \||\s*$))")
 
 
 def _gan_pair(text: str) -> list[Claim]:
@@ -446,12 +453,16 @@ def _gan_pair(text: str) -> list[Claim]:
         >>> line = "d: nan; g: 0.9876; r1: 0.0123; path: 0.0000:   0%|  | 12/800000 ["
         >>> [(line[start:end], key) for start, end, _kind, key, _sep in _gan_pair(line)]
         [('nan', 'd'), ('0.9876', 'g')]
+        >>> line = "  Batch [50/400] | D: nan | G: 38.4750"
+        >>> [(line[start:end], key) for start, end, _kind, key, _sep in _gan_pair(line)]
+        [('nan', 'd'), ('38.4750', 'g')]
     """
     found = _GAN_PAIR.search(text)
     if found is None:
         return []
-    return [(found.start(1), found.end(1), lexicon.COMPONENT, "d", ": "),
-            (found.start(2), found.end(2), lexicon.COMPONENT, "g", ": ")]
+    first = 1 if found.group(1) is not None else 3  # (lower case, or between pipes)
+    return [(found.start(first), found.end(first), lexicon.COMPONENT, "d", ": "),
+            (found.start(first + 1), found.end(first + 1), lexicon.COMPONENT, "g", ": ")]
 
 
 # The epoch's line of the First Order Motion Model's Logger and the many trainers copied from

@@ -533,6 +533,12 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_20
 # {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
 KERAS_EPOCH = r"Epoch (\d+)/(\d+)"
 _KERAS_EPOCH = re.compile(KERAS_EPOCH)
+# A loop's own epoch heading, the same ``Epoch E/N`` framed by rules (014-Jayal/LUGAI
+# ``train_baseline.py``: ``print(f"\\n--- Epoch {epoch+1}/{config.EPOCHS} ---")`` over its
+# ``tqdm`` bar): no Keras fit's; it says which epoch the bar below counts (``block_epoch``),
+# an excerpt pasted from it included. Handed over with the bar below it (reader.py).
+FRAMED_EPOCH = r"([-=*#]{2,}) Epoch (\d+)/(\d+) \1"
+_FRAMED_EPOCH = re.compile(FRAMED_EPOCH)
 # How far a new fit's first loss stands above the last fit's last one where it is a fresh
 # model's (an untrained model's loss; one fitted again goes on near where it was).
 _FRESH_FIT_RISE = 2.0
@@ -564,6 +570,15 @@ _EVAL_ROLES = frozenset({lexicon.LOSS, lexicon.COMPONENT, lexicon.EVAL, AVERAGE}
 _ACCURACIES_KEPT = 64  # accuracies' names remembered as read finite (bounded memory)
 SUMMARY_REACH = 2  # a summary's lines below the last evaluation line (a total time between)
 _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only)
+# An epoch's summary row (it keys the epoch, no step) right below the row whose count of a
+# total reached it (ACOTSAE/DGD-UNet-GAN ``train_gan.py``'s ``Epoch [4/6] | D Loss: ... |
+# Val L1: ...`` below ``  Batch [400/400] | D: ... | G: ...``; 014-Jayal/LUGAI
+# ``train_baseline.py``'s ``Epoch 3 Train Loss: ...`` below its bar's ``469/469``): the
+# epoch's last step, not a step after it (its evaluation ran there). Within this many lines.
+_PASS_SUMMARY_REACH = 2
+_RULES = frozenset({"--", "==", "**", "##"})  # (FRAMED_EPOCH's cheap test)
+# EPOCH_ITER's last group: PointNet's ``[e: i/N]`` layout, its batch's total
+_COLON_EPOCH_TOTAL = EPOCH_ITER.groups
 _KEY_WORDS = re.compile(r"(?:[A-Za-z][\w.-]* ?)+$")  # the words of a key before its noun
 
 
@@ -703,6 +718,9 @@ class MetricReader:
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
         self.passes: dict[int, tuple[int, int, int]] = {}
+        # the line and step of the last count that reached its total (an epoch's last batch),
+        # which numbers the epoch's summary right below it (see ``_summary_of_pass``)
+        self.pass_end = (-3, 0)
         # ...and the epoch summaries read (``epochs_up``'s rows) when each total's count was
         self.pass_summaries: dict[int, int] = {}
         # a tqdm bar's total: (last count, passes before, its line)
@@ -884,6 +902,9 @@ class MetricReader:
         if "%]" in text and announces_row(text):
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
+            return []
+        if text[:2] in _RULES and (framed := _FRAMED_EPOCH.fullmatch(text.strip())):
+            self.block_epoch = (int(framed.group(2)), line)
             return []
         if (ended := ended_epoch(text)) is not None:
             self.ended_epoch = (ended, line)  # (see _headed_passes)
@@ -1192,7 +1213,10 @@ class MetricReader:
                 or lexicon.LOSS not in metrics.values or metrics.components):
             return False
         start = text.find(metrics.keys[lexicon.LOSS])
-        if start < 0:
+        if start < 0 or _TRAINING_LOSS_KEY.search(text) is not None:
+            # a loss the training split keys is training's, its prefix shared or not:
+            # PointNet's ``[1: 37/100] train loss: ...`` right below ``[1: 30/100] test loss:
+            # ...`` (fxia22/pointnet.pytorch utils/train_segmentation.py and its copies)
             return False
         prefix = _KEY_WORDS.sub("", text[:start], count=1)  # ("Generative " of its key)
         # no prefix, nothing shared: a bar's ``loss=0.19| ...`` right below gsplat's ``PSNR:
@@ -1437,6 +1461,8 @@ class MetricReader:
                 total := _keyed_total(text, metrics.keys[lexicon.STEP], step)):
             step = self._pass_step(count := step, total)
             basis = bases.across(step, count)
+            if count == total:
+                self.pass_end = (line, step)
         epoch_value = as_step(values.get(lexicon.EPOCH)) if counters else None
         new_run = epoch_value is not None and self.run_epochs.read(epoch_value)
         if new_run:
@@ -1503,6 +1529,10 @@ class MetricReader:
                 epoch, done, total = (int(g) for g in found.groups() if g is not None)
                 if "eta: " in text and LOGGER_EPOCH.search(text):
                     self.epochs_from_zero = True  # (its loops' epochs: see LOGGER_EPOCH)
+                if done == 0 and found.lastindex == _COLON_EPOCH_TOTAL:
+                    # PointNet's ``[%d: %d/%d]`` prints both loop indices as they are: its
+                    # batch 0 says the epoch counts from 0 too (in an excerpt past epoch 0)
+                    self.epochs_from_zero = True
                 step = self._epochs_before(epoch) * total + done
                 basis = bases.across(step, done)
                 epoch_start = done == 0 and epoch not in (self.last_epoch, (
@@ -1569,6 +1599,8 @@ class MetricReader:
             else:
                 step = self._tqdm_step(step, total, line, label)
             basis = bases.across(step, int(found.group(1)))
+            if int(found.group(1)) == total:
+                self.pass_end = (line, step)
         if (step is None and counters and not self.bracket_off
                 and (loss is not None or _MEASURED.intersection(values))
                 and ((("[" in text or text.lstrip().startswith(BRACKET_OPENERS))
@@ -1606,6 +1638,10 @@ class MetricReader:
         elif step is not None and "e+" in text and (
                 found := _EXPONENT_STEP.search(text)) is not None:
             step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
+        if step is None and counters and loss is not None and epoch_value is not None and (
+                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH):
+            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row)
+            step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
         if step is not None and counters:
             last = self.step_rhythm[0]
             self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])

@@ -66,7 +66,10 @@ FAMILIES: tuple[ModuleType, ...] = (
 # ...). Autocast disabled.``, the line that says its fp16 run has a GradScaler).
 GENERIC_KEYWORDS = (b"oss", b"LOSS", b"scale", b"nan", b"NaN", b"inf", b"kipp", b"utocast",
                     b"ost", b"nll", b"NLL", b"xent", b"ntropy", b"bj", b"%]", b" avg, ",
-                    "失".encode(), b"Complete [")
+                    "失".encode(), b"Complete [", b"| G: ")
+# ``| G: `` finds a GAN's row that keys its two networks' losses by a letter each and names
+# no loss (ACOTSAE/DGD-UNet-GAN ``train_gan.py``: ``  Batch [50/400] | D: ... | G: ...``, see
+# ``metric_pairs._gan_pair``): its finite rows number the passes its NaN row is counted in.
 # `` avg, `` is darknet's iteration line (pjreddie/darknet examples/detector.c: ``"%ld: %f, %f
 # avg, %f rate, ..."``), whose loss is named only by its running average (see
 # ``metric_pairs._named_after``).

@@ -27,6 +27,7 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.metric_reader import (
     DICT_REACH,
     EVAL_AT,
+    FRAMED_EPOCH,
     HEADER_REACH,
     KERAS_EPOCH,
     MAPPING_REACH,
@@ -169,6 +170,8 @@ _EVAL_STEP = re.compile(rb"\b(?:Val|Valid|Validation|Eval|Evaluation|Test) [Ss]t
 # Caffe's ``Iteration 1500, Testing net (#0)`` over ``    Test net output #0: ...``)
 _EVAL_AT = re.compile(EVAL_AT.encode())
 _KERAS_EPOCH = re.compile(KERAS_EPOCH.encode())
+_FRAMED_EPOCH = re.compile(FRAMED_EPOCH.encode())
+_RULES = frozenset({b"--", b"==", b"**", b"##"})  # (a framed heading's cheap test)
 # A table drawn in box-drawing characters (U+2500-U+257F: tabulate's ``fancy_grid``, rich's
 # tables), under a heading that names the step its rows print none of (Ludwig's ``Running
 # evaluation for step: 1000, epoch: 4`` over its metrics table, ludwig/trainers/trainer.py):
@@ -602,6 +605,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return line, 0  # ClassyVision's phase line over its loss line
     if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
         return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
+    if line[:2] in _RULES and _FRAMED_EPOCH.fullmatch(line.strip()) is not None:
+        return line, 0  # a loop's own ``--- Epoch 2/5 ---`` over its bar
     if closes_epoch(line) or ends_epoch(line):
         # an open bar's last state: the epoch's length (see closing_bars); a sentence that
         # the epoch ended: which one the bar above was (see epoch_ends)

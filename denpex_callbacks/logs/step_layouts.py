@@ -27,6 +27,10 @@ from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 # ..."``, the count of images done, from 1: no batch size printed, the count is the step).
 # The epoch's colon may stand a blank off its key (2yejin2/OOD-generation ``train_vae.py``:
 # ``'Epoch : [{0}/{1}] [{2}/{3}]  Train Loss : {loss.avg:.4f} ...'``, both from 1 and 0).
+# PointNet's scripts (fxia22/pointnet.pytorch ``utils/train_classification.py`` and
+# ``train_segmentation.py``, copied widely) bracket the epoch, a colon and a blank, then the
+# batch of the epoch's batches: ``'[%d: %d/%d] train loss: %f accuracy: %f' % (epoch, i,
+# num_batch, ...)`` (no word: the blank after the colon tells it from a clock's ``[12:34``).
 EPOCH_ITER = re.compile(
     r"(?:(?<!/)[Ee]poch(?:\(train\))?(?: ?:)?|Train:|TRAIN)"
     r"\s*\[(\d+)(?:/\d+)?\]:?\s*[\[(]\s*(\d+)\s*/\s*(\d+)[\])]"
@@ -35,7 +39,8 @@ EPOCH_ITER = re.compile(
     r"|Epoch\s+(\d+)\s+\|\s+(\d+)/(\d+)\s+\|"
     r"|^\[(\d+)/\d+\]\[\s*(\d+)\s*/\s*(\d+)\]"
     r"|^(\d+)/\d+\(t\): (\d+)/(\d+) "
-    r"|Epoch\s+(\d+):\s*\[(\d+)/(\d+)\]")
+    r"|Epoch\s+(\d+):\s*\[(\d+)/(\d+)\]"
+    r"|^\[(\d+): (\d+)/(\d+)\] ")
 # torchbearer's ConsolePrinter (torchbearer/callbacks/printer.py ``_step``): ``'{:d}/{:d}({:s}):
 # '.format(epoch, epochs, 't')`` then ``'{:d}/{:d} '.format(batch, steps)``, the epoch from 0.
 # ``Epoch E [n/N (p%)]`` counts samples, not batches: the PyTorch examples' ``Train Epoch:

@@ -144,8 +144,9 @@ def test_an_automatic_check_that_switched_amp_off(tmp_path: Path) -> None:
 
 
 def test_the_prefilter_keeps_few_keywords() -> None:
-    # each keyword is one more pass over the bytes without RE2
-    assert len(KEYWORDS) <= 40
+    # each keyword is one more pass over the bytes without RE2 (41: ``| G: ``, a GAN's rows
+    # that name no loss, h52-fix34a; a keyword more asks for one dropped or merged)
+    assert len(KEYWORDS) <= 41
 
 
 def test_a_static_scale_message_value_is_not_nan() -> None:

@@ -352,34 +352,38 @@ def test_unread_healthy_runs_are_read(tmp_path: Path, name: str) -> None:
 
 _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wrong step; the "
                           "test's comment says what the doctor answers")
-_STEP_AND_ID = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): the training "
-                                 "row's NaN (``[1: 37/100] train loss: nan``) not reported, "
-                                 "only the test row's AMP013, at the epoch (1) or no step")
 
 
 @pytest.mark.parametrize(("build", "right"), [
     # The GAN's NaN from batch 34 of epoch 4 (0-based run batch 1234, 400 a epoch): the row
     # of batch 50, the run's 1250; the epoch's validation 1600. The doctor: AMP006 4, AMP013
     # 4 (the epochs). From the middle, batch 277 of epoch 5: 1900, 2000 (doctor: 5, 5).
+    # Fixed (fix34a): ``D: ... | G: ...`` read as the GAN's two losses (the batch rows were
+    # not read, so the epoch rows numbered the run), the epoch's row right below the batch
+    # row that reached its total numbered by that row's step.
     pytest.param(lambda: dehaze_gan(1234), [("AMP006", 1250), ("AMP013", 1600)],
-                 marks=_STEP, id="dehaze_gan"),
+                 id="dehaze_gan"),
     pytest.param(lambda: dehaze_gan(1877)[40:], [("AMP006", 1900), ("AMP013", 2000)],
-                 marks=_STEP, id="dehaze_gan_from_the_middle"),
+                 id="dehaze_gan_from_the_middle"),
     # PointNet's NaN from batch 37 of epoch 1 (100 a epoch): the run's 137; the test row at
-    # batch 40, 140. The doctor: AMP013 1. From the middle, batch 50 of epoch 2 (a test row
-    # too): 250, 250 (doctor: AMP013 with no step).
+    # batch 40, 140. At first sight: AMP013 1 (each training row right below a test row
+    # taken for the test's, and so on down). From the middle, batch 50 of epoch 2 (a test row
+    # too): 250, 250 (at first sight: AMP013 with no step). Fixed (fix34a): a loss the
+    # training split keys goes on no evaluation; ``[e: i/N]`` numbers epoch e's batch i.
     pytest.param(lambda: pointnet_seg(137), [("AMP006", 137), ("AMP013", 140)],
-                 marks=_STEP_AND_ID, id="pointnet_seg"),
+                 id="pointnet_seg"),
     pytest.param(lambda: pointnet_seg(250)[170:], [("AMP006", 250), ("AMP013", 250)],
-                 marks=_STEP_AND_ID, id="pointnet_seg_from_the_middle"),
+                 id="pointnet_seg_from_the_middle"),
     # LUGAI's NaN from batch 121 of epoch 3 (469 a bar, drawn every 100): the bar's 200, the
     # run's 1138 (the doctor: right); the test loss after the bar's last batch, 1407 (the
     # doctor: 1408). From the middle (opening at ``--- Epoch 2/5 ---``), batch 21 of epoch 4:
-    # 1507, 1876 (the doctor: 1038, 1408).
+    # 1507, 1876 (the doctor: 1038, 1408). Fixed (fix34a): the epoch's summary right below
+    # the bar that reached its total takes that bar's step; ``--- Epoch 2/5 ---`` heads the
+    # bar below it as Keras' ``Epoch 2/5`` does.
     pytest.param(lambda: lugai(2 * 469 + 120), [("AMP006", 1138), ("AMP013", 1407)],
-                 marks=_STEP, id="lugai"),
+                 id="lugai"),
     pytest.param(lambda: lugai(3 * 469 + 20)[14:], [("AMP006", 1507), ("AMP013", 1876)],
-                 marks=_STEP, id="lugai_from_the_middle"),
+                 id="lugai_from_the_middle"),
     # The prostate VAE's NaN in epoch 38 (12 batches a bar): the run's 456, its sums' line
     # after the bar; from the middle, epoch 121: 1452. The doctor: 1, 1 both times.
     pytest.param(lambda: prostate_vae(37 * 12 + 5, epochs=80),
