@@ -41,6 +41,7 @@ from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
 from denpex_callbacks.logs.epoch_ends import ended_epoch
 from denpex_callbacks.logs.epoch_pairs import epoch_pair
+from denpex_callbacks.logs.epoch_sums import bar_step, split_sums
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -398,6 +399,9 @@ _EPOCH_HEADING_KINDS = frozenset({lexicon.EPOCH, lexicon.LR})
 # step of its own (see ``_epoch_summary``). Without the bar (DJL_DISABLE_PROGRESS_BAR) the
 # summaries are the rows.
 BAR_SUMMARY_REACH = 4
+# An epoch's sums under the splits' names this many lines below its bar's last state (a
+# warning's line between at most): see epoch_sums.
+SUMS_REACH = 2
 # A row that says how far into its epoch it is by a percentage in brackets before its values
 # (PhysicsNeMo's LaunchLogger, NVIDIA/modulus ``physicsnemo/launch/logging/launch.py``
 # ``log_minibatch``: ``f"[{mbp:.02f}%] " + "Mini-Batch Losses: loss = {value:10.3e}"``), and
@@ -714,6 +718,8 @@ class MetricReader:
         self.fit_row = -1  # the line of that fit's first row
         self.phase_count = (-2, 0, 0)  # ClassyVision's last phase line: (line, phase, batches)
         self.bar_line = -BAR_SUMMARY_REACH - 1  # the last line of a percentage bar's row
+        # (run's batches, line) of the last state of a bar an epoch with no postfix
+        self.sums_bar = (0, -SUMS_REACH - 1)
         self.bar_units: dict[int, int] = {}  # a bar's samples a batch (see _bar_step)
         # a keyed count of a total (``Iter: 700/2000``): total -> (last count, passes,
         # printing interval), see ``_pass_step``
@@ -909,6 +915,15 @@ class MetricReader:
         if (ended := ended_epoch(text)) is not None:
             self.ended_epoch = (ended, line)  # (see _headed_passes)
             return []
+        if text[-3:] == "/s]" and "poch" in text and (done := bar_step(text)) is not None:
+            self.sums_bar = (done, line)  # (an epoch's sums may follow: see epoch_sums)
+        elif "rain" in text and (sums := split_sums(text)) is not None:
+            if 0 < line - self.sums_bar[1] <= SUMS_REACH:
+                return self._epoch_sums(text, *sums)
+            # No bar above: where the bars hold no keyword, only these sums' non-finite
+            # values were handed over; the bars that number them are read on a second
+            # reading of every line (doctor._steps_unread)
+            self.epochs_unread = True
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
             # rows printed every few batches tell only roughly (see closing_bars). Within an
@@ -1259,7 +1274,11 @@ class MetricReader:
         read: list[MetricEvent] = []
         if step is None and why == EVALUATION and found:
             step = self._epoch_step(claims, text)
-            if step is not None and lexicon.LOSS in metrics.values and all(
+            headed = False
+            if step is None and (headed_epoch := self._epoch_above(line)) is not None:
+                step, headed = headed_epoch, True
+            if step is not None and (lexicon.LOSS in metrics.values or (
+                    headed and "loss" in lexicon.words(found[0][0]))) and all(
                     math.isfinite(value) for _, value in found):
                 # (its finite loss sent too: a log of such lines alone, MACE's console, is
                 # an evaluation seen each epoch, not a log with nothing to diagnose)
@@ -1289,6 +1308,31 @@ class MetricReader:
         key = metrics.keys.get(lexicon.EPOCH)
         return whole if whole is not None and key is not None and _printed_whole(
             key, whole, text) else None
+
+    def _epoch_sums(self, text: str, trained: float,
+                    held_out: list[tuple[str, float]]) -> list[MetricEvent]:
+        """The events of an epoch's sums under the splits' names below its bar (see
+        :mod:`epoch_sums`): the training loss and the held-out losses at the run's batches
+        the bar counted."""
+        step = self.sums_bar[0]
+        self.evaluation_lines += 1
+        read = [MetricEvent(EVAL, FAMILY, step=step, loss=value, metric=key)
+                for key, value in held_out[:1] if math.isfinite(value)]
+        return [MetricEvent(METRICS, FAMILY, step=step, loss=trained),
+                *self._nonfinite_events(text, held_out, step), *read]
+
+    def _epoch_above(self, line: int) -> int | None:
+        """The epoch of the epoch's heading a few lines above an evaluation row that prints
+        no count of its own (``block_epoch``), in a log that has printed no training row: a
+        loop that sends its training loss elsewhere (AIKU-friends/pose-generation
+        ``train_vae.py`` logs it to wandb) and prints ``Epoch 12/30, current lr=0.0001``
+        over each epoch's ``Validation Loss: ...`` row; else None. Where training rows were
+        read they number the run (in steps or batches), not the heading's epoch."""
+        block = self.block_epoch
+        if block is None or not 0 < line - block[1] <= BLOCK_REACH or self.step_rhythm[0] or (
+                self.last_loss != 0.0):
+            return None
+        return block[0]
 
     def _headed(self, step: int | None, line: int) -> int | None:
         """The step of an evaluation line: its own, or that of the evaluation's heading a

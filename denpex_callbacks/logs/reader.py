@@ -115,8 +115,11 @@ _ENDED = rb" (?:finished|done|completed?|ended)"
 # ...or an epoch of how many with the learning rate it trains at, and nothing else
 # (3200701576/Deep-learning-based-functional-visual-field-prediction ``train_main.py``:
 # ``f"\nEpoch {epoch}/{args.epochs}, lr: {lr:.6e}"`` over the epoch's two bars and its
-# ``Train Loss: ...`` line)
-_EPOCH_LR = rb",? +(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d.]*(?:e[-+]?\d+)?"
+# ``Train Loss: ...`` line), the rate called the current one (AIKU-friends/pose-generation
+# ``train_vae.py``: ``f'Epoch {epoch+1}/{num_epochs}, current lr={current_lr}'`` over its
+# ``Validation Loss: ...`` row, the training loss sent to wandb only)
+_EPOCH_LR = (rb",? +(?:current +)?(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d.]*"
+             rb"(?:e[-+]?\d+)?")
 _EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
 _EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|" + _EPOCH_NOTE + rb"|"
               + _EPOCH_LR + rb")?)?"
@@ -543,8 +546,9 @@ def _is_epoch_line(line: bytes) -> bool:
         ...                              b"Epoch 6 (lr=0.1)")]
         [True, True, True, False, True, True, True, True, True, True, False, True, False]
         >>> [_is_epoch_line(x) for x in (b"Epoch 4/8, lr: 1.000000e-04",
-        ...                              b"Epoch 4/8, lr: 1e-4, bs: 4")]
-        [True, False]
+        ...                              b"Epoch 4/8, lr: 1e-4, bs: 4",
+        ...                              b"Epoch 12/30, current lr=0.0001")]
+        [True, False, True]
     """
     at = max(line.rfind(b"poch"), line.rfind(b"POCH"))
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None

@@ -306,7 +306,8 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "grasp_sac_from_the_middle": lambda: grasp_sac()[6000:],
 }
 # The healthy runs the doctor finds nothing in to read (only a validation loss, or sums
-# named ``Train``/``Validation``): silent, but with its "nothing to diagnose" error.
+# named ``Train``/``Validation``): silent, but with its "nothing to diagnose" error at first
+# sight (read since h52-fix34b).
 UNREAD: dict[str, Callable[[], list[str]]] = {
     "prostate_vae": lambda: prostate_vae(epochs=60, batches=9),
     "prostate_vae_from_the_middle": lambda: prostate_vae()[90:],
@@ -339,14 +340,10 @@ def test_unread_healthy_runs_raise_no_alarm(tmp_path: Path, name: str) -> None:
     assert diagnose(str(path)).faults == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed (a measurement): the doctor answers "
-                   "'none with a training metric ... nothing to diagnose' where the only "
-                   "losses are ``Train: 410.0 | Validation: 142.0`` (epoch sums) or a "
-                   "``Validation Loss: ...`` row, though it reads the same lines once they "
-                   "hold a NaN")
 @pytest.mark.parametrize("name", sorted(UNREAD))
 def test_unread_healthy_runs_are_read(tmp_path: Path, name: str) -> None:
-    """The right answer on those runs: read without error, and silent."""
+    """The right answer on those runs: read without error, and silent (fixed in
+    h52-fix34b: see tests/logs/test_epoch_sums.py)."""
     assert faults(tmp_path, UNREAD[name]()) == []
 
 
@@ -385,29 +382,20 @@ _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wron
     pytest.param(lambda: lugai(3 * 469 + 20)[14:], [("AMP006", 1507), ("AMP013", 1876)],
                  id="lugai_from_the_middle"),
     # The prostate VAE's NaN in epoch 38 (12 batches a bar): the run's 456, its sums' line
-    # after the bar; from the middle, epoch 121: 1452. The doctor: 1, 1 both times.
+    # after the bar; from the middle, epoch 121: 1452. The doctor at first sight: 1, 1 both
+    # times (right since h52-fix34b: denpex_callbacks/logs/epoch_sums.py).
     pytest.param(lambda: prostate_vae(37 * 12 + 5, epochs=80),
-                 [("AMP006", 456), ("AMP013", 456)], marks=_STEP, id="prostate_vae"),
+                 [("AMP006", 456), ("AMP013", 456)], id="prostate_vae"),
     pytest.param(lambda: prostate_vae(120 * 12 + 5)[200:],
-                 [("AMP006", 1452), ("AMP013", 1452)], marks=_STEP,
-                 id="prostate_vae_from_the_middle"),
+                 [("AMP006", 1452), ("AMP013", 1452)], id="prostate_vae_from_the_middle"),
     # The pose VAE's weights NaN from epoch 12: its validation row under ``Epoch 12/30``; from
-    # the middle, 23. The doctor: AMP013 with no step both times.
-    pytest.param(lambda: aiku_pose(12), [("AMP013", 12)], marks=_STEP, id="aiku_pose"),
-    pytest.param(lambda: aiku_pose(23)[25:], [("AMP013", 23)], marks=_STEP,
-                 id="aiku_pose_from_the_middle"),
+    # the middle, 23. The doctor at first sight: AMP013 with no step both times (right since
+    # h52-fix34b: the heading's epoch, MetricReader._epoch_above).
+    pytest.param(lambda: aiku_pose(12), [("AMP013", 12)], id="aiku_pose"),
+    pytest.param(lambda: aiku_pose(23)[25:], [("AMP013", 23)], id="aiku_pose_from_the_middle"),
 ])
 def test_misses_at_first_sight(tmp_path: Path, build: Callable[[], list[str]],
                                right: list[tuple[str, int]]) -> None:
     """The faulty excerpts the doctor reads wrong at first sight, each with its right answer
-    (strict xfails)."""
+    (strict xfails where still wrong)."""
     assert faults(tmp_path, build()) == right
-
-
-def test_unread_answer_is_an_error(tmp_path: Path) -> None:
-    """What the doctor answers now on a healthy VAE run: an error, not a diagnosis (the
-    measurement's record; a fix that reads these lines turns this test and the xfail above
-    together)."""
-    path = tmp_path / "excerpt.log"
-    path.write_text("\n".join(prostate_vae(epochs=20)) + "\n", encoding="utf-8")
-    assert "nothing to diagnose" in (diagnose(str(path)).error or "")
