@@ -29,7 +29,7 @@ _VALUE = r"(?:-?\d{1,12}\.\d{1,12}(?:[eE][-+]?\d{1,3})?|-?nan|-?inf)"
 _NUMBER = "(" + _VALUE + ")"
 # The training split named alone with its value, then the held-out splits', each alone
 # with its own, parted by a bar or a comma.
-_SUMS = re.compile(r"(?:Train|Training|train|training):? " + _NUMBER
+_SUMS = re.compile(r"\s*(?:Train|Training|train|training):? " + _NUMBER
                    + r"((?: *[|,] *(?:Validation|Valid|Val|Test|Eval|validation|valid|val|test|"
                    r"eval):? " + _VALUE + r"){1,3})\s*$")
 _HELD_OUT = re.compile(r"([A-Za-z]+):? " + _NUMBER)
@@ -61,7 +61,7 @@ def split_sums(text: str) -> tuple[float, list[tuple[str, float]]] | None:
         >>> split_sums("Train: 3 | Test: 2") is None
         True
     """
-    found = _SUMS.match(text.strip())
+    found = _SUMS.match(text)  # blanks around the line: the pattern's own ``\s*`` ends
     if found is None:
         return None
     held_out = [(name, to_value(value)) for name, value in _HELD_OUT.findall(found.group(2))]
