@@ -35,13 +35,14 @@ _SUMS = re.compile(r"\s*(?:Train|Training|train|training):? " + _NUMBER
 _HELD_OUT = re.compile(r"([A-Za-z]+):? " + _NUMBER)
 
 
-def bar_step(text: str) -> int | None:
+def postfixless_bar_step(text: str) -> int | None:
     """The run's batches done at a bar's state drawn an epoch without a postfix: the epochs
     before its own (its label counts from 1) times its total, plus its count; else None.
 
     Example:
-        >>> bar_step("Epoch: 38/80: 100%|##########| 12/12 [00:03<00:00,  3.87batch/s]"), (
-        ...     bar_step("Epoch: 3/8: 100%|###| 12/12 [00:03<00:00,  3.87it/s, loss=0.5]"))
+        >>> bare = "Epoch: 38/80: 100%|##########| 12/12 [00:03<00:00,  3.87batch/s]"
+        >>> with_postfix = "Epoch: 3/8: 100%|###| 12/12 [00:03<00:00,  3.87it/s, loss=0.5]"
+        >>> postfixless_bar_step(bare), postfixless_bar_step(with_postfix)
         (456, None)
     """
     found = _BAR.search(text)

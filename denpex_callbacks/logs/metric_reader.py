@@ -41,7 +41,7 @@ from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
 from denpex_callbacks.logs.epoch_ends import ended_epoch
 from denpex_callbacks.logs.epoch_pairs import epoch_pair
-from denpex_callbacks.logs.epoch_sums import bar_step, split_sums
+from denpex_callbacks.logs.epoch_sums import postfixless_bar_step, split_sums
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
 from denpex_callbacks.logs.events import (
@@ -915,7 +915,8 @@ class MetricReader:
         if (ended := ended_epoch(text)) is not None:
             self.ended_epoch = (ended, line)  # (see _headed_passes)
             return []
-        if text[-3:] == "/s]" and "poch" in text and (done := bar_step(text)) is not None:
+        if text[-3:] == "/s]" and "poch" in text and (
+                done := postfixless_bar_step(text)) is not None:
             self.sums_bar = (done, line)  # (an epoch's sums may follow: see epoch_sums)
         elif "rain" in text and (sums := split_sums(text)) is not None:
             if 0 < line - self.sums_bar[1] <= SUMS_REACH:
