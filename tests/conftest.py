@@ -23,10 +23,11 @@ pytest_plugins = ["pytester", "alert_endpoints"]
 # Keep frameworks offline and their caches inside the repo's ignored folder.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault(
-    "TORCH_EXTENSIONS_DIR",
-    os.path.join(os.path.dirname(os.path.dirname(__file__)), ".cache", "torch_extensions"),
-)
+_REPO_CACHE = os.path.join(os.path.dirname(os.path.dirname(__file__)), ".cache")
+os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(_REPO_CACHE, "torch_extensions"))
+# torch.compile's inductor cache defaults to /tmp/torchinductor_<user>, shared by every clone
+# and never pruned: each CI clone added its own entries there until the disk filled up.
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_REPO_CACHE, "torchinductor"))
 
 try:  # the core tests run without torch installed
     import torch
