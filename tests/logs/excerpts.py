@@ -162,3 +162,11 @@ def sb3_record(values: dict[str, float | int]) -> list[str]:
     rule = "-" * (key_width + value_width + 7)
     return [rule, *(f"| {key.ljust(key_width)} | {value.ljust(value_width)} |"
                     for (_tag, key), value in cells.items()), rule]
+
+
+def alarms(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
+    """(id, step) of each diagnosis above info on ``lines``, whatever the result's error says
+    (a log the doctor finds nothing to read in must still raise no alarm)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [(d.code, d.step) for d in diagnose(str(path)).faults]
