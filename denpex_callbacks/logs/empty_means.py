@@ -26,13 +26,43 @@ from dataclasses import dataclass
 from denpex_callbacks.logs.events import EVAL, SUMMARY, LogEvent
 
 FAMILY = "numpy"
-KEYWORDS = (b"empty slice",)
+# The prefilter's budget of keywords is spent: the warning holds none, and is handed over by
+# the reader as a line above the NaN's (:func:`warning_above`), as a record's step line is.
+KEYWORDS: tuple[bytes, ...] = ()
 # Lines from the warning to the print below it: the warning's source line, the division's
 # warning and its source line, then the print.
 REACH = 4
 # formatwarning's ``: RuntimeWarning: Mean of empty slice`` (with numpy 1.x's period) ending
 # the line: a line that only quotes the words (a filter's ``message=``) is none
 _WARNING = re.compile(r": RuntimeWarning: Mean of empty slice\.?\s*$")
+_WARNING_TAIL = re.compile(rb": RuntimeWarning: Mean of empty slice\.?[ \t\r]*(?=\n)")
+# How far above a candidate the warning is looked for: its lines, each bounded (a path, a
+# source line)
+_BYTES = 2048
+
+
+def warning_above(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | None:
+    """numpy's empty-mean warning on one of the :data:`REACH` lines above the candidate at
+    ``start`` (none of them handed over: from ``resume`` on), with how many lines lie
+    between; else None. One ``rfind`` of the bytes just above first: most gaps hold none.
+
+    Example:
+        >>> b = b"x.py:9: RuntimeWarning: Mean of empty slice\\n  m = x.mean()\\nval loss: nan\\n"
+        >>> warning_above(b, 0, b.index(b"val"))
+        (b'x.py:9: RuntimeWarning: Mean of empty slice', 1)
+    """
+    low = max(resume, start - _BYTES)
+    if buffer.rfind(b"Mean of empty slice", low, start) < 0:
+        return None
+    matches = list(_WARNING_TAIL.finditer(buffer, low, start))
+    if not matches:
+        return None
+    last = matches[-1]
+    between = buffer.count(b"\n", last.end() + 1, start)
+    if between >= REACH:
+        return None
+    first = buffer.rfind(b"\n", low, last.start()) + 1
+    return buffer[max(first, low):last.end()].rstrip(), between
 
 
 def parse(text: str) -> list[LogEvent]:
