@@ -35,6 +35,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.closing_bars import closed_length
+from denpex_callbacks.logs.counter_rows import named_row as counter_row
 from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
@@ -899,6 +900,10 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         if ".py:" in text and warning_line(text):
             return []  # a Python warning interleaved (its path's name is no key)
+        if "train" in text and (named := counter_row(text)) is not None:
+            text, finite = named  # a split's bare row, its counter and values unnamed
+            if not finite:
+                self.epochs_unread = True  # (its finite rows hold no keyword: counter_rows)
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
         if "outputs are (" in text:

@@ -67,7 +67,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import Table, alarms, check_listed, faults, nan_from, tqdm_bar
+from excerpts import Table, alarms, check_listed, faults, nan_from, running_means, tqdm_bar
 
 NAN = float("nan")
 
@@ -147,15 +147,11 @@ def darts_involution(bad: int | None = None, epochs: int = 3, batches: int = 100
            log("param size = 4.718752MB")]
     for e in range(epochs):
         out.append(log(f"epoch {e} lr {lr * 0.97 ** e:e}"))
-        total = 0.0
-        for s in range(batches):
-            run = e * batches + s
-            total += nan_from(bad, run, 6.9 * 0.9999 ** run + 0.05 * (s % 4))
-            if s % report == 0:
-                avg = total / (s + 1)
-                top = 0.1 if avg != avg else 1.0 + run / 600
-                out.append(log(f"train {s:03d} {avg:e} {top:f} {min(top * 3, 99):f}"))
-        broken = total != total
+        for s, avg in running_means(bad, e, batches, report,
+                                    lambda run, s: 6.9 * 0.9999 ** run + 0.05 * (s % 4)):
+            top = 0.1 if avg != avg else 1.0 + (e * batches + s) / 600
+            out.append(log(f"train {s:03d} {avg:e} {top:f} {min(top * 3, 99):f}"))
+        broken = bad is not None and bad < (e + 1) * batches
         top1 = 0.1 if broken else 1.0 + (e + 1) * batches / 600
         out.append(log(f"train_acc {top1:f}"))
         for s in range(0, valid, report):
@@ -366,11 +362,10 @@ def test_unread_healthy_runs_raise_no_alarm(tmp_path: Path, name: str) -> None:
     assert alarms(tmp_path, UNREAD[name]()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed (a measurement): 'nothing to diagnose', the "
-                   "``train %03d %e %f`` rows not read as training metrics")
 @pytest.mark.parametrize("name", sorted(UNREAD))
 def test_unread_healthy_runs_are_read(tmp_path: Path, name: str) -> None:
-    """The right answer on those runs: read without error, and silent."""
+    """The right answer on those runs: read without error, and silent (at first sight
+    "nothing to diagnose"; read since h53-sample35: see tests/logs/test_counter_rows.py)."""
     assert faults(tmp_path, UNREAD[name]()) == []
 
 
@@ -384,8 +379,6 @@ def test_mean_of_nothing_is_no_fault(tmp_path: Path) -> None:
 
 
 _STEP = "not fixed (a measurement): a wrong step"
-_ID = ("not fixed (a measurement): the training NaN's AMP006 missing (the ``train %03d %e`` "
-       "rows not read) and the evaluation's step 0")
 
 
 @pytest.mark.parametrize(("build", "right"), [
@@ -400,20 +393,20 @@ _ID = ("not fixed (a measurement): the training NaN's AMP006 missing (the ``trai
                  marks=pytest.mark.xfail(strict=True, reason=_STEP)),
     # CNAS' NaN from batch 137 of epoch 0 (a row every 50): the row ``train 150``; the
     # validation's NaN after the epoch's last training row, ``train 500``. From the middle
-    # (opening at ``train 200``), 333: 350 and 500. The doctor: AMP013 0 both times.
+    # (opening at ``train 200``), 333: 350 and 500. The doctor: AMP013 0 both times (right
+    # since h53-sample35: tests/logs/test_counter_rows.py).
     pytest.param(lambda: cnas_cifar(137), [("AMP006", 150), ("AMP013", 500)],
-                 id="cnas_cifar", marks=pytest.mark.xfail(strict=True, reason=_ID)),
+                 id="cnas_cifar"),
     pytest.param(lambda: cnas_cifar(333)[8:], [("AMP006", 350), ("AMP013", 500)],
-                 id="cnas_cifar_from_the_middle",
-                 marks=pytest.mark.xfail(strict=True, reason=_ID)),
+                 id="cnas_cifar_from_the_middle"),
     # The DARTS-with-involution NaN from batch 2345 of epoch 0 (a row every 100): ``train
     # 2400``; the validation's after the last training row, ``train 10000``. From the middle
-    # (opening at ``train 4600``), 7777: 7800 and 10000. The doctor: AMP013 0 both times.
+    # (opening at ``train 4600``), 7777: 7800 and 10000. The doctor: AMP013 0 both times
+    # (right since h53-sample35).
     pytest.param(lambda: darts_involution(2345), [("AMP006", 2400), ("AMP013", 10000)],
-                 id="darts_involution", marks=pytest.mark.xfail(strict=True, reason=_ID)),
+                 id="darts_involution"),
     pytest.param(lambda: darts_involution(7777)[50:], [("AMP006", 7800), ("AMP013", 10000)],
-                 id="darts_involution_from_the_middle",
-                 marks=pytest.mark.xfail(strict=True, reason=_ID)),
+                 id="darts_involution_from_the_middle"),
 ])
 def test_misses_at_first_sight(tmp_path: Path, build: Callable[[], list[str]],
                                right: list[tuple[str, int]]) -> None:
