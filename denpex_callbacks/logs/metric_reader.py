@@ -1688,9 +1688,12 @@ class MetricReader:
         elif step is not None and "e+" in text and (
                 found := _EXPONENT_STEP.search(text)) is not None:
             step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
-        if step is None and counters and loss is not None and epoch_value is not None and (
-                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH):
-            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row)
+        if step is None and counters and loss is not None and (
+                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH) and (
+                epoch_value is not None or lexicon.training_first(
+                    metrics.keys.get(lexicon.LOSS, ""))):
+            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row; or
+            # the training phase's, keyed by its split alone: ``train Loss: ... Acc: ...``)
             step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
         if step is not None and counters:
             last = self.step_rhythm[0]
