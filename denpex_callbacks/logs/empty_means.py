@@ -36,9 +36,9 @@ REACH = 4
 # the line: a line that only quotes the words (a filter's ``message=``) is none
 _WARNING = re.compile(r": RuntimeWarning: Mean of empty slice\.?\s*$")
 _WARNING_TAIL = re.compile(rb": RuntimeWarning: Mean of empty slice\.?[ \t\r]*(?=\n)")
-# How far above a candidate the warning is looked for: its lines, each bounded (a path, a
-# source line)
-_BYTES = 2048
+# How far above a candidate the warning is looked for: its lines (a path, a source line,
+# a second warning and its source line), each of a line's usual length
+_BYTES = 1024
 
 
 def warning_above(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | None:

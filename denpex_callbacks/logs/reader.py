@@ -586,7 +586,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # a line longer than any handed over
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
-    if (line[:2] == b"  " or b"Warning: " in line) and (
+    if ((line[:2] == b"  " and line[2:3] != b" ") or b"RuntimeWarning: " in line) and (
             warned := warning_above(buffer, resume, start)) is not None:
         return warned  # numpy's empty mean, over the NaN it printed (see empty_means)
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
