@@ -64,7 +64,9 @@ alarm, all 13 read and silent. The false alarm: numpy's empty mean explains the 
 below it (tests/logs/test_empty_means.py); the DARTS-shaped rows: ``train %03d %e %f [%f]``
 read as the training loss at its counter (tests/logs/test_counter_rows.py); the food run's
 step: a training phase's summary right below its bar at the total is that epoch's last batch
-(tests/logs/test_phase_summaries.py).
+(tests/logs/test_phase_summaries.py). Left, beyond the 13 measured: the class ranker's run
+as its ``Logger``'s file holds it (stdout only, no numpy warning), still AMP013 19 (a strict
+xfail: nothing there says the mean had nothing to average).
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ def darts_involution(bad: int | None = None, epochs: int = 3, batches: int = 100
 
 
 def classranker(bad: int | None = None, epochs: int = 50, no_valid: bool = False,
-                lr: float = 5e-05, batch: int = 32) -> list[str]:
+                lr: float = 5e-05, batch: int = 32, stderr: bool = True) -> list[str]:
     """3dem/relion-classranker ``train_resnet.py`` (RELION's 2D class ranker, a small ResNet
     with an MSE loss, fp32; stdout teed to a file by its ``Logger``): ``print('DEVICE',
     device)``, ``'Loading previously saved tensors from their .pt files...'``, the settings'
@@ -180,7 +182,8 @@ def classranker(bad: int | None = None, epochs: int = 50, no_valid: bool = False
     stays ``0`` and the final mean is numpy's mean of an empty slice: ``nan``, with numpy's
     two ``RuntimeWarning``s on stderr (``numpy/core/fromnumeric.py`` ``_mean``'s "Mean of
     empty slice." and ``numpy/core/_methods.py``'s "invalid value encountered in scalar
-    divide"), the terminal's paste keeping them. ``bad`` is the first NaN epoch (from 0)."""
+    divide"), the terminal's paste keeping them (``stderr=False``: the ``Logger``'s own file,
+    which tees stdout only). ``bad`` is the first NaN epoch (from 0)."""
     out = ["DEVICE cuda:0", "Loading previously saved tensors from their .pt files...",
            f"P_DROPOUT=  0.3  LEARNING_RATE= {lr}  BATCH_SIZE=  {batch}  USE_IMAGES=  True  "
            f"USE_FEATURES=  True  N_EPOCHS=  {epochs}",
@@ -200,7 +203,7 @@ def classranker(bad: int | None = None, epochs: int = 50, no_valid: bool = False
         out.append(f"Epoch: {e}\tTrain loss: {train:.4f}\tValid loss: {valid:.4f}\t"
                    f"Time: {41.37 + e % 3 / 10:.2f}\t")
     late = valids[-min(len(valids) - 1, 10):] if len(valids) > 1 else []
-    if not late:
+    if not late and stderr:
         out += ["/opt/conda/lib/python3.10/site-packages/numpy/core/fromnumeric.py:3504: "
                 "RuntimeWarning: Mean of empty slice.",
                 "  return _methods._mean(a, axis=axis, dtype=dtype,",
@@ -385,6 +388,16 @@ def test_mean_of_nothing_is_no_fault(tmp_path: Path) -> None:
     assert faults(tmp_path, classranker(epochs=20, no_valid=True)) == []
 
 
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: without numpy's warning (stderr, which "
+                   "the script's Logger does not tee) nothing says the final mean had nothing "
+                   "to average; a valid loss of 0.0000 on every row may be a placeholder or a "
+                   "perfect fit, and a NaN after finite values is what AMP013 is for")
+def test_mean_of_nothing_in_the_loggers_file(tmp_path: Path) -> None:
+    """The same run as the Logger's file holds it (stdout only, no warning): the right
+    answer is still silence (AMP013 19 now)."""
+    assert faults(tmp_path, classranker(epochs=20, no_valid=True, stderr=False)) == []
 
 
 @pytest.mark.parametrize(("build", "right"), [
