@@ -43,6 +43,8 @@ from denpex_callbacks.logs.cri_partials import CRI_BYTES, CRI_JOINED, joined_log
 from denpex_callbacks.logs.declared_lengths import HEAD_BYTES, declared_epoch_length
 from denpex_callbacks.logs.denpex_lines import BY_THE_RUN, as_said
 from denpex_callbacks.logs.dropped_values import DroppedValues
+from denpex_callbacks.logs.empty_means import FAMILY as EMPTY_MEANS
+from denpex_callbacks.logs.empty_means import EmptyMeans
 from denpex_callbacks.logs.evaluation import EvaluationStream
 from denpex_callbacks.logs.events import (
     EVAL,
@@ -558,6 +560,7 @@ class _Session:
         self.evaluations: dict[int, EvaluationStream] = {}
         self.echo = EvaluationEcho()  # a NaN sentence repeating the evaluation's just before
         self.dropped = DroppedValues()  # a logger's dropped value, held for the row after it
+        self.empty_means = EmptyMeans()  # numpy's empty-mean warning, for the NaN below it
         # Detectors report where a condition began (a step) and the line that confirmed it;
         # the line where it began is looked up here, in a bounded window of recent steps.
         self.recent_lines: deque[tuple[int, int, bool]] = deque(maxlen=_RECENT_LINES)
@@ -576,6 +579,9 @@ class _Session:
                 for judge in self.judges.values():
                     judge.runs.search_ended()
             return
+        if events[0].family == EMPTY_MEANS:  # (numpy's warning: context, not a line read)
+            self.empty_means.warned(line)
+            return
         families, assembler = self.result.families, self.assembler
         for event in events:
             if event.kind != SETUP or FROM_START not in event.setup:
@@ -586,6 +592,8 @@ class _Session:
             if self.echo.told(event, at, shown):
                 continue  # (the evaluation's NaN, told again without its split)
             if event.kind == EVAL:
+                if self.empty_means.explains(event, at):
+                    continue  # (the mean of nothing: see logs/empty_means.py)
                 rank = event.rank or 0
                 stream = self.evaluations.get(rank)
                 if stream is None:

@@ -722,6 +722,20 @@ def training_split(key: str) -> bool:
     return len(parts) == 1 and parts[0] in ("train", "training", "trn")
 
 
+def training_first(key: str) -> bool:
+    """Whether a key names the training split first, then what it measures there (``train
+    Loss``, ``Training loss``, ``train_loss``): a phase's summary of its own split, the way
+    a loop prints it after the phase's bar (31pineapplebun/ai-food-explorer
+    ``train_efficientnet.py``: ``f'{phase} Loss: {epoch_loss:.4f} Acc: ...'``).
+
+    Example:
+        >>> [training_first(k) for k in ("train Loss", "train_loss", "train", "val Loss")]
+        [True, True, False, False]
+    """
+    parts = words(key)
+    return len(parts) >= 2 and parts[0] in ("train", "training", "trn")
+
+
 def held_out_first(key: str) -> bool:
     """Whether a key names a held-out split first, alone or before what it measures there
     (``val``, ``val_mse``, ``valid_acc``): beside it, the training split's name alone keys

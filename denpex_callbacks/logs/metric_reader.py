@@ -35,6 +35,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.closing_bars import closed_length
+from denpex_callbacks.logs.counter_rows import named_row as counter_row
 from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
@@ -899,6 +900,10 @@ class MetricReader:
         """The metric events of one line no family parser claimed."""
         if ".py:" in text and warning_line(text):
             return []  # a Python warning interleaved (its path's name is no key)
+        if "train" in text and (named := counter_row(text)) is not None:
+            text, finite = named  # a split's bare row, its counter and values unnamed
+            if not finite:
+                self.epochs_unread = True  # (its finite rows hold no keyword: counter_rows)
         if '{"num": ' in text:
             text = _STAT_RECORD.sub(_stat_mean, text)
         if "outputs are (" in text:
@@ -1683,9 +1688,12 @@ class MetricReader:
         elif step is not None and "e+" in text and (
                 found := _EXPONENT_STEP.search(text)) is not None:
             step = self._rounded_step(step, 10 ** (int(found.group(2)) - len(found.group(1))))
-        if step is None and counters and loss is not None and epoch_value is not None and (
-                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH):
-            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row)
+        if step is None and counters and loss is not None and (
+                0 < line - self.pass_end[0] <= _PASS_SUMMARY_REACH) and (
+                epoch_value is not None or lexicon.training_first(
+                    metrics.keys.get(lexicon.LOSS, ""))):
+            # (no layout numbered it: an epoch's summary, not a bar's or a counter's row; or
+            # the training phase's, keyed by its split alone: ``train Loss: ... Acc: ...``)
             step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
         if step is not None and counters:
             last = self.step_rhythm[0]

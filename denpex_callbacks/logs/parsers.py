@@ -17,6 +17,7 @@ from denpex_callbacks.logs import (
     apex,
     deepspeed,
     denpex_lines,
+    empty_means,
     fairseq,
     framework_errors,
     held_out_epoch,
@@ -49,8 +50,8 @@ from denpex_callbacks.logs.reader import ValueRowLine
 # cheaper), and the NaN-loss and overflow sentences in any wording after every known one (a
 # "non-finite loss, skipping the batch" is the loss's: AMP006, not one skipped step).
 FAMILIES: tuple[ModuleType, ...] = (
-    denpex_lines, system, torch_errors, framework_errors, run_summaries, deepspeed, apex,
-    other_scalers, fairseq, megatron, hf, lightning, known_messages, nonfinite_sentences,
+    denpex_lines, system, torch_errors, framework_errors, empty_means, run_summaries, deepspeed,
+    apex, other_scalers, fairseq, megatron, hf, lightning, known_messages, nonfinite_sentences,
     raised_nonfinite, overflow_sentences, precision_sentences, lone_perplexity,
     held_out_epoch, length_errors,
 )

@@ -21,6 +21,7 @@ from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.closing_bars import closes_epoch
+from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
@@ -585,6 +586,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return None  # a line longer than any handed over
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
+    if ((line[:2] == b"  " and line[2:3] != b" ") or b"RuntimeWarning: " in line) and (
+            warned := warning_above(buffer, resume, start)) is not None:
+        return warned  # numpy's empty mean, over the NaN it printed (see empty_means)
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
             b"teration " in line and _EVAL_AT.search(line) is not None) or (
             b"poch" in line and _EPOCH_HEADING.search(line) is not None):

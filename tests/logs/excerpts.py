@@ -162,3 +162,25 @@ def sb3_record(values: dict[str, float | int]) -> list[str]:
     rule = "-" * (key_width + value_width + 7)
     return [rule, *(f"| {key.ljust(key_width)} | {value.ljust(value_width)} |"
                     for (_tag, key), value in cells.items()), rule]
+
+
+def alarms(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
+    """(id, step) of each diagnosis above info on ``lines``, whatever the result's error says
+    (a log the doctor finds nothing to read in must still raise no alarm)."""
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [(d.code, d.step) for d in diagnose(str(path)).faults]
+
+
+def running_means(bad: int | None, epoch: int, steps: int, report: int,
+                  loss: Callable[[int, int], float]) -> list[tuple[int, float]]:
+    """(batch, the epoch's running mean of the loss) at each ``report``-th batch of
+    ``epoch`` (``steps`` a epoch, counted from 0), as DARTS' ``utils.AvgrageMeter`` prints it:
+    ``loss(run, batch)`` the loss of the run's batch ``run``, NaN from ``bad`` on."""
+    total, out = 0.0, []
+    for batch in range(steps):
+        run = epoch * steps + batch
+        total += nan_from(bad, run, loss(run, batch))
+        if batch % report == 0:
+            out.append((batch, total / (batch + 1)))
+    return out
