@@ -53,6 +53,12 @@ class Timeline:
     _most_seen: int = 0
     _most_skips: int = 0
 
+    @property
+    def observed(self) -> int:
+        """The most observations any rank showed: the rows read one by one (``steps`` adds
+        the steps between rows that the log did not show)."""
+        return self._most_seen
+
     def add(self, obs: Observation) -> None:
         """Record one observation."""
         skipped = bool(obs.was_skipped)
