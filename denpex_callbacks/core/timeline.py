@@ -53,6 +53,31 @@ class Timeline:
     _most_seen: int = 0
     _most_skips: int = 0
 
+    # Per rank: rows read but counted, not observed one by one (a quiet run's repeats)
+    _counted: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def observed(self) -> int:
+        """The most rows any rank showed: its observations and its counted rows (``steps``
+        adds the steps between rows that the log did not show).
+
+        Example:
+            >>> t = Timeline()
+            >>> for s in (10, 20):
+            ...     t.add(Observation(s, loss=1.0))
+            >>> t.count_rows(0, 5)
+            >>> t.observed, t.steps
+            (7, 2)
+        """
+        seen, counted = self._seen, self._counted
+        return max((seen.get(rank, 0) + counted.get(rank, 0) for rank in seen.keys() | counted),
+                   default=0)
+
+    def count_rows(self, rank: int, rows: int) -> None:
+        """``rows`` rows of ``rank`` read but not observed one by one (their steps are counted
+        as a gap, apart)."""
+        self._counted[rank] = self._counted.get(rank, 0) + rows
+
     def add(self, obs: Observation) -> None:
         """Record one observation."""
         skipped = bool(obs.was_skipped)

@@ -689,6 +689,8 @@ class _Session:
         them, which its rank's detectors count as the steps they printed."""
         self.result.timeline.steps += steps
         self.result.timeline.skipped += skipped
+        if printed is not None:  # (a quiet run's lines: rows read, though not one by one)
+            self.result.timeline.count_rows(printed.rank, printed.rows)
         first = self.assembler.clock - steps + 1
         for judge in self.judges.values():
             judge.gap(first, steps, skipped)

@@ -36,6 +36,7 @@ from denpex_callbacks.core.severity import Severity
 from denpex_callbacks.core.thresholds import Thresholds
 from denpex_callbacks.logs.abandoned_runs import AbandonedRuns
 from denpex_callbacks.logs.events import FLAG, METRICS, PROGRESS, LogEvent
+from denpex_callbacks.logs.floor_skips import HIGH_SKIPS, FloorSkips, FloorWatch
 
 HALVINGS = 4  # consecutive overflows that prove a collapse once the scale is this low...
 LOW_SCALE = 8.0  # ...: no healthy fp16 run overflows all the way down to 8
@@ -162,6 +163,9 @@ class ExcerptJudge:
     nonfinite: deque[list[int]] = field(default_factory=lambda: deque(maxlen=256))
     runs: AbandonedRuns = field(default_factory=AbandonedRuns)  # range tests, failed trials
     nonfinite_flags: int = 0  # error lines that said a loss was NaN/inf (AMP006 flags)
+    # rows that print the scale beside a skip counter: the first at the floor, mostly skipped
+    floor_watch: FloorWatch = field(default_factory=FloorWatch)
+    floor_skips: tuple[FloorSkips, _Point] | None = None
 
     def trained_down(self) -> bool:
         """Whether every training loss the excerpt shows was finite, a few rows of them, the
@@ -189,11 +193,25 @@ class ExcerptJudge:
             self.last_counter = counter
         elif event.kind == METRICS and event.skipped_in_interval is not None:
             self._megatron(event, _Point(event.step, line, text))
+        if event.step is not None and (event.kind == METRICS or event.kind == PROGRESS):
+            self._floor_row(event, event.step, line, text)
         if event.kind == METRICS and event.step is not None:
             self.printed_steps.append(event.step)
             if getattr(event, "run_start", False):  # a new fit (Keras' ``Epoch 1/N`` again)
                 self.runs.restart(event.step, line, fresh=True)
                 self._new_run()
+
+    def _floor_row(self, event: LogEvent, step: int, line: int, text: str) -> None:
+        """A row with a step: one that prints the scale beside a skip counter is read for a
+        scale at its floor under climbing skips (floor_skips.py); the others start a span."""
+        pair: tuple[float, int] | None = getattr(event, "scale_skips", None)
+        if pair is None:
+            self.floor_watch.stepped(step, line)
+            return
+        found = self.floor_watch.row(step, pair[0], pair[1], line,
+                                     self.thresholds.startup_skip_allowance)
+        if found is not None and self.floor_skips is None:
+            self.floor_skips = (found, _Point(step, line, text))
 
     def observation(self, obs: Observation) -> None:
         """Take one assembled step."""
@@ -260,6 +278,7 @@ class ExcerptJudge:
         self.scale_steady = False
         self.row_scale = self.row_step = self.last_overflow_scale = self.last_scale = None
         self.megatron_last = self.stuck_run = None
+        self.floor_watch.forget()
         # A new run's losses are no jump from the last run's (a fresh model's 2.3 after a
         # fine-tune's 0.001), nor is its first overflow beside the last run's jump.
         self.recent_losses.clear()
@@ -469,7 +488,9 @@ class ExcerptJudge:
         (skipped steps there are not a loss-scale matter)."""
         out: list[Finding] = []
         scale_known = known & SCALE_CODES
-        floor = self._floor()
+        # (a scale at its floor while a printed counter climbs says where it began: first)
+        under_skips = self._floor_under_skips()
+        floor = under_skips or self._floor()
         # NaN/inf gradients on rows whose loss is known to be non-finite are its consequence.
         loss_known = bool(known & _LOSS_FAULTS)
         grad = None if loss_known else self._grad_rows()
@@ -477,12 +498,19 @@ class ExcerptJudge:
         # scaler skipped them (a bf16 Megatron run prints "loss scale: 1.0"), whatever the
         # setup says.
         applied = grad is not None and self.grad_applied >= self.grad_bad
-        if scaled and floor is not None and scale_known == {"AMP005"}:
+        if scaled and under_skips is not None and "AMP005" in scale_known:
+            # A scale at its floor while the printed skips climb is not stuck either (beside
+            # the AMP003 a cumulative counter already gave): it cannot go lower.
+            self.superseded.add("AMP005")
+            if "AMP003" not in scale_known:
+                out.append(under_skips)
+        elif scaled and floor is not None and scale_known == {"AMP005"}:
             # A constant scale at the floor is not stuck: it cannot go lower.
             self.superseded.add("AMP005")
             out.append(floor)
         elif scaled and scale_known <= {"AMP004"}:
-            scale = (self._counter(), self._collapse(), floor, self._stuck(), self._cascade(),
+            scale = (under_skips, self._counter(), self._collapse(), floor, self._stuck(),
+                     self._cascade(),
                      self._halved_rows(), self._jump(), None if applied else grad)
             found = next((f for f in scale if f is not None), None)
             # A scale already known to be below 1 still leaves its cause to tell: the
@@ -555,6 +583,19 @@ class ExcerptJudge:
                         "floor: it cannot go lower and the gradients still overflow",
                         "high" if self.floor_overflows >= 6 else "medium",
                         {"overflows_at_floor": self.floor_overflows})
+
+    def _floor_under_skips(self) -> Finding | None:
+        if self.floor_skips is None:
+            return None
+        found, point = self.floor_skips
+        return _finding("AMP003", point.step, point.line, point.text,
+                        f"the loss scale sits at {_fmt(found.scale)}, its floor, while the "
+                        f"printed skip counter rose by {found.skipped} over the {found.steps} "
+                        f"steps up to this row ({found.share:.0%}): every step overflows and "
+                        "the scale cannot go lower",
+                        "high" if found.skipped >= HIGH_SKIPS else "medium",
+                        {"scale": found.scale, "skipped": found.skipped, "steps": found.steps,
+                         "skip_share": round(found.share, 4)})
 
     def _stuck(self) -> Finding | None:
         if self.stuck_intervals == 0 or self.stuck_first is None:

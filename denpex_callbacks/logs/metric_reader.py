@@ -53,6 +53,7 @@ from denpex_callbacks.logs.events import (
     PROGRESS,
     LogEvent,
 )
+from denpex_callbacks.logs.floor_skips import row_scale
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
 from denpex_callbacks.logs.list_cells import collapse_lists, loss_total
 from denpex_callbacks.logs.metric_pairs import (
@@ -1803,8 +1804,12 @@ class MetricReader:
                                    epoch_row=epoch_row, run_start=run_start,
                                    scale_below=scale_below, step_basis=basis))
         if skipped is not None and step is not None:
+            # The scale printed beside the counter, read as a scale or not (a bare one the
+            # input's other values left unread): a floor under climbing skips (floor_skips.py)
+            beside = row_scale(values.get(lexicon.SCALE), values.get(lexicon.MAYBE_SCALE))
             out.append(MetricEvent(PROGRESS, FAMILY, step=step, skipped_total=counted,
-                                   keys=keys))
+                                   keys=keys, scale_skips=None if beside is None
+                                   else (beside, skipped)))
         if step is not None and "verflow" in text and _OVERFLOW_FLAG.search(text) is not None:
             # the step was skipped: its overflow first, then what the line says of it
             out.insert(0, MetricEvent(OVERFLOW, FAMILY, step=step, keys=keys))
@@ -3553,13 +3558,16 @@ class MetricEvent(LogEvent):
     # Where the step came from (step_basis.py): the counter printed, or one made from it
     # (an epoch times its length, the run's samples); the assembler names a counted row's.
     step_basis: str = bases.PRINTED
+    # A row's printed scale beside its printed count of skipped steps (a bare ``skipped`` and
+    # a bare ``scale`` too), for a scale at its floor while the skips climb (floor_skips.py)
+    scale_skips: tuple[float, int] | None = None
 
     def __init__(self, kind: str, family: str, *, keys: tuple[str, ...] = (),
                  epoch_text: str | None = None, epoch_start: bool = False,
                  epoch_row: bool = False, scale_below: float | None = None,
                  run_start: bool = False, step_basis: str = bases.PRINTED,
-                 **fields: Any) -> None:
+                 scale_skips: tuple[float, int] | None = None, **fields: Any) -> None:
         super().__init__(kind, family, **fields)  # LogEvent's fast __init__: see there
         vars(self).update(keys=keys, epoch_text=epoch_text, epoch_start=epoch_start,
                           epoch_row=epoch_row, scale_below=scale_below, run_start=run_start,
-                          step_basis=step_basis)
+                          step_basis=step_basis, scale_skips=scale_skips)

@@ -18,9 +18,12 @@ from denpex_callbacks.logs.doctor import Result, summary_counts
 from denpex_callbacks.logs.folder_verdict import describe_files, files_json
 from denpex_callbacks.logs.reading import describe
 from denpex_callbacks.logs.reading import to_json as reading_json
-from denpex_callbacks.logs.step_basis import SAMPLES
+from denpex_callbacks.logs.step_basis import EPOCH, SAMPLES
 
 FORMATS = ("text", "json", "markdown")
+# Step bases whose steps count another unit than optimizer steps, and how the verdict names it
+_OTHER_UNITS = {SAMPLES: ("samples", "the log prints no batch size"),
+                EPOCH: ("epochs", "one row an epoch")}
 JSON_VERSION = 1
 
 
@@ -55,10 +58,18 @@ def _verdict(result: Result) -> str:
     if result.error:
         return result.error
     faults = result.faults
+    bases = counts["step_bases"]
     what = f"{counts['steps']} step(s) reconstructed, {counts['skipped']} skipped by overflow"
-    if counts["steps_are_rows"]:
+    if bases and all(basis in _OTHER_UNITS for basis in bases):
+        # Steps in samples or epochs span that unit (six MNIST rows of epoch 3 span 3202
+        # samples from the run's start): the rows read are what the log showed.
+        units = " and ".join(_OTHER_UNITS[basis][0] for basis in bases)
+        why = "; ".join(_OTHER_UNITS[basis][1] for basis in bases)
+        what = (f"{counts['rows']} row(s) read (their steps count {units}, not optimizer "
+                f"steps: {why}), {counts['skipped']} skipped by overflow")
+    elif counts["steps_are_rows"]:
         what += " (no row prints its step: steps are counted by the log's rows)"
-    elif SAMPLES in counts["step_bases"]:
+    elif SAMPLES in bases:
         what += " (the rows count samples, not steps: the log prints no batch size)"
     if result.kind == "folder":
         what = f"{describe_files(result)}; {what}"

@@ -99,6 +99,7 @@ def summary_counts(result: Result) -> dict[str, Any]:
     stats = result.stats
     return {
         "steps": result.timeline.steps,
+        "rows": result.timeline.observed,
         "skipped": result.timeline.skipped,
         "lines": stats.lines if stats else None,
         "bytes": stats.bytes_read if stats else None,

@@ -25,21 +25,24 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
   ``logging`` with ``%(message)s``): ``  Batch [50/400] | D: nan | G: nan`` every 50 batches,
   ``Epoch [4/6] | D Loss: nan | G Loss: nan | Val L1: nan | Val PSNR: nan dB | LR_G: ...``;
   AMP006 4, AMP013 4 -> 1250, 1600 (the run's batches: the epoch's length is printed in each
-  row); from the middle 5, 5 -> 1900, 2000 (strict xfails: step).
+  row); from the middle 5, 5 -> 1900, 2000 (strict xfails at first sight: step; right since
+  h52-fix34a).
 - 512938445/pytorch_Comment_Pointnet-Pointnet- ``train_segmentation.py`` (PointNet's
   widely copied segmentation script): ``[1: 37/100] train loss: nan accuracy: 0.000000``
   each batch (epoch and batch from 0), every 10th batch ``[1: 40/100] \\x1b[94mtest\\x1b[0m
   loss: nan ...``; AMP013 1 -> AMP006 137, AMP013 140; from the middle AMP013 None -> AMP006
-  250, AMP013 250 (strict xfails: the training NaN not reported, and the step).
+  250, AMP013 250 (strict xfails at first sight: the training NaN not reported, and the
+  step; right since h52-fix34a).
 - 014-Jayal/LUGAI-Adversarial-Defense ``train_baseline.py``: ``--- Epoch 3/5 ---`` over a
   ``Training Epoch`` bar (``loss=nan, acc=...``), ``Epoch 3 Train Loss: nan, Train Acc: ...``,
   an ``Evaluating`` bar, ``Epoch 3 Test Loss: nan, ...``; AMP006 1138 =, AMP013 1408 -> 1407
   (the epoch's last batch); from the middle (opening at ``--- Epoch 2/5 ---``) 1038, 1408 ->
-  1507, 1876 (strict xfails: step).
+  1507, 1876 (strict xfails at first sight: step; right since h52-fix34a).
 - 8DM20-group6/ProstateSegmentation ``train_vae.py``: a bar an epoch without a postfix
   (``Epoch: 38/80: 100%|...| 12/12 [..., 3.87batch/s]``), then ``Train: nan | Validation:
   nan`` (the epoch's sums); AMP006 1, AMP013 1 -> 456, 456; from the middle 1, 1 -> 1452,
-  1452 (strict xfails: step). Healthy: "nothing to diagnose" (an error, no diagnosis).
+  1452 (strict xfails at first sight: step). Healthy: "nothing to diagnose" (an error, no
+  diagnosis). All read right since h52-fix34b.
 - 15138676358/Grasp-Failure-Recovery ``train_rl.py`` (stable-baselines3 SAC, ``verbose=1``,
   ``EvalCallback(eval_freq=100)``): SB3's tables (``train/actor_loss | nan``) dumped at
   ``time/total_timesteps``, ``Eval num_timesteps=..., episode_reward=...`` and its table;
@@ -47,7 +50,8 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
 - AIKU-friends/pose-generation ``train_vae.py`` (wandb logs the training loss; the script
   prints only ``Epoch 12/30, current lr=0.0001`` and ``Validation Loss: nan, MSE Loss: nan,
   ... PCK@0.2: 0.000, ...``); AMP013 None -> AMP013 12 (the epoch: the log prints only
-  epochs); from the middle None -> 23 (strict xfails: step). Healthy: "nothing to diagnose".
+  epochs); from the middle None -> 23 (strict xfails at first sight: step). Healthy:
+  "nothing to diagnose". All read right since h52-fix34b.
 
 Healthy, with settings other than the defaults (12 excerpts, 6 of them pasted from the
 middle): no false alarm on 12 of 12; silent and read on 8, the other 4 (both VAE-named
@@ -56,6 +60,9 @@ line the doctor takes for a training metric), held as strict xfails beside their
 Faulty (12 excerpts): right at first sight on 2 (17%: the SB3 agent from the start and the
 middle); the 10 misses are all a wrong or missing step (PointNet's 2 also miss the training
 NaN's AMP006, reporting only the test loss's AMP013), none silent, no false alarm.
+Now: right on 12 of the 12 faulty excerpts (the GAN's, PointNet's and LUGAI's 6 since
+h52-fix34a, the two VAEs' 4 since h52-fix34b), and the 4 healthy VAE logs read and silent
+(h52-fix34b): 12 of 12 read and silent; no strict xfail is left in this file.
 "Right": the ids, and the step as the log prints it (a step counter; the run's batches where
 the log counts batches within an epoch or draws a bar an epoch; an epoch where it prints only
 epochs).
@@ -347,10 +354,6 @@ def test_unread_healthy_runs_are_read(tmp_path: Path, name: str) -> None:
     assert faults(tmp_path, UNREAD[name]()) == []
 
 
-_STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wrong step; the "
-                          "test's comment says what the doctor answers")
-
-
 @pytest.mark.parametrize(("build", "right"), [
     # The GAN's NaN from batch 34 of epoch 4 (0-based run batch 1234, 400 a epoch): the row
     # of batch 50, the run's 1250; the epoch's validation 1600. The doctor: AMP006 4, AMP013
@@ -396,6 +399,6 @@ _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wron
 ])
 def test_misses_at_first_sight(tmp_path: Path, build: Callable[[], list[str]],
                                right: list[tuple[str, int]]) -> None:
-    """The faulty excerpts the doctor reads wrong at first sight, each with its right answer
-    (strict xfails where still wrong)."""
+    """The faulty excerpts the doctor read wrong at first sight, each with its right answer
+    (all right now: the comments name the branch that fixed each)."""
     assert faults(tmp_path, build()) == right

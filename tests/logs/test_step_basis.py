@@ -185,11 +185,12 @@ def test_the_trainer_logging_interval_numbers_its_rows(tmp_path: Path) -> None:
 
 def test_the_outputs_say_the_basis_in_words(tmp_path: Path) -> None:
     """The text's location and the JSON's evidence say a step in samples, and the verdict
-    says the rows count samples; a printed counter's JSON carries its basis alone."""
+    says the rows read and that their steps count samples; a printed counter's JSON carries
+    its basis alone."""
     result = diagnose_lines(tmp_path, mnist(469 + 50))
     text = render_text([result])
     assert "step 67680 (in samples, not steps" in text
-    assert "(the rows count samples, not steps" in text
+    assert "72 row(s) read (their steps count samples, not optimizer steps" in text
     document = json.loads(render_json([result], 1))
     evidence = document["diagnoses"][0]["evidence"]
     assert evidence["step_basis"] == SAMPLES and evidence["step_note"].startswith(
@@ -198,6 +199,29 @@ def test_the_outputs_say_the_basis_in_words(tmp_path: Path) -> None:
     printed = json.loads(render_json([diagnose_lines(tmp_path, nanogpt(243))], 1))
     assert printed["diagnoses"][0]["evidence"]["step_basis"] == PRINTED
     assert "step_note" not in printed["diagnoses"][0]["evidence"]
+
+
+def test_the_verdict_counts_rows_where_the_steps_count_samples_or_epochs(
+        tmp_path: Path) -> None:
+    """Six MNIST rows of epoch 3 (``Train Epoch: 3 [19200/60000 (32%)]``, the example's own
+    batch of 64 every 10) span 3202 samples from the run's start: the parent's verdict said
+    "3202 step(s) reconstructed"; now "6 row(s) read". The same for an epoch-only log (PyG's
+    ten rows, every 20 epochs: "200 step(s)"), from the start and the middle; a printed
+    counter's verdict, and a log whose rows are counted, keep their step counts."""
+    epoch3 = [line for line in mnist(epochs=3, batch=64, every=10)
+              if line.startswith("Train Epoch: 3")]
+    first = next(i for i, line in enumerate(epoch3) if "[19200/60000 (32%)]" in line)
+    text = render_text([diagnose_lines(tmp_path, epoch3[first:first + 6])])
+    assert ("6 row(s) read (their steps count samples, not optimizer steps: the log prints no "
+            "batch size), 0 skipped by overflow") in text
+    assert "step(s) reconstructed" not in text
+    for lines, rows in ((pyg_teacher(epochs=300, every=30), 10),
+                        (pyg_teacher(epochs=300, every=30)[4:], 7)):
+        text = render_text([diagnose_lines(tmp_path, lines)])
+        assert f"{rows} row(s) read (their steps count epochs, not optimizer steps" in text
+    assert "step(s) reconstructed" in render_text([diagnose_lines(tmp_path, nanogpt(243))])
+    counted = render_text([diagnose_lines(tmp_path, hf_rows(rows=24))])
+    assert "24 step(s) reconstructed" in counted and "counted by the log's rows" in counted
 
 
 def test_the_trail_keeps_changes_only() -> None:
