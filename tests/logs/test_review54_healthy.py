@@ -123,6 +123,49 @@ def test_perplexity_inf_fault_twins(tmp_path: Path) -> None:
     assert faults(tmp_path, beside) == [("AMP013", 2000)]
 
 
+# --- a check's report that it found no NaN (fixed here) -------------------------------------
+
+
+def _m5_smoke(fail: tuple[int, int] | None = None, epochs: int = 2) -> list[str]:
+    """lstival/ssm_time_series ``src/test_m5_nan.py``, a NaN smoke test of an fp16 loop:
+    ``print("NaN smoke test config: " f"dataset={...} total={...} subset={...} batch_size=
+    {...} pred_len={...} device={...} amp={...} amp_dtype={...}")``, every 50 steps of each
+    epoch (``--max-steps 200``, the step from 0 each epoch) ``print(f"ok epoch={epoch}
+    step={step} loss={loss.item():.6g} lr={lr:.6g}")``, at the end ``print("PASS: no NaN/Inf
+    detected in loss/grad/params.")``; at ``fail`` (epoch, step) it prints ``f"FAIL: non-finite
+    loss at epoch={epoch} step={step} " f"loss={loss...item()}\\n"`` and its stats, and exits."""
+    out = ["NaN smoke test config: dataset=m5 total=30490 subset=3049 batch_size=128 "
+           "pred_len=96 device=cuda amp=True amp_dtype=float16",
+           "Chronos config override: /work/checkpoints/nan_smoke_tests/m5/"
+           "cronos_loader_override.yaml"]
+    for epoch in range(epochs):
+        for step in range(200):
+            if fail == (epoch, step):
+                return [*out, f"FAIL: non-finite loss at epoch={epoch} step={step} loss=nan",
+                        "  context: min=0 max=1", "  target:  min=0 max=1",
+                        "  preds:   (no finite values)"]
+            if step % 50 == 0:
+                out.append(f"ok epoch={epoch} step={step} loss="
+                           f"{0.0523 - epoch * 0.01 - step / 1e4:.6g} lr={0.001:.6g}")
+    return [*out, "PASS: no NaN/Inf detected in loss/grad/params."]
+
+
+@pytest.mark.parametrize("epochs", [1, 2])
+def test_a_check_that_found_no_nan_is_quiet(tmp_path: Path, epochs: int) -> None:
+    """Before: AMP006 (an error) at the step after the last row (151; 351), the denial
+    ``no`` two words before the loss out of the sentence rule's reach."""
+    assert faults(tmp_path, _m5_smoke(epochs=epochs)) == []
+
+
+def test_a_check_that_found_nan_still_fires(tmp_path: Path) -> None:
+    """Fault twins: the script's own FAIL line is AMP006 at its step; a sentence that found
+    the NaN, with no denial before it, is still read."""
+    assert faults(tmp_path, _m5_smoke(fail=(0, 120))) == [("AMP006", 120)]
+    assert [code for code, _ in faults(tmp_path, _m5_smoke(fail=(1, 120)))] == ["AMP006"]
+    found = [*_m5_smoke(epochs=1)[:-1], "WARNING: NaN/Inf detected in loss at step 160"]
+    assert faults(tmp_path, found) == [("AMP006", 160)]
+
+
 # --- controls: quiet on the parent too ------------------------------------------------------
 
 
