@@ -12,7 +12,11 @@ settings, beside the fault twin that the narrowed rule must still catch.
   it where training went well (``evaluation.EvaluationStream``); it counts, as before, where
   training's loss went non-finite, or beside another non-finite value on its line; a NaN
   perplexity counts as read.
-- Controls, quiet on the parent 317ca79 too (33 excerpts, 16 tools' formats): HF Trainer
+- lstival/ssm_time_series' NaN smoke test ending ``PASS: no NaN/Inf detected in
+  loss/grad/params.``. Before: AMP006 (an error) at the step after its last row: the denial
+  stood two words before the loss, out of ``_NEGATED``'s reach. Now a denial right before a
+  finding sentence makes it none (``nonfinite_sentences._DENIED``); its FAIL line still fires.
+- Controls, quiet on the parent 317ca79 too (27 excerpts, 16 tools' formats): HF Trainer
   rows with a loss of 1e4 or below zero, ``'aux_loss': 0.0``, ``'nan_count': 0``,
   ``'loss_scale': 1.0`` in bf16, warm-up rows with ``'grad_norm': nan``, GRPO's loss 0.0;
   Lightning bars with ``lr_scale``/``image_scale`` and a negative loss, in one ``\\r`` line;
