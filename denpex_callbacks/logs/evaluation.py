@@ -15,6 +15,13 @@ a correlation's NaN within reach of it is the correlation undefined on constant 
 a correlation printed above the loss waits for the block's end. A closing summary's finite
 mean over the classes (HF evaluate's ``mean_iou``) is sent too: a per-class value's NaN within
 reach of it is a class the evaluation did not hold (the mean left it out), as on one line.
+
+A perplexity's +inf is held to the end, not counted where it is read: perplexity is exp(loss),
+and exp overflows on a finite loss (past 11.09 where it is computed in float16, past 88.7 in
+float32), so a language model's first evaluation, its loss about ln(vocabulary) ≈ 11, prints
+``val_ppl=inf`` with nothing non-finite. Where training went well (every training loss read
+finite, the last below the first) the held values were such overflows and say nothing; else
+they count, in line order with the rest. A NaN perplexity, or a loss's inf, counts as read.
 """
 
 from __future__ import annotations
@@ -122,6 +129,7 @@ class EvaluationStream:
     finite_values: dict[str, float] = field(default_factory=dict)
     moved: bool = False  # ...and whether one of them changed in a later row
     _cells: list[_Read] = field(default_factory=list)
+    _overflowed: list[_Read] = field(default_factory=list)  # perplexities' +inf (held)
 
     def event(self, event: LogEvent, line: int, text: str, after_step: int | None) -> None:
         """Take one ``eval`` event read from ``line``; ``after_step``: the training step the
@@ -142,6 +150,11 @@ class EvaluationStream:
             return
         if event.metric and lexicon.perfect_score(event.metric, value):
             return  # a PSNR's +inf: the images matched, whichever reader read it
+        if value == math.inf and event.metric and lexicon.perplexity(event.metric) and (
+                line != self._last_line):  # (beside a value counted on its line: counted)
+            if len(self._overflowed) < _HELD:
+                self._overflowed.append((event, line, text, after_step))
+            return  # exp's overflow on a finite loss, or not: training's course tells
         if math.isnan(value) and event.metric and lexicon.undefined_score(event.metric) and (
                 DEFINED_AREA not in event.evidence) and (  # (finite before: see defined_areas)
                 self._correlations.wait((event, line, text, after_step))):
@@ -151,6 +164,11 @@ class EvaluationStream:
                 self._classes.wait((event, line, text, after_step))):
             return  # below its summary's finite mean over the classes, or held for one
         self._release()
+        held = [read for read in self._overflowed if read[1] == line]
+        if held:  # (a perplexity's +inf on a line with another non-finite value: no overflow)
+            self._overflowed = [read for read in self._overflowed if read[1] != line]
+            for read in held:
+                self._take(*read)
         self._take(event, line, text, after_step)
 
     def _told(self, told: tuple[tuple[str, float], ...]) -> None:
@@ -190,11 +208,14 @@ class EvaluationStream:
     def _count_cells(self) -> None:
         """Count the ``NaN`` cells held, the earliest first: no row showed them empty."""
         cells, self._cells = self._cells, []
-        if not cells or self._unfilled_table:
-            return
+        if cells and not self._unfilled_table:
+            self._count_late(cells)
+
+    def _count_late(self, held: list[_Read]) -> None:
+        """Count values held to the end, the first of all kept where it came before them."""
         later = self.first
         self.first = None
-        for event, line, text, after_step in cells:
+        for event, line, text, after_step in held:
             self._take(event, line, text, after_step)
         if later is not None and self.first is not None and later.line < self.first.line:
             self.first = later
@@ -254,6 +275,9 @@ class EvaluationStream:
                 if not (held[0].metric and lexicon.undefined_area(held[0].metric))]
         self._release()
         self._count_cells()
+        overflowed, self._overflowed = self._overflowed, []
+        if overflowed and not went_well:  # (training went well: exp's overflows, no fault)
+            self._count_late(overflowed)
         first = self.first
         if first is None:
             return None
