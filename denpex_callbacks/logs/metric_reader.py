@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_rows
+from denpex_callbacks.logs import lexicon, quality_scores, region_losses, slash_pairs, split_rows
 from denpex_callbacks.logs import step_basis as bases
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
@@ -645,6 +645,8 @@ def _not_training(text: str) -> str | None:
             return EVALUATION
     if ("eV" in text or "/mol" in text) and _UNIT_ERROR.search(text) is not None and (
             _TRAINING_LOSS_KEY.search(text) is None and _LEARNING_RATE.search(text) is None):
+        return EVALUATION
+    if quality_scores.scores_alone(text):  # (``===> Avg. PSNR: nan dB``: the test pass's)
         return EVALUATION
     if _SUMMARY.search(text) is not None:
         return CLOSING

@@ -409,8 +409,6 @@ def test_excerpts(tmp_path: Path, name: str) -> None:
     check_listed(tmp_path, name, READ_ALREADY, CONTROLS)
 
 
-_SILENT = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): the evaluation's "
-                            "NaN PSNR is not reported")
 _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wrong step; the "
                           "test's comment says what the doctor answers")
 
@@ -419,11 +417,11 @@ _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wron
     # The first UNet's NaN from batch 81 of epoch 2 (120 a epoch, batches from 1): the run's
     # 201; its test PSNR NaN at the epoch's end, 240. At first sight: AMP006 201 only (the
     # ``===> Avg. PSNR: nan dB`` line, an evaluation metric, silent). From the middle, batch
-    # 91 of epoch 3: 331, 360 (AMP006 331 only).
-    pytest.param(lambda: raft_unet(200), [("AMP006", 201), ("AMP013", 240)], id="raft_unet",
-                 marks=_SILENT),
+    # 91 of epoch 3: 331, 360 (AMP006 331 only). Fixed (h53-sample37): image-quality scores
+    # printed alone are the evaluation's (denpex_callbacks/logs/quality_scores.py).
+    pytest.param(lambda: raft_unet(200), [("AMP006", 201), ("AMP013", 240)], id="raft_unet"),
     pytest.param(lambda: raft_unet(330)[150:], [("AMP006", 331), ("AMP013", 360)],
-                 id="raft_unet_from_the_middle", marks=_SILENT),
+                 id="raft_unet_from_the_middle"),
     # The report generator's NaN from batch 345 of epoch 3, pasted from epoch 2's batch 480
     # on (its rows carry no epoch; the epoch's ``epoch          : 2`` row closes it): the
     # run's 2 * 2300 + 350 = 4950. At first sight: 2650 (the pasted epoch counted as the
