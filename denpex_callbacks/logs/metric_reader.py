@@ -39,7 +39,7 @@ from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
-from denpex_callbacks.logs.epoch_ends import ended_epoch
+from denpex_callbacks.logs.epoch_ends import ended_epoch, summary_epoch
 from denpex_callbacks.logs.epoch_pairs import epoch_pair
 from denpex_callbacks.logs.epoch_sums import postfixless_bar_step, split_sums
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
@@ -916,6 +916,11 @@ class MetricReader:
             return []
         if (ended := ended_epoch(text)) is not None:
             self.ended_epoch = (ended, line)  # (see _headed_passes)
+            return []
+        if self.bars and (ended := summary_epoch(text)) is not None:
+            # an epoch's log a key a row, after its bars (a config's padded ``epoch`` before
+            # any bar is no epoch's end)
+            self.ended_epoch = (ended, line)
             return []
         if text[-3:] == "/s]" and "poch" in text and (
                 done := postfixless_bar_step(text)) is not None:
