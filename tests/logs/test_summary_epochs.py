@@ -80,3 +80,14 @@ def test_a_config_row_before_the_batches_ends_no_epoch(tmp_path: Path) -> None:
     length) says no epoch ended: NaN from batch 250 of epoch 3 is 2 * 600 + 260 = 1460."""
     config = [f"    {key:15s}: {value}" for key, value in (("epoch", 100), ("lr", 0.001))]
     assert faults(tmp_path, config + column_trainer(2 * 600 + 250)) == [("AMP006", 1460)]
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: the NaN comes before the excerpt's first "
+                   "summary row; the row that tells the pass's epoch (2) comes after the step "
+                   "is given, and the reader numbers a row when it reads it (440 given)")
+def test_nan_before_the_first_summary_row(tmp_path: Path) -> None:
+    """Pasted from epoch 2's batch 300 (600 a epoch), NaN from batch 423 of the same epoch,
+    its row 440: the run's 600 + 440 = 1040; the ``epoch : 2`` row that says so comes after
+    it."""
+    lines = column_trainer(600 + 423)
+    assert faults(tmp_path, lines[33 + 15:]) == [("AMP006", 1040)]
