@@ -10,8 +10,9 @@ dB"`` after each epoch's test pass (pytorch/examples ``super_resolution/main.py`
 0.83``. Its NaN is the evaluation's (AMP013), beside the training loss's own.
 
 A line that also prints a loss or a counter is a training row (a training PSNR beside its
-loss, ``Iter 300 PSNR 28.1``): left to the other rules. An epoch may number the line
-(``Epoch 3: PSNR nan``): evaluation runs once an epoch.
+loss, ``Iter 300 PSNR 28.1``): left to the other rules. An epoch may number the line,
+with the epochs after it or not (``Epoch 3: PSNR nan``, ``Epoch [3/100] ...``): evaluation
+runs once an epoch.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _SCORE = re.compile(r"(?i)(?<![a-z])(?:psnr|ssim|lpips)(?![a-z])")
 # batch's counter (``Iter 300``, ``step: 12``, ``[10/500]``, ``(81/120)``)
 _TRAINING = re.compile(r"(?i)loss|\b(?:lr|learning[ _]rate|iter|iters|iteration|step|batch)\b"
                        r"|\d\s*/\s*\d")
+# The epoch and the epochs after it (``Epoch [3/100]``, ``epoch 3/100``): no batch's counter
+_EPOCH_OF = re.compile(r"(?i)\bepoch\W{0,3}\d+\s*/\s*\d+")
 
 
 def scores_alone(text: str) -> bool:
@@ -35,6 +38,8 @@ def scores_alone(text: str) -> bool:
         (True, True)
         >>> scores_alone("Epoch 3: PSNR nan"), scores_alone("Iter 300 PSNR 28.1")
         (True, False)
+        >>> scores_alone("Epoch [3/100] PSNR: nan"), scores_alone("[3/100][50/500] PSNR: nan")
+        (True, False)
         >>> scores_alone("===> Epoch[2](81/120): Loss: nan PSNR: nan")
         False
         >>> scores_alone("Epoch 4 lr 0.001 psnr_y 30.2"), scores_alone("loading ssim.py")
@@ -45,6 +50,8 @@ def scores_alone(text: str) -> bool:
     if "SNR" not in text and "snr" not in text and "SIM" not in text and "sim" not in text \
             and "PIPS" not in text and "pips" not in text:
         return False
-    if _SCORE.search(text) is None or _TRAINING.search(text) is not None:
+    if _SCORE.search(text) is None:
+        return False
+    if _TRAINING.search(_EPOCH_OF.sub("epoch", text) if "poch" in text else text) is not None:
         return False
     return any(ch.isdigit() for ch in text) or "nan" in text.lower() or "inf" in text.lower()

@@ -17,7 +17,8 @@ def sr_example(score_line: str, bad_epoch: int | None = None, epochs: int = 6,
     """pytorch/examples ``super_resolution/main.py`` (copied by many super-resolution
     scripts): ``"===> Epoch[{}]({}/{}): Loss: {:.4f}"`` each batch (epochs and batches from
     1), ``"===> Epoch {} Complete: Avg. Loss: {:.4f}"``, then ``test``'s score line,
-    ``score_line`` formatted with ``v`` (``"===> Avg. PSNR: {v} dB"`` there); ``bad_epoch``:
+    ``score_line`` formatted with ``v`` (``"===> Avg. PSNR: {v} dB"`` there; ``s`` an SSIM,
+    ``e`` the epoch, ``n`` the epochs); ``bad_epoch``:
     the first epoch NaN from its 8th batch on (its score NaN too)."""
     out: list[str] = []
     for epoch in range(1, epochs + 1):
@@ -29,7 +30,8 @@ def sr_example(score_line: str, bad_epoch: int | None = None, epochs: int = 6,
             out.append(f"===> Epoch[{epoch}]({it}/{batches}): Loss: {loss:.4f}")
         out.append(f"===> Epoch {epoch} Complete: Avg. Loss: {total / batches:.4f}")
         value = "nan" if total != total else f"{24.2 + epoch / 7:.4f}"
-        out.append(score_line.format(v=value, s="nan" if total != total else "0.8311"))
+        out.append(score_line.format(v=value, s="nan" if total != total else "0.8311",
+                                     e=epoch, n=epochs))
     return out
 
 
@@ -38,6 +40,8 @@ def sr_example(score_line: str, bad_epoch: int | None = None, epochs: int = 6,
     "PSNR/SSIM: {v}/{s}",
     "psnr_y={v} ssim={s}",
     "mean LPIPS {s} | MS-SSIM {s}",
+    "Epoch [{e}/{n}] Avg. PSNR: {v} dB",
+    "epoch {e}/{n} | PSNR {v} | SSIM {s}",
 ])
 def test_nan_score_alone_is_the_evaluations(tmp_path: Path, score_line: str) -> None:
     """NaN from batch 8 of epoch 3 (25 a epoch): the training loss's 58, the score's at the
@@ -56,6 +60,7 @@ def test_other_lengths(tmp_path: Path) -> None:
     "Average PSNR: {v}, SSIM: {s}",
     "===> Avg. PSNR: inf dB",  # the images matched: a perfect score
     "Epoch PSNR: {v} | train psnr_y: {v}",
+    "Epoch [{e}/{n}] Avg. PSNR: {v} dB",
 ])
 def test_healthy_runs_stay_silent(tmp_path: Path, score_line: str) -> None:
     """Controls: finite scores, a PSNR's +inf, and other settings (9 epochs of 12 batches)."""
@@ -68,3 +73,4 @@ def test_a_training_row_with_a_score_stays_training(tmp_path: Path) -> None:
     lines = [f"Iter {i:5d} | loss {'nan' if i >= 400 else f'{0.05 - i / 1e5:.4f}'} | PSNR "
              f"{'nan' if i >= 400 else f'{27 + i / 500:.2f}'}" for i in range(20, 1000, 20)]
     assert faults(tmp_path, lines) == [("AMP006", 400)]
+
