@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from denpex_callbacks.logs import lexicon, region_losses, slash_pairs, split_rows
+from denpex_callbacks.logs import lexicon, quality_scores, region_losses, slash_pairs, split_rows
 from denpex_callbacks.logs import step_basis as bases
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
@@ -40,7 +40,7 @@ from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
 from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
-from denpex_callbacks.logs.epoch_ends import ended_epoch
+from denpex_callbacks.logs.epoch_ends import ended_epoch, summary_epoch
 from denpex_callbacks.logs.epoch_pairs import epoch_pair
 from denpex_callbacks.logs.epoch_sums import postfixless_bar_step, split_sums
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
@@ -648,6 +648,8 @@ def _not_training(text: str) -> str | None:
     if ("eV" in text or "/mol" in text) and _UNIT_ERROR.search(text) is not None and (
             _TRAINING_LOSS_KEY.search(text) is None and _LEARNING_RATE.search(text) is None):
         return EVALUATION
+    if quality_scores.scores_alone(text):  # (``===> Avg. PSNR: nan dB``: the test pass's)
+        return EVALUATION
     if _SUMMARY.search(text) is not None:
         return CLOSING
     return None
@@ -920,6 +922,11 @@ class MetricReader:
             return []
         if (ended := ended_epoch(text)) is not None:
             self.ended_epoch = (ended, line)  # (see _headed_passes)
+            return []
+        if self.bars and (ended := summary_epoch(text)) is not None:
+            # an epoch's log a key a row, after its bars (a config's padded ``epoch`` before
+            # any bar is no epoch's end)
+            self.ended_epoch = (ended, line)
             return []
         if text[-3:] == "/s]" and "poch" in text and (
                 done := postfixless_bar_step(text)) is not None:
