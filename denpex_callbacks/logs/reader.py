@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
-from denpex_callbacks.logs.closing_bars import closes_epoch
+from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
 from denpex_callbacks.logs.epoch_ends import ends_epoch
 from denpex_callbacks.logs.keyword_scan import line_starts_from
 from denpex_callbacks.logs.launcher_ranks import rank_prefix_end
@@ -611,9 +611,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
     if line[:2] in _RULES and _FRAMED_EPOCH.fullmatch(line.strip()) is not None:
         return line, 0  # a loop's own ``--- Epoch 2/5 ---`` over its bar
-    if closes_epoch(line) or ends_epoch(line):
+    if closes_epoch(line) or ends_epoch(line) or finishes_bare_bar(line):
         # an open bar's last state: the epoch's length (see closing_bars); a sentence that
-        # the epoch ended: which one the bar above was (see epoch_ends)
+        # the epoch ended: which one the bar above was (see epoch_ends); a bare sized bar
+        # at its total: the pass the epoch's summary below it closes
         return line, 0
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
