@@ -50,6 +50,9 @@ Faulty (13 excerpts): right at first sight on 8 (62%: BERT's, the NMT's and the 
 TTS's NaN and scale collapse from the start); the 5 misses are all a wrong step (the LM's
 evaluation one late twice, T5's epochs where the bar counts batches twice, the TTS from the
 middle an epoch short), none silent, no false alarm.
+After h53-sample36's rules (``tests/logs/test_fix36_rules.py``): right on 12 of 13 (92%), the
+healthy 12 still silent; left: T5 pasted from the middle (1072 for 1340: its epochs count
+from 0, which the excerpt does not show).
 "Right": the ids, and the step as the log prints it (a step counter; the run's batches where
 the log counts batches within an epoch or draws a bar an epoch; an epoch where it prints only
 epochs).
@@ -307,23 +310,29 @@ _STEP = pytest.mark.xfail(strict=True, reason="not fixed (a measurement): a wron
     # The LM's NaN from step 1234: the row of step 1300 (a row every 100), the evaluation
     # of 1500 (every 500). The doctor: AMP006 1300, AMP013 1501 (the ``eval step=`` row right
     # below the training row of the same step taken for the step after it). From the middle
-    # (NaN from 3321): 3400, 3500 (the doctor: 3400, 3501).
-    pytest.param(lambda: cs336_lm(1234), [("AMP006", 1300), ("AMP013", 1500)], id="cs336_lm",
-                 marks=_STEP),
+    # (NaN from 3321): 3400, 3500 (the doctor: 3400, 3501). Fixed (h53-sample36): a held-out
+    # split's name alone before a step key tags the line (``metric_pairs._split_tagged``).
+    pytest.param(lambda: cs336_lm(1234), [("AMP006", 1300), ("AMP013", 1500)], id="cs336_lm"),
     pytest.param(lambda: cs336_lm(3321)[25:], [("AMP006", 3400), ("AMP013", 3500)],
-                 id="cs336_lm_from_the_middle", marks=_STEP),
+                 id="cs336_lm_from_the_middle"),
     # The T5's NaN in epoch 2 (from 0; 268 batches a bar): its average and the dev loss after
     # the bar that reached its total, the run's 804. The doctor: 2, 2 (the epochs). From the
-    # middle (epoch 4): 1340, 1340 (the doctor: 4, 4).
+    # middle (epoch 4): 1340, 1340 (the doctor: 4, 4). Fixed from the start (h53-sample36: a
+    # bare bar at its total numbers the epoch's summary below it, ``MetricReader.bare_end``;
+    # the NaN average ``... loss was nan``, keyed as the finite rows were, is that row, not a
+    # sentence). From the middle the doctor now says 1072, 1072: nothing in the excerpt says
+    # its epochs count from 0 (``Epoch 2`` first), so it counts them from 1, the reader's
+    # convention; still a strict xfail.
     pytest.param(lambda: text_to_sql_t5(2 * 268 + 100), [("AMP006", 804), ("AMP013", 804)],
-                 id="text_to_sql_t5", marks=_STEP),
+                 id="text_to_sql_t5"),
     pytest.param(lambda: text_to_sql_t5(4 * 268 + 7)[11:], [("AMP006", 1340), ("AMP013", 1340)],
                  id="text_to_sql_t5_from_the_middle", marks=_STEP),
     # GlowTTS from the middle, NaN from global step 650 (``STEP: 10/320 -- GLOBAL_STEP: 650``):
-    # 650, 650, 675. The doctor: 330, 330, 355 (an epoch short).
+    # 650, 650, 675. The doctor: 330, 330, 355 (an epoch short). Fixed (h53-sample36): the
+    # ``GLOBAL_STEP`` after a ``STEP: i/N`` numbers the line (``_global_after_share``).
     pytest.param(lambda: vi_glow(650)[200:],
                  [("AMP006", 650), ("AMP003", 650), ("AMP004", 675)],
-                 id="vi_glow_from_the_middle", marks=_STEP),
+                 id="vi_glow_from_the_middle"),
 ])
 def test_misses_at_first_sight(tmp_path: Path, build: Callable[[], list[str]],
                                right: list[tuple[str, int]]) -> None:
