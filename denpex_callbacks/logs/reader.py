@@ -438,7 +438,8 @@ def _scan(
         if gap:
             if (step_line := _step_line(buffer, resume, start)) is not None:
                 yield number - 1 - step_line[1], _decode(step_line[0], stats)
-        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)):
+        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)
+                                        or finishes_bare_bar(before)):
             yield number - 1, _decode(before, stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
@@ -611,10 +612,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
     if line[:2] in _RULES and _FRAMED_EPOCH.fullmatch(line.strip()) is not None:
         return line, 0  # a loop's own ``--- Epoch 2/5 ---`` over its bar
-    if closes_epoch(line) or ends_epoch(line) or finishes_bare_bar(line):
+    if closes_epoch(line) or ends_epoch(line):
         # an open bar's last state: the epoch's length (see closing_bars); a sentence that
-        # the epoch ended: which one the bar above was (see epoch_ends); a bare sized bar
-        # at its total: the pass the epoch's summary below it closes
+        # the epoch ended: which one the bar above was (see epoch_ends)
         return line, 0
     if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
         return line, 0  # the split whose table's header row this candidate may be
@@ -635,6 +635,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     found = _last_above(_EPOCH_ABOVE, buffer, max(resume, begin - EPOCH_BYTES), start,
                         EPOCH_REACH)
     if found is None:
+        if finishes_bare_bar(line):
+            # a bare sized bar at its total under no epoch heading (one heads it otherwise,
+            # and numbers it): the pass the epoch's summary below it closes (closing_bars)
+            return line, 0
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
