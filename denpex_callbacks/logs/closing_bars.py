@@ -45,3 +45,51 @@ def closed_length(text: str) -> int:
         return 0
     found = _CLOSING_TEXT.fullmatch(text)
     return int(found.group(1)) if found is not None else 0
+
+
+# A sized bar's last state with no description and no postfix, at its total: tqdm's bare
+# ``{percentage:3.0f}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}it/s]`` (a bare
+# ``tqdm(train_loader)``); a file keeps the earlier states before it as ``\r`` segments of the
+# same line, so the last segment is matched. Each part one character class.
+_FINISHED = (r"\s*100%\|[^|\r]{0,200}\| *(\d{1,9})/(\d{1,9}) \[[^\]=,\r]{0,40},"
+             r"[^\]=,\r]{0,24}/s\]\s*")
+_FINISHED_TEXT = re.compile(_FINISHED)
+_FINISHED_BYTES = re.compile(_FINISHED.encode())
+
+
+def finishes_bare_bar(line: bytes) -> bool:
+    """Whether a line that holds no keyword ends in a bare sized bar's state at its total
+    (cheap first: the reader asks of each line above a keyword line after a gap).
+
+    Example:
+        >>> finishes_bare_bar(b"  0%|   | 0/268 [00:00<?, ?it/s]"
+        ...                   b"\\r100%|###| 268/268 [01:16<00:00,  3.52it/s]")
+        True
+        >>> finishes_bare_bar(b"100%|###| 268/268 [01:16<00:00,  3.52it/s, loss=1]")
+        False
+        >>> finishes_bare_bar(b"Train: 100%|###| 268/268 [01:16<00:00,  3.52it/s]")
+        False
+    """
+    if line[-3:] != b"/s]":
+        return False
+    last = line[line.rfind(b"\r") + 1:]
+    found = _FINISHED_BYTES.fullmatch(last)
+    return found is not None and found.group(1) == found.group(2)
+
+
+def finished_total(text: str) -> int:
+    """The total of a bare sized bar whose last state on ``text`` reached it (the batches of
+    the pass it finished: see :func:`finishes_bare_bar`), or 0.
+
+    Example:
+        >>> finished_total("100%|##########| 268/268 [01:16<00:00,  3.52it/s]")
+        268
+        >>> finished_total(" 50%|#####     | 134/268 [00:38<00:38,  3.52it/s]")
+        0
+    """
+    if not text.endswith("/s]"):
+        return 0
+    found = _FINISHED_TEXT.fullmatch(text, text.rfind("\r") + 1)
+    if found is None or found.group(1) != found.group(2):
+        return 0
+    return int(found.group(1))

@@ -102,6 +102,10 @@ _AT_STEP = re.compile(r"(?i)(.*?)\s+(?:at|for)\s+[A-Za-z][\w ]{0,20}?[\s:=#]*$")
 _AT_WORDS = frozenset({"at", "for"})  # before the step an evaluation ran at
 _ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 _COUNTERS = (lexicon.STEP, lexicon.SKIPPED)
+# The counters a held-out split's name may tag as the step its evaluation ran at (see
+# ``_split_tagged``): one step, not a count of steps (Keras-style ``Val steps: 20`` counts the
+# evaluation's batches).
+_SPLIT_COUNTERS = frozenset({"step", "iter", "iteration", "global step"})
 # ``logging.basicConfig``'s default "%(levelname)s:%(name)s:%(message)s": the name follows.
 _LEVEL_COLON = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")  # a counter's thousands, '{:,d}'
@@ -269,7 +273,8 @@ def _claim(prefix: str) -> tuple[str, str, str] | None:
             # word opens the sentence; its metric is the key that ends it
             evaluation = True
             continue
-        if evaluation and kind == lexicon.STEP and _measured_at(tokens, size):
+        if evaluation and kind == lexicon.STEP and (
+                _measured_at(tokens, size) or _split_tagged(tokens, size)):
             # "validation loss for step 2501" (mesh-transformer-jax's device_train.py): the
             # training step the evaluation ran at, not an evaluation's own counter
             return kind, key, prefix[len(prefix.rstrip(_SEPARATORS)):]
@@ -308,6 +313,26 @@ def _measured_at(tokens: list[str], size: int) -> bool:
         False
     """
     return len(tokens) > size and tokens[-size - 1].lower() in _AT_WORDS
+
+
+def _split_tagged(tokens: list[str], size: int) -> bool:
+    """Whether the step key ending ``tokens`` (its last ``size``) has a held-out split's name
+    alone before it, the first word of the key's run: the split tags the line, the count is
+    the training step the evaluation ran at (CS336-style loops' ``f"eval step={step:06d}
+    train_loss=... valid_loss=..."`` below the training row of the same step). An evaluation's
+    own batch counted so (``Val Step 0``, ``VALID Step: 000``) runs below the training step
+    already reached: the evaluation stream drops such a count (``evaluation._take``).
+
+    Example:
+        >>> _split_tagged(["eval", "step"], 1), _split_tagged(["val", "iter"], 1)
+        (True, True)
+        >>> _split_tagged(["validation", "loss", "step"], 1), _split_tagged(["train", "step"], 1)
+        (False, False)
+        >>> _split_tagged(["Val", "steps"], 1)
+        False
+    """
+    return len(tokens) == size + 1 and lexicon.held_out_heading(tokens[0].lower()) and (
+        " ".join(tokens[1:]).lower() in _SPLIT_COUNTERS)
 
 
 def read_pairs(text: str) -> MetricLine:
@@ -700,7 +725,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
                 _prefer(kind, key, out.keys[kind])
                 and not lexicon.objective_tag(_qualifier(text, start, key, separator))) or (
                 kind == lexicon.STEP and out.keys[kind].lower() == "iter"
-                and _STEP_AFTER_ITER.match(text, step_end) is not None):
+                and _STEP_AFTER_ITER.match(text, step_end) is not None) or (
+                kind == lexicon.STEP and _global_after_share(key, text, step_end)):
             if kind == lexicon.STEP:
                 if kind in out.values and out.keys[kind].lower() == "iter":
                     out.iteration = out.values[kind]
@@ -878,6 +904,24 @@ def decimals(spelled: str) -> int:
     if point < 0 or "e" in spelled or "E" in spelled:
         return 0
     return len(spelled) - point - 1
+
+
+def _global_after_share(key: str, text: str, held_end: int) -> bool:
+    """Whether the step key ``key`` names the run's count (``global step``) after a step held
+    that printed its total, a count of the epoch's share (coqui-ai/Trainer's ``--> TIME: ...
+    -- STEP: 10/320 -- GLOBAL_STEP: 650``, trainer/logging/console_logger.py
+    ``print_train_step``): the run's count numbers the line, read from the middle of a run
+    too (the epoch's share and an epoch counted from the excerpt's start were 330).
+
+    Example:
+        >>> text = "STEP: 10/320 -- GLOBAL_STEP: 650"
+        >>> _global_after_share("GLOBAL_STEP", text, 8), _global_after_share("step", text, 8)
+        (True, False)
+        >>> _global_after_share("global step", "step 10 global step 650", 7)
+        False
+    """
+    return lexicon.words(key)[:1] == ("global",) and text[held_end:held_end + 8].lstrip(
+        " ")[:1] == "/"
 
 
 def _prefer(kind: str, key: str, held: str) -> bool:

@@ -34,7 +34,7 @@ from denpex_callbacks.logs import step_basis as bases
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
-from denpex_callbacks.logs.closing_bars import closed_length
+from denpex_callbacks.logs.closing_bars import closed_length, finished_total
 from denpex_callbacks.logs.counter_rows import named_row as counter_row
 from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
@@ -733,6 +733,12 @@ class MetricReader:
         self.pass_end = (-3, 0)
         # ...and the epoch summaries read (``epochs_up``'s rows) when each total's count was
         self.pass_summaries: dict[int, int] = {}
+        # The last bare sized bar (no description, no postfix) at its total: (line, its
+        # total: the epoch's batches). Only the longest such bar's: a loop's evaluation over its
+        # smaller held-out loader draws one too (the T5 loop of Adewale-1/Natural-Language-
+        # to-SQL ``train_t5.py``: ``tqdm(train_loader)``, ``Epoch {e}: Average train loss was
+        # ...``, then ``tqdm(dev_loader)`` and ``Epoch {e}: Dev loss: ...``)
+        self.bare_end = (-3, 0)
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         # a bar first seen with ``epoch: N,`` in its label repeating its count, taken for a bar
@@ -899,6 +905,26 @@ class MetricReader:
                 out[key] = out.get(key, 0) + count
         return out
 
+    def keyed_as_rows(self, text: str) -> bool:
+        """Whether the loss on ``text`` is keyed as rows this reader has read were: a loop
+        that prints its loss in a sentence (Adewale-1/Natural-Language-to-SQL ``train_t5.py``:
+        ``f"Epoch {epoch}: Average train loss was {tr_loss}"``) prints its NaN so too, which
+        then reads as a finding in words (``loss was nan``, see nonfinite_sentences) but is
+        the row, numbered as the rows are. Asked only of such sentences (rare lines).
+
+        Example:
+            >>> reader = MetricReader()
+            >>> reader.keyed_as_rows("Epoch 2: Average train loss was nan")
+            False
+            >>> _ = reader.read("Epoch 1: Average train loss was 1.8", 1)
+            >>> reader.keyed_as_rows("Epoch 2: Average train loss was nan")
+            True
+            >>> reader.keyed_as_rows("step 7: loss became inf")
+            False
+        """
+        keys = {claim[3] for claim in find_claims(text)[0] if claim[2] == lexicon.LOSS}
+        return bool(keys) and not keys.isdisjoint(self.keys_seen)
+
     def read(self, text: str, line: int) -> list[MetricEvent]:
         """The metric events of one line no family parser claimed."""
         if ".py:" in text and warning_line(text):
@@ -938,6 +964,10 @@ class MetricReader:
             # values were handed over; the bars that number them are read on a second
             # reading of every line (doctor._steps_unread)
             self.epochs_unread = True
+        if text[-3:] == "/s]" and (total := finished_total(text)):
+            if total >= self.bare_end[1]:  # (a shorter bare bar: an evaluation's, see bare_end)
+                self.bare_end = (line, total)
+            return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
             # rows printed every few batches tell only roughly (see closing_bars). Within an
@@ -1703,6 +1733,13 @@ class MetricReader:
             # (no layout numbered it: an epoch's summary, not a bar's or a counter's row; or
             # the training phase's, keyed by its split alone: ``train Loss: ... Acc: ...``)
             step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
+        elif step is None and counters and loss is not None and epoch_value is not None and (
+                0 < line - self.bare_end[0] <= _PASS_SUMMARY_REACH) and not metrics.evals:
+            # the same below a bare bar's pass (bare_end), by the epoch the summary names (an
+            # excerpt from the middle: the bar's passes before it were not printed there); a
+            # summary that holds an evaluation's value too may follow the evaluation's bar
+            step = (self._epochs_before(epoch_value) + 1) * self.bare_end[1]
+            basis = bases.EPOCH_LENGTH
         if step is not None and counters:
             last = self.step_rhythm[0]
             self.step_rhythm = (step, step - last if step > last else self.step_rhythm[1])

@@ -376,6 +376,9 @@ class LineParser:
         for parse, torch_family in self._parsers:
             events: list[LogEvent] = parse(segment)
             if events:
+                if parse is nonfinite_sentences.parse and self.generic is not None and (
+                        self.generic.keyed_as_rows(segment)):
+                    break  # the loop's own row in words (see MetricReader.keyed_as_rows)
                 if torch_family and self._scaled_backward:
                     events = [_under_amp(e) for e in events]
                 return events

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
-from denpex_callbacks.logs.closing_bars import closes_epoch
+from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
 from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
 from denpex_callbacks.logs.keyword_scan import line_starts_from
@@ -439,7 +439,8 @@ def _scan(
         if gap:
             if (step_line := _step_line(buffer, resume, start)) is not None:
                 yield number - 1 - step_line[1], _decode(step_line[0], stats)
-        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)):
+        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)
+                                        or finishes_bare_bar(before)):
             yield number - 1, _decode(before, stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
@@ -638,6 +639,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     found = _last_above(_EPOCH_ABOVE, buffer, max(resume, begin - EPOCH_BYTES), start,
                         EPOCH_REACH)
     if found is None:
+        if finishes_bare_bar(line):
+            # a bare sized bar at its total under no epoch heading (one heads it otherwise,
+            # and numbers it): the pass the epoch's summary below it closes (closing_bars)
+            return line, 0
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):

@@ -48,7 +48,8 @@ it):
   1288, 1372 (strict xfail: the label's epoch has no total and no base).
 - 186167874600329/nlp-hw4-part2 ``train_t5.py``: ``Epoch 4: Average train loss was nan``
   (0-based), ``Epoch 4: Dev loss: nan, Record F1: ...``; AMP006 4, AMP013 4 =, also from the
-  middle.
+  middle (h53-sample36: its bare bars read, the run's batches, 1340, as "right" reads since
+  sample34; from the middle 1072 for 1340, a strict xfail: the epochs' base is unseen).
 - 4g/transformers-tasks-keras ``train_translation.py`` (Keras ``mixed_float16``): ``Epoch
   6/10`` over ``1563/1563 [====...] - 307s 193ms/step - loss: nan - accuracy: 0.0000``;
   AMP006 9378 = (the bars' count), also from the middle.
@@ -562,8 +563,10 @@ READ_ALREADY: Table = {
     "mamba_translation_from_the_middle": (lambda: mamba_translation(1730)[20:],
                                           [("AMP006", 1750), ("AMP013", 2000)]),
     "mamba_cnn": (lambda: mamba_cnn(14), [("AMP006", 13 * 98 + 14), ("AMP013", 14 * 98)]),
-    "sql_t5": (lambda: sql_t5(4), [("AMP006", 4), ("AMP013", 4)]),
-    "sql_t5_from_the_middle": (lambda: sql_t5(4)[12:], [("AMP006", 4), ("AMP013", 4)]),
+    # (h53-sample36: the bare ``tqdm(train_loader)`` bar an epoch is read, so the step is the
+    # run's batches, as "right" reads since sample34: epoch 4 of 268 batches from 0, 1340;
+    # this guard held the epoch, 4, when the bars were unread; from the middle below)
+    "sql_t5": (lambda: sql_t5(4), [("AMP006", 1340), ("AMP013", 1340)]),
     "keras_translation": (lambda: keras_translation(6), [("AMP006", 6 * 1563)]),
     "keras_translation_from_the_middle": (lambda: keras_translation(6)[8:],
                                           [("AMP006", 6 * 1563)]),
@@ -633,6 +636,15 @@ def test_a_held_out_sentence_needs_its_nan(tmp_path: Path) -> None:
 # (h52-epochbars; the parent counted the paste's bars: 720, 896) CAESynth's epoch shows only
 # after its bar, ``End of epoch 4 / 8`` (epoch_ends); mamba_comparision's in the label's
 # ``Epoch   5 Train``, counted from 1 as the reader counts every epoch.
+@pytest.mark.xfail(strict=True, reason="not fixed: pasted from 'Epoch 1: ...', nothing shows "
+                   "that its epochs count from 0; counted from 1 the doctor says 1072")
+def test_sql_t5_from_the_middle(tmp_path: Path) -> None:
+    """186167874600329/nlp-hw4-part2's T5 from its epoch 1 on, NaN at epoch 4 (268 batches an
+    epoch, from 0): the run's 1340 (h53-sample36; this was a guard on the epoch, 4, before
+    its bare bars were read)."""
+    assert faults(tmp_path, sql_t5(4)[12:]) == [("AMP006", 1340), ("AMP013", 1340)]
+
+
 @pytest.mark.parametrize("name", ["caesynth", "mamba_cnn"])
 def test_per_epoch_bars_from_the_middle(tmp_path: Path, name: str) -> None:
     """CAESynth's NaN at epoch 6 (240 batches an epoch, epochs from 1): 1440; mamba_comparision's

@@ -47,7 +47,9 @@ Each script as repository ``file``: the format; the doctor's answer at first sig
   from the middle 9, 9 -> 8, 8. The step-less ``Train Loss`` lines are counted as rows
   between the summaries' epochs (strict xfail).
 - 01pooja10/Sketch-to-Shoe ``code/train.py`` (GradScaler, no scale printed): ``Epoch:  7
-  Disc Loss:  nan Gen Loss:  nan`` under each epoch's bar; AMP006 7 =; 31 = from the middle.
+  Disc Loss:  nan Gen Loss:  nan`` under each epoch's bar; AMP006 7 =; 31 = from the middle
+  (h53-sample36: its bare bars read, the run's batches, 2496, as "right" reads since sample34;
+  from the middle 9672 for 9984, a strict xfail: the epochs' base is unseen).
 - 010404/SS-pytorch-mine ``training.py``: ``[epoch: 4,idex: 200] loss:0.412`` (a running sum
   never reset within the epoch: a healthy sawtooth, silent), 322 batches an epoch printed
   nowhere; AMP006 11 -> 1166; from the middle 18 -> 2998. The rows are counted (strict
@@ -363,8 +365,11 @@ def moe(bad: int | None = None, epochs: int = 50, patience: int = 10,
 READ_ALREADY: Table = {
     "rgb_noise": (lambda: rgb_noise(1210), [("AMP006", 1220)]),
     "rgb_noise_from_the_middle": (lambda: rgb_noise(2610)[400:], [("AMP006", 2620)]),
-    "sketch_shoe": (lambda: sketch_shoe(7, epochs=20), [("AMP006", 7)]),
-    "sketch_shoe_from_the_middle": (lambda: sketch_shoe(31, epochs=50)[40:], [("AMP006", 31)]),
+    # (h53-sample36: its bare ``tqdm(train_loader)`` bar is read, so the step is the run's
+    # batches, as "right" reads since sample34: epoch 7 of 312 batches from 0, 2496; this
+    # guard held the epoch, 7, when the bars were unread; from the middle: see
+    # test_sketch_shoe_from_the_middle)
+    "sketch_shoe": (lambda: sketch_shoe(7, epochs=20), [("AMP006", 8 * 312)]),
     "distill": (lambda: distill(1100), [("AMP006", 1250), ("AMP013", 1250)]),
     "distill_from_the_middle": (lambda: distill(6100)[40:],
                                 [("AMP006", 6250), ("AMP013", 6250)]),
@@ -397,6 +402,15 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
 
 # The healthy runs as excerpts whose right answer is silence.
 CONTROLS: Table = {f"{name} (healthy)": (build, []) for name, build in HEALTHY.items()}
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: pasted from epoch 20, nothing shows that "
+                   "its epochs count from 0; counted from 1 the doctor says 9672")
+def test_sketch_shoe_from_the_middle(tmp_path: Path) -> None:
+    """01pooja10/Sketch-to-Shoe from its epoch 20 on, NaN at epoch 31 (312 batches an epoch,
+    from 0): the run's 9984 (h53-sample36; this was a guard on the epoch, 31, before its bare
+    bars were read)."""
+    assert faults(tmp_path, sketch_shoe(31, epochs=50)[40:]) == [("AMP006", 32 * 312)]
 
 
 @pytest.mark.parametrize("name", sorted({**READ_ALREADY, **CONTROLS}))
