@@ -147,6 +147,16 @@ _BEST_SO_FAR = re.compile(r"(?i)\bbest so far\b")
 _DURATION = re.compile(r" ?(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours)"
                        r"(?![\w/]|[ \t]*[:=]?[ \t]*[-+]?(?:\d|\.\d|nan|inf))")
 
+# A "no" answer right after a non-finite word: the word is a check's question, and the check
+# found nothing (``print(f"Loss is NaN: {torch.isnan(loss)}")``: ``Loss is NaN: tensor(False)``,
+# ``.item()``'s ``Loss is nan: False``). A "yes" leaves the word read: the value was found.
+_ANSWERED = re.compile(r"(?i)[ \t]*[:=?][ \t]*(?:(?:tensor|array)\([ \t]*\[*[ \t]*)?"
+                       r"(?:false|no)\b")
+
+# Words that deny what follows them in a sentence about evaluation (``Test passed: loss did
+# not become NaN``): the word before the non-finite value is then no score's name.
+_DENIALS = frozenset({"not", "never", "no", "didn't", "without", "nor"})
+
 
 @dataclass
 class MetricLine:
@@ -405,6 +415,8 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
             # layer's statistics (pjreddie/darknet src/yolo_layer.c, region_layer.c: ``Region
             # %d Avg IOU: %f, Class: %f, Obj: %f, No Obj: %f, ...``), no objective
             continue
+        if not text[end - 1].isdigit() and _ANSWERED.match(text, end):
+            continue  # "Loss is NaN: False": the check's question (see _ANSWERED)
         if claimed[0] in _TERMS and _DURATION.match(text, end):
             # "cost 123.45 s" (so-vits-svc's ``====> Epoch: 3, cost 123.45 s``): the time an
             # epoch cost, not a loss
@@ -877,15 +889,17 @@ def unclaimed_nonfinite(text: str, claims: list[Claim]) -> list[tuple[str, float
             break  # the best so far's values (see _BEST_SO_FAR)
         if found.group(0)[-1].isdigit() or (start, end) in taken:
             continue  # a finite number, or one a known key reads
-        if _CHANGED_FROM.match(text, end) is not None:
-            continue  # what a value changed from (``loss decreased (inf --> 0.70)``)
+        if _CHANGED_FROM.match(text, end) is not None or _ANSWERED.match(text, end):
+            continue  # what a value changed from (``loss decreased (inf --> 0.70)``), or a
+            # check's question its answer denies (``Test loss is NaN: False``)
         stripped = between.rstrip(_SEPARATORS)
         key = _KEY_TAIL.search(stripped[-80:]) if len(stripped) < len(between) else None
         if key is None:
             continue
         words = key.group(0).split()
-        if lexicon.extreme_or_bound(words):
-            continue
+        if lexicon.extreme_or_bound(words) or any(
+                word.lower() in _DENIALS for word in words[:-1]):
+            continue  # (a denial: "Test passed: loss did not become NaN")
         name = words[-1]  # the word before the value, not the prose before it
         value = to_value(found.group(0))
         if lexicon.measured_on_evaluation(name, value):

@@ -83,6 +83,14 @@ _NO_VALUE = re.compile(r"(?i)\b(?:no|without|never|zero|0)\s+" + _VALUE)  # ("No
 # named before it (``checked for NaN in model outputs``, ``checking for ...``).
 _FOUND_NONE = re.compile(r"(?i)[^:=\n]{0,20}[:=]\s*(?:false|no|none|0(?:\.0*)?)\b"
                          r"|.{0,40}\b(?:none|nothing|not)\s+found\b")
+# A check printed as a yes/no answer after its question (``print(f"Loss is NaN:
+# {torch.isnan(loss)}")``: ``Loss is NaN: tensor(False)``; ``NaN in loss: tensor(False,
+# device='cuda:0')``; ``.item()``'s ``False``; jax.debug.print's ``Checking for NaN in loss:
+# False``, a JAX array's ``Array(False, dtype=bool)``; ``NaN detected in loss: 0``; ``Any NaN in
+# loss? False``): group 1, the check found nothing; group 2, it found the value. Only a whole
+# answer: ``0.5``, ``12`` or a word beginning so are no yes/no.
+_ANSWER = re.compile(r"(?i)[^:=?\n]{0,20}[:=?]\s*(?:(?:tensor|array|np\.bool_?|bool)\(\s*\[*\s*)?"
+                     r"(?:(false|no|none|0(?:\.0*)?)|(true|yes|1(?:\.0*)?))(?![\w.])")
 _CHECKED_FOR = re.compile(r"(?i)\bcheck(?:ed|ing|s)?\s+(?:for\s+)?$")
 _NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
@@ -183,6 +191,12 @@ def parse(text: str) -> list[LogEvent]:
         ([nan], [])
         >>> parse("PASS: no NaN/Inf detected in loss/grad/params.")  # a check that found none
         []
+        >>> parse("Loss is NaN: tensor(False, device='cuda:0')"), parse("Any NaN in loss? False")
+        ([], [])
+        >>> [e.loss for e in parse("NaN in loss: tensor(True)")], parse("NaN detected in loss: 0")
+        ([nan], [])
+        >>> [(e.kind, e.loss) for e in parse("Val loss is NaN: True")]
+        [('eval', nan)]
     """
     if not any(cue in text for cue in _CUES) or _SOURCE_LINE.match(text):
         return []
@@ -196,6 +210,7 @@ def parse(text: str) -> list[LogEvent]:
         found = _OUTPUTS_SENTENCE.search(text)
         if found is not None and (_NO_VALUE.search(text, 0, found.end())
                                   or _FOUND_NONE.match(text, found.end())
+                                  or _answered_no(text, found.end())
                                   or _CHECKED_FOR.search(text, 0, found.start())):
             return []
     elif "core at" in text:
@@ -204,16 +219,37 @@ def parse(text: str) -> list[LogEvent]:
         if "etected" in text and _BARE.search(text):
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
         return []
-    if (found is None or _NEGATED.search(text) or _EVAL_WORD.search(text)
+    if (found is None or _NEGATED.search(text)
             or _DENIED.search(text, 0, found.start())
             or lexicon.HYPOTHETICAL.search(text, 0, found.start())
             or (_CAUSE_ONLY.match(text, found.start()) and (
                 _FOUND_NONE.match(text, found.end())
                 or _NONE_BEFORE.search(text, 0, found.start())))):
         return []
+    answer = _ANSWER.match(text, found.end())
+    if answer is not None and answer.group(1) is not None:
+        return []  # the check's answer: none found
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
+    if _EVAL_WORD.search(text):
+        # An evaluation loss's check that answers yes (``Val loss is NaN: True``) gives the
+        # metric reader no ``key: value`` pair: told to the evaluation stream here.
+        return ([LogEvent(EVAL, FAMILY, step=sentence_step(text), metric="loss", loss=loss)]
+                if answer is not None else [])
     return [LogEvent(METRICS, FAMILY, step=sentence_step(text), loss=loss)]
+
+
+def _answered_no(text: str, end: int) -> bool:
+    """Whether a yes/no answer after the sentence ending at ``end`` says none was found.
+
+    Example:
+        >>> _answered_no("NaN in loss: tensor(False)", 11), _answered_no("NaN in loss: True", 11)
+        (True, False)
+        >>> _answered_no("NaN in loss: 0.5", 11)
+        False
+    """
+    answer = _ANSWER.match(text, end)
+    return answer is not None and answer.group(1) is not None
 
 
 def _asserted(text: str) -> list[LogEvent]:
