@@ -414,12 +414,17 @@ class QuietRuns:
     def _steady(self, shape: Shape, buffer: bytes, start: int, end: int) -> int:
         """The end of the lines from ``start`` whose counters go on from the armed line by its
         stride, up to ``end`` (the end of the lines that match ``shape``). Every line's counter
-        is checked, at C speed (a findall, a map and list compares): a check at the last line
-        alone, or by halving, is fooled by a counter that jumps ahead and later goes back as
-        far (an excerpt with lines cut out, then a run resumed from an earlier checkpoint)."""
-        steps = list(map(int, shape.steps.findall(buffer, start, end)))
+        is checked, at C speed (a findall, a join and a compare of texts): a check at the last
+        line alone, or by halving, is fooled by a counter that jumps ahead and later goes back
+        as far (an excerpt with lines cut out, then a run resumed from an earlier checkpoint)."""
+        printed = shape.steps.findall(buffer, start, end)
         first = self.counter + self.stride
-        expected = list(range(first, first + self.stride * len(steps), self.stride))
+        expected = list(range(first, first + self.stride * len(printed), self.stride))
+        # The counters as printed, joined, against the text of the expected ones (a list's
+        # repr, written in C): a sixth cheaper than making each an int, where most runs end.
+        if b", ".join(printed) == str(expected)[1:-1].encode():
+            return end
+        steps = list(map(int, printed))  # (a counter printed with leading zeros, or a break)
         if steps == expected:
             return end
         # The longest prefix that holds (equal prefixes: a monotone test, so halved).

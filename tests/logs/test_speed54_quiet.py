@@ -196,3 +196,36 @@ def test_a_quiet_line_is_no_zero_loss(loss: str) -> None:
         assert shape.line.match(
             f"iter 121: loss {finite}, time 35.03ms, mfu 12.40%".encode()) is not None, finite
     assert re.fullmatch(quiet_runs._NONZERO, b"0.0.5") is None
+
+
+def dgl_lines(epochs: int, steps: int, *, log_every: int = 20,
+              fault: Fault = lambda e, s: None) -> list[str]:
+    """dmlc/dgl examples/pytorch/graphsage/train_sampling.py ``run``: ``'Epoch {:05d} | Step
+    {:05d} | Loss {:.4f} | Train Acc {:.4f} | Speed (samples/sec) {:.4f} | GPU {:.1f}
+    MiB'.format(epoch, step, ...)`` every ``log_every`` steps (epochs and steps from 0), then
+    ``'Epoch Time(s): {:.4f}'`` at each epoch's end."""
+    lines = []
+    for epoch in range(epochs):
+        for step in range(0, steps, log_every):
+            loss = fault(epoch, step) or f"{2.3 / (1 + 0.001 * (epoch * steps + step)):.4f}"
+            lines.append(f"Epoch {epoch:05d} | Step {step:05d} | Loss {loss} | Train Acc "
+                         f"0.{500 + step % 400:04d} | Speed (samples/sec) 2718.2818 | GPU "
+                         "1234.5 MiB")
+        lines.append(f"Epoch Time(s): {12.3456 + epoch:.4f}")
+    return lines
+
+
+@pytest.mark.parametrize("fault", [None, (3, 2000)], ids=["healthy", "nan"])
+def test_counters_printed_with_leading_zeros_read_the_same_either_way(
+        tmp_path: Path, fault: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(a control of the stride check's text compare: ``00120`` is not the text of 120, and
+    the run is still counted, by the counters' values)"""
+    lines = dgl_lines(5, 4000, fault=_at(*fault) if fault else lambda e, s: None)
+    counted_, one_by_one, quiet = _both(tmp_path, lines, monkeypatch)
+    assert quiet > len(lines) // 2
+    _same(counted_, one_by_one)
+    if fault is None:
+        assert counted_.faults == []
+    else:
+        # (the epochs before, each as long as its last count and the interval: 4000)
+        assert [(d.code, d.step) for d in counted_.faults] == [("AMP006", 3 * 4000 + 2000)]
