@@ -185,17 +185,40 @@ def test_one_shape_serves_every_epoch_and_captures_it() -> None:
 
 
 @pytest.mark.parametrize("loss", ["0.0000", "0", "0.", ".000", "-0.00", "0e5", "+0.0E-3", "nan",
-                                  "inf"])
+                                  "inf", "00.000"])
 def test_a_quiet_line_is_no_zero_loss(loss: str) -> None:
-    """(a control: the loss pattern rewritten without its lookahead refuses what it refused)"""
+    """(a control: the loss patterns rewritten without a lookahead, and in the form printed,
+    refuse what the lookahead refused)"""
     line = "iter 120: loss 3.1234, time 35.21ms, mfu 12.34%"
     shape = quiet_runs.shape_of(line, parse_line(line))
     assert shape is not None
     assert shape.line.match(f"iter 121: loss {loss}, time 35.03ms, mfu 12.40%".encode()) is None
-    for finite in ("0.0001", "1", "10.", ".5", "00.25", "2e-3", "-1.5"):
+    assert re.fullmatch(quiet_runs._NONZERO, loss.encode()) is None
+    for finite in ("0.0001", "10.5", "00.25", "-1.5"):  # (the form printed: a decimal)
         assert shape.line.match(
             f"iter 121: loss {finite}, time 35.03ms, mfu 12.40%".encode()) is not None, finite
+    for finite in ("0.0001", "1", "10.", ".5", "00.25", "2e-3", "-1.5"):
+        assert re.fullmatch(quiet_runs._NONZERO, finite.encode()) is not None, finite
     assert re.fullmatch(quiet_runs._NONZERO, b"0.0.5") is None
+
+
+def test_values_printed_as_decimals_of_either_sign_are_counted_and_read_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(a control of the values' regexes in the form printed) nanoGPT's ``iter`` line
+    (karpathy/nanoGPT train.py: ``print(f"iter {iter_num}: loss {lossf:.4f}, time
+    {dt*1000:.2f}ms, mfu {running_mfu*100:.2f}%")``), its mfu ``-100.00`` for the first
+    iterations (``running_mfu = -1.0`` until ``local_iter_num >= 5``): one shape, a NaN
+    late in the run read the same either way."""
+    def line(i: int) -> str:
+        loss = "nan" if i == 2900 else f"{2.5 / (1 + 0.001 * i):.4f}"
+        mfu = -100.0 if i < 5 else 40 + (i % 7) / 10
+        return f"iter {i}: loss {loss}, time {35 + (i % 5) / 10:.2f}ms, mfu {mfu:.2f}%"
+
+    lines = [line(i) for i in range(3000)]
+    counted_, one_by_one, quiet = _both(tmp_path, lines, monkeypatch)
+    assert [(d.code, d.step) for d in counted_.faults] == [("AMP006", 2900)]
+    assert quiet > len(lines) - 2 * KEEP - 10
+    _same(counted_, one_by_one)
 
 
 def dgl_lines(epochs: int, steps: int, *, log_every: int = 20,
