@@ -376,9 +376,6 @@ class QuietRuns:
         shape = self.shape
         if shape is None:
             return start
-        room = self.room(shape) if self.room is not None else None
-        if room is not None and room <= 0:
-            return start
         short = self._short
         if (short is not None and short[0] is buffer and short[1] == stop and short[2] is shape
                 and start < short[3]):
@@ -413,7 +410,11 @@ class QuietRuns:
             if cut <= start:
                 self._short = (buffer, stop, shape, end)
                 return start
-        # At most ``room`` lines (each one byte at least: most runs skip the count).
+        # At most ``room`` lines (each one byte at least: most runs skip the count). Asked
+        # here, of a run there is (the monitors' horizons cost more than most calls' match).
+        room = self.room(shape) if self.room is not None else None
+        if room is not None and room <= 0:
+            return start
         if room is not None and room < cut - start and buffer.count(b"\n", start, cut) > room:
             cut = start
             for _ in range(room):
