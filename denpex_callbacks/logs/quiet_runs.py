@@ -19,7 +19,13 @@ A run's step is its counter (the step claimed, else a count over its total: MNIS
 ``[19200/60000``) plus the offset that the two lines that armed it showed between their
 counter and the step the reader made (the epochs before, counted across epochs or in the
 run's samples); the epoch and those totals are matched as printed, so the offset holds over
-the run and a run ends where an epoch does.
+the run and a run ends where an epoch does. Where the next epoch's first ``KEEP`` lines are
+quiet lines of the shape too, the run before them keeps only its last ``TAIL`` lines (what the
+reader learns of an epoch's end: its last counter and the stride to it), not ``KEEP``: no
+fault can be judged before the next run has kept its own, and a log of short epochs (the
+MNIST example's 938 lines) is not read one line in fifteen. One shape serves every epoch (its
+epoch captured, a run's lines held to their first line's by a backreference): a shape's
+patterns cost more to compile than an epoch's end costs to read.
 """
 
 from __future__ import annotations
@@ -37,6 +43,10 @@ from denpex_callbacks.logs.metric_templates import Claim
 from denpex_callbacks.logs.step_basis import PRINTED
 
 KEEP = 64  # lines at the end of a run read one by one (the run state's loss trail: 64 steps)
+# ...where the next ``KEEP`` lines are quiet lines of the next epoch: what the reader learns
+# at an epoch's end (its last counter, the stride to it) is read from these lines, and the
+# loss trail is read again from the next epoch's lines before a fault could be judged on it.
+TAIL = 2
 # Lines one match takes at most: the regex engine keeps a little state per repetition, so a
 # run is matched in batches and memory stays flat however long it is.
 _BATCH = 2048
@@ -45,10 +55,21 @@ _LIMIT = 256  # shapes kept by template (a log has few)
 
 _FAMILIES = frozenset({"generic", "megatron"})
 _STEP = rb"(?P<step>\d+)"
+_EPOCH = rb"(?P<epoch>\d+)"
 _FINITE = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_NONZERO = rb"[-+]?(?=[\d.]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-# (the epoch too: a run never crosses an epoch's end, where a reader may learn how a counter
-# that starts over each epoch continues, and the offset of a step from its counter changes)
+# (a nonzero digit before the point, else one after it: no lookahead, which costs the regex
+# engine about a fifth of a run's match; either way a line's text is read once)
+_NONZERO = rb"[-+]?0*(?:[1-9]\d*(?:\.\d*)?|\.0*[1-9]\d*)(?:[eE][-+]?\d+)?"
+# A value printed as a plain decimal or a whole number (most are: ``{:.4f}``, ``{:d}``) is
+# matched in that form, which costs the regex engine a third less than any number; another
+# line of the shape that prints it otherwise (``1e-05`` after ``0.0001``) ends the run, is read
+# one by one, and the shape of its own template (digits as 0) arms the next run.
+_FORMS = ((re.compile(r"[-+]?\d+\.\d+"), rb"[-+]?\d+\.\d+",
+           rb"[-+]?(?:0*[1-9]\d*\.\d+|0+\.0*[1-9]\d*)"),
+          (re.compile(r"[-+]?\d+"), rb"[-+]?\d+", rb"[-+]?0*[1-9]\d*"))
+# (the epoch too, captured and held over a run: a run never crosses an epoch's end, where a
+# reader may learn how a counter that starts over each epoch continues, and the offset of a
+# step from its counter changes)
 _EXACT = frozenset({lexicon.SCALE, lexicon.LOG2_SCALE, lexicon.MAYBE_SCALE, lexicon.SKIPPED,
                     lexicon.EVAL, lexicon.EPOCH})
 _LOSSES = frozenset({lexicon.LOSS, lexicon.COMPONENT})
@@ -73,6 +94,13 @@ class Shape:
         rank: The rank its lines belong to.
         scale: The loss scale its lines print (None: none).
         grad_norm: Whether its lines print a gradient norm.
+        epoch: Its lines up to the epoch they print, which it captures (None: they print
+            none). ``line`` captures it too (``epoch``), and a run's lines are those of one
+            epoch: ``run`` matches its first line's epoch on the others, and the reader
+            checks that first line's with this.
+        next_epochs: ``KEEP`` lines of the shape in any epoch (None: it prints none): a run
+            followed by them ended where only its epoch changed, and the next run is armed,
+            and keeps its own last ``KEEP`` lines, before a fault could be judged.
     """
 
     line: re.Pattern[bytes]
@@ -83,6 +111,8 @@ class Shape:
     rank: int | None
     scale: float | None
     grad_norm: bool
+    epoch: re.Pattern[bytes] | None = None
+    next_epochs: re.Pattern[bytes] | None = None
 
 
 # Shapes by template and scale: what a template's values mean does not change from line to
@@ -109,16 +139,18 @@ def shape_of(text: str, events: list[LogEvent]) -> Shape | None:
     return found[0] if found is not None else None
 
 
-def counted(text: str, events: list[LogEvent]) -> tuple[Shape, int] | None:
-    """The shape of a line whose events say it is a quiet step and the counter it printed,
-    or None.
+def counted(text: str, events: list[LogEvent]) -> tuple[Shape, int, bytes | None] | None:
+    """The shape of a line whose events say it is a quiet step, the counter it printed and
+    its epoch as printed (None: the shape prints none), or None.
 
     Example:
         >>> from denpex_callbacks.logs.parsers import parse_line
         >>> line = "Epoch [2/5], Step [300/600], Loss: 0.4700"
-        >>> shape, counter = counted(line, parse_line(line))
-        >>> counter, shape.line.match(b"Epoch [3/5], Step [301/600], Loss: 0.4600")
-        (300, None)
+        >>> shape, counter, epoch = counted(line, parse_line(line))
+        >>> counter, epoch, shape.line.match(b"Epoch [3/5], Step [1/600], Loss: 0.4600")["epoch"]
+        (300, b'2', b'3')
+        >>> shape.line.match(b"Epoch [3/6], Step [1/600], Loss: 0.4600") is None  # a total
+        True
     """
     if len(events) != 1 or "\r" in text or "\ufffd" in text:
         return None
@@ -140,16 +172,15 @@ def counted(text: str, events: list[LogEvent]) -> tuple[Shape, int] | None:
     shape = _SHAPES.get(key)
     if shape is None and key in _SHAPES:
         return None
-    # A shape matches some values as printed (the epoch, a total), which its template does
+    # A shape matches some values as printed (a total, the scale), which its template does
     # not hold: a line of the template that the shape does not match is built anew.
-    if shape is not None and (found := shape.line.match(encoded)) is not None:
-        return shape, int(found["step"])
-    if shape is None and len(_SHAPES) >= _LIMIT:
-        _SHAPES.clear()
-    shape = _SHAPES[key] = _build(text, event)
     if shape is None or (found := shape.line.match(encoded)) is None:
-        return None
-    return shape, int(found["step"])
+        if shape is None and len(_SHAPES) >= _LIMIT:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = _build(text, event)
+        if shape is None or (found := shape.line.match(encoded)) is None:
+            return None
+    return shape, int(found["step"]), found["epoch"] if shape.epoch is not None else None
 
 
 def _build(text: str, event: LogEvent) -> Shape | None:
@@ -176,6 +207,7 @@ def _build(text: str, event: LogEvent) -> Shape | None:
              if (span == counter or roles.get(span) == lexicon.EPOCH)
              and (total := _OVER.match(text, span[1])) is not None}
     out: list[bytes] = []
+    epoched = False  # an epoch printed (the first value claimed as one)
     previous, stepped = 0, False
     for start, end in spans:
         out.append(_literal(text, previous, start))
@@ -191,21 +223,35 @@ def _build(text: str, event: LogEvent) -> Shape | None:
         elif (start, end) in exact:
             out.append(re.escape(spelled.encode()))
         elif role in _LOSSES:
-            out.append(_NONZERO)
+            out.append(_number(spelled, nonzero=True))
         elif role in _EXACT:
-            out.append(re.escape(spelled.encode()))
+            if role == lexicon.EPOCH and spelled.isdigit() and not epoched:
+                epoched = True  # captured: a run's lines share it
+                out.append(_EPOCH)
+            else:
+                out.append(re.escape(spelled.encode()))
         else:
-            out.append(_FINITE)
+            out.append(_number(spelled, nonzero=False))
         previous = end
     out.append(_literal(text, previous, len(text)))
     if not stepped:
         return None
     line = b"".join(out)
-    run = b"(?:" + line.replace(_STEP, rb"\d+") + b"\n){1,%d}" % _BATCH
-    steps = line[:line.index(_STEP) + len(_STEP)] + rb"[^\n]*\n"
+    bare = line.replace(_STEP, rb"\d+")  # any line of the shape, nothing captured
+    anyhow = bare.replace(_EPOCH, rb"\d+")  # ...in any epoch
+    if not epoched:
+        run = b"(?:" + bare + b"\n){1,%d}" % _BATCH
+    else:  # (the others in the first one's epoch: a backreference, not a shape per epoch)
+        run = (bare + b"\n(?:" + bare.replace(_EPOCH, rb"(?P=epoch)") + b"\n){0,%d}"
+               % (_BATCH - 1))
+    steps = line[:line.index(_STEP) + len(_STEP)].replace(_EPOCH, rb"\d+") + rb"[^\n]*\n"
+    epoch = next_epochs = None
+    if epoched:
+        epoch = re.compile(bare[:bare.index(_EPOCH)] + rb"(\d+)")
+        next_epochs = re.compile(b"(?:" + anyhow + b"\n){%d}" % KEEP)
     return Shape(re.compile(line), re.compile(run), re.compile(steps),
                  event.family, frozenset({event.kind}), event.rank, event.scale_after,
-                 event.grad_norm is not None)
+                 event.grad_norm is not None, epoch, next_epochs)
 
 
 def _counter(text: str, spans: list[tuple[int, int]],
@@ -242,6 +288,14 @@ def _literal(text: str, start: int, end: int) -> bytes:
         previous = found.end()
     out.append(re.escape(text[previous:end].encode()))
     return b"".join(out)
+
+
+def _number(spelled: str, *, nonzero: bool) -> bytes:
+    """A value's regex: any finite number (``nonzero``: that is not 0) in the form printed."""
+    for printed, finite, not_zero in _FORMS:
+        if printed.fullmatch(spelled) is not None and spelled.isascii():
+            return not_zero if nonzero else finite
+    return _NONZERO if nonzero else _FINITE
 
 
 def _is_finite(spelled: str) -> bool:
@@ -285,8 +339,9 @@ class QuietRuns:
         # lines of one shape, ``Step [1/600]`` after ``Step [600/600]``, ends the run there).
         self.counter = 0
         self.stride = 0
-        # (line, shape regex, step, offset, basis, counter) of the last line read
-        self._seen: tuple[int, bytes, int, int, str, int] | None = None
+        self.epoch: bytes | None = None  # the armed line's epoch as printed (None: none)
+        # (line, shape regex, epoch, step, offset, basis, counter) of the last line read
+        self._seen: tuple[int, bytes, bytes | None, int, int, str, int] | None = None
         # (buffer, stop, shape, end) of the last run found shorter than KEEP lines
         self._short: tuple[bytes, int, Shape, int] | None = None
 
@@ -298,20 +353,21 @@ class QuietRuns:
         if found is None:
             self.shape = None
             return
-        shape, printed = found
+        shape, printed, epoch = found
         event = events[0]
         step = event.step
         assert step is not None
         offset = step - printed
         basis = getattr(event, "step_basis", None) or event.evidence.get(STEP_BASIS, PRINTED)
         key = shape.line.pattern
-        self._seen = (line, key, step, offset, basis, printed)
-        same = (seen is not None and seen[0] == line - 1 and seen[1] == key and step > seen[2]
-                and seen[3] == offset and seen[4] == basis)
+        self._seen = (line, key, epoch, step, offset, basis, printed)
+        same = (seen is not None and seen[0] == line - 1 and seen[1] == key
+                and seen[2] == epoch and step > seen[3] and seen[4] == offset
+                and seen[5] == basis)
         if same:
             assert seen is not None
-            self.shape, self.offset, self.basis = shape, offset, basis
-            self.counter, self.stride = printed, printed - seen[5]
+            self.shape, self.offset, self.basis, self.epoch = shape, offset, basis, epoch
+            self.counter, self.stride = printed, printed - seen[6]
         else:
             self.shape = None
 
@@ -320,9 +376,6 @@ class QuietRuns:
         shape = self.shape
         if shape is None:
             return start
-        room = self.room(shape) if self.room is not None else None
-        if room is not None and room <= 0:
-            return start
         short = self._short
         if (short is not None and short[0] is buffer and short[1] == stop and short[2] is shape
                 and start < short[3]):
@@ -330,19 +383,38 @@ class QuietRuns:
             # are fewer still (matching them again at each line would cost KEEP squared).
             return start
         cut = start
-        while (found := shape.run.match(buffer, cut, stop)) is not None:
+        while True:
+            if shape.epoch is not None and (
+                    (head := shape.epoch.match(buffer, cut, stop)) is None
+                    or head[1] != self.epoch):
+                break  # (the next epoch's lines: the reader reads where it starts)
+            if (found := shape.run.match(buffer, cut, stop)) is None:
+                break
             cut = found.end()
-        if cut > start:
-            cut = self._steady(shape, buffer, start, cut)
+        if cut == start:
+            return start
+        matched = cut
+        cut = self._steady(shape, buffer, start, cut)
         if cut == start:
             return start
         end = cut
-        for _ in range(KEEP):  # the last KEEP lines are read one by one
+        # An epoch's end, the next epoch's lines quiet too (every line matched went on by the
+        # stride, and the line after them differs only in its epoch): its last TAIL lines are
+        # read one by one, not KEEP.
+        keep = KEEP
+        if (cut == matched and shape.next_epochs is not None
+                and shape.next_epochs.match(buffer, cut, stop) is not None):
+            keep = TAIL
+        for _ in range(keep):  # the last lines are read one by one
             cut = buffer.rfind(b"\n", start, cut - 1) + 1
             if cut <= start:
                 self._short = (buffer, stop, shape, end)
                 return start
-        # At most ``room`` lines (each one byte at least: most runs skip the count).
+        # At most ``room`` lines (each one byte at least: most runs skip the count). Asked
+        # here, of a run there is (the monitors' horizons cost more than most calls' match).
+        room = self.room(shape) if self.room is not None else None
+        if room is not None and room <= 0:
+            return start
         if room is not None and room < cut - start and buffer.count(b"\n", start, cut) > room:
             cut = start
             for _ in range(room):
@@ -358,12 +430,17 @@ class QuietRuns:
     def _steady(self, shape: Shape, buffer: bytes, start: int, end: int) -> int:
         """The end of the lines from ``start`` whose counters go on from the armed line by its
         stride, up to ``end`` (the end of the lines that match ``shape``). Every line's counter
-        is checked, at C speed (a findall, a map and list compares): a check at the last line
-        alone, or by halving, is fooled by a counter that jumps ahead and later goes back as
-        far (an excerpt with lines cut out, then a run resumed from an earlier checkpoint)."""
-        steps = list(map(int, shape.steps.findall(buffer, start, end)))
+        is checked, at C speed (a findall, a join and a compare of texts): a check at the last
+        line alone, or by halving, is fooled by a counter that jumps ahead and later goes back
+        as far (an excerpt with lines cut out, then a run resumed from an earlier checkpoint)."""
+        printed = shape.steps.findall(buffer, start, end)
         first = self.counter + self.stride
-        expected = list(range(first, first + self.stride * len(steps), self.stride))
+        expected = list(range(first, first + self.stride * len(printed), self.stride))
+        # The counters as printed, joined, against the text of the expected ones (a list's
+        # repr, written in C): a sixth cheaper than making each an int, where most runs end.
+        if b", ".join(printed) == str(expected)[1:-1].encode():
+            return end
+        steps = list(map(int, printed))  # (a counter printed with leading zeros, or a break)
         if steps == expected:
             return end
         # The longest prefix that holds (equal prefixes: a monotone test, so halved).
