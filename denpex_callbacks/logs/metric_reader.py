@@ -35,6 +35,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.closing_bars import closed_length, finished_total
+from denpex_callbacks.logs.counter_headings import COUNTERS_WIDTH, FILLED, counter_heading
 from denpex_callbacks.logs.counter_rows import named_row as counter_row
 from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
 from denpex_callbacks.logs.episode_blanks import GATE as EPISODE_ROW
@@ -535,6 +536,7 @@ STEP_ALONE = (r"[\W_]*(?:[A-Z][a-z]+ )?(?:[Gg]lobal[ _])?"
               r"[\W_]{1,3}\d+(?:_\d{3})*(?: ?/ ?\d+)?[\W_]*$")
 _STEP_ALONE = re.compile(STEP_ALONE)
 _DIGIT_GROUP = re.compile(r"(?<=\d)_(?=\d{3})")  # ``{:_}``'s separators (``1_200_000``)
+_FILLED = re.compile(FILLED)  # a counter's filler word (see counter_headings)
 # Keras' epoch header over its bar (keras ``callbacks/progbar_logger.py``: ``Epoch
 # {epoch + 1}/{self.epochs}``), handed over with the bar below it (reader.py)
 KERAS_EPOCH = r"Epoch (\d+)/(\d+)"
@@ -1127,6 +1129,9 @@ class MetricReader:
             self.eval_passes.read(text)
         if "_" in text and _STEP_ALONE.match(text) is not None:
             text = _DIGIT_GROUP.sub("", text)  # a banner's grouped counter: one number
+        if len(text) <= COUNTERS_WIDTH and (" n" in text or " N" in text or " #" in text) and (
+                _FILLED.search(text) is not None and (heading := counter_heading(text))):
+            text = heading  # counters named in words alone: the filler words dropped
         if text[:1] == "[" and (progress := COMPOSER_LINE.match(text)) is not None:
             epoch, batch, batches = progress.groups()
             if epoch is None or batches is not None:  # (an epoch's length not printed: none)
@@ -3440,7 +3445,8 @@ def step_line(text: str) -> bool:
         False
     """
     return ("tep" in text and _STEP_ABOVE.search(text) is not None) or (
-        _STEP_ALONE.match(text) is not None)
+        _STEP_ALONE.match(text) is not None) or (
+        len(text) <= COUNTERS_WIDTH and counter_heading(text) is not None)
 
 
 def mapping_row(text: str) -> bool:

@@ -21,6 +21,7 @@ from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
+from denpex_callbacks.logs.counter_headings import is_counter_heading
 from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
 from denpex_callbacks.logs.keyword_scan import line_starts_from
@@ -592,7 +593,8 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         return warned  # numpy's empty mean, over the NaN it printed (see empty_means)
     if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
             b"teration " in line and _EVAL_AT.search(line) is not None) or (
-            b"poch" in line and _EPOCH_HEADING.search(line) is not None):
+            b"poch" in line and _EPOCH_HEADING.search(line) is not None) or (
+            is_counter_heading(line)):  # (counters named in words: see counter_headings)
         return line, 0
     if line[:1] in (b" ", b"\t") and begin > resume and (rows := step_above_rows(
             buffer, resume, start, begin, line, _is_step_line)) is not None:
