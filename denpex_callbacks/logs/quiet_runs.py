@@ -419,7 +419,8 @@ class QuietRuns:
             cut = start
             for _ in range(room):
                 cut = buffer.index(b"\n", cut) + 1
-        last = buffer.rfind(b"\n", start, cut - 1) + 1
+        # (a run of one line: no newline before its own, and rfind's -1 is not the buffer's 0)
+        last = max(start, buffer.rfind(b"\n", start, cut - 1) + 1)
         step = shape.line.match(buffer, last, cut - 1)
         if step is None:
             return start

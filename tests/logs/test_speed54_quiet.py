@@ -252,3 +252,21 @@ def test_counters_printed_with_leading_zeros_read_the_same_either_way(
     else:
         # (the epochs before, each as long as its last count and the interval: 4000)
         assert [(d.code, d.step) for d in counted_.faults] == [("AMP006", 3 * 4000 + 2000)]
+
+
+def test_a_run_of_one_line_is_at_its_own_step_not_the_buffers_first() -> None:
+    """A run cut to one line by the KEEP lines after it (a NaN KEEP + 1 lines on): its step is
+    its own line's, not the first line's of the buffer (``rfind``'s -1 plus one is 0), which
+    put the run behind the clock and lost its row from the rows read."""
+    from denpex_callbacks.logs.parsers import parse_line
+
+    runs = quiet_runs.QuietRuns()
+    lines = [f"iter {i}: loss {3 - i / 1000:.4f}" for i in range(1, 3 + KEEP + 1)]
+    for number in (1, 2):
+        runs.offer(number, lines[number - 1], parse_line(lines[number - 1]))
+    data = ("\n".join(lines) + "\n").encode()
+    start = data.index(b"iter 3:")
+    # the lines from iter 3: KEEP + 1 of them, the last KEEP read one by one: a run of one
+    end = runs.quiet_end(data, start, len(data))
+    assert data.count(b"\n", start, end) == 1
+    assert runs.last_step == 3
