@@ -12,9 +12,11 @@ the generic reader numbers it as it numbers any row that counts batches within a
 (restarts and all).
 
 A line is one only when, behind a log prefix that holds no lowercase letter (a date, a time,
-``AM``/``PM``, a level), it holds the training split's name (``train``), an integer, a value
-in ``%e`` (``2.395833e-02``; or ``nan``/``inf`` as Python prints them, lowercase: pandas'
-missing ``NaN`` is none) and one to three numbers with a decimal point, nothing else. The
+``AM``/``PM``, a level) but a logger's name beside its level (``INFO:root:``, ``- root - INFO
+-``: the standard library's logging formats), it holds the training split's name
+(``train``), an integer, a value in ``%e`` (``2.395833e-02``; or ``nan``/``inf`` as Python
+prints them, lowercase: pandas' missing ``NaN`` is none) and one to three numbers with a
+decimal point, nothing else. The
 held-out split's rows are left to the reader as before (their count is the evaluation's own
 batch).
 """
@@ -23,11 +25,18 @@ from __future__ import annotations
 
 import re
 
+# A logger's name beside its level, the one lowercase piece a logging prefix may hold: the
+# standard library's ``BASIC_FORMAT`` ``%(levelname)s:%(name)s:%(message)s`` (``INFO:root:``,
+# ``logging.basicConfig()`` with no format) and ``%(asctime)s - %(name)s - %(levelname)s -
+# %(message)s`` (`` - root - INFO - ``, the logging cookbook's and pytorch-template's file
+# format): a script built on DARTS that logs so prints the same rows behind it
+_LOGGER = r"[A-Z]{4,8}:[\w.]{1,40}:| - [\w.]{1,40} - [A-Z]{4,8} - "
 # The training split, its counter, the objective in %e (or Python's nan/inf), then the
 # accuracies in %f: each piece a bounded class, anchored at both ends (no backtracking
 # to speak of).
 _ROW = re.compile(
-    r"([^a-z=]{0,48}?)\btrain[ \t]+(\d{1,9})[ \t]+(\d\.\d{1,12}e[-+]\d{2,3}|-?nan|-?inf)"
+    r"([^a-z=]{0,48}?(?:" + _LOGGER + r")?)"
+    r"\btrain[ \t]+(\d{1,9})[ \t]+(\d\.\d{1,12}e[-+]\d{2,3}|-?nan|-?inf)"
     r"((?:[ \t]+-?\d{1,9}\.\d{1,12}){1,3})[ \t]*")
 
 
@@ -43,6 +52,8 @@ def named_row(text: str) -> tuple[str, bool] | None:
         ('12/07 12:03:49 AM train Step: 150 Loss: 2.395833e-02 acc: 34.738631 acc5: 51.0', True)
         >>> named_row("2026-12-07 22:15:03,123 train\t2400\tnan\t0.100000")
         ('2026-12-07 22:15:03,123 train Step: 2400 Loss: nan acc: 0.100000', False)
+        >>> named_row("INFO:root:train 050 1.5e+00 30.0")
+        ('INFO:root:train Step: 050 Loss: 1.5e+00 acc: 30.0', True)
         >>> [named_row(x) for x in ("train 150 0.0239 34.7", "epoch 3 train 150 nan 3.4",
         ...                         "train 150 NaN 34.7", "train 150 2.4e-02")]
         [None, None, None, None]

@@ -601,6 +601,8 @@ class _Session:
                 assembler.settle()  # (a row waiting for the next event is a step before it)
                 stream.event(event, at, shown, assembler.clock or None)
                 continue
+            if self.empty_means.line is not None:  # (rare: a warning above, see empty_means)
+                self.empty_means.passed(event)
             if self.dropped.offer(event, at, shown):
                 continue
             for held in self.dropped.row(event):

@@ -12,9 +12,11 @@ run prints that NaN right below them: 3dem/relion-classranker ``train_resnet.py`
 loss. That NaN is the mean of nothing, not a value that diverged: no AMP013.
 
 Only an evaluation's NaN (a training loss of no batches is left to the training rows' rules)
-within :data:`REACH` lines below the warning, and only the first: one empty mean, one
-warning (Python's default filter shows it once per place, so a later empty mean at the same
-place prints none, and the warning explains no later NaN).
+within :data:`REACH` lines below the warning, with no training loss's NaN or inf read between
+them (the warning stood over that one: the evaluation's NaN below follows a diverged run),
+and only the first: one empty mean, one warning (Python's default filter shows it once per
+place, so a later empty mean at the same place prints none, and the warning explains no later
+NaN).
 """
 
 from __future__ import annotations
@@ -109,3 +111,20 @@ class EmptyMeans:
             return False
         self.line = None
         return True
+
+    def passed(self, event: LogEvent) -> None:
+        """A training event read below the warning: a non-finite loss there is what the
+        warning stood over (a loop that averages its batches' losses with numpy, or a
+        diverged run whose other mean was empty), and the evaluation's NaN below it follows
+        the training's, not a mean of nothing: the warning is spent on it.
+
+        Example:
+            >>> from denpex_callbacks.logs.events import METRICS
+            >>> means = EmptyMeans()
+            >>> means.warned(10)
+            >>> means.passed(LogEvent(METRICS, "generic", loss=math.nan))
+            >>> means.explains(LogEvent(EVAL, "generic", loss=math.nan, metric="loss"), 12)
+            False
+        """
+        if event.kind != EVAL and event.loss is not None and not math.isfinite(event.loss):
+            self.line = None

@@ -802,8 +802,10 @@ _MEASURED_LOSSES = frozenset({("l1",)})
 
 
 # Scores that are +inf at perfection (a reconstruction's PSNR or SNR where the error is 0):
-# an infinite one says the images match, not that evaluation broke.
-_INFINITE_AT_BEST = frozenset({"psnr", "snr", "sisnr", "sdr", "sisdr"})
+# an infinite one says the images match, not that evaluation broke. PSNR-B (the blocking
+# effect's PSNR of a JPEG restoration: JingyunLiang/SwinIR ``utils/util_calculate_psnr_ssim.py``
+# ``calculate_psnrb``, printed as ``PSNRB``/``PSNRB_Y``) is +inf where the images match too.
+_INFINITE_AT_BEST = frozenset({"psnr", "psnrb", "snr", "sisnr", "sdr", "sisdr"})
 
 
 def perfect_score(key: str, value: float) -> bool:

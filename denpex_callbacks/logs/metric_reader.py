@@ -739,7 +739,10 @@ class MetricReader:
         # total: the epoch's batches). Only the longest such bar's: a loop's evaluation over its
         # smaller held-out loader draws one too (the T5 loop of Adewale-1/Natural-Language-
         # to-SQL ``train_t5.py``: ``tqdm(train_loader)``, ``Epoch {e}: Average train loss was
-        # ...``, then ``tqdm(dev_loader)`` and ``Epoch {e}: Dev loss: ...``)
+        # ...``, then ``tqdm(dev_loader)`` and ``Epoch {e}: Dev loss: ...``), among the bars
+        # within a summary's reach of each other: a bar further below is the next pass's, kept
+        # whatever its length (a held-out loader longer than the training's: its bar must not
+        # number the next epoch's training summary)
         self.bare_end = (-3, 0)
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
@@ -967,7 +970,8 @@ class MetricReader:
             # reading of every line (doctor._steps_unread)
             self.epochs_unread = True
         if text[-3:] == "/s]" and (total := finished_total(text)):
-            if total >= self.bare_end[1]:  # (a shorter bare bar: an evaluation's, see bare_end)
+            if total >= self.bare_end[1] or line - self.bare_end[0] > _PASS_SUMMARY_REACH:
+                # (a shorter bare bar beside a longer one: an evaluation's, see bare_end)
                 self.bare_end = (line, total)
             return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
