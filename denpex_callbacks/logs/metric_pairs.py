@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from denpex_callbacks.logs import best_tags, lexicon, region_losses
 from denpex_callbacks.logs.metric_templates import Claim
 from denpex_callbacks.logs.split_tags import held_out_part
+from denpex_callbacks.logs.timing_lines import timing_line
 
 # Numbers as loops print them, and every spelling of a non-finite value. ``1.#INF`` first:
 # otherwise its ``1`` would be read as a number; none right after ``@`` (a name's: ``mean@1``)
@@ -438,6 +439,10 @@ def find_claims(text: str) -> tuple[list[Claim], list[tuple[int, int]]]:
         claims = sorted(claims + _gan_pair(text))
     if " is " in text and " at " in text and not any(claim[2] in _TERMS for claim in claims):
         claims = sorted(claims + _at_count_is(text))
+    if any(claim[2] == lexicon.LOSS for claim in claims) and timing_line(text):
+        # ``FORWARD: 101.4, LOSS: 152.3, BACKWARD: 117.3``: the seconds the loss's evaluation
+        # took among the step's timed phases, no loss (see timing_lines)
+        claims = [claim for claim in claims if claim[2] != lexicon.LOSS]
     return claims, spans
 
 
