@@ -56,9 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from excerpts import Table, check_listed, faults, nan_from, tqdm_bar
-
-from denpex_callbacks.logs.doctor import diagnose
+from excerpts import Table, alarms, check_listed, faults, nan_from, tqdm_bar
 
 NAN = float("nan")
 
@@ -272,9 +270,7 @@ def test_excerpts(tmp_path: Path, name: str) -> None:
 def test_unread_healthy_runs_raise_no_alarm(tmp_path: Path, name: str) -> None:
     """The healthy runs the doctor does not read: no diagnosis above info (no false alarm),
     whatever its error says."""
-    path = tmp_path / "excerpt.log"
-    path.write_text("\n".join(UNREAD[name]()) + "\n", encoding="utf-8")
-    assert diagnose(str(path)).faults == []
+    assert alarms(tmp_path, UNREAD[name]()) == []
 
 
 @pytest.mark.xfail(strict=True, reason="first sight: `Train: x / y% | Val: ...` is not read "
