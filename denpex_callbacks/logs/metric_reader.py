@@ -43,6 +43,7 @@ from denpex_callbacks.logs.episode_blanks import EpisodeBlanks
 from denpex_callbacks.logs.epoch_brackets import bracket_epoch_step, epoch_share
 from denpex_callbacks.logs.epoch_ends import ended_epoch, summary_epoch
 from denpex_callbacks.logs.epoch_pairs import epoch_pair
+from denpex_callbacks.logs.epoch_split_rows import epoch_split_row
 from denpex_callbacks.logs.epoch_sums import postfixless_bar_step, split_sums
 from denpex_callbacks.logs.eval_headings import HEADING_WIDTH, HeadedBlock
 from denpex_callbacks.logs.eval_passes import EvalPasses
@@ -405,6 +406,8 @@ BAR_SUMMARY_REACH = 4
 # An epoch's sums under the splits' names this many lines below its bar's last state (a
 # warning's line between at most): see epoch_sums.
 SUMS_REACH = 2
+# How an epoch's row opens (``Epoch 23/60 | ...``, ``epoch: 4/9, ...``): a cheap test first.
+_EPOCH_OPENERS = frozenset(("Epoch", "epoch"))
 # A row that says how far into its epoch it is by a percentage in brackets before its values
 # (PhysicsNeMo's LaunchLogger, NVIDIA/modulus ``physicsnemo/launch/logging/launch.py``
 # ``log_minibatch``: ``f"[{mbp:.02f}%] " + "Mini-Batch Losses: loss = {value:10.3e}"``), and
@@ -959,6 +962,9 @@ class MetricReader:
             # any bar is no epoch's end)
             self.ended_epoch = (ended, line)
             return []
+        if "rain" in text and text.lstrip()[:5] in _EPOCH_OPENERS and (
+                row := epoch_split_row(text)) is not None:
+            return self._epoch_split_row(text, *row)  # (see epoch_split_rows)
         if text[-3:] == "/s]" and "poch" in text and (
                 done := postfixless_bar_step(text)) is not None:
             self.sums_bar = (done, line)  # (an epoch's sums may follow: see epoch_sums)
@@ -1361,6 +1367,19 @@ class MetricReader:
         key = metrics.keys.get(lexicon.EPOCH)
         return whole if whole is not None and key is not None and _printed_whole(
             key, whole, text) else None
+
+    def _epoch_split_row(self, text: str, epoch: int, trained: float,
+                         held_out: tuple[str, float]) -> list[MetricEvent]:
+        """The events of an epoch's row that names its losses by the splits alone (see
+        :mod:`epoch_split_rows`): the training loss and the held-out loss at the row's
+        epoch, a row an epoch."""
+        self.evaluation_lines += 1
+        read = [MetricEvent(EVAL, FAMILY, step=epoch, loss=held_out[1], metric=held_out[0],
+                            epoch_row=True, step_basis=bases.EPOCH)
+                ] if math.isfinite(held_out[1]) else []
+        return [MetricEvent(METRICS, FAMILY, step=epoch, loss=trained, epoch_row=True,
+                            step_basis=bases.EPOCH),
+                *self._nonfinite_events(text, [held_out], epoch), *read]
 
     def _epoch_sums(self, text: str, trained: float,
                     held_out: list[tuple[str, float]]) -> list[MetricEvent]:
