@@ -20,8 +20,15 @@ line every 10 iterations; ``iter N: loss X, time Y ms, mfu Z%`` every iteration;
 MNIST example's ``Train Epoch: E [n/N (p%)]\tLoss: X`` every batch; the most copied
 tutorial's ``Epoch [e/E], Step [i/T], Loss: X`` every step).
 
+``--startup``: start-up instead of throughput, on a pasted excerpt of two lines: ``python -c
+pass``, ``import denpex_callbacks.logs.doctor`` and ``denpex diagnose`` (and the baseline's),
+in rotated rounds (default 10), medians in ms. Bytecode is written to a cache under /tmp
+(``PYTHONPYCACHEPREFIX``), as an installed package has it, even where the environment sets
+``PYTHONDONTWRITEBYTECODE`` (compiling the sources would otherwise be most of the time).
+
 Usage: ``.venv/bin/python benchmarks/log_doctor.py [--size-mb 1024] [--path /tmp/x.log]
-[--generic 0.3 | --shape megatron] [--rounds 3] [--baseline /other/checkout/.venv/bin/python]``
+[--generic 0.3 | --shape megatron | --startup] [--rounds 3]
+[--baseline /other/checkout/.venv/bin/python]``
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from denpex_callbacks.logs.parsers import KEYWORDS
 
 STAMP = "[2026-01-01 10:00:00,000]"
 ROUNDS = 3  # rotated rounds of the variants (grep, the doctor, ...)
+STARTUP_ROUNDS = 10  # --startup: each run takes a fraction of a second
 NOISE = (
     f"{STAMP} [INFO] [timer.py:264:stop] epoch=0/micro_step={{s}}/global_step={{s}}, "
     "RunningAvgSamplesPerSec=1224.88, CurrSamplesPerSec=1224.50, MemAllocated=30.1GB, "
@@ -149,12 +157,13 @@ def _warm_page_cache(path: Path) -> None:
             pass
 
 
-def _timed(command: list[str], cwd: str | None = None) -> tuple[float, str, float]:
+def _timed(command: list[str], cwd: str | None = None,
+           env: dict[str, str] | None = None) -> tuple[float, str, float]:
     """Seconds, stdout and peak RSS (MB, its largest process: ``wait4`` reports the
     child's, which counts its own children's) of one run."""
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True, cwd=cwd)
+                             text=True, cwd=cwd, env=env)
     assert child.stdout is not None
     out = child.stdout.read()
     child.stdout.close()
@@ -175,6 +184,39 @@ def python_loop_seconds(path: Path, pattern: str) -> tuple[float, int]:
     return time.perf_counter() - start, matches
 
 
+def startup(rounds: int, baseline: str | None) -> None:
+    """Median start-up times (ms) of Python, the doctor's import and ``denpex diagnose`` on a
+    two-line excerpt, in rotated rounds (see the module docstring)."""
+    log = Path("/tmp/denpex_bench_startup.log")
+    log.write_text("Epoch 1 step 10 loss 2.31\nEpoch 1 step 20 loss 2.10\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = "/tmp/denpex_bench_pycache"
+    doctor = ["-m", "denpex_callbacks.cli", "diagnose", str(log)]
+    variants: dict[str, tuple[list[str], str | None]] = {
+        "python": ([sys.executable, "-c", "pass"], None),
+        "import": ([sys.executable, "-c", "import denpex_callbacks.logs.doctor"], None),
+        "denpex": ([sys.executable, *doctor], None),
+    }
+    if baseline:  # run outside this checkout, so that it imports its own denpex
+        variants["baseline import"] = ([baseline, "-c", "import denpex_callbacks.logs.doctor"],
+                                       "/")
+        variants["baseline"] = ([baseline, *doctor], "/")
+    names = list(variants)
+    for name in names:  # once, untimed: writes the bytecode cache
+        _timed(*variants[name], env=env)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    load_before = os.getloadavg()
+    for round_ in range(rounds):  # rotated: round r starts with variant r mod n
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+            times[name].append(_timed(*variants[name], env=env)[0])
+    load_after = os.getloadavg()
+    print(f"start-up: {os.cpu_count()} CPUs, {rounds} rotated rounds, load "
+          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after (1-minute)")
+    for name in names:
+        print(f"{name:16} {1000 * statistics.median(times[name]):7.1f} ms median  "
+              f"({1000 * min(times[name]):.1f} best)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024)
@@ -184,9 +226,15 @@ def main() -> None:
                         help="share of metric lines in formats without a family parser")
     parser.add_argument("--shape", choices=("megatron", "nanogpt", *SHAPES),
                         help="every line a metric line of this tool")
-    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--startup", action="store_true",
+                        help="time start-up on a two-line excerpt instead (default 10 rounds)")
+    parser.add_argument("--rounds", type=int)
     parser.add_argument("--baseline", help="another interpreter whose denpex runs beside")
     args = parser.parse_args()
+    if args.startup:
+        startup(args.rounds or STARTUP_ROUNDS, args.baseline)
+        return
+    args.rounds = args.rounds or ROUNDS
     # One default file per kind: a log generated for one shape is never timed as another's.
     kind = args.shape or f"mixed{args.generic:g}"
     path = Path(args.path or f"/tmp/denpex_bench_{kind}.log")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-from importlib import metadata
 
 _PACKAGES = {
     "torch": ("torch",),
@@ -21,6 +20,10 @@ def package_versions(framework: str) -> dict[str, str]:
         >>> "python" in package_versions("log")
         True
     """
+    # imported here: importlib.metadata pulls in email, zipfile and csv (~15 ms), which every
+    # ``denpex diagnose`` start-up paid for a header only a run report writes
+    from importlib import metadata
+
     out = {"python": platform.python_version()}
     for name in ("denpex-callbacks", *_PACKAGES.get(framework, ("torch",))):
         try:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.lazy_patterns import lazy_pattern
+
 # Full-width punctuation and the ideographic space, as their ASCII forms.
 _PUNCTUATION = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": "(", "）": ")",
                               "【": "[", "】": "]", "［": "[", "］": "]", "＝": "=",
@@ -20,7 +22,7 @@ _PUNCTUATION = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": "(",
                               "％": "%"})
 
 # "The N-th epoch / step" (第N轮, 第 N 个 epoch, 第N步, 第N次迭代): a counter before its word.
-_NTH = re.compile(r"第\s*(\d+)\s*(?:个|個)?\s*(?:(轮|輪|回合|[Ee]poch)|步|次迭代|次更新|批)")
+_NTH = lazy_pattern(r"第\s*(\d+)\s*(?:个|個)?\s*(?:(轮|輪|回合|[Ee]poch)|步|次迭代|次更新|批)")
 
 # Each term and its English words, longest first where one holds another (学习率 before 学习).
 # Chinese (simplified and traditional), then Japanese, then Korean.
@@ -54,10 +56,10 @@ _TERMS: dict[str, str] = {
     "正解率": "accuracy", "精度": "accuracy", "정확도": "accuracy", "溢出": "overflow",
     "跳过": "skipped", "跳過": "skipped", "梯度": "grad", "勾配": "grad",
 }
-_TERM = re.compile("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True)))
+_TERM = lazy_pattern("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True)))
 # A character of the scripts above: a line without one is left as it is (most lines).
-_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff01-\uff5e]")
-_SPACE_BEFORE = re.compile(r"[ \t]+(?=[:,;=])")
+_CJK = lazy_pattern(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff01-\uff5e]")
+_SPACE_BEFORE = lazy_pattern(r"[ \t]+(?=[:,;=])")
 
 
 def has_cjk(text: str) -> bool:
@@ -68,7 +70,7 @@ def has_cjk(text: str) -> bool:
         >>> has_cjk("step 3 | loss nan"), has_cjk("训练损失：2.3")
         (False, True)
     """
-    return not text.isascii() and _CJK.search(text) is not None
+    return not text.isascii() and _CJK().search(text) is not None
 
 
 def in_english(text: str) -> str:
@@ -83,6 +85,6 @@ def in_english(text: str) -> str:
         ('epoch 2 step 300 loss: 0.52', 'epoch 1 loss: nan')
     """
     text = text.translate(_PUNCTUATION)
-    text = _NTH.sub(lambda m: f" {'epoch' if m.group(2) else 'step'} {m.group(1)} ", text)
-    text = _TERM.sub(lambda m: f" {_TERMS[m.group(0)]} ", text)
-    return _SPACE_BEFORE.sub("", " ".join(text.split()))
+    text = _NTH().sub(lambda m: f" {'epoch' if m.group(2) else 'step'} {m.group(1)} ", text)
+    text = _TERM().sub(lambda m: f" {_TERMS[m.group(0)]} ", text)
+    return _SPACE_BEFORE().sub("", " ".join(text.split()))

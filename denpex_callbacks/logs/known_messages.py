@@ -8,6 +8,7 @@ piece found are tried in full, so a line costs one regex here unless it holds a 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -56,8 +57,11 @@ def anchor(row: Message) -> str:
     return max(_literals(row.message), key=len).strip()
 
 
-def _regex(row: Message) -> re.Pattern[str]:
-    pieces = _PLACEHOLDER.split(row.message)
+@functools.cache
+def _regex(message: str) -> re.Pattern[str]:
+    # compiled the first time a line holds the row's anchor: the table has hundreds of rows,
+    # and compiling them all cost ~30 ms of every ``denpex`` start-up (most never match)
+    pieces = _PLACEHOLDER.split(message)
     out: list[str] = []
     seen: set[str] = set()
     last = len(pieces) - 1
@@ -74,11 +78,15 @@ def _regex(row: Message) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-_COMPILED = tuple((row, _regex(row)) for row in _ROWS)
-_BY_ANCHOR: dict[str, list[tuple[Message, re.Pattern[str]]]] = {}
-for _row, _pattern in _COMPILED:
-    _BY_ANCHOR.setdefault(anchor(_row), []).append((_row, _pattern))
-_ANCHORS = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len, reverse=True)))
+_BY_ANCHOR: dict[str, list[Message]] = {}
+for _row in _ROWS:
+    _BY_ANCHOR.setdefault(anchor(_row), []).append(_row)
+
+
+@functools.cache
+def _anchors() -> re.Pattern[str]:
+    """Every anchor, longest first (compiled when a line first passes the triggers)."""
+    return re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=len, reverse=True)))
 
 
 # What every row's line holds (tests/logs/test_messages.py checks each row against the whole
@@ -123,9 +131,9 @@ def parse(text: str) -> list[LogEvent]:
         return []
     # every anchor on the line, leftmost first: a row's anchor can sit in another's message
     # (fairseq2's "... loss scale from {before} to {after} (minimum). Your loss ...")
-    for found in _ANCHORS.finditer(text):
-        for row, pattern in _BY_ANCHOR[found.group(0)]:
-            match = pattern.search(text)
+    for found in _anchors().finditer(text):
+        for row in _BY_ANCHOR[found.group(0)]:
+            match = _regex(row.message).search(text)
             if match is not None:
                 return _events(row, {k[2:]: v for k, v in match.groupdict().items()},
                                text)

@@ -19,10 +19,10 @@ none.
 from __future__ import annotations
 
 import math
-import re
 
 from denpex_callbacks.logs import lexicon
 from denpex_callbacks.logs.events import EVAL, METRICS, LogEvent, sentence_step
+from denpex_callbacks.logs.lazy_patterns import lazy_pattern
 
 FAMILY = "sentences"
 # The prefilter's own "nan", "NaN", "inf" and "oss" find the lines; "NAN"/"INF" alone would
@@ -46,9 +46,9 @@ _CAUSE = (r"\b(?:due\s+to|because\s+of|caused\s+by|owing\s+to)\s+(?:an?\s+|the\s
 # A cause a loop reports having had none of (a count of zero after it: ``Skipped due to NaN
 # loss: 0``, ``... = 0``; a denial or a zero count before it in the line: ``No batches were
 # skipped due to NaN loss``, ``Skipped 0 batches due to inf loss``): a summary, no finding.
-_CAUSE_ONLY = re.compile(r"(?i)" + _CAUSE)
-_NONE_BEFORE = re.compile(r"(?i)\b(?:no|not|never|none|zero)\b|\b0\s+[a-z]")
-_SENTENCE = re.compile(
+_CAUSE_ONLY = lazy_pattern(r"(?i)" + _CAUSE)
+_NONE_BEFORE = lazy_pattern(r"(?i)\b(?:no|not|never|none|zero)\b|\b0\s+[a-z]")
+_SENTENCE = lazy_pattern(
     r"(?i)\b(?:"
     # "NaN detected in loss", "inf found in the training loss"
     + _VALUE + r"\s+(?:values?\s+)?" + _FOUND + r"\s+(?:in|for|on)\s+(?:the\s+)?" + _WHICH
@@ -74,45 +74,45 @@ _SENTENCE = re.compile(
 # skipping batch``, ``Detected NaN in model outputs``): the forward pass went non-finite, the
 # loss it would give is (AMP006, whose causes start there).
 _OUTPUTS = r"in\s+(?:the\s+)?model(?:'s)?\s+outputs?\b"
-_OUTPUTS_SENTENCE = re.compile(
+_OUTPUTS_SENTENCE = lazy_pattern(
     r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+)?(?:" + _FOUND + r"\s+)?" + _OUTPUTS
     + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE + r"\s+(?:values?\s+)?" + _OUTPUTS + r")")
-_NO_VALUE = re.compile(r"(?i)\b(?:no|without|never|zero|0)\s+" + _VALUE)  # ("No NaN in ...")
+_NO_VALUE = lazy_pattern(r"(?i)\b(?:no|without|never|zero|0)\s+" + _VALUE)  # ("No NaN in ...")
 # A check's report that found nothing: a value after the sentence that says none (``NaN in
 # model outputs: False``, ``NaN values in model outputs: 0``, ``...: none found``), or a check
 # named before it (``checked for NaN in model outputs``, ``checking for ...``).
-_FOUND_NONE = re.compile(r"(?i)[^:=\n]{0,20}[:=]\s*(?:false|no|none|0(?:\.0*)?)\b"
-                         r"|.{0,40}\b(?:none|nothing|not)\s+found\b")
+_FOUND_NONE = lazy_pattern(r"(?i)[^:=\n]{0,20}[:=]\s*(?:false|no|none|0(?:\.0*)?)\b"
+                           r"|.{0,40}\b(?:none|nothing|not)\s+found\b")
 # A check printed as a yes/no answer after its question (``print(f"Loss is NaN:
 # {torch.isnan(loss)}")``: ``Loss is NaN: tensor(False)``; ``NaN in loss: tensor(False,
 # device='cuda:0')``; ``.item()``'s ``False``; jax.debug.print's ``Checking for NaN in loss:
 # False``, a JAX array's ``Array(False, dtype=bool)``; ``NaN detected in loss: 0``; ``Any NaN in
 # loss? False``): group 1, the check found nothing; group 2, it found the value. Only a whole
 # answer: ``0.5``, ``12`` or a word beginning so are no yes/no.
-_ANSWER = re.compile(r"(?i)[^:=?\n]{0,20}[:=?]\s*(?:(?:tensor|array|np\.bool_?|bool)\(\s*\[*\s*)?"
-                     r"(?:(false|no|none|0(?:\.0*)?)|(true|yes|1(?:\.0*)?))(?![\w.])")
-_CHECKED_FOR = re.compile(r"(?i)\bcheck(?:ed|ing|s)?\s+(?:for\s+)?$")
-_NEGATED = re.compile(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
+_ANSWER = lazy_pattern(r"(?i)[^:=?\n]{0,20}[:=?]\s*(?:(?:tensor|array|np\.bool_?|bool)\(\s*\[*\s*)?"
+                       r"(?:(false|no|none|0(?:\.0*)?)|(true|yes|1(?:\.0*)?))(?![\w.])")
+_CHECKED_FOR = lazy_pattern(r"(?i)\bcheck(?:ed|ing|s)?\s+(?:for\s+)?$")
+_NEGATED = lazy_pattern(r"(?i)\b(?:no|without|never|not\s+a|zero|0)\s+(?:\w+\s+)?" + _VALUE
                       + r"\s+(?:\w+\s+)?loss")
 # Evaluation named anywhere in the line ("got inf loss on eval batch 3", "val loss became
 # nan"): the evaluation stream's, read by the metric reader where it has a value.
-_EVAL_WORD = re.compile(r"(?i)\b" + _EVAL + r"\b")
+_EVAL_WORD = lazy_pattern(r"(?i)\b" + _EVAL + r"\b")
 # A denial right before the sentence: a check's report that it found none (lstival/
 # ssm_time_series ``src/test_m5_nan.py``: ``print("PASS: no NaN/Inf detected in
 # loss/grad/params.")`` after its loop; ``No NaN detected in loss``), which _NEGATED's one word
 # between the value and the loss does not reach. Searched up to the sentence's start only.
-_DENIED = re.compile(r"(?i)\b(?:no|never|without)\s+$")
+_DENIED = lazy_pattern(r"(?i)\b(?:no|never|without)\s+$")
 # The announcement alone, the whole message after its logger's prefix: DINOv2's
 # (dinov2/train/train.py ``do_train``: ``if math.isnan(losses_reduced):  # this happens most
 # likely due to fp16`` then ``logger.info("NaN detected")`` and ``raise AssertionError``,
 # behind its glog-like prefix ``I20240601 10:00:00 12345 dinov2 train.py:262] ``).
-_BARE = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*$")
+_BARE = lazy_pattern(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*$")
 # A non-finite loss named alone, the whole message: STAckable-Recurrent-network's
 # (0zgur0/STAckable-Recurrent-network ``train_agent.py``: ``if np.isnan(loss):
 # print('!'*70); print('Nan loss value'); sys.exit()``), which prints it once and stops. Only
 # the value's word, the loss and ``value`` may be on the line: a name with more before or after
 # it is a key or a column, not the finding.
-_BARE_LOSS = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|inf|non-?finite)\s+loss(?:\s+values?)?"
+_BARE_LOSS = lazy_pattern(r"(?i)(?:^|[\]:|]\s*)(?:nan|inf|non-?finite)\s+loss(?:\s+values?)?"
                         r"[.!]*\s*$")
 # A C++ loop's check that its loss is finite, failed: it aborts the run on a NaN loss before
 # printing it. pytorch/examples ``cpp/mnist/mnist.cpp`` (and the libtorch loops copied from
@@ -121,16 +121,16 @@ _BARE_LOSS = re.compile(r"(?i)(?:^|[\]:|]\s*)(?:nan|inf|non-?finite)\s+loss(?:\s
 # PyTorch.`` (c10/util/Exception.h ``TORCH_INTERNAL_ASSERT``; before torch 1.5 ``Expected
 # <condition> to be true, but got false.``), glog's ``CHECK`` as ``Check failed: <condition>``.
 # The condition names the loss inside ``isnan(`` or ``isfinite(``; the loop printed no step.
-_ASSERTED = re.compile(r"(?i)!\s*(?:\w+::)*isnan\s*\(\s*[\w.>-]*loss|(?<!!)\b(?:\w+::)*isfinite"
+_ASSERTED = lazy_pattern(r"(?i)!\s*(?:\w+::)*isnan\s*\(\s*[\w.>-]*loss|(?<!!)\b(?:\w+::)*isfinite"
                        r"\s*\(\s*[\w.>-]*loss")
-_FAILED = re.compile(r"ASSERT(?:ION)? FAILED|to be true, but got false|Check failed")
+_FAILED = lazy_pattern(r"ASSERT(?:ION)? FAILED|to be true, but got false|Check failed")
 # Deeplearning4j's training score, which is its loss (the loss function's value plus the
 # regularization terms): ScoreIterationListener's ``log.info("Score at iteration {} is {}",
 # iteration, score)`` (deeplearning4j/deeplearning4j ``deeplearning4j-nn/.../optimize/
 # listeners/ScoreIterationListener.java``), Java spelling a non-finite double ``NaN`` or
 # ``Infinity``. The message starts the line or follows its logger's prefix (``... - ``,
 # ``] ``): a named score ("Rouge score at iteration 3 is nan") is an evaluation's.
-_SCORE = re.compile(r"(?i)(?:^|[-\]:|]\s+)score\s+at\s+(?:iteration|iter|step)\s+(\d+)\s+is\s+"
+_SCORE = lazy_pattern(r"(?i)(?:^|[-\]:|]\s+)score\s+at\s+(?:iteration|iter|step)\s+(\d+)\s+is\s+"
                     r"(?:-\s*)?(nan|infinity|inf)\b")
 
 
@@ -138,7 +138,7 @@ _SCORE = re.compile(r"(?i)(?:^|[-\]:|]\s+)score\s+at\s+(?:iteration|iter|step)\s
 # ``    raise RuntimeError(f'Detected NaN loss at step {self.step}.')``, lmnt-com/diffwave
 # src/diffwave/learner.py): the code that prints the sentence, not the sentence printed (the
 # exception's own line below it says it, with its step).
-_SOURCE_LINE = re.compile(r"\s+(?:raise|print|warnings\.warn|log(?:ger|ging)?\.[a-z]+)\b\(?")
+_SOURCE_LINE = lazy_pattern(r"\s+(?:raise|print|warnings\.warn|log(?:ger|ging)?\.[a-z]+)\b\(?")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -198,40 +198,40 @@ def parse(text: str) -> list[LogEvent]:
         >>> [(e.kind, e.loss) for e in parse("Val loss is NaN: True")]
         [('eval', nan)]
     """
-    if not any(cue in text for cue in _CUES) or _SOURCE_LINE.match(text):
+    if not any(cue in text for cue in _CUES) or _SOURCE_LINE().match(text):
         return []
     if "oss" in text:
         if "isnan" in text or "isfinite" in text:
             return _asserted(text)
-        found = _SENTENCE.search(text) or (
-            _BARE_LOSS.search(text) if text.rstrip(" .!\t\r\n")[-12:].lower().endswith(
+        found = _SENTENCE().search(text) or (
+            _BARE_LOSS().search(text) if text.rstrip(" .!\t\r\n")[-12:].lower().endswith(
                 ("loss", "value", "values")) else None)  # (the cheap check: the line's end)
     elif "utput" in text:
-        found = _OUTPUTS_SENTENCE.search(text)
-        if found is not None and (_NO_VALUE.search(text, 0, found.end())
-                                  or _FOUND_NONE.match(text, found.end())
+        found = _OUTPUTS_SENTENCE().search(text)
+        if found is not None and (_NO_VALUE().search(text, 0, found.end())
+                                  or _FOUND_NONE().match(text, found.end())
                                   or _answered_no(text, found.end())
-                                  or _CHECKED_FOR.search(text, 0, found.start())):
+                                  or _CHECKED_FOR().search(text, 0, found.start())):
             return []
     elif "core at" in text:
         return _score(text)
     else:
-        if "etected" in text and _BARE.search(text):
+        if "etected" in text and _BARE().search(text):
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
         return []
-    if (found is None or _NEGATED.search(text)
-            or _DENIED.search(text, 0, found.start())
+    if (found is None or _NEGATED().search(text)
+            or _DENIED().search(text, 0, found.start())
             or lexicon.HYPOTHETICAL.search(text, 0, found.start())
-            or (_CAUSE_ONLY.match(text, found.start()) and (
-                _FOUND_NONE.match(text, found.end())
-                or _NONE_BEFORE.search(text, 0, found.start())))):
+            or (_CAUSE_ONLY().match(text, found.start()) and (
+                _FOUND_NONE().match(text, found.end())
+                or _NONE_BEFORE().search(text, 0, found.start())))):
         return []
-    answer = _ANSWER.match(text, found.end())
+    answer = _ANSWER().match(text, found.end())
     if answer is not None and answer.group(1) is not None:
         return []  # the check's answer: none found
     value = found.group(0).lower()
     loss = math.inf if "inf" in value and "nan" not in value else math.nan
-    if _EVAL_WORD.search(text):
+    if _EVAL_WORD().search(text):
         # An evaluation loss's check that answers yes (``Val loss is NaN: True``) gives the
         # metric reader no ``key: value`` pair: told to the evaluation stream here.
         return ([LogEvent(EVAL, FAMILY, step=sentence_step(text), metric="loss", loss=loss)]
@@ -248,7 +248,7 @@ def _answered_no(text: str, end: int) -> bool:
         >>> _answered_no("NaN in loss: 0.5", 11)
         False
     """
-    answer = _ANSWER.match(text, end)
+    answer = _ANSWER().match(text, end)
     return answer is not None and answer.group(1) is not None
 
 
@@ -263,7 +263,7 @@ def _asserted(text: str) -> list[LogEvent]:
         >>> _asserted("AT_ASSERT(!std::isnan(loss.template item<float>()));")  # the source
         []
     """
-    if _ASSERTED.search(text) is None or _FAILED.search(text) is None:
+    if _ASSERTED().search(text) is None or _FAILED().search(text) is None:
         return []
     return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
 
@@ -278,7 +278,7 @@ def _score(text: str) -> list[LogEvent]:
         >>> _score("Rouge score at iteration 3 is nan"), _score("Score at iteration 3 is 0.25")
         ([], [])
     """
-    found = _SCORE.search(text)
+    found = _SCORE().search(text)
     if found is None:
         return []
     loss = math.nan if found.group(2).lower() == "nan" else math.inf
@@ -323,4 +323,4 @@ class EvaluationEcho:
             self.line = line
             return False
         return (event.family == FAMILY and event.kind == METRICS and event.step is None
-                and line - self.line <= _ECHO_REACH and _CAUSE_ONLY.search(text) is not None)
+                and line - self.line <= _ECHO_REACH and _CAUSE_ONLY().search(text) is not None)

@@ -25,9 +25,8 @@ back off no more and the gradients still overflow.
 
 from __future__ import annotations
 
-import re
-
 from denpex_callbacks.logs.events import FLAG, OVERFLOW, LogEvent, sentence_step, to_float
+from denpex_callbacks.logs.lazy_patterns import lazy_pattern
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
@@ -37,19 +36,19 @@ KEYWORDS = (b"verflow", b"VERFLOW")
 _CUES = ("erflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
 
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+))"
-_CAUSE = re.compile(
+_CAUSE = lazy_pattern(
     r"(?i)\b(?:overflow(?:ed|s|ing)?|over/underflow|(?:inf|nan)s?\s*(?:/|\bor\b|\band\b|,)\s*(?:inf|nan)s?"
     r"|non-?finite|not\s+finite|found\s+(?:inf|nan)|(?:inf|nan)\s+grad(?:ient)?s?"
     r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf)"
     # a gradient norm given as a value ("invalid gradient norm: nan"; a loss's stays a metric)
     r"|grad(?:ient)?s?\s+norm\s*[=:]\s*(?:nan|inf))\b")
-_NEGATED = re.compile(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
-                      r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
-_KEY_VALUE = re.compile(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
+_NEGATED = lazy_pattern(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
+                        r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
+_KEY_VALUE = lazy_pattern(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
 # What the scaler did about it: skipped the step, lowered the scale, or the overflow is
 # announced at a step ("overflow on iteration 1200"; not "checking for inf/nan at step 5") or
 # found during one ("found inf during ShardedOptimV2 step": the optimizer skips that step).
-_SKIPPED = re.compile(
+_SKIPPED = lazy_pattern(
     r"(?i)\bskip(?:ping|ped|s)?\s+(?:this\s+|the\s+|current\s+|global\s+|optimizer\s+"
     r"|parameter\s+|weight\s+)?(?:step|updat\w*|iteration|iter|batch)"
     r"|\b(?:step|update|iteration|batch)\s+(?:was\s+|is\s+|has\s+been\s+|will\s+be\s+)?"
@@ -59,44 +58,44 @@ _SKIPPED = re.compile(
     r"|\bfound\s+(?:inf|nan)s?\s+during\s+(?:the\s+|this\s+)?(?:\w+\s+)?step\b")
 # "skipping" that ends its clause ("nan grad detected at step 300, skipping"): the step is
 # what a loop skips; read only beside a gradient's overflow (a loss's NaN is the loss's).
-_SKIPPING = re.compile(r"(?i)\bskip(?:ping|ped)\s*(?:[.!;,)\]]|$)")
+_SKIPPING = lazy_pattern(r"(?i)\bskip(?:ping|ped)\s*(?:[.!;,)\]]|$)")
 # Marian names its loss scale the "cost-scaling factor"; mmcv "downscale[s]" it.
 _SCALE_WORDS = (r"(?:(?:the|dynamic|loss|grad|gradient|fp16|amp|cost)[\s_-]+)*"
                 r"scal(?:e|er|ing)\b")
 _VERB = (r"(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off|adjust|set|cut"
          r"|downscal)\w*")
-_REDUCED = re.compile(r"(?i)\b" + _VERB + r"\s+" + _SCALE_WORDS + r"|\b" + _SCALE_WORDS
-                      + r"\s+(?:is\s+|was\s+|has\s+been\s+)?" + _VERB + r"|\b(?:reduc|decreas)"
-                      r"\w*\s+to\b")
+_REDUCED = lazy_pattern(r"(?i)\b" + _VERB + r"\s+" + _SCALE_WORDS + r"|\b" + _SCALE_WORDS
+                        + r"\s+(?:is\s+|was\s+|has\s+been\s+)?" + _VERB + r"|\b(?:reduc|decreas)"
+                        r"\w*\s+to\b")
 # The scale after, in the order the wordings are tried: "scale from X to Y", "X -> Y",
 # "reducing (loss scale) to Y", "new loss scale Y", "scale=Y".
-_FROM_TO = re.compile(r"(?i)" + _SCALE_WORDS + r"[^\d\n]{0,30}?\bfrom\s+" + _NUM
-                      + r"\s*(?:to|->|→)\s*" + _NUM + r"(?![\w*]|\.\d)")
-_ARROW = re.compile(_NUM + r"\s*(?:->|→)\s*" + _NUM)
-_REDUCED_TO = re.compile(r"(?i)\b" + _VERB + r"\s+(?:" + _SCALE_WORDS + r"\s+)?(?:factor\s+)?"
-                         r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?"
-                         r"(?![\w*]|\.\d)")
+_FROM_TO = lazy_pattern(r"(?i)" + _SCALE_WORDS + r"[^\d\n]{0,30}?\bfrom\s+" + _NUM
+                        + r"\s*(?:to|->|→)\s*" + _NUM + r"(?![\w*]|\.\d)")
+_ARROW = lazy_pattern(_NUM + r"\s*(?:->|→)\s*" + _NUM)
+_REDUCED_TO = lazy_pattern(r"(?i)\b" + _VERB + r"\s+(?:" + _SCALE_WORDS + r"\s+)?(?:factor\s+)?"
+                           r"(?:to|->|→)\s*:?\s*" + _NUM + r"(?:\s*\*\s*" + _NUM + r")?"
+                           r"(?![\w*]|\.\d)")
 # "overflow! scale -> 512": the scale after, announced with an arrow.
-_SCALE_ARROW = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[:=]?\s*(?:->|→|=>)\s*" + _NUM
-                          + r"(?![\w*]|\.\d)")
+_SCALE_ARROW = lazy_pattern(r"(?i)" + _SCALE_WORDS + r"\s*[:=]?\s*(?:->|→|=>)\s*" + _NUM
+                            + r"(?![\w*]|\.\d)")
 # A loss scale lowered, in words that name no overflow ("loss scale decreased to 256",
 # "Reducing grad scale from 1024 to 512"): a dynamic scaler lowers its scale for nothing else.
 # The scale is named as a loss's, a gradient's or a precision's (a bare "scale" is an image's
 # as often), and the verb only lowers ("set" and "adjusted" also start a run at its scale).
-_NAMED_SCALE = re.compile(r"(?i)\b(?:loss|grad(?:ient)?|cost|amp|fp16)[\s_-]+scal(?:e|er|ing)\b")
-_LOWERED_TO = re.compile(r"(?i)\b(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off"
-                         r"|cut|downscal)\w*\s+(?:(?:the\s+)?" + _SCALE_WORDS
-                         + r"\s+)?(?:factor\s+)?(?:from\s+" + _NUM + r"\s+)?to\s*:?\s*"
-                         + _NUM + r"(?![\w*]|\.\d)")
-_NEW_SCALE = re.compile(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
-_SCALE_IS = re.compile(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
+_NAMED_SCALE = lazy_pattern(r"(?i)\b(?:loss|grad(?:ient)?|cost|amp|fp16)[\s_-]+scal(?:e|er|ing)\b")
+_LOWERED_TO = lazy_pattern(r"(?i)\b(?:reduc|decreas|lower|halv|drop|shrink|back(?:ing|ed)?\s*off"
+                           r"|cut|downscal)\w*\s+(?:(?:the\s+)?" + _SCALE_WORDS
+                           + r"\s+)?(?:factor\s+)?(?:from\s+" + _NUM + r"\s+)?to\s*:?\s*"
+                           + _NUM + r"(?![\w*]|\.\d)")
+_NEW_SCALE = lazy_pattern(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
+_SCALE_IS = lazy_pattern(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
-_ATTEMPTED = re.compile(r"(?i)\b(?:attempted|current|old|previous)\s+" + _SCALE_WORDS
-                        + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
+_ATTEMPTED = lazy_pattern(r"(?i)\b(?:attempted|current|old|previous)\s+" + _SCALE_WORDS
+                          + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
 # The scale at its floor, still overflowing: "loss scale already at minimum", "cost-scaling
 # factor is already at its minimum", "minimum loss scale reached", "cannot decrease the loss
 # scale any further".
-_AT_MINIMUM = re.compile(
+_AT_MINIMUM = lazy_pattern(
     r"(?i)\b(?:loss[\s_-]?|cost[\s_-]?|grad(?:ient)?[\s_-]?)?scal(?:e|er|ing)(?:\s+factor)?"
     r"(?:\s+(?:is|was|has\s+been))?\s+(?:already\s+)?(?:at|reached)\s+(?:its\s+|the\s+)?"
     r"(?:minimum|min|floor|lower\s+bound)\b"
@@ -106,12 +105,12 @@ _AT_MINIMUM = re.compile(
 # The scale reported small, with its value (icefall's "Grad scale is small: 0.0078" is a row of
 # the message table; other loops word it their way: "loss scale is too small (1.2e-05)",
 # "grad_scale very low: 0.0001").
-_SMALL = re.compile(r"(?i)\b(?:loss|grad(?:ient)?|amp|fp16)[\s_-]*scal(?:e|er|ing)(?:\s+factor)?"
-                    r"\s*(?:is\s+|was\s+|became\s+|has\s+become\s+|got\s+)?(?:too\s+|very\s+"
-                    r"|extremely\s+)?(?:small|tiny|low)\b[^\d\n]{0,20}?" + _NUM)
+_SMALL = lazy_pattern(r"(?i)\b(?:loss|grad(?:ient)?|amp|fp16)[\s_-]*scal(?:e|er|ing)(?:\s+factor)?"
+                      r"\s*(?:is\s+|was\s+|became\s+|has\s+become\s+|got\s+)?(?:too\s+|very\s+"
+                      r"|extremely\s+)?(?:small|tiny|low)\b[^\d\n]{0,20}?" + _NUM)
 # The floor phrase as a key given a false value: a status or configuration dump ("loss scale at
 # minimum: False", "minimum loss scale reached = 0") says the scale is not at its floor.
-_NOT_SO = re.compile(r"(?i)\s*(?:[:=]|\bis\b)?\s*['\"]?(?:false|no|none|off|0)(?![\w.])")
+_NOT_SO = lazy_pattern(r"(?i)\s*(?:[:=]|\bis\b)?\s*['\"]?(?:false|no|none|off|0)(?![\w.])")
 
 
 def parse(text: str) -> list[LogEvent]:
@@ -147,42 +146,42 @@ def parse(text: str) -> list[LogEvent]:
         >>> [e.code for e in parse("step 40: loss scale is too small (1.2e-05)")]
         ['AMP004']
     """
-    if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM.search(text))
-            and not _NOT_SO.match(text, floor.end())):
+    if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM().search(text))
+            and not _NOT_SO().match(text, floor.end())):
         return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
-    if ("mall" in text or "low" in text or "iny" in text) and (small := _SMALL.search(text)):
+    if ("mall" in text or "low" in text or "iny" in text) and (small := _SMALL().search(text)):
         value = to_float(small.group(1))
         if value is not None and value < 1.0:
             return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP004",
                              summary=f"the loss scale is reported small ({small.group(0)!r})")]
     if not any(cue in text for cue in _CUES):
         return _lowered(text) if "cal" in text else []
-    cause = _CAUSE.search(text)
-    if cause is None or _NEGATED.search(text) or _KEY_VALUE.search(text):
+    cause = _CAUSE().search(text)
+    if cause is None or _NEGATED().search(text) or _KEY_VALUE().search(text):
         return _lowered(text) if cause is None and "cal" in text else []
-    if (_SKIPPED.search(text) is None and _REDUCED.search(text) is None
-            and _NEW_SCALE.search(text) is None  # "overflow! new scale = 512"
-            and _SCALE_ARROW.search(text) is None
-            and (cause.group(0)[:1] in "lL" or _SKIPPING.search(text) is None)):
+    if (_SKIPPED().search(text) is None and _REDUCED().search(text) is None
+            and _NEW_SCALE().search(text) is None  # "overflow! new scale = 512"
+            and _SCALE_ARROW().search(text) is None
+            and (cause.group(0)[:1] in "lL" or _SKIPPING().search(text) is None)):
         return []
     before = after = None
-    if found := _FROM_TO.search(text) or _ARROW.search(text):
+    if found := _FROM_TO().search(text) or _ARROW().search(text):
         before, after = to_float(found.group(1)), to_float(found.group(2))
-    elif found := _REDUCED_TO.search(text):
+    elif found := _REDUCED_TO().search(text):
         after = to_float(found.group(1))
         if found.group(2) is not None and after is not None:  # Paddle's "to: 1024.0*0.5"
             after *= float(found.group(2))
-        if attempted := _ATTEMPTED.search(text):
+        if attempted := _ATTEMPTED().search(text):
             before = to_float(attempted.group(1))
-    elif found := _NEW_SCALE.search(text):
+    elif found := _NEW_SCALE().search(text):
         after = to_float(found.group(1))
-        if attempted := _ATTEMPTED.search(text):
+        if attempted := _ATTEMPTED().search(text):
             before = to_float(attempted.group(1))
-    elif found := _ATTEMPTED.search(text):
+    elif found := _ATTEMPTED().search(text):
         before = to_float(found.group(1))
-    elif found := _SCALE_IS.search(text) or _SCALE_ARROW.search(text):
+    elif found := _SCALE_IS().search(text) or _SCALE_ARROW().search(text):
         after = to_float(found.group(1))
     return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                      scale_before=before, scale_after=after)]
@@ -199,12 +198,12 @@ def _lowered(text: str) -> list[LogEvent]:
         >>> _lowered("Upscaling, new scale: 8192.0"), _lowered("new scale: 0.5")
         ([], [])
     """
-    if (_SKIPPED.search(text) is not None and "new" in text
-            and (named := _NEW_SCALE.search(text)) is not None):
+    if (_SKIPPED().search(text) is not None and "new" in text
+            and (named := _NEW_SCALE().search(text)) is not None):
         # a step skipped and the scale it left: a dynamic scaler skips and lowers together
         return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                          scale_after=to_float(named.group(1)))]
-    if (found := _LOWERED_TO.search(text)) is None or _NAMED_SCALE.search(text) is None:
+    if (found := _LOWERED_TO().search(text)) is None or _NAMED_SCALE().search(text) is None:
         return []
     before, after = to_float(found.group(1)), to_float(found.group(2))
     if after is None or (before is not None and after >= before):

@@ -22,13 +22,12 @@ with 30% generic metric lines: 9.4 MB/s in one process, 4.0 MB/s with workers).
 from __future__ import annotations
 
 import io
-import multiprocessing
 import os
 import signal
 import stat
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import BinaryIO
 
 from denpex_callbacks.logs.keyword_scan import HAS_RE2, line_starts
@@ -235,6 +234,11 @@ def _scan_here(
 
 
 def _make_pool(workers: int) -> Executor:
+    # imported here: multiprocessing and the process pool cost ~10 ms of every start-up, and
+    # only a log of PARALLEL_MIN_BYTES or more (never a pasted excerpt) gets a pool
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # spawn, not fork: the caller may hold threads or locks that a forked child would copy.
     # Workers ignore Ctrl-C: the main process stops them (each would print a traceback).
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
