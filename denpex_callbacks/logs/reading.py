@@ -70,9 +70,7 @@ def describe(reading: Reading, unit: str = "lines") -> str:
         2 DeepSpeed overflow lines
     """
     pieces: list[str] = []
-    # Most lines first; ties by name, so the sentence never depends on the order a line's
-    # kinds came in (a set: its order moves with the interpreter's hash seed).
-    for (family, kind), count in sorted(reading.parts.items(), key=lambda p: (-p[1], p[0])):
+    for (family, kind), count in _ordered(reading):
         if family == GENERIC:
             # The keys are the training metrics' (an evaluation row's go to its own stream):
             # named beside the metric lines only, not beside evaluations or counters.
@@ -90,13 +88,19 @@ def describe(reading: Reading, unit: str = "lines") -> str:
     return f"read {reading.lines} {unit}: " + (", ".join(pieces) if pieces else "nothing usable")
 
 
+def _ordered(reading: Reading) -> list[tuple[tuple[str, str], int]]:
+    # Most lines first; ties by name, so neither the sentence nor the JSON depends on the
+    # order a line's kinds came in (a set: its order moves with the interpreter's hash seed).
+    return sorted(reading.parts.items(), key=lambda p: (-p[1], p[0]))
+
+
 def to_json(reading: Reading, unit: str = "lines") -> dict[str, Any]:
     """The same for ``--format json``."""
     return {
         "unit": unit,
         "total": reading.lines,
         "parts": [{"family": family, "kind": kind, "count": count}
-                  for (family, kind), count in reading.parts.most_common()],
+                  for (family, kind), count in _ordered(reading)],
         "generic_keys": dict(reading.keys),
         "generic_notations": dict(reading.notations),
         "summary": describe(reading, unit),

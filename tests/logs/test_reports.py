@@ -78,6 +78,23 @@ def test_the_metric_keys_are_named_beside_the_metric_lines_only() -> None:
     assert describe(summary) == "read 5 lines: 1 as summaries in an unrecognised key: value format"
 
 
+def test_the_json_parts_do_not_depend_on_the_order_kinds_came_in() -> None:
+    """Equal counts are ordered by name in the JSON as in the sentence: the kinds of a line
+    come in a set, whose order moved with the hash seed (skorch's recorded ``high_lr.log``
+    gave ``metrics`` before ``eval`` under one seed and after it under another)."""
+    from collections import Counter
+
+    from denpex_callbacks.logs.reading import Reading, to_json
+
+    def parts(order: list[tuple[str, str]]) -> list[dict[str, object]]:
+        return list(to_json(Reading(8, Counter(dict.fromkeys(order, 8)))).get("parts", []))
+
+    one, other = [("generic", "metrics"), ("generic", "eval")], [("generic", "eval"),
+                                                                  ("generic", "metrics")]
+    assert parts(one) == parts(other)
+    assert [p["kind"] for p in parts(one)] == ["eval", "metrics"]
+
+
 def test_every_key_of_the_json_output_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
     """docs/doctor.md's description of ``--format json`` names every key an input and a
     diagnosis carry (a new user found ``located``, ``read`` and ``reruns`` undocumented)."""
