@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import re
 
+from denpex_callbacks.logs.epoch_sums import HELD_OUT_SPLIT, SPLIT_VALUE, TRAINING_SPLIT
 from denpex_callbacks.logs.metric_pairs import to_value
 
-_VALUE = r"(-?\d{1,12}\.\d{1,12}(?:[eE][-+]?\d{1,3})?|-?nan|-?inf)"
+_VALUE = "(" + SPLIT_VALUE + ")"
 # A split's accuracy slashed after its loss, as a percentage (``/  85.0%``).
 _RATE = r"(?: {0,3}/ {0,3}\d{1,3}(?:\.\d{1,6})?%)?"
 _PART = r" {0,3}[|,] {0,3}"
 # Each part one character class or a bounded count of one: no backtracking to speak of.
 _ROW = re.compile(r"\s{0,8}[Ee]poch:? {1,8}(\d{1,7})/\d{1,7}" + _PART
-                  + r"(?:Train|Training|train|training):? " + _VALUE + _RATE + _PART
-                  + r"(Validation|Valid|Val|Test|Eval|validation|valid|val|test|eval):? "
-                  + _VALUE + _RATE + r"(?:" + _PART + r"[^\r\n]{0,200})?")
+                  + TRAINING_SPLIT + ":? " + _VALUE + _RATE + _PART
+                  + "(" + HELD_OUT_SPLIT + "):? " + _VALUE + _RATE
+                  + r"(?:" + _PART + r"[^\r\n]{0,200})?")
 
 
 def epoch_split_row(text: str) -> tuple[int, float, tuple[str, float]] | None:

@@ -25,13 +25,16 @@ from denpex_callbacks.logs.metric_pairs import to_value
 # character class, then the anchored end: no backtracking to speak of.
 _BAR = re.compile(r"\b[Ee]poch:? ?(\d{1,7})/\d{1,7}:? +\d{1,3}%\|[^|]{0,200}\| *(\d{1,12})/"
                   r"(\d{1,12}) \[[^\]=,]{0,80},[^\]=,]{0,40}/s\]$")
-_VALUE = r"(?:-?\d{1,12}\.\d{1,12}(?:[eE][-+]?\d{1,3})?|-?nan|-?inf)"
-_NUMBER = "(" + _VALUE + ")"
+# A split's value as these layouts print it: with a decimal point (a split's size is a count),
+# or a NaN or an infinity. The split names, as a split is named alone (epoch_split_rows too).
+SPLIT_VALUE = r"(?:-?\d{1,12}\.\d{1,12}(?:[eE][-+]?\d{1,3})?|-?nan|-?inf)"
+TRAINING_SPLIT = r"(?:Train|Training|train|training)"
+HELD_OUT_SPLIT = r"(?:Validation|Valid|Val|Test|Eval|validation|valid|val|test|eval)"
+_NUMBER = "(" + SPLIT_VALUE + ")"
 # The training split named alone with its value, then the held-out splits', each alone
 # with its own, parted by a bar or a comma.
-_SUMS = re.compile(r"\s*(?:Train|Training|train|training):? " + _NUMBER
-                   + r"((?: *[|,] *(?:Validation|Valid|Val|Test|Eval|validation|valid|val|test|"
-                   r"eval):? " + _VALUE + r"){1,3})\s*$")
+_SUMS = re.compile(r"\s*" + TRAINING_SPLIT + ":? " + _NUMBER
+                   + r"((?: *[|,] *" + HELD_OUT_SPLIT + ":? " + SPLIT_VALUE + r"){1,3})\s*$")
 _HELD_OUT = re.compile(r"([A-Za-z]+):? " + _NUMBER)
 
 
