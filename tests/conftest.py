@@ -28,6 +28,10 @@ os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(_REPO_CACHE, "torch_e
 # torch.compile's inductor cache defaults to /tmp/torchinductor_<user>, shared by every clone
 # and never pruned: each CI clone added its own entries there until the disk filled up.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_REPO_CACHE, "torchinductor"))
+# Its precompiled headers ignore that setting: torch writes them to
+# /tmp/torchinductor_<user>/precompiled_headers, a new pair of about 150 MB for each clone's path.
+# Without them each kernel compiles its headers again (a few seconds over the suite).
+os.environ.setdefault("TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS", "0")
 
 try:  # the core tests run without torch installed
     import torch
