@@ -35,7 +35,7 @@ import io
 from pathlib import Path
 
 import pytest
-from excerpts import diagnose_lines
+from excerpts import diagnose_lines, tqdm_bar
 from test_left3_formats import _dalle2
 from test_left4_formats import _caffe, _classy
 from test_science_formats import _nequip
@@ -45,6 +45,7 @@ from denpex_callbacks.logs import reader
 from denpex_callbacks.logs.parsers import KEYWORDS
 from denpex_callbacks.logs.reader import ReadStats, candidate_lines
 
+NAN = float("nan")
 Fault = tuple[str, int | None, object]
 
 
@@ -183,3 +184,79 @@ def test_a_line_before_a_piece_is_read_as_a_line_above(heading: str, row: str,
     cut = list(candidate_lines(io.BytesIO(f"{row}\n".encode()), KEYWORDS, ReadStats(),
                                before=heading.encode()))
     assert [(number + 1, text) for number, text in cut] == one
+
+
+# -- a bar at its total labelled with its epoch alone, over the epoch's summary -------------
+
+
+def _labelled_bars(bad: int | None = None, *, label: str = "Epoch {e}", epochs: int = 6,
+                   batches: int = 37, stop: int | None = None, every: int = 5) -> list[str]:
+    """A loop laid out as Arthi-V22/Deep-fake-Detection ``train_video.py``: each epoch a
+    ``tqdm(train_loader, desc=f"Epoch {epoch+1}")`` bar with no postfix (tqdm/std.py
+    ``format_meter``; a file keeps its refreshes as ``\\r`` segments of one line), then
+    ``f"Epoch [{epoch+1}/{num_epochs}], Loss: {total_loss/len(train_loader):.4f}, Time:
+    {epoch_time:.2f} sec"``. ``label``: the description (``{e}`` the epoch from 1, ``{n}``
+    the epochs); ``stop``: the batch after which each epoch's loop breaks (its bar never
+    closes); ``bad``: the run's first NaN batch (from 0)."""
+    out: list[str] = []
+    last = batches if stop is None else stop
+    for e in range(1, epochs + 1):
+        desc = label.format(e=e, n=epochs)
+        total, segments = 0.0, [tqdm_bar(desc, 0, batches, rate=1.21)]
+        for b in range(1, last + 1):
+            run = (e - 1) * batches + b - 1
+            total += NAN if bad is not None and run >= bad else 0.69 * 0.97 ** (run / 10)
+            if b % every == 0 or b == last:
+                segments.append(tqdm_bar(desc, b, batches, rate=1.21))
+        out += ["\r".join(segments),
+                f"Epoch [{e}/{epochs}], Loss: {total / last:.4f}, Time: {30.6 + e / 10:.2f} sec"]
+    return [*out, "✅ Model saved as cnn_lstm_video_model.pth"]
+
+
+@pytest.mark.parametrize(("build", "right"), [
+    # the label of how many, other totals: the run's batches at the summary's epoch's end
+    pytest.param(lambda: _labelled_bars(2 * 37 + 11, label="Epoch {e}/{n}"), [("AMP006", 111)],
+                 id="of_how_many"),
+    pytest.param(lambda: _labelled_bars(3 * 250 + 7, label="epoch: {e}", batches=250,
+                                        every=50), [("AMP006", 1000)], id="colon_250"),
+    pytest.param(lambda: _labelled_bars(120, label="Epoch {e}", batches=64, epochs=4),
+                 [("AMP006", 128)], id="epoch_64"),
+    # pasted from the middle (the first epoch's bar and summary left off)
+    pytest.param(lambda: _labelled_bars(3 * 40 + 3, batches=40)[2:], [("AMP006", 160)],
+                 id="from_the_middle"),
+])
+def test_a_bar_labelled_with_its_epoch_ends_the_pass(
+        tmp_path: Path, build: object, right: list[tuple[str, int | None]]) -> None:
+    """The epoch's summary below a bar at its total labelled ``Epoch N`` alone: the run's
+    batches at that epoch's end (before: the epoch, as the summary prints it)."""
+    assert callable(build)
+    assert [(code, step) for code, step, _ in _read(tmp_path, build())] == right
+
+
+@pytest.mark.parametrize(("build", "right"), [
+    # a bar that does not close (the loop breaks at batch 30 of 37): no pass's end, the
+    # summary's epoch as printed
+    pytest.param(lambda: _labelled_bars(2 * 37 + 11, stop=30), [("AMP006", 3)],
+                 id="never_closes"),
+    # a description that is no epoch's label: a pass of its own kind, not read as the epoch's
+    pytest.param(lambda: _labelled_bars(2 * 37 + 11, label="Training"), [("AMP006", 3)],
+                 id="other_description"),
+])
+def test_other_bars_leave_the_summary_its_epoch(
+        tmp_path: Path, build: object, right: list[tuple[str, int | None]]) -> None:
+    """Guards (as on the parent): the summary keeps its epoch."""
+    assert callable(build)
+    assert [(code, step) for code, step, _ in _read(tmp_path, build())] == right
+
+
+@pytest.mark.parametrize("build", [
+    pytest.param(lambda: _labelled_bars(label="Epoch {e}/{n}", epochs=9), id="of_how_many"),
+    pytest.param(lambda: _labelled_bars(label="epoch: {e}", batches=250, every=50),
+                 id="colon_250"),
+    pytest.param(lambda: _labelled_bars(batches=40, epochs=8)[4:], id="from_the_middle"),
+    pytest.param(lambda: _labelled_bars(stop=30), id="never_closes"),
+])
+def test_labelled_bars_healthy_silent(tmp_path: Path, build: object) -> None:
+    """Controls, settings other than the defaults: silent."""
+    assert callable(build)
+    assert _read(tmp_path, build()) == []
