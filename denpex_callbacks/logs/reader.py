@@ -441,10 +441,11 @@ def _scan(
             if (step_line := _step_line(buffer, resume, start)) is not None:
                 yield number - 1 - step_line[1], _decode(step_line[0], stats)
         elif start == 0 and before and (
-                numbers_below(before, buffer[:1] in (b" ", b"\t")) or finishes_bare_bar(before)):
+                (heading := numbers_below(before, buffer[:1] in (b" ", b"\t")))
+                or finishes_bare_bar(before)):
             # the line before a piece's first: the same test as a gap's line above
             # (:func:`_step_line`), which no line above it can overrule here
-            yield number - 1, _decode(before, stats)
+            yield number - 1, _decode(before if heading else _last_state(before), stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
             count = buffer.count(b"\n", start, end)
@@ -673,13 +674,26 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         if finishes_bare_bar(line):
             # a bare sized bar at its total under no epoch heading (one heads it otherwise,
             # and numbers it): the pass the epoch's summary below it closes (closing_bars)
-            return line, 0
+            return _last_state(line), 0
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _last_state(line: bytes) -> bytes:
+    """A bar's last state: the line after its last carriage return. Its earlier states are
+    no pass's end, and a bar labelled with its epoch alone (``Epoch 3:  50%|...| 150/300``)
+    would be read in them as that epoch's progress, which numbers the lines below it (an
+    evaluation's ``After epoch 3: ...`` then lost its epoch).
+
+    Example:
+        >>> _last_state(b"Epoch 3:   0%|  | 0/9 [...]\\rEpoch 3: 100%|#| 9/9 [00:01<00:00, 9it/s]")
+        b'Epoch 3: 100%|#| 9/9 [00:01<00:00, 9it/s]'
+    """
+    return line[line.rfind(b"\r") + 1:]
 
 
 def _step_past(buffer: bytes, start: int, resume: int, found: Callable[[bytes], bool],
