@@ -50,8 +50,16 @@ def closed_length(text: str) -> int:
 # A sized bar's last state with no description and no postfix, at its total: tqdm's bare
 # ``{percentage:3.0f}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}it/s]`` (a bare
 # ``tqdm(train_loader)``); a file keeps the earlier states before it as ``\r`` segments of the
-# same line, so the last segment is matched. Each part one character class.
-_FINISHED = (r"\s*100%\|[^|\r]{0,200}\| *(\d{1,9})/(\d{1,9}) \[[^\]=,\r]{0,40},"
+# same line, so the last segment is matched. Each part one character class. Its description
+# may be the epoch's label alone (Arthi-V22/Deep-fake-Detection ``train_video.py``'s
+# ``tqdm(train_loader, desc=f"Epoch {epoch+1}")`` over ``f"Epoch [{epoch+1}/{num_epochs}],
+# Loss: ..."``): it names the epoch the summary below names, no pass of another kind
+# (``Train:``, ``Validation:`` are not read so). Not an epoch of how many (``Epoch 4/10``):
+# the summaries below such bars keep their epoch (tests/logs/test_sample25_formats.py's
+# AudioLDM, test_evalsplit_formats.py), and ``epoch_sums`` reads those bars' counts.
+_EPOCH_LABEL = r"(?:[Ee]poch:? ?\d{1,7}:? )?"
+_FINISHED = (r"\s*" + _EPOCH_LABEL + r"100%\|[^|\r]{0,200}\| *(\d{1,9})/(\d{1,9}) "
+             r"\[[^\]=,\r]{0,40},"
              r"[^\]=,\r]{0,24}/s\]\s*")
 _FINISHED_TEXT = re.compile(_FINISHED)
 _FINISHED_BYTES = re.compile(_FINISHED.encode())
@@ -69,6 +77,8 @@ def finishes_bare_bar(line: bytes) -> bool:
         False
         >>> finishes_bare_bar(b"Train: 100%|###| 268/268 [01:16<00:00,  3.52it/s]")
         False
+        >>> finishes_bare_bar(b"Epoch 3: 100%|###| 37/37 [00:30<00:00,  1.21it/s]")
+        True
     """
     if line[-3:] != b"/s]":
         return False

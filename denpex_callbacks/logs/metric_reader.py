@@ -738,8 +738,9 @@ class MetricReader:
         self.pass_end = (-3, 0)
         # ...and the epoch summaries read (``epochs_up``'s rows) when each total's count was
         self.pass_summaries: dict[int, int] = {}
-        # The last bare sized bar (no description, no postfix) at its total: (line, its
-        # total: the epoch's batches). Only the longest such bar's: a loop's evaluation over its
+        # The last bare sized bar (no description but its epoch's label, no postfix) at its
+        # total (closing_bars.finishes_bare_bar): (line, its total: the epoch's batches).
+        # Only the longest such bar's: a loop's evaluation over its
         # smaller held-out loader draws one too (the T5 loop of Adewale-1/Natural-Language-
         # to-SQL ``train_t5.py``: ``tqdm(train_loader)``, ``Epoch {e}: Average train loss was
         # ...``, then ``tqdm(dev_loader)`` and ``Epoch {e}: Dev loss: ...``), among the bars

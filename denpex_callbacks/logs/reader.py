@@ -440,9 +440,12 @@ def _scan(
         if gap:
             if (step_line := _step_line(buffer, resume, start)) is not None:
                 yield number - 1 - step_line[1], _decode(step_line[0], stats)
-        elif start == 0 and before and (_is_step_line(before) or _is_epoch_line(before)
-                                        or finishes_bare_bar(before)):
-            yield number - 1, _decode(before, stats)
+        elif start == 0 and before and (
+                (heading := numbers_below(before, buffer[:1] in (b" ", b"\t")))
+                or finishes_bare_bar(before)):
+            # the line before a piece's first: the same test as a gap's line above
+            # (:func:`_step_line`), which no line above it can overrule here
+            yield number - 1, _decode(before if heading else _last_state(before), stats)
         if runs is not None and (end := runs.quiet_end(buffer, start, stop)) > start:
             # the lines from here repeat the quiet line before them: counted, not parsed
             count = buffer.count(b"\n", start, end)
@@ -557,6 +560,48 @@ def _is_epoch_line(line: bytes) -> bool:
     return at >= 0 and _EPOCH_TAIL.match(line, at) is not None
 
 
+def numbers_below(line: bytes, indented: bool) -> bool:
+    """Whether ``line``, which holds no keyword, numbers the candidate line just below it by
+    itself (a record's step line, an epoch's heading, a bar that closes an epoch...): the one
+    test of a single line that both a gap's line above a candidate (:func:`_step_line`) and a
+    piece's line before its first candidate (``candidate_lines``' ``before``) ask, so that an
+    excerpt reads the same wherever the file is cut into chunks or spans. ``indented``:
+    whether the candidate opens with a blank or a tab (an epoch that says it ended numbers
+    only its own indented summary).
+
+    Each test is guarded by a substring or a byte the line must hold (this runs once per gap).
+
+    Example:
+        >>> [numbers_below(x, False) for x in (b"step: 7", b"Iteration 1500, Testing net (#0)",
+        ...                                    b"epoch 3 lr 0.1", b"--- Epoch 2/5 ---",
+        ...                                    b"200it [01:11, 2.82it/s]", b"training",
+        ...                                    b"Epoch 12", b"Epoch 5 finished", b"ready")]
+        [True, True, True, True, True, True, True, False, False]
+        >>> numbers_below(b"Epoch 5 finished", True)
+        True
+    """
+    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
+            b"teration " in line and _EVAL_AT.search(line) is not None) or (
+            b"poch" in line and _EPOCH_HEADING.search(line) is not None) or (
+            is_counter_heading(line)):  # (counters named in words: see counter_headings)
+        return True
+    if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
+        return True  # ClassyVision's phase line over its loss line
+    if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
+        return True  # Keras' epoch header over its bar (a second fit begins at 1 again)
+    if line[:2] in _RULES and _FRAMED_EPOCH.fullmatch(line.strip()) is not None:
+        return True  # a loop's own ``--- Epoch 2/5 ---`` over its bar
+    if closes_epoch(line) or ends_epoch(line):
+        # an open bar's last state: the epoch's length (see closing_bars); a sentence that
+        # the epoch ended: which one the bar above was (see epoch_ends)
+        return True
+    if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
+        return True  # the split whose table's header row this candidate may be
+    # an epoch line (nnU-Net's ``Epoch 12``); one that says the epoch ended heads only its
+    # own indented summary, not the next epoch's first line
+    return _is_epoch_line(line) and (indented or _ENDED_TAIL.search(line) is None)
+
+
 def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | None:
     """The line just before ``start`` (one of the lines without a keyword from ``resume``)
     when it is a record's step line, or one of the :data:`EPOCH_REACH` lines before it when it
@@ -591,10 +636,7 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     if ((line[:2] == b"  " and line[2:3] != b" ") or b"RuntimeWarning: " in line) and (
             warned := warning_above(buffer, resume, start)) is not None:
         return warned  # numpy's empty mean, over the NaN it printed (see empty_means)
-    if _is_step_line(line) or (b"tep " in line and _EVAL_STEP.search(line) is not None) or (
-            b"teration " in line and _EVAL_AT.search(line) is not None) or (
-            b"poch" in line and _EPOCH_HEADING.search(line) is not None) or (
-            is_counter_heading(line)):  # (counters named in words: see counter_headings)
+    if numbers_below(line, buffer[start:start + 1] in (b" ", b"\t")):
         return line, 0
     if line[:1] in (b" ", b"\t") and begin > resume and (rows := step_above_rows(
             buffer, resume, start, begin, line, _is_step_line)) is not None:
@@ -612,18 +654,6 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
             return above, 1
     if begin > resume and noise_bytes(line):
         return _step_past(buffer, start, resume, _is_step_line, noise_bytes, NOISE_BETWEEN)
-    if b"ed batches: " in line and _PHASE_COUNT.search(line) is not None:
-        return line, 0  # ClassyVision's phase line over its loss line
-    if line.startswith(b"Epoch ") and _KERAS_EPOCH.fullmatch(line.rstrip()) is not None:
-        return line, 0  # Keras' epoch header over its bar (a second fit begins at 1 again)
-    if line[:2] in _RULES and _FRAMED_EPOCH.fullmatch(line.strip()) is not None:
-        return line, 0  # a loop's own ``--- Epoch 2/5 ---`` over its bar
-    if closes_epoch(line) or ends_epoch(line):
-        # an open bar's last state: the epoch's length (see closing_bars); a sentence that
-        # the epoch ended: which one the bar above was (see epoch_ends)
-        return line, 0
-    if len(line) <= 16 and _SPLIT_LINE.fullmatch(line):
-        return line, 0  # the split whose table's header row this candidate may be
     if len(line) <= NOTE_WIDTH and begin > resume:
         # a banner over a blank line or a short note, then its metrics (DreamerV3's terminal
         # output, danijar/elements ``elements/logger.py`` ``TerminalOutput``: ``[Agent Step
@@ -644,13 +674,26 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
         if finishes_bare_bar(line):
             # a bare sized bar at its total under no epoch heading (one heads it otherwise,
             # and numbers it): the pass the epoch's summary below it closes (closing_bars)
-            return line, 0
+            return _last_state(line), 0
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _last_state(line: bytes) -> bytes:
+    """A bar's last state: the line after its last carriage return. Its earlier states are
+    no pass's end, and a bar labelled with its epoch alone (``Epoch 3:  50%|...| 150/300``)
+    would be read in them as that epoch's progress, which numbers the lines below it (an
+    evaluation's ``After epoch 3: ...`` then lost its epoch).
+
+    Example:
+        >>> _last_state(b"Epoch 3:   0%|  | 0/9 [...]\\rEpoch 3: 100%|#| 9/9 [00:01<00:00, 9it/s]")
+        b'Epoch 3: 100%|#| 9/9 [00:01<00:00, 9it/s]'
+    """
+    return line[line.rfind(b"\r") + 1:]
 
 
 def _step_past(buffer: bytes, start: int, resume: int, found: Callable[[bytes], bool],

@@ -47,7 +47,9 @@ Faulty (12 excerpts): right at first sight on 8 (67%); the 4 misses: the audio s
 script's 2 (step: the epoch where the run's batches are right); none silent, no false alarm.
 Now (h53-sample39's rule, denpex_callbacks/logs/epoch_split_rows.py): the audio script's 4
 excerpts read right (faulty AMP006 and AMP013 at the row's epoch; healthy read and silent):
-10 of 12 faulty right, 12 of 12 healthy read and silent; the video script's 2 stay strict xfails.
+10 of 12 faulty right, 12 of 12 healthy read and silent; the video script's 2 stayed strict
+xfails until h56-handover56 (a bar at its total labelled with its epoch alone ends the pass the
+summary below it names: closing_bars.py): 12 of 12 faulty right.
 "Right": the ids, and the step as the log prints it (a step counter; the run's batches where
 the log counts batches within an epoch or draws a bar an epoch; an epoch where it prints only
 epochs).
@@ -290,11 +292,12 @@ def test_unread_healthy_runs_are_read(tmp_path: Path, name: str) -> None:
     assert faults(tmp_path, UNREAD[name]()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="first sight: see each case's comment")
 @pytest.mark.parametrize(("build", "right"), [
     # The video model's NaN from batch 12 of epoch 3 (37 a bar, no postfix): the epoch's
     # summary after the bar that reached 37/37, the run's 111 (the doctor: 3, the epoch).
     # From the middle (the first epoch's bar left off), batch 21 of epoch 5: 185 (doctor: 5).
+    # Fixed (h56-handover56): a bar at its total whose description is the epoch's label
+    # alone is a bare bar's end (closing_bars.py ``_FINISHED``; tests/logs/test_handover56.py)
     pytest.param(lambda: deepfake_video(2 * 37 + 11), [("AMP006", 111)],
                  id="deepfake_video"),
     pytest.param(lambda: deepfake_video(4 * 37 + 20)[2:], [("AMP006", 185)],
