@@ -14,6 +14,7 @@ that stays) must still fire.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -421,6 +422,180 @@ def paddle_lines(steps: int = 12_000) -> list[str]:
     return out
 
 
+_CLIP_WARNING = ("FutureWarning: Non-finite norm encountered in torch.nn.utils.clip_grad_norm_; "
+                 "continuing anyway. Note that the default behavior will change in a future "
+                 "release to error out if a non-finite total norm is encountered. At that point, "
+                 "setting error_if_nonfinite=false will be required to retain the old behavior.")
+
+
+def hf_clip_warning() -> list[str]:
+    """pytorch/pytorch ``torch/nn/utils/clip_grad.py`` (1.9-1.13: ``warnings.warn(
+    "Non-finite norm encountered in torch.nn.utils.clip_grad_norm_; continuing anyway. ...",
+    FutureWarning)``, printed once, its source line below it) raised from transformers'
+    ``trainer.py`` on the first step the scaler skipped, between the Trainer's rows of a 4.x
+    release that logged no grad norm (``{'loss': ..., 'learning_rate': ..., 'epoch': ...}``)."""
+    rows = [f"{{'loss': {_loss(step):.4f}, 'learning_rate': {5e-05 * (1 - step / 9000):.6g}, "
+            f"'epoch': {step / 3000:.2f}}}" for step in range(500, 9001, 500)]
+    return [rows[0], "/opt/conda/lib/python3.8/site-packages/transformers/trainer.py:1410: "
+            + _CLIP_WARNING, "  args.max_grad_norm,", *rows[1:]]
+
+
+def yolov5_clip_warning() -> list[str]:
+    """ultralytics/yolov5 ``train.py``: the bar's description (``('%11s' * 2 + '%11.4g' * 5)
+    % (f'{epoch}/{epochs - 1}', mem, *mloss, targets.shape[0], imgs.shape[-1])``) under its
+    header, ``torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)`` after
+    ``scaler.unscale_`` (the warning once, on the first overflowed batch)."""
+    out = [("%11s" * 7) % ("Epoch", "GPU_mem", "box_loss", "obj_loss", "cls_loss", "Instances",
+                           "Size")]
+    for epoch in range(3):
+        for n in (100, 200, 300, 400):
+            box, obj = 0.11 - epoch / 100 - n / 1e4, 0.068 - epoch / 1000
+            out.append(("%11s" * 2 + "%11.4g" * 5) % (f"{epoch}/299", "2.51G", box, obj, 0.106,
+                                                      455, 640)
+                       + f": {n // 4:3d}%|##        | {n}/400 [00:30<01:30,  3.33it/s]")
+            if epoch == 0 and n == 200:
+                out[-1] += "train.py:323: " + _CLIP_WARNING
+                out.append("  torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)"
+                           "  # clip gradients")
+    return out
+
+
+def lightning_grad_norm_inf() -> list[str]:
+    """Lightning 1.x ``Trainer(precision=16, track_grad_norm=2)``: ``grad_2.0_norm_total`` on
+    the bar (``pytorch_lightning/utilities/grads.py`` ``grad_norm``), ``inf`` on the batches
+    the scaler skipped (norms taken on the scaled gradients before ``unscale_``)."""
+    out = []
+    for n in range(50, 3001, 50):
+        epoch, batch = divmod(n, 1000)
+        norm = "inf" if n in (1550, 2300) else f"{2.1 + (n % 3) / 10:.3f}"
+        out.append(f"Epoch {epoch}:  {batch // 10:2d}%|##        | {batch}/1000 [00:30<00:30, "
+                   f"15.00it/s, loss={_loss(n):.3f}, v_num=2, grad_2.0_norm_total={norm}]")
+    return out
+
+
+def deepspeed_consecutive_hysteresis() -> list[str]:
+    """DeepSpeed with ``"consecutive_hysteresis": true`` (``loss_scaler.py``: every clean
+    iteration prints ``Consecutive hysteresis is enabled. Restoring hysteresis to {h}``), at
+    hysteresis 2: a lone overflow spends one, two in a row halve."""
+    out, scale = [], 2**15
+    for step in range(1, 3001):
+        if step % 700 in (0, 1):
+            if step % 700 == 0:
+                out.append(_DS + "[loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                           f"Skipping step. Attempted loss scale: {scale}, but hysteresis is 2. "
+                           "Reducing hysteresis to 1")
+            else:
+                out.append(_DS + "[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                           f"Skipping step. Attempted loss scale: {scale}, reducing to "
+                           f"{scale // 2}")
+                scale //= 2
+            continue
+        out.append(_DS + "[loss_scaler.py:196:update_scale] Consecutive hysteresis is enabled. "
+                   "Restoring hysteresis to 2")
+        if step % 50 == 0:
+            out.append(f"step={step}, loss={_loss(step):.4f}, loss_scale={scale}")
+    return out
+
+
+def fairseq_amp_lines() -> list[str]:
+    """fairseq ``--amp`` (``fairseq/optim/amp_optimizer.py``: ``AMP: overflow detected,
+    setting scale to to {s}``, the doubled word its own) and ``train_inner`` rows, a sawtooth
+    at ``--amp-scale-window`` 1000 from ``--amp-init-scale`` 2**7."""
+    out = []
+    head = "2026-12-08 01:00:00 | INFO | "
+    updates = 0
+    for step, overflow, _before, after in _sawtooth(12_000, 1000, ceiling=2.0**10, init=128.0):
+        if overflow:
+            out.append(head + f"fairseq.optim.amp_optimizer | AMP: overflow detected, setting "
+                       f"scale to to {after}")
+            continue
+        updates += 1
+        if updates % 100 == 0:
+            out.append(head + f"train_inner | epoch 001:  {updates:5d} / 60000 loss="
+                       f"{_loss(step) * 3:.3f}, ppl=25.1, wps=45000, ups=4.1, wpb=11000, "
+                       f"bsz=380, num_updates={updates}, lr=0.0007, gnorm=0.932, "
+                       f"loss_scale={after:g}, train_wall=24, gb_free=12.3, wall={step // 4}")
+    return out
+
+
+def megatron_warmup() -> list[str]:
+    """Megatron-LM from ``--initial-loss-scale`` 2**32 at log interval 1 with
+    ``--lr-warmup-iters`` 100: the first iterations skipped (no ``lm loss`` and no grad
+    norm where the whole interval was), ``learning rate: 0.000000E+00`` until the first applied
+    step, then rising."""
+    out = []
+    for step, overflow, _before, after in _backoff(600):
+        line = megatron_line(step, loss=None if overflow else _loss(step), scale=after,
+                             skipped=int(overflow), grad_norm="0.9")
+        if overflow:
+            line = line.replace(" grad norm: 0.9 |", "")
+        lr = min(step - 19, 100) / 100 * 3e-4 if step > 19 else 0.0
+        out.append(line.replace("learning rate: 3.000000E-04", f"learning rate: {lr:.6E}"))
+    return out
+
+
+def _spiky_deepspeed() -> list[str]:
+    """DeepSpeed's lines (``deepspeed_lines``) around a x100 loss spike at step 4000 whose
+    gradients overflow three times (2**14 -> 2**11), the script printing the loss every 10."""
+    seq = _grad_scaler(8000, 1000, init=2.0**14,
+                       top=lambda s: 2.0**11 if 4000 <= s < 4003 else 2.0**16)
+    spike = _spike(100, 4000, 30)
+    return [line if not line.startswith("step=") else
+            f"step={line.split(',')[0][5:]}, loss={spike(int(line.split(',')[0][5:])):.4f}"
+            + line[line.index(", loss_scale"):]
+            for line in deepspeed_lines(seq, 10)]
+
+
+def deepscale_all_ranks(ranks: int = 8) -> list[str]:
+    """DeepSpeed 0.3's fused optimizer (``deepspeed/runtime/fp16/fused_optimizer.py``
+    ``step``: ``print("[deepscale] OVERFLOW! Rank {} Skipping step. Attempted loss scale: {},
+    reducing to {}".format(dist.get_rank(), prev_scale, self.loss_scale))``, on every rank,
+    no rank guard), ``ranks`` processes writing one log, a sawtooth at ``loss_scale_window``
+    1000 from 2**16; the script's ``print(f"step {step} loss {loss:.4f}")`` on rank 0."""
+    out = []
+    for step, overflow, before, after in _sawtooth(12_000, 1000, ceiling=2.0**14):
+        if overflow:
+            out += [f" [deepscale] OVERFLOW! Rank {rank} Skipping step. Attempted loss scale: "
+                    f"{before}, reducing to {after}" for rank in range(ranks)]
+        if step % 100 == 0:
+            out.append(f"step {step} loss {_loss(step):.4f}")
+    return out
+
+
+def hf_notebook_table() -> list[str]:
+    """transformers' ``NotebookProgressCallback`` table pasted from a notebook
+    (``utils/notebook.py``: ``Step``, ``Training Loss``, ``Validation Loss`` cells, tab
+    separated once copied), the first row's training loss ``0.000000`` (logged before any
+    loss was accumulated), ``No log`` where no training loss was logged."""
+    rows = ["Step\tTraining Loss\tValidation Loss"]
+    for step in range(500, 10_001, 500):
+        train = "0.000000" if step == 500 else f"{_loss(step):.6f}"
+        rows.append(f"{step}\t{train}\t{_loss(step) + 0.1:.6f}")
+    return rows
+
+
+_SCHEDULER_WARNING = (
+    "/usr/local/lib/python3.10/dist-packages/torch/optim/lr_scheduler.py:139: UserWarning: "
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+    "of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def scheduler_warning_rows(hf: bool) -> list[str]:
+    """pytorch/pytorch ``torch/optim/lr_scheduler.py`` (``LRScheduler.step``: the UserWarning
+    above, with its source line ``  warnings.warn(``), printed once where ``GradScaler``
+    skipped the first ``optimizer.step()`` (the patched ``step`` never ran), then the
+    Trainer's rows (``hf``) or a loop's ``print(f"Epoch {epoch} | Step {step} | Loss
+    {loss:.4f}")``."""
+    rows = (hf_rows(4000, 20, overflow_at=(20,), norm="nan") if hf else
+            [f"Epoch {step // 1000} | Step {step} | Loss {_loss(step):.4f}"
+             for step in range(20, 4001, 20)])
+    return [_SCHEDULER_WARNING, '  warnings.warn("Detected call of `lr_scheduler.step()` before '
+            '`optimizer.step()`. "', *rows]
+
+
 # --- pastes ----------------------------------------------------------------------------------
 
 def middle(lines: list[str]) -> list[str]:
@@ -437,6 +612,16 @@ def ansi(lines: list[str]) -> list[str]:
     """A terminal's colours (SGR codes) around each line's numbers' key, as colorlog and rich
     paint a level or a key: ``\\x1b[32m`` ... ``\\x1b[0m``."""
     return [f"\x1b[32m{line[:12]}\x1b[0m{line[12:]}" for line in lines]
+
+
+_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])")
+
+
+def ansi_numbers(lines: list[str]) -> list[str]:
+    """rich's ``ReprHighlighter`` (Textualize/rich ``rich/highlighter.py``: ``repr.number``,
+    bold cyan) as a ``RichHandler`` paints every number of a logged message:
+    ``\x1b[1;36m2.5\x1b[0m``."""
+    return [_NUMBER.sub("\x1b[1;36m\\1\x1b[0m", line) for line in lines]
 
 
 # --- the probes ------------------------------------------------------------------------------
@@ -469,6 +654,28 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
     "espnet grad norm inf skips": lambda: espnet_lines((2400, 7777, 12001)),
     "colossalai sawtooth 500": colossalai_lines,
     "paddle sawtooth 2000": paddle_lines,
+    "hf clip_grad_norm_ warning once": hf_clip_warning,
+    "yolov5 clip_grad_norm_ warning once": yolov5_clip_warning,
+    "lightning grad_2.0_norm_total inf twice": lightning_grad_norm_inf,
+    "deepspeed consecutive hysteresis": deepspeed_consecutive_hysteresis,
+    "fairseq amp sawtooth 1000": fairseq_amp_lines,
+    "megatron warm-up from 2**32, lr 0": megatron_warmup,
+    "deepspeed progress lines only, start-up from 2**32": lambda: [
+        line for line in deepspeed_lines(_backoff(3000), 10, user=False) if "OVERFLOW" not in line],
+    "deepscale 0.3 overflow lines on 8 ranks": deepscale_all_ranks,
+    "hf notebook table, 0.000000 first": hf_notebook_table,
+    "deepspeed min_loss_scale 1024 held twice": lambda: deepspeed_hysteresis_lines(
+        deepspeed_scaler(12_000, 500, init=2.0**13, min_scale=2.0**10, hysteresis=1,
+                         top=lambda s: 2.0**9 if 3000 <= s < 3005 else 2.0**13), 50),
+    "hf rows after the scheduler's warning": lambda: scheduler_warning_rows(True),
+    "loop rows after the scheduler's warning": lambda: scheduler_warning_rows(False),
+    "hf spike x100 with grad_norm inf beside it": lambda: hf_rows(
+        8000, 50, loss=_spike(100, 4000, 100), overflow_at=(4000, 4050)),
+    "megatron spike x100 with skips beside it": lambda: megatron_lines(_grad_scaler(
+        8000, 1000, init=2.0**14, top=lambda s: 2.0**11 if 4000 <= s < 4003 else 2.0**16), 10,
+        loss=_spike(100, 4000, 30), grad_norm=lambda s: "inf" if s == 4010 else "0.912"),
+    "deepspeed spike x100 with overflows beside it": _spiky_deepspeed,
+    "hf spike x1000 that recovers": lambda: hf_rows(8000, 50, loss=_spike(1000, 4000, 100)),
     "megatron back-off from 2**32, log interval 1": lambda: megatron_lines(_backoff(600), 1),
     "megatron back-off from 2**32, log interval 10": lambda: megatron_lines(_backoff(), 10),
     "fairseq back-off from 2**32": lambda: fairseq_lines(_backoff(), 100),
@@ -546,7 +753,8 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
 def _pasted() -> dict[str, Callable[[], list[str]]]:
     out: dict[str, Callable[[], list[str]]] = {}
     for name, build in HEALTHY.items():
-        for how, paste in (("middle", middle), ("crlf", crlf), ("ansi", ansi)):
+        for how, paste in (("middle", middle), ("crlf", crlf), ("ansi", ansi),
+                           ("rich", ansi_numbers)):
             out[f"{name} [{how}]"] = (lambda b=build, p=paste: p(b()))
     return out
 
@@ -554,10 +762,15 @@ def _pasted() -> dict[str, Callable[[], list[str]]]:
 ALL = {**HEALTHY, **_pasted()}
 
 
+# A table's rows without their header line hold no name: nothing to read, and no alarm.
+NOTHING_TO_READ = frozenset({"hf notebook table, 0.000000 first [middle]"})
+
+
 @pytest.mark.parametrize("name", list(ALL))
 def test_healthy_fp16_is_quiet(tmp_path: Path, name: str) -> None:
-    """Controls: every probe, whole and pasted three ways, raises no fault."""
-    assert faults(tmp_path, ALL[name]()) == []
+    """Controls: every probe, whole and pasted four ways, raises no fault."""
+    judged = alarms if name in NOTHING_TO_READ else faults
+    assert judged(tmp_path, ALL[name]()) == []
 
 
 @pytest.mark.parametrize("paste", [list, middle, crlf, ansi])
@@ -653,3 +866,14 @@ def test_megatron_hysteresis_then_collapse_still_fires(tmp_path: Path) -> None:
     seq = megatron_scaler(1011, 500, init=2.0**14, hysteresis=5,
                           top=lambda s: 1.0 if s > 1000 else 2.0**14)
     assert faults(tmp_path, megatron_lines(seq, 1)) == [("AMP003", 1001)]
+
+
+def test_hf_first_row_zero_loss_beside_nan_grad_norm_is_kept(tmp_path: Path) -> None:
+    """Kept, not a false alarm: ``'loss': 0.0`` beside ``'grad_norm': nan`` at the first row
+    is the Trainer's ``logging_nan_inf_filter`` (``trainer.py``: a NaN/inf step loss replaced
+    by ``tr_loss / (1 + steps since the last log)``, 0 before any step was summed) hiding an
+    inf loss at step 1; a healthy first row's 0.0 has a finite norm (silent above). AMP009 at
+    1, as the catalog says once a NaN/inf was actually hidden."""
+    lines = ["{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 0.0, 'epoch': 0.0}",
+             *hf_rows(4000, 10, warmup=200)[1:]]
+    assert faults(tmp_path, lines) == [("AMP009", 1)]
