@@ -675,6 +675,12 @@ HEALTHY: dict[str, Callable[[], list[str]]] = {
         8000, 1000, init=2.0**14, top=lambda s: 2.0**11 if 4000 <= s < 4003 else 2.0**16), 10,
         loss=_spike(100, 4000, 30), grad_norm=lambda s: "inf" if s == 4010 else "0.912"),
     "deepspeed spike x100 with overflows beside it": _spiky_deepspeed,
+    # logging_steps=1: the scheduler steps only where the optimizer ran (trainer.py
+    # ``optimizer_was_run``), so the skipped start-up rows keep the warm-up's 0.0
+    "hf start-up back-off at logging_steps=1, grad_norm inf, lr 0.0": lambda: [
+        f"{{'loss': {_loss(step) * 4:.4f}, 'grad_norm': {'inf' if step <= 9 else '2.31'}, "
+        f"'learning_rate': {0.0 if step <= 9 else (step - 9) * 1e-07:.6g}, "
+        f"'epoch': {step / 5000:.4f}}}" for step in range(1, 600)],
     "hf spike x1000 that recovers": lambda: hf_rows(8000, 50, loss=_spike(1000, 4000, 100)),
     "megatron back-off from 2**32, log interval 1": lambda: megatron_lines(_backoff(600), 1),
     "megatron back-off from 2**32, log interval 10": lambda: megatron_lines(_backoff(), 10),
