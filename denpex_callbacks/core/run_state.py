@@ -63,6 +63,10 @@ class RunState:
     skip_streak: int = 0
     skip_streak_start: int | None = None
     skip_streak_start_scale: float | None = None
+    # Skips of the streak that only spent the scaler's hysteresis (DeepSpeed's and Megatron's
+    # tolerance: the scale kept by design until it runs out) and the last hysteresis seen.
+    streak_spent: int = 0
+    last_hysteresis: int | None = None
     last_step: int | None = None
     episode_start: int | None = None  # first skip of the current episode of overflow
     episode_scale: float | None = None
@@ -92,6 +96,22 @@ class RunState:
             return False
         start, since = self.skip_streak_start, self.restart_step
         return start is None or since is None or start >= since
+
+    @property
+    def backoff_streak(self) -> int:
+        """The streak's skipped steps less those that only spent hysteresis: the overflows
+        the scaler answered by backing off (or would have, but for a static scale).
+
+        Example:
+            >>> run = RunState()
+            >>> for left in (3, 2, 1):  # "but hysteresis is 4. Reducing hysteresis to 3" ...
+            ...     run.update(Observation(left, scale_before=512.0, scale_after=512.0,
+            ...                            skipped=True, hysteresis=left))
+            >>> run.update(Observation(5, scale_before=512.0, scale_after=256.0, skipped=True))
+            >>> run.skip_streak, run.backoff_streak
+            (4, 1)
+        """
+        return self.skip_streak - self.streak_spent
 
     @property
     def startup_reason(self) -> str:
@@ -128,6 +148,9 @@ class RunState:
         elif reset is not None:
             self.restart_reason, self.restart_step = reset, obs.step
             self.skip_streak, self.skip_streak_start, self.skip_streak_start_scale = 0, None, None
+            self.streak_spent = 0
+        spent = bool(skipped) and self._spent_hysteresis(obs)
+        self.last_hysteresis = obs.hysteresis
         if skipped and self.first_clean_step is None and (
                 (applied := self._applied_first(obs)) is not None):
             self.clean_steps_seen += 1
@@ -139,7 +162,9 @@ class RunState:
             if self.skip_streak == 0:
                 self.skip_streak_start = obs.step
                 self.skip_streak_start_scale = obs.scale_before
+                self.streak_spent = 0
             self.skip_streak += 1
+            self.streak_spent += spent
         elif skipped is False:
             self.clean_steps_seen += 1
             if self.first_clean_step is None:
@@ -148,12 +173,23 @@ class RunState:
             self.skip_streak = 0
             self.skip_streak_start = None
             self.skip_streak_start_scale = None
+            self.streak_spent = 0
         self.recent.append((obs.step, obs.scale, skipped, obs.loss))
         if len(self.early) < EARLY_STEPS:
             self.early.append((obs.step, obs.loss, skipped, obs.grad_norm))
         ratio = obs.extra.get("update_ratio") if obs.extra else None
         self.trail.append((obs.step, obs.loss, obs.grad_norm,
                            float(ratio) if isinstance(ratio, (int, float)) else None))
+
+    def _spent_hysteresis(self, obs: Observation) -> bool:
+        """Whether a skipped step only spent hysteresis: the scale kept and some hysteresis
+        left, less than the step before had (DeepSpeed's ``but hysteresis is 2. Reducing
+        hysteresis to 1``; a live scaler's ``cur_hysteresis``). A scale held at its floor
+        keeps its hysteresis (1) and spends none: those skips still count."""
+        left = obs.hysteresis
+        if left is None or left < 1 or obs.scale_before != obs.scale_after:
+            return False
+        return self.last_hysteresis is None or left < self.last_hysteresis
 
     def _applied_first(self, obs: Observation) -> int | None:
         """The run's first step, where a skip right after it proves it applied (else None).
@@ -258,6 +294,7 @@ class RunState:
             if self.skip_streak == 0:
                 self.skip_streak_start = first
                 self.skip_streak_start_scale = self.last_scale
+                self.streak_spent = 0
             self.skip_streak += steps
             return
         if self.first_clean_step is None:
@@ -266,6 +303,7 @@ class RunState:
         self.skip_streak = 0
         self.skip_streak_start = None
         self.skip_streak_start_scale = None
+        self.streak_spent = 0
 
     def quiet_ready(self) -> bool:
         """Whether the next step may be a quiet one (:mod:`denpex_callbacks.core.quiet_steps`):

@@ -16,7 +16,9 @@ class Thresholds:
 
     Attributes:
         collapse_skip_streak: Consecutive skipped steps, after the first clean step, that make
-            an AMP003 collapse (detection delay: this many steps minus one).
+            an AMP003 collapse (detection delay: this many steps minus one). A skip that only
+            spent the scaler's hysteresis (the scale kept, DeepSpeed's ``but hysteresis is
+            8``) is not counted, here or in ``stuck_skip_streak``.
         startup_halvings: How far below 2**16, in halvings, the scale may fall before the
             first clean step (of the run, a resume or a restart): to 16 by default, so a
             back-off from 2**32 may take 28 halvings, from 2**16 12; from a lower initial

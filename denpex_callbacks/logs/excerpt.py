@@ -96,6 +96,7 @@ class ExcerptJudge:
     streak: int = 0
     streak_start: _Point | None = None
     streak_start_scale: float | None = None
+    streak_spent: int = 0  # overflows of the streak that only spent hysteresis
     collapse: tuple[_Point, int, float | None, float] | None = None
     last_overflow_scale: float | None = None
     floor_overflows: int = 0
@@ -295,6 +296,7 @@ class ExcerptJudge:
         if self.streak == 0:
             self.streak_start = _Point(first, None, None)
             self.streak_start_scale = self.last_scale
+            self.streak_spent = 0
         self.streak += steps
 
     def quiet_rows(self, rows: int, last_step: int, scale: float | None, *,
@@ -416,8 +418,14 @@ class ExcerptJudge:
             self.streak_start, self.streak_start_scale = point, obs.scale_before
             self.streak_after_stable = (self.stable_rows >= STABLE_ROWS
                                         or self.evaluations > self.evaluations_before)
+            self.streak_spent = 0
         self.streak += 1
-        if (self.cascade is None and self.streak_after_stable and self.streak >= CASCADE
+        # An overflow that only spent hysteresis (DeepSpeed's ``but hysteresis is 8. Reducing
+        # hysteresis to 7``) kept its scale by design: a tooth of a sawtooth at hysteresis H
+        # prints H lines in a row. Only the overflows the scaler backed off on make a cascade.
+        self.streak_spent += _spent_hysteresis(obs)
+        backed_off = self.streak - self.streak_spent
+        if (self.cascade is None and self.streak_after_stable and backed_off >= CASCADE
                 and self.streak_start is not None):
             self.cascade = (self.streak_start, self.streak)
         after = obs.scale_after
@@ -429,7 +437,7 @@ class ExcerptJudge:
         # fairseq's initial 128, whose back-off reaches 8 in four halvings (fairseq sums the
         # loss over tokens: its healthy scales sit at 4 to 64). The monitor judges those.
         known_start = self.streak_after_stable or self.streak_start_scale is not None
-        if (self.collapse is None and self.streak >= HALVINGS and after is not None
+        if (self.collapse is None and backed_off >= HALVINGS and after is not None
                 and after <= LOW_SCALE and fell_from is not None and known_start
                 and fell_from > after and self.streak_start is not None):
             self.collapse = (self.streak_start, self.streak, self.streak_start_scale, after)
@@ -468,6 +476,14 @@ class ExcerptJudge:
         interval = event.step - previous[0]
         if not (interval > 0 and event.skipped_in_interval == interval
                 and event.scale_after == previous[1]):
+            if (self.stuck_run is not None and self.stuck_first is self.stuck_run[0]
+                    and event.skipped_in_interval and previous[1] is not None
+                    and event.scale_after < previous[1]):
+                # The streak ended in a back-off: the scaler spent its hysteresis (Megatron's
+                # --hysteresis 5 skips four iterations at the scale, then halves), it is not
+                # stuck. A static scale, or one update() never reaches, never halves.
+                self.stuck_first = self.stuck_scale = None
+                self.stuck_intervals = 0
             self.stuck_run = None  # an applied step or a back-off ends the streak
             return
         first, intervals, iterations = self.stuck_run or (point, 0, 0)
@@ -718,6 +734,14 @@ def _finding(code: str, step: int | None, line: int | None, text: str | None, su
         evidence={**evidence, "basis": "excerpt", "confidence": confidence},
         severity=Severity.WARNING if confidence == "low" else None,
         lines=(line,) if line is not None else (), quotes=(text,) if text else ())
+
+
+def _spent_hysteresis(obs: Observation) -> bool:
+    """Whether an overflow only spent the scaler's hysteresis: some left after it and the
+    scale kept (``Attempted loss scale: 65536, but hysteresis is 2. Reducing hysteresis to
+    1``)."""
+    return (obs.hysteresis is not None and obs.hysteresis >= 1
+            and obs.scale_before == obs.scale_after)
 
 
 def _fmt(value: float | None) -> str:

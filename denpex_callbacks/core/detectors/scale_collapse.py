@@ -96,8 +96,8 @@ class ScaleCollapseDetector(Detector):
         if run.in_startup:
             if not self._beyond_startup(halvings, run):
                 return None
-        elif run.skip_streak < self.t.collapse_skip_streak:
-            return None
+        elif run.backoff_streak < self.t.collapse_skip_streak:
+            return None  # (skips that only spent hysteresis are the scaler's tolerance)
         self.firing = True
         self.trend_floor = obs.scale  # one collapse: the trajectory waits for a recovery
         start, scale = run.skip_streak_start, run.skip_streak_start_scale

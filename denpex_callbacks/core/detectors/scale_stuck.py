@@ -79,8 +79,8 @@ class ScaleStuckDetector(Detector):
         return seen is not None and scale != seen
 
     def _every_step_skipped(self, obs: Observation, run: RunState) -> Finding | None:
-        if run.skip_streak < self.t.stuck_skip_streak:
-            return None
+        if run.backoff_streak < self.t.stuck_skip_streak:
+            return None  # skips that spent hysteresis kept the scale by design: not static
         if (run.last_scale is None or run.scale_ever_changed or obs.scale is None
                 or run.skip_streak_start_scale is None):
             return None  # constant only if seen where the streak began and now (logs may not)
