@@ -141,14 +141,17 @@ def test_insightface_fp16_grad_scale_zero(tmp_path: Path) -> None:
     lines = [f"Training: 2026-11-30 10:00:0{i}-Speed 1234.56 samples/sec   Loss 8.1234   "
              f"LearningRate 0.100000   Epoch: 0   Global Step: {i * 50}   Fp16 Grad Scale: "
              f"{'1024' if i < 2 else ' 0'}   Required: 12 hours" for i in range(1, 5)]
-    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP004"]
+    # 1024 to below 0.5 in the 50 steps between two rows: eleven overflows at least, the
+    # collapse (AMP003) whose consequence is the scale below 1 (AMP004), both at that row
+    assert faults(tmp_path, lines) == [("AMP003", 100), ("AMP004", 100)]
 
 
 def test_keras_dynamic_scale_metric(tmp_path: Path) -> None:
     # keras LossScaleOptimizer keeps its scale in the variable "dynamic_scale"
     lines = [f"100/100 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - loss: 0.5 - dynamic_scale: {s}"
              for s in ("32768.0", "0.5", "0.25")]
-    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP004"]
+    # 16 halvings over one epoch's 100 steps: a collapse, and the scale below 1 it left
+    assert faults(tmp_path, lines) == [("AMP003", 200), ("AMP004", 200)]
 
 
 def test_old_deepspeed_fused_optimizer_split_lines(tmp_path: Path) -> None:

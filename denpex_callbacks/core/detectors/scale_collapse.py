@@ -220,9 +220,12 @@ class ScaleCollapseDetector(Detector):
             self._peaks.clear()
         # A scale below the last one seen fell through skips, on this step or (a log row
         # every N steps) in the gap before it, where the skips are counted but not observed.
-        # A row that shows the scale already below 1 (or printed as 0) is AMP004's alone: the
-        # trajectory is for a collapse seen while the scale still protects the gradients.
-        fell = (bool(self.window) and self.t.underflow_scale <= scale < self.window[-1][1])
+        # A fall that ends below 1 between two rows is a collapse too: only overflows halve a
+        # dynamic scale, so the fall is the cause and the scale below 1 its consequence
+        # (AMP004), both reported. Not a fall to exactly 0: halving from a scale a log printed
+        # does not reach 0 (the logs' readers keep an exact 0 only where the steps between
+        # could not have halved it there: ``scale_prints.rounded_zero``): something set it.
+        fell = bool(self.window) and 0.0 < scale < self.window[-1][1]
         self._push_window((obs.step, scale))
         peak_step, peak = self._peaks[0]
         self._note_recovery(scale)
@@ -235,10 +238,11 @@ class ScaleCollapseDetector(Detector):
         start = after[0][0] if after else obs.step
         span = obs.step - start + 1
         halvings = math.log2(peak / scale) if scale > 0 else math.inf
+        fall = f" ({halvings:.0f} halvings)" if scale > 0 else ""
         return Finding(
             self.code,
             start,
-            f"loss scale fell from {peak:g} to {scale:g} ({halvings:.0f} halvings) in {span} "
+            f"loss scale fell from {peak:g} to {scale:g}{fall} in {span} "
             f"steps from step {start}, with clean steps between the skips "
             f"({run.skipped_total} of {run.steps_seen} steps skipped so far)",
             evidence={
