@@ -74,6 +74,9 @@ class Message:
             whatever it makes: counts only where no other line shows one (a setup's scaler,
             a loss scale). open_clip warns of ``--precision fp16`` under ``--fsdp`` too, whose
             float16 policy makes a GradScaler (its ``FSDP2: MixedPrecisionPolicy`` line).
+        metric: The metric a ``monitored`` row's message names in its words, not by a
+            ``{metric}`` placeholder, as the tool's own metric lines name it (sockeye's
+            "Last checkpoint's perplexity", its ``Validation-perplexity`` lines').
     """
 
     tool: str
@@ -91,6 +94,7 @@ class Message:
     in_step: bool = False
     fp16_shown: bool = False
     no_scaler_shown: bool = False
+    metric: str | None = None
 
 
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
@@ -1760,4 +1764,66 @@ MESSAGES: tuple[Message, ...] = (
             "FSDP2 computes in float16 and a GradScaler is made: fp16 with a dynamic scaler",
             SETUP, setup=_FP16, logger=("open_clip_train.main", "INFO"),
             prefix="2026-11-30,10:00:00 | {level} | {logger} | "),
+    # -- MONAI: the RetinaNet detector's checks, raised while gradients are on (training) -----
+    # (under torch.no_grad() the same texts are UserWarnings, an evaluation's: the rows hold the
+    # raise's ``ValueError: `` so that a validation pass's warning is not read as training's)
+    *(Message("MONAI", "0.9.0-1.5 (2022-06 on)", source,
+              "ValueError: " + text,
+              "the detector's outputs in a training step are NaN/inf (a diverged or fp16-"
+              "overflowed forward pass): the run stops before the step's loss is logged",
+              FLAG, "AMP006", prefix=RANK_ZERO, in_step=True)
+      for source, text in (
+          ("monai/apps/detection/networks/retinanet_network.py (RetinaNetClassificationHead"
+           ".forward)", "cls_logits is NaN or Inf."),
+          ("monai/apps/detection/networks/retinanet_network.py (RetinaNetRegressionHead"
+           ".forward)", "box_regression is NaN or Inf."),
+          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+           "._reshape_maps)", "Concatenated result is NaN or Inf."),
+          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+           ".get_cls_train_sample_per_image)", "NaN or Inf in predicted classification logits."),
+          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+           ".get_box_train_sample_per_image)", "NaN or Inf in predicted box regression."),
+      )),
+    Message("MONAI", "0.9.0-1.5 (2022-05 on)", "monai/data/box_utils.py (box_area, called by "
+            "box_iou and box_giou: the matchers' and the losses')",
+            "Box area is NaN or Inf. boxes is float16. Please change to float32 and test it "
+            "again.",
+            "float16 boxes whose area overflows float16's range (65504: a 3D box of 41 voxels a "
+            "side) under autocast: refused, the run stops", FLAG, "AMP014",
+            prefix="ValueError: "),
+    # -- peft: merge(safe_merge=True) checks the merged weights (every tuner's layer.py) ------
+    Message("peft", "0.6.0-0.18 (2023-10 on)", "src/peft/tuners/lora/layer.py and every "
+            "tuner's layer.py (merge, ``safe_merge=True``)",
+            "NaNs detected in the merged weights. The adapter {text} seems to be broken",
+            "the trained adapter's weights are not finite (training diverged: a NaN loss or an "
+            "fp16 overflow that reached the weights): the merge is refused", FLAG, "AMP006",
+            prefix="ValueError: ", values={"text": "default"}),
+    # -- sockeye 1.18 (MXNet): TensorboardLogger.log_metrics, at each checkpoint -------------
+    # (gradients and parameters are logged as histograms; the source gives the ``%s`` no
+    # argument, so logging prints it as it stands)
+    Message("sockeye", "1.18.85-1.18.115 (2019-02 on; 2.x's wording at 2.1.7-3.1 is logged "
+            "for no array)", "sockeye/training.py (TensorboardLogger.log_metrics, "
+            "``--use-tensorboard``)",
+            "Not adding the histogram of %s to tensorboard because some of its values are not "
+            "finite.",
+            "a gradient or a parameter is NaN/inf at the checkpoint (training diverged)", FLAG,
+            "AMP006", logger=("sockeye.training", "WARNING"),
+            prefix="[2026-11-30:10:00:00:{level}:{logger}:log_metrics] "),
+    # -- nnU-Net v2: sliding-window prediction sums its logits in float16 ---------------------
+    Message("nnU-Net", "v2.3.1-2.8 (2023-12 on)", "nnunetv2/inference/predict_from_raw_data.py "
+            "(predict_sliding_window_return_logits; the final validation after training runs "
+            "it too)",
+            "Encountered inf in predicted array. Aborting... If this problem persists, reduce "
+            "value_scaling_factor in compute_gaussian or increase the dtype of predicted_logits "
+            "to fp32",
+            "the validation's or inference's summed logits overflowed float16 (nnU-Net keeps "
+            "them in half on the GPU)", FLAG, "AMP013", prefix="RuntimeError: "),
+    Message("sockeye", "1.18.85-3.1 (2019-02 on)", "sockeye/training.py (1.18: "
+            "TrainingModel.fit, check (5); 2.x-3.x: EarlyStoppingTrainer._determine_divergence)",
+            "Model optimization diverged. Last checkpoint's perplexity: {value}",
+            "the checkpoint's validation perplexity is not finite (or above twice the target "
+            "vocabulary's size: a finite blow-up, no finding here): the run is marked diverged "
+            "and stops", MONITORED, logger=("sockeye.training", "WARNING"),
+            prefix="[2026-11-30:10:00:00:{level}:{logger}:fit] ",
+            metric="Validation-perplexity"),
 )

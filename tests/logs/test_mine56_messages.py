@@ -1,0 +1,202 @@
+"""Issue #27, the message table from tools it held no row for (h56-mine56): MONAI's RetinaNet
+checks and its float16 box refusal, peft's safe merge, sockeye's divergence and histogram
+warnings, nnU-Net v2's float16 prediction overflow. Each excerpt is built from the tool's own
+format strings (the builder's docstring names the repository and file) and judged whole;
+each tool has a healthy control with non-default settings that must stay silent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from excerpts import faults
+
+from denpex_callbacks.logs.doctor import diagnose
+
+# --- MONAI ------------------------------------------------------------------------------------
+
+
+def monai_stats(epochs: int = 2, iters: int = 8, *, tag: str = "Loss",
+                value_format: str = "{}: {:.4f} ", keys: tuple[str, ...] = ()) -> list[str]:
+    """MONAI's ``StatsHandler`` iteration lines (Project-MONAI/MONAI
+    ``monai/handlers/stats_handler.py``: ``f"Epoch: {e}/{n}, Iter: {i}/{m} --"`` joined by a
+    blank to ``key_var_format`` per loss, a dict's keys sorted), behind ``logging.basicConfig``'s
+    ``INFO:name:`` prefix; the losses fall."""
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for it in range(1, iters + 1):
+            step = (epoch - 1) * iters + it
+            names = keys or (tag,)
+            values = "".join(value_format.format(name, 1.5 - step / 40 - k * 0.2)
+                             for k, name in enumerate(sorted(names)))
+            lines.append(f"INFO:monai.handlers.StatsHandler:Epoch: {epoch}/{epochs + 3}, "
+                         f"Iter: {it}/{iters} -- {values}")
+    return lines
+
+
+def monai_traceback(error: str) -> list[str]:
+    """The traceback a training step's forward pass ends the run with (the exception's own
+    line last, as Python prints it)."""
+    return ["Traceback (most recent call last):",
+            '  File "/opt/monai/apps/detection/networks/retinanet_detector.py", line 503, in '
+            "forward",
+            "    losses = self.compute_loss(head_outputs, targets, anchors, num_anchor_locs)",
+            f"ValueError: {error}"]
+
+
+def test_monai_retinanet_nan_logits_stop_the_step_after_the_last_row(tmp_path: Path) -> None:
+    # retinanet_detector.py: ``raise ValueError("NaN or Inf in predicted classification
+    # logits.")`` while gradients are on: the 17th step's forward pass, the 16 before logged
+    lines = monai_stats(keys=("box_reg_loss", "cls_loss")) + monai_traceback(
+        "NaN or Inf in predicted classification logits.")
+    assert faults(tmp_path, lines) == [("AMP006", 17)]
+
+
+def test_monai_retinanet_head_checks(tmp_path: Path) -> None:
+    for error in ("cls_logits is NaN or Inf.", "box_regression is NaN or Inf.",
+                  "Concatenated result is NaN or Inf.", "NaN or Inf in predicted box regression."):
+        lines = monai_stats(keys=("box_reg_loss", "cls_loss")) + monai_traceback(error)
+        assert faults(tmp_path, lines) == [("AMP006", 17)], error
+
+
+def test_monai_float16_boxes_refused(tmp_path: Path) -> None:
+    # box_utils.py box_area: a float16 box whose area overflows float16 is refused
+    lines = monai_stats() + monai_traceback(
+        "Box area is NaN or Inf. boxes is float16. Please change to float32 and test it again.")
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP014"]
+
+
+def test_monai_controls(tmp_path: Path) -> None:
+    # a tag and a format of the user's, and a dict of losses: healthy, silent
+    assert faults(tmp_path, monai_stats(tag="train_loss", value_format="{}: {:.6f} ")) == []
+    assert faults(tmp_path, monai_stats(keys=("box_reg_loss", "cls_loss"), epochs=3)) == []
+
+
+# --- peft ---------------------------------------------------------------------------------------
+
+
+def peft_trainer_rows(rows: int = 12) -> list[str]:
+    """HF Trainer's ``log()`` dicts for a LoRA run (transformers ``trainer.py``), a falling loss,
+    then peft's ``merge_and_unload(safe_merge=True)`` (huggingface/peft
+    ``src/peft/tuners/lora/layer.py``, ``merge``) as the script's next step."""
+    return [f"{{'loss': {2.2 - i / 20:.4f}, 'grad_norm': {0.8 + i / 50:.4f}, "
+            f"'learning_rate': {2e-4 - i * 1e-5:.6g}, 'epoch': {i * 0.1:.2f}}}"
+            for i in range(1, rows + 1)]
+
+
+def test_peft_refuses_to_merge_nan_weights(tmp_path: Path) -> None:
+    lines = [*peft_trainer_rows(), "Traceback (most recent call last):",
+             "  File \"/opt/peft/tuners/lora/layer.py\", line 949, in merge",
+             "ValueError: NaNs detected in the merged weights. The adapter default seems to be "
+             "broken"]
+    # (no step of its own: the merge follows the last row, where the run was)
+    assert faults(tmp_path, lines) == [("AMP006", 12)]
+
+
+def test_peft_control(tmp_path: Path) -> None:
+    # a safe merge that passes prints nothing of its own; an adapter of another name
+    lines = [*peft_trainer_rows(20), "Merging adapter 'sql_lora' into the base model"]
+    assert faults(tmp_path, lines) == []
+
+
+# --- sockeye ------------------------------------------------------------------------------------
+
+_SOCKEYE = "[2026-11-30:10:{m:02d}:00:{level}:sockeye.training:{fn}] "
+
+
+def sockeye_checkpoints(checkpoints: int = 4, *, diverge_at: int | None = None,
+                        vocab: int = 32000) -> list[str]:
+    """sockeye 1.18's training lines (awslabs/sockeye 1.18.85 ``sockeye/training.py``): the
+    Speedometer's ``Epoch[%d] Batch [%d]\\tSpeed: ... updates/sec\\t%s=%f`` and each checkpoint's
+    ``Checkpoint [%d]\\t...``, ``Train-%s=%f`` and ``Validation-%s=%f`` lines (``sockeye/log.py``:
+    ``[%(asctime)s:%(levelname)s:%(name)s:%(funcName)s]``, datefmt ``%Y-%m-%d:%H:%M:%S``); from
+    checkpoint ``diverge_at`` the validation perplexity is NaN and the run says it diverged."""
+    lines: list[str] = []
+    for c in range(1, checkpoints + 1):
+        nan = diverge_at is not None and c >= diverge_at
+        for b in range(1, 4):
+            ppl = "nan" if nan else f"{400.0 / c - b:.6f}"
+            lines.append(_SOCKEYE.format(m=c, level="INFO", fn="__call__")
+                         + f"Epoch[0] Batch [{(c - 1) * 300 + b * 100}]\tSpeed: 520.11 samples/sec "
+                         f"15403.22 tokens/sec 1.63 updates/sec\tperplexity={ppl}")
+        lines.append(_SOCKEYE.format(m=c, level="INFO", fn="fit") + f"Checkpoint [{c}]\tUpdates="
+                     f"{c * 300} Epoch=0 Samples={c * 9600} Time-cost=184.210 Updates/sec=1.629")
+        val = "nan" if nan else f"{380.0 / c:.6f}"
+        lines.append(_SOCKEYE.format(m=c, level="INFO", fn="fit")
+                     + f"Checkpoint [{c}]\tValidation-perplexity={val}")
+        if nan:
+            lines.append(_SOCKEYE.format(m=c, level="WARNING", fn="fit")
+                         + f"Model optimization diverged. Last checkpoint's perplexity: {val}")
+            break
+        lines.append(_SOCKEYE.format(m=c, level="INFO", fn="fit")
+                     + f"Validation-perplexity improved to {380.0 / c:.6f} (delta={10.0 / c:.6f}).")
+    del vocab  # (the threshold a finite perplexity is judged by: twice the vocabulary)
+    return lines
+
+
+def test_sockeye_divergence_alone(tmp_path: Path) -> None:
+    # the warning pasted by itself, below the last healthy checkpoint's lines
+    lines = sockeye_checkpoints(3)
+    lines.append(_SOCKEYE.format(m=9, level="WARNING", fn="fit")
+                 + "Model optimization diverged. Last checkpoint's perplexity: inf")
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP013"]
+
+
+def test_sockeye_histograms_of_non_finite_gradients(tmp_path: Path) -> None:
+    # TensorboardLogger.log_metrics (1.18.85-): the ``%s`` printed as it stands
+    lines = sockeye_checkpoints(3)
+    lines += [_SOCKEYE.format(m=9, level="WARNING", fn="log_metrics")
+              + "Not adding the histogram of %s to tensorboard because some of its values are "
+              "not finite."] * 3
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP006"]
+
+
+def test_sockeye_control(tmp_path: Path) -> None:
+    # a healthy run of more checkpoints than the default's: no finding (the doctor reads no
+    # training metric in sockeye's perplexity lines, and says so)
+    path = tmp_path / "sockeye.log"
+    path.write_text("\n".join(sockeye_checkpoints(7)) + "\n", encoding="utf-8")
+    assert diagnose(str(path)).faults == []
+
+
+# --- nnU-Net v2 ---------------------------------------------------------------------------------
+
+
+def nnunet_epochs(epochs: int = 4, *, start: int = 0) -> list[str]:
+    """nnU-Net v2's epoch lines (MIC-DKFZ/nnUNet v2.3.1
+    ``nnunetv2/training/nnUNetTrainer/nnUNetTrainer.py``: ``print_to_log_file`` puts
+    ``f"{datetime.now()}:"`` before the words it joins by blanks), then the final validation's
+    ``predicting {case}`` lines."""
+    lines: list[str] = []
+    for e in range(start, start + epochs):
+        stamp = f"2026-11-30 10:{e % 60:02d}:00.{123456 + e:06d}:"
+        dice = 0.6 + e / 100
+        lines += [f"{stamp} ", f"{stamp} Epoch {e}", f"{stamp} Current learning rate: "
+                  f"{0.01 * (1 - e / 1000) ** 0.9:.5f}",
+                  f"{stamp} train_loss {-0.3 - e / 50:.4f}",
+                  f"{stamp} val_loss {-0.28 - e / 60:.4f}",
+                  f"{stamp} Pseudo dice [{dice:.4f}, {dice - 0.1:.4f}]",
+                  f"{stamp} Epoch time: 48.2{e % 10} s",
+                  f"{stamp} Yayy! New best EMA pseudo Dice: {dice - 0.05:.4f}"]
+    return lines
+
+
+def test_nnunet_float16_prediction_overflow(tmp_path: Path) -> None:
+    # predict_from_raw_data.py (v2.3.1-): the sliding window's half-precision logits overflowed
+    lines = nnunet_epochs()
+    lines += ["2026-11-30 11:00:00.000001: Training done.",
+              "2026-11-30 11:00:00.000002: predicting liver_12",
+              "Traceback (most recent call last):",
+              "RuntimeError: Encountered inf in predicted array. Aborting... If this problem "
+              "persists, reduce value_scaling_factor in compute_gaussian or increase the dtype of "
+              "predicted_logits to fp32"]
+    assert [code for code, _ in faults(tmp_path, lines)] == ["AMP013"]
+
+
+def test_nnunet_control(tmp_path: Path) -> None:
+    # a run resumed at epoch 250 (negative losses: Dice plus cross-entropy), its validation
+    lines = nnunet_epochs(6, start=250)
+    lines += ["2026-11-30 11:00:00.000001: Training done.",
+              "2026-11-30 11:00:00.000002: predicting liver_12",
+              "2026-11-30 11:00:09.000003: Mean Validation Dice:  0.8312"]
+    assert faults(tmp_path, lines) == []
