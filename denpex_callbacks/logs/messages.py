@@ -843,7 +843,8 @@ MESSAGES: tuple[Message, ...] = (
     # -- the DETR family's loop: facebookresearch/detr engine.py (train_one_epoch), copied
     # with its MetricLogger by Deformable-DETR, DINO-DETR, DeiT, MAE, BEiT, ConvNeXt, DINO --
     Message("DETR / DeiT / MAE family", "2020-05-2024 (detr, Deformable-DETR, DINO-DETR, "
-            "deit, mae, unilm/beit, ConvNeXt, dino)",
+            "deit, mae, unilm/beit, ConvNeXt, dino; torchvision's references/detection "
+            "since 2019)",
             "engine.py (train_one_epoch: ``if not math.isfinite(loss_value)``, then "
             "``sys.exit(1)``; DINO's main_dino.py prints it with force=True)",
             "Loss is {value}, stopping training",
@@ -1826,4 +1827,25 @@ MESSAGES: tuple[Message, ...] = (
             "and stops", MONITORED, logger=("sockeye.training", "WARNING"),
             prefix="[2026-11-30:10:00:00:{level}:{logger}:fit] ",
             metric="Validation-perplexity"),
+    # -- diffusers' example training scripts (examples/*/train_*.py), before training starts --
+    # (the source formats the model's dtype in: the row is its float16 case; a bfloat16 model
+    # is refused by the same words and is no fp16 fault)
+    Message("diffusers examples", "0.12.0-0.40 (2023-01 on; 15 scripts: dreambooth, "
+            "controlnet, t2i_adapter, consistency_distillation, ...)",
+            "examples/dreambooth/train_dreambooth.py and the others (main: ``if "
+            "unwrap_model(unet).dtype != torch.float32: raise ValueError(...)``)",
+            "{text} loaded as datatype torch.float16. Please make sure to always have all model "
+            "weights in full float32 precision when starting training - even if doing mixed "
+            "precision training. copy of the weights should still be float32.",
+            "the model to train was loaded in float16 (``torch_dtype=torch.float16``, or a "
+            "--mixed_precision fp16 cast before the check): fp16 weights under the GradScaler, "
+            "refused before the first step", FLAG, "AMP012", prefix="ValueError: ",
+            values={"text": "Unet"}),
+    Message("diffusers examples", "0.34.0-0.40 (2025-05 on)", "examples/research_projects/"
+            "sana/train_sana_sprint_diffusers.py (main: the generator's and the "
+            "discriminator's phases)",
+            "NaN or Inf detected in grad_norm, skipping iteration...",
+            "the clipped gradients' norm is not finite: the iteration's update is dropped "
+            "(zero_grad, continue)", SKIP, logger=("__main__", "WARNING"),
+            prefix="12/08/2026 10:00:00 - {level} - {logger} - "),
 )

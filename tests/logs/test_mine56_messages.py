@@ -13,6 +13,16 @@ from excerpts import faults
 
 from denpex_callbacks.logs.doctor import diagnose
 
+
+def silent(tmp_path: Path, lines: list[str]) -> bool:
+    """No finding on ``lines``, where the doctor may also say it found nothing to read (a
+    control without a training metric it knows)."""
+    path = tmp_path / "control.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = diagnose(str(path))
+    return not result.faults and (result.error is None or "nothing to diagnose" in result.error)
+
+
 # --- MONAI ------------------------------------------------------------------------------------
 
 
@@ -154,9 +164,7 @@ def test_sockeye_histograms_of_non_finite_gradients(tmp_path: Path) -> None:
 def test_sockeye_control(tmp_path: Path) -> None:
     # a healthy run of more checkpoints than the default's: no finding (the doctor reads no
     # training metric in sockeye's perplexity lines, and says so)
-    path = tmp_path / "sockeye.log"
-    path.write_text("\n".join(sockeye_checkpoints(7)) + "\n", encoding="utf-8")
-    assert diagnose(str(path)).faults == []
+    assert silent(tmp_path, sockeye_checkpoints(7))
 
 
 # --- nnU-Net v2 ---------------------------------------------------------------------------------
@@ -199,4 +207,81 @@ def test_nnunet_control(tmp_path: Path) -> None:
     lines += ["2026-11-30 11:00:00.000001: Training done.",
               "2026-11-30 11:00:00.000002: predicting liver_12",
               "2026-11-30 11:00:09.000003: Mean Validation Dice:  0.8312"]
+    assert faults(tmp_path, lines) == []
+
+
+# --- diffusers' example training scripts --------------------------------------------------------
+
+_DIFFUSERS = "12/08/2026 10:00:00 - {level} - __main__ - "
+
+
+def diffusers_start(precision: str = "fp16") -> list[str]:
+    """The start of a diffusers example (huggingface/diffusers
+    ``examples/dreambooth/train_dreambooth.py``: ``logging.basicConfig(format="%(asctime)s -
+    %(levelname)s - %(name)s - %(message)s", datefmt="%m/%d/%Y %H:%M:%S")``, then
+    ``logger.info(accelerator.state)``, accelerate's ``AcceleratorState.__repr__``)."""
+    return [_DIFFUSERS.format(level="INFO") + "Distributed environment: NO",
+            "Num processes: 1", "Process index: 0", "Local process index: 0", "Device: cuda", "",
+            f"Mixed precision type: {precision}", ""]
+
+
+def sana_bar(steps: range, total: int = 2000) -> list[str]:
+    """The Sana-Sprint script's tqdm bar (``examples/research_projects/sana/
+    train_sana_sprint_diffusers.py``: ``desc="Steps"``, ``set_postfix(**logs)`` with
+    ``scm_loss``, ``adv_loss`` and ``lr``, tqdm sorting the keys), one line per update."""
+    return [f"Steps: {s * 100 // total:3d}%|##        | {s}/{total} [00:{s % 60:02d}<10:00,  "
+            f"1.20it/s, adv_loss={0.7 - s / 5000:.3f}, lr=1e-5, scm_loss={0.4 - s / 8000:.3f}]"
+            for s in steps]
+
+
+def test_diffusers_refuses_float16_weights_before_training(tmp_path: Path) -> None:
+    # ``Unet loaded as datatype torch.float16. {low_precision_error_string}``: the model was
+    # loaded in float16 for an fp16 run; the check raises before the first step
+    lines = [*diffusers_start(), "Traceback (most recent call last):",
+             '  File "/work/train_dreambooth.py", line 1014, in main',
+             "ValueError: Unet loaded as datatype torch.float16. Please make sure to always have "
+             "all model weights in full float32 precision when starting training - even if "
+             "doing mixed precision training. copy of the weights should still be float32."]
+    assert faults(tmp_path, lines) == [("AMP012", None)]
+
+
+def test_diffusers_bfloat16_weights_are_no_fp16_fault(tmp_path: Path) -> None:
+    # the same refusal of a bf16 model in a bf16 run: not the float16 row
+    lines = [*diffusers_start("bf16"), "Traceback (most recent call last):",
+             "ValueError: Controlnet loaded as datatype torch.bfloat16. Please make sure to "
+             "always have all model weights in full float32 precision when starting training - "
+             "even if doing mixed precision training. copy of the weights should still be "
+             "float32."]
+    assert silent(tmp_path, lines)
+
+
+def test_sana_sprint_control(tmp_path: Path) -> None:
+    # one skipped iteration in a healthy run resumed at step 1500 (a GAN's phases): silent
+    # (a run of them was read before the row, by the skip sentences: AMP003 where the bar stops)
+    skip = _DIFFUSERS.format(level="WARNING") + "NaN or Inf detected in grad_norm, skipping " \
+                                                "iteration..."
+    lines = [*diffusers_start(), *sana_bar(range(1500, 1540)), skip,
+             *sana_bar(range(1540, 1580))]
+    assert faults(tmp_path, lines) == []
+
+
+# --- torchvision's references -------------------------------------------------------------------
+
+
+def torchvision_rows(epoch: int, rows: range, total: int, meters: str) -> list[str]:
+    """torchvision's references' ``MetricLogger.log_every`` lines (pytorch/vision
+    ``references/classification/utils.py``, ``references/detection/utils.py``: ``header``,
+    ``[{i}/{n}]``, ``eta``, each meter as ``{median:.4f} ({global_avg:.4f})``, ``time``,
+    ``data``, ``max mem``, joined by the logger's two blanks)."""
+    return [f"Epoch: [{epoch}]  [{i:4d}/{total}]  eta: 0:10:13  lr: 0.4  "
+            + meters.format(loss=2.1 - i / 2000, avg=2.2 - i / 2000)
+            + "  time: 0.5123  data: 0.0101  max mem: 11519" for i in rows]
+
+
+def test_torchvision_classification_control(tmp_path: Path) -> None:
+    # ``--amp --model-ema``: img/s and accuracy meters, the EMA model's test line (the detection
+    # reference's "Loss is nan, stopping training" is the DETR family's row, read before)
+    lines = torchvision_rows(12, range(0, 400, 40), 1251, "img/s: 1800.5  loss: {loss:.4f} "
+                             "({avg:.4f})  acc1: 52.1000 (51.0000)  acc5: 76.2000 (75.9000)")
+    lines += ["Test:   Acc@1 55.812 Acc@5 79.310", "Test: EMA  Acc@1 56.102 Acc@5 79.501"]
     assert faults(tmp_path, lines) == []
