@@ -285,3 +285,30 @@ def test_torchvision_classification_control(tmp_path: Path) -> None:
                              "({avg:.4f})  acc1: 52.1000 (51.0000)  acc5: 76.2000 (75.9000)")
     lines += ["Test:   Acc@1 55.812 Acc@5 79.310", "Test: EMA  Acc@1 56.102 Acc@5 79.501"]
     assert faults(tmp_path, lines) == []
+
+
+# --- ms-swift -----------------------------------------------------------------------------------
+
+
+def swift_lines(rows: int = 12, *, loss_scale: str = "[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]"
+                ) -> list[str]:
+    """ms-swift's start and rows (modelscope/ms-swift ``swift/utils/logger.py``: ``[%(levelname)s
+    :%(name)s] %(message)s``; ``swift/template/base.py`` logs an encoded example's fields, its
+    per-token ``[LOSS_SCALE]`` weights among them; ``swift/trainers/patcher.py``
+    ``add_train_message`` adds the step, times, memory and speed to HF's logged dict)."""
+    lines = ["[INFO:swift] [INPUT_IDS] [151644, 8948, 198, 2610, 525, 264, 10950, 17847]",
+             "[INFO:swift] [LABELS_IDS] [-100, -100, -100, -100, 525, 264, 10950, 17847]",
+             f"[INFO:swift] [LOSS_SCALE] {loss_scale}"]
+    for i in range(1, rows + 1):
+        lines.append(f"{{'loss': {1.9 - i / 25:.8f}, 'grad_norm': {1.2 + i / 40:.8f}, "
+                     f"'learning_rate': {1e-4 - i * 1e-6:.8f}, 'token_acc': {0.55 + i / 100:.8f}, "
+                     f"'epoch': {i * 0.04:.2f}, 'global_step/max_steps': '{i * 5}/{rows * 5}', "
+                     f"'elapsed_time': '{i * 16}s', 'remaining_time': '{(rows - i) * 16}s', "
+                     f"'memory(GiB)': 17.82, 'train_speed(s/it)': 3.2{i % 10}}}")
+    return lines
+
+
+def test_swift_token_loss_scales_are_no_loss_scale(tmp_path: Path) -> None:
+    # ``--loss_scale`` weights tokens (0.0 masks a prompt's): no AMP loss scale, no AMP004
+    assert faults(tmp_path, swift_lines()) == []
+    assert faults(tmp_path, swift_lines(20, loss_scale="[0.0, 0.0, 0.0, 0.0, 0.0]")) == []
