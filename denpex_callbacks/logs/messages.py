@@ -1848,4 +1848,12 @@ MESSAGES: tuple[Message, ...] = (
             "the clipped gradients' norm is not finite: the iteration's update is dropped "
             "(zero_grad, continue)", SKIP, logger=("__main__", "WARNING"),
             prefix="12/08/2026 10:00:00 - {level} - {logger} - "),
+    # -- LLaMA-Factory's v1 trainer (src/llamafactory/v1/core/base_trainer.py) ---------------
+    Message("LLaMA-Factory", "0.9.5- (v1 trainer, 2026-01 on)", "src/llamafactory/v1/core/"
+            "base_trainer.py (BaseTrainer.fit: ``if not torch.isfinite(...grad_norm)``, "
+            "else ``optimizer.step()``)",
+            "Gradient norm is not finite: {norm}",
+            "the step's gradient norm is NaN/inf: its optimizer step is skipped (the scheduler "
+            "steps on)", SKIP, logger=("llamafactory.v1.core.base_trainer:317", "WARNING"),
+            prefix="[{level}|2026-11-30 10:00:00] {logger} >> "),
 )

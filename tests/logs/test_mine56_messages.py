@@ -312,3 +312,45 @@ def test_swift_token_loss_scales_are_no_loss_scale(tmp_path: Path) -> None:
     # ``--loss_scale`` weights tokens (0.0 masks a prompt's): no AMP loss scale, no AMP004
     assert faults(tmp_path, swift_lines()) == []
     assert faults(tmp_path, swift_lines(20, loss_scale="[0.0, 0.0, 0.0, 0.0, 0.0]")) == []
+
+
+# --- LLaMA-Factory's v1 trainer -----------------------------------------------------------------
+
+_LLAMAFACTORY = "[{level}|2026-11-30 10:00:00] {name} >> "
+
+
+def llamafactory_v1(steps: range, *, skipping_from: int | None = None, every: int = 10
+                    ) -> list[str]:
+    """LLaMA-Factory v1's lines (hiyouga/LLaMA-Factory ``src/llamafactory/v1/utils/logging.py``:
+    ``[%(levelname)s|%(asctime)s] %(name)s:%(lineno)s >> %(message)s``;
+    ``v1/utils/callbacks/logging_callback.py`` joins ``{k}: {v:.4f}`` by commas, the learning
+    rate ``:.4g``; ``v1/core/base_trainer.py`` warns of each step whose grad norm is not finite,
+    before the row of its interval). From step ``skipping_from`` every step's norm is inf."""
+    row = _LLAMAFACTORY.format(level="INFO", name="llamafactory.v1.utils.callbacks."
+                                                  "logging_callback:67")
+    skip = _LLAMAFACTORY.format(level="WARNING", name="llamafactory.v1.core.base_trainer:317")
+    lines: list[str] = []
+    for step in steps:
+        bad = skipping_from is not None and step >= skipping_from
+        if bad:
+            lines += [skip + "Gradient norm is not finite: inf"] * min(every, step - skipping_from
+                                                                       + 1)
+        norm = "inf" if bad else f"{0.9 + step / 1000:.4f}"
+        lines.append(row + f"epoch: 0, step: {step}, loss: {2.0 - step / 400:.4f}, grad_norm: "
+                     f"{norm}, learning_rate: 1e-05, total_steps: 1000")
+    return lines
+
+
+def test_llamafactory_v1_skips_from_the_first_warning(tmp_path: Path) -> None:
+    # the warnings of steps 121-130 come before step 130's row: the skipping began at 121
+    # (the rows' inf grad norms alone placed it at 130)
+    lines = llamafactory_v1(range(10, 210, 10), skipping_from=121)
+    assert faults(tmp_path, lines) == [("AMP003", 121)]
+
+
+def test_llamafactory_v1_control(tmp_path: Path) -> None:
+    # logging every 5 steps, one step's norm not finite: one skipped update, no fault
+    lines = llamafactory_v1(range(505, 705, 5))
+    skip = _LLAMAFACTORY.format(level="WARNING", name="llamafactory.v1.core.base_trainer:317")
+    lines.insert(20, skip + "Gradient norm is not finite: nan")
+    assert faults(tmp_path, lines) == []
