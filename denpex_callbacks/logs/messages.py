@@ -1856,4 +1856,12 @@ MESSAGES: tuple[Message, ...] = (
             "the step's gradient norm is NaN/inf: its optimizer step is skipped (the scheduler "
             "steps on)", SKIP, logger=("llamafactory.v1.core.base_trainer:317", "WARNING"),
             prefix="[{level}|2026-11-30 10:00:00] {logger} >> "),
+    # -- icefall's zipformer ScaledAdam: egs/librispeech/ASR/zipformer/optim.py ---------------
+    Message("icefall", "2023-11 on (zipformer recipes, read at 2026-06)",
+            "egs/librispeech/ASR/zipformer/optim.py (ScaledAdam._get_clipping_scale: the "
+            "median of the recent gradient norms is NaN)",
+            "Too many grads were not finite",
+            "the gradients' norms have been NaN/inf for many of the recent steps (past the "
+            "scaler, or with none): the optimizer stops the run", FLAG, "AMP006",
+            prefix="RuntimeError: "),
 )

@@ -354,3 +354,39 @@ def test_llamafactory_v1_control(tmp_path: Path) -> None:
     skip = _LLAMAFACTORY.format(level="WARNING", name="llamafactory.v1.core.base_trainer:317")
     lines.insert(20, skip + "Gradient norm is not finite: nan")
     assert faults(tmp_path, lines) == []
+
+
+# --- icefall ------------------------------------------------------------------------------------
+
+
+def icefall_rows(batches: range, *, epoch: int = 3, grad_scale: float = 16.0) -> list[str]:
+    """icefall's zipformer rows (k2-fsa/icefall ``egs/librispeech/ASR/zipformer/train.py``:
+    ``Epoch {e}, batch {b}, loss[{info}], tot_loss[{tot}], batch size: {n}, lr: {lr:.2e},
+    grad_scale: {s}``; ``icefall/utils.py``: the handler's ``%(asctime)s %(levelname)s
+    [%(filename)s:%(lineno)d]``, ``MetricsTracker.__str__``'s ``k=%.4g, ... over %.2f frames.``)."""
+    lines = []
+    for b in batches:
+        loss = 0.35 - b / 100000
+        info = (f"loss={loss:.4g}, simple_loss={loss * 1.4:.4g}, pruned_loss={loss * 0.6:.4g}, "
+                "over 2301.00 frames. ")
+        tot = (f"loss={loss + 0.01:.4g}, simple_loss={loss * 1.4 + 0.01:.4g}, "
+               f"pruned_loss={loss * 0.6 + 0.01:.4g}, over 458102.31 frames. ")
+        lines.append(f"2026-11-30 10:00:00,000 INFO [train.py:1199] Epoch {epoch}, batch {b}, "
+                     f"loss[{info}], tot_loss[{tot}], batch size: 81, lr: 3.02e-02, "
+                     f"grad_scale: {grad_scale}")
+    return lines
+
+
+def test_icefall_scaledadam_stops_on_non_finite_grads(tmp_path: Path) -> None:
+    # optim.py raises in the step after the last row (no NaN loss is printed: where the run was)
+    lines = icefall_rows(range(2000, 3050, 50))
+    lines += ["Traceback (most recent call last):",
+              '  File "/workspace/icefall/egs/librispeech/ASR/zipformer/optim.py", line 574, '
+              "in _get_clipping_scale",
+              "RuntimeError: Too many grads were not finite"]
+    assert faults(tmp_path, lines) == [("AMP006", 3000)]
+
+
+def test_icefall_control(tmp_path: Path) -> None:
+    # a bigger grad scale than the default's start, epoch 11 of a resumed run
+    assert faults(tmp_path, icefall_rows(range(0, 2000, 100), epoch=11, grad_scale=64.0)) == []
