@@ -134,6 +134,20 @@ _DSCHAT_PPO = ("applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/ppo_t
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
 
+# MONAI's RetinaNet checks (monai/apps/detection/networks/): where, and the words
+_MONAI_CHECKS = (
+    ("monai/apps/detection/networks/retinanet_network.py (RetinaNetClassificationHead.forward)",
+     "cls_logits is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_network.py (RetinaNetRegressionHead.forward)",
+     "box_regression is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector._reshape_maps)",
+     "Concatenated result is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+     ".get_cls_train_sample_per_image)", "NaN or Inf in predicted classification logits."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+     ".get_box_train_sample_per_image)", "NaN or Inf in predicted box regression."),
+)
+
 MESSAGES: tuple[Message, ...] = (
     # -- torch: torch/cuda/amp/grad_scaler.py (1.6-2.2), torch/amp/grad_scaler.py (2.3-2.13) ---
     Message("torch", "1.6-2.13", "torch/amp/grad_scaler.py, torch/cuda/amp/grad_scaler.py "
@@ -1765,26 +1779,22 @@ MESSAGES: tuple[Message, ...] = (
             "FSDP2 computes in float16 and a GradScaler is made: fp16 with a dynamic scaler",
             SETUP, setup=_FP16, logger=("open_clip_train.main", "INFO"),
             prefix="2026-11-30,10:00:00 | {level} | {logger} | "),
-    # -- MONAI: the RetinaNet detector's checks, raised while gradients are on (training) -----
-    # (under torch.no_grad() the same texts are UserWarnings, an evaluation's: the rows hold the
-    # raise's ``ValueError: `` so that a validation pass's warning is not read as training's)
+    # -- MONAI: the RetinaNet detector's checks: raised while gradients are on (training), a
+    # UserWarning under torch.no_grad() (validation, inference); the rows hold the exception's
+    # or the warning's class, the one thing that tells the two apart on the line
     *(Message("MONAI", "0.9.0-1.5 (2022-06 on)", source,
               "ValueError: " + text,
               "the detector's outputs in a training step are NaN/inf (a diverged or fp16-"
               "overflowed forward pass): the run stops before the step's loss is logged",
               FLAG, "AMP006", prefix=RANK_ZERO, in_step=True)
-      for source, text in (
-          ("monai/apps/detection/networks/retinanet_network.py (RetinaNetClassificationHead"
-           ".forward)", "cls_logits is NaN or Inf."),
-          ("monai/apps/detection/networks/retinanet_network.py (RetinaNetRegressionHead"
-           ".forward)", "box_regression is NaN or Inf."),
-          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
-           "._reshape_maps)", "Concatenated result is NaN or Inf."),
-          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
-           ".get_cls_train_sample_per_image)", "NaN or Inf in predicted classification logits."),
-          ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
-           ".get_box_train_sample_per_image)", "NaN or Inf in predicted box regression."),
-      )),
+      for source, text in _MONAI_CHECKS),
+    *(Message("MONAI", "0.9.0-1.5 (2022-06 on)", source,
+              "UserWarning: " + text,
+              "the detector's outputs are NaN/inf where no gradient is taken: a validation's "
+              "or an inference's (the predictions and their metrics are not finite)",
+              FLAG, "AMP013", prefix="/opt/monai/apps/detection/networks/retinanet_detector.py:"
+              "902: ")
+      for source, text in _MONAI_CHECKS),
     Message("MONAI", "0.9.0-1.5 (2022-05 on)", "monai/data/box_utils.py (box_area, called by "
             "box_iou and box_giou: the matchers' and the losses')",
             "Box area is NaN or Inf. boxes is float16. Please change to float32 and test it "

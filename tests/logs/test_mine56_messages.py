@@ -76,6 +76,16 @@ def test_monai_float16_boxes_refused(tmp_path: Path) -> None:
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP014"]
 
 
+def test_monai_retinanet_nan_in_validation_is_evaluation(tmp_path: Path) -> None:
+    # under torch.no_grad() the check warns instead (once, with the source line below it): the
+    # validation's predictions are not finite, not a training loss
+    lines = monai_stats(keys=("box_reg_loss", "cls_loss"))
+    lines += ["/opt/monai/apps/detection/networks/retinanet_detector.py:902: UserWarning: NaN "
+              "or Inf in predicted classification logits.",
+              '  warnings.warn("NaN or Inf in predicted classification logits.")']
+    assert faults(tmp_path, lines) == [("AMP013", 16)]
+
+
 def test_monai_controls(tmp_path: Path) -> None:
     # a tag and a format of the user's, and a dict of losses: healthy, silent
     assert faults(tmp_path, monai_stats(tag="train_loss", value_format="{}: {:.6f} ")) == []
@@ -390,3 +400,4 @@ def test_icefall_scaledadam_stops_on_non_finite_grads(tmp_path: Path) -> None:
 def test_icefall_control(tmp_path: Path) -> None:
     # a bigger grad scale than the default's start, epoch 11 of a resumed run
     assert faults(tmp_path, icefall_rows(range(0, 2000, 100), epoch=11, grad_scale=64.0)) == []
+
