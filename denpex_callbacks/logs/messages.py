@@ -1820,6 +1820,14 @@ MESSAGES: tuple[Message, ...] = (
             "a gradient or a parameter is NaN/inf at the checkpoint (training diverged)", FLAG,
             "AMP006", logger=("sockeye.training", "WARNING"),
             prefix="[2026-11-30:10:00:00:{level}:{logger}:log_metrics] "),
+    # -- nnU-Net 1.x: fp16 asked for (its default) without apex, before torch's amp (1.6) --
+    # (1.0-1.1.1 logged the same words and trained in fp32: no keyword of the prefilter's)
+    Message("nnU-Net", "v1.1.2-1.5.1 (2019-12-2020-08)", "nnunet/training/network_training/"
+            "network_trainer.py, nnUNetTrainer.py (_maybe_init_amp)",
+            "WARNING: FP16 training was requested but nvidia apex is not installed. Install it "
+            "from https://github.com/NVIDIA/apex",
+            "fp16 was asked for (nnU-Net's default) and apex is missing: the run is refused "
+            "before it trains", FLAG, "AMP010", prefix="RuntimeError: "),
     # -- nnU-Net v2: sliding-window prediction sums its logits in float16 ---------------------
     Message("nnU-Net", "v2.3.1-2.8 (2023-12 on)", "nnunetv2/inference/predict_from_raw_data.py "
             "(predict_sliding_window_return_logits; the final validation after training runs "

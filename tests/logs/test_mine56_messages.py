@@ -211,6 +211,19 @@ def test_nnunet_float16_prediction_overflow(tmp_path: Path) -> None:
     assert [code for code, _ in faults(tmp_path, lines)] == ["AMP013"]
 
 
+def test_nnunet_v1_fp16_without_apex_is_refused(tmp_path: Path) -> None:
+    # nnU-Net 1.1.2-1.5.1 (MIC-DKFZ/nnUNet ``nnunet/training/network_training/
+    # network_trainer.py``, ``_maybe_init_amp``): fp16 is the default, apex is missing
+    stamp = "2026-11-30 10:00:00.123456:"
+    lines = [f"{stamp} Using dummy2d data augmentation",
+             f"{stamp} TRAINING KEYS:", " odict_keys(['liver_0', 'liver_1', 'liver_10'])",
+             "Traceback (most recent call last):",
+             '  File "/opt/nnunet/run/run_training.py", line 151, in main',
+             "RuntimeError: WARNING: FP16 training was requested but nvidia apex is not "
+             "installed. Install it from https://github.com/NVIDIA/apex"]
+    assert faults(tmp_path, lines) == [("AMP010", None)]
+
+
 def test_nnunet_control(tmp_path: Path) -> None:
     # a run resumed at epoch 250 (negative losses: Dice plus cross-entropy), its validation
     lines = nnunet_epochs(6, start=250)
@@ -400,4 +413,5 @@ def test_icefall_scaledadam_stops_on_non_finite_grads(tmp_path: Path) -> None:
 def test_icefall_control(tmp_path: Path) -> None:
     # a bigger grad scale than the default's start, epoch 11 of a resumed run
     assert faults(tmp_path, icefall_rows(range(0, 2000, 100), epoch=11, grad_scale=64.0)) == []
+
 
