@@ -1859,6 +1859,15 @@ MESSAGES: tuple[Message, ...] = (
             "--mixed_precision fp16 cast before the check): fp16 weights under the GradScaler, "
             "refused before the first step", FLAG, "AMP012", prefix="ValueError: ",
             values={"text": "Unet"}),
+    Message("diffusers examples", "0.31.0-0.40 (2024-09 on)", "examples/controlnet/"
+            "train_controlnet_flux.py (main: after ``accelerator.backward(loss)``, one line per "
+            "parameter whose gradient holds a NaN)",
+            "Gradient for {text} contains NaN!",
+            "the step's gradients hold NaNs: under fp16 the scaler skips the step (the lines "
+            "before one bar update are that one step); under bf16 the update takes them in, and "
+            "the loss the bar shows next says so", SKIP, logger=("__main__", "ERROR"),
+            prefix="12/08/2026 10:00:00 - {level} - {logger} - ", in_step=True,
+            values={"text": "controlnet_blocks.0.weight"}),
     Message("diffusers examples", "0.34.0-0.40 (2025-05 on)", "examples/research_projects/"
             "sana/train_sana_sprint_diffusers.py (main: the generator's and the "
             "discriminator's phases)",

@@ -278,6 +278,35 @@ def test_diffusers_bfloat16_weights_are_no_fp16_fault(tmp_path: Path) -> None:
     assert silent(tmp_path, lines)
 
 
+def flux_controlnet(steps: range, *, nan_steps: range = range(0)) -> list[str]:
+    """train_controlnet_flux.py's lines (huggingface/diffusers ``examples/controlnet/
+    train_controlnet_flux.py``: after the backward pass, ``logger.error(f"Gradient for {name}
+    contains NaN!")`` per parameter; then the tqdm bar, ``desc="Steps"``, its postfix ``loss`` and
+    ``lr``), one bar line per step."""
+    names = [f"transformer_blocks.{i}.attn.to_{x}.weight" for i in range(5) for x in "qkv"]
+    lines: list[str] = []
+    for step in steps:
+        if step in nan_steps:
+            lines += [_DIFFUSERS.format(level="ERROR") + f"Gradient for {name} contains NaN!"
+                      for name in names]
+        lines.append(f"Steps: {step // 10:3d}%|#         | {step}/1000 [00:30<49:30,  3.00s/it, "
+                     f"loss={0.41 - step / 10000:.3f}, lr=1e-05]")
+    return lines
+
+
+def test_flux_controlnet_nan_gradients_every_step(tmp_path: Path) -> None:
+    # from step 130 on every step's gradients hold NaNs, the loss stays finite: the fp16
+    # scaler skips them all (the 15 lines before a bar update are one step)
+    lines = [*diffusers_start(), *flux_controlnet(range(100, 160), nan_steps=range(130, 160))]
+    assert faults(tmp_path, lines) == [("AMP003", 130)]
+
+
+def test_flux_controlnet_control(tmp_path: Path) -> None:
+    # one step's NaN gradients (15 parameters) in a healthy fp16 run: one skipped step
+    lines = [*diffusers_start(), *flux_controlnet(range(400, 470), nan_steps=range(430, 431))]
+    assert faults(tmp_path, lines) == []
+
+
 def test_sana_sprint_control(tmp_path: Path) -> None:
     # one skipped iteration in a healthy run resumed at step 1500 (a GAN's phases): silent
     # (a run of them was read before the row, by the skip sentences: AMP003 where the bar stops)
