@@ -142,7 +142,8 @@ def messages_markdown() -> str:
         for row in rows:
             read = row.event + (f" {row.code}" if row.code else "") + (
                 " (where other lines show fp16 asked for)" if row.fp16_shown else "") + (
-                " (where no other line shows a loss scaler)" if row.no_scaler_shown else "")
+                " (where no other line shows a loss scaler)" if row.no_scaler_shown else "") + (
+                f" (as {row.metric})" if row.metric else "")
             out.append(f"| `{_cell(row.message).replace('`', chr(39))}` | {_cell(row.versions)} | "
                        f"{_code_safe(_cell(row.source))} | {_code_safe(_cell(row.means))} | "
                        f"{read} | {row.reader} |")

@@ -165,7 +165,8 @@ def _events(row: Message, values: dict[str, str], text: str) -> list[LogEvent]:
     if row.event == SETUP_ROW:
         return [LogEvent(SETUP, FAMILY, setup=dict(row.setup))]
     if row.event == MONITORED:
-        return _monitored(row, values.get("metric") or "", values.get("value") or "")
+        return _monitored(row, values.get("metric") or row.metric or "",
+                          values.get("value") or "")
     assert row.event == FLAG_ROW
     # ``{epoch}``: the epoch whose batches ``{step}`` counts (the parser numbers the step)
     epoch = to_int(values.get("epoch"))

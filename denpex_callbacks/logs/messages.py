@@ -74,6 +74,9 @@ class Message:
             whatever it makes: counts only where no other line shows one (a setup's scaler,
             a loss scale). open_clip warns of ``--precision fp16`` under ``--fsdp`` too, whose
             float16 policy makes a GradScaler (its ``FSDP2: MixedPrecisionPolicy`` line).
+        metric: The metric a ``monitored`` row's message names in its words, not by a
+            ``{metric}`` placeholder, as the tool's own metric lines name it (sockeye's
+            "Last checkpoint's perplexity", its ``Validation-perplexity`` lines').
     """
 
     tool: str
@@ -91,6 +94,7 @@ class Message:
     in_step: bool = False
     fp16_shown: bool = False
     no_scaler_shown: bool = False
+    metric: str | None = None
 
 
 _FP16 = {"active_precision": "fp16-mixed", "scaler": "dynamic"}
@@ -129,6 +133,20 @@ _DSCHAT_PPO = ("applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/ppo_t
 
 _FAIRSEQ2_HINT = ("Your loss is probably exploding. Try lowering the learning rate, using "
                   "gradient clipping, or increasing the batch size.")
+
+# MONAI's RetinaNet checks (monai/apps/detection/networks/): where, and the words
+_MONAI_CHECKS = (
+    ("monai/apps/detection/networks/retinanet_network.py (RetinaNetClassificationHead.forward)",
+     "cls_logits is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_network.py (RetinaNetRegressionHead.forward)",
+     "box_regression is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector._reshape_maps)",
+     "Concatenated result is NaN or Inf."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+     ".get_cls_train_sample_per_image)", "NaN or Inf in predicted classification logits."),
+    ("monai/apps/detection/networks/retinanet_detector.py (RetinaNetDetector"
+     ".get_box_train_sample_per_image)", "NaN or Inf in predicted box regression."),
+)
 
 MESSAGES: tuple[Message, ...] = (
     # -- torch: torch/cuda/amp/grad_scaler.py (1.6-2.2), torch/amp/grad_scaler.py (2.3-2.13) ---
@@ -839,7 +857,8 @@ MESSAGES: tuple[Message, ...] = (
     # -- the DETR family's loop: facebookresearch/detr engine.py (train_one_epoch), copied
     # with its MetricLogger by Deformable-DETR, DINO-DETR, DeiT, MAE, BEiT, ConvNeXt, DINO --
     Message("DETR / DeiT / MAE family", "2020-05-2024 (detr, Deformable-DETR, DINO-DETR, "
-            "deit, mae, unilm/beit, ConvNeXt, dino)",
+            "deit, mae, unilm/beit, ConvNeXt, dino; torchvision's references/detection "
+            "since 2019)",
             "engine.py (train_one_epoch: ``if not math.isfinite(loss_value)``, then "
             "``sys.exit(1)``; DINO's main_dino.py prints it with force=True)",
             "Loss is {value}, stopping training",
@@ -1760,4 +1779,116 @@ MESSAGES: tuple[Message, ...] = (
             "FSDP2 computes in float16 and a GradScaler is made: fp16 with a dynamic scaler",
             SETUP, setup=_FP16, logger=("open_clip_train.main", "INFO"),
             prefix="2026-11-30,10:00:00 | {level} | {logger} | "),
+    # -- MONAI: the RetinaNet detector's checks: raised while gradients are on (training), a
+    # UserWarning under torch.no_grad() (validation, inference); the rows hold the exception's
+    # or the warning's class, the one thing that tells the two apart on the line
+    *(Message("MONAI", "0.9.0-1.5 (2022-06 on)", source,
+              "ValueError: " + text,
+              "the detector's outputs in a training step are NaN/inf (a diverged or fp16-"
+              "overflowed forward pass): the run stops before the step's loss is logged",
+              FLAG, "AMP006", prefix=RANK_ZERO, in_step=True)
+      for source, text in _MONAI_CHECKS),
+    *(Message("MONAI", "0.9.0-1.5 (2022-06 on)", source,
+              "UserWarning: " + text,
+              "the detector's outputs are NaN/inf where no gradient is taken: a validation's "
+              "or an inference's (the predictions and their metrics are not finite)",
+              FLAG, "AMP013", prefix="/opt/monai/apps/detection/networks/retinanet_detector.py:"
+              "902: ")
+      for source, text in _MONAI_CHECKS),
+    Message("MONAI", "0.9.0-1.5 (2022-05 on)", "monai/data/box_utils.py (box_area, called by "
+            "box_iou and box_giou: the matchers' and the losses')",
+            "Box area is NaN or Inf. boxes is float16. Please change to float32 and test it "
+            "again.",
+            "float16 boxes whose area overflows float16's range (65504: a 3D box of 41 voxels a "
+            "side) under autocast: refused, the run stops", FLAG, "AMP014",
+            prefix="ValueError: "),
+    # -- peft: merge(safe_merge=True) checks the merged weights (every tuner's layer.py) ------
+    Message("peft", "0.6.0-0.18 (2023-10 on)", "src/peft/tuners/lora/layer.py and every "
+            "tuner's layer.py (merge, ``safe_merge=True``)",
+            "NaNs detected in the merged weights. The adapter {text} seems to be broken",
+            "the trained adapter's weights are not finite (training diverged: a NaN loss or an "
+            "fp16 overflow that reached the weights): the merge is refused", FLAG, "AMP006",
+            prefix="ValueError: ", values={"text": "default"}),
+    # -- sockeye 1.18 (MXNet): TensorboardLogger.log_metrics, at each checkpoint -------------
+    # (gradients and parameters are logged as histograms; the source gives the ``%s`` no
+    # argument, so logging prints it as it stands)
+    Message("sockeye", "1.18.85-1.18.115 (2019-02 on; 2.x's wording at 2.1.7-3.1 is logged "
+            "for no array)", "sockeye/training.py (TensorboardLogger.log_metrics, "
+            "``--use-tensorboard``)",
+            "Not adding the histogram of %s to tensorboard because some of its values are not "
+            "finite.",
+            "a gradient or a parameter is NaN/inf at the checkpoint (training diverged)", FLAG,
+            "AMP006", logger=("sockeye.training", "WARNING"),
+            prefix="[2026-11-30:10:00:00:{level}:{logger}:log_metrics] "),
+    # -- nnU-Net 1.x: fp16 asked for (its default) without apex, before torch's amp (1.6) --
+    # (1.0-1.1.1 logged the same words and trained in fp32: no keyword of the prefilter's)
+    Message("nnU-Net", "v1.1.2-1.5.1 (2019-12-2020-08)", "nnunet/training/network_training/"
+            "network_trainer.py, nnUNetTrainer.py (_maybe_init_amp)",
+            "WARNING: FP16 training was requested but nvidia apex is not installed. Install it "
+            "from https://github.com/NVIDIA/apex",
+            "fp16 was asked for (nnU-Net's default) and apex is missing: the run is refused "
+            "before it trains", FLAG, "AMP010", prefix="RuntimeError: "),
+    # -- nnU-Net v2: sliding-window prediction sums its logits in float16 ---------------------
+    Message("nnU-Net", "v2.3.1-2.8 (2023-12 on)", "nnunetv2/inference/predict_from_raw_data.py "
+            "(predict_sliding_window_return_logits; the final validation after training runs "
+            "it too)",
+            "Encountered inf in predicted array. Aborting... If this problem persists, reduce "
+            "value_scaling_factor in compute_gaussian or increase the dtype of predicted_logits "
+            "to fp32",
+            "the validation's or inference's summed logits overflowed float16 (nnU-Net keeps "
+            "them in half on the GPU)", FLAG, "AMP013", prefix="RuntimeError: "),
+    Message("sockeye", "1.18.85-3.1 (2019-02 on)", "sockeye/training.py (1.18: "
+            "TrainingModel.fit, check (5); 2.x-3.x: EarlyStoppingTrainer._determine_divergence)",
+            "Model optimization diverged. Last checkpoint's perplexity: {value}",
+            "the checkpoint's validation perplexity is not finite (or above twice the target "
+            "vocabulary's size: a finite blow-up, no finding here): the run is marked diverged "
+            "and stops", MONITORED, logger=("sockeye.training", "WARNING"),
+            prefix="[2026-11-30:10:00:00:{level}:{logger}:fit] ",
+            metric="Validation-perplexity"),
+    # -- diffusers' example training scripts (examples/*/train_*.py), before training starts --
+    # (the source formats the model's dtype in: the row is its float16 case; a bfloat16 model
+    # is refused by the same words and is no fp16 fault)
+    Message("diffusers examples", "0.12.0-0.40 (2023-01 on; 15 scripts: dreambooth, "
+            "controlnet, t2i_adapter, consistency_distillation, ...)",
+            "examples/dreambooth/train_dreambooth.py and the others (main: ``if "
+            "unwrap_model(unet).dtype != torch.float32: raise ValueError(...)``)",
+            "{text} loaded as datatype torch.float16. Please make sure to always have all model "
+            "weights in full float32 precision when starting training - even if doing mixed "
+            "precision training. copy of the weights should still be float32.",
+            "the model to train was loaded in float16 (``torch_dtype=torch.float16``, or a "
+            "--mixed_precision fp16 cast before the check): fp16 weights under the GradScaler, "
+            "refused before the first step", FLAG, "AMP012", prefix="ValueError: ",
+            values={"text": "Unet"}),
+    Message("diffusers examples", "0.31.0-0.40 (2024-09 on)", "examples/controlnet/"
+            "train_controlnet_flux.py (main: after ``accelerator.backward(loss)``, one line per "
+            "parameter whose gradient holds a NaN)",
+            "Gradient for {text} contains NaN!",
+            "the step's gradients hold NaNs: under fp16 the scaler skips the step (the lines "
+            "before one bar update are that one step); under bf16 the update takes them in, and "
+            "the loss the bar shows next says so", SKIP, logger=("__main__", "ERROR"),
+            prefix="12/08/2026 10:00:00 - {level} - {logger} - ", in_step=True,
+            values={"text": "controlnet_blocks.0.weight"}),
+    Message("diffusers examples", "0.34.0-0.40 (2025-05 on)", "examples/research_projects/"
+            "sana/train_sana_sprint_diffusers.py (main: the generator's and the "
+            "discriminator's phases)",
+            "NaN or Inf detected in grad_norm, skipping iteration...",
+            "the clipped gradients' norm is not finite: the iteration's update is dropped "
+            "(zero_grad, continue)", SKIP, logger=("__main__", "WARNING"),
+            prefix="12/08/2026 10:00:00 - {level} - {logger} - "),
+    # -- LLaMA-Factory's v1 trainer (src/llamafactory/v1/core/base_trainer.py) ---------------
+    Message("LLaMA-Factory", "0.9.5- (v1 trainer, 2026-01 on)", "src/llamafactory/v1/core/"
+            "base_trainer.py (BaseTrainer.fit: ``if not torch.isfinite(...grad_norm)``, "
+            "else ``optimizer.step()``)",
+            "Gradient norm is not finite: {norm}",
+            "the step's gradient norm is NaN/inf: its optimizer step is skipped (the scheduler "
+            "steps on)", SKIP, logger=("llamafactory.v1.core.base_trainer:317", "WARNING"),
+            prefix="[{level}|2026-11-30 10:00:00] {logger} >> "),
+    # -- icefall's zipformer ScaledAdam: egs/librispeech/ASR/zipformer/optim.py ---------------
+    Message("icefall", "2023-11 on (zipformer recipes, read at 2026-06)",
+            "egs/librispeech/ASR/zipformer/optim.py (ScaledAdam._get_clipping_scale: the "
+            "median of the recent gradient norms is NaN)",
+            "Too many grads were not finite",
+            "the gradients' norms have been NaN/inf for many of the recent steps (past the "
+            "scaler, or with none): the optimizer stops the run", FLAG, "AMP006",
+            prefix="RuntimeError: "),
 )

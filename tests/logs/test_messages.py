@@ -38,8 +38,8 @@ def printed(row: messages.Message) -> str:
 def _meaning(events: list[LogEvent], row: messages.Message) -> LogEvent:
     kinds = [e.kind for e in events]
     if row.event == messages.MONITORED:
-        metric = {**DEFAULTS, **row.values}["metric"]
-        wanted = EVAL if metric.startswith(("val", "eval", "test")) else FLAG
+        metric = row.metric or {**DEFAULTS, **row.values}["metric"]
+        wanted = EVAL if metric.lower().startswith(("val", "eval", "test")) else FLAG
         assert wanted in kinds, (row.message, events)
         return next(e for e in events if e.kind == wanted)
     kind = EXPECTED_KIND[row.event]
