@@ -87,8 +87,8 @@ def byte_pattern(pattern: bytes) -> Any:
     backtracking engine keeps per repetition: a long run of lines in one match.
 
     Example:
-        >>> found = byte_pattern(rb"(?:step \\d+\n)+")
-        >>> found is None or found.match(b"step 1\nstep 2\nloss\n").end() == 14
+        >>> found = byte_pattern(rb"(?:step \\d+\\n)+")
+        >>> found is None or found.match(b"step 1\\nstep 2\\nloss\\n").end() == 14
         True
     """
     if _re2 is None:
