@@ -75,13 +75,31 @@ def _scanner(keywords: tuple[bytes, ...]) -> LineStarts:
 
 
 def _re2_pattern(keywords: tuple[bytes, ...]) -> Any:
-    assert _re2 is not None
-    options = _re2.Options()
-    options.encoding = _re2.Options.Encoding.LATIN1  # any byte is a character
     # Leftmost match: each one starts at the line start of the next line holding a keyword,
     # and ends inside that line, so the next search begins there (one match per line).
-    return _re2.compile(b"(?m)^[^\n]*?(?:" + b"|".join(re.escape(k) for k in keywords) + b")",
-                        options)
+    return byte_pattern(b"(?m)^[^\n]*?(?:" + b"|".join(re.escape(k) for k in keywords) + b")")
+
+
+def byte_pattern(pattern: bytes) -> Any:
+    """``pattern`` compiled by RE2 over bytes (each byte a character, read as Latin-1), or
+    None: RE2 is not installed, or does not take the pattern (a backreference; a pattern too
+    big for its memory budget). RE2 matches in one pass over the bytes, without the state a
+    backtracking engine keeps per repetition: a long run of lines in one match.
+
+    Example:
+        >>> found = byte_pattern(rb"(?:step \\d+\\n)+")
+        >>> found is None or found.match(b"step 1\\nstep 2\\nloss\\n").end() == 14
+        True
+    """
+    if _re2 is None:
+        return None
+    options = _re2.Options()
+    options.encoding = _re2.Options.Encoding.LATIN1  # any byte is a character
+    options.log_errors = False  # (a pattern it does not take is no error: None says so)
+    try:
+        return _re2.compile(pattern, options)
+    except _re2.error:
+        return None
 
 
 def _re2_line_starts(buffer: bytes, stop: int, *, pattern: Any) -> list[int]:

@@ -4,7 +4,8 @@ Scanning (``bytes.find`` per keyword over every byte) is about half of the docto
 big log, parsing the candidate lines the other half. ``bytes.find`` holds the GIL, so threads
 do not help: worker processes each scan one span of the file (the lines that *start* in it),
 hand back the candidate lines with span-relative numbers, and this process renumbers them and
-parses them in order, scanning and parsing at the same time. Results are the same as the
+parses them in order, scanning and parsing at the same time. The first ``OWN_SPANS`` spans
+this process scans itself, as a worker would, while its workers start. Results are the same as the
 one-process scan of :func:`~denpex_callbacks.logs.reader.candidate_lines` (the tests compare
 them), except that a line of ``MAX_LINE`` (4 MiB) or more may be cut into different pieces
 (and counted as a long line or not) depending on where its scan's chunks begin, and that the
@@ -44,6 +45,12 @@ from denpex_callbacks.logs.reader import (
 
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024  # below this, starting workers costs more than it saves
 SPAN = 16 * 1024 * 1024  # bytes one worker task scans (its memory: about one 4 MiB chunk)
+# The first spans, scanned (and parsed) in this process while the workers start: a spawned
+# worker imports the doctor before it scans (about 0.3 s on 2 CPUs), which this process spent
+# waiting for its first span. Two spans take this process about as long as a worker's start
+# and its first span (RE2: 32 MiB of a DeepSpeed/HF log in about 0.3 s, reading and parsing),
+# so that it rarely waits for one after them either.
+OWN_SPANS = 2
 MAX_WORKERS = 8  # past this the parsing process is the bottleneck anyway
 DENSE_SHARE = 0.1  # a DeepSpeed log at INFO: 2.4% of lines are candidates; 30% generic: 32%
 _SAMPLE = 1024 * 1024  # the head whose share of candidate lines decides
@@ -179,14 +186,33 @@ def _scan_in_workers(
     progress: Callable[[int], None] | None, workers: int, span: int,
 ) -> Iterator[tuple[int, str]]:
     spans = deque((start, min(start + span, size)) for start in range(0, size, span))
+    own = [spans.popleft() for _ in range(min(OWN_SPANS, len(spans)))]
     lines_before = 0  # newlines in the spans already handed on
     done = 0  # bytes of the file already handed on
     pool: Executor | None = None
     pending: deque[tuple[Future[tuple[Found, ReadStats]], int]] = deque()
     unreadable: Exception | None = None
     try:
-        pool = _make_pool(workers)
+        if spans:
+            pool = _make_pool(workers)
+            while spans and len(pending) < 2 * workers:  # (they start while this one scans)
+                start, end = spans.popleft()
+                pending.append((pool.submit(scan_span, path, start, end, keywords), end))
+        for start, end in own:  # the first spans, here: as a worker scans them
+            part = ReadStats()
+            try:
+                for number, text in _own_span(stream, start, end, keywords, part):
+                    yield lines_before + number, text
+            except (InputError, OSError) as err:
+                unreadable = err
+                raise
+            lines_before += part.lines
+            _merge(stats, part)
+            done = end
+            if progress is not None:
+                progress(end)
         while spans or pending:
+            assert pool is not None
             while spans and len(pending) < 2 * workers:  # keep every worker busy, bounded
                 start, end = spans.popleft()
                 pending.append((pool.submit(scan_span, path, start, end, keywords), end))
@@ -231,6 +257,14 @@ def _scan_here(
     for number, text in _lines_between(stream, first, stop, keywords, part, tick):
         yield lines_before + number, text
     _merge(stats, part)
+
+
+def _own_span(stream: BinaryIO, start: int, end: int, keywords: tuple[bytes, ...],
+              stats: ReadStats) -> Iterator[tuple[int, str]]:
+    """What :func:`scan_span` finds in ``[start, end)``, scanned here from the stream the
+    caller opened, as it is asked for (numbered from 1 at the span's first line)."""
+    first, stop = _line_start_from(stream, start), _line_start_from(stream, end)
+    yield from _lines_between(stream, first, stop, keywords, stats)
 
 
 def _make_pool(workers: int) -> Executor:

@@ -136,6 +136,7 @@ _EPOCH_TAIL = re.compile(_EPOCH_END + rb"\r?$")
 EPOCH_REACH = 4
 EPOCH_BYTES = 512  # how far back those lines may reach, for a first look for one
 _EPOCH_ABOVE = re.compile(_EPOCH_END + rb"\r?\n")  # (an epoch line's end, in the bytes; CRLF too)
+_AFTER_EPOCH = (b":", b" ", b"[")  # (what each of its ends has after the word: _may_end_epoch)
 # Composer's console record: ``[batch=12/4800]:`` over its metrics, one a line (``\t Train
 # time/batch: 11`` ...), the loss a few lines down; looked for above a candidate that follows
 # such a row, this many lines and bytes up at most. The row is told by its indent, whatever
@@ -667,9 +668,10 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
                             PROGRESS_REACH)
         return None if found is None else (found[0].group(0).rstrip(), found[1])
     # An epoch line up to EPOCH_REACH lines up: one search of the bytes before (most gaps
-    # hold none)
-    found = _last_above(_EPOCH_ABOVE, buffer, max(resume, begin - EPOCH_BYTES), start,
-                        EPOCH_REACH)
+    # hold none), where they hold the word as an epoch line's end has it
+    low = max(resume, begin - EPOCH_BYTES)
+    found = (_last_above(_EPOCH_ABOVE, buffer, low, start, EPOCH_REACH)
+             if _may_end_epoch(buffer, low, start) else None)
     if found is None:
         if finishes_bare_bar(line):
             # a bare sized bar at its total under no epoch heading (one heads it otherwise,
@@ -694,6 +696,26 @@ def _last_state(line: bytes) -> bytes:
         b'Epoch 3: 100%|#| 9/9 [00:01<00:00, 9it/s]'
     """
     return line[line.rfind(b"\r") + 1:]
+
+
+def _may_end_epoch(buffer: bytes, low: int, start: int) -> bool:
+    """Whether ``buffer[low:start]`` holds ``poch`` or ``POCH`` followed by what each of an
+    epoch line's ends (``_EPOCH_END``) has after the word: ``:``, a blank or ``[``. The cheap
+    test before ``_EPOCH_ABOVE``'s search: most gaps hold no epoch, or one in other words
+    (DeepSpeed's timer line, ``epoch=0/micro_step=3``, before most of its step lines).
+
+    Example:
+        >>> [_may_end_epoch(x, 0, len(x)) for x in (b"epoch=0/micro_step=3\\n", b"Epoch 3\\n",
+        ...                                           b"EPOCH[2/5]\\n", b"epochs\\n")]
+        [False, True, True, False]
+    """
+    for word in (b"poch", b"POCH"):
+        at = buffer.find(word, low, start)
+        while at >= 0:
+            if buffer[at + 4:at + 5] in _AFTER_EPOCH:
+                return True
+            at = buffer.find(word, at + 4, start)
+    return False
 
 
 def _step_past(buffer: bytes, start: int, resume: int, found: Callable[[bytes], bool],
