@@ -14,10 +14,12 @@ the rows below were counted.
 PointNet++'s semantic segmentation frames the same heading in stars (``train_semseg.py``:
 ``'**** Epoch %d (%d/%s) ****'``).
 
-Rule: a line that holds only ``Epoch``, a number, and in parentheses a number ``/`` a number,
-a colon after them or not, or the same between two runs of marks (``*``, ``=``, ``-``,
-``#``), is the heading of the parenthesised epoch; it is read as ``Epoch E`` (E that epoch).
-A line with anything else after it is no such heading. The reader hands the bare bar at its
+Rule: a line that ends in ``Epoch``, a number, and in parentheses a number ``/`` a number,
+then a colon, or the same between two runs of marks (``*``, ``=``, ``-``, ``#``), the first
+number not above the parenthesised one, is the heading of the parenthesised epoch; it is read
+as ``Epoch E`` (E that epoch), what stands before it (a logging prefix) kept. A line with
+anything after it, or without the colon or the marks (``Epoch 2 (100/200)``: a batch's
+progress, perhaps), is no such heading. The reader hands the bare bar at its
 total between such a heading and the row below it over with the heading: the row's step is
 then the run's batches (the bar's total times the epochs to the heading's), as below a bare
 bar with no heading. (Other headings over a bare bar keep numbering their rows by the epoch,
@@ -29,8 +31,8 @@ from __future__ import annotations
 import re
 
 # (the reader's tail of an epoch line: after ``poch``, see reader._EPOCH_END)
-COUNTED_TAIL = rb":? +\d{1,7} +\(\d{1,7}/\d{1,7}\)(?::| +[-=*#]{2,})?"
-_HEADING = re.compile(r"[Ee]poch:? +\d{1,7} +\((\d{1,7})/\d{1,7}\)(?::| +[-=*#]{2,})?\s*")
+COUNTED_TAIL = rb":? +\d{1,7} +\(\d{1,7}/\d{1,7}\)(?::| +[-=*#]{2,})"
+_HEADING = re.compile(r"[Ee]poch:? +(\d{1,7}) +\((\d{1,7})/\d{1,7}\)(?::| +[-=*#]{2,})\s*")
 _MARKS = "-=*#"
 _COUNTED_LINE = re.compile(rb"(?:poch|POCH)" + COUNTED_TAIL + rb" *\r?")
 
@@ -54,8 +56,10 @@ def loop_epoch(text: str) -> str | None:
     Example:
         >>> loop_epoch("Epoch 1 (31/200):")
         'Epoch 31'
-        >>> loop_epoch("Epoch 4 (4/8)"), loop_epoch("**** Epoch 2 (7/32) ****")
+        >>> loop_epoch("Epoch 4 (4/8):"), loop_epoch("**** Epoch 2 (7/32) ****")
         ('Epoch 4', 'Epoch 7')
+        >>> loop_epoch("Epoch 2 (100/200)"), loop_epoch("Epoch 9 (3/8):")
+        (None, None)
         >>> loop_epoch("2026-03-02 11:00:00,000 - Model - INFO - Epoch 1 (13/40):")
         '2026-03-02 11:00:00,000 - Model - INFO - Epoch 13'
         >>> loop_epoch("Epoch 4 (loss 0.5/8):"), loop_epoch("Epoch 4 (4/8): loss 0.5")
@@ -65,9 +69,9 @@ def loop_epoch(text: str) -> str | None:
     if at < 0 or "(" not in text[at:]:
         return None
     found = _HEADING.fullmatch(text, at)
-    if found is None:
-        return None
+    if found is None or int(found.group(1)) > int(found.group(2)):
+        return None  # (this run's count is never past the loop's epoch)
     before = text[:at].rstrip(" ")
     if before.endswith(("--", "==", "**", "##")):
         before = before.rstrip(_MARKS).rstrip(" ")  # (the rule that frames it)
-    return f"{before} Epoch {found.group(1)}" if before else f"Epoch {found.group(1)}"
+    return f"{before} Epoch {found.group(2)}" if before else f"Epoch {found.group(2)}"
