@@ -35,6 +35,7 @@ from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
 from denpex_callbacks.logs.closing_bars import closed_length, finished_total
+from denpex_callbacks.logs.counted_epochs import loop_epoch
 from denpex_callbacks.logs.counter_headings import COUNTERS_WIDTH, FILLED, counter_heading
 from denpex_callbacks.logs.counter_rows import named_row as counter_row
 from denpex_callbacks.logs.defined_areas import DEFINED_AREA, DefinedAreas
@@ -587,6 +588,7 @@ _DIGITS = re.compile(r"\d+")  # (two logging prefixes differ in their times only
 # ``train_baseline.py``'s ``Epoch 3 Train Loss: ...`` below its bar's ``469/469``): the
 # epoch's last step, not a step after it (its evaluation ran there). Within this many lines.
 _PASS_SUMMARY_REACH = 2
+_COUNTED_ENDS = frozenset(":)*=-#")  # how a counted epoch's heading ends (see counted_epochs)
 _RULES = frozenset({"--", "==", "**", "##"})  # (FRAMED_EPOCH's cheap test)
 # EPOCH_ITER's last group: PointNet's ``[e: i/N]`` layout, its batch's total
 _COLON_EPOCH_TOTAL = EPOCH_ITER.groups
@@ -952,6 +954,8 @@ class MetricReader:
             self.row_announced = line  # (its row may come as a line of its own: a keyword)
         if text[:6] == "Epoch " and self._fit_header(text, line):
             return []
+        if text[-1:] in _COUNTED_ENDS and (plain := loop_epoch(text)) is not None:
+            text = plain  # the loop's epoch in parentheses (see counted_epochs)
         if text[:2] in _RULES and (framed := _FRAMED_EPOCH.fullmatch(text.strip())):
             self.block_epoch = (int(framed.group(2)), line)
             return []
@@ -1762,12 +1766,15 @@ class MetricReader:
             # (no layout numbered it: an epoch's summary, not a bar's or a counter's row; or
             # the training phase's, keyed by its split alone: ``train Loss: ... Acc: ...``)
             step, basis = self.pass_end[1], bases.EPOCH_LENGTH  # (see _PASS_SUMMARY_REACH)
-        elif step is None and counters and loss is not None and epoch_value is not None and (
-                0 < line - self.bare_end[0] <= _PASS_SUMMARY_REACH) and not metrics.evals:
-            # the same below a bare bar's pass (bare_end), by the epoch the summary names (an
-            # excerpt from the middle: the bar's passes before it were not printed there); a
-            # summary that holds an evaluation's value too may follow the evaluation's bar
-            step = (self._epochs_before(epoch_value) + 1) * self.bare_end[1]
+        elif step is None and counters and loss is not None and (
+                0 < line - self.bare_end[0] <= _PASS_SUMMARY_REACH) and not metrics.evals and (
+                pass_epoch := epoch_value if epoch_value is not None else self._bar_heading()
+        ) is not None:
+            # the same below a bare bar's pass (bare_end), by the epoch the summary names, or
+            # the heading over the bar where the summary names none (an excerpt from the
+            # middle: the bar's passes before it were not printed there); a summary that
+            # holds an evaluation's value too may follow the evaluation's bar
+            step = (self._epochs_before(pass_epoch) + 1) * self.bare_end[1]
             basis = bases.EPOCH_LENGTH
         if step is not None and counters:
             last = self.step_rhythm[0]
@@ -2601,6 +2608,15 @@ class MetricReader:
         if unit > 1 and done % unit and done != total:
             unit = self.bar_units[total] = 1
         return unit
+
+    def _bar_heading(self) -> int | None:
+        """The epoch of the heading right over the last bare bar (PointNet++'s ``Epoch 4
+        (4/8):`` over its bar and ``Train Instance Loss: ...``: see counted_epochs), or None
+        where no heading stands within :data:`BLOCK_REACH` lines above it."""
+        block = self.block_epoch
+        if block is None or not 0 < self.bare_end[0] - block[1] <= BLOCK_REACH:
+            return None
+        return block[0]
 
     def _epoch_row(self, step: int | None, epoch: float | None, text: str,
                    key: str | None, *, above: bool = False) -> int | None:

@@ -21,6 +21,7 @@ from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
+from denpex_callbacks.logs.counted_epochs import COUNTED_TAIL, counted_heading
 from denpex_callbacks.logs.counter_headings import is_counter_heading
 from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
@@ -123,7 +124,10 @@ _ENDED = rb" (?:finished|done|completed?|ended)"
 _EPOCH_LR = (rb",? +(?:current +)?(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d.]*"
              rb"(?:e[-+]?\d+)?")
 _EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
-_EPOCH_END = (rb"(?:poch|POCH)(?:: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|" + _EPOCH_NOTE + rb"|"
+# ...or this run's count of epochs and the loop's epoch in parentheses (PointNet++'s ``Epoch
+# 1 (31/200):``: see counted_epochs)
+_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|"
+              + _EPOCH_NOTE + rb"|"
               + _EPOCH_LR + rb")?)?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
@@ -441,6 +445,8 @@ def _scan(
         if gap:
             if (step_line := _step_line(buffer, resume, start)) is not None:
                 yield number - 1 - step_line[1], _decode(step_line[0], stats)
+                if step_line[1] and (bar := _bar_under(buffer, resume, start, *step_line)):
+                    yield number - 1 - bar[1], _decode(_last_state(bar[0]), stats)
         elif start == 0 and before and (
                 (heading := numbers_below(before, buffer[:1] in (b" ", b"\t")))
                 or finishes_bare_bar(before)):
@@ -716,6 +722,26 @@ def _may_end_epoch(buffer: bytes, low: int, start: int) -> bool:
                 return True
             at = buffer.find(word, at + 4, start)
     return False
+
+
+def _bar_under(buffer: bytes, resume: int, start: int, heading: bytes,
+               back: int) -> tuple[bytes, int] | None:
+    """A bare sized bar at its total among the ``back`` lines between a counted epoch heading
+    (the step line handed over) and the candidate at ``start``, with how many lines lie
+    between it and the candidate; else None. PointNet++'s ``Epoch 4 (4/8):`` heads a bare bar
+    and the epoch's ``Train Instance Loss: ...`` (see counted_epochs): the heading says the
+    epoch, the bar how many batches an epoch holds, the two the run's batches (closing_bars).
+    """
+    if not counted_heading(heading):
+        return None
+    for between in range(back):
+        if start <= resume:
+            return None
+        above = _line_before(buffer, resume, start)
+        if finishes_bare_bar(above):
+            return above, between
+        start -= len(above) + 1
+    return None
 
 
 def _step_past(buffer: bytes, start: int, resume: int, found: Callable[[bytes], bool],

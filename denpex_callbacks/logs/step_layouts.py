@@ -50,7 +50,10 @@ EPOCH_ITER = re.compile(
 # ``batch_count * batch_size * world_size``, its first line at batch 1).
 # A copy that prints no epoch (ChatterMonkey/MNIST-test-neural-net ``train.py``: ``'Train
 # Epoch:  [{}/{} ({:.0f}%)]'``) counts the samples of the epoch the excerpt shows (group 1 None).
-EPOCH_SAMPLES = re.compile(r"Epoch:?\s*(\d+)?\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)?%\)\]")
+# A copy may put a blank before the sign (1542118717-dotcom/HDR-Transformer-SR ``train_sr.py``:
+# ``'Train Epoch: {} [{}/{} ({:.0f} %)]'``): the same count, one blank allowed.
+EPOCH_SAMPLES = re.compile(
+    r"Epoch:?\s*(\d+)?\s*\[\s*(\d+)\s*/\s*(\d+)\s*\(\s*\d+(?:\.\d+)? ?%\)\]")
 # LAVIS' and MiniGPT-4's runners head their MetricLogger ``Train: data epoch: [0]`` (lavis/
 # runners/runner_base.py, lavis/tasks/base_task.py ``_train_inner_loop``): the lower-case
 # ``epoch:`` above. A MetricLogger line with no epoch before its count (DINOv2's
