@@ -1798,6 +1798,10 @@ class MetricReader:
             # it): a lone "scale: 0.5" is a configuration's, and says nothing of the stream.
             if scale is None and (loss is not None or step is not None):
                 scale = self.bare_scale.read(values[lexicon.MAYBE_SCALE])
+                if scale is not None:  # a 0 its column's rounding printed is no exact 0
+                    scale, scale_below = self._scale(
+                        scale, metrics.maybe_scale_spelled, None if epoch_row else step,
+                        metrics.keys.get("epoch_text"))
             unread = scale is None or lexicon.SCALE in values
         grad_norm = values.get(lexicon.GRAD_NORM)
         if loss == 0.0 and grad_norm is not None and math.isnan(grad_norm):
