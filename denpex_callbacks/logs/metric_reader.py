@@ -337,9 +337,10 @@ _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # split's name (0xKushwaha/mamba_comparision ``train_mamba.py``: ``desc=f"Epoch {epoch:>3}
 # Train"``): no total, counted as any epoch of the reader (``_epochs_before``). A label whose
 # epoch repeats the bar's own count is a bar over the epochs: no passes before it
-# (``_over_epochs``).
+# (``_over_epochs``). The epoch of how many may be right-aligned too (a DCGAN exercise's
+# ``desc=f"  [{label}] Epoch {epoch:>3}/{cfg['num_epochs']}"``: ``Epoch   5/6``).
 _BAR_LABEL_EPOCH = re.compile(
-    r"\b[Ee]poch(?: (\d+)/(\d+)\b|:? +(\d+)(?:,| [A-Za-z]))(?!.*\b[Ee]poch:? \d)")
+    r"\b[Ee]poch(?: {1,8}(\d+)/(\d+)\b|:? +(\d+)(?:,| [A-Za-z]))(?!.*\b[Ee]poch:? \d)")
 # A bar whose label counts the run's steps of how many, the word after them: the step is the
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
