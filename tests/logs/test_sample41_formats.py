@@ -467,7 +467,8 @@ MISSES = [
                  id="cat_lm_collapse"),
     # The DDP trainer's NaN at epoch 3's batch_idx 56 raises ``FloatingPointError:
     # Non-finite training loss on at least one rank at epoch=3 batch=56``: silent. Right:
-    # the run's batches, 2 * 180 + 56. Miss: silence.
+    # the run's batches, 2 * 180 + 56. Miss: silence; since raised_nonfinite reads the
+    # message, AMP006 4 (the rows counted: the ``train 3 rank0`` bars number nothing): step.
     pytest.param(lambda: ddp_trainer(2 * 180 + 57), [("AMP006", 416)], id="ddp_trainer_nan"),
     # Its own back-off lines (``scale 128.0->64.0`` from epoch 2's batch 99, ``1.0->0.5`` at
     # 106, ``0.1->0.0`` at 110): AMP003 4, AMP004 15 and 11 (the lines counted, and the
