@@ -174,6 +174,9 @@ class MetricLine:
     # A loss scale as printed (Swin-Transformer's ``loss_scale 0.0000``): whether a 0 is the
     # scale or a print that rounded it (see scale_prints)
     scale_spelled: str = ""
+    # A bare ``scale``'s value as printed (VGen's ``scale: {scaler.get_scale():.1f}``), read
+    # as a loss scale only where its values are a scaler's (metric_reader's ``BareScale``)
+    maybe_scale_spelled: str = ""
     # A table row's cells that may be pandas' empty cells (``NaN``, see metric_reader's
     # ``_unfilled``): evaluation values beside a finite training loss, and whether the row
     # left its training loss so beside a finite evaluation value
@@ -755,6 +758,8 @@ def collect(claims: list[Claim], text: str) -> MetricLine:
                 out.loss_at = (start, separator)
             elif kind == lexicon.SCALE:
                 out.scale_spelled = spelled
+            elif kind == lexicon.MAYBE_SCALE:
+                out.maybe_scale_spelled = spelled
     if out.components and "lm" in (held := out.keys.get(lexicon.LOSS, "")).lower() and (
             "lm" in lexicon.words(held)):
         # "lm" names an objective: the total only where it is the one printed (Megatron's

@@ -338,9 +338,10 @@ _EPOCHS_BAR = re.compile(r"\s*[Ee]pochs?:\s+\d+%\|")
 # split's name (0xKushwaha/mamba_comparision ``train_mamba.py``: ``desc=f"Epoch {epoch:>3}
 # Train"``): no total, counted as any epoch of the reader (``_epochs_before``). A label whose
 # epoch repeats the bar's own count is a bar over the epochs: no passes before it
-# (``_over_epochs``).
+# (``_over_epochs``). The epoch of how many may be right-aligned too (a DCGAN exercise's
+# ``desc=f"  [{label}] Epoch {epoch:>3}/{cfg['num_epochs']}"``: ``Epoch   5/6``).
 _BAR_LABEL_EPOCH = re.compile(
-    r"\b[Ee]poch(?: (\d+)/(\d+)\b|:? +(\d+)(?:,| [A-Za-z]))(?!.*\b[Ee]poch:? \d)")
+    r"\b[Ee]poch(?: {1,8}(\d+)/(\d+)\b|:? +(\d+)(?:,| [A-Za-z]))(?!.*\b[Ee]poch:? \d)")
 # A bar whose label counts the run's steps of how many, the word after them: the step is the
 # label's, the bar's own count the batch of its pass (the MONAI UNETR tutorial's loop and its
 # copies, 12121236767678/A-lightweight-volumetric-ConvNet ``main_train.py``:
@@ -1806,6 +1807,10 @@ class MetricReader:
             # it): a lone "scale: 0.5" is a configuration's, and says nothing of the stream.
             if scale is None and (loss is not None or step is not None):
                 scale = self.bare_scale.read(values[lexicon.MAYBE_SCALE])
+                if scale is not None:  # a 0 its column's rounding printed is no exact 0
+                    scale, scale_below = self._scale(
+                        scale, metrics.maybe_scale_spelled, None if epoch_row else step,
+                        metrics.keys.get("epoch_text"))
             unread = scale is None or lexicon.SCALE in values
         grad_norm = values.get(lexicon.GRAD_NORM)
         if loss == 0.0 and grad_norm is not None and math.isnan(grad_norm):

@@ -10,7 +10,11 @@ carried on (AMP006, whose causes start in the forward pass).
 
 A line is one when it is an exception's message line (``{Name}Error: ``, ``{Name}Exception:
 ``, as Python's traceback ends) whose message says a non-finite value was found (``NaN
-detected``, ``found inf``, ``Nan values encountered``). A negated finding (``no NaN found``),
+detected``, ``found inf``, ``Nan values encountered``) or names a non-finite loss without a
+word of finding: a loop that checks its loss and raises (a DDP trainer's ``FloatingPointError:
+Non-finite training loss on at least one rank at epoch=3 batch=56``, a RED-CNN script's
+``RuntimeError: non-finite LOSS ep18: ...``; at most two words between the value and
+``loss``). A negated finding (``no NaN found``),
 an evaluation's (a split named: ``NaN found in val predictions``) and a line of source echoed
 in the traceback (``raise ValueError("NaN detected ...")``: no ``Error: `` on it) are none.
 A launcher's rank prefix before the exception (torchrun ``--tee 2``'s ``[default0]:`` on
@@ -47,7 +51,7 @@ _FOUND = r"(?:detected|found|encountered|occurred|appeared|observed)"
 _FINDING = re.compile(
     r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+|entries\s+|elements\s+)?(?:(?:was|were|is|are"
     r"|has\s+been|have\s+been)\s+)?" + _FOUND + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE
-    + r")\b")
+    + r"|" + _VALUE + r"(?:\s+[a-z]{1,20}){0,2}?\s+loss(?:es)?" + r")\b")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
 _EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
 # The environment's data a NaN was found in (RL: what reset/step return, in SB3's own words
@@ -83,6 +87,10 @@ def parse(text: str) -> list[LogEvent]:
         [nan]
         >>> [e.loss for e in parse("RuntimeError: NaN detected in rewards")]  # a reward model's
         [nan]
+        >>> [e.loss for e in parse("FloatingPointError: Non-finite training loss on rank 1")]
+        [nan]
+        >>> parse("RuntimeError: non-finite validation loss"), parse("ValueError: loss is finite")
+        ([], [])
     """
     if "Error" not in text and "Exception" not in text:
         return []
