@@ -64,12 +64,14 @@ Now (h56-sample41's rules): right on 8 of 18 (44%), 12 of 12 healthy silent: RED
 ``non-finite LOSS`` (raised_nonfinite.py: an exception naming a non-finite loss), VGen's
 rounded ``0.0`` from the middle (a bare ``scale`` column judged by scale_prints.rounded_zero)
 and the GAN's paste from the middle (a right-aligned ``Epoch   5/6`` bar label). Left as
-strict xfails, each with why: the five collapses whose scale plunges below 1 between two
-rows with nothing else showing the overflow (the GAN's, CAT's, RED-CNN's two, SigLIP's:
-AMP004 alone by the trajectory's design, which tests/logs/test_what_fails.py holds for
-insightface and Keras; RED-CNN's ``skip`` counter is no key the lexicon reads); the steps
-of the DDP trainer's own back-off lines and raised error (``epoch=3 batch=56`` under ``train
-3 rank0`` bars) and of SigLIP's skipping warnings.
+strict xfails, each with why: RED-CNN's two collapses (its scale printed exactly 0 after
+4096 in one row, which no halving the steps between allow, and its ``skip`` counter is no
+key the lexicon reads); the steps of the DDP trainer's own back-off lines and raised error
+(``epoch=3 batch=56`` under ``train 3 rank0`` bars) and of SigLIP's skipping warnings.
+Since h56-collapse (a scale that falls to below 1 between two rows is AMP003 as well as
+AMP004: only overflows halve a dynamic scale): right on 11 of 18 (the GAN's, CAT's and
+SigLIP's collapses), and the NaN excerpts whose scale falls below 1 carry AMP003 beside
+AMP004, both consequences of the NaN (AMP006).
 "Right": the ids, and the step as the log prints it (a step counter; the run's batches where
 the log draws a bar an epoch or counts batches within an epoch; an epoch where it prints
 only epochs); AMP003 from the first printed back-off of a fall that does not recover, AMP004
@@ -385,18 +387,20 @@ def _answer(tmp_path: Path, lines: list[str]) -> list[tuple[str, int | None]]:
 READ_ALREADY: Table = {
     # VGen's NaN from step 1234 (rows every 20 steps): the row 1240; the scale (4096 after
     # the early back-offs) halved every step from 1234, printed ``0.0`` at 1260.
-    "vgen_nan": (lambda: vgen(1234), [("AMP004", 1260), ("AMP006", 1240)]),
+    "vgen_nan": (lambda: vgen(1234), [("AMP003", 1240), ("AMP004", 1260), ("AMP006", 1240)]),
     # Every gradient overflowing from 1510, the loss finite: 4096 -> 2.0 at 1520, 0.0 at 1540.
     "vgen_collapse": (lambda: vgen(collapse=1510), [("AMP003", 1520), ("AMP004", 1540)]),
     # The GAN's NaN from the run's batch 1504 (epoch 4's 100th of 468; the bar refreshed every
     # 39): the refresh at 117, the run's 1521, shows NaN and ``scale=0``.
-    "amp_gan_nan": (lambda: amp_gan(3 * 468 + 100), [("AMP004", 1521), ("AMP006", 1521)]),
+    "amp_gan_nan": (lambda: amp_gan(3 * 468 + 100),
+                    [("AMP003", 1521), ("AMP004", 1521), ("AMP006", 1521)]),
     # CAT's NaN from optimizer step 812 (iteration 1624; the bar counts iterations, refreshed
     # every 50): 1650, the scale 512 -> 0.0312 there; the validation at 2000 NaN.
     "cat_lm_nan": (lambda: cat_lm(812),
-                   [("AMP004", 1650), ("AMP006", 1650), ("AMP013", 2000)]),
+                   [("AMP003", 1650), ("AMP004", 1650), ("AMP006", 1650), ("AMP013", 2000)]),
     "cat_lm_nan_from_the_middle": (lambda: cat_lm(1111)[9:],
-                                   [("AMP004", 2250), ("AMP006", 2250), ("AMP013", 2500)]),
+                                   [("AMP003", 2250), ("AMP004", 2250), ("AMP006", 2250),
+                                    ("AMP013", 2500)]),
 }
 
 CONTROLS: Table = {
@@ -433,14 +437,27 @@ READ_SINCE: Table = {
     # first sight counted from the paste's first epoch (1443); the bars say ``Epoch   5/6``:
     # 4 * 468 + 39 = 1911.
     "amp_gan_nan_from_the_middle": (lambda: amp_gan(4 * 468 + 10)[12:],
-                                    [("AMP004", 1911), ("AMP006", 1911)]),
+                                    [("AMP003", 1911), ("AMP004", 1911), ("AMP006", 1911)]),
     # VGen's NaN from 2345 pasted from the middle: the scale 8192 -> ``0.1`` at 2360, then
     # ``0.0`` at 2380, at first sight read as exactly 0 (a second AMP004, "every gradient is
     # zero"); a ``:.1f`` scale of 2**-23 is not 0: one AMP004.
-    "vgen_nan_from_the_middle": (lambda: vgen(2345)[60:], [("AMP004", 2360), ("AMP006", 2360)]),
+    "vgen_nan_from_the_middle": (lambda: vgen(2345)[60:],
+                                 [("AMP003", 2360), ("AMP004", 2360), ("AMP006", 2360)]),
     # RED-CNN's NaN in epoch 18 raises ``RuntimeError: non-finite LOSS ep18: ...``: silent at
     # first sight; now the epoch (the log prints only epochs).
     "redcnn_nan": (lambda: redcnn(17 * 313 + 5), [("AMP006", 18)]),
+    # Since h56-collapse (a fall to below 1 between two rows is AMP003 too: only overflows
+    # halve a dynamic scale; core/detectors/scale_collapse.py): at first sight AMP004 alone.
+    # The GAN's scale 2048 at the refresh 1131, 0 at 1170 (every gradient overflowing from
+    # 1136, the losses finite).
+    "amp_gan_collapse": (lambda: amp_gan(collapse=2 * 468 + 200),
+                         [("AMP003", 1170), ("AMP004", 1170)]),
+    # CAT's scale 512 at 1200, 0.0312 at 1250 (every step overflowing from step 612,
+    # iteration 1224).
+    "cat_lm_collapse": (lambda: cat_lm(collapse=612), [("AMP003", 1250), ("AMP004", 1250)]),
+    # SigLIP's scale 4096 at the refresh 388, 2048 at 413 (every batch overflowing from 413),
+    # 0.0 at 438: AMP003 from the first back-off of the fall.
+    "siglip_collapse": (lambda: siglip(collapse=313 + 100), [("AMP003", 413), ("AMP004", 438)]),
 }
 
 
@@ -453,18 +470,6 @@ def test_excerpts(tmp_path: Path, name: str) -> None:
 
 
 MISSES = [
-    # The GAN's scale 2048 at the refresh 1131, 0 at 1170 (every gradient overflowing from
-    # 1136, the losses finite): AMP004 1170 only. Miss: id (AMP003). Left: a scale that
-    # plunges below 1 between two rows with nothing else showing the overflow is AMP004's
-    # alone by the trajectory's design (scale_collapse.py: "AMP004's alone"; tests/logs/
-    # test_what_fails.py's insightface ``Fp16 Grad Scale: 1024`` -> `` 0`` and Keras'
-    # ``dynamic_scale`` 32768 -> 0.5 hold AMP004 alone): a rule for it changes those answers.
-    pytest.param(lambda: amp_gan(collapse=2 * 468 + 200), [("AMP003", 1170), ("AMP004", 1170)],
-                 id="amp_gan_collapse"),
-    # CAT's scale 512 at 1200, 0.0312 at 1250 (every step overflowing from step 612,
-    # iteration 1224): AMP004 1250 only. Miss: id (AMP003); left, as the GAN's.
-    pytest.param(lambda: cat_lm(collapse=612), [("AMP003", 1250), ("AMP004", 1250)],
-                 id="cat_lm_collapse"),
     # The DDP trainer's NaN at epoch 3's batch_idx 56 raises ``FloatingPointError:
     # Non-finite training loss on at least one rank at epoch=3 batch=56``: silent. Right:
     # the run's batches, 2 * 180 + 56. Miss: silence; since raised_nonfinite reads the
@@ -481,8 +486,9 @@ MISSES = [
     # ``scale 0  skip 279`` in one row (2**-262 in float32: exactly 0), then two frozen
     # epochs and the script's ``FROZEN loss`` abort: AMP004 12 only. Miss: id (AMP003).
     # Left: the skip counter that shows the overflow is keyed ``skip``, which the lexicon
-    # does not read as skipped steps (``frame_skip 4`` is no such count), and without it the
-    # plunge is AMP004's alone, as the GAN's. From the middle, epoch 22.
+    # does not read as skipped steps (``frame_skip 4`` is no such count), and a fall to
+    # exactly 0 is no halving the steps between allow (h56-collapse: AMP004's alone). From the
+    # middle, epoch 22.
     pytest.param(lambda: redcnn(collapse=11 * 313 + 40), [("AMP003", 12), ("AMP004", 12)],
                  id="redcnn_collapse"),
     pytest.param(lambda: redcnn(collapse=21 * 313 + 40)[20:], [("AMP003", 22), ("AMP004", 22)],
@@ -495,11 +501,6 @@ MISSES = [
     pytest.param(lambda: siglip(313 + 150), [("AMP006", 463)], id="siglip_nan"),
     pytest.param(lambda: siglip(2 * 313 + 40)[3:], [("AMP006", 666)],
                  id="siglip_nan_from_the_middle"),
-    # Its scale 4096 at the refresh 388, 2048 at 413 (every batch overflowing from 413), 0.0
-    # at 438: AMP004 438 only. Miss: id (AMP003, from the first back-off of the fall); left,
-    # as the GAN's.
-    pytest.param(lambda: siglip(collapse=313 + 100), [("AMP003", 413), ("AMP004", 438)],
-                 id="siglip_collapse"),
 ]
 
 
