@@ -87,6 +87,13 @@ _LOWERED_TO = lazy_pattern(r"(?i)\b(?:reduc|decreas|lower|halv|drop|shrink|back(
                            r"|cut|downscal)\w*\s+(?:(?:the\s+)?" + _SCALE_WORDS
                            + r"\s+)?(?:factor\s+)?(?:from\s+" + _NUM + r"\s+)?to\s*:?\s*"
                            + _NUM + r"(?![\w*]|\.\d)")
+# A skip and the scale's fall shown with an arrow, no overflow named ("[STEP] batch=400 AMP
+# SKIPPED (scale 256.0→128.0)"): a scaler that skips and lowers its scale together met one.
+_SKIP_WORD = lazy_pattern(r"(?i)\bskip(?:ped|ping|s)?\b")
+_SCALE_FELL = lazy_pattern(r"(?i)\bscal(?:e|er|ing)\s*[:=(]?\s*" + _NUM + r"\s*(?:->|→)\s*"
+                           + _NUM + r"(?![\w*]|\.\d)")
+# Such a line's own batch counter ("batch=400"), where it names no step.
+_BATCH_AT = lazy_pattern(r"(?i)\bbatch\s*[:=#]\s*(\d+)\b")
 _NEW_SCALE = lazy_pattern(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
 _SCALE_IS = lazy_pattern(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
@@ -197,12 +204,27 @@ def _lowered(text: str) -> list[LogEvent]:
         [('overflow', 4096.0)]
         >>> _lowered("Upscaling, new scale: 8192.0"), _lowered("new scale: 0.5")
         ([], [])
+        >>> [(e.step, e.scale_after) for e in _lowered("[STEP] batch=40 AMP SKIPPED (scale "
+        ...                                             "256.0→128.0)")]
+        [(40, 128.0)]
+        >>> _lowered("skipped 2 files, scale 1.0 -> 2.0")  # no fall
+        []
     """
     if (_SKIPPED().search(text) is not None and "new" in text
             and (named := _NEW_SCALE().search(text)) is not None):
         # a step skipped and the scale it left: a dynamic scaler skips and lowers together
         return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                          scale_after=to_float(named.group(1)))]
+    if (("kip" in text or "KIP" in text) and _SKIP_WORD().search(text) is not None
+            and (fell := _SCALE_FELL().search(text)) is not None):
+        # (a scale printed ``.1f`` shows a tiny one as 0.0: a skip at 0.0 -> 0.0 is one too)
+        before, after = to_float(fell.group(1)), to_float(fell.group(2))
+        if before is not None and after is not None and (after < before or after == 0.0):
+            step = sentence_step(text)
+            if step is None and (batch := _BATCH_AT().search(text)) is not None:
+                step = int(batch.group(1))
+            return [LogEvent(OVERFLOW, FAMILY, step=step, scale_before=before,
+                             scale_after=after)]
     if (found := _LOWERED_TO().search(text)) is None or _NAMED_SCALE().search(text) is None:
         return []
     before, after = to_float(found.group(1)), to_float(found.group(2))
