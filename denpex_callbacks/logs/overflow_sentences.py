@@ -30,7 +30,7 @@ from denpex_callbacks.logs.lazy_patterns import lazy_pattern
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
-KEYWORDS = (b"verflow", b"VERFLOW")
+KEYWORDS = (b"verflow", b"VERFLOW", b"finite grad")  # (a guard's "non-finite grad steps")
 # What a line must hold before the rule's regexes are tried (metric lines come by millions);
 # ``erflow`` finds hivemind's ``gradient over/underflow`` too.
 _CUES = ("erflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
@@ -109,6 +109,14 @@ _AT_MINIMUM = lazy_pattern(
     r"|\bminimum\s+(?:loss\s+)?scale\s+(?:\(\S+\)\s+)?(?:has\s+been\s+|was\s+)?reached"
     r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
     r"(?:further|more|anymore)")
+# A loop's guard that stopped the run after steps in a row whose gradients were not finite
+# (a GSM8K fine-tune cell, index file 56138907195: ``f"ABORT at ep {ep+1}: {consec_bad}
+# non-finite grad steps."``): under a dynamic scaler each of them halved the scale, which
+# backed off that many times and still overflowed (AMP003). Group 1: how many.
+_GAVE_UP = lazy_pattern(r"(?i)\b(?:abort\w*|stop(?:ped|ping|s)?|halt\w*|terminat\w*)\b[^\n]{0,40}?"
+                        r"\b(\d+)\s+(?:consecutive\s+|successive\s+)?(?:non-?finite|inf/nan|nan/inf"
+                        r"|overflow(?:ed|ing)?)\s+(?:grad(?:ient)?s?\s+)?(?:steps|updates|iterations"
+                        r"|batches)\b")
 # The scale reported small, with its value (icefall's "Grad scale is small: 0.0078" is a row of
 # the message table; other loops word it their way: "loss scale is too small (1.2e-05)",
 # "grad_scale very low: 0.0001").
@@ -152,12 +160,21 @@ def parse(text: str) -> list[LogEvent]:
         []
         >>> [e.code for e in parse("step 40: loss scale is too small (1.2e-05)")]
         ['AMP004']
+        >>> [e.code for e in parse("ABORT at ep 14: 50 non-finite grad steps.")]
+        ['AMP003']
+        >>> parse("Fine-tune done (skipped 4 non-finite steps)"), parse("stopped: 1 nan step")
+        ([], [])
     """
     if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM().search(text))
             and not _NOT_SO().match(text, floor.end())):
         return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
+    if ("teps" in text or "pdates" in text or "atches" in text) and (
+            gave_up := _GAVE_UP().search(text)) is not None and int(gave_up.group(1)) > 1:
+        return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
+                         summary="the run stopped after steps in a row whose gradients were "
+                                 f"not finite ({gave_up.group(0)!r})")]
     if ("mall" in text or "low" in text or "iny" in text) and (small := _SMALL().search(text)):
         value = to_float(small.group(1))
         if value is not None and value < 1.0:

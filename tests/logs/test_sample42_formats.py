@@ -71,8 +71,9 @@ Healthy (12 excerpts, 6 from the middle, each with early back-offs): no false al
 Now (h56-sample42's rules, tests/logs/test_sample42_rules.py): 6 of 20 right (the
 multi-task trainer's NaN from its raised ``Non-finite tensor`` and the covariance trainer's
 collapses from its ``AMP SKIPPED (scale a→b)`` lines); the DETR's NaN read (AMP006 at the
-step within its epoch: still a step miss) and the pedal run's raised metric read; 14 strict
-xfails remain. Healthy: 12 of 12 still silent.
+step within its epoch: still a step miss), the GSM8K abort read as AMP003 (at the last
+row's epoch: a step miss) and the pedal run's raised metric read; 14 strict xfails remain.
+Healthy: 12 of 12 still silent.
 "Right": the ids, and the step as the log prints it (a step counter; the run's batches where
 the log counts batches within an epoch or draws a bar an epoch; an epoch where it prints only
 epochs).
@@ -472,6 +473,8 @@ MISSES: dict[str, tuple[Callable[[], list[str]], Answer, str]] = {
     "pedal_collapse_from_the_middle": (lambda: pedal_strict(collapse=150)[6:],
                                        [("AMP003", 150), ("AMP004", 157), ("AMP004", 306)],
                                        "id, step: AMP004 780, AMP004 2"),
+    # (now, overflow_sentences ``_GAVE_UP``: AMP003 12 and None, the id right, the step the
+    # last row's, not the ``ABORT at ep 14`` line's epoch)
     "gsm8k_nan": (lambda: gsm8k_finetune(bad=14), [("AMP003", 14)], "silence"),
     "gsm8k_nan_from_the_middle": (lambda: gsm8k_finetune(bad=22)[6:], [("AMP003", 22)],
                                   "silence (nothing to diagnose)"),

@@ -104,3 +104,29 @@ def test_other_values_at_a_step_stay_silent(tmp_path: Path, line: str) -> None:
     """A named value's (a gradient norm, a learning rate) or a denial: none."""
     rows = loop_lines(steps=40)
     assert faults(tmp_path, [*rows[:20], line, *rows[20:]]) == []
+
+
+@pytest.mark.parametrize(("line", "right"), [
+    pytest.param("Aborting at step 31: 25 consecutive non-finite gradient updates",
+                 [("AMP003", 31)], id="aborting_updates"),
+    pytest.param("[guard] terminated training after 8 inf/nan steps (iter 44)", [("AMP003", 44)],
+                 id="terminated_inf_nan"),
+    pytest.param("STOP: 12 overflow batches in a row at step=29", [("AMP003", 29)],
+                 id="stop_overflow_batches"),
+])
+def test_run_stopped_after_nonfinite_steps(tmp_path: Path, line: str,
+                                           right: list[tuple[str, int]]) -> None:
+    """A loop's guard that stopped the run after steps in a row whose gradients were not
+    finite (``overflow_sentences._GAVE_UP``): the scale backed off each time and still
+    overflowed (AMP003), at the step the line names."""
+    assert faults(tmp_path, [*loop_lines(steps=30), line]) == right
+
+
+@pytest.mark.parametrize("line", [
+    "Fine-tune done. Best VAL exact = 41.00%   (skipped 4 non-finite steps)",
+    "early stopping at epoch 9: 5 epochs without improvement",
+    "stopped: 1 non-finite grad step",
+])
+def test_counts_of_nonfinite_steps_without_a_stop_stay_silent(tmp_path: Path, line: str) -> None:
+    """A count of skipped steps in a summary, an early stop for no overflow, one step: none."""
+    assert faults(tmp_path, [*loop_lines(steps=30), line]) == []
