@@ -30,7 +30,9 @@ from denpex_callbacks.logs.lazy_patterns import lazy_pattern
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
-KEYWORDS = (b"verflow", b"VERFLOW", b"finite grad")  # (a guard's "non-finite grad steps")
+# ``finite``: a guard's "non-finite grad steps" (it holds the table's ``not finite``: no
+# more passes)
+KEYWORDS = (b"verflow", b"VERFLOW", b"finite")
 # What a line must hold before the rule's regexes are tried (metric lines come by millions);
 # ``erflow`` finds hivemind's ``gradient over/underflow`` too.
 _CUES = ("erflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
