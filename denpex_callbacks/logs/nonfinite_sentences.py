@@ -114,6 +114,14 @@ _BARE = lazy_pattern(r"(?i)(?:^|[\]:|]\s*)(?:nan|non-?finite)\s+detected[.!]?\s*
 # it is a key or a column, not the finding.
 _BARE_LOSS = lazy_pattern(r"(?i)(?:^|[\]:|]\s*)(?:nan|inf|non-?finite)\s+loss(?:\s+values?)?"
                         r"[.!]*\s*$")
+# A non-finite value announced at a step, the message's first words (a loop that skips the
+# batch: ``print(f'  ⚠ NaN at step {step+1}, skipped {skipped_steps}')``, a README's DETR
+# loop, index file 51853581630): the loop's own value, its loss. Only after the line's start or
+# a mark (``⚠``, ``]``, ``:``): a value named before it (``grad_norm nan at step 5``) is that
+# value's, and an evaluation's stays out (``_EVAL_WORD``).
+_BARE_AT_STEP = lazy_pattern(r"(?i)(?:^|[^\w\s]\s*)(?:nan|inf|non-?finite)\s+(?:value\s+)?"
+                             r"(?:(?:detected|found|encountered)\s+)?(?:at|on|in)\s+"
+                             r"(?:step|iter|iteration|batch)\s*[:=#]?\s*\d")
 # A C++ loop's check that its loss is finite, failed: it aborts the run on a NaN loss before
 # printing it. pytorch/examples ``cpp/mnist/mnist.cpp`` (and the libtorch loops copied from
 # it) ``AT_ASSERT(!std::isnan(loss.template item<float>()))``, which c10 reports as
@@ -197,6 +205,10 @@ def parse(text: str) -> list[LogEvent]:
         ([nan], [])
         >>> [(e.kind, e.loss) for e in parse("Val loss is NaN: True")]
         [('eval', nan)]
+        >>> [(e.step, e.loss) for e in parse("  ⚠ NaN at step 700, skipped 1")]
+        [(700, nan)]
+        >>> parse("grad_norm nan at step 5"), parse("eval: NaN at step 40")
+        ([], [])
     """
     if not any(cue in text for cue in _CUES) or _SOURCE_LINE().match(text):
         return []
@@ -218,6 +230,11 @@ def parse(text: str) -> list[LogEvent]:
     else:
         if "etected" in text and _BARE().search(text):
             return [LogEvent(METRICS, FAMILY, step=None, loss=math.nan)]
+        if " at " in text and (bare := _BARE_AT_STEP().search(text)) is not None and not (
+                _EVAL_WORD().search(text) or _NO_VALUE().search(text)):
+            value = bare.group(0).lower()
+            loss = math.inf if "inf" in value and "nan" not in value else math.nan
+            return [LogEvent(METRICS, FAMILY, step=sentence_step(text), loss=loss)]
         return []
     if (found is None or _NEGATED().search(text)
             or _DENIED().search(text, 0, found.start())

@@ -30,7 +30,9 @@ from denpex_callbacks.logs.lazy_patterns import lazy_pattern
 
 FAMILY = "sentences"
 # The prefilter's own nan, inf, scale and kipping find the rest ("non-finite, skipping").
-KEYWORDS = (b"verflow", b"VERFLOW")
+# ``finite``: a guard's "non-finite grad steps" (it holds the table's ``not finite``: no
+# more passes)
+KEYWORDS = (b"verflow", b"VERFLOW", b"finite")
 # What a line must hold before the rule's regexes are tried (metric lines come by millions);
 # ``erflow`` finds hivemind's ``gradient over/underflow`` too.
 _CUES = ("erflow", "VERFLOW", "nan", "NaN", "inf", "Inf", "INF", "finite")
@@ -87,6 +89,13 @@ _LOWERED_TO = lazy_pattern(r"(?i)\b(?:reduc|decreas|lower|halv|drop|shrink|back(
                            r"|cut|downscal)\w*\s+(?:(?:the\s+)?" + _SCALE_WORDS
                            + r"\s+)?(?:factor\s+)?(?:from\s+" + _NUM + r"\s+)?to\s*:?\s*"
                            + _NUM + r"(?![\w*]|\.\d)")
+# A skip and the scale's fall shown with an arrow, no overflow named ("[STEP] batch=400 AMP
+# SKIPPED (scale 256.0→128.0)"): a scaler that skips and lowers its scale together met one.
+_SKIP_WORD = lazy_pattern(r"(?i)\bskip(?:ped|ping|s)?\b")
+_SCALE_FELL = lazy_pattern(r"(?i)\bscal(?:e|er|ing)\s*[:=(]?\s*" + _NUM + r"\s*(?:->|→)\s*"
+                           + _NUM + r"(?![\w*]|\.\d)")
+# Such a line's own batch counter ("batch=400"), where it names no step.
+_BATCH_AT = lazy_pattern(r"(?i)\bbatch\s*[:=#]\s*(\d+)\b")
 _NEW_SCALE = lazy_pattern(r"(?i)\bnew\s+" + _SCALE_WORDS + r"(?:\s+is)?\s*[:=]?\s*" + _NUM)
 _SCALE_IS = lazy_pattern(r"(?i)" + _SCALE_WORDS + r"\s*[=:]\s*" + _NUM + r"(?![\w*]|\.\d)")
 # "Attempted loss scale: X" / "current scale is X": the scale the step used.
@@ -102,6 +111,14 @@ _AT_MINIMUM = lazy_pattern(
     r"|\bminimum\s+(?:loss\s+)?scale\s+(?:\(\S+\)\s+)?(?:has\s+been\s+|was\s+)?reached"
     r"|\bcannot\s+(?:decrease|reduce|lower)\s+(?:the\s+)?(?:loss\s+)?scal\w*\s+(?:any\s*)?"
     r"(?:further|more|anymore)")
+# A loop's guard that stopped the run after steps in a row whose gradients were not finite
+# (a GSM8K fine-tune cell, index file 56138907195: ``f"ABORT at ep {ep+1}: {consec_bad}
+# non-finite grad steps."``): under a dynamic scaler each of them halved the scale, which
+# backed off that many times and still overflowed (AMP003). Group 1: how many.
+_GAVE_UP = lazy_pattern(r"(?i)\b(?:abort\w*|stop(?:ped|ping|s)?|halt\w*|terminat\w*)\b[^\n]{0,40}?"
+                        r"\b(\d+)\s+(?:consecutive\s+|successive\s+)?(?:non-?finite|inf/nan|nan/inf"
+                        r"|overflow(?:ed|ing)?)\s+(?:grad(?:ient)?s?\s+)?(?:steps|updates|iterations"
+                        r"|batches)\b")
 # The scale reported small, with its value (icefall's "Grad scale is small: 0.0078" is a row of
 # the message table; other loops word it their way: "loss scale is too small (1.2e-05)",
 # "grad_scale very low: 0.0001").
@@ -145,12 +162,21 @@ def parse(text: str) -> list[LogEvent]:
         []
         >>> [e.code for e in parse("step 40: loss scale is too small (1.2e-05)")]
         ['AMP004']
+        >>> [e.code for e in parse("ABORT at ep 14: 50 non-finite grad steps.")]
+        ['AMP003']
+        >>> parse("Fine-tune done (skipped 4 non-finite steps)"), parse("stopped: 1 nan step")
+        ([], [])
     """
     if (("inim" in text or "annot" in text) and (floor := _AT_MINIMUM().search(text))
             and not _NOT_SO().match(text, floor.end())):
         return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
                          summary="the loss scale is at its minimum and the gradients still "
                                  f"overflow ({floor.group(0)!r})")]
+    if ("teps" in text or "pdates" in text or "atches" in text) and (
+            gave_up := _GAVE_UP().search(text)) is not None and int(gave_up.group(1)) > 1:
+        return [LogEvent(FLAG, FAMILY, step=sentence_step(text), code="AMP003",
+                         summary="the run stopped after steps in a row whose gradients were "
+                                 f"not finite ({gave_up.group(0)!r})")]
     if ("mall" in text or "low" in text or "iny" in text) and (small := _SMALL().search(text)):
         value = to_float(small.group(1))
         if value is not None and value < 1.0:
@@ -197,12 +223,27 @@ def _lowered(text: str) -> list[LogEvent]:
         [('overflow', 4096.0)]
         >>> _lowered("Upscaling, new scale: 8192.0"), _lowered("new scale: 0.5")
         ([], [])
+        >>> [(e.step, e.scale_after) for e in _lowered("[STEP] batch=40 AMP SKIPPED (scale "
+        ...                                             "256.0→128.0)")]
+        [(40, 128.0)]
+        >>> _lowered("skipped 2 files, scale 1.0 -> 2.0")  # no fall
+        []
     """
     if (_SKIPPED().search(text) is not None and "new" in text
             and (named := _NEW_SCALE().search(text)) is not None):
         # a step skipped and the scale it left: a dynamic scaler skips and lowers together
         return [LogEvent(OVERFLOW, FAMILY, step=sentence_step(text),
                          scale_after=to_float(named.group(1)))]
+    if (("kip" in text or "KIP" in text) and _SKIP_WORD().search(text) is not None
+            and (fell := _SCALE_FELL().search(text)) is not None):
+        # (a scale printed ``.1f`` shows a tiny one as 0.0: a skip at 0.0 -> 0.0 is one too)
+        before, after = to_float(fell.group(1)), to_float(fell.group(2))
+        if before is not None and after is not None and (after < before or after == 0.0):
+            step = sentence_step(text)
+            if step is None and (batch := _BATCH_AT().search(text)) is not None:
+                step = int(batch.group(1))
+            return [LogEvent(OVERFLOW, FAMILY, step=step, scale_before=before,
+                             scale_after=after)]
     if (found := _LOWERED_TO().search(text)) is None or _NAMED_SCALE().search(text) is None:
         return []
     before, after = to_float(found.group(1)), to_float(found.group(2))

@@ -52,6 +52,10 @@ _FINDING = re.compile(
     r"(?i)\b(?:" + _VALUE + r"\s+(?:values?\s+|entries\s+|elements\s+)?(?:(?:was|were|is|are"
     r"|has\s+been|have\s+been)\s+)?" + _FOUND + r"|" + _FOUND + r"\s+(?:an?\s+)?" + _VALUE
     + r"|" + _VALUE + r"(?:\s+[a-z]{1,20}){0,2}?\s+loss(?:es)?" + r")\b")
+# A message that opens by calling what it raises on non-finite ("Non-finite tensor: L_task
+# at step=617.", "non-finite strict epoch metric"): the loop's check named its finding.
+# A check named instead ("non-finite check disabled") reports no finding.
+_STATED = re.compile(r"(?i)non-?finite\s+(?!checks?\b|checking\b|guards?\b)\w")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|never|without|zero|0)\s+(?:\w+\s+)?" + _VALUE)
 _EVAL = re.compile(r"(?i)\b(?:val|valid|validation|eval|evaluation|test|dev)\b")
 # The environment's data a NaN was found in (RL: what reset/step return, in SB3's own words
@@ -91,6 +95,13 @@ def parse(text: str) -> list[LogEvent]:
         [nan]
         >>> parse("RuntimeError: non-finite validation loss"), parse("ValueError: loss is finite")
         ([], [])
+        >>> [(e.step, e.loss) for e in parse(
+        ...     "FloatingPointError: Non-finite tensor: L_task at step=617. {'nan': 1}")]
+        [(617, nan)]
+        >>> parse("ValueError: finite values only")
+        []
+        >>> parse("AssertionError: non-finite check disabled for bf16")
+        []
     """
     if "Error" not in text and "Exception" not in text:
         return []
@@ -99,7 +110,7 @@ def parse(text: str) -> list[LogEvent]:
     raised = _RAISED.match(text, rank_prefix_end(text))
     if raised is None:
         return []
-    found = _FINDING.search(text, raised.end())
+    found = _FINDING.search(text, raised.end()) or _STATED.match(text, raised.end())
     if (found is None or _NEGATED.search(text, raised.end())
             or _EVAL.search(text, raised.end()) or _ENV_DATA.search(text, raised.end())):
         return []
