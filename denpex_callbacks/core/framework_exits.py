@@ -54,8 +54,9 @@ def confirmed_by_exit(run: RunState, diagnoses: list[Diagnosis], step: int, mess
     return None, Finding(
         "AMP003",
         start if start is not None else step,
-        f"the framework stopped the run: {run.skip_streak} consecutive skipped steps drove "
-        f"the loss scale from {run.skip_streak_start_scale} to its minimum {run.last_scale}",
+        f"{run.skip_streak} consecutive skipped steps drove the loss scale from "
+        f"{run.skip_streak_start_scale} to its minimum {run.last_scale}; the framework ended "
+        f"the run: {message}",
         evidence={
             "consecutive_skipped": run.skip_streak,
             "scale_at_start": run.skip_streak_start_scale,
