@@ -21,7 +21,7 @@ from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
-from denpex_callbacks.logs.counted_epochs import COUNTED_TAIL, counted_heading
+from denpex_callbacks.logs.counted_epochs import COUNTED_TAIL
 from denpex_callbacks.logs.counter_headings import is_counter_heading
 from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
@@ -126,9 +126,9 @@ _EPOCH_LR = (rb",? +(?:current +)?(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d
 _EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
 # ...or this run's count of epochs and the loop's epoch in parentheses (PointNet++'s ``Epoch
 # 1 (31/200):``: see counted_epochs)
-_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|"
+_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|:|"
               + _EPOCH_NOTE + rb"|"
-              + _EPOCH_LR + rb")?)?"
+              + _EPOCH_LR + rb")?| +[-=*#]{2,})?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
               + _ENDED + rb")? *" + _COLOURS)
@@ -637,7 +637,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     low = max(resume, end - MAX_TEXT)
     newline = buffer.rfind(b"\n", low, end)
     if newline < 0 and low > resume:
-        return None  # a line longer than any handed over
+        # a line longer than any handed over: a bar written to a file keeps every refresh
+        # on one line, joined by ``\r`` (tqdm's ``status_printer``), tens of KB an epoch
+        return _long_bar(buffer, resume, low, end)
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
     if ((line[:2] == b"  " and line[2:3] != b" ") or b"RuntimeWarning: " in line) and (
@@ -691,6 +693,38 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     return buffer[max(first, resume):epoch.end() - 1], back
 
 
+def _long_bar(buffer: bytes, resume: int, low: int, end: int) -> tuple[bytes, int] | None:
+    """The step line for a line longer than ``MAX_TEXT`` that ends just before a candidate:
+    a bare sized bar at its total in its last state (``buffer[low:end]`` its tail) is read as
+    the same bar with one refresh a line would be (:func:`_step_line`'s last test): the epoch
+    line up to :data:`EPOCH_REACH` lines above it (one line further from the candidate), or
+    else the bar's last state; anything else, None. Only the bytes above the line are
+    searched for the epoch (a labelled bar's refreshes each hold ``Epoch 3:``), and each
+    search is one call over bytes already read (no per-byte Python loop).
+
+    Example:
+        >>> bar = b"100%|#| 9/9 [00:01<00:00, 9it/s]"
+        >>> b = b"Epoch 4 (4/8):\\n" + b"\\r 50%|#| 4/9 [00:01<00:01, 9it/s]" * 600 + b"\\r" + bar
+        >>> _long_bar(b + b"\\nTrain Instance Loss: 1\\n", 0, len(b) - MAX_TEXT, len(b))
+        (b'Epoch 4 (4/8):', 1)
+    """
+    cut = buffer.rfind(b"\r", low, end)
+    if cut < 0 or not finishes_bare_bar(buffer[cut:end]):
+        return None
+    begin = buffer.rfind(b"\n", resume, low) + 1
+    begin = max(begin, resume)
+    top = max(resume, begin - EPOCH_BYTES)
+    found = (_last_above(_EPOCH_ABOVE, buffer, top, begin, EPOCH_REACH - 1)
+             if begin > resume and _may_end_epoch(buffer, top, begin) else None)
+    if found is None:
+        return buffer[cut + 1:end], 0
+    epoch, back = found
+    if buffer[end + 1:end + 2] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
+        return None  # an epoch that ended, over a line not its summary's own
+    first = buffer.rfind(b"\n", resume, epoch.start()) + 1
+    return buffer[max(first, resume):epoch.end() - 1], back + 1
+
+
 def _last_state(line: bytes) -> bytes:
     """A bar's last state: the line after its last carriage return. Its earlier states are
     no pass's end, and a bar labelled with its epoch alone (``Epoch 3:  50%|...| 150/300``)
@@ -726,14 +760,15 @@ def _may_end_epoch(buffer: bytes, low: int, start: int) -> bool:
 
 def _bar_under(buffer: bytes, resume: int, start: int, heading: bytes,
                back: int) -> tuple[bytes, int] | None:
-    """A bare sized bar at its total among the ``back`` lines between a counted epoch heading
-    (the step line handed over) and the candidate at ``start``, with how many lines lie
-    between it and the candidate; else None. PointNet++'s ``Epoch 4 (4/8):`` heads a bare bar
-    and the epoch's ``Train Instance Loss: ...`` (see counted_epochs): the heading says the
-    epoch, the bar how many batches an epoch holds, the two the run's batches (closing_bars).
+    """A bare sized bar at its total among the ``back`` lines between an epoch heading (the
+    step line handed over) and the candidate at ``start``, with how many lines lie between it
+    and the candidate; else None. PointNet++'s ``Epoch 4 (4/8):`` heads a bare bar and the
+    epoch's ``Train Instance Loss: ...`` (see counted_epochs), pytorch-accelerated's
+    ``Starting epoch 4`` its bar and ``train_loss_epoch: ...``: the heading says the epoch,
+    the bar how many batches an epoch holds, the two the run's batches (closing_bars). One
+    convention, whatever the heading's wording: the step is the run's batches wherever a
+    bar's total is known, the epoch only where none is (docs/doctor-reading.md).
     """
-    if not counted_heading(heading):
-        return None
     for between in range(back):
         if start <= resume:
             return None
