@@ -125,8 +125,11 @@ _EPOCH_LR = (rb",? +(?:current +)?(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d
              rb"(?:e[-+]?\d+)?")
 _EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
 # ...or this run's count of epochs and the loop's epoch in parentheses (PointNet++'s ``Epoch
-# 1 (31/200):``: see counted_epochs)
-_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|:|"
+# 1 (31/200):``: see counted_epochs); or an epoch of how many with a colon after it, or an
+# epoch framed by a rule, of how many or alone (``Epoch 4/10:``, ``--- Epoch 4 ---``: the
+# headings over a bare bar that numbers the run's batches, tests/logs/test_convention56.py)
+_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+"
+              rb"(?: +[-=*#]{2,}|:|"
               + _EPOCH_NOTE + rb"|"
               + _EPOCH_LR + rb")?| +[-=*#]{2,})?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
@@ -685,6 +688,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
             # a bare sized bar at its total under no epoch heading (one heads it otherwise,
             # and numbers it): the pass the epoch's summary below it closes (closing_bars)
             return _last_state(line), 0
+        if not line.strip(b" ") and begin > resume and (bar := _bar_over_blank(
+                buffer, resume, begin)) is not None:
+            return bar
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
@@ -723,6 +729,26 @@ def _long_bar(buffer: bytes, resume: int, low: int, end: int) -> tuple[bytes, in
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back + 1
+
+
+def _bar_over_blank(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
+    """The step line (:func:`_long_bar`) for a bar line longer than :data:`EPOCH_BYTES` over
+    the blank line that starts at ``begin``, one line further from the candidate below the
+    blank; else None. pytorch-accelerated prints each metric after a blank line
+    (``callbacks.py`` ``LogMetricsCallback``: ``f"\\n{metric_name}: {metric_value}"``), so
+    the epoch search above the blank ends inside a bar whose refreshes a file kept; only a
+    line that ends in ``/s]`` is looked at (one byte test first).
+    """
+    end = begin - 1
+    if buffer[end - 3:end] != b"/s]":
+        return None
+    cut = buffer.rfind(b"\r", max(resume, end - MAX_TEXT), end)
+    if cut < 0 or buffer.rfind(b"\n", cut, end) >= 0 or end - EPOCH_BYTES < resume:
+        return None  # (no refreshes on that line: the search above saw its heading)
+    if buffer.rfind(b"\n", max(resume, end - EPOCH_BYTES), end) >= 0:
+        return None  # a short line: the epoch search above reached past it
+    found = _long_bar(buffer, resume, cut, end)
+    return None if found is None else (found[0], found[1] + 1)
 
 
 def _last_state(line: bytes) -> bytes:
