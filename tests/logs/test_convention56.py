@@ -19,7 +19,9 @@ answers must be those of the same bar with one state a line: its last state coun
 Before (6315734): every faulty layout here at 1,000 and 5,000 refreshes a line lost the
 bar's total (the epoch, or the bar count, as the step); ``Epoch 4/10:`` and ``--- Epoch 4
 ---`` headings and labelled bars with a summary that names no epoch gave the epoch or the
-count of bars.
+count of bars. Guards, right on the parent too: PointNet++'s and the video script's layouts
+at one state and at 100 refreshes a line (sample39's and sample40's rules; a 100-refresh line
+is under ``MAX_TEXT``), and the healthy controls.
 """
 
 from __future__ import annotations
