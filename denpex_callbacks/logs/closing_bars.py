@@ -54,10 +54,10 @@ def closed_length(text: str) -> int:
 # may be the epoch's label alone (Arthi-V22/Deep-fake-Detection ``train_video.py``'s
 # ``tqdm(train_loader, desc=f"Epoch {epoch+1}")`` over ``f"Epoch [{epoch+1}/{num_epochs}],
 # Loss: ..."``): it names the epoch the summary below names, no pass of another kind
-# (``Train:``, ``Validation:`` are not read so). Not an epoch of how many (``Epoch 4/10``):
-# the summaries below such bars keep their epoch (tests/logs/test_sample25_formats.py's
-# AudioLDM, test_evalsplit_formats.py), and ``epoch_sums`` reads those bars' counts.
-_EPOCH_LABEL = r"(?:[Ee]poch:? ?\d{1,7}:? )?"
+# (``Train:``, ``Validation:`` are not read so); an epoch of how many too (``Epoch 4/10:``,
+# storyline11_2's AudioLDM in tests/logs/test_sample25_formats.py): the summary below it is
+# numbered by the run's batches, as under an epoch heading (tests/logs/test_convention56.py).
+_EPOCH_LABEL = r"(?:[Ee]poch:? ?(\d{1,7})(?:/\d{1,7})?:? )?"
 _FINISHED = (r"\s*" + _EPOCH_LABEL + r"100%\|[^|\r]{0,200}\| *(\d{1,9})/(\d{1,9}) "
              r"\[[^\]=,\r]{0,40},"
              r"[^\]=,\r]{0,24}/s\]\s*")
@@ -84,7 +84,7 @@ def finishes_bare_bar(line: bytes) -> bool:
         return False
     last = line[line.rfind(b"\r") + 1:]
     found = _FINISHED_BYTES.fullmatch(last)
-    return found is not None and found.group(1) == found.group(2)
+    return found is not None and found.group(2) == found.group(3)
 
 
 def finished_total(text: str) -> int:
@@ -100,6 +100,25 @@ def finished_total(text: str) -> int:
     if not text.endswith("/s]"):
         return 0
     found = _FINISHED_TEXT.fullmatch(text, text.rfind("\r") + 1)
-    if found is None or found.group(1) != found.group(2):
+    if found is None or found.group(2) != found.group(3):
         return 0
+    return int(found.group(2))
+
+
+def finished_epoch(text: str) -> int | None:
+    """The epoch a bare sized bar at its total on ``text`` is labelled with (``Epoch 3:
+    100%|...| 37/37 [...]``), or None (no label, or no such bar): the epoch whose summary
+    below it the bar's total numbers by the run's batches.
+
+    Example:
+        >>> finished_epoch("Epoch 4/10: 100%|##########| 268/268 [01:16<00:00,  3.52it/s]")
+        4
+        >>> finished_epoch("100%|##########| 268/268 [01:16<00:00,  3.52it/s]") is None
+        True
+    """
+    if not text.endswith("/s]"):
+        return None
+    found = _FINISHED_TEXT.fullmatch(text, text.rfind("\r") + 1)
+    if found is None or found.group(1) is None or found.group(2) != found.group(3):
+        return None
     return int(found.group(1))

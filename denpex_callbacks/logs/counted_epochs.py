@@ -22,8 +22,8 @@ anything after it, or without the colon or the marks (``Epoch 2 (100/200)``: a b
 progress, perhaps), is no such heading. The reader hands the bare bar at its
 total between such a heading and the row below it over with the heading: the row's step is
 then the run's batches (the bar's total times the epochs to the heading's), as below a bare
-bar with no heading. (Other headings over a bare bar keep numbering their rows by the epoch,
-as their tests hold: tests/logs/test_sample23_formats.py ``binary_nets``.)
+bar with no heading, and as under every epoch heading the reader finds over such a bar
+(reader._bar_under: one convention, tests/logs/test_convention56.py).
 """
 
 from __future__ import annotations

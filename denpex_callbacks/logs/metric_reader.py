@@ -34,7 +34,7 @@ from denpex_callbacks.logs import step_basis as bases
 from denpex_callbacks.logs.abandoned_runs import ended_by_search
 from denpex_callbacks.logs.bare_columns import BareColumns, HeldNaN
 from denpex_callbacks.logs.bullet_lists import ZeroInList, bullet_row
-from denpex_callbacks.logs.closing_bars import closed_length, finished_total
+from denpex_callbacks.logs.closing_bars import closed_length, finished_epoch, finished_total
 from denpex_callbacks.logs.counted_epochs import loop_epoch
 from denpex_callbacks.logs.counter_headings import COUNTERS_WIDTH, FILLED, counter_heading
 from denpex_callbacks.logs.counter_rows import named_row as counter_row
@@ -751,6 +751,8 @@ class MetricReader:
         # whatever its length (a held-out loader longer than the training's: its bar must not
         # number the next epoch's training summary)
         self.bare_end = (-3, 0)
+        # the epoch that bar is labelled with, if any (``Epoch 3: 100%|...``): (line, epoch)
+        self.bare_label: tuple[int, int] | None = None
         # a tqdm bar's total: (last count, passes before, its line)
         self.tqdm_bars: dict[int, tuple[int, int, int]] = {}
         # a bar first seen with ``epoch: N,`` in its label repeating its count, taken for a bar
@@ -985,6 +987,8 @@ class MetricReader:
             if total >= self.bare_end[1] or line - self.bare_end[0] > _PASS_SUMMARY_REACH:
                 # (a shorter bare bar beside a longer one: an evaluation's, see bare_end)
                 self.bare_end = (line, total)
+                label = finished_epoch(text)
+                self.bare_label = None if label is None else (line, label)
             return []
         if text[-3:] == "/s]" and (length := closed_length(text)):
             # an open bar's last state alone: the batches of the epoch it closed, which the
@@ -2618,6 +2622,9 @@ class MetricReader:
         """The epoch of the heading right over the last bare bar (PointNet++'s ``Epoch 4
         (4/8):`` over its bar and ``Train Instance Loss: ...``: see counted_epochs), or None
         where no heading stands within :data:`BLOCK_REACH` lines above it."""
+        label = self.bare_label
+        if label is not None and label[0] == self.bare_end[0]:
+            return label[1]  # (the bar's own label: the epoch it counts)
         block = self.block_epoch
         if block is None or not 0 < self.bare_end[0] - block[1] <= BLOCK_REACH:
             return None

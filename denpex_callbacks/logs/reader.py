@@ -21,7 +21,7 @@ from typing import BinaryIO, Protocol, cast
 
 from denpex_callbacks.logs.bullet_lists import BULLET_REACH, bullet_row
 from denpex_callbacks.logs.closing_bars import closes_epoch, finishes_bare_bar
-from denpex_callbacks.logs.counted_epochs import COUNTED_TAIL, counted_heading
+from denpex_callbacks.logs.counted_epochs import COUNTED_TAIL
 from denpex_callbacks.logs.counter_headings import is_counter_heading
 from denpex_callbacks.logs.empty_means import warning_above
 from denpex_callbacks.logs.epoch_ends import ends_epoch
@@ -125,10 +125,13 @@ _EPOCH_LR = (rb",? +(?:current +)?(?:lr|LR|[Ll]earning[ _]rate)[:=]? *[-+]?\d[\d
              rb"(?:e[-+]?\d+)?")
 _EPOCH_NOTE = rb" +\([^()\n]{1,40}\)"  # (the one note in parentheses, above)
 # ...or this run's count of epochs and the loop's epoch in parentheses (PointNet++'s ``Epoch
-# 1 (31/200):``: see counted_epochs)
-_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+(?: +=+|"
+# 1 (31/200):``: see counted_epochs); or an epoch of how many with a colon after it, or an
+# epoch framed by a rule, of how many or alone (``Epoch 4/10:``, ``--- Epoch 4 ---``: the
+# headings over a bare bar that numbers the run's batches, tests/logs/test_convention56.py)
+_EPOCH_END = (rb"(?:poch|POCH)(?:" + COUNTED_TAIL + rb"|: +\d+ +/ +\d+|:? +\d+(?:/\d+"
+              rb"(?: +[-=*#]{2,}|:|"
               + _EPOCH_NOTE + rb"|"
-              + _EPOCH_LR + rb")?)?"
+              + _EPOCH_LR + rb")?| +[-=*#]{2,})?"
                rb"|: +\d+(?:, *[A-Za-z]+: *\d+)+\]"
                rb"|:? *\[\d+(?:/\d+)?\](?: *(?:->|-|\|)? *[Tt]ime: *\d+(?:\.\d+)?s)?)(?:"
               + _ENDED + rb")? *" + _COLOURS)
@@ -637,7 +640,9 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
     low = max(resume, end - MAX_TEXT)
     newline = buffer.rfind(b"\n", low, end)
     if newline < 0 and low > resume:
-        return None  # a line longer than any handed over
+        # a line longer than any handed over: a bar written to a file keeps every refresh
+        # on one line, joined by ``\r`` (tqdm's ``status_printer``), tens of KB an epoch
+        return _long_bar(buffer, resume, low, end)
     begin = max(newline + 1, resume)
     line = buffer[begin:end]
     if ((line[:2] == b"  " and line[2:3] != b" ") or b"RuntimeWarning: " in line) and (
@@ -683,12 +688,67 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
             # a bare sized bar at its total under no epoch heading (one heads it otherwise,
             # and numbers it): the pass the epoch's summary below it closes (closing_bars)
             return _last_state(line), 0
+        if not line.strip(b" ") and begin > resume and (bar := _bar_over_blank(
+                buffer, resume, begin)) is not None:
+            return bar
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
     epoch, back = found
     if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
+
+
+def _long_bar(buffer: bytes, resume: int, low: int, end: int) -> tuple[bytes, int] | None:
+    """The step line for a line longer than ``MAX_TEXT`` that ends just before a candidate:
+    a bare sized bar at its total in its last state (``buffer[low:end]`` its tail) is read as
+    the same bar with one refresh a line would be (:func:`_step_line`'s last test): the epoch
+    line up to :data:`EPOCH_REACH` lines above it (one line further from the candidate), or
+    else the bar's last state; anything else, None. Only the bytes above the line are
+    searched for the epoch (a labelled bar's refreshes each hold ``Epoch 3:``), and each
+    search is one call over bytes already read (no per-byte Python loop).
+
+    Example:
+        >>> bar = b"100%|#| 9/9 [00:01<00:00, 9it/s]"
+        >>> b = b"Epoch 4 (4/8):\\n" + b"\\r 50%|#| 4/9 [00:01<00:01, 9it/s]" * 600 + b"\\r" + bar
+        >>> _long_bar(b + b"\\nTrain Instance Loss: 1\\n", 0, len(b) - MAX_TEXT, len(b))
+        (b'Epoch 4 (4/8):', 1)
+    """
+    cut = buffer.rfind(b"\r", low, end)
+    if cut < 0 or not finishes_bare_bar(buffer[cut:end]):
+        return None
+    begin = buffer.rfind(b"\n", resume, low) + 1
+    begin = max(begin, resume)
+    top = max(resume, begin - EPOCH_BYTES)
+    found = (_last_above(_EPOCH_ABOVE, buffer, top, begin, EPOCH_REACH - 1)
+             if begin > resume and _may_end_epoch(buffer, top, begin) else None)
+    if found is None:
+        return buffer[cut + 1:end], 0
+    epoch, back = found
+    if buffer[end + 1:end + 2] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
+        return None  # an epoch that ended, over a line not its summary's own
+    first = buffer.rfind(b"\n", resume, epoch.start()) + 1
+    return buffer[max(first, resume):epoch.end() - 1], back + 1
+
+
+def _bar_over_blank(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
+    """The step line (:func:`_long_bar`) for a bar line longer than :data:`EPOCH_BYTES` over
+    the blank line that starts at ``begin``, one line further from the candidate below the
+    blank; else None. pytorch-accelerated prints each metric after a blank line
+    (``callbacks.py`` ``LogMetricsCallback``: ``f"\\n{metric_name}: {metric_value}"``), so
+    the epoch search above the blank ends inside a bar whose refreshes a file kept; only a
+    line that ends in ``/s]`` is looked at (one byte test first).
+    """
+    end = begin - 1
+    if buffer[end - 3:end] != b"/s]":
+        return None
+    cut = buffer.rfind(b"\r", max(resume, end - MAX_TEXT), end)
+    if cut < 0 or buffer.rfind(b"\n", cut, end) >= 0 or end - EPOCH_BYTES < resume:
+        return None  # (no refreshes on that line: the search above saw its heading)
+    if buffer.rfind(b"\n", max(resume, end - EPOCH_BYTES), end) >= 0:
+        return None  # a short line: the epoch search above reached past it
+    found = _long_bar(buffer, resume, cut, end)
+    return None if found is None else (found[0], found[1] + 1)
 
 
 def _last_state(line: bytes) -> bytes:
@@ -726,14 +786,15 @@ def _may_end_epoch(buffer: bytes, low: int, start: int) -> bool:
 
 def _bar_under(buffer: bytes, resume: int, start: int, heading: bytes,
                back: int) -> tuple[bytes, int] | None:
-    """A bare sized bar at its total among the ``back`` lines between a counted epoch heading
-    (the step line handed over) and the candidate at ``start``, with how many lines lie
-    between it and the candidate; else None. PointNet++'s ``Epoch 4 (4/8):`` heads a bare bar
-    and the epoch's ``Train Instance Loss: ...`` (see counted_epochs): the heading says the
-    epoch, the bar how many batches an epoch holds, the two the run's batches (closing_bars).
+    """A bare sized bar at its total among the ``back`` lines between an epoch heading (the
+    step line handed over) and the candidate at ``start``, with how many lines lie between it
+    and the candidate; else None. PointNet++'s ``Epoch 4 (4/8):`` heads a bare bar and the
+    epoch's ``Train Instance Loss: ...`` (see counted_epochs), pytorch-accelerated's
+    ``Starting epoch 4`` its bar and ``train_loss_epoch: ...``: the heading says the epoch,
+    the bar how many batches an epoch holds, the two the run's batches (closing_bars). One
+    convention, whatever the heading's wording: the step is the run's batches wherever a
+    bar's total is known, the epoch only where none is (docs/doctor-reading.md).
     """
-    if not counted_heading(heading):
-        return None
     for between in range(back):
         if start <= resume:
             return None

@@ -53,7 +53,8 @@ Per script, repository ``file``, the layout, then what the doctor answered at th
   [0/30], Loss: nan, Acc: 0.2500``, ``Train Loss: nan, ...``, ``Val Loss: nan, ...``;
   AMP006 60, AMP013 86 =; 120, 146 = from the middle.
 - 1adrianb/binary-networks-pytorch ``trainers/trainer.py``: `` Epoch 2/3``, a bar, ``TRAIN
-  top1:0.100 | loss:nan`` and ``VALIDATION ...``; AMP006 2, AMP013 2 =; 4, 4 = from the middle.
+  top1:0.100 | loss:nan`` and ``VALIDATION ...``; AMP006 2, AMP013 2 =; 4, 4 = from the middle
+  (the epoch then; the run's batches since h56-convention56: 1173, 1173; 1564, 1564).
 - 17766096682/PredRNN ``core/trainer.py``: ``itr: 1500 training L1 loss: nan training L2 loss:
   nan``; AMP006 1500 =, 2500 = from the middle.
 - 1406428260/ProPainter ``core/trainer.py`` (its log file): ``Mon, 02 Mar 2026 10:08:41
@@ -526,9 +527,14 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
     "paddle_distill": (lambda: paddle_distill(3), [("AMP006", 60), ("AMP013", 86)]),
     "paddle_distill_from_epoch_3": (lambda: paddle_distill(5, epochs=7)[2 * 20:],
                                     [("AMP006", 120), ("AMP013", 146)]),
-    "binary_nets": (lambda: binary_nets(2), [("AMP006", 2), ("AMP013", 2)]),
+    # The step is the run's batches where a bar's total is known (h56-convention56: an epoch
+    # heading over a bare bar at its total, whatever its wording; docs/doctor-reading.md).
+    # These held the epoch (2; 4) before. Epochs from 0 (``Epoch 0/3`` seen): epoch 2 is
+    # the third, 3 x 391 = 1173, the validation's after the same batches. From epoch 2 the
+    # excerpt shows no epoch 0: epochs are counted from 1 there, 4 x 391.
+    "binary_nets": (lambda: binary_nets(2), [("AMP006", 1173), ("AMP013", 1173)]),
     "binary_nets_from_epoch_2": (lambda: binary_nets(4, epochs=7)[2 * 6:],
-                                 [("AMP006", 4), ("AMP013", 4)]),
+                                 [("AMP006", 4 * 391), ("AMP013", 4 * 391)]),
     "predrnn": (lambda: predrnn(1450), [("AMP006", 1500)]),
     "predrnn_from_the_middle": (lambda: predrnn(2450)[12:], [("AMP006", 2500)]),
     "levit": (lambda: levit(2600), [("AMP006", 2503)]),

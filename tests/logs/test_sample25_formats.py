@@ -52,7 +52,8 @@ Each script as repository ``file``: the format; the doctor's answer on the paren
 - 1755kdd/cLDGC ``train_diffusion.py``: ``Dataset: cora | Epoch 1300 | Loss: nan`` every 100;
   AMP006 1300 =, also from the middle.
 - 3365538768/storyline11_2 ``train_diffusion.py`` (AudioLDM): bare epoch bars, ``Epoch 4/10 -
-  Average Loss: nan``; AMP006 4 =; 7 = from the middle.
+  Average Loss: nan``; AMP006 4 =; 7 = from the middle (the epoch then; the run's batches,
+  240 and 420, since h56-convention56).
 - 614happy/PG-AFNO-precipitation-reconstruction ``train_unet.py``: ``Epoch 05 | train_mse=nan
   | valid_mse=nan``; AMP006 5, AMP013 5 =; 9, 9 = from the middle.
 - BaolinSun/ning ``train_vqgan.py`` (autoencoder and discriminator by turns, no step printed):
@@ -540,8 +541,12 @@ CASES: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | None]]]] =
     "crop_vae_from_the_middle": (lambda: crop_vae(700)[10:], [("AMP006", 700)]),
     "graph_diffusion": (lambda: graph_diffusion(1250), [("AMP006", 1300)]),
     "graph_diffusion_from_the_middle": (lambda: graph_diffusion(1250)[8:], [("AMP006", 1300)]),
-    "audio_ldm": (lambda: audio_ldm(4), [("AMP006", 4)]),
-    "audio_ldm_from_the_middle": (lambda: audio_ldm(7)[9:], [("AMP006", 7)]),
+    # The run's batches, 4 x 60 and 7 x 60: these held the epoch (4; 7) until
+    # h56-convention56, which reads an ``Epoch 4/10`` label on a bare bar at its total as it
+    # reads an epoch heading over one (the step is the run's batches where a bar's total is
+    # known: docs/doctor-reading.md).
+    "audio_ldm": (lambda: audio_ldm(4), [("AMP006", 240)]),
+    "audio_ldm_from_the_middle": (lambda: audio_ldm(7)[9:], [("AMP006", 420)]),
     "weather_unet": (lambda: weather_unet(5), [("AMP006", 5), ("AMP013", 5)]),
     "weather_unet_from_the_middle": (lambda: weather_unet(9)[8:],
                                      [("AMP006", 9), ("AMP013", 9)]),

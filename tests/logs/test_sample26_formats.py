@@ -47,7 +47,8 @@ epochs' before it); where no epoch is printed, the excerpt's:
 - 04nik/Crop-and-Weed-Detection ``train_yolo.py``: Ultralytics' detection rows (AutoBatch);
   AMP006 183 =, 244 =.
 - 4Byteint/my-cam ``train_segmentation.py``: plain bars, ``train Loss: nan | Accuracy:
-  ...``, ``val Loss: nan | ...``; AMP006 4, AMP013 4 =; 5, 5 =.
+  ...``, ``val Loss: nan | ...``; AMP006 4, AMP013 4 =; 5, 5 = (the epoch then; the run's
+  batches since h56-convention56: 160, 160; 200, 200).
 - 118020020/self-contained-python-repo ``train_mnist.py`` (DDPM): a bar whose description is
   ``loss: nan``, no epoch printed; AMP006 938 =, 938 = from epoch 2 (the excerpt's bars).
 - 2002jan/put-mp-2025 ``train_classification.py``: bars ``Epoch 3/40 [Train]: ...,
@@ -625,8 +626,11 @@ READ_ALREADY: dict[str, tuple[Callable[[], list[str]], list[tuple[str, int | Non
     "jewelry_seg_from_epoch_2": (lambda: jewelry_seg(5)[25:], [("AMP006", 600)]),
     "crop_weed": (lambda: crop_weed(3), [("AMP006", 183)]),
     "crop_weed_from_epoch_1": (lambda: crop_weed(4)[12:], [("AMP006", 244)]),
-    "my_cam": (lambda: my_cam(4), [("AMP006", 4), ("AMP013", 4)]),
-    "my_cam_from_epoch_2": (lambda: my_cam(5)[10:], [("AMP006", 5), ("AMP013", 5)]),
+    # The run's batches (h56-convention56: an epoch heading over a bare bar at its total
+    # numbers the run's batches, the epoch only where no bar's total is known); these held
+    # the epoch (4; 5) before: 4 x 40, 5 x 40 (the validation's after the same batches).
+    "my_cam": (lambda: my_cam(4), [("AMP006", 160), ("AMP013", 160)]),
+    "my_cam_from_epoch_2": (lambda: my_cam(5)[10:], [("AMP006", 200), ("AMP013", 200)]),
     # no epoch printed: the bars' counts over the excerpt
     "ddpm_mnist": (lambda: ddpm_mnist(2), [("AMP006", 938)]),
     "ddpm_mnist_from_epoch_2": (lambda: ddpm_mnist(3, epochs=4)[2:], [("AMP006", 938)]),

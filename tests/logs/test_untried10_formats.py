@@ -81,10 +81,12 @@ def _accelerated(nan_epoch: int | None = None, epochs: int = 6, batches: int = 3
 
 def test_pytorch_accelerated_nan_stop(tmp_path: Path) -> None:
     """Before: "nothing to diagnose". Now the stop's sentence, a NaN loss given as its cause,
-    is the NaN loss, at the epoch that printed no loss (the rows count epochs)."""
-    assert faults(tmp_path, _accelerated(4)) == [("AMP006", 4)]
+    is the NaN loss, one step after the last epoch's bar. Until h56-convention56 the rows
+    counted epochs (4; 2); an epoch heading (``Starting epoch 4``) over a bare bar at its
+    total now numbers the run's batches (docs/doctor-reading.md): 3 x 391 + 1, 1 x 1200 + 1."""
+    assert faults(tmp_path, _accelerated(4)) == [("AMP006", 3 * 391 + 1)]
     assert faults(tmp_path, _accelerated(2, batches=1200, early_stopping=True, ema=True)) == [
-        ("AMP006", 2)]
+        ("AMP006", 1201)]
 
 
 def test_pytorch_accelerated_evaluation_nan(tmp_path: Path) -> None:
@@ -93,10 +95,11 @@ def test_pytorch_accelerated_evaluation_nan(tmp_path: Path) -> None:
     counted as the training's); now it is the evaluation's (``AMP013`` at the epoch). The stop
     in the validation step was already ``AMP013`` (the metric reader reads the line): kept as
     the guard that the ``Exiting due to NaN loss`` after it, now a NaN sentence, repeats it
-    and adds no training NaN."""
-    assert faults(tmp_path, _accelerated(3, nan_in="validation")) == [("AMP013", 3)]
+    and adds no training NaN. The step held the epoch (3; 5) until h56-convention56: the run's
+    batches now, 3 x 391 and 5 x 391 (an epoch heading over a bare bar at its total)."""
+    assert faults(tmp_path, _accelerated(3, nan_in="validation")) == [("AMP013", 3 * 391)]
     assert faults(tmp_path, _accelerated(None, epochs=8, ema=True, ema_nan_epoch=5)) == [
-        ("AMP013", 5)]
+        ("AMP013", 5 * 391)]
 
 
 def test_pytorch_accelerated_healthy_controls(tmp_path: Path) -> None:
