@@ -5,8 +5,9 @@ message table (a custom loop's print, a toolkit nobody described).
 A line is an overflow when it names the overflow (``overflow``, ``inf/nan``, ``nan or inf``,
 ``non-finite``, ``found inf``, ``gradient norm: nan``) and what the scaler did about it:
 skipped the step (the update, the iteration, the batch; "the step was skipped"; "found inf
-during ... step") or reduced the loss scale (reduced, decreased, lowered, halved, backed
-off, set, adjusted; a new scale announced, ``scale -> 512``).
+during ... step"; "skipping both actor and critic steps"; the step thrown out, or its
+gradients zeroed or reset instead of applied) or reduced the loss scale (reduced, decreased,
+lowered, halved, backed off, set, adjusted; a new scale announced, ``scale -> 512``).
 A ``skipping`` that ends its clause counts beside a gradient's overflow (``nan grad detected,
 skipping``), not a loss's (a NaN loss skipped is the loss's). A loss scale lowered to a number
 is an overflow without the word (``loss scale decreased to 256``): a dynamic scaler lowers it
@@ -43,7 +44,10 @@ _CAUSE = lazy_pattern(
     r"|non-?finite|not\s+finite|found\s+(?:inf|nan)|(?:inf|nan)\s+grad(?:ient)?s?"
     r"|(?:grad(?:ient)?s?(?:\s+norm)?|loss)\s+(?:is\s+|are\s+|was\s+|[=:]\s*)?(?:nan|inf)"
     # a gradient norm given as a value ("invalid gradient norm: nan"; a loss's stays a metric)
-    r"|grad(?:ient)?s?\s+norm\s*[=:]\s*(?:nan|inf))\b")
+    r"|grad(?:ient)?s?\s+norm\s*[=:]\s*(?:nan|inf)"
+    # a NaN said to be in the gradients ("NaN found in grads", "Seen NaN in gradient")
+    r"|(?:inf|nan)s?\s+(?:found\s+|detected\s+|seen\s+)?in\s+(?:the\s+)?(?:\w+\s+)?"
+    r"grad(?:ient)?s?)\b")
 _NEGATED = lazy_pattern(r"(?i)\b(?:no|without|not|never|0)\s+(?:\w+\s+)?overflow"
                         r"|overflow\w*(?:\s+count)?\s*[:=]?\s*(?:false|0|no|none)\b")
 _KEY_VALUE = lazy_pattern(r"(?i)\boverflow(?:ed|s)?\s*[:=]\s*(?:true|1)\b")
@@ -57,7 +61,14 @@ _SKIPPED = lazy_pattern(
     r"skipped\b"
     r"|\boverflow\w*\s+(?:detected\s+)?(?:at|on|in)\s+(?:step|iteration|iter)\s*\d"
     # found while the optimizer stepped, which then returns (ColossalAI's ShardedOptimizerV2)
-    r"|\bfound\s+(?:inf|nan)s?\s+during\s+(?:the\s+|this\s+)?(?:\w+\s+)?step\b")
+    r"|\bfound\s+(?:inf|nan)s?\s+during\s+(?:the\s+|this\s+)?(?:\w+\s+)?step\b"
+    # the steps named after a few words ("skipping both actor and critic steps"), or the step
+    # thrown out, or its gradients dropped instead of applied ("Throwing this step out",
+    # "Setting gradients to zero", "resetting local gradients")
+    r"|\bskip(?:ping|ped|s)?\s+(?:[a-z]+\s+){1,4}?(?:steps|updates)\b"  # (a count is no step)
+    r"|\bthrow(?:ing|n)?\s+(?:this\s+|the\s+)?(?:step|update|batch)\s+(?:out|away)\b"
+    r"|\bsetting\s+(?:the\s+|all\s+)?grad(?:ient)?s?\s+to\s+(?:zero|none)\b"
+    r"|\b(?:zero(?:ing)?|reset(?:ting)?)\s+(?:the\s+|local\s+|all\s+)?grad(?:ient)?s\b")
 # "skipping" that ends its clause ("nan grad detected at step 300, skipping"): the step is
 # what a loop skips; read only beside a gradient's overflow (a loss's NaN is the loss's).
 _SKIPPING = lazy_pattern(r"(?i)\bskip(?:ping|ped)\s*(?:[.!;,)\]]|$)")

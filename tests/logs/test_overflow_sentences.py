@@ -46,6 +46,14 @@ WORDINGS = {
     "nan grad detected at step 300, skipping": (300, None, None),
     # the scale after, with an arrow and no verb (was none)
     "overflow! scale -> 512": (None, None, 512.0),
+    # a NaN said to be in the gradients; the steps named after a few words; the step thrown
+    # out or its gradients dropped (h56-skipwords: none before)
+    "[rank0] inf in the gradients at step 40, skipping both G and D updates": (40, None, None),
+    "iteration 9: NaN found in grads. Throwing this step out.": (9, None, None),
+    "step 12: Seen NaN in gradient, skipping update, resetting gradient": (12, None, None),
+    "overflow in fp16 grads at step 5, resetting local gradients": (5, None, None),
+    "detected inf or nan values in gradients at step 3! Setting gradients to zero.":
+        (3, None, None),
 }
 
 
@@ -78,6 +86,11 @@ NOT_OVERFLOWS = [
     "reduce_scale_to=0.5 fp16 loss_scale=1024",
     # a loss's NaN and skip is the loss's (AMP006), not a skipped overflow
     "loss is nan, skipping",
+    # a check, a count, gradients zeroed before a step, NaN words with no step dropped
+    "Checking for NaN in gradients: none found",
+    "zeroing grads before step 5",
+    "overflow: skipped 4 steps so far",
+    "NaN in gradient norm history cleared, skipping 2 plots",
 ]
 
 
@@ -115,9 +128,8 @@ def test_the_rule_says_what_the_families_say_on_their_own_lines() -> None:
     # The rule was written without these lines in view; it reads nearly all of them. (Not the
     # rows whose words name no skip, only a non-finite gradient, the skip known from the
     # source: Coqui's "Gradient is INF !!", LLaMA-Factory v1's "Gradient norm is not finite",
-    # the Flux ControlNet script's "Gradient for {name} contains NaN!"; 0.9 before h56-mine56
-    # added the last two, 187 of 209 read.)
-    assert read >= 0.88 * len(known), (read, len(known))
+    # the Flux ControlNet script's "Gradient for {name} contains NaN!".)
+    assert read >= 0.9 * len(known), (read, len(known))
 
 
 HEALTHY = [f"step {i} loss {2.0 - 0.001 * i:.4f}" for i in range(0, 300, 10)]
