@@ -97,12 +97,8 @@ def finished_total(text: str) -> int:
         >>> finished_total(" 50%|#####     | 134/268 [00:38<00:38,  3.52it/s]")
         0
     """
-    if not text.endswith("/s]"):
-        return 0
-    found = _FINISHED_TEXT.fullmatch(text, text.rfind("\r") + 1)
-    if found is None or found.group(2) != found.group(3):
-        return 0
-    return int(found.group(2))
+    found = _finished(text)
+    return 0 if found is None else int(found.group(2))
 
 
 def finished_epoch(text: str) -> int | None:
@@ -116,9 +112,14 @@ def finished_epoch(text: str) -> int | None:
         >>> finished_epoch("100%|##########| 268/268 [01:16<00:00,  3.52it/s]") is None
         True
     """
+    found = _finished(text)
+    return None if found is None or found.group(1) is None else int(found.group(1))
+
+
+def _finished(text: str) -> re.Match[str] | None:
+    """The last state of a bare sized bar at its total on ``text`` (groups: its epoch's
+    label, its count, its total), or None."""
     if not text.endswith("/s]"):
         return None
     found = _FINISHED_TEXT.fullmatch(text, text.rfind("\r") + 1)
-    if found is None or found.group(1) is None or found.group(2) != found.group(3):
-        return None
-    return int(found.group(1))
+    return None if found is None or found.group(2) != found.group(3) else found

@@ -692,8 +692,16 @@ def _step_line(buffer: bytes, resume: int, start: int) -> tuple[bytes, int] | No
                 buffer, resume, begin)) is not None:
             return bar
         return _announcement(buffer, max(resume, begin - ANNOUNCED_BYTES), start)
+    return _epoch_heading(buffer, resume, found, buffer[start:start + 1])
+
+
+def _epoch_heading(buffer: bytes, resume: int, found: tuple[re.Match[bytes], int],
+                   below: bytes) -> tuple[bytes, int] | None:
+    """The whole epoch line an ``_EPOCH_ABOVE`` search found (with how many lines lie between
+    it and the line it numbers), or None for an epoch that says it ended over a line that is
+    not its indented summary (``below``: that line's first byte)."""
     epoch, back = found
-    if buffer[start:start + 1] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
+    if below not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
         return None  # an epoch that ended, over a line not its summary's own
     first = buffer.rfind(b"\n", resume, epoch.start()) + 1
     return buffer[max(first, resume):epoch.end() - 1], back
@@ -724,11 +732,8 @@ def _long_bar(buffer: bytes, resume: int, low: int, end: int) -> tuple[bytes, in
              if begin > resume and _may_end_epoch(buffer, top, begin) else None)
     if found is None:
         return buffer[cut + 1:end], 0
-    epoch, back = found
-    if buffer[end + 1:end + 2] not in (b" ", b"\t") and _ENDED_TAIL.search(epoch.group(0)):
-        return None  # an epoch that ended, over a line not its summary's own
-    first = buffer.rfind(b"\n", resume, epoch.start()) + 1
-    return buffer[max(first, resume):epoch.end() - 1], back + 1
+    heading = _epoch_heading(buffer, resume, found, buffer[end + 1:end + 2])
+    return None if heading is None else (heading[0], heading[1] + 1)
 
 
 def _bar_over_blank(buffer: bytes, resume: int, begin: int) -> tuple[bytes, int] | None:
